@@ -1,0 +1,22 @@
+"""rulegrad: a tensor compiler whose every graph transformation is a declarative rewrite rule.
+
+The public surface: the lazy `Tensor`, the IR (`UOp`, `Ops`, `dtypes`) and the rewrite engine.
+"""
+
+from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.rewrite import RewriteNotReady, graph_rewrite, graph_rewrite_map
+from rulegrad.runtime.uop import UOp
+
+__all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "dtypes",
+           "graph_rewrite", "graph_rewrite_map"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # the Tensor front end pulls in the backends; load it on first use
+    if name == "Tensor":
+        from rulegrad.runtime.tensor import Tensor
+
+        return Tensor
+    raise AttributeError(f"module 'rulegrad' has no attribute {name!r}")

@@ -1,0 +1,4 @@
+from rulegrad.cli import main
+import sys
+
+sys.exit(main())

@@ -1,0 +1,65 @@
+"""The `rulegrad` command line: one subcommand per daily job (gen, check, demo, ...).
+
+Each subcommand lives beside the code it drives; this module only parses arguments and turns
+the errors users can cause into a message and an exit status (never a bare traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _cmd_gen(args: argparse.Namespace) -> int:
+    from rulegrad.generator.cli import run_gen
+
+    return run_gen(args.paths, out=args.out, check=args.check)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from rulegrad.generator.soundness import run_check  # provided by the soundness issue
+
+    return run_check(args.paths, examples=args.examples, seed=args.seed, rule=args.rule)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from rulegrad.runtime.demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    g = sub.add_parser("gen", help="compile .rules files into Python matcher modules")
+    g.add_argument("paths", nargs="*", help=".rules files (default: all of rulegrad's rules/)")
+    g.add_argument("--out", help="write the modules to this folder instead")
+    g.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 naming every committed module that is stale")
+    g.set_defaults(func=_cmd_gen)
+    c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
+    c.add_argument("paths", nargs="*", help=".rules files (default: all of rules/)")
+    c.add_argument("--examples", type=int, default=100, help="examples per rule (default 100)")
+    c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
+    c.add_argument("--rule", help="check only the rule with this name")
+    c.set_defaults(func=_cmd_check)
+    d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
+    d.set_defaults(func=_cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

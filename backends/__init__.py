@@ -1,0 +1,1 @@
+"""rulegrad.backends"""

@@ -1,0 +1,316 @@
+"""The typed AST of the `.rules` language (see LANGUAGE.md).
+
+The parser (`parser.py`) builds it from text; the checker (`check.py`) validates it and
+flattens rule sets; the printer (`printer.py`) turns it back into canonical text; the generator
+and the interpreted matcher consume the checked form. Every node carries its source `Span`.
+Nodes are frozen dataclasses, so two parses of the same text compare equal (spans aside: use
+`strip_spans` to compare shapes of trees from different texts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class Span:
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based
+    end_line: int
+    end_col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<none>", 0, 0, 0, 0)
+
+
+def _span() -> Any:
+    # spans never take part in equality: a reprinted file parses to an equal tree
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+# ------------------------------------------------------------------------ patterns
+@dataclass(frozen=True)
+class OpRef:
+    """One name in op position, as written: an op (`ADD`) or a group (`Movement`)."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DTypeRef:
+    """A dtype name (`int32`, `index`) or dtype class (`ints`, `floats`) in a pattern."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PNode:
+    """`OP(...)`, `OP[...]`, `{A, B}(...)`, `Group(...)` or a bare `OP` (any sources)."""
+
+    ops: tuple[OpRef, ...]
+    srcs: tuple[Pattern, ...] | None  # None: any sources
+    commutative: bool = False  # written with [...]
+    ellipsis: bool = False  # a trailing `...`: any further sources
+    arg: Expr | None = None  # `arg=` constraint
+    tag: Expr | None = None  # `tag=` constraint
+    dtype: DTypeRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PVar:
+    """A capture `x` (any node, bound to x) or the wildcard `_` (name None)."""
+
+    name: str | None
+    dtype: DTypeRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PConst:
+    """A literal in pattern position: a CONST node with this value."""
+
+    value: bool | int | float
+    dtype: DTypeRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PBind:
+    """`name:PAT` or `PAT as name`: match PAT and bind the node to name."""
+
+    name: str
+    pattern: Pattern
+    postfix: bool = False  # written as `PAT as name` (printing keeps the author's form)
+    span: Span = _span()
+
+
+Pattern = Union[PNode, PVar, PConst, PBind]
+
+
+# ------------------------------------------------------------------------ expressions
+@dataclass(frozen=True)
+class ELit:
+    value: Any  # None, bool, int, float, str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EName:
+    """A lower-case name: a capture, a helper, `ctx`, a builtin, or a global like `dtypes`."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EOpName:
+    """A capitalised name in an expression: an op constructor (`ADD(x, y)`) or `Ops`, `UOp`, ..."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EAttr:
+    obj: Expr
+    attr: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ESlice:
+    lower: Expr | None
+    upper: Expr | None
+    step: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EIndex:
+    obj: Expr
+    index: Expr  # may be an ESlice
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ECall:
+    func: Expr
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EBinOp:
+    op: str  # + - * / // %
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EUnary:
+    op: str  # - or not
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ECompare:
+    """A comparison chain: `a < b <= c` is left=a, ops=('<', '<='), rights=(b, c)."""
+
+    left: Expr
+    ops: tuple[str, ...]  # == != < <= > >= in 'not in' is 'is not'
+    rights: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EBool:
+    op: str  # and / or
+    values: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EIf:
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ETuple:
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EList:
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EDefer:
+    """The right-hand side `defer`: not yet, retry after the siblings."""
+
+    span: Span = _span()
+
+
+Expr = Union[ELit, EName, EOpName, EAttr, ESlice, EIndex, ECall, EBinOp, EUnary, ECompare,
+             EBool, EIf, ETuple, EList]
+
+
+# ------------------------------------------------------------------------ rules and files
+@dataclass(frozen=True)
+class Rule:
+    name: str  # given, or derived as <set>_<line>
+    pattern: Pattern
+    guard: Expr | None
+    rhs: Expr | EDefer
+    named: bool = True  # False when the name was derived
+    text: str = field(default="", compare=False)  # the rule's source text, one line
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetRef:
+    """A rule-set name used as a term of `+`."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RuleBlock:
+    rules: tuple[Rule, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str
+    terms: tuple[SetRef | RuleBlock, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Use:
+    """`use MODULE: a, b`: Python helpers. A leading dot means the file beside the rules."""
+
+    module: str
+    names: tuple[str, ...]
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Import:
+    """`from "other.rules" import a, b`: rule sets of another file."""
+
+    path: str
+    names: tuple[str, ...]
+    name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RulesFile:
+    path: str
+    uses: tuple[Use, ...]
+    imports: tuple[Import, ...]
+    rulesets: tuple[RuleSet, ...]
+    source: str = field(default="", compare=False, repr=False)
+
+
+# ------------------------------------------------------------------------ the checked form
+@dataclass(frozen=True)
+class CheckedRuleSet:
+    """A rule set flattened in priority order (imported and `+`-ed sets expanded)."""
+
+    name: str
+    rules: tuple[Rule, ...]
+    path: str = ""  # the rules file that defines the set
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A Python helper the rules may call: `module` as written in `use`, and the file it is in."""
+
+    name: str
+    module: str
+    file: str | None  # the .py file for `use .mod`; None for an importable dotted module
+
+
+@dataclass(frozen=True)
+class CheckedFile:
+    file: RulesFile
+    rulesets: tuple[CheckedRuleSet, ...]
+    helpers: tuple[Helper, ...]
+    imported: tuple[CheckedFile, ...] = ()  # files named by `from "..." import`
+
+
+def strip_spans(node: Any) -> Any:
+    """The same tree with every span reset (for comparing trees parsed from different text)."""
+    if isinstance(node, tuple):
+        return tuple(strip_spans(x) for x in node)
+    if not is_dataclass(node) or isinstance(node, Span):
+        return node
+    changes = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if f.name == "span" or f.name.endswith("_spans"):
+            changes[f.name] = NO_SPAN if f.name == "span" else ()
+        else:
+            changes[f.name] = strip_spans(value)
+    return replace(node, **changes)

@@ -1,0 +1,141 @@
+"""Data types: the scalar types rulegrad computes in, their numpy mapping, and promotion.
+
+`dtypes.index` is the type of index arithmetic (RANGE, INDEX offsets); it is a 64-bit signed
+integer in numpy and C but kept distinct so rules can tell index math from tensor data.
+Promotion follows numpy (`np.result_type`), including numpy 2's weak Python scalars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=True, order=False)
+class DType:
+    name: str
+    itemsize: int
+    kind: str  # 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float, 'x' index
+    np_name: str
+
+    def __repr__(self) -> str:
+        return f"dtypes.{self.name}"
+
+    @property
+    def np(self) -> np.dtype:
+        return np.dtype(self.np_name)
+
+    @property
+    def is_int(self) -> bool:
+        """True for signed/unsigned integers and index (not bool)."""
+        return self.kind in "iux"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "u"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def min(self) -> int | float | bool:
+        if self.kind == "b":
+            return False
+        if self.kind == "f":
+            return float("-inf")
+        return int(np.iinfo(self.np).min)
+
+    @property
+    def max(self) -> int | float | bool:
+        if self.kind == "b":
+            return True
+        if self.kind == "f":
+            return float("inf")
+        return int(np.iinfo(self.np).max)
+
+
+class dtypes:  # noqa: N801 - mirrors tinygrad's spelling
+    bool = DType("bool", 1, "b", "bool")
+    int8 = DType("int8", 1, "i", "int8")
+    int16 = DType("int16", 2, "i", "int16")
+    int32 = DType("int32", 4, "i", "int32")
+    int64 = DType("int64", 8, "i", "int64")
+    uint8 = DType("uint8", 1, "u", "uint8")
+    uint16 = DType("uint16", 2, "u", "uint16")
+    uint32 = DType("uint32", 4, "u", "uint32")
+    uint64 = DType("uint64", 8, "u", "uint64")
+    float16 = DType("float16", 2, "f", "float16")
+    float32 = DType("float32", 4, "f", "float32")
+    float64 = DType("float64", 8, "f", "float64")
+    index = DType("index", 8, "x", "int64")
+    void = DType("void", 0, "v", "void")
+    # aliases, as tinygrad and numpy spell them
+    half, float, double = float16, float32, float64
+    int, long, uchar, char, short = int32, int64, uint8, int8, int16
+    default_float = float32
+    default_int = int32
+
+    @staticmethod
+    def all() -> tuple[DType, ...]:
+        return DTYPES
+
+    @staticmethod
+    def from_np(dt: np.dtype | type) -> DType:
+        name = np.dtype(dt).name
+        if name not in _BY_NAME or name == "index":
+            raise ValueError(f"unsupported numpy dtype {name!r}; supported: {DTYPE_NAMES}")
+        return _BY_NAME[name]
+
+    @staticmethod
+    def from_name(name: str) -> DType:
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        raise ValueError(f"unknown dtype name {name!r}; supported: {DTYPE_NAMES}")
+
+
+DTYPES: tuple[DType, ...] = (
+    dtypes.bool, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
+    dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.float16, dtypes.float32, dtypes.float64,
+)
+_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES} | {
+    "index": dtypes.index, "half": dtypes.float16, "float": dtypes.float32,
+    "double": dtypes.float64, "int": dtypes.int32, "long": dtypes.int64,
+}
+DTYPE_NAMES = ", ".join(d.name for d in DTYPES)
+
+# dtype classes usable in rule patterns (`x:int`): a name -> predicate on DType
+DTYPE_CLASSES: dict[str, frozenset[DType]] = {
+    "ints": frozenset(d for d in DTYPES if d.is_int) | {dtypes.index},
+    "sints": frozenset(d for d in DTYPES if d.kind == "i") | {dtypes.index},
+    "uints": frozenset(d for d in DTYPES if d.kind == "u"),
+    "floats": frozenset(d for d in DTYPES if d.is_float),
+    "bools": frozenset({dtypes.bool}),
+}
+
+
+def to_dtype(x: DType | str | np.dtype | type) -> DType:
+    """Accept a DType, its name, or a numpy dtype/type."""
+    if isinstance(x, DType):
+        return x
+    if isinstance(x, str):
+        return dtypes.from_name(x)
+    return dtypes.from_np(x)
+
+
+def promote(*items: DType | bool | int | float) -> DType:
+    """numpy's result type of the operands; Python scalars are weak (numpy 2, NEP 50)."""
+    args = [i.np if isinstance(i, DType) else i for i in items]
+    return dtypes.from_np(np.result_type(*args))
+
+
+def least_float(dt: DType) -> DType:
+    """The float type numpy computes a float function of `dt` in (sqrt, exp, true division)."""
+    if dt.is_float:
+        return dt
+    return dtypes.from_np(np.sqrt(np.zeros(1, dt.np)).dtype)

@@ -1,0 +1,139 @@
+"""The op vocabulary of the UOp IR, and the named op groups that rules use (`Movement(x)`).
+
+Names follow tinygrad's so that a rule reads like the pass it came from.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, auto
+
+
+class Ops(Enum):
+    # -- graph structure
+    SINK = auto()
+    NOOP = auto()
+    GROUP = auto()
+    # -- tensor sources and devices
+    BUFFER = auto()       # arg: the Buffer (storage, hashed by identity); shape (size,)
+    DEVICE = auto()
+    UNIQUE = auto()
+    CONST = auto()        # arg: the Python value (bool, int or float)
+    DEFINE_VAR = auto()   # arg: (name, min, max); a symbolic integer
+    BIND = auto()         # src: (DEFINE_VAR, CONST)
+    # -- movement ops (arg: the movement's argument; shapes are derived from them)
+    RESHAPE = auto()      # arg: new shape
+    PERMUTE = auto()      # arg: permutation
+    EXPAND = auto()       # arg: new shape
+    PAD = auto()          # arg: ((before, after), ...)
+    SHRINK = auto()       # arg: ((start, end), ...)
+    FLIP = auto()         # arg: tuple of bools, one per axis
+    # -- tensor-level markers
+    CONTIGUOUS = auto()
+    CONTIGUOUS_BACKWARD = auto()
+    DETACH = auto()
+    FUSE = auto()
+    REALIZE = auto()
+    COPY = auto()         # src: (x, DEVICE)
+    BUFFER_VIEW = auto()
+    ASSIGN = auto()       # src: (target, value)
+    MSELECT = auto()
+    MSTACK = auto()
+    MULTI = auto()
+    REDUCE_AXIS = auto()  # arg: (reduce op, axes); reduced axes keep size 1
+    CHILD = auto()
+    CHILDREN = auto()
+    # -- scheduler / kernel level
+    BUFFERIZE = auto()    # src: (value, *ranges); arg: options
+    RANGE = auto()        # src: (size,); arg: (axis id, axis type)
+    END = auto()
+    INDEX = auto()        # src: (buffer, *indices) or (buffer, index, valid)
+    LOAD = auto()
+    STORE = auto()        # src: (index, value, *ranges)
+    REDUCE = auto()       # src: (value, *reduce ranges); arg: reduce op
+    DEFINE_GLOBAL = auto()
+    DEFINE_LOCAL = auto()
+    DEFINE_REG = auto()
+    KERNEL = auto()
+    IF = auto()
+    ENDIF = auto()
+    INVALID = auto()      # the value of an index outside a PAD's valid region
+    # -- unary ALU
+    CAST = auto()
+    BITCAST = auto()
+    NEG = auto()
+    EXP = auto()
+    LOG = auto()
+    EXP2 = auto()
+    LOG2 = auto()
+    SIN = auto()
+    SQRT = auto()
+    RECIPROCAL = auto()
+    TRUNC = auto()
+    # -- binary ALU
+    ADD = auto()
+    SUB = auto()
+    MUL = auto()
+    FDIV = auto()         # true division (floats)
+    IDIV = auto()         # integer division, truncating toward zero (C semantics)
+    MOD = auto()          # remainder with the sign of the dividend (C semantics)
+    MAX = auto()
+    MIN = auto()
+    POW = auto()
+    CMPLT = auto()
+    CMPNE = auto()
+    CMPEQ = auto()
+    AND = auto()
+    OR = auto()
+    XOR = auto()
+    SHL = auto()
+    SHR = auto()
+    # -- ternary ALU
+    WHERE = auto()
+    MULACC = auto()
+
+    def __repr__(self) -> str:
+        return f"Ops.{self.name}"
+
+    def __lt__(self, other: Ops) -> bool:  # lets ops sort, for deterministic output
+        return self.value < other.value
+
+
+class GroupOp:
+    """Named sets of ops. Every attribute here is usable as a group name in `.rules` files."""
+
+    Unary = frozenset({Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT,
+                       Ops.RECIPROCAL, Ops.TRUNC})
+    Binary = frozenset({Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN,
+                        Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR,
+                        Ops.SHL, Ops.SHR})
+    Ternary = frozenset({Ops.WHERE, Ops.MULACC})
+    ALU = Unary | Binary | Ternary
+    Elementwise = ALU | {Ops.CAST, Ops.BITCAST}
+    Commutative = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN, Ops.CMPNE, Ops.CMPEQ, Ops.AND,
+                             Ops.OR, Ops.XOR})
+    Associative = frozenset({Ops.ADD, Ops.MUL, Ops.AND, Ops.OR, Ops.MAX, Ops.MIN})
+    Comparison = frozenset({Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ})
+    Movement = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
+    Buffer = frozenset({Ops.LOAD, Ops.STORE, Ops.INDEX})
+    Defines = frozenset({Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL, Ops.DEFINE_REG})
+    Meta = frozenset({Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE})
+    All = frozenset(Ops)
+
+
+OP_GROUPS: dict[str, frozenset[Ops]] = {
+    name: value for name, value in vars(GroupOp).items() if isinstance(value, frozenset)
+}
+
+# the identity element of each reduce op, per dtype kind
+REDUCE_OPS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN})
+
+
+# how many sources an op takes, for the ops whose count is fixed (the rules checker uses it)
+ARITY: dict[Ops, int] = {
+    **{op: 1 for op in GroupOp.Unary}, **{op: 2 for op in GroupOp.Binary},
+    Ops.WHERE: 3, Ops.MULACC: 3, Ops.CAST: 1, Ops.BITCAST: 1,
+    **{op: 1 for op in GroupOp.Movement},
+    Ops.REDUCE_AXIS: 1, Ops.CONTIGUOUS: 1, Ops.CONTIGUOUS_BACKWARD: 1, Ops.DETACH: 1,
+    Ops.FUSE: 1, Ops.COPY: 2, Ops.ASSIGN: 2, Ops.CONST: 0, Ops.DEFINE_VAR: 0, Ops.BIND: 2,
+    Ops.RANGE: 1, Ops.BUFFER: 0, Ops.DEFINE_GLOBAL: 0, Ops.LOAD: 1,
+}

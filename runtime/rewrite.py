@@ -1,0 +1,238 @@
+"""The rewrite engine: apply a matcher to every node of a graph until nothing changes.
+
+In: a root UOp and a matcher (any object with `rewrite(uop, ctx) -> UOp | None`; the generated
+and interpreted matchers of `rulegrad.generator` are the usual ones). Out: the rewritten root,
+or with `graph_rewrite_map` the map from every old node to its new one.
+
+Semantics follow tinygrad's `graph_rewrite`: top-down (the default) rewrites a node's sources
+before the node, then the node to a fixed point; bottom-up rewrites the node to a fixed point
+first, then its sources. Results are memoised per call, so shared subgraphs are rewritten once.
+A rule that raises `RewriteNotReady` is retried after the rest of the work queue. The walk is an
+explicit stack (no recursion), and a budget on rule firings turns a rule set that never settles
+into a `RewriteBudgetError` naming the rules that kept firing.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .uop import UOp, toposort
+
+
+class RewriteNotReady(Exception):
+    """Raised by a rule that must wait until its siblings have been rewritten."""
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Where a rule came from: its name, `file:line`, and source text."""
+
+    name: str
+    path: str = "<python>"
+    line: int = 0
+    text: str = ""
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.location}"
+
+
+class Matcher(Protocol):
+    def rewrite(self, uop: UOp, ctx: Any = None) -> UOp | None: ...
+
+
+class RewriteBudgetError(RuntimeError):
+    """A rule set kept rewriting past its budget: it probably has a cycle."""
+
+    def __init__(self, pass_name: str, budget: int, rules: list[tuple[str, int]]):
+        self.pass_name, self.budget, self.rules = pass_name, budget, rules
+        listing = "\n".join(f"  {count:6d}x  {rule}" for rule, count in rules) or "  (unknown)"
+        super().__init__(f"pass {pass_name!r} did not settle after {budget} rule firings; "
+                         f"the rules that keep firing:\n{listing}")
+
+
+@dataclass
+class Firing:
+    """One recorded rule application (kept when tracing is on)."""
+
+    pass_name: str
+    rule: RuleInfo | None
+    before: UOp
+    after: UOp
+
+
+@dataclass
+class Tracer:
+    """Collects firings across passes: `with tracing() as t: ...; t.firings`."""
+
+    firings: list[Firing] = field(default_factory=list)
+    limit: int = 1_000_000
+
+
+_tracer: Tracer | None = None
+DEFAULT_BUDGET = int(os.environ.get("RULEGRAD_REWRITE_BUDGET", "0"))
+
+
+class tracing:  # noqa: N801 - used as a context manager, like a function
+    """Record every rule firing of every pass run inside the `with` block."""
+
+    def __init__(self, limit: int = 1_000_000):
+        self.tracer = Tracer(limit=limit)
+
+    def __enter__(self) -> Tracer:
+        global _tracer
+        self._saved, _tracer = _tracer, self.tracer
+        return self.tracer
+
+    def __exit__(self, *exc: object) -> None:
+        global _tracer
+        _tracer = self._saved
+
+
+def _rule_of(matcher: Any, node: UOp, ctx: Any) -> tuple[UOp | None, RuleInfo | None]:
+    """Rewrite one node and say which rule did it (matchers without the hook name none)."""
+    with_rule = getattr(matcher, "rewrite_with_rule", None)
+    if with_rule is not None:
+        return with_rule(node, ctx)
+    return matcher.rewrite(node, ctx), None
+
+
+class _Rewriter:
+    """One graph_rewrite call: the memo table, the budget, and the rewrite step."""
+
+    def __init__(self, matcher: Any, ctx: Any, bottom_up: bool, name: str, budget: int):
+        self.matcher, self.ctx, self.bottom_up, self.name = matcher, ctx, bottom_up, name
+        self.replace: dict[UOp, UOp] = {}
+        self.fired = 0
+        self.budget = self.limit = budget
+        self.diagnose: collections.Counter[str] | None = None  # set once the budget is spent
+        self.trace = _tracer
+
+    def step(self, node: UOp) -> UOp | None:
+        """One rewrite attempt on `node`: the new node, or None when no rule applies."""
+        if self.trace is None and self.diagnose is None:
+            new = self.matcher.rewrite(node, self.ctx)
+        else:
+            new, rule = _rule_of(self.matcher, node, self.ctx)
+            if new is not None and self.trace is not None and len(self.trace.firings) < self.trace.limit:
+                self.trace.firings.append(Firing(self.name, rule, node, new))
+            if new is not None and self.diagnose is not None:
+                self.diagnose[str(rule) if rule else type(self.matcher).__name__] += 1
+        if new is None or new is node:
+            return None
+        self.fired += 1
+        if self.fired > self.budget:
+            self._over_budget()
+        return new
+
+    def _over_budget(self) -> None:
+        # past the budget, watch a window of firings to name the rules that keep going
+        if self.diagnose is None:
+            self.diagnose = collections.Counter()
+            self.budget = self.fired + 1000
+            return
+        raise RewriteBudgetError(self.name, self.limit, self.diagnose.most_common(8))
+
+    def fixed_point(self, node: UOp) -> UOp:
+        while (new := self.step(node)) is not None:
+            node = new
+        return node
+
+    def run(self, root: UOp) -> UOp:
+        replace, step = self.replace, self.step
+        # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
+        stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
+        on_stack = {root}
+        waiting = 0  # consecutive deferrals with no progress between them
+        while stack:
+            n, stage, new_n = stack.pop()
+            if n in replace:
+                continue
+            if stage == 0:
+                if self.bottom_up:
+                    new_n = self.fixed_point(n)
+                stack.append((n, 1, new_n))
+                for s in reversed(new_n.src):
+                    if s not in on_stack:
+                        stack.append((s, 0, s))
+                        on_stack.add(s)
+                continue
+            if stage == 1:
+                new_src = []
+                for s in new_n.src:
+                    r = replace.get(s)
+                    if r is None:
+                        break
+                    new_src.append(r)
+                else:
+                    src = tuple(new_src)
+                    if src == new_n.src:
+                        if self.bottom_up:
+                            replace[n] = new_n
+                            continue
+                        try:
+                            result = step(new_n)
+                        except RewriteNotReady:
+                            waiting += 1
+                            if waiting > len(stack) + 1:
+                                raise RuntimeError(f"pass {self.name!r}: a rule deferred "
+                                                   f"(RewriteNotReady) on {new_n!r} and "
+                                                   "nothing else could make progress") from None
+                            stack.appendleft((n, 1, new_n))
+                            continue
+                        if result is None:
+                            replace[n] = new_n
+                            waiting = 0
+                            continue
+                    else:
+                        result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+                    stack.append((n, 2, result))
+                    stack.append((result, 0, result))
+                    continue
+                stack.appendleft((n, 1, new_n))  # a source is still waiting: retry later
+                waiting += 1
+                continue
+            linked = replace.get(new_n)
+            if linked is None:
+                stack.appendleft((n, 2, new_n))
+                waiting += 1
+                continue
+            replace[n] = linked
+            waiting = 0
+        return replace[root]
+
+
+def _budget_for(root: UOp, budget: int | None) -> int:
+    if budget is not None:
+        return budget
+    if DEFAULT_BUDGET:
+        return DEFAULT_BUDGET
+    return 1_000_000
+
+
+def graph_rewrite(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,
+                  name: str | None = None, budget: int | None = None) -> UOp:
+    """Rewrite `sink` with `matcher` to a fixed point; see the module docstring."""
+    pass_name = name or getattr(matcher, "name", type(matcher).__name__)
+    return _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(sink, budget)).run(sink)
+
+
+def graph_rewrite_map(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,
+                      name: str | None = None, budget: int | None = None,
+                      input_map: dict[UOp, UOp] | None = None) -> dict[UOp, UOp]:
+    """Like graph_rewrite, but return {every node reachable from sink: what it became}.
+
+    With `input_map` (an earlier pass's map), the result maps the original nodes through both."""
+    pass_name = name or getattr(matcher, "name", type(matcher).__name__)
+    rw = _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(sink, budget))
+    rw.run(sink)
+    new_map = {k: rw.replace.get(k, k) for k in toposort(sink)}
+    if input_map is not None:
+        return {k: new_map.get(v, v) for k, v in input_map.items()}
+    return new_map

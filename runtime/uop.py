@@ -1,0 +1,438 @@
+"""The UOp: an immutable, hash-consed node of the IR, and the graph utilities over it.
+
+`UOp(op, dtype, src, arg, tag)` returns the one existing node with those fields when there is
+one, so nodes compare with `is`. Shapes (tensor level) and `vmin`/`vmax` bounds (index level)
+are derived from the graph and cached on the node. Every walk here is iterative: graphs a
+million nodes deep work at Python's default recursion limit.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import Any, Callable, Iterable
+
+from .dtype import DType, dtypes, promote
+from .ops import GroupOp, Ops
+
+Shape = tuple[int, ...]
+# the hash-consing table: fields -> weak reference to the node. Dead entries are swept when
+# the table has doubled, which is cheaper than a callback per node (WeakValueDictionary).
+_cache: dict[tuple, weakref.ref] = {}
+_next_sweep = 1 << 16
+_UNSET: Any = object()
+
+
+def _const_arg(dtype: DType, value: Any) -> Any:
+    """Canonical Python value of a constant of `dtype` (so 1 and 1.0 are different nodes)."""
+    if not isinstance(value, (bool, int, float)):
+        return value
+    if dtype.kind == "b":
+        return bool(value)
+    if dtype.kind == "f":
+        return float(value)
+    if dtype.kind in "iux":
+        return int(value)
+    return value
+
+
+class UOp:
+    """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
+
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "__weakref__")
+    op: Ops
+    dtype: DType
+    src: tuple[UOp, ...]
+    arg: Any
+    tag: Any
+
+    def __new__(cls, op: Ops, dtype: DType = dtypes.void, src: tuple[UOp, ...] = (),
+                arg: Any = None, tag: Any = None) -> UOp:
+        # floats key by their hex form: 0.0 and -0.0 differ, and NaN equals itself
+        key = (op, dtype, src, arg.hex() if type(arg) is float else arg, tag)
+        ref = _cache.get(key)
+        if ref is not None and (node := ref()) is not None:
+            return node
+        node = object.__new__(cls)
+        node.op, node.dtype, node.src, node.arg, node.tag = op, dtype, src, arg, tag
+        node._shape = node._bounds = _UNSET
+        _cache[key] = weakref.ref(node)
+        if len(_cache) > _next_sweep:
+            _sweep_cache()
+        return node
+
+    def replace(self, **kwargs: Any) -> UOp:
+        """The node with some fields changed; the same object when nothing changes."""
+        op = kwargs.pop("op", self.op)
+        dtype = kwargs.pop("dtype", self.dtype)
+        src = tuple(kwargs.pop("src", self.src))
+        arg = kwargs.pop("arg", self.arg)
+        tag = kwargs.pop("tag", self.tag)
+        if kwargs:
+            raise TypeError(f"replace() got unknown fields {sorted(kwargs)}")
+        return UOp(op, dtype, src, arg, tag)
+
+    def __reduce__(self) -> tuple:  # copies go back through the cache
+        return (UOp, (self.op, self.dtype, self.src, self.arg, self.tag))
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"a UOp has no truth value ({self.op.name}); compare with `is`")
+
+    # ---------------------------------------------------------------- printing
+    def __repr__(self) -> str:
+        srcs = ", ".join(_short(s) for s in self.src)
+        extra = "" if self.arg is None else f" arg={self.arg!r}"
+        extra += "" if self.tag is None else f" tag={self.tag!r}"
+        return f"<{self.op.name} {self.dtype.name}{extra} ({srcs})>"
+
+    def __str__(self) -> str:
+        return print_graph(self)
+
+    # ---------------------------------------------------------------- constructors
+    @staticmethod
+    def const(dtype: DType, value: Any) -> UOp:
+        return UOp(Ops.CONST, dtype, (), _const_arg(dtype, value))
+
+    def const_like(self, value: Any) -> UOp:
+        """A constant of this node's dtype, broadcast to its shape when it has one."""
+        c = UOp.const(self.dtype, value)
+        shape = self.shape
+        if shape is None or shape == ():
+            return c
+        return c.reshape((1,) * len(shape)).expand(shape)
+
+    @staticmethod
+    def sink(*srcs: UOp, **kwargs: Any) -> UOp:
+        return UOp(Ops.SINK, dtypes.void, tuple(srcs), **kwargs)
+
+    @staticmethod
+    def variable(name: str, vmin: int, vmax: int, dtype: DType = dtypes.index) -> UOp:
+        return UOp(Ops.DEFINE_VAR, dtype, (), (name, vmin, vmax))
+
+    @staticmethod
+    def range(size: int | UOp, axis: int, kind: str = "loop") -> UOp:
+        end = size if isinstance(size, UOp) else UOp.const(dtypes.index, size)
+        return UOp(Ops.RANGE, dtypes.index, (end,), (axis, kind))
+
+    def f(self, op: Ops, **kwargs: Any) -> UOp:
+        """A new node `op` over this one (kwargs: dtype, arg, tag; dtype defaults to ours)."""
+        return UOp(op, kwargs.pop("dtype", self.dtype), (self,), **kwargs)
+
+    # ---------------------------------------------------------------- ALU builders
+    def alu(self, op: Ops, *others: UOp | int | float | bool) -> UOp:
+        srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o) for o in others)
+        if op is Ops.WHERE:
+            dtype = srcs[1].dtype
+        elif op in GroupOp.Comparison:
+            dtype = dtypes.bool
+        else:
+            dtype = self.dtype
+        return UOp(op, dtype, srcs)
+
+    def _rbin(self, op: Ops, other: int | float | bool) -> UOp:
+        return self.const_like(other).alu(op, self)
+
+    def __add__(self, o): return self.alu(Ops.ADD, o)
+    def __radd__(self, o): return self._rbin(Ops.ADD, o)
+    def __sub__(self, o): return self.alu(Ops.SUB, o)
+    def __rsub__(self, o): return self._rbin(Ops.SUB, o)
+    def __mul__(self, o): return self.alu(Ops.MUL, o)
+    def __rmul__(self, o): return self._rbin(Ops.MUL, o)
+    def __truediv__(self, o): return self.alu(Ops.FDIV, o)
+    def __floordiv__(self, o): return self.alu(Ops.IDIV, o)  # C semantics: toward zero
+    def __mod__(self, o): return self.alu(Ops.MOD, o)
+    def __neg__(self): return self.alu(Ops.NEG)
+    def __and__(self, o): return self.alu(Ops.AND, o)
+    def __or__(self, o): return self.alu(Ops.OR, o)
+    def __xor__(self, o): return self.alu(Ops.XOR, o)
+    def lt(self, o): return self.alu(Ops.CMPLT, o)
+    def ne(self, o): return self.alu(Ops.CMPNE, o)
+    def eq(self, o): return self.alu(Ops.CMPEQ, o)
+    def maximum(self, o): return self.alu(Ops.MAX, o)
+    def minimum(self, o): return self.alu(Ops.MIN, o)
+    def where(self, a, b): return self.alu(Ops.WHERE, a, b)
+    def cast(self, dtype: DType) -> UOp:
+        return self if dtype is self.dtype else UOp(Ops.CAST, dtype, (self,))
+
+    # ---------------------------------------------------------------- movement builders
+    def _mop(self, op: Ops, arg: Any) -> UOp:
+        return UOp(op, self.dtype, (self,), arg)
+
+    def reshape(self, shape: Shape) -> UOp:
+        shape = tuple(shape)
+        return self if self.shape == shape else self._mop(Ops.RESHAPE, shape)
+
+    def expand(self, shape: Shape) -> UOp:
+        shape = tuple(shape)
+        return self if self.shape == shape else self._mop(Ops.EXPAND, shape)
+
+    def permute(self, order: tuple[int, ...]) -> UOp:
+        order = tuple(order)
+        return self if order == tuple(range(len(order))) else self._mop(Ops.PERMUTE, order)
+
+    def pad(self, padding: tuple[tuple[int, int], ...]) -> UOp:
+        padding = tuple(tuple(p) for p in padding)
+        return self if all(p == (0, 0) for p in padding) else self._mop(Ops.PAD, padding)
+
+    def shrink(self, bounds: tuple[tuple[int, int], ...]) -> UOp:
+        bounds = tuple(tuple(b) for b in bounds)
+        if self.shape is not None and all(b == (0, s) for b, s in zip(bounds, self.shape)):
+            return self
+        return self._mop(Ops.SHRINK, bounds)
+
+    def flip(self, axes: tuple[bool, ...]) -> UOp:
+        axes = tuple(bool(a) for a in axes)
+        return self if not any(axes) else self._mop(Ops.FLIP, axes)
+
+    # ---------------------------------------------------------------- derived facts
+    @property
+    def shape(self) -> Shape | None:
+        """The tensor shape, or None for nodes that have none (index math, kernels, SINK)."""
+        if self._shape is _UNSET:
+            for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
+                node._shape = _derive_shape(node)
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        shape = self.shape
+        if shape is None:
+            raise ValueError(f"{self.op.name} has no shape")
+        return len(shape)
+
+    @property
+    def size(self) -> int:
+        shape = self.shape
+        if shape is None:
+            raise ValueError(f"{self.op.name} has no shape")
+        return math.prod(shape)
+
+    @property
+    def base(self) -> UOp:
+        """This node with movement ops stripped from its top."""
+        node = self
+        while node.op in GroupOp.Movement:
+            node = node.src[0]
+        return node
+
+    @property
+    def vmin(self) -> int | float | bool:
+        return self._bounds_()[0]
+
+    @property
+    def vmax(self) -> int | float | bool:
+        return self._bounds_()[1]
+
+    def _bounds_(self) -> tuple[Any, Any]:
+        if self._bounds is _UNSET:
+            for node in toposort(self, stop=lambda n: n._bounds is not _UNSET):
+                node._bounds = _derive_bounds(node)
+        return self._bounds
+
+    def toposort(self) -> list[UOp]:
+        return toposort(self)
+
+    def substitute(self, mapping: dict[UOp, UOp]) -> UOp:
+        return substitute(self, mapping)
+
+    def render(self) -> str:
+        return render_expr(self)
+
+
+def _sweep_cache() -> None:
+    global _next_sweep
+    for key in [k for k, ref in _cache.items() if ref() is None]:
+        del _cache[key]
+    _next_sweep = max(1 << 16, 2 * len(_cache))
+
+
+def _short(node: UOp) -> str:
+    if node.op is Ops.CONST:
+        return f"{node.arg!r}"
+    return node.op.name
+
+
+# ---------------------------------------------------------------------- graph walks
+def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
+    """All nodes reachable from root, sources before users; iterative.
+
+    `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
+    order: list[UOp] = []
+    seen: set[int] = set()
+    stack: list[tuple[UOp, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or (stop is not None and stop(node)):
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for s in reversed(node.src):
+            if id(s) not in seen:
+                stack.append((s, False))
+    return order
+
+
+def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
+    """root with every node in `mapping` replaced (the replacements themselves not revisited)."""
+    if not mapping:
+        return root
+    new: dict[UOp, UOp] = {}
+    for node in toposort(root, stop=lambda n: n in mapping):
+        src = tuple(mapping.get(s) or new.get(s, s) for s in node.src)
+        new[node] = node if src == node.src else node.replace(src=src)
+    return mapping.get(root) or new[root]
+
+
+def print_graph(root: UOp) -> str:
+    """The compact printed form: one line per node, `%n = OP dtype arg (srcs)`."""
+    names: dict[UOp, str] = {}
+    lines = []
+    for node in toposort(root):
+        names[node] = f"%{len(names)}"
+        srcs = ", ".join(names[s] for s in node.src)
+        arg = "" if node.arg is None else f" {node.arg!r}"
+        tag = "" if node.tag is None else f" tag={node.tag!r}"
+        lines.append(f"{names[node]} = {node.op.name} {node.dtype.name}{arg}{tag} ({srcs})")
+    return "\n".join(lines)
+
+
+_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.IDIV: "//", Ops.MOD: "%",
+          Ops.FDIV: "/", Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&",
+          Ops.OR: "|", Ops.XOR: "^"}
+
+
+def render_expr(root: UOp) -> str:
+    """An index expression as text: `(r0*4+r1)`; other ops print as calls."""
+    text: dict[UOp, str] = {}
+    for n in toposort(root):
+        s = [text[x] for x in n.src]
+        if n.op is Ops.CONST:
+            text[n] = repr(n.arg)
+        elif n.op is Ops.RANGE:
+            text[n] = f"r{n.arg[0]}"
+        elif n.op is Ops.DEFINE_VAR:
+            text[n] = str(n.arg[0])
+        elif n.op in _INFIX and len(s) == 2:
+            text[n] = f"({s[0]}{_INFIX[n.op]}{s[1]})"
+        elif n.op is Ops.WHERE:
+            text[n] = f"({s[0]}?{s[1]}:{s[2]})"
+        else:
+            text[n] = f"{n.op.name.lower()}({', '.join(s)})"
+    return text[root]
+
+
+# ---------------------------------------------------------------------- shapes
+_SAME_SHAPE = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.FUSE,
+                         Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.NOOP, Ops.CHILD, Ops.CHILDREN,
+                         Ops.BUFFER_VIEW})
+
+
+def _derive_shape(n: UOp) -> Shape | None:
+    op, arg = n.op, n.arg
+    if op is Ops.BUFFER:
+        return (arg.size,)
+    if op in (Ops.CONST, Ops.DEFINE_VAR, Ops.BIND):
+        return ()
+    if op in (Ops.RESHAPE, Ops.EXPAND):
+        return arg
+    if op in _SAME_SHAPE:
+        return n.src[0].shape
+    if op in GroupOp.Movement:
+        shape = n.src[0].shape
+        if op is Ops.PERMUTE:
+            return tuple(shape[i] for i in arg)
+        if op is Ops.PAD:
+            return tuple(s + b + a for s, (b, a) in zip(shape, arg))
+        if op is Ops.SHRINK:
+            return tuple(e - b for b, e in arg)
+        return shape  # FLIP
+    if op is Ops.REDUCE_AXIS:
+        shape = n.src[0].shape
+        return tuple(1 if i in arg[1] else s for i, s in enumerate(shape))
+    if op in GroupOp.Elementwise:
+        shapes = [s.shape for s in n.src]
+        return None if any(s is None for s in shapes) else shapes[0]
+    if op is Ops.BUFFERIZE:
+        return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not Ops.CONST)
+    return None
+
+
+# ---------------------------------------------------------------------- bounds
+def _derive_bounds(n: UOp) -> tuple[Any, Any]:
+    """Conservative [vmin, vmax] of an integer or bool expression."""
+    op, dt = n.op, n.dtype
+    if op is Ops.CONST:
+        return (n.arg, n.arg)
+    if op is Ops.RANGE:
+        return (0, n.src[0].vmax - 1)
+    if op is Ops.DEFINE_VAR:
+        return (n.arg[1], n.arg[2])
+    if op is Ops.BIND:
+        return n.src[0]._bounds_()
+    if not (dt.is_int or dt.is_bool):
+        return (dt.min, dt.max)
+    s = [x._bounds_() for x in n.src]
+    if op is Ops.ADD:
+        lo, hi = s[0][0] + s[1][0], s[0][1] + s[1][1]
+    elif op is Ops.SUB:
+        lo, hi = s[0][0] - s[1][1], s[0][1] - s[1][0]
+    elif op is Ops.NEG:
+        lo, hi = -s[0][1], -s[0][0]
+    elif op is Ops.MUL:
+        corners = [a * b for a in s[0] for b in s[1]]
+        lo, hi = min(corners), max(corners)
+    elif op is Ops.IDIV and s[1][0] == s[1][1] and s[1][0] != 0:
+        c = s[1][0]
+        vals = [int(a / c) for a in s[0]]  # truncation is monotonic in the dividend
+        lo, hi = min(vals), max(vals)
+    elif op is Ops.MOD and s[1][0] == s[1][1] and s[1][0] > 0:
+        c = s[1][0]
+        if s[0][0] >= 0 and s[0][1] < c:
+            lo, hi = s[0]
+        elif s[0][0] >= 0:
+            lo, hi = 0, c - 1
+        else:
+            lo, hi = -(c - 1), c - 1
+    elif op is Ops.MAX:
+        lo, hi = max(s[0][0], s[1][0]), max(s[0][1], s[1][1])
+    elif op is Ops.MIN:
+        lo, hi = min(s[0][0], s[1][0]), min(s[0][1], s[1][1])
+    elif op is Ops.WHERE:
+        lo, hi = min(s[1][0], s[2][0]), max(s[1][1], s[2][1])
+    elif op is Ops.CMPLT:
+        lo, hi = s[0][1] < s[1][0], s[0][0] < s[1][1]
+    elif op is Ops.CMPNE:
+        disjoint = s[0][1] < s[1][0] or s[1][1] < s[0][0]
+        same = s[0][0] == s[0][1] == s[1][0] == s[1][1]
+        lo, hi = disjoint, not same
+    elif op is Ops.CMPEQ:
+        disjoint = s[0][1] < s[1][0] or s[1][1] < s[0][0]
+        same = s[0][0] == s[0][1] == s[1][0] == s[1][1]
+        lo, hi = same, not disjoint
+    elif op is Ops.AND and dt.is_bool:
+        lo, hi = s[0][0] and s[1][0], s[0][1] and s[1][1]
+    elif op is Ops.OR and dt.is_bool:
+        lo, hi = s[0][0] or s[1][0], s[0][1] or s[1][1]
+    elif op is Ops.CAST and n.src[0].dtype.is_int and dt.is_int:
+        lo, hi = s[0]
+    else:
+        return (dt.min, dt.max)
+    # clamp to the dtype so bounds never claim more than the type can hold
+    if dt.is_bool:
+        return (bool(lo), bool(hi))
+    return (max(lo, dt.min), min(hi, dt.max)) if dt is not dtypes.index else (lo, hi)
+
+
+def promote_uops(*items: UOp | bool | int | float) -> DType:
+    return promote(*(i.dtype if isinstance(i, UOp) else i for i in items))
+
+
+def graph_size(root: UOp) -> int:
+    return len(toposort(root))
+
+
+def iter_nodes(roots: Iterable[UOp]) -> list[UOp]:
+    return toposort(UOp.sink(*roots))

@@ -1,0 +1,131 @@
+"""The rewrite engine against hand-written matchers: order, memoisation, depth, budget, defer."""
+
+import sys
+
+import pytest
+
+from rulegrad import Ops, UOp, dtypes, graph_rewrite, graph_rewrite_map
+from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, RuleInfo
+
+
+class Fn:
+    """A matcher from a function, for tests."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def rewrite(self, u, ctx=None):
+        return self.fn(u, ctx)
+
+
+def neg_chain(n):
+    node = UOp.const(dtypes.int32, 7)
+    for _ in range(n):
+        node = UOp(Ops.NEG, dtypes.int32, (node,))
+    return node
+
+
+def double_neg(u, ctx):
+    if u.op is Ops.NEG and u.src[0].op is Ops.NEG:
+        return u.src[0].src[0]
+    return None
+
+
+def test_hash_consing_and_replace():
+    a = UOp.const(dtypes.int32, 1)
+    assert UOp.const(dtypes.int32, 1) is a
+    assert a.replace() is a
+    assert a.replace(arg=2) is UOp.const(dtypes.int32, 2)
+    assert UOp.const(dtypes.float32, 0.0) is not UOp.const(dtypes.float32, -0.0)
+    nan = float("nan")
+    assert UOp.const(dtypes.float32, nan) is UOp.const(dtypes.float32, float("nan"))
+
+
+def test_million_node_chain_at_default_recursion_limit():
+    assert sys.getrecursionlimit() <= 10_000
+    chain = neg_chain(1_000_000)
+    out = graph_rewrite(chain, Fn(double_neg))
+    assert out is UOp.const(dtypes.int32, 7)  # an even number of negations cancels
+
+
+def test_top_down_rewrites_sources_first():
+    seen = []
+
+    def log(u, ctx):
+        seen.append(u.op)
+        return None
+
+    x = UOp.const(dtypes.int32, 1)
+    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), Fn(log))
+    assert seen == [Ops.CONST, Ops.NEG, Ops.EXP2]
+    seen.clear()
+    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), Fn(log),
+                  bottom_up=True)
+    assert seen == [Ops.EXP2, Ops.NEG, Ops.CONST]
+
+
+def test_shared_nodes_rewritten_once():
+    calls = []
+
+    def count(u, ctx):
+        calls.append(u)
+        return None
+
+    x = UOp(Ops.NEG, dtypes.int32, (UOp.const(dtypes.int32, 1),))
+    graph_rewrite(UOp.sink(UOp(Ops.ADD, dtypes.int32, (x, x)), UOp(Ops.MUL, dtypes.int32, (x, x))),
+                  Fn(count))
+    assert calls.count(x) == 1
+
+
+def test_ctx_is_passed_and_map_covers_every_node():
+    x = neg_chain(4)
+    m = graph_rewrite_map(x, Fn(lambda u, ctx: ctx.setdefault(u.op, None)), ctx={})
+    assert len(m) == 5 and all(k is v for k, v in m.items())
+
+
+def test_defer_waits_for_siblings():
+    order = []
+
+    def fn(u, ctx):
+        if u.op is Ops.EXP2 and "log2" not in order:
+            raise RewriteNotReady
+        if u.op in (Ops.EXP2, Ops.LOG2) and u.op.name.lower() not in order:
+            order.append(u.op.name.lower())
+        return None
+
+    x = UOp.const(dtypes.float32, 1.0)
+    sink = UOp.sink(UOp(Ops.EXP2, dtypes.float32, (x,)), UOp(Ops.LOG2, dtypes.float32, (x,)))
+    graph_rewrite(sink, Fn(fn))
+    assert order == ["log2", "exp2"]
+
+
+def test_defer_forever_is_an_error():
+    def fn(u, ctx):
+        if u.op is Ops.EXP2:
+            raise RewriteNotReady
+        return None
+
+    with pytest.raises(RuntimeError, match="deferred"):
+        graph_rewrite(UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),)), Fn(fn))
+
+
+class Cycle:
+    rules = (RuleInfo("exp_to_log", "cycle.rules", 3), RuleInfo("log_to_exp", "cycle.rules", 4))
+
+    def rewrite_with_rule(self, u, ctx=None):
+        if u.op is Ops.EXP2:
+            return u.replace(op=Ops.LOG2), self.rules[0]
+        if u.op is Ops.LOG2:
+            return u.replace(op=Ops.EXP2), self.rules[1]
+        return None, None
+
+    def rewrite(self, u, ctx=None):
+        return self.rewrite_with_rule(u, ctx)[0]
+
+
+def test_two_rule_cycle_names_both_rules():
+    x = UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),))
+    with pytest.raises(RewriteBudgetError) as err:
+        graph_rewrite(x, Cycle(), budget=500)
+    msg = str(err.value)
+    assert "exp_to_log at cycle.rules:3" in msg and "log_to_exp at cycle.rules:4" in msg

@@ -1,0 +1,323 @@
+"""The numpy oracle: the value of any tensor-level UOp graph, computed with numpy alone.
+
+In: root UOps of a tensor-level graph (BUFFER, CONST, movement ops, ALU ops, REDUCE_AXIS, the
+tensor markers, COPY, ASSIGN, SINK). Out: one numpy array per root, of exactly the root's dtype
+and shape. No rewrite rule is involved: this is the slow, obviously-correct path every other
+backend is checked against (STYLE.md 10), so each op is the plainest numpy that says it.
+
+Semantics that numpy leaves open or that differ from numpy's own ufuncs, fixed here:
+
+- IDIV truncates toward zero and MOD takes the sign of the dividend (C, as ops.py says).
+  Integer division or remainder by zero gives 0 (C leaves it undefined); the most negative
+  integer divided by -1 wraps to itself.
+- Integer ADD/SUB/MUL/NEG/POW wrap around (two's complement), as numpy's ufuncs do.
+- Bool ADD is OR, MUL is AND, SUB is XOR, NEG is NOT (computed as integers, then != 0).
+- Integer POW with a negative exponent (numpy raises) gives 1/x**-e truncated: 1 for x == 1,
+  +-1 for x == -1, 0 otherwise (including x == 0).
+- FDIV and the float functions (EXP, LOG, SQRT, ...) of integer operands compute in float64 and
+  cast to the node's dtype. RECIPROCAL is 1/x.
+- CAST is `astype` (float -> int of NaN or out-of-range values is whatever numpy gives);
+  BITCAST reinterprets the bytes and needs equal item sizes.
+- REDUCE_AXIS MAX/MIN over an empty axis gives the identity (-inf / dtype min for MAX, +inf /
+  dtype max for MIN), like tinygrad, where numpy raises.
+- SINK evaluates to a tuple of its sources' values; DEVICE and UNIQUE to None; BIND to its
+  value; a DEFINE_VAR takes its value from `var_vals`.
+- ASSIGN(target, value) writes value into the storage the target views (a BUFFER, possibly
+  through view-preserving movement ops) and evaluates to the target. Reads of that buffer
+  elsewhere in the same graph are not ordered against the write.
+
+Evaluation walks `toposort` (no recursion) and frees each intermediate once its last user has
+run, so long chains stay small in memory. Roots are returned as fresh arrays that never alias a
+Buffer's storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+
+class OracleError(RuntimeError):
+    """The graph cannot be evaluated: an op the oracle does not know, or a malformed node."""
+
+
+def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> list[Any]:
+    """The value of each root: an ndarray of the root's dtype and shape (a tuple for SINK)."""
+    roots = list(roots)
+    if not roots:
+        return []
+    order = toposort(UOp.sink(*roots))[:-1]  # the helper SINK itself is not evaluated
+    users: dict[UOp, int] = {}
+    for node in order:
+        for s in node.src:
+            users[s] = users.get(s, 0) + 1
+    keep = set(roots)
+    values: dict[UOp, Any] = {}
+    with np.errstate(all="ignore"):
+        for node in order:
+            values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
+            for s in node.src:  # free what no later node needs
+                users[s] -= 1
+                if users[s] == 0 and s not in keep:
+                    del values[s]
+    return [_detach(values[r]) for r in roots]
+
+
+def evaluate_one(root: UOp, var_vals: dict[str, int] | None = None) -> Any:
+    """The value of a single root (see `evaluate`)."""
+    return evaluate([root], var_vals)[0]
+
+
+def _detach(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True)
+    if isinstance(value, tuple):
+        return tuple(_detach(v) for v in value)
+    return value
+
+
+# ---------------------------------------------------------------------- per-node evaluation
+def _eval_node(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> Any:
+    op = node.op
+    handler = _HANDLERS.get(op)
+    if handler is None:
+        raise OracleError(f"the oracle cannot evaluate {op.name} (tensor-level ops only): {node!r}")
+    value = handler(node, srcs, var_vals)
+    if op in _NO_ARRAY:
+        return value
+    return _conform(np.asarray(value), node)
+
+
+def _conform(value: np.ndarray, node: UOp) -> np.ndarray:
+    """The value with exactly the node's dtype; its shape must already be the node's."""
+    if value.dtype != node.dtype.np:
+        value = value.astype(node.dtype.np)
+    if value.shape != node.shape:
+        raise OracleError(f"{node.op.name} produced shape {value.shape}, but the node's shape is "
+                          f"{node.shape}: {node!r}")
+    return value
+
+
+def _buffer(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    buf: Buffer = node.arg
+    if not isinstance(buf, Buffer):
+        raise OracleError(f"BUFFER's arg must be a Buffer, got {type(buf).__name__}")
+    return buf.ensure()
+
+
+def _const(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return np.array(node.arg, dtype=node.dtype.np)
+
+
+def _define_var(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    name = node.arg[0]
+    if name not in var_vals:
+        raise OracleError(f"variable {name!r} has no value; pass var_vals={{{name!r}: ...}}")
+    return np.array(var_vals[name], dtype=node.dtype.np)
+
+
+def _flip_index(flags: tuple[bool, ...]) -> tuple[slice, ...]:
+    return tuple(slice(None, None, -1) if f else slice(None) for f in flags)
+
+
+_MOVEMENT: dict[Ops, Callable[[np.ndarray, Any], np.ndarray]] = {
+    Ops.RESHAPE: lambda x, arg: x.reshape(arg),
+    Ops.EXPAND: lambda x, arg: np.broadcast_to(x, arg),
+    Ops.PERMUTE: lambda x, arg: x.transpose(arg),
+    Ops.PAD: lambda x, arg: np.pad(x, arg, mode="constant"),
+    Ops.SHRINK: lambda x, arg: x[tuple(slice(b, e) for b, e in arg)],
+    Ops.FLIP: lambda x, arg: x[_flip_index(arg)],
+}
+
+
+def _movement(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return _MOVEMENT[node.op](srcs[0], node.arg)
+
+
+# ---------------------------------------------------------------------- ALU
+def _as_int(x: np.ndarray) -> np.ndarray:
+    """Bools as int8, so arithmetic on them is arithmetic on 0/1."""
+    return x.astype(np.int8) if x.dtype == np.bool_ else x
+
+
+def _idiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    a, b = _as_int(a), _as_int(b)
+    safe_b = np.where(b == 0, 1, b).astype(b.dtype)
+    rem = np.fmod(a, safe_b)
+    # a - rem is an exact multiple of b, so floor division of it is the truncated quotient
+    quot = (a - rem) // safe_b
+    return np.where(b == 0, 0, quot).astype(quot.dtype)
+
+
+def _mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return np.fmod(a, b)
+    a, b = _as_int(a), _as_int(b)
+    return np.where(b == 0, 0, np.fmod(a, b)).astype(np.result_type(a, b))
+
+
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return np.power(a, b)
+    a, b = _as_int(a), _as_int(b)
+    neg = b < 0
+    positive = np.power(a, np.where(neg, 0, b).astype(b.dtype))
+    # x ** -n for integers: only |x| == 1 survives the truncation of 1 / x**n
+    odd = (b % 2) != 0
+    negative = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+    return np.where(neg, negative, positive).astype(positive.dtype)
+
+
+def _bool_arith(fn: Callable) -> Callable:
+    """Arithmetic that is also defined on bools: compute on 0/1 integers, then != 0."""
+    def apply(*xs: np.ndarray) -> np.ndarray:
+        if all(x.dtype == np.bool_ for x in xs):
+            return fn(*(_as_int(x) for x in xs)) != 0
+        return fn(*xs)
+    return apply
+
+
+def _float_fn(fn: Callable) -> Callable:
+    """A float function; integer inputs are computed in float64 (cast to the node's dtype)."""
+    def apply(x: np.ndarray) -> np.ndarray:
+        return fn(x if x.dtype.kind == "f" else x.astype(np.float64))
+    return apply
+
+
+def _bitwise(fn: Callable) -> Callable:
+    def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind == "f" or b.dtype.kind == "f":
+            raise OracleError(f"{fn.__name__} is not defined on floats ({a.dtype}, {b.dtype})")
+        return fn(a, b)
+    return apply
+
+
+def _trunc(x: np.ndarray) -> np.ndarray:
+    return np.trunc(x) if x.dtype.kind == "f" else x
+
+
+_ALU: dict[Ops, Callable[..., np.ndarray]] = {
+    Ops.NEG: _bool_arith(np.negative),
+    Ops.EXP: _float_fn(np.exp),
+    Ops.LOG: _float_fn(np.log),
+    Ops.EXP2: _float_fn(np.exp2),
+    Ops.LOG2: _float_fn(np.log2),
+    Ops.SIN: _float_fn(np.sin),
+    Ops.SQRT: _float_fn(np.sqrt),
+    Ops.RECIPROCAL: _float_fn(lambda x: np.reciprocal(x)),
+    Ops.TRUNC: _trunc,
+    Ops.ADD: _bool_arith(np.add),
+    Ops.SUB: _bool_arith(np.subtract),
+    Ops.MUL: _bool_arith(np.multiply),
+    Ops.FDIV: lambda a, b: np.true_divide(a, b),
+    Ops.IDIV: _idiv,
+    Ops.MOD: _mod,
+    Ops.MAX: np.maximum,
+    Ops.MIN: np.minimum,
+    Ops.POW: _pow,
+    Ops.CMPLT: np.less,
+    Ops.CMPNE: np.not_equal,
+    Ops.CMPEQ: np.equal,
+    Ops.AND: _bitwise(np.bitwise_and),
+    Ops.OR: _bitwise(np.bitwise_or),
+    Ops.XOR: _bitwise(np.bitwise_xor),
+    Ops.SHL: _bitwise(np.left_shift),
+    Ops.SHR: _bitwise(np.right_shift),
+    Ops.WHERE: lambda c, a, b: np.where(c.astype(np.bool_), a, b),
+    Ops.MULACC: _bool_arith(lambda a, b, c: a * b + c),
+}
+
+
+def _alu(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return _ALU[node.op](*srcs)
+
+
+def _cast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return srcs[0].astype(node.dtype.np)
+
+
+def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    x: np.ndarray = srcs[0]
+    if x.dtype.itemsize != node.dtype.itemsize:
+        raise OracleError(f"BITCAST from {x.dtype} to {node.dtype.name} changes the item size")
+    return np.ascontiguousarray(x).view(node.dtype.np)
+
+
+# ---------------------------------------------------------------------- reductions
+def _identity(op: Ops, dtype: DType) -> Any:
+    if op is Ops.ADD:
+        return 0
+    if op is Ops.MUL:
+        return 1
+    return dtype.min if op is Ops.MAX else dtype.max
+
+
+_REDUCE_UFUNC = {Ops.ADD: np.add, Ops.MUL: np.multiply, Ops.MAX: np.maximum,
+                 Ops.MIN: np.minimum}
+
+
+def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    op, axes = node.arg
+    x: np.ndarray = srcs[0]
+    if op not in _REDUCE_UFUNC:
+        raise OracleError(f"REDUCE_AXIS with unknown reduce op {op!r}")
+    if x.dtype == np.bool_ and op in (Ops.ADD, Ops.MUL):
+        # bool sums are OR and products AND, as for the elementwise ops
+        ufunc = np.logical_or if op is Ops.ADD else np.logical_and
+        return ufunc.reduce(x, axis=tuple(axes), keepdims=True)
+    identity = np.array(_identity(op, node.dtype), dtype=x.dtype)
+    return _REDUCE_UFUNC[op].reduce(x, axis=tuple(axes), keepdims=True, initial=identity)
+
+
+# ---------------------------------------------------------------------- markers and effects
+def _identity_op(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> Any:
+    return srcs[0]
+
+
+def _copy(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return np.array(srcs[0], copy=True)
+
+
+def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    target, value = srcs[0], srcs[1]
+    base = node.src[0].base
+    if base.op is not Ops.BUFFER or not np.shares_memory(target, base.arg.ensure()):
+        raise OracleError(f"ASSIGN's target must be a view of a BUFFER, got {node.src[0]!r}")
+    if not target.flags.writeable:
+        raise OracleError(f"ASSIGN's target is not writable in place (an EXPAND?): {node.src[0]!r}")
+    target[...] = value
+    return target
+
+
+def _sink(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> tuple:
+    return tuple(srcs)
+
+
+def _no_value(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> None:
+    return None
+
+
+def _bind(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return srcs[1]
+
+
+_NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE})
+_HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
+    Ops.BUFFER: _buffer, Ops.CONST: _const, Ops.DEFINE_VAR: _define_var, Ops.BIND: _bind,
+    **{op: _movement for op in _MOVEMENT},
+    **{op: _alu for op in _ALU},
+    Ops.CAST: _cast, Ops.BITCAST: _bitcast, Ops.REDUCE_AXIS: _reduce_axis,
+    **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
+                                   Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
+    Ops.COPY: _copy, Ops.ASSIGN: _assign, Ops.SINK: _sink,
+    Ops.DEVICE: _no_value, Ops.UNIQUE: _no_value,
+}

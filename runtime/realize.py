@@ -1,0 +1,111 @@
+"""Realization: turn lazy tensor graphs into filled Buffers, on the backend the user chose.
+
+In: tensor-level root UOps. Out: one Buffer per root holding its value (flat, the root's dtype);
+for an ASSIGN root, the target's own buffer, written in place. `realize_tensors` then points each
+realized Tensor at `BUFFER.reshape(shape)`, so later ops read the result instead of recomputing
+it (as tinygrad does).
+
+The backend is chosen by the environment variable `RULEGRAD_BACKEND`, read at every call:
+
+- `oracle` (the default for now): `backends/oracle.py` evaluates the graph with numpy.
+- `interp`: EXTENSION POINT. The scheduler (`runtime/schedule.py`) turns the graph into
+  kernels and `backends/kernel_interp.py` runs them; fill in `_realize_interp`.
+- `c`: EXTENSION POINT. The same schedule, rendered to C and run through cffi; fill in
+  `_realize_c`.
+
+Each backend is a function `(uops) -> list[Buffer]` registered in `BACKENDS`; the contract for a
+new one: return a Buffer per root, allocated and filled; never change a Buffer that is not an
+ASSIGN target; for an ASSIGN root, write into and return the target's buffer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .buffer import Buffer
+from .ops import Ops
+from .uop import UOp
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+DEFAULT_BACKEND = "oracle"
+
+
+def buffer_of(uop: UOp) -> Buffer | None:
+    """The Buffer a realized tensor reads, when `uop` is `BUFFER` or `BUFFER.reshape(...)`."""
+    if uop.op is Ops.RESHAPE:
+        uop = uop.src[0]
+    if uop.op is Ops.BUFFER and uop.arg.is_allocated:
+        return uop.arg
+    return None
+
+
+def assign_target_buffer(uop: UOp) -> Buffer:
+    """The buffer an ASSIGN node writes into (its target is `BUFFER.reshape(...)`)."""
+    target = uop.src[0].base
+    if target.op is not Ops.BUFFER:
+        raise ValueError(f"ASSIGN's target must be a realized buffer, got {uop.src[0]!r}")
+    return target.arg
+
+
+# ---------------------------------------------------------------------- backends
+def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
+    from rulegrad.backends.oracle import evaluate
+
+    values = evaluate(uops)
+    out = []
+    for uop, value in zip(uops, values):
+        if uop.op is Ops.ASSIGN:
+            out.append(assign_target_buffer(uop))  # the oracle wrote it in place
+        else:
+            out.append(Buffer(value.size, uop.dtype, value))
+    return out
+
+
+def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
+    # EXTENSION POINT (scheduler engineer): schedule = create_schedule(uops), run each kernel
+    # with backends/kernel_interp.py, return the buffers holding the roots' values.
+    raise NotImplementedError("RULEGRAD_BACKEND=interp: the scheduler + kernel interpreter "
+                              "backend is not wired into realize() yet (runtime/realize.py)")
+
+
+def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
+    # EXTENSION POINT (C backend engineer): schedule, render to C, build with cffi, run.
+    raise NotImplementedError("RULEGRAD_BACKEND=c: the C backend is not wired into realize() "
+                              "yet (runtime/realize.py)")
+
+
+BACKENDS: dict[str, Callable[[Sequence[UOp]], list[Buffer]]] = {
+    "oracle": _realize_oracle,
+    "interp": _realize_interp,
+    "c": _realize_c,
+}
+
+
+def backend_name() -> str:
+    name = os.environ.get("RULEGRAD_BACKEND", "").strip().lower() or DEFAULT_BACKEND
+    if name not in BACKENDS:
+        raise ValueError(f"RULEGRAD_BACKEND={name!r} is not a backend; "
+                         f"choose one of {', '.join(sorted(BACKENDS))}")
+    return name
+
+
+# ---------------------------------------------------------------------- entry points
+def realize(uops: Sequence[UOp]) -> list[Buffer]:
+    """A filled Buffer per root; roots that already are buffers are returned without work."""
+    out: list[Buffer | None] = [buffer_of(u) for u in uops]
+    todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
+    if todo:
+        done = dict(zip(todo, BACKENDS[backend_name()](todo)))
+        out = [b if b is not None else done[u] for u, b in zip(uops, out)]
+    return out  # type: ignore[return-value]
+
+
+def realize_tensors(tensors: Sequence[Tensor]) -> None:
+    """Realize the tensors together and point each at its result: BUFFER.reshape(shape)."""
+    buffers = realize([t.uop for t in tensors])
+    for t, buf in zip(tensors, buffers):
+        t.uop = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(t.uop.shape)

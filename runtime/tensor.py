@@ -1,0 +1,783 @@
+"""The lazy Tensor front end: a tinygrad-compatible subset that builds tensor-level UOp graphs.
+
+In: Python data, numpy arrays, and calls such as `(a @ b).relu().sum(axis=1)`. Out: a UOp graph
+per tensor (`t.uop`), evaluated only by `realize()` / `numpy()` through `runtime/realize.py`.
+
+Graph conventions (the scheduler depends on them):
+
+- host data is `BUFFER(Buffer).reshape(shape)` (0-d data: reshaped to `()`); a constant is a
+  scalar CONST reshaped to `(1,)*ndim` and expanded. A realized tensor is again
+  `BUFFER.reshape(shape)`.
+- broadcasting is explicit RESHAPE + EXPAND: the sources of every elementwise op have one shape.
+- dtypes follow numpy 2 (Python scalars are weak, NEP 50); the result dtype of each op is asked
+  of numpy itself on a one-element probe, and explicit CASTs give each ALU op operands of one
+  dtype. Comparisons give bool; WHERE's condition is bool. Bool `+` is OR and `*` is AND.
+- reductions are REDUCE_AXIS (reduced axes kept as size 1) then a RESHAPE when keepdim=False;
+  `sum` of ints/bools first casts to numpy's sum dtype (int32 -> int64, uint8 -> uint64, ...).
+  Bool ADD/MUL reductions are emitted as MAX/MIN (OR/AND).
+
+Where this differs from numpy or tinygrad, on purpose:
+
+- Python lists and scalars default to tinygrad's dtypes (float32 for floats, int32 for ints);
+  numpy arrays keep their dtype.
+- `max`/`min` over an empty axis give -inf/+inf (the dtype's min/max for ints) like tinygrad;
+  numpy raises. `var(correction=1)` is tinygrad's default (numpy's ddof=0).
+- `//` of floats is floor(a / b), which can differ from numpy's floor_divide by one when a / b
+  rounds onto an integer; `//` and `%` of ints follow numpy (floor), and `x // 0 == x % 0 == 0`.
+- An integer tensor raised to a negative integer tensor power does not raise (numpy does).
+- `transpose(dim0=1, dim1=0)` has tinygrad's signature (numpy's `.transpose()` reverses axes;
+  use `.T` for that).
+- `dot` is `matmul`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .buffer import Buffer
+from .dtype import DType, dtypes, least_float, to_dtype
+from .ops import Ops
+from .realize import buffer_of, realize_tensors
+from .uop import Shape, UOp
+
+Scalar = bool | int | float
+_PYTHON_SCALARS = (bool, int, float)
+
+
+class AxisError(IndexError, ValueError):
+    """An axis outside the tensor's dimensions (both an IndexError and a ValueError, as numpy's)."""
+
+
+# ---------------------------------------------------------------------- helpers
+def _argfix(args: tuple) -> tuple:
+    """`f((1, 2))` and `f(1, 2)` mean the same, as in tinygrad."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _default_dtype(value: Any) -> DType:
+    if isinstance(value, bool):
+        return dtypes.bool
+    if isinstance(value, int):
+        return dtypes.default_int
+    return dtypes.default_float
+
+
+def _const_value(value: Scalar, dtype: DType) -> Scalar:
+    """`value` as `dtype` would hold it (raises OverflowError for ints that do not fit)."""
+    with np.errstate(all="ignore"):
+        return dtype.np.type(value).item()
+
+
+def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
+    const = UOp.const(dtype, _const_value(value, dtype))
+    return const.reshape((1,) * len(shape)).expand(shape)
+
+
+def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
+    arr = np.array(arr, dtype=dtype.np, copy=True)  # never alias the caller's array
+    buf = Buffer(arr.size, dtype, arr)
+    return UOp(Ops.BUFFER, dtype, (), buf).reshape(arr.shape)
+
+
+def _broadcast_shape(*shapes: Shape) -> Shape:
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for axis in range(ndim):
+        sizes = {p[axis] for p in padded} - {1}
+        if len(sizes) > 1:
+            listed = ", ".join(str(tuple(s)) for s in shapes)
+            raise ValueError(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
+                             f"aligned shapes has sizes {sorted(sizes)})")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
+    """Explicit broadcasting: left-pad the shape with 1s, then EXPAND."""
+    return uop.reshape((1,) * (len(shape) - uop.ndim) + uop.shape).expand(shape)
+
+
+def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
+    """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak)."""
+    args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
+    with np.errstate(all="ignore"):
+        return dtypes.from_np(np.asarray(fn(*args)).dtype)
+
+
+def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
+    """Operands as UOps of one dtype and one (broadcast) shape."""
+    shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
+    return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
+            else _const_uop(i, dtype, shape) for i in items]
+
+
+def _coerce(x: Any) -> Tensor | Scalar:
+    """Tensors and Python scalars pass; numpy values and lists become tensors."""
+    if isinstance(x, Tensor) or type(x) in _PYTHON_SCALARS:
+        return x
+    if isinstance(x, (np.ndarray, np.generic, list, tuple)):
+        return Tensor(x)
+    raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
+
+
+# ---------------------------------------------------------------------- the Tensor
+class Tensor:
+    """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`."""
+
+    __slots__ = ("uop",)
+    _rng: np.random.Generator = np.random.default_rng(0)
+
+    def __init__(self, data: Any, dtype: DType | str | None = None):
+        dt = None if dtype is None else to_dtype(dtype)
+        if isinstance(data, UOp):
+            self.uop = data if dt is None else data.cast(dt)
+        elif isinstance(data, Tensor):
+            self.uop = data.uop if dt is None else data.uop.cast(dt)
+        elif type(data) in _PYTHON_SCALARS:
+            dt = dt or _default_dtype(data)
+            self.uop = UOp.const(dt, _const_value(data, dt))
+        elif isinstance(data, (list, tuple)):
+            if dt is None:
+                kind = np.array(data).dtype.kind
+                dt = {"b": dtypes.bool, "i": dtypes.default_int,
+                      "u": dtypes.default_int}.get(kind, dtypes.default_float)
+            self.uop = _from_numpy(np.array(data, dtype=dt.np), dt)
+        elif isinstance(data, (np.ndarray, np.generic)):
+            dt = dt or dtypes.from_np(data.dtype)
+            self.uop = _from_numpy(np.asarray(data), dt)
+        else:
+            raise TypeError(f"cannot make a Tensor from {type(data).__name__}")
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def shape(self) -> Shape:
+        return self.uop.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.uop.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"<Tensor {self.uop.op.name} shape={self.shape} dtype={self.dtype.name}>"
+
+    def __hash__(self) -> int:  # __eq__ builds a tensor, so hash by identity (like tinygrad)
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("the truth value of a lazy Tensor is not defined; use .item() or .numpy()")
+
+    # ------------------------------------------------------------------ creation
+    @staticmethod
+    def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
+        shape = _check_shape(_argfix((shape,)))
+        dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
+        return Tensor(_const_uop(fill_value, dt, shape))
+
+    @staticmethod
+    def zeros(*shape: Any, dtype: DType | str | None = None) -> Tensor:
+        return Tensor.full(_argfix(shape), 0.0, dtype or dtypes.default_float)
+
+    @staticmethod
+    def ones(*shape: Any, dtype: DType | str | None = None) -> Tensor:
+        return Tensor.full(_argfix(shape), 1.0, dtype or dtypes.default_float)
+
+    @staticmethod
+    def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
+               dtype: DType | str | None = None) -> Tensor:
+        """Like tinygrad: int arguments give int32, any float argument gives float32."""
+        if stop is None:
+            start, stop = 0, start
+        if step == 0:
+            raise ValueError("arange: step must not be zero")
+        if dtype is None:
+            all_int = all(isinstance(v, int) for v in (start, stop, step))
+            dtype = dtypes.default_int if all_int else dtypes.default_float
+        dt = to_dtype(dtype)
+        return Tensor(np.arange(start, stop, step).astype(dt.np), dt)
+
+    @staticmethod
+    def eye(n: int, m: int | None = None, dtype: DType | str = dtypes.default_float) -> Tensor:
+        """The identity, built lazily from movement ops (a strided diagonal of ones)."""
+        m = n if m is None else m
+        if n < 0 or m < 0:
+            raise ValueError(f"eye: sizes must be non-negative, got ({n}, {m})")
+        # ones in column 0 of an (n, n+1) grid become the diagonal when read as (n, n)
+        grid = Tensor.ones(n, 1, dtype=dtypes.bool).pad((None, (0, n)))
+        diag = grid.reshape(n * (n + 1)).shrink(((0, n * n),)).reshape(n, n)
+        diag = diag.pad((None, (0, m - n))) if m > n else diag.shrink((None, (0, m)))
+        return diag.cast(dtype)
+
+    @staticmethod
+    def manual_seed(seed: int = 0) -> None:
+        Tensor._rng = np.random.default_rng(seed)
+
+    @staticmethod
+    def rand(*shape: Any, dtype: DType | str = dtypes.default_float) -> Tensor:
+        """Uniform in [0, 1) from host randomness (seeded by `manual_seed`, 0 at import)."""
+        shape = _check_shape(_argfix(shape))
+        dt = to_dtype(dtype)
+        if not dt.is_float:
+            raise ValueError(f"rand needs a float dtype, got {dt.name}")
+        return Tensor(Tensor._rng.random(shape).astype(dt.np), dt)
+
+    # ------------------------------------------------------------------ movement
+    def reshape(self, *shape: Any) -> Tensor:
+        shape = tuple(self.shape[i] if s is None else s for i, s in enumerate(_argfix(shape)))
+        return Tensor(self.uop.reshape(_resolve_reshape(self.shape, shape)))
+
+    def permute(self, *order: Any) -> Tensor:
+        order = _argfix(order)
+        norm = [o + self.ndim if isinstance(o, int) and o < 0 else o for o in order]
+        if sorted(norm) != list(range(self.ndim)):
+            raise ValueError(f"permute order {order} is not a permutation of the axes of a "
+                             f"tensor of shape {self.shape}")
+        return Tensor(self.uop.permute(tuple(norm)))
+
+    def expand(self, *shape: Any) -> Tensor:
+        shape = _argfix(shape)
+        if len(shape) < self.ndim:
+            raise ValueError(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
+        old = (1,) * (len(shape) - self.ndim) + self.shape
+        new = []
+        for i, (o, s) in enumerate(zip(old, shape)):
+            s = o if s == -1 and i >= len(shape) - self.ndim else s
+            if not isinstance(s, int) or s < 0 or (o != s and o != 1):
+                raise ValueError(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
+                                 f"size {o}, and only size-1 axes expand")
+            new.append(s)
+        return Tensor(_broadcast_uop(self.uop, tuple(new)))
+
+    def pad(self, padding: Sequence[Any], value: Scalar = 0) -> Tensor:
+        """Per axis `(before, after)` or None; or flat ints in torch order (last axis first)."""
+        arg = _resolve_pad(self.shape, padding)
+        padded = self.uop.pad(arg)
+        if value == 0 and not (isinstance(value, float) and math.copysign(1, value) < 0):
+            return Tensor(padded)
+        # PAD fills with zeros: put the value where a padded mask of ones is false
+        mask = _const_uop(True, dtypes.bool, self.shape).pad(arg)
+        return Tensor(mask.alu(Ops.WHERE, padded, _const_uop(value, self.dtype, mask.shape)))
+
+    def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
+        arg = tuple(arg)
+        if len(arg) != self.ndim:
+            raise ValueError(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
+        bounds = []
+        for i, (a, s) in enumerate(zip(arg, self.shape)):
+            b, e = (0, s) if a is None else a
+            if not 0 <= b <= e <= s:
+                raise ValueError(f"shrink {arg} is out of range for shape {self.shape} "
+                                 f"(axis {i}: ({b}, {e}) not within (0, {s}))")
+            bounds.append((b, e))
+        return Tensor(self.uop.shrink(tuple(bounds)))
+
+    def flip(self, axis: int | Sequence[int], *args: int) -> Tensor:
+        axes = self._axes(_argfix((axis, *args)) if args else axis)
+        return Tensor(self.uop.flip(tuple(i in axes for i in range(self.ndim))))
+
+    def transpose(self, dim0: int = 1, dim1: int = 0) -> Tensor:
+        """Swap two axes (tinygrad's signature: the default swaps axes 0 and 1)."""
+        a, b = self._axis(dim0), self._axis(dim1)
+        order = list(range(self.ndim))
+        order[a], order[b] = order[b], order[a]
+        return self.permute(order)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - numpy's and tinygrad's name
+        return self.permute(tuple(reversed(range(self.ndim))))
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        if self.ndim == 0:
+            return self.reshape(1)
+        a, b = self._axis(start_dim), self._axis(end_dim)
+        return self.reshape(self.shape[:a] + (math.prod(self.shape[a:b + 1]),)
+                            + self.shape[b + 1:])
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        if not -self.ndim - 1 <= dim <= self.ndim:
+            raise AxisError(f"unsqueeze dim {dim} is out of range for shape {self.shape}")
+        dim = dim + self.ndim + 1 if dim < 0 else dim
+        return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        if dim is None:
+            return self.reshape(tuple(s for s in self.shape if s != 1))
+        a = self._axis(dim)
+        if self.shape[a] != 1:
+            return self
+        return self.reshape(self.shape[:a] + self.shape[a + 1:])
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return Tensor(_index(self.uop, index))
+
+    def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
+        """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
+        tensors = _tensor_list(self, args)
+        first = tensors[0]
+        if first.ndim == 0:
+            raise ValueError("cannot concatenate 0-d tensors (shapes "
+                             f"{[t.shape for t in tensors]})")
+        axis = first._axis(dim)
+        for t in tensors:
+            if t.ndim != first.ndim or any(a != b for i, (a, b) in
+                                           enumerate(zip(t.shape, first.shape)) if i != axis):
+                raise ValueError(f"cat along dim {dim} needs equal shapes off that axis, got "
+                                 f"{[t.shape for t in tensors]}")
+        dt = _probe(lambda *xs: np.concatenate(xs), *tensors)
+        total = sum(t.shape[axis] for t in tensors)
+        combine = Ops.OR if dt is dtypes.bool else Ops.ADD
+        out, offset = None, 0
+        for t in tensors:
+            pad = [(0, 0)] * first.ndim
+            pad[axis] = (offset, total - offset - t.shape[axis])
+            part = t.uop.cast(dt).pad(tuple(pad))
+            out = part if out is None else out.alu(combine, part)
+            offset += t.shape[axis]
+        return Tensor(out)
+
+    def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
+        tensors = _tensor_list(self, args)
+        if any(t.shape != tensors[0].shape for t in tensors):
+            raise ValueError(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
+        ndim = tensors[0].ndim + 1
+        if not -ndim <= dim < ndim:
+            raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
+        return Tensor.cat(*(t.unsqueeze(dim) for t in tensors), dim=dim)
+
+    # ------------------------------------------------------------------ elementwise
+    def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
+        other = _coerce(other)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(probe, *items)
+        a, b = _lift(items, dt)
+        if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
+            op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
+        return Tensor(a.alu(op, b))
+
+    def add(self, x: Any, reverse: bool = False) -> Tensor:
+        return self._binary(x, Ops.ADD, np.add, reverse)
+
+    def sub(self, x: Any, reverse: bool = False) -> Tensor:
+        return self._binary(x, Ops.SUB, np.subtract, reverse)
+
+    def mul(self, x: Any, reverse: bool = False) -> Tensor:
+        return self._binary(x, Ops.MUL, np.multiply, reverse)
+
+    def div(self, x: Any, reverse: bool = False) -> Tensor:
+        """True division, in numpy's float type for the operands (int / int -> float64)."""
+        return self._binary(x, Ops.FDIV, np.true_divide, reverse)
+
+    def pow(self, x: Any, reverse: bool = False) -> Tensor:
+        return self._binary(x, Ops.POW, np.power, reverse)
+
+    def maximum(self, x: Any) -> Tensor:
+        return self._binary(x, Ops.MAX, np.maximum)
+
+    def minimum(self, x: Any) -> Tensor:
+        return self._binary(x, Ops.MIN, np.minimum)
+
+    def idiv(self, x: Any, reverse: bool = False) -> Tensor:
+        """Floor division like numpy's `//` (see the module docstring for floats)."""
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.floor_divide, *items)
+        a, b = _lift(items, dt)
+        if dt.is_float:
+            return Tensor(_floor(a.alu(Ops.FDIV, b)))
+        q = a.alu(Ops.IDIV, b)  # truncates; step down when the remainder's sign differs
+        if dt.is_unsigned:
+            return Tensor(q)
+        return Tensor(q.alu(Ops.SUB, _floor_fix(a.alu(Ops.MOD, b), b).cast(dt)))
+
+    def mod(self, x: Any, reverse: bool = False) -> Tensor:
+        """Remainder like numpy's `%`: the sign of the divisor."""
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.remainder, *items)
+        a, b = _lift(items, dt)
+        r = a.alu(Ops.MOD, b)
+        if dt.is_unsigned:
+            return Tensor(r)
+        return Tensor(_floor_fix(r, b).alu(Ops.WHERE, r.alu(Ops.ADD, b), r))
+
+    def _compare(self, other: Any, op: Ops, reverse: bool = False, or_equal: bool = False
+                 ) -> Tensor:
+        other = _coerce(other)
+        items = (other, self) if reverse else (self, other)
+        a, b = _lift(items, _probe(np.add, *items))
+        out = a.alu(op, b)
+        if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
+            out = out.alu(Ops.OR, a.alu(Ops.CMPEQ, b))
+        return Tensor(out)
+
+    def __add__(self, x: Any) -> Tensor: return self.add(x)
+    def __radd__(self, x: Any) -> Tensor: return self.add(x, True)
+    def __sub__(self, x: Any) -> Tensor: return self.sub(x)
+    def __rsub__(self, x: Any) -> Tensor: return self.sub(x, True)
+    def __mul__(self, x: Any) -> Tensor: return self.mul(x)
+    def __rmul__(self, x: Any) -> Tensor: return self.mul(x, True)
+    def __truediv__(self, x: Any) -> Tensor: return self.div(x)
+    def __rtruediv__(self, x: Any) -> Tensor: return self.div(x, True)
+    def __floordiv__(self, x: Any) -> Tensor: return self.idiv(x)
+    def __rfloordiv__(self, x: Any) -> Tensor: return self.idiv(x, True)
+    def __mod__(self, x: Any) -> Tensor: return self.mod(x)
+    def __rmod__(self, x: Any) -> Tensor: return self.mod(x, True)
+    def __pow__(self, x: Any) -> Tensor: return self.pow(x)
+    def __rpow__(self, x: Any) -> Tensor: return self.pow(x, True)
+    def __and__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and)
+    def __rand__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and, True)
+    def __or__(self, x: Any) -> Tensor: return self._binary(x, Ops.OR, np.bitwise_or)
+    def __ror__(self, x: Any) -> Tensor: return self._binary(x, Ops.OR, np.bitwise_or, True)
+    def __xor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor)
+    def __rxor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor, True)
+    def __matmul__(self, x: Any) -> Tensor: return self.matmul(x)
+    def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
+    def __neg__(self) -> Tensor: return self.neg()
+    def __abs__(self) -> Tensor: return self.abs()
+
+    def __invert__(self) -> Tensor:
+        _probe(np.invert, self)  # numpy's TypeError for floats
+        return self._binary(True if self.dtype is dtypes.bool else -1, Ops.XOR, np.bitwise_xor)
+
+    def __lt__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPLT)
+    def __gt__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPLT, reverse=True)
+    def __le__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPLT, or_equal=True)
+    def __ge__(self, x: Any) -> Tensor:
+        return self._compare(x, Ops.CMPLT, reverse=True, or_equal=True)
+    def __eq__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPEQ)  # type: ignore[override]
+    def __ne__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPNE)  # type: ignore[override]
+
+    def where(self, x: Any, y: Any) -> Tensor:
+        """`cond.where(x, y)`: x where cond is true (nonzero), else y."""
+        x, y = _coerce(x), _coerce(y)
+        cond = self if self.dtype is dtypes.bool else self != 0
+        dt = _probe(lambda a, b: np.where(np.ones(1, bool), a, b), x, y)
+        shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
+        c = _broadcast_uop(cond.uop, shape)
+        a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
+                else _const_uop(t, dt, shape) for t in (x, y))
+        return Tensor(c.alu(Ops.WHERE, a, b))
+
+    def _unary_float(self, op: Ops) -> Tensor:
+        """A float function, computed in numpy's float type for the input (int8 -> float16)."""
+        return Tensor(self.uop.cast(least_float(self.dtype)).alu(op))
+
+    def neg(self) -> Tensor:
+        _probe(np.negative, self)  # numpy's TypeError for bool
+        return Tensor(self.uop.alu(Ops.NEG))
+
+    def exp(self) -> Tensor: return self._unary_float(Ops.EXP)
+    def log(self) -> Tensor: return self._unary_float(Ops.LOG)
+    def sqrt(self) -> Tensor: return self._unary_float(Ops.SQRT)
+    def sin(self) -> Tensor: return self._unary_float(Ops.SIN)
+
+    def reciprocal(self) -> Tensor:
+        """1 / x, in the dtype numpy gives `1 / x` (the float type, even for ints)."""
+        return Tensor(self.uop.cast(_probe(np.true_divide, 1, self)).alu(Ops.RECIPROCAL))
+
+    def abs(self) -> Tensor:
+        if self.dtype.is_bool or self.dtype.is_unsigned:
+            return self
+        return (self < 0).where(-self, self)
+
+    def relu(self) -> Tensor:
+        return (self > 0).where(self, 0)
+
+    def sigmoid(self) -> Tensor:
+        x = self.cast(least_float(self.dtype))
+        return 1 / (1 + (-x).exp())
+
+    def tanh(self) -> Tensor:
+        x = self.cast(least_float(self.dtype))
+        return 2 * (2 * x).sigmoid() - 1
+
+    def cast(self, dtype: DType | str) -> Tensor:
+        return Tensor(self.uop.cast(to_dtype(dtype)))
+
+    # ------------------------------------------------------------------ reductions
+    def _axis(self, axis: int) -> int:
+        if not isinstance(axis, (int, np.integer)) or not -self.ndim <= axis < self.ndim:
+            raise AxisError(f"axis {axis} is out of range for a tensor of shape {self.shape}")
+        return int(axis) % self.ndim
+
+    def _axes(self, axis: int | Sequence[int] | None) -> tuple[int, ...]:
+        if axis is None:
+            return tuple(range(self.ndim))
+        items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        axes = [self._axis(a) for a in items]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"axis {axis} repeats an axis of shape {self.shape}")
+        return tuple(sorted(axes))
+
+    def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None) -> Tensor:
+        axes = self._axes(axis)
+        uop = self.uop if dtype is None else self.uop.cast(dtype)
+        if uop.dtype is dtypes.bool:  # OR and AND of bools, as MAX and MIN
+            op = {Ops.ADD: Ops.MAX, Ops.MUL: Ops.MIN}.get(op, op)
+        if axes:
+            uop = UOp(Ops.REDUCE_AXIS, uop.dtype, (uop,), (op, axes))
+        if not keepdim:
+            uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
+        return Tensor(uop)
+
+    def sum(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64."""
+        return self._reduce(Ops.ADD, axis, keepdim, _probe(np.sum, self))
+
+    def max(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        return self._reduce(Ops.MAX, axis, keepdim)
+
+    def min(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        return self._reduce(Ops.MIN, axis, keepdim)
+
+    def _count(self, axis: Any) -> int:
+        return math.prod(self.shape[a] for a in self._axes(axis))
+
+    def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
+        out = _probe(np.mean, self)
+        acc = dtypes.float32 if out is dtypes.float16 else out
+        total = self.cast(acc).sum(axis, keepdim)
+        return (total / self._count(axis)).cast(out)
+
+    def var(self, axis: Any = None, keepdim: bool = False, correction: int = 1) -> Tensor:
+        """Variance dividing by max(n - correction, 0); correction=1 as tinygrad (numpy: 0)."""
+        out = _probe(np.var, self)
+        acc = dtypes.float32 if out is dtypes.float16 else out
+        x = self.cast(acc)
+        dev = x - x.mean(axis, keepdim=True)
+        squares = (dev * dev).sum(axis, keepdim)
+        return (squares / max(self._count(axis) - correction, 0)).cast(out)
+
+    def softmax(self, axis: int = -1) -> Tensor:
+        x = self.cast(least_float(self.dtype))
+        e = (x - x.max(axis, keepdim=True)).exp()
+        return e / e.sum(axis, keepdim=True)
+
+    def log_softmax(self, axis: int = -1) -> Tensor:
+        x = self.cast(least_float(self.dtype))
+        shifted = x - x.max(axis, keepdim=True)
+        return shifted - shifted.exp().sum(axis, keepdim=True).log()
+
+    def matmul(self, w: Any) -> Tensor:
+        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
+        w = w if isinstance(w, Tensor) else Tensor(w)
+        if self.ndim == 0 or w.ndim == 0:
+            raise ValueError(f"matmul needs operands with at least 1 dimension, got shapes "
+                             f"{self.shape} and {w.shape}")
+        x1 = self.reshape(1, -1) if self.ndim == 1 else self
+        w1 = w.reshape(-1, 1) if w.ndim == 1 else w
+        if x1.shape[-1] != w1.shape[-2]:
+            raise ValueError(f"matmul shapes {self.shape} and {w.shape} do not match: "
+                             f"{x1.shape[-1]} != {w1.shape[-2]} on the contracted axis")
+        try:
+            batch = _broadcast_shape(x1.shape[:-2], w1.shape[:-2])
+        except ValueError:
+            raise ValueError(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
+                             f"cannot be broadcast together") from None
+        dt = _probe(lambda a, b: np.matmul(a.reshape(1, 1), b.reshape(1, 1)), self, w)
+        (n, k), m = x1.shape[-2:], w1.shape[-1]
+        full = batch + (n, m, k)
+        xs = _broadcast_uop(x1.uop.cast(dt).reshape(x1.shape[:-1] + (1, k)), full)
+        wt = w1.uop.cast(dt).permute(tuple(range(w1.ndim - 2)) + (w1.ndim - 1, w1.ndim - 2))
+        ws = _broadcast_uop(wt.reshape(wt.shape[:-2] + (1, m, k)), full)
+        prod = xs.alu(Ops.AND if dt is dtypes.bool else Ops.MUL, ws)
+        out = Tensor(prod)._reduce(Ops.ADD, -1, keepdim=False)
+        if self.ndim == 1:
+            out = out.reshape(out.shape[:-2] + out.shape[-1:])
+        if w.ndim == 1:
+            out = out.reshape(out.shape[:-1])
+        return out
+
+    def dot(self, w: Any) -> Tensor:
+        return self.matmul(w)
+
+    # ------------------------------------------------------------------ realization
+    def contiguous(self) -> Tensor:
+        return Tensor(self.uop.f(Ops.CONTIGUOUS))
+
+    def realize(self, *others: Tensor) -> Tensor:
+        """Compute this tensor (and `others`, together) and keep the result as its buffer."""
+        realize_tensors([self, *others])
+        return self
+
+    def assign(self, x: Any) -> Tensor:
+        """Write x into this tensor's buffer in place, when realized (lazily, like tinygrad)."""
+        if self.uop.op is Ops.ASSIGN:  # a pending assign: do it first, it is our new buffer
+            self.realize()
+        if buffer_of(self.uop) is None:
+            raise ValueError(f"assign needs a realized, buffer-backed target; this tensor of "
+                             f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
+        value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
+        if value.ndim == 0 and self.ndim != 0:
+            value = value.expand(self.shape)
+        if value.shape != self.shape or value.dtype is not self.dtype:
+            raise ValueError(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
+                             f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
+        self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
+        return self
+
+    def numpy(self) -> np.ndarray:
+        self.realize()
+        buf = buffer_of(self.uop)
+        assert buf is not None and buf.data is not None
+        return buf.data.reshape(self.shape).copy()
+
+    def item(self) -> Scalar:
+        if self.numel() != 1:
+            raise ValueError(f"item() needs a tensor of one element, got shape {self.shape}")
+        return self.numpy().reshape(-1)[0].item()
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist()
+
+    def schedule(self, *others: Tensor) -> Any:
+        """The kernels that would compute these tensors, without running them."""
+        from rulegrad.runtime.schedule import create_schedule
+
+        return create_schedule([self.uop, *(t.uop for t in others)])
+
+
+# ---------------------------------------------------------------------- shape arithmetic
+def _check_shape(shape: tuple) -> Shape:
+    if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
+        raise ValueError(f"shape {shape} must be non-negative integers")
+    return tuple(int(s) for s in shape)
+
+
+def _resolve_reshape(old: Shape, shape: tuple) -> Shape:
+    size = math.prod(old)
+    if sum(1 for s in shape if s == -1) > 1:
+        raise ValueError(f"cannot reshape {old} to {shape}: more than one -1")
+    if not all(isinstance(s, (int, np.integer)) and s >= -1 for s in shape):
+        raise ValueError(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
+    known = math.prod(s for s in shape if s != -1)
+    if -1 in shape:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
+                         f"({known} elements)")
+    return tuple(int(s) for s in shape)
+
+
+def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int], ...]:
+    padding = tuple(padding)
+    if padding and all(isinstance(p, (int, np.integer)) for p in padding):
+        # flat, torch order: (last_before, last_after, second_last_before, ...)
+        if len(padding) % 2 or len(padding) // 2 > len(shape):
+            raise ValueError(f"flat padding {padding} does not fit shape {shape}")
+        pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
+        padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
+    if len(padding) != len(shape):
+        raise ValueError(f"padding {padding} needs one (before, after) per axis of shape {shape}")
+    arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
+    if any(b < 0 or a < 0 for b, a in arg):
+        raise ValueError(f"negative padding {padding} for shape {shape}; use shrink to cut")
+    return arg
+
+
+def _index(uop: UOp, index: Any) -> UOp:
+    """Basic indexing (ints, slices with any step, None, Ellipsis) as movement ops."""
+    items = index if isinstance(index, tuple) else (index,)
+    shape = uop.shape
+    for it in items:
+        if isinstance(it, bool) or not (it is None or it is Ellipsis or isinstance(it, slice)
+                                        or isinstance(it, (int, np.integer))):
+            raise TypeError(f"unsupported index {it!r} (ints, slices, None and ... only)")
+    if sum(it is Ellipsis for it in items) > 1:
+        raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
+    used = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if used > len(shape):
+        raise IndexError(f"too many indices for tensor of shape {shape}: {index!r}")
+    fill = (slice(None),) * (len(shape) - used)
+    if Ellipsis in [it for it in items if it is Ellipsis]:
+        at = next(i for i, it in enumerate(items) if it is Ellipsis)
+        items = items[:at] + fill + items[at + 1:]
+    else:
+        items = items + fill
+    bounds, flips, strides, final = [], [], [], []
+    axis = 0
+    for it in items:
+        if it is None:
+            final.append(1)
+            continue
+        size = shape[axis]
+        if isinstance(it, slice):
+            start, stop, step = it.indices(size)
+            n = len(range(start, stop, step))
+            if n == 0:
+                bounds.append((0, 0)), flips.append(False), strides.append(1)
+            elif step > 0:
+                bounds.append((start, start + (n - 1) * step + 1))
+                flips.append(False), strides.append(step)
+            else:  # read the covered span backwards
+                bounds.append((start + (n - 1) * step, start + 1))
+                flips.append(True), strides.append(-step)
+            final.append(n)
+        else:
+            i = int(it)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of range for axis {axis} with size {size} "
+                                 f"(tensor of shape {shape})")
+            i %= size
+            bounds.append((i, i + 1)), flips.append(False), strides.append(1)
+        axis += 1
+    out = uop.shrink(tuple(bounds)).flip(tuple(flips))
+    for axis, step in enumerate(strides):
+        if step > 1:
+            out = _stride(out, axis, step)
+    return out.reshape(tuple(final))
+
+
+def _stride(uop: UOp, axis: int, step: int) -> UOp:
+    """Every `step`-th element along `axis`: pad to a multiple, split the axis, keep column 0."""
+    shape = uop.shape
+    length = shape[axis]
+    n = -(-length // step)
+    pad = tuple((0, n * step - length) if i == axis else (0, 0) for i in range(len(shape)))
+    split = shape[:axis] + (n, step) + shape[axis + 1:]
+    keep = tuple((0, 1) if i == axis + 1 else (0, s) for i, s in enumerate(split))
+    return uop.pad(pad).reshape(split).shrink(keep).reshape(shape[:axis] + (n,) + shape[axis + 1:])
+
+
+def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
+    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors."""
+    items = [*first, *rest] if isinstance(first, (list, tuple)) else [first, *rest]
+    if not items:
+        raise ValueError("need at least one tensor")
+    return [t if isinstance(t, Tensor) else Tensor(t) for t in items]
+
+
+# ---------------------------------------------------------------------- float helpers
+def _floor(x: UOp) -> UOp:
+    """floor from TRUNC: one less where truncation rounded a negative value up."""
+    t = x.alu(Ops.TRUNC)
+    return t.alu(Ops.SUB, x.alu(Ops.CMPLT, t).cast(x.dtype))
+
+
+def _floor_fix(r: UOp, b: UOp) -> UOp:
+    """Where a C remainder `r` of division by `b` must move to numpy's floor convention."""
+    zero = r.const_like(0)
+    differ = r.alu(Ops.CMPLT, zero).alu(Ops.CMPNE, b.alu(Ops.CMPLT, zero))
+    return r.alu(Ops.CMPNE, zero).alu(Ops.AND, differ)
+

@@ -201,6 +201,20 @@ class EList:
 
 
 @dataclass(frozen=True)
+class EComp:
+    """A generator expression (`kind="gen"`) or list comprehension (`kind="list"`) with one
+    `for` clause: `elt for a, b in iter if c1 if c2`. The `names` are bound in `elt` and
+    `conds` only (LANGUAGE.md, "Expressions"); `all(s.op is Ops.CONST for s in a.src)`."""
+
+    kind: str  # "gen" or "list"
+    elt: Expr
+    names: tuple[str, ...]
+    iter: Expr
+    conds: tuple[Expr, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class EDefer:
     """The right-hand side `defer`: not yet, retry after the siblings."""
 
@@ -208,7 +222,7 @@ class EDefer:
 
 
 Expr = Union[ELit, EName, EOpName, EAttr, ESlice, EIndex, ECall, EBinOp, EUnary, ECompare,
-             EBool, EIf, ETuple, EList]
+             EBool, EIf, ETuple, EList, EComp]
 
 
 # ------------------------------------------------------------------------ rules and files

@@ -1,1 +1,32 @@
-"""rulegrad.generator"""
+"""rulegrad.generator: `.rules` files -> Python matcher modules.
+
+The phases, one module each (no phase reaches back into an earlier one):
+
+    text --dsl.parser--> RulesFile --dsl.check--> CheckedFile
+         --match_ir.lower--> MatchIR (per rule set: per root op, a decision tree of tests)
+         --emit.module_model--> ModuleModel --templates/matcher.py.j2--> Python source
+
+`interp.py` runs a CheckedFile directly (the oracle); `cli.py` is `rulegrad gen`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .emit import module_model, render
+from .match_ir import lower
+
+
+def compile_file(path: str | Path, out_dir: str | Path | None = None) -> str:
+    """The generated module for one rules file (raises `RulesError` on a broken file).
+
+    `out_dir` is where the module will be written; paths in it are relative to there."""
+    from rulegrad.dsl.check import check
+    from rulegrad.dsl.parser import parse
+
+    text = Path(path).read_text(encoding="utf-8")
+    tree = parse(text, str(path))                  # 1. text -> typed AST (syntax errors)
+    checked = check(tree)                          # 2. names, arity, shadowing, helpers
+    irs = [lower(rs) for rs in checked.rulesets]   # 3. per rule set: decision trees
+    model = module_model(checked, irs, out_dir)    # 4. every decision about the output
+    return render(model)                           # 5. the template prints it

@@ -1,1 +1,90 @@
-"""rulegrad.rules"""
+"""rulegrad.rules: the rule passes (`*.rules`), their Python helpers, and the loader.
+
+    from rulegrad.rules import matcher
+    sym = matcher("symbolic", "sym")           # the matcher for rule set `sym` of symbolic.rules
+    graph_rewrite(sink, sym)
+
+In: a rules file's stem and a rule-set name. Out: the `RuleMatcher` from the committed
+generated module `rules/generated/<stem>.py`, or, with `RULEGRAD_MATCHER=interp` in the
+environment, the interpreted matcher built from the `.rules` source (the oracle). A generated
+module that is missing, or older than its `.rules` file, is an error that says to run
+`rulegrad gen`: running stale rules silently would be worse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rulegrad.runtime.matcher import RuleMatcher
+
+RULES_DIR = Path(__file__).resolve().parent
+_cache: dict[tuple[str, str], dict[str, RuleMatcher]] = {}
+
+
+class MatcherLoadError(RuntimeError):
+    """The generated matchers cannot be used (missing or stale), or no such rule set."""
+
+
+def mode() -> str:
+    """`generated` (the default) or `interp`, from RULEGRAD_MATCHER."""
+    value = os.environ.get("RULEGRAD_MATCHER", "generated") or "generated"
+    if value not in ("generated", "interp"):
+        raise MatcherLoadError(f"RULEGRAD_MATCHER={value!r}: expected 'generated' or 'interp'")
+    return value
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _generated(stem: str) -> dict[str, RuleMatcher]:
+    source = RULES_DIR / f"{stem}.rules"
+    try:
+        mod = importlib.import_module(f"rulegrad.rules.generated.{stem}")
+    except ModuleNotFoundError as e:
+        if e.name != f"rulegrad.rules.generated.{stem}":
+            raise
+        what = f"rules/{stem}.rules" if source.is_file() else f"a rules file {stem!r}"
+        raise MatcherLoadError(f"no generated matchers for {what}: run `rulegrad gen`") from None
+    # the module's stamp must match every rules file it was generated from
+    for rel, sha in ((mod.SOURCE, mod.SOURCE_SHA256), *mod.DEPENDENCIES):
+        path = RULES_DIR.parent / rel
+        if not path.is_file() or _sha(path) != sha:
+            raise MatcherLoadError(f"rules/generated/{stem}.py is stale ({rel} changed since it "
+                                   "was generated): run `rulegrad gen`")
+    return mod.MATCHERS
+
+
+def _interpreted(stem: str) -> dict[str, RuleMatcher]:
+    from rulegrad.dsl import load
+    from rulegrad.generator.interp import interpret_file
+
+    source = RULES_DIR / f"{stem}.rules"
+    if not source.is_file():
+        raise MatcherLoadError(f"no rules file rules/{stem}.rules")
+    return interpret_file(load(str(source)))
+
+
+def matchers(file_stem: str) -> dict[str, RuleMatcher]:
+    """Every rule set of `rules/<file_stem>.rules`, by name."""
+    key = (mode(), file_stem)
+    if key not in _cache:
+        _cache[key] = _interpreted(file_stem) if key[0] == "interp" else _generated(file_stem)
+    return _cache[key]
+
+
+def matcher(file_stem: str, set_name: str) -> RuleMatcher:
+    """The matcher of rule set `set_name` in `rules/<file_stem>.rules`."""
+    found = matchers(file_stem)
+    if set_name not in found:
+        raise MatcherLoadError(f"rules/{file_stem}.rules has no rule set {set_name!r}; "
+                               f"it has: {', '.join(found)}")
+    return found[set_name]
+
+
+load = matcher  # `rulegrad.rules.load("symbolic", "sym")` reads as well

@@ -1,0 +1,303 @@
+"""The interpreted matcher: runs the checked rule AST directly. It is the oracle.
+
+In: a `CheckedFile` (or one `CheckedRuleSet` and its helpers). Out: `RuleMatcher`s with the
+same interface and the same semantics as the generated ones, built by walking the pattern tree
+against a node and evaluating guard and right-hand side by walking the expression tree. No
+Python text is generated or evaluated here; it is deliberately simple, and slow.
+
+Semantics (the generated code must agree): rules are tried in order; a rule's pattern yields
+its matches in order (a commutative `[a, b]` first as written, then swapped; see
+`match_ir.src_orders`); for each match the guard is evaluated, then the right-hand side; the
+first result that is not None and not the node itself wins. A result that is not a UOp becomes
+`n.const_like(result)`. `defer` raises `RewriteNotReady`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import operator
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rulegrad.dsl.ast import (
+    CheckedFile,
+    CheckedRuleSet,
+    EAttr,
+    EBinOp,
+    EBool,
+    ECall,
+    EComp,
+    ECompare,
+    EDefer,
+    EIf,
+    EIndex,
+    EList,
+    ELit,
+    EName,
+    EOpName,
+    ESlice,
+    ETuple,
+    EUnary,
+    Expr,
+    Helper,
+    Pattern,
+    PBind,
+    PConst,
+    PVar,
+    Rule,
+)
+from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES, resolve_dtype
+from rulegrad.runtime.matcher import RuleMatcher, as_uop, default_dtype, load_helper_file
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
+from rulegrad.runtime.uop import UOp
+
+from .match_ir import root_ops, src_orders
+from .paths import display_path, in_package
+
+_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod,
+}
+_CMPOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge, "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b, "is": operator.is_, "is not": operator.is_not,
+}
+Bound = dict[str, UOp]
+
+
+def load_helpers(helpers: tuple[Helper, ...] | list[Helper]) -> dict[str, Any]:
+    """The helper functions, from the same modules the generated code imports them from."""
+    out: dict[str, Any] = {}
+    for h in helpers:
+        if h.file is None:
+            mod = importlib.import_module(h.module)
+        elif in_package(h.file):
+            mod = importlib.import_module(f"rulegrad.rules.{Path(h.file).stem}")
+        else:
+            mod = load_helper_file(h.file)
+        out[h.name] = getattr(mod, h.name)
+    return out
+
+
+class Interpreter:
+    """Pattern matching and expression evaluation over the AST of one rule set."""
+
+    def __init__(self, helpers: dict[str, Any]):
+        self.helpers = helpers
+        self._consts: dict[int, Any] = {}  # id(constant expr) -> its value
+
+    # ------------------------------------------------------------------ patterns
+    def match(self, p: Pattern, n: UOp, bound: Bound, root: bool = False) -> Iterator[Bound]:
+        """Every way `p` matches `n`, extending `bound` (the root's op is checked by dispatch)."""
+        if isinstance(p, PVar):
+            if self._dtype_ok(p.dtype, n):
+                yield from _bind(p.name, n, bound)
+        elif isinstance(p, PConst):
+            if n.op is Ops.CONST and _const_eq(n.arg, p.value) and self._dtype_ok(p.dtype, n):
+                yield bound
+        elif isinstance(p, PBind):
+            for b in self.match(p.pattern, n, bound, root):
+                yield from _bind(p.name, n, b)
+        else:
+            if not root and n.op not in root_ops(p):
+                return
+            if not self._dtype_ok(p.dtype, n):
+                return
+            if p.arg is not None and not self._field_eq(n.arg, p.arg):
+                return
+            if p.tag is not None and not self._field_eq(n.tag, p.tag):
+                return
+            if p.srcs is None:
+                yield bound
+                return
+            count = len(p.srcs)
+            if len(n.src) != count and not (p.ellipsis and len(n.src) >= count):
+                return
+            for order in src_orders(p):
+                yield from self._sequence(p.srcs, [n.src[i] for i in order], bound)
+
+    def _sequence(self, pats: tuple[Pattern, ...], nodes: list[UOp], bound: Bound
+                  ) -> Iterator[Bound]:
+        if not pats:
+            yield bound
+            return
+        for b in self.match(pats[0], nodes[0], bound):
+            yield from self._sequence(pats[1:], nodes[1:], b)
+
+    def _dtype_ok(self, ref: Any, n: UOp) -> bool:
+        if ref is None:
+            return True
+        allowed = resolve_dtype(ref.name)
+        assert allowed is not None, ref
+        if len(allowed) == 1:
+            return n.dtype is next(iter(allowed))
+        return n.dtype in allowed
+
+    def _field_eq(self, value: Any, e: Expr) -> bool:
+        if isinstance(e, ELit) and e.value is None:
+            return value is None
+        key = id(e)
+        if key not in self._consts:
+            self._consts[key] = self.evaluate(e, {}, None)
+        return bool(value == self._consts[key])
+
+    # ------------------------------------------------------------------ expressions
+    def evaluate(self, e: Expr, caps: Bound, ctx: Any) -> Any:
+        ev = self.evaluate
+        if isinstance(e, ELit):
+            return e.value
+        if isinstance(e, EName):
+            if e.name in caps:
+                return caps[e.name]
+            if e.name == "ctx":
+                return ctx
+            if e.name in self.helpers:
+                return self.helpers[e.name]
+            return BUILTINS[e.name]
+        if isinstance(e, EOpName):
+            return GLOBALS[e.name] if e.name in GLOBALS else Ops[e.name]
+        if isinstance(e, EAttr):
+            return getattr(ev(e.obj, caps, ctx), e.attr)
+        if isinstance(e, EIndex):
+            obj = ev(e.obj, caps, ctx)
+            if isinstance(e.index, ESlice):
+                parts = [None if x is None else ev(x, caps, ctx)
+                         for x in (e.index.lower, e.index.upper, e.index.step)]
+                return obj[slice(*parts)]
+            return obj[ev(e.index, caps, ctx)]
+        if isinstance(e, ECall):
+            if isinstance(e.func, EOpName) and e.func.name in OP_NAMES:
+                return self._construct(Ops[e.func.name], e, caps, ctx)
+            fn = ev(e.func, caps, ctx)
+            args = [ev(a, caps, ctx) for a in e.args]
+            return fn(*args, **{k: ev(v, caps, ctx) for k, v in e.kwargs})
+        if isinstance(e, EBinOp):
+            return _BINOPS[e.op](ev(e.left, caps, ctx), ev(e.right, caps, ctx))
+        if isinstance(e, EUnary):
+            value = ev(e.operand, caps, ctx)
+            return (not value) if e.op == "not" else -value
+        if isinstance(e, ECompare):
+            left = ev(e.left, caps, ctx)
+            for op, right_e in zip(e.ops, e.rights):
+                right = ev(right_e, caps, ctx)
+                if not _CMPOPS[op](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(e, EBool):
+            value: Any = None
+            for item in e.values:  # Python's and/or: short-circuit, return the operand
+                value = ev(item, caps, ctx)
+                if (e.op == "and") != bool(value):
+                    return value
+            return value
+        if isinstance(e, EIf):
+            return ev(e.then, caps, ctx) if ev(e.cond, caps, ctx) else ev(e.orelse, caps, ctx)
+        if isinstance(e, ETuple):
+            return tuple(ev(i, caps, ctx) for i in e.items)
+        if isinstance(e, EList):
+            return [ev(i, caps, ctx) for i in e.items]
+        if isinstance(e, EComp):
+            items = self._comprehend(e, ev(e.iter, caps, ctx), caps, ctx)
+            return items if e.kind == "gen" else list(items)
+        raise TypeError(f"cannot evaluate {type(e).__name__}")
+
+    def _comprehend(self, e: EComp, iterable: Any, caps: Bound, ctx: Any) -> Iterator[Any]:
+        # lazy, like Python's generator expressions (`all(...)` stops at the first False)
+        for item in iterable:
+            values = (item,) if len(e.names) == 1 else tuple(item)
+            if len(values) != len(e.names):
+                raise ValueError(f"cannot unpack {len(values)} values into {e.names}")
+            inner = {**caps, **dict(zip(e.names, values))}
+            if all(self.evaluate(c, inner, ctx) for c in e.conds):
+                yield self.evaluate(e.elt, inner, ctx)
+
+    def _construct(self, op: Ops, e: ECall, caps: Bound, ctx: Any) -> UOp:
+        srcs = tuple(self.evaluate(a, caps, ctx) for a in e.args)
+        kw = {k: self.evaluate(v, caps, ctx) for k, v in e.kwargs}
+        dtype = kw["dtype"] if "dtype" in kw else default_dtype(op, srcs)
+        return UOp(op, dtype, srcs, kw.get("arg"), kw.get("tag"))
+
+    # ------------------------------------------------------------------ rules
+    def apply(self, rule: Rule, n: UOp, caps: Bound, ctx: Any) -> UOp | None:
+        """Guard, then right-hand side, of one match."""
+        if rule.guard is not None and not self.evaluate(rule.guard, caps, ctx):
+            return None
+        if isinstance(rule.rhs, EDefer):
+            raise RewriteNotReady
+        return as_uop(n, self.evaluate(rule.rhs, caps, ctx))
+
+
+def _bind(name: str | None, n: UOp, bound: Bound) -> Iterator[Bound]:
+    if name is None:
+        yield bound
+    elif name in bound:
+        if bound[name] is n:  # a repeated name means the same node
+            yield bound
+    else:
+        yield {**bound, name: n}
+
+
+def _const_eq(arg: Any, value: Any) -> bool:
+    if isinstance(value, float) and math.isnan(value):
+        return bool(arg != arg)
+    return bool(arg == value)
+
+
+def _per_op(interp: Interpreter, rules: list[tuple[int, Rule]]) -> tuple[Callable, Callable]:
+    """The fast and traced functions for one root op."""
+
+    def fast(n: UOp, ctx: Any) -> UOp | None:
+        for _, rule in rules:
+            for caps in interp.match(rule.pattern, n, {}, root=True):
+                r = interp.apply(rule, n, caps, ctx)
+                if r is not None and r is not n:
+                    return r
+        return None
+
+    def traced(n: UOp, ctx: Any, st: Any) -> tuple[UOp, int] | None:
+        for k, rule in rules:
+            for caps in interp.match(rule.pattern, n, {}, root=True):
+                t0 = st.start(k)
+                r = interp.apply(rule, n, caps, ctx)
+                st.stop(k, t0, r, n)
+                if r is not None and r is not n:
+                    return r, k
+        return None
+
+    return fast, traced
+
+
+def interpret_ruleset(rs: CheckedRuleSet, helpers: dict[str, Any]) -> RuleMatcher:
+    """An interpreted matcher for one rule set."""
+    interp = Interpreter(helpers)
+    per_rule = [(k, rule, root_ops(rule.pattern)) for k, rule in enumerate(rs.rules)]
+    fast: dict[Ops, Callable] = {}
+    traced: dict[Ops, Callable] = {}
+    for op in Ops:
+        rules = [(k, rule) for k, rule, ops in per_rule if op in ops]
+        if rules:
+            fast[op], traced[op] = _per_op(interp, rules)
+    infos = tuple(RuleInfo(r.name, display_path(r.span.path) if r.span.line else r.span.path,
+                           r.span.line, " ".join(r.text.split())) for r in rs.rules)
+    return RuleMatcher(rs.name, infos, fast, traced)
+
+
+def _all_helpers(cf: CheckedFile) -> list[Helper]:
+    out: list[Helper] = []
+    stack = [cf]
+    while stack:
+        f = stack.pop()
+        out += f.helpers
+        stack += f.imported
+    return out
+
+
+def interpret_file(cf: CheckedFile) -> dict[str, RuleMatcher]:
+    """An interpreted matcher for every rule set of a checked file, by set name."""
+    helpers = load_helpers(_all_helpers(cf))
+    return {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}

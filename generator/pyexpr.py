@@ -1,0 +1,182 @@
+"""Print rule expressions (guards, right-hand sides, arg/tag constants) as Python source.
+
+In: an `Expr` of the checked AST and a `Scope` saying what each name is (a capture and the
+local that holds it, `ctx`, a helper, a builtin). Out: one line of Python with minimal
+parentheses. Op constructors become `UOp(Ops.X, dtype, (srcs...), arg, tag)` with the default
+dtype of `runtime.matcher.default_dtype`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from rulegrad.dsl.ast import (
+    EAttr,
+    EBinOp,
+    EBool,
+    ECall,
+    EComp,
+    ECompare,
+    EIf,
+    EIndex,
+    EList,
+    ELit,
+    EName,
+    EOpName,
+    ESlice,
+    ETuple,
+    EUnary,
+    Expr,
+)
+from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
+from rulegrad.runtime.ops import GroupOp, Ops
+
+# Python precedence, low to high
+_P_IF, _P_OR, _P_AND, _P_NOT, _P_CMP, _P_ADD, _P_MUL, _P_UNARY, _P_POSTFIX, _P_ATOM = range(10)
+_BIN = {"+": _P_ADD, "-": _P_ADD, "*": _P_MUL, "/": _P_MUL, "//": _P_MUL, "%": _P_MUL}
+
+
+class ExprError(Exception):
+    pass
+
+
+def py_literal(v: object) -> str:
+    """A Python literal, with inf and nan spelt so that they evaluate."""
+    if isinstance(v, float) and not isinstance(v, bool):
+        if math.isnan(v):
+            return 'float("nan")'
+        if math.isinf(v):
+            return 'float("inf")' if v > 0 else '-float("inf")'
+    return repr(v)
+
+
+@dataclass
+class Scope:
+    """What the names of one rule mean in the generated function."""
+
+    captures: dict[str, str]  # capture -> the local that holds it
+    helpers: frozenset[str]
+    root: str = "n"
+    temps: list[int] = field(default_factory=lambda: [0])  # shared counter for walrus temps
+
+    def temp(self) -> str:
+        self.temps[0] += 1
+        return f"_t{self.temps[0]}"
+
+
+def _simple(text: str) -> bool:
+    return text.replace("_", "").replace(".", "").isalnum()
+
+
+def pyexpr(e: Expr, scope: Scope, prec: int = _P_IF) -> str:
+    """`e` as Python, parenthesised if its precedence is below `prec`."""
+    text, own = _print(e, scope)
+    return f"({text})" if own < prec else text
+
+
+def _print(e: Expr, s: Scope) -> tuple[str, int]:
+    if isinstance(e, ELit):
+        text = py_literal(e.value)
+        return text, (_P_UNARY if text.startswith("-") else _P_ATOM)
+    if isinstance(e, EName):
+        if e.name in s.captures:
+            return s.captures[e.name], _P_ATOM
+        if e.name == "ctx" or e.name in s.helpers or e.name in BUILTINS:
+            return e.name, _P_ATOM
+        raise ExprError(f"{e.span}: unknown name {e.name!r}")
+    if isinstance(e, EOpName):
+        if e.name in GLOBALS:
+            return e.name, _P_ATOM
+        if e.name in OP_NAMES:
+            return f"Ops.{e.name}", _P_POSTFIX
+        raise ExprError(f"{e.span}: unknown name {e.name!r}")
+    if isinstance(e, EAttr):
+        return f"{pyexpr(e.obj, s, _P_POSTFIX)}.{e.attr}", _P_POSTFIX
+    if isinstance(e, EIndex):
+        return f"{pyexpr(e.obj, s, _P_POSTFIX)}[{_index(e.index, s)}]", _P_POSTFIX
+    if isinstance(e, ECall):
+        if isinstance(e.func, EOpName) and e.func.name in OP_NAMES:
+            return _construct(Ops[e.func.name], e, s), _P_POSTFIX
+        if len(e.args) == 1 and not e.kwargs and isinstance(e.args[0], EComp) and \
+                e.args[0].kind == "gen":  # f(x for x in xs): the call's parens suffice
+            return f"{pyexpr(e.func, s, _P_POSTFIX)}({_comp(e.args[0], s)})", _P_POSTFIX
+        args = [pyexpr(a, s) for a in e.args] + [f"{k}={pyexpr(v, s)}" for k, v in e.kwargs]
+        return f"{pyexpr(e.func, s, _P_POSTFIX)}({', '.join(args)})", _P_POSTFIX
+    if isinstance(e, EBinOp):
+        p = _BIN[e.op]
+        # left-associative: the right operand needs parens at equal precedence
+        return f"{pyexpr(e.left, s, p)} {e.op} {pyexpr(e.right, s, p + 1)}", p
+    if isinstance(e, EUnary):
+        if e.op == "not":
+            return f"not {pyexpr(e.operand, s, _P_NOT)}", _P_NOT
+        return f"{e.op}{pyexpr(e.operand, s, _P_UNARY)}", _P_UNARY
+    if isinstance(e, ECompare):
+        parts = [pyexpr(e.left, s, _P_CMP + 1)]
+        for op, right in zip(e.ops, e.rights):
+            parts += [op, pyexpr(right, s, _P_CMP + 1)]
+        return " ".join(parts), _P_CMP
+    if isinstance(e, EBool):
+        p = _P_AND if e.op == "and" else _P_OR
+        return f" {e.op} ".join(pyexpr(v, s, p + 1) for v in e.values), p
+    if isinstance(e, EIf):
+        return (f"{pyexpr(e.then, s, _P_OR)} if {pyexpr(e.cond, s, _P_OR)} "
+                f"else {pyexpr(e.orelse, s, _P_IF)}"), _P_IF
+    if isinstance(e, ETuple):
+        items = [pyexpr(i, s) for i in e.items]
+        return (f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"), _P_ATOM
+    if isinstance(e, EList):
+        return f"[{', '.join(pyexpr(i, s) for i in e.items)}]", _P_ATOM
+    if isinstance(e, EComp):
+        return (f"({_comp(e, s)})" if e.kind == "gen" else f"[{_comp(e, s)}]"), _P_ATOM
+    raise ExprError(f"cannot print {type(e).__name__} as Python")
+
+
+def _comp(e: EComp, s: Scope) -> str:
+    """`elt for a, b in iter if c`: the names are the comprehension's own, in elt and conds."""
+    it = pyexpr(e.iter, s, _P_OR)
+    inner = Scope({**s.captures, **{v: v for v in e.names}}, s.helpers, s.root, s.temps)
+    conds = "".join(f" if {pyexpr(c, inner, _P_OR)}" for c in e.conds)
+    return f"{pyexpr(e.elt, inner)} for {', '.join(e.names)} in {it}{conds}"
+
+
+def _index(e: Expr, s: Scope) -> str:
+    if isinstance(e, ESlice):
+        parts = ["" if x is None else pyexpr(x, s) for x in (e.lower, e.upper, e.step)]
+        return ":".join(parts) if e.step is not None else ":".join(parts[:2])
+    return pyexpr(e, s)
+
+
+def _construct(op: Ops, e: ECall, s: Scope) -> str:
+    """`OP(srcs..., dtype=, arg=, tag=)` -> `UOp(Ops.OP, dtype, (srcs,), arg, tag)`."""
+    kw = dict(e.kwargs)
+    unknown = set(kw) - {"dtype", "arg", "tag"}
+    if unknown:
+        raise ExprError(f"{e.span}: {op.name}(...) takes only dtype=, arg=, tag=; got {unknown}")
+    srcs = [pyexpr(a, s) for a in e.args]
+    if "dtype" in kw:
+        dtype = pyexpr(kw["dtype"], s)
+    elif op in GroupOp.Comparison:
+        dtype = "dtypes.bool"
+    elif not srcs:
+        dtype = "dtypes.void"
+    else:
+        i = 1 if op is Ops.WHERE and len(srcs) == 3 else 0
+        if _simple(srcs[i]):
+            dtype = f"{srcs[i]}.dtype"
+        else:  # evaluate the source once: bind it in the dtype position, reuse it in src
+            t = s.temp()
+            if i == 0:
+                dtype, srcs[0] = f"({t} := {srcs[0]}).dtype", t
+            else:
+                # WHERE: the value's dtype; keep the sources' evaluation order
+                t0 = s.temp()
+                dtype = f"(({t0} := {srcs[0]}), ({t} := {srcs[1]}))[1].dtype"
+                srcs[0], srcs[1] = t0, t
+    src = f"({srcs[0]},)" if len(srcs) == 1 else f"({', '.join(srcs)})"
+    args = [f"Ops.{op.name}", dtype, src]
+    if "arg" in kw or "tag" in kw:
+        args.append(pyexpr(kw["arg"], s) if "arg" in kw else "None")
+    if "tag" in kw:
+        args.append(pyexpr(kw["tag"], s))
+    return f"UOp({', '.join(args)})"

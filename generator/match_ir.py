@@ -122,7 +122,9 @@ _RANK = {OpTest: 0, CountTest: 1, DTypeTest: 2, ConstTest: 3, ArgTest: 4, TagTes
 def _order(t: Test) -> tuple:
     # breadth first by path (a parent's CountTest precedes every test of its sources); a
     # SameTest sits at the later of its two paths, after both are known
-    path = max(t.path, t.other) if isinstance(t, SameTest) else t.path
+    path = t.path
+    if isinstance(t, SameTest):  # the later of the two in breadth-first order
+        path = max(t.path, t.other, key=lambda p: (len(p), p))
     return (len(path), path, _RANK[type(t)], getattr(t, "other", ()))
 
 

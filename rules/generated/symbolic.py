@@ -901,7 +901,7 @@ def _sym_ADD(n, ctx):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n0_1 is n0_0_1 and n1_0 is n0_0_0 and n1_1 is n0_0_1 and n0_0_1.op is Ops.CONST:
+                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
@@ -911,7 +911,7 @@ def _sym_ADD(n, ctx):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n1_1 is n0_1_1 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1:
+                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
@@ -927,7 +927,7 @@ def _sym_ADD(n, ctx):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n1_1 is n1_0_1 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n0_1 is n1_0_1:
+                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
@@ -1079,14 +1079,14 @@ def _sym_IDIV(n, ctx):
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
-                if n1 is n0_1 and n0_1.op is Ops.CONST:
+                if n0_1.op is Ops.CONST and n1 is n0_1:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_1
                     x = n0_0
                     if c.arg != 0:
                         return x
-                if n1 is n0_0 and n0_0.op is Ops.CONST:
+                if n0_0.op is Ops.CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_0
@@ -1096,10 +1096,10 @@ def _sym_IDIV(n, ctx):
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
-                if n1 is n0_0_1 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+                if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n0_0_1.op is Ops.CONST:
+                    if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_1
@@ -1107,10 +1107,7 @@ def _sym_IDIV(n, ctx):
                         x = n0_0_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x
-                if n1 is n0_0_0 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                    n0_0_0 = n0_0.src[0]
-                    n0_0_1 = n0_0.src[1]
-                    if n0_0_0.op is Ops.CONST:
+                    if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_0
@@ -1118,10 +1115,10 @@ def _sym_IDIV(n, ctx):
                         x = n0_0_1
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x
-                if n1 is n0_1_1 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+                if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n0_1_1.op is Ops.CONST:
+                    if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_1
@@ -1129,10 +1126,7 @@ def _sym_IDIV(n, ctx):
                         x = n0_1_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x
-                if n1 is n0_1_0 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                    n0_1_0 = n0_1.src[0]
-                    n0_1_1 = n0_1.src[1]
-                    if n0_1_0.op is Ops.CONST:
+                    if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_0
@@ -1168,7 +1162,7 @@ def _sym_MOD(n, ctx):
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_1 and n0_1.op is Ops.CONST:
+            if n0_1.op is Ops.CONST and n1 is n0_1:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_1
@@ -1176,7 +1170,7 @@ def _sym_MOD(n, ctx):
                 if c.arg != 0:
                     _r = n.const_like(0)
                     if _r is not n: return _r
-            if n1 is n0_0 and n0_0.op is Ops.CONST:
+            if n0_0.op is Ops.CONST and n1 is n0_0:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_0
@@ -1187,7 +1181,7 @@ def _sym_MOD(n, ctx):
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_1 and n0_1.op is Ops.CONST:
+            if n0_1.op is Ops.CONST and n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:55
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                 c = n0_1
@@ -1198,10 +1192,10 @@ def _sym_MOD(n, ctx):
         if n.dtype is dtypes.index and n0.op is Ops.ADD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_0_1 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+            if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
                 n0_0_0 = n0_0.src[0]
                 n0_0_1 = n0_0.src[1]
-                if n0_0_1.op is Ops.CONST:
+                if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_1
@@ -1209,10 +1203,7 @@ def _sym_MOD(n, ctx):
                     x = n0_0_0
                     if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                         return d
-            if n1 is n0_0_0 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                n0_0_0 = n0_0.src[0]
-                n0_0_1 = n0_0.src[1]
-                if n0_0_0.op is Ops.CONST:
+                if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_0
@@ -1220,10 +1211,10 @@ def _sym_MOD(n, ctx):
                     x = n0_0_1
                     if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                         return d
-            if n1 is n0_1_1 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+            if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                 n0_1_0 = n0_1.src[0]
                 n0_1_1 = n0_1.src[1]
-                if n0_1_1.op is Ops.CONST:
+                if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_1
@@ -1231,10 +1222,7 @@ def _sym_MOD(n, ctx):
                     x = n0_1_0
                     if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                         return d
-            if n1 is n0_1_0 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                n0_1_0 = n0_1.src[0]
-                n0_1_1 = n0_1.src[1]
-                if n0_1_0.op is Ops.CONST:
+                if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_0
@@ -1556,7 +1544,7 @@ def _sym_ADD_t(n, ctx, _st):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n0_1 is n0_0_1 and n1_0 is n0_0_0 and n1_1 is n0_0_1 and n0_0_1.op is Ops.CONST:
+                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
@@ -1568,7 +1556,7 @@ def _sym_ADD_t(n, ctx, _st):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n1_1 is n0_1_1 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1:
+                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
@@ -1586,7 +1574,7 @@ def _sym_ADD_t(n, ctx, _st):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n1_1 is n1_0_1 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n0_1 is n1_0_1:
+                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
@@ -1778,7 +1766,7 @@ def _sym_IDIV_t(n, ctx, _st):
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
-                if n1 is n0_1 and n0_1.op is Ops.CONST:
+                if n0_1.op is Ops.CONST and n1 is n0_1:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_1
@@ -1787,7 +1775,7 @@ def _sym_IDIV_t(n, ctx, _st):
                     _r = x if c.arg != 0 else None
                     _st.stop(19, _t, _r, n)
                     if _r is not None and _r is not n: return _r, 19
-                if n1 is n0_0 and n0_0.op is Ops.CONST:
+                if n0_0.op is Ops.CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_0
@@ -1799,10 +1787,10 @@ def _sym_IDIV_t(n, ctx, _st):
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
-                if n1 is n0_0_1 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+                if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n0_0_1.op is Ops.CONST:
+                    if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_1
@@ -1812,10 +1800,7 @@ def _sym_IDIV_t(n, ctx, _st):
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                         _st.stop(23, _t, _r, n)
                         if _r is not None and _r is not n: return _r, 23
-                if n1 is n0_0_0 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                    n0_0_0 = n0_0.src[0]
-                    n0_0_1 = n0_0.src[1]
-                    if n0_0_0.op is Ops.CONST:
+                    if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_0
@@ -1825,10 +1810,10 @@ def _sym_IDIV_t(n, ctx, _st):
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                         _st.stop(23, _t, _r, n)
                         if _r is not None and _r is not n: return _r, 23
-                if n1 is n0_1_1 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+                if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n0_1_1.op is Ops.CONST:
+                    if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_1
@@ -1838,10 +1823,7 @@ def _sym_IDIV_t(n, ctx, _st):
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                         _st.stop(23, _t, _r, n)
                         if _r is not None and _r is not n: return _r, 23
-                if n1 is n0_1_0 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                    n0_1_0 = n0_1.src[0]
-                    n0_1_1 = n0_1.src[1]
-                    if n0_1_0.op is Ops.CONST:
+                    if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_0
@@ -1884,7 +1866,7 @@ def _sym_MOD_t(n, ctx, _st):
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_1 and n0_1.op is Ops.CONST:
+            if n0_1.op is Ops.CONST and n1 is n0_1:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_1
@@ -1893,7 +1875,7 @@ def _sym_MOD_t(n, ctx, _st):
                 _r = n.const_like(0) if c.arg != 0 else None
                 _st.stop(20, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 20
-            if n1 is n0_0 and n0_0.op is Ops.CONST:
+            if n0_0.op is Ops.CONST and n1 is n0_0:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_0
@@ -1905,7 +1887,7 @@ def _sym_MOD_t(n, ctx, _st):
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_1 and n0_1.op is Ops.CONST:
+            if n0_1.op is Ops.CONST and n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:55
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                 c = n0_1
@@ -1918,10 +1900,10 @@ def _sym_MOD_t(n, ctx, _st):
         if n.dtype is dtypes.index and n0.op is Ops.ADD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            if n1 is n0_0_1 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+            if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
                 n0_0_0 = n0_0.src[0]
                 n0_0_1 = n0_0.src[1]
-                if n0_0_1.op is Ops.CONST:
+                if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_1
@@ -1931,10 +1913,7 @@ def _sym_MOD_t(n, ctx, _st):
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                     _st.stop(24, _t, _r, n)
                     if _r is not None and _r is not n: return _r, 24
-            if n1 is n0_0_0 and n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                n0_0_0 = n0_0.src[0]
-                n0_0_1 = n0_0.src[1]
-                if n0_0_0.op is Ops.CONST:
+                if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_0
@@ -1944,10 +1923,10 @@ def _sym_MOD_t(n, ctx, _st):
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                     _st.stop(24, _t, _r, n)
                     if _r is not None and _r is not n: return _r, 24
-            if n1 is n0_1_1 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+            if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                 n0_1_0 = n0_1.src[0]
                 n0_1_1 = n0_1.src[1]
-                if n0_1_1.op is Ops.CONST:
+                if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_1
@@ -1957,10 +1936,7 @@ def _sym_MOD_t(n, ctx, _st):
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
                     _st.stop(24, _t, _r, n)
                     if _r is not None and _r is not n: return _r, 24
-            if n1 is n0_1_0 and n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                n0_1_0 = n0_1.src[0]
-                n0_1_1 = n0_1.src[1]
-                if n0_1_0.op is Ops.CONST:
+                if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_0

@@ -1,0 +1,335 @@
+"""Generated matchers against the interpreted ones, and the rules against direct evaluation.
+
+- For EVERY rule set of every `rules/*.rules` file: on random graphs (index arithmetic over
+  RANGEs and CONSTs, fixed-width int math, movement chains over a BUFFER), `graph_rewrite` with
+  the generated matcher gives the very same node as with the interpreted matcher (the oracle).
+- The symbolic rules preserve meaning: an index expression evaluated at random RANGE values
+  (by a small evaluator here, with C's integer semantics) has the same value before and after.
+- The movement rules preserve meaning: a movement chain evaluated with numpy gives the same
+  array before and after.
+- `input => expected` tables, where the expected graph is written by hand.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rulegrad import Ops, UOp, dtypes, graph_rewrite
+from rulegrad.dsl import load
+from rulegrad.generator.cli import package_rules_files
+from rulegrad.generator.interp import interpret_file
+from rulegrad.rules import matchers
+from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.dtype import DType
+
+RULE_SETS = [(path.stem, name) for path in package_rules_files()
+             for name in matchers(path.stem)]
+_interp_cache: dict[str, dict] = {}
+
+
+def interpreted(stem: str, name: str):
+    if stem not in _interp_cache:
+        _interp_cache[stem] = interpret_file(load(str(package_rules_files()[0].parent /
+                                                      f"{stem}.rules")))
+    return _interp_cache[stem][name]
+
+
+# ---------------------------------------------------------------------- an independent evaluator
+def _wrap(dtype: DType, v: int) -> int:
+    # two's complement at the dtype's width (index is unbounded: it never overflows)
+    if dtype is dtypes.index:
+        return v
+    bits = 8 * dtype.itemsize
+    if dtype.kind == "u":
+        return v % (1 << bits)
+    half = 1 << (bits - 1)
+    return (v + half) % (1 << bits) - half
+
+
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)  # C: truncate toward zero
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def evaluate(root: UOp, env: dict[UOp, int]) -> int | bool:
+    """The value of an integer/bool expression; ZeroDivisionError where C is undefined."""
+    vals: dict[UOp, int | bool] = {}
+    for n in root.toposort():
+        s = [vals[x] for x in n.src]
+        op = n.op
+        if op is Ops.CONST:
+            v = n.arg
+        elif op in (Ops.RANGE, Ops.DEFINE_VAR):
+            v = env[n]
+        elif op is Ops.ADD:
+            v = s[0] + s[1]
+        elif op is Ops.SUB:
+            v = s[0] - s[1]
+        elif op is Ops.MUL:
+            v = s[0] * s[1]
+        elif op is Ops.NEG:
+            v = -s[0]
+        elif op in (Ops.IDIV, Ops.MOD):
+            if s[1] == 0:
+                raise ZeroDivisionError
+            q = _tdiv(s[0], s[1])
+            v = q if op is Ops.IDIV else s[0] - q * s[1]
+        elif op is Ops.MAX:
+            v = max(s)
+        elif op is Ops.MIN:
+            v = min(s)
+        elif op is Ops.CMPLT:
+            v = s[0] < s[1]
+        elif op is Ops.CMPNE:
+            v = s[0] != s[1]
+        elif op is Ops.CMPEQ:
+            v = s[0] == s[1]
+        elif op is Ops.WHERE:
+            v = s[1] if s[0] else s[2]
+        elif op is Ops.CAST:
+            v = bool(s[0]) if n.dtype is dtypes.bool else int(s[0])
+        else:
+            raise NotImplementedError(op)
+        vals[n] = bool(v) if n.dtype is dtypes.bool else _wrap(n.dtype, int(v))
+    return vals[root]
+
+
+def np_eval(root: UOp) -> np.ndarray:
+    """The array a movement chain over a BUFFER denotes (the buffer holds 1, 2, 3, ...)."""
+    vals: dict[UOp, np.ndarray] = {}
+    for n in root.toposort():
+        a = vals[n.src[0]] if n.src else None
+        if n.op is Ops.BUFFER:
+            v = np.arange(1, n.arg.size + 1)
+        elif n.op is Ops.RESHAPE:
+            v = a.reshape(n.arg)
+        elif n.op is Ops.PERMUTE:
+            v = a.transpose(n.arg)
+        elif n.op is Ops.EXPAND:
+            v = np.broadcast_to(a, n.arg)
+        elif n.op is Ops.PAD:
+            v = np.pad(a, n.arg)
+        elif n.op is Ops.SHRINK:
+            v = a[tuple(slice(b, e) for b, e in n.arg)]
+        elif n.op is Ops.FLIP:
+            v = np.flip(a, tuple(i for i, f in enumerate(n.arg) if f)) if any(n.arg) else a
+        else:
+            raise NotImplementedError(n.op)
+        vals[n] = v
+    return vals[root]
+
+
+# ---------------------------------------------------------------------- random graphs
+RANGES = [UOp.range(4, 0), UOp.range(3, 1), UOp.range(6, 2)]
+
+
+@st.composite
+def index_graphs(draw) -> UOp:
+    """Index math over three RANGEs, with the shapes the symbolic rules look for, some int8 and
+    int32 arithmetic (wraparound), comparisons and WHERE; built iteratively."""
+    idx = [*RANGES] + [UOp.const(dtypes.index, c) for c in (0, 1, 2, 4)]
+    small = [UOp.const(dt, draw(st.sampled_from([0, 1, -1, 3, 100, 127, -128])))
+             for dt in (dtypes.int8, dtypes.int32) for _ in range(2)]
+    bools: list[UOp] = [UOp.const(dtypes.bool, True), UOp.const(dtypes.bool, False)]
+    pick = lambda pool: pool[draw(st.integers(0, len(pool) - 1))]  # noqa: E731
+    const = lambda: UOp.const(dtypes.index, draw(st.integers(-3, 6)))  # noqa: E731
+    for _ in range(draw(st.integers(1, 10))):
+        kind = draw(st.sampled_from(["add", "sub", "mul", "div", "mod", "neg", "max", "min",
+                                     "cmp", "where", "divmod", "split", "small", "cast"]))
+        a, b = pick(idx), pick(idx)
+        if kind in ("add", "sub", "mul", "max", "min"):
+            idx.append(a.alu({"add": Ops.ADD, "sub": Ops.SUB, "mul": Ops.MUL, "max": Ops.MAX,
+                              "min": Ops.MIN}[kind], draw(st.sampled_from([b, const()]))))
+        elif kind in ("div", "mod"):
+            c = draw(st.sampled_from([const(), b]))
+            op = Ops.IDIV if kind == "div" else Ops.MOD
+            idx.append(UOp(op, dtypes.index, (draw(st.sampled_from([a, a * c])), c)))
+        elif kind == "neg":
+            idx.append(-a)
+        elif kind == "cmp":
+            op = draw(st.sampled_from([Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ]))
+            bools.append(UOp(op, dtypes.bool, (a, draw(st.sampled_from([b, const()])))))
+        elif kind == "where":
+            idx.append(UOp(Ops.WHERE, dtypes.index, (pick(bools), a, b)))
+        elif kind == "divmod":  # (a // c) * c + a % c
+            c = UOp.const(dtypes.index, draw(st.integers(1, 5)))
+            idx.append((a // c) * c + a % c)
+        elif kind == "split":  # (a * c + d) // c or % c
+            c = UOp.const(dtypes.index, draw(st.integers(1, 6)))
+            e = a * c + b
+            idx.append(e // c if draw(st.booleans()) else e % c)
+        elif kind == "small":
+            x, y = pick(small), pick(small)
+            if x.dtype is y.dtype:
+                op = draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.SUB, Ops.IDIV, Ops.MOD]))
+                small.append(UOp(op, x.dtype, (x, y)))
+        else:
+            small.append(UOp(Ops.CAST, draw(st.sampled_from([dtypes.int8, dtypes.int32])),
+                             (pick(small),)))
+    return UOp.sink(idx[-1], small[-1], bools[-1])
+
+
+@st.composite
+def movement_graphs(draw) -> UOp:
+    """A chain of movement ops over a BUFFER, including ones that do nothing."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    size = math.prod(shape)
+    x = UOp(Ops.RESHAPE, dtypes.float32,
+            (UOp(Ops.BUFFER, dtypes.float32, (), Buffer(size, dtypes.float32)),), shape)
+    for _ in range(draw(st.integers(1, 6))):
+        shape = x.shape
+        kind = draw(st.sampled_from(["reshape", "permute", "expand", "pad", "shrink", "flip"]))
+        if kind == "reshape":
+            new = draw(st.sampled_from([(math.prod(shape),), shape + (1,), (1,) + shape,
+                                        shape]))
+            x = UOp(Ops.RESHAPE, x.dtype, (x,), new)
+        elif kind == "permute":
+            order = tuple(draw(st.permutations(range(len(shape)))))
+            x = UOp(Ops.PERMUTE, x.dtype, (x,), order)
+        elif kind == "expand":
+            new = tuple(draw(st.integers(1, 3)) if s == 1 else s for s in shape)
+            x = UOp(Ops.EXPAND, x.dtype, (x,), new)
+        elif kind == "pad":
+            pads = tuple((draw(st.integers(0, 2)), draw(st.integers(0, 2))) for _ in shape)
+            x = UOp(Ops.PAD, x.dtype, (x,), pads)
+        elif kind == "shrink":
+            bounds = []
+            for s in shape:
+                b = draw(st.integers(0, s - 1))
+                bounds.append((b, draw(st.integers(b + 1, s))))
+            x = UOp(Ops.SHRINK, x.dtype, (x,), tuple(bounds))
+        else:
+            x = UOp(Ops.FLIP, x.dtype, (x,), tuple(draw(st.booleans()) for _ in shape))
+    return x
+
+
+def _outcome(graph: UOp, m) -> UOp | type:
+    try:
+        return graph_rewrite(graph, m)
+    except Exception as e:  # both matchers must fail the same way, too
+        return type(e)
+
+
+FAST = settings(max_examples=120, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+# ---------------------------------------------------------------------- generated == interpreted
+@pytest.mark.parametrize("stem,name", RULE_SETS)
+@FAST
+@given(graph=st.one_of(index_graphs(), movement_graphs()))
+def test_generated_matches_interpreted(stem, name, graph):
+    gen, interp = matchers(stem)[name], interpreted(stem, name)
+    assert _outcome(graph, gen) is _outcome(graph, interp)
+
+
+def test_every_rules_file_has_rule_sets():
+    stems = {p.stem for p in package_rules_files()}
+    assert {"symbolic", "movement"} <= stems
+    assert {s for s, _ in RULE_SETS} == stems
+
+
+# ---------------------------------------------------------------------- meaning is preserved
+@FAST
+@given(graph=index_graphs(), data=st.data())
+def test_symbolic_preserves_value(graph, data):
+    after = graph_rewrite(graph, matchers("symbolic")["sym"])
+    for _ in range(4):
+        env = {r: data.draw(st.integers(0, r.src[0].arg - 1)) for r in RANGES}
+        for b, a in zip(graph.src, after.src):
+            try:
+                expected = evaluate(b, env)
+            except ZeroDivisionError:
+                continue  # undefined in C: any result will do
+            assert evaluate(a, env) == expected, (b.render(), a.render(), env)
+
+
+@FAST
+@given(graph=movement_graphs())
+def test_movement_preserves_array(graph):
+    after = graph_rewrite(graph, matchers("movement")["mop_cleanup"])
+    assert after.shape == graph.shape
+    np.testing.assert_array_equal(np_eval(after), np_eval(graph))
+
+
+# ---------------------------------------------------------------------- input => expected
+r0, r1, r2 = RANGES
+i = lambda v: UOp.const(dtypes.index, v)  # noqa: E731
+i8 = lambda v: UOp.const(dtypes.int8, v)  # noqa: E731
+SYMBOLIC = [
+    (r0 + 0, r0),
+    (0 + r0, r0),
+    (r0 * 1, r0),
+    (r0 * 0, i(0)),
+    (r0 // 1, r0),
+    (r0 % 1, i(0)),
+    (r0 - 0, r0),
+    (r0 - r0, i(0)),
+    (i(7) // i(-2), i(-3)),        # C truncates toward zero
+    (i(-7) % i(2), i(-1)),         # the remainder takes the dividend's sign
+    (i8(100) + i8(100), i8(-56)),  # int8 wraps around
+    (i8(-128) // i8(-1), i8(-128) // i8(-1)),  # undefined in C: left alone
+    (i(3) // i(0), i(3) // i(0)),
+    ((r0 * 4) // 4, r0),
+    ((r0 // 4) * 4 + r0 % 4, r0),
+    (r0 % 4 + (r0 // 4) * 4, r0),
+    (r0 % 5, r0),                  # r0 < 4
+    (r0 // 5, i(0)),
+    ((r1 * 4 + r0) // 4, r1),      # the index split
+    ((r1 * 4 + r0) % 4, r0),
+    (r0.lt(4), UOp.const(dtypes.bool, True)),
+    (r0.lt(3), r0.lt(3)),          # not decided by the bounds
+    (r2.eq(-1), UOp.const(dtypes.bool, False)),
+    (UOp.const(dtypes.bool, True).where(r0, r1), r0),
+    (UOp.const(dtypes.bool, False).where(r0, r1), r1),
+    (r2.lt(1).where(r0, r0), r0),
+    ((r0 + 3) + 5, r0 + 8),
+    ((r0 * 3) * 2, r0 * 6),
+    ((r0 - 3) + 5, r0 + 2),
+    (-(-r0), r0),
+]
+
+
+@pytest.mark.parametrize("before,expected", SYMBOLIC, ids=lambda u: u.render())
+def test_symbolic_examples(before, expected):
+    after = graph_rewrite(before, matchers("symbolic")["sym"])
+    assert after is expected, (before.render(), after.render(), expected.render())
+    for env_r0 in range(4):  # and the expectation itself is right
+        env = {r0: env_r0, r1: 2, r2: 5}
+        try:
+            value = evaluate(before, env)
+        except ZeroDivisionError:
+            continue
+        assert evaluate(expected, env) == value
+
+
+_buf = UOp(Ops.BUFFER, dtypes.float32, (), Buffer(24, dtypes.float32))
+MOVEMENT = [
+    (_buf.reshape((4, 6)).reshape((2, 12)), _buf.reshape((2, 12))),
+    (_buf.reshape((4, 6)).reshape((24,)), _buf),
+    (UOp(Ops.RESHAPE, dtypes.float32, (_buf,), (24,)), _buf),
+    (_buf.reshape((2, 3, 4)).permute((2, 0, 1)).permute((1, 2, 0)), _buf.reshape((2, 3, 4))),
+    (_buf.reshape((2, 3, 4)).permute((1, 0, 2)).permute((0, 2, 1)),
+     _buf.reshape((2, 3, 4)).permute((1, 2, 0))),
+    (_buf.reshape((24, 1)).expand((24, 2)).reshape((24, 2, 1)).expand((24, 2, 3)),
+     _buf.reshape((24, 1)).expand((24, 2)).reshape((24, 2, 1)).expand((24, 2, 3))),
+    (_buf.reshape((1, 24, 1)).expand((2, 24, 1)).expand((2, 24, 3)),
+     _buf.reshape((1, 24, 1)).expand((2, 24, 3))),
+    (_buf.shrink(((2, 20),)).shrink(((1, 5),)), _buf.shrink(((3, 7),))),
+    (_buf.pad(((1, 2),)).pad(((3, 0),)), _buf.pad(((4, 2),))),
+    (_buf.reshape((4, 6)).flip((True, False)).flip((True, True)),
+     _buf.reshape((4, 6)).flip((False, True))),
+    (UOp(Ops.FLIP, dtypes.float32, (_buf,), (False,)), _buf),
+    (UOp(Ops.PAD, dtypes.float32, (_buf,), ((0, 0),)), _buf),
+]
+
+
+@pytest.mark.parametrize("before,expected", MOVEMENT, ids=lambda u: repr(u))
+def test_movement_examples(before, expected):
+    after = graph_rewrite(before, matchers("movement")["mop_cleanup"])
+    assert after is expected, (before, after, expected)
+    np.testing.assert_array_equal(np_eval(expected), np_eval(before))

@@ -1,0 +1,191 @@
+"""Evaluation checks: a rule must give the same value as its left side on drawn instances.
+
+In: one rule (with the rule set it belongs to and its file's helpers), an example count and a
+seed. Out: an `ExampleResult`: `passed` with the number of instances the rule rewrote,
+`refuted` with the shrunk counterexample (the left side as a UOp graph, the variable values,
+both results, and what differed), or `unknown` when no instance the rule applies to could be
+drawn.
+
+Each example draws an instance of the left side (instances.py), rewrites its root with the rule
+*alone* (a one-rule interpreted matcher, so no other rule can mask a bad one), and evaluates
+both graphs with the numpy oracle (backends/oracle.py), RANGEs bound to drawn in-range values
+(the element an index expression reaches must be the same). Ints and bools compare
+bit-exactly, floats NaN-aware (NaN equals NaN; -0.0 equals 0.0), and the dtype and shape must
+be kept. A left side whose evaluation is undefined (an integer division by zero: C leaves it
+undefined) is not an instance. A rule that raises on an instance is refuted with the error.
+
+On a few instances per rule the rule's whole set also runs to a fixed point under a small
+rewrite budget: a `RewriteBudgetError` there is a loop between rules of the set, reported
+with the rules that kept firing. Hypothesis draws and shrinks; `seed` makes a run repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from rulegrad.backends.oracle import OracleError, evaluate
+from rulegrad.dsl import ast as A
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
+from rulegrad.runtime.uop import UOp, toposort
+
+from .instances import Instance, draw_instance
+
+LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
+LOOP_PROBES = 5  # instances per rule on which the whole set runs
+
+
+@dataclass
+class ExampleResult:
+    verdict: str  # passed | refuted | unknown
+    examples: int = 0  # instances the rule rewrote and that compared equal
+    counterexample: str | None = None
+    detail: str = ""
+    loops: list[str] = field(default_factory=list)  # RewriteBudgetError messages
+
+
+class Refuted(Exception):
+    """Raised inside the hypothesis test: carries the printed counterexample."""
+
+
+def _values(inst: Instance, node: UOp) -> Any:
+    return evaluate([inst.bind_ranges(node)], inst.var_vals)[0]
+
+
+def _undefined(inst: Instance, root: UOp) -> bool:
+    """Whether the left side divides an integer by zero somewhere."""
+    divisors = [n.src[1] for n in toposort(root)
+                if n.op in (Ops.IDIV, Ops.MOD) and not n.dtype.is_float]
+    if not divisors:
+        return False
+    values = evaluate([inst.bind_ranges(d) for d in divisors], inst.var_vals)
+    return any(np.any(np.asarray(v) == 0) for v in values)
+
+
+def same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bit-exact for ints and bools, NaN-aware for floats."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def describe(inst: Instance, lhs: UOp, rhs: UOp | None, why: str, left: Any = None,
+             right: Any = None) -> str:
+    """The counterexample as text: the left side's graph, variable values, what differed."""
+    lines = [str(lhs)]
+    values = {**inst.var_vals, **{f"r{r.arg[0]}": v for r, v in inst.range_vals.items()}}
+    if values:
+        lines.append("with " + ", ".join(f"{k}={v}" for k, v in sorted(values.items())))
+    if rhs is not None:
+        lines.append("rewritten to:")
+        lines.append("  " + str(rhs).replace("\n", "\n  "))
+    if left is not None:
+        lines.append(f"left side = {_short(left)}, right side = {_short(right)}")
+    lines.append(why)
+    return "\n".join(lines)
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"{np.array2string(v, threshold=12)} ({v.dtype}, shape {v.shape})"
+    return repr(v)
+
+
+def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str,
+                   examples: int = 100, seed: int = 0) -> ExampleResult:
+    """Run the evaluation check of one rule; see the module docstring."""
+    result = ExampleResult("passed")
+    probes = [0]
+
+    def one(data: Any) -> None:
+        inst = draw_instance(data, rule.pattern, mode)
+        lhs = inst.root
+        try:
+            assume(not _undefined(inst, lhs))
+            left = _values(inst, lhs)
+        except (OracleError, OverflowError):
+            assume(False)  # not a graph the oracle can run (e.g. shapes that do not line up)
+        try:
+            rhs = one_rule.rewrite(lhs, None)
+        except RewriteNotReady:
+            assume(False)
+        except Exception as exc:  # noqa: BLE001 - a rule that crashes is reported, not hidden
+            raise Refuted(describe(inst, lhs, None, f"the rule raised {exc!r}")) from exc
+        assume(rhs is not None and rhs is not lhs)
+        try:
+            right = _values(inst, rhs)
+        except Exception as exc:  # noqa: BLE001
+            raise Refuted(describe(inst, lhs, rhs, f"the right side cannot be evaluated: "
+                                   f"{exc}")) from exc
+        if not same(np.asarray(left), np.asarray(right)):
+            why = "the values differ"
+            if left.dtype != right.dtype:
+                why = f"the dtype changed: {left.dtype} -> {right.dtype}"
+            elif left.shape != right.shape:
+                why = f"the shape changed: {left.shape} -> {right.shape}"
+            raise Refuted(describe(inst, lhs, rhs, why, left, right))
+        result.examples += 1
+        if whole_set is not None and probes[0] < LOOP_PROBES:
+            probes[0] += 1
+            try:
+                graph_rewrite(lhs, whole_set, budget=LOOP_BUDGET)
+            except RewriteBudgetError as exc:
+                result.loops.append(str(exc))
+            except Exception:  # noqa: BLE001 - other rules' failures are their own checks'
+                pass
+
+    test = settings(max_examples=examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), derandomize=False,
+                    phases=[Phase.generate, Phase.shrink], print_blob=False)(
+        given(st.data())(one))
+    test = hypothesis_seed(seed)(test)
+    try:
+        test()
+    except Refuted as exc:
+        return ExampleResult("refuted", result.examples, str(exc), loops=result.loops)
+    except Unsatisfiable:
+        return ExampleResult("unknown", 0, detail="no instance the rule applies to was drawn",
+                             loops=result.loops)
+    if result.examples == 0:
+        return ExampleResult("unknown", 0, detail="no instance the rule applies to was drawn",
+                             loops=result.loops)
+    result.detail = f"{result.examples} examples"
+    return result
+
+
+class _Looped(Exception):
+    pass
+
+
+def probe_loop(rule: A.Rule, whole_set: Any, mode: str, examples: int = 25,
+               seed: int = 0) -> str | None:
+    """Run the rule's whole set on instances of the rule's left side under a small budget; the
+    RewriteBudgetError message if the set does not settle on one of them, else None."""
+
+    def one(data: Any) -> None:
+        inst = draw_instance(data, rule.pattern, mode)
+        try:
+            graph_rewrite(inst.root, whole_set, budget=LOOP_BUDGET)
+        except RewriteBudgetError as exc:
+            raise _Looped(str(exc)) from exc
+        except Exception:  # noqa: BLE001 - not this check's concern
+            assume(False)
+
+    test = settings(max_examples=examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck),
+                    phases=[Phase.generate], print_blob=False)(given(st.data())(one))
+    try:
+        hypothesis_seed(seed)(test)()
+    except _Looped as exc:
+        return str(exc)
+    except Unsatisfiable:
+        return None
+    return None

@@ -1,0 +1,480 @@
+"""Draw concrete instances of a rule's left side, for the evaluation checks.
+
+In: one rule's pattern and a hypothesis `data` object. Out: an `Instance`: a UOp graph the
+pattern describes (every op chosen from its op set, every capture a leaf or a small expression
+of a drawn dtype and shape), plus the values its variables take (`var_vals` for DEFINE_VAR,
+`range_vals` for RANGE), so that the graph and its rewrite can both be evaluated.
+
+Two kinds of rule are instantiated:
+- *scalar* rules (patterns over ALU ops, CAST, CONST, RANGE and DEFINE_VAR: the index and
+  integer simplifications): leaves are bounded DEFINE_VARs (so vmin/vmax guards see real
+  bounds), RANGEs, constants, or small expressions of those (`v + c`, `v % c`, ...), so the
+  bounds the guards use are derived the way the scheduler derives them;
+- *tensor* rules (movement ops, REDUCE_AXIS, the tensor markers, elementwise ops on tensors):
+  leaves are BUFFERs of random data viewed at a drawn shape; shapes flow from the root down, so
+  every movement op gets an argument valid for its source (a reshape of the same size, an
+  expand from 1s, a pad that fits...).
+
+Draws shrink toward small shapes, `index`/`int32` dtypes and small values, so a counterexample
+comes out small. The guard is not consulted here: the caller filters with `assume`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import assume
+from hypothesis import strategies as st
+from rulegrad.dsl import ast as A
+from rulegrad.dsl.names import resolve_dtype, resolve_ops
+from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+from .smt import _OPERAND_DOMAIN  # the dtypes each op computes on (one table for both checks)
+
+# ops a scalar (index-level) instance can hold, and those a tensor instance adds
+SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
+_MARKERS = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.FUSE,
+                      Ops.REALIZE, Ops.NOOP})
+TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS
+              | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER})
+# dtypes in the order hypothesis shrinks toward (the first is the simplest)
+SCALAR_DTYPES = (dtypes.index, dtypes.int32, dtypes.int8, dtypes.uint8, dtypes.bool,
+                 dtypes.float32, dtypes.int64, dtypes.uint32, dtypes.int16, dtypes.uint16,
+                 dtypes.uint64, dtypes.float64, dtypes.float16)
+TENSOR_DTYPES = tuple(d for d in SCALAR_DTYPES if d is not dtypes.index)
+
+
+class CannotInstantiate(Exception):
+    """The pattern mentions ops no instance can be drawn for (kernel-level nodes)."""
+
+
+def pattern_ops(p: A.Pattern) -> set[Ops]:
+    """Every op a pattern's nodes may have."""
+    out: set[Ops] = set()
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, A.PBind):
+            stack.append(q.pattern)
+        elif isinstance(q, A.PConst):
+            out.add(Ops.CONST)
+        elif isinstance(q, A.PNode):
+            for ref in q.ops:
+                out |= resolve_ops(ref.name) or set()
+            stack.extend(q.srcs or ())
+    return out
+
+
+def mode_of(rule: A.Rule) -> str:
+    """'scalar' or 'tensor'; raises CannotInstantiate for kernel-level patterns."""
+    ops = pattern_ops(rule.pattern)
+    if ops <= SCALAR_OPS:
+        return "scalar"
+    # an op set such as `Binary` or `All` is fine when some of its ops can be built
+    for q in _pnodes(rule.pattern):
+        allowed = _node_ops(q) & (SCALAR_OPS | TENSOR_OPS)
+        if not allowed:
+            names = ", ".join(sorted(op.name for op in _node_ops(q)))
+            raise CannotInstantiate(f"no instance can be drawn for {names}")
+    return "tensor"
+
+
+def _pnodes(p: A.Pattern) -> list[A.PNode]:
+    out, stack = [], [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, A.PBind):
+            stack.append(q.pattern)
+        elif isinstance(q, A.PNode):
+            out.append(q)
+            stack.extend(q.srcs or ())
+    return out
+
+
+def _node_ops(q: A.PNode) -> set[Ops]:
+    out: set[Ops] = set()
+    for ref in q.ops:
+        out |= resolve_ops(ref.name) or set()
+    return out
+
+
+@dataclass
+class Instance:
+    root: UOp
+    var_vals: dict[str, int] = field(default_factory=dict)
+    range_vals: dict[UOp, int] = field(default_factory=dict)
+
+    def bind_ranges(self, node: UOp) -> UOp:
+        """`node` with every RANGE replaced by the CONST of its drawn value (the oracle has no
+        loops; the element a range reaches is the one at that value)."""
+        mapping = {r: UOp.const(r.dtype, v) for r, v in self.range_vals.items()}
+        return _substitute(node, mapping) if mapping else node
+
+
+def _substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
+    # runtime.uop.substitute tests `mapping.get(s) or ...`, which a UOp's __bool__ refuses
+    new: dict[UOp, UOp] = {}
+    for n in toposort(root):
+        if n in mapping:
+            new[n] = mapping[n]
+            continue
+        src = tuple(new[s] for s in n.src)
+        new[n] = n if src == n.src else n.replace(src=src)
+    return new[root]
+
+
+# ---------------------------------------------------------------------- value strategies
+def int_values(dt: DType) -> st.SearchStrategy[int]:
+    """Small values mostly, the dtype's edges sometimes (where wraparound bugs live)."""
+    # index math is assumed never to overflow int64: keep its values small enough that the
+    # products of a few of them stay exact
+    lo, hi = (-(1 << 20), 1 << 20) if dt is dtypes.index else (int(dt.min), int(dt.max))
+    small = st.integers(max(lo, -17), min(hi, 17))
+    edges = st.sampled_from(sorted({lo, hi, lo + 1, hi - 1, 0}))
+    return st.one_of(small, edges, st.integers(lo, hi))
+
+
+def float_values(dt: DType) -> st.SearchStrategy[float]:
+    width = {2: 16, 4: 32, 8: 64}[dt.itemsize]
+    special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan])
+    return st.one_of(st.floats(-8, 8, width=width).map(lambda v: float(round(v))), special,
+                     st.floats(width=width))
+
+
+def scalar_values(dt: DType) -> st.SearchStrategy[Any]:
+    if dt.is_bool:
+        return st.booleans()
+    if dt.is_float:
+        return float_values(dt)
+    return int_values(dt)
+
+
+def _random_array(seed: int, size: int, dt: DType) -> np.ndarray:
+    """Buffer contents: random values with the interesting ones mixed in."""
+    rng = np.random.default_rng(seed)
+    if dt.is_bool:
+        return rng.integers(0, 2, size).astype(bool)
+    if dt.is_float:
+        data = rng.normal(0, 4, size).round(1)
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0])
+        mask = rng.random(size) < 0.2
+        data[mask] = rng.choice(specials, int(mask.sum()))
+        return data.astype(dt.np)
+    info = np.iinfo(dt.np)
+    data = rng.integers(max(info.min, -9), min(info.max, 9), size, dtype=dt.np, endpoint=True)
+    edges = rng.random(size) < 0.1
+    data[edges] = rng.choice(np.array([info.min, info.max], dtype=dt.np), int(edges.sum()))
+    return data
+
+
+# ---------------------------------------------------------------------- the instance builder
+class Builder:
+    """Draws one instance of a pattern: `Builder(data, mode).build(pattern)`."""
+
+    def __init__(self, data: Any, mode: str):
+        self.data, self.mode = data, mode
+        self.bound: dict[str, UOp] = {}
+        self.inst = Instance(UOp.const(dtypes.index, 0))
+        self._ids = itertools.count()
+
+    def draw(self, strategy: st.SearchStrategy) -> Any:
+        return self.data.draw(strategy)
+
+    def build(self, pattern: A.Pattern) -> Instance:
+        dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
+        dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
+        shape = () if self.mode == "scalar" else self._shape()
+        self.inst.root = self.node(pattern, dt, shape)
+        return self.inst
+
+    # -- choices
+    def _shape(self, ndim: int | None = None) -> tuple[int, ...]:
+        n = self.draw(st.integers(0, 3)) if ndim is None else ndim
+        return tuple(self.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)))
+
+    def _pick_dtype(self, allowed: frozenset[DType] | None, order: tuple[DType, ...],
+                    ops: set[Ops] | None = None) -> DType:
+        choices = [d for d in order if allowed is None or d in allowed]
+        if ops:  # the root's ops compute on some dtypes only (IDIV: ints, FDIV: floats)
+            fits = [d for d in choices if any(_op_accepts(op, d) for op in ops)]
+            choices = fits or choices
+        assume(choices)
+        return self.draw(st.sampled_from(choices))
+
+    # -- patterns
+    def node(self, p: A.Pattern, dt: DType, shape: tuple[int, ...]) -> UOp:
+        if isinstance(p, A.PBind):
+            if p.name in self.bound:
+                return self._reuse(p.name, dt, shape)
+            u = self.node(p.pattern, dt, shape)
+            self.bound[p.name] = u
+            return u
+        if isinstance(p, A.PVar):
+            _require(p.dtype, dt)
+            if p.name is not None and p.name in self.bound:
+                return self._reuse(p.name, dt, shape)
+            u = self.leaf(dt, shape, p.name or "w")
+            if p.name is not None:
+                self.bound[p.name] = u
+            return u
+        if isinstance(p, A.PConst):
+            _require(p.dtype, dt)
+            assume(_literal_fits(p.value, dt))
+            return UOp.const(dt, p.value)
+        return self.pnode(p, dt, shape)
+
+    def _reuse(self, name: str, dt: DType, shape: tuple[int, ...]) -> UOp:
+        u = self.bound[name]
+        assume(u.dtype is dt and (self.mode == "scalar" or u.shape == shape))
+        return u
+
+    def pnode(self, p: A.PNode, dt: DType, shape: tuple[int, ...]) -> UOp:
+        _require(p.dtype, dt)
+        usable = SCALAR_OPS if self.mode == "scalar" else TENSOR_OPS | SCALAR_OPS
+        ops = sorted(op for op in _node_ops(p) & usable if _op_accepts(op, dt))
+        assume(ops)
+        op = self.draw(st.sampled_from(ops))
+        arg = self._fixed(p.arg)
+        tag = self._fixed(p.tag)
+        srcs = list(p.srcs or ())
+        if op is Ops.CONST:
+            value = arg if p.arg is not None else self.draw(scalar_values(dt))
+            return UOp.const(dt, value)
+        if op is Ops.RANGE:
+            return self._range(srcs[0] if srcs else None, dt)
+        if op is Ops.DEFINE_VAR:
+            return self._var(dt)
+        want = ARITY.get(op)
+        if want is None or (p.srcs is not None and not p.ellipsis and len(srcs) != want):
+            assume(False)
+        if len(srcs) > want:
+            assume(False)
+        pats: list[A.Pattern | None] = list(srcs) + [None] * (want - len(srcs))
+        if p.commutative and len(pats) == 2 and self.draw(st.booleans()):
+            pats.reverse()  # the matcher must find the pattern in either order
+        if op in GroupOp.Movement:
+            return self._movement(op, pats[0], dt, shape, arg, tag)
+        if op is Ops.REDUCE_AXIS:
+            return self._reduce(pats[0], dt, shape, arg, tag)
+        if op in _MARKERS:
+            return UOp(op, dt, (self._src(pats[0], dt, shape),), arg, tag)
+        if op is Ops.COPY:
+            device = UOp(Ops.DEVICE, dtypes.void, (), "CPU")
+            return UOp(op, dt, (self._src(pats[0], dt, shape), device), arg, tag)
+        return self._alu(op, pats, dt, shape, arg, tag)
+
+    def _src(self, p: A.Pattern | None, dt: DType, shape: tuple[int, ...]) -> UOp:
+        return self.leaf(dt, shape, "w") if p is None else self.node(p, dt, shape)
+
+    def _fixed(self, e: A.Expr | None) -> Any:
+        if e is None:
+            return None
+        from .interp import Interpreter  # evaluates literal constraints like (Ops.ADD, (0,))
+
+        return Interpreter({}).evaluate(e, {}, None)
+
+    def _alu(self, op: Ops, pats: list, dt: DType, shape: tuple[int, ...], arg: Any,
+             tag: Any) -> UOp:
+        if op in GroupOp.Comparison:
+            assume(dt is dtypes.bool)
+            src_dt = self._pick_dtype(None, self._dtypes())
+            srcs = [self._src(q, src_dt, shape) for q in pats]
+        elif op is Ops.WHERE:
+            srcs = [self._src(pats[0], dtypes.bool, shape)]
+            srcs += [self._src(q, dt, shape) for q in pats[1:]]
+        elif op is Ops.CAST or op is Ops.BITCAST:
+            src_dt = self._pick_dtype(None, self._dtypes())
+            if op is Ops.BITCAST:
+                assume(src_dt.itemsize == dt.itemsize)
+            srcs = [self._src(pats[0], src_dt, shape)]
+        else:
+            srcs = [self._src(q, dt, shape) for q in pats]
+        return UOp(op, dt, tuple(srcs), arg, tag)
+
+    def _dtypes(self) -> tuple[DType, ...]:
+        return SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
+
+    # -- leaves
+    def leaf(self, dt: DType, shape: tuple[int, ...], name: str) -> UOp:
+        if self.mode == "tensor":
+            return self._buffer(dt, shape)
+        kinds = ["var", "const", "expr"] if dt.is_int else ["const", "cmp"]
+        if dt is dtypes.index:
+            kinds.append("range")
+        if dt.is_float:
+            kinds = ["const"]
+        kind = self.draw(st.sampled_from(kinds))
+        if kind == "const":
+            return UOp.const(dt, self.draw(scalar_values(dt)))
+        if kind == "var":
+            return self._var(dt)
+        if kind == "range":
+            return self._range(None, dt)
+        if kind == "cmp":
+            a, b = self._var(dtypes.index), self._var(dtypes.index)
+            return a.lt(b)
+        # a small expression: bounds derived through an op, as in real index math
+        op = self.draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.IDIV, Ops.MOD]))
+        v = self._var(dt)
+        low = 1 if op in (Ops.IDIV, Ops.MOD) else max(-9, int(dt.min))
+        c = self.draw(st.integers(low, min(9, int(dt.max))))
+        return UOp(op, dt, (v, UOp.const(dt, c)))
+
+    def _var(self, dt: DType) -> UOp:
+        assume(dt.is_int)
+        values = int_values(dt)
+        a, b = self.draw(values), self.draw(values)
+        lo, hi = min(a, b), max(a, b)
+        v = self.draw(st.integers(lo, hi))
+        name = f"v{next(self._ids)}"
+        self.inst.var_vals[name] = v
+        return UOp.variable(name, lo, hi, dt)
+
+    def _range(self, end_pat: A.Pattern | None, dt: DType) -> UOp:
+        assume(dt is dtypes.index)
+        if end_pat is None:
+            end = UOp.const(dtypes.index, self.draw(st.integers(1, 16)))
+        else:
+            end = self.node(end_pat, dtypes.index, ())
+        assume(end.op is Ops.CONST and end.arg >= 1)
+        r = UOp(Ops.RANGE, dtypes.index, (end,), (next(self._ids), "loop"))
+        self.inst.range_vals[r] = self.draw(st.integers(0, end.arg - 1))
+        return r
+
+    def _buffer(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+        size = math.prod(shape)
+        seed = self.draw(st.integers(0, 2**32 - 1))
+        buf = Buffer(size, dt, _random_array(seed, size, dt))
+        return UOp(Ops.BUFFER, dt, (), buf).reshape(shape)
+
+    # -- tensor ops: the source's shape and the op's argument, given the result's shape
+    def _movement(self, op: Ops, p: A.Pattern | None, dt: DType, shape: tuple[int, ...],
+                  arg: Any, tag: Any) -> UOp:
+        if arg is not None:
+            assume(False)  # a fixed movement argument: too rare to draw toward
+        n = len(shape)
+        if op is Ops.RESHAPE:
+            src_shape = self._reshape_of(shape)
+            arg = shape
+        elif op is Ops.EXPAND:
+            src_shape = tuple(s if self.draw(st.booleans()) else 1 for s in shape)
+            arg = shape
+        elif op is Ops.PERMUTE:
+            arg = tuple(self.draw(st.permutations(range(n))))
+            src_shape = tuple(shape[arg.index(i)] for i in range(n))
+        elif op is Ops.PAD:
+            arg, src = [], []
+            for s in shape:
+                before = self.draw(st.integers(0, s - 1)) if s > 1 else 0
+                after = self.draw(st.integers(0, s - before - 1)) if s - before > 1 else 0
+                arg.append((before, after))
+                src.append(s - before - after)
+            arg, src_shape = tuple(arg), tuple(src)
+        elif op is Ops.SHRINK:
+            arg, src = [], []
+            for s in shape:
+                extra, start = self.draw(st.integers(0, 3)), 0
+                start = self.draw(st.integers(0, extra))
+                arg.append((start, start + s))
+                src.append(s + extra)
+            arg, src_shape = tuple(arg), tuple(src)
+        else:  # FLIP
+            arg = tuple(self.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+            src_shape = shape
+        src = self._src(p, dt, src_shape)
+        return UOp(op, dt, (src,), arg, tag)
+
+    def _reshape_of(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """Another shape with the same number of elements."""
+        size = math.prod(shape)
+        factors = [f for f in range(2, size + 1) for _ in range(_multiplicity(size, f))]
+        self.draw(st.randoms(use_true_random=False)).shuffle(factors)
+        ndim = self.draw(st.integers(1, max(1, len(factors))))
+        dims = [1] * ndim
+        for i, f in enumerate(factors):
+            dims[i % ndim] *= f
+        return tuple(dims) if size else tuple(self.draw(st.sampled_from([(0,), (0, 2), (2, 0)])))
+
+    def _reduce(self, p: A.Pattern | None, dt: DType, shape: tuple[int, ...], arg: Any,
+                tag: Any) -> UOp:
+        ones = [i for i, s in enumerate(shape) if s == 1]
+        if arg is None:
+            assume(ones)
+            axes = tuple(sorted(self.draw(st.sets(st.sampled_from(ones), min_size=1))))
+            arg = (self.draw(st.sampled_from(sorted(REDUCE_OPS))), axes)
+        axes = arg[1]
+        assume(all(shape[i] == 1 for i in axes if i < len(shape)))
+        src_shape = tuple(self.draw(st.integers(0, 4)) if i in axes else s
+                          for i, s in enumerate(shape))
+        return UOp(Ops.REDUCE_AXIS, dt, (self._src(p, dt, src_shape),), arg, tag)
+
+
+def _multiplicity(n: int, f: int) -> int:
+    """How many times the prime f divides n (0 for a composite f)."""
+    if n == 0 or any(f % d == 0 for d in range(2, int(f**0.5) + 1)):
+        return 0
+    k = 0
+    while n % f == 0:
+        n //= f
+        k += 1
+    return k
+
+
+def _op_accepts(op: Ops, dt: DType) -> bool:
+    """Whether `op` can produce a node of dtype dt."""
+    if op in GroupOp.Comparison:
+        return dt is dtypes.bool
+    domain = _OPERAND_DOMAIN.get(op)
+    if op in (Ops.CAST, Ops.BITCAST, Ops.WHERE) or domain is None:
+        return op not in (Ops.RANGE,) or dt is dtypes.index
+    return dt in domain
+
+
+def _require(ref: A.DTypeRef | None, dt: DType) -> None:
+    if ref is not None:
+        allowed = resolve_dtype(ref.name)
+        assume(allowed is not None and dt in allowed)
+
+
+def _pattern_dtypes(p: A.Pattern) -> frozenset[DType] | None:
+    """The dtypes the root may have, from the constraints written on it."""
+    refs = []
+    while True:
+        if isinstance(p, A.PBind):
+            p = p.pattern
+            continue
+        refs.append(p.dtype)
+        break
+    allowed = None
+    for ref in refs:
+        if ref is not None:
+            r = resolve_dtype(ref.name) or frozenset()
+            allowed = r if allowed is None else allowed & r
+    return allowed
+
+
+def _first_ops(p: A.Pattern) -> set[Ops] | None:
+    while isinstance(p, A.PBind):
+        p = p.pattern
+    return _node_ops(p) if isinstance(p, A.PNode) else None
+
+
+def _literal_fits(value: Any, dt: DType) -> bool:
+    """A pattern literal matches a CONST of dt only when dt can hold it (1.5 is no int)."""
+    if isinstance(value, float) and not dt.is_float:
+        return math.isfinite(value) and value == int(value)
+    if dt.is_bool:
+        return value in (0, 1)
+    return True
+
+
+def draw_instance(data: Any, pattern: A.Pattern, mode: str) -> Instance:
+    """One instance of `pattern` (hypothesis `data` from `st.data()`)."""
+    return Builder(data, mode).build(pattern)

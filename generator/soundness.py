@@ -1,0 +1,411 @@
+"""`rulegrad check`: prove or property-test that every rule preserves meaning.
+
+In: `.rules` paths (default: every `rules/*.rules` of the package), an example count, a seed,
+optionally one rule name. Out: one line per rule (name, `file:line`, method, verdict), the
+counterexample under each refuted rule, the loops found between rules of a set, then totals per
+verdict and per method; the exit status is 1 when a rule is refuted or a loop is confirmed, 2
+when a rules file does not load (its diagnostics are printed), else 0.
+
+The phases, one module each:
+- classify (here): a rule marked `# check: structural` (see `structural_rules`) is listed as
+  covered by program fuzzing; every other rule is first given to z3;
+- smt.py: integer/index/bool/float arithmetic rules, proved or refuted with z3 (a timeout is
+  `unknown`, never a pass); what it cannot translate (helper calls, tensor ops) falls through;
+- instances.py + examples.py: draw instances of the left side, rewrite with the rule alone,
+  compare both sides with the numpy oracle (a z3 `unknown` also runs examples, which may still
+  refute it, but never turn it into a pass);
+- termination.py: static loop candidates per rule set, confirmed with the rewrite budget on
+  instances; a loop the budget catches while examples run is reported too.
+
+A rule that none of these can check (it needs the pass context, or its pattern holds
+kernel-level nodes no instance can be drawn for, and it is not marked structural) gets the
+verdict `unchecked`, so no rule escapes silently.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rulegrad.dsl import ast as A
+
+STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
+DEFAULT_TIMEOUT_MS = 2000
+
+
+@dataclass
+class RuleReport:
+    """The outcome for one rule."""
+
+    rule: A.Rule
+    location: str  # file:line
+    method: str  # z3 | examples | structural | -
+    verdict: str  # proved | passed | refuted | unknown | structural | unchecked
+    detail: str = ""
+    examples: int = 0
+    counterexample: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def verdict_text(self) -> str:
+        if self.verdict == "passed":
+            return f"passed {self.examples} examples"
+        if self.verdict == "structural":
+            return "covered by program fuzzing"
+        return self.verdict
+
+    def line(self, name_width: int = 24, loc_width: int = 28) -> str:
+        detail = f"  ({self.detail})" if self.detail else ""
+        return (f"{self.rule.name:<{name_width}} {self.location:<{loc_width}} {self.method:<10} "
+                f"{self.verdict_text}{detail}")
+
+
+@dataclass
+class LoopReport:
+    ruleset: str
+    first: str  # "name at file:line"
+    second: str
+    confirmed: bool
+    detail: str = ""
+
+    def line(self) -> str:
+        pair = (f"{self.first} rewrites its own output" if self.first == self.second
+                else f"{self.first} and {self.second} rewrite each other's output")
+        status = "LOOP (the rewrite budget ran out)" if self.confirmed else "possible loop"
+        return f"rule set {self.ruleset}: {pair}: {status}"
+
+
+@dataclass
+class CheckReport:
+    rules: list[RuleReport] = field(default_factory=list)
+    loops: list[LoopReport] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return any(r.verdict == "refuted" for r in self.rules) or any(
+            lp.confirmed for lp in self.loops)
+
+    def totals(self) -> tuple[Counter, Counter]:
+        return Counter(r.verdict for r in self.rules), Counter(r.method for r in self.rules)
+
+    def summary(self) -> str:
+        verdicts, methods = self.totals()
+        order = ["proved", "passed", "refuted", "unknown", "structural", "unchecked"]
+        v = ", ".join(f"{k} {verdicts[k]}" for k in order if verdicts[k])
+        m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "structural", "-")
+                      if methods[k])
+        loops = sum(lp.confirmed for lp in self.loops)
+        return (f"{len(self.rules)} rules in {self.seconds:.1f}s: {v}\n"
+                f"by method: {m}\nloops: {loops} confirmed, "
+                f"{len(self.loops) - loops} possible")
+
+
+# ---------------------------------------------------------------------- inputs
+def package_rules_files() -> list[Path]:
+    from .paths import PACKAGE_RULES_DIR
+
+    return sorted(PACKAGE_RULES_DIR.glob("*.rules"))
+
+
+def _location(rule: A.Rule) -> str:
+    from .paths import display_path
+
+    path = display_path(rule.span.path) if rule.span.line else rule.span.path
+    return f"{path}:{rule.span.line}"
+
+
+def structural_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
+    """The (line, col) of every rule marked structural in its file's text.
+
+    The mark is a comment containing `check: structural`: at the end of a rule's line or on
+    the comment lines just above it (that rule), or likewise at a `rules NAME = ...` line (every
+    rule written in that set's blocks)."""
+    lines = rf.source.splitlines()
+
+    def marked(line: int) -> bool:
+        if 1 <= line <= len(lines) and STRUCTURAL_MARK.search(lines[line - 1]):
+            return True
+        k = line - 1  # the comment block right above
+        while 1 <= k <= len(lines) and lines[k - 1].lstrip().startswith("#"):
+            if STRUCTURAL_MARK.search(lines[k - 1]):
+                return True
+            k -= 1
+        return False
+
+    out: set[tuple[int, int]] = set()
+    for rs in rf.rulesets:
+        whole = marked(rs.span.line)
+        for term in rs.terms:
+            if isinstance(term, A.RuleBlock):
+                for r in term.rules:
+                    if whole or marked(r.span.line):
+                        out.add((r.span.line, r.span.col))
+    return out
+
+
+def _mentions_ctx(e: Any) -> bool:
+    """Whether an expression tree uses the pass context."""
+    if isinstance(e, A.EName):
+        return e.name == "ctx"
+    if isinstance(e, tuple):
+        return any(_mentions_ctx(x) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+        return any(_mentions_ctx(getattr(e, f)) for f in e.__dataclass_fields__ if f != "span")
+    return False
+
+
+@dataclass
+class _Item:
+    rule: A.Rule
+    ruleset: A.CheckedRuleSet  # the largest set of the file holding it (for loop probes)
+    checked: A.CheckedFile
+    structural: bool
+
+
+def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
+    """The rules written in this file (not imported), each once, in source order."""
+    marks = structural_rules(cf.file)
+    seen: dict[tuple[int, int], _Item] = {}
+    path = cf.file.path
+    for rs in cf.rulesets:
+        for r in rs.rules:
+            if r.span.path != path or (only is not None and r.name != only):
+                continue
+            key = (r.span.line, r.span.col)
+            if key not in seen:
+                seen[key] = _Item(r, rs, cf, key in marks)
+            elif len(rs.rules) > len(seen[key].ruleset.rules):
+                seen[key].ruleset = rs
+    yield from sorted(seen.values(), key=lambda it: (it.rule.span.line, it.rule.span.col))
+
+
+# ---------------------------------------------------------------------- checking one rule
+class Checker:
+    """Runs the checks of one rule at a time; holds the matchers built per rule set."""
+
+    def __init__(self, examples: int = 100, seed: int = 0,
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS):
+        self.examples, self.seed, self.timeout_ms = examples, seed, timeout_ms
+        self._helpers: dict[int, dict[str, Any]] = {}
+        self._sets: dict[tuple[str, str], Any] = {}
+        self.loops_seen: dict[tuple[str, str], str] = {}  # (set, message) from examples
+
+    def helpers(self, cf: A.CheckedFile) -> dict[str, Any]:
+        from .interp import _all_helpers, load_helpers
+
+        if id(cf) not in self._helpers:
+            self._helpers[id(cf)] = load_helpers(_all_helpers(cf))
+        return self._helpers[id(cf)]
+
+    def set_matcher(self, item: _Item) -> Any:
+        from .interp import interpret_ruleset
+
+        key = (item.ruleset.path, item.ruleset.name)
+        if key not in self._sets:
+            self._sets[key] = interpret_ruleset(item.ruleset, self.helpers(item.checked))
+        return self._sets[key]
+
+    def one_rule_matcher(self, item: _Item) -> Any:
+        from .interp import interpret_ruleset
+
+        alone = A.CheckedRuleSet(item.rule.name, (item.rule,), item.ruleset.path)
+        return interpret_ruleset(alone, self.helpers(item.checked))
+
+    def check(self, item: _Item) -> RuleReport:
+        t0 = time.monotonic()
+        report = self._check(item)
+        report.seconds = time.monotonic() - t0
+        return report
+
+    def _check(self, item: _Item) -> RuleReport:
+        from .smt import prove_rule
+
+        rule, loc = item.rule, _location(item.rule)
+        if item.structural:
+            return RuleReport(rule, loc, "structural", "structural")
+        helper_names = {h.name for h in _helpers_of(item.checked)}
+        proof = prove_rule(rule, helper_names, self.timeout_ms)
+        if proof.verdict in ("proved", "refuted"):
+            return RuleReport(rule, loc, "z3", proof.verdict, proof.detail,
+                              counterexample=proof.counterexample)
+        if _mentions_ctx(rule.guard) or _mentions_ctx(rule.rhs):
+            verdict = "unknown" if proof.verdict == "unknown" else "unchecked"
+            return RuleReport(rule, loc, "-", verdict, "uses the pass context")
+        ex = self._examples(item)
+        if proof.verdict == "unknown":  # examples may refute it, never prove it
+            if ex.verdict == "refuted":
+                return RuleReport(rule, loc, "examples", "refuted", proof.detail,
+                                  ex.examples, ex.counterexample)
+            extra = f"; {ex.examples} examples passed" if ex.verdict == "passed" else ""
+            return RuleReport(rule, loc, "z3", "unknown", proof.detail + extra)
+        if ex.verdict == "unchecked":
+            return RuleReport(rule, loc, "-", "unchecked", ex.detail)
+        return RuleReport(rule, loc, "examples", ex.verdict, ex.detail if ex.verdict != "passed"
+                          else "", ex.examples, ex.counterexample)
+
+    def _examples(self, item: _Item) -> Any:
+        from .examples import ExampleResult, check_examples
+        from .instances import CannotInstantiate, mode_of
+
+        try:
+            mode = mode_of(item.rule)
+        except CannotInstantiate as exc:
+            return ExampleResult("unchecked", detail=str(exc))
+        res = check_examples(item.rule, self.one_rule_matcher(item), self.set_matcher(item),
+                             mode, self.examples, self.seed)
+        for msg in res.loops:
+            self.loops_seen.setdefault((item.ruleset.name, item.rule.name), msg)
+        return res
+
+
+def _helpers_of(cf: A.CheckedFile) -> list[A.Helper]:
+    out, stack = [], [cf]
+    while stack:
+        f = stack.pop()
+        out += f.helpers
+        stack += f.imported
+    return out
+
+
+def _loops(checker: Checker, items: list[_Item], files: list[A.CheckedFile]) -> list[LoopReport]:
+    """Static candidates per set, each confirmed or not by running the set under the budget;
+    then loops the budget caught while examples ran that no candidate explains."""
+    from .examples import probe_loop
+    from .instances import CannotInstantiate, mode_of
+    from .termination import loop_candidates
+
+    out: list[LoopReport] = []
+    by_rule = {(it.rule.span.path, it.rule.span.line): it for it in items}
+    for cf in files:
+        for rs in cf.rulesets:
+            for cand in loop_candidates(rs):
+                a, b = cand.first, cand.second
+                item = by_rule.get((a.span.path, a.span.line))
+                msg = None
+                if item is not None:
+                    try:
+                        probe = _Item(a, rs, cf, False)
+                        msg = probe_loop(a, checker.set_matcher(probe), mode_of(a),
+                                         max(10, checker.examples // 4), checker.seed)
+                    except CannotInstantiate:
+                        msg = None
+                out.append(LoopReport(rs.name, f"{a.name} at {_location(a)}",
+                                      f"{b.name} at {_location(b)}", msg is not None, msg or ""))
+    named = {(lp.ruleset, lp.first.split(" at ")[0]) for lp in out}
+    for (set_name, rule_name), msg in checker.loops_seen.items():
+        if (set_name, rule_name) not in named:
+            it = next(i for i in items if i.rule.name == rule_name)
+            firing = _firing_rules(msg)
+            second = firing[0] if firing else "(see the budget error)"
+            out.append(LoopReport(set_name, f"{rule_name} at {_location(it.rule)}", second,
+                                  True, msg))
+    return out
+
+
+def _firing_rules(msg: str) -> list[str]:
+    """The rules a RewriteBudgetError names, most frequent first."""
+    return [m.group(1) for m in re.finditer(r"^\s+\d+x\s+(.+)$", msg, re.M)]
+
+
+# ---------------------------------------------------------------------- the command
+def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int = 0,
+                rule: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                progress: Callable[[int, int, str], None] | None = None) -> CheckReport:
+    """Check every rule of the files; raises RulesError for a file that does not load."""
+    from rulegrad.dsl import load
+
+    files = [Path(p) for p in paths] if paths else package_rules_files()
+    checked = [load(str(p)) for p in files]
+    items = [it for cf in checked for it in _items(cf, rule)]
+    checker = Checker(examples, seed, timeout_ms)
+    report = CheckReport()
+    t0 = time.monotonic()
+    for k, item in enumerate(items):
+        if progress is not None:
+            progress(k, len(items), item.rule.name)
+        report.rules.append(checker.check(item))
+    if progress is not None:
+        progress(len(items), len(items), "termination")
+    report.loops = _loops(checker, items, checked) if rule is None else [
+        lp for lp in _loops(checker, items, checked) if rule in lp.first or rule in lp.second]
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def format_report(report: CheckReport) -> str:
+    """The text `rulegrad check` prints after its progress display."""
+    name_w = max([len(r.rule.name) for r in report.rules] + [10]) + 1
+    loc_w = max([len(r.location) for r in report.rules] + [10]) + 1
+    out = []
+    for r in report.rules:
+        out.append(r.line(name_w, loc_w))
+        if r.counterexample:
+            out.append(f"  counterexample for {r.rule.name} at {r.location}:")
+            out.append(f"    rule: {' '.join(r.rule.text.split())}")
+            out.extend("    " + ln for ln in r.counterexample.splitlines())
+    if report.loops:
+        out.append("")
+        out.append("termination:")
+        for lp in report.loops:
+            out.append("  " + lp.line())
+            if lp.detail:
+                out.extend("    " + ln for ln in lp.detail.splitlines())
+    out.append("")
+    out.append(report.summary())
+    return "\n".join(out)
+
+
+def _progress_printer(stream: Any) -> tuple[Callable[[int, int, str], None], Callable[[], None]]:
+    """A rich progress bar on a terminal, plain `[k/n] rule` lines otherwise."""
+    if stream.isatty():
+        try:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            bar = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(),
+                           TextColumn("{task.description}"), transient=True)
+            task = bar.add_task("", total=None)
+            bar.start()
+
+            def update(k: int, n: int, name: str) -> None:
+                bar.update(task, completed=k, total=n, description=name)
+
+            return update, bar.stop
+        except ImportError:  # rich is a dependency, but a plain fallback costs nothing
+            pass
+
+    def plain(k: int, n: int, name: str) -> None:
+        if k < n:
+            print(f"[{k + 1}/{n}] {name}", file=stream, flush=True)
+
+    return plain, lambda: None
+
+
+def run_check(paths: list[str] | None, examples: int = 100, seed: int = 0,
+              rule: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> int:
+    """The `rulegrad check` command: print the report; the exit status."""
+    from rulegrad.dsl.errors import RulesError
+
+    update, stop = _progress_printer(sys.stderr)
+    try:
+        report = check_paths(paths, examples, seed, rule, timeout_ms, update)
+    except RulesError as exc:
+        stop()
+        print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        stop()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    stop()
+    if rule is not None and not report.rules:
+        print(f"error: no rule named {rule!r}", file=sys.stderr)
+        return 2
+    print(format_report(report))
+    return 1 if report.failed else 0

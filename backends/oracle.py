@@ -85,20 +85,20 @@ def _detach(value: Any) -> Any:
 
 # ---------------------------------------------------------------------- per-node evaluation
 def _eval_node(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> Any:
-    op = node.op
-    handler = _HANDLERS.get(op)
-    if handler is None:
-        raise OracleError(f"the oracle cannot evaluate {op.name} (tensor-level ops only): {node!r}")
+    entry = _DISPATCH.get(node.op)  # one lookup per node: long chains spend their time here
+    if entry is None:
+        raise OracleError(f"the oracle cannot evaluate {node.op.name} (tensor-level ops only): "
+                          f"{node!r}")
+    handler, is_array = entry
     value = handler(node, srcs, var_vals)
-    if op in _NO_ARRAY:
-        return value
-    return _conform(np.asarray(value), node)
+    return _conform(np.asarray(value), node) if is_array else value
 
 
 def _conform(value: np.ndarray, node: UOp) -> np.ndarray:
     """The value with exactly the node's dtype; its shape must already be the node's."""
-    if value.dtype != node.dtype.np:
-        value = value.astype(node.dtype.np)
+    want = node.dtype.np
+    if value.dtype != want:
+        value = value.astype(want)
     if value.shape != node.shape:
         raise OracleError(f"{node.op.name} produced shape {value.shape}, but the node's shape is "
                           f"{node.shape}: {node!r}")
@@ -131,7 +131,7 @@ _MOVEMENT: dict[Ops, Callable[[np.ndarray, Any], np.ndarray]] = {
     Ops.RESHAPE: lambda x, arg: x.reshape(arg),
     Ops.EXPAND: lambda x, arg: np.broadcast_to(x, arg),
     Ops.PERMUTE: lambda x, arg: x.transpose(arg),
-    Ops.PAD: lambda x, arg: np.pad(x, arg, mode="constant"),
+    Ops.PAD: lambda x, arg: np.pad(x, arg, mode="constant") if arg else x,  # np.pad rejects ()
     Ops.SHRINK: lambda x, arg: x[tuple(slice(b, e) for b, e in arg)],
     Ops.FLIP: lambda x, arg: x[_flip_index(arg)],
 }
@@ -170,11 +170,13 @@ def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.power(a, b)
     a, b = _as_int(a), _as_int(b)
     neg = b < 0
+    if not neg.any():
+        return np.power(a, b)
     positive = np.power(a, np.where(neg, 0, b).astype(b.dtype))
     # x ** -n for integers: only |x| == 1 survives the truncation of 1 / x**n
     odd = (b % 2) != 0
     negative = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
-    return np.where(neg, negative, positive).astype(positive.dtype)
+    return np.where(neg, negative.astype(positive.dtype), positive)
 
 
 def _bool_arith(fn: Callable) -> Callable:
@@ -237,8 +239,10 @@ _ALU: dict[Ops, Callable[..., np.ndarray]] = {
 }
 
 
-def _alu(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return _ALU[node.op](*srcs)
+def _alu(fn: Callable[..., np.ndarray]) -> Callable[[UOp, list[Any], dict[str, int]], Any]:
+    def handler(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+        return fn(*srcs)
+    return handler
 
 
 def _cast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
@@ -290,7 +294,8 @@ def _copy(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
 def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     target, value = srcs[0], srcs[1]
     base = node.src[0].base
-    if base.op is not Ops.BUFFER or not np.shares_memory(target, base.arg.ensure()):
+    if base.op is not Ops.BUFFER or (target.size and not np.shares_memory(target,
+                                                                          base.arg.ensure())):
         raise OracleError(f"ASSIGN's target must be a view of a BUFFER, got {node.src[0]!r}")
     if not target.flags.writeable:
         raise OracleError(f"ASSIGN's target is not writable in place (an EXPAND?): {node.src[0]!r}")
@@ -314,10 +319,11 @@ _NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE})
 _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
     Ops.BUFFER: _buffer, Ops.CONST: _const, Ops.DEFINE_VAR: _define_var, Ops.BIND: _bind,
     **{op: _movement for op in _MOVEMENT},
-    **{op: _alu for op in _ALU},
+    **{op: _alu(fn) for op, fn in _ALU.items()},
     Ops.CAST: _cast, Ops.BITCAST: _bitcast, Ops.REDUCE_AXIS: _reduce_axis,
     **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
                                    Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
     Ops.COPY: _copy, Ops.ASSIGN: _assign, Ops.SINK: _sink,
     Ops.DEVICE: _no_value, Ops.UNIQUE: _no_value,
 }
+_DISPATCH = {op: (handler, op not in _NO_ARRAY) for op, handler in _HANDLERS.items()}

@@ -132,6 +132,7 @@ class Tensor:
     """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`."""
 
     __slots__ = ("uop",)
+    __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
     _rng: np.random.Generator = np.random.default_rng(0)
 
     def __init__(self, data: Any, dtype: DType | str | None = None):
@@ -455,7 +456,8 @@ class Tensor:
 
     def __invert__(self) -> Tensor:
         _probe(np.invert, self)  # numpy's TypeError for floats
-        return self._binary(True if self.dtype is dtypes.bool else -1, Ops.XOR, np.bitwise_xor)
+        ones = self.dtype.max if self.dtype.is_unsigned or self.dtype.is_bool else -1
+        return Tensor(self.uop.alu(Ops.XOR, self.uop.const_like(ones)))
 
     def __lt__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPLT)
     def __gt__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPLT, reverse=True)

@@ -4,9 +4,35 @@
     check(file)       -> CheckedFile     names, arity, bindings, shadowing (check.py, subsume.py)
     load(path)        -> CheckedFile     read + parse + check; RulesError lists every error
     print_file(file)  -> str             canonical text (printer.py)
+
+Each phase raises `RulesError` (its `.diagnostics`; `str()` is the printed report).
 """
 
-from .errors import Diagnostic, RulesError, format_diagnostics
-from .parser import parse
+from __future__ import annotations
 
-__all__ = ["Diagnostic", "RulesError", "format_diagnostics", "parse"]
+from .ast import CheckedFile
+from .check import Loader, check, check_collect, read_file
+from .errors import Diagnostic, RulesError, format_diagnostics
+from .parser import parse, parse_collect
+from .printer import print_file
+
+
+def load(path: str, loader: Loader | None = None) -> CheckedFile:
+    """Read, parse and check a rules file (and what it imports), or raise `RulesError` with
+    every error found."""
+    loader = loader or read_file
+    try:
+        text = loader(path)
+    except OSError as e:
+        raise FileNotFoundError(f"cannot read rules file {path}: {e}") from e
+    rf, diags = parse_collect(text, path)
+    if rf is None:
+        raise RulesError(diags, {path: text})
+    checked, diags, sources = check_collect(rf, loader)
+    if diags or checked is None:
+        raise RulesError(diags, sources)
+    return checked
+
+
+__all__ = ["Diagnostic", "RulesError", "check", "format_diagnostics", "load", "parse",
+           "print_file"]

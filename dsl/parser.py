@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast as pyast
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -29,6 +30,8 @@ from typing import Any
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+from lark.lexer import BasicLexer, LexerThread
+from lark.parsers.lalr_analysis import Shift
 
 from . import ast as A
 from .errors import Diagnostic, RulesError
@@ -49,6 +52,12 @@ def grammar() -> Lark:
         strict = False
     return Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="basic", strict=strict,
                 propagate_positions=True, maybe_placeholders=False)
+
+
+@cache
+def _lexer() -> BasicLexer:
+    # built once: Lark.lex() builds (and, in strict mode, collision-checks) a lexer per call
+    return BasicLexer(grammar().lexer_conf)
 
 
 @cache
@@ -74,7 +83,7 @@ def _lex(text: str, path: str, diags: list[Diagnostic]) -> list[Token]:
     blanked = text
     for _ in range(200):  # each round blanks one bad spot; give up on absurd files
         try:
-            return list(grammar().lex(blanked))
+            return list(LexerThread.from_text(_lexer(), blanked).lex(None))
         except UnexpectedCharacters as e:
             pos, ch = e.pos_in_stream, blanked[e.pos_in_stream]
             if ch in "\"'":
@@ -166,12 +175,19 @@ def _postlex(tokens: list[Token]) -> list[_Tok]:
                 if stack[opener].type == BLOCK_OPEN:
                     tok = _retype(tok, BLOCK_CLOSE)
             emit(tok)
+            if opener is None and stack and stack[-1].type != BLOCK_OPEN:
+                opener = len(stack) - 1  # `MUL(x, 1]`: take it as closing the innermost bracket
             if opener is not None:
                 del stack[opener:]
             continue
         if tok.type == _t("rules") and stack:
             stack.clear()  # `rules` starts a declaration: whatever is open was left unclosed
         emit(tok)
+        if tok.type == _t("->") and stack and stack[-1].type != BLOCK_OPEN:
+            # `->` never sits inside brackets: what is open was left unclosed (the parser reports
+            # it); close it here so that the next line is a new rule again
+            while stack and stack[-1].type != BLOCK_OPEN:
+                stack.pop()
         if value in ("(", "["):
             stack.append(tok)
     return out
@@ -222,6 +238,12 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
     prev = toks[i - 1].tok if i > 0 else None
     prev_v = prev.value if prev is not None else None
     span = _span(path, tok)
+    if tok.type in (NL, BLOCK_CLOSE, END) and prev is not None:
+        # something is missing: point just after the last token of the line
+        span = A.Span(path, prev.end_line, prev.end_column, prev.end_line, prev.end_column)
+    desc = _describe(tok)
+    if tok.type in (NL, BLOCK_CLOSE) and prev is not None and tok.line > prev.end_line:
+        desc = "end of line"
     arrow, if_, colon = _t("->"), _t("if"), _t(":")
     closer_of = {t.value: OPENERS[t.value] for t in open_ if t.type != BLOCK_OPEN}
 
@@ -241,11 +263,11 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
         if stopper or later:
             what = _BRACKET_WORDS[inner.value]
             return Diagnostic(_span(path, inner), f"unclosed {what}",
-                              f"the rule goes on to {_describe(tok)} at {tok.line}:{tok.column}")
+                              f"the rule goes on to {desc} at {tok.line}:{tok.column}")
     if tok.type in (END, _t("rules")) and any(t.type == BLOCK_OPEN for t in open_):
         block = next(t for t in open_ if t.type == BLOCK_OPEN)
         return Diagnostic(_span(path, block), "unclosed '{' of a rule block",
-                          f"the block goes on to {_describe(tok)} at {tok.line}:{tok.column}")
+                          f"the block goes on to {desc} at {tok.line}:{tok.column}")
     del closer_of
 
     in_block = any(t.type == BLOCK_OPEN for t in open_)
@@ -254,43 +276,43 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
         if "LABEL" in expected:  # at the start of a rule
             if tok.type == arrow:
                 return Diagnostic(span, "expected a pattern before '->'")
-            return Diagnostic(span, f"expected a rule, found {_describe(tok)}",
+            return Diagnostic(span, f"expected a rule, found {desc}",
                               "a rule is: [name: ] PATTERN [if GUARD] -> RHS")
         if arrow in expected:
             where = "the pattern" if if_ in expected else "the guard"
-            return Diagnostic(span, f"expected '->' after {where}, found {_describe(tok)}")
+            return Diagnostic(span, f"expected '->' after {where}, found {desc}")
         if "LNAME" in expected and _t("(") in expected and tok.type in ends + (arrow,):
             if prev is not None and prev.type == arrow:
                 return Diagnostic(span, "expected an expression after '->'")
             if prev is not None and prev.type == if_:
                 return Diagnostic(span, "expected a condition after 'if'")
-            return Diagnostic(span, f"expected an expression, found {_describe(tok)}")
+            return Diagnostic(span, f"expected an expression, found {desc}")
         if prev is not None and prev.type == colon and "LNAME" in expected:
             return Diagnostic(span, f"expected a dtype or a pattern after ':', found "
-                              f"{_describe(tok)}")
+                              f"{desc}")
         if "UNAME" in expected and prev_v in ("{", ","):
             if tok.type == "LNAME":
-                return Diagnostic(span, f"expected an op name, found {_describe(tok)}",
+                return Diagnostic(span, f"expected an op name, found {desc}",
                                   "op names are capitalised (ADD, REDUCE_AXIS)")
     else:  # the top level
         decl_start = {_t("rules"), _t("use"), _t("from")}
         if decl_start & expected:
-            return Diagnostic(span, f"expected 'rules', 'use' or 'from', found {_describe(tok)}",
+            return Diagnostic(span, f"expected 'rules', 'use' or 'from', found {desc}",
                               "rules live inside a rule set: rules NAME = { ... }")
         if expected == {_t("=")}:
             return Diagnostic(span, "a rule set needs '=' after its name")
         if prev is not None and prev.type == _t("rules"):
             return Diagnostic(span, f"expected a rule-set name after 'rules', found "
-                              f"{_describe(tok)}")
+                              f"{desc}")
         if BLOCK_OPEN in expected:
             return Diagnostic(span, f"expected a rule-set name or '{{' after '{prev_v}', found "
-                              f"{_describe(tok)}")
+                              f"{desc}")
         if _t("+") in expected and NL in expected:
             return Diagnostic(span, f"expected '+' or the end of the line, found "
-                              f"{_describe(tok)}")
+                              f"{desc}")
         if prev is not None and prev.type == _t("use"):
             return Diagnostic(span, f"expected a module name after 'use', found "
-                              f"{_describe(tok)}")
+                              f"{desc}")
         if colon in expected:
             return Diagnostic(span, "expected ':' after the module name",
                               "use MODULE: helper, helper")
@@ -300,23 +322,22 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
         if _t("import") in expected:
             return Diagnostic(span, "expected 'import' after the path")
         if expected == {"LNAME"}:
-            return Diagnostic(span, f"expected a name, found {_describe(tok)}")
-    return Diagnostic(span, f"unexpected {_describe(tok)}", f"expected {_expected_words(expected)}")
+            return Diagnostic(span, f"expected a name, found {desc}")
+    return Diagnostic(span, f"unexpected {desc}", f"expected {_expected_words(expected)}")
 
 
-def _sync(toks: list[_Tok], i: int) -> tuple[int, str] | None:
-    """Where to resume after an error at toks[i]: the index of the next token to feed, and
-    what the parser must be ready for there ('rule', 'decl' or 'close')."""
+def _syncs(toks: list[_Tok], i: int) -> Iterator[tuple[int, str]]:
+    """Where to resume after an error at toks[i], nearest first: the index of the next token to
+    feed, and what the parser must be ready for there ('rule', 'decl' or 'close')."""
     for k in range(i, len(toks)):
         tok = toks[k]
         if tok.tok.type == NL:
             in_block = any(t.type == BLOCK_OPEN for t in tok.open)
-            return k + 1, ("rule" if in_block else "decl")
-        if tok.tok.type == BLOCK_CLOSE:
-            return k, "close"
-        if tok.tok.type == _t("rules") and k > i:
-            return k, "decl"
-    return None
+            yield k + 1, ("rule" if in_block else "decl")
+        elif tok.tok.type == BLOCK_CLOSE:
+            yield k, "close"
+        elif tok.tok.type == _t("rules") and k > i:
+            yield k, "decl"
 
 
 def _parse_tokens(toks: list[_Tok], path: str, diags: list[Diagnostic],
@@ -334,23 +355,30 @@ def _parse_tokens(toks: list[_Tok], path: str, diags: list[Diagnostic],
         tok = seq[i].tok
         try:
             if tok.type == END:
-                return None if failed else ip.feed_eof(last)
+                tree = ip.feed_eof(last)
+                return None if failed else tree
             ip.feed_token(tok)
             i += 1
             continue
         except UnexpectedToken as e:
             failed = True
-            if tok.line not in bad_lines:  # a lexing error on this line already said it
-                diags.append(_explain(seq, i, set(e.expected), path))
-        resume = _sync(seq, i + 1 if seq[i].tok.type == BLOCK_CLOSE else i)
-        if resume is None:
-            return None
-        i, kind = resume
-        # pop the parser back to a state where the wanted token may come
-        while len(state.state_stack) > 1 and wants[kind] not in table[state.state_stack[-1]]:
-            state.state_stack.pop()
-            state.value_stack.pop()
-        if wants[kind] not in table[state.state_stack[-1]]:
+            diag = _explain(seq, i, set(e.expected), path)
+            if diag.span.line not in bad_lines:  # a lexing error on this line already said it
+                diags.append(diag)
+        # drop input up to the next place a rule or declaration may start, and pop the parser
+        # back to a state that accepts it there
+        start = i + 1 if seq[i].tok.type == BLOCK_CLOSE else i
+        for k, kind in _syncs(seq, start):
+            # a state that shifts the token (LALR may also *reduce* on `}` mid-expression)
+            depth = next((d for d in range(len(state.state_stack) - 1, -1, -1)
+                          if table[state.state_stack[d]].get(wants[kind], (None,))[0] is Shift),
+                         None)
+            if depth is not None:
+                del state.state_stack[depth + 1:]
+                del state.value_stack[depth:]
+                i = k
+                break
+        else:
             return None
     return None
 

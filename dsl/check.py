@@ -1,0 +1,566 @@
+"""Checker: `RulesFile` -> `CheckedFile`, or a `RulesError` listing every problem found.
+
+In: a parsed file (and, through `loader`, the text of the rules files it imports). Out: a
+`CheckedFile`: each rule set flattened in priority order (`a + b + {...}` expanded, imported sets
+included), the helpers the rules may call, and the checked imported files.
+
+What is checked (LANGUAGE.md, "Errors"); the checker collects every error, it never stops at the
+first:
+- op, group and dtype names resolve (with "did you mean");
+- arity: a fixed-arity op given a number of sources it never has; `[...]` needs exactly 2;
+- `arg=` / `tag=` constraints are constants;
+- names in guards and right-hand sides: captures bound on every match path, comprehension
+  variables inside their comprehension, `ctx`, helpers, builtins and globals; a called
+  capitalised name must be an op (a constructor, whose arity is checked too) or `UOp`;
+- duplicate rule names (per file), duplicate rule-set names, unknown sets in `+`, `+` cycles;
+- `use`: the module must import and have every named helper; `from "f.rules" import s`: the
+  file must exist, check cleanly (recursively; import cycles are reported) and define `s`;
+- shadowing: a rule that an earlier, always-firing rule of the same flattened set hides.
+  "Always firing" means no guard and a right-hand side that cannot decline: a capture, a literal
+  other than None, a constructor, an arithmetic expression, or a method call on a capture. A
+  helper call, a conditional expression, anything on `ctx`, and `defer` may decline, so such a
+  rule counts as guarded (subsume.py says when one pattern covers another).
+
+Match paths: the language has no pattern alternation (op sets and `[...]` bind the same names on
+every path), so every capture of a pattern is bound on every match; the analysis is written per
+path (`_bound_on_every_path`) so that alternation can be added without missing this rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from rulegrad.runtime.ops import Ops
+
+from . import ast as A
+from .errors import Diagnostic, RulesError
+from .names import (
+    BUILTINS,
+    DTYPE_NAMES,
+    GLOBALS,
+    GROUP_NAMES,
+    KEYWORD_NAMES,
+    OP_NAMES,
+    arity,
+    resolve_dtype,
+    resolve_ops,
+    suggest,
+)
+from .subsume import capture_names, shadows
+
+Loader = Callable[[str], str]  # path -> text of a rules file; raises OSError when missing
+
+CONSTRUCTOR_KWARGS = ("dtype", "arg", "tag")
+
+
+def read_file(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _did_you_mean(name: str, candidates: Any) -> str:
+    guess = suggest(name, frozenset(candidates))
+    return f" (did you mean '{guess}'?)" if guess else ""
+
+
+def _label_span(rule: A.Rule) -> A.Span:
+    s = rule.span
+    width = len(rule.name) if rule.named else 1
+    return A.Span(s.path, s.line, s.col, s.line, s.col + width)
+
+
+# ------------------------------------------------------------------------ helpers (`use`)
+def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None, str | None,
+                                                                str | None]:
+    """(module, .py file or None, error message or None) for `use MODULE`."""
+    if not module.startswith("."):
+        try:
+            return importlib.import_module(module), None, None
+        except ModuleNotFoundError as e:
+            return None, None, f"helper module '{module}' not found ({e})"
+        except Exception as e:  # noqa: BLE001 - any import failure is the user's to see
+            return None, None, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
+    file = os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
+    if not os.path.isfile(file):
+        return None, file, f"helper module '{module}' not found: no file {file}"
+    # a unique name, in sys.modules only while the module runs (dataclasses and the like
+    # look themselves up there), so checking never leaves helper modules behind
+    name = f"_rulegrad_helpers_{abs(hash(os.path.abspath(file)))}"
+    try:
+        spec = importlib.util.spec_from_file_location(name, file)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        finally:
+            sys.modules.pop(name, None)
+        return mod, file, None
+    except Exception as e:  # noqa: BLE001
+        return None, file, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
+
+
+# ------------------------------------------------------------------------ the session
+@dataclass
+class _Frame:
+    abspath: str
+    path: str
+    via: A.Span | None = None  # the import of this file that leads to the next frame
+
+
+@dataclass
+class _Session:
+    """State shared by the checks of a file and of everything it imports."""
+
+    loader: Loader
+    diags: list[Diagnostic] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    done: dict[str, A.CheckedFile | None] = field(default_factory=dict)  # by absolute path
+    stack: list[_Frame] = field(default_factory=list)
+    reported: set[Any] = field(default_factory=set)
+
+    def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
+        self.diags.append(Diagnostic(span, message, hint))
+
+    def check_file(self, file: A.RulesFile) -> A.CheckedFile | None:
+        key = os.path.abspath(file.path)
+        self.sources[file.path] = file.source
+        self.stack.append(_Frame(key, file.path))
+        try:
+            before = len(self.diags)
+            checked = _FileChecker(self, file).run()
+            ok = len(self.diags) == before
+        finally:
+            self.stack.pop()
+        self.done[key] = checked if ok else None
+        return checked if ok else None
+
+    def import_file(self, imp: A.Import, importer: str) -> A.CheckedFile | None:
+        """Parse and check an imported rules file (once per session); None if it failed."""
+        from .parser import parse_collect  # the parser is the earlier phase; imports need it
+
+        path = os.path.normpath(os.path.join(os.path.dirname(importer), imp.path))
+        key = os.path.abspath(path)
+        on_stack = [i for i, f in enumerate(self.stack) if f.abspath == key]
+        if on_stack:
+            k = on_stack[0]
+            cycle = [f.path for f in self.stack[k:]] + [path]
+            span = self.stack[k].via if k < len(self.stack) - 1 else imp.span
+            if tuple(cycle) not in self.reported:
+                self.reported.add(tuple(cycle))
+                self.error(span or imp.span, "import cycle: " + " -> ".join(cycle))
+            return None
+        if key in self.done:
+            return self.done[key]
+        try:
+            text = self.loader(path)
+        except OSError:
+            self.error(imp.span, f"cannot find rules file '{imp.path}' (looked for {path})")
+            self.done[key] = None
+            return None
+        self.sources[path] = text
+        rf, diags = parse_collect(text, path)
+        self.diags.extend(diags)
+        if rf is None:
+            self.done[key] = None
+            return None
+        self.stack[-1].via = imp.span
+        return self.check_file(rf)
+
+
+# ------------------------------------------------------------------------ one file
+def _bound_on_every_path(p: A.Pattern) -> set[str]:
+    """Captures bound by every way the pattern can match. Every alternative the language has
+    (an op set, the two orders of `[a, b]`) binds the same names, so this is all of them."""
+    return set(capture_names(p))
+
+
+def _always_fires(rhs: A.Expr | A.EDefer, captures: set[str]) -> bool:
+    """Can the right-hand side never decline (return None or defer)? See the module doc."""
+    if isinstance(rhs, A.EName):
+        return rhs.name in captures
+    if isinstance(rhs, A.ELit):
+        return rhs.value is not None
+    if isinstance(rhs, (A.EBinOp, A.EUnary)):
+        return True
+    if isinstance(rhs, A.ECall):
+        if isinstance(rhs.func, A.EOpName):
+            return rhs.func.name in OP_NAMES
+        base: Any = rhs.func
+        while isinstance(base, (A.EAttr, A.ECall, A.EIndex)):
+            base = base.func if isinstance(base, A.ECall) else base.obj
+        return isinstance(rhs.func, A.EAttr) and isinstance(base, A.EName) and (
+            base.name in captures)
+    return False
+
+
+def _root_ops(p: A.Pattern) -> frozenset | None:
+    """The ops the root of a pattern can have; None for any op."""
+    while isinstance(p, A.PBind):
+        p = p.pattern
+    if isinstance(p, A.PVar):
+        return None
+    if isinstance(p, A.PConst):
+        return frozenset({"CONST"})
+    out: set[str] = set()
+    for ref in p.ops:
+        ops = resolve_ops(ref.name)
+        if ops is None:
+            return frozenset()
+        out |= {op.name for op in ops}
+    return frozenset(out)
+
+
+class _FileChecker:
+    def __init__(self, session: _Session, file: A.RulesFile):
+        self.s, self.file = session, file
+        self.helpers: dict[str, A.Helper] = {}
+        self.imported_sets: dict[str, A.CheckedRuleSet] = {}
+        self.imported_files: list[A.CheckedFile] = []
+        self.own_sets: dict[str, A.RuleSet] = {}
+        self.flat: dict[str, tuple[A.Rule, ...] | None] = {}
+
+    def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
+        self.s.error(span, message, hint)
+
+    def run(self) -> A.CheckedFile:
+        for use in self.file.uses:
+            self.check_use(use)
+        unavailable: set[str] = set()
+        for imp in self.file.imports:
+            unavailable |= self.check_import(imp)
+        self.collect_sets(unavailable)
+        self.check_rule_names()
+        for rs in self.file.rulesets:
+            for term in rs.terms:
+                if isinstance(term, A.RuleBlock):
+                    for rule in term.rules:
+                        self.check_rule(rule)
+        checked = []
+        for rs in self.file.rulesets:
+            if self.own_sets.get(rs.name) is not rs:
+                continue
+            rules = self.flatten(rs.name, [], unavailable)
+            if rules is not None:
+                self.check_shadowing(rs.name, rules)
+                checked.append(A.CheckedRuleSet(rs.name, rules, self.file.path))
+        return A.CheckedFile(self.file, tuple(checked), tuple(self.helpers.values()),
+                             tuple(self.imported_files))
+
+    # -------------------------------------------------------------- declarations
+    def check_use(self, use: A.Use) -> None:
+        mod, file, problem = _load_helper_module(use.module, self.file.path)
+        if problem is not None:
+            self.error(use.span, problem)
+        for name, span in zip(use.names, use.name_spans or (use.span,) * len(use.names)):
+            if name in self.helpers:
+                self.error(span, f"helper '{name}' is declared twice")
+                continue
+            if mod is not None and not hasattr(mod, name):
+                public = [n for n in vars(mod) if not n.startswith("_")]
+                self.error(span, f"helper module '{use.module}' has no '{name}'"
+                           + _did_you_mean(name, public))
+            self.helpers[name] = A.Helper(name, use.module, file)
+
+    def check_import(self, imp: A.Import) -> set[str]:
+        """Check an import; returns the names it should have provided but could not."""
+        checked = self.s.import_file(imp, self.file.path)
+        if checked is None:
+            return set(imp.names)
+        self.imported_files.append(checked)
+        have = {rs.name: rs for rs in checked.rulesets}
+        spans = imp.name_spans or (imp.span,) * len(imp.names)
+        missing = set()
+        for name, span in zip(imp.names, spans):
+            if name not in have:
+                self.error(span, f"'{imp.path}' has no rule set '{name}'"
+                           + _did_you_mean(name, have))
+                missing.add(name)
+            elif name in self.imported_sets:
+                self.error(span, f"rule set '{name}' is imported twice")
+            else:
+                self.imported_sets[name] = have[name]
+        return missing
+
+    def collect_sets(self, unavailable: set[str]) -> None:
+        for rs in self.file.rulesets:
+            span = A.Span(rs.span.path, rs.span.line, rs.span.col, rs.span.line,
+                          rs.span.col + len("rules"))
+            if rs.name in self.own_sets:
+                first = self.own_sets[rs.name].span
+                self.error(span, f"duplicate rule set '{rs.name}' (first defined at "
+                           f"{first.line}:{first.col})")
+            elif rs.name in self.imported_sets or rs.name in unavailable:
+                self.error(span, f"rule set '{rs.name}' is also imported")
+            else:
+                self.own_sets[rs.name] = rs
+
+    def check_rule_names(self) -> None:
+        seen: dict[str, A.Rule] = {}
+        for rs in self.file.rulesets:
+            for term in rs.terms:
+                for rule in term.rules if isinstance(term, A.RuleBlock) else ():
+                    if rule.name in seen:
+                        first = seen[rule.name].span
+                        self.error(_label_span(rule), f"duplicate rule name '{rule.name}' "
+                                   f"(first used at {first.line}:{first.col})")
+                    else:
+                        seen[rule.name] = rule
+
+    # -------------------------------------------------------------- flattening and shadowing
+    def flatten(self, name: str, path: list[str], unavailable: set[str]
+                ) -> tuple[A.Rule, ...] | None:
+        """The rules of set `name` in priority order; None when a term is in error."""
+        if name in self.flat:
+            return self.flat[name]
+        rs = self.own_sets[name]
+        out: list[A.Rule] = []
+        ok = True
+        for term in rs.terms:
+            if isinstance(term, A.RuleBlock):
+                out.extend(term.rules)
+            elif term.name in self.imported_sets:
+                out.extend(self.imported_sets[term.name].rules)
+            elif term.name in path + [name]:
+                cycle = " -> ".join(path[path.index(term.name):] + [name, term.name]
+                                    if term.name in path else [name, name])
+                self.error(term.span, f"rule set '{term.name}' includes itself ({cycle})")
+                ok = False
+            elif term.name in self.own_sets:
+                sub = self.flatten(term.name, path + [name], unavailable)
+                ok = ok and sub is not None
+                out.extend(sub or ())
+            elif term.name not in unavailable:
+                known = set(self.own_sets) | set(self.imported_sets)
+                self.error(term.span, f"unknown rule set '{term.name}'"
+                           + _did_you_mean(term.name, known))
+                ok = False
+            else:
+                ok = False
+        self.flat[name] = tuple(out) if ok else None
+        return self.flat[name]
+
+    def check_shadowing(self, set_name: str, rules: tuple[A.Rule, ...]) -> None:
+        firing: list[tuple[A.Rule, frozenset | None]] = []
+        for rule in rules:
+            ops = _root_ops(rule.pattern)
+            for earlier, eops in firing:
+                if earlier is rule or (eops is not None and (ops is None or not ops <= eops)):
+                    continue
+                key = (id(earlier), id(rule))
+                if key in self.s.reported or not shadows(earlier.pattern, rule.pattern):
+                    continue
+                self.s.reported.add(key)
+                where = f"{earlier.span.path}:{earlier.span.line}"
+                self.error(rule.span, f"rule '{rule.name}' can never fire in rule set "
+                           f"'{set_name}': the earlier rule '{earlier.name}' ({where}) has no "
+                           "guard and matches everything it matches",
+                           "move the more specific rule first, or give the earlier one a guard")
+                break
+            captures = _bound_on_every_path(rule.pattern)
+            if rule.guard is None and _always_fires(rule.rhs, captures):
+                firing.append((rule, ops))
+
+    # -------------------------------------------------------------- one rule
+    def check_rule(self, rule: A.Rule) -> None:
+        self.check_pattern(rule.pattern)
+        captures = _bound_on_every_path(rule.pattern)
+        comp_locals: dict[str, A.Span] = {}
+        if rule.guard is not None:
+            self.check_expr(rule.guard, captures, "guard", comp_locals)
+        if not isinstance(rule.rhs, A.EDefer):
+            self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
+
+    def check_pattern(self, p: A.Pattern) -> None:
+        if isinstance(p, A.PBind):
+            self.check_pattern(p.pattern)
+            return
+        if p.dtype is not None and resolve_dtype(p.dtype.name) is None:
+            self.error(p.dtype.span, f"unknown dtype '{p.dtype.name}'"
+                       + _did_you_mean(p.dtype.name, DTYPE_NAMES),
+                       "a dtype (int32, index, bool, ...) or a class (ints, sints, uints, "
+                       "floats, bools)")
+        if not isinstance(p, A.PNode):
+            return
+        ops: set = set()
+        known = True
+        for ref in p.ops:
+            resolved = resolve_ops(ref.name)
+            if resolved is None:
+                kind = "op" if ref.name.isupper() else "op group"
+                self.error(ref.span, f"unknown {kind} '{ref.name}'"
+                           + _did_you_mean(ref.name, OP_NAMES | GROUP_NAMES))
+                known = False
+            else:
+                ops |= resolved
+        if known:
+            self.check_arity(p, ops)
+        for which, value in (("arg", p.arg), ("tag", p.tag)):
+            if value is not None:
+                self.check_constant(value, which)
+        for src in p.srcs or ():
+            self.check_pattern(src)
+
+    def check_arity(self, p: A.PNode, ops: set) -> None:
+        written = "".join(r.name for r in p.ops) if len(p.ops) == 1 else "{" + ", ".join(
+            r.name for r in p.ops) + "}"
+        if p.commutative and (p.ellipsis or len(p.srcs or ()) != 2):
+            self.error(p.span, f"a commutative pattern {written}[...] needs exactly 2 sources")
+            return
+        if p.srcs is None:
+            return
+        n = len(p.srcs)
+        fixed = {op: arity(op) for op in ops}
+        if p.ellipsis:
+            if all(a is not None and a < n for a in fixed.values()):
+                most = max(fixed.values())
+                self.error(p.span, f"{written} takes at most {most} source"
+                           f"{'s' if most != 1 else ''}, the pattern needs at least {n}")
+        elif all(a is not None and a != n for a in fixed.values()):
+            counts = sorted(set(fixed.values()))
+            takes = " or ".join(map(str, counts))
+            self.error(p.span, f"wrong arity: {written} takes {takes} source"
+                       f"{'s' if counts != [1] else ''}, the pattern gives {n}")
+
+    def check_constant(self, e: A.Expr, which: str) -> None:
+        ok = True
+        todo = [e]
+        while todo:
+            x = todo.pop()
+            if isinstance(x, (A.ETuple, A.EList)):
+                todo.extend(x.items)
+            elif isinstance(x, A.EUnary) and x.op == "-" and isinstance(x.operand, A.ELit):
+                pass
+            elif isinstance(x, A.EAttr) and (x.obj in (A.EOpName("Ops"), A.EOpName("GroupOp"),
+                                                       A.EName("dtypes"))):
+                self.check_expr(x, set(), f"{which}= constraint", {})
+            elif not isinstance(x, A.ELit):
+                ok = False
+        if not ok:
+            self.error(e.span, f"{which}= takes a constant: a literal, a tuple of literals or "
+                       "Ops.NAME")
+
+    def check_expr(self, e: A.Expr, scope: set[str], where: str,
+                   comp_locals: dict[str, A.Span]) -> None:
+        """Check names in an expression (recursion over one expression tree)."""
+        if isinstance(e, A.EName):
+            self.check_name(e, scope, where, comp_locals)
+        elif isinstance(e, A.EOpName):
+            if e.name in OP_NAMES:
+                self.error(e.span, f"op '{e.name}' used as a value (write Ops.{e.name}, or "
+                           f"call it to build a node: {e.name}(...))")
+            elif e.name not in GLOBALS:
+                self.error(e.span, f"unknown name '{e.name}' in the {where}"
+                           + _did_you_mean(e.name, set(GLOBALS) | OP_NAMES))
+        elif isinstance(e, A.EAttr):
+            self.check_attr(e)
+            if not isinstance(e.obj, A.EOpName) or e.obj.name not in ("Ops", "GroupOp"):
+                self.check_expr(e.obj, scope, where, comp_locals)
+        elif isinstance(e, A.ECall):
+            if isinstance(e.func, A.EOpName):
+                self.check_constructor(e)
+            else:
+                self.check_expr(e.func, scope, where, comp_locals)
+            for x in (*e.args, *(v for _, v in e.kwargs)):
+                self.check_expr(x, scope, where, comp_locals)
+        elif isinstance(e, A.EComp):
+            self.check_expr(e.iter, scope, where, comp_locals)
+            for name in e.names:
+                comp_locals.setdefault(name, e.span)
+            inner = scope | set(e.names)
+            for x in (e.elt, *e.conds):
+                self.check_expr(x, inner, where, comp_locals)
+        else:
+            for x in _children(e):
+                self.check_expr(x, scope, where, comp_locals)
+
+    def check_name(self, e: A.EName, scope: set[str], where: str,
+                   comp_locals: dict[str, A.Span]) -> None:
+        name = e.name
+        if name in scope or name in self.helpers or name in BUILTINS or name in KEYWORD_NAMES:
+            return
+        if name in comp_locals:
+            at = comp_locals[name]
+            self.error(e.span, f"'{name}' is bound only inside the comprehension at "
+                       f"{at.line}:{at.col}, not on every path to the {where}")
+            return
+        known = scope | set(self.helpers) | set(BUILTINS) | KEYWORD_NAMES
+        self.error(e.span, f"unknown name '{name}' in the {where}: not a capture of the "
+                   "pattern, a helper or a builtin" + _did_you_mean(name, known))
+
+    def check_attr(self, e: A.EAttr) -> None:
+        obj = e.obj
+        if isinstance(obj, A.EOpName) and obj.name == "Ops" and e.attr not in OP_NAMES:
+            self.error(e.span, f"unknown op 'Ops.{e.attr}'"
+                       + _did_you_mean(f"Ops.{e.attr}", {f"Ops.{n}" for n in OP_NAMES}))
+        elif isinstance(obj, A.EOpName) and obj.name == "GroupOp" and e.attr not in GROUP_NAMES:
+            self.error(e.span, f"unknown op group 'GroupOp.{e.attr}'"
+                       + _did_you_mean(e.attr, GROUP_NAMES))
+        elif isinstance(obj, A.EName) and obj.name == "dtypes":
+            dtypes = BUILTINS["dtypes"]
+            if not hasattr(dtypes, e.attr):
+                self.error(e.span, f"unknown dtype 'dtypes.{e.attr}'"
+                           + _did_you_mean(e.attr, [n for n in dir(dtypes) if n[0] != "_"]))
+
+    def check_constructor(self, e: A.ECall) -> None:
+        assert isinstance(e.func, A.EOpName)
+        name = e.func.name
+        if name in GLOBALS:
+            return
+        if name not in OP_NAMES:
+            self.error(e.func.span, f"unknown op '{name}' in a constructor"
+                       + _did_you_mean(name, OP_NAMES | set(GLOBALS)))
+            return
+        for key, _ in e.kwargs:
+            if key not in CONSTRUCTOR_KWARGS:
+                self.error(e.span, f"unknown keyword '{key}=' for a constructor",
+                           "a constructor takes dtype=, arg= and tag=")
+        n = arity(Ops[name])
+        if n is not None and n != len(e.args):
+            self.error(e.span, f"wrong arity: {name} takes {n} source{'s' if n != 1 else ''},"
+                       f" the constructor gives {len(e.args)}")
+
+
+def _children(e: Any) -> list[A.Expr]:
+    """The sub-expressions of an expression node (for the generic walk)."""
+    if isinstance(e, A.EBinOp):
+        return [e.left, e.right]
+    if isinstance(e, A.EUnary):
+        return [e.operand]
+    if isinstance(e, A.ECompare):
+        return [e.left, *e.rights]
+    if isinstance(e, A.EBool):
+        return list(e.values)
+    if isinstance(e, A.EIf):
+        return [e.cond, e.then, e.orelse]
+    if isinstance(e, (A.ETuple, A.EList)):
+        return list(e.items)
+    if isinstance(e, A.EIndex):
+        return [e.obj, e.index]
+    if isinstance(e, A.ESlice):
+        return [x for x in (e.lower, e.upper, e.step) if x is not None]
+    return []
+
+
+# ------------------------------------------------------------------------ entry points
+def check_collect(file: A.RulesFile, loader: Loader | None = None
+                  ) -> tuple[A.CheckedFile | None, list[Diagnostic], dict[str, str]]:
+    """Check a parsed file: (the checked file or None, every diagnostic, the sources read)."""
+    session = _Session(loader or read_file)
+    checked = session.check_file(file)
+    return checked, session.diags, session.sources
+
+
+def check(file: A.RulesFile, loader: Loader | None = None) -> A.CheckedFile:
+    """The checked file; raises `RulesError` with every error found (imports included)."""
+    checked, diags, sources = check_collect(file, loader)
+    if diags or checked is None:
+        raise RulesError(diags, sources)
+    return checked

@@ -1,0 +1,164 @@
+"""Pattern subsumption, for the shadowing check: does pattern P1 match every node P2 matches?
+
+In: two patterns of ast.py (already checked: names resolve). Out: True only when every node
+matched by P2 is certainly matched by P1; False when unsure (the test is conservative: a False
+never causes an error, a True makes the later rule an error when the earlier one always fires).
+
+What it understands: captures and `_`; op sets and groups (as sets of ops); dtype names and
+classes (as sets of dtypes); constants (`0` matches what `0` matches); fixed, any-length and
+commutative sources, and `OP` / `OP(x, ...)` over ops whose arity is fixed (they are the same as
+`OP(_, _)`); `arg=` / `tag=` constraints, which must be syntactically equal; binds are
+transparent. Repeated names: a repeated name in P1 is an equality constraint, so P1 then only
+subsumes a P2 that is the same pattern up to renaming of captures; repeated names in P2 only
+narrow P2 and are ignored.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from . import ast as A
+from .names import arity, resolve_dtype, resolve_ops
+
+
+def _ops(p: A.PNode) -> frozenset | None:
+    out: set = set()
+    for ref in p.ops:
+        ops = resolve_ops(ref.name)
+        if ops is None:
+            return None
+        out |= ops
+    return frozenset(out)
+
+
+def _dtypes(ref: A.DTypeRef | None) -> frozenset | None:
+    """The dtypes a constraint allows; None for no constraint (or an unknown name)."""
+    return None if ref is None else resolve_dtype(ref.name)
+
+
+def _strip(p: A.Pattern) -> A.Pattern:
+    while isinstance(p, A.PBind):
+        p = p.pattern
+    return p
+
+
+def _own_dtype(p: A.Pattern) -> A.DTypeRef | None:
+    p = _strip(p)
+    return p.dtype
+
+
+def _dtype_ok(d1: A.DTypeRef | None, p2: A.Pattern) -> bool:
+    if d1 is None:
+        return True
+    allowed1, allowed2 = _dtypes(d1), _dtypes(_own_dtype(p2))
+    return allowed1 is not None and allowed2 is not None and allowed2 <= allowed1
+
+
+def _fixed_srcs(p: A.PNode) -> tuple[A.Pattern, ...] | None:
+    """P's sources as a fixed tuple when its ops all have one arity (`ADD` = `ADD(_, _)`)."""
+    if p.srcs is not None and not p.ellipsis:
+        return p.srcs
+    ops = _ops(p)
+    arities = {arity(op) for op in ops} if ops else {None}
+    if len(arities) != 1 or None in arities:
+        return None
+    (n,) = arities
+    have = p.srcs or ()
+    if len(have) > n:
+        return None
+    return tuple(have) + (A.PVar(None),) * (n - len(have))
+
+
+def _srcs(p1: A.PNode, p2: A.PNode) -> bool:
+    if p1.srcs is None:
+        return True
+    s2 = _fixed_srcs(p2) if (p2.srcs is None or p2.ellipsis) else p2.srcs
+    if s2 is None:  # P2 allows any number of sources, P1 does not
+        return False
+    s1 = p1.srcs
+    if p1.commutative:
+        if len(s1) != 2 or len(s2) != 2:
+            return False
+        return (subsumes(s1[0], s2[0]) and subsumes(s1[1], s2[1])) or (
+            subsumes(s1[1], s2[0]) and subsumes(s1[0], s2[1]))
+    if p1.ellipsis:
+        if len(s2) < len(s1):
+            return False
+        s2 = s2[: len(s1)] if not p2.commutative else s2
+    elif len(s1) != len(s2):
+        return False
+    if p2.commutative and len(s2) == 2:
+        # P2 matches the sources in either order: P1 must accept both
+        both = (s2, (s2[1], s2[0]))
+        return all(all(subsumes(a, b) for a, b in zip(s1, order)) for order in both)
+    return all(subsumes(a, b) for a, b in zip(s1, s2))
+
+
+def subsumes(p1: A.Pattern, p2: A.Pattern) -> bool:
+    """True when every node matched by `p2` is matched by `p1` (P1 without repeated names)."""
+    p1, p2 = _strip(p1), _strip(p2)
+    if isinstance(p1, A.PVar):
+        return _dtype_ok(p1.dtype, p2)
+    if isinstance(p1, A.PConst):
+        return (isinstance(p2, A.PConst) and p1.value == p2.value
+                and type(p1.value) is type(p2.value) and _dtype_ok(p1.dtype, p2))
+    if isinstance(p2, A.PConst):
+        # a bare `CONST` (or a group holding it) matches every constant
+        ops = _ops(p1)
+        return (ops is not None and any(op.name == "CONST" for op in ops) and p1.arg is None
+                and p1.tag is None and (p1.srcs is None or p1.srcs == ())
+                and _dtype_ok(p1.dtype, p2))
+    if not isinstance(p2, A.PNode):
+        return False
+    ops1, ops2 = _ops(p1), _ops(p2)
+    if ops1 is None or ops2 is None or not ops2 <= ops1:
+        return False
+    if not _dtype_ok(p1.dtype, p2):
+        return False
+    for c1, c2 in ((p1.arg, p2.arg), (p1.tag, p2.tag)):
+        if c1 is not None and (c2 is None or A.strip_spans(c1) != A.strip_spans(c2)):
+            return False
+    return _srcs(p1, p2)
+
+
+def capture_names(p: A.Pattern) -> list[str]:
+    """Every capture name in the pattern, in order, with repeats."""
+    out: list[str] = []
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        if isinstance(q, A.PBind):
+            out.append(q.name)
+            todo.append(q.pattern)
+        elif isinstance(q, A.PVar) and q.name is not None:
+            out.append(q.name)
+        elif isinstance(q, A.PNode) and q.srcs:
+            todo.extend(reversed(q.srcs))
+    return out
+
+
+def _canonical(p: A.Pattern) -> A.Pattern:
+    """The pattern with captures renamed by order of appearance and bind forms unified."""
+    mapping: dict[str, str] = {}
+    for name in capture_names(p):
+        mapping.setdefault(name, f"v{len(mapping)}")
+
+    def go(q: A.Pattern) -> A.Pattern:
+        if isinstance(q, A.PBind):
+            return A.PBind(mapping[q.name], go(q.pattern))
+        if isinstance(q, A.PVar):
+            return A.PVar(mapping.get(q.name) if q.name else None, q.dtype)
+        if isinstance(q, A.PNode) and q.srcs is not None:
+            return A.PNode(q.ops, tuple(go(s) for s in q.srcs), q.commutative, q.ellipsis,
+                           q.arg, q.tag, q.dtype)
+        return q
+
+    return A.strip_spans(go(p))
+
+
+def shadows(p1: A.Pattern, p2: A.Pattern) -> bool:
+    """Does an always-firing rule with pattern `p1` hide a later rule with pattern `p2`?"""
+    repeated = any(n > 1 for n in Counter(capture_names(p1)).values())
+    if repeated:  # equality constraints: only an identical pattern is surely covered
+        return _canonical(p1) == _canonical(p2)
+    return subsumes(p1, p2)

@@ -1,0 +1,5 @@
+"""Helpers for the fail fixtures (the names are what matters)."""
+
+
+def fold_alu(a):
+    return None

@@ -803,11 +803,10 @@ class Expr:
             if not isinstance(dt, DType) or "arg" not in kwargs:
                 raise Untranslatable("CONST without dtype= and arg=")
             return Sym(Ops.CONST, dt, self.w.const_val(dt, kwargs["arg"]), (), kwargs["arg"])
-        like = next((a for a in args if isinstance(a, Sym)), None)
-        if like is None:
-            raise Untranslatable(f"{op.name}() with no node source")
-        srcs = tuple(a if isinstance(a, Sym) else self.const_like(like, a) for a in args)
-        return self.node(op, srcs, kwargs.get("dtype"), kwargs.get("arg"))
+        if not args or not all(isinstance(a, Sym) for a in args):
+            # a constructor takes nodes as written (the matchers do not wrap numbers)
+            raise Untranslatable(f"{op.name}() with a source that is not a node")
+        return self.node(op, tuple(args), kwargs.get("dtype"), kwargs.get("arg"))
 
     def method(self, node: Sym, name: str, args: list[Any], kwargs: dict[str, Any]) -> Sym:
         if name == "const_like":

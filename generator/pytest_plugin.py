@@ -1,0 +1,167 @@
+"""A pytest plugin: one soundness test per rule of a project's `.rules` files.
+
+In: `.rules` files, named either way:
+
+- in the ini file (the plugin is registered through the `pytest11` entry point, so installing
+  rulegrad is enough)::
+
+      [pytest]
+      rulegrad_rules = rules/*.rules        # globs, relative to the rootdir
+      rulegrad_examples = 25                # examples per rule (default 25)
+      rulegrad_seed = 0
+
+  and `pytest rules/` (or `testpaths` that include the folder) collects each matching file;
+
+- or from a test module, with no configuration::
+
+      from rulegrad.generator.pytest_plugin import soundness_tests
+      test_rule = soundness_tests(["rules/*.rules"], examples=25)
+
+Out: a test per rule, named `file:line:rule`, running `rulegrad check`'s checks on it: it fails
+on a refutation with the counterexample, is skipped (with the reason shown) when the verdict
+is unknown, unchecked or structural, and passes when the rule is proved or passed its
+examples; plus one `termination` test per file that fails when a loop is confirmed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEFAULT_EXAMPLES = 25
+
+
+def _rule_items(paths: list[str]) -> list[Any]:
+    """Every rule of the files the globs name, each once, in file and source order; a file
+    that does not load stands as its `RulesError` (a test that fails with the diagnostics)."""
+    from rulegrad.dsl import load
+    from rulegrad.dsl.errors import RulesError
+
+    from .soundness import _items
+
+    out: list[Any] = []
+    for pattern in paths:
+        matched = sorted(glob.glob(pattern)) or [pattern]
+        for path in matched:
+            try:
+                out.extend(_items(load(path), None))
+            except (RulesError, OSError) as exc:
+                out.append(_BrokenFile(path, str(exc)))
+    return out
+
+
+class _BrokenFile:
+    def __init__(self, path: str, message: str):
+        self.path, self.message = path, message
+
+
+def _run_one(item: Any, checker: Any) -> None:
+    """Check one rule; fail with the counterexample, or skip with the reason."""
+    if isinstance(item, _BrokenFile):
+        pytest.fail(item.message, pytrace=False)
+    report = checker.check(item)
+    if report.verdict == "refuted":
+        pytest.fail(f"{report.line()}\n{report.counterexample or ''}", pytrace=False)
+    if report.verdict in ("unknown", "unchecked", "structural"):
+        pytest.skip(f"{report.verdict_text}: {report.detail}".rstrip(": "))
+
+
+def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: int = 0,
+                    timeout_ms: int | None = None) -> Any:
+    """A parametrized test function: assign it to a `test_...` name in a test module."""
+    from .soundness import DEFAULT_TIMEOUT_MS, Checker
+
+    items = _rule_items(paths)
+    checker = Checker(examples, seed, timeout_ms or DEFAULT_TIMEOUT_MS)
+    ids = [f"{_short(it.path)}:loads" if isinstance(it, _BrokenFile) else
+           f"{_short(it.rule.span.path)}:{it.rule.span.line}:{it.rule.name}" for it in items]
+
+    @pytest.mark.parametrize("item", items, ids=ids)
+    def test_rule_is_sound(item: Any) -> None:
+        _run_one(item, checker)
+
+    return test_rule_is_sound
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
+# ---------------------------------------------------------------------- ini-driven collection
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("rulegrad_rules", "globs of .rules files to check for soundness, one test "
+                  "per rule", type="linelist", default=[])
+    parser.addini("rulegrad_examples", "examples per rule for rulegrad soundness tests",
+                  default=str(DEFAULT_EXAMPLES))
+    parser.addini("rulegrad_seed", "seed of rulegrad soundness tests", default="0")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".rules":
+        return None
+    globs = parent.config.getini("rulegrad_rules")
+    root = Path(str(parent.config.rootpath))
+    try:
+        rel = file_path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        rel = file_path.as_posix()
+    if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(str(file_path), g) for g in globs):
+        return RulesFileCollector.from_parent(parent, path=file_path)
+    return None
+
+
+class RulesFileCollector(pytest.File):
+    """A `.rules` file: one item per rule, then its termination check."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from rulegrad.dsl import load
+
+        from .soundness import DEFAULT_TIMEOUT_MS, Checker, _items
+
+        cfg = self.config
+        checker = Checker(int(cfg.getini("rulegrad_examples")), int(cfg.getini("rulegrad_seed")),
+                          DEFAULT_TIMEOUT_MS)
+        checked = load(str(self.path))
+        items = list(_items(checked, None))
+        for it in items:
+            yield RuleItem.from_parent(self, name=f"{it.rule.span.line}:{it.rule.name}",
+                                       rule_item=it, checker=checker)
+        yield TerminationItem.from_parent(self, name="termination", rule_items=items,
+                                          checked=checked, checker=checker)
+
+
+class RuleItem(pytest.Item):
+    def __init__(self, *, rule_item: Any, checker: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.rule_item, self.checker = rule_item, checker
+
+    def runtest(self) -> None:
+        _run_one(self.rule_item, self.checker)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, self.rule_item.rule.span.line - 1, f"rule {self.rule_item.rule.name}"
+
+
+class TerminationItem(pytest.Item):
+    def __init__(self, *, rule_items: list[Any], checked: Any, checker: Any, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.rule_items, self.checked, self.checker = rule_items, checked, checker
+
+    def runtest(self) -> None:
+        from .soundness import _loops
+
+        loops = [lp for lp in _loops(self.checker, self.rule_items, [self.checked])
+                 if lp.confirmed]
+        if loops:
+            pytest.fail("\n".join(lp.line() + "\n" + lp.detail for lp in loops), pytrace=False)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, 0, "termination"

@@ -1,0 +1,148 @@
+"""`rulegrad check` on rulegrad's own rules, and the checker's parts on hand-built rules.
+
+The rules of rules/ get one test each through the pytest plugin (bounded examples); the whole
+check runs once more as CI would, asserting zero refutations within the time budget. The z3
+translation is tested against C semantics computed independently in Python, and the command
+line against its documented exit statuses.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from rulegrad.dsl import ast as A
+from rulegrad.dsl import parse
+from rulegrad.generator.pytest_plugin import soundness_tests
+from rulegrad.generator.smt import prove_rule
+from rulegrad.generator.soundness import check_paths, package_rules_files, run_check, structural_rules
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "soundness"
+CI_EXAMPLES = 25
+
+# one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)
+test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],
+                                     examples=CI_EXAMPLES)
+
+
+def test_all_rules_check_clean_within_budget(capsys):
+    t0 = time.monotonic()
+    report = check_paths(None, examples=CI_EXAMPLES, seed=0)
+    elapsed = time.monotonic() - t0
+    refuted = [r for r in report.rules if r.verdict == "refuted"]
+    assert not refuted, "\n".join(f"{r.line()}\n{r.counterexample}" for r in refuted)
+    assert not [lp for lp in report.loops if lp.confirmed]
+    assert report.rules, "no rules found in rules/"
+    assert elapsed < 60, f"the check of rules/ took {elapsed:.1f}s"
+    with capsys.disabled():  # the verdict counts, for the CI log
+        print(f"\nrulegrad check rules/: {report.summary()}")
+
+
+# ---------------------------------------------------------------------- z3 translation
+def rule(text: str) -> A.Rule:
+    src = f"rules t = {{\n  {text}\n}}\n"
+    return parse(src, "<test>").rulesets[0].terms[0].rules[0]
+
+
+def c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+@pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-1, 5)])
+def test_idiv_mod_are_c_truncation(a, b):
+    # a rule folding one division to the value C gives is proved; Python's floor is refuted
+    q, r = c_div(a, b), a - b * c_div(a, b)
+    assert prove_rule(rule(f"IDIV({a}, {b}):index -> {q}")).verdict == "proved"
+    assert prove_rule(rule(f"MOD({a}, {b}):index -> {r}")).verdict == "proved"
+    if a // b != q:
+        assert prove_rule(rule(f"IDIV({a}, {b}):index -> {a // b}")).verdict == "refuted"
+
+
+def test_sized_ints_wrap():
+    # x + 1 > x holds for index (no overflow) but not for int8 (127 + 1 wraps to -128)
+    assert prove_rule(rule("CMPLT(x:index, ADD(x, 1)) -> True")).verdict == "proved"
+    p = prove_rule(rule("CMPLT(x:int8, ADD(x, 1)) -> True"))
+    assert p.verdict == "refuted" and "127" in p.counterexample
+
+
+def test_floats_are_ieee_and_nan_aware():
+    assert prove_rule(rule("MUL[x:floats, 1] -> x")).verdict == "proved"
+    p = prove_rule(rule("SUB(x:floats, x) -> 0"))
+    assert p.verdict == "refuted" and ("nan" in p.counterexample or "inf" in p.counterexample)
+
+
+def test_vmin_vmax_guards_are_bounds_containing_the_value():
+    good = "MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x"
+    bad = "MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax <= c.arg -> x"
+    assert prove_rule(rule(good)).verdict == "proved"
+    assert prove_rule(rule(bad)).verdict == "refuted"
+
+
+def test_helpers_fall_back_to_examples_and_timeouts_are_unknown():
+    assert prove_rule(rule("ADD(x, y) -> f(x)"), {"f"}).verdict == "untranslatable"
+    # x*y*z nonlinear with division: z3 cannot settle it in 1 ms -> unknown, never proved
+    hard = "IDIV(MUL(MUL(x:int64, y), z), MUL(y, z)) if y.vmin > 0 and z.vmin > 0 -> x"
+    assert prove_rule(rule(hard), timeout_ms=1).verdict in ("unknown", "refuted")
+
+
+def test_a_right_side_of_another_dtype_is_refuted():
+    assert prove_rule(rule("CMPLT(x:index, y) -> x")).verdict == "refuted"
+
+
+# ---------------------------------------------------------------------- markers and CLI
+def test_structural_marks_are_read_from_comments():
+    rf = parse((FIXTURES / "structural.rules").read_text(), str(FIXTURES / "structural.rules"))
+    lines = {line for line, _ in structural_rules(rf)}
+    text = (FIXTURES / "structural.rules").read_text().splitlines()
+    named = {n: i + 1 for i, ln in enumerate(text) for n in ("bufferize_to_store", "sink_flat",
+                                                               "add_zero", "store_any")
+             if ln.strip().startswith(n + ":")}
+    assert lines == {named["bufferize_to_store"], named["sink_flat"]}
+
+
+def test_cli_exit_statuses(capsys):
+    assert run_check([str(FIXTURES / "bad.rules")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.rules:2:" in err and "ADDD" in err
+    assert run_check([str(FIXTURES / "structural.rules")], examples=10) == 0
+    out = capsys.readouterr().out
+    assert "covered by program fuzzing" in out and "unchecked" in out
+    assert "structural 2" in out and "unchecked 1" in out
+    assert run_check([str(FIXTURES / "mutations.rules")], examples=10, rule="mul_two") == 1
+    assert run_check([str(FIXTURES / "mutations.rules")], rule="no_such_rule") == 2
+
+
+def test_seed_reproduces_a_counterexample(capsys):
+    args = ([str(FIXTURES / "mutations.rules")],)
+    run_check(*args, examples=20, seed=7, rule="max_empty")
+    first = capsys.readouterr().out
+    run_check(*args, examples=20, seed=7, rule="max_empty")
+    second = capsys.readouterr().out
+    strip = [ln for ln in first.splitlines() if "Buffer(#" not in ln and " in " not in ln]
+    assert "refuted" in first
+    assert strip == [ln for ln in second.splitlines() if "Buffer(#" not in ln and " in " not in ln]
+
+
+def test_pytest_plugin_ini_option(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "mine.rules").write_text(textwrap.dedent("""\
+        rules mine = {
+          add_zero: ADD[x, 0] -> x
+          bad_mul:  MUL[x, 2] -> x
+        }
+        """))
+    (tmp_path / "pytest.ini").write_text("[pytest]\nrulegrad_rules = rules/*.rules\n"
+                                         "rulegrad_examples = 5\n")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "rules"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert "1 failed, 2 passed" in res.stdout, res.stdout + res.stderr
+    assert "bad_mul" in res.stdout

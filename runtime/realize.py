@@ -66,10 +66,20 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
 
 
 def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
-    # EXTENSION POINT (scheduler engineer): schedule = create_schedule(uops), run each kernel
-    # with backends/kernel_interp.py, return the buffers holding the roots' values.
-    raise NotImplementedError("RULEGRAD_BACKEND=interp: the scheduler + kernel interpreter "
-                              "backend is not wired into realize() yet (runtime/realize.py)")
+    # the scheduler's kernels, run by the numpy kernel interpreter (backends/kernel_interp.py)
+    from rulegrad.backends.kernel_interp import run_schedule
+    from rulegrad.runtime.schedule import schedule_with_outputs
+
+    items, outs = schedule_with_outputs(list(uops))
+    run_schedule(items)
+    return [out.arg if out.op is Ops.BUFFER else _need_buffer(out) for out in outs]
+
+
+def _need_buffer(uop: UOp) -> Buffer:
+    buf = buffer_of(uop)
+    if buf is None:
+        raise RuntimeError(f"the schedule left a root without a buffer: {uop!r}")
+    return buf
 
 
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:

@@ -1,0 +1,131 @@
+"""The numpy interpreter for kernel ASTs: runs a schedule without a compiler.
+
+In: `ScheduleItem`s (runtime/schedule.py; the AST of backends/KERNEL_AST.md) whose buffers are
+allocated or not. Out: their output buffers filled, in place.
+
+Vectorised over ranges: every RANGE of a kernel is one numpy axis (the STORE's loops first,
+outermost first, then the reduce ranges), and each node evaluates to an array broadcastable to
+that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
+LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
+memory there; a STORE scatters its value over its loops. No Python loop per element.
+
+The elementwise semantics (C division, bool arithmetic, float functions of ints) are the numpy
+oracle's own table, so the two backends cannot drift apart on what an op means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rulegrad.backends.oracle import _ALU, _REDUCE_UFUNC, _identity
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+
+class KernelInterpError(RuntimeError):
+    """A kernel AST the interpreter cannot run (a node outside KERNEL_AST.md)."""
+
+
+def run_schedule(items: Sequence[Any]) -> None:
+    """Run each item in order (the schedule's order is already producers first)."""
+    for item in items:
+        run_kernel(item.ast, [b.ensure() for b in item.bufs])
+
+
+def run_kernel(ast: UOp, bufs: list[np.ndarray]) -> None:
+    """Run one kernel (SINK of STOREs) on flat arrays, `bufs[i]` being DEFINE_GLOBAL i."""
+    if ast.op is not Ops.SINK:
+        raise KernelInterpError(f"a kernel AST is a SINK of STOREs, got {ast.op.name}")
+    with np.errstate(all="ignore"):
+        for st in ast.src:
+            _run_store(st, bufs)
+
+
+def _axes_of(st: UOp) -> dict[UOp, int]:
+    """Grid axis of each range: the STORE's loops in order, then reduce ranges as met."""
+    axes: dict[UOp, int] = {r: i for i, r in enumerate(st.src[2:])}
+    for n in toposort(st.src[1]):
+        if n.op is Ops.REDUCE:
+            for r in n.src[1:]:
+                axes.setdefault(r, len(axes))
+    return axes
+
+
+def _run_store(st: UOp, bufs: list[np.ndarray]) -> None:
+    if st.op is not Ops.STORE or st.src[0].op is not Ops.INDEX:
+        raise KernelInterpError(f"expected STORE(INDEX, value, *ranges), got {st!r}")
+    axes = _axes_of(st)
+    ndim = len(axes)
+    loops = tuple(int(r.src[0].arg) for r in st.src[2:])
+    target = st.src[0]
+    data = bufs[target.src[0].arg]
+    if any(s == 0 for s in loops):
+        return
+    values: dict[UOp, np.ndarray] = {}
+    for n in toposort(UOp.sink(target.src[1], st.src[1])):
+        if n.op is Ops.SINK:
+            continue
+        values[n] = _eval(n, values, axes, ndim, bufs)
+    grid = loops + (1,) * (ndim - len(loops))
+    off = np.broadcast_to(values[target.src[1]], grid).reshape(-1)
+    val = np.broadcast_to(values[st.src[1]], grid).reshape(-1)
+    data[off] = val.astype(data.dtype, copy=False)
+
+
+def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int,
+          bufs: list[np.ndarray]) -> np.ndarray:
+    op = n.op
+    if op is Ops.CONST:
+        return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
+    if op is Ops.RANGE:
+        shape = [1] * ndim
+        shape[axes[n]] = int(n.src[0].arg)
+        return np.arange(shape[axes[n]], dtype=np.int64).reshape(shape)
+    if op in (Ops.DEFINE_GLOBAL, Ops.INDEX):
+        return np.zeros((1,) * ndim, dtype=np.int64)  # only meaningful under LOAD / STORE
+    src = [values[s] for s in n.src]
+    if op is Ops.LOAD:
+        return _load(n.src[0], values, bufs, ndim)
+    if op is Ops.REDUCE:
+        return _reduce(n, src[0], axes)
+    if op is Ops.CAST:
+        return src[0].astype(n.dtype.np)
+    if op is Ops.BITCAST:
+        return np.ascontiguousarray(src[0]).view(n.dtype.np)
+    fn = _ALU.get(op)
+    if fn is None:
+        raise KernelInterpError(f"the kernel interpreter cannot run {op.name}: {n!r}")
+    out = np.asarray(fn(*src))
+    return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)
+
+
+def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
+          ndim: int) -> np.ndarray:
+    data = bufs[idx.src[0].arg]
+    off = values[idx.src[1]]
+    if len(idx.src) == 2:
+        return data[off]
+    valid = values[idx.src[2]].astype(bool)
+    off, valid = np.broadcast_arrays(off, valid)
+    if data.size == 0:
+        return np.zeros(off.shape, dtype=data.dtype)
+    # an invalid read never touches memory: it gathers element 0 and is replaced by 0
+    return np.where(valid, data[np.where(valid, off, 0)], np.zeros((), dtype=data.dtype))
+
+
+def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
+    red_axes = tuple(axes[r] for r in n.src[1:])
+    shape = list(value.shape)
+    for r in n.src[1:]:
+        shape[axes[r]] = int(r.src[0].arg)  # a value constant along a range still counts n times
+    value = np.broadcast_to(value, shape)
+    op: Ops = n.arg
+    if value.dtype == np.bool_ and op in (Ops.ADD, Ops.MUL):
+        ufunc = np.logical_or if op is Ops.ADD else np.logical_and
+        return ufunc.reduce(value, axis=red_axes, keepdims=True)
+    identity = np.array(_identity(op, n.dtype), dtype=value.dtype)
+    out = _REDUCE_UFUNC[op].reduce(value, axis=red_axes, keepdims=True, initial=identity)
+    return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)

@@ -1,0 +1,172 @@
+"""The scheduler: a tensor graph -> kernels, by the rangeify rule passes of `rules/rangeify.rules`.
+
+In: the tensor-level root UOps to compute. Out: `ScheduleItem`s (name, kernel AST, buffers; see
+backends/KERNEL_AST.md) in an order that runs every producer before its consumers and every
+read of a buffer before an ASSIGN overwrites it, plus, for each root, the buffer that will hold
+its value.
+
+`rangeify` is the pipeline: one line per pass, in order, each a named rule set (the rules say
+what each pass does; this file only says in which order and why). With `RULEGRAD_SPEC=1` the
+graph is checked after every pass (`runtime/spec.py`). `DEBUG=2` prints each kernel's name,
+shape and buffers; `DEBUG=3` also its AST.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from rulegrad.rules import matcher
+from rulegrad.rules.rangeify_helpers import (ChildrenContext, KernelContext, RangeifyContext,
+                                             RealizeContext, substitute)
+
+from .buffer import Buffer
+from .ops import Ops
+from .rewrite import graph_rewrite, graph_rewrite_map
+from .uop import UOp, print_graph, toposort
+
+
+@dataclass(frozen=True)
+class ScheduleItem:
+    """One kernel: `bufs[i]` is its DEFINE_GLOBAL i (bufs[0] is the output)."""
+
+    name: str
+    ast: UOp
+    bufs: tuple[Buffer, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The sizes of the kernel's output loops (outermost first)."""
+        return tuple(r.src[0].arg for r in self.ast.src[0].src[2:])
+
+
+def _spec_on() -> bool:
+    return os.environ.get("RULEGRAD_SPEC", "") not in ("", "0")
+
+
+def _pass(sink: UOp, stem: str, rules: str, ctx: Any = None, bottom_up: bool = False,
+          stage: str | None = None) -> UOp:
+    """Run one rule set over the graph; with RULEGRAD_SPEC=1, check the result's invariants."""
+    out = graph_rewrite(sink, matcher(stem, rules), ctx=ctx, bottom_up=bottom_up, name=rules)
+    if stage is not None and _spec_on():
+        from .spec import verify
+
+        verify(out, stage, rules)
+    return out
+
+
+# ====================================================================== the pipeline
+def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
+    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what it became}).
+
+    A root becomes `BUFFER` (a kernel writes it) or stays what it is when it needs no kernel
+    (an existing buffer)."""
+    # earliest rewrites: drop markers, fold size 0 and stride-0 reductions, split huge reductions
+    early = graph_rewrite_map(sink, matcher("rangeify", "earliest_rewrites"), name="earliest")
+    tsink = early[sink]
+    # realize marking: roots, effects and COPY/ASSIGN inputs must be memory (only collects)
+    realized = RealizeContext()
+    graph_rewrite(tsink, matcher("rangeify", "do_realize"), ctx=realized, name="do_realize")
+    # ... and each gets a REALIZE, numbered so its buffer can be found again at the end
+    tsink = _pass(tsink, "rangeify", "add_realize", realized, bottom_up=True)
+    tsink = _pass(tsink, "rangeify", "remove_realize_marks", stage="tensor")
+    # children: reductions read by several consumers are marked, to be reconciled in rangeify
+    tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True)
+    # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic
+    tsink = _pass(tsink, "rangeify", "pm_rangeify", RangeifyContext(), bottom_up=True,
+                  stage="rangeified")
+    # symbolic: fold the index arithmetic rangeify wrote (so the cost rules see simple indices)
+    tsink = _pass(tsink, "rangeify", "pm_symbolic", stage="rangeified")
+    # cleanups: recompute cheap buffers in their readers, no buffers for constants
+    tsink = _pass(tsink, "rangeify", "pm_cleanups", bottom_up=True, stage="rangeified")
+    # the buffers that remain are the ones some root or reader still needs
+    tsink = UOp.sink(*[x for x in toposort(tsink) if x.op is Ops.BUFFERIZE and x.tag is not None])
+    # bufferize -> store: each buffer gets its BUFFER and a STORE over its ranges
+    tsink = _pass(tsink, "rangeify", "pm_add_buffers", bottom_up=True, stage="stored")
+    # split: each STORE is a kernel (producers first: top-down), read later through its ASSIGN
+    tsink = _pass(tsink, "rangeify", "split_kernels", stage="kernels")
+    # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
+    tsink = order_assigns(tsink)
+    return tsink, becomes_map(sink, early, realized, tsink)
+
+
+def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
+    """The AST of one kernel (called by `split_kernels` for each STORE)."""
+    # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0
+    ast = graph_rewrite(store, matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
+                        name="to_kernel")
+    # ranges lose their renumbering tag: two equal kernels are now the same UOp
+    ast = graph_rewrite(ast, matcher("kernel", "finish_kernel"), name="finish_kernel")
+    # the index arithmetic once more, now that loads have split off their valid masks
+    ast = graph_rewrite(UOp.sink(ast), matcher("symbolic", "sym"), name="sym")
+    if _spec_on():
+        from .spec import verify
+
+        verify(ast, "kernel", "to_kernel")
+    return ast
+
+
+# ====================================================================== after the passes
+def order_assigns(sink: UOp) -> UOp:
+    """A kernel that reads the old value of a buffer another kernel assigns to must run first:
+    the assigning kernel gets the reader as an extra dependency (tinygrad's fix_assign)."""
+    nodes = toposort(sink)
+    readers: dict[UOp, list[UOp]] = {}
+    for a in nodes:
+        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL:
+            for s in a.src[1].src:
+                if s.op is Ops.BUFFER:
+                    readers.setdefault(s, []).append(a)
+    fix: dict[UOp, UOp] = {}
+    for w in nodes:
+        if w.op is not Ops.ASSIGN or w.src[1].op is not Ops.KERNEL:
+            continue
+        before = [r for r in readers.get(w.src[0], ()) if r is not w]
+        if not before:
+            continue
+        for r in before:
+            if any(n is w for n in toposort(r)):
+                raise RuntimeError(f"cycle: a kernel reads buffer {w.src[0].arg} both before and "
+                                   "after an assign to it in the same schedule")
+        kernel = w.src[1]
+        fix[w] = w.replace(src=(w.src[0], kernel.replace(src=kernel.src + tuple(before))))
+    return substitute(sink, fix)
+
+
+def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
+                ksink: UOp) -> dict[UOp, UOp]:
+    """{root: BUFFER it is computed into, or the root itself when it needs no kernel}."""
+    number = {x: i for i, x in enumerate(realized.order)}
+    written: dict[int, UOp] = {}
+    for a in ksink.src:
+        for i in a.tag or ():
+            written[i] = a.src[0]
+    out: dict[UOp, UOp] = {}
+    for root in sink.src:
+        new = early[root]
+        i = number.get(new)
+        out[root] = written[i] if i is not None and i in written else new
+    return out
+
+
+# ====================================================================== entry points
+def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+    """The kernels that compute `uops`, and per root what holds its value afterwards."""
+    sink = UOp.sink(*uops)
+    ksink, becomes = rangeify(sink)
+    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
+             for k in toposort(ksink) if k.op is Ops.KERNEL]
+    debug = int(os.environ.get("DEBUG", "0") or 0)
+    if debug >= 2:
+        for i, item in enumerate(items):
+            bufs = ", ".join(f"{b.dtype.name}[{b.size}]" for b in item.bufs)
+            print(f"kernel {i:3d} {item.name:24s} shape={item.shape} bufs=({bufs})")
+            if debug >= 3:
+                print(print_graph(item.ast))
+    return items, [becomes[u] for u in uops]
+
+
+def create_schedule(uops: list[UOp]) -> list[ScheduleItem]:
+    """The kernels that compute `uops`, producers first (nothing is run)."""
+    return schedule_with_outputs(list(uops))[0]

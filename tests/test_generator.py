@@ -95,7 +95,8 @@ def test_out_dir_with_helpers_beside_the_rules(tmp_path):
     assert run_gen([str(src / "tri.rules")], out=str(out), check=False) == 0
     text = (out / "tri.py").read_text()
     assert str(tmp_path) not in text and "'../src/helpers.py'" in text
-    assert text.splitlines()[0] == "# generated from ../src/tri.rules by `rulegrad gen`; do not edit"
+    first = "# generated from ../src/tri.rules by `rulegrad gen`; do not edit"
+    assert text.splitlines()[0] == first
     mod = _import_path(out / "tri.py", "tri_generated")
     r = UOp.range(5, 0)
     assert graph_rewrite((r + r) + r, mod.tri) is r * 3

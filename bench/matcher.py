@@ -1,0 +1,242 @@
+"""Benchmark: generated vs interpreted matchers (and tinygrad's PatternMatcher), in nodes/s.
+
+    python bench/matcher.py [--nodes 20000] [--runs 5] [--tinygrad /opt/tgenv/bin/python]
+
+In: the rule set `sym` of rules/symbolic.rules and a fixed, seeded forest of index expressions
+(RANGEs, CONSTs, + - * // %, NEG, MAX, comparisons, WHERE) in which some subexpressions fire
+rules (x+0, x*1, (x//c)*c + x%c, the index split, bounds-decided compares) and most do not.
+Out: throughput of
+  - `match`:   one `matcher.rewrite(node)` per node of the graph (the matcher alone), and
+  - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
+the median of several runs, for the generated and the interpreted matcher, and their ratio.
+
+When tinygrad is installed in a separate interpreter (`--tinygrad PATH`, default
+/opt/tgenv/bin/python if it exists; tinygrad is never a dependency of rulegrad), the same graph
+is rebuilt node for node in tinygrad (IDIV/MOD are its CDIV/CMOD) and timed with a
+PatternMatcher holding the equivalent rules, in a subprocess; ratios are printed side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+from rulegrad import Ops, UOp, dtypes, graph_rewrite
+from rulegrad.dsl import load
+from rulegrad.generator.interp import interpret_file
+from rulegrad.generator.paths import PACKAGE_RULES_DIR
+from rulegrad.rules import matcher
+from rulegrad.runtime.uop import toposort
+
+# ---------------------------------------------------------------------- the graphs
+
+
+def build_graph(n_nodes: int, seed: int = 0) -> UOp:
+    """A SINK over index expressions; about n_nodes nodes; the same for the same seed."""
+    rng = random.Random(seed)
+    ranges = [UOp.range(rng.randint(2, 16), i) for i in range(8)]
+    pool: list[UOp] = list(ranges)
+    roots: list[UOp] = []
+
+    def c(v: int) -> UOp:
+        return UOp.const(dtypes.index, v)
+
+    while len(toposort(UOp.sink(*roots))) < n_nodes if roots else True:
+        for _ in range(200):
+            a, b = rng.choice(pool), rng.choice(pool)
+            # keep values small (bounds stay exact, nothing overflows)
+            a, b = (x if max(abs(x.vmin), abs(x.vmax)) < 10**6 else rng.choice(ranges)
+                    for x in (a, b))
+            k = rng.randrange(14)
+            if k == 0:
+                e = a + c(0)                              # add_zero
+            elif k == 1:
+                e = a * c(1)                              # mul_one
+            elif k == 2:
+                d = rng.randint(2, 5)
+                e = (a // c(d)) * c(d) + a % c(d)         # divmod_recombine
+            elif k == 3:
+                d = rng.randint(2, 5)
+                e = (a * c(d) + rng.choice(ranges)) // c(d)  # split (fires when bounds allow)
+            elif k == 4:
+                e = UOp(Ops.CMPLT, dtypes.bool, (a, c(rng.randint(0, 40))))
+                e = UOp(Ops.WHERE, dtypes.index, (e, a, b))
+            elif k == 5:
+                e = UOp(Ops.MAX, dtypes.index, (a, b))
+            elif k == 6:
+                e = -a
+            elif k == 7:
+                e = a - b
+            else:                                         # plain arithmetic: no rule fires
+                op = rng.choice([Ops.ADD, Ops.MUL, Ops.ADD, Ops.MUL, Ops.IDIV, Ops.MOD])
+                rhs = c(rng.randint(2, 9)) if op in (Ops.IDIV, Ops.MOD) else b
+                e = UOp(op, dtypes.index, (a, rhs))
+            pool.append(e)
+            if len(pool) > 64:
+                roots.append(pool.pop(rng.randrange(8, len(pool))))
+    return UOp.sink(*roots)
+
+
+def serialize(root: UOp) -> list:
+    """The graph as [op, dtype, arg, [source indices]] rows, sources first."""
+    index: dict[UOp, int] = {}
+    rows = []
+    for n in toposort(root):
+        index[n] = len(rows)
+        arg = n.arg[0] if n.op is Ops.RANGE else n.arg
+        rows.append([n.op.name, n.dtype.name, arg, [index[s] for s in n.src]])
+    return rows
+
+
+# ---------------------------------------------------------------------- timing
+def measure(nodes: list[UOp], sink: UOp, m, runs: int) -> tuple[float, float]:
+    """(match nodes/s, rewrite nodes/s), medians."""
+    rewrite = m.rewrite
+    match_t, rw_t = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        for n in nodes:
+            rewrite(n)
+        match_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        graph_rewrite(sink, m)
+        rw_t.append(time.perf_counter() - t0)
+    return len(nodes) / statistics.median(match_t), len(nodes) / statistics.median(rw_t)
+
+
+TINYGRAD_SIDE = r'''
+import json, statistics, sys, time
+from tinygrad.dtype import dtypes
+from tinygrad.uop import GroupOp
+from tinygrad.uop.ops import UOp, UPat, PatternMatcher, Ops, graph_rewrite
+rows, runs = json.load(sys.stdin), int(sys.argv[1])
+IDX = dtypes.weakint
+OPS = {"IDIV": Ops.CDIV, "MOD": Ops.CMOD}
+DT = {"index": IDX, "bool": dtypes.bool, "void": dtypes.void}
+nodes = []
+for op, dt, arg, src in rows:
+    s = tuple(nodes[i] for i in src)
+    if op == "RANGE": nodes.append(UOp.range(s[0], arg))
+    elif op == "CONST": nodes.append(UOp.const(arg, DT[dt]))
+    else: nodes.append(UOp(OPS.get(op) or Ops[op], DT[dt], s, arg))
+sink = nodes[-1]
+
+def tdiv(a, b): q = abs(a) // abs(b); return q if (a >= 0) == (b >= 0) else -q
+def fold(e, a, b=None):
+    x, y = a.arg, (b.arg if b is not None else None)
+    if e.op is Ops.ADD: v = x + y
+    elif e.op is Ops.SUB: v = x - y
+    elif e.op is Ops.MUL: v = x * y
+    elif e.op is Ops.NEG: v = -x
+    elif e.op in (Ops.CDIV, Ops.CMOD):
+        if y == 0: return None
+        v = tdiv(x, y) if e.op is Ops.CDIV else x - y * tdiv(x, y)
+    elif e.op is Ops.MAX: v = max(x, y)
+    elif e.op is Ops.CMPLT: v = x < y
+    elif e.op is Ops.CMPNE: v = x != y
+    elif e.op is Ops.CMPEQ: v = x == y
+    else: return None
+    return e.const_like(v)
+
+x, c, c1, c2, d = UPat.var("x"), UPat.cvar("c"), UPat.cvar("c1"), UPat.cvar("c2"), UPat.var("d")
+def P(op, *src, **kw): return UPat(op, src=src, **kw)
+def C(op, *src, **kw): return UPat(op, src=list(src), **kw)   # commutative
+zero, one = UPat(Ops.CONST, arg=0), UPat(Ops.CONST, arg=1)
+T, F = UPat(Ops.CONST, dtypes.bool, arg=True), UPat(Ops.CONST, dtypes.bool, arg=False)
+pm = PatternMatcher([
+  (C(Ops.ADD, x, zero), lambda x: x),
+  (P(Ops.SUB, x, zero), lambda x: x),
+  (P(Ops.SUB, x, x), lambda x: x.const_like(0)),
+  (P(Ops.NEG, P(Ops.NEG, x)), lambda x: x),
+  (C(Ops.MUL, x, one), lambda x: x),
+  (C(Ops.MUL, x, zero), lambda x: x.const_like(0)),
+  (P(Ops.CDIV, x, one), lambda x: x),
+  (P(Ops.CMOD, x, one), lambda x: x.const_like(0)),
+  (P(Ops.MAX, x, x), lambda x: x),
+  (P(Ops.WHERE, T, UPat.var("a"), UPat.var("b")), lambda a, b: a),
+  (P(Ops.WHERE, F, UPat.var("a"), UPat.var("b")), lambda a, b: b),
+  (P(Ops.WHERE, UPat.var(), UPat.var("a"), UPat.var("a")), lambda a: a),
+  (UPat(GroupOp.Binary, src=(UPat.cvar("a"), UPat.cvar("b")), name="e"), fold),
+  (P(Ops.NEG, UPat.cvar("a"), name="e"), fold),
+  (C(Ops.ADD, C(Ops.ADD, x, c1), c2), lambda x, c1, c2: x + (c1.arg + c2.arg)),
+  (C(Ops.MUL, C(Ops.MUL, x, c1), c2), lambda x, c1, c2: x * (c1.arg * c2.arg)),
+  (P(Ops.SUB, x, c), lambda x, c: x + (-c.arg)),
+  (P(Ops.CDIV, C(Ops.MUL, x, c), c), lambda x, c: x if c.arg != 0 else None),
+  (P(Ops.CMOD, C(Ops.MUL, x, c), c), lambda x, c: x.const_like(0) if c.arg != 0 else None),
+  (C(Ops.ADD, C(Ops.MUL, P(Ops.CDIV, x, c), c), P(Ops.CMOD, x, c)),
+   lambda x, c: x if c.arg > 0 else None),
+  (P(Ops.CMOD, P(Ops.CMOD, x, c, name="m"), c), lambda x, c, m: m if c.arg != 0 else None),
+  (P(Ops.CDIV, C(Ops.ADD, C(Ops.MUL, x, c), d), c),
+   lambda x, c, d: x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None),
+  (P(Ops.CMOD, C(Ops.ADD, C(Ops.MUL, x, c), d), c),
+   lambda x, c, d: d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None),
+  (P(Ops.CMOD, x, c), lambda x, c: x if 0 <= x.vmin and x.vmax < c.arg else None),
+  (P(Ops.CDIV, x, c), lambda x, c: x.const_like(0) if 0 <= x.vmin and x.vmax < c.arg else None),
+  (UPat(GroupOp.Comparison, src=(UPat.var("a"), UPat.var("b")), name="e"),
+   lambda e, a, b: e.const_like(e.vmin) if e.vmin == e.vmax else None),
+])
+order = sink.toposort()
+match_t, rw_t = [], []
+for _ in range(runs):
+    t0 = time.perf_counter()
+    for n in order: pm.rewrite(n)
+    match_t.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    graph_rewrite(sink, pm)
+    rw_t.append(time.perf_counter() - t0)
+print(json.dumps({"nodes": len(order), "match": len(order) / statistics.median(match_t),
+                  "rewrite": len(order) / statistics.median(rw_t)}))
+'''
+
+
+def run_tinygrad(python: str, sink: UOp, runs: int) -> dict | None:
+    p = subprocess.run([python, "-c", TINYGRAD_SIDE, str(runs)], input=json.dumps(serialize(sink)),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"tinygrad side failed:\n{p.stderr[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=20000)
+    ap.add_argument("--runs", type=int, default=5)
+    default_tg = "/opt/tgenv/bin/python" if os.path.exists("/opt/tgenv/bin/python") else None
+    ap.add_argument("--tinygrad", default=default_tg, help="a python with tinygrad installed")
+    args = ap.parse_args()
+
+    sink = build_graph(args.nodes)
+    nodes = toposort(sink)
+    gen = matcher("symbolic", "sym")
+    interp = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
+    assert graph_rewrite(sink, gen) is graph_rewrite(sink, interp)  # same work, same answer
+    results = {"generated": measure(nodes, sink, gen, args.runs),
+               "interpreted": measure(nodes, sink, interp, args.runs)}
+    if args.tinygrad:
+        tg = run_tinygrad(args.tinygrad, sink, args.runs)
+        if tg is not None:
+            assert tg["nodes"] == len(nodes), (tg["nodes"], len(nodes))
+            results["tinygrad 0.14"] = (tg["match"], tg["rewrite"])
+    else:
+        print("tinygrad: not installed (pass --tinygrad PYTHON)")
+
+    print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, "
+          f"median of {args.runs} runs")
+    print(f"{'matcher':<14} {'match nodes/s':>14} {'rewrite nodes/s':>16} "
+          f"{'match x':>8} {'rewrite x':>10}")
+    g_match, g_rw = results["generated"]
+    for name, (m, rw) in results.items():
+        print(f"{name:<14} {m:>14,.0f} {rw:>16,.0f} {g_match / m:>8.2f} {g_rw / rw:>10.2f}")
+    print("(x: how many times faster the generated matcher is)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,5 @@
-from rulegrad.cli import main
 import sys
+
+from rulegrad.cli import main
 
 sys.exit(main())

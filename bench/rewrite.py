@@ -46,8 +46,8 @@ def neg_chain(n: int) -> UOp:
 def wide_dag(width: int, depth: int) -> UOp:
     layer = [UOp.const(dtypes.int32, i) for i in range(width)]
     for d in range(depth):
-        layer = [UOp(Ops.MUL if d % 2 else Ops.ADD, dtypes.int32, (layer[i], layer[(i + 1) % width]))
-                 for i in range(width)]
+        op = Ops.MUL if d % 2 else Ops.ADD
+        layer = [UOp(op, dtypes.int32, (layer[i], layer[(i + 1) % width])) for i in range(width)]
     return UOp.sink(*layer)
 
 

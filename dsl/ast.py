@@ -10,7 +10,7 @@ Nodes are frozen dataclasses, so two parses of the same text compare equal (span
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class PBind:
     span: Span = _span()
 
 
-Pattern = Union[PNode, PVar, PConst, PBind]
+Pattern = PNode | PVar | PConst | PBind
 
 
 # ------------------------------------------------------------------------ expressions
@@ -221,8 +221,8 @@ class EDefer:
     span: Span = _span()
 
 
-Expr = Union[ELit, EName, EOpName, EAttr, ESlice, EIndex, ECall, EBinOp, EUnary, ECompare,
-             EBool, EIf, ETuple, EList, EComp]
+Expr = (ELit | EName | EOpName | EAttr | ESlice | EIndex | ECall | EBinOp | EUnary | ECompare
+        | EBool | EIf | ETuple | EList | EComp)
 
 
 # ------------------------------------------------------------------------ rules and files

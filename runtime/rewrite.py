@@ -120,8 +120,9 @@ class _Rewriter:
             new = self.matcher.rewrite(node, self.ctx)
         else:
             new, rule = _rule_of(self.matcher, node, self.ctx)
-            if new is not None and self.trace is not None and len(self.trace.firings) < self.trace.limit:
-                self.trace.firings.append(Firing(self.name, rule, node, new))
+            trace = self.trace
+            if new is not None and trace is not None and len(trace.firings) < trace.limit:
+                trace.firings.append(Firing(self.name, rule, node, new))
             if new is not None and self.diagnose is not None:
                 self.diagnose[str(rule) if rule else type(self.matcher).__name__] += 1
         if new is None or new is node:

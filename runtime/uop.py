@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .dtype import DType, dtypes, promote
 from .ops import GroupOp, Ops

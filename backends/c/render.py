@@ -1,0 +1,784 @@
+"""Kernel AST -> C: one C function per kernel, text only.
+
+In: a (lowered) kernel AST as described in `backends/KERNEL_AST.md` (a SINK of STOREs over
+RANGE / INDEX / LOAD / REDUCE / ALU nodes). Out: the text of a C function
+`void NAME(void *p0, void *p1, ...)` whose i-th parameter is DEFINE_GLOBAL i.
+
+The renderer is a table from op to C expression (`_ALU`) plus the structural cases:
+
+- a STORE becomes nested `for` loops over its ranges (outermost first) around one assignment;
+  STOREs over the same ranges share one loop nest;
+- a REDUCE becomes an accumulator declared just before its loops and updated inside them;
+- a LOAD of an INDEX with a `valid` source becomes a guarded load `valid ? p[i] : 0`, which
+  never touches memory where valid is false (C's `?:` evaluates one arm only).
+
+Every node is printed as one `const T tN = ...;` temporary, in dependency order, so expression
+depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements. A node is
+placed in the outermost loop whose variables it depends on (loop-invariant code is hoisted,
+e.g. the max of a softmax row is computed once per row, not once per element).
+
+Semantics follow numpy for every supported dtype (see `docs` at the bottom of this module and
+`_ALU`): C truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 as numpy gives
+and MIN/-1 wrapping; NaN-propagating MAX/MIN; signed overflow wraps (-fwrapv); float16 is
+stored as `_Float16` and every float16 operation is done in float and rounded once (what
+numpy's half loops do); float -> int casts truncate, as numpy's do for values in range.
+
+The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
+`acc<i>` and the kernel name after `c_ident` strips it to `[A-Za-z0-9_]`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+
+class RenderError(ValueError):
+    """The kernel AST is not in the form the renderer prints (a bug upstream, named here)."""
+
+
+# ---------------------------------------------------------------------------- types
+_CTYPE = {
+    "bool": "_Bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+    "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+    "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
+    "index": "int64_t",
+}
+
+
+def ctype(dt: DType) -> str:
+    try:
+        return _CTYPE[dt.name]
+    except KeyError:
+        raise RenderError(f"no C type for dtype {dt.name}") from None
+
+
+def c_ident(text: str, limit: int = 48) -> str:
+    """A C identifier made from arbitrary text: only [A-Za-z0-9_] survive (no user text in C)."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", str(text))[:limit]
+    return ident or "k"
+
+
+# ---------------------------------------------------------------------------- constants
+def render_const(value: object, dt: DType) -> str:
+    """A C literal equal to `value` in dtype `dt`, exactly (hex floats, NaN, inf, INT64_MIN)."""
+    if dt.is_bool:
+        return "1" if value else "0"
+    if dt.is_float:
+        v = float(value)  # type: ignore[arg-type]
+        if math.isnan(v):
+            body = "__builtin_nanf(\"\")" if dt is dtypes.float32 else "__builtin_nan(\"\")"
+        elif math.isinf(v):
+            inf = "__builtin_inff()" if dt is dtypes.float32 else "__builtin_inf()"
+            body = inf if v > 0 else f"(-{inf})"
+        else:
+            # a hex literal is the double exactly; the f suffix rounds it once, as numpy does
+            body = v.hex() + ("f" if dt is dtypes.float32 else "")
+            body = f"({body})" if v < 0 or body.startswith("-") else body
+        return f"((_Float16){body})" if dt is dtypes.float16 else body
+    v = int(value)  # type: ignore[call-overload]
+    lo, hi = dt.min, dt.max
+    if not lo <= v <= hi:
+        raise RenderError(f"constant {v} out of range for {dt.name}")
+    if dt.is_unsigned:
+        return f"((uint{dt.itemsize * 8}_t){v}ULL)"
+    if v == -(2**63):
+        return "((int64_t)(-9223372036854775807LL - 1))"
+    return f"(({ctype(dt)}){v}LL)" if dt.itemsize == 8 or dt is dtypes.index else f"({v})"
+
+
+def identity_const(op: Ops, dt: DType) -> str:
+    """The identity of a reduce op in dtype dt, as a C literal."""
+    if op is Ops.ADD:
+        return render_const(0, dt)
+    if op is Ops.MUL:
+        return render_const(1, dt)
+    if op is Ops.MAX:
+        return render_const(dt.min, dt)
+    if op is Ops.MIN:
+        return render_const(dt.max, dt)
+    raise RenderError(f"no identity for reduce op {op}")
+
+
+# ---------------------------------------------------------------------------- the C prelude
+# Helpers the op table calls. Every one is `static inline`, so gcc inlines and vectorizes them.
+PRELUDE = r"""
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+/* numpy's maximum/minimum propagate NaN: if either side is NaN the result is NaN */
+#define RG_FMAX(T, S) static inline T rg_max_##S(T a, T b) { return (a > b || a != a) ? a : b; } \
+                      static inline T rg_min_##S(T a, T b) { return (a < b || a != a) ? a : b; }
+RG_FMAX(float, f32)
+RG_FMAX(double, f64)
+/* IDIV/MOD truncate (C); x/0 and x%0 give 0 as numpy does; MIN/-1 wraps (no SIGFPE) */
+#define RG_IDIV(T, S) \
+  static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)(0 - a) : a / b); } \
+  static inline T rg_mod_##S(T a, T b) { return (b == 0 || b == -1) ? 0 : a % b; }
+#define RG_UDIV(T, S) \
+  static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : a / b; } \
+  static inline T rg_mod_##S(T a, T b) { return b == 0 ? 0 : a % b; }
+/* the shift by >= the width is undefined in C; numpy gives 0 (or -1 for negative >>) */
+#define RG_SHIFT(T, U, S, W) \
+  static inline T rg_shl_##S(T a, T b) { return (b < 0 || b >= W) ? 0 : (T)((U)a << b); } \
+  static inline T rg_shr_##S(T a, T b) { return (b < 0 || b >= W) ? (a < 0 ? (T)-1 : 0) : a >> b; }
+/* integer power by squaring; negative exponents give 0 except for bases 1 and -1 (numpy
+   raises for them; we return the value the formula 1/x^n truncates to) */
+#define RG_IPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
+  if (b < 0) return a == 1 ? 1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : 1) : 0); \
+  T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
+#define RG_UPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
+  T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
+#define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_IPOW(T, S)
+#define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
+RG_INTS(int8_t, uint8_t, i8, 8) RG_INTS(int16_t, uint16_t, i16, 16)
+RG_INTS(int32_t, uint32_t, i32, 32) RG_INTS(int64_t, uint64_t, i64, 64)
+RG_UINTS(uint8_t, u8, 8) RG_UINTS(uint16_t, u16, 16) RG_UINTS(uint32_t, u32, 32)
+RG_UINTS(uint64_t, u64, 64)
+/* reductions OpenMP can split across threads while keeping NaN propagation */
+#pragma omp declare reduction(rgmax_f32 : float : omp_out = rg_max_f32(omp_out, omp_in)) \
+  initializer(omp_priv = omp_orig)
+#pragma omp declare reduction(rgmin_f32 : float : omp_out = rg_min_f32(omp_out, omp_in)) \
+  initializer(omp_priv = omp_orig)
+#pragma omp declare reduction(rgmax_f64 : double : omp_out = rg_max_f64(omp_out, omp_in)) \
+  initializer(omp_priv = omp_orig)
+#pragma omp declare reduction(rgmin_f64 : double : omp_out = rg_min_f64(omp_out, omp_in)) \
+  initializer(omp_priv = omp_orig)
+"""
+
+_SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index": "i64",
+           "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+           "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
+
+
+def _mfun(name: str, dt: DType) -> str:
+    """The libm function for `name` in dt: float16 computes in float (numpy's half loops do)."""
+    return name if dt is dtypes.float64 else name + "f"
+
+
+def _fcast(dt: DType, x: str) -> str:
+    """An operand as the type libm computes it in (float16 is widened to float)."""
+    return f"(float){x}" if dt is dtypes.float16 else x
+
+
+def render_alu(node: UOp, a: list[str]) -> str:
+    """The C expression of one ALU/CAST/BITCAST node over its operand names `a`."""
+    op, dt = node.op, node.dtype
+    sdt = node.src[0].dtype if node.src else dt
+    if op is Ops.CAST:
+        return f"({ctype(dt)})({a[0]})"
+    if op is Ops.BITCAST:
+        if dt.itemsize != sdt.itemsize:
+            raise RenderError(f"BITCAST {sdt.name} -> {dt.name}: sizes differ")
+        return (f"({{ {ctype(dt)} o_; {ctype(sdt)} i_ = {a[0]}; "
+                f"memcpy(&o_, &i_, sizeof o_); o_; }})")
+    if op is Ops.WHERE:
+        return f"({a[0]} ? {a[1]} : {a[2]})"
+    if op is Ops.MULACC:
+        return f"({a[0]} * {a[1]} + {a[2]})"
+    infix = _INFIX.get(op)
+    if infix is not None:
+        return f"({a[0]} {infix} {a[1]})"
+    if op is Ops.NEG:
+        return f"(!{a[0]})" if dt.is_bool else f"(-{a[0]})"
+    if sdt.is_float:
+        return _render_float(op, sdt, a)
+    return _render_int(op, sdt, a)
+
+
+_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "!=",
+          Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
+_LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
+         Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
+
+
+def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
+    s = _SUFFIX[dt.name]
+    if op in _LIBM:
+        args = ", ".join(_fcast(dt, x) for x in a)
+        return f"{_mfun(_LIBM[op], dt)}({args})"
+    if op is Ops.FDIV:
+        return f"({a[0]} / {a[1]})"
+    if op is Ops.RECIPROCAL:
+        one = "1.0" if dt is dtypes.float64 else "1.0f"
+        return f"({one} / {_fcast(dt, a[0])})"
+    if op in (Ops.MAX, Ops.MIN):
+        fn = "rg_max_" if op is Ops.MAX else "rg_min_"
+        return f"{fn}{s}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
+    raise RenderError(f"op {op.name} is not defined on {dt.name}")
+
+
+def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
+    if dt.is_bool:
+        if op is Ops.MAX:
+            return f"({a[0]} | {a[1]})"
+        if op is Ops.MIN:
+            return f"({a[0]} & {a[1]})"
+        raise RenderError(f"op {op.name} is not defined on bool")
+    s = _SUFFIX[dt.name]
+    if op in (Ops.MAX, Ops.MIN):
+        cmp = ">" if op is Ops.MAX else "<"
+        return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
+    if op in (Ops.IDIV, Ops.MOD, Ops.SHL, Ops.SHR, Ops.POW):
+        return f"rg_{op.name.lower()}_{s}({a[0]}, {a[1]})"
+    if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
+        return f"((double){a[0]} / (double){a[1]})"
+    if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN):
+        return f"{_LIBM[op]}((double){a[0]})"
+    if op is Ops.TRUNC:
+        return a[0]
+    raise RenderError(f"op {op.name} is not defined on {dt.name}")
+
+
+# ---------------------------------------------------------------------------- structure
+@dataclass(eq=False)
+class Scope:
+    """A block of C statements: the function body or a loop. Items are lines or child scopes.
+
+    `bound` is every loop variable visible here; `names` the nodes already computed here."""
+
+    header: str
+    bound: frozenset[UOp]
+    items: list[str | Stmt | Scope] = field(default_factory=list)
+    names: dict[UOp, str] = field(default_factory=dict)
+    open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
+
+    def add(self, line: str | Stmt | Scope) -> None:
+        if self.open_child is None:
+            self.items.append(line)
+            return
+        # insert before the loop that is still being filled: it reads what we add here
+        for pos in range(len(self.items) - 1, -1, -1):
+            if self.items[pos] is self.open_child:
+                self.items.insert(pos, line)
+                return
+        raise AssertionError("open child scope not among items")
+
+
+@dataclass(frozen=True)
+class Stmt:
+    """`const T name = expr;`: the one kind of statement a long run can be split at."""
+
+    name: str
+    ctype: str
+    expr: str
+
+    def __str__(self) -> str:
+        return f"const {self.ctype} {self.name} = {self.expr};"
+
+
+@dataclass(frozen=True)
+class RenderedKernel:
+    """One kernel's C function: its C name, text, and how many buffer parameters it takes."""
+
+    cname: str
+    source: str
+    nparams: int
+    param_dtypes: tuple[DType, ...]
+
+
+def _free_ranges(root: UOp) -> dict[UOp, frozenset[UOp]]:
+    """For every node, the RANGEs it depends on; a REDUCE binds its own ranges."""
+    deps: dict[UOp, frozenset[UOp]] = {}
+    for n in toposort(root):
+        if n.op is Ops.RANGE:
+            deps[n] = frozenset({n})
+        elif n.op is Ops.REDUCE:
+            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
+        elif n.op is Ops.STORE:
+            deps[n] = frozenset()
+        else:
+            s: frozenset[UOp] = frozenset()
+            for x in n.src:
+                s = s | deps[x]
+            deps[n] = s
+    return deps
+
+
+def _range_size(r: UOp) -> int:
+    end = r.src[0]
+    if end.op is not Ops.CONST:
+        raise RenderError("symbolic range sizes are not supported by the C renderer")
+    return int(end.arg)
+
+
+# below this many loop iterations a kernel runs on one core: starting the team costs ~µs
+PARALLEL_MIN_WORK = 1 << 15
+# an interchanged reduce keeps this many accumulators (one output row) on the stack
+INTERCHANGE_MAX = 4096
+_OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
+
+
+class _KernelRenderer:
+    """The state of rendering one kernel: scopes, temporaries, deps."""
+
+    def __init__(self, ast: UOp, parallel: bool, restrict: bool):
+        self.ast, self.parallel, self.restrict = ast, parallel, restrict
+        self.deps = _free_ranges(ast)
+        self.ntemp = 0
+        self.root = Scope("", frozenset())
+        self.stack: list[Scope] = [self.root]
+        self.loop_names: dict[UOp, str] = {}
+        self.params: dict[int, UOp] = {}
+        self.written: set[int] = set()
+        self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
+
+    # -- names
+    def fresh(self, prefix: str = "t") -> str:
+        self.ntemp += 1
+        return f"{prefix}{self.ntemp}"
+
+    def stmt(self, name: str, ct: str, expr: str) -> Stmt:
+        self.vartypes[name] = ct
+        return Stmt(name, ct, expr)
+
+    def lookup(self, n: UOp) -> str | None:
+        if n.op is Ops.CONST:
+            return render_const(n.arg, n.dtype)
+        if n.op is Ops.DEFINE_GLOBAL:
+            self.params[n.arg] = n
+            return f"p{n.arg}"
+        for scope in reversed(self.stack):
+            name = scope.names.get(n)
+            if name is not None:
+                return name
+        return None
+
+    def home(self, n: UOp) -> Scope:
+        """The outermost open scope where every loop variable `n` reads is bound."""
+        need = self.deps[n]
+        for scope in self.stack:
+            if need <= scope.bound:
+                return scope
+        missing = ", ".join(f"RANGE{r.arg}" for r in need - self.stack[-1].bound)
+        raise RenderError(f"{n.op.name} reads {missing}, which no enclosing STORE or REDUCE "
+                          "loops over")
+
+    def open_loop(self, parent: Scope, r: UOp, pragma: str = "") -> Scope:
+        var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
+        head = f"{pragma}\n" if pragma else ""
+        head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var}++)"
+        self.vartypes[var] = "int64_t"
+        scope = Scope(head, parent.bound | {r})
+        scope.names[r] = var
+        parent.add(scope)
+        parent.open_child = scope
+        return scope
+
+    # -- expressions
+    def emit(self, root: UOp) -> str:
+        """Emit the statements computing `root` in the open scopes; return its C name."""
+        work: list[tuple[UOp, int]] = [(root, 0)]
+        # a REDUCE switches the scope stack to its own loops while its body is emitted
+        saved: list[tuple[list[Scope], list[tuple[Scope, Scope | None]]]] = []
+        while work:
+            n, stage = work.pop()
+            if stage == 0:
+                if self.lookup(n) is not None:
+                    continue
+                if n.op is Ops.REDUCE:
+                    self._open_reduce(n, saved)
+                    work.append((n, 2))
+                    work.append((n.src[0], 0))
+                    continue
+                work.append((n, 1))
+                for s in reversed(n.src):
+                    work.append((s, 0))
+            elif stage == 1:
+                if self.lookup(n) is None:
+                    self._emit_node(n)
+            else:
+                self._close_reduce(n, saved)
+        name = self.lookup(root)
+        assert name is not None
+        return name
+
+    def _emit_node(self, n: UOp) -> None:
+        scope = self.home(n)
+        srcs = [self.lookup(s) for s in n.src]
+        if n.op is Ops.RANGE:
+            raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
+        if n.op is Ops.INDEX:
+            # an INDEX names an address; LOAD and STORE print it
+            scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
+            return
+        if n.op is Ops.LOAD:
+            idx = n.src[0]
+            if idx.op is not Ops.INDEX:
+                raise RenderError("LOAD must read an INDEX")
+            self.params.setdefault(idx.src[0].arg, idx.src[0])
+            addr = srcs[0]
+            expr = addr if len(idx.src) < 3 else f"({self.lookup(idx.src[2])} ? {addr} : 0)"
+        elif n.op in GroupOp.Elementwise:
+            expr = render_alu(n, srcs)  # type: ignore[arg-type]
+        else:
+            raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
+        name = self.fresh()
+        scope.add(self.stmt(name, ctype(n.dtype), expr))
+        scope.names[n] = name
+
+    # -- reductions
+    def _acc_dtype(self, red: UOp) -> DType:
+        # float16 sums accumulate in float, as numpy's half reductions do
+        return dtypes.float32 if red.dtype is dtypes.float16 else red.dtype
+
+    def _open_reduce(self, red: UOp, saved: list) -> None:
+        host = self.home(red)
+        acc = self.fresh("acc")
+        adt = self._acc_dtype(red)
+        host.add(f"{ctype(adt)} {acc} = {identity_const(red.arg, adt)};")
+        self.vartypes[acc] = ctype(adt)
+        # switch to host + new loops; remember what to restore
+        depth = self.stack.index(host)
+        old_stack = self.stack
+        opened = [(s, s.open_child) for s in self.stack[depth:]]
+        self.stack = self.stack[: depth + 1]
+        scope = host
+        ranges = red.src[1:]
+        work = math.prod(_range_size(r) for r in ranges) * self._outer_work(host)
+        for i, r in enumerate(ranges):
+            pragma = self._reduce_pragma(red, acc, adt, innermost=i == len(ranges) - 1,
+                                         outermost=i == 0, work=work, host=host)
+            scope = self.open_loop(scope, r, pragma)
+            self.stack.append(scope)
+        saved.append((old_stack, opened, acc, adt))
+
+    def _outer_work(self, host: Scope) -> int:
+        return math.prod(_range_size(r) for r in host.bound) if host.bound else 1
+
+    def _reduce_pragma(self, red: UOp, acc: str, adt: DType, innermost: bool, outermost: bool,
+                       work: int, host: Scope) -> str:
+        op = red.arg
+        if adt.is_float and op in (Ops.MAX, Ops.MIN):
+            clause = f"rg{op.name.lower()}_{_SUFFIX[adt.name]}:{acc}"
+            simd_ok = False
+        elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
+            clause = f"{_OMP_REDUCE.get(op, op.name.lower())}:{acc}"
+            simd_ok = True
+        else:
+            return ""
+        # a reduce with no parallel loop around it (a full sum) splits itself across threads
+        if (outermost and self.parallel and not host.bound and not self._in_parallel()
+                and work >= PARALLEL_MIN_WORK):
+            simd = " simd" if innermost and simd_ok else ""
+            return f"#pragma omp parallel for{simd} reduction({clause})"
+        if innermost and simd_ok:
+            return f"#pragma omp simd reduction({clause})"
+        return ""
+
+    def _in_parallel(self) -> bool:
+        return any("omp parallel" in s.header for s in self.stack)
+
+    def _close_reduce(self, red: UOp, saved: list) -> None:
+        old_stack, opened, acc, adt = saved.pop()
+        value = self.lookup(red.src[0])
+        if red.src[0].dtype is not adt:
+            value = f"({ctype(adt)}){value}"
+        self.stack[-1].add(f"{acc} = {_combine(red.arg, adt, acc, value)};")
+        host = self.stack[-(len(red.src) - 1) - 1]
+        self.stack = old_stack
+        for s, child in opened:
+            s.open_child = child
+        name = acc
+        if adt is not red.dtype:
+            name = self.fresh()
+            host.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){acc}"))
+        host.names[red] = name
+
+    # -- stores
+    def render_group(self, stores: list[UOp]) -> None:
+        ranges = stores[0].src[2:]
+        if len(stores) == 1 and self._try_interchange(stores[0]):
+            return
+        scope = self.root
+        work = math.prod(_range_size(r) for r in ranges) if ranges else 1
+        for i, r in enumerate(ranges):
+            pragma = ""
+            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
+                pragma = "#pragma omp parallel for"
+            scope = self.open_loop(scope, r, pragma)
+            self.stack.append(scope)
+        for st in stores:
+            self._emit_store(st)
+        self._close_loops()
+
+    def _emit_store(self, st: UOp) -> None:
+        idx, value = st.src[0], st.src[1]
+        if idx.op is not Ops.INDEX or idx.src[0].op is not Ops.DEFINE_GLOBAL:
+            raise RenderError("STORE must write an INDEX of a DEFINE_GLOBAL")
+        self.written.add(idx.src[0].arg)
+        self.params.setdefault(idx.src[0].arg, idx.src[0])
+        v = self.emit(value)
+        off = self.emit(idx.src[1])
+        line = f"p{idx.src[0].arg}[{off}] = {v};"
+        if len(idx.src) > 2:
+            line = f"if ({self.emit(idx.src[2])}) {line}"
+        self.stack[-1].add(line)
+
+    def _close_loops(self) -> None:
+        for s in self.stack:
+            s.open_child = None
+        self.stack = [self.root]
+
+    # -- loop interchange for matmul-like kernels
+    def _try_interchange(self, st: UOp) -> bool:
+        """out[.., j] = f(sum_k g(.., j, k)): run k outside j, so the inner loop is over j.
+
+        Worth it when a buffer read in the reduce is contiguous in j but not in k (the B of a
+        matmul): the inner loop then streams rows and vectorizes, with one accumulator per j.
+        The order of the sum over k for each output is unchanged, so results are identical."""
+        ranges = st.src[2:]
+        if not ranges:
+            return False
+        j = ranges[-1]
+        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
+        if len(reds) != 1 or j not in self.deps[reds[0]] or _range_size(j) > INTERCHANGE_MAX:
+            return False
+        red = reds[0]
+        ks = red.src[1:]
+        if not _prefers_interchange(red, j, ks[-1]):
+            return False
+        # output loops but the last, parallel at the outermost
+        scope = self.root
+        work = math.prod(_range_size(r) for r in ranges + ks)
+        for i, r in enumerate(ranges[:-1]):
+            pragma = ""
+            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
+                pragma = "#pragma omp parallel for"
+            scope = self.open_loop(scope, r, pragma)
+            self.stack.append(scope)
+        outer = self.stack[-1]
+        adt = self._acc_dtype(red)
+        acc = self.fresh("acc")
+        outer.add(f"{ctype(adt)} {acc}[{_range_size(j)}];")
+        self.vartypes[acc] = f"{ctype(adt)} *"
+        init = self.open_loop(outer, j, "#pragma omp simd")
+        jv = init.names[j]
+        init.add(f"{acc}[{jv}] = {identity_const(red.arg, adt)};")
+        outer.open_child = None
+        # the reduce loops, then j innermost
+        scope = outer
+        for r in ks:
+            scope = self.open_loop(scope, r)
+            self.stack.append(scope)
+        inner = self.open_loop(scope, j, "#pragma omp simd")
+        self.stack.append(inner)
+        value = self.emit(red.src[0])
+        if red.src[0].dtype is not adt:
+            value = f"({ctype(adt)}){value}"
+        cell = f"{acc}[{jv}]"
+        inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
+        for s in self.stack:
+            s.open_child = None
+        # back to the output loops: j again, with the reduce's value read from its cell
+        self.stack = self.stack[: len(ranges)]
+        outer.open_child = None
+        last = self.open_loop(outer, j, "")
+        self.stack.append(last)
+        if adt is red.dtype:
+            last.names[red] = cell
+        else:
+            name = self.fresh()
+            last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
+            last.names[red] = name
+        self._emit_store(st)
+        self._close_loops()
+        return True
+
+    # -- the function
+    def render(self, cname: str) -> RenderedKernel:
+        if self.ast.op is not Ops.SINK:
+            raise RenderError(f"a kernel AST is a SINK, not {self.ast.op.name}")
+        groups: dict[tuple[UOp, ...], list[UOp]] = {}
+        for st in self.ast.src:
+            if st.op is not Ops.STORE:
+                raise RenderError(f"a kernel SINK holds STOREs, not {st.op.name}")
+            groups.setdefault(tuple(st.src[2:]), []).append(st)
+        for stores in groups.values():
+            self.render_group(stores)
+        nparams = max(self.params) + 1 if self.params else 0
+        pdt = tuple(self.params[i].dtype if i in self.params else dtypes.uint8
+                    for i in range(nparams))
+        lines = [f"void {cname}({', '.join(f'void *v{i}' for i in range(nparams)) or 'void'})",
+                 "{"]
+        for i in range(nparams):
+            const = "" if i in self.written else "const "
+            t = ctype(pdt[i])
+            # restrict: no two buffers overlap, so gcc may vectorize without runtime checks
+            qual = "restrict " if self.restrict else ""
+            lines.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *)v{i};")
+            self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
+        segments, body = _layout(self.root, "  ", self.vartypes, cname)
+        lines.extend(body)
+        lines.append("}")
+        source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
+        return RenderedKernel(cname, source, nparams, pdt)
+
+
+def _combine(op: Ops, dt: DType, acc: str, v: str) -> str:
+    """acc <op> v as C, with numpy's NaN rules for float MAX/MIN."""
+    if op is Ops.ADD:
+        return f"{acc} + {v}"
+    if op is Ops.MUL:
+        return f"{acc} * {v}"
+    if op in (Ops.MAX, Ops.MIN):
+        if dt.is_float:
+            return f"rg_{op.name.lower()}_{_SUFFIX[dt.name]}({acc}, {v})"
+        if dt.is_bool:
+            return f"{acc} {'|' if op is Ops.MAX else '&'} {v}"
+        cmp = ">" if op is Ops.MAX else "<"
+        return f"({v} {cmp} {acc} ? {v} : {acc})"
+    raise RenderError(f"REDUCE with op {op} is not supported")
+
+
+def _linear_coeff(expr: UOp, r: UOp) -> int | None:
+    """How far `expr` moves when range r steps 0 -> 1 with all other ranges at 0 (a stride)."""
+    vals: list[int | None] = []
+    for at in (0, 1):
+        env: dict[UOp, int] = {}
+        ok = True
+        for n in toposort(expr):
+            if n.op is Ops.CONST:
+                env[n] = int(n.arg)
+            elif n.op is Ops.RANGE:
+                env[n] = at if n is r else 0
+            elif n.op in (Ops.ADD, Ops.MUL, Ops.SUB) and all(s in env for s in n.src):
+                a, b = env[n.src[0]], env[n.src[1]]
+                env[n] = a + b if n.op is Ops.ADD else a * b if n.op is Ops.MUL else a - b
+            elif n.op in (Ops.IDIV, Ops.MOD) and all(s in env for s in n.src) and env[n.src[1]]:
+                a, b = env[n.src[0]], env[n.src[1]]
+                q = int(a / b)
+                env[n] = q if n.op is Ops.IDIV else a - q * b
+            else:
+                ok = False
+                break
+        vals.append(env.get(expr) if ok else None)
+    if vals[0] is None or vals[1] is None:
+        return None
+    return vals[1] - vals[0]
+
+
+def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
+    """True when some load in the reduce's body is contiguous in j and strided in k."""
+    for n in toposort(red.src[0]):
+        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+            off = n.src[0].src[1]
+            sj, sk = _linear_coeff(off, j), _linear_coeff(off, k)
+            if sj == 1 and sk not in (0, 1):
+                return True
+    return False
+
+
+# a run of more straight-line statements than this becomes several functions: gcc's register
+# allocator is superlinear in a basic block's size (20,000 statements: ~50 s; 100,000: the
+# compiler crashes), while 100 functions of 1,000 statements build in seconds
+SEGMENT = 1000
+_IDENT = re.compile(r"\b(?:t|acc|r|p)[0-9]+\b")
+
+
+def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
+    """The scope tree as (indent, line-or-Stmt) in print order; iterative."""
+    out: list[tuple[str, str | Stmt]] = []
+    stack: list[tuple[Scope | str | Stmt, str, int]] = [(root, indent, 0)]
+    while stack:
+        item, ind, state = stack.pop()
+        if not isinstance(item, Scope):
+            if isinstance(item, str):
+                out.extend((ind, line) for line in item.split("\n"))
+            else:
+                out.append((ind, item))
+            continue
+        inner = ind
+        if item.header:
+            if state == 1:
+                out.append((ind, "}"))
+                continue
+            head = item.header.split("\n")
+            out.extend((ind, line) for line in head[:-1])
+            out.append((ind, head[-1] + " {"))
+            stack.append((item, ind, 1))
+            inner = ind + "  "
+        for child in reversed(item.items):
+            stack.append((child, inner, 0))
+    return out
+
+
+def _layout(root: Scope, indent: str, vartypes: dict[str, str],
+            cname: str) -> tuple[list[str], list[str]]:
+    """Print the body; split runs of more than SEGMENT statements into helper functions.
+
+    A segment's parameters are the names it reads from outside; its outputs (names defined
+    in it and read later) come back through pointers. Returns (helper functions, body)."""
+    flat = _flatten(root, indent)
+    last_read: dict[str, int] = {}
+    for i, (_, item) in enumerate(flat):
+        text = item.expr if isinstance(item, Stmt) else item
+        for ident in _IDENT.findall(text):
+            last_read[ident] = i
+    helpers: list[str] = []
+    body: list[str] = []
+    i = 0
+    while i < len(flat):
+        ind, item = flat[i]
+        if not isinstance(item, Stmt):
+            body.append(ind + item)
+            i += 1
+            continue
+        end = i
+        while end < len(flat) and isinstance(flat[end][1], Stmt):
+            end += 1
+        if end - i <= SEGMENT:
+            body.extend(ind + str(st) for _, st in flat[i:end])
+        else:
+            for lo in range(i, end, SEGMENT):
+                hi = min(end, lo + SEGMENT)
+                run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
+                fn, call = _segment(run, hi, last_read, vartypes, f"{cname}_s{len(helpers)}")
+                helpers.append(fn)
+                body.extend(ind + line for line in call)
+        i = end
+    return helpers, body
+
+
+def _segment(run: list[Stmt], after: int, last_read: dict[str, int], vartypes: dict[str, str],
+             fname: str) -> tuple[str, list[str]]:
+    """One run of statements as a function, and the lines that call it."""
+    defined = {st.name for st in run}
+    inputs: dict[str, None] = {}
+    for st in run:
+        for ident in _IDENT.findall(st.expr):
+            if ident not in defined:
+                inputs[ident] = None
+    outputs = [st for st in run if last_read.get(st.name, -1) >= after]
+    params = [f"{vartypes[x]} {x}" for x in inputs] + [f"{st.ctype} *o_{st.name}" for st in outputs]
+    lines = [f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{"]
+    lines.extend("  " + str(st) for st in run)
+    lines.extend(f"  *o_{st.name} = {st.name};" for st in outputs)
+    lines.append("}")
+    call = [f"{st.ctype} {st.name};" for st in outputs]
+    args = list(inputs) + [f"&{st.name}" for st in outputs]
+    call.append(f"{fname}({', '.join(args)});")
+    return "\n".join(lines), call
+
+
+def render_kernel(ast: UOp, cname: str, parallel: bool = True,
+                  restrict: bool = True) -> RenderedKernel:
+    """Print one kernel AST as a C function named `cname` (a generated identifier).
+
+    `parallel` allows OpenMP pragmas; `restrict` false when two parameters may alias."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cname):
+        raise RenderError(f"not a C identifier: {cname!r}")
+    return _KernelRenderer(ast, parallel, restrict).render(cname)
+
+
+# numerics this renderer does not pin down (documented for users of the C path):
+# - float -> int casts of NaN, inf or values outside the target range are what the CPU's
+#   truncating conversion gives (x86: the "integer indefinite" value), as in numpy on x86;
+#   numpy warns "invalid value encountered in cast" for them.
+# - float sums may be reassociated (`omp simd reduction`, threads): the result equals
+#   numpy's within rounding, not bit for bit (numpy itself sums pairwise).

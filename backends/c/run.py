@@ -1,0 +1,117 @@
+"""Run kernels through C: schedule items in, numpy buffers written.
+
+In: kernels as `(name, ast)` pairs (or `ScheduleItem`s with `.name`, `.ast`, `.bufs`).
+Out: a `CProgram` whose kernels are called with numpy arrays (flat, C-contiguous), one per
+DEFINE_GLOBAL slot, passed by pointer (`ffi.from_buffer`, no copy).
+
+`compile_program` renders, lowers and builds once per distinct list of kernel ASTs: the ASTs
+are hash-consed, so the same program realized again hits an in-process table and costs
+neither rendering nor a compiler call. The per-call path is a Python loop over prebuilt
+callables: a cffi call (which releases the GIL while the kernel runs) and one
+`ffi.from_buffer` per buffer.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rulegrad.runtime.uop import UOp
+
+from .build import build_library
+from .render import RenderedKernel, c_ident, render_kernel
+
+
+def _lower(ast: UOp) -> UOp:
+    """The lowering rule passes (rules/lower.rules) when they are there; else the AST as is."""
+    try:
+        from rulegrad.rules.lower_helpers import lower_kernel
+    except ImportError:
+        return ast
+    return lower_kernel(ast)
+
+
+@dataclass
+class CKernel:
+    """One compiled kernel: call it with one numpy array per buffer slot."""
+
+    name: str
+    cname: str
+    nparams: int
+    fn: Callable[..., None]
+    from_buffer: Callable[[Any], Any]
+    source: str
+
+    def __call__(self, *arrays: np.ndarray) -> None:
+        fb = self.from_buffer
+        self.fn(*[fb(a) for a in arrays[: self.nparams]])
+
+
+@dataclass
+class CProgram:
+    """The kernels of one schedule, built into one shared library."""
+
+    kernels: list[CKernel]
+    source: str
+
+    def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None) -> None:
+        for k, arrays in zip(self.kernels, bufs):
+            if timings is None:
+                k(*arrays)
+            else:
+                t0 = time.perf_counter()
+                k(*arrays)
+                timings.append(time.perf_counter() - t0)
+
+
+# hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program
+_programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
+_MAX_PROGRAMS = 512
+
+
+def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
+                    restrict: Sequence[bool] | None = None) -> CProgram:
+    """Build (or fetch) the library for these kernels.
+
+    `kernels` are `(name, ast)` pairs or objects with `.name` and `.ast`; `restrict[i]` false
+    says kernel i's buffers may overlap (the same buffer in two slots), so its pointers must
+    not be declared `restrict`."""
+    pairs = [(k.name, k.ast) if hasattr(k, "ast") else (k[0], k[1]) for k in kernels]
+    flags = tuple(restrict) if restrict is not None else (True,) * len(pairs)
+    key = tuple((name, ast, r) for (name, ast), r in zip(pairs, flags))
+    prog = _programs.get(key)
+    if prog is not None:
+        _programs.move_to_end(key)
+        return prog
+    rendered: list[RenderedKernel] = []
+    for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
+        # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
+        rendered.append(render_kernel(_lower(ast), f"k{i}_{c_ident(name)}", restrict=r))
+    mod = build_library(rendered)
+    lib, ffi = mod.lib, mod.ffi
+    ckernels = [CKernel(name, rk.cname, rk.nparams, getattr(lib, rk.cname), ffi.from_buffer,
+                        rk.source) for (name, _), rk in zip(pairs, rendered)]
+    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered))
+    _programs[key] = prog
+    if len(_programs) > _MAX_PROGRAMS:
+        _programs.popitem(last=False)
+    return prog
+
+
+def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None) -> CProgram:
+    """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed."""
+    restrict = [len({id(b) for b in item.bufs}) == len(item.bufs) for item in schedule]
+    prog = compile_program(schedule, restrict)
+    arrays = [[b.ensure() for b in item.bufs] for item in schedule]
+    prog.run(arrays, timings)
+    if timings is not None and int(os.environ.get("DEBUG", "0") or 0) >= 1:
+        for item, t in zip(schedule, timings):
+            print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)
+    return prog

@@ -83,9 +83,14 @@ def _need_buffer(uop: UOp) -> Buffer:
 
 
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
-    # EXTENSION POINT (C backend engineer): schedule, render to C, build with cffi, run.
-    raise NotImplementedError("RULEGRAD_BACKEND=c: the C backend is not wired into realize() "
-                              "yet (runtime/realize.py)")
+    # the same schedule, lowered (rules/lower.rules), rendered to C, built once with cffi and
+    # cached (backends/c/); DEBUG=4 prints the C source
+    from rulegrad.backends.c import run_schedule
+    from rulegrad.runtime.schedule import schedule_with_outputs
+
+    items, outs = schedule_with_outputs(list(uops))
+    run_schedule(items)
+    return [out.arg if out.op is Ops.BUFFER else _need_buffer(out) for out in outs]
 
 
 BACKENDS: dict[str, Callable[[Sequence[UOp]], list[Buffer]]] = {

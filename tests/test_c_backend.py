@@ -171,7 +171,8 @@ def test_padded_load_with_valid_mask():
     n = 10
     a = np.arange(1, n + 1, dtype=np.float32)
     r = UOp.range(n + 5, 0)
-    valid = alu(Ops.AND, alu(Ops.CMPLT, UOp.const(idx, 1), r), alu(Ops.CMPLT, r, UOp.const(idx, n + 2)))
+    lo, hi = alu(Ops.CMPLT, UOp.const(idx, 1), r), alu(Ops.CMPLT, r, UOp.const(idx, n + 2))
+    valid = alu(Ops.AND, lo, hi)
     ast = UOp.sink(store(glob(0, f32), r, load(glob(1, f32), r - 2, valid), r))
     out = run1(ast, np.full(n + 5, -1, np.float32), a)
     np.testing.assert_array_equal(out, np.pad(a, (2, 3)))

@@ -116,7 +116,8 @@ def build_library(kernels: list[RenderedKernel]) -> ModuleType:
         if (mod := _loaded.get(key)) is not None:
             return mod
         if int(os.environ.get("DEBUG", "0") or 0) >= 4:
-            print(source, file=sys.stderr)
+            # the kernels as written (the prelude of helpers is the same for every build)
+            print("\n".join(k.source for k in kernels), file=sys.stderr)
         path = disk.lookup(key)
         if path is not None:
             try:

@@ -184,8 +184,8 @@ def render_alu(node: UOp, a: list[str]) -> str:
     infix = _INFIX.get(op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
-    if op is Ops.NEG:
-        return f"(!{a[0]})" if dt.is_bool else f"(-{a[0]})"
+    if op is Ops.NEG:  # -x on a bool is x (numpy computes on 0/1, then != 0)
+        return a[0] if dt.is_bool else f"(-{a[0]})"
     if sdt.is_float:
         return _render_float(op, sdt, a)
     return _render_int(op, sdt, a)
@@ -204,6 +204,8 @@ def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
         return f"{_mfun(_LIBM[op], dt)}({args})"
     if op is Ops.FDIV:
         return f"({a[0]} / {a[1]})"
+    if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
+        return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
     if op is Ops.RECIPROCAL:
         one = "1.0" if dt is dtypes.float64 else "1.0f"
         return f"({one} / {_fcast(dt, a[0])})"
@@ -229,7 +231,9 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
     if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
         return f"((double){a[0]} / (double){a[1]})"
     if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN):
-        return f"{_LIBM[op]}((double){a[0]})"
+        return f"{_LIBM[op]}((double){a[0]})"  # float functions of ints: in float64
+    if op is Ops.RECIPROCAL:
+        return f"(1.0 / (double){a[0]})"
     if op is Ops.TRUNC:
         return a[0]
     raise RenderError(f"op {op.name} is not defined on {dt.name}")

@@ -162,7 +162,8 @@ def _compile(key: str, source: str, cdef: str, cc: list[str], flags: list[str]) 
         with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating ..."
             ffi.emit_c_code(str(csrc))
         out = tmp / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
-        cmd = [*cc, *flags, *_REQUIRED, *_python_includes(), str(csrc), "-o", str(out)]
+        # relative names: the object records the source's name, so no random folder in it
+        cmd = [*cc, *flags, *_REQUIRED, *_python_includes(), csrc.name, "-o", out.name]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         except OSError as e:

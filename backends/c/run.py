@@ -26,16 +26,8 @@ import numpy as np
 from rulegrad.runtime.uop import UOp
 
 from .build import build_library
+from .lower import lower_kernel
 from .render import RenderedKernel, c_ident, render_kernel
-
-
-def _lower(ast: UOp) -> UOp:
-    """The lowering rule passes (rules/lower.rules) when they are there; else the AST as is."""
-    try:
-        from rulegrad.rules.lower_helpers import lower_kernel
-    except ImportError:
-        return ast
-    return lower_kernel(ast)
 
 
 @dataclass
@@ -93,7 +85,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     rendered: list[RenderedKernel] = []
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
-        rendered.append(render_kernel(_lower(ast), f"k{i}_{c_ident(name)}", restrict=r))
+        rendered.append(render_kernel(lower_kernel(ast), f"k{i}_{c_ident(name)}", restrict=r))
     mod = build_library(rendered)
     lib, ffi = mod.lib, mod.ffi
     ckernels = [CKernel(name, rk.cname, rk.nparams, getattr(lib, rk.cname), ffi.from_buffer,

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True, eq=True, order=False)
+# eq=False: dtypes are singletons, so identity is equality and hashing is free
+@dataclass(frozen=True, eq=False)
 class DType:
     name: str
     itemsize: int

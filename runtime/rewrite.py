@@ -149,7 +149,6 @@ class _Rewriter:
         replace, step = self.replace, self.step
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
         stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
-        on_stack = {root}
         waiting = 0  # consecutive deferrals with no progress between them
         while stack:
             n, stage, new_n = stack.pop()
@@ -159,10 +158,11 @@ class _Rewriter:
                 if self.bottom_up:
                     new_n = self.fixed_point(n)
                 stack.append((n, 1, new_n))
+                # a source not yet rewritten is pushed even if an older entry waits deeper in
+                # the stack: it is then done first, and the older entry is skipped when popped
                 for s in reversed(new_n.src):
-                    if s not in on_stack:
+                    if s not in replace:
                         stack.append((s, 0, s))
-                        on_stack.add(s)
                 continue
             if stage == 1:
                 new_src = []

@@ -362,6 +362,12 @@ def _derive_shape(n: UOp) -> Shape | None:
 
 
 # ---------------------------------------------------------------------- bounds
+def _idiv_trunc(a: int, b: int) -> int:
+    """a // b rounded toward zero, exactly (C's integer division)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 def _derive_bounds(n: UOp) -> tuple[Any, Any]:
     """Conservative [vmin, vmax] of an integer or bool expression."""
     op, dt = n.op, n.dtype
@@ -387,7 +393,7 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         lo, hi = min(corners), max(corners)
     elif op is Ops.IDIV and s[1][0] == s[1][1] and s[1][0] != 0:
         c = s[1][0]
-        vals = [int(a / c) for a in s[0]]  # truncation is monotonic in the dividend
+        vals = [_idiv_trunc(a, c) for a in s[0]]  # truncation is monotonic in the dividend
         lo, hi = min(vals), max(vals)
     elif op is Ops.MOD and s[1][0] == s[1][1] and s[1][0] > 0:
         c = s[1][0]

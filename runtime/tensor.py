@@ -28,6 +28,8 @@ Where this differs from numpy or tinygrad, on purpose:
 - `transpose(dim0=1, dim1=0)` has tinygrad's signature (numpy's `.transpose()` reverses axes;
   use `.T` for that).
 - `dot` is `matmul`.
+- `assign` writes at the call, not at the next `realize()` (see `Tensor.assign`); a lazy tensor
+  reads a buffer when it is realized, so one built before an assign sees the new value.
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ def _const_value(value: Scalar, dtype: DType) -> Scalar:
     """`value` as `dtype` would hold it (raises OverflowError for ints that do not fit)."""
     with np.errstate(all="ignore"):
         return dtype.np.type(value).item()
+
+
+def _wrapped(value: Scalar, dtype: DType) -> Scalar:
+    """`value` converted as numpy's unsafe casting does (ints wrap around)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(value).astype(dtype.np).item()
 
 
 def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
@@ -474,8 +482,9 @@ class Tensor:
         dt = _probe(lambda a, b: np.where(np.ones(1, bool), a, b), x, y)
         shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
         c = _broadcast_uop(cond.uop, shape)
+        # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
         a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
-                else _const_uop(t, dt, shape) for t in (x, y))
+                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y))
         return Tensor(c.alu(Ops.WHERE, a, b))
 
     def _unary_float(self, op: Ops) -> Tensor:
@@ -622,9 +631,12 @@ class Tensor:
         return self
 
     def assign(self, x: Any) -> Tensor:
-        """Write x into this tensor's buffer in place, when realized (lazily, like tinygrad)."""
-        if self.uop.op is Ops.ASSIGN:  # a pending assign: do it first, it is our new buffer
-            self.realize()
+        """Write x into this tensor's buffer in place, now.
+
+        tinygrad defers the write to `realize()`; doing it at the call means an assign is
+        applied exactly once even when other graphs already refer to the ASSIGN (the usual
+        `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
+        the backend that performs the write."""
         if buffer_of(self.uop) is None:
             raise ValueError(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
@@ -635,7 +647,7 @@ class Tensor:
             raise ValueError(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
         self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
-        return self
+        return self.realize()
 
     def numpy(self) -> np.ndarray:
         self.realize()

@@ -580,3 +580,13 @@ def test_assign_writes_in_place(data, dt, shape):
     check(t, np.asarray(b + a))
     t.assign(Tensor(a))
     check(t, a)
+
+
+def test_assign_applies_exactly_once():
+    w = Tensor(np.array([1.0, 2.0], dtype=np.float32)).realize()
+    w.assign(w + 1)
+    doubled = w * 2  # built on the written buffer
+    np.testing.assert_array_equal(doubled.numpy(), np.array([4.0, 6.0], dtype=np.float32))
+    np.testing.assert_array_equal(w.numpy(), np.array([2.0, 3.0], dtype=np.float32))
+    w.assign(3.0)  # a scalar fills the tensor
+    np.testing.assert_array_equal(w.numpy(), np.array([3.0, 3.0], dtype=np.float32))

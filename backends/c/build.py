@@ -48,6 +48,14 @@ DEFAULT_CFLAGS = "-O3 -march=native -fwrapv -fno-math-errno -ffp-contract=off -f
 _REQUIRED = ["-shared", "-fPIC"]
 
 
+@cache
+def _mvec() -> list[str]:
+    """glibc's vector math library when this system has it (exp, log, sin in SIMD)."""
+    import ctypes.util
+
+    return ["-DRG_MVEC", "-lmvec"] if ctypes.util.find_library("mvec") else []
+
+
 def compiler() -> list[str]:
     env = os.environ.get("RULEGRAD_CC")
     if env:
@@ -85,7 +93,8 @@ def cdef_of(kernels: list[RenderedKernel]) -> str:
 
 def cache_key(source: str, cdef: str, cc: list[str], flags: list[str]) -> str:
     h = hashlib.sha256()
-    for part in (source, cdef, "\0".join(cc), "\0".join(flags), compiler_version(tuple(cc)),
+    for part in (source, cdef, "\0".join(cc), "\0".join(flags + _mvec()),
+                 compiler_version(tuple(cc)),
                  sys.implementation.cache_tag, importlib.machinery.EXTENSION_SUFFIXES[0]):
         h.update(part.encode())
         h.update(b"\0")
@@ -163,7 +172,8 @@ def _compile(key: str, source: str, cdef: str, cc: list[str], flags: list[str]) 
             ffi.emit_c_code(str(csrc))
         out = tmp / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
         # relative names: the object records the source's name, so no random folder in it
-        cmd = [*cc, *flags, *_REQUIRED, *_python_includes(), csrc.name, "-o", out.name]
+        cmd = [*cc, *flags, *_REQUIRED, *_python_includes(), csrc.name, "-o", out.name,
+               *_mvec()]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         except OSError as e:

@@ -111,6 +111,16 @@ PRELUDE = r"""
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#ifdef RG_MVEC
+/* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
+   vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics
+   for everything else) */
+#define RG_SIMD __attribute__((simd("notinbranch")))
+RG_SIMD float expf(float); RG_SIMD float logf(float); RG_SIMD float exp2f(float);
+RG_SIMD float log2f(float); RG_SIMD float sinf(float);
+RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(double);
+RG_SIMD double log2(double); RG_SIMD double sin(double);
+#endif
 /* numpy's maximum/minimum propagate NaN: if either side is NaN the result is NaN */
 #define RG_FMAX(T, S) static inline T rg_max_##S(T a, T b) { return (a > b || a != a) ? a : b; } \
                       static inline T rg_min_##S(T a, T b) { return (a < b || a != a) ? a : b; }
@@ -459,8 +469,9 @@ class _KernelRenderer:
                        work: int, host: Scope) -> str:
         op = red.arg
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
+            # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
             clause = f"rg{op.name.lower()}_{_SUFFIX[adt.name]}:{acc}"
-            simd_ok = False
+            simd_ok = True
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
             clause = f"{_OMP_REDUCE.get(op, op.name.lower())}:{acc}"
             simd_ok = True
@@ -500,7 +511,7 @@ class _KernelRenderer:
         if len(stores) == 1 and self._try_interchange(stores[0]):
             return
         scope = self.root
-        work = math.prod(_range_size(r) for r in ranges) if ranges else 1
+        work = _work(stores)
         for i, r in enumerate(ranges):
             pragma = ""
             if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
@@ -622,6 +633,15 @@ class _KernelRenderer:
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
         return RenderedKernel(cname, source, nparams, pdt)
+
+
+def _work(stores: list[UOp]) -> int:
+    """Loop iterations of a store group, reduce loops included: what decides threading."""
+    ranges = set(stores[0].src[2:])
+    for n in toposort(UOp.sink(*stores)):
+        if n.op is Ops.REDUCE:
+            ranges.update(n.src[1:])
+    return math.prod(_range_size(r) for r in ranges)
 
 
 def _combine(op: Ops, dt: DType, acc: str, v: str) -> str:

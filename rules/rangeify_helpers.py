@@ -151,12 +151,23 @@ def mark_children(ctx: ChildrenContext, x: UOp) -> UOp:
 # ====================================================================== 3. rangeify
 @dataclass
 class RangeifyContext:
-    """Fresh ranges, the buffers made during rangeify, and what each shared node was read at."""
+    """Fresh ranges, the buffers made during rangeify, and what each shared node was read at.
 
+    `force` holds the nodes an earlier run of rangeify found must be buffered (a shared node
+    whose readers disagree, a reduction some reader could not compute in place): this run reads
+    them from their buffer everywhere, so no reader recomputes them."""
+
+    force: frozenset[UOp] = frozenset()
     next_range: int = 0
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
-    first_read: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # shared node -> idxs
+    reads: dict[UOp, set[tuple]] = field(default_factory=dict)  # shared node -> its reads
+
+    def must_buffer(self) -> frozenset[UOp]:
+        """What the next run must buffer everywhere: all this run buffered, and the shared
+        nodes read at more than one place."""
+        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
+        return self.force | frozenset(self.buffers) | frozenset(disagree)
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -190,14 +201,13 @@ def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
 
 
 def index_child(ctx: RangeifyContext, c: UOp, idx: UOp) -> UOp:
-    """A shared node read by one of its consumers: where all consumers read it at the same
-    indices (the first reader decides) it is computed in place; a consumer that disagrees
-    reads it from a buffer."""
-    read = (idx.src[1:], idx.arg)
-    first = ctx.first_read.setdefault(c, read)
-    if first == read:
-        return index(c, *idx.src[1:], arg=idx.arg)
-    return bufferize_here(ctx, c, idx)
+    """A shared node read by one of its consumers. Computed in place unless an earlier run
+    saw its consumers read it at different places (then every consumer reads a buffer); the
+    read is recorded for that decision."""
+    if c in ctx.force:
+        return bufferize_here(ctx, c, idx)
+    ctx.reads.setdefault(c, set()).add((idx.src[1:], idx.arg))
+    return index(c, *idx.src[1:], arg=idx.arg)
 
 
 def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
@@ -208,7 +218,9 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
     if idx.arg:
         return False
     rngs = ranges_in(*idx.src[1:])
-    if not rngs or any(r.arg[1] != "loop" for r in rngs):
+    if not rngs:
+        return True  # read at one constant place, and not broadcast: once per kernel
+    if any(r.arg[1] != "loop" for r in rngs):
         return False
     group = ctx.group.get(rngs[0])
     return group is not None and set(group) == set(rngs)
@@ -216,7 +228,9 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
 
 def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes))."""
-    if not inline_reduce_ok(ctx, idx):
+    own = ctx.buffers.get(red)
+    defining = own is not None and own.src[0] is idx  # the read that fills red's own buffer
+    if not defining and (red in ctx.force or not inline_reduce_ok(ctx, idx)):
         return bufferize_here(ctx, red, idx)
     op, axes = red.arg
     rngs = list(idx.src[1:])

@@ -18,8 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulegrad.rules import matcher
-from rulegrad.rules.rangeify_helpers import (ChildrenContext, KernelContext, RangeifyContext,
-                                             RealizeContext, substitute)
+from rulegrad.rules.rangeify_helpers import (
+    ChildrenContext,
+    KernelContext,
+    RangeifyContext,
+    RealizeContext,
+    substitute,
+)
 
 from .buffer import Buffer
 from .ops import Ops
@@ -74,8 +79,7 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # children: reductions read by several consumers are marked, to be reconciled in rangeify
     tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True)
     # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic
-    tsink = _pass(tsink, "rangeify", "pm_rangeify", RangeifyContext(), bottom_up=True,
-                  stage="rangeified")
+    tsink = rangeify_until_settled(tsink)
     # symbolic: fold the index arithmetic rangeify wrote (so the cost rules see simple indices)
     tsink = _pass(tsink, "rangeify", "pm_symbolic", stage="rangeified")
     # cleanups: recompute cheap buffers in their readers, no buffers for constants
@@ -89,6 +93,22 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
     tsink = order_assigns(tsink)
     return tsink, becomes_map(sink, early, realized, tsink)
+
+
+def rangeify_until_settled(tsink: UOp) -> UOp:
+    """pm_rangeify, rerun while it discovers nodes that must be buffered for every reader.
+
+    Whether a shared node needs a buffer depends on all its readers, which a single bottom-up
+    walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up pass here cannot
+    defer). So a run records what it had to buffer and what was read at several places, and
+    the next run buffers those everywhere. The set only grows: usually one or two runs."""
+    force: frozenset[UOp] = frozenset()
+    while True:
+        ctx = RangeifyContext(force=force)
+        out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified")
+        if (again := ctx.must_buffer()) == force:
+            return out
+        force = again
 
 
 def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:

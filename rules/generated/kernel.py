@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: d43621deebadeb034f25fbe10e8180441077b10216c20a65a6833f6dc22fdbc5
+# source sha256: 99ee9de60c3a3c9260072ed073e87ff9ef4d90cc56f1c7a081bb0cc38e71f837
 """Matchers for the rule sets of rules/kernel.rules: to_kernel, finish_kernel."""
 
 from math import prod  # noqa: F401
@@ -16,7 +16,7 @@ from rulegrad.rules.rangeify_helpers import define_store
 from rulegrad.rules.rangeify_helpers import renumber_range
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = 'd43621deebadeb034f25fbe10e8180441077b10216c20a65a6833f6dc22fdbc5'
+SOURCE_SHA256 = '99ee9de60c3a3c9260072ed073e87ff9ef4d90cc56f1c7a081bb0cc38e71f837'
 DEPENDENCIES = ()
 
 
@@ -25,7 +25,7 @@ DEPENDENCIES = ()
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -34,7 +34,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -43,14 +43,14 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:20
+    # rule renumber at rules/kernel.rules:24
     #   renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)
     r = n
     if r.tag is None:
@@ -96,50 +96,68 @@ def _to_kernel_STORE(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
+def _to_kernel_INVALID(n, ctx):
+    # rule invalid_value at rules/kernel.rules:21
+    #   invalid_value: INVALID -> 0
+    _r = n.const_like(0)
+    if _r is not n: return _r
+    return None
+
+def _to_kernel_WHERE(n, ctx):
+    if len(n.src) == 3:
+        n1 = n.src[1]
+        n2 = n.src[2]
+        if n2.op is Ops.INVALID:
+            # rule unmask_value at rules/kernel.rules:20
+            #   unmask_value: WHERE(_, e, INVALID) -> e
+            e = n1
+            return e
+    return None
+
 def _to_kernel_NOOP_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(3)
+        _t = _st.start(5)
         _r = x
-        _st.stop(3, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 3
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
     return None
 
 def _to_kernel_CONTIGUOUS_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(3)
+        _t = _st.start(5)
         _r = x
-        _st.stop(3, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 3
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
     return None
 
 def _to_kernel_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:19
+        # rule strip_marker at rules/kernel.rules:23
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(3)
+        _t = _st.start(5)
         _r = x
-        _st.stop(3, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 3
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
     return None
 
 def _to_kernel_RANGE_t(n, ctx, _st):
-    # rule renumber at rules/kernel.rules:20
+    # rule renumber at rules/kernel.rules:24
     #   renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)
     r = n
-    _t = _st.start(4)
+    _t = _st.start(6)
     _r = _as_uop(n, renumber_range(ctx, r)) if r.tag is None else None
-    _st.stop(4, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 4
+    _st.stop(6, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 6
     return None
 
 def _to_kernel_INDEX_t(n, ctx, _st):
@@ -186,13 +204,38 @@ def _to_kernel_STORE_t(n, ctx, _st):
                 if _r is not None and _r is not n: return _r, 0
     return None
 
+def _to_kernel_INVALID_t(n, ctx, _st):
+    # rule invalid_value at rules/kernel.rules:21
+    #   invalid_value: INVALID -> 0
+    _t = _st.start(4)
+    _r = n.const_like(0)
+    _st.stop(4, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 4
+    return None
+
+def _to_kernel_WHERE_t(n, ctx, _st):
+    if len(n.src) == 3:
+        n1 = n.src[1]
+        n2 = n.src[2]
+        if n2.op is Ops.INVALID:
+            # rule unmask_value at rules/kernel.rules:20
+            #   unmask_value: WHERE(_, e, INVALID) -> e
+            e = n1
+            _t = _st.start(3)
+            _r = e
+            _st.stop(3, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 3
+    return None
+
 
 _to_kernel_rules = (
     RuleInfo('kernel_store', 'rules/kernel.rules', 13, 'kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)'),
     RuleInfo('load_input', 'rules/kernel.rules', 15, 'load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)'),
     RuleInfo('load_kernel', 'rules/kernel.rules', 17, 'load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 19, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 20, 'renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 20, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('invalid_value', 'rules/kernel.rules', 21, 'invalid_value: INVALID -> 0'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 23, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 24, 'renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)'),
 )
 _to_kernel_matcher = RuleMatcher(
     'to_kernel', _to_kernel_rules,
@@ -203,6 +246,8 @@ _to_kernel_matcher = RuleMatcher(
         Ops.RANGE: _to_kernel_RANGE,
         Ops.INDEX: _to_kernel_INDEX,
         Ops.STORE: _to_kernel_STORE,
+        Ops.INVALID: _to_kernel_INVALID,
+        Ops.WHERE: _to_kernel_WHERE,
     },
     {
         Ops.NOOP: _to_kernel_NOOP_t,
@@ -211,6 +256,8 @@ _to_kernel_matcher = RuleMatcher(
         Ops.RANGE: _to_kernel_RANGE_t,
         Ops.INDEX: _to_kernel_INDEX_t,
         Ops.STORE: _to_kernel_STORE_t,
+        Ops.INVALID: _to_kernel_INVALID_t,
+        Ops.WHERE: _to_kernel_WHERE_t,
     },
 )
 to_kernel = _to_kernel_matcher
@@ -219,7 +266,7 @@ to_kernel = _to_kernel_matcher
 # ======================================================================== rule set finish_kernel
 
 def _finish_kernel_RANGE(n, ctx):
-    # rule untag_range at rules/kernel.rules:25
+    # rule untag_range at rules/kernel.rules:29
     #   untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)
     r = n
     if r.tag == 'k':
@@ -228,7 +275,7 @@ def _finish_kernel_RANGE(n, ctx):
     return None
 
 def _finish_kernel_RANGE_t(n, ctx, _st):
-    # rule untag_range at rules/kernel.rules:25
+    # rule untag_range at rules/kernel.rules:29
     #   untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)
     r = n
     _t = _st.start(0)
@@ -239,7 +286,7 @@ def _finish_kernel_RANGE_t(n, ctx, _st):
 
 
 _finish_kernel_rules = (
-    RuleInfo('untag_range', 'rules/kernel.rules', 25, 'untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)'),
+    RuleInfo('untag_range', 'rules/kernel.rules', 29, 'untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)'),
 )
 _finish_kernel_matcher = RuleMatcher(
     'finish_kernel', _finish_kernel_rules,

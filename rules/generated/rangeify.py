@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 07d6d1b762dbdd65f5b1a36540cf30651cf69fa86507210376b847741f3b7fc9
+# source sha256: ecd461de3cae82037a2ee28ecb46972e09287d5e62a3fe6280ef9d7310ecb06f
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, remove_realize_marks, pm_children, pm_mops, pm_rangeify, pm_symbolic, pm_cleanups, pm_add_buffers, split_kernels."""
@@ -49,7 +49,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '07d6d1b762dbdd65f5b1a36540cf30651cf69fa86507210376b847741f3b7fc9'
+SOURCE_SHA256 = 'ecd461de3cae82037a2ee28ecb46972e09287d5e62a3fe6280ef9d7310ecb06f'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -61,9 +61,9 @@ _DT4 = DTYPE_CLASSES['ints']
 # ======================================================================== rule set earliest_rewrites
 
 def _earliest_rewrites_r2(n, ctx, x):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
-    if not (x.shape is not None and x.size == 0): return None
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
+    if not (x.size == 0 and x.base.op is not Ops.BUFFER): return None
     return _as_uop(n, x.const_like(0))
 
 def _earliest_rewrites_RESHAPE(n, ctx):
@@ -77,50 +77,50 @@ def _earliest_rewrites_RESHAPE(n, ctx):
             x = n0_0
             _r = _as_uop(n, x.reshape(r.arg))
             if _r is not None and _r is not n: return _r
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_PERMUTE(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_EXPAND(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_PAD(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SHRINK(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_FLIP(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_CONTIGUOUS(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
@@ -160,7 +160,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is Ops.CONST:
-                    # rule copy_const at rules/rangeify.rules:27
+                    # rule copy_const at rules/rangeify.rules:28
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     c = n0_0_0
                     e = n0
@@ -171,7 +171,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        # rule assign_no_buffer at rules/rangeify.rules:29
+        # rule assign_no_buffer at rules/rangeify.rules:30
         #   assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x
         t = n0
         x = n1
@@ -180,13 +180,13 @@ def _earliest_rewrites_ASSIGN(n, ctx):
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:21
+        # rule reduce_empty at rules/rangeify.rules:22
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))
         red = n
         x = n0
@@ -195,14 +195,14 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:23
+            # rule reduce_expand at rules/rangeify.rules:24
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             e = n0
             red = n
             x = n0_0
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             if _r is not None and _r is not n: return _r
-        # rule split_reduceop at rules/rangeify.rules:25
+        # rule split_reduceop at rules/rangeify.rules:26
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         red = n
         x = n0
@@ -212,211 +212,211 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     return None
 
 def _earliest_rewrites_CAST(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_BITCAST(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_NEG(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_EXP(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_LOG(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_EXP2(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_LOG2(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SIN(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SQRT(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_RECIPROCAL(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_TRUNC(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_ADD(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SUB(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_MUL(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_FDIV(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_IDIV(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_MOD(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_MAX(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_MIN(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_POW(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_CMPLT(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_CMPNE(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_CMPEQ(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_AND(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_OR(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_XOR(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SHL(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_SHR(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_WHERE(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_MULACC(n, ctx):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
@@ -434,8 +434,8 @@ def _earliest_rewrites_RESHAPE_t(n, ctx, _st):
             _r = _as_uop(n, x.reshape(r.arg))
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -443,8 +443,8 @@ def _earliest_rewrites_RESHAPE_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_PERMUTE_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -452,8 +452,8 @@ def _earliest_rewrites_PERMUTE_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_EXPAND_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -461,8 +461,8 @@ def _earliest_rewrites_EXPAND_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_PAD_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -470,8 +470,8 @@ def _earliest_rewrites_PAD_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SHRINK_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -479,8 +479,8 @@ def _earliest_rewrites_SHRINK_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_FLIP_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -488,8 +488,8 @@ def _earliest_rewrites_FLIP_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_CONTIGUOUS_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -540,7 +540,7 @@ def _earliest_rewrites_COPY_t(n, ctx, _st):
             if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is Ops.CONST:
-                    # rule copy_const at rules/rangeify.rules:27
+                    # rule copy_const at rules/rangeify.rules:28
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     c = n0_0_0
                     e = n0
@@ -554,7 +554,7 @@ def _earliest_rewrites_ASSIGN_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        # rule assign_no_buffer at rules/rangeify.rules:29
+        # rule assign_no_buffer at rules/rangeify.rules:30
         #   assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x
         t = n0
         x = n1
@@ -565,15 +565,15 @@ def _earliest_rewrites_ASSIGN_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
     if _r is not None and _r is not n: return _r, 2
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:21
+        # rule reduce_empty at rules/rangeify.rules:22
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))
         red = n
         x = n0
@@ -583,7 +583,7 @@ def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
         if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:23
+            # rule reduce_expand at rules/rangeify.rules:24
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             e = n0
             red = n
@@ -592,7 +592,7 @@ def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
-        # rule split_reduceop at rules/rangeify.rules:25
+        # rule split_reduceop at rules/rangeify.rules:26
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         red = n
         x = n0
@@ -603,8 +603,8 @@ def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_CAST_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -612,8 +612,8 @@ def _earliest_rewrites_CAST_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_BITCAST_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -621,8 +621,8 @@ def _earliest_rewrites_BITCAST_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_NEG_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -630,8 +630,8 @@ def _earliest_rewrites_NEG_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_EXP_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -639,8 +639,8 @@ def _earliest_rewrites_EXP_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_LOG_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -648,8 +648,8 @@ def _earliest_rewrites_LOG_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_EXP2_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -657,8 +657,8 @@ def _earliest_rewrites_EXP2_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_LOG2_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -666,8 +666,8 @@ def _earliest_rewrites_LOG2_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SIN_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -675,8 +675,8 @@ def _earliest_rewrites_SIN_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SQRT_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -684,8 +684,8 @@ def _earliest_rewrites_SQRT_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_RECIPROCAL_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -693,8 +693,8 @@ def _earliest_rewrites_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_TRUNC_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -702,8 +702,8 @@ def _earliest_rewrites_TRUNC_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_ADD_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -711,8 +711,8 @@ def _earliest_rewrites_ADD_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SUB_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -720,8 +720,8 @@ def _earliest_rewrites_SUB_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_MUL_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -729,8 +729,8 @@ def _earliest_rewrites_MUL_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_FDIV_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -738,8 +738,8 @@ def _earliest_rewrites_FDIV_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_IDIV_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -747,8 +747,8 @@ def _earliest_rewrites_IDIV_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_MOD_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -756,8 +756,8 @@ def _earliest_rewrites_MOD_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_MAX_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -765,8 +765,8 @@ def _earliest_rewrites_MAX_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_MIN_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -774,8 +774,8 @@ def _earliest_rewrites_MIN_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_POW_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -783,8 +783,8 @@ def _earliest_rewrites_POW_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_CMPLT_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -792,8 +792,8 @@ def _earliest_rewrites_CMPLT_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_CMPNE_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -801,8 +801,8 @@ def _earliest_rewrites_CMPNE_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_CMPEQ_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -810,8 +810,8 @@ def _earliest_rewrites_CMPEQ_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_AND_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -819,8 +819,8 @@ def _earliest_rewrites_AND_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_OR_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -828,8 +828,8 @@ def _earliest_rewrites_OR_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_XOR_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -837,8 +837,8 @@ def _earliest_rewrites_XOR_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SHL_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -846,8 +846,8 @@ def _earliest_rewrites_SHL_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_SHR_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -855,8 +855,8 @@ def _earliest_rewrites_SHR_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_WHERE_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -864,8 +864,8 @@ def _earliest_rewrites_WHERE_t(n, ctx, _st):
     return None
 
 def _earliest_rewrites_MULACC_t(n, ctx, _st):
-    # rule size_zero at rules/rangeify.rules:19
-    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)
+    # rule size_zero at rules/rangeify.rules:20
+    #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     _t = _st.start(2)
     _r = _earliest_rewrites_r2(n, ctx, n)
     _st.stop(2, _t, _r, n)
@@ -876,12 +876,12 @@ def _earliest_rewrites_MULACC_t(n, ctx, _st):
 _earliest_rewrites_rules = (
     RuleInfo('reshape_reshape', 'rules/movement.rules', 11, 'reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)'),
     RuleInfo('drop_marker', 'rules/rangeify.rules', 17, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 19, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.shape is not None and x.size == 0 -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 21, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 23, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 25, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 27, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_no_buffer', 'rules/rangeify.rules', 29, 'assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 20, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 22, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 24, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 26, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 28, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_no_buffer', 'rules/rangeify.rules', 30, 'assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x'),
 )
 _earliest_rewrites_matcher = RuleMatcher(
     'earliest_rewrites', _earliest_rewrites_rules,
@@ -982,7 +982,7 @@ earliest_rewrites = _earliest_rewrites_matcher
 # ======================================================================== rule set do_realize
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:36
+    # rule realize_roots at rules/rangeify.rules:37
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _r = _as_uop(n, realize_sink_srcs(ctx, s))
@@ -990,7 +990,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -998,12 +998,12 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_copy_src at rules/rangeify.rules:40
+    # rule realize_copy_src at rules/rangeify.rules:41
     #   realize_copy_src: COPY as c -> realize_parents(ctx, c)
     c = n
     _r = _as_uop(n, realize_parents(ctx, c))
@@ -1011,7 +1011,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -1019,12 +1019,12 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_assign at rules/rangeify.rules:42
+    # rule realize_assign at rules/rangeify.rules:43
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _r = _as_uop(n, realize_assign_value(ctx, a))
@@ -1032,7 +1032,7 @@ def _do_realize_ASSIGN(n, ctx):
     return None
 
 def _do_realize_SINK_t(n, ctx, _st):
-    # rule realize_roots at rules/rangeify.rules:36
+    # rule realize_roots at rules/rangeify.rules:37
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _t = _st.start(0)
@@ -1042,7 +1042,7 @@ def _do_realize_SINK_t(n, ctx, _st):
     return None
 
 def _do_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1052,14 +1052,14 @@ def _do_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _do_realize_COPY_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_copy_src at rules/rangeify.rules:40
+    # rule realize_copy_src at rules/rangeify.rules:41
     #   realize_copy_src: COPY as c -> realize_parents(ctx, c)
     c = n
     _t = _st.start(2)
@@ -1069,7 +1069,7 @@ def _do_realize_COPY_t(n, ctx, _st):
     return None
 
 def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1079,14 +1079,14 @@ def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _do_realize_ASSIGN_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:38
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_assign at rules/rangeify.rules:42
+    # rule realize_assign at rules/rangeify.rules:43
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _t = _st.start(3)
@@ -1097,10 +1097,10 @@ def _do_realize_ASSIGN_t(n, ctx, _st):
 
 
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 36, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 38, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 40, 'realize_copy_src: COPY as c -> realize_parents(ctx, c)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 42, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 37, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 39, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 41, 'realize_copy_src: COPY as c -> realize_parents(ctx, c)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 43, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
 )
 _do_realize_matcher = RuleMatcher(
     'do_realize', _do_realize_rules,
@@ -1125,524 +1125,524 @@ do_realize = _do_realize_matcher
 # ======================================================================== rule set add_realize
 
 def _add_realize_r0(n, ctx, x):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     if not (x in ctx.realize and x.tag is None): return None
     return _as_uop(n, wrap_realize(ctx, x))
 
 def _add_realize_SINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NOOP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_GROUP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEVICE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_UNIQUE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_VAR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BIND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RESHAPE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PERMUTE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXPAND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHRINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FLIP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DETACH(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FUSE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REALIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_COPY(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER_VIEW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ASSIGN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSELECT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSTACK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULTI(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE_AXIS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILDREN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFERIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RANGE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_END(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INDEX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_STORE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_GLOBAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_LOCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_REG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_KERNEL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ENDIF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INVALID(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BITCAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NEG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SQRT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RECIPROCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_TRUNC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ADD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SUB(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MUL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MOD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MAX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_POW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPLT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPNE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPEQ(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_AND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_OR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_XOR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_WHERE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULACC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1651,7 +1651,7 @@ def _add_realize_SINK_t(n, ctx, _st):
     return None
 
 def _add_realize_NOOP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1660,7 +1660,7 @@ def _add_realize_NOOP_t(n, ctx, _st):
     return None
 
 def _add_realize_GROUP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1669,7 +1669,7 @@ def _add_realize_GROUP_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1678,7 +1678,7 @@ def _add_realize_BUFFER_t(n, ctx, _st):
     return None
 
 def _add_realize_DEVICE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1687,7 +1687,7 @@ def _add_realize_DEVICE_t(n, ctx, _st):
     return None
 
 def _add_realize_UNIQUE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1696,7 +1696,7 @@ def _add_realize_UNIQUE_t(n, ctx, _st):
     return None
 
 def _add_realize_CONST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1705,7 +1705,7 @@ def _add_realize_CONST_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_VAR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1714,7 +1714,7 @@ def _add_realize_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _add_realize_BIND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1723,7 +1723,7 @@ def _add_realize_BIND_t(n, ctx, _st):
     return None
 
 def _add_realize_RESHAPE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1732,7 +1732,7 @@ def _add_realize_RESHAPE_t(n, ctx, _st):
     return None
 
 def _add_realize_PERMUTE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1741,7 +1741,7 @@ def _add_realize_PERMUTE_t(n, ctx, _st):
     return None
 
 def _add_realize_EXPAND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1750,7 +1750,7 @@ def _add_realize_EXPAND_t(n, ctx, _st):
     return None
 
 def _add_realize_PAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1759,7 +1759,7 @@ def _add_realize_PAD_t(n, ctx, _st):
     return None
 
 def _add_realize_SHRINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1768,7 +1768,7 @@ def _add_realize_SHRINK_t(n, ctx, _st):
     return None
 
 def _add_realize_FLIP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1777,7 +1777,7 @@ def _add_realize_FLIP_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1786,7 +1786,7 @@ def _add_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1795,7 +1795,7 @@ def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _add_realize_DETACH_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1804,7 +1804,7 @@ def _add_realize_DETACH_t(n, ctx, _st):
     return None
 
 def _add_realize_FUSE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1813,7 +1813,7 @@ def _add_realize_FUSE_t(n, ctx, _st):
     return None
 
 def _add_realize_REALIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1822,7 +1822,7 @@ def _add_realize_REALIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_COPY_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1831,7 +1831,7 @@ def _add_realize_COPY_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1840,7 +1840,7 @@ def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _add_realize_ASSIGN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1849,7 +1849,7 @@ def _add_realize_ASSIGN_t(n, ctx, _st):
     return None
 
 def _add_realize_MSELECT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1858,7 +1858,7 @@ def _add_realize_MSELECT_t(n, ctx, _st):
     return None
 
 def _add_realize_MSTACK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1867,7 +1867,7 @@ def _add_realize_MSTACK_t(n, ctx, _st):
     return None
 
 def _add_realize_MULTI_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1876,7 +1876,7 @@ def _add_realize_MULTI_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1885,7 +1885,7 @@ def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1894,7 +1894,7 @@ def _add_realize_CHILD_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILDREN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1903,7 +1903,7 @@ def _add_realize_CHILDREN_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFERIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1912,7 +1912,7 @@ def _add_realize_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_RANGE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1921,7 +1921,7 @@ def _add_realize_RANGE_t(n, ctx, _st):
     return None
 
 def _add_realize_END_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1930,7 +1930,7 @@ def _add_realize_END_t(n, ctx, _st):
     return None
 
 def _add_realize_INDEX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1939,7 +1939,7 @@ def _add_realize_INDEX_t(n, ctx, _st):
     return None
 
 def _add_realize_LOAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1948,7 +1948,7 @@ def _add_realize_LOAD_t(n, ctx, _st):
     return None
 
 def _add_realize_STORE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1957,7 +1957,7 @@ def _add_realize_STORE_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1966,7 +1966,7 @@ def _add_realize_REDUCE_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1975,7 +1975,7 @@ def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1984,7 +1984,7 @@ def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_REG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1993,7 +1993,7 @@ def _add_realize_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _add_realize_KERNEL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2002,7 +2002,7 @@ def _add_realize_KERNEL_t(n, ctx, _st):
     return None
 
 def _add_realize_IF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2011,7 +2011,7 @@ def _add_realize_IF_t(n, ctx, _st):
     return None
 
 def _add_realize_ENDIF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2020,7 +2020,7 @@ def _add_realize_ENDIF_t(n, ctx, _st):
     return None
 
 def _add_realize_INVALID_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2029,7 +2029,7 @@ def _add_realize_INVALID_t(n, ctx, _st):
     return None
 
 def _add_realize_CAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2038,7 +2038,7 @@ def _add_realize_CAST_t(n, ctx, _st):
     return None
 
 def _add_realize_BITCAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2047,7 +2047,7 @@ def _add_realize_BITCAST_t(n, ctx, _st):
     return None
 
 def _add_realize_NEG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2056,7 +2056,7 @@ def _add_realize_NEG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2065,7 +2065,7 @@ def _add_realize_EXP_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2074,7 +2074,7 @@ def _add_realize_LOG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2083,7 +2083,7 @@ def _add_realize_EXP2_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2092,7 +2092,7 @@ def _add_realize_LOG2_t(n, ctx, _st):
     return None
 
 def _add_realize_SIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2101,7 +2101,7 @@ def _add_realize_SIN_t(n, ctx, _st):
     return None
 
 def _add_realize_SQRT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2110,7 +2110,7 @@ def _add_realize_SQRT_t(n, ctx, _st):
     return None
 
 def _add_realize_RECIPROCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2119,7 +2119,7 @@ def _add_realize_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_TRUNC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2128,7 +2128,7 @@ def _add_realize_TRUNC_t(n, ctx, _st):
     return None
 
 def _add_realize_ADD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2137,7 +2137,7 @@ def _add_realize_ADD_t(n, ctx, _st):
     return None
 
 def _add_realize_SUB_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2146,7 +2146,7 @@ def _add_realize_SUB_t(n, ctx, _st):
     return None
 
 def _add_realize_MUL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2155,7 +2155,7 @@ def _add_realize_MUL_t(n, ctx, _st):
     return None
 
 def _add_realize_FDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2164,7 +2164,7 @@ def _add_realize_FDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_IDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2173,7 +2173,7 @@ def _add_realize_IDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_MOD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2182,7 +2182,7 @@ def _add_realize_MOD_t(n, ctx, _st):
     return None
 
 def _add_realize_MAX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2191,7 +2191,7 @@ def _add_realize_MAX_t(n, ctx, _st):
     return None
 
 def _add_realize_MIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2200,7 +2200,7 @@ def _add_realize_MIN_t(n, ctx, _st):
     return None
 
 def _add_realize_POW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2209,7 +2209,7 @@ def _add_realize_POW_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPLT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2218,7 +2218,7 @@ def _add_realize_CMPLT_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPNE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2227,7 +2227,7 @@ def _add_realize_CMPNE_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPEQ_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2236,7 +2236,7 @@ def _add_realize_CMPEQ_t(n, ctx, _st):
     return None
 
 def _add_realize_AND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2245,7 +2245,7 @@ def _add_realize_AND_t(n, ctx, _st):
     return None
 
 def _add_realize_OR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2254,7 +2254,7 @@ def _add_realize_OR_t(n, ctx, _st):
     return None
 
 def _add_realize_XOR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2263,7 +2263,7 @@ def _add_realize_XOR_t(n, ctx, _st):
     return None
 
 def _add_realize_SHL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2272,7 +2272,7 @@ def _add_realize_SHL_t(n, ctx, _st):
     return None
 
 def _add_realize_SHR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2281,7 +2281,7 @@ def _add_realize_SHR_t(n, ctx, _st):
     return None
 
 def _add_realize_WHERE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2290,7 +2290,7 @@ def _add_realize_WHERE_t(n, ctx, _st):
     return None
 
 def _add_realize_MULACC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:45
+    # rule add_realize at rules/rangeify.rules:46
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2300,7 +2300,7 @@ def _add_realize_MULACC_t(n, ctx, _st):
 
 
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 45, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 46, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
 )
 _add_realize_matcher = RuleMatcher(
     'add_realize', _add_realize_rules,
@@ -2461,524 +2461,524 @@ add_realize = _add_realize_matcher
 # ======================================================================== rule set remove_realize_marks
 
 def _remove_realize_marks_r0(n, ctx, x):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if not (x.tag == 'realized'): return None
     return _as_uop(n, x.replace(tag=None))
 
 def _remove_realize_marks_SINK(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_NOOP(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_GROUP(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_BUFFER(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DEVICE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_UNIQUE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CONST(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DEFINE_VAR(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_BIND(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_RESHAPE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_PERMUTE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_EXPAND(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_PAD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SHRINK(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_FLIP(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CONTIGUOUS(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DETACH(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_FUSE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_REALIZE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_COPY(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_BUFFER_VIEW(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_ASSIGN(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MSELECT(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MSTACK(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MULTI(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_REDUCE_AXIS(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CHILD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CHILDREN(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_BUFFERIZE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_RANGE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_END(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_INDEX(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_LOAD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_STORE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_REDUCE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DEFINE_GLOBAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DEFINE_LOCAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_DEFINE_REG(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_KERNEL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_IF(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_ENDIF(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_INVALID(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CAST(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_BITCAST(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_NEG(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_EXP(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_LOG(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_EXP2(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_LOG2(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SIN(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SQRT(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_RECIPROCAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_TRUNC(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_ADD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SUB(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MUL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_FDIV(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_IDIV(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MOD(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MAX(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MIN(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_POW(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CMPLT(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CMPNE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_CMPEQ(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_AND(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_OR(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_XOR(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SHL(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SHR(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_WHERE(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_MULACC(n, ctx):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _remove_realize_marks_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _remove_realize_marks_SINK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -2987,7 +2987,7 @@ def _remove_realize_marks_SINK_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_NOOP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -2996,7 +2996,7 @@ def _remove_realize_marks_NOOP_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_GROUP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3005,7 +3005,7 @@ def _remove_realize_marks_GROUP_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_BUFFER_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3014,7 +3014,7 @@ def _remove_realize_marks_BUFFER_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DEVICE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3023,7 +3023,7 @@ def _remove_realize_marks_DEVICE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_UNIQUE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3032,7 +3032,7 @@ def _remove_realize_marks_UNIQUE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CONST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3041,7 +3041,7 @@ def _remove_realize_marks_CONST_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DEFINE_VAR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3050,7 +3050,7 @@ def _remove_realize_marks_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_BIND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3059,7 +3059,7 @@ def _remove_realize_marks_BIND_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_RESHAPE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3068,7 +3068,7 @@ def _remove_realize_marks_RESHAPE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_PERMUTE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3077,7 +3077,7 @@ def _remove_realize_marks_PERMUTE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_EXPAND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3086,7 +3086,7 @@ def _remove_realize_marks_EXPAND_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_PAD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3095,7 +3095,7 @@ def _remove_realize_marks_PAD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SHRINK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3104,7 +3104,7 @@ def _remove_realize_marks_SHRINK_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_FLIP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3113,7 +3113,7 @@ def _remove_realize_marks_FLIP_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CONTIGUOUS_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3122,7 +3122,7 @@ def _remove_realize_marks_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3131,7 +3131,7 @@ def _remove_realize_marks_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DETACH_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3140,7 +3140,7 @@ def _remove_realize_marks_DETACH_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_FUSE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3149,7 +3149,7 @@ def _remove_realize_marks_FUSE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_REALIZE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3158,7 +3158,7 @@ def _remove_realize_marks_REALIZE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_COPY_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3167,7 +3167,7 @@ def _remove_realize_marks_COPY_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_BUFFER_VIEW_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3176,7 +3176,7 @@ def _remove_realize_marks_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_ASSIGN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3185,7 +3185,7 @@ def _remove_realize_marks_ASSIGN_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MSELECT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3194,7 +3194,7 @@ def _remove_realize_marks_MSELECT_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MSTACK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3203,7 +3203,7 @@ def _remove_realize_marks_MSTACK_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MULTI_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3212,7 +3212,7 @@ def _remove_realize_marks_MULTI_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_REDUCE_AXIS_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3221,7 +3221,7 @@ def _remove_realize_marks_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CHILD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3230,7 +3230,7 @@ def _remove_realize_marks_CHILD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CHILDREN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3239,7 +3239,7 @@ def _remove_realize_marks_CHILDREN_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_BUFFERIZE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3248,7 +3248,7 @@ def _remove_realize_marks_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_RANGE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3257,7 +3257,7 @@ def _remove_realize_marks_RANGE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_END_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3266,7 +3266,7 @@ def _remove_realize_marks_END_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_INDEX_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3275,7 +3275,7 @@ def _remove_realize_marks_INDEX_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_LOAD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3284,7 +3284,7 @@ def _remove_realize_marks_LOAD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_STORE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3293,7 +3293,7 @@ def _remove_realize_marks_STORE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_REDUCE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3302,7 +3302,7 @@ def _remove_realize_marks_REDUCE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3311,7 +3311,7 @@ def _remove_realize_marks_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3320,7 +3320,7 @@ def _remove_realize_marks_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_DEFINE_REG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3329,7 +3329,7 @@ def _remove_realize_marks_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_KERNEL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3338,7 +3338,7 @@ def _remove_realize_marks_KERNEL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_IF_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3347,7 +3347,7 @@ def _remove_realize_marks_IF_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_ENDIF_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3356,7 +3356,7 @@ def _remove_realize_marks_ENDIF_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_INVALID_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3365,7 +3365,7 @@ def _remove_realize_marks_INVALID_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CAST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3374,7 +3374,7 @@ def _remove_realize_marks_CAST_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_BITCAST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3383,7 +3383,7 @@ def _remove_realize_marks_BITCAST_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_NEG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3392,7 +3392,7 @@ def _remove_realize_marks_NEG_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_EXP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3401,7 +3401,7 @@ def _remove_realize_marks_EXP_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_LOG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3410,7 +3410,7 @@ def _remove_realize_marks_LOG_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_EXP2_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3419,7 +3419,7 @@ def _remove_realize_marks_EXP2_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_LOG2_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3428,7 +3428,7 @@ def _remove_realize_marks_LOG2_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SIN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3437,7 +3437,7 @@ def _remove_realize_marks_SIN_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SQRT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3446,7 +3446,7 @@ def _remove_realize_marks_SQRT_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_RECIPROCAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3455,7 +3455,7 @@ def _remove_realize_marks_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_TRUNC_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3464,7 +3464,7 @@ def _remove_realize_marks_TRUNC_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_ADD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3473,7 +3473,7 @@ def _remove_realize_marks_ADD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SUB_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3482,7 +3482,7 @@ def _remove_realize_marks_SUB_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MUL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3491,7 +3491,7 @@ def _remove_realize_marks_MUL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_FDIV_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3500,7 +3500,7 @@ def _remove_realize_marks_FDIV_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_IDIV_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3509,7 +3509,7 @@ def _remove_realize_marks_IDIV_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MOD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3518,7 +3518,7 @@ def _remove_realize_marks_MOD_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MAX_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3527,7 +3527,7 @@ def _remove_realize_marks_MAX_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MIN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3536,7 +3536,7 @@ def _remove_realize_marks_MIN_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_POW_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3545,7 +3545,7 @@ def _remove_realize_marks_POW_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CMPLT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3554,7 +3554,7 @@ def _remove_realize_marks_CMPLT_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CMPNE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3563,7 +3563,7 @@ def _remove_realize_marks_CMPNE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_CMPEQ_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3572,7 +3572,7 @@ def _remove_realize_marks_CMPEQ_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_AND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3581,7 +3581,7 @@ def _remove_realize_marks_AND_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_OR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3590,7 +3590,7 @@ def _remove_realize_marks_OR_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_XOR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3599,7 +3599,7 @@ def _remove_realize_marks_XOR_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SHL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3608,7 +3608,7 @@ def _remove_realize_marks_SHL_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_SHR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3617,7 +3617,7 @@ def _remove_realize_marks_SHR_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_WHERE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3626,7 +3626,7 @@ def _remove_realize_marks_WHERE_t(n, ctx, _st):
     return None
 
 def _remove_realize_marks_MULACC_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:48
+    # rule unmark at rules/rangeify.rules:49
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(0)
     _r = _remove_realize_marks_r0(n, ctx, n)
@@ -3636,7 +3636,7 @@ def _remove_realize_marks_MULACC_t(n, ctx, _st):
 
 
 _remove_realize_marks_rules = (
-    RuleInfo('unmark', 'rules/rangeify.rules', 48, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 49, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _remove_realize_marks_matcher = RuleMatcher(
     'remove_realize_marks', _remove_realize_marks_rules,
@@ -3797,536 +3797,536 @@ remove_realize_marks = _remove_realize_marks_matcher
 # ======================================================================== rule set pm_children
 
 def _pm_children_r1(n, ctx, x):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if not (x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x)): return None
     return _as_uop(n, mark_children(ctx, x))
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:55
+    # rule find_children at rules/rangeify.rules:56
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _r = _as_uop(n, extract_children(ctx, s))
     if _r is not None and _r is not n: return _r
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NOOP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_GROUP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEVICE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_UNIQUE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_VAR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BIND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RESHAPE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PERMUTE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXPAND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHRINK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FLIP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DETACH(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FUSE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REALIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_COPY(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER_VIEW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ASSIGN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSELECT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSTACK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULTI(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE_AXIS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILDREN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFERIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RANGE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_END(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INDEX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_STORE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_GLOBAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_LOCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_REG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_KERNEL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ENDIF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INVALID(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BITCAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NEG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SQRT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RECIPROCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_TRUNC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ADD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SUB(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MUL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MOD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MAX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_POW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPLT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPNE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPEQ(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_AND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_OR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_XOR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_WHERE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULACC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SINK_t(n, ctx, _st):
-    # rule find_children at rules/rangeify.rules:55
+    # rule find_children at rules/rangeify.rules:56
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _t = _st.start(0)
     _r = _as_uop(n, extract_children(ctx, s))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4335,7 +4335,7 @@ def _pm_children_SINK_t(n, ctx, _st):
     return None
 
 def _pm_children_NOOP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4344,7 +4344,7 @@ def _pm_children_NOOP_t(n, ctx, _st):
     return None
 
 def _pm_children_GROUP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4353,7 +4353,7 @@ def _pm_children_GROUP_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4362,7 +4362,7 @@ def _pm_children_BUFFER_t(n, ctx, _st):
     return None
 
 def _pm_children_DEVICE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4371,7 +4371,7 @@ def _pm_children_DEVICE_t(n, ctx, _st):
     return None
 
 def _pm_children_UNIQUE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4380,7 +4380,7 @@ def _pm_children_UNIQUE_t(n, ctx, _st):
     return None
 
 def _pm_children_CONST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4389,7 +4389,7 @@ def _pm_children_CONST_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_VAR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4398,7 +4398,7 @@ def _pm_children_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _pm_children_BIND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4407,7 +4407,7 @@ def _pm_children_BIND_t(n, ctx, _st):
     return None
 
 def _pm_children_RESHAPE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4416,7 +4416,7 @@ def _pm_children_RESHAPE_t(n, ctx, _st):
     return None
 
 def _pm_children_PERMUTE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4425,7 +4425,7 @@ def _pm_children_PERMUTE_t(n, ctx, _st):
     return None
 
 def _pm_children_EXPAND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4434,7 +4434,7 @@ def _pm_children_EXPAND_t(n, ctx, _st):
     return None
 
 def _pm_children_PAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4443,7 +4443,7 @@ def _pm_children_PAD_t(n, ctx, _st):
     return None
 
 def _pm_children_SHRINK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4452,7 +4452,7 @@ def _pm_children_SHRINK_t(n, ctx, _st):
     return None
 
 def _pm_children_FLIP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4461,7 +4461,7 @@ def _pm_children_FLIP_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4470,7 +4470,7 @@ def _pm_children_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4479,7 +4479,7 @@ def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _pm_children_DETACH_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4488,7 +4488,7 @@ def _pm_children_DETACH_t(n, ctx, _st):
     return None
 
 def _pm_children_FUSE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4497,7 +4497,7 @@ def _pm_children_FUSE_t(n, ctx, _st):
     return None
 
 def _pm_children_REALIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4506,7 +4506,7 @@ def _pm_children_REALIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_COPY_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4515,7 +4515,7 @@ def _pm_children_COPY_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4524,7 +4524,7 @@ def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _pm_children_ASSIGN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4533,7 +4533,7 @@ def _pm_children_ASSIGN_t(n, ctx, _st):
     return None
 
 def _pm_children_MSELECT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4542,7 +4542,7 @@ def _pm_children_MSELECT_t(n, ctx, _st):
     return None
 
 def _pm_children_MSTACK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4551,7 +4551,7 @@ def _pm_children_MSTACK_t(n, ctx, _st):
     return None
 
 def _pm_children_MULTI_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4560,7 +4560,7 @@ def _pm_children_MULTI_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4569,7 +4569,7 @@ def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4578,7 +4578,7 @@ def _pm_children_CHILD_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILDREN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4587,7 +4587,7 @@ def _pm_children_CHILDREN_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFERIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4596,7 +4596,7 @@ def _pm_children_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_RANGE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4605,7 +4605,7 @@ def _pm_children_RANGE_t(n, ctx, _st):
     return None
 
 def _pm_children_END_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4614,7 +4614,7 @@ def _pm_children_END_t(n, ctx, _st):
     return None
 
 def _pm_children_INDEX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4623,7 +4623,7 @@ def _pm_children_INDEX_t(n, ctx, _st):
     return None
 
 def _pm_children_LOAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4632,7 +4632,7 @@ def _pm_children_LOAD_t(n, ctx, _st):
     return None
 
 def _pm_children_STORE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4641,7 +4641,7 @@ def _pm_children_STORE_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4650,7 +4650,7 @@ def _pm_children_REDUCE_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4659,7 +4659,7 @@ def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4668,7 +4668,7 @@ def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_REG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4677,7 +4677,7 @@ def _pm_children_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _pm_children_KERNEL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4686,7 +4686,7 @@ def _pm_children_KERNEL_t(n, ctx, _st):
     return None
 
 def _pm_children_IF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4695,7 +4695,7 @@ def _pm_children_IF_t(n, ctx, _st):
     return None
 
 def _pm_children_ENDIF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4704,7 +4704,7 @@ def _pm_children_ENDIF_t(n, ctx, _st):
     return None
 
 def _pm_children_INVALID_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4713,7 +4713,7 @@ def _pm_children_INVALID_t(n, ctx, _st):
     return None
 
 def _pm_children_CAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4722,7 +4722,7 @@ def _pm_children_CAST_t(n, ctx, _st):
     return None
 
 def _pm_children_BITCAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4731,7 +4731,7 @@ def _pm_children_BITCAST_t(n, ctx, _st):
     return None
 
 def _pm_children_NEG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4740,7 +4740,7 @@ def _pm_children_NEG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4749,7 +4749,7 @@ def _pm_children_EXP_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4758,7 +4758,7 @@ def _pm_children_LOG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4767,7 +4767,7 @@ def _pm_children_EXP2_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4776,7 +4776,7 @@ def _pm_children_LOG2_t(n, ctx, _st):
     return None
 
 def _pm_children_SIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4785,7 +4785,7 @@ def _pm_children_SIN_t(n, ctx, _st):
     return None
 
 def _pm_children_SQRT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4794,7 +4794,7 @@ def _pm_children_SQRT_t(n, ctx, _st):
     return None
 
 def _pm_children_RECIPROCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4803,7 +4803,7 @@ def _pm_children_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_TRUNC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4812,7 +4812,7 @@ def _pm_children_TRUNC_t(n, ctx, _st):
     return None
 
 def _pm_children_ADD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4821,7 +4821,7 @@ def _pm_children_ADD_t(n, ctx, _st):
     return None
 
 def _pm_children_SUB_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4830,7 +4830,7 @@ def _pm_children_SUB_t(n, ctx, _st):
     return None
 
 def _pm_children_MUL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4839,7 +4839,7 @@ def _pm_children_MUL_t(n, ctx, _st):
     return None
 
 def _pm_children_FDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4848,7 +4848,7 @@ def _pm_children_FDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_IDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4857,7 +4857,7 @@ def _pm_children_IDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_MOD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4866,7 +4866,7 @@ def _pm_children_MOD_t(n, ctx, _st):
     return None
 
 def _pm_children_MAX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4875,7 +4875,7 @@ def _pm_children_MAX_t(n, ctx, _st):
     return None
 
 def _pm_children_MIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4884,7 +4884,7 @@ def _pm_children_MIN_t(n, ctx, _st):
     return None
 
 def _pm_children_POW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4893,7 +4893,7 @@ def _pm_children_POW_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPLT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4902,7 +4902,7 @@ def _pm_children_CMPLT_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPNE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4911,7 +4911,7 @@ def _pm_children_CMPNE_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPEQ_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4920,7 +4920,7 @@ def _pm_children_CMPEQ_t(n, ctx, _st):
     return None
 
 def _pm_children_AND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4929,7 +4929,7 @@ def _pm_children_AND_t(n, ctx, _st):
     return None
 
 def _pm_children_OR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4938,7 +4938,7 @@ def _pm_children_OR_t(n, ctx, _st):
     return None
 
 def _pm_children_XOR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4947,7 +4947,7 @@ def _pm_children_XOR_t(n, ctx, _st):
     return None
 
 def _pm_children_SHL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4956,7 +4956,7 @@ def _pm_children_SHL_t(n, ctx, _st):
     return None
 
 def _pm_children_SHR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4965,7 +4965,7 @@ def _pm_children_SHR_t(n, ctx, _st):
     return None
 
 def _pm_children_WHERE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4974,7 +4974,7 @@ def _pm_children_WHERE_t(n, ctx, _st):
     return None
 
 def _pm_children_MULACC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:56
+    # rule mark_children at rules/rangeify.rules:57
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
@@ -4984,8 +4984,8 @@ def _pm_children_MULACC_t(n, ctx, _st):
 
 
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 55, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 56, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 56, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 57, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
 )
 _pm_children_matcher = RuleMatcher(
     'pm_children', _pm_children_rules,
@@ -5149,42 +5149,42 @@ def _pm_mops_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5196,7 +5196,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -5205,7 +5205,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -5214,7 +5214,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -5223,7 +5223,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -5232,7 +5232,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -5241,7 +5241,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5253,12 +5253,12 @@ def _pm_mops_INDEX_t(n, ctx, _st):
 
 
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 62, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 63, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 64, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 65, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 66, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 67, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_matcher = RuleMatcher(
     'pm_mops', _pm_mops_rules,
@@ -5275,7 +5275,7 @@ pm_mops = _pm_mops_matcher
 # ======================================================================== rule set pm_rangeify
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:72
+    # rule realize at rules/rangeify.rules:73
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _r = _as_uop(n, map_realize(ctx, r))
@@ -5287,7 +5287,7 @@ def _pm_rangeify_CHILD(n, ctx):
         n0 = n.src[0]
         if n0.op is Ops.CHILDREN and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule unread_child at rules/rangeify.rules:75
+            # rule unread_child at rules/rangeify.rules:76
             #   unread_child: CHILD(CHILDREN(x)) -> x
             x = n0_0
             return x
@@ -5297,42 +5297,42 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5342,53 +5342,53 @@ def _pm_rangeify_INDEX(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:74
+                # rule index_child at rules/rangeify.rules:75
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
                 _r = _as_uop(n, index_child(ctx, c, idx))
                 if _r is not None and _r is not n: return _r
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:77
+            # rule index_const at rules/rangeify.rules:78
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             return c
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:79
+            # rule index_assign at rules/rangeify.rules:80
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
             _r = _as_uop(n, push_index(a, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:81
+            # rule index_alu at rules/rangeify.rules:82
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:82
+            # rule index_marker at rules/rangeify.rules:83
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index_first(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:84
+            # rule index_reduce at rules/rangeify.rules:85
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
             _r = _as_uop(n, map_reduce(ctx, red, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:86
+            # rule index_memory at rules/rangeify.rules:87
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             if idx.arg is not None:
                 _r = _as_uop(n, idx.replace(arg=None))
                 if _r is not None and _r is not n: return _r
-        # rule index_other at rules/rangeify.rules:88
+        # rule index_other at rules/rangeify.rules:89
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
@@ -5397,7 +5397,7 @@ def _pm_rangeify_INDEX(n, ctx):
     return None
 
 def _pm_rangeify_REALIZE_t(n, ctx, _st):
-    # rule realize at rules/rangeify.rules:72
+    # rule realize at rules/rangeify.rules:73
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _t = _st.start(6)
@@ -5411,7 +5411,7 @@ def _pm_rangeify_CHILD_t(n, ctx, _st):
         n0 = n.src[0]
         if n0.op is Ops.CHILDREN and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule unread_child at rules/rangeify.rules:75
+            # rule unread_child at rules/rangeify.rules:76
             #   unread_child: CHILD(CHILDREN(x)) -> x
             x = n0_0
             _t = _st.start(8)
@@ -5424,7 +5424,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -5433,7 +5433,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -5442,7 +5442,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -5451,7 +5451,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -5460,7 +5460,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -5469,7 +5469,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5481,7 +5481,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:74
+                # rule index_child at rules/rangeify.rules:75
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
@@ -5490,7 +5490,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
                 _st.stop(7, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 7
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:77
+            # rule index_const at rules/rangeify.rules:78
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             _t = _st.start(9)
@@ -5498,7 +5498,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(9, _t, _r, n)
             if _r is not None and _r is not n: return _r, 9
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:79
+            # rule index_assign at rules/rangeify.rules:80
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
@@ -5507,7 +5507,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(10, _t, _r, n)
             if _r is not None and _r is not n: return _r, 10
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:81
+            # rule index_alu at rules/rangeify.rules:82
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
@@ -5516,7 +5516,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(11, _t, _r, n)
             if _r is not None and _r is not n: return _r, 11
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:82
+            # rule index_marker at rules/rangeify.rules:83
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
@@ -5525,7 +5525,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(12, _t, _r, n)
             if _r is not None and _r is not n: return _r, 12
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:84
+            # rule index_reduce at rules/rangeify.rules:85
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
@@ -5534,14 +5534,14 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:86
+            # rule index_memory at rules/rangeify.rules:87
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             _t = _st.start(14)
             _r = _as_uop(n, idx.replace(arg=None)) if idx.arg is not None else None
             _st.stop(14, _t, _r, n)
             if _r is not None and _r is not n: return _r, 14
-        # rule index_other at rules/rangeify.rules:88
+        # rule index_other at rules/rangeify.rules:89
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         _t = _st.start(15)
@@ -5552,22 +5552,22 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
 
 
 _pm_rangeify_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 62, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 63, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 64, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 65, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 66, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 67, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('realize', 'rules/rangeify.rules', 72, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 74, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('unread_child', 'rules/rangeify.rules', 75, 'unread_child: CHILD(CHILDREN(x)) -> x'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 77, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 79, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 81, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 82, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 84, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 86, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 88, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 73, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 75, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('unread_child', 'rules/rangeify.rules', 76, 'unread_child: CHILD(CHILDREN(x)) -> x'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 78, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 80, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 82, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 83, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 85, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 87, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 89, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_matcher = RuleMatcher(
     'pm_rangeify', _pm_rangeify_rules,
@@ -7057,7 +7057,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:103
+            # rule copy_const_idx at rules/rangeify.rules:104
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             return c
@@ -7069,7 +7069,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:97
+                # rule noop_buffer at rules/rangeify.rules:98
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -7083,42 +7083,42 @@ def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -7127,11 +7127,11 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:99
+                # rule const_buffer at rules/rangeify.rules:100
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 return c
-            # rule remove_buffer at rules/rangeify.rules:101
+            # rule remove_buffer at rules/rangeify.rules:102
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -7144,7 +7144,7 @@ def _pm_cleanups_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:103
+            # rule copy_const_idx at rules/rangeify.rules:104
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             _t = _st.start(9)
@@ -7159,7 +7159,7 @@ def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:97
+                # rule noop_buffer at rules/rangeify.rules:98
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -7174,7 +7174,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:62
+            # rule index_shrink at rules/rangeify.rules:63
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -7183,7 +7183,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:63
+            # rule index_permute at rules/rangeify.rules:64
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -7192,7 +7192,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:64
+            # rule index_flip at rules/rangeify.rules:65
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -7201,7 +7201,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:65
+            # rule index_expand at rules/rangeify.rules:66
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -7210,7 +7210,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:66
+            # rule index_pad at rules/rangeify.rules:67
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -7219,7 +7219,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:67
+            # rule index_reshape at rules/rangeify.rules:68
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -7230,14 +7230,14 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:99
+                # rule const_buffer at rules/rangeify.rules:100
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 _t = _st.start(7)
                 _r = c
                 _st.stop(7, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 7
-            # rule remove_buffer at rules/rangeify.rules:101
+            # rule remove_buffer at rules/rangeify.rules:102
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -7250,16 +7250,16 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
 
 
 _pm_cleanups_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 62, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 63, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 64, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 65, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 66, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 67, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 97, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 99, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 101, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 103, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 98, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 100, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 102, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 104, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_matcher = RuleMatcher(
     'pm_cleanups', _pm_cleanups_rules,
@@ -7280,7 +7280,7 @@ pm_cleanups = _pm_cleanups_matcher
 # ======================================================================== rule set pm_add_buffers
 
 def _pm_add_buffers_BUFFERIZE(n, ctx):
-    # rule bufferize_store at rules/rangeify.rules:108
+    # rule bufferize_store at rules/rangeify.rules:109
     #   bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)
     b = n
     _r = _as_uop(n, bufferize_to_store(b))
@@ -7288,7 +7288,7 @@ def _pm_add_buffers_BUFFERIZE(n, ctx):
     return None
 
 def _pm_add_buffers_BUFFERIZE_t(n, ctx, _st):
-    # rule bufferize_store at rules/rangeify.rules:108
+    # rule bufferize_store at rules/rangeify.rules:109
     #   bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)
     b = n
     _t = _st.start(0)
@@ -7299,7 +7299,7 @@ def _pm_add_buffers_BUFFERIZE_t(n, ctx, _st):
 
 
 _pm_add_buffers_rules = (
-    RuleInfo('bufferize_store', 'rules/rangeify.rules', 108, 'bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)'),
+    RuleInfo('bufferize_store', 'rules/rangeify.rules', 109, 'bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)'),
 )
 _pm_add_buffers_matcher = RuleMatcher(
     'pm_add_buffers', _pm_add_buffers_rules,
@@ -7316,7 +7316,7 @@ pm_add_buffers = _pm_add_buffers_matcher
 # ======================================================================== rule set split_kernels
 
 def _split_kernels_STORE(n, ctx):
-    # rule split_store at rules/rangeify.rules:114
+    # rule split_store at rules/rangeify.rules:115
     #   split_store: STORE as st -> split_store(st)
     st = n
     _r = _as_uop(n, split_store(st))
@@ -7324,7 +7324,7 @@ def _split_kernels_STORE(n, ctx):
     return None
 
 def _split_kernels_STORE_t(n, ctx, _st):
-    # rule split_store at rules/rangeify.rules:114
+    # rule split_store at rules/rangeify.rules:115
     #   split_store: STORE as st -> split_store(st)
     st = n
     _t = _st.start(0)
@@ -7335,7 +7335,7 @@ def _split_kernels_STORE_t(n, ctx, _st):
 
 
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 114, 'split_store: STORE as st -> split_store(st)'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 115, 'split_store: STORE as st -> split_store(st)'),
 )
 _split_kernels_matcher = RuleMatcher(
     'split_kernels', _split_kernels_rules,

@@ -19,7 +19,8 @@ def _cmd_gen(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from rulegrad.generator.soundness import run_check  # provided by the soundness issue
 
-    return run_check(args.paths, examples=args.examples, seed=args.seed, rule=args.rule)
+    return run_check(args.paths, examples=args.examples, seed=args.seed, rule=args.rule,
+                     timeout_ms=int(args.timeout * 1000))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -42,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--examples", type=int, default=100, help="examples per rule (default 100)")
     c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
     c.add_argument("--rule", help="check only the rule with this name")
+    c.add_argument("--timeout", type=float, default=2.0,
+                   help="seconds z3 may spend on one proof query (default 2); past it: unknown")
     c.set_defaults(func=_cmd_check)
     d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
     d.set_defaults(func=_cmd_demo)

@@ -5,7 +5,7 @@ pattern describes (every op chosen from its op set, every capture a leaf or a sm
 of a drawn dtype and shape), plus the values its variables take (`var_vals` for DEFINE_VAR,
 `range_vals` for RANGE), so that the graph and its rewrite can both be evaluated.
 
-Two kinds of rule are instantiated:
+Three kinds of rule are instantiated:
 - *scalar* rules (patterns over ALU ops, CAST, CONST, RANGE and DEFINE_VAR: the index and
   integer simplifications): leaves are bounded DEFINE_VARs (so vmin/vmax guards see real
   bounds), RANGEs, constants, or small expressions of those (`v + c`, `v % c`, ...), so the
@@ -13,7 +13,10 @@ Two kinds of rule are instantiated:
 - *tensor* rules (movement ops, REDUCE_AXIS, the tensor markers, elementwise ops on tensors):
   leaves are BUFFERs of random data viewed at a drawn shape; shapes flow from the root down, so
   every movement op gets an argument valid for its source (a reshape of the same size, an
-  expand from 1s, a pad that fits...).
+  expand from 1s, a pad that fits...);
+- *index* rules (a root `INDEX(x, ...)`, rangeify's `INDEX(SHRINK(...), ...)` and friends):
+  x is a tensor instance and each index a RANGE over its axis, bound to a drawn in-range value,
+  so both sides name one element.
 
 Draws shrink toward small shapes, `index`/`int32` dtypes and small values, so a counterexample
 comes out small. The guard is not consulted here: the caller filters with `assume`.
@@ -29,6 +32,7 @@ from typing import Any
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
+
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.names import resolve_dtype, resolve_ops
 from rulegrad.runtime.buffer import Buffer
@@ -77,6 +81,16 @@ def mode_of(rule: A.Rule) -> str:
     ops = pattern_ops(rule.pattern)
     if ops <= SCALAR_OPS:
         return "scalar"
+    if _first_ops(rule.pattern) == {Ops.INDEX}:
+        # an index rule: the element of a tensor-level graph at drawn in-range indices
+        inner = rule.pattern
+        while isinstance(inner, A.PBind):
+            inner = inner.pattern
+        for q in inner.srcs or ():
+            for sub in _pnodes(q):
+                if not _node_ops(sub) & (SCALAR_OPS | TENSOR_OPS):
+                    raise CannotInstantiate("an INDEX over kernel-level nodes")
+        return "index"
     # an op set such as `Binary` or `All` is fine when some of its ops can be built
     for q in _pnodes(rule.pattern):
         allowed = _node_ops(q) & (SCALAR_OPS | TENSOR_OPS)
@@ -108,6 +122,7 @@ def _node_ops(q: A.PNode) -> set[Ops]:
 @dataclass
 class Instance:
     root: UOp
+    mode: str = "scalar"
     var_vals: dict[str, int] = field(default_factory=dict)
     range_vals: dict[UOp, int] = field(default_factory=dict)
 
@@ -188,16 +203,70 @@ class Builder:
         return self.data.draw(strategy)
 
     def build(self, pattern: A.Pattern) -> Instance:
+        self.inst.mode = self.mode
+        if self.mode == "index":
+            self.inst.root = self._index_root(pattern)
+            return self.inst
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
         self.inst.root = self.node(pattern, dt, shape)
         return self.inst
 
+    def _index_root(self, pattern: A.Pattern) -> UOp:
+        """INDEX(x, i0, ..., in): x a tensor-level instance of the first source pattern, each
+        index a RANGE over its axis (the constant 0 on an axis of size 1, as rangeify makes)."""
+        name = None
+        while isinstance(pattern, A.PBind):
+            name, pattern = pattern.name, pattern.pattern
+        assert isinstance(pattern, A.PNode)
+        pats = list(pattern.srcs or ())
+        assume(pats)
+        ndim = len(pats) - 1
+        if pattern.ellipsis or pattern.srcs is None:
+            ndim = self.draw(st.integers(ndim, max(ndim, 3)))
+        elif len(pats) == 3:  # the kernel form INDEX(buffer, offset, valid): a flat buffer
+            return self._kernel_index(pattern, pats, name)
+        self.mode = "tensor"
+        dt = self._pick_dtype(None, TENSOR_DTYPES)
+        shape = self._shape(ndim)
+        x = self.node(pats[0], dt, shape)
+        self.mode = "scalar"
+        idxs = []
+        for d, size in enumerate(shape):
+            if d + 1 < len(pats):
+                idxs.append(self.node(pats[d + 1], dtypes.index, ()))
+            elif size == 1:
+                idxs.append(UOp.const(dtypes.index, 0))
+            else:
+                idxs.append(self._range(UOp.const(dtypes.index, size), dtypes.index))
+        root = UOp(Ops.INDEX, dt, (x, *idxs), self._fixed(pattern.arg), self._fixed(pattern.tag))
+        if name is not None:
+            self.bound[name] = root
+        self.mode = "index"
+        return root
+
+    def _kernel_index(self, pattern: A.PNode, pats: list, name: str | None) -> UOp:
+        self.mode = "tensor"
+        dt = self._pick_dtype(None, TENSOR_DTYPES)
+        size = self.draw(st.integers(1, 8))
+        b = self.node(pats[0], dt, (size,))
+        self.mode = "scalar"
+        off = self.node(pats[1], dtypes.index, ())
+        valid = self.node(pats[2], dtypes.bool, ())
+        root = UOp(Ops.INDEX, dt, (b, off, valid), self._fixed(pattern.arg),
+                   self._fixed(pattern.tag))
+        if name is not None:
+            self.bound[name] = root
+        self.mode = "index"
+        return root
+
     # -- choices
     def _shape(self, ndim: int | None = None) -> tuple[int, ...]:
         n = self.draw(st.integers(0, 3)) if ndim is None else ndim
-        return tuple(self.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)))
+        # now and then an empty axis (size-0 tensors have rules of their own); shrinks to 1..4
+        dim = st.integers(0, 7).flatmap(lambda k: st.just(0) if k == 7 else st.integers(1, 4))
+        return tuple(self.draw(st.lists(dim, min_size=n, max_size=n)))
 
     def _pick_dtype(self, allowed: frozenset[DType] | None, order: tuple[DType, ...],
                     ops: set[Ops] | None = None) -> DType:
@@ -226,7 +295,7 @@ class Builder:
             return u
         if isinstance(p, A.PConst):
             _require(p.dtype, dt)
-            assume(_literal_fits(p.value, dt))
+            assume(_literal_fits(p.value, dt) and (self.mode == "scalar" or shape == ()))
             return UOp.const(dt, p.value)
         return self.pnode(p, dt, shape)
 
@@ -245,6 +314,7 @@ class Builder:
         tag = self._fixed(p.tag)
         srcs = list(p.srcs or ())
         if op is Ops.CONST:
+            assume(self.mode == "scalar" or shape == ())  # a CONST has shape ()
             value = arg if p.arg is not None else self.draw(scalar_values(dt))
             return UOp.const(dt, value)
         if op is Ops.RANGE:
@@ -337,10 +407,12 @@ class Builder:
         self.inst.var_vals[name] = v
         return UOp.variable(name, lo, hi, dt)
 
-    def _range(self, end_pat: A.Pattern | None, dt: DType) -> UOp:
+    def _range(self, end_pat: A.Pattern | UOp | None, dt: DType) -> UOp:
         assume(dt is dtypes.index)
         if end_pat is None:
             end = UOp.const(dtypes.index, self.draw(st.integers(1, 16)))
+        elif isinstance(end_pat, UOp):
+            end = end_pat
         else:
             end = self.node(end_pat, dtypes.index, ())
         assume(end.op is Ops.CONST and end.arg >= 1)
@@ -394,6 +466,8 @@ class Builder:
     def _reshape_of(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Another shape with the same number of elements."""
         size = math.prod(shape)
+        if size == 1 and self.draw(st.booleans()):
+            return ()  # a scalar (a CONST, say) reshaped up to the target
         factors = [f for f in range(2, size + 1) for _ in range(_multiplicity(size, f))]
         self.draw(st.randoms(use_true_random=False)).shuffle(factors)
         ndim = self.draw(st.integers(1, max(1, len(factors))))
@@ -411,8 +485,12 @@ class Builder:
             arg = (self.draw(st.sampled_from(sorted(REDUCE_OPS))), axes)
         axes = arg[1]
         assume(all(shape[i] == 1 for i in axes if i < len(shape)))
-        src_shape = tuple(self.draw(st.integers(0, 4)) if i in axes else s
-                          for i, s in enumerate(shape))
+        # reduced axes: small or empty, and now and then large enough for the rules that
+        # split big reductions
+        size = st.integers(0, 3).flatmap(  # one draw in four: large; shrinks to small
+            lambda k: st.sampled_from([32768, 65536]) if k == 3 else st.integers(0, 4))
+        src_shape = tuple(self.draw(size) if i in axes else s for i, s in enumerate(shape))
+        assume(math.prod(src_shape) <= 1 << 17)  # one large axis, not a large volume
         return UOp(Ops.REDUCE_AXIS, dt, (self._src(p, dt, src_shape),), arg, tag)
 
 

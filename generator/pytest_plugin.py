@@ -72,16 +72,27 @@ def _run_one(item: Any, checker: Any) -> None:
 
 
 def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: int = 0,
-                    timeout_ms: int | None = None) -> Any:
-    """A parametrized test function: assign it to a `test_...` name in a test module."""
+                    timeout_ms: int | None = None,
+                    known_unsound: dict[str, str] | None = None) -> Any:
+    """A parametrized test function: assign it to a `test_...` name in a test module.
+
+    `known_unsound` maps a rule name to the reason it is known to be refuted (an open bug):
+    its test is an expected failure until the rule is fixed, then it passes again."""
     from .soundness import DEFAULT_TIMEOUT_MS, Checker
 
     items = _rule_items(paths)
     checker = Checker(examples, seed, timeout_ms or DEFAULT_TIMEOUT_MS)
-    ids = [f"{_short(it.path)}:loads" if isinstance(it, _BrokenFile) else
-           f"{_short(it.rule.span.path)}:{it.rule.span.line}:{it.rule.name}" for it in items]
+    known = known_unsound or {}
+    params = []
+    for it in items:
+        if isinstance(it, _BrokenFile):
+            params.append(pytest.param(it, id=f"{_short(it.path)}:loads"))
+            continue
+        marks = [pytest.mark.xfail(reason=known[it.rule.name])] if it.rule.name in known else []
+        params.append(pytest.param(
+            it, marks=marks, id=f"{_short(it.rule.span.path)}:{it.rule.span.line}:{it.rule.name}"))
 
-    @pytest.mark.parametrize("item", items, ids=ids)
+    @pytest.mark.parametrize("item", params)
     def test_rule_is_sound(item: Any) -> None:
         _run_one(item, checker)
 

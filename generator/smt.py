@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
+
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.names import BUILTINS, resolve_dtype, resolve_ops
 from rulegrad.runtime.dtype import DTYPES, DType, dtypes
@@ -973,7 +974,9 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
             if left <= 0:
                 return Proof("unknown", f"z3 timeout after {n_cases} cases", cases=n_cases)
             try:
-                budget = min(timeout_ms, int(left * 1000) + 1)
+                # IEEE cases bit-blast multipliers: they get a few times the integer budget
+                per_case = timeout_ms * (3 if any(d.is_float for d in dts.values()) else 1)
+                budget = min(per_case, int(left * 1000) + 1)
                 verdict, detail = _prove_case(rule, helpers, shape, dts, budget)
             except Untranslatable as exc:
                 return Proof("untranslatable", str(exc), cases=n_cases)

@@ -347,7 +347,8 @@ def format_report(report: CheckReport) -> str:
     for r in report.rules:
         out.append(r.line(name_w, loc_w))
         if r.counterexample:
-            out.append(f"  counterexample for {r.rule.name} at {r.location}:")
+            what = "counterexample" if r.verdict == "refuted" else "instance"
+            out.append(f"  {what} for {r.rule.name} at {r.location}:")
             out.append(f"    rule: {' '.join(r.rule.text.split())}")
             out.extend("    " + ln for ln in r.counterexample.splitlines())
     if report.loops:

@@ -306,3 +306,22 @@ def probe_loop(rule: A.Rule, whole_set: Any, mode: str, examples: int = 25,
     except Unsatisfiable:
         return None
     return None
+
+
+def replay(one_rule: Any, lhs: UOp, var_vals: dict[str, int]) -> str:
+    """Run a z3 counterexample through the rule's matcher and the numpy oracle: an independent
+    confirmation that the rewrite changes the value (or a note that it could not be shown)."""
+    inst = Instance(lhs, "scalar", dict(var_vals))
+    try:
+        rhs = one_rule.rewrite(lhs, None)
+    except Exception as exc:  # noqa: BLE001
+        return f"on the oracle: the rule raised {exc!r}"
+    if rhs is None or rhs is lhs:
+        return "on the oracle: the rule does not fire on this instance"
+    try:
+        left, right = _values(inst, lhs), _values(inst, rhs)
+    except Exception as exc:  # noqa: BLE001
+        return f"on the oracle: cannot evaluate ({exc})"
+    if same(np.asarray(left), np.asarray(right)):
+        return "on the oracle: both sides agree (a z3 model the oracle does not reproduce)"
+    return f"confirmed by the oracle: {_short(left)} vs {_short(right)}"

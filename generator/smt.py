@@ -56,6 +56,9 @@ class Proof:
     detail: str = ""
     counterexample: str | None = None
     cases: int = 0
+    # the counterexample's left side as a UOp graph and its variables' values, so that it can
+    # be replayed on the numpy oracle (an independent confirmation)
+    instance: tuple[UOp, dict[str, int]] | None = None
 
 
 # ---------------------------------------------------------------------- dtypes and values
@@ -417,8 +420,6 @@ def skeleton(pattern: A.Pattern, table: dict[str, Skel]) -> Skel:
         if resolved is None:
             raise Untranslatable(f"unknown op {ref.name}")
         ops |= resolved
-    if pattern.tag is not None:
-        pass  # tags carry no meaning for values
     srcs = None if pattern.srcs is None else [skeleton(p, table) for p in pattern.srcs]
     sk = Skel(tuple(sorted(ops)), srcs, pattern.commutative, pattern.ellipsis, arg=pattern.arg)
     _constrain(sk, pattern.dtype)
@@ -583,6 +584,7 @@ class Case:
 
     def __init__(self, world: World, root: Shape, dts: dict[int, DType]):
         self.world = world
+        self.instance: tuple[UOp, dict[str, int]] | None = None  # set by a counterexample
         self.captures: dict[str, Sym] = {}
         self.match: list[z3.BoolRef] = []
         self._built: dict[int, Sym] = {}
@@ -977,12 +979,12 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
                 # IEEE cases bit-blast multipliers: they get a few times the integer budget
                 per_case = timeout_ms * (3 if any(d.is_float for d in dts.values()) else 1)
                 budget = min(per_case, int(left * 1000) + 1)
-                verdict, detail = _prove_case(rule, helpers, shape, dts, budget)
+                verdict, detail, instance = _prove_case(rule, helpers, shape, dts, budget)
             except Untranslatable as exc:
                 return Proof("untranslatable", str(exc), cases=n_cases)
             n_cases += 1
             if verdict == "refuted":
-                return Proof("refuted", "", detail, cases=n_cases)
+                return Proof("refuted", "", detail, cases=n_cases, instance=instance)
             if verdict == "spurious":
                 spurious = True
             elif verdict == "unknown":
@@ -995,7 +997,8 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
 
 
 def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
-                dts: dict[int, DType], timeout_ms: int) -> tuple[str, str]:
+                dts: dict[int, DType], timeout_ms: int) -> tuple[str, str, Any]:
+    """(verdict, detail or counterexample text, counterexample instance or None)."""
     world = World()
     case = Case(world, shape, dts)
     lhs_undefined = list(world.undefined)
@@ -1008,10 +1011,10 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
     try:
         result = ev.eval(rule.rhs)
     except DTypeMismatch as exc:
-        return _counterexample_or_none(world, case, rule, None, str(exc), timeout_ms)
+        return _counterexample_or_none(world, case, rule, guard, str(exc), timeout_ms)
     applies, value, rhs_dtype_ok = _resolve(ev, case.root, result)
     if not rhs_dtype_ok:
-        return _counterexample_or_none(world, case, rule, None,
+        return _counterexample_or_none(world, case, rule, z3.And(guard, applies),
                                        "the right side has another dtype", timeout_ms)
     rhs_undefined = ev.rhs_undefined + world.undefined
     premise = z3.And(*world.facts, *case.match, z3.Not(z3.Or(*lhs_undefined, *guard_undefined)),
@@ -1022,23 +1025,28 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
     solver.add(premise, z3.Not(ok))
     res = solver.check()
     if res == z3.unsat:
-        return "proved", ""
+        return "proved", "", None
     if res == z3.unknown:
-        return "unknown", f"z3: {solver.reason_unknown()}"
+        return "unknown", f"z3: {solver.reason_unknown()}", None
     if world.used_uf:
-        return "spurious", ""
-    return "refuted", format_counterexample(solver.model(), case, rule, value)
+        return "spurious", "", None
+    text = format_counterexample(solver.model(), case, rule, value)
+    return "refuted", text, case.instance
 
 
-def _counterexample_or_none(world: World, case: Case, rule: A.Rule, value: Any, why: str,
-                            timeout_ms: int) -> tuple[str, str]:
-    """A right side that is ill-typed is refuted if the left side can match at all."""
+def _counterexample_or_none(world: World, case: Case, rule: A.Rule, when: Any, why: str,
+                            timeout_ms: int) -> tuple[str, str, Any]:
+    """A right side that is ill-typed is refuted if the rule can fire at all (`when`)."""
     solver = z3.Solver()
     solver.set("timeout", max(1, timeout_ms))
-    solver.add(*world.facts, *case.match)
-    if solver.check() != z3.sat:
-        return "proved", ""
-    return "refuted", why + "\n" + format_counterexample(solver.model(), case, rule, None)
+    solver.add(*world.facts, *case.match, z3.Not(z3.Or(*world.undefined)), when)
+    res = solver.check()
+    if res == z3.unsat:
+        return "proved", "", None
+    if res == z3.unknown:
+        return "unknown", f"z3: {solver.reason_unknown()}", None
+    text = why + "\n" + format_counterexample(solver.model(), case, rule, None)
+    return "refuted", text, case.instance
 
 
 def _resolve(ev: Expr, root: Sym, result: Any) -> tuple[z3.BoolRef, Any, bool]:
@@ -1080,9 +1088,11 @@ def _model_value(model: z3.ModelRef, term: Any, dt: DType) -> Any:
     return v.as_long() if z3.is_int_value(v) else int(str(v))
 
 
-def concrete(model: z3.ModelRef, world: World, s: Sym, memo: dict[int, UOp]) -> UOp:
-    """The counterexample's left side as a UOp graph: captures become bounded DEFINE_VARs
-    (ints) or CONSTs (floats, bools) holding the model's value."""
+def concrete(model: z3.ModelRef, s: Sym, memo: dict[int, UOp],
+             var_vals: dict[str, int]) -> UOp:
+    """The counterexample's left side as a UOp graph: captures become DEFINE_VARs (ints) whose
+    bounds are the model's vmin/vmax and whose value goes to `var_vals`, or CONSTs (floats,
+    bools) holding the model's value."""
     if id(s) in memo:
         return memo[id(s)]
     val = _model_value(model, s.val, s.dtype)
@@ -1092,20 +1102,27 @@ def concrete(model: z3.ModelRef, world: World, s: Sym, memo: dict[int, UOp]) -> 
             if s.bounds is not None:
                 lo = _model_value(model, s.bounds[0], s.dtype)
                 hi = _model_value(model, s.bounds[1], s.dtype)
-            u = UOp.variable(s.name or "x", lo, hi, s.dtype)
+            name = s.name or "x"
+            while name in var_vals:  # two captures may share a hint
+                name += "'"
+            var_vals[name] = val
+            u = UOp.variable(name, lo, hi, s.dtype)
         else:
             u = UOp.const(s.dtype, val)
     elif s.op is Ops.CONST:
         arg = _model_value(model, s.arg, dtypes.float64 if s.dtype.is_float else s.dtype)
         u = UOp.const(s.dtype, arg)
     else:
-        u = UOp(s.op, s.dtype, tuple(concrete(model, world, x, memo) for x in s.srcs), s.arg)
+        srcs = tuple(concrete(model, x, memo, var_vals) for x in s.srcs)
+        u = UOp(s.op, s.dtype, srcs, s.arg)
     memo[id(s)] = u
     return u
 
 
 def format_counterexample(model: z3.ModelRef, case: Case, rule: A.Rule, rhs_val: Any) -> str:
-    lhs = concrete(model, case.world, case.root, {})
+    var_vals: dict[str, int] = {}
+    lhs = concrete(model, case.root, {}, var_vals)
+    case.instance = (lhs, var_vals)
     lines = [str(lhs)]
     caps = ", ".join(f"{k}={_model_value(model, v.val, v.dtype)!r}"
                      for k, v in sorted(case.captures.items()))

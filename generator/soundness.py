@@ -232,9 +232,15 @@ class Checker:
             return RuleReport(rule, loc, "structural", "structural")
         helper_names = {h.name for h in _helpers_of(item.checked)}
         proof = prove_rule(rule, helper_names, self.timeout_ms)
-        if proof.verdict in ("proved", "refuted"):
-            return RuleReport(rule, loc, "z3", proof.verdict, proof.detail,
-                              counterexample=proof.counterexample)
+        if proof.verdict == "proved":
+            return RuleReport(rule, loc, "z3", "proved", proof.detail)
+        if proof.verdict == "refuted":
+            text = proof.counterexample or ""
+            if proof.instance is not None:  # the same instance through matcher and oracle
+                from .examples import replay
+
+                text += "\n" + replay(self.one_rule_matcher(item), *proof.instance)
+            return RuleReport(rule, loc, "z3", "refuted", "", counterexample=text)
         if _mentions_ctx(rule.guard) or _mentions_ctx(rule.rhs):
             verdict = "unknown" if proof.verdict == "unknown" else "unchecked"
             return RuleReport(rule, loc, "-", verdict, "uses the pass context")

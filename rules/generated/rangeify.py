@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: ecd461de3cae82037a2ee28ecb46972e09287d5e62a3fe6280ef9d7310ecb06f
+# source sha256: a1558b478b5b79d23ddb71acf9d35dfdcb9569d306457f86eb1e801325fe3ba2
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, remove_realize_marks, pm_children, pm_mops, pm_rangeify, pm_symbolic, pm_cleanups, pm_add_buffers, split_kernels."""
@@ -49,7 +49,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'ecd461de3cae82037a2ee28ecb46972e09287d5e62a3fe6280ef9d7310ecb06f'
+SOURCE_SHA256 = 'a1558b478b5b79d23ddb71acf9d35dfdcb9569d306457f86eb1e801325fe3ba2'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -7070,11 +7070,11 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
                 # rule noop_buffer at rules/rangeify.rules:98
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
                 idx = n0
-                if idx.src[1:] == b2.src[1:]:
+                if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
                     _r = _as_uop(n, merge_tags(b, b2))
                     if _r is not None and _r is not n: return _r
     return None
@@ -7160,12 +7160,12 @@ def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
                 # rule noop_buffer at rules/rangeify.rules:98
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
                 idx = n0
                 _t = _st.start(6)
-                _r = _as_uop(n, merge_tags(b, b2)) if idx.src[1:] == b2.src[1:] else None
+                _r = _as_uop(n, merge_tags(b, b2)) if idx.src[1:] == b2.src[1:] and b.shape == b2.shape else None
                 _st.stop(6, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 6
     return None
@@ -7256,7 +7256,7 @@ _pm_cleanups_rules = (
     RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
     RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
     RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 98, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] -> merge_tags(b, b2)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 98, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
     RuleInfo('const_buffer', 'rules/rangeify.rules', 100, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
     RuleInfo('remove_buffer', 'rules/rangeify.rules', 102, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
     RuleInfo('copy_const_idx', 'rules/rangeify.rules', 104, 'copy_const_idx: COPY(c:CONST, ...) -> c'),

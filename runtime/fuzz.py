@@ -1,0 +1,303 @@
+"""Differential fuzzing of the scheduler: random tensor programs, schedule path vs numpy oracle.
+
+In: a seed (or a count of seeds). Out: for each program, whether running it through the
+scheduler and the kernel interpreter (`RULEGRAD_BACKEND=interp`) gives the oracle's values
+(`RULEGRAD_BACKEND=oracle`, which evaluates the tensor graph directly). A failing program is
+shrunk (steps dropped while it still fails) and printed with its seed as runnable Python.
+
+A program is a list of steps over a pool of tensors: inputs; movement ops (reshape, permute,
+pad, shrink, flip, expand); unary and binary elementwise ops; sum/max over random axes; realize
+and contiguous in the middle; several outputs realized together. Steps read earlier steps, so
+subgraphs get shared by several consumers.
+
+    python -m rulegrad.runtime.fuzz --n 10000          # zero mismatches expected
+    python -m rulegrad.runtime.fuzz --seed 1234 -v     # one program, printed
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a program: `op` applied to earlier steps `srcs` with `arg`; its shape."""
+
+    op: str
+    srcs: tuple[int, ...]
+    arg: Any
+    shape: Shape
+
+
+@dataclass(frozen=True)
+class Program:
+    seed: int
+    steps: tuple[Step, ...]
+    outputs: tuple[int, ...]
+
+    def source(self) -> str:
+        """The program as Python a person can paste and run."""
+        lines = ["import numpy as np", "from rulegrad import Tensor",
+                 f"rng = np.random.default_rng({self.seed})"]
+        for i, s in enumerate(self.steps):
+            lines.append(f"t{i} = {_render(s)}")
+        outs = ", ".join(f"t{i}" for i in self.outputs)
+        lines.append(f"Tensor.realize({outs})" if self.outputs else "")
+        return "\n".join(lines)
+
+
+def _render(s: Step) -> str:
+    a = [f"t{i}" for i in s.srcs]
+    if s.op == "input":
+        return f"Tensor(rng.standard_normal({s.shape}).astype(np.float32))  # input {s.arg}"
+    if s.op in ("reshape", "permute", "pad", "shrink", "flip", "expand"):
+        return f"{a[0]}.{s.op}({s.arg!r})"
+    if s.op in ("sum", "max"):
+        return f"{a[0]}.{s.op}(axis={s.arg[0]!r}, keepdim={s.arg[1]})"
+    if s.op == "realize":
+        return f"{a[0]}.contiguous().realize()"
+    if s.op in ("contiguous", "relu", "sin", "neg", "abs"):
+        return f"{a[0]}.{s.op}()"
+    if s.op == "half":
+        return f"{a[0]} * 0.5"
+    if s.op in ("add", "mul", "maximum", "sub"):
+        return f"{a[0]}.{s.op}({a[1]})"
+    if s.op == "where":
+        return f"({a[0]} > 0).where({a[1]}, {a[2]})"
+    raise ValueError(s.op)
+
+
+# ---------------------------------------------------------------------- generating
+UNARY = ("relu", "sin", "neg", "abs", "half")
+BINARY = ("add", "mul", "maximum", "sub")
+
+
+def _factorizations(size: int, rng: random.Random) -> Shape:
+    """A random shape with `size` elements, 1 to 4 axes."""
+    if size == 0:
+        return tuple(rng.choice([(0,), (0, 2), (2, 0)]))
+    dims: list[int] = []
+    rest = size
+    for _ in range(rng.randint(0, 3)):
+        divs = [d for d in range(1, rest + 1) if rest % d == 0]
+        d = rng.choice(divs)
+        dims.append(d)
+        rest //= d
+    dims.append(rest)
+    rng.shuffle(dims)
+    return tuple(dims)
+
+
+def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
+    i = rng.randrange(len(steps))
+    # prefer recent steps, so chains get long
+    if rng.random() < 0.6:
+        i = len(steps) - 1 - min(rng.randrange(3), len(steps) - 1)
+    x = steps[i]
+    sh = x.shape
+    kind = rng.choice(["mop"] * 6 + ["unary"] * 2 + ["binary"] * 4 + ["reduce"] * 3 +
+                      ["realize", "contiguous", "where", "input"])
+    if kind == "input":
+        shape = _factorizations(rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24]), rng)
+        return Step("input", (), len(steps), shape)
+    if kind == "mop":
+        m = rng.choice(["reshape", "permute", "pad", "shrink", "flip", "expand"])
+        if m == "reshape":
+            new = _factorizations(math.prod(sh), rng)
+            return Step("reshape", (i,), new, new)
+        if not sh:
+            return None
+        if m == "permute":
+            order = list(range(len(sh)))
+            rng.shuffle(order)
+            return Step("permute", (i,), tuple(order), tuple(sh[o] for o in order))
+        if m == "pad":
+            pads = tuple((rng.randint(0, 2), rng.randint(0, 2)) for _ in sh)
+            return Step("pad", (i,), pads, tuple(s + a + b for s, (a, b) in zip(sh, pads)))
+        if m == "shrink":
+            arg = []
+            for s in sh:
+                lo = rng.randint(0, s)
+                arg.append((lo, rng.randint(lo, s)))
+            return Step("shrink", (i,), tuple(arg), tuple(b - a for a, b in arg))
+        if m == "flip":
+            axes = tuple(a for a in range(len(sh)) if rng.random() < 0.5)
+            return Step("flip", (i,), axes or (0,), sh)
+        ones = [a for a, s in enumerate(sh) if s == 1]
+        if not ones:
+            new = sh + (1,)
+            return Step("reshape", (i,), new, new)
+        new = tuple(rng.randint(1, 4) if a in ones else s for a, s in enumerate(sh))
+        return Step("expand", (i,), new, new)
+    if kind == "unary":
+        return Step(rng.choice(UNARY), (i,), None, sh)
+    if kind in ("binary", "where"):
+        same = [j for j, s in enumerate(steps) if s.shape == sh]
+        j = rng.choice(same)
+        if kind == "where":
+            return Step("where", (i, j, rng.choice(same)), None, sh)
+        return Step(rng.choice(BINARY), (i, j), None, sh)
+    if kind == "reduce":
+        if not sh:
+            return None
+        axes = tuple(a for a in range(len(sh)) if rng.random() < 0.5) or (rng.randrange(len(sh)),)
+        keep = rng.random() < 0.5
+        op = rng.choice(["sum", "max"])
+        if op == "max" and any(sh[a] == 0 for a in axes):
+            op = "sum"  # max over nothing has no value in numpy
+        new = tuple(1 if a in axes else s for a, s in enumerate(sh))
+        if not keep:
+            new = tuple(s for a, s in enumerate(sh) if a not in axes)
+        return Step(op, (i,), (axes, keep), new)
+    return Step(kind, (i,), None, sh)  # realize, contiguous
+
+
+def generate(seed: int) -> Program:
+    rng = random.Random(seed)
+    steps: list[Step] = []
+    for k in range(rng.randint(1, 3)):
+        shape = _factorizations(rng.choice([1, 2, 4, 6, 8, 12, 24, 0 if rng.random() < .05 else 8]),
+                                rng)
+        steps.append(Step("input", (), k, shape))
+    for _ in range(rng.randint(4, 24)):
+        s = _gen_step(rng, steps)
+        if s is not None and math.prod(s.shape) <= 4096:
+            steps.append(s)
+    n_out = min(len(steps), rng.randint(1, 3))
+    late = range(len(steps) // 2, len(steps))
+    outputs = tuple(sorted({len(steps) - 1} | {rng.choice(late) for _ in range(n_out - 1)}))
+    return Program(seed, tuple(steps), outputs)
+
+
+# ---------------------------------------------------------------------- running
+def run(prog: Program, backend: str) -> list[np.ndarray]:
+    """The program's output values on one backend (inputs drawn from the program's seed)."""
+    from rulegrad import Tensor
+
+    saved = os.environ.get("RULEGRAD_BACKEND")
+    os.environ["RULEGRAD_BACKEND"] = backend
+    try:
+        data = np.random.default_rng(prog.seed)
+        ts: list[Any] = []
+        for s in prog.steps:
+            a = [ts[i] for i in s.srcs]
+            if s.op == "input":
+                ts.append(Tensor(data.standard_normal(s.shape).astype(np.float32)))
+            elif s.op in ("reshape", "permute", "pad", "shrink", "expand"):
+                ts.append(getattr(a[0], s.op)(s.arg))
+            elif s.op == "flip":
+                ts.append(a[0].flip(s.arg))
+            elif s.op in ("sum", "max"):
+                ts.append(getattr(a[0], s.op)(axis=s.arg[0], keepdim=s.arg[1]))
+            elif s.op == "realize":
+                ts.append(a[0].contiguous().realize())
+            elif s.op in ("contiguous", "relu", "sin", "neg", "abs"):
+                ts.append(getattr(a[0], s.op)())
+            elif s.op == "half":
+                ts.append(a[0] * 0.5)
+            elif s.op in BINARY:
+                ts.append(getattr(a[0], s.op)(a[1]))
+            elif s.op == "where":
+                ts.append((a[0] > 0).where(a[1], a[2]))
+        outs = [ts[i] for i in prog.outputs]
+        Tensor.realize(*outs) if len(outs) > 1 else outs[0].realize()
+        return [t.numpy() for t in outs]
+    finally:
+        if saved is None:
+            os.environ.pop("RULEGRAD_BACKEND", None)
+        else:
+            os.environ["RULEGRAD_BACKEND"] = saved
+
+
+def mismatch(prog: Program) -> str | None:
+    """None when the schedule path agrees with the oracle, else what went wrong."""
+    want = run(prog, "oracle")
+    try:
+        got = run(prog, "interp")
+    except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
+        return f"{type(e).__name__}: {e}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape:
+            return f"output {k}: shape {g.shape} != {w.shape}"
+        if not np.allclose(g, w, rtol=1e-4, atol=1e-4, equal_nan=True):
+            return f"output {k}: values differ (max abs err {np.nanmax(np.abs(g - w))})"
+    return None
+
+
+def shrink(prog: Program) -> Program:
+    """Drop steps (and what reads them) while the program still fails."""
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(prog.steps) - 1, -1, -1):
+            cand = _without(prog, k)
+            if cand is not None and _fails(cand):
+                prog, changed = cand, True
+                break
+    return prog
+
+
+def _fails(prog: Program) -> bool:
+    try:
+        return mismatch(prog) is not None
+    except Exception:  # noqa: BLE001 - an invalid shrunk program is not a failure
+        return False
+
+
+def _without(prog: Program, k: int) -> Program | None:
+    """prog without step k and every step that depends on it (indices renumbered)."""
+    dead = {k}
+    for i, s in enumerate(prog.steps):
+        if any(j in dead for j in s.srcs):
+            dead.add(i)
+    keep = [i for i in range(len(prog.steps)) if i not in dead]
+    new_index = {old: new for new, old in enumerate(keep)}
+    outs = tuple(new_index[o] for o in prog.outputs if o in new_index)
+    if not outs:
+        return None
+    steps = tuple(Step(s.op, tuple(new_index[j] for j in s.srcs), s.arg, s.shape)
+                  for i, s in enumerate(prog.steps) if i in new_index)
+    return Program(prog.seed, steps, outs)
+
+
+def fuzz(n: int, start: int = 0, verbose: bool = False) -> list[tuple[int, str, Program]]:
+    """Run seeds start..start+n-1; the failures, each shrunk."""
+    failures = []
+    for seed in range(start, start + n):
+        prog = generate(seed)
+        err = mismatch(prog)
+        if verbose:
+            print(f"--- seed {seed}: {'ok' if err is None else err}\n{prog.source()}")
+        if err is not None:
+            small = shrink(prog)
+            failures.append((seed, err, small))
+            print(f"FAIL seed {seed}: {err}\n{small.source()}\n", flush=True)
+    return failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m rulegrad.runtime.fuzz", description=__doc__)
+    p.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print every program")
+    args = p.parse_args(argv)
+    t0 = time.perf_counter()
+    failures = fuzz(args.n, args.seed, args.verbose)
+    dt = time.perf_counter() - t0
+    print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

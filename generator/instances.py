@@ -321,14 +321,15 @@ class Builder:
             return self._range(srcs[0] if srcs else None, dt)
         if op is Ops.DEFINE_VAR:
             return self._var(dt)
-        want = ARITY.get(op)
+        want = ARITY.get(op, 1 if op in _MARKERS else None)
         if want is None or (p.srcs is not None and not p.ellipsis and len(srcs) != want):
             assume(False)
         if len(srcs) > want:
             assume(False)
         pats: list[A.Pattern | None] = list(srcs) + [None] * (want - len(srcs))
-        if p.commutative and len(pats) == 2 and self.draw(st.booleans()):
-            pats.reverse()  # the matcher must find the pattern in either order
+        # the matcher must find the pattern in either order: build the sources in the written
+        # order (so names bind where the pattern binds them), then maybe swap them
+        swap = p.commutative and len(pats) == 2 and self.draw(st.booleans())
         if op in GroupOp.Movement:
             return self._movement(op, pats[0], dt, shape, arg, tag)
         if op is Ops.REDUCE_AXIS:
@@ -338,7 +339,8 @@ class Builder:
         if op is Ops.COPY:
             device = UOp(Ops.DEVICE, dtypes.void, (), "CPU")
             return UOp(op, dt, (self._src(pats[0], dt, shape), device), arg, tag)
-        return self._alu(op, pats, dt, shape, arg, tag)
+        node = self._alu(op, pats, dt, shape, arg, tag)
+        return node.replace(src=node.src[::-1]) if swap else node
 
     def _src(self, p: A.Pattern | None, dt: DType, shape: tuple[int, ...]) -> UOp:
         return self.leaf(dt, shape, "w") if p is None else self.node(p, dt, shape)

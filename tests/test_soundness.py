@@ -61,6 +61,47 @@ def test_all_rules_check_clean_within_budget(capsys):
         print(f"\nrulegrad check rules/ ({cpu:.1f}s CPU): {report.summary()}")
 
 
+# ---------------------------------------------------------------------- instances
+def _instantiable_rules():
+    from rulegrad.dsl import load
+    from rulegrad.generator.instances import CannotInstantiate, mode_of
+
+    out = []
+    for path in [*package_rules_files(), FIXTURES / "mutations.rules"]:
+        cf = load(str(path))
+        for it in dict.fromkeys(r for rs in cf.rulesets for r in rs.rules
+                                if r.span.path == cf.file.path):
+            try:
+                out.append(pytest.param(it, mode_of(it), id=f"{path.name}:{it.name}"))
+            except CannotInstantiate:
+                continue
+    return out
+
+
+@pytest.mark.parametrize("r,mode", _instantiable_rules())
+def test_drawn_instances_match_their_pattern(r, mode):
+    # the interpreted matcher's pattern walk is the oracle for the instance builder: every
+    # instance it draws must be a left side the rule's pattern matches (guards aside)
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from rulegrad.generator.instances import draw_instance
+    from rulegrad.generator.interp import Interpreter
+
+    @settings(max_examples=15, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def draw(data):
+        root = draw_instance(data, r.pattern, mode).root
+        assert any(True for _ in Interpreter({}).match(r.pattern, root, {}, root=True)), root
+
+    try:
+        draw()
+    except Exception as exc:  # a pattern no instance fits at all is not this test's concern
+        if type(exc).__name__ != "Unsatisfiable":
+            raise
+
+
 # ---------------------------------------------------------------------- z3 translation
 def rule(text: str) -> A.Rule:
     src = f"rules t = {{\n  {text}\n}}\n"

@@ -61,7 +61,7 @@ def run1(ast: UOp, out: np.ndarray, *inputs: np.ndarray, name: str = "k") -> np.
 
 
 # ---------------------------------------------------------------------------- elementwise
-@pytest.mark.parametrize("n", [1000, 1 << 17])  # the large one crosses the OpenMP threshold
+@pytest.mark.parametrize("n", [1000, 1 << 21])  # the large one crosses the OpenMP threshold
 def test_fused_elementwise_1d(n):
     rng = np.random.default_rng(0)
     a, b, c = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
@@ -109,7 +109,7 @@ def test_row_reduce(op, ref):
 
 @pytest.mark.parametrize("op", [Ops.ADD, Ops.MAX, Ops.MIN])
 def test_full_reduce_parallel(op):
-    n = 1 << 18  # big enough to split across threads (omp parallel for reduction)
+    n = 1 << 21  # big enough to split across threads (omp parallel for reduction)
     a = np.random.default_rng(3).standard_normal(n).astype(np.float32)
     k = UOp.range(n, 0, "reduce")
     ast = UOp.sink(store(glob(0, f32), UOp.const(idx, 0), reduce(load(glob(1, f32), k), op, k)))

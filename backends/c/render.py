@@ -321,8 +321,9 @@ def _range_size(r: UOp) -> int:
     return int(end.arg)
 
 
-# below this many loop iterations a kernel runs on one core: starting the team costs ~µs
-PARALLEL_MIN_WORK = 1 << 15
+# below this many loop iterations (~1 ms on one core) a kernel runs on one core: waking the
+# thread team costs microseconds on an idle machine and milliseconds on a loaded one
+PARALLEL_MIN_WORK = 1 << 20
 # an interchanged reduce keeps this many accumulators (one output row) on the stack
 INTERCHANGE_MAX = 4096
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}

@@ -1,0 +1,254 @@
+"""Kernel benchmark: warm wall time of whole `realize` calls through C, beside numpy (and
+tinygrad 0.14 when /opt/tgenv has it), plus cold time and per-call overhead.
+
+    python bench/kernels.py [--runs N] [--only NAME,...] [--no-tinygrad]
+
+Each case builds its tensor graph from already-realized inputs and calls `realize()`, so a
+warm time includes graph building, scheduling (rule passes), the in-process library lookup and
+the kernels; "kernels" is the C kernels alone (the same schedule run directly). "cold" is the
+first call of a case in a fresh cache folder: rendering and compiling included. Times are
+medians of `--runs` runs after two warm-up runs; ratios are numpy time / our time (> 1: faster
+than numpy). tinygrad runs in its own interpreter (a subprocess, DEV=CPU); it is never a
+rulegrad dependency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+os.environ.setdefault("RULEGRAD_BACKEND", "c")
+TG_PYTHON = "/opt/tgenv/bin/python"
+
+
+@dataclass
+class Case:
+    name: str
+    inputs: dict[str, tuple[int, ...]]
+    rg: Callable[..., object]     # Tensors -> Tensor (lazy)
+    np: Callable[..., np.ndarray]  # arrays -> array
+    tg: str                        # the same in tinygrad: an expression over the input names
+
+
+def _layernorm_rg(x):
+    mu = x.mean(axis=1, keepdim=True)
+    d = x - mu
+    return d / ((d * d).mean(axis=1, keepdim=True) + 1e-5).sqrt()
+
+
+def _layernorm_np(x):
+    mu = x.mean(axis=1, keepdims=True)
+    d = x - mu
+    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5))
+
+
+def _softmax_np(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _conv_rg(x, w):
+    # valid 3x3 convolution as one reduce over (ci, ky, kx): stack the 9 shifted views
+    from rulegrad import Tensor
+
+    n, ci, h, wd = x.shape
+    co = w.shape[0]
+    ho, wo = h - 2, wd - 2
+    views = [x[:, :, ky:ky + ho, kx:kx + wo] for ky in range(3) for kx in range(3)]
+    patches = Tensor.stack(views, axis=2).reshape(n, 1, ci * 9, ho, wo)
+    return (patches * w.reshape(1, co, ci * 9, 1, 1)).sum(axis=2)
+
+
+def _conv_np(x, w):
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))  # n ci ho wo 3 3
+    return np.einsum("nchwyx,ocyx->nohw", win, w, optimize=True)
+
+
+def _mlp_rg(x, w1, b1, w2, b2):
+    return (x @ w1 + b1).relu() @ w2 + b2
+
+
+def _mlp_np(x, w1, b1, w2, b2):
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+
+def _attn_rg(q, k, v):
+    s = (q @ k.transpose(1, 2)) * (1 / 8.0)
+    return s.softmax(-1) @ v
+
+
+def _attn_np(q, k, v):
+    s = (q @ k.transpose(0, 2, 1)) * np.float32(1 / 8.0)
+    return _softmax_np(s) @ v
+
+
+CASES = [
+    Case("relu(a*b+c) 4M", {"a": (4 << 20,), "b": (4 << 20,), "c": (4 << 20,)},
+         lambda a, b, c: (a * b + c).relu(), lambda a, b, c: np.maximum(a * b + c, 0),
+         "(a*b+c).relu()"),
+    Case("row sum 2048x2048", {"x": (2048, 2048)}, lambda x: x.sum(axis=1),
+         lambda x: x.sum(axis=1), "x.sum(axis=1)"),
+    Case("full sum 4M", {"x": (4 << 20,)}, lambda x: x.sum(), lambda x: x.sum(), "x.sum()"),
+    Case("softmax 1024x1024", {"x": (1024, 1024)}, lambda x: x.softmax(), _softmax_np,
+         "x.softmax()"),
+    Case("layernorm 1024x1024", {"x": (1024, 1024)}, _layernorm_rg, _layernorm_np,
+         "x.layernorm(axis=1, eps=1e-5)"),
+    Case("matmul 512^3", {"a": (512, 512), "b": (512, 512)}, lambda a, b: a @ b,
+         lambda a, b: a @ b, "a@b"),
+    Case("conv2d 8x16x32x32 * 32x16x3x3", {"x": (8, 16, 32, 32), "w": (32, 16, 3, 3)},
+         _conv_rg, _conv_np, "x.conv2d(w)"),
+    Case("MLP 256x512-512-128", {"x": (256, 512), "w1": (512, 512), "b1": (512,),
+                                 "w2": (512, 128), "b2": (128,)},
+         _mlp_rg, _mlp_np, "(x@w1+b1).relu()@w2+b2"),
+    Case("attention 8x256x64", {"q": (8, 256, 64), "k": (8, 256, 64), "v": (8, 256, 64)},
+         _attn_rg, _attn_np, "(q@k.transpose(1,2)*(1/8.0)).softmax(-1)@v"),
+]
+
+
+def median_time(fn: Callable[[], object], runs: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def run_case(case: Case, runs: int) -> dict[str, float]:
+    from rulegrad import Tensor
+    from rulegrad.backends.c import compile_program
+
+    rng = np.random.default_rng(0)
+    arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in case.inputs.items()}
+    tensors = {k: Tensor(v).realize() for k, v in arrays.items()}
+    t0 = time.perf_counter()
+    out = case.rg(**tensors).realize()
+    cold = time.perf_counter() - t0
+    ref = case.np(**arrays)
+    err = float(np.max(np.abs(out.numpy() - ref)) / (np.max(np.abs(ref)) + 1e-30))
+    warm = median_time(lambda: case.rg(**tensors).realize(), runs)
+    numpy_t = median_time(lambda: case.np(**arrays), runs)
+    sched = case.rg(**tensors).schedule()
+    prog = compile_program(sched)
+    bufs = [[b.ensure() for b in item.bufs] for item in sched]
+    kern = median_time(lambda: prog.run(bufs), runs)
+    return {"cold": cold, "warm": warm, "numpy": numpy_t, "kernels": kern,
+            "nkernels": len(sched), "relerr": err}
+
+
+def overhead(runs: int) -> dict[str, float]:
+    """Per-call cost of an already-built 1-kernel program: the C call alone, and realize."""
+    from rulegrad import Tensor
+    from rulegrad.backends.c import compile_program
+
+    a = Tensor(np.ones(1, np.float32)).realize()
+    (a + 1).realize()
+    sched = (a + 1).schedule()
+    prog = compile_program(sched)
+    bufs = [[b.ensure() for b in item.bufs] for item in sched]
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        prog.run(bufs)
+    call = (time.perf_counter() - t0) / n
+    realize = median_time(lambda: (a + 1).realize(), max(runs, 20))
+    return {"call": call, "realize": realize}
+
+
+_TG_SCRIPT = r"""
+import json, statistics, sys, time
+from tinygrad import Tensor, Device
+cases = json.loads(sys.argv[1]); runs = int(sys.argv[2]); out = {}
+for name, inputs, expr in cases:
+    Tensor.manual_seed(0)
+    env = {k: Tensor.randn(*s).realize() for k, s in inputs.items()}
+    def f():
+        r = eval(expr, {"Tensor": Tensor}, env).realize()
+        Device[Device.DEFAULT].synchronize()
+    t0 = time.perf_counter(); f(); cold = time.perf_counter() - t0
+    f(); f()
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
+    out[name] = {"warm": statistics.median(ts), "cold": cold}
+print(json.dumps(out))
+"""
+
+
+def tinygrad_times(cases: list[Case], runs: int) -> dict[str, dict[str, float]] | None:
+    if not os.path.exists(TG_PYTHON):
+        return None
+    payload = json.dumps([[c.name, c.inputs, c.tg] for c in cases])
+    env = {**os.environ, "DEV": "CPU"}
+    env.pop("DEBUG", None)
+    try:
+        proc = subprocess.run([TG_PYTHON, "-c", _TG_SCRIPT, payload, str(runs)], env=env,
+                              capture_output=True, text=True, timeout=1800)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print(f"tinygrad: not run ({e})", file=sys.stderr)
+        return None
+    if proc.returncode != 0:
+        print("tinygrad failed:\n" + proc.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _ms(t: float | None) -> str:
+    return "-" if t is None else f"{t * 1e3:9.2f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--only", help="comma-separated case name prefixes")
+    p.add_argument("--no-tinygrad", action="store_true")
+    args = p.parse_args(argv)
+    cases = CASES
+    if args.only:
+        keys = [k.strip() for k in args.only.split(",")]
+        cases = [c for c in CASES if any(c.name.startswith(k) for k in keys)]
+    # a fresh cache: the first call of each case is a true cold start
+    os.environ["RULEGRAD_CACHE"] = tempfile.mkdtemp(prefix="rulegrad-bench-")
+    results = {}
+    for c in cases:
+        print(f"running {c.name} ...", file=sys.stderr, flush=True)
+        try:
+            results[c.name] = run_case(c, args.runs)
+        except Exception as e:  # a case the pipeline cannot run yet: say so, run the rest
+            results[c.name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"}
+    tg = None if args.no_tinygrad else tinygrad_times(cases, args.runs)
+    head = (f"{'case':32s} {'numpy ms':>9s} {'ours ms':>9s} {'np/ours':>8s} {'kern ms':>9s} "
+            f"{'#k':>3s} {'cold ms':>9s} {'tg ms':>9s} {'tg/ours':>8s} {'relerr':>8s}")
+    print(head)
+    print("-" * len(head))
+    for c in cases:
+        r = results[c.name]
+        if "error" in r:
+            print(f"{c.name:32s} FAILED {r['error']}")
+            continue
+        t = tg.get(c.name) if tg else None
+        tgw = t["warm"] if t else None
+        tg_ratio = f"{tgw / r['warm']:8.2f}" if tgw else f"{'-':>8s}"
+        print(f"{c.name:32s} {_ms(r['numpy'])} {_ms(r['warm'])} {r['numpy'] / r['warm']:8.2f} "
+              f"{_ms(r['kernels'])} {r['nkernels']:3d} {_ms(r['cold'])} {_ms(tgw):>9s} "
+              f"{tg_ratio} {r['relerr']:8.1e}")
+    ov = overhead(args.runs)
+    print(f"\nper-call overhead, built 1-kernel program: C call {ov['call'] * 1e6:.1f} us; "
+          f"whole realize() of a 1-element op {ov['realize'] * 1e6:.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

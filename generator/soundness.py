@@ -11,9 +11,11 @@ The phases, one module each:
   covered by program fuzzing; every other rule is first given to z3;
 - smt.py: integer/index/bool/float arithmetic rules, proved or refuted with z3 (a timeout is
   `unknown`, never a pass); what it cannot translate (helper calls, tensor ops) falls through;
-- instances.py + examples.py: draw instances of the left side, rewrite with the rule alone,
-  compare both sides with the numpy oracle (a z3 `unknown` also runs examples, which may still
-  refute it, but never turn it into a pass);
+- instances.py + examples.py: draw instances of the left side (scalar index math, tensor
+  graphs, or an INDEX of a tensor graph read at drawn in-range RANGE values), rewrite with the
+  rule alone, compare both sides with the numpy oracle (a z3 `unknown` also runs examples,
+  which may still refute it, but never turn it into a pass); a z3 counterexample is replayed
+  the same way, so every refutation is confirmed (or flagged) by an independent evaluator;
 - termination.py: static loop candidates per rule set, confirmed with the rewrite budget on
   instances; a loop the budget catches while examples run is reported too.
 

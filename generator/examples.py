@@ -81,8 +81,9 @@ class _Invalid:
 
 
 INVALID = _Invalid()
+# nodes whose value is their first source's (a LOAD of an INDEX is the element it names)
 _MARKERS = frozenset({Ops.CONTIGUOUS, Ops.COPY, Ops.NOOP, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
-                      Ops.CONTIGUOUS_BACKWARD})
+                      Ops.CONTIGUOUS_BACKWARD, Ops.LOAD})
 
 
 class IndexedEval:

@@ -81,7 +81,10 @@ def mode_of(rule: A.Rule) -> str:
     ops = pattern_ops(rule.pattern)
     if ops <= SCALAR_OPS:
         return "scalar"
-    if _first_ops(rule.pattern) == {Ops.INDEX}:
+    root_ops = _first_ops(rule.pattern)
+    if root_ops == {Ops.LOAD} and _load_of_index(rule.pattern) is not None:
+        return "index"  # LOAD(INDEX(...)): the element the INDEX names
+    if root_ops == {Ops.INDEX}:
         # an index rule: the element of a tensor-level graph at drawn in-range indices
         inner = rule.pattern
         while isinstance(inner, A.PBind):
@@ -98,6 +101,15 @@ def mode_of(rule: A.Rule) -> str:
             names = ", ".join(sorted(op.name for op in _node_ops(q)))
             raise CannotInstantiate(f"no instance can be drawn for {names}")
     return "tensor"
+
+
+def _load_of_index(p: A.Pattern) -> A.Pattern | None:
+    """The INDEX pattern under a `LOAD(INDEX(...))` pattern, or None."""
+    while isinstance(p, A.PBind):
+        p = p.pattern
+    if not isinstance(p, A.PNode) or not p.srcs or len(p.srcs) != 1:
+        return None
+    return p.srcs[0] if _first_ops(p.srcs[0]) == {Ops.INDEX} else None
 
 
 def _pnodes(p: A.Pattern) -> list[A.PNode]:
@@ -220,6 +232,14 @@ class Builder:
         while isinstance(pattern, A.PBind):
             name, pattern = pattern.name, pattern.pattern
         assert isinstance(pattern, A.PNode)
+        inner = _load_of_index(pattern)
+        if inner is not None:  # LOAD(INDEX(...)): a load of the element
+            idx = self._index_root(inner)
+            load = UOp(Ops.LOAD, idx.dtype, (idx,), self._fixed(pattern.arg),
+                       self._fixed(pattern.tag))
+            if name is not None:
+                self.bound[name] = load
+            return load
         pats = list(pattern.srcs or ())
         assume(pats)
         ndim = len(pats) - 1

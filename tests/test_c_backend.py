@@ -18,10 +18,13 @@ from rulegrad.runtime.uop import UOp
 f32, idx = dtypes.float32, dtypes.index
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory, monkeypatch):
-    # one cache for the module: tests share built libraries, never the user's cache
-    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path_factory.getbasetemp() / "rgcache"))
+@pytest.fixture(scope="module", autouse=True)
+def _private_cache(tmp_path_factory):
+    # one cache for the module, set before the module-scoped programs below are built: tests
+    # share built libraries, and never touch the user's cache
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RULEGRAD_CACHE", str(tmp_path_factory.mktemp("rgcache")))
+        yield
 
 
 def compile_program(*a, **k):
@@ -205,17 +208,37 @@ def _binary_kernel(op: Ops, dt: DType, n: int) -> UOp:
     return UOp.sink(store(glob(0, out_dt), r, v, r))
 
 
+def _binary_ops(dt: DType) -> list[Ops]:
+    return [o for o in _NP_BIN if not (dt.is_bool and o is Ops.SUB)]
+
+
+@pytest.fixture(scope="module")
+def binary_program():
+    # per dtype one kernel with a STORE per op (outputs 0..k-1, inputs k, k+1), all in one
+    # library: one compiler run, and the several-outputs-per-kernel path exercised
+    r = UOp.range(64, 0)
+    kernels = []
+    for dt in DTYPES:
+        ops = _binary_ops(dt)
+        a, b = load(glob(len(ops), dt), r), load(glob(len(ops) + 1, dt), r)
+        stores = []
+        for i, op in enumerate(ops):
+            out_dt = dtypes.bool if op in (Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ) else dt
+            stores.append(store(glob(i, out_dt), r, alu(op, a, b, dtype=out_dt), r))
+        kernels.append((dt.name, UOp.sink(*stores)))
+    return {k.name: k for k in compile_program(kernels).kernels}
+
+
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: d.name)
-def test_binary_ops_every_dtype(dt):
+def test_binary_ops_every_dtype(dt, binary_program):
     n = 64
     a, b = _values(dt.np, n), np.roll(_values(dt.np, n), 3)
-    ops = [o for o in _NP_BIN if not (dt.is_bool and o in (Ops.SUB,))]
-    progs = compile_program([(op.name, _binary_kernel(op, dt, n)) for op in ops])
-    for op, k in zip(ops, progs.kernels):
-        ref = _NP_BIN[op](a, b)
-        out = np.empty(n, ref.dtype)
-        with np.errstate(all="ignore"):
-            k(out, a, b)
+    ops = _binary_ops(dt)
+    with np.errstate(all="ignore"):
+        refs = [_NP_BIN[op](a, b) for op in ops]
+    outs = [np.empty(n, ref.dtype) for ref in refs]
+    binary_program[dt.name](*outs, a, b)
+    for op, out, ref in zip(ops, outs, refs):
         np.testing.assert_array_equal(out, ref, err_msg=f"{op.name} {dt.name}")
 
 
@@ -258,38 +281,54 @@ def test_signed_overflow_wraps():
         np.testing.assert_array_equal(out, (a + np.int32(1)) * np.int32(3))
 
 
+@pytest.fixture(scope="module")
+def cast_program():
+    # per source dtype one kernel casting to every dtype (output i is DTYPES[i])
+    r = UOp.range(101, 0)
+    kernels = []
+    for src in DTYPES:
+        x = load(glob(len(DTYPES), src), r)
+        stores = [store(glob(i, dt), r, UOp(Ops.CAST, dt, (x,)), r) for i, dt in enumerate(DTYPES)]
+        kernels.append((src.name, UOp.sink(*stores)))
+    return {k.name: k for k in compile_program(kernels).kernels}
+
+
 @pytest.mark.parametrize("src_dt", DTYPES, ids=lambda d: d.name)
-def test_casts_in_range(src_dt):
+def test_casts_in_range(src_dt, cast_program):
     # values every dtype can hold: 0..100 (and True/False), so casts are exact in numpy
     n = 101
     a = (np.arange(n) % 2).astype(bool) if src_dt.is_bool else np.arange(n).astype(src_dt.np)
     if src_dt.is_float:
         a = a + np.asarray(0.75, src_dt.np)  # fractions: float -> int truncates
-    r = UOp.range(n, 0)
-    kernels = []
-    for dt in DTYPES:
-        v = UOp(Ops.CAST, dt, (load(glob(1, src_dt), r),))
-        kernels.append((dt.name, UOp.sink(store(glob(0, dt), r, v, r))))
-    prog = compile_program(kernels)
-    for dt, k in zip(DTYPES, prog.kernels):
-        out = np.empty(n, dt.np)
-        k(out, a)
+    outs = [np.empty(n, dt.np) for dt in DTYPES]
+    cast_program[src_dt.name](*outs, a)
+    for dt, out in zip(DTYPES, outs):
         np.testing.assert_array_equal(out, a.astype(dt.np), err_msg=f"{src_dt.name}->{dt.name}")
 
 
-@pytest.mark.parametrize("op,ref", [(Ops.EXP, np.exp), (Ops.LOG, np.log), (Ops.SQRT, np.sqrt),
-                                    (Ops.SIN, np.sin), (Ops.RECIPROCAL, np.reciprocal),
-                                    (Ops.EXP2, np.exp2), (Ops.LOG2, np.log2),
-                                    (Ops.TRUNC, np.trunc), (Ops.NEG, np.negative)])
-@pytest.mark.parametrize("dt", [dtypes.float16, dtypes.float32, dtypes.float64],
-                         ids=lambda d: d.name)
-def test_unary_float(op, ref, dt):
+_UNARY = [(Ops.EXP, np.exp), (Ops.LOG, np.log), (Ops.SQRT, np.sqrt), (Ops.SIN, np.sin),
+          (Ops.RECIPROCAL, np.reciprocal), (Ops.EXP2, np.exp2), (Ops.LOG2, np.log2),
+          (Ops.TRUNC, np.trunc), (Ops.NEG, np.negative)]
+_FLOATS = [dtypes.float16, dtypes.float32, dtypes.float64]
+
+
+@pytest.fixture(scope="module")
+def unary_program():
+    r = UOp.range(50, 0)
+    kernels = [(f"{dt.name}_{op.name}",
+                UOp.sink(store(glob(0, dt), r, UOp(op, dt, (load(glob(1, dt), r),)), r)))
+               for dt in _FLOATS for op, _ in _UNARY]
+    return {k.name: k for k in compile_program(kernels).kernels}
+
+
+@pytest.mark.parametrize("op,ref", _UNARY, ids=lambda x: getattr(x, "name", ""))
+@pytest.mark.parametrize("dt", _FLOATS, ids=lambda d: d.name)
+def test_unary_float(op, ref, dt, unary_program):
     n = 50
     a = np.linspace(-3, 5, n).astype(dt.np)
     a[:3] = [np.nan, np.inf, 0.0]
-    r = UOp.range(n, 0)
-    ast = UOp.sink(store(glob(0, dt), r, UOp(op, dt, (load(glob(1, dt), r),)), r))
-    out = run1(ast, np.empty(n, dt.np), a)
+    out = np.empty(n, dt.np)
+    unary_program[f"{dt.name}_{op.name}"](out, a)
     with np.errstate(all="ignore"):
         expect = ref(a)
     tol = {"float16": 1e-3, "float32": 2e-6, "float64": 1e-14}[dt.name]
@@ -308,18 +347,30 @@ def test_float16_rounds_each_op_like_numpy():
 
 
 # ---------------------------------------------------------------------------- constants
-@pytest.mark.parametrize("dt,value", [
+_CONSTANTS = [
     (dtypes.float32, float("nan")), (dtypes.float32, float("inf")), (dtypes.float32, -np.inf),
     (dtypes.float32, -0.0), (dtypes.float32, 0.1), (dtypes.float64, 0.1),
     (dtypes.float64, 5e-324), (dtypes.float64, -1.7976931348623157e308),
     (dtypes.float16, 65504.0), (dtypes.float16, float("nan")), (dtypes.float16, 0.1),
     (dtypes.int64, -(2**63)), (dtypes.int64, 2**63 - 1), (dtypes.uint64, 2**64 - 1),
     (dtypes.int32, -(2**31)), (dtypes.int8, -128), (dtypes.uint8, 255), (dtypes.bool, True),
-])
-def test_constants_render_exactly(dt, value):
+]
+
+
+@pytest.fixture(scope="module")
+def const_program():
     r = UOp.range(2, 0)
-    ast = UOp.sink(store(glob(0, dt), r, UOp.const(dt, value), r))
-    out = run1(ast, np.zeros(2, dt.np))
+    kernels = [(f"c{i}", UOp.sink(store(glob(0, dt), r, UOp.const(dt, value), r)))
+               for i, (dt, value) in enumerate(_CONSTANTS)]
+    return compile_program(kernels).kernels
+
+
+@pytest.mark.parametrize("i", range(len(_CONSTANTS)),
+                         ids=[f"{d.name}:{v!r}" for d, v in _CONSTANTS])
+def test_constants_render_exactly(i, const_program):
+    dt, value = _CONSTANTS[i]
+    out = np.zeros(2, dt.np)
+    const_program[i](out)
     expect = np.full(2, value, dtype=dt.np)
     assert out.tobytes() == expect.tobytes(), (out, expect)
 

@@ -296,20 +296,28 @@ class RenderedKernel:
     param_dtypes: tuple[DType, ...]
 
 
-def _free_ranges(root: UOp) -> dict[UOp, frozenset[UOp]]:
-    """For every node, the RANGEs it depends on; a REDUCE binds its own ranges."""
+_NO_RANGES: frozenset[UOp] = frozenset()
+
+
+def _free_ranges(order: list[UOp]) -> dict[UOp, frozenset[UOp]]:
+    """For every node (in topological `order`), the RANGEs it depends on; a REDUCE binds its
+    own ranges."""
     deps: dict[UOp, frozenset[UOp]] = {}
-    for n in toposort(root):
+    for n in order:
         if n.op is Ops.RANGE:
             deps[n] = frozenset({n})
         elif n.op is Ops.REDUCE:
             deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
         elif n.op is Ops.STORE:
             deps[n] = frozenset()
+        elif len(n.src) == 1:
+            deps[n] = deps[n.src[0]]
         else:
-            s: frozenset[UOp] = frozenset()
+            s = _NO_RANGES
             for x in n.src:
-                s = s | deps[x]
+                d = deps[x]
+                if d and d is not s:
+                    s = d if not s else s | d
             deps[n] = s
     return deps
 
@@ -334,7 +342,10 @@ class _KernelRenderer:
 
     def __init__(self, ast: UOp, parallel: bool, restrict: bool):
         self.ast, self.parallel, self.restrict = ast, parallel, restrict
-        self.deps = _free_ranges(ast)
+        self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
+        self.deps = _free_ranges(self.order)
+        self.reduces = [n for n in self.order if n.op is Ops.REDUCE]
+        self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
         self.stack: list[Scope] = [self.root]
@@ -353,11 +364,16 @@ class _KernelRenderer:
         return Stmt(name, ct, expr)
 
     def lookup(self, n: UOp) -> str | None:
+        name = self.fixed.get(n)
+        if name is not None:
+            return name
         if n.op is Ops.CONST:
-            return render_const(n.arg, n.dtype)
+            name = self.fixed[n] = render_const(n.arg, n.dtype)
+            return name
         if n.op is Ops.DEFINE_GLOBAL:
             self.params[n.arg] = n
-            return f"p{n.arg}"
+            name = self.fixed[n] = f"p{n.arg}"
+            return name
         for scope in reversed(self.stack):
             name = scope.names.get(n)
             if name is not None:
@@ -507,12 +523,22 @@ class _KernelRenderer:
         host.names[red] = name
 
     # -- stores
+    def _work(self, stores: list[UOp]) -> int:
+        """Loop iterations of a store group, its reduce loops included: what decides threading.
+
+        (Counts every REDUCE of the kernel: kernels with several store groups are rare, and
+        overcounting only threads a loop a little early.)"""
+        ranges = set(stores[0].src[2:])
+        for red in self.reduces:
+            ranges.update(red.src[1:])
+        return math.prod(_range_size(r) for r in ranges)
+
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
         if len(stores) == 1 and self._try_interchange(stores[0]):
             return
         scope = self.root
-        work = _work(stores)
+        work = self._work(stores)
         for i, r in enumerate(ranges):
             pragma = ""
             if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
@@ -552,6 +578,8 @@ class _KernelRenderer:
         if not ranges:
             return False
         j = ranges[-1]
+        if not self.reduces:
+            return False
         reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
         if len(reds) != 1 or j not in self.deps[reds[0]] or _range_size(j) > INTERCHANGE_MAX:
             return False
@@ -634,15 +662,6 @@ class _KernelRenderer:
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
         return RenderedKernel(cname, source, nparams, pdt)
-
-
-def _work(stores: list[UOp]) -> int:
-    """Loop iterations of a store group, reduce loops included: what decides threading."""
-    ranges = set(stores[0].src[2:])
-    for n in toposort(UOp.sink(*stores)):
-        if n.op is Ops.REDUCE:
-            ranges.update(n.src[1:])
-    return math.prod(_range_size(r) for r in ranges)
 
 
 def _combine(op: Ops, dt: DType, acc: str, v: str) -> str:

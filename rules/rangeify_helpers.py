@@ -162,12 +162,17 @@ class RangeifyContext:
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
     reads: dict[UOp, set[tuple]] = field(default_factory=dict)  # shared node -> its reads
+    inlined: set[UOp] = field(default_factory=set)  # reductions / shared nodes computed in place
 
     def must_buffer(self) -> frozenset[UOp]:
         """What the next run must buffer everywhere: all this run buffered, and the shared
         nodes read at more than one place."""
         disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
         return self.force | frozenset(self.buffers) | frozenset(disagree)
+
+    def settled(self, again: frozenset[UOp]) -> bool:
+        """A rerun would change nothing when no node it must buffer was computed in place."""
+        return not (again - self.force) & self.inlined
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -207,6 +212,7 @@ def index_child(ctx: RangeifyContext, c: UOp, idx: UOp) -> UOp:
     if c in ctx.force:
         return bufferize_here(ctx, c, idx)
     ctx.reads.setdefault(c, set()).add((idx.src[1:], idx.arg))
+    ctx.inlined.add(c)
     return index(c, *idx.src[1:], arg=idx.arg)
 
 
@@ -232,6 +238,8 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     defining = own is not None and own.src[0] is idx  # the read that fills red's own buffer
     if not defining and (red in ctx.force or not inline_reduce_ok(ctx, idx)):
         return bufferize_here(ctx, red, idx)
+    if not defining:
+        ctx.inlined.add(red)
     op, axes = red.arg
     rngs = list(idx.src[1:])
     new = []
@@ -331,22 +339,68 @@ def simplify(x: UOp) -> UOp:
     return graph_rewrite(x, _SYM, name="sym")
 
 
-def map_reshape(r: UOp, idx: UOp) -> UOp:
-    """Reshape is a change of strides: flatten the output indices, unflatten into the input's."""
-    flat = idx_const(0)
-    acc = 1
-    for size, i in reversed(list(zip(r.shape, idx.src[1:]))):
-        if size != 1:
-            flat = i * acc if flat.op is Ops.CONST and flat.arg == 0 else flat + i * acc
-        acc *= size
-    new: list[UOp] = []
-    for size in reversed(r.src[0].shape):
-        new.append(flat % size if size != 1 else idx_const(0))
+def _blocks(old: tuple[int, ...], new: tuple[int, ...]) -> list[tuple[list[int], list[int]]]:
+    """Pair runs of axes of `old` and `new` (size-1 axes left out) with equal products."""
+    a = [i for i, s in enumerate(old) if s != 1]
+    b = [i for i, s in enumerate(new) if s != 1]
+    out: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(a) or j < len(b):
+        ai, bj = [a[i]], [b[j]]
+        pa, pb = old[a[i]], new[b[j]]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb:
+                ai.append(a[i])
+                pa *= old[a[i]]
+                i += 1
+            else:
+                bj.append(b[j])
+                pb *= new[b[j]]
+                j += 1
+        out.append((ai, bj))
+    return out
+
+
+def _unflatten(flat: UOp, sizes: list[int]) -> list[UOp]:
+    """Row-major indices of `sizes` from a flat index (the outermost needs no %)."""
+    out: list[UOp] = []
+    for k, size in enumerate(reversed(sizes)):
+        outermost = k == len(sizes) - 1
+        out.append(flat if outermost else flat % size)
         flat = flat // size
-    new = new[::-1]
-    if new:
-        new = list(simplify(UOp.sink(*new)).src)
-    return index(r.src[0], *new, arg=idx.arg)
+    return out[::-1]
+
+
+def map_reshape(r: UOp, idx: UOp) -> UOp:
+    """Reshape is a change of strides: per run of axes whose sizes multiply to the same number,
+    flatten the output indices and unflatten them into the input's. A split or an unsqueeze
+    needs no division; only a true mix of axes gets % and //, then the symbolic rules."""
+    old, new = r.src[0].shape, r.shape
+    if 0 in old:
+        # an empty tensor has no element to read: every index into it is masked off
+        never = UOp.const(dtypes.bool, False).where(idx_const(0), UOp(Ops.INVALID, dtypes.index))
+        return index(r.src[0], *[never] * len(old), arg=idx.arg)
+    out: list[UOp] = [idx_const(0)] * len(old)
+    mixed: list[UOp] = []
+    for ai, bj in _blocks(old, new):
+        flat: UOp | None = None
+        acc = 1
+        for b in reversed(bj):
+            term = idx.src[1 + b] if acc == 1 else idx.src[1 + b] * acc
+            flat = term if flat is None else term + flat
+            acc *= new[b]
+        assert flat is not None
+        if len(ai) == 1:
+            out[ai[0]] = flat
+            continue
+        for a, e in zip(ai, _unflatten(flat, [old[a] for a in ai])):
+            out[a] = e
+            mixed.append(e)
+    if mixed:
+        done = dict(zip(mixed, simplify(UOp.sink(*mixed)).src))
+        out = [done.get(e, e) for e in out]
+    return index(r.src[0], *out, arg=idx.arg)
 
 
 # ====================================================================== 3.5 cleanups
@@ -459,8 +513,8 @@ def define_store(ctx: KernelContext, st: UOp) -> UOp:
     for r in rngs:
         renumber_range(ctx, r)
     dg = ctx.define_global(target.src[0])
-    plain, valid = split_valid(target.src[1])
-    assert valid is None, "a store index is never masked"
+    # a store index is masked only when it writes an empty tensor: its loops never run
+    plain, _ = split_valid(target.src[1])
     return UOp(Ops.STORE, dtypes.void, (UOp(Ops.INDEX, dg.dtype, (dg, plain)), value, *rngs))
 
 

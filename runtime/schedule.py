@@ -75,20 +75,19 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     graph_rewrite(tsink, matcher("rangeify", "do_realize"), ctx=realized, name="do_realize")
     # ... and each gets a REALIZE, numbered so its buffer can be found again at the end
     tsink = _pass(tsink, "rangeify", "add_realize", realized, bottom_up=True)
-    tsink = _pass(tsink, "rangeify", "remove_realize_marks", stage="tensor")
     # children: reductions read by several consumers are marked, to be reconciled in rangeify
-    tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True)
+    # (this pass also drops add_realize's marks)
+    tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True,
+                  stage="tensor")
     # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic
     tsink = rangeify_until_settled(tsink)
-    # symbolic: fold the index arithmetic rangeify wrote (so the cost rules see simple indices)
-    tsink = _pass(tsink, "rangeify", "pm_symbolic", stage="rangeified")
-    # cleanups: recompute cheap buffers in their readers, no buffers for constants
+    # cleanups: fold the index arithmetic rangeify wrote (symbolic), recompute cheap buffers in
+    # their readers, no buffers for constants
     tsink = _pass(tsink, "rangeify", "pm_cleanups", bottom_up=True, stage="rangeified")
     # the buffers that remain are the ones some root or reader still needs
     tsink = UOp.sink(*[x for x in toposort(tsink) if x.op is Ops.BUFFERIZE and x.tag is not None])
-    # bufferize -> store: each buffer gets its BUFFER and a STORE over its ranges
-    tsink = _pass(tsink, "rangeify", "pm_add_buffers", bottom_up=True, stage="stored")
-    # split: each STORE is a kernel (producers first: top-down), read later through its ASSIGN
+    # bufferize -> store -> kernel: each buffer gets its BUFFER and a STORE over its ranges, and
+    # each STORE is a kernel (producers first: top-down), read later through its ASSIGN
     tsink = _pass(tsink, "rangeify", "split_kernels", stage="kernels")
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
     tsink = order_assigns(tsink)
@@ -106,7 +105,8 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
     while True:
         ctx = RangeifyContext(force=force)
         out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified")
-        if (again := ctx.must_buffer()) == force:
+        again = ctx.must_buffer()
+        if ctx.settled(again):
             return out
         force = again
 
@@ -116,10 +116,9 @@ def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
     # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0
     ast = graph_rewrite(store, matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
                         name="to_kernel")
-    # ranges lose their renumbering tag: two equal kernels are now the same UOp
-    ast = graph_rewrite(ast, matcher("kernel", "finish_kernel"), name="finish_kernel")
-    # the index arithmetic once more, now that loads have split off their valid masks
-    ast = graph_rewrite(UOp.sink(ast), matcher("symbolic", "sym"), name="sym")
+    # the index arithmetic once more, now that loads have split off their valid masks; ranges
+    # lose their renumbering tag, so two equal kernels are the same UOp
+    ast = graph_rewrite(UOp.sink(ast), matcher("kernel", "finish_kernel"), name="finish_kernel")
     if _spec_on():
         from .spec import verify
 

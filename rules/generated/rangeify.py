@@ -1,8 +1,8 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: a1558b478b5b79d23ddb71acf9d35dfdcb9569d306457f86eb1e801325fe3ba2
+# source sha256: 9a2a053cc4e31ec12c8d120c1b91f1b134d1165f1cfa863078f1c83d5ab9f388
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
-"""Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, remove_realize_marks, pm_children, pm_mops, pm_rangeify, pm_symbolic, pm_cleanups, pm_add_buffers, split_kernels."""
+"""Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
 
 from math import prod  # noqa: F401
 
@@ -49,7 +49,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'a1558b478b5b79d23ddb71acf9d35dfdcb9569d306457f86eb1e801325fe3ba2'
+SOURCE_SHA256 = '9a2a053cc4e31ec12c8d120c1b91f1b134d1165f1cfa863078f1c83d5ab9f388'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -2458,2534 +2458,1935 @@ _add_realize_matcher = RuleMatcher(
 add_realize = _add_realize_matcher
 
 
-# ======================================================================== rule set remove_realize_marks
-
-def _remove_realize_marks_r0(n, ctx, x):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    if not (x.tag == 'realized'): return None
-    return _as_uop(n, x.replace(tag=None))
-
-def _remove_realize_marks_SINK(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_NOOP(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_GROUP(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_BUFFER(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DEVICE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_UNIQUE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CONST(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DEFINE_VAR(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_BIND(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_RESHAPE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_PERMUTE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_EXPAND(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_PAD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SHRINK(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_FLIP(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CONTIGUOUS(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DETACH(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_FUSE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_REALIZE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_COPY(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_BUFFER_VIEW(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_ASSIGN(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MSELECT(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MSTACK(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MULTI(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_REDUCE_AXIS(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CHILD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CHILDREN(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_BUFFERIZE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_RANGE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_END(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_INDEX(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_LOAD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_STORE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_REDUCE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DEFINE_GLOBAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DEFINE_LOCAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_DEFINE_REG(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_KERNEL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_IF(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_ENDIF(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_INVALID(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CAST(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_BITCAST(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_NEG(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_EXP(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_LOG(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_EXP2(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_LOG2(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SIN(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SQRT(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_RECIPROCAL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_TRUNC(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_ADD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SUB(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MUL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_FDIV(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_IDIV(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MOD(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MAX(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MIN(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_POW(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CMPLT(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CMPNE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_CMPEQ(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_AND(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_OR(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_XOR(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SHL(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SHR(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_WHERE(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_MULACC(n, ctx):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _remove_realize_marks_SINK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_NOOP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_GROUP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_BUFFER_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DEVICE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_UNIQUE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CONST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DEFINE_VAR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_BIND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_RESHAPE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_PERMUTE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_EXPAND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_PAD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SHRINK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_FLIP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CONTIGUOUS_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DETACH_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_FUSE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_REALIZE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_COPY_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_BUFFER_VIEW_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_ASSIGN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MSELECT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MSTACK_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MULTI_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_REDUCE_AXIS_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CHILD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CHILDREN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_BUFFERIZE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_RANGE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_END_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_INDEX_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_LOAD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_STORE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_REDUCE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_DEFINE_REG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_KERNEL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_IF_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_ENDIF_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_INVALID_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CAST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_BITCAST_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_NEG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_EXP_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_LOG_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_EXP2_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_LOG2_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SIN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SQRT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_RECIPROCAL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_TRUNC_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_ADD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SUB_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MUL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_FDIV_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_IDIV_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MOD_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MAX_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MIN_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_POW_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CMPLT_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CMPNE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_CMPEQ_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_AND_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_OR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_XOR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SHL_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_SHR_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_WHERE_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _remove_realize_marks_MULACC_t(n, ctx, _st):
-    # rule unmark at rules/rangeify.rules:49
-    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    _t = _st.start(0)
-    _r = _remove_realize_marks_r0(n, ctx, n)
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-
-_remove_realize_marks_rules = (
-    RuleInfo('unmark', 'rules/rangeify.rules', 49, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
-)
-_remove_realize_marks_matcher = RuleMatcher(
-    'remove_realize_marks', _remove_realize_marks_rules,
-    {
-        Ops.SINK: _remove_realize_marks_SINK,
-        Ops.NOOP: _remove_realize_marks_NOOP,
-        Ops.GROUP: _remove_realize_marks_GROUP,
-        Ops.BUFFER: _remove_realize_marks_BUFFER,
-        Ops.DEVICE: _remove_realize_marks_DEVICE,
-        Ops.UNIQUE: _remove_realize_marks_UNIQUE,
-        Ops.CONST: _remove_realize_marks_CONST,
-        Ops.DEFINE_VAR: _remove_realize_marks_DEFINE_VAR,
-        Ops.BIND: _remove_realize_marks_BIND,
-        Ops.RESHAPE: _remove_realize_marks_RESHAPE,
-        Ops.PERMUTE: _remove_realize_marks_PERMUTE,
-        Ops.EXPAND: _remove_realize_marks_EXPAND,
-        Ops.PAD: _remove_realize_marks_PAD,
-        Ops.SHRINK: _remove_realize_marks_SHRINK,
-        Ops.FLIP: _remove_realize_marks_FLIP,
-        Ops.CONTIGUOUS: _remove_realize_marks_CONTIGUOUS,
-        Ops.CONTIGUOUS_BACKWARD: _remove_realize_marks_CONTIGUOUS_BACKWARD,
-        Ops.DETACH: _remove_realize_marks_DETACH,
-        Ops.FUSE: _remove_realize_marks_FUSE,
-        Ops.REALIZE: _remove_realize_marks_REALIZE,
-        Ops.COPY: _remove_realize_marks_COPY,
-        Ops.BUFFER_VIEW: _remove_realize_marks_BUFFER_VIEW,
-        Ops.ASSIGN: _remove_realize_marks_ASSIGN,
-        Ops.MSELECT: _remove_realize_marks_MSELECT,
-        Ops.MSTACK: _remove_realize_marks_MSTACK,
-        Ops.MULTI: _remove_realize_marks_MULTI,
-        Ops.REDUCE_AXIS: _remove_realize_marks_REDUCE_AXIS,
-        Ops.CHILD: _remove_realize_marks_CHILD,
-        Ops.CHILDREN: _remove_realize_marks_CHILDREN,
-        Ops.BUFFERIZE: _remove_realize_marks_BUFFERIZE,
-        Ops.RANGE: _remove_realize_marks_RANGE,
-        Ops.END: _remove_realize_marks_END,
-        Ops.INDEX: _remove_realize_marks_INDEX,
-        Ops.LOAD: _remove_realize_marks_LOAD,
-        Ops.STORE: _remove_realize_marks_STORE,
-        Ops.REDUCE: _remove_realize_marks_REDUCE,
-        Ops.DEFINE_GLOBAL: _remove_realize_marks_DEFINE_GLOBAL,
-        Ops.DEFINE_LOCAL: _remove_realize_marks_DEFINE_LOCAL,
-        Ops.DEFINE_REG: _remove_realize_marks_DEFINE_REG,
-        Ops.KERNEL: _remove_realize_marks_KERNEL,
-        Ops.IF: _remove_realize_marks_IF,
-        Ops.ENDIF: _remove_realize_marks_ENDIF,
-        Ops.INVALID: _remove_realize_marks_INVALID,
-        Ops.CAST: _remove_realize_marks_CAST,
-        Ops.BITCAST: _remove_realize_marks_BITCAST,
-        Ops.NEG: _remove_realize_marks_NEG,
-        Ops.EXP: _remove_realize_marks_EXP,
-        Ops.LOG: _remove_realize_marks_LOG,
-        Ops.EXP2: _remove_realize_marks_EXP2,
-        Ops.LOG2: _remove_realize_marks_LOG2,
-        Ops.SIN: _remove_realize_marks_SIN,
-        Ops.SQRT: _remove_realize_marks_SQRT,
-        Ops.RECIPROCAL: _remove_realize_marks_RECIPROCAL,
-        Ops.TRUNC: _remove_realize_marks_TRUNC,
-        Ops.ADD: _remove_realize_marks_ADD,
-        Ops.SUB: _remove_realize_marks_SUB,
-        Ops.MUL: _remove_realize_marks_MUL,
-        Ops.FDIV: _remove_realize_marks_FDIV,
-        Ops.IDIV: _remove_realize_marks_IDIV,
-        Ops.MOD: _remove_realize_marks_MOD,
-        Ops.MAX: _remove_realize_marks_MAX,
-        Ops.MIN: _remove_realize_marks_MIN,
-        Ops.POW: _remove_realize_marks_POW,
-        Ops.CMPLT: _remove_realize_marks_CMPLT,
-        Ops.CMPNE: _remove_realize_marks_CMPNE,
-        Ops.CMPEQ: _remove_realize_marks_CMPEQ,
-        Ops.AND: _remove_realize_marks_AND,
-        Ops.OR: _remove_realize_marks_OR,
-        Ops.XOR: _remove_realize_marks_XOR,
-        Ops.SHL: _remove_realize_marks_SHL,
-        Ops.SHR: _remove_realize_marks_SHR,
-        Ops.WHERE: _remove_realize_marks_WHERE,
-        Ops.MULACC: _remove_realize_marks_MULACC,
-    },
-    {
-        Ops.SINK: _remove_realize_marks_SINK_t,
-        Ops.NOOP: _remove_realize_marks_NOOP_t,
-        Ops.GROUP: _remove_realize_marks_GROUP_t,
-        Ops.BUFFER: _remove_realize_marks_BUFFER_t,
-        Ops.DEVICE: _remove_realize_marks_DEVICE_t,
-        Ops.UNIQUE: _remove_realize_marks_UNIQUE_t,
-        Ops.CONST: _remove_realize_marks_CONST_t,
-        Ops.DEFINE_VAR: _remove_realize_marks_DEFINE_VAR_t,
-        Ops.BIND: _remove_realize_marks_BIND_t,
-        Ops.RESHAPE: _remove_realize_marks_RESHAPE_t,
-        Ops.PERMUTE: _remove_realize_marks_PERMUTE_t,
-        Ops.EXPAND: _remove_realize_marks_EXPAND_t,
-        Ops.PAD: _remove_realize_marks_PAD_t,
-        Ops.SHRINK: _remove_realize_marks_SHRINK_t,
-        Ops.FLIP: _remove_realize_marks_FLIP_t,
-        Ops.CONTIGUOUS: _remove_realize_marks_CONTIGUOUS_t,
-        Ops.CONTIGUOUS_BACKWARD: _remove_realize_marks_CONTIGUOUS_BACKWARD_t,
-        Ops.DETACH: _remove_realize_marks_DETACH_t,
-        Ops.FUSE: _remove_realize_marks_FUSE_t,
-        Ops.REALIZE: _remove_realize_marks_REALIZE_t,
-        Ops.COPY: _remove_realize_marks_COPY_t,
-        Ops.BUFFER_VIEW: _remove_realize_marks_BUFFER_VIEW_t,
-        Ops.ASSIGN: _remove_realize_marks_ASSIGN_t,
-        Ops.MSELECT: _remove_realize_marks_MSELECT_t,
-        Ops.MSTACK: _remove_realize_marks_MSTACK_t,
-        Ops.MULTI: _remove_realize_marks_MULTI_t,
-        Ops.REDUCE_AXIS: _remove_realize_marks_REDUCE_AXIS_t,
-        Ops.CHILD: _remove_realize_marks_CHILD_t,
-        Ops.CHILDREN: _remove_realize_marks_CHILDREN_t,
-        Ops.BUFFERIZE: _remove_realize_marks_BUFFERIZE_t,
-        Ops.RANGE: _remove_realize_marks_RANGE_t,
-        Ops.END: _remove_realize_marks_END_t,
-        Ops.INDEX: _remove_realize_marks_INDEX_t,
-        Ops.LOAD: _remove_realize_marks_LOAD_t,
-        Ops.STORE: _remove_realize_marks_STORE_t,
-        Ops.REDUCE: _remove_realize_marks_REDUCE_t,
-        Ops.DEFINE_GLOBAL: _remove_realize_marks_DEFINE_GLOBAL_t,
-        Ops.DEFINE_LOCAL: _remove_realize_marks_DEFINE_LOCAL_t,
-        Ops.DEFINE_REG: _remove_realize_marks_DEFINE_REG_t,
-        Ops.KERNEL: _remove_realize_marks_KERNEL_t,
-        Ops.IF: _remove_realize_marks_IF_t,
-        Ops.ENDIF: _remove_realize_marks_ENDIF_t,
-        Ops.INVALID: _remove_realize_marks_INVALID_t,
-        Ops.CAST: _remove_realize_marks_CAST_t,
-        Ops.BITCAST: _remove_realize_marks_BITCAST_t,
-        Ops.NEG: _remove_realize_marks_NEG_t,
-        Ops.EXP: _remove_realize_marks_EXP_t,
-        Ops.LOG: _remove_realize_marks_LOG_t,
-        Ops.EXP2: _remove_realize_marks_EXP2_t,
-        Ops.LOG2: _remove_realize_marks_LOG2_t,
-        Ops.SIN: _remove_realize_marks_SIN_t,
-        Ops.SQRT: _remove_realize_marks_SQRT_t,
-        Ops.RECIPROCAL: _remove_realize_marks_RECIPROCAL_t,
-        Ops.TRUNC: _remove_realize_marks_TRUNC_t,
-        Ops.ADD: _remove_realize_marks_ADD_t,
-        Ops.SUB: _remove_realize_marks_SUB_t,
-        Ops.MUL: _remove_realize_marks_MUL_t,
-        Ops.FDIV: _remove_realize_marks_FDIV_t,
-        Ops.IDIV: _remove_realize_marks_IDIV_t,
-        Ops.MOD: _remove_realize_marks_MOD_t,
-        Ops.MAX: _remove_realize_marks_MAX_t,
-        Ops.MIN: _remove_realize_marks_MIN_t,
-        Ops.POW: _remove_realize_marks_POW_t,
-        Ops.CMPLT: _remove_realize_marks_CMPLT_t,
-        Ops.CMPNE: _remove_realize_marks_CMPNE_t,
-        Ops.CMPEQ: _remove_realize_marks_CMPEQ_t,
-        Ops.AND: _remove_realize_marks_AND_t,
-        Ops.OR: _remove_realize_marks_OR_t,
-        Ops.XOR: _remove_realize_marks_XOR_t,
-        Ops.SHL: _remove_realize_marks_SHL_t,
-        Ops.SHR: _remove_realize_marks_SHR_t,
-        Ops.WHERE: _remove_realize_marks_WHERE_t,
-        Ops.MULACC: _remove_realize_marks_MULACC_t,
-    },
-)
-remove_realize_marks = _remove_realize_marks_matcher
-
-
 # ======================================================================== rule set pm_children
 
 def _pm_children_r1(n, ctx, x):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if not (x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x)): return None
     return _as_uop(n, mark_children(ctx, x))
 
+def _pm_children_r2(n, ctx, x):
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    if not (x.tag == 'realized'): return None
+    return _as_uop(n, x.replace(tag=None))
+
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:56
+    # rule find_children at rules/rangeify.rules:53
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _r = _as_uop(n, extract_children(ctx, s))
     if _r is not None and _r is not n: return _r
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NOOP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_GROUP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEVICE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_UNIQUE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_VAR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BIND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RESHAPE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PERMUTE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXPAND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHRINK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FLIP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DETACH(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FUSE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REALIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_COPY(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER_VIEW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ASSIGN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSELECT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSTACK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULTI(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE_AXIS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILDREN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFERIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RANGE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_END(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INDEX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_STORE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_GLOBAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_LOCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_REG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_KERNEL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ENDIF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INVALID(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BITCAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NEG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SQRT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RECIPROCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_TRUNC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ADD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SUB(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MUL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MOD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MAX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_POW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPLT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPNE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPEQ(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_AND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_OR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_XOR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_WHERE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULACC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
+    if _r is not None and _r is not n: return _r
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SINK_t(n, ctx, _st):
-    # rule find_children at rules/rangeify.rules:56
+    # rule find_children at rules/rangeify.rules:53
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _t = _st.start(0)
     _r = _as_uop(n, extract_children(ctx, s))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_NOOP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_GROUP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_BUFFER_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DEVICE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_UNIQUE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CONST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DEFINE_VAR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_BIND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_RESHAPE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_PERMUTE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_EXPAND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_PAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SHRINK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_FLIP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CONTIGUOUS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DETACH_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_FUSE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_REALIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_COPY_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_ASSIGN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MSELECT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MSTACK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MULTI_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CHILD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CHILDREN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_BUFFERIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_RANGE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_END_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_INDEX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_LOAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_STORE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_REDUCE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_DEFINE_REG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_KERNEL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_IF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_ENDIF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_INVALID_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_BITCAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_NEG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_EXP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_LOG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_EXP2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_LOG2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SQRT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_RECIPROCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_TRUNC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_ADD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SUB_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MUL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_FDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_IDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MOD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MAX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_POW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CMPLT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CMPNE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_CMPEQ_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_AND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_OR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_XOR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SHL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_SHR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_WHERE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 def _pm_children_MULACC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:54
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
+    # rule unmark at rules/rangeify.rules:57
+    #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
+    _t = _st.start(2)
+    _r = _pm_children_r2(n, ctx, n)
+    _st.stop(2, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 2
     return None
 
 
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 56, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 57, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 53, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 54, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 57, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_matcher = RuleMatcher(
     'pm_children', _pm_children_rules,
@@ -5585,14 +4986,101 @@ _pm_rangeify_matcher = RuleMatcher(
 pm_rangeify = _pm_rangeify_matcher
 
 
-# ======================================================================== rule set pm_symbolic
+# ======================================================================== rule set pm_cleanups
 
-def _pm_symbolic_r13(n, ctx, a, b, e):
+def _pm_cleanups_r13(n, ctx, a, b, e):
     # rule fold_binary at rules/symbolic.rules:35
     #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
     return _as_uop(n, fold_alu(e.op, a.dtype, a.arg, b.arg))
 
-def _pm_symbolic_CAST(n, ctx):
+def _pm_cleanups_COPY(n, ctx):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.CONST:
+            # rule copy_const_idx at rules/rangeify.rules:103
+            #   copy_const_idx: COPY(c:CONST, ...) -> c
+            c = n0
+            return c
+    return None
+
+def _pm_cleanups_BUFFERIZE(n, ctx):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.INDEX and len(n0.src) >= 1:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.BUFFERIZE:
+                # rule noop_buffer at rules/rangeify.rules:97
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
+                b = n0_0
+                b2 = n
+                idx = n0
+                if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
+                    _r = _as_uop(n, merge_tags(b, b2))
+                    if _r is not None and _r is not n: return _r
+    return None
+
+def _pm_cleanups_INDEX(n, ctx):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.SHRINK:
+            # rule index_shrink at rules/rangeify.rules:63
+            #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_shrink(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.PERMUTE:
+            # rule index_permute at rules/rangeify.rules:64
+            #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_permute(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.FLIP:
+            # rule index_flip at rules/rangeify.rules:65
+            #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_flip(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.EXPAND:
+            # rule index_expand at rules/rangeify.rules:66
+            #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_expand(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.PAD:
+            # rule index_pad at rules/rangeify.rules:67
+            #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_pad(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.RESHAPE:
+            # rule index_reshape at rules/rangeify.rules:68
+            #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+            idx = n
+            r = n0
+            _r = _as_uop(n, map_reshape(r, idx))
+            if _r is not None and _r is not n: return _r
+        if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.CONST:
+                # rule const_buffer at rules/rangeify.rules:99
+                #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
+                c = n0_0
+                return c
+            # rule remove_buffer at rules/rangeify.rules:101
+            #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
+            buf = n0
+            idx = n
+            src = n0_0
+            _r = _as_uop(n, remove_bufferize(src, buf, idx))
+            if _r is not None and _r is not n: return _r
+    return None
+
+def _pm_cleanups_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
@@ -5604,7 +5092,7 @@ def _pm_symbolic_CAST(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_NEG(n, ctx):
+def _pm_cleanups_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.NEG and len(n0.src) == 1:
@@ -5622,7 +5110,7 @@ def _pm_symbolic_NEG(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_ADD(n, ctx):
+def _pm_cleanups_ADD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -5640,7 +5128,7 @@ def _pm_symbolic_ADD(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+                _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT4:
             if n0.op is Ops.ADD and len(n0.src) == 2:
@@ -5736,7 +5224,7 @@ def _pm_symbolic_ADD(n, ctx):
                             return x
     return None
 
-def _pm_symbolic_SUB(n, ctx):
+def _pm_cleanups_SUB(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -5755,7 +5243,7 @@ def _pm_symbolic_SUB(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
@@ -5766,7 +5254,7 @@ def _pm_symbolic_SUB(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_MUL(n, ctx):
+def _pm_cleanups_MUL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -5796,7 +5284,7 @@ def _pm_symbolic_MUL(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+                _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT4:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -5840,18 +5328,18 @@ def _pm_symbolic_MUL(n, ctx):
                     if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_FDIV(n, ctx):
+def _pm_cleanups_FDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_IDIV(n, ctx):
+def _pm_cleanups_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -5863,7 +5351,7 @@ def _pm_symbolic_IDIV(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -5934,7 +5422,7 @@ def _pm_symbolic_IDIV(n, ctx):
                 if _r is not n: return _r
     return None
 
-def _pm_symbolic_MOD(n, ctx):
+def _pm_cleanups_MOD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -5947,7 +5435,7 @@ def _pm_symbolic_MOD(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
@@ -6029,7 +5517,7 @@ def _pm_symbolic_MOD(n, ctx):
                 return x
     return None
 
-def _pm_symbolic_MAX(n, ctx):
+def _pm_cleanups_MAX(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6041,11 +5529,11 @@ def _pm_symbolic_MAX(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_MIN(n, ctx):
+def _pm_cleanups_MIN(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6057,29 +5545,29 @@ def _pm_symbolic_MIN(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_POW(n, ctx):
+def _pm_cleanups_POW(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_CMPLT(n, ctx):
+def _pm_cleanups_CMPLT(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -6092,14 +5580,14 @@ def _pm_symbolic_CMPLT(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_CMPNE(n, ctx):
+def _pm_cleanups_CMPNE(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -6112,14 +5600,14 @@ def _pm_symbolic_CMPNE(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_CMPEQ(n, ctx):
+def _pm_cleanups_CMPEQ(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -6132,62 +5620,62 @@ def _pm_symbolic_CMPEQ(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_AND(n, ctx):
+def _pm_cleanups_AND(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_OR(n, ctx):
+def _pm_cleanups_OR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_XOR(n, ctx):
+def _pm_cleanups_XOR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_SHL(n, ctx):
+def _pm_cleanups_SHL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_SHR(n, ctx):
+def _pm_cleanups_SHR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _pm_symbolic_WHERE(n, ctx):
+def _pm_cleanups_WHERE(n, ctx):
     if len(n.src) == 3:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6212,7 +5700,115 @@ def _pm_symbolic_WHERE(n, ctx):
             return a
     return None
 
-def _pm_symbolic_CAST_t(n, ctx, _st):
+def _pm_cleanups_COPY_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.CONST:
+            # rule copy_const_idx at rules/rangeify.rules:103
+            #   copy_const_idx: COPY(c:CONST, ...) -> c
+            c = n0
+            _t = _st.start(37)
+            _r = c
+            _st.stop(37, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 37
+    return None
+
+def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.INDEX and len(n0.src) >= 1:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.BUFFERIZE:
+                # rule noop_buffer at rules/rangeify.rules:97
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
+                b = n0_0
+                b2 = n
+                idx = n0
+                _t = _st.start(34)
+                _r = _as_uop(n, merge_tags(b, b2)) if idx.src[1:] == b2.src[1:] and b.shape == b2.shape else None
+                _st.stop(34, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 34
+    return None
+
+def _pm_cleanups_INDEX_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.SHRINK:
+            # rule index_shrink at rules/rangeify.rules:63
+            #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(28)
+            _r = _as_uop(n, map_shrink(r, idx))
+            _st.stop(28, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 28
+        if n0.op is Ops.PERMUTE:
+            # rule index_permute at rules/rangeify.rules:64
+            #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(29)
+            _r = _as_uop(n, map_permute(r, idx))
+            _st.stop(29, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 29
+        if n0.op is Ops.FLIP:
+            # rule index_flip at rules/rangeify.rules:65
+            #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(30)
+            _r = _as_uop(n, map_flip(r, idx))
+            _st.stop(30, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 30
+        if n0.op is Ops.EXPAND:
+            # rule index_expand at rules/rangeify.rules:66
+            #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(31)
+            _r = _as_uop(n, map_expand(r, idx))
+            _st.stop(31, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 31
+        if n0.op is Ops.PAD:
+            # rule index_pad at rules/rangeify.rules:67
+            #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(32)
+            _r = _as_uop(n, map_pad(r, idx))
+            _st.stop(32, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 32
+        if n0.op is Ops.RESHAPE:
+            # rule index_reshape at rules/rangeify.rules:68
+            #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+            idx = n
+            r = n0
+            _t = _st.start(33)
+            _r = _as_uop(n, map_reshape(r, idx))
+            _st.stop(33, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 33
+        if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.CONST:
+                # rule const_buffer at rules/rangeify.rules:99
+                #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
+                c = n0_0
+                _t = _st.start(35)
+                _r = c
+                _st.stop(35, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 35
+            # rule remove_buffer at rules/rangeify.rules:101
+            #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
+            buf = n0
+            idx = n
+            src = n0_0
+            _t = _st.start(36)
+            _r = _as_uop(n, remove_bufferize(src, buf, idx))
+            _st.stop(36, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 36
+    return None
+
+def _pm_cleanups_CAST_t(n, ctx, _st):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
@@ -6226,7 +5822,7 @@ def _pm_symbolic_CAST_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 15
     return None
 
-def _pm_symbolic_NEG_t(n, ctx, _st):
+def _pm_cleanups_NEG_t(n, ctx, _st):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.NEG and len(n0.src) == 1:
@@ -6249,7 +5845,7 @@ def _pm_symbolic_NEG_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 14
     return None
 
-def _pm_symbolic_ADD_t(n, ctx, _st):
+def _pm_cleanups_ADD_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6274,7 +5870,7 @@ def _pm_symbolic_ADD_t(n, ctx, _st):
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
                 _t = _st.start(13)
-                _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+                _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
                 _st.stop(13, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 13
         if n.dtype in _DT4:
@@ -6387,7 +5983,7 @@ def _pm_symbolic_ADD_t(n, ctx, _st):
                         if _r is not None and _r is not n: return _r, 21
     return None
 
-def _pm_symbolic_SUB_t(n, ctx, _st):
+def _pm_cleanups_SUB_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6412,7 +6008,7 @@ def _pm_symbolic_SUB_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
@@ -6426,7 +6022,7 @@ def _pm_symbolic_SUB_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 18
     return None
 
-def _pm_symbolic_MUL_t(n, ctx, _st):
+def _pm_cleanups_MUL_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6467,7 +6063,7 @@ def _pm_symbolic_MUL_t(n, ctx, _st):
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
                 _t = _st.start(13)
-                _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+                _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
                 _st.stop(13, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 13
         if n.dtype in _DT4:
@@ -6520,7 +6116,7 @@ def _pm_symbolic_MUL_t(n, ctx, _st):
                     if _r is not None and _r is not n: return _r, 17
     return None
 
-def _pm_symbolic_FDIV_t(n, ctx, _st):
+def _pm_cleanups_FDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6528,12 +6124,12 @@ def _pm_symbolic_FDIV_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_IDIV_t(n, ctx, _st):
+def _pm_cleanups_IDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6549,7 +6145,7 @@ def _pm_symbolic_IDIV_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n.dtype is dtypes.index:
@@ -6634,7 +6230,7 @@ def _pm_symbolic_IDIV_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 26
     return None
 
-def _pm_symbolic_MOD_t(n, ctx, _st):
+def _pm_cleanups_MOD_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6650,7 +6246,7 @@ def _pm_symbolic_MOD_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
@@ -6747,7 +6343,7 @@ def _pm_symbolic_MOD_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 25
     return None
 
-def _pm_symbolic_MAX_t(n, ctx, _st):
+def _pm_cleanups_MAX_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6763,12 +6359,12 @@ def _pm_symbolic_MAX_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_MIN_t(n, ctx, _st):
+def _pm_cleanups_MIN_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6784,12 +6380,12 @@ def _pm_symbolic_MIN_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_POW_t(n, ctx, _st):
+def _pm_cleanups_POW_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6797,12 +6393,12 @@ def _pm_symbolic_POW_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_CMPLT_t(n, ctx, _st):
+def _pm_cleanups_CMPLT_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6810,7 +6406,7 @@ def _pm_symbolic_CMPLT_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.dtype is dtypes.index:
@@ -6825,7 +6421,7 @@ def _pm_symbolic_CMPLT_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 27
     return None
 
-def _pm_symbolic_CMPNE_t(n, ctx, _st):
+def _pm_cleanups_CMPNE_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6833,7 +6429,7 @@ def _pm_symbolic_CMPNE_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.dtype is dtypes.index:
@@ -6848,7 +6444,7 @@ def _pm_symbolic_CMPNE_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 27
     return None
 
-def _pm_symbolic_CMPEQ_t(n, ctx, _st):
+def _pm_cleanups_CMPEQ_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6856,7 +6452,7 @@ def _pm_symbolic_CMPEQ_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.dtype is dtypes.index:
@@ -6871,7 +6467,7 @@ def _pm_symbolic_CMPEQ_t(n, ctx, _st):
             if _r is not None and _r is not n: return _r, 27
     return None
 
-def _pm_symbolic_AND_t(n, ctx, _st):
+def _pm_cleanups_AND_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6879,12 +6475,12 @@ def _pm_symbolic_AND_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_OR_t(n, ctx, _st):
+def _pm_cleanups_OR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6892,12 +6488,12 @@ def _pm_symbolic_OR_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_XOR_t(n, ctx, _st):
+def _pm_cleanups_XOR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6905,12 +6501,12 @@ def _pm_symbolic_XOR_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_SHL_t(n, ctx, _st):
+def _pm_cleanups_SHL_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6918,12 +6514,12 @@ def _pm_symbolic_SHL_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_SHR_t(n, ctx, _st):
+def _pm_cleanups_SHR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6931,12 +6527,12 @@ def _pm_symbolic_SHR_t(n, ctx, _st):
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             _t = _st.start(13)
-            _r = _pm_symbolic_r13(n, ctx, n0, n1, n)
+            _r = _pm_cleanups_r13(n, ctx, n0, n1, n)
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
     return None
 
-def _pm_symbolic_WHERE_t(n, ctx, _st):
+def _pm_cleanups_WHERE_t(n, ctx, _st):
     if len(n.src) == 3:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -6971,7 +6567,7 @@ def _pm_symbolic_WHERE_t(n, ctx, _st):
     return None
 
 
-_pm_symbolic_rules = (
+_pm_cleanups_rules = (
     RuleInfo('add_zero', 'rules/symbolic.rules', 12, 'add_zero: ADD[x:ints, 0] -> x'),
     RuleInfo('sub_zero', 'rules/symbolic.rules', 13, 'sub_zero: SUB(x:ints, 0) -> x'),
     RuleInfo('sub_self', 'rules/symbolic.rules', 14, 'sub_self: SUB(x:ints, x) -> 0'),
@@ -7000,266 +6596,16 @@ _pm_symbolic_rules = (
     RuleInfo('mod_in_range', 'rules/symbolic.rules', 64, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
     RuleInfo('idiv_in_range', 'rules/symbolic.rules', 65, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
     RuleInfo('cmp_bounds', 'rules/symbolic.rules', 67, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
-)
-_pm_symbolic_matcher = RuleMatcher(
-    'pm_symbolic', _pm_symbolic_rules,
-    {
-        Ops.CAST: _pm_symbolic_CAST,
-        Ops.NEG: _pm_symbolic_NEG,
-        Ops.ADD: _pm_symbolic_ADD,
-        Ops.SUB: _pm_symbolic_SUB,
-        Ops.MUL: _pm_symbolic_MUL,
-        Ops.FDIV: _pm_symbolic_FDIV,
-        Ops.IDIV: _pm_symbolic_IDIV,
-        Ops.MOD: _pm_symbolic_MOD,
-        Ops.MAX: _pm_symbolic_MAX,
-        Ops.MIN: _pm_symbolic_MIN,
-        Ops.POW: _pm_symbolic_POW,
-        Ops.CMPLT: _pm_symbolic_CMPLT,
-        Ops.CMPNE: _pm_symbolic_CMPNE,
-        Ops.CMPEQ: _pm_symbolic_CMPEQ,
-        Ops.AND: _pm_symbolic_AND,
-        Ops.OR: _pm_symbolic_OR,
-        Ops.XOR: _pm_symbolic_XOR,
-        Ops.SHL: _pm_symbolic_SHL,
-        Ops.SHR: _pm_symbolic_SHR,
-        Ops.WHERE: _pm_symbolic_WHERE,
-    },
-    {
-        Ops.CAST: _pm_symbolic_CAST_t,
-        Ops.NEG: _pm_symbolic_NEG_t,
-        Ops.ADD: _pm_symbolic_ADD_t,
-        Ops.SUB: _pm_symbolic_SUB_t,
-        Ops.MUL: _pm_symbolic_MUL_t,
-        Ops.FDIV: _pm_symbolic_FDIV_t,
-        Ops.IDIV: _pm_symbolic_IDIV_t,
-        Ops.MOD: _pm_symbolic_MOD_t,
-        Ops.MAX: _pm_symbolic_MAX_t,
-        Ops.MIN: _pm_symbolic_MIN_t,
-        Ops.POW: _pm_symbolic_POW_t,
-        Ops.CMPLT: _pm_symbolic_CMPLT_t,
-        Ops.CMPNE: _pm_symbolic_CMPNE_t,
-        Ops.CMPEQ: _pm_symbolic_CMPEQ_t,
-        Ops.AND: _pm_symbolic_AND_t,
-        Ops.OR: _pm_symbolic_OR_t,
-        Ops.XOR: _pm_symbolic_XOR_t,
-        Ops.SHL: _pm_symbolic_SHL_t,
-        Ops.SHR: _pm_symbolic_SHR_t,
-        Ops.WHERE: _pm_symbolic_WHERE_t,
-    },
-)
-pm_symbolic = _pm_symbolic_matcher
-
-
-# ======================================================================== rule set pm_cleanups
-
-def _pm_cleanups_COPY(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:104
-            #   copy_const_idx: COPY(c:CONST, ...) -> c
-            c = n0
-            return c
-    return None
-
-def _pm_cleanups_BUFFERIZE(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) >= 1:
-            n0_0 = n0.src[0]
-            if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:98
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
-                b = n0_0
-                b2 = n
-                idx = n0
-                if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
-                    _r = _as_uop(n, merge_tags(b, b2))
-                    if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_cleanups_INDEX(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
-            #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_shrink(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
-            #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_permute(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
-            #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_flip(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
-            #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_expand(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
-            #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_pad(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
-            #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
-            idx = n
-            r = n0
-            _r = _as_uop(n, map_reshape(r, idx))
-            if _r is not None and _r is not n: return _r
-        if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
-            n0_0 = n0.src[0]
-            if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:100
-                #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
-                c = n0_0
-                return c
-            # rule remove_buffer at rules/rangeify.rules:102
-            #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
-            buf = n0
-            idx = n
-            src = n0_0
-            _r = _as_uop(n, remove_bufferize(src, buf, idx))
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_cleanups_COPY_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:104
-            #   copy_const_idx: COPY(c:CONST, ...) -> c
-            c = n0
-            _t = _st.start(9)
-            _r = c
-            _st.stop(9, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 9
-    return None
-
-def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) >= 1:
-            n0_0 = n0.src[0]
-            if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:98
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
-                b = n0_0
-                b2 = n
-                idx = n0
-                _t = _st.start(6)
-                _r = _as_uop(n, merge_tags(b, b2)) if idx.src[1:] == b2.src[1:] and b.shape == b2.shape else None
-                _st.stop(6, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 6
-    return None
-
-def _pm_cleanups_INDEX_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
-            #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(0)
-            _r = _as_uop(n, map_shrink(r, idx))
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-        if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
-            #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(1)
-            _r = _as_uop(n, map_permute(r, idx))
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-        if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
-            #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(2)
-            _r = _as_uop(n, map_flip(r, idx))
-            _st.stop(2, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 2
-        if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
-            #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(3)
-            _r = _as_uop(n, map_expand(r, idx))
-            _st.stop(3, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 3
-        if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
-            #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(4)
-            _r = _as_uop(n, map_pad(r, idx))
-            _st.stop(4, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 4
-        if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
-            #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
-            idx = n
-            r = n0
-            _t = _st.start(5)
-            _r = _as_uop(n, map_reshape(r, idx))
-            _st.stop(5, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 5
-        if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
-            n0_0 = n0.src[0]
-            if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:100
-                #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
-                c = n0_0
-                _t = _st.start(7)
-                _r = c
-                _st.stop(7, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 7
-            # rule remove_buffer at rules/rangeify.rules:102
-            #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
-            buf = n0
-            idx = n
-            src = n0_0
-            _t = _st.start(8)
-            _r = _as_uop(n, remove_bufferize(src, buf, idx))
-            _st.stop(8, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 8
-    return None
-
-
-_pm_cleanups_rules = (
     RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
     RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
     RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
     RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
     RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
     RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 98, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 100, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 102, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 104, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 97, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 99, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 101, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 103, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_matcher = RuleMatcher(
     'pm_cleanups', _pm_cleanups_rules,
@@ -7267,83 +6613,87 @@ _pm_cleanups_matcher = RuleMatcher(
         Ops.COPY: _pm_cleanups_COPY,
         Ops.BUFFERIZE: _pm_cleanups_BUFFERIZE,
         Ops.INDEX: _pm_cleanups_INDEX,
+        Ops.CAST: _pm_cleanups_CAST,
+        Ops.NEG: _pm_cleanups_NEG,
+        Ops.ADD: _pm_cleanups_ADD,
+        Ops.SUB: _pm_cleanups_SUB,
+        Ops.MUL: _pm_cleanups_MUL,
+        Ops.FDIV: _pm_cleanups_FDIV,
+        Ops.IDIV: _pm_cleanups_IDIV,
+        Ops.MOD: _pm_cleanups_MOD,
+        Ops.MAX: _pm_cleanups_MAX,
+        Ops.MIN: _pm_cleanups_MIN,
+        Ops.POW: _pm_cleanups_POW,
+        Ops.CMPLT: _pm_cleanups_CMPLT,
+        Ops.CMPNE: _pm_cleanups_CMPNE,
+        Ops.CMPEQ: _pm_cleanups_CMPEQ,
+        Ops.AND: _pm_cleanups_AND,
+        Ops.OR: _pm_cleanups_OR,
+        Ops.XOR: _pm_cleanups_XOR,
+        Ops.SHL: _pm_cleanups_SHL,
+        Ops.SHR: _pm_cleanups_SHR,
+        Ops.WHERE: _pm_cleanups_WHERE,
     },
     {
         Ops.COPY: _pm_cleanups_COPY_t,
         Ops.BUFFERIZE: _pm_cleanups_BUFFERIZE_t,
         Ops.INDEX: _pm_cleanups_INDEX_t,
+        Ops.CAST: _pm_cleanups_CAST_t,
+        Ops.NEG: _pm_cleanups_NEG_t,
+        Ops.ADD: _pm_cleanups_ADD_t,
+        Ops.SUB: _pm_cleanups_SUB_t,
+        Ops.MUL: _pm_cleanups_MUL_t,
+        Ops.FDIV: _pm_cleanups_FDIV_t,
+        Ops.IDIV: _pm_cleanups_IDIV_t,
+        Ops.MOD: _pm_cleanups_MOD_t,
+        Ops.MAX: _pm_cleanups_MAX_t,
+        Ops.MIN: _pm_cleanups_MIN_t,
+        Ops.POW: _pm_cleanups_POW_t,
+        Ops.CMPLT: _pm_cleanups_CMPLT_t,
+        Ops.CMPNE: _pm_cleanups_CMPNE_t,
+        Ops.CMPEQ: _pm_cleanups_CMPEQ_t,
+        Ops.AND: _pm_cleanups_AND_t,
+        Ops.OR: _pm_cleanups_OR_t,
+        Ops.XOR: _pm_cleanups_XOR_t,
+        Ops.SHL: _pm_cleanups_SHL_t,
+        Ops.SHR: _pm_cleanups_SHR_t,
+        Ops.WHERE: _pm_cleanups_WHERE_t,
     },
 )
 pm_cleanups = _pm_cleanups_matcher
 
 
-# ======================================================================== rule set pm_add_buffers
-
-def _pm_add_buffers_BUFFERIZE(n, ctx):
-    # rule bufferize_store at rules/rangeify.rules:109
-    #   bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)
-    b = n
-    _r = _as_uop(n, bufferize_to_store(b))
-    if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_add_buffers_BUFFERIZE_t(n, ctx, _st):
-    # rule bufferize_store at rules/rangeify.rules:109
-    #   bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)
-    b = n
-    _t = _st.start(0)
-    _r = _as_uop(n, bufferize_to_store(b))
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
-    return None
-
-
-_pm_add_buffers_rules = (
-    RuleInfo('bufferize_store', 'rules/rangeify.rules', 109, 'bufferize_store: BUFFERIZE as b -> bufferize_to_store(b)'),
-)
-_pm_add_buffers_matcher = RuleMatcher(
-    'pm_add_buffers', _pm_add_buffers_rules,
-    {
-        Ops.BUFFERIZE: _pm_add_buffers_BUFFERIZE,
-    },
-    {
-        Ops.BUFFERIZE: _pm_add_buffers_BUFFERIZE_t,
-    },
-)
-pm_add_buffers = _pm_add_buffers_matcher
-
-
 # ======================================================================== rule set split_kernels
 
-def _split_kernels_STORE(n, ctx):
-    # rule split_store at rules/rangeify.rules:115
-    #   split_store: STORE as st -> split_store(st)
-    st = n
-    _r = _as_uop(n, split_store(st))
+def _split_kernels_BUFFERIZE(n, ctx):
+    # rule split_store at rules/rangeify.rules:111
+    #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
+    b = n
+    _r = _as_uop(n, split_store(bufferize_to_store(b)))
     if _r is not None and _r is not n: return _r
     return None
 
-def _split_kernels_STORE_t(n, ctx, _st):
-    # rule split_store at rules/rangeify.rules:115
-    #   split_store: STORE as st -> split_store(st)
-    st = n
+def _split_kernels_BUFFERIZE_t(n, ctx, _st):
+    # rule split_store at rules/rangeify.rules:111
+    #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
+    b = n
     _t = _st.start(0)
-    _r = _as_uop(n, split_store(st))
+    _r = _as_uop(n, split_store(bufferize_to_store(b)))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
     return None
 
 
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 115, 'split_store: STORE as st -> split_store(st)'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 111, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_matcher = RuleMatcher(
     'split_kernels', _split_kernels_rules,
     {
-        Ops.STORE: _split_kernels_STORE,
+        Ops.BUFFERIZE: _split_kernels_BUFFERIZE,
     },
     {
-        Ops.STORE: _split_kernels_STORE_t,
+        Ops.BUFFERIZE: _split_kernels_BUFFERIZE_t,
     },
 )
 split_kernels = _split_kernels_matcher
@@ -7352,12 +6702,9 @@ MATCHERS = {
     'earliest_rewrites': _earliest_rewrites_matcher,
     'do_realize': _do_realize_matcher,
     'add_realize': _add_realize_matcher,
-    'remove_realize_marks': _remove_realize_marks_matcher,
     'pm_children': _pm_children_matcher,
     'pm_mops': _pm_mops_matcher,
     'pm_rangeify': _pm_rangeify_matcher,
-    'pm_symbolic': _pm_symbolic_matcher,
     'pm_cleanups': _pm_cleanups_matcher,
-    'pm_add_buffers': _pm_add_buffers_matcher,
     'split_kernels': _split_kernels_matcher,
 }

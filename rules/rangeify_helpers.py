@@ -189,6 +189,21 @@ class RangeifyContext:
         return rngs
 
 
+def predict_buffers(sink: UOp) -> frozenset[UOp]:
+    """The reductions rangeify will buffer, guessed from the tensor graph: those read through
+    an EXPAND (broadcast) or from inside another reduction before any REALIZE. Rangeify's first
+    run starts from this guess, so it seldom needs a second (runtime/schedule.py)."""
+    under: dict[UOp, bool] = {}
+    nodes = toposort(sink)
+    for n in reversed(nodes):  # every consumer before its sources
+        here = under.get(n, False)
+        passes = n.op is not Ops.REALIZE and (here or n.op in (Ops.EXPAND, Ops.REDUCE_AXIS))
+        if passes:
+            for s in n.src:
+                under[s] = True
+    return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
+
+
 def map_realize(ctx: RangeifyContext, r: UOp) -> UOp:
     """REALIZE(x) -> BUFFERIZE(INDEX(x, fresh ranges), fresh ranges): a loop nest over x's shape."""
     x = r.src[0]

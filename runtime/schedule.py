@@ -23,6 +23,7 @@ from rulegrad.rules.rangeify_helpers import (
     KernelContext,
     RangeifyContext,
     RealizeContext,
+    predict_buffers,
     substitute,
 )
 
@@ -101,7 +102,7 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
     walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up pass here cannot
     defer). So a run records what it had to buffer and what was read at several places, and
     the next run buffers those everywhere. The set only grows: usually one or two runs."""
-    force: frozenset[UOp] = frozenset()
+    force = predict_buffers(tsink)
     while True:
         ctx = RangeifyContext(force=force)
         out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified")

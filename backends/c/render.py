@@ -334,6 +334,8 @@ def _range_size(r: UOp) -> int:
 PARALLEL_MIN_WORK = 1 << 20
 # an interchanged reduce keeps this many accumulators (one output row) on the stack
 INTERCHANGE_MAX = 4096
+# the output block a tiled matmul-like kernel keeps in registers (rows x contiguous columns)
+TILE_I, TILE_J = 4, 16
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 
 
@@ -390,13 +392,23 @@ class _KernelRenderer:
         raise RenderError(f"{n.op.name} reads {missing}, which no enclosing STORE or REDUCE "
                           "loops over")
 
-    def open_loop(self, parent: Scope, r: UOp, pragma: str = "") -> Scope:
+    def open_loop(self, parent: Scope, r: UOp, pragma: str = "", start: str = "0",
+                  count: int | None = None) -> Scope:
+        """A loop binding RANGE r; by default over all of it, else `count` values from
+        `start` (one tile of a tiled loop)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         head = f"{pragma}\n" if pragma else ""
-        head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var}++)"
+        if count is None:
+            head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var}++)"
+        else:
+            # count from 0 so the trip count is a constant gcc can unroll (with -fwrapv,
+            # `start + count` might wrap, and a loop from start to it has no known count)
+            head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
+        if count is not None:
+            scope.items.append(f"const int64_t {var} = {start} + {var}_u;")
         parent.add(scope)
         parent.open_child = scope
         return scope
@@ -587,6 +599,10 @@ class _KernelRenderer:
         ks = red.src[1:]
         if not _prefers_interchange(red, j, ks[-1]):
             return False
+        if (len(ranges) >= 2 and _range_size(ranges[-2]) % TILE_I == 0
+                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[red]):
+            self._tiled(st, red)
+            return True
         # output loops but the last, parallel at the outermost
         scope = self.root
         work = math.prod(_range_size(r) for r in ranges + ks)
@@ -633,6 +649,81 @@ class _KernelRenderer:
         self._emit_store(st)
         self._close_loops()
         return True
+
+    def _tiled(self, st: UOp, red: UOp) -> None:
+        """The interchanged reduce with a TILE_I x TILE_J block of outputs in registers.
+
+        For each tile the k loop runs once, and each step updates all TILE_I * TILE_J
+        accumulators from TILE_I values of A and TILE_J of B: with the tile loops fully
+        unrolled, gcc keeps the accumulators in registers (the row version loads and stores
+        its accumulator on every step). Each output's sum over k keeps its order."""
+        ranges = st.src[2:]
+        i, j = ranges[-2], ranges[-1]
+        ks = red.src[1:]
+        work = math.prod(_range_size(r) for r in ranges + ks)
+        threaded = False
+
+        def pragma_for(size: int) -> str:
+            nonlocal threaded
+            if threaded or not self.parallel or work < PARALLEL_MIN_WORK or size < 2:
+                return ""
+            threaded = True
+            return "#pragma omp parallel for"
+
+        scope = self.root
+        for r in ranges[:-2]:
+            scope = self.open_loop(scope, r, pragma_for(_range_size(r)))
+            self.stack.append(scope)
+        # the tile loops bind no RANGE: i and j are bound by the loops inside each tile
+        iv, jv = self.fresh("ti"), self.fresh("tj")
+        for var, r, t in ((iv, i, TILE_I), (jv, j, TILE_J)):
+            head = pragma_for(_range_size(r) // t)
+            head = (head + "\n" if head else "")
+            head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var} += {t})"
+            tile = Scope(head, scope.bound)
+            scope.add(tile)
+            scope.open_child = tile
+            self.stack.append(tile)
+            scope = tile
+        outer = scope
+        adt = self._acc_dtype(red)
+        acc = self.fresh("acc")
+        ntile = TILE_I * TILE_J
+        outer.add(f"{ctype(adt)} {acc}[{ntile}];")
+        self.vartypes[acc] = f"{ctype(adt)} *"
+        outer.add(f"for (int n_ = 0; n_ < {ntile}; n_++) {acc}[n_] = "
+                  f"{identity_const(red.arg, adt)};")
+
+        def tile_loops(parent: Scope) -> tuple[Scope, str]:
+            si = self.open_loop(parent, i, f"#pragma GCC unroll {TILE_I}", iv, TILE_I)
+            self.stack.append(si)
+            sj = self.open_loop(si, j, f"#pragma GCC unroll {TILE_J}", jv, TILE_J)
+            self.stack.append(sj)
+            ri, rj = si.names[i], sj.names[j]
+            return sj, f"{acc}[{ri}_u * {TILE_J} + {rj}_u]"
+
+        scope = outer
+        for r in ks:
+            scope = self.open_loop(scope, r)
+            self.stack.append(scope)
+        inner, cell = tile_loops(scope)
+        value = self.emit(red.src[0])
+        if red.src[0].dtype is not adt:
+            value = f"({ctype(adt)}){value}"
+        inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
+        for sc in self.stack:
+            sc.open_child = None
+        # the epilogue over the same tile: the reduce's value is its cell
+        self.stack = self.stack[: self.stack.index(outer) + 1]
+        last, cell = tile_loops(outer)
+        if adt is red.dtype:
+            last.names[red] = cell
+        else:
+            name = self.fresh()
+            last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
+            last.names[red] = name
+        self._emit_store(st)
+        self._close_loops()
 
     # -- the function
     def render(self, cname: str) -> RenderedKernel:

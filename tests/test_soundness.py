@@ -34,11 +34,12 @@ CI_EXAMPLES = 10
 # rules of rules/ that `rulegrad check` refutes and whose owners have not fixed them yet: each
 # is an expected failure, with the counterexample in the reason (remove the entry once fixed)
 KNOWN_UNSOUND = {
-    "reduce_expand": "rules/rangeify.rules:23 reduce_of_expand(red, e, x) returns x (or x*0) "
-                     "for an EXPAND to size 0: REDUCE_AXIS(ADD, (0,)) of BUFFER(bool, [True]) "
-                     "expanded to (0,) is False, the rewrite gives True (MAX/MIN over an empty "
-                     "axis likewise give x instead of the identity). Alone, the rule needs "
-                     "`e.size != 0` (in the set, size_zero usually runs first).",
+    "reduce_expand": (
+        "rules/rangeify.rules reduce_expand: reduce_of_expand(red, e, x) gives x (or x*0) for "
+        "an EXPAND to size 0: REDUCE_AXIS(ADD, (0,)) of BUFFER(bool, [True]) expanded to (0,) "
+        "is False, the rewrite gives True (MAX/MIN over an empty axis likewise give x instead "
+        "of the identity). Alone, the rule needs `e.size != 0` (in its set, size_zero rewrites "
+        "the EXPAND first)."),
 }
 
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)

@@ -58,15 +58,19 @@ def _softmax_np(x):
 
 
 def _conv_rg(x, w):
-    # valid 3x3 convolution as one reduce over (ci, ky, kx): stack the 9 shifted views
-    from rulegrad import Tensor
-
+    # valid 3x3 convolution as 9 shifted channel contractions, summed: each term reads a
+    # window of x directly (a view), so no patch tensor is materialized
     n, ci, h, wd = x.shape
     co = w.shape[0]
     ho, wo = h - 2, wd - 2
-    views = [x[:, :, ky:ky + ho, kx:kx + wo] for ky in range(3) for kx in range(3)]
-    patches = Tensor.stack(views, axis=2).reshape(n, 1, ci * 9, ho, wo)
-    return (patches * w.reshape(1, co, ci * 9, 1, 1)).sum(axis=2)
+    out = None
+    for ky in range(3):
+        for kx in range(3):
+            xs = x[:, :, ky:ky + ho, kx:kx + wo].reshape(n, 1, ci, ho, wo)
+            ws = w[:, :, ky, kx].reshape(1, co, ci, 1, 1)
+            term = (xs * ws).sum(axis=2)
+            out = term if out is None else out + term
+    return out
 
 
 def _conv_np(x, w):

@@ -441,3 +441,35 @@ def test_realizing_again_costs_no_compile():
     before = dict(build.stats)
     p2 = compile_program([("again", ast)])
     assert p2 is p1 and build.stats == before
+
+
+def test_batched_matmul_tiled():
+    # out[b, i, j] = sum_k a[b, i, k] * w[k, j]: the 4x16 register tile inside a batch loop
+    nb, n, kk, m = 3, 8, 20, 32
+    rng = np.random.default_rng(10)
+    a, w = rng.random((nb, n, kk)).astype(np.float32), rng.random((kk, m)).astype(np.float32)
+    b, i, j, k = UOp.range(nb, 0), UOp.range(n, 1), UOp.range(m, 2), UOp.range(kk, 3, "reduce")
+    prod = load(glob(1, f32), b * (n * kk) + i * kk + k) * load(glob(2, f32), k * m + j)
+    ast = UOp.sink(store(glob(0, f32), b * (n * m) + i * m + j, reduce(prod, Ops.ADD, k), b, i, j))
+    prog = compile_program([("bmm", ast)])
+    assert "GCC unroll 16" in prog.source  # the tiled form was chosen
+    out = np.empty(nb * n * m, np.float32)
+    prog.kernels[0](out, a.reshape(-1), w.reshape(-1))
+    np.testing.assert_allclose(out.reshape(nb, n, m), a @ w, rtol=1e-5)
+
+
+def test_two_reduces_interchanged():
+    # conv-like: out[c, x] = sum_k in[k, x] * w[c, k] + sum_k in[k, x + 1] * w[c, k + 4]
+    nc, nx, nk = 5, 12, 4
+    rng = np.random.default_rng(11)
+    inp, w = rng.random((nk, nx + 1)).astype(np.float32), rng.random((nc, 2 * nk))
+    w = w.astype(np.float32)
+    c, x = UOp.range(nc, 0), UOp.range(nx, 1)
+    k1, k2 = UOp.range(nk, 2, "reduce"), UOp.range(nk, 3, "reduce")
+    t1 = load(glob(1, f32), k1 * (nx + 1) + x) * load(glob(2, f32), c * (2 * nk) + k1)
+    t2 = load(glob(1, f32), k2 * (nx + 1) + x + 1) * load(glob(2, f32), c * (2 * nk) + k2 + nk)
+    v = reduce(t1, Ops.ADD, k1) + reduce(t2, Ops.ADD, k2)
+    ast = UOp.sink(store(glob(0, f32), c * nx + x, v, c, x))
+    out = run1(ast, np.empty(nc * nx, np.float32), inp, w)
+    ref = w[:, :nk] @ inp[:, :nx] + w[:, nk:] @ inp[:, 1:]
+    np.testing.assert_allclose(out.reshape(nc, nx), ref, rtol=1e-5)

@@ -143,6 +143,10 @@ def build_library(kernels: list[RenderedKernel]) -> ModuleType:
 
 
 def _load(key: str, path: Path) -> ModuleType:
+    # OpenMP threads that wait for work spin by default, burning a core the main thread (or
+    # another process) needs between kernels; kernels are only threaded when they take about
+    # a millisecond, so sleeping waits cost nothing measurable. Read once, when libgomp loads.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     name = f"rg_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

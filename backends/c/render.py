@@ -581,31 +581,34 @@ class _KernelRenderer:
 
     # -- loop interchange for matmul-like kernels
     def _try_interchange(self, st: UOp) -> bool:
-        """out[.., j] = f(sum_k g(.., j, k)): run k outside j, so the inner loop is over j.
+        """out[.., j] = f(sum_k g(.., j, k), ...): run k outside j, so the inner loop is over j.
 
-        Worth it when a buffer read in the reduce is contiguous in j but not in k (the B of a
-        matmul): the inner loop then streams rows and vectorizes, with one accumulator per j.
-        The order of the sum over k for each output is unchanged, so results are identical."""
+        Worth it when a buffer read in a reduce is contiguous in j but not in k (the B of a
+        matmul, the input rows of a convolution): the inner loop then streams rows and
+        vectorizes, with one accumulator per j (per reduce). The order of each sum over k is
+        unchanged, so results are identical to the plain loop order."""
         ranges = st.src[2:]
-        if not ranges:
+        if not ranges or not self.reduces:
             return False
         j = ranges[-1]
-        if not self.reduces:
+        if _range_size(j) > INTERCHANGE_MAX:
             return False
         reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-        if len(reds) != 1 or j not in self.deps[reds[0]] or _range_size(j) > INTERCHANGE_MAX:
+        if not reds or any(j not in self.deps[r] for r in reds):
             return False
-        red = reds[0]
-        ks = red.src[1:]
-        if not _prefers_interchange(red, j, ks[-1]):
+        # each reduce's body must hold no other reduce: every sum gets its own k loops here
+        if any(n.op is Ops.REDUCE for r in reds for n in toposort(r.src[0])):
             return False
-        if (len(ranges) >= 2 and _range_size(ranges[-2]) % TILE_I == 0
-                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[red]):
-            self._tiled(st, red)
+        if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
+            return False
+        if (len(reds) == 1 and len(ranges) >= 2 and _range_size(ranges[-2]) % TILE_I == 0
+                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]):
+            self._tiled(st, reds[0])
             return True
         # output loops but the last, parallel at the outermost
         scope = self.root
-        work = math.prod(_range_size(r) for r in ranges + ks)
+        work = math.prod(_range_size(r) for r in ranges)
+        work *= sum(math.prod(_range_size(k) for k in r.src[1:]) for r in reds)
         for i, r in enumerate(ranges[:-1]):
             pragma = ""
             if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
@@ -613,39 +616,45 @@ class _KernelRenderer:
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         outer = self.stack[-1]
-        adt = self._acc_dtype(red)
-        acc = self.fresh("acc")
-        outer.add(f"{ctype(adt)} {acc}[{_range_size(j)}];")
-        self.vartypes[acc] = f"{ctype(adt)} *"
-        init = self.open_loop(outer, j, "#pragma omp simd")
-        jv = init.names[j]
-        init.add(f"{acc}[{jv}] = {identity_const(red.arg, adt)};")
-        outer.open_child = None
-        # the reduce loops, then j innermost
-        scope = outer
-        for r in ks:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
-        inner = self.open_loop(scope, j, "#pragma omp simd")
-        self.stack.append(inner)
-        value = self.emit(red.src[0])
-        if red.src[0].dtype is not adt:
-            value = f"({ctype(adt)}){value}"
-        cell = f"{acc}[{jv}]"
-        inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
-        for s in self.stack:
-            s.open_child = None
-        # back to the output loops: j again, with the reduce's value read from its cell
-        self.stack = self.stack[: len(ranges)]
+        depth = len(self.stack)
+        cells: list[tuple[UOp, str, DType]] = []
+        for red in reds:
+            adt = self._acc_dtype(red)
+            acc = self.fresh("acc")
+            outer.add(f"{ctype(adt)} {acc}[{_range_size(j)}];")
+            self.vartypes[acc] = f"{ctype(adt)} *"
+            init = self.open_loop(outer, j, "#pragma omp simd")
+            jv = init.names[j]
+            init.add(f"{acc}[{jv}] = {identity_const(red.arg, adt)};")
+            outer.open_child = None
+            # the reduce loops, then j innermost
+            scope = outer
+            for r in red.src[1:]:
+                scope = self.open_loop(scope, r)
+                self.stack.append(scope)
+            inner = self.open_loop(scope, j, "#pragma omp simd")
+            self.stack.append(inner)
+            value = self.emit(red.src[0])
+            if red.src[0].dtype is not adt:
+                value = f"({ctype(adt)}){value}"
+            cell = f"{acc}[{jv}]"
+            inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
+            # close this reduce's loops; the loops around `outer` are still being filled
+            for sc in self.stack[depth - 1:]:
+                sc.open_child = None
+            self.stack = self.stack[:depth]
+            cells.append((red, cell, adt))
+        # back to the output loops: j again, with each reduce's value read from its cell
         outer.open_child = None
         last = self.open_loop(outer, j, "")
         self.stack.append(last)
-        if adt is red.dtype:
-            last.names[red] = cell
-        else:
-            name = self.fresh()
-            last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
-            last.names[red] = name
+        for red, cell, adt in cells:
+            if adt is red.dtype:
+                last.names[red] = cell
+            else:
+                name = self.fresh()
+                last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
+                last.names[red] = name
         self._emit_store(st)
         self._close_loops()
         return True
@@ -711,10 +720,12 @@ class _KernelRenderer:
         if red.src[0].dtype is not adt:
             value = f"({ctype(adt)}){value}"
         inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
-        for sc in self.stack:
+        # close the k loops; the loops around `outer` are still being filled
+        depth = self.stack.index(outer)
+        for sc in self.stack[depth:]:
             sc.open_child = None
         # the epilogue over the same tile: the reduce's value is its cell
-        self.stack = self.stack[: self.stack.index(outer) + 1]
+        self.stack = self.stack[: depth + 1]
         last, cell = tile_loops(outer)
         if adt is red.dtype:
             last.names[red] = cell

@@ -11,6 +11,8 @@ The semantics are those of runtime/ops.py and the numpy oracle:
 - `index` is a mathematical integer (index math never wraps); sized integers are z3 Ints
   wrapped to their width after every operation (numpy wraps); IDIV/MOD truncate toward zero
   like C, and a division by zero on the left side makes the rule vacuous there (undefined);
+- `vmin`/`vmax` are trusted for `index` expressions and for leaves only: a sized integer op
+  wraps, and its derived bounds (clamped to the dtype) need not contain its value;
 - bools are z3 Bools; floats are IEEE z3 FP terms of their width, compared NaN-aware (NaN
   equals NaN, -0.0 equals 0.0) like the evaluation checks;
 - float ops with no exact SMT meaning (EXP, LOG, SIN, ...) are uninterpreted functions: a proof
@@ -216,6 +218,11 @@ class World:
         """(vmin, vmax) of a node: exact for constants, else fresh values containing it."""
         if s.bounds is not None:
             return s.bounds
+        sized = [x for x in (s, *(s.srcs or ())) if x.dtype.is_int and x.dtype is not dtypes.index]
+        if sized and s.op not in _LEAF_OPS:
+            # runtime/uop.py clamps the bounds of a wrapping int8..int64 op to its dtype, so
+            # they need not contain its value: no proof may rest on them (examples decide)
+            raise Untranslatable(f"vmin/vmax of a {sized[0].dtype.name} expression (wraparound)")
         if s.op is Ops.CONST:
             s.bounds = (s.arg, s.arg) if not s.dtype.is_float else (s.val, s.val)
         elif s.dtype.is_float:

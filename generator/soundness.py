@@ -39,6 +39,7 @@ from rulegrad.dsl import ast as A
 
 STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
 DEFAULT_TIMEOUT_MS = 2000
+BOUNDS_EXAMPLES = 10  # examples that test a z3 proof's vmin/vmax assumption on real graphs
 
 
 @dataclass
@@ -152,6 +153,18 @@ def structural_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
     return out
 
 
+def _mentions_bounds(e: Any) -> bool:
+    """Whether a guard reads some node's vmin or vmax."""
+    if isinstance(e, A.EAttr) and e.attr in ("vmin", "vmax"):
+        return True
+    if isinstance(e, tuple):
+        return any(_mentions_bounds(x) for x in e)
+    if hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+        return any(_mentions_bounds(getattr(e, f)) for f in e.__dataclass_fields__
+                   if f != "span")
+    return False
+
+
 def _mentions_ctx(e: Any) -> bool:
     """Whether an expression tree uses the pass context."""
     if isinstance(e, A.EName):
@@ -235,6 +248,17 @@ class Checker:
         helper_names = {h.name for h in _helpers_of(item.checked)}
         proof = prove_rule(rule, helper_names, self.timeout_ms)
         if proof.verdict == "proved":
+            if _mentions_bounds(rule.guard):
+                # the proof trusts vmin/vmax to contain the value: test that on real graphs,
+                # whose bounds runtime/uop.py derives
+                ex = self._examples(item, min(self.examples, BOUNDS_EXAMPLES))
+                if ex.verdict == "refuted":
+                    return RuleReport(rule, loc, "examples", "refuted",
+                                      "z3 proved it assuming vmin/vmax contain the value",
+                                      ex.examples, ex.counterexample)
+                if ex.verdict == "passed":
+                    return RuleReport(rule, loc, "z3", "proved",
+                                      f"{proof.detail}; bounds on {ex.examples} examples")
             return RuleReport(rule, loc, "z3", "proved", proof.detail)
         if proof.verdict == "refuted":
             text = proof.counterexample or ""
@@ -258,7 +282,7 @@ class Checker:
         return RuleReport(rule, loc, "examples", ex.verdict, ex.detail if ex.verdict != "passed"
                           else "", ex.examples, ex.counterexample)
 
-    def _examples(self, item: _Item) -> Any:
+    def _examples(self, item: _Item, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples
         from .instances import CannotInstantiate, mode_of
 
@@ -267,7 +291,7 @@ class Checker:
         except CannotInstantiate as exc:
             return ExampleResult("unchecked", detail=str(exc))
         res = check_examples(item.rule, self.one_rule_matcher(item), self.set_matcher(item),
-                             mode, self.examples, self.seed)
+                             mode, examples or self.examples, self.seed)
         for msg in res.loops:
             self.loops_seen.setdefault((item.ruleset.name, item.rule.name), msg)
         return res

@@ -473,3 +473,37 @@ def test_two_reduces_interchanged():
     out = run1(ast, np.empty(nc * nx, np.float32), inp, w)
     ref = w[:, :nk] @ inp[:, :nx] + w[:, nk:] @ inp[:, 1:]
     np.testing.assert_allclose(out.reshape(nc, nx), ref, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------- through realize
+@pytest.mark.parametrize("depth", [int(os.environ.get("RULEGRAD_CHAIN_DEPTH", "3000"))])
+def test_chain_realized_through_c(depth, monkeypatch):
+    # the scheduler's kernel for a deep elementwise chain, built and run by the C backend
+    # (100,000 deep: RULEGRAD_CHAIN_DEPTH=100000, a few minutes, mostly in the scheduler)
+    from rulegrad.runtime.buffer import Buffer
+    from rulegrad.runtime.realize import realize
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    a = np.random.default_rng(12).random(64).astype(np.float32)
+    x = UOp(Ops.BUFFER, f32, (), Buffer(64, f32, a))
+    one, half = x.const_like(1.0), x.const_like(0.5)
+    ref = a.copy()
+    for i in range(depth):
+        if i % 2 == 0:
+            x, ref = x + one, ref + np.float32(1.0)
+        else:
+            x, ref = x * half, ref * np.float32(0.5)
+    (buf,) = realize([x])
+    np.testing.assert_array_equal(buf.data, ref)
+
+
+def test_tensor_program_through_c(monkeypatch):
+    from rulegrad import Tensor
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal((16, 24)).astype(np.float32), rng.standard_normal((24, 8))
+    b = b.astype(np.float32)
+    out = ((Tensor(a) @ Tensor(b)).relu().softmax() * 2).numpy()
+    e = np.exp(np.maximum(a @ b, 0) - np.maximum(a @ b, 0).max(1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(1, keepdims=True) * 2, rtol=1e-5, atol=1e-6)

@@ -1,7 +1,29 @@
-"""The C backend: kernel ASTs rendered to C, built with cffi into one library per schedule.
+"""The C backend: kernel ASTs lowered by rules, rendered to C, built with cffi, run on numpy.
 
-`render` (AST -> C text), `build` (C text -> loaded library, via `cache` on disk), `run`
-(schedule + numpy buffers -> kernels called). Errors: `CompileError`, `CacheError`.
+In: `ScheduleItem`s (backends/KERNEL_AST.md). Out: their buffers written. The phases, one
+module each, in the order data flows:
+
+- `lower`   kernel AST -> kernel AST: the rule sets of `rules/lower.rules` (float16 through
+            float32, MULACC, power-of-two index division, decided valid masks)
+- `render`  kernel AST -> C text: a table from op to C plus the structural cases (loop nests,
+            reduce accumulators, guarded loads, loop interchange and register tiles for
+            matmul-like kernels, OpenMP pragmas); deep expressions as temporaries
+- `build`   C text -> loaded library: all kernels of a schedule in one source, cffi API mode,
+            the compiler command and flags in one place
+- `cache`   the library on disk (content-addressed, atomic, checked) and in memory
+- `run`     schedule + numpy buffers -> kernels called
+
+Environment: `RULEGRAD_BACKEND=c` routes `realize()` here; `RULEGRAD_CC` (compiler command),
+`RULEGRAD_CFLAGS` (replaces `build.DEFAULT_CFLAGS`), `RULEGRAD_CACHE` (the cache folder,
+default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `DEBUG=4` (print the C source).
+
+Numerics: numpy's for every dtype (see `render`'s docstring). Not pinned down: float -> int
+casts of NaN, inf or out-of-range values (what the CPU's truncating conversion gives, as in
+numpy on x86), and the rounding of float sums, which may be reassociated (SIMD lanes,
+threads), so they match numpy within rounding, not bit for bit.
+
+Errors: `CompileError` (compiler output + kept source path), `CacheError` (unsafe cache
+folder), `RenderError` (an AST outside the kernel form).
 """
 
 from .errors import CacheError, CompileError

@@ -13,15 +13,25 @@ The renderer is a table from op to C expression (`_ALU`) plus the structural cas
   never touches memory where valid is false (C's `?:` evaluates one arm only).
 
 Every node is printed as one `const T tN = ...;` temporary, in dependency order, so expression
-depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements. A node is
-placed in the outermost loop whose variables it depends on (loop-invariant code is hoisted,
-e.g. the max of a softmax row is computed once per row, not once per element).
+depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements, and runs
+of more than `SEGMENT` statements become separate functions (gcc's register allocator is
+superlinear in a block's length). A node is placed in the outermost loop whose variables it
+depends on (loop-invariant code is hoisted, e.g. the max of a softmax row is computed once per
+row, not once per element).
+
+Loop order: a reduce whose inputs are contiguous along the last output axis j but strided
+along its own axis k (matmul's B, a convolution's input rows) is interchanged: k outside, j
+inside with one accumulator per j, and for matmul-like kernels a 4x16 block of outputs is kept
+in registers. Each output's sum still runs over k in order. Kernels of at least
+`PARALLEL_MIN_WORK` iterations split their outermost loop across cores (OpenMP); reduce loops
+carry `omp simd reduction` so gcc vectorizes them without -ffast-math.
 
 Semantics follow numpy for every supported dtype (see `docs` at the bottom of this module and
 `_ALU`): C truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 as numpy gives
 and MIN/-1 wrapping; NaN-propagating MAX/MIN; signed overflow wraps (-fwrapv); float16 is
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
-numpy's half loops do); float -> int casts truncate, as numpy's do for values in range.
+numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
+rendering); float -> int casts truncate, as numpy's do for values in range.
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
 `acc<i>` and the kernel name after `c_ident` strips it to `[A-Za-z0-9_]`.

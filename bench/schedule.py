@@ -17,6 +17,7 @@ whichever Tensor class the process has.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -83,9 +84,12 @@ def measure(schedule: Callable[[list[Any]], int], progs: list, runs: int) -> dic
         times, count = [], 0
         for _ in range(runs):
             outs = build()
+            gc.collect()
+            gc.disable()  # as timeit does: a collection is noise, not scheduling time
             t0 = time.perf_counter()
             count = schedule(outs)
             times.append(time.perf_counter() - t0)
+            gc.enable()
         out[name] = (statistics.median(times), count)
     return out
 
@@ -136,7 +140,6 @@ def main() -> None:
         tinygrad_main(args.runs)
         return
     import numpy as np
-
     from rulegrad import Tensor
     from rulegrad.runtime.schedule import create_schedule
 

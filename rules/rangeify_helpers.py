@@ -605,6 +605,8 @@ def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:
     other = tuple(1 if i in axes else s for i, s in enumerate(e.shape))
     y = x.expand(other)
     count = math.prod(e.shape[i] for i in axes)
+    if count == 0:
+        return None  # a reduction over nothing is its identity (reduce_empty), not the value
     if op is Ops.ADD and count != 1 and not red.dtype.is_bool:
         return y * count
     return y

@@ -41,7 +41,8 @@ def programs(T: Any, buf: Callable[..., Any]) -> list[tuple[str, Callable[[], li
         xr = x.reshape(n, c, 1, h, 1, wd).expand(n, c, rh, h, rw, wd).reshape(n, c, rh * h, rw * wd)
         xr = xr.shrink(((0, n), (0, c), (0, kh * (h + 1)), (0, kw * (wd + 1))))
         xr = xr.reshape(n, c, kh, h + 1, kw, wd + 1)
-        xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow))).permute(0, 1, 3, 5, 2, 4)
+        xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow)))
+        xr = xr.permute(0, 1, 3, 5, 2, 4)
         prod = xr.reshape(n, 1, c, oh, ow, kh, kw) * w.reshape(1, o, c, 1, 1, kh, kw)
         return prod.sum((2, 5, 6)).reshape(n, o, oh, ow)
 

@@ -507,3 +507,18 @@ def test_tensor_program_through_c(monkeypatch):
     out = ((Tensor(a) @ Tensor(b)).relu().softmax() * 2).numpy()
     e = np.exp(np.maximum(a @ b, 0) - np.maximum(a @ b, 0).max(1, keepdims=True))
     np.testing.assert_allclose(out, e / e.sum(1, keepdims=True) * 2, rtol=1e-5, atol=1e-6)
+
+
+def test_fuzzer_programs_through_c_match_the_oracle():
+    # a bounded run of the scheduler's differential fuzzer (runtime/fuzz.py) on the C path:
+    # random tensor programs, scheduled, compiled and run, against the numpy oracle
+    from rulegrad.runtime.fuzz import generate, run
+
+    n = int(os.environ.get("RULEGRAD_C_FUZZ", "12"))
+    for seed in range(300_000, 300_000 + n):
+        prog = generate(seed)
+        want, got = run(prog, "oracle"), run(prog, "c")
+        for k, (g, w) in enumerate(zip(got, want)):
+            assert g.shape == w.shape, (seed, k)
+            assert np.allclose(g, w, rtol=1e-4, atol=1e-4, equal_nan=True), (seed, k,
+                                                                             prog.source())

@@ -35,11 +35,12 @@ CI_EXAMPLES = 10
 # is an expected failure, with the counterexample in the reason (remove the entry once fixed)
 KNOWN_UNSOUND = {
     "reduce_expand": (
-        "rules/rangeify.rules reduce_expand: reduce_of_expand(red, e, x) gives x (or x*0) for "
-        "an EXPAND to size 0: REDUCE_AXIS(ADD, (0,)) of BUFFER(bool, [True]) expanded to (0,) "
-        "is False, the rewrite gives True (MAX/MIN over an empty axis likewise give x instead "
-        "of the identity). Alone, the rule needs `e.size != 0` (in its set, size_zero rewrites "
-        "the EXPAND first)."),
+        "rules/rangeify.rules reduce_expand: reduce_of_expand(red, e, x) builds y * count with "
+        "count the number of repeats, as a CONST of the reduction's dtype without wrapping it: "
+        "REDUCE_AXIS(ADD, (0,)) of an int8 BUFFER expanded (1,1,1) -> (32768,0,2) becomes "
+        "MUL(x, CONST int8 32768), a constant its dtype cannot hold (the oracle refuses it; C "
+        "would truncate it). (The empty-EXPAND case this entry first named was fixed in "
+        "fa13c16; --seed 1 --examples 100 shows the counterexample.)"),
 }
 
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)

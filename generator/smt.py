@@ -981,7 +981,7 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
         for dts in cases:
             left = deadline - time.monotonic()
             if left <= 0:
-                return Proof("unknown", f"z3 timeout after {n_cases} cases", cases=n_cases)
+                return Proof("unknown", f"z3 timeout after {n_cases} of the cases", cases=n_cases)
             try:
                 # IEEE cases bit-blast multipliers: they get a few times the integer budget
                 per_case = timeout_ms * (3 if any(d.is_float for d in dts.values()) else 1)

@@ -11,7 +11,6 @@ Stages, in pipeline order:
 - `rangeified`: no tensor-level ops are left (movement, REDUCE_AXIS, REALIZE, CHILD); each
   INDEX reads memory (BUFFER or BUFFERIZE) with one index per axis; BUFFERIZE and REDUCE close
   RANGEs (BUFFERIZE may keep CONST 0 for size-1 axes) of the right kind.
-- `stored`: no BUFFERIZE; every STORE writes INDEX(BUFFER, offset) over RANGEs.
 - `kernels`: the SINK holds ASSIGN(BUFFER, KERNEL)s only.
 - `kernel`: one kernel AST (backends/KERNEL_AST.md): SINK of STORE(INDEX(DEFINE_GLOBAL,
   offset), value, *loop ranges); reads are LOAD(INDEX(DEFINE_GLOBAL, offset[, valid])); a value
@@ -80,16 +79,6 @@ def _rangeified(n: UOp) -> str | None:
     return None
 
 
-def _stored(n: UOp) -> str | None:
-    if n.op is Ops.BUFFERIZE:
-        return "BUFFERIZE survived bufferize -> store"
-    if n.op is Ops.STORE:
-        if n.src[0].op is not Ops.INDEX or n.src[0].src[0].op is not Ops.BUFFER:
-            return "a STORE writes INDEX(BUFFER, offset)"
-        return _closes_ranges(n, n.src[2:], "loop", allow_const=True)
-    return _rangeified(n) if n.op is not Ops.INDEX or n.src[0].op is not Ops.STORE else None
-
-
 def _kernels(root: UOp) -> list[tuple[str, UOp]]:
     bad = []
     for a in root.src:
@@ -127,7 +116,7 @@ def _kernel(root: UOp) -> list[tuple[str, UOp]]:
 
 
 _PER_NODE: dict[str, Callable[[UOp], str | None]] = {
-    "tensor": _tensor, "rangeified": _rangeified, "stored": _stored,
+    "tensor": _tensor, "rangeified": _rangeified,
 }
 _WHOLE: dict[str, Callable[[UOp], list[tuple[str, UOp]]]] = {
     "kernels": _kernels, "kernel": _kernel,

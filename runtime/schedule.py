@@ -29,7 +29,7 @@ from rulegrad.rules.rangeify_helpers import (
 
 from .buffer import Buffer
 from .ops import Ops
-from .rewrite import graph_rewrite, graph_rewrite_map
+from .rewrite import graph_rewrite
 from .uop import UOp, print_graph, toposort
 
 
@@ -69,8 +69,8 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     A root becomes `BUFFER` (a kernel writes it) or stays what it is when it needs no kernel
     (an existing buffer)."""
     # earliest rewrites: drop markers, fold size 0 and stride-0 reductions, split huge reductions
-    early = graph_rewrite_map(sink, matcher("rangeify", "earliest_rewrites"), name="earliest")
-    tsink = early[sink]
+    tsink = graph_rewrite(sink, matcher("rangeify", "earliest_rewrites"), name="earliest")
+    early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
     # realize marking: roots, effects and COPY/ASSIGN inputs must be memory (only collects)
     realized = RealizeContext()
     graph_rewrite(tsink, matcher("rangeify", "do_realize"), ctx=realized, name="do_realize")

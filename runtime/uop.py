@@ -282,9 +282,9 @@ def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
         return root
     new: dict[UOp, UOp] = {}
     for node in toposort(root, stop=lambda n: n in mapping):
-        src = tuple(mapping.get(s) or new.get(s, s) for s in node.src)
+        src = tuple(mapping[s] if s in mapping else new.get(s, s) for s in node.src)
         new[node] = node if src == node.src else node.replace(src=src)
-    return mapping.get(root) or new[root]
+    return mapping[root] if root in mapping else new[root]
 
 
 def print_graph(root: UOp) -> str:

@@ -129,3 +129,13 @@ def test_two_rule_cycle_names_both_rules():
         graph_rewrite(x, Cycle(), budget=500)
     msg = str(err.value)
     assert "exp_to_log at cycle.rules:3" in msg and "log_to_exp at cycle.rules:4" in msg
+
+
+def test_substitute_replaces_inside_and_at_root():
+    r = UOp.range(4, 0)
+    x = UOp.const(dtypes.index, 3)
+    expr = (r * 2) + x
+    y = UOp.const(dtypes.index, 5)
+    assert expr.substitute({x: y}) is (r * 2) + y
+    assert expr.substitute({expr: y}) is y
+    assert expr.substitute({}) is expr

@@ -427,10 +427,13 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         lo, hi = s[0]
     else:
         return (dt.min, dt.max)
-    # clamp to the dtype so bounds never claim more than the type can hold
     if dt.is_bool:
         return (bool(lo), bool(hi))
-    return (max(lo, dt.min), min(hi, dt.max)) if dt is not dtypes.index else (lo, hi)
+    # a fixed-width result outside its type wraps around, so any value is possible
+    # (index math is 64-bit and assumed never to overflow)
+    if dt is not dtypes.index and (lo < dt.min or hi > dt.max):
+        return (dt.min, dt.max)
+    return (lo, hi)
 
 
 def promote_uops(*items: UOp | bool | int | float) -> DType:

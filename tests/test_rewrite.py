@@ -139,3 +139,11 @@ def test_substitute_replaces_inside_and_at_root():
     assert expr.substitute({x: y}) is (r * 2) + y
     assert expr.substitute({expr: y}) is y
     assert expr.substitute({}) is expr
+
+
+def test_bounds_of_a_wrapping_int_cover_the_whole_type():
+    x = UOp.variable("x", 0, 32766, dtypes.int16)
+    doubled = x * 2  # 32766 * 2 wraps below zero in int16
+    assert (doubled.vmin, doubled.vmax) == (dtypes.int16.min, dtypes.int16.max)
+    r = UOp.range(10, 0)
+    assert ((r * 3 + 1).vmin, (r * 3 + 1).vmax) == (1, 28)

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
@@ -608,7 +609,12 @@ def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:
     if count == 0:
         return None  # a reduction over nothing is its identity (reduce_empty), not the value
     if op is Ops.ADD and count != 1 and not red.dtype.is_bool:
-        return y * count
+        if red.dtype.is_int:
+            # n copies of x sum to x * n in wrapping arithmetic: n wrapped to the dtype
+            return y * wrap(red.dtype, count)
+        if count > 2 ** {2: 11, 4: 24, 8: 53}[red.dtype.itemsize]:
+            return None  # n itself is not exact in the float type
+        return y * float(count)
     return y
 
 

@@ -72,11 +72,11 @@ def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
 
     items, outs = schedule_with_outputs(list(uops))
     run_schedule(items)
-    return [out.arg if out.op is Ops.BUFFER else _need_buffer(out) for out in outs]
+    return [_need_buffer(out) for out in outs]
 
 
 def _need_buffer(uop: UOp) -> Buffer:
-    buf = buffer_of(uop)
+    buf = uop.arg if uop.op is Ops.BUFFER else buffer_of(uop)
     if buf is None:
         raise RuntimeError(f"the schedule left a root without a buffer: {uop!r}")
     return buf

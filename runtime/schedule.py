@@ -156,17 +156,20 @@ def order_assigns(sink: UOp) -> UOp:
 
 def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
                 ksink: UOp) -> dict[UOp, UOp]:
-    """{root: BUFFER it is computed into, or the root itself when it needs no kernel}."""
-    number = {x: i for i, x in enumerate(realized.order)}
+    """{tensor node: what it became}: each root and each realized intermediate that got a
+    buffer maps to `BUFFER.reshape(shape)` (a node later graphs can read); a root that needed
+    no kernel (a view of an existing buffer) maps to itself after the earliest rewrites."""
     written: dict[int, UOp] = {}
     for a in ksink.src:
         for i in a.tag or ():
             written[i] = a.src[0]
     out: dict[UOp, UOp] = {}
+    for i, x in enumerate(realized.order):
+        if i in written and x.shape is not None:
+            out[x] = written[i].reshape(x.shape)
     for root in sink.src:
         new = early[root]
-        i = number.get(new)
-        out[root] = written[i] if i is not None and i in written else new
+        out[root] = out.get(new, new)
     return out
 
 

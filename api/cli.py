@@ -29,6 +29,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from rulegrad.runtime.fuzz import main as fuzz_main
+
+    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed)] + (["-v"] if args.v else []))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -46,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=2.0,
                    help="seconds z3 may spend on one proof query (default 2); past it: unknown")
     c.set_defaults(func=_cmd_check)
+    f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
+    f.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
+    f.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    f.add_argument("-v", action="store_true", help="print every program")
+    f.set_defaults(func=_cmd_fuzz)
     d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
     d.set_defaults(func=_cmd_demo)
     return p

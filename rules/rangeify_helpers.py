@@ -32,8 +32,9 @@ ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER,
                                Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR})
 # the tag that marks a node already wrapped by `add_realize` (removed right after that pass)
 REALIZED_MARK = "realized"
-# the tag of a range renumbered inside a kernel (removed when the kernel is finished)
-KERNEL_RANGE = "k"
+# the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
+# never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
+FIRST_RANGE = 1 << 30
 
 
 def idx_const(v: int) -> UOp:
@@ -159,7 +160,7 @@ class RangeifyContext:
     them from their buffer everywhere, so no reader recomputes them."""
 
     force: frozenset[UOp] = frozenset()
-    next_range: int = 0
+    next_range: int = FIRST_RANGE
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
     reads: dict[UOp, set[tuple]] = field(default_factory=dict)  # shared node -> its reads
@@ -549,11 +550,16 @@ def define_load_after(ctx: KernelContext, a: UOp, idx: UOp) -> UOp:
     return load_index(ctx.define_global(a.src[0]), off)
 
 
+def scheduler_range(r: UOp) -> bool:
+    """A range of the tensor graph's rangeify (not yet a kernel's own)."""
+    return r.arg[0] >= FIRST_RANGE
+
+
 def renumber_range(ctx: KernelContext, r: UOp) -> UOp:
     """Ranges numbered from 0 in the order the kernel meets them, so equal kernels are equal."""
     new = ctx.ranges.get(r)
     if new is None:
-        new = ctx.ranges[r] = r.replace(arg=(len(ctx.ranges), r.arg[1]), tag=KERNEL_RANGE)
+        new = ctx.ranges[r] = r.replace(arg=(len(ctx.ranges), r.arg[1]))
     return new
 
 

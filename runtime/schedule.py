@@ -115,11 +115,9 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
 def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
     """The AST of one kernel (called by `split_kernels` for each STORE)."""
     # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0
-    ast = graph_rewrite(store, matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
+    # and the index arithmetic folded once more, now that loads have split off their masks
+    ast = graph_rewrite(UOp.sink(store), matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
                         name="to_kernel")
-    # the index arithmetic once more, now that loads have split off their valid masks; ranges
-    # lose their renumbering tag, so two equal kernels are the same UOp
-    ast = graph_rewrite(UOp.sink(ast), matcher("kernel", "finish_kernel"), name="finish_kernel")
     if _spec_on():
         from .spec import verify
 

@@ -1,7 +1,7 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 16fad6bdac093b9ad44186b5f385921f4d2140c4dfb6c2ed39e4f55c1f244097
+# source sha256: 6e3da522d2bbe37780939ccee7f8a0d15350bf5e8c269fba18ad0fdc7221bd4b
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
-"""Matchers for the rule sets of rules/kernel.rules: to_kernel, finish_kernel."""
+"""Matchers for the rule sets of rules/kernel.rules: to_kernel."""
 
 from math import prod  # noqa: F401
 
@@ -17,19 +17,25 @@ from rulegrad.rules.rangeify_helpers import define_load_after
 from rulegrad.rules.rangeify_helpers import define_store
 from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.rangeify_helpers import renumber_range
+from rulegrad.rules.rangeify_helpers import scheduler_range
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '16fad6bdac093b9ad44186b5f385921f4d2140c4dfb6c2ed39e4f55c1f244097'
+SOURCE_SHA256 = '6e3da522d2bbe37780939ccee7f8a0d15350bf5e8c269fba18ad0fdc7221bd4b'
 DEPENDENCIES = (('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _DT0 = DTYPE_CLASSES['ints']
 
 
 # ======================================================================== rule set to_kernel
 
+def _to_kernel_r20(n, ctx, a, b, e):
+    # rule fold_binary at rules/symbolic.rules:35
+    #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+    return _as_uop(n, fold_alu(e.op, a.dtype, a.arg, b.arg))
+
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
+        # rule strip_marker at rules/kernel.rules:26
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -38,7 +44,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
+        # rule strip_marker at rules/kernel.rules:26
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -47,17 +53,17 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
+        # rule strip_marker at rules/kernel.rules:26
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:24
-    #   renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)
+    # rule renumber at rules/kernel.rules:28
+    #   renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)
     r = n
-    if r.tag is None:
+    if scheduler_range(r):
         _r = _as_uop(n, renumber_range(ctx, r))
         if _r is not None and _r is not n: return _r
     return None
@@ -67,7 +73,7 @@ def _to_kernel_INDEX(n, ctx):
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.BUFFER:
-            # rule load_input at rules/kernel.rules:15
+            # rule load_input at rules/kernel.rules:18
             #   load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)
             b = n0
             off = n1
@@ -79,7 +85,7 @@ def _to_kernel_INDEX(n, ctx):
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
             if n0_0.op is Ops.BUFFER and n0_1.op is Ops.KERNEL:
-                # rule load_kernel at rules/kernel.rules:17
+                # rule load_kernel at rules/kernel.rules:20
                 #   load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)
                 a = n0
                 idx = n
@@ -93,7 +99,7 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) == 2:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFER:
-                # rule kernel_store at rules/kernel.rules:13
+                # rule kernel_store at rules/kernel.rules:16
                 #   kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)
                 st = n
                 _r = _as_uop(n, define_store(ctx, st))
@@ -101,189 +107,13 @@ def _to_kernel_STORE(n, ctx):
     return None
 
 def _to_kernel_INVALID(n, ctx):
-    # rule invalid_value at rules/kernel.rules:21
+    # rule invalid_value at rules/kernel.rules:24
     #   invalid_value: INVALID -> 0
     _r = n.const_like(0)
     if _r is not n: return _r
     return None
 
-def _to_kernel_WHERE(n, ctx):
-    if len(n.src) == 3:
-        n1 = n.src[1]
-        n2 = n.src[2]
-        if n2.op is Ops.INVALID:
-            # rule unmask_value at rules/kernel.rules:20
-            #   unmask_value: WHERE(_, e, INVALID) -> e
-            e = n1
-            return e
-    return None
-
-def _to_kernel_NOOP_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
-        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        x = n0
-        _t = _st.start(5)
-        _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
-    return None
-
-def _to_kernel_CONTIGUOUS_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
-        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        x = n0
-        _t = _st.start(5)
-        _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
-    return None
-
-def _to_kernel_COPY_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:23
-        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        x = n0
-        _t = _st.start(5)
-        _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
-    return None
-
-def _to_kernel_RANGE_t(n, ctx, _st):
-    # rule renumber at rules/kernel.rules:24
-    #   renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)
-    r = n
-    _t = _st.start(6)
-    _r = _as_uop(n, renumber_range(ctx, r)) if r.tag is None else None
-    _st.stop(6, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 6
-    return None
-
-def _to_kernel_INDEX_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.op is Ops.BUFFER:
-            # rule load_input at rules/kernel.rules:15
-            #   load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)
-            b = n0
-            off = n1
-            _t = _st.start(1)
-            _r = _as_uop(n, define_load(ctx, b, off))
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.ASSIGN and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            n0_1 = n0.src[1]
-            if n0_0.op is Ops.BUFFER and n0_1.op is Ops.KERNEL:
-                # rule load_kernel at rules/kernel.rules:17
-                #   load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)
-                a = n0
-                idx = n
-                _t = _st.start(2)
-                _r = _as_uop(n, define_load_after(ctx, a, idx))
-                _st.stop(2, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 2
-    return None
-
-def _to_kernel_STORE_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            if n0_0.op is Ops.BUFFER:
-                # rule kernel_store at rules/kernel.rules:13
-                #   kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)
-                st = n
-                _t = _st.start(0)
-                _r = _as_uop(n, define_store(ctx, st))
-                _st.stop(0, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _to_kernel_INVALID_t(n, ctx, _st):
-    # rule invalid_value at rules/kernel.rules:21
-    #   invalid_value: INVALID -> 0
-    _t = _st.start(4)
-    _r = n.const_like(0)
-    _st.stop(4, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 4
-    return None
-
-def _to_kernel_WHERE_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n1 = n.src[1]
-        n2 = n.src[2]
-        if n2.op is Ops.INVALID:
-            # rule unmask_value at rules/kernel.rules:20
-            #   unmask_value: WHERE(_, e, INVALID) -> e
-            e = n1
-            _t = _st.start(3)
-            _r = e
-            _st.stop(3, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 3
-    return None
-
-
-_to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 13, 'kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 15, 'load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 17, 'load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 20, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('invalid_value', 'rules/kernel.rules', 21, 'invalid_value: INVALID -> 0'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 23, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 24, 'renumber: RANGE as r if r.tag is None -> renumber_range(ctx, r)'),
-)
-_to_kernel_matcher = RuleMatcher(
-    'to_kernel', _to_kernel_rules,
-    {
-        Ops.NOOP: _to_kernel_NOOP,
-        Ops.CONTIGUOUS: _to_kernel_CONTIGUOUS,
-        Ops.COPY: _to_kernel_COPY,
-        Ops.RANGE: _to_kernel_RANGE,
-        Ops.INDEX: _to_kernel_INDEX,
-        Ops.STORE: _to_kernel_STORE,
-        Ops.INVALID: _to_kernel_INVALID,
-        Ops.WHERE: _to_kernel_WHERE,
-    },
-    {
-        Ops.NOOP: _to_kernel_NOOP_t,
-        Ops.CONTIGUOUS: _to_kernel_CONTIGUOUS_t,
-        Ops.COPY: _to_kernel_COPY_t,
-        Ops.RANGE: _to_kernel_RANGE_t,
-        Ops.INDEX: _to_kernel_INDEX_t,
-        Ops.STORE: _to_kernel_STORE_t,
-        Ops.INVALID: _to_kernel_INVALID_t,
-        Ops.WHERE: _to_kernel_WHERE_t,
-    },
-)
-to_kernel = _to_kernel_matcher
-
-
-# ======================================================================== rule set finish_kernel
-
-def _finish_kernel_r13(n, ctx, a, b, e):
-    # rule fold_binary at rules/symbolic.rules:35
-    #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-    return _as_uop(n, fold_alu(e.op, a.dtype, a.arg, b.arg))
-
-def _finish_kernel_RANGE(n, ctx):
-    # rule untag_range at rules/kernel.rules:31
-    #   untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)
-    r = n
-    if r.tag == 'k':
-        _r = _as_uop(n, r.replace(tag=None))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _finish_kernel_CAST(n, ctx):
+def _to_kernel_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
@@ -295,7 +125,7 @@ def _finish_kernel_CAST(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_NEG(n, ctx):
+def _to_kernel_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.NEG and len(n0.src) == 1:
@@ -313,7 +143,7 @@ def _finish_kernel_NEG(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_ADD(n, ctx):
+def _to_kernel_ADD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -331,7 +161,7 @@ def _finish_kernel_ADD(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+                _r = _to_kernel_r20(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT0:
             if n0.op is Ops.ADD and len(n0.src) == 2:
@@ -427,7 +257,7 @@ def _finish_kernel_ADD(n, ctx):
                             return x
     return None
 
-def _finish_kernel_SUB(n, ctx):
+def _to_kernel_SUB(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -446,7 +276,7 @@ def _finish_kernel_SUB(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
@@ -457,7 +287,7 @@ def _finish_kernel_SUB(n, ctx):
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_MUL(n, ctx):
+def _to_kernel_MUL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -487,7 +317,7 @@ def _finish_kernel_MUL(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+                _r = _to_kernel_r20(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT0:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -531,18 +361,18 @@ def _finish_kernel_MUL(n, ctx):
                     if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_FDIV(n, ctx):
+def _to_kernel_FDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_IDIV(n, ctx):
+def _to_kernel_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -554,7 +384,7 @@ def _finish_kernel_IDIV(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -625,7 +455,7 @@ def _finish_kernel_IDIV(n, ctx):
                 if _r is not n: return _r
     return None
 
-def _finish_kernel_MOD(n, ctx):
+def _to_kernel_MOD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -638,7 +468,7 @@ def _finish_kernel_MOD(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
@@ -720,7 +550,7 @@ def _finish_kernel_MOD(n, ctx):
                 return x
     return None
 
-def _finish_kernel_MAX(n, ctx):
+def _to_kernel_MAX(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -732,11 +562,11 @@ def _finish_kernel_MAX(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_MIN(n, ctx):
+def _to_kernel_MIN(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -748,29 +578,29 @@ def _finish_kernel_MIN(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_POW(n, ctx):
+def _to_kernel_POW(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_CMPLT(n, ctx):
+def _to_kernel_CMPLT(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -783,14 +613,14 @@ def _finish_kernel_CMPLT(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_CMPNE(n, ctx):
+def _to_kernel_CMPNE(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -803,14 +633,14 @@ def _finish_kernel_CMPNE(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_CMPEQ(n, ctx):
+def _to_kernel_CMPEQ(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -823,66 +653,71 @@ def _finish_kernel_CMPEQ(n, ctx):
                 if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_AND(n, ctx):
+def _to_kernel_AND(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_OR(n, ctx):
+def _to_kernel_OR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_XOR(n, ctx):
+def _to_kernel_XOR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_SHL(n, ctx):
+def _to_kernel_SHL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_SHR(n, ctx):
+def _to_kernel_SHR(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
-def _finish_kernel_WHERE(n, ctx):
+def _to_kernel_WHERE(n, ctx):
     if len(n.src) == 3:
         n0 = n.src[0]
         n1 = n.src[1]
         n2 = n.src[2]
+        if n2.op is Ops.INVALID:
+            # rule unmask_value at rules/kernel.rules:23
+            #   unmask_value: WHERE(_, e, INVALID) -> e
+            e = n1
+            return e
         if n0.op is Ops.CONST:
             if n0.arg == True:
                 # rule where_true at rules/symbolic.rules:28
@@ -903,17 +738,106 @@ def _finish_kernel_WHERE(n, ctx):
             return a
     return None
 
-def _finish_kernel_RANGE_t(n, ctx, _st):
-    # rule untag_range at rules/kernel.rules:31
-    #   untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)
-    r = n
-    _t = _st.start(28)
-    _r = _as_uop(n, r.replace(tag=None)) if r.tag == 'k' else None
-    _st.stop(28, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 28
+def _to_kernel_NOOP_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        # rule strip_marker at rules/kernel.rules:26
+        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
+        x = n0
+        _t = _st.start(5)
+        _r = x
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
     return None
 
-def _finish_kernel_CAST_t(n, ctx, _st):
+def _to_kernel_CONTIGUOUS_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        # rule strip_marker at rules/kernel.rules:26
+        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
+        x = n0
+        _t = _st.start(5)
+        _r = x
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
+    return None
+
+def _to_kernel_COPY_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        # rule strip_marker at rules/kernel.rules:26
+        #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
+        x = n0
+        _t = _st.start(5)
+        _r = x
+        _st.stop(5, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 5
+    return None
+
+def _to_kernel_RANGE_t(n, ctx, _st):
+    # rule renumber at rules/kernel.rules:28
+    #   renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)
+    r = n
+    _t = _st.start(6)
+    _r = _as_uop(n, renumber_range(ctx, r)) if scheduler_range(r) else None
+    _st.stop(6, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 6
+    return None
+
+def _to_kernel_INDEX_t(n, ctx, _st):
+    if len(n.src) == 2:
+        n0 = n.src[0]
+        n1 = n.src[1]
+        if n0.op is Ops.BUFFER:
+            # rule load_input at rules/kernel.rules:18
+            #   load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)
+            b = n0
+            off = n1
+            _t = _st.start(1)
+            _r = _as_uop(n, define_load(ctx, b, off))
+            _st.stop(1, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 1
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.ASSIGN and len(n0.src) == 2:
+            n0_0 = n0.src[0]
+            n0_1 = n0.src[1]
+            if n0_0.op is Ops.BUFFER and n0_1.op is Ops.KERNEL:
+                # rule load_kernel at rules/kernel.rules:20
+                #   load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)
+                a = n0
+                idx = n
+                _t = _st.start(2)
+                _r = _as_uop(n, define_load_after(ctx, a, idx))
+                _st.stop(2, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 2
+    return None
+
+def _to_kernel_STORE_t(n, ctx, _st):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is Ops.INDEX and len(n0.src) == 2:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.BUFFER:
+                # rule kernel_store at rules/kernel.rules:16
+                #   kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)
+                st = n
+                _t = _st.start(0)
+                _r = _as_uop(n, define_store(ctx, st))
+                _st.stop(0, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 0
+    return None
+
+def _to_kernel_INVALID_t(n, ctx, _st):
+    # rule invalid_value at rules/kernel.rules:24
+    #   invalid_value: INVALID -> 0
+    _t = _st.start(4)
+    _r = n.const_like(0)
+    _st.stop(4, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 4
+    return None
+
+def _to_kernel_CAST_t(n, ctx, _st):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
@@ -921,13 +845,13 @@ def _finish_kernel_CAST_t(n, ctx, _st):
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
             a = n0
             e = n
-            _t = _st.start(15)
+            _t = _st.start(22)
             _r = _as_uop(n, cast_value(e.dtype, a.dtype, a.arg))
-            _st.stop(15, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 15
+            _st.stop(22, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 22
     return None
 
-def _finish_kernel_NEG_t(n, ctx, _st):
+def _to_kernel_NEG_t(n, ctx, _st):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.NEG and len(n0.src) == 1:
@@ -935,22 +859,22 @@ def _finish_kernel_NEG_t(n, ctx, _st):
             # rule neg_neg at rules/symbolic.rules:15
             #   neg_neg: NEG(NEG(x)) -> x
             x = n0_0
-            _t = _st.start(3)
+            _t = _st.start(10)
             _r = x
-            _st.stop(3, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 3
+            _st.stop(10, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 10
         if n0.op is Ops.CONST:
             # rule fold_unary at rules/symbolic.rules:36
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
             a = n0
             e = n
-            _t = _st.start(14)
+            _t = _st.start(21)
             _r = _as_uop(n, fold_alu(e.op, a.dtype, a.arg))
-            _st.stop(14, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 14
+            _st.stop(21, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 21
     return None
 
-def _finish_kernel_ADD_t(n, ctx, _st):
+def _to_kernel_ADD_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -958,26 +882,26 @@ def _finish_kernel_ADD_t(n, ctx, _st):
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
             x = n0
-            _t = _st.start(0)
+            _t = _st.start(7)
             _r = x
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
+            _st.stop(7, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 7
         if n0.op is Ops.CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 x = n1
-                _t = _st.start(0)
+                _t = _st.start(7)
                 _r = x
-                _st.stop(0, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 0
+                _st.stop(7, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 7
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _t = _st.start(13)
-                _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-                _st.stop(13, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 13
+                _t = _st.start(20)
+                _r = _to_kernel_r20(n, ctx, n0, n1, n)
+                _st.stop(20, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 20
         if n.dtype in _DT0:
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -989,20 +913,20 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _t = _st.start(16)
+                        _t = _st.start(23)
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                        _st.stop(16, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 16
+                        _st.stop(23, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 23
                     if n0_0.op is Ops.CONST:
                         # rule add_consts at rules/symbolic.rules:43
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _t = _st.start(16)
+                        _t = _st.start(23)
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                        _st.stop(16, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 16
+                        _st.stop(23, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 23
             if n0.op is Ops.CONST and n1.op is Ops.ADD and len(n1.src) == 2:
                 n1_0 = n1.src[0]
                 n1_1 = n1.src[1]
@@ -1012,20 +936,20 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _t = _st.start(16)
+                    _t = _st.start(23)
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                    _st.stop(16, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 16
+                    _st.stop(23, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 23
                 if n1_0.op is Ops.CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _t = _st.start(16)
+                    _t = _st.start(23)
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                    _st.stop(16, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 16
+                    _st.stop(23, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 23
         if n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1040,10 +964,10 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
-                        _t = _st.start(21)
+                        _t = _st.start(28)
                         _r = x if c.arg > 0 else None
-                        _st.stop(21, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 21
+                        _st.stop(28, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 28
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
@@ -1052,10 +976,10 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
-                        _t = _st.start(21)
+                        _t = _st.start(28)
                         _r = x if c.arg > 0 else None
-                        _st.stop(21, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 21
+                        _st.stop(28, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 28
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1070,10 +994,10 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
-                        _t = _st.start(21)
+                        _t = _st.start(28)
                         _r = x if c.arg > 0 else None
-                        _st.stop(21, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 21
+                        _st.stop(28, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 28
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
@@ -1082,13 +1006,13 @@ def _finish_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
-                        _t = _st.start(21)
+                        _t = _st.start(28)
                         _r = x if c.arg > 0 else None
-                        _st.stop(21, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 21
+                        _st.stop(28, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 28
     return None
 
-def _finish_kernel_SUB_t(n, ctx, _st):
+def _to_kernel_SUB_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1097,37 +1021,37 @@ def _finish_kernel_SUB_t(n, ctx, _st):
                 # rule sub_zero at rules/symbolic.rules:13
                 #   sub_zero: SUB(x:ints, 0) -> x
                 x = n0
-                _t = _st.start(1)
+                _t = _st.start(8)
                 _r = x
-                _st.stop(1, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 1
+                _st.stop(8, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 8
             if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 x = n0
-                _t = _st.start(2)
+                _t = _st.start(9)
                 _r = n.const_like(0)
-                _st.stop(2, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 2
+                _st.stop(9, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 9
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
             c = n1
             x = n0
-            _t = _st.start(18)
+            _t = _st.start(25)
             _r = _as_uop(n, x + -c.arg)
-            _st.stop(18, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 18
+            _st.stop(25, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 25
     return None
 
-def _finish_kernel_MUL_t(n, ctx, _st):
+def _to_kernel_MUL_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1135,42 +1059,42 @@ def _finish_kernel_MUL_t(n, ctx, _st):
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             x = n0
-            _t = _st.start(4)
+            _t = _st.start(11)
             _r = x
-            _st.stop(4, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 4
+            _st.stop(11, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 11
         if n0.op is Ops.CONST and n0.arg == 1:
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             x = n1
-            _t = _st.start(4)
+            _t = _st.start(11)
             _r = x
-            _st.stop(4, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 4
+            _st.stop(11, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 11
         if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 0:
             # rule mul_zero at rules/symbolic.rules:19
             #   mul_zero: MUL[x:ints, 0] -> 0
             x = n0
-            _t = _st.start(5)
+            _t = _st.start(12)
             _r = n.const_like(0)
-            _st.stop(5, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 5
+            _st.stop(12, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 12
         if n0.op is Ops.CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 x = n1
-                _t = _st.start(5)
+                _t = _st.start(12)
                 _r = n.const_like(0)
-                _st.stop(5, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 5
+                _st.stop(12, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 12
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _t = _st.start(13)
-                _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-                _st.stop(13, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 13
+                _t = _st.start(20)
+                _r = _to_kernel_r20(n, ctx, n0, n1, n)
+                _st.stop(20, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 20
         if n.dtype in _DT0:
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -1182,20 +1106,20 @@ def _finish_kernel_MUL_t(n, ctx, _st):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _t = _st.start(17)
+                        _t = _st.start(24)
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                        _st.stop(17, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 17
+                        _st.stop(24, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 24
                     if n0_0.op is Ops.CONST:
                         # rule mul_consts at rules/symbolic.rules:44
                         #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _t = _st.start(17)
+                        _t = _st.start(24)
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                        _st.stop(17, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 17
+                        _st.stop(24, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 24
             if n0.op is Ops.CONST and n1.op is Ops.MUL and len(n1.src) == 2:
                 n1_0 = n1.src[0]
                 n1_1 = n1.src[1]
@@ -1205,36 +1129,36 @@ def _finish_kernel_MUL_t(n, ctx, _st):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _t = _st.start(17)
+                    _t = _st.start(24)
                     _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                    _st.stop(17, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 17
+                    _st.stop(24, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 24
                 if n1_0.op is Ops.CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _t = _st.start(17)
+                    _t = _st.start(24)
                     _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                    _st.stop(17, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 17
+                    _st.stop(24, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 24
     return None
 
-def _finish_kernel_FDIV_t(n, ctx, _st):
+def _to_kernel_FDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_IDIV_t(n, ctx, _st):
+def _to_kernel_IDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1242,17 +1166,17 @@ def _finish_kernel_IDIV_t(n, ctx, _st):
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x, 1) -> x
             x = n0
-            _t = _st.start(6)
+            _t = _st.start(13)
             _r = x
-            _st.stop(6, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 6
+            _st.stop(13, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 13
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n.dtype is dtypes.index:
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -1262,19 +1186,19 @@ def _finish_kernel_IDIV_t(n, ctx, _st):
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_1
                     x = n0_0
-                    _t = _st.start(19)
+                    _t = _st.start(26)
                     _r = x if c.arg != 0 else None
-                    _st.stop(19, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 19
+                    _st.stop(26, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 26
                 if n0_0.op is Ops.CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_0
                     x = n0_1
-                    _t = _st.start(19)
+                    _t = _st.start(26)
                     _r = x if c.arg != 0 else None
-                    _st.stop(19, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 19
+                    _st.stop(26, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 26
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
@@ -1287,20 +1211,20 @@ def _finish_kernel_IDIV_t(n, ctx, _st):
                         c = n0_0_1
                         d = n0_1
                         x = n0_0_0
-                        _t = _st.start(23)
+                        _t = _st.start(30)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(30, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 30
                     if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_0
                         d = n0_1
                         x = n0_0_1
-                        _t = _st.start(23)
+                        _t = _st.start(30)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(30, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 30
                 if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
@@ -1310,32 +1234,32 @@ def _finish_kernel_IDIV_t(n, ctx, _st):
                         c = n0_1_1
                         d = n0_0
                         x = n0_1_0
-                        _t = _st.start(23)
+                        _t = _st.start(30)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(30, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 30
                     if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_0
                         d = n0_0
                         x = n0_1_1
-                        _t = _st.start(23)
+                        _t = _st.start(30)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(30, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 30
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule idiv_in_range at rules/symbolic.rules:65
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
             c = n1
             x = n0
-            _t = _st.start(26)
+            _t = _st.start(33)
             _r = n.const_like(0) if 0 <= x.vmin and x.vmax < c.arg else None
-            _st.stop(26, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 26
+            _st.stop(33, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 33
     return None
 
-def _finish_kernel_MOD_t(n, ctx, _st):
+def _to_kernel_MOD_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1343,17 +1267,17 @@ def _finish_kernel_MOD_t(n, ctx, _st):
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
             x = n0
-            _t = _st.start(7)
+            _t = _st.start(14)
             _r = n.const_like(0)
-            _st.stop(7, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 7
+            _st.stop(14, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 14
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1362,19 +1286,19 @@ def _finish_kernel_MOD_t(n, ctx, _st):
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_1
                 x = n0_0
-                _t = _st.start(20)
+                _t = _st.start(27)
                 _r = n.const_like(0) if c.arg != 0 else None
-                _st.stop(20, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 20
+                _st.stop(27, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 27
             if n0_0.op is Ops.CONST and n1 is n0_0:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_0
                 x = n0_1
-                _t = _st.start(20)
+                _t = _st.start(27)
                 _r = n.const_like(0) if c.arg != 0 else None
-                _st.stop(20, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 20
+                _st.stop(27, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 27
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1384,10 +1308,10 @@ def _finish_kernel_MOD_t(n, ctx, _st):
                 c = n0_1
                 m = n0
                 x = n0_0
-                _t = _st.start(22)
+                _t = _st.start(29)
                 _r = m if c.arg != 0 else None
-                _st.stop(22, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 22
+                _st.stop(29, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 29
         if n.dtype is dtypes.index and n0.op is Ops.ADD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1400,20 +1324,20 @@ def _finish_kernel_MOD_t(n, ctx, _st):
                     c = n0_0_1
                     d = n0_1
                     x = n0_0_0
-                    _t = _st.start(24)
+                    _t = _st.start(31)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(31, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 31
                 if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_0
                     d = n0_1
                     x = n0_0_1
-                    _t = _st.start(24)
+                    _t = _st.start(31)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(31, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 31
             if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                 n0_1_0 = n0_1.src[0]
                 n0_1_1 = n0_1.src[1]
@@ -1423,32 +1347,32 @@ def _finish_kernel_MOD_t(n, ctx, _st):
                     c = n0_1_1
                     d = n0_0
                     x = n0_1_0
-                    _t = _st.start(24)
+                    _t = _st.start(31)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(31, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 31
                 if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_0
                     d = n0_0
                     x = n0_1_1
-                    _t = _st.start(24)
+                    _t = _st.start(31)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(31, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 31
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule mod_in_range at rules/symbolic.rules:64
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
             c = n1
             x = n0
-            _t = _st.start(25)
+            _t = _st.start(32)
             _r = x if 0 <= x.vmin and x.vmax < c.arg else None
-            _st.stop(25, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 25
+            _st.stop(32, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 32
     return None
 
-def _finish_kernel_MAX_t(n, ctx, _st):
+def _to_kernel_MAX_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1456,20 +1380,20 @@ def _finish_kernel_MAX_t(n, ctx, _st):
             # rule max_self at rules/symbolic.rules:24
             #   max_self: MAX(x, x) -> x
             x = n0
-            _t = _st.start(8)
+            _t = _st.start(15)
             _r = x
-            _st.stop(8, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 8
+            _st.stop(15, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 15
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_MIN_t(n, ctx, _st):
+def _to_kernel_MIN_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
@@ -1477,202 +1401,217 @@ def _finish_kernel_MIN_t(n, ctx, _st):
             # rule min_self at rules/symbolic.rules:25
             #   min_self: MIN(x, x) -> x
             x = n0
-            _t = _st.start(9)
+            _t = _st.start(16)
             _r = x
-            _st.stop(9, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 9
+            _st.stop(16, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 16
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_POW_t(n, ctx, _st):
+def _to_kernel_POW_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_CMPLT_t(n, ctx, _st):
+def _to_kernel_CMPLT_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(27)
+            _t = _st.start(34)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(27, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 27
+            _st.stop(34, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 34
     return None
 
-def _finish_kernel_CMPNE_t(n, ctx, _st):
+def _to_kernel_CMPNE_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(27)
+            _t = _st.start(34)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(27, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 27
+            _st.stop(34, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 34
     return None
 
-def _finish_kernel_CMPEQ_t(n, ctx, _st):
+def _to_kernel_CMPEQ_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(27)
+            _t = _st.start(34)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(27, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 27
+            _st.stop(34, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 34
     return None
 
-def _finish_kernel_AND_t(n, ctx, _st):
+def _to_kernel_AND_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_OR_t(n, ctx, _st):
+def _to_kernel_OR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_XOR_t(n, ctx, _st):
+def _to_kernel_XOR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_SHL_t(n, ctx, _st):
+def _to_kernel_SHL_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_SHR_t(n, ctx, _st):
+def _to_kernel_SHR_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(13)
-            _r = _finish_kernel_r13(n, ctx, n0, n1, n)
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _t = _st.start(20)
+            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
-def _finish_kernel_WHERE_t(n, ctx, _st):
+def _to_kernel_WHERE_t(n, ctx, _st):
     if len(n.src) == 3:
         n0 = n.src[0]
         n1 = n.src[1]
         n2 = n.src[2]
+        if n2.op is Ops.INVALID:
+            # rule unmask_value at rules/kernel.rules:23
+            #   unmask_value: WHERE(_, e, INVALID) -> e
+            e = n1
+            _t = _st.start(3)
+            _r = e
+            _st.stop(3, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.CONST:
             if n0.arg == True:
                 # rule where_true at rules/symbolic.rules:28
                 #   where_true: WHERE(True, a, b) -> a
                 a = n1
                 b = n2
-                _t = _st.start(10)
+                _t = _st.start(17)
                 _r = a
-                _st.stop(10, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 10
+                _st.stop(17, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 17
             if n0.arg == False:
                 # rule where_false at rules/symbolic.rules:29
                 #   where_false: WHERE(False, a, b) -> b
                 a = n1
                 b = n2
-                _t = _st.start(11)
+                _t = _st.start(18)
                 _r = b
-                _st.stop(11, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 11
+                _st.stop(18, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 18
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:30
             #   where_same: WHERE(_, a, a) -> a
             a = n1
-            _t = _st.start(12)
+            _t = _st.start(19)
             _r = a
-            _st.stop(12, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 12
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 
-_finish_kernel_rules = (
+_to_kernel_rules = (
+    RuleInfo('kernel_store', 'rules/kernel.rules', 16, 'kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 18, 'load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 20, 'load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 23, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('invalid_value', 'rules/kernel.rules', 24, 'invalid_value: INVALID -> 0'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 26, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 28, 'renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)'),
     RuleInfo('add_zero', 'rules/symbolic.rules', 12, 'add_zero: ADD[x:ints, 0] -> x'),
     RuleInfo('sub_zero', 'rules/symbolic.rules', 13, 'sub_zero: SUB(x:ints, 0) -> x'),
     RuleInfo('sub_self', 'rules/symbolic.rules', 14, 'sub_self: SUB(x:ints, x) -> 0'),
@@ -1701,60 +1640,70 @@ _finish_kernel_rules = (
     RuleInfo('mod_in_range', 'rules/symbolic.rules', 64, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
     RuleInfo('idiv_in_range', 'rules/symbolic.rules', 65, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
     RuleInfo('cmp_bounds', 'rules/symbolic.rules', 67, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
-    RuleInfo('untag_range', 'rules/kernel.rules', 31, 'untag_range: RANGE as r if r.tag == "k" -> r.replace(tag=None)'),
 )
-_finish_kernel_matcher = RuleMatcher(
-    'finish_kernel', _finish_kernel_rules,
+_to_kernel_matcher = RuleMatcher(
+    'to_kernel', _to_kernel_rules,
     {
-        Ops.RANGE: _finish_kernel_RANGE,
-        Ops.CAST: _finish_kernel_CAST,
-        Ops.NEG: _finish_kernel_NEG,
-        Ops.ADD: _finish_kernel_ADD,
-        Ops.SUB: _finish_kernel_SUB,
-        Ops.MUL: _finish_kernel_MUL,
-        Ops.FDIV: _finish_kernel_FDIV,
-        Ops.IDIV: _finish_kernel_IDIV,
-        Ops.MOD: _finish_kernel_MOD,
-        Ops.MAX: _finish_kernel_MAX,
-        Ops.MIN: _finish_kernel_MIN,
-        Ops.POW: _finish_kernel_POW,
-        Ops.CMPLT: _finish_kernel_CMPLT,
-        Ops.CMPNE: _finish_kernel_CMPNE,
-        Ops.CMPEQ: _finish_kernel_CMPEQ,
-        Ops.AND: _finish_kernel_AND,
-        Ops.OR: _finish_kernel_OR,
-        Ops.XOR: _finish_kernel_XOR,
-        Ops.SHL: _finish_kernel_SHL,
-        Ops.SHR: _finish_kernel_SHR,
-        Ops.WHERE: _finish_kernel_WHERE,
+        Ops.NOOP: _to_kernel_NOOP,
+        Ops.CONTIGUOUS: _to_kernel_CONTIGUOUS,
+        Ops.COPY: _to_kernel_COPY,
+        Ops.RANGE: _to_kernel_RANGE,
+        Ops.INDEX: _to_kernel_INDEX,
+        Ops.STORE: _to_kernel_STORE,
+        Ops.INVALID: _to_kernel_INVALID,
+        Ops.CAST: _to_kernel_CAST,
+        Ops.NEG: _to_kernel_NEG,
+        Ops.ADD: _to_kernel_ADD,
+        Ops.SUB: _to_kernel_SUB,
+        Ops.MUL: _to_kernel_MUL,
+        Ops.FDIV: _to_kernel_FDIV,
+        Ops.IDIV: _to_kernel_IDIV,
+        Ops.MOD: _to_kernel_MOD,
+        Ops.MAX: _to_kernel_MAX,
+        Ops.MIN: _to_kernel_MIN,
+        Ops.POW: _to_kernel_POW,
+        Ops.CMPLT: _to_kernel_CMPLT,
+        Ops.CMPNE: _to_kernel_CMPNE,
+        Ops.CMPEQ: _to_kernel_CMPEQ,
+        Ops.AND: _to_kernel_AND,
+        Ops.OR: _to_kernel_OR,
+        Ops.XOR: _to_kernel_XOR,
+        Ops.SHL: _to_kernel_SHL,
+        Ops.SHR: _to_kernel_SHR,
+        Ops.WHERE: _to_kernel_WHERE,
     },
     {
-        Ops.RANGE: _finish_kernel_RANGE_t,
-        Ops.CAST: _finish_kernel_CAST_t,
-        Ops.NEG: _finish_kernel_NEG_t,
-        Ops.ADD: _finish_kernel_ADD_t,
-        Ops.SUB: _finish_kernel_SUB_t,
-        Ops.MUL: _finish_kernel_MUL_t,
-        Ops.FDIV: _finish_kernel_FDIV_t,
-        Ops.IDIV: _finish_kernel_IDIV_t,
-        Ops.MOD: _finish_kernel_MOD_t,
-        Ops.MAX: _finish_kernel_MAX_t,
-        Ops.MIN: _finish_kernel_MIN_t,
-        Ops.POW: _finish_kernel_POW_t,
-        Ops.CMPLT: _finish_kernel_CMPLT_t,
-        Ops.CMPNE: _finish_kernel_CMPNE_t,
-        Ops.CMPEQ: _finish_kernel_CMPEQ_t,
-        Ops.AND: _finish_kernel_AND_t,
-        Ops.OR: _finish_kernel_OR_t,
-        Ops.XOR: _finish_kernel_XOR_t,
-        Ops.SHL: _finish_kernel_SHL_t,
-        Ops.SHR: _finish_kernel_SHR_t,
-        Ops.WHERE: _finish_kernel_WHERE_t,
+        Ops.NOOP: _to_kernel_NOOP_t,
+        Ops.CONTIGUOUS: _to_kernel_CONTIGUOUS_t,
+        Ops.COPY: _to_kernel_COPY_t,
+        Ops.RANGE: _to_kernel_RANGE_t,
+        Ops.INDEX: _to_kernel_INDEX_t,
+        Ops.STORE: _to_kernel_STORE_t,
+        Ops.INVALID: _to_kernel_INVALID_t,
+        Ops.CAST: _to_kernel_CAST_t,
+        Ops.NEG: _to_kernel_NEG_t,
+        Ops.ADD: _to_kernel_ADD_t,
+        Ops.SUB: _to_kernel_SUB_t,
+        Ops.MUL: _to_kernel_MUL_t,
+        Ops.FDIV: _to_kernel_FDIV_t,
+        Ops.IDIV: _to_kernel_IDIV_t,
+        Ops.MOD: _to_kernel_MOD_t,
+        Ops.MAX: _to_kernel_MAX_t,
+        Ops.MIN: _to_kernel_MIN_t,
+        Ops.POW: _to_kernel_POW_t,
+        Ops.CMPLT: _to_kernel_CMPLT_t,
+        Ops.CMPNE: _to_kernel_CMPNE_t,
+        Ops.CMPEQ: _to_kernel_CMPEQ_t,
+        Ops.AND: _to_kernel_AND_t,
+        Ops.OR: _to_kernel_OR_t,
+        Ops.XOR: _to_kernel_XOR_t,
+        Ops.SHL: _to_kernel_SHL_t,
+        Ops.SHR: _to_kernel_SHR_t,
+        Ops.WHERE: _to_kernel_WHERE_t,
     },
 )
-finish_kernel = _finish_kernel_matcher
+to_kernel = _to_kernel_matcher
 
 MATCHERS = {
     'to_kernel': _to_kernel_matcher,
-    'finish_kernel': _finish_kernel_matcher,
 }

@@ -563,13 +563,14 @@ def renumber_range(ctx: KernelContext, r: UOp) -> UOp:
     return new
 
 
-def kernel_name(store: UOp) -> str:
-    """E_<loop sizes> for elementwise kernels, r_<loop sizes>_<reduce sizes> with a reduction."""
+def kernel_name(store: UOp, ranges: list[UOp]) -> str:
+    """E_<loop sizes> for elementwise kernels, r_<loop sizes>_<reduce sizes> with a reduction
+    (`ranges`: the kernel's renumbered ranges)."""
     loops = [str(r.src[0].arg) for r in store.src[2:]]
-    reduces = sorted({r for n in toposort(store.src[1]) if n.op is Ops.REDUCE for r in n.src[1:]},
-                     key=lambda r: r.arg[0])
+    reduces = [str(r.src[0].arg) for r in sorted(ranges, key=lambda r: r.arg[0])
+               if r.arg[1] == "reduce"]
     if reduces:
-        return "r_" + "_".join(loops + [str(r.src[0].arg) for r in reduces])
+        return "r_" + "_".join(loops + reduces)
     return "E_" + "_".join(loops or ["1"])
 
 
@@ -578,7 +579,7 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
     arg keeps the offset and ranges of the STORE, so readers can index it like the tensor."""
     bufs = tuple(sorted(ctx.slots, key=ctx.slots.__getitem__))
     kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps),
-                 arg=Kernel(kernel_name(ast.src[0]), ast, bufs))
+                 arg=Kernel(kernel_name(ast.src[0], list(ctx.ranges.values())), ast, bufs))
     target = st.src[0]
     return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
                tag=st.tag)

@@ -64,10 +64,10 @@ def _pass(sink: UOp, stem: str, rules: str, ctx: Any = None, bottom_up: bool = F
 
 # ====================================================================== the pipeline
 def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
-    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what it became}).
+    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {tensor node: what it became}).
 
-    A root becomes `BUFFER` (a kernel writes it) or stays what it is when it needs no kernel
-    (an existing buffer)."""
+    A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
+    root that needs no kernel (a view of an existing buffer) stays what it is."""
     # earliest rewrites: drop markers, fold size 0 and stride-0 reductions, split huge reductions
     tsink = graph_rewrite(sink, matcher("rangeify", "earliest_rewrites"), name="earliest")
     early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
@@ -80,7 +80,8 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # (this pass also drops add_realize's marks)
     tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True,
                   stage="tensor")
-    # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic
+    # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic,
+    # reductions REDUCEs over fresh ranges or buffers (rerun until its buffer choices settle)
     tsink = rangeify_until_settled(tsink)
     # cleanups: fold the index arithmetic rangeify wrote (symbolic), recompute cheap buffers in
     # their readers, no buffers for constants
@@ -114,8 +115,8 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
 
 def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
     """The AST of one kernel (called by `split_kernels` for each STORE)."""
-    # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0
-    # and the index arithmetic folded once more, now that loads have split off their masks
+    # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0, and the index
+    # arithmetic folded once more, now that loads have split off their masks
     ast = graph_rewrite(UOp.sink(store), matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
                         name="to_kernel")
     if _spec_on():

@@ -346,6 +346,8 @@ PARALLEL_MIN_WORK = 1 << 20
 INTERCHANGE_MAX = 4096
 # the output block a tiled matmul-like kernel keeps in registers (rows x contiguous columns)
 TILE_I, TILE_J = 4, 16
+_COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
+                     Ops.FDIV, Ops.RECIPROCAL})
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 
 
@@ -612,7 +614,8 @@ class _KernelRenderer:
         if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
             return False
         if (len(reds) == 1 and len(ranges) >= 2 and _range_size(ranges[-2]) % TILE_I == 0
-                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]):
+                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]
+                and not self._costly_outside(reds[0], j)):
             self._tiled(st, reds[0])
             return True
         # output loops but the last, parallel at the outermost
@@ -668,6 +671,12 @@ class _KernelRenderer:
         self._emit_store(st)
         self._close_loops()
         return True
+
+    def _costly_outside(self, red: UOp, j: UOp) -> bool:
+        """True when the reduce's body computes a transcendental that does not depend on j
+        (a softmax fused into the matmul after it): a tile would recompute it once per column
+        tile, the row form once per (i, k)."""
+        return any(n.op in _COSTLY and j not in self.deps[n] for n in toposort(red.src[0]))
 
     def _tiled(self, st: UOp, red: UOp) -> None:
         """The interchanged reduce with a TILE_I x TILE_J block of outputs in registers.

@@ -102,8 +102,12 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None) ->
     restrict = [len({id(b) for b in item.bufs}) == len(item.bufs) for item in schedule]
     prog = compile_program(schedule, restrict)
     arrays = [[b.ensure() for b in item.bufs] for item in schedule]
+    debug = int(os.environ.get("DEBUG", "0") or 0)
+    if timings is None and debug >= 1:
+        timings = []  # DEBUG=1: kernel count and time per kernel
     prog.run(arrays, timings)
-    if timings is not None and int(os.environ.get("DEBUG", "0") or 0) >= 1:
+    if timings is not None and debug >= 1:
         for item, t in zip(schedule, timings):
             print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)
+        print(f"  {len(schedule)} kernels in {sum(timings) * 1e6:.1f} us (C)", file=sys.stderr)
     return prog

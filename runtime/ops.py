@@ -91,6 +91,10 @@ class Ops(Enum):
     WHERE = auto()
     MULACC = auto()
 
+    # members are singletons: identity hashing is exact, and C-level instead of Enum's
+    # Python-level hash of the name (ops are dict keys on every matcher dispatch)
+    __hash__ = object.__hash__
+
     def __repr__(self) -> str:
         return f"Ops.{self.name}"
 

@@ -17,10 +17,26 @@ from .dtype import DType, dtypes, promote
 from .ops import GroupOp, Ops
 
 Shape = tuple[int, ...]
-# the hash-consing table: fields -> weak reference to the node. Dead entries are swept when
-# the table has doubled, which is cheaper than a callback per node (WeakValueDictionary).
-_cache: dict[tuple, weakref.ref] = {}
-_next_sweep = 1 << 16
+# the hash-consing table: fields -> weak reference to the node. An entry leaves the table the
+# moment its node dies: its key holds the node's sources and arg (a BUFFER's storage), so a
+# lingering key would keep a whole dead graph, and its buffers, alive.
+class _Entry(weakref.ref):
+    __slots__ = ("key",)
+
+    def __new__(cls, node: UOp, key: tuple) -> _Entry:
+        return super().__new__(cls, node, _drop_entry)
+
+    def __init__(self, node: UOp, key: tuple):
+        super().__init__(node, _drop_entry)
+        self.key = key
+
+
+def _drop_entry(entry: _Entry) -> None:
+    if _cache.get(entry.key) is entry:
+        del _cache[entry.key]
+
+
+_cache: dict[tuple, _Entry] = {}
 _UNSET: Any = object()
 
 
@@ -57,9 +73,7 @@ class UOp:
         node = object.__new__(cls)
         node.op, node.dtype, node.src, node.arg, node.tag = op, dtype, src, arg, tag
         node._shape = node._bounds = _UNSET
-        _cache[key] = weakref.ref(node)
-        if len(_cache) > _next_sweep:
-            _sweep_cache()
+        _cache[key] = _Entry(node, key)
         return node
 
     def replace(self, **kwargs: Any) -> UOp:
@@ -240,13 +254,6 @@ class UOp:
         return render_expr(self)
 
 
-def _sweep_cache() -> None:
-    global _next_sweep
-    for key in [k for k, ref in _cache.items() if ref() is None]:
-        del _cache[key]
-    _next_sweep = max(1 << 16, 2 * len(_cache))
-
-
 def _short(node: UOp) -> str:
     if node.op is Ops.CONST:
         return f"{node.arg!r}"
@@ -407,6 +414,10 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         lo, hi = max(s[0][0], s[1][0]), max(s[0][1], s[1][1])
     elif op is Ops.MIN:
         lo, hi = min(s[0][0], s[1][0]), min(s[0][1], s[1][1])
+    elif op is Ops.WHERE and n.src[2].op is Ops.INVALID:
+        lo, hi = s[1]  # an invalid index is never used, so only the valid branch bounds it
+    elif op is Ops.WHERE and n.src[1].op is Ops.INVALID:
+        lo, hi = s[2]
     elif op is Ops.WHERE:
         lo, hi = min(s[1][0], s[2][0]), max(s[1][1], s[2][1])
     elif op is Ops.CMPLT:

@@ -33,15 +33,7 @@ FIXTURES = HERE / "soundness"
 CI_EXAMPLES = 10
 # rules of rules/ that `rulegrad check` refutes and whose owners have not fixed them yet: each
 # is an expected failure, with the counterexample in the reason (remove the entry once fixed)
-KNOWN_UNSOUND = {
-    "reduce_expand": (
-        "rules/rangeify.rules reduce_expand: reduce_of_expand(red, e, x) builds y * count with "
-        "count the number of repeats, as a CONST of the reduction's dtype without wrapping it: "
-        "REDUCE_AXIS(ADD, (0,)) of an int8 BUFFER expanded (1,1,1) -> (32768,0,2) becomes "
-        "MUL(x, CONST int8 32768), a constant its dtype cannot hold (the oracle refuses it; C "
-        "would truncate it). (The empty-EXPAND case this entry first named was fixed in "
-        "fa13c16; --seed 1 --examples 100 shows the counterexample.)"),
-}
+KNOWN_UNSOUND: dict[str, str] = {}
 
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)
 test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 6e3da522d2bbe37780939ccee7f8a0d15350bf5e8c269fba18ad0fdc7221bd4b
+# source sha256: d179832a74375b30b8452e483d0ae9757fb68e654eba84754db50d76d249486d
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/kernel.rules: to_kernel."""
 
@@ -20,7 +20,7 @@ from rulegrad.rules.rangeify_helpers import renumber_range
 from rulegrad.rules.rangeify_helpers import scheduler_range
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '6e3da522d2bbe37780939ccee7f8a0d15350bf5e8c269fba18ad0fdc7221bd4b'
+SOURCE_SHA256 = 'd179832a74375b30b8452e483d0ae9757fb68e654eba84754db50d76d249486d'
 DEPENDENCIES = (('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _DT0 = DTYPE_CLASSES['ints']
 

@@ -1,5 +1,5 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
-# source sha256: f8ec7800d2901f4ac8786c1ea5da75a71f315f6626a7e5d17f0474d4b9d8deac
+# source sha256: b2b579b37dc919c0397829a1273b6d19b777014c092d9d6103531dbf5bb281b4
 """Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower."""
 
 from math import prod  # noqa: F401
@@ -15,7 +15,7 @@ from rulegrad.rules.lower_helpers import is_pow2
 from rulegrad.rules.lower_helpers import log2_int
 
 SOURCE = 'rules/lower.rules'
-SOURCE_SHA256 = 'f8ec7800d2901f4ac8786c1ea5da75a71f315f6626a7e5d17f0474d4b9d8deac'
+SOURCE_SHA256 = 'b2b579b37dc919c0397829a1273b6d19b777014c092d9d6103531dbf5bb281b4'
 DEPENDENCIES = ()
 
 

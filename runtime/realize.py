@@ -7,11 +7,10 @@ it (as tinygrad does).
 
 The backend is chosen by the environment variable `RULEGRAD_BACKEND`, read at every call:
 
-- `oracle` (the default for now): `backends/oracle.py` evaluates the graph with numpy.
-- `interp`: EXTENSION POINT. The scheduler (`runtime/schedule.py`) turns the graph into
-  kernels and `backends/kernel_interp.py` runs them; fill in `_realize_interp`.
-- `c`: EXTENSION POINT. The same schedule, rendered to C and run through cffi; fill in
-  `_realize_c`.
+- `c` (the default): the scheduler (`runtime/schedule.py`) turns the graph into kernels, which
+  are lowered (`rules/lower.rules`), rendered to C, built once with cffi and run (`backends/c/`).
+- `interp`: the same schedule, run by the numpy kernel interpreter (`backends/kernel_interp.py`).
+- `oracle`: no scheduler at all: `backends/oracle.py` evaluates the tensor graph with numpy.
 
 Each backend is a function `(uops) -> list[Buffer]` registered in `BACKENDS`; the contract for a
 new one: return a Buffer per root, allocated and filled; never change a Buffer that is not an
@@ -31,7 +30,7 @@ from .uop import UOp
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-DEFAULT_BACKEND = "oracle"
+DEFAULT_BACKEND = "c"
 
 
 def buffer_of(uop: UOp) -> Buffer | None:
@@ -65,14 +64,19 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     return out
 
 
-def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
-    # the scheduler's kernels, run by the numpy kernel interpreter (backends/kernel_interp.py)
-    from rulegrad.backends.kernel_interp import run_schedule
+def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[[list], None]) -> list[Buffer]:
+    """Schedule the roots into kernels, run them, and return the buffer each root landed in."""
     from rulegrad.runtime.schedule import schedule_with_outputs
 
     items, outs = schedule_with_outputs(list(uops))
     run_schedule(items)
     return [_need_buffer(out) for out in outs]
+
+
+def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
+    from rulegrad.backends.kernel_interp import run_schedule
+
+    return _realize_scheduled(uops, run_schedule)
 
 
 def _need_buffer(uop: UOp) -> Buffer:
@@ -83,14 +87,11 @@ def _need_buffer(uop: UOp) -> Buffer:
 
 
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
-    # the same schedule, lowered (rules/lower.rules), rendered to C, built once with cffi and
-    # cached (backends/c/); DEBUG=4 prints the C source
+    # lowered (rules/lower.rules), rendered to C, built once with cffi and cached (backends/c/);
+    # DEBUG=4 prints the C source
     from rulegrad.backends.c import run_schedule
-    from rulegrad.runtime.schedule import schedule_with_outputs
 
-    items, outs = schedule_with_outputs(list(uops))
-    run_schedule(items)
-    return [out.arg if out.op is Ops.BUFFER else _need_buffer(out) for out in outs]
+    return _realize_scheduled(uops, run_schedule)
 
 
 BACKENDS: dict[str, Callable[[Sequence[UOp]], list[Buffer]]] = {

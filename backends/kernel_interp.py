@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from rulegrad.backends.oracle import _ALU, _REDUCE_UFUNC, _identity
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort

@@ -143,6 +143,7 @@ def main() -> None:
         tinygrad_main(args.runs)
         return
     import numpy as np
+
     from rulegrad import Tensor
     from rulegrad.runtime.schedule import create_schedule
 

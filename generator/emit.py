@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+
 from rulegrad.dsl.ast import (
     CheckedFile,
     ECall,

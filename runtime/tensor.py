@@ -588,6 +588,41 @@ class Tensor:
         shifted = x - x.max(axis, keepdim=True)
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
 
+    def layernorm(self, axis: int = -1, eps: float = 1e-5) -> Tensor:
+        """(x - mean) / sqrt(var + eps) over `axis`, var without correction (tinygrad's)."""
+        x = self.cast(least_float(self.dtype))
+        dev = x - x.mean(axis, keepdim=True)
+        return dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()
+
+    def conv2d(self, weight: Tensor, bias: Tensor | None = None, padding: int = 0) -> Tensor:
+        """2-D convolution, stride 1: (N, C, H, W) with (O, C, KH, KW) -> (N, O, OH, OW).
+
+        Built from movement ops only, so the scheduler can fuse it into one kernel: each
+        spatial axis is repeated, then re-read with rows one element longer, so that repeat
+        `k` starts `k` elements later (tinygrad's pooling trick); no gather, no copy."""
+        if self.ndim != 4 or weight.ndim != 4 or self.shape[1] != weight.shape[1]:
+            raise ValueError(f"conv2d needs (N, C, H, W) and (O, C, KH, KW) with the same C, "
+                             f"got shapes {self.shape} and {weight.shape}")
+        if padding < 0:
+            raise ValueError(f"conv2d padding must be >= 0, got {padding}")
+        x = self.pad(((0, 0), (0, 0), (padding, padding), (padding, padding)))
+        n, c, h, wd = x.shape
+        o, _, kh, kw = weight.shape
+        oh, ow = h - kh + 1, wd - kw + 1
+        if oh <= 0 or ow <= 0:
+            raise ValueError(f"conv2d kernel {weight.shape[2:]} is larger than the padded input "
+                             f"{x.shape[2:]}")
+        rh, rw = -(-kh * (h + 1) // h), -(-kw * (wd + 1) // wd)
+        xr = x.reshape(n, c, 1, h, 1, wd).expand(n, c, rh, h, rw, wd)
+        xr = xr.reshape(n, c, rh * h, rw * wd)
+        xr = xr.shrink(((0, n), (0, c), (0, kh * (h + 1)), (0, kw * (wd + 1))))
+        xr = xr.reshape(n, c, kh, h + 1, kw, wd + 1)
+        xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow)))
+        xr = xr.permute(0, 1, 3, 5, 2, 4)  # n, c, oh, ow, kh, kw
+        prod = xr.reshape(n, 1, c, oh, ow, kh, kw) * weight.reshape(1, o, c, 1, 1, kh, kw)
+        out = prod.sum((2, 5, 6)).reshape(n, o, oh, ow)
+        return out if bias is None else out + bias.reshape(1, o, 1, 1)
+
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
         w = w if isinstance(w, Tensor) else Tensor(w)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from rulegrad.dsl import RulesError, load, parse, print_file
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.parser import GRAMMAR_PATH

@@ -10,34 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from rulegrad import Tensor
 
 
 def buf(*shape: int) -> Tensor:
     """A realized float32 input (already a buffer: no kernel of its own)."""
     return Tensor(np.zeros(shape, dtype=np.float32))
-
-
-def conv2d(x: Tensor, w: Tensor) -> Tensor:
-    """conv2d, stride 1, no padding, from movement ops only (tinygrad's _pool trick): repeat each
-    spatial axis, re-read it with rows one longer, so row ky starts ky elements later."""
-    n, c, h, wd = x.shape
-    o, _, kh, kw = w.shape
-    oh, ow = h - kh + 1, wd - kw + 1
-    rh, rw = -(-kh * (h + 1) // h), -(-kw * (wd + 1) // wd)
-    xr = x.reshape(n, c, 1, h, 1, wd).expand(n, c, rh, h, rw, wd).reshape(n, c, rh * h, rw * wd)
-    xr = xr.shrink(((0, n), (0, c), (0, kh * (h + 1)), (0, kw * (wd + 1))))
-    xr = xr.reshape(n, c, kh, h + 1, kw, wd + 1)
-    xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow)))
-    xr = xr.permute(0, 1, 3, 5, 2, 4)  # n, c, oh, ow, kh, kw
-    prod = xr.reshape(n, 1, c, oh, ow, kh, kw) * w.reshape(1, o, c, 1, 1, kh, kw)
-    return prod.sum((2, 5, 6)).reshape(n, o, oh, ow)
-
-
-def layernorm(x: Tensor) -> Tensor:
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) * (x - mean)).mean(-1, keepdim=True)
-    return (x - mean) / (var + 1e-5).sqrt()
 
 
 def mlp() -> list[Tensor]:
@@ -61,9 +40,9 @@ PROGRAMS = [
     ("row sum 2048x2048", lambda: [buf(2048, 2048).sum(1)], 1),
     ("full sum 4M", lambda: [buf(1 << 22).sum()], 2),
     ("softmax 1024x1024", lambda: [buf(1024, 1024).softmax(-1)], 3),
-    ("layernorm 1024x1024", lambda: [layernorm(buf(1024, 1024))], 3),
+    ("layernorm 1024x1024", lambda: [buf(1024, 1024).layernorm()], 3),
     ("matmul 512", lambda: [buf(512, 512) @ buf(512, 512)], 1),
-    ("conv2d 8x16x32x32 * 32x16x3x3", lambda: [conv2d(buf(8, 16, 32, 32), buf(32, 16, 3, 3))], 1),
+    ("conv2d 8x16x32x32 * 32x16x3x3", lambda: [buf(8, 16, 32, 32).conv2d(buf(32, 16, 3, 3))], 1),
     ("mlp 784-256-10 b64", mlp, 5),
     ("attention 128x64", attention, 4),
     ("exp sum(0) + max(1) 256x256", exp_sum_max, 2),
@@ -75,16 +54,3 @@ def test_kernel_count_at_most_tinygrad(name: str, program, tinygrad: int) -> Non
     outs = program()
     kernels = outs[0].schedule(*outs[1:])
     assert 1 <= len(kernels) <= tinygrad, [k.name for k in kernels]
-
-
-def test_conv2d_helper_matches_numpy() -> None:
-    """The conv2d above is a convolution (checked on the oracle backend, small sizes)."""
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
-    w = rng.standard_normal((4, 3, 3, 2)).astype(np.float32)
-    out = conv2d(Tensor(x), Tensor(w)).numpy()
-    want = np.zeros((2, 4, 4, 4), dtype=np.float32)
-    for ky in range(3):
-        for kx in range(2):
-            want += np.einsum("nchw,oc->nohw", x[:, :, ky:ky + 4, kx:kx + 4], w[:, :, ky, kx])
-    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)

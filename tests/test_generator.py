@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from rulegrad import Ops, UOp, dtypes, graph_rewrite
 from rulegrad.generator import compile_file
 from rulegrad.generator.cli import package_rules_files, run_gen

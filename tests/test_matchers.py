@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from rulegrad import Ops, UOp, dtypes, graph_rewrite
 from rulegrad.dsl import load
 from rulegrad.generator.cli import package_rules_files

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+
 from rulegrad import Ops, Tensor, UOp, dtypes
 from rulegrad.runtime.realize import realize
 from rulegrad.runtime.schedule import create_schedule

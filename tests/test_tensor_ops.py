@@ -593,3 +593,30 @@ def test_assign_applies_exactly_once():
     np.testing.assert_array_equal(w.numpy(), np.array([2.0, 3.0], dtype=np.float32))
     w.assign(3.0)  # a scalar fills the tensor
     np.testing.assert_array_equal(w.numpy(), np.array([3.0, 3.0], dtype=np.float32))
+
+
+def _conv2d_reference(x: np.ndarray, w: np.ndarray, padding: int) -> np.ndarray:
+    x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    kh, kw = w.shape[2:]
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))  # n,c,oh,ow,kh,kw
+    return np.einsum("ncyxij,ocij->noyx", win, w)
+
+
+@pytest.mark.parametrize("shape, wshape, padding", [
+    ((2, 3, 6, 5), (4, 3, 3, 2), 0), ((1, 2, 4, 4), (3, 2, 3, 3), 1),
+    ((1, 1, 3, 3), (1, 1, 3, 3), 0)])
+def test_conv2d_matches_numpy(shape, wshape, padding):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(wshape).astype(np.float32)
+    b = rng.standard_normal(wshape[0]).astype(np.float32)
+    got = Tensor(x).conv2d(Tensor(w), Tensor(b), padding=padding).numpy()
+    want = _conv2d_reference(x, w, padding) + b.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_layernorm_matches_numpy():
+    x = np.random.default_rng(4).standard_normal((5, 7)).astype(np.float32)
+    got = Tensor(x).layernorm().numpy()
+    want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

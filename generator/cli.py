@@ -11,11 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .paths import GENERATED_DIR, PACKAGE_RULES_DIR, in_package
-
-
-def package_rules_files() -> list[Path]:
-    return sorted(PACKAGE_RULES_DIR.glob("*.rules"))
+from .paths import GENERATED_DIR, in_package, package_rules_files
 
 
 def _target(path: Path, out: str | None) -> Path | None:

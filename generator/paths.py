@@ -19,6 +19,11 @@ PACKAGE_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 GENERATED_DIR = PACKAGE_RULES_DIR / "generated"
 
 
+def package_rules_files() -> list[Path]:
+    """Every rules file of the package, in name order (what `gen` and `check` do by default)."""
+    return sorted(PACKAGE_RULES_DIR.glob("*.rules"))
+
+
 def in_package(path: str | Path) -> bool:
     """True for a file directly in rulegrad's rules/ folder."""
     return Path(path).resolve().parent == PACKAGE_RULES_DIR

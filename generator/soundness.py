@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegrad.dsl import ast as A
+from rulegrad.generator.paths import package_rules_files
 
 STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
 DEFAULT_TIMEOUT_MS = 2000
@@ -111,12 +112,6 @@ class CheckReport:
 
 
 # ---------------------------------------------------------------------- inputs
-def package_rules_files() -> list[Path]:
-    from .paths import PACKAGE_RULES_DIR
-
-    return sorted(PACKAGE_RULES_DIR.glob("*.rules"))
-
-
 def _location(rule: A.Rule) -> str:
     from .paths import display_path
 

@@ -35,6 +35,17 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     return fuzz_main(["--n", str(args.n), "--seed", str(args.seed)] + (["-v"] if args.v else []))
 
 
+def _count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -46,14 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.set_defaults(func=_cmd_gen)
     c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
     c.add_argument("paths", nargs="*", help=".rules files (default: all of rules/)")
-    c.add_argument("--examples", type=int, default=100, help="examples per rule (default 100)")
+    c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")
     c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
     c.add_argument("--rule", help="check only the rule with this name")
     c.add_argument("--timeout", type=float, default=2.0,
                    help="seconds z3 may spend on one proof query (default 2); past it: unknown")
     c.set_defaults(func=_cmd_check)
     f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
-    f.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
+    f.add_argument("--n", type=_count, default=1000, help="number of programs (default 1000)")
     f.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     f.add_argument("-v", action="store_true", help="print every program")
     f.set_defaults(func=_cmd_fuzz)

@@ -292,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
     args = p.parse_args(argv)
+    if args.n < 1:
+        p.error(f"--n must be at least 1, got {args.n}")
     t0 = time.perf_counter()
     failures = fuzz(args.n, args.seed, args.verbose)
     dt = time.perf_counter() - t0

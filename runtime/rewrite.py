@@ -209,19 +209,17 @@ class _Rewriter:
         return replace[root]
 
 
-def _budget_for(root: UOp, budget: int | None) -> int:
+def _budget_for(budget: int | None) -> int:
     if budget is not None:
         return budget
-    if DEFAULT_BUDGET:
-        return DEFAULT_BUDGET
-    return 1_000_000
+    return DEFAULT_BUDGET or 1_000_000
 
 
 def graph_rewrite(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,
                   name: str | None = None, budget: int | None = None) -> UOp:
     """Rewrite `sink` with `matcher` to a fixed point; see the module docstring."""
     pass_name = name or getattr(matcher, "name", type(matcher).__name__)
-    return _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(sink, budget)).run(sink)
+    return _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(budget)).run(sink)
 
 
 def graph_rewrite_map(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,
@@ -231,7 +229,7 @@ def graph_rewrite_map(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool 
 
     With `input_map` (an earlier pass's map), the result maps the original nodes through both."""
     pass_name = name or getattr(matcher, "name", type(matcher).__name__)
-    rw = _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(sink, budget))
+    rw = _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(budget))
     rw.run(sink)
     new_map = {k: rw.replace.get(k, k) for k in toposort(sink)}
     if input_map is not None:

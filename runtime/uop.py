@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
-from .dtype import DType, dtypes, promote
+from .dtype import DType, dtypes
 from .ops import GroupOp, Ops
 
 Shape = tuple[int, ...]
@@ -445,15 +445,3 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
     if dt is not dtypes.index and (lo < dt.min or hi > dt.max):
         return (dt.min, dt.max)
     return (lo, hi)
-
-
-def promote_uops(*items: UOp | bool | int | float) -> DType:
-    return promote(*(i.dtype if isinstance(i, UOp) else i for i in items))
-
-
-def graph_size(root: UOp) -> int:
-    return len(toposort(root))
-
-
-def iter_nodes(roots: Iterable[UOp]) -> list[UOp]:
-    return toposort(UOp.sink(*roots))

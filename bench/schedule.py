@@ -6,7 +6,9 @@ For each program of the fusion table (tests/test_fusion.py), the time to turn th
 into kernels (inputs realized first; nothing is run): rulegrad's `create_schedule` and, when a
 tinygrad 0.14 environment exists (`/opt/tgenv`, or TINYGRAD_PYTHON), tinygrad's
 `Tensor.schedule_linear()` in a subprocess (this same file, run with `--tinygrad`), medians of
-several runs, kernel counts, and the ratio rulegrad / tinygrad (the target is <= 0.5). Then the
+several runs, kernel counts, and the ratio rulegrad / tinygrad (the target is <= 0.5). Both
+schedule caches are off (RULEGRAD_SCHEDULE_CACHE=0, tinygrad's SCACHE=0), so the rule passes
+themselves are timed; `--cached` turns both on (a repeated program then costs a lookup). Then the
 scale check: scheduling time per op of an elementwise chain at n = 1,000 and 10,000 (the ratio
 should be <= 2), and a 100,000-op chain scheduled and run through the kernel interpreter.
 
@@ -138,7 +140,10 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=5, help="runs per program (median)")
     p.add_argument("--tinygrad", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--no-scale", action="store_true", help="skip the elementwise-chain check")
+    p.add_argument("--cached", action="store_true",
+                   help="keep both schedule caches on (default: off, to time the passes)")
     args = p.parse_args()
+    os.environ["RULEGRAD_SCHEDULE_CACHE"] = os.environ["SCACHE"] = "1" if args.cached else "0"
     if args.tinygrad:
         tinygrad_main(args.runs)
         return

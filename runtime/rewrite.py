@@ -79,6 +79,11 @@ _tracer: Tracer | None = None
 DEFAULT_BUDGET = int(os.environ.get("RULEGRAD_REWRITE_BUDGET", "0"))
 
 
+def tracing_active() -> bool:
+    """Whether a `tracing()` block is recording firings now."""
+    return _tracer is not None
+
+
 class tracing:  # noqa: N801 - used as a context manager, like a function
     """Record every rule firing of every pass run inside the `with` block."""
 

@@ -30,6 +30,7 @@ from rulegrad.rules.rangeify_helpers import (
 from .buffer import Buffer
 from .ops import Ops
 from .rewrite import graph_rewrite
+from .schedule_cache import cached_schedule
 from .uop import UOp, print_graph, toposort
 
 
@@ -174,11 +175,9 @@ def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
 
 # ====================================================================== entry points
 def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
-    """The kernels that compute `uops`, and per root what holds its value afterwards."""
-    sink = UOp.sink(*uops)
-    ksink, becomes = rangeify(sink)
-    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
-             for k in toposort(ksink) if k.op is Ops.KERNEL]
+    """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
+    of a form scheduled before is not scheduled again: runtime/schedule_cache.py)."""
+    items, outs = cached_schedule(list(uops), _schedule_uncached)
     debug = int(os.environ.get("DEBUG", "0") or 0)
     if debug >= 2:
         for i, item in enumerate(items):
@@ -186,6 +185,13 @@ def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp
             print(f"kernel {i:3d} {item.name:24s} shape={item.shape} bufs=({bufs})")
             if debug >= 3:
                 print(print_graph(item.ast))
+    return items, outs
+
+
+def _schedule_uncached(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+    ksink, becomes = rangeify(UOp.sink(*uops))
+    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
+             for k in toposort(ksink) if k.op is Ops.KERNEL]
     return items, [becomes[u] for u in uops]
 
 

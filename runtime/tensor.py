@@ -112,11 +112,34 @@ def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
     return uop.reshape((1,) * (len(shape) - uop.ndim) + uop.shape).expand(shape)
 
 
+_INT_RANGES = tuple((int(np.iinfo(t).min), int(np.iinfo(t).max))
+                    for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                              np.int64, np.uint64))
+_probed: dict[tuple, DType] = {}
+
+
+def _operand_kind(item: Tensor | Scalar) -> object:
+    """What numpy's result dtype depends on: a tensor's dtype; a Python scalar's type, and for
+    an int, which integer types can hold it (numpy raises OverflowError for one that cannot)."""
+    if isinstance(item, Tensor):
+        return item.dtype
+    if type(item) is int:
+        return (int, tuple(lo <= item <= hi for lo, hi in _INT_RANGES))
+    return type(item)
+
+
 def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
-    """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak)."""
-    args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
-    with np.errstate(all="ignore"):
-        return dtypes.from_np(np.asarray(fn(*args)).dtype)
+    """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak).
+
+    Asking numpy costs tens of microseconds, so answers are kept per (function, operand kinds);
+    a lambda is keyed by its code, which is the same object at every call of its line."""
+    key = (getattr(fn, "__code__", fn), *map(_operand_kind, items))
+    dt = _probed.get(key)
+    if dt is None:
+        args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
+        with np.errstate(all="ignore"):
+            dt = _probed[key] = dtypes.from_np(np.asarray(fn(*args)).dtype)
+    return dt
 
 
 def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:

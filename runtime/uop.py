@@ -204,8 +204,11 @@ class UOp:
     def shape(self) -> Shape | None:
         """The tensor shape, or None for nodes that have none (index math, kernels, SINK)."""
         if self._shape is _UNSET:
-            for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
-                node._shape = _derive_shape(node)
+            if all(s._shape is not _UNSET for s in self.src):  # the common case: no walk
+                self._shape = _derive_shape(self)
+            else:
+                for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
+                    node._shape = _derive_shape(node)
         return self._shape
 
     @property

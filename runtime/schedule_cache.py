@@ -1,0 +1,157 @@
+"""Schedule cache: a program whose graph was scheduled before is not scheduled again.
+
+The scheduler is a function of the tensor graph's structure alone: its ops, dtypes, args and
+which buffer is read where, never what a buffer holds. So a training step or an inference loop,
+which builds the same graph every call over the same (or other, same-shaped) buffers, gets the
+same kernels each time, and the rule passes (about a millisecond for a small program) can be
+skipped.
+
+The key is the graph in topological order with every BUFFER replaced by its slot (first-seen
+order, with size, dtype and whether it is allocated), so two graphs over different buffers of
+the same shapes share an entry. The entry is the schedule with each buffer as a reference: an
+input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
+the scheduler would. A lookup costs one walk of the graph.
+
+`RULEGRAD_SCHEDULE_CACHE=0` turns it off. It is bypassed while something watches the passes
+run: rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`. The matcher kind
+(`RULEGRAD_MATCHER`) is part of the key, so the generated and interpreted matchers never share
+an entry.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rulegrad.rules import mode
+
+from .buffer import Buffer
+from .matcher import stats_enabled
+from .ops import Ops
+from .rewrite import tracing_active
+from .uop import UOp, toposort
+
+if TYPE_CHECKING:
+    from .schedule import ScheduleItem
+
+MAX_ENTRIES = 256
+
+Ref = tuple[bool, int]  # (True, input slot) or (False, index of a buffer the schedule creates)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    kernels: tuple[tuple[str, UOp, tuple[Ref, ...]], ...]  # (name, ast, buffer refs)
+    new_buffers: tuple[tuple[int, object], ...]            # (size, dtype) per created buffer
+    outs: tuple[tuple[Ref, tuple[int, ...] | None], ...]   # per root: its buffer, its shape
+
+
+_cache: OrderedDict[tuple, _Entry] = OrderedDict()
+
+
+def enabled() -> bool:
+    env = os.environ
+    if env.get("RULEGRAD_SCHEDULE_CACHE", "1").strip() in ("0", "off", "false"):
+        return False
+    spec = env.get("RULEGRAD_SPEC", "") not in ("", "0")
+    return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
+
+
+def graph_key(uops: list[UOp]) -> tuple[tuple, list[Buffer]]:
+    """The structural key of the roots' graph, and its buffers in slot order."""
+    nodes = toposort(UOp.sink(*uops))
+    index: dict[int, int] = {}
+    slots: dict[int, int] = {}
+    buffers: list[Buffer] = []
+    key: list[tuple] = []
+    for i, n in enumerate(nodes):
+        index[id(n)] = i
+        arg = n.arg
+        if n.op is Ops.BUFFER:
+            buf = arg
+            slot = slots.setdefault(id(buf), len(buffers))
+            if slot == len(buffers):
+                buffers.append(buf)
+            arg = ("slot", slot, buf.size, buf.dtype, buf.is_allocated)
+        elif type(arg) is float:
+            arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
+        key.append((n.op, n.dtype, arg, n.tag, tuple(index[id(s)] for s in n.src)))
+    return tuple(key), buffers
+
+
+def _out_buffer(out: UOp) -> tuple[Buffer, tuple[int, ...] | None] | None:
+    """The buffer a root landed in, when the schedule left it as BUFFER or BUFFER.reshape."""
+    if out.op is Ops.BUFFER:
+        return out.arg, None
+    if out.op is Ops.RESHAPE and out.src[0].op is Ops.BUFFER:
+        return out.src[0].arg, out.shape
+    return None
+
+
+def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) -> _Entry | None:
+    """The schedule with its buffers as references; None if some root is not a plain buffer."""
+    slot_of = {id(b): i for i, b in enumerate(inputs)}
+    created: dict[int, int] = {}
+    new_buffers: list[tuple[int, object]] = []
+
+    def ref(buf: Buffer) -> Ref:
+        if id(buf) in slot_of:
+            return (True, slot_of[id(buf)])
+        if id(buf) not in created:
+            created[id(buf)] = len(new_buffers)
+            new_buffers.append((buf.size, buf.dtype))
+        return (False, created[id(buf)])
+
+    kernels = tuple((it.name, it.ast, tuple(ref(b) for b in it.bufs)) for it in items)
+    out_refs = []
+    for out in outs:
+        found = _out_buffer(out)
+        if found is None:
+            return None
+        out_refs.append((ref(found[0]), found[1]))
+    return _Entry(kernels, tuple(new_buffers), tuple(out_refs))
+
+
+def _replay(entry: _Entry, inputs: list[Buffer]) -> tuple[list[ScheduleItem], list[UOp]]:
+    from .schedule import ScheduleItem
+
+    fresh = [Buffer(size, dtype) for size, dtype in entry.new_buffers]  # type: ignore[arg-type]
+
+    def buf(r: Ref) -> Buffer:
+        return inputs[r[1]] if r[0] else fresh[r[1]]
+
+    items = [ScheduleItem(name, ast, tuple(buf(r) for r in refs))
+             for name, ast, refs in entry.kernels]
+    outs = []
+    for r, shape in entry.outs:
+        b = buf(r)
+        node = UOp(Ops.BUFFER, b.dtype, (), b)
+        outs.append(node if shape is None else node.reshape(shape))
+    return items, outs
+
+
+def cached_schedule(uops: list[UOp],
+                    schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp]]]
+                    ) -> tuple[list[ScheduleItem], list[UOp]]:
+    """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form."""
+    if not enabled():
+        return schedule(uops)
+    key, inputs = graph_key(uops)
+    entry = _cache.get(key)
+    if entry is not None:
+        _cache.move_to_end(key)
+        return _replay(entry, inputs)
+    items, outs = schedule(uops)
+    entry = _record(items, outs, inputs)
+    if entry is not None:
+        _cache[key] = entry
+        if len(_cache) > MAX_ENTRIES:
+            _cache.popitem(last=False)
+    return items, outs
+
+
+def clear() -> None:
+    _cache.clear()

@@ -1,0 +1,76 @@
+"""The schedule cache (runtime/schedule_cache.py): a replayed schedule computes what numpy does,
+on the replaying call's own buffers, and never confuses two programs that differ."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime import schedule_cache
+from rulegrad.runtime.rewrite import tracing
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("RULEGRAD_SCHEDULE_CACHE", raising=False)
+    schedule_cache.clear()
+    yield
+    schedule_cache.clear()
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_a_replay_runs_on_the_new_inputs_and_writes_new_outputs() -> None:
+    rng = np.random.default_rng(0)
+    results, arrays = [], []
+    for _ in range(3):
+        x = rng.standard_normal((8, 16)).astype(np.float32)
+        arrays.append(x)
+        results.append(Tensor(x).softmax().realize())
+    assert len(schedule_cache._cache) == 1  # the same form three times: scheduled once
+    for x, out in zip(arrays, results):  # every earlier result is still its own
+        np.testing.assert_allclose(out.numpy(), _softmax(x), rtol=1e-5, atol=1e-6)
+
+
+def test_one_buffer_read_twice_is_not_two_inputs() -> None:
+    a = np.arange(6, dtype=np.float32)
+    b = np.arange(6, dtype=np.float32)[::-1].copy()
+    ta, tb = Tensor(a).realize(), Tensor(b).realize()
+    np.testing.assert_array_equal((ta * tb).numpy(), a * b)
+    # the same graph shape with one buffer in both slots is another program
+    np.testing.assert_array_equal((ta * ta).numpy(), a * a)
+    np.testing.assert_array_equal((tb * tb).numpy(), b * b)
+
+
+def test_constants_that_compare_equal_are_different_programs() -> None:
+    x = Tensor(np.ones(4, np.float32)).realize()
+    np.testing.assert_array_equal((1 / (x * 0.0)).numpy(), np.full(4, np.inf, np.float32))
+    np.testing.assert_array_equal((1 / (x * -0.0)).numpy(), np.full(4, -np.inf, np.float32))
+    y = Tensor(np.array([3, 4], np.int32)).realize()
+    assert (y + 1).numpy().dtype == np.int32
+    assert (y + 1.0).numpy().dtype == np.float64
+
+
+def test_assign_replayed_writes_into_its_own_target() -> None:
+    targets = [Tensor(np.zeros(5, np.float32)).realize() for _ in range(2)]
+    for k, t in enumerate(targets):
+        t.assign(t + (k + 1)).realize()
+    np.testing.assert_array_equal(targets[0].numpy(), np.full(5, 1, np.float32))
+    np.testing.assert_array_equal(targets[1].numpy(), np.full(5, 2, np.float32))
+
+
+def test_switched_off_and_bypassed_while_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = Tensor(np.ones((4, 4), np.float32)).realize()
+    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
+    x.sum(axis=0).realize()
+    assert not schedule_cache._cache
+    monkeypatch.delenv("RULEGRAD_SCHEDULE_CACHE")
+    x.sum(axis=0).realize()
+    assert len(schedule_cache._cache) == 1
+    with tracing() as t:  # a traced run schedules for real, so the firings are there
+        np.testing.assert_array_equal(x.sum(axis=0).numpy(), np.full(4, 4, np.float32))
+    assert t.firings

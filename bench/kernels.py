@@ -7,7 +7,7 @@ Each case builds its tensor graph from already-realized inputs and calls `realiz
 warm time includes graph building, scheduling (rule passes), the in-process library lookup and
 the kernels; "kernels" is the C kernels alone (the same schedule run directly). "cold" is the
 first call of a case in a fresh cache folder: rendering and compiling included. Times are
-medians of `--runs` runs after two warm-up runs; ratios are numpy time / our time (> 1: faster
+medians of `--runs` runs, in interleaved blocks (ours, numpy, kernels, three times); ratios are numpy time / our time (> 1: faster
 than numpy). tinygrad runs in its own interpreter (a subprocess, DEV=CPU); it is never a
 rulegrad dependency.
 """
@@ -120,20 +120,38 @@ CASES = [
 
 
 BEST: dict[int, float] = {}  # id(fn) -> fastest run, for the "best" columns
+BLOCK_WARMUP = 0.15  # seconds of untimed calls before each timed block
+ROUNDS = 3  # blocks per function, interleaved: slow drift of a shared machine hits all sides
 
 
-def median_time(fn: Callable[[], object], runs: int, warmup: int = 2) -> float:
-    """Median of `runs` timed calls (the fastest is kept in BEST: on a shared machine it is
-    the better estimate of what the code costs, the median of what a user sees)."""
-    for _ in range(warmup):
+def _busy(fn: Callable[[], object], seconds: float) -> None:
+    fn()
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
         fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    BEST[id(fn)] = min(times)
-    return statistics.median(times)
+
+
+def median_times(fns: list[Callable[[], object]], runs: int) -> list[float]:
+    """Median time of each function, timed in ROUNDS interleaved blocks (A A A, B B B, A A A,
+    ...) of about `runs / ROUNDS` calls. The fastest call is kept in BEST: on a shared machine
+    it is the better estimate of what the code costs, the median of what a user sees.
+
+    Each block starts after BLOCK_WARMUP seconds of untimed calls of its own function: after
+    numpy's matmul, OpenBLAS's threads spin for about 0.1 s and take a core from whatever runs
+    next, and this VM's idle vCPUs need a moment of load to reach full speed. The warm-up
+    measures each side in its steady state rather than in the other's aftermath."""
+    times: list[list[float]] = [[] for _ in fns]
+    per_block = max(1, -(-runs // ROUNDS))
+    for _ in range(ROUNDS):
+        for fn, ts in zip(fns, times):
+            _busy(fn, BLOCK_WARMUP)
+            for _ in range(per_block):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+    for fn, ts in zip(fns, times):
+        BEST[id(fn)] = min(ts)
+    return [statistics.median(ts) for ts in times]
 
 
 def run_case(case: Case, runs: int) -> dict[str, float]:
@@ -150,13 +168,11 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     err = float(np.max(np.abs(out.numpy() - ref)) / (np.max(np.abs(ref)) + 1e-30))
     f_rg = lambda: case.rg(**tensors).realize()  # noqa: E731
     f_np = lambda: case.np(**arrays)  # noqa: E731
-    warm = median_time(f_rg, runs)
-    numpy_t = median_time(f_np, runs)
     sched = case.rg(**tensors).schedule()
     prog = compile_program(sched)
     bufs = [[b.ensure() for b in item.bufs] for item in sched]
     f_k = lambda: prog.run(bufs)  # noqa: E731
-    kern = median_time(f_k, runs)
+    warm, numpy_t, kern = median_times([f_rg, f_np, f_k], runs)
     return {"cold": cold, "warm": warm, "numpy": numpy_t, "kernels": kern,
             "nkernels": len(sched), "relerr": err, "best_np": BEST[id(f_np)],
             "best_warm": BEST[id(f_rg)], "best_kern": BEST[id(f_k)]}
@@ -177,7 +193,7 @@ def overhead(runs: int) -> dict[str, float]:
     for _ in range(n):
         prog.run(bufs)
     call = (time.perf_counter() - t0) / n
-    realize = median_time(lambda: (a + 1).realize(), max(runs, 20))
+    realize = median_times([lambda: (a + 1).realize()], max(runs, 20))[0]
     return {"call": call, "realize": realize}
 
 
@@ -225,7 +241,7 @@ def _ms(t: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--runs", type=int, default=15)
     p.add_argument("--only", help="comma-separated case name prefixes")
     p.add_argument("--no-tinygrad", action="store_true")
     args = p.parse_args(argv)

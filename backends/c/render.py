@@ -119,8 +119,37 @@ def identity_const(op: Ops, dt: DType) -> str:
 # Helpers the op table calls. Every one is `static inline`, so gcc inlines and vectorizes them.
 PRELUDE = r"""
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
+/* packed products (backends/c/gemm.py): one vector register of floats or doubles, and a fused
+   multiply-add on it where the CPU has one (BLAS does the same) */
+typedef float rg_vf32 __attribute__((vector_size(32)));
+typedef double rg_vf64 __attribute__((vector_size(32)));
+/* (the compiler's builtins, not immintrin.h: that header alone costs 0.6 s per build) */
+#if defined(__FMA__) && defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_fma)
+#define RG_FMA_BUILTIN 1
+#define rg_fma_f32(a, b, c) __builtin_elementwise_fma(a, b, c)
+#define rg_fma_f64(a, b, c) __builtin_elementwise_fma(a, b, c)
+#endif
+#elif defined(__FMA__) && defined(__GNUC__) && !defined(__clang__)
+#define RG_FMA_BUILTIN 1
+#define rg_fma_f32(a, b, c) __builtin_ia32_vfmaddps256(a, b, c)
+#define rg_fma_f64(a, b, c) __builtin_ia32_vfmaddpd256(a, b, c)
+#endif
+#ifndef RG_FMA_BUILTIN
+#define rg_fma_f32(a, b, c) ((a) * (b) + (c))
+#define rg_fma_f64(a, b, c) ((a) * (b) + (c))
+#endif
+/* scratch memory of a kernel: 64-byte aligned; a kernel has no error channel, so running out
+   of memory ends the process with a message rather than writing through NULL */
+static inline void *rg_alloc(size_t n) {
+  void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+  if (!p) { fputs("rulegrad: out of memory for a kernel's scratch buffer\n", stderr); abort(); }
+  return p;
+}
 #ifdef RG_MVEC
 /* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
    vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics
@@ -559,7 +588,7 @@ class _KernelRenderer:
 
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if len(stores) == 1 and self._try_interchange(stores[0]):
+        if len(stores) == 1 and (self._try_packed(stores[0]) or self._try_interchange(stores[0])):
             return
         scope = self.root
         work = self._work(stores)
@@ -590,6 +619,16 @@ class _KernelRenderer:
         for s in self.stack:
             s.open_child = None
         self.stack = [self.root]
+
+    # -- sums of products: packed operands, a register-blocked inner loop (backends/c/gemm.py)
+    def _try_packed(self, st: UOp) -> bool:
+        from .gemm import plan, render_packed  # gemm builds on this module's scopes
+
+        found = plan(self, st)
+        if found is None:
+            return False
+        render_packed(self, st, *found)
+        return True
 
     # -- loop interchange for matmul-like kernels
     def _try_interchange(self, st: UOp) -> bool:

@@ -1,0 +1,88 @@
+"""Packed sums of products (backends/c/gemm.py) against numpy: every shape case the loop nest
+has (rows and columns left over, batches split across cores or not, several reduces in one
+store, a reduce over several ranges, transposed and fused operands, float64), each checked to
+have really taken the packed path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import compile_program
+
+
+def _packed(t: Tensor) -> bool:
+    """Whether the last kernel of t's schedule was rendered as packed products."""
+    return "rg_fma_" in compile_program(t.schedule()).source
+
+
+def _rand(rng: np.random.Generator, *shape: int, dtype: type = np.float32) -> np.ndarray:
+    return rng.standard_normal(shape).astype(dtype)
+
+
+CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
+    # rows % 6 and columns % 16 left over, one core
+    ("matmul 33x47x35", lambda a, b: a @ b, lambda a, b: a @ b, [(33, 47), (47, 35)]),
+    # large enough to split the panels across cores
+    ("matmul 130x100x90", lambda a, b: a @ b, lambda a, b: a @ b, [(130, 100), (100, 90)]),
+    # batched, the batch loop split across cores; B read transposed (strided in j)
+    ("batched a@b^T", lambda a, b: a @ b.transpose(1, 2),
+     lambda a, b: a @ b.transpose(0, 2, 1), [(6, 50, 60), (6, 70, 60)]),
+    # a fused epilogue (bias, relu) and a fused operand (exp of A, computed in the loop)
+    ("relu(exp(a)@b+c)", lambda a, b, c: (a.exp() @ b + c).relu(),
+     lambda a, b, c: np.maximum(np.exp(a) @ b + c, 0), [(40, 30), (30, 50), (50,)]),
+    # several reduces in one store: a 3x3 convolution as 9 shifted contractions
+    ("conv 3x3 as 9 sums", None, None, [(2, 8, 12, 20), (16, 8, 3, 3)]),
+]
+
+
+def _conv_rg(x: Tensor, w: Tensor) -> Tensor:
+    n, ci, h, wd = x.shape
+    co = w.shape[0]
+    out = None
+    for ky in range(3):
+        for kx in range(3):
+            xs = x[:, :, ky:ky + h - 2, kx:kx + wd - 2].reshape(n, 1, ci, h - 2, wd - 2)
+            ws = w[:, :, ky, kx].reshape(1, co, ci, 1, 1)
+            term = (xs * ws).sum(axis=2)
+            out = term if out is None else out + term
+    return out
+
+
+def _conv_np(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    return np.einsum("nchwyx,ocyx->nohw", win, w)
+
+
+@pytest.mark.parametrize("name,rg,ref,shapes", CASES, ids=[c[0] for c in CASES])
+def test_packed_products_match_numpy(name: str, rg: Callable | None, ref: Callable | None,
+                                     shapes: list[tuple[int, ...]]) -> None:
+    rng = np.random.default_rng(len(name))
+    arrays = [_rand(rng, *s) for s in shapes]
+    rg, ref = (rg, ref) if rg is not None else (_conv_rg, _conv_np)
+    out = rg(*(Tensor(a) for a in arrays))
+    assert _packed(out), "expected the packed path"
+    np.testing.assert_allclose(out.numpy(), ref(*arrays), rtol=2e-5, atol=2e-5)
+
+
+def test_reduce_over_two_ranges_and_float64() -> None:
+    rng = np.random.default_rng(1)
+    a, b = _rand(rng, 30, 4, 20, dtype=np.float64), _rand(rng, 4, 20, 40, dtype=np.float64)
+    # out[i, j] = sum over (p, q) of a[i, p, q] * b[p, q, j]: a reduce over two ranges
+    out = (Tensor(a).reshape(30, 4, 20, 1) * Tensor(b).reshape(1, 4, 20, 40)).sum(axis=(1, 2))
+    assert _packed(out)
+    np.testing.assert_allclose(out.numpy(), np.einsum("ipq,pqj->ij", a, b), rtol=1e-12)
+
+
+def test_special_values_propagate_like_numpy() -> None:
+    a = np.ones((24, 48), np.float32)
+    b = np.ones((48, 32), np.float32)
+    a[3, 5], a[7, 0], b[2, 9] = np.nan, np.inf, -np.inf
+    out = Tensor(a) @ Tensor(b)
+    assert _packed(out)
+    with np.errstate(invalid="ignore"):  # inf - inf: numpy warns, we say NaN like it does
+        want = a @ b
+    np.testing.assert_array_equal(out.numpy(), want)  # NaN, +-inf and exact integers

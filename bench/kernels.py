@@ -7,8 +7,9 @@ Each case builds its tensor graph from already-realized inputs and calls `realiz
 warm time includes graph building, scheduling (rule passes), the in-process library lookup and
 the kernels; "kernels" is the C kernels alone (the same schedule run directly). "cold" is the
 first call of a case in a fresh cache folder: rendering and compiling included. Times are
-medians of `--runs` runs, in interleaved blocks (ours, numpy, kernels, three times); ratios are numpy time / our time (> 1: faster
-than numpy). tinygrad runs in its own interpreter (a subprocess, DEV=CPU); it is never a
+medians of `--runs` runs, timed in interleaved blocks (ours, numpy, kernels; three rounds), each
+block after a short untimed warm-up; ratios are numpy time / our time (> 1: faster than numpy).
+tinygrad runs in its own interpreter (a subprocess, DEV=CPU); it is never a
 rulegrad dependency.
 """
 

@@ -6,7 +6,7 @@ In: UOps and Python ints (constant arguments). Out: UOps, ints or bools.
 from __future__ import annotations
 
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp
 
 
@@ -28,3 +28,33 @@ def in_float32(e: UOp) -> UOp:
     src = tuple(s.cast(dtypes.float32) if i < nvalue and s.dtype is dtypes.float16 else s
                 for i, s in enumerate(e.src))
     return e.replace(src=src, dtype=dtypes.float32).cast(dtypes.float16)
+
+
+def is_loop(r: UOp) -> bool:
+    """True for a REDUCE already in loop form: its value combines a DEFINE_REG accumulator."""
+    v = r.src[0]
+    return bool(v.src) and v.src[0].op is Ops.DEFINE_REG
+
+
+def reduce_loop(r: UOp) -> UOp:
+    """REDUCE(v, *ranges, arg=op) as its loop: REDUCE(op(acc, v), *ranges), where the
+    accumulator `acc` is DEFINE_REG(*ranges) holding the op's identity (its arg): a renderer
+    declares it, runs the ranges' loops assigning the combined value, and reads it after.
+
+    float16 accumulates in float32 and is rounded once at the end, as numpy's half loops keep
+    a float accumulator. The DEFINE_REG's sources are the ranges, so nested reduces (other
+    ranges) never share an accumulator."""
+    ranges = r.src[1:]
+    dt = dtypes.float32 if r.dtype is dtypes.float16 else r.dtype
+    acc = UOp(Ops.DEFINE_REG, dt, ranges, reduce_identity(r.arg, dt))
+    v = r.src[0] if r.src[0].dtype is dt else r.src[0].cast(dt)
+    loop = UOp(Ops.REDUCE, dt, (acc.alu(r.arg, v), *ranges), r.arg)
+    return loop if dt is r.dtype else loop.cast(r.dtype)
+
+
+def gated_load(load: UOp, index: UOp) -> UOp:
+    """LOAD(INDEX(b, off, valid)) as LOAD(INDEX(b, off), valid, 0): memory is read only where
+    the gate holds; elsewhere the value is the pad value 0."""
+    b, off, valid = index.src
+    plain = UOp(Ops.INDEX, index.dtype, (b, off))
+    return UOp(Ops.LOAD, load.dtype, (plain, valid, UOp.const(load.dtype, 0)))

@@ -24,7 +24,7 @@ from typing import Any
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 
 # the nodes that already are memory (or need none): never wrapped in a REALIZE of their own
@@ -595,13 +595,7 @@ def split_store(st: UOp) -> UOp:
 
 
 # ====================================================================== 0. earliest rewrites
-def identity_value(op: Ops, dtype: Any) -> Any:
-    """The value a reduction over no elements has."""
-    if op is Ops.ADD:
-        return 0
-    if op is Ops.MUL:
-        return 1
-    return dtype.min if op is Ops.MAX else dtype.max
+identity_value = reduce_identity  # the rules' name for it
 
 
 def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:

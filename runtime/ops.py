@@ -6,6 +6,7 @@ Names follow tinygrad's so that a rule reads like the pass it came from.
 from __future__ import annotations
 
 from enum import Enum, auto
+from typing import Any
 
 
 class Ops(Enum):
@@ -128,8 +129,19 @@ OP_GROUPS: dict[str, frozenset[Ops]] = {
     name: value for name, value in vars(GroupOp).items() if isinstance(value, frozenset)
 }
 
-# the identity element of each reduce op, per dtype kind
 REDUCE_OPS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN})
+
+
+def reduce_identity(op: Ops, dtype: Any) -> Any:
+    """The identity of a reduce op in `dtype`: the value a reduction over no elements has
+    (the smallest value of the dtype for MAX, -inf for floats; the largest for MIN)."""
+    if op is Ops.ADD:
+        return 0
+    if op is Ops.MUL:
+        return 1
+    if op in (Ops.MAX, Ops.MIN):
+        return dtype.min if op is Ops.MAX else dtype.max
+    raise ValueError(f"{op} is not a reduce op")
 
 
 # how many sources an op takes, for the ops whose count is fixed (the rules checker uses it)

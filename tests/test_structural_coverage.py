@@ -1,7 +1,7 @@
 """Rules marked `# check: structural` have no soundness test of their own (they act on
 scheduler-internal nodes or only fill the pass context); they are checked by running programs.
 This test makes that claim checkable: the scheduler's differential fuzzer, plus the few
-features it does not generate (assign, float16 through C), must reach every structural rule,
+features it does not generate (assign, float16 and padded reads through C), must reach every structural rule,
 and those programs must match the oracle (the fuzzer asserts it)."""
 
 import json
@@ -35,6 +35,9 @@ os.environ["RULEGRAD_BACKEND"] = "c"
 half = np.linspace(-2, 2, 16, dtype=np.float16).reshape(4, 4)
 got = Tensor(half).sum().numpy()
 assert abs(float(got) - float(half.astype(np.float32).sum())) < 1e-2, got
+x = np.arange(1, 13, dtype=np.float32).reshape(3, 4)  # a padded read through C: a gated load
+got = (Tensor(x).pad(((1, 0), (0, 2))) * 2).numpy()
+assert (got == np.pad(x, ((1, 0), (0, 2))) * 2).all(), got
 print(json.dumps(sorted({r.name for st in M._all_stats
                          for r, n in zip(st.rules, st.attempts) if n})))
 """

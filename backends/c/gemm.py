@@ -1,27 +1,30 @@
 """Packed, register-blocked loops for kernels that are sums of products (matmul, convolution).
 
-A STORE qualifies when every REDUCE in its value is a float32/float64 ADD of `x * y` where, for
+A STORE qualifies when every REDUCE in its value is a float32/float64 sum (in loop form,
+`REDUCE(ADD(acc, x * y), *ranges)`, see KERNEL_AST.md) where, for
 two of the STORE's ranges i and j (j the last, contiguous one), x does not read j and y does not
 read i. Then out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and
 y are: loads of A and B, a transposed or strided view, a fused softmax, a shifted window of an
 image. The loop nest, per iteration of the other ("batch") ranges:
 
-    pack y:  pb[panel][k][TJ]  = y(k, panel*TJ + jj)       (0 past the last column)
-    for each tile of TI rows:
-      pack x:  pa[k][TI]       = x(tile*TI + ii, k)         (0 past the last row)
-      for each panel:
-        acc[TI][TJ] (vector registers) += pa[k][ii] * pb[panel][k][..]   for k in order
+    for each panel of TJ columns:
+      pack y:  pb[k][jj] = y(k, panel*TJ + jj)          (0 past the last column)
+      for each tile of TI rows (and one smaller tile for the rows left over):
+        acc[TI][TJ] (vector registers) += x(i, k) * pb[k][..]     for k in order
         epilogue: f(acc, ..) stored for each (i, j) of the tile
 
-x and y are each computed once per element (a fused exp is not recomputed per panel), the
-inner loop reads both operands contiguously, and TI x TJ accumulators stay in vector registers
-(GNU C vector types: 6 x 16 float32 = 12 AVX registers). Each output's sum still runs over k in
+y is computed once per element and read contiguously, and TI x TJ accumulators stay in vector
+registers (GNU C vector types: 6 x 16 float32 = 12 AVX registers). x is read in the inner loop,
+which is best when it is a load; when x costs more (a fused softmax's exp) it is computed once
+per element instead: every panel is packed first, then each row tile packs pa[k][ii] = x(i, k)
+and runs over all panels. Each output's sum still runs over k in
 order; the one difference from the plain loops is that each step is a fused multiply-add (one
 rounding instead of two) where the CPU has FMA, as BLAS does (numpy's matmul included).
 
-Threads: when the batch loops have enough iterations (a convolution's images and rows) the
-outermost one is split across cores, each with its own small panels on the stack; otherwise
-(one large matmul) the panels live on the heap and the packing and the row tiles are split.
+Threads: when the batch loops have enough iterations (a convolution's images, attention's
+heads) the outermost one is split across cores; otherwise the panel loop is (or, with packed x,
+the packing and the row tiles are). Packed panels live on each thread's stack, at most
+STACK_PANEL_BYTES; a kernel whose panels would be larger keeps the plain loops.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ VECTOR_BYTES = 32      # one AVX register; narrower machines split each vector o
 TILE_ROWS = 6          # TI: 6 rows x 2 vectors = 12 accumulators (16 vector registers on x86)
 PANEL_VECTORS = 2      # TJ = 2 vectors of columns
 MIN_WORK = 1 << 15     # multiply-adds below which the plain loops are as good
-STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products) at most this big
-BATCH_PARALLEL_MIN = 4       # batch iterations needed to split the batch loop across cores
+STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products), at most
+BATCH_PARALLEL_MIN = 4       # batch iterations that split the batch loop across cores
 
 
 class _Product:
@@ -57,7 +60,11 @@ class _Product:
 
 
 def _split(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> _Product | None:
-    body = red.src[0]
+    # the loop form of a sum (rules/lower.rules): REDUCE(ADD(acc, x * y), *ranges)
+    update = red.src[0]
+    if update.op is not Ops.ADD or update.src[0].op is not Ops.DEFINE_REG:
+        return None
+    body = update.src[1]
     if body.op is not Ops.MUL:
         return None
     for x, y in (body.src, body.src[::-1]):
@@ -79,9 +86,9 @@ def plan(r: _KernelRenderer, st: UOp) -> tuple[UOp, UOp, list[_Product]] | None:
     if dt not in (dtypes.float32, dtypes.float64):
         return None
     for red in reds:
-        if red.arg is not Ops.ADD or red.dtype is not dt or red.src[0].dtype is not dt:
+        if red.arg is not Ops.ADD or red.dtype is not dt:
             return None
-        if any(n.op is Ops.REDUCE for n in toposort(red.src[0])):
+        if any(n.op is Ops.REDUCE for n in toposort(red.src[0])[:-1]):
             return None
     lanes = VECTOR_BYTES // dt.itemsize
     for i in reversed(ranges[:-1]):
@@ -92,7 +99,7 @@ def plan(r: _KernelRenderer, st: UOp) -> tuple[UOp, UOp, list[_Product]] | None:
         macs = math.prod(_range_size(x) for x in ranges) * k_total
         if _range_size(j) < lanes or _range_size(i) < 2 or macs < MIN_WORK:
             return None
-        if k_total * PANEL_VECTORS * VECTOR_BYTES > STACK_PANEL_BYTES:  # a panel is on the stack
+        if k_total * PANEL_VECTORS * VECTOR_BYTES > STACK_PANEL_BYTES:  # panels are on the stack
             return None
         return i, j, prods  # type: ignore[return-value]
     return None

@@ -1,16 +1,20 @@
 """Kernel AST -> C: one C function per kernel, text only.
 
-In: a (lowered) kernel AST as described in `backends/KERNEL_AST.md` (a SINK of STOREs over
-RANGE / INDEX / LOAD / REDUCE / ALU nodes). Out: the text of a C function
-`void NAME(void *p0, void *p1, ...)` whose i-th parameter is DEFINE_GLOBAL i.
+In: a lowered kernel AST (`backends/KERNEL_AST.md`, "after lowering": a SINK of STOREs over
+RANGE / INDEX / LOAD / REDUCE / ALU nodes, with every REDUCE in loop form and every masked load
+gated by `rules/lower.rules`). Out: the text of a C function `void NAME(void *p0, ...)` whose
+i-th parameter is DEFINE_GLOBAL i.
 
-The renderer is a table from op to C expression (`_ALU`) plus the structural cases:
+The renderer is a table from op to C expression (`render_alu`) plus the structural cases, which
+print what the rules decided:
 
 - a STORE becomes nested `for` loops over its ranges (outermost first) around one assignment;
   STOREs over the same ranges share one loop nest;
-- a REDUCE becomes an accumulator declared just before its loops and updated inside them;
-- a LOAD of an INDEX with a `valid` source becomes a guarded load `valid ? p[i] : 0`, which
-  never touches memory where valid is false (C's `?:` evaluates one arm only).
+- a REDUCE(update, *ranges) in loop form becomes its accumulator (the DEFINE_REG in `update`,
+  declared with the identity the rule put in its arg) just before its loops and the assignment
+  `acc = update` inside them;
+- a gated LOAD(INDEX, gate, alt) becomes `gate ? p[i] : alt`, which never touches memory where
+  the gate is false (C's `?:` evaluates one arm only).
 
 Every node is printed as one `const T tN = ...;` temporary, in dependency order, so expression
 depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements, and runs
@@ -24,10 +28,12 @@ along its own axis k (matmul's B, a convolution's input rows) is interchanged: k
 inside with one accumulator per j, and for matmul-like kernels a 4x16 block of outputs is kept
 in registers. Each output's sum still runs over k in order. Kernels of at least
 `PARALLEL_MIN_WORK` iterations split their outermost loop across cores (OpenMP); reduce loops
-carry `omp simd reduction` so gcc vectorizes them without -ffast-math.
+carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A float sum of
+products (matmul, batched or transposed products, convolutions) is printed by
+`backends/c/gemm.py` instead: packed operands and a register-blocked inner loop.
 
-Semantics follow numpy for every supported dtype (see `docs` at the bottom of this module and
-`_ALU`): C truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 as numpy gives
+Semantics follow numpy for every supported dtype (see the notes at the bottom of this module and
+`render_alu`): C truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 as numpy gives
 and MIN/-1 wrapping; NaN-propagating MAX/MIN; signed overflow wraps (-fwrapv); float16 is
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
@@ -102,25 +108,10 @@ def render_const(value: object, dt: DType) -> str:
     return f"(({ctype(dt)}){v}LL)" if dt.itemsize == 8 or dt is dtypes.index else f"({v})"
 
 
-def identity_const(op: Ops, dt: DType) -> str:
-    """The identity of a reduce op in dtype dt, as a C literal."""
-    if op is Ops.ADD:
-        return render_const(0, dt)
-    if op is Ops.MUL:
-        return render_const(1, dt)
-    if op is Ops.MAX:
-        return render_const(dt.min, dt)
-    if op is Ops.MIN:
-        return render_const(dt.max, dt)
-    raise RenderError(f"no identity for reduce op {op}")
-
-
 # ---------------------------------------------------------------------------- the C prelude
 # Helpers the op table calls. Every one is `static inline`, so gcc inlines and vectorizes them.
 PRELUDE = r"""
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 /* packed products (backends/c/gemm.py): one vector register of floats or doubles, and a fused
@@ -143,13 +134,6 @@ typedef double rg_vf64 __attribute__((vector_size(32)));
 #define rg_fma_f32(a, b, c) ((a) * (b) + (c))
 #define rg_fma_f64(a, b, c) ((a) * (b) + (c))
 #endif
-/* scratch memory of a kernel: 64-byte aligned; a kernel has no error channel, so running out
-   of memory ends the process with a message rather than writing through NULL */
-static inline void *rg_alloc(size_t n) {
-  void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
-  if (!p) { fputs("rulegrad: out of memory for a kernel's scratch buffer\n", stderr); abort(); }
-  return p;
-}
 #ifdef RG_MVEC
 /* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
    vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics
@@ -496,8 +480,11 @@ class _KernelRenderer:
             if idx.op is not Ops.INDEX:
                 raise RenderError("LOAD must read an INDEX")
             self.params.setdefault(idx.src[0].arg, idx.src[0])
-            addr = srcs[0]
-            expr = addr if len(idx.src) < 3 else f"({self.lookup(idx.src[2])} ? {addr} : 0)"
+            if len(idx.src) > 2:
+                raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
+                                  "(LOAD(INDEX(b, off), gate, alt))")
+            # a gated load reads memory only where its gate holds (C evaluates one arm)
+            expr = srcs[0] if len(n.src) == 1 else f"({srcs[1]} ? {srcs[0]} : {srcs[2]})"
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
         else:
@@ -506,17 +493,13 @@ class _KernelRenderer:
         scope.add(self.stmt(name, ctype(n.dtype), expr))
         scope.names[n] = name
 
-    # -- reductions
-    def _acc_dtype(self, red: UOp) -> DType:
-        # float16 sums accumulate in float, as numpy's half reductions do
-        return dtypes.float32 if red.dtype is dtypes.float16 else red.dtype
-
+    # -- reductions (in loop form: rules/lower.rules made each one REDUCE(op(acc, v), *ranges))
     def _open_reduce(self, red: UOp, saved: list) -> None:
         host = self.home(red)
         acc = self.fresh("acc")
-        adt = self._acc_dtype(red)
-        host.add(f"{ctype(adt)} {acc} = {identity_const(red.arg, adt)};")
-        self.vartypes[acc] = ctype(adt)
+        reg = _accumulator(red)
+        host.add(f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};")
+        self.vartypes[acc] = ctype(reg.dtype)
         # switch to host + new loops; remember what to restore
         depth = self.stack.index(host)
         old_stack = self.stack
@@ -526,18 +509,19 @@ class _KernelRenderer:
         ranges = red.src[1:]
         work = math.prod(_range_size(r) for r in ranges) * self._outer_work(host)
         for i, r in enumerate(ranges):
-            pragma = self._reduce_pragma(red, acc, adt, innermost=i == len(ranges) - 1,
+            pragma = self._reduce_pragma(red, acc, innermost=i == len(ranges) - 1,
                                          outermost=i == 0, work=work, host=host)
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
-        saved.append((old_stack, opened, acc, adt))
+        scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
+        saved.append((old_stack, opened, acc))
 
     def _outer_work(self, host: Scope) -> int:
         return math.prod(_range_size(r) for r in host.bound) if host.bound else 1
 
-    def _reduce_pragma(self, red: UOp, acc: str, adt: DType, innermost: bool, outermost: bool,
+    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool,
                        work: int, host: Scope) -> str:
-        op = red.arg
+        op, adt = red.arg, red.dtype
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
             clause = f"rg{op.name.lower()}_{_SUFFIX[adt.name]}:{acc}"
@@ -560,20 +544,13 @@ class _KernelRenderer:
         return any("omp parallel" in s.header for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
-        old_stack, opened, acc, adt = saved.pop()
-        value = self.lookup(red.src[0])
-        if red.src[0].dtype is not adt:
-            value = f"({ctype(adt)}){value}"
-        self.stack[-1].add(f"{acc} = {_combine(red.arg, adt, acc, value)};")
+        old_stack, opened, acc = saved.pop()
+        self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
         host = self.stack[-(len(red.src) - 1) - 1]
         self.stack = old_stack
         for s, child in opened:
             s.open_child = child
-        name = acc
-        if adt is not red.dtype:
-            name = self.fresh()
-            host.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){acc}"))
-        host.names[red] = name
+        host.names[red] = acc
 
     # -- stores
     def _work(self, stores: list[UOp]) -> int:
@@ -669,15 +646,15 @@ class _KernelRenderer:
             self.stack.append(scope)
         outer = self.stack[-1]
         depth = len(self.stack)
-        cells: list[tuple[UOp, str, DType]] = []
+        cells: list[tuple[UOp, str]] = []
         for red in reds:
-            adt = self._acc_dtype(red)
+            reg = _accumulator(red)
             acc = self.fresh("acc")
-            outer.add(f"{ctype(adt)} {acc}[{_range_size(j)}];")
-            self.vartypes[acc] = f"{ctype(adt)} *"
+            outer.add(f"{ctype(reg.dtype)} {acc}[{_range_size(j)}];")
+            self.vartypes[acc] = f"{ctype(reg.dtype)} *"
             init = self.open_loop(outer, j, "#pragma omp simd")
             jv = init.names[j]
-            init.add(f"{acc}[{jv}] = {identity_const(red.arg, adt)};")
+            init.add(f"{acc}[{jv}] = {render_const(reg.arg, reg.dtype)};")
             outer.open_child = None
             # the reduce loops, then j innermost
             scope = outer
@@ -686,27 +663,20 @@ class _KernelRenderer:
                 self.stack.append(scope)
             inner = self.open_loop(scope, j, "#pragma omp simd")
             self.stack.append(inner)
-            value = self.emit(red.src[0])
-            if red.src[0].dtype is not adt:
-                value = f"({ctype(adt)}){value}"
             cell = f"{acc}[{jv}]"
-            inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
+            inner.names[reg] = cell
+            inner.add(f"{cell} = {self.emit(red.src[0])};")
             # close this reduce's loops; the loops around `outer` are still being filled
             for sc in self.stack[depth - 1:]:
                 sc.open_child = None
             self.stack = self.stack[:depth]
-            cells.append((red, cell, adt))
+            cells.append((red, cell))
         # back to the output loops: j again, with each reduce's value read from its cell
         outer.open_child = None
         last = self.open_loop(outer, j, "")
         self.stack.append(last)
-        for red, cell, adt in cells:
-            if adt is red.dtype:
-                last.names[red] = cell
-            else:
-                name = self.fresh()
-                last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
-                last.names[red] = name
+        for red, cell in cells:
+            last.names[red] = cell
         self._emit_store(st)
         self._close_loops()
         return True
@@ -753,13 +723,13 @@ class _KernelRenderer:
             self.stack.append(tile)
             scope = tile
         outer = scope
-        adt = self._acc_dtype(red)
+        reg = _accumulator(red)
         acc = self.fresh("acc")
         ntile = TILE_I * TILE_J
-        outer.add(f"{ctype(adt)} {acc}[{ntile}];")
-        self.vartypes[acc] = f"{ctype(adt)} *"
+        outer.add(f"{ctype(reg.dtype)} {acc}[{ntile}];")
+        self.vartypes[acc] = f"{ctype(reg.dtype)} *"
         outer.add(f"for (int n_ = 0; n_ < {ntile}; n_++) {acc}[n_] = "
-                  f"{identity_const(red.arg, adt)};")
+                  f"{render_const(reg.arg, reg.dtype)};")
 
         def tile_loops(parent: Scope) -> tuple[Scope, str]:
             si = self.open_loop(parent, i, f"#pragma GCC unroll {TILE_I}", iv, TILE_I)
@@ -774,10 +744,8 @@ class _KernelRenderer:
             scope = self.open_loop(scope, r)
             self.stack.append(scope)
         inner, cell = tile_loops(scope)
-        value = self.emit(red.src[0])
-        if red.src[0].dtype is not adt:
-            value = f"({ctype(adt)}){value}"
-        inner.add(f"{cell} = {_combine(red.arg, adt, cell, value)};")
+        inner.names[reg] = cell
+        inner.add(f"{cell} = {self.emit(red.src[0])};")
         # close the k loops; the loops around `outer` are still being filled
         depth = self.stack.index(outer)
         for sc in self.stack[depth:]:
@@ -785,12 +753,7 @@ class _KernelRenderer:
         # the epilogue over the same tile: the reduce's value is its cell
         self.stack = self.stack[: depth + 1]
         last, cell = tile_loops(outer)
-        if adt is red.dtype:
-            last.names[red] = cell
-        else:
-            name = self.fresh()
-            last.add(self.stmt(name, ctype(red.dtype), f"({ctype(red.dtype)}){cell}"))
-            last.names[red] = name
+        last.names[red] = cell
         self._emit_store(st)
         self._close_loops()
 
@@ -824,20 +787,13 @@ class _KernelRenderer:
         return RenderedKernel(cname, source, nparams, pdt)
 
 
-def _combine(op: Ops, dt: DType, acc: str, v: str) -> str:
-    """acc <op> v as C, with numpy's NaN rules for float MAX/MIN."""
-    if op is Ops.ADD:
-        return f"{acc} + {v}"
-    if op is Ops.MUL:
-        return f"{acc} * {v}"
-    if op in (Ops.MAX, Ops.MIN):
-        if dt.is_float:
-            return f"rg_{op.name.lower()}_{_SUFFIX[dt.name]}({acc}, {v})"
-        if dt.is_bool:
-            return f"{acc} {'|' if op is Ops.MAX else '&'} {v}"
-        cmp = ">" if op is Ops.MAX else "<"
-        return f"({v} {cmp} {acc} ? {v} : {acc})"
-    raise RenderError(f"REDUCE with op {op} is not supported")
+def _accumulator(red: UOp) -> UOp:
+    """The DEFINE_REG of a REDUCE in loop form (rules/lower.rules, `reduce_to_loop`)."""
+    v = red.src[0]
+    if red.arg is None or not v.src or v.src[0].op is not Ops.DEFINE_REG:
+        raise RenderError("a REDUCE not in loop form reached the renderer: lower.rules' "
+                          "reduce_to_loop makes it REDUCE(op(acc, v), *ranges)")
+    return v.src[0]
 
 
 def _linear_coeff(expr: UOp, r: UOp) -> int | None:

@@ -1,6 +1,6 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
-# source sha256: b2b579b37dc919c0397829a1273b6d19b777014c092d9d6103531dbf5bb281b4
-"""Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower."""
+# source sha256: aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b
+"""Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower."""
 
 from math import prod  # noqa: F401
 
@@ -10,12 +10,15 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.rules.lower_helpers import gated_load
 from rulegrad.rules.lower_helpers import in_float32
+from rulegrad.rules.lower_helpers import is_loop
 from rulegrad.rules.lower_helpers import is_pow2
 from rulegrad.rules.lower_helpers import log2_int
+from rulegrad.rules.lower_helpers import reduce_loop
 
 SOURCE = 'rules/lower.rules'
-SOURCE_SHA256 = 'b2b579b37dc919c0397829a1273b6d19b777014c092d9d6103531dbf5bb281b4'
+SOURCE_SHA256 = 'aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b'
 DEPENDENCIES = ()
 
 
@@ -725,6 +728,92 @@ _lower_valid_matcher = RuleMatcher(
 lower_valid = _lower_valid_matcher
 
 
+# ======================================================================== rule set lower_load
+
+def _lower_load_LOAD(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n0.op is Ops.INDEX and len(n0.src) == 3:
+            n0_2 = n0.src[2]
+            # rule guarded_load at rules/lower.rules:52
+            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
+            idx = n0
+            ld = n
+            valid = n0_2
+            if valid.op is not Ops.CONST:
+                _r = _as_uop(n, gated_load(ld, idx))
+                if _r is not None and _r is not n: return _r
+    return None
+
+def _lower_load_LOAD_t(n, ctx, _st):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n0.op is Ops.INDEX and len(n0.src) == 3:
+            n0_2 = n0.src[2]
+            # rule guarded_load at rules/lower.rules:52
+            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
+            idx = n0
+            ld = n
+            valid = n0_2
+            _t = _st.start(0)
+            _r = _as_uop(n, gated_load(ld, idx)) if valid.op is not Ops.CONST else None
+            _st.stop(0, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 0
+    return None
+
+
+_lower_load_rules = (
+    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
+)
+_lower_load_matcher = RuleMatcher(
+    'lower_load', _lower_load_rules,
+    {
+        Ops.LOAD: _lower_load_LOAD,
+    },
+    {
+        Ops.LOAD: _lower_load_LOAD_t,
+    },
+)
+lower_load = _lower_load_matcher
+
+
+# ======================================================================== rule set lower_reduce
+
+def _lower_reduce_REDUCE(n, ctx):
+    # rule reduce_to_loop at rules/lower.rules:61
+    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
+    r = n
+    if not is_loop(r):
+        _r = _as_uop(n, reduce_loop(r))
+        if _r is not None and _r is not n: return _r
+    return None
+
+def _lower_reduce_REDUCE_t(n, ctx, _st):
+    # rule reduce_to_loop at rules/lower.rules:61
+    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
+    r = n
+    _t = _st.start(0)
+    _r = _as_uop(n, reduce_loop(r)) if not is_loop(r) else None
+    _st.stop(0, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 0
+    return None
+
+
+_lower_reduce_rules = (
+    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
+)
+_lower_reduce_matcher = RuleMatcher(
+    'lower_reduce', _lower_reduce_rules,
+    {
+        Ops.REDUCE: _lower_reduce_REDUCE,
+    },
+    {
+        Ops.REDUCE: _lower_reduce_REDUCE_t,
+    },
+)
+lower_reduce = _lower_reduce_matcher
+
+
 # ======================================================================== rule set lower
 
 def _lower_r0(n, ctx, e, x):
@@ -761,6 +850,14 @@ def _lower_LOAD(n, ctx):
                 #   valid_false: LOAD(INDEX(_, _, False)) -> 0
                 _r = n.const_like(0)
                 if _r is not n: return _r
+            # rule guarded_load at rules/lower.rules:52
+            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
+            idx = n0
+            ld = n
+            valid = n0_2
+            if valid.op is not Ops.CONST:
+                _r = _as_uop(n, gated_load(ld, idx))
+                if _r is not None and _r is not n: return _r
     return None
 
 def _lower_REDUCE(n, ctx):
@@ -773,6 +870,12 @@ def _lower_REDUCE(n, ctx):
             if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN):
                 _r = _as_uop(n, in_float32(r))
                 if _r is not None and _r is not n: return _r
+    # rule reduce_to_loop at rules/lower.rules:61
+    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
+    r = n
+    if not is_loop(r):
+        _r = _as_uop(n, reduce_loop(r))
+        if _r is not None and _r is not n: return _r
     return None
 
 def _lower_CAST(n, ctx):
@@ -1027,6 +1130,15 @@ def _lower_LOAD_t(n, ctx, _st):
                 _r = n.const_like(0)
                 _st.stop(8, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 8
+            # rule guarded_load at rules/lower.rules:52
+            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
+            idx = n0
+            ld = n
+            valid = n0_2
+            _t = _st.start(9)
+            _r = _as_uop(n, gated_load(ld, idx)) if valid.op is not Ops.CONST else None
+            _st.stop(9, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 9
     return None
 
 def _lower_REDUCE_t(n, ctx, _st):
@@ -1040,6 +1152,13 @@ def _lower_REDUCE_t(n, ctx, _st):
             _r = _as_uop(n, in_float32(r)) if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) else None
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
+    # rule reduce_to_loop at rules/lower.rules:61
+    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
+    r = n
+    _t = _st.start(10)
+    _r = _as_uop(n, reduce_loop(r)) if not is_loop(r) else None
+    _st.stop(10, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 10
     return None
 
 def _lower_CAST_t(n, ctx, _st):
@@ -1320,6 +1439,8 @@ _lower_rules = (
     RuleInfo('mod_pow2', 'rules/lower.rules', 36, 'mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))'),
     RuleInfo('valid_true', 'rules/lower.rules', 43, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
     RuleInfo('valid_false', 'rules/lower.rules', 44, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
+    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
+    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
 )
 _lower_matcher = RuleMatcher(
     'lower', _lower_rules,
@@ -1380,5 +1501,7 @@ MATCHERS = {
     'lower_half': _lower_half_matcher,
     'lower_alu': _lower_alu_matcher,
     'lower_valid': _lower_valid_matcher,
+    'lower_load': _lower_load_matcher,
+    'lower_reduce': _lower_reduce_matcher,
     'lower': _lower_matcher,
 }

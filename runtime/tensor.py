@@ -70,10 +70,22 @@ def _default_dtype(value: Any) -> DType:
     return dtypes.default_float
 
 
+_const_values: dict[tuple, Scalar] = {}
+
+
 def _const_value(value: Scalar, dtype: DType) -> Scalar:
-    """`value` as `dtype` would hold it (raises OverflowError for ints that do not fit)."""
-    with np.errstate(all="ignore"):
-        return dtype.np.type(value).item()
+    """`value` as `dtype` would hold it (raises OverflowError for ints that do not fit).
+
+    Kept per (dtype, type, value) — floats by their hex form, so 0.0 and -0.0 stay apart —
+    since numpy's conversion costs microseconds and graphs repeat their constants."""
+    key = (dtype, type(value), value.hex() if type(value) is float else value)
+    out = _const_values.get(key)
+    if out is None:
+        with np.errstate(all="ignore"):
+            out = dtype.np.type(value).item()
+        if len(_const_values) < 65536:
+            _const_values[key] = out
+    return out
 
 
 def _wrapped(value: Scalar, dtype: DType) -> Scalar:
@@ -94,6 +106,8 @@ def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
 
 
 def _broadcast_shape(*shapes: Shape) -> Shape:
+    if shapes and all(s == shapes[0] for s in shapes):  # the common case: nothing to align
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
     out = []

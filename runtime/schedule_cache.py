@@ -21,6 +21,7 @@ an entry.
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ class _Entry:
 
 
 _cache: OrderedDict[tuple, _Entry] = OrderedDict()
+_lock = threading.Lock()
 
 
 def enabled() -> bool:
@@ -140,18 +142,22 @@ def cached_schedule(uops: list[UOp],
     if not enabled():
         return schedule(uops)
     key, inputs = graph_key(uops)
-    entry = _cache.get(key)
+    with _lock:  # realize may run in several threads; the LRU bookkeeping is not atomic
+        entry = _cache.get(key)
+        if entry is not None:
+            _cache.move_to_end(key)
     if entry is not None:
-        _cache.move_to_end(key)
         return _replay(entry, inputs)
     items, outs = schedule(uops)
     entry = _record(items, outs, inputs)
     if entry is not None:
-        _cache[key] = entry
-        if len(_cache) > MAX_ENTRIES:
-            _cache.popitem(last=False)
+        with _lock:
+            _cache[key] = entry
+            if len(_cache) > MAX_ENTRIES:
+                _cache.popitem(last=False)
     return items, outs
 
 
 def clear() -> None:
-    _cache.clear()
+    with _lock:
+        _cache.clear()

@@ -74,3 +74,19 @@ def test_switched_off_and_bypassed_while_traced(monkeypatch: pytest.MonkeyPatch)
     with tracing() as t:  # a traced run schedules for real, so the firings are there
         np.testing.assert_array_equal(x.sum(axis=0).numpy(), np.full(4, 4, np.float32))
     assert t.firings
+
+
+def test_threads_realizing_one_program_share_the_entry() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((16, 8)).astype(np.float32) for _ in range(16)]
+
+    def run(x: np.ndarray) -> np.ndarray:
+        return (Tensor(x) @ Tensor(x.T.copy())).relu().numpy()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(run, arrays))
+    for x, got in zip(arrays, results):
+        np.testing.assert_allclose(got, np.maximum(x @ x.T, 0), rtol=1e-5, atol=1e-5)
+    assert len(schedule_cache._cache) == 1

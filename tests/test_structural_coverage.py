@@ -1,8 +1,8 @@
 """Rules marked `# check: structural` have no soundness test of their own (they act on
 scheduler-internal nodes or only fill the pass context); they are checked by running programs.
 This test makes that claim checkable: the scheduler's differential fuzzer, plus the few
-features it does not generate (assign, float16 and padded reads through C), must reach every structural rule,
-and those programs must match the oracle (the fuzzer asserts it)."""
+features it does not generate (assign, float16 and padded reads through C), must reach every
+structural rule, and those programs must match the oracle (the fuzzer asserts it)."""
 
 import json
 import os

@@ -345,7 +345,9 @@ def _parse_tokens(toks: list[_Tok], path: str, diags: list[Diagnostic],
     ip = grammar().parse_interactive("", start="start")
     state = ip.parser_state
     table = state.parse_conf.parse_table.states
-    wants = {"rule": "LABEL", "decl": _t("rules"), "close": BLOCK_CLOSE}
+    # the token that marks a state as a declaration's start: 'from' ('rules' and 'use' can
+    # also be module names, `use a.rules: f`, so states inside a module path accept them)
+    wants = {"rule": "LABEL", "decl": _t("from"), "close": BLOCK_CLOSE}
     last = toks[-1].tok if toks else Token(END, "", 0, 1, 1, 1, 1, 0)
     eof = Token(END, "", last.end_pos, last.end_line, last.end_column, last.end_line,
                 last.end_column, last.end_pos)

@@ -34,9 +34,18 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     # a fused epilogue (bias, relu) and a fused operand (exp of A, computed in the loop)
     ("relu(exp(a)@b+c)", lambda a, b, c: (a.exp() @ b + c).relu(),
      lambda a, b, c: np.maximum(np.exp(a) @ b + c, 0), [(40, 30), (30, 50), (50,)]),
+    # a fused softmax as the left operand, large enough to split the packing and the row
+    # tiles across cores (x computed once per element, then every panel)
+    ("softmax(q@k^T)@v", lambda q, k, v: (q @ k.T).softmax(-1) @ v,
+     lambda q, k, v: _softmax(q @ k.T) @ v, [(200, 64), (200, 64), (200, 64)]),
     # several reduces in one store: a 3x3 convolution as 9 shifted contractions
     ("conv 3x3 as 9 sums", None, None, [(2, 8, 12, 20), (16, 8, 3, 3)]),
 ]
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def _conv_rg(x: Tensor, w: Tensor) -> Tensor:

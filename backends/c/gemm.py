@@ -50,13 +50,13 @@ BATCH_PARALLEL_MIN = 4       # batch iterations that split the batch loop across
 
 
 class _Product:
-    """One REDUCE as sum_k x * y, with its packing buffers' names."""
+    """One REDUCE as sum_k x * y; `pb` and `cell` name its packed panel and its results."""
 
     def __init__(self, red: UOp, x: UOp, y: UOp) -> None:
         self.red, self.x, self.y = red, x, y
         self.ks = red.src[1:]
         self.k = math.prod(_range_size(r) for r in self.ks)
-        self.pa = self.pb = self.cell = ""
+        self.pb = self.cell = ""
 
 
 def _split(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> _Product | None:

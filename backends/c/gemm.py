@@ -23,8 +23,8 @@ rounding instead of two) where the CPU has FMA, as BLAS does (numpy's matmul inc
 
 Threads: when the batch loops have enough iterations (a convolution's images, attention's
 heads) the outermost one is split across cores; otherwise the panel loop is (or, with packed x,
-the packing and the row tiles are). Packed panels live on each thread's stack, at most
-STACK_PANEL_BYTES; a kernel whose panels would be larger keeps the plain loops.
+the packing and the row tiles are). Packed panels live on the stack up to STACK_PANEL_BYTES
+(each thread's own inside a parallel loop), on the heap beyond (a long sum, K > 2048).
 """
 
 from __future__ import annotations
@@ -50,13 +50,15 @@ BATCH_PARALLEL_MIN = 4       # batch iterations that split the batch loop across
 
 
 class _Product:
-    """One REDUCE as sum_k x * y; `pb` and `cell` name its packed panel and its results."""
+    """One REDUCE as sum_k x * y; `pb` (on the heap or not) and `cell` name its packed panel
+    and its results."""
 
     def __init__(self, red: UOp, x: UOp, y: UOp) -> None:
         self.red, self.x, self.y = red, x, y
         self.ks = red.src[1:]
         self.k = math.prod(_range_size(r) for r in self.ks)
         self.pb = self.cell = ""
+        self.heap = False
 
 
 def _split(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> _Product | None:
@@ -99,8 +101,6 @@ def plan(r: _KernelRenderer, st: UOp) -> tuple[UOp, UOp, list[_Product]] | None:
         macs = math.prod(_range_size(x) for x in ranges) * k_total
         if _range_size(j) < lanes or _range_size(i) < 2 or macs < MIN_WORK:
             return None
-        if k_total * PANEL_VECTORS * VECTOR_BYTES > STACK_PANEL_BYTES:  # panels are on the stack
-            return None
         return i, j, prods  # type: ignore[return-value]
     return None
 
@@ -117,8 +117,7 @@ def render_packed(r: _KernelRenderer, st: UOp, i: UOp, j: UOp, prods: list[_Prod
     inner_pragma = "#pragma omp parallel for\n" if threads and not batch_parallel else ""
     # an x that costs more than a load (a fused softmax's exp) is computed once per element
     # into pa, rows outside panels; else it is read in the inner loop, panels outside rows
-    pack_x = (any(n.op in _COSTLY for p in prods for n in toposort(p.x))
-              and sum(p.k for p in prods) * g.npanels * g.tj * dt.itemsize <= STACK_PANEL_BYTES)
+    pack_x = any(n.op in _COSTLY for p in prods for n in toposort(p.x))
 
     scope = r.root
     for n, b in enumerate(batch):
@@ -128,20 +127,40 @@ def render_packed(r: _KernelRenderer, st: UOp, i: UOp, j: UOp, prods: list[_Prod
     pv = r.fresh("pn")
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack_x:  # every panel packed first, then row tiles over all panels
-        for p in prods:
-            p.pb = r.fresh("pb")
-            scope.add(f"{g.ct} {p.pb}[{p.k * g.npanels * g.tj}] __attribute__((aligned(64)));")
+        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(scope, inner_pragma + panel_head, r), j, prods, pv, g)
         _close(r, scope)
         _row_tiles(r, st, scope, i, j, prods, pv, panel_head, inner_pragma, g)
+        _free(scope, prods)
     else:  # each panel packed, then its row tiles
         panel = _open(scope, inner_pragma + panel_head, r)
-        for p in prods:
-            p.pb = r.fresh("pb")
-            panel.add(f"{g.ct} {p.pb}[{p.k * g.tj}] __attribute__((aligned(64)));")
+        _scratch(r, panel, prods, g.ct, 1, g.tj)
         _pack_y(r, panel, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, panel, i, j, prods, pv, "", "", g)
+        _free(panel, prods)
     r._close_loops()
+
+
+def _scratch(r: _KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
+             panels: int, lanes: int) -> None:
+    """The packed panels (`panels` of them, TJ = `lanes` wide) of every product, in `scope`: on
+    the stack when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope
+    is a parallel loop's body), else on the heap."""
+    size = 4 if ct == "float" else 8
+    heap = sum(p.k for p in prods) * panels * lanes * size > STACK_PANEL_BYTES
+    for p in prods:
+        p.pb, p.heap, count = r.fresh("pb"), heap, p.k * panels * lanes
+        if heap:
+            scope.add(f"{ct} *{p.pb} = ({ct} *)rg_alloc({count} * sizeof({ct}));")
+        else:
+            scope.add(f"{ct} {p.pb}[{count}] __attribute__((aligned(64)));")
+
+
+def _free(scope: Scope, prods: list[_Product]) -> None:
+    """Free the heap panels of `scope`, after everything that reads them."""
+    for p in prods:
+        if p.heap:
+            scope.add(f"free({p.pb});")
 
 
 class _Geometry:

@@ -112,6 +112,8 @@ def render_const(value: object, dt: DType) -> str:
 # Helpers the op table calls. Every one is `static inline`, so gcc inlines and vectorizes them.
 PRELUDE = r"""
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 /* packed products (backends/c/gemm.py): one vector register of floats or doubles, and a fused
@@ -134,6 +136,13 @@ typedef double rg_vf64 __attribute__((vector_size(32)));
 #define rg_fma_f32(a, b, c) ((a) * (b) + (c))
 #define rg_fma_f64(a, b, c) ((a) * (b) + (c))
 #endif
+/* a kernel's scratch memory (large packed panels): 64-byte aligned; a kernel has no error
+   channel, so running out of memory ends the process with a message, never writes to NULL */
+static inline void *rg_alloc(size_t n) {
+  void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+  if (!p) { fputs("rulegrad: out of memory for a kernel's scratch buffer\n", stderr); abort(); }
+  return p;
+}
 #ifdef RG_MVEC
 /* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
    vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics

@@ -69,18 +69,18 @@ def graph_key(uops: list[UOp]) -> tuple[tuple, list[Buffer]]:
     slots: dict[int, int] = {}
     buffers: list[Buffer] = []
     key: list[tuple] = []
+    buffer_op = Ops.BUFFER
     for i, n in enumerate(nodes):
         index[id(n)] = i
-        arg = n.arg
-        if n.op is Ops.BUFFER:
-            buf = arg
-            slot = slots.setdefault(id(buf), len(buffers))
+        arg, op = n.arg, n.op
+        if op is buffer_op:
+            slot = slots.setdefault(id(arg), len(buffers))
             if slot == len(buffers):
-                buffers.append(buf)
-            arg = ("slot", slot, buf.size, buf.dtype, buf.is_allocated)
+                buffers.append(arg)
+            arg = ("slot", slot, arg.size, arg.dtype, arg.is_allocated)
         elif type(arg) is float:
             arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
-        key.append((n.op, n.dtype, arg, n.tag, tuple(index[id(s)] for s in n.src)))
+        key.append((op, n.dtype, arg, n.tag, tuple([index[id(s)] for s in n.src])))
     return tuple(key), buffers
 
 

@@ -143,10 +143,12 @@ def build_library(kernels: list[RenderedKernel]) -> ModuleType:
 
 
 def _load(key: str, path: Path) -> ModuleType:
-    # OpenMP threads that wait for work spin by default, burning a core the main thread (or
-    # another process) needs between kernels; kernels are only threaded when they take about
-    # a millisecond, so sleeping waits cost nothing measurable. Read once, when libgomp loads.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    # OpenMP threads that wait for work spin, by default for ~0.3 ms (burning a core the main
+    # thread or another process may need), and with OMP_WAIT_POLICY=passive not at all, when
+    # waking a sleeping thread costs ~0.2 ms on a VM: more than the Python work between two
+    # kernels of a realize. So they spin a short while (GOMP_SPINCOUNT=20000, tens of
+    # microseconds), then sleep. Read once, when libgomp loads; the user's setting wins.
+    os.environ.setdefault("GOMP_SPINCOUNT", "20000")
     name = f"rg_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

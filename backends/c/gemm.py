@@ -14,7 +14,7 @@ image. The loop nest, per iteration of the other ("batch") ranges:
         epilogue: f(acc, ..) stored for each (i, j) of the tile
 
 y is computed once per element and read contiguously, and TI x TJ accumulators stay in vector
-registers (GNU C vector types: 6 x 16 float32 = 12 AVX registers). x is read in the inner loop,
+registers (GNU C vector types: up to 6 x 16 float32 = 12 AVX registers). x is read in the loop,
 which is best when it is a load; when x costs more (a fused softmax's exp) it is computed once
 per element instead: every panel is packed first, then each row tile packs pa[k][ii] = x(i, k)
 and runs over all panels. Each output's sum still runs over k in
@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from .render import _KernelRenderer
 
 VECTOR_BYTES = 32      # one AVX register; narrower machines split each vector op in two
-TILE_ROWS = 6          # TI: 6 rows x 2 vectors = 12 accumulators (16 vector registers on x86)
+# TI: at most 6 rows x 2 vectors = 12 accumulators (of 16 vector registers on x86); 4 or 5
+# rows run as fast, so a row count one of them divides needs no second tile for the rest
+TILE_ROWS = (6, 4, 5)
 PANEL_VECTORS = 2      # TJ = 2 vectors of columns
 MIN_WORK = 1 << 15     # multiply-adds below which the plain loops are as good
 STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products), at most
@@ -193,17 +195,18 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
 def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: UOp, j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry) -> None:
-    """Full tiles of TILE_ROWS rows, then the rows left over (a smaller tile, no guards).
-    With a `panel_head`, x is packed per tile and the panel loop runs inside each tile."""
-    full, rest = divmod(g.ni, TILE_ROWS)
+    """Full tiles of TI rows, then the rows left over (a smaller tile, no guards). With a
+    `panel_head`, x is packed per tile and the panel loop runs inside each tile."""
+    ti = next((t for t in TILE_ROWS if g.ni % t == 0), TILE_ROWS[0])
+    full, rest = divmod(g.ni, ti)
     if full:
         tv = r.fresh("tl")
         tile = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {full}; {tv}++)", r)
-        _tile(r, st, tile, i, j, prods, f"{tv} * {TILE_ROWS}", TILE_ROWS, pv, panel_head, g)
+        _tile(r, st, tile, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g)
         _close(r, parent)
     if rest:
         tile = _open(parent, "/* the last rows */", r)
-        _tile(r, st, tile, i, j, prods, str(full * TILE_ROWS), rest, pv, panel_head, g)
+        _tile(r, st, tile, i, j, prods, str(full * ti), rest, pv, panel_head, g)
         _close(r, parent)
 
 

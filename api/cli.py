@@ -32,7 +32,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from rulegrad.runtime.fuzz import main as fuzz_main
 
-    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed)] + (["-v"] if args.v else []))
+    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed), "--backend", args.backend]
+                     + (["-v"] if args.v else []))
 
 
 def _count(text: str) -> int:
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--n", type=_count, default=1000, help="number of programs (default 1000)")
     f.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     f.add_argument("-v", action="store_true", help="print every program")
+    f.add_argument("--backend", choices=("interp", "c"), default="interp",
+                   help="what runs the schedule: the kernel interpreter (default) or C")
     f.set_defaults(func=_cmd_fuzz)
     d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
     d.set_defaults(func=_cmd_demo)

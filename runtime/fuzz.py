@@ -220,11 +220,12 @@ def run(prog: Program, backend: str) -> list[np.ndarray]:
             os.environ["RULEGRAD_BACKEND"] = saved
 
 
-def mismatch(prog: Program) -> str | None:
-    """None when the schedule path agrees with the oracle, else what went wrong."""
+def mismatch(prog: Program, backend: str = "interp") -> str | None:
+    """None when the schedule path (run by `backend`: the kernel interpreter or C) agrees with
+    the oracle, else what went wrong."""
     want = run(prog, "oracle")
     try:
-        got = run(prog, "interp")
+        got = run(prog, backend)
     except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
         return f"{type(e).__name__}: {e}"
     for k, (g, w) in enumerate(zip(got, want)):
@@ -235,22 +236,22 @@ def mismatch(prog: Program) -> str | None:
     return None
 
 
-def shrink(prog: Program) -> Program:
+def shrink(prog: Program, backend: str = "interp") -> Program:
     """Drop steps (and what reads them) while the program still fails."""
     changed = True
     while changed:
         changed = False
         for k in range(len(prog.steps) - 1, -1, -1):
             cand = _without(prog, k)
-            if cand is not None and _fails(cand):
+            if cand is not None and _fails(cand, backend):
                 prog, changed = cand, True
                 break
     return prog
 
 
-def _fails(prog: Program) -> bool:
+def _fails(prog: Program, backend: str) -> bool:
     try:
-        return mismatch(prog) is not None
+        return mismatch(prog, backend) is not None
     except Exception:  # noqa: BLE001 - an invalid shrunk program is not a failure
         return False
 
@@ -271,16 +272,17 @@ def _without(prog: Program, k: int) -> Program | None:
     return Program(prog.seed, steps, outs)
 
 
-def fuzz(n: int, start: int = 0, verbose: bool = False) -> list[tuple[int, str, Program]]:
-    """Run seeds start..start+n-1; the failures, each shrunk."""
+def fuzz(n: int, start: int = 0, verbose: bool = False,
+         backend: str = "interp") -> list[tuple[int, str, Program]]:
+    """Run seeds start..start+n-1 through `backend`; the failures, each shrunk."""
     failures = []
     for seed in range(start, start + n):
         prog = generate(seed)
-        err = mismatch(prog)
+        err = mismatch(prog, backend)
         if verbose:
             print(f"--- seed {seed}: {'ok' if err is None else err}\n{prog.source()}")
         if err is not None:
-            small = shrink(prog)
+            small = shrink(prog, backend)
             failures.append((seed, err, small))
             print(f"FAIL seed {seed}: {err}\n{small.source()}\n", flush=True)
     return failures
@@ -291,11 +293,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
+    p.add_argument("--backend", choices=("interp", "c"), default="interp",
+                   help="what runs the schedule: the kernel interpreter (default) or C")
     args = p.parse_args(argv)
     if args.n < 1:
         p.error(f"--n must be at least 1, got {args.n}")
     t0 = time.perf_counter()
-    failures = fuzz(args.n, args.seed, args.verbose)
+    failures = fuzz(args.n, args.seed, args.verbose, args.backend)
     dt = time.perf_counter() - t0
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0

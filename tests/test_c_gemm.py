@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rulegrad import Tensor
 from rulegrad.backends.c import compile_program
@@ -42,6 +44,9 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     ("long k 8x4500x20", lambda a, b: a @ b, lambda a, b: a @ b, [(8, 4500), (4500, 20)]),
     ("long k exp(a)@b", lambda a, b: a.exp() @ b, lambda a, b: np.exp(a) @ b,
      [(10, 3000), (3000, 20)]),
+    # Tensor.conv2d: one reduce over three ranges (channels, kernel rows, kernel columns)
+    ("conv2d", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
+     [(2, 8, 12, 20), (16, 8, 3, 3)]),
     # several reduces in one store: a 3x3 convolution as 9 shifted contractions
     ("conv 3x3 as 9 sums", None, None, [(2, 8, 12, 20), (16, 8, 3, 3)]),
 ]
@@ -101,3 +106,43 @@ def test_special_values_propagate_like_numpy() -> None:
     with np.errstate(invalid="ignore"):  # inf - inf: numpy warns, we say NaN like it does
         want = a @ b
     np.testing.assert_array_equal(out.numpy(), want)  # NaN, +-inf and exact integers
+
+
+# ---------------------------------------------------------------------- random contractions
+# The packed loops run only where they pay (MIN_WORK multiply-adds), which the fuzzer's small
+# programs never reach; here the threshold is lifted so that hypothesis can draw many small
+# contractions of every shape the loop nest distinguishes: batch or not, several reduce ranges,
+# rows and columns left over, transposed operands, a costly fused operand, an epilogue.
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(batch=st.sampled_from([(), (3,), (2, 2)]), rows=st.integers(2, 13),
+       cols=st.integers(8, 35),
+       ks=st.lists(st.integers(1, 5), min_size=1, max_size=3).filter(lambda ks: max(ks) > 1),
+       transpose_b=st.booleans(), exp_a=st.booleans(), relu=st.booleans(),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_random_contractions_match_numpy(monkeypatch: pytest.MonkeyPatch, batch: tuple,
+                                         rows: int, cols: int, ks: list[int],
+                                         transpose_b: bool, exp_a: bool, relu: bool,
+                                         dtype: type, seed: int) -> None:
+    from rulegrad.backends.c import gemm
+
+    monkeypatch.setattr(gemm, "MIN_WORK", 1)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, rows, *ks)).astype(dtype)
+    b = rng.standard_normal((*batch, *ks, cols)).astype(dtype)
+    nb, nk = len(batch), len(ks)
+    ta, tb = Tensor(a), Tensor(b)
+    if transpose_b:  # B stored with its columns first: strided reads when packing
+        tb = Tensor(np.ascontiguousarray(np.moveaxis(b, -1, nb))).permute(
+            *range(nb), *range(nb + 1, nb + 1 + nk), nb)
+    if exp_a:
+        ta, a = ta.exp(), np.exp(a)
+    prod = ta.reshape(*batch, rows, *ks, 1) * tb.reshape(*batch, 1, *ks, cols)
+    out = prod.sum(axis=tuple(range(nb + 1, nb + 1 + nk)))
+    letters = "pqr"[:nk]
+    want = np.einsum(f"...i{letters},...{letters}j->...ij", a, b)
+    if relu:
+        out, want = out.relu(), np.maximum(want, 0)
+    assert _packed(out)
+    tol = 1e-5 if dtype is np.float32 else 1e-12
+    np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol * np.abs(want).max())

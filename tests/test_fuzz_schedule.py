@@ -1,7 +1,8 @@
-"""A bounded run of the scheduler's differential fuzzer (runtime/fuzz.py): random tensor
-programs through schedule + kernel interpreter, compared with the numpy oracle.
+"""Bounded runs of the scheduler's differential fuzzer (runtime/fuzz.py): random tensor
+programs through schedule + kernel interpreter, and through schedule + C, compared with the
+numpy oracle.
 
-The full run is `python -m rulegrad.runtime.fuzz --n 10000`; here a few hundred seeds keep the
+The full run is `rulegrad fuzz --n 10000 [--backend c]`; here a few hundred seeds keep the
 suite fast. A failure prints its seed and the shrunk program.
 """
 
@@ -10,6 +11,12 @@ from rulegrad.runtime.fuzz import Program, Step, _without, fuzz, generate, misma
 
 def test_a_few_hundred_random_programs_match_the_oracle() -> None:
     failures = fuzz(300, start=100_000)
+    assert not failures, "\n\n".join(f"seed {s}: {e}\n{p.source()}" for s, e, p in failures)
+
+
+def test_random_programs_through_c_match_the_oracle() -> None:
+    # each program is its own C library (a compile each), so fewer seeds than on the interpreter
+    failures = fuzz(40, start=200_000, backend="c")
     assert not failures, "\n\n".join(f"seed {s}: {e}\n{p.source()}" for s, e, p in failures)
 
 

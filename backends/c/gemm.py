@@ -301,7 +301,7 @@ def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str
         scope = r.open_loop(scope, k)
         r.stack.append(scope)
         var = scope.names[k]
-        flat = f"{flat} * {_range_size(k)} + {var}" if flat else var
+        flat = f"({flat}) * {_range_size(k)} + {var}" if flat else var
     return scope, f"({flat})"
 
 

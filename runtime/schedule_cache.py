@@ -13,9 +13,8 @@ input slot, or a buffer the schedule creates (size, dtype), which a replay alloc
 the scheduler would. A lookup costs one walk of the graph.
 
 `RULEGRAD_SCHEDULE_CACHE=0` turns it off. It is bypassed while something watches the passes
-run: rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`. The matcher kind
-(`RULEGRAD_MATCHER`) is part of the key, so the generated and interpreted matchers never share
-an entry.
+run (rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`) and with the interpreted matcher
+(`RULEGRAD_MATCHER=interp`), which is there to be compared with the generated one, pass by pass.
 """
 
 from __future__ import annotations

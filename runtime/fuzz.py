@@ -22,6 +22,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -272,11 +273,15 @@ def _without(prog: Program, k: int) -> Program | None:
     return Program(prog.seed, steps, outs)
 
 
-def fuzz(n: int, start: int = 0, verbose: bool = False,
-         backend: str = "interp") -> list[tuple[int, str, Program]]:
-    """Run seeds start..start+n-1 through `backend`; the failures, each shrunk."""
+def fuzz(n: int, start: int = 0, verbose: bool = False, backend: str = "interp",
+         progress: Callable[[int, int, int], None] | None = None
+         ) -> list[tuple[int, str, Program]]:
+    """Run seeds start..start+n-1 through `backend`; the failures, each shrunk.
+    `progress(done, n, failures)` is called after each program."""
     failures = []
     for seed in range(start, start + n):
+        if progress is not None and seed > start:
+            progress(seed - start, n, len(failures))
         prog = generate(seed)
         err = mismatch(prog, backend)
         if verbose:
@@ -299,7 +304,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.n < 1:
         p.error(f"--n must be at least 1, got {args.n}")
     t0 = time.perf_counter()
-    failures = fuzz(args.n, args.seed, args.verbose, args.backend)
+
+    def progress(done: int, n: int, failed: int) -> None:  # a line every ~10% on stderr
+        if done % max(1, n // 10) == 0:
+            print(f"[{done}/{n}] {failed} mismatches, {time.perf_counter() - t0:.0f}s",
+                  file=sys.stderr, flush=True)
+
+    failures = fuzz(args.n, args.seed, args.verbose, args.backend, progress)
     dt = time.perf_counter() - t0
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0

@@ -1,9 +1,8 @@
 """Packed, register-blocked loops for kernels that are sums of products (matmul, convolution).
 
-A STORE qualifies when every REDUCE in its value is a float32/float64 sum (in loop form,
-`REDUCE(ADD(acc, x * y), *ranges)`, see KERNEL_AST.md) where, for
-two of the STORE's ranges i and j (j the last, contiguous one), x does not read j and y does not
-read i. Then out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and
+A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (in loop
+form, `REDUCE(ADD(acc, x * y), *ranges)`, see KERNEL_AST.md) where, for two of the STORE's
+ranges i and j (j the last, contiguous one), x does not read j and y does not read i. Then out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and
 y are: loads of A and B, a transposed or strided view, a fused softmax, a shifted window of an
 image. The loop nest, per iteration of the other ("batch") ranges:
 
@@ -17,9 +16,9 @@ y is computed once per element and read contiguously, and TI x TJ accumulators s
 registers (GNU C vector types: up to 6 x 16 float32 = 12 AVX registers). x is read in the loop,
 which is best when it is a load; when x costs more (a fused softmax's exp) it is computed once
 per element instead: every panel is packed first, then each row tile packs pa[k][ii] = x(i, k)
-and runs over all panels. Each output's sum still runs over k in
-order; the one difference from the plain loops is that each step is a fused multiply-add (one
-rounding instead of two) where the CPU has FMA, as BLAS does (numpy's matmul included).
+and runs over all panels. Each output's sum still runs over k in order; the one difference
+from the plain loops is that each step is a fused multiply-add (one rounding instead of two)
+where the CPU has FMA, as BLAS does (numpy's matmul included).
 
 Threads: when the batch loops have enough iterations (a convolution's images, attention's
 heads) the outermost one is split across cores; otherwise the panel loop is (or, with packed x,

@@ -2,9 +2,10 @@
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (in loop
 form, `REDUCE(ADD(acc, x * y), *ranges)`, see KERNEL_AST.md) where, for two of the STORE's
-ranges i and j (j the last, contiguous one), x does not read j and y does not read i. Then out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and
-y are: loads of A and B, a transposed or strided view, a fused softmax, a shifted window of an
-image. The loop nest, per iteration of the other ("batch") ranges:
+ranges i and j (j the last, contiguous one), x does not read j and y does not read i. Then
+out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and y are: loads
+of A and B, a transposed or strided view, a fused softmax, a shifted window of an image. The
+loop nest, per iteration of the other ("batch") ranges:
 
     for each panel of TJ columns:
       pack y:  pb[k][jj] = y(k, panel*TJ + jj)          (0 past the last column)

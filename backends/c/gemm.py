@@ -15,9 +15,9 @@ loop nest, per iteration of the other ("batch") ranges:
 
 y is computed once per element and read contiguously, and TI x TJ accumulators stay in vector
 registers (GNU C vector types: up to 6 x 16 float32 = 12 AVX registers). x is read in the loop,
-which is best when it is a load; when x costs more (a fused softmax's exp) it is computed once
-per element instead: every panel is packed first, then each row tile packs pa[k][ii] = x(i, k)
-and runs over all panels. Each output's sum still runs over k in order; the one difference
+which is best when it is a load; when x computes (a fused softmax's exp, the bias and relu the
+scheduler leaves to the next layer's matmul) it is computed once per element instead: every
+panel is packed first, then each row tile packs pa[k][ii] = x(i, k) and runs over all panels. Each output's sum still runs over k in order; the one difference
 from the plain loops is that each step is a fused multiply-add (one rounding instead of two)
 where the CPU has FMA, as BLAS does (numpy's matmul included).
 
@@ -33,10 +33,10 @@ import math
 from typing import TYPE_CHECKING
 
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import _COSTLY, PARALLEL_MIN_WORK, Scope, _range_size, ctype
+from .render import PARALLEL_MIN_WORK, Scope, _range_size, ctype
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -61,6 +61,11 @@ class _Product:
         self.k = math.prod(_range_size(r) for r in self.ks)
         self.pb = self.cell = ""
         self.heap = False
+
+
+def _computed(x: UOp) -> bool:
+    """True when x does float arithmetic (index math, masks and casts do not count)."""
+    return any(n.dtype.is_float and n.op in GroupOp.ALU for n in toposort(x))
 
 
 def _split(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> _Product | None:
@@ -117,9 +122,10 @@ def render_packed(r: _KernelRenderer, st: UOp, i: UOp, j: UOp, prods: list[_Prod
     # split the batch loop across cores when it is long enough, else the panels or row tiles
     batch_parallel = threads and bool(batch) and _range_size(batch[0]) >= BATCH_PARALLEL_MIN
     inner_pragma = "#pragma omp parallel for\n" if threads and not batch_parallel else ""
-    # an x that costs more than a load (a fused softmax's exp) is computed once per element
-    # into pa, rows outside panels; else it is read in the inner loop, panels outside rows
-    pack_x = any(n.op in _COSTLY for p in prods for n in toposort(p.x))
+    # an x that is more than a load (a fused softmax's exp, a bias and relu the scheduler left
+    # to this kernel) is computed once per element into pa, rows outside panels; a plain load
+    # is read in the inner loop, panels outside rows
+    pack_x = g.npanels > 1 and any(_computed(p.x) for p in prods)
 
     scope = r.root
     for n, b in enumerate(batch):

@@ -17,9 +17,11 @@ y is computed once per element and read contiguously, and TI x TJ accumulators s
 registers (GNU C vector types: up to 6 x 16 float32 = 12 AVX registers). x is read in the loop,
 which is best when it is a load; when x computes (a fused softmax's exp, the bias and relu the
 scheduler leaves to the next layer's matmul) it is computed once per element instead: every
-panel is packed first, then each row tile packs pa[k][ii] = x(i, k) and runs over all panels. Each output's sum still runs over k in order; the one difference
-from the plain loops is that each step is a fused multiply-add (one rounding instead of two)
-where the CPU has FMA, as BLAS does (numpy's matmul included).
+panel is packed first, then each row tile packs pa[k][ii] = x(i, k) and runs over all panels.
+
+Each output's sum still runs over k in order; the one difference from the plain loops is that
+each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
+does (numpy's matmul included).
 
 Threads: when the batch loops have enough iterations (a convolution's images, attention's
 heads) the outermost one is split across cores; otherwise the panel loop is (or, with packed x,

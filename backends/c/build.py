@@ -147,8 +147,10 @@ def _load(key: str, path: Path) -> ModuleType:
     # thread or another process may need), and with OMP_WAIT_POLICY=passive not at all, when
     # waking a sleeping thread costs ~0.2 ms on a VM: more than the Python work between two
     # kernels of a realize. So they spin a short while (GOMP_SPINCOUNT=20000, tens of
-    # microseconds), then sleep. Read once, when libgomp loads; the user's setting wins.
-    os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+    # microseconds), then sleep. Read once, when libgomp loads; a user's OMP_WAIT_POLICY or
+    # GOMP_SPINCOUNT wins (a defined GOMP_SPINCOUNT would override their wait policy).
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", "20000")
     name = f"rg_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -142,17 +142,31 @@ def _operand_kind(item: Tensor | Scalar) -> object:
     return type(item)
 
 
+def _np_concatenate(*xs: np.ndarray) -> np.ndarray:
+    return np.concatenate(xs)
+
+
+def _np_where(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(np.ones(1, bool), a, b)
+
+
+def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.matmul(a.reshape(1, 1), b.reshape(1, 1))
+
+
 def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak).
 
-    Asking numpy costs tens of microseconds, so answers are kept per (function, operand kinds);
-    a lambda is keyed by its code, which is the same object at every call of its line."""
-    key = (getattr(fn, "__code__", fn), *map(_operand_kind, items))
+    Asking numpy costs tens of microseconds, so answers are kept per (function, operand kinds):
+    pass a function that is the same object at every call (a ufunc, a module-level def)."""
+    key = (fn, *map(_operand_kind, items))
     dt = _probed.get(key)
     if dt is None:
         args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
         with np.errstate(all="ignore"):
-            dt = _probed[key] = dtypes.from_np(np.asarray(fn(*args)).dtype)
+            dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+        if len(_probed) < 4096:  # bounded, should a caller pass a fresh function per call
+            _probed[key] = dt
     return dt
 
 
@@ -387,7 +401,7 @@ class Tensor:
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
                 raise ValueError(f"cat along dim {dim} needs equal shapes off that axis, got "
                                  f"{[t.shape for t in tensors]}")
-        dt = _probe(lambda *xs: np.concatenate(xs), *tensors)
+        dt = _probe(_np_concatenate, *tensors)
         total = sum(t.shape[axis] for t in tensors)
         combine = Ops.OR if dt is dtypes.bool else Ops.ADD
         out, offset = None, 0
@@ -516,7 +530,7 @@ class Tensor:
         """`cond.where(x, y)`: x where cond is true (nonzero), else y."""
         x, y = _coerce(x), _coerce(y)
         cond = self if self.dtype is dtypes.bool else self != 0
-        dt = _probe(lambda a, b: np.where(np.ones(1, bool), a, b), x, y)
+        dt = _probe(_np_where, x, y)
         shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
@@ -676,7 +690,7 @@ class Tensor:
         except ValueError:
             raise ValueError(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
                              f"cannot be broadcast together") from None
-        dt = _probe(lambda a, b: np.matmul(a.reshape(1, 1), b.reshape(1, 1)), self, w)
+        dt = _probe(_np_matmul, self, w)
         (n, k), m = x1.shape[-2:], w1.shape[-1]
         full = batch + (n, m, k)
         xs = _broadcast_uop(x1.uop.cast(dt).reshape(x1.shape[:-1] + (1, k)), full)

@@ -514,12 +514,17 @@ def test_softmax(name, data, dt, shape):
     if x.shape[axis] == 0:
         ref = x
     else:
-        shifted = x - np.max(x, axis=axis, keepdims=True)
+        # in float64, rounded once at the end: a float16 chain of numpy ops rounds at every
+        # step and drifts more than 1% from the true value (log_softmax of [0, -4, -4, -4])
+        x64 = x.astype(np.float64)
+        shifted = x64 - np.max(x64, axis=axis, keepdims=True)
         lse = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
         ref = np.exp(shifted - lse) if name == "softmax" else shifted - lse
     ours = getattr(Tensor(a), name)(axis) if data.draw(st.booleans()) or axis != -1 else \
         getattr(Tensor(a), name)()
-    check(ours, ref.astype(x.dtype), atol=1e-6)
+    # float16 rounds the sum of exps (>= 1) to a spacing of 2**-10, so the log of it is only
+    # good to about 1e-3 absolute, whoever computes it
+    check(ours, ref.astype(x.dtype), atol=2e-3 if x.dtype == np.float16 else 1e-6)
 
 
 # ---------------------------------------------------------------------- matmul

@@ -1,6 +1,7 @@
 """The scheduler's contracts beyond numerics: assign ordering, realizing several tensors
 together, reuse of realized results, kernel identity, DEBUG output, the graph verifier, and
-that scheduling work (rewrite attempts) grows linearly with the graph. Values are always checked against numpy."""
+that scheduling work (rewrite attempts) grows linearly with the graph. Values are always
+checked against numpy."""
 
 from __future__ import annotations
 

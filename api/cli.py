@@ -36,6 +36,15 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                      + (["-v"] if args.v else []))
 
 
+def _cmd_viz(args: argparse.Namespace) -> int:
+    from rulegrad.viz import run_viz
+
+    if (args.script is None) == (args.example is None):
+        print("rulegrad viz: give a script or --example (one of them)", file=sys.stderr)
+        return 2
+    return run_viz(args.script, args.example, args.out, args.open)
+
+
 def _count(text: str) -> int:
     """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
     try:
@@ -71,6 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--backend", choices=("interp", "c"), default="interp",
                    help="what runs the schedule: the kernel interpreter (default) or C")
     f.set_defaults(func=_cmd_fuzz)
+    v = sub.add_parser("viz", help="record a program's rewrite passes; write a page that shows "
+                       "them (graphs, firings, why a rule did not fire)")
+    v.add_argument("script", nargs="?", help="a Python script that builds and realizes tensors")
+    v.add_argument("--example", choices=("mlp", "attention"), help="a built-in program instead")
+    v.add_argument("-o", "--out", default="rulegrad-viz.html", help="the page to write "
+                   "(default rulegrad-viz.html)")
+    v.add_argument("--open", action="store_true", help="open the page in a browser")
+    v.set_defaults(func=_cmd_viz)
     d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
     d.set_defaults(func=_cmd_demo)
     return p

@@ -97,12 +97,13 @@ def stats_enabled() -> bool:
 
 
 def stats_table() -> str:
-    """Every matcher's per-rule statistics, one table per matcher (rules that were tried)."""
+    """Every used matcher's per-rule statistics, one table per matcher, every rule listed (a
+    rule with zero attempts is the first thing to look at when a rule does not fire)."""
     lines: list[str] = []
     for st in _all_stats:
-        rows = [i for i in range(len(st.rules)) if st.attempts[i]]
-        if not rows:
+        if not any(st.attempts):
             continue
+        rows = range(len(st.rules))
         lines.append(f"match stats: {st.name}")
         lines.append(f"  {'rule':<28} {'location':<32} {'attempts':>9} {'matches':>8} {'ms':>9}")
         for i in rows:
@@ -129,9 +130,8 @@ def _print_stats() -> None:
                              ("matches", "right"), ("ms", "right")):
             table.add_column(col, justify=justify)  # type: ignore[arg-type]
         for i, r in enumerate(st.rules):
-            if st.attempts[i]:
-                table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]),
-                              f"{st.ns[i] / 1e6:.3f}")
+            table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]),
+                          f"{st.ns[i] / 1e6:.3f}")
         console.print(table)
 
 
@@ -183,6 +183,12 @@ class RuleMatcher:
 
     def __repr__(self) -> str:
         return f"<RuleMatcher {self.name}: {len(self.rules)} rules>"
+
+    def enable_stats(self) -> MatchStats:
+        """Count per-rule attempts in `rewrite_with_rule` from now on (traces use it)."""
+        if self.stats is None:
+            self.stats = MatchStats(self.name, self.rules)
+        return self.stats
 
     def rewrite(self, uop: UOp, ctx: Any = None) -> UOp | None:
         """The node the first applicable rule rewrites `uop` to, or None."""

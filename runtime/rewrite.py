@@ -68,10 +68,27 @@ class Firing:
 
 
 @dataclass
+class PassRecord:
+    """One graph_rewrite call seen while tracing: its root before and after, its matcher and
+    ctx (so a viewer can ask why a rule did not fire), and its firings `firings[start:end]`."""
+
+    name: str
+    matcher: Any
+    ctx: Any
+    before: UOp
+    after: UOp
+    start: int
+    end: int
+    attempts: list[int] = field(default_factory=list)  # per rule of the matcher, this pass
+    matches: list[int] = field(default_factory=list)
+
+
+@dataclass
 class Tracer:
-    """Collects firings across passes: `with tracing() as t: ...; t.firings`."""
+    """Collects firings and passes: `with tracing() as t: ...; t.firings, t.passes`."""
 
     firings: list[Firing] = field(default_factory=list)
+    passes: list[PassRecord] = field(default_factory=list)
     limit: int = 1_000_000
 
 
@@ -118,6 +135,12 @@ class _Rewriter:
         self.budget = self.limit = budget
         self.diagnose: collections.Counter[str] | None = None  # set once the budget is spent
         self.trace = _tracer
+        self.stats0: tuple[list[int], list[int]] | None = None
+        if self.trace is not None:  # per-rule attempts for the trace (a matcher may not count)
+            enable = getattr(matcher, "enable_stats", None)
+            if enable is not None:
+                st = enable()
+                self.stats0 = (list(st.attempts), list(st.matches))
 
     def step(self, node: UOp) -> UOp | None:
         """One rewrite attempt on `node`: the new node, or None when no rule applies."""
@@ -224,7 +247,22 @@ def graph_rewrite(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = Fa
                   name: str | None = None, budget: int | None = None) -> UOp:
     """Rewrite `sink` with `matcher` to a fixed point; see the module docstring."""
     pass_name = name or getattr(matcher, "name", type(matcher).__name__)
-    return _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(budget)).run(sink)
+    rw = _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(budget))
+    start = len(_tracer.firings) if _tracer is not None else 0
+    out = rw.run(sink)
+    _record_pass(rw, sink, out, start)
+    return out
+
+
+def _record_pass(rw: _Rewriter, before: UOp, after: UOp, start: int) -> None:
+    if rw.trace is None:
+        return
+    rec = PassRecord(rw.name, rw.matcher, rw.ctx, before, after, start, len(rw.trace.firings))
+    if rw.stats0 is not None:
+        st = rw.matcher.stats
+        rec.attempts = [a - b for a, b in zip(st.attempts, rw.stats0[0])]
+        rec.matches = [a - b for a, b in zip(st.matches, rw.stats0[1])]
+    rw.trace.passes.append(rec)
 
 
 def graph_rewrite_map(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,
@@ -235,7 +273,8 @@ def graph_rewrite_map(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool 
     With `input_map` (an earlier pass's map), the result maps the original nodes through both."""
     pass_name = name or getattr(matcher, "name", type(matcher).__name__)
     rw = _Rewriter(matcher, ctx, bottom_up, pass_name, _budget_for(budget))
-    rw.run(sink)
+    start = len(_tracer.firings) if _tracer is not None else 0
+    _record_pass(rw, sink, rw.run(sink), start)
     new_map = {k: rw.replace.get(k, k) for k in toposort(sink)}
     if input_map is not None:
         return {k: new_map.get(v, v) for k, v in input_map.items()}

@@ -30,13 +30,15 @@ from .match_ir import (
     CountTest,
     DTypeTest,
     OpTest,
-    Path as SrcPath,
     SameTest,
     TagTest,
     Test,
     _order,
     alternatives,
     root_ops,
+)
+from .match_ir import (
+    Path as SrcPath,
 )
 from .paths import PACKAGE_RULES_DIR
 

@@ -230,8 +230,11 @@ def default_dtype(op: Ops, srcs: tuple[Any, ...]) -> DType:
 
 
 def as_uop(n: UOp, value: Any) -> UOp | None:
-    """A rule's result: a UOp as is, None as is, any other value as a constant like `n`."""
-    if value is None or isinstance(value, UOp):
+    """A rule's result: a UOp as is, None as is, any other value as a constant like `n`.
+
+    A tuple is also returned as is: a rule that gives one value per source (the gradient rules
+    of rules/gradient.rules), called through `rewrite`, never by graph_rewrite."""
+    if value is None or isinstance(value, (UOp, tuple)):
         return value
     return n.const_like(value)
 

@@ -190,11 +190,16 @@ def _coerce(x: Any) -> Tensor | Scalar:
 class Tensor:
     """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`."""
 
-    __slots__ = ("uop",)
+    __slots__ = ("uop", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
     _rng: np.random.Generator = np.random.default_rng(0)
 
-    def __init__(self, data: Any, dtype: DType | str | None = None):
+    def __init__(self, data: Any, dtype: DType | str | None = None,
+                 requires_grad: bool | None = None):
+        self.grad: Tensor | None = None
+        self._requires_grad: bool | None = None
+        if requires_grad is not None:
+            self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
@@ -706,6 +711,43 @@ class Tensor:
 
     def dot(self, w: Any) -> Tensor:
         return self.matmul(w)
+
+    # ------------------------------------------------------------------ gradients
+    # (runtime/autograd.py; the rules are rules/gradient.rules)
+    @property
+    def requires_grad(self) -> bool | None:
+        """True: backward() fills `.grad`. None (the default) and False: it does not."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool | None) -> None:
+        from .autograd import track
+
+        self._requires_grad = value
+        if value:
+            track(self)
+
+    def requires_grad_(self, value: bool = True) -> Tensor:
+        self.requires_grad = value
+        return self
+
+    def gradient(self, *targets: Tensor, gradient: Tensor | None = None) -> list[Tensor]:
+        """d self / d target for each target, as lazy tensors (self a scalar, or `gradient`
+        given: the gradient of self)."""
+        from .autograd import gradient as compute
+
+        return compute(self, targets, gradient)
+
+    def backward(self, gradient: Tensor | None = None) -> Tensor:
+        """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph."""
+        from .autograd import backward
+
+        backward(self, gradient)
+        return self
+
+    def detach(self) -> Tensor:
+        """The same value, through which no gradient flows."""
+        return Tensor(self.uop.f(Ops.DETACH))
 
     # ------------------------------------------------------------------ realization
     def contiguous(self) -> Tensor:

@@ -1,0 +1,118 @@
+"""Reverse-mode differentiation of tensor graphs by the rules of `rules/gradient.rules`.
+
+In: a tensor-level root UOp, the gradient flowing into it, and target UOps. Out: for each
+target reached, the UOp graph of the root's gradient with respect to it (lazy: it is scheduled,
+fused and run like any other program, together with the forward graph when realized with it).
+
+The walk is tinygrad's `compute_gradient`: the nodes that lie on a path from the root to a
+target, visited users before sources (reverse topological order, iterative: no recursion on
+graph depth); each node's gradient is handed to the `pm_gradient` rule of its op, which gives
+one gradient per source, and the contributions to a node from its several users are summed.
+Gradients do not flow through DETACH or ASSIGN, nor into integer or boolean values.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from rulegrad.rules import matcher
+
+from .ops import Ops
+from .uop import UOp, toposort
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+class GradientError(RuntimeError):
+    """A gradient that cannot be computed (an op without a gradient rule, bad shapes)."""
+
+
+def _on_path(root: UOp, targets: set[UOp]) -> list[UOp]:
+    """The nodes of root's graph from which a target is reachable, sources before users."""
+    reaches: dict[UOp, bool] = {}
+    for node in toposort(root):
+        reaches[node] = node in targets or (
+            node.op not in (Ops.DETACH, Ops.ASSIGN) and any(reaches[s] for s in node.src))
+    return [n for n, r in reaches.items() if r]
+
+
+def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp, UOp]:
+    """{node: d root / d node, scaled by root_grad} for every target (and node between)."""
+    rules = matcher("gradient", "pm_gradient")
+    wanted = set(targets)
+    grads: dict[UOp, UOp] = {root: root_grad}
+    path = _on_path(root, wanted)
+    in_path = set(path)
+    for node in reversed(path):
+        grad = grads.get(node)
+        if grad is None or not node.src or not any(s in in_path for s in node.src):
+            continue
+        out = rules.rewrite(node, grad)
+        if out is None:
+            raise GradientError(f"no gradient rule for {node.op.name} (rules/gradient.rules): "
+                                f"{node!r}")
+        if not isinstance(out, tuple) or len(out) != len(node.src):
+            raise GradientError(f"the gradient rule for {node.op.name} gave {out!r}, not one "
+                                f"gradient per source ({len(node.src)})")
+        for src, g in zip(node.src, out):
+            if g is None or src not in in_path or not src.dtype.is_float:
+                continue
+            if g.shape != src.shape:
+                raise GradientError(f"the gradient rule for {node.op.name} gave a gradient of "
+                                    f"shape {g.shape} for a source of shape {src.shape}")
+            grads[src] = g if src not in grads else grads[src] + g
+    return {t: grads[t] for t in targets if t in grads}
+
+
+# ---------------------------------------------------------------------- the Tensor side
+# tensors whose requires_grad was set true: backward() looks for them in the loss's graph
+# (weak, so a parameter dropped by the user is not kept alive by having needed a gradient)
+_needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
+
+
+def track(t: Tensor) -> None:
+    _needs_grad.add(t)
+
+
+def _seed(root: Tensor, seed: Tensor | None) -> UOp:
+    """The gradient flowing into the root: 1 for a scalar, else the caller's."""
+    if not root.dtype.is_float:
+        raise GradientError(f"gradients need a float result, this one is {root.dtype.name}")
+    if seed is None:
+        if root.shape != ():
+            raise GradientError(f"the gradient of a tensor of shape {root.shape} needs the "
+                                "gradient of the result (`gradient=`); or reduce it to a scalar")
+        return UOp.const(root.dtype, 1.0)
+    if seed.shape != root.shape:
+        raise GradientError(f"gradient of shape {seed.shape} for a result of shape {root.shape}")
+    return seed.uop.cast(root.dtype)
+
+
+def gradient(root: Tensor, targets: tuple[Tensor, ...], seed: Tensor | None) -> list[Tensor]:
+    """`root.gradient(*targets)`: d root / d target for each target, as lazy tensors."""
+    from .tensor import Tensor
+
+    grads = compute_gradient(root.uop, _seed(root, seed), [t.uop for t in targets])
+    missing = [i for i, t in enumerate(targets) if t.uop not in grads]
+    if missing:
+        raise GradientError(f"target(s) {missing} are not in the graph of the result (or only "
+                            "through DETACH or integer values): no gradient flows to them")
+    return [Tensor(grads[t.uop]) for t in targets]
+
+
+def backward(root: Tensor, seed: Tensor | None) -> None:
+    """`root.backward()`: accumulate d root / d t into `t.grad` for every tensor t with
+    requires_grad in root's graph (zeros for none: a parameter the loss does not use)."""
+    from .tensor import Tensor
+
+    nodes = set(toposort(root.uop))
+    params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
+    if not params:
+        raise GradientError("backward(): no tensor with requires_grad=True in this graph")
+    grads = compute_gradient(root.uop, _seed(root, seed), [t.uop for t in params])
+    for t in params:
+        g = grads.get(t.uop)
+        g = Tensor(g) if g is not None else Tensor.zeros(t.shape, dtype=t.dtype)
+        t.grad = g if t.grad is None else t.grad + g

@@ -103,7 +103,8 @@ class CheckReport:
         verdicts, methods = self.totals()
         order = ["proved", "passed", "refuted", "unknown", "structural", "unchecked"]
         v = ", ".join(f"{k} {verdicts[k]}" for k in order if verdicts[k])
-        m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "structural", "-")
+        m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "gradient", "structural",
+                                                     "-")
                       if methods[k])
         loops = sum(lp.confirmed for lp in self.loops)
         return (f"{len(self.rules)} rules in {self.seconds:.1f}s: {v}\n"
@@ -240,6 +241,8 @@ class Checker:
         rule, loc = item.rule, _location(item.rule)
         if item.structural:
             return RuleReport(rule, loc, "structural", "structural")
+        if self._is_gradient(item):  # a `# check: gradient` set: generator/gradcheck.py
+            return self._gradient(item)
         helper_names = {h.name for h in _helpers_of(item.checked)}
         proof = prove_rule(rule, helper_names, self.timeout_ms)
         if proof.verdict == "proved":
@@ -276,6 +279,19 @@ class Checker:
             return RuleReport(rule, loc, "-", "unchecked", ex.detail)
         return RuleReport(rule, loc, "examples", ex.verdict, ex.detail if ex.verdict != "passed"
                           else "", ex.examples, ex.counterexample)
+
+    def _is_gradient(self, item: _Item) -> bool:
+        from .gradcheck import gradient_rules
+
+        rule = item.rule
+        return (rule.span.line, rule.span.col) in gradient_rules(item.checked.file)
+
+    def _gradient(self, item: _Item) -> RuleReport:
+        from .gradcheck import check_gradient_rule
+
+        res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed)
+        return RuleReport(item.rule, _location(item.rule), "gradient", res.verdict, res.detail,
+                          res.examples, res.counterexample)
 
     def _examples(self, item: _Item, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples

@@ -24,7 +24,6 @@ from rulegrad.rules.rangeify_helpers import (
     RangeifyContext,
     RealizeContext,
     predict_buffers,
-    substitute,
 )
 
 from .buffer import Buffer
@@ -130,7 +129,11 @@ def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
 # ====================================================================== after the passes
 def order_assigns(sink: UOp) -> UOp:
     """A kernel that reads the old value of a buffer another kernel assigns to must run first:
-    the assigning kernel gets the reader as an extra dependency (tinygrad's fix_assign)."""
+    the assigning kernel gets the reader as an extra dependency (tinygrad's fix_assign).
+
+    The graph is rebuilt once, in an order that counts the new dependencies, so that a kernel
+    which gains a dependency is the same node everywhere it is used (several assigns in one
+    schedule: an optimizer step, where the parameter's update reads the old momentum)."""
     nodes = toposort(sink)
     readers: dict[UOp, list[UOp]] = {}
     for a in nodes:
@@ -138,20 +141,44 @@ def order_assigns(sink: UOp) -> UOp:
             for s in a.src[1].src:
                 if s.op is Ops.BUFFER:
                     readers.setdefault(s, []).append(a)
-    fix: dict[UOp, UOp] = {}
+    extra: dict[UOp, tuple[UOp, ...]] = {}  # kernel -> the assigns that must run before it
     for w in nodes:
-        if w.op is not Ops.ASSIGN or w.src[1].op is not Ops.KERNEL:
+        if w.op is Ops.ASSIGN and w.src[1].op is Ops.KERNEL:
+            before = tuple(r for r in readers.get(w.src[0], ()) if r is not w)
+            if before:
+                extra[w.src[1]] = extra.get(w.src[1], ()) + before
+    if not extra:
+        return sink
+    new: dict[UOp, UOp] = {}
+    for node in _order_with(sink, extra):
+        src = tuple(new[s] for s in node.src) + tuple(new[e] for e in extra.get(node, ()))
+        new[node] = node if src == node.src else node.replace(src=src)
+    return new[sink]
+
+
+def _order_with(sink: UOp, extra: dict[UOp, tuple[UOp, ...]]) -> list[UOp]:
+    """Sources (and extra dependencies) before users; iterative; a cycle is an error."""
+    order: list[UOp] = []
+    state: dict[UOp, int] = {}  # 1: on the walk's path, 2: done
+    stack: list[tuple[UOp, bool]] = [(sink, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            state[node] = 2
+            order.append(node)
             continue
-        before = [r for r in readers.get(w.src[0], ()) if r is not w]
-        if not before:
+        if state.get(node) == 2:
             continue
-        for r in before:
-            if any(n is w for n in toposort(r)):
-                raise RuntimeError(f"cycle: a kernel reads buffer {w.src[0].arg} both before and "
-                                   "after an assign to it in the same schedule")
-        kernel = w.src[1]
-        fix[w] = w.replace(src=(w.src[0], kernel.replace(src=kernel.src + tuple(before))))
-    return substitute(sink, fix)
+        state[node] = 1
+        stack.append((node, True))
+        for s in reversed(node.src + extra.get(node, ())):
+            if state.get(s) == 1:
+                buf = node.src[0].arg if node.op is Ops.ASSIGN else "?"
+                raise RuntimeError(f"cycle: a kernel reads buffer {buf} both before and after "
+                                   "an assign to it in the same schedule")
+            if state.get(s) != 2:
+                stack.append((s, False))
+    return order
 
 
 def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,

@@ -1,0 +1,117 @@
+"""Optimizers with tinygrad's signatures: `opt = SGD(params, lr=...)`, `opt.zero_grad()`,
+`loss.backward()`, `opt.step()`.
+
+In: parameter tensors (realized, buffer-backed: the constructor realizes them), their `.grad`
+from `backward()`. Out: each `step()` writes the updated parameters and the optimizer's state
+(momentum, Adam's moments and bias-correction powers) in place. Every update is an ASSIGN, and
+all of one step's ASSIGNs, the gradients and any tensors passed to `step(loss, ...)` are
+realized as one schedule: the forward and backward graphs, the gradients and the updates fuse
+where the scheduler can, and kernels that read a parameter's old value run before the kernel
+that overwrites it (runtime/schedule.py's `order_assigns`).
+
+The gradients are realized with the step, so `p.grad` still holds this step's gradient after
+the parameters changed; `zero_grad()` drops them (the next backward() starts afresh).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.realize import buffer_of, realize_tensors
+from rulegrad.runtime.tensor import Tensor
+from rulegrad.runtime.uop import UOp
+
+
+class Optimizer:
+    """The parameters, their state, and the one-schedule step; subclasses give the update."""
+
+    def __init__(self, params: Iterable[Tensor], lr: float):
+        self.params = list(dict.fromkeys(params))  # once each, in order
+        if not self.params:
+            raise ValueError("an optimizer needs at least one parameter tensor")
+        for p in self.params:
+            if not p.dtype.is_float:
+                raise ValueError(f"parameter of dtype {p.dtype.name}: only floats train")
+            if p.requires_grad is None:  # tinygrad's convention: an optimized tensor trains
+                p.requires_grad = True
+        realize_tensors([p for p in self.params if buffer_of(p.uop) is None])
+        self.lr = lr
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    def _state(self, like: Tensor | None = None, value: float = 0.0) -> Tensor:
+        """A realized state tensor: like a parameter (shape and dtype), or a float32 scalar."""
+        if like is None:
+            return Tensor(np.array(value, dtype=np.float32))
+        return Tensor(np.full(like.shape, value, dtype=like.dtype.np))
+
+    def _update(self, grads: list[Tensor]) -> None:
+        """`_assign` every parameter and state tensor its new value."""
+        raise NotImplementedError
+
+    def step(self, *also: Tensor) -> None:
+        """Update the parameters in place; `also` (e.g. the loss) is realized in the same
+        schedule, from the values before the update."""
+        missing = [i for i, p in enumerate(self.params) if p.grad is None]
+        if missing:
+            raise ValueError(f"parameter(s) {missing} have no gradient: call loss.backward() "
+                             "before step()")
+        grads = [p.grad for p in self.params]  # type: ignore[misc]
+        self._assigns: list[tuple[Tensor, UOp]] = []
+        self._update(grads)  # type: ignore[arg-type]
+        for target, node in self._assigns:  # only now: every value was built from old ones
+            target.uop = node
+        realize_tensors([t for t, _ in self._assigns] + grads + list(also))  # type: ignore
+
+    def _assign(self, target: Tensor, value: Tensor) -> Tensor:
+        """The ASSIGN of value into target, as a tensor to read the new value from (reading
+        it orders the reader after the write, as tinygrad's `assign`); applied by step()."""
+        node = UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop))
+        self._assigns.append((target, node))
+        return Tensor(node)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with momentum (and Nesterov) and weight decay as tinygrad:
+    g = grad + wd * p; b = momentum * b + g; p -= lr * (g + momentum * b if nesterov else b)."""
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 0.001, momentum: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False):
+        super().__init__(params, lr)
+        self.momentum, self.wd, self.nesterov = momentum, weight_decay, nesterov
+        self.b = [self._state(p) for p in self.params] if momentum else []
+
+    def _update(self, grads: list[Tensor]) -> None:
+        for i, (p, g) in enumerate(zip(self.params, grads)):
+            g = g + self.wd * p if self.wd else g
+            if self.momentum:
+                b = self._assign(self.b[i], self.momentum * self.b[i] + g)
+                g = g + self.momentum * b if self.nesterov else b
+            self._assign(p, p - self.lr * g)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba) as tinygrad's: m, v moments, bias correction by b1^t and b2^t kept
+    as tensors (so every step is the same program: no constant changes, nothing recompiles)."""
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 0.001, b1: float = 0.9,
+                 b2: float = 0.999, eps: float = 1e-8, weight_decay: float = 0.0):
+        super().__init__(params, lr)
+        self.b1, self.b2, self.eps, self.wd = b1, b2, eps, weight_decay
+        self.m = [self._state(p) for p in self.params]
+        self.v = [self._state(p) for p in self.params]
+        self.b1_t, self.b2_t = self._state(value=1.0), self._state(value=1.0)
+
+    def _update(self, grads: list[Tensor]) -> None:
+        b1_t = self._assign(self.b1_t, self.b1_t * self.b1)
+        b2_t = self._assign(self.b2_t, self.b2_t * self.b2)
+        for p, g, m, v in zip(self.params, grads, self.m, self.v):
+            m = self._assign(m, self.b1 * m + (1 - self.b1) * g)
+            v = self._assign(v, self.b2 * v + (1 - self.b2) * (g * g))
+            up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)
+            self._assign(p, p - self.lr * (up + self.wd * p) if self.wd else p - self.lr * up)

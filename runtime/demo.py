@@ -1,7 +1,8 @@
 """`rulegrad demo`: the main job on a built-in model, end to end, checked against numpy.
 
 In: nothing (fixed-seed data, embedded model). Out: a table of the kernels the scheduler made
-(name, loop shape, time), totals, and exit status 0 only if every result matches numpy.
+(name, loop shape, time), totals, then a training run (runtime/demo_train.py: loss per epoch,
+test accuracy), and exit status 0 only if every result matches numpy and the training converged.
 
 The model: an MLP block (layernorm -> linear -> relu -> linear -> softmax) and an attention
 block (q, k, v projections, softmax(q k^T / sqrt(d)) v, output projection, residual). Each is
@@ -174,4 +175,8 @@ def run_demo() -> int:
               f"compile {totals['compile'] * 1e3:.1f} ms (0 when cached), first run "
               f"{totals['first'] * 1e3:.1f} ms, warm kernels {totals['run'] * 1e6:.1f} us")
     out.print("all results match numpy" if ok_all else "SOME RESULTS DIFFER FROM NUMPY")
-    return 0 if ok_all else 1
+    # training: an MLP learns a synthetic task (runtime/demo_train.py); exit 1 if it does not
+    from rulegrad.runtime.demo_train import run_training
+
+    trained = run_training(out.print)
+    return 0 if ok_all and trained else 1

@@ -182,6 +182,73 @@ def overhead(runs: int) -> dict[str, float]:
     return {"call": call, "realize": realize}
 
 
+# ---------------------------------------------------------------------- the training step
+def train_step_times(runs: int) -> dict[str, float]:
+    """bench/train_step.py through rulegrad: the first step (scheduling and compiling
+    included), the median warm step (graph, backward, schedule-cache lookup, kernels), and the
+    kernel count of one step."""
+    import train_step
+
+    from rulegrad import Tensor
+    from rulegrad.runtime.schedule import create_schedule
+
+    t, opt = train_step.setup(Tensor, train_step.data())
+
+    def step() -> list[object]:
+        xs = train_step.step_tensors(t, opt)
+        xs[0].realize(*xs[1:])
+        return xs
+
+    xs = train_step.step_tensors(t, opt)
+    count = len(create_schedule([x.uop for x in xs]))
+    t0 = time.perf_counter()
+    xs[0].realize(*xs[1:])
+    cold = time.perf_counter() - t0
+    warm = median_times([step], runs)[0]
+    return {"cold": cold, "warm": warm, "best": BEST[id(step)], "nkernels": count}
+
+
+_TG_TRAIN_SCRIPT = r"""
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+import train_step
+from tinygrad import Tensor, Device
+from tinygrad.helpers import GlobalCounters
+runs = int(sys.argv[2])
+t, opt = train_step.setup(Tensor, train_step.data())
+def step():
+    xs = train_step.step_tensors(t, opt)
+    xs[0].realize(*xs[1:])
+    Device[Device.DEFAULT].synchronize()
+k0 = GlobalCounters.kernel_count
+t0 = time.perf_counter(); step(); cold = time.perf_counter() - t0
+count = GlobalCounters.kernel_count - k0
+step(); step()
+ts = []
+for _ in range(runs):
+    t0 = time.perf_counter(); step(); ts.append(time.perf_counter() - t0)
+print(json.dumps({"warm": statistics.median(ts), "best": min(ts), "cold": cold,
+                  "nkernels": count}))
+"""
+
+
+def tinygrad_train_step(runs: int) -> dict[str, float] | str:
+    """tinygrad's times for the same step, or why there are none."""
+    if not os.path.exists(TG_PYTHON):
+        return f"no tinygrad environment at {TG_PYTHON}"
+    env = {**os.environ, "DEV": "CPU"}
+    env.pop("DEBUG", None)
+    bench_dir = os.path.dirname(os.path.abspath(__file__))
+    try:
+        proc = subprocess.run([TG_PYTHON, "-c", _TG_TRAIN_SCRIPT, bench_dir, str(runs)], env=env,
+                              capture_output=True, text=True, timeout=1800, cwd="/tmp")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"not run ({e})"
+    if proc.returncode != 0:
+        return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:120]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 _TG_SCRIPT = r"""
 import json, statistics, sys, time
 from tinygrad import Tensor, Device
@@ -224,6 +291,22 @@ def _ms(t: float | None) -> str:
     return "-" if t is None else f"{t * 1e3:9.2f}"
 
 
+def print_train_step(runs: int, no_tinygrad: bool) -> None:
+    import train_step
+
+    ours = train_step_times(runs)
+    tg = "not asked (--no-tinygrad)" if no_tinygrad else tinygrad_train_step(runs)
+    print(f"\n{train_step.NAME} (forward, backward, SGD update as ASSIGNs):")
+    print(f"  rulegrad: warm step {_ms(ours['warm'])} ms (fastest {_ms(ours['best'])}), "
+          f"first step {_ms(ours['cold'])} ms, {ours['nkernels']} kernels")
+    if isinstance(tg, str):
+        print(f"  tinygrad: {tg}")
+    else:
+        print(f"  tinygrad: warm step {_ms(tg['warm'])} ms (fastest {_ms(tg['best'])}), "
+              f"first step {_ms(tg['cold'])} ms, {tg['nkernels']} kernels; "
+              f"tinygrad / rulegrad warm: {tg['warm'] / ours['warm']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=15)
@@ -261,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{_ms(r['kernels'])} {r['numpy'] / r['kernels']:8.2f} "
               f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {_ms(r['cold'])} "
               f"{_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
+    if not args.only or any("train".startswith(k.strip()) for k in args.only.split(",")):
+        print_train_step(args.runs, args.no_tinygrad)
     ov = overhead(args.runs)
     print("\nnp/ours: whole realize() (graph, schedule, run); np/kern: the C kernels alone; "
           "best: fastest numpy run / fastest kernel run (the least disturbed by other load)")

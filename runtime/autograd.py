@@ -78,6 +78,9 @@ def track(t: Tensor) -> None:
 
 def _seed(root: Tensor, seed: Tensor | None) -> UOp:
     """The gradient flowing into the root: 1 for a scalar, else the caller's."""
+    if root.uop.base.op is Ops.BUFFER:
+        raise GradientError("this tensor is already realized, its graph is gone: take gradients "
+                            "before realizing it (realize the loss with the step: opt.step(loss))")
     if not root.dtype.is_float:
         raise GradientError(f"gradients need a float result, this one is {root.dtype.name}")
     if seed is None:
@@ -107,11 +110,12 @@ def backward(root: Tensor, seed: Tensor | None) -> None:
     requires_grad in root's graph (zeros for none: a parameter the loss does not use)."""
     from .tensor import Tensor
 
+    seed_uop = _seed(root, seed)
     nodes = set(toposort(root.uop))
     params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
     if not params:
         raise GradientError("backward(): no tensor with requires_grad=True in this graph")
-    grads = compute_gradient(root.uop, _seed(root, seed), [t.uop for t in params])
+    grads = compute_gradient(root.uop, seed_uop, [t.uop for t in params])
     for t in params:
         g = grads.get(t.uop)
         g = Tensor(g) if g is not None else Tensor.zeros(t.shape, dtype=t.dtype)

@@ -198,3 +198,11 @@ def test_deep_chain_needs_no_recursion():
         y = y * 1.0001
     (g,) = y.sum().gradient(a)
     np.testing.assert_allclose(Tensor.numpy(g), [1.0001 ** 3000], rtol=1e-9)
+
+
+def test_gradient_of_a_realized_tensor_says_so():
+    a = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    loss = (a * 2).sum()
+    loss.realize()
+    with pytest.raises(GradientError, match="already realized"):
+        loss.backward()

@@ -57,16 +57,22 @@ class Optimizer:
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
         schedule, from the values before the update."""
+        realize_tensors(self.schedule_step() + list(also))
+
+    def schedule_step(self) -> list[Tensor]:
+        """The step's tensors, not yet realized (tinygrad's name): each parameter and state
+        tensor now holds its ASSIGN, and the gradients come along (see the module docstring).
+        `Tensor.realize(*opt.schedule_step())` is `opt.step()`."""
         missing = [i for i, p in enumerate(self.params) if p.grad is None]
         if missing:
             raise ValueError(f"parameter(s) {missing} have no gradient: call loss.backward() "
                              "before step()")
-        grads = [p.grad for p in self.params]  # type: ignore[misc]
+        grads = [p.grad for p in self.params]
         self._assigns: list[tuple[Tensor, UOp]] = []
         self._update(grads)  # type: ignore[arg-type]
         for target, node in self._assigns:  # only now: every value was built from old ones
             target.uop = node
-        realize_tensors([t for t, _ in self._assigns] + grads + list(also))  # type: ignore
+        return [t for t, _ in self._assigns] + grads  # type: ignore[operator]
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading

@@ -636,12 +636,14 @@ class Tensor:
 
     def softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        e = (x - x.max(axis, keepdim=True)).exp()
+        # the shift by the max only guards exp against overflow: no gradient flows through it
+        # (tinygrad's choice; it cancels exactly, and the backward graph needs no max mask)
+        e = (x - x.max(axis, keepdim=True).detach()).exp()
         return e / e.sum(axis, keepdim=True)
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        shifted = x - x.max(axis, keepdim=True)
+        shifted = x - x.max(axis, keepdim=True).detach()  # see softmax
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
 
     def layernorm(self, axis: int = -1, eps: float = 1e-5) -> Tensor:

@@ -45,6 +45,12 @@ def _cmd_viz(args: argparse.Namespace) -> int:
     return run_viz(args.script, args.example, args.out, args.open)
 
 
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from rulegrad.backends.c.cache import main as cache_main
+
+    return cache_main([args.action])
+
+
 def _count(text: str) -> int:
     """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
     try:
@@ -88,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default rulegrad-viz.html)")
     v.add_argument("--open", action="store_true", help="open the page in a browser")
     v.set_defaults(func=_cmd_viz)
+    k = sub.add_parser("cache", help="the compiled-kernel cache: `info` shows it, `clear` empties it")
+    k.add_argument("action", choices=("info", "clear"),
+                   help="info: folder, entries, size and limit; clear: delete every entry")
+    k.set_defaults(func=_cmd_cache)
     d = sub.add_parser("demo", help="schedule, compile and run a small model; compare with numpy")
     d.set_defaults(func=_cmd_demo)
     return p

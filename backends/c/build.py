@@ -1,51 +1,57 @@
-"""Build C kernels into one shared library through cffi's API mode; load it; cache it.
+"""Build C kernels into one plain shared library; load it with ctypes; cache it.
 
-In: rendered kernels (`render.RenderedKernel`). Out: a loaded cffi extension module whose
-`lib` has one function per kernel.
+In: rendered kernels (`render.RenderedKernel`). Out: a loaded `Library` with one callable per
+kernel, each taking its buffers as raw addresses (Python ints).
 
-The source of every kernel of a schedule goes into one C file. cffi's API mode writes the
-Python extension around it (`ffi.set_source` + `ffi.emit_c_code`); we run the compiler
-ourselves rather than through `ffi.compile`, whose setuptools path sends the compiler's output
-to our stderr (we need it in `CompileError`), cannot take the exact command line, and costs
-a setuptools import on every cold build.
+The source of every kernel of a schedule goes into one C file, compiled by the C compiler
+straight into a shared object: no Python.h, no generated wrapper, no setuptools (cffi's API mode
+compiled the Python headers on every build, which cost more than our kernels). The library is
+loaded through ctypes (`dlopen`); its kernels are `void name(void *, ...)` and take addresses.
 
-The compiler command and flags live here and only here: `RULEGRAD_CC` (default: the C compiler
-Python was built with, else `cc`) and `RULEGRAD_CFLAGS` (default `DEFAULT_CFLAGS`).
+The compiler command and flags are assembled in one function, `compile_command`:
+`RULEGRAD_CC` (default: the C compiler Python was built with, else `cc`) and `RULEGRAD_CFLAGS`
+(default `DEFAULT_CFLAGS`).
+
+Loading: every load is from a file of our own under a fresh name (the private build folder, or
+a fresh copy of the verified cache bytes), so `dlopen` can never hand back the handle of an
+older library that had the same path, and what was checked is what runs. A `Library` is
+released (`dlclose`) when the last program using it is gone: the program table of `run.py` is
+bounded, so the number of libraries loaded in a process is too.
 """
 
 from __future__ import annotations
 
-import contextlib
+import _ctypes
+import ctypes
 import hashlib
-import importlib.machinery
-import importlib.util
-import io
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
+import weakref
 from functools import cache
 from pathlib import Path
-from types import ModuleType
-
-from cffi import FFI
+from typing import Any
 
 from . import cache as disk
 from .errors import CompileError
 from .render import PRELUDE, RenderedKernel
 
-# -O3 -march=native: vectorize for this CPU. -fwrapv: signed overflow wraps, as numpy's ints.
+# -O3 -march=native: vectorize for this CPU (the kernels run many times; -O2 builds 20% faster
+# but does not vectorize most loops). -fwrapv: signed overflow wraps, as numpy's ints.
 # -fno-math-errno: sqrt & co. need not set errno, so they vectorize; values are unchanged.
 # -ffp-contract=off: a*b+c stays two roundings, as numpy computes it (no silent FMA).
 # -fopenmp: the `omp parallel for` / `omp simd` pragmas the renderer writes.
 # No -ffast-math: NaN, inf and signed zeros must behave as in numpy.
 DEFAULT_CFLAGS = "-O3 -march=native -fwrapv -fno-math-errno -ffp-contract=off -fopenmp"
-# what every build needs whatever the user's flags: a position-independent shared object
-_REQUIRED = ["-shared", "-fPIC"]
+# what every build needs whatever the user's flags: a position-independent shared object;
+# -pipe: no temporary assembly file between compiler and assembler
+_REQUIRED = ["-shared", "-fPIC", "-pipe"]
+# the layout of a cached library: bump when what a library exports changes
+_FORMAT = "plain-so-1"
 
 
 @cache
@@ -68,6 +74,11 @@ def cflags() -> list[str]:
     return shlex.split(os.environ.get("RULEGRAD_CFLAGS", DEFAULT_CFLAGS))
 
 
+def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
+    """The one place a compiler command line is assembled (flags policy: `cflags`)."""
+    return [*cc, *flags, *_REQUIRED, source, "-o", output, *_mvec()]
+
+
 @cache
 def compiler_version(cc: tuple[str, ...]) -> str:
     """The compiler's `--version` banner, part of the cache key (a new gcc rebuilds)."""
@@ -82,27 +93,51 @@ def full_source(kernels: list[RenderedKernel]) -> str:
     return PRELUDE + "\n" + "\n".join(k.source for k in kernels)
 
 
-def cdef_of(kernels: list[RenderedKernel]) -> str:
-    """The declarations cffi wraps: every parameter is `void *` (numpy buffers of any dtype)."""
-    decls = []
-    for k in kernels:
-        params = ", ".join("void *" for _ in range(k.nparams)) or "void"
-        decls.append(f"void {k.cname}({params});")
-    return "\n".join(decls)
-
-
-def cache_key(source: str, cdef: str, cc: list[str], flags: list[str]) -> str:
+def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
     h = hashlib.sha256()
-    for part in (source, cdef, "\0".join(cc), "\0".join(flags + _mvec()),
-                 compiler_version(tuple(cc)),
-                 sys.implementation.cache_tag, importlib.machinery.EXTENSION_SUFFIXES[0]):
+    for part in (_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + _mvec()),
+                 compiler_version(tuple(cc))):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]
 
 
+# ---------------------------------------------------------------------------- libraries
+_dlclose = getattr(_ctypes, "dlclose", None)  # POSIX only; elsewhere libraries stay loaded
+
+
+class Library:
+    """A loaded kernel library; `dlclose`d when the last reference to it goes."""
+
+    live = 0  # libraries loaded and not yet released in this process
+
+    def __init__(self, key: str, path: Path):
+        self.key = key
+        self._dll: ctypes.CDLL | None = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        Library.live += 1
+
+    def function(self, cname: str, nparams: int) -> Any:
+        """The kernel `cname`, called with one address (int) per buffer."""
+        assert self._dll is not None, "library already released"
+        fn = getattr(self._dll, cname)
+        fn.argtypes = [ctypes.c_void_p] * nparams
+        fn.restype = None
+        return fn
+
+    def release(self) -> None:
+        dll, self._dll = self._dll, None
+        if dll is not None:
+            Library.live -= 1
+            if _dlclose is not None and not sys.is_finalizing():
+                _dlclose(dll._handle)
+
+    def __del__(self) -> None:
+        self.release()
+
+
 # ---------------------------------------------------------------------------- in-process cache
-_loaded: dict[str, ModuleType] = {}
+# weak: a library stays loaded while a program (run.py's bounded table, or a caller) holds it
+_loaded: weakref.WeakValueDictionary[str, Library] = weakref.WeakValueDictionary()
 _lock = threading.Lock()
 stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0}
 
@@ -112,37 +147,36 @@ def clear_memory_cache() -> None:
     _loaded.clear()
 
 
-def build_library(kernels: list[RenderedKernel]) -> ModuleType:
+def build_library(kernels: list[RenderedKernel]) -> Library:
     """The loaded library holding `kernels`: from memory, from disk, or compiled now."""
-    source, cdef = full_source(kernels), cdef_of(kernels)
+    source = full_source(kernels)
     cc, flags = compiler(), cflags()
-    key = cache_key(source, cdef, cc, flags)
-    mod = _loaded.get(key)
-    if mod is not None:
+    key = cache_key(source, cc, flags)
+    lib = _loaded.get(key)
+    if lib is not None:
         stats["memory_hits"] += 1
-        return mod
+        return lib
     with _lock:
-        if (mod := _loaded.get(key)) is not None:
-            return mod
+        if (lib := _loaded.get(key)) is not None:
+            return lib
         if int(os.environ.get("DEBUG", "0") or 0) >= 4:
             # the kernels as written (the prelude of helpers is the same for every build)
             print("\n".join(k.source for k in kernels), file=sys.stderr)
-        path = disk.lookup(key)
-        if path is not None:
+        data = disk.lookup(key)
+        if data is not None:
             try:
-                mod = _load(key, path)
+                lib = _load_bytes(key, data)
                 stats["disk_hits"] += 1
-            except ImportError:
-                mod = None  # a library that will not load is rebuilt like a corrupt one
-        if mod is None:
-            path = _compile(key, source, cdef, cc, flags)
-            mod = _load(key, path)
+            except OSError:
+                lib = None  # verified but not loadable (another machine's?): rebuilt
+        if lib is None:
+            lib = _compile(key, source, cc, flags)
             stats["compiles"] += 1
-        _loaded[key] = mod
-        return mod
+        _loaded[key] = lib
+        return lib
 
 
-def _load(key: str, path: Path) -> ModuleType:
+def _openmp_defaults() -> None:
     # OpenMP threads that wait for work spin, by default for ~0.3 ms (burning a core the main
     # thread or another process may need), and with OMP_WAIT_POLICY=passive not at all, when
     # waking a sleeping thread costs ~0.2 ms on a VM: more than the Python work between two
@@ -151,54 +185,47 @@ def _load(key: str, path: Path) -> ModuleType:
     # GOMP_SPINCOUNT wins (a defined GOMP_SPINCOUNT would override their wait policy).
     if "OMP_WAIT_POLICY" not in os.environ:
         os.environ.setdefault("GOMP_SPINCOUNT", "20000")
-    name = f"rg_{key}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-def _python_includes() -> list[str]:
-    paths = sysconfig.get_paths()
-    return [f"-I{paths['include']}", f"-I{paths['platinclude']}"]
-
-
-def _compile(key: str, source: str, cdef: str, cc: list[str], flags: list[str]) -> Path:
-    """Compile in a private temporary folder, then install into the cache atomically."""
-    name = f"rg_{key}"
-    ffi = FFI()
-    ffi.cdef(cdef)
-    ffi.set_source(name, source)
-    cdir = disk.cache_dir()
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cdir))
+def _load_bytes(key: str, data: bytes) -> Library:
+    """Load verified library bytes from a fresh file of ours (a new name and inode)."""
+    tmp = disk.new_build_dir()
     try:
-        # the same file name in every process, so racing builds produce identical bytes
-        csrc = tmp / f"{name}.c"
-        with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating ..."
-            ffi.emit_c_code(str(csrc))
-        out = tmp / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+        path = tmp / f"rg_{key}.so"
+        path.write_bytes(data)
+        _openmp_defaults()
+        return Library(key, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the mapping outlives the file
+
+
+def _compile(key: str, source: str, cc: list[str], flags: list[str]) -> Library:
+    """Compile in a private build folder, install into the cache, load the built file."""
+    tmp = disk.new_build_dir()
+    try:
+        # the same file names in every process, so racing builds produce identical bytes
+        csrc, out = tmp / f"rg_{key}.c", tmp / f"rg_{key}.so"
+        csrc.write_text(source)
         # relative names: the object records the source's name, so no random folder in it
-        cmd = [*cc, *flags, *_REQUIRED, *_python_includes(), csrc.name, "-o", out.name,
-               *_mvec()]
+        cmd = compile_command(cc, flags, csrc.name, out.name)
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         except OSError as e:
-            raise CompileError(str(e), _keep_source(cdir, name, csrc), cmd) from e
+            raise CompileError(str(e), _keep_source(key, csrc), cmd) from e
         if proc.returncode != 0 or not out.exists():
             msg = (proc.stderr or proc.stdout or f"exit status {proc.returncode}").strip()
-            raise CompileError(msg, _keep_source(cdir, name, csrc), cmd)
+            raise CompileError(msg, _keep_source(key, csrc), cmd)
         if int(os.environ.get("DEBUG", "0") or 0) >= 4:
-            _keep_source(cdir, name, csrc)
-        return disk.install(key, out)
+            _keep_source(key, csrc)
+        disk.install(key, out.read_bytes())
+        _openmp_defaults()
+        return Library(key, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _keep_source(cdir: Path, name: str, csrc: Path) -> str:
-    """Keep the compiled file (cffi's wrapper around our source, so the compiler's line
-    numbers match it) next to the cache entry, for inspection."""
-    path = cdir / f"{name}.c"
+def _keep_source(key: str, csrc: Path) -> str:
+    """Keep the compiled file next to the cache entry, for inspection."""
+    path = disk.write_dir() / f"rg_{key}.c"
     disk.atomic_write(path, csrc.read_bytes())
     return str(path)

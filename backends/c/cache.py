@@ -1,48 +1,80 @@
-"""The kernel library cache: built shared libraries on disk, and loaded ones in this process.
+"""The kernel library cache on disk: content-addressed, checked on every read, healed, bounded.
 
-In: a cache key (sha256 of C source + compiler command + flags + compiler version) and a
-function that builds the library into a given path. Out: the path of a verified library.
+In: a cache key (sha256 of C source + compiler command + flags + compiler version) and the
+bytes of a freshly built library. Out: the verified bytes of a cached library, or None (build it).
 
 On disk (`RULEGRAD_CACHE`, default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`) each entry
-is `rg_<key>.so` plus `rg_<key>.sha256`, the hash of the library's bytes. The folder is created
-with mode 0700; a folder that is not ours or that others can write is refused (we would load
-code from it). Files are written to a temporary name in the same folder and renamed into place
-(`os.replace` is atomic), so several processes may build the same entry at once: each rename
-installs a complete file, never a partial one. A library whose bytes do not match its sidecar
-(truncated, flipped bytes, a half-finished copy from elsewhere) is rebuilt; no pickle is used.
+is `rg_<key>.so` plus `rg_<key>.sha256`, which holds the key and the hash of the library's bytes.
+The folder is created with mode 0700; a folder that is not ours or that others can write is
+refused (we would load code from it).
+
+Trust nothing that is there. An entry is read through one descriptor opened with `O_NOFOLLOW`
+and `O_NONBLOCK` (a symlink, e.g. to /dev/zero, is refused; a FIFO does not hang), only if it is
+a regular file no larger than `MAX_ENTRY_BYTES`; the sidecar must be ASCII and name this key and
+the hash of exactly the bytes read. Anything else (a folder, a device, non-UTF-8 bytes, another
+entry's library or sidecar, a truncated file) is a miss: the entry is rebuilt and reinstalled
+over whatever was there. The bytes that were checked are the bytes that get loaded (the loader
+writes them to a fresh file of its own), so nothing can change between check and load.
+
+Writes go to a temporary name in the same folder and are renamed into place (`os.replace` is
+atomic), so racing builders each install a complete file. A cache that cannot be written
+(read-only, full, not creatable) is still read; new libraries go to a private temporary folder
+for the rest of the process, after one warning. Build folders (`.build-<pid>-*`) left by killed
+processes are removed the first time a process uses the cache.
+
+Bounded: past `RULEGRAD_CACHE_MAX` bytes (default 500 MB; `500M`, `2G`, `0` = keep nothing)
+the least recently used entries are deleted. A library's modification time is its last use
+(a load touches it). `rulegrad cache info|clear` shows and empties the folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import stat
+import sys
 import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CacheError
 
+DEFAULT_MAX_BYTES = 500 * 1024**2
+MAX_ENTRY_BYTES = 256 * 1024**2  # no kernel library is this large; a bigger file is not ours
+ORPHAN_AGE = 60.0  # seconds a dead process's build folder is left alone (clock skew, NFS)
+_SIDECAR_BYTES = 4096
+_lock = threading.RLock()
 
+
+# ---------------------------------------------------------------------------- folders
 def cache_dir() -> Path:
     """The cache folder, created (0700) and checked on first use."""
+    return ensure_private_dir(configured_dir(), create=True)
+
+
+def configured_dir() -> Path:
     env = os.environ.get("RULEGRAD_CACHE")
     if env:
-        path = Path(env).expanduser()
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-        path = base / "rulegrad"
-    return ensure_private_dir(path)
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "rulegrad"
 
 
 _checked: set[Path] = set()
 
 
-def ensure_private_dir(path: Path) -> Path:
+def ensure_private_dir(path: Path, create: bool = True) -> Path:
     """Create `path` with mode 0700 if missing; refuse it unless we own it and only we write."""
     if path in _checked:
         return path
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if create:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
     st = path.stat()
     if not stat.S_ISDIR(st.st_mode):
         raise CacheError(f"kernel cache {path} is not a folder")
@@ -57,46 +89,336 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+# the private folder new libraries go to when the configured cache cannot be written, per
+# configured folder (a test may point RULEGRAD_CACHE elsewhere mid-process)
+_fallback: dict[Path, Path] = {}
+_cleaned: set[Path] = set()
 
 
+def _readable_dir() -> Path | None:
+    """The configured folder when it exists (and is safe); None when there is none yet."""
+    path = configured_dir()
+    try:
+        return cache_dir()
+    except CacheError:
+        raise
+    except OSError:
+        return path if path in _fallback else None
+
+
+def write_dir() -> Path:
+    """Where new libraries and build folders go: the cache, or (once it failed) a private
+    temporary folder, announced by one warning."""
+    path = configured_dir()
+    with _lock:
+        if path in _fallback:
+            return _fallback[path]
+        try:
+            d = cache_dir()
+            if d not in _cleaned:
+                _cleaned.add(d)
+                clean_orphans(d)
+            return d
+        except CacheError:
+            raise
+        except OSError as e:
+            return use_fallback(path, e)
+
+
+def use_fallback(path: Path, why: OSError) -> Path:
+    """Switch this process to a private temporary folder for `path`'s new entries."""
+    with _lock:
+        if path not in _fallback:
+            tmp = Path(tempfile.mkdtemp(prefix="rulegrad-cache-"))
+            _fallback[path] = tmp
+            warnings.warn(f"rulegrad: the kernel cache {path} cannot be written ({why.strerror or why}); "
+                          f"this process keeps its compiled kernels in {tmp} instead",
+                          RuntimeWarning, stacklevel=3)
+        return _fallback[path]
+
+
+def new_build_dir() -> Path:
+    """A fresh folder for one build, named after this process so an orphan can be recognised."""
+    d = write_dir()
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".build-{os.getpid()}-", dir=d))
+    except OSError as e:
+        if d == _fallback.get(configured_dir()):
+            raise
+        d = use_fallback(configured_dir(), e)
+        return Path(tempfile.mkdtemp(prefix=f".build-{os.getpid()}-", dir=d))
+
+
+_ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-")
+
+
+def clean_orphans(d: Path) -> int:
+    """Remove build folders and temporary files whose process is gone; how many were removed."""
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(d))
+    except OSError:
+        return 0
+    for e in entries:
+        m = _ORPHAN.match(e.name)
+        if m is None and not e.name.startswith((".build-", ".tmp-")):
+            continue
+        try:
+            age = now - e.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        alive = m is not None and _alive(int(m.group(2)))
+        if (not alive and age > ORPHAN_AGE) or age > 86400:
+            _remove(Path(e.path))
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, not ours to signal
+    return True
+
+
+def _remove(path: Path) -> None:
+    """Delete whatever is at `path` (file, link, FIFO or folder), never following a link."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------- reading
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path` if it is a regular file (not a link) of at most `limit` bytes."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None  # missing, a symlink (ELOOP), unreadable
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None  # grew while we read
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _sidecar_text(key: str, data: bytes) -> bytes:
+    return f"{key} {hashlib.sha256(data).hexdigest()}\n".encode()
+
+
+def entry_paths(key: str, d: Path | None = None) -> tuple[Path, Path]:
+    """The library and its sidecar for a cache key."""
+    d = cache_dir() if d is None else d
+    return d / f"rg_{key}.so", d / f"rg_{key}.sha256"
+
+
+def lookup(key: str) -> bytes | None:
+    """The verified bytes of the library for `key`; None when it must be (re)built."""
+    dirs = [d for d in (_readable_dir(), _fallback.get(configured_dir())) if d is not None]
+    for d in dirs:
+        so, side = entry_paths(key, d)
+        data = read_regular(so, MAX_ENTRY_BYTES)
+        if data is None:
+            continue
+        expected = read_regular(side, _SIDECAR_BYTES)
+        if expected is not None and expected == _sidecar_text(key, data):
+            _touch(so)
+            return data
+    return None
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry as just used (its mtime orders eviction); a read-only cache stays as is."""
+    try:
+        os.utime(path, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
+
+
+# ---------------------------------------------------------------------------- writing
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so a reader sees the old file or the whole new one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    """Write `data` to `path` so a reader sees the old file or the whole new one; whatever
+    sat at `path` (a folder, a FIFO, a link) is replaced."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{os.getpid()}-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError:
+            if not (path.is_dir() and not path.is_symlink()):
+                raise
+            _remove(path)  # a folder squatting on the entry's name
+            os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def entry_paths(key: str) -> tuple[Path, Path]:
-    """The library and its hash sidecar for a cache key."""
-    d = cache_dir()
-    return d / f"rg_{key}.so", d / f"rg_{key}.sha256"
-
-
-def lookup(key: str) -> Path | None:
-    """The library for `key` when it is on disk and intact; None when it must be (re)built."""
-    so, side = entry_paths(key)
+def install(key: str, data: bytes) -> Path:
+    """Put a freshly built library into the cache, sidecar first, each atomically; evict past
+    the size limit. A cache that cannot be written sends this and later entries to the
+    fallback folder (one warning)."""
+    d = write_dir()
     try:
-        expected = side.read_text().strip()
-        actual = sha256_file(so)
-    except OSError:
-        return None
-    return so if actual == expected else None
+        so = _install_in(d, key, data)
+    except OSError as e:
+        if d == _fallback.get(configured_dir()):
+            raise CacheError(f"cannot write the kernel cache fallback {d}: {e}") from e
+        so = _install_in(use_fallback(configured_dir(), e), key, data)
+    evict(so.parent, max_bytes(), keep=so)
+    return so
 
 
-def install(key: str, built: Path) -> Path:
-    """Move a freshly built library into the cache, sidecar first, each atomically.
-
-    Builds of the same source are byte-identical (same input, same file name), so racing
-    installers write identical pairs and any interleaving leaves a consistent entry."""
-    so, side = entry_paths(key)
-    data = built.read_bytes()
-    atomic_write(side, hashlib.sha256(data).hexdigest().encode() + b"\n")
+def _install_in(d: Path, key: str, data: bytes) -> Path:
+    so, side = entry_paths(key, d)
+    atomic_write(side, _sidecar_text(key, data))
     atomic_write(so, data)
     return so
+
+
+# ---------------------------------------------------------------------------- bounds
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def max_bytes() -> int:
+    """`RULEGRAD_CACHE_MAX` in bytes (`500M`, `2G`, `1048576`), default 500 MB."""
+    text = os.environ.get("RULEGRAD_CACHE_MAX", "").strip()
+    if not text:
+        return DEFAULT_MAX_BYTES
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise CacheError(f"RULEGRAD_CACHE_MAX={text!r} is not a size; write e.g. 500M, 2G or a "
+                         "number of bytes")
+    unit = m.group(2).lower()
+    return int(float(m.group(1)) * (1024 ** ("kmgt".index(unit) + 1) if unit else 1))
+
+
+@dataclass
+class Entry:
+    key: str
+    files: list[Path]
+    size: int
+    used: float  # the library's mtime: its last build or load
+
+
+def entries(d: Path) -> list[Entry]:
+    """The cache's entries (library, sidecar, kept source), least recently used first."""
+    groups: dict[str, Entry] = {}
+    try:
+        listing = list(os.scandir(d))
+    except OSError:
+        return []
+    for e in listing:
+        name = e.name
+        if not name.startswith("rg_"):
+            continue
+        key = name[3:].split(".", 1)[0]
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        ent = groups.setdefault(key, Entry(key, [], 0, 0.0))
+        ent.files.append(Path(e.path))
+        ent.size += st.st_size
+        if name.endswith(".so"):
+            ent.used = st.st_mtime
+    return sorted(groups.values(), key=lambda x: x.used)
+
+
+def evict(d: Path, limit: int, keep: Path | None = None) -> int:
+    """Delete least recently used entries until `d` holds at most `limit` bytes; how many."""
+    all_entries = entries(d)
+    total = sum(e.size for e in all_entries)
+    removed = 0
+    for ent in all_entries:
+        if total <= limit:
+            break
+        if keep is not None and keep in ent.files:
+            continue  # the entry just installed stays, even alone above the limit
+        for f in ent.files:
+            _remove(f)
+        total -= ent.size
+        removed += 1
+    return removed
+
+
+# ---------------------------------------------------------------------------- the command
+def info() -> str:
+    d = configured_dir()
+    lines = [f"folder    {d}"]
+    if not d.exists():
+        return "\n".join(lines + ["entries   0 (the folder does not exist yet)"])
+    ents = entries(d)
+    total = sum(e.size for e in ents)
+    limit = max_bytes()
+    orphans = [e.name for e in os.scandir(d) if e.name.startswith((".build-", ".tmp-"))]
+    lines.append(f"entries   {len(ents)} libraries, {_human(total)}")
+    lines.append(f"limit     {_human(limit)} (RULEGRAD_CACHE_MAX), least recently used go first")
+    if ents:
+        lines.append(f"oldest    {time.ctime(ents[0].used)}")
+        lines.append(f"newest    {time.ctime(ents[-1].used)}")
+    if orphans:
+        lines.append(f"building  {len(orphans)} build folders or temporary files")
+    return "\n".join(lines)
+
+
+def clear() -> int:
+    """Delete every entry and every orphaned build folder; how many entries were deleted."""
+    d = configured_dir()
+    if not d.exists():
+        return 0
+    ensure_private_dir(d, create=False)
+    ents = entries(d)
+    for ent in ents:
+        for f in ent.files:
+            _remove(f)
+    clean_orphans(d)
+    return len(ents)
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def main(argv: list[str]) -> int:
+    """`rulegrad cache info|clear`."""
+    try:
+        if argv == ["info"]:
+            print(info())
+            return 0
+        if argv == ["clear"]:
+            n = clear()
+            print(f"removed {n} libraries from {configured_dir()}")
+            return 0
+    except (CacheError, OSError) as e:
+        print(f"rulegrad cache: {e}", file=sys.stderr)
+        return 2
+    print("usage: rulegrad cache info|clear", file=sys.stderr)
+    return 2

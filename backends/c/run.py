@@ -2,13 +2,16 @@
 
 In: kernels as `(name, ast)` pairs (or `ScheduleItem`s with `.name`, `.ast`, `.bufs`).
 Out: a `CProgram` whose kernels are called with numpy arrays (flat, C-contiguous), one per
-DEFINE_GLOBAL slot, passed by pointer (`ffi.from_buffer`, no copy).
+DEFINE_GLOBAL slot, passed by address (no copy).
 
 `compile_program` renders, lowers and builds once per distinct list of kernel ASTs: the ASTs
 are hash-consed, so the same program realized again hits an in-process table and costs
 neither rendering nor a compiler call. The per-call path is a Python loop over prebuilt
-callables: a cffi call (which releases the GIL while the kernel runs) and one
-`ffi.from_buffer` per buffer.
+callables: a ctypes call (which releases the GIL while the kernel runs) with each buffer's
+address, which a `Buffer` computes once (`Buffer.address`).
+
+The table of programs is bounded (`MAX_PROGRAMS`, least recently used dropped); a library no
+remaining program uses is unloaded (`build.Library`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 
 from rulegrad.runtime.uop import UOp
 
-from .build import build_library
+from .build import Library, build_library
 from .lower import lower_kernel
 from .render import RenderedKernel, c_ident, render_kernel
 
@@ -37,13 +40,15 @@ class CKernel:
     name: str
     cname: str
     nparams: int
-    fn: Callable[..., None]
-    from_buffer: Callable[[Any], Any]
+    fn: Callable[..., None]   # takes one address (int) per buffer
+    library: Library          # kept alive (loaded) as long as this kernel
     source: str
 
     def __call__(self, *arrays: np.ndarray) -> None:
-        fb = self.from_buffer
-        self.fn(*[fb(a) for a in arrays[: self.nparams]])
+        for a in arrays[: self.nparams]:
+            if not a.flags.c_contiguous:
+                raise ValueError(f"kernel {self.name} needs C-contiguous arrays")
+        self.fn(*[a.ctypes.data for a in arrays[: self.nparams]])
 
 
 @dataclass
@@ -54,6 +59,7 @@ class CProgram:
     source: str
 
     def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None) -> None:
+        """Call each kernel with its arrays."""
         for k, arrays in zip(self.kernels, bufs):
             if timings is None:
                 k(*arrays)
@@ -62,10 +68,21 @@ class CProgram:
                 k(*arrays)
                 timings.append(time.perf_counter() - t0)
 
+    def run_addresses(self, addrs: Sequence[Sequence[int]],
+                      timings: list[float] | None = None) -> None:
+        """Call each kernel with its buffers' addresses (the realize path: no conversions)."""
+        for k, a in zip(self.kernels, addrs):
+            if timings is None:
+                k.fn(*a)
+            else:
+                t0 = time.perf_counter()
+                k.fn(*a)
+                timings.append(time.perf_counter() - t0)
+
 
 # hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
-_MAX_PROGRAMS = 512
+MAX_PROGRAMS = 256
 
 
 def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
@@ -86,13 +103,12 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
         rendered.append(render_kernel(lower_kernel(ast), f"k{i}_{c_ident(name)}", restrict=r))
-    mod = build_library(rendered)
-    lib, ffi = mod.lib, mod.ffi
-    ckernels = [CKernel(name, rk.cname, rk.nparams, getattr(lib, rk.cname), ffi.from_buffer,
+    lib = build_library(rendered)
+    ckernels = [CKernel(name, rk.cname, rk.nparams, lib.function(rk.cname, rk.nparams), lib,
                         rk.source) for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered))
     _programs[key] = prog
-    if len(_programs) > _MAX_PROGRAMS:
+    if len(_programs) > MAX_PROGRAMS:
         _programs.popitem(last=False)
     return prog
 
@@ -101,11 +117,12 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None) ->
     """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed."""
     restrict = [len({id(b) for b in item.bufs}) == len(item.bufs) for item in schedule]
     prog = compile_program(schedule, restrict)
-    arrays = [[b.ensure() for b in item.bufs] for item in schedule]
+    addrs = [[b.address() for b in item.bufs[:k.nparams]]
+             for item, k in zip(schedule, prog.kernels)]
     debug = int(os.environ.get("DEBUG", "0") or 0)
     if timings is None and debug >= 1:
         timings = []  # DEBUG=1: kernel count and time per kernel
-    prog.run(arrays, timings)
+    prog.run_addresses(addrs, timings)
     if timings is not None and debug >= 1:
         for item, t in zip(schedule, timings):
             print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)

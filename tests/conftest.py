@@ -1,0 +1,32 @@
+"""The suite compiles its kernels into a temporary cache, never the user's.
+
+The controller (or a run without xdist) makes one folder per session and puts it in
+`RULEGRAD_CACHE` before any worker starts; xdist workers are started with the controller's
+environment, so they share it (`RULEGRAD_TEST_SESSION_CACHE` marks it as ours), and only the
+process that made it removes it. `RULEGRAD_TEST_CACHE=DIR` keeps a cache across runs instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+_MARK = "RULEGRAD_TEST_SESSION_CACHE"
+
+
+def pytest_configure(config) -> None:
+    if os.environ.get(_MARK) and os.environ.get("RULEGRAD_CACHE") == os.environ[_MARK]:
+        return  # an xdist worker: the controller chose the folder
+    chosen = os.environ.get("RULEGRAD_TEST_CACHE")
+    path = chosen or tempfile.mkdtemp(prefix="rulegrad-test-cache-")
+    os.environ["RULEGRAD_CACHE"] = path
+    os.environ[_MARK] = path
+    if not chosen:
+        config._rulegrad_session_cache = path
+
+
+def pytest_unconfigure(config) -> None:
+    path = getattr(config, "_rulegrad_session_cache", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)

@@ -110,10 +110,13 @@ class Buffer:
     def prepare_write(self) -> None:
         """Before writing into this buffer in place: if an array handed out still shares its
         storage, move to a copy, so that array never changes."""
-        data = self.data
-        # references: self.data, the local `data`, getrefcount's argument; a live view is more
-        if data is not None and sys.getrefcount(data) > 3:
-            self.data = data.copy()
+        if self.data is None:
+            return
+        # the array owning the memory (a view's `base` is always the owner, never a view):
+        # referenced by self.data (or self.data.base), the local, getrefcount's argument
+        owner = self.data if self.data.base is None else self.data.base
+        if sys.getrefcount(owner) > 3:
+            self.data = self.data.copy()
             self._address = 0
             self._pooled = True
             pool_stats["copied_on_write"] += 1

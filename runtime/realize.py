@@ -115,6 +115,9 @@ def realize(uops: Sequence[UOp]) -> list[Buffer]:
     out: list[Buffer | None] = [buffer_of(u) for u in uops]
     todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
     if todo:
+        for u in todo:
+            if u.op is Ops.ASSIGN:  # an array handed out by .numpy() keeps its values
+                assign_target_buffer(u).prepare_write()
         done = dict(zip(todo, BACKENDS[backend_name()](todo)))
         out = [b if b is not None else done[u] for u, b in zip(uops, out)]
     return out  # type: ignore[return-value]

@@ -51,6 +51,7 @@ class _Entry:
 
 _cache: OrderedDict[tuple, _Entry] = OrderedDict()
 _lock = threading.Lock()
+stats = {"hits": 0, "misses": 0}
 
 
 def enabled() -> bool:
@@ -146,7 +147,9 @@ def cached_schedule(uops: list[UOp],
         if entry is not None:
             _cache.move_to_end(key)
     if entry is not None:
+        stats["hits"] += 1
         return _replay(entry, inputs)
+    stats["misses"] += 1
     items, outs = schedule(uops)
     entry = _record(items, outs, inputs)
     if entry is not None:

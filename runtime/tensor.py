@@ -780,10 +780,15 @@ class Tensor:
         return self.realize()
 
     def numpy(self) -> np.ndarray:
+        """The result as a read-only view of its buffer: no copy. A later `assign` moves the
+        buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
+        `.copy()` it to get a writable array."""
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None
-        return buf.data.reshape(self.shape).copy()
+        out = buf.data.reshape(self.shape)
+        out.flags.writeable = False
+        return out
 
     def item(self) -> Scalar:
         if self.numel() != 1:

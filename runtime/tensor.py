@@ -6,7 +6,9 @@ per tensor (`t.uop`), evaluated only by `realize()` / `numpy()` through `runtime
 Graph conventions (the scheduler depends on them):
 
 - host data is `BUFFER(Buffer).reshape(shape)` (0-d data: reshaped to `()`); a constant is a
-  scalar CONST reshaped to `(1,)*ndim` and expanded. A realized tensor is again
+  scalar CONST reshaped to `(1,)*ndim` and expanded, except a Python float operand of
+  `+ - * /`, which is a one-element BUFFER expanded the same way (a kernel parameter, so a new
+  learning rate each step is the same program). A realized tensor is again
   `BUFFER.reshape(shape)`.
 - broadcasting is explicit RESHAPE + EXPAND: the sources of every elementwise op have one shape.
 - dtypes follow numpy 2 (Python scalars are weak, NEP 50); the result dtype of each op is asked
@@ -170,10 +172,26 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     return dt
 
 
-def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
-    """Operands as UOps of one dtype and one (broadcast) shape."""
+# Python floats folded by the rules (x*1, x+0, x*-1): kept as constants, never parameters
+_FOLDED = frozenset((0.0, 1.0, -1.0))
+
+
+def _param_uop(value: float, dtype: DType, shape: Shape) -> UOp:
+    """A Python float operand as a one-element buffer, broadcast: a kernel parameter, so a
+    program that differs only in it (a learning rate per step) is the same program (one
+    schedule, one compiled library). Numerics equal the constant's: the same rounding."""
+    data = np.full(1, _const_value(value, dtype), dtype.np)
+    buf = UOp(Ops.BUFFER, dtype, (), Buffer(1, dtype, data))
+    return buf.reshape((1,) * len(shape)).expand(shape)
+
+
+def _lift(items: Sequence[Tensor | Scalar], dtype: DType, params: bool = False) -> list[UOp]:
+    """Operands as UOps of one dtype and one (broadcast) shape; with `params`, Python floats
+    become kernel parameters (`_param_uop`) instead of constants."""
     shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
     return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
+            else _param_uop(i, dtype, shape)
+            if params and type(i) is float and dtype.is_float and i not in _FOLDED
             else _const_uop(i, dtype, shape) for i in items]
 
 
@@ -184,6 +202,11 @@ def _coerce(x: Any) -> Tensor | Scalar:
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
         return Tensor(x)
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
+
+
+# the arithmetic whose Python float operands become kernel parameters (not POW: the rules
+# specialise x**2 and friends on the constant; not MAX/MIN: clipping bounds are structure)
+_PARAM_OPS = frozenset((Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV))
 
 
 # ---------------------------------------------------------------------- the Tensor
@@ -432,7 +455,7 @@ class Tensor:
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
-        a, b = _lift(items, dt)
+        a, b = _lift(items, dt, params=op in _PARAM_OPS)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         return Tensor(a.alu(op, b))

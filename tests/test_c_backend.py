@@ -1,7 +1,7 @@
 """The C backend on hand-built kernel ASTs (backends/KERNEL_AST.md), checked against numpy.
 
 Each test builds a kernel the way the scheduler would (RANGE, INDEX, LOAD, STORE, REDUCE),
-builds it through cffi and compares the buffers it writes with numpy computed directly.
+builds it into a shared library and compares the buffers it writes with numpy computed directly.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The C backend: kernel ASTs lowered by rules, rendered to C, built with cffi, run on numpy.
+"""The C backend: kernel ASTs lowered by rules, rendered to C, built into a shared library, run
+on numpy buffers.
 
 In: `ScheduleItem`s (backends/KERNEL_AST.md). Out: their buffers written. The phases, one
 module each, in the order data flows:
@@ -8,14 +9,15 @@ module each, in the order data flows:
 - `render`  kernel AST -> C text: a table from op to C plus the structural cases (loop nests,
             reduce accumulators, guarded loads, loop interchange and register tiles for
             matmul-like kernels, OpenMP pragmas); deep expressions as temporaries
-- `build`   C text -> loaded library: all kernels of a schedule in one source, cffi API mode,
-            the compiler command and flags in one place
-- `cache`   the library on disk (content-addressed, atomic, checked) and in memory
+- `build`   C text -> loaded library: all kernels of a schedule in one source, a plain shared
+            object loaded with ctypes, the compiler command and flags in one place
+- `cache`   the library on disk (content-addressed, atomic, checked, healed, bounded)
 - `run`     schedule + numpy buffers -> kernels called
 
 Environment: `RULEGRAD_BACKEND=c` routes `realize()` here; `RULEGRAD_CC` (compiler command),
 `RULEGRAD_CFLAGS` (replaces `build.DEFAULT_CFLAGS`), `RULEGRAD_CACHE` (the cache folder,
-default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `DEBUG=4` (print the C source).
+default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `RULEGRAD_CACHE_MAX` (its size
+limit, default 500M), `DEBUG=4` (print the C source).
 
 Numerics: numpy's for every dtype (see `render`'s docstring). Not pinned down: float -> int
 casts of NaN, inf or out-of-range values (what the CPU's truncating conversion gives, as in

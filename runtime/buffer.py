@@ -34,29 +34,32 @@ _ids = itertools.count()
 
 POOL_BYTES = 512 * 1024**2
 POOL_PER_SIZE = 4
-_pool: OrderedDict[tuple[int, object], list[np.ndarray]] = OrderedDict()
+# (size, dtype) -> [(array, its address)]: a reused array's address is known (computing one
+# costs a microsecond, a tenth of a small realize)
+_pool: OrderedDict[tuple[int, object], list[tuple[np.ndarray, int]]] = OrderedDict()
 _pool_bytes = 0
 _pool_lock = threading.RLock()  # a collection inside the pool may free a Buffer
 pool_stats = {"reused": 0, "allocated": 0, "copied_on_write": 0}
 
 
-def _take(size: int, npdt: np.dtype) -> np.ndarray:
+def _take(size: int, npdt: np.dtype) -> tuple[np.ndarray, int]:
+    """An array of `size` elements (pooled or new) and its address (0: not known yet)."""
     global _pool_bytes
     key = (size, npdt)
     with _pool_lock:
         arrays = _pool.get(key)
         if arrays:
-            arr = arrays.pop()
+            arr, addr = arrays.pop()
             _pool_bytes -= arr.nbytes
             if not arrays:
                 del _pool[key]
             pool_stats["reused"] += 1
-            return arr
+            return arr, addr
     pool_stats["allocated"] += 1
-    return np.empty(size, dtype=npdt)
+    return np.empty(size, dtype=npdt), 0
 
 
-def _give(arr: np.ndarray) -> None:
+def _give(arr: np.ndarray, addr: int) -> None:
     global _pool_bytes
     if arr.nbytes > POOL_BYTES // 4:
         return  # one huge array would crowd out everything else
@@ -65,12 +68,12 @@ def _give(arr: np.ndarray) -> None:
         arrays = _pool.setdefault(key, [])
         if len(arrays) >= POOL_PER_SIZE:
             return
-        arrays.append(arr)
+        arrays.append((arr, addr))
         _pool.move_to_end(key)
         _pool_bytes += arr.nbytes
         while _pool_bytes > POOL_BYTES and _pool:
             _, old = next(iter(_pool.items()))
-            _pool_bytes -= old.pop(0).nbytes
+            _pool_bytes -= old.pop(0)[0].nbytes
             if not old:
                 _pool.popitem(last=False)
 
@@ -97,7 +100,7 @@ class Buffer:
     def ensure(self) -> np.ndarray:
         """The flat array, allocated (uninitialised, maybe from the pool) on first use."""
         if self.data is None:
-            self.data = _take(self.size, self.dtype.np)
+            self.data, self._address = _take(self.size, self.dtype.np)
             self._pooled = True
         return self.data
 
@@ -131,7 +134,7 @@ class Buffer:
         if self._pooled and data is not None and sys.getrefcount(data) == 3:
             self.data = None
             try:
-                _give(data)
+                _give(data, self._address)
             except Exception:  # noqa: BLE001 - interpreter shutdown: nothing to keep warm
                 pass
 

@@ -103,6 +103,7 @@ def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------------- libraries
+_CTYPES_MAX_ARGS = 1024  # CTYPES_MAX_ARGCOUNT
 _dlclose = getattr(_ctypes, "dlclose", None)  # POSIX only; elsewhere libraries stay loaded
 
 
@@ -114,15 +115,31 @@ class Library:
     def __init__(self, key: str, path: Path):
         self.key = key
         self._dll: ctypes.CDLL | None = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        self._keep: list[Any] = []  # cffi views of the same handle
         Library.live += 1
 
     def function(self, cname: str, nparams: int) -> Any:
         """The kernel `cname`, called with one address (int) per buffer."""
         assert self._dll is not None, "library already released"
+        if nparams > _CTYPES_MAX_ARGS:
+            return self._cffi_function(cname, nparams)
         fn = getattr(self._dll, cname)
         fn.argtypes = [ctypes.c_void_p] * nparams
         fn.restype = None
         return fn
+
+    def _cffi_function(self, cname: str, nparams: int) -> Any:
+        """ctypes calls take at most 1024 arguments; a kernel over more buffers (a sum of 2,000
+        tensors) is called through cffi's ABI mode on the same handle (addresses as
+        uintptr_t, passed like pointers)."""
+        from cffi import FFI
+
+        assert self._dll is not None
+        ffi = FFI()
+        ffi.cdef(f"void {cname}({', '.join(['uintptr_t'] * nparams)});")
+        lib = ffi.dlopen(ffi.cast("void *", self._dll._handle))
+        self._keep.append(lib)
+        return getattr(lib, cname)
 
     def release(self) -> None:
         dll, self._dll = self._dll, None

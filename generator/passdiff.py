@@ -40,6 +40,9 @@ from rulegrad.runtime.uop import UOp, toposort
 
 DEFAULT_PROGRAMS = 80
 TENSOR_PASSES = ("earliest", "add_realize", "pm_children")  # the oracle reads in and out
+# the steps in pipeline order: a step fed by one that disagreed disagrees as a consequence, so
+# only the first failing one of these blames its rules (lowering is checked on its own input)
+CHAINED_STEPS = (*TENSOR_PASSES, "schedule")
 RTOL = ATOL = 1e-4  # the fuzzer's tolerance: passes may reassociate float arithmetic
 SHOWN_SEEDS = 6
 
@@ -53,6 +56,12 @@ class ProgramRun:
     firings: list[Firing] = field(default_factory=list)  # those that changed a node
     fired: dict[str, set[str]] = field(default_factory=dict)  # rule location -> steps
     failures: dict[str, str] = field(default_factory=dict)  # step -> what disagreed
+
+    def blamed(self) -> dict[str, str]:
+        """The failures that are not consequences of an earlier one: the first failing step
+        of the chain, and lowering."""
+        first = next((s for s in CHAINED_STEPS if s in self.failures), None)
+        return {s: m for s, m in self.failures.items() if s == first or s == "lower"}
 
 
 def step_of(pass_name: str) -> str:
@@ -230,14 +239,17 @@ class PassDiff:
         passed: dict[str, int] = {}
         total_failed = 0
         for p in self.programs:
-            total_failed += len(p.failures)
+            blamed = p.blamed()
+            total_failed += len(blamed)
             for loc, steps in p.fired.items():
                 for s in steps:
-                    counter = failed if s in p.failures else passed
+                    if s in p.failures and s not in blamed:
+                        continue  # a consequence: says nothing about the rules there
+                    counter = failed if s in blamed else passed
                     counter[loc] = counter.get(loc, 0) + 1
         out: dict[str, list[tuple[int, str, str]]] = {}
         for p in self.programs:
-            for step, msg in p.failures.items():
+            for step, msg in p.blamed().items():
                 here = [loc for loc, steps in p.fired.items() if step in steps]
                 if not here:
                     continue
@@ -245,9 +257,10 @@ class PassDiff:
                                                                       passed.get(loc, 0)))
                          for loc in here}
                 best = max(score.values())
-                for loc in here:
-                    if score[loc] == best:
-                        out.setdefault(loc, []).append((p.seed, step, msg))
+                top = [loc for loc in here if score[loc] == best]
+                tied = f" (tied with {len(top) - 1} other rules)" if len(top) > 1 else ""
+                for loc in top:
+                    out.setdefault(loc, []).append((p.seed, step, msg + tied))
         return out
 
     def verdict(self, location: str, alone: Callable[[], Any] | None = None
@@ -272,6 +285,10 @@ class PassDiff:
             return "structural", f"fired on {len(seeds)} of {n} programs ({_seeds(seeds)})"
         if alone is not None:
             ran = self.changed_context(location, alone)
+            failing = [p.seed for p in self.programs if p.seed in ran and p.blamed()]
+            if failing:
+                return "unknown", (f"filled the pass context on seed {failing[0]}, which "
+                                   "disagreed (it returns no node, so it cannot be ranked)")
             if ran:
                 return "structural", (f"filled the pass context on {len(ran)} of {n} programs "
                                       f"({_seeds(ran)}; it returns no node)")

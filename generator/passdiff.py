@@ -117,7 +117,7 @@ def record(build: Callable[[], Any], seed: int = 0, errors: list[str] | None = N
             bad = _tensor_step(p)
             if bad is not None:
                 run.failures[p.name] = bad
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(abs(seed))  # negative: a program outside the fuzzer
     for k, low in zip(kernels, lowered):
         bad = low if isinstance(low, str) else _lower_step(k, low, rng)
         if bad is not None and "lower" not in run.failures:
@@ -292,8 +292,9 @@ class PassDiff:
             if ran:
                 return "structural", (f"filled the pass context on {len(ran)} of {n} programs "
                                       f"({_seeds(ran)}; it returns no node)")
-        first = self.programs[0].seed if self.programs else 0
-        return "unknown", f"never fired on {n} fuzzer programs (seeds {first}-{first + n - 1})"
+        seeds = sorted(p.seed for p in self.programs if p.seed >= 0)
+        span = f" (seeds {seeds[0]}-{seeds[-1]})" if seeds else ""
+        return "unknown", f"never fired on {n} programs{span}"
 
     def changed_context(self, location: str, alone: Callable[[], Any]) -> list[int]:
         """The seeds on which the rule, replayed alone on a recorded pass that contains it,

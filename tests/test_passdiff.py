@@ -75,6 +75,6 @@ def test_a_recorded_pass_replays_to_its_output():
     for run in runs:
         if run.name in ("split_kernels",):  # makes fresh buffers: compared in test_matchers
             continue
-        out = graph_rewrite(run.root, run.matcher, ctx=copy.deepcopy(run.ctx),
+        out = graph_rewrite(run.before, run.matcher, ctx=copy.deepcopy(run.ctx_before),
                             bottom_up=run.bottom_up)
-        assert out is run.out, run.name
+        assert out is run.after, run.name

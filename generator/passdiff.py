@@ -1,6 +1,7 @@
 """Pass-differential checking: the fuzzer's programs through the scheduler, pass by pass.
 
-In: fuzzer seeds (`runtime/fuzz.py`; a fixed, modest range by default). Out: a `PassDiff`,
+In: fuzzer seeds (`runtime/fuzz.py`; a fixed, modest range by default), plus a few fixed
+programs for what the fuzzer does not generate (assign, float16). Out: a `PassDiff`,
 which holds for each program every pass it went through (the rewrite engine's
 `tracing(copy_ctx=True)`: the pass's input, a copy of its context, its firings) and what
 disagreed, and which gives each rule its verdict.
@@ -273,12 +274,12 @@ class PassDiff:
         if blamed:
             seed, step, msg = blamed[0]
             more = f" (and {len(blamed) - 1} more)" if len(blamed) > 1 else ""
-            return "refuted", f"seed {seed}: step {step} disagreed: {msg}{more}"
+            return "refuted", f"{_name(seed)}: step {step} disagreed: {msg}{more}"
         seeds = self.fired_on(location)
         bad = [(p.seed, s) for p in self.programs for s in p.fired.get(location, ())
                if s in p.failures]
         if bad:
-            return "unknown", (f"fired where seed {bad[0][0]}'s step {bad[0][1]} disagreed "
+            return "unknown", (f"fired where {_name(bad[0][0])}'s step {bad[0][1]} disagreed "
                                "(other rules are more suspect)")
         n = len(self.programs)
         if seeds:
@@ -287,13 +288,13 @@ class PassDiff:
             ran = self.changed_context(location, alone)
             failing = [p.seed for p in self.programs if p.seed in ran and p.blamed()]
             if failing:
-                return "unknown", (f"filled the pass context on seed {failing[0]}, which "
+                return "unknown", (f"filled the pass context on {_name(failing[0])}, which "
                                    "disagreed (it returns no node, so it cannot be ranked)")
             if ran:
                 return "structural", (f"filled the pass context on {len(ran)} of {n} programs "
                                       f"({_seeds(ran)}; it returns no node)")
         seeds = sorted(p.seed for p in self.programs if p.seed >= 0)
-        span = f" (seeds {seeds[0]}-{seeds[-1]})" if seeds else ""
+        span = f" (seeds {seeds[0]}-{seeds[-1]} and {n - len(seeds)} more)" if seeds else ""
         return "unknown", f"never fired on {n} programs{span}"
 
     def changed_context(self, location: str, alone: Callable[[], Any]) -> list[int]:
@@ -329,14 +330,66 @@ def _locations(matcher: Any) -> set[str]:
     return {r.location for r in getattr(matcher, "rules", ())}
 
 
+def _name(seed: int) -> str:
+    return f"seed {seed}" if seed >= 0 else EXTRA_PROGRAMS[seed][0]
+
+
 def _seeds(seeds: list[int]) -> str:
-    shown = ", ".join(str(s) for s in seeds[:SHOWN_SEEDS])
-    return f"seeds {shown}{', ...' if len(seeds) > SHOWN_SEEDS else ''}; every step agreed"
+    fuzz = [s for s in seeds if s >= 0]
+    shown = [str(s) for s in fuzz[:SHOWN_SEEDS]] + (["..."] if len(fuzz) > SHOWN_SEEDS else [])
+    shown += [_name(s) for s in seeds if s < 0]
+    return f"seeds {', '.join(shown)}; every step agreed" if fuzz else \
+        f"{', '.join(shown)}; every step agreed"
+
+
+# ---------------------------------------------------------------------- beyond the fuzzer
+# What the fuzzer does not generate yet, as fixed programs compared with numpy itself: each
+# returns what went wrong, or None. Their ProgramRuns have negative seeds.
+def _assign_program() -> str | None:
+    from rulegrad import Tensor
+
+    w = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)).realize()
+    w.assign(w.permute((1, 0)).reshape((2, 3)) * 2 + 1).realize()
+    want = np.arange(6, dtype=np.float32).reshape(2, 3).T.reshape(2, 3) * 2 + 1
+    return None if np.array_equal(w.numpy(), want) else f"assign: {w.numpy()} != {want}"
+
+
+def _half_sum_program() -> str | None:
+    from rulegrad import Tensor
+
+    half = np.linspace(-2, 2, 16, dtype=np.float16).reshape(4, 4)
+    got = Tensor(half).sum(axis=1).numpy().astype(np.float32)
+    want = half.astype(np.float32).sum(axis=1)
+    return None if np.allclose(got, want, atol=1e-2) else f"float16 sum: {got} != {want}"
+
+
+EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
+    -1: ("the assign program", _assign_program),
+    -2: ("the float16 sum program", _half_sum_program),
+}
+
+
+def run_extra(seed: int) -> ProgramRun:
+    """Extra program `seed` (negative), run by the kernel interpreter, recorded and checked."""
+    import os
+
+    errors: list[str] = []
+    saved = os.environ.get("RULEGRAD_BACKEND")
+    os.environ["RULEGRAD_BACKEND"] = "interp"
+    try:
+        return record(lambda: errors.extend(e for e in [EXTRA_PROGRAMS[seed][1]()] if e),
+                      seed, errors)
+    finally:
+        if saved is None:
+            os.environ.pop("RULEGRAD_BACKEND", None)
+        else:
+            os.environ["RULEGRAD_BACKEND"] = saved
 
 
 def run_programs(seeds: Iterable[int]) -> PassDiff:
+    """Fuzzer programs for seeds >= 0, the extra programs for negative ones."""
     t0 = time.monotonic()
-    out = PassDiff([run_program(s) for s in seeds])
+    out = PassDiff([run_program(s) if s >= 0 else run_extra(s) for s in seeds])
     out.seconds = time.monotonic() - t0
     return out
 
@@ -345,8 +398,9 @@ _cache: dict[tuple[int, ...], PassDiff] = {}
 
 
 def passdiff(seed: int = 0, n: int = DEFAULT_PROGRAMS) -> PassDiff:
-    """Programs seed .. seed+n-1, run once per process (`rulegrad check` asks once per rule)."""
-    key = tuple(range(seed, seed + n))
+    """Fuzzer programs seed .. seed+n-1 and the extra programs, run once per process
+    (`rulegrad check` asks once per rule)."""
+    key = (*range(seed, seed + n), *sorted(EXTRA_PROGRAMS, reverse=True))
     if key not in _cache:
         _cache[key] = run_programs(key)
     return _cache[key]

@@ -4,60 +4,30 @@ pass-differential verdict of generator/passdiff.py. This test makes the claim ch
 fuzzer's programs plus the few features it does not generate (assign, float16), every
 structural rule FIRES (returns a node other than its input; a rule that returns no node must
 change its pass's context), and every step it fired in agrees with an independent evaluator.
+These are the very verdicts `rulegrad check` prints.
 
-Rules that no program could reach were removed rather than listed here (see the commit that
-removed `realize_copy_src`, `unread_child` and `invalid_value`)."""
+Rules that no program could reach were removed rather than listed here (see the commits that
+removed `realize_copy_src`, `unread_child`, `invalid_value` and `assign_no_buffer`)."""
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
 import pytest
 
-from rulegrad import Tensor
 from rulegrad.dsl import load
-from rulegrad.generator.passdiff import DEFAULT_PROGRAMS, PassDiff, record, run_programs
+from rulegrad.generator.passdiff import EXTRA_PROGRAMS, PassDiff, passdiff
 from rulegrad.generator.soundness import Checker, _items, _location, package_rules_files
 
 # structural rules no program of the run fires yet, each with the reason (an open gap)
 NOT_REACHED = {
-    "assign_no_buffer": "the Tensor API only assigns to tensors that are views of a buffer",
     "index_other": "an error for an INDEX no rule handles: firing would be a scheduler bug",
 }
 
 
-def _assign() -> str | None:
-    w = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)).realize()
-    w.assign(w.permute((1, 0)).reshape((2, 3)) * 2 + 1).realize()
-    want = np.arange(6, dtype=np.float32).reshape(2, 3).T.reshape(2, 3) * 2 + 1
-    return None if np.array_equal(w.numpy(), want) else f"assign: {w.numpy()} != {want}"
-
-
-def _half_sum() -> str | None:  # lowered: a float16 sum accumulates in float32
-    half = np.linspace(-2, 2, 16, dtype=np.float16).reshape(4, 4)
-    got = Tensor(half).sum(axis=1).numpy().astype(np.float32)
-    want = half.astype(np.float32).sum(axis=1)
-    return None if np.allclose(got, want, atol=1e-2) else f"float16 sum: {got} != {want}"
-
-
-def _extra(build, seed: int):
-    """A program the fuzzer does not make, recorded; checked against numpy end to end."""
-    errors: list[str] = []
-    return record(lambda: errors.extend(e for e in [build()] if e), seed, errors)
-
-
 @pytest.fixture(scope="module")
 def programs() -> PassDiff:
-    pd = run_programs(range(DEFAULT_PROGRAMS))  # the programs `rulegrad check` runs
-    saved = os.environ.get("RULEGRAD_BACKEND")
-    os.environ["RULEGRAD_BACKEND"] = "interp"  # run by the kernel interpreter
-    try:
-        pd.programs += [_extra(_assign, -1), _extra(_half_sum, -2)]
-    finally:
-        os.environ.pop("RULEGRAD_BACKEND") if saved is None else os.environ.update(
-            RULEGRAD_BACKEND=saved)
+    pd = passdiff()  # the programs `rulegrad check` runs: fuzzer seeds and the extra programs
     assert {p.seed: p.failures for p in pd.programs if p.failures} == {}
+    assert {p.seed for p in pd.programs} >= set(EXTRA_PROGRAMS)
     return pd
 
 

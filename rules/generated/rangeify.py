@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: d22f0ca2faad41ab5c74d06cfac92f4801a9f9c43b06246d4dcf8b0671ecd77a
+# source sha256: f856ca0efe1c4673ffa1d66ee647333d4236d8847b0436c97c50b1599a8d31d3
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
@@ -48,7 +48,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'd22f0ca2faad41ab5c74d06cfac92f4801a9f9c43b06246d4dcf8b0671ecd77a'
+SOURCE_SHA256 = 'f856ca0efe1c4673ffa1d66ee647333d4236d8847b0436c97c50b1599a8d31d3'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -164,18 +164,6 @@ def _earliest_rewrites_COPY(n, ctx):
                     c = n0_0_0
                     e = n0
                     return e
-    return None
-
-def _earliest_rewrites_ASSIGN(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule assign_no_buffer at rules/rangeify.rules:30
-        #   assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x
-        t = n0
-        x = n1
-        if t.base.op is not Ops.BUFFER:
-            return x
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):
@@ -549,20 +537,6 @@ def _earliest_rewrites_COPY_t(n, ctx, _st):
                     if _r is not None and _r is not n: return _r, 6
     return None
 
-def _earliest_rewrites_ASSIGN_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule assign_no_buffer at rules/rangeify.rules:30
-        #   assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x
-        t = n0
-        x = n1
-        _t = _st.start(7)
-        _r = x if t.base.op is not Ops.BUFFER else None
-        _st.stop(7, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 7
-    return None
-
 def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
     # rule size_zero at rules/rangeify.rules:20
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
@@ -880,7 +854,6 @@ _earliest_rewrites_rules = (
     RuleInfo('reduce_expand', 'rules/rangeify.rules', 24, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
     RuleInfo('split_reduceop', 'rules/rangeify.rules', 26, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
     RuleInfo('copy_const', 'rules/rangeify.rules', 28, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_no_buffer', 'rules/rangeify.rules', 30, 'assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x'),
 )
 _earliest_rewrites_matcher = RuleMatcher(
     'earliest_rewrites', _earliest_rewrites_rules,
@@ -896,7 +869,6 @@ _earliest_rewrites_matcher = RuleMatcher(
         Ops.DETACH: _earliest_rewrites_DETACH,
         Ops.FUSE: _earliest_rewrites_FUSE,
         Ops.COPY: _earliest_rewrites_COPY,
-        Ops.ASSIGN: _earliest_rewrites_ASSIGN,
         Ops.REDUCE_AXIS: _earliest_rewrites_REDUCE_AXIS,
         Ops.CAST: _earliest_rewrites_CAST,
         Ops.BITCAST: _earliest_rewrites_BITCAST,
@@ -941,7 +913,6 @@ _earliest_rewrites_matcher = RuleMatcher(
         Ops.DETACH: _earliest_rewrites_DETACH_t,
         Ops.FUSE: _earliest_rewrites_FUSE_t,
         Ops.COPY: _earliest_rewrites_COPY_t,
-        Ops.ASSIGN: _earliest_rewrites_ASSIGN_t,
         Ops.REDUCE_AXIS: _earliest_rewrites_REDUCE_AXIS_t,
         Ops.CAST: _earliest_rewrites_CAST_t,
         Ops.BITCAST: _earliest_rewrites_BITCAST_t,
@@ -981,7 +952,7 @@ earliest_rewrites = _earliest_rewrites_matcher
 # ======================================================================== rule set do_realize
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:37
+    # rule realize_roots at rules/rangeify.rules:35
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _r = _as_uop(n, realize_sink_srcs(ctx, s))
@@ -989,7 +960,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -997,7 +968,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -1005,7 +976,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -1013,12 +984,12 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_assign at rules/rangeify.rules:41
+    # rule realize_assign at rules/rangeify.rules:39
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _r = _as_uop(n, realize_assign_value(ctx, a))
@@ -1026,7 +997,7 @@ def _do_realize_ASSIGN(n, ctx):
     return None
 
 def _do_realize_SINK_t(n, ctx, _st):
-    # rule realize_roots at rules/rangeify.rules:37
+    # rule realize_roots at rules/rangeify.rules:35
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _t = _st.start(0)
@@ -1036,7 +1007,7 @@ def _do_realize_SINK_t(n, ctx, _st):
     return None
 
 def _do_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1046,7 +1017,7 @@ def _do_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _do_realize_COPY_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1056,7 +1027,7 @@ def _do_realize_COPY_t(n, ctx, _st):
     return None
 
 def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1066,14 +1037,14 @@ def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _do_realize_ASSIGN_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:37
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_assign at rules/rangeify.rules:41
+    # rule realize_assign at rules/rangeify.rules:39
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _t = _st.start(2)
@@ -1084,9 +1055,9 @@ def _do_realize_ASSIGN_t(n, ctx, _st):
 
 
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 37, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 39, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 41, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 35, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 37, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 39, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
 )
 _do_realize_matcher = RuleMatcher(
     'do_realize', _do_realize_rules,
@@ -1111,524 +1082,524 @@ do_realize = _do_realize_matcher
 # ======================================================================== rule set add_realize
 
 def _add_realize_r0(n, ctx, x):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     if not (x in ctx.realize and x.tag is None): return None
     return _as_uop(n, wrap_realize(ctx, x))
 
 def _add_realize_SINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NOOP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_GROUP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEVICE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_UNIQUE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_VAR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BIND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RESHAPE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PERMUTE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXPAND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHRINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FLIP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DETACH(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FUSE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REALIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_COPY(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER_VIEW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ASSIGN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSELECT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSTACK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULTI(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE_AXIS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILDREN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFERIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RANGE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_END(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INDEX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_STORE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_GLOBAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_LOCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_REG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_KERNEL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ENDIF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INVALID(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BITCAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NEG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SQRT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RECIPROCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_TRUNC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ADD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SUB(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MUL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MOD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MAX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_POW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPLT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPNE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPEQ(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_AND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_OR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_XOR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_WHERE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULACC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1637,7 +1608,7 @@ def _add_realize_SINK_t(n, ctx, _st):
     return None
 
 def _add_realize_NOOP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1646,7 +1617,7 @@ def _add_realize_NOOP_t(n, ctx, _st):
     return None
 
 def _add_realize_GROUP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1655,7 +1626,7 @@ def _add_realize_GROUP_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1664,7 +1635,7 @@ def _add_realize_BUFFER_t(n, ctx, _st):
     return None
 
 def _add_realize_DEVICE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1673,7 +1644,7 @@ def _add_realize_DEVICE_t(n, ctx, _st):
     return None
 
 def _add_realize_UNIQUE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1682,7 +1653,7 @@ def _add_realize_UNIQUE_t(n, ctx, _st):
     return None
 
 def _add_realize_CONST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1691,7 +1662,7 @@ def _add_realize_CONST_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_VAR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1700,7 +1671,7 @@ def _add_realize_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _add_realize_BIND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1709,7 +1680,7 @@ def _add_realize_BIND_t(n, ctx, _st):
     return None
 
 def _add_realize_RESHAPE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1718,7 +1689,7 @@ def _add_realize_RESHAPE_t(n, ctx, _st):
     return None
 
 def _add_realize_PERMUTE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1727,7 +1698,7 @@ def _add_realize_PERMUTE_t(n, ctx, _st):
     return None
 
 def _add_realize_EXPAND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1736,7 +1707,7 @@ def _add_realize_EXPAND_t(n, ctx, _st):
     return None
 
 def _add_realize_PAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1745,7 +1716,7 @@ def _add_realize_PAD_t(n, ctx, _st):
     return None
 
 def _add_realize_SHRINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1754,7 +1725,7 @@ def _add_realize_SHRINK_t(n, ctx, _st):
     return None
 
 def _add_realize_FLIP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1763,7 +1734,7 @@ def _add_realize_FLIP_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1772,7 +1743,7 @@ def _add_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1781,7 +1752,7 @@ def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _add_realize_DETACH_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1790,7 +1761,7 @@ def _add_realize_DETACH_t(n, ctx, _st):
     return None
 
 def _add_realize_FUSE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1799,7 +1770,7 @@ def _add_realize_FUSE_t(n, ctx, _st):
     return None
 
 def _add_realize_REALIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1808,7 +1779,7 @@ def _add_realize_REALIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_COPY_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1817,7 +1788,7 @@ def _add_realize_COPY_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1826,7 +1797,7 @@ def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _add_realize_ASSIGN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1835,7 +1806,7 @@ def _add_realize_ASSIGN_t(n, ctx, _st):
     return None
 
 def _add_realize_MSELECT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1844,7 +1815,7 @@ def _add_realize_MSELECT_t(n, ctx, _st):
     return None
 
 def _add_realize_MSTACK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1853,7 +1824,7 @@ def _add_realize_MSTACK_t(n, ctx, _st):
     return None
 
 def _add_realize_MULTI_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1862,7 +1833,7 @@ def _add_realize_MULTI_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1871,7 +1842,7 @@ def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1880,7 +1851,7 @@ def _add_realize_CHILD_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILDREN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1889,7 +1860,7 @@ def _add_realize_CHILDREN_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFERIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1898,7 +1869,7 @@ def _add_realize_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_RANGE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1907,7 +1878,7 @@ def _add_realize_RANGE_t(n, ctx, _st):
     return None
 
 def _add_realize_END_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1916,7 +1887,7 @@ def _add_realize_END_t(n, ctx, _st):
     return None
 
 def _add_realize_INDEX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1925,7 +1896,7 @@ def _add_realize_INDEX_t(n, ctx, _st):
     return None
 
 def _add_realize_LOAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1934,7 +1905,7 @@ def _add_realize_LOAD_t(n, ctx, _st):
     return None
 
 def _add_realize_STORE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1943,7 +1914,7 @@ def _add_realize_STORE_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1952,7 +1923,7 @@ def _add_realize_REDUCE_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1961,7 +1932,7 @@ def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1970,7 +1941,7 @@ def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_REG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1979,7 +1950,7 @@ def _add_realize_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _add_realize_KERNEL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1988,7 +1959,7 @@ def _add_realize_KERNEL_t(n, ctx, _st):
     return None
 
 def _add_realize_IF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1997,7 +1968,7 @@ def _add_realize_IF_t(n, ctx, _st):
     return None
 
 def _add_realize_ENDIF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2006,7 +1977,7 @@ def _add_realize_ENDIF_t(n, ctx, _st):
     return None
 
 def _add_realize_INVALID_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2015,7 +1986,7 @@ def _add_realize_INVALID_t(n, ctx, _st):
     return None
 
 def _add_realize_CAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2024,7 +1995,7 @@ def _add_realize_CAST_t(n, ctx, _st):
     return None
 
 def _add_realize_BITCAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2033,7 +2004,7 @@ def _add_realize_BITCAST_t(n, ctx, _st):
     return None
 
 def _add_realize_NEG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2042,7 +2013,7 @@ def _add_realize_NEG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2051,7 +2022,7 @@ def _add_realize_EXP_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2060,7 +2031,7 @@ def _add_realize_LOG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2069,7 +2040,7 @@ def _add_realize_EXP2_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2078,7 +2049,7 @@ def _add_realize_LOG2_t(n, ctx, _st):
     return None
 
 def _add_realize_SIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2087,7 +2058,7 @@ def _add_realize_SIN_t(n, ctx, _st):
     return None
 
 def _add_realize_SQRT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2096,7 +2067,7 @@ def _add_realize_SQRT_t(n, ctx, _st):
     return None
 
 def _add_realize_RECIPROCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2105,7 +2076,7 @@ def _add_realize_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_TRUNC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2114,7 +2085,7 @@ def _add_realize_TRUNC_t(n, ctx, _st):
     return None
 
 def _add_realize_ADD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2123,7 +2094,7 @@ def _add_realize_ADD_t(n, ctx, _st):
     return None
 
 def _add_realize_SUB_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2132,7 +2103,7 @@ def _add_realize_SUB_t(n, ctx, _st):
     return None
 
 def _add_realize_MUL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2141,7 +2112,7 @@ def _add_realize_MUL_t(n, ctx, _st):
     return None
 
 def _add_realize_FDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2150,7 +2121,7 @@ def _add_realize_FDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_IDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2159,7 +2130,7 @@ def _add_realize_IDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_MOD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2168,7 +2139,7 @@ def _add_realize_MOD_t(n, ctx, _st):
     return None
 
 def _add_realize_MAX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2177,7 +2148,7 @@ def _add_realize_MAX_t(n, ctx, _st):
     return None
 
 def _add_realize_MIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2186,7 +2157,7 @@ def _add_realize_MIN_t(n, ctx, _st):
     return None
 
 def _add_realize_POW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2195,7 +2166,7 @@ def _add_realize_POW_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPLT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2204,7 +2175,7 @@ def _add_realize_CMPLT_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPNE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2213,7 +2184,7 @@ def _add_realize_CMPNE_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPEQ_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2222,7 +2193,7 @@ def _add_realize_CMPEQ_t(n, ctx, _st):
     return None
 
 def _add_realize_AND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2231,7 +2202,7 @@ def _add_realize_AND_t(n, ctx, _st):
     return None
 
 def _add_realize_OR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2240,7 +2211,7 @@ def _add_realize_OR_t(n, ctx, _st):
     return None
 
 def _add_realize_XOR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2249,7 +2220,7 @@ def _add_realize_XOR_t(n, ctx, _st):
     return None
 
 def _add_realize_SHL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2258,7 +2229,7 @@ def _add_realize_SHL_t(n, ctx, _st):
     return None
 
 def _add_realize_SHR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2267,7 +2238,7 @@ def _add_realize_SHR_t(n, ctx, _st):
     return None
 
 def _add_realize_WHERE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2276,7 +2247,7 @@ def _add_realize_WHERE_t(n, ctx, _st):
     return None
 
 def _add_realize_MULACC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:44
+    # rule add_realize at rules/rangeify.rules:42
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2286,7 +2257,7 @@ def _add_realize_MULACC_t(n, ctx, _st):
 
 
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 44, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 42, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
 )
 _add_realize_matcher = RuleMatcher(
     'add_realize', _add_realize_rules,
@@ -2447,840 +2418,840 @@ add_realize = _add_realize_matcher
 # ======================================================================== rule set pm_children
 
 def _pm_children_r1(n, ctx, x):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if not (x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x)): return None
     return _as_uop(n, mark_children(ctx, x))
 
 def _pm_children_r2(n, ctx, x):
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if not (x.tag == 'realized'): return None
     return _as_uop(n, x.replace(tag=None))
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:51
+    # rule find_children at rules/rangeify.rules:49
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _r = _as_uop(n, extract_children(ctx, s))
     if _r is not None and _r is not n: return _r
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NOOP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_GROUP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEVICE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_UNIQUE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_VAR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BIND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RESHAPE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PERMUTE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXPAND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHRINK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FLIP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DETACH(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FUSE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REALIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_COPY(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER_VIEW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ASSIGN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSELECT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSTACK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULTI(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE_AXIS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILDREN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFERIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RANGE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_END(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INDEX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_STORE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_GLOBAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_LOCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_REG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_KERNEL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ENDIF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INVALID(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BITCAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NEG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SQRT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RECIPROCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_TRUNC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ADD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SUB(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MUL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MOD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MAX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_POW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPLT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPNE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPEQ(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_AND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_OR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_XOR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_WHERE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULACC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SINK_t(n, ctx, _st):
-    # rule find_children at rules/rangeify.rules:51
+    # rule find_children at rules/rangeify.rules:49
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _t = _st.start(0)
     _r = _as_uop(n, extract_children(ctx, s))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3289,13 +3260,13 @@ def _pm_children_SINK_t(n, ctx, _st):
     return None
 
 def _pm_children_NOOP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3304,13 +3275,13 @@ def _pm_children_NOOP_t(n, ctx, _st):
     return None
 
 def _pm_children_GROUP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3319,13 +3290,13 @@ def _pm_children_GROUP_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3334,13 +3305,13 @@ def _pm_children_BUFFER_t(n, ctx, _st):
     return None
 
 def _pm_children_DEVICE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3349,13 +3320,13 @@ def _pm_children_DEVICE_t(n, ctx, _st):
     return None
 
 def _pm_children_UNIQUE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3364,13 +3335,13 @@ def _pm_children_UNIQUE_t(n, ctx, _st):
     return None
 
 def _pm_children_CONST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3379,13 +3350,13 @@ def _pm_children_CONST_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_VAR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3394,13 +3365,13 @@ def _pm_children_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _pm_children_BIND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3409,13 +3380,13 @@ def _pm_children_BIND_t(n, ctx, _st):
     return None
 
 def _pm_children_RESHAPE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3424,13 +3395,13 @@ def _pm_children_RESHAPE_t(n, ctx, _st):
     return None
 
 def _pm_children_PERMUTE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3439,13 +3410,13 @@ def _pm_children_PERMUTE_t(n, ctx, _st):
     return None
 
 def _pm_children_EXPAND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3454,13 +3425,13 @@ def _pm_children_EXPAND_t(n, ctx, _st):
     return None
 
 def _pm_children_PAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3469,13 +3440,13 @@ def _pm_children_PAD_t(n, ctx, _st):
     return None
 
 def _pm_children_SHRINK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3484,13 +3455,13 @@ def _pm_children_SHRINK_t(n, ctx, _st):
     return None
 
 def _pm_children_FLIP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3499,13 +3470,13 @@ def _pm_children_FLIP_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3514,13 +3485,13 @@ def _pm_children_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3529,13 +3500,13 @@ def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _pm_children_DETACH_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3544,13 +3515,13 @@ def _pm_children_DETACH_t(n, ctx, _st):
     return None
 
 def _pm_children_FUSE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3559,13 +3530,13 @@ def _pm_children_FUSE_t(n, ctx, _st):
     return None
 
 def _pm_children_REALIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3574,13 +3545,13 @@ def _pm_children_REALIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_COPY_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3589,13 +3560,13 @@ def _pm_children_COPY_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3604,13 +3575,13 @@ def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _pm_children_ASSIGN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3619,13 +3590,13 @@ def _pm_children_ASSIGN_t(n, ctx, _st):
     return None
 
 def _pm_children_MSELECT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3634,13 +3605,13 @@ def _pm_children_MSELECT_t(n, ctx, _st):
     return None
 
 def _pm_children_MSTACK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3649,13 +3620,13 @@ def _pm_children_MSTACK_t(n, ctx, _st):
     return None
 
 def _pm_children_MULTI_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3664,13 +3635,13 @@ def _pm_children_MULTI_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3679,13 +3650,13 @@ def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3694,13 +3665,13 @@ def _pm_children_CHILD_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILDREN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3709,13 +3680,13 @@ def _pm_children_CHILDREN_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFERIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3724,13 +3695,13 @@ def _pm_children_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_RANGE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3739,13 +3710,13 @@ def _pm_children_RANGE_t(n, ctx, _st):
     return None
 
 def _pm_children_END_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3754,13 +3725,13 @@ def _pm_children_END_t(n, ctx, _st):
     return None
 
 def _pm_children_INDEX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3769,13 +3740,13 @@ def _pm_children_INDEX_t(n, ctx, _st):
     return None
 
 def _pm_children_LOAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3784,13 +3755,13 @@ def _pm_children_LOAD_t(n, ctx, _st):
     return None
 
 def _pm_children_STORE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3799,13 +3770,13 @@ def _pm_children_STORE_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3814,13 +3785,13 @@ def _pm_children_REDUCE_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3829,13 +3800,13 @@ def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3844,13 +3815,13 @@ def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_REG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3859,13 +3830,13 @@ def _pm_children_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _pm_children_KERNEL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3874,13 +3845,13 @@ def _pm_children_KERNEL_t(n, ctx, _st):
     return None
 
 def _pm_children_IF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3889,13 +3860,13 @@ def _pm_children_IF_t(n, ctx, _st):
     return None
 
 def _pm_children_ENDIF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3904,13 +3875,13 @@ def _pm_children_ENDIF_t(n, ctx, _st):
     return None
 
 def _pm_children_INVALID_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3919,13 +3890,13 @@ def _pm_children_INVALID_t(n, ctx, _st):
     return None
 
 def _pm_children_CAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3934,13 +3905,13 @@ def _pm_children_CAST_t(n, ctx, _st):
     return None
 
 def _pm_children_BITCAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3949,13 +3920,13 @@ def _pm_children_BITCAST_t(n, ctx, _st):
     return None
 
 def _pm_children_NEG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3964,13 +3935,13 @@ def _pm_children_NEG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3979,13 +3950,13 @@ def _pm_children_EXP_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3994,13 +3965,13 @@ def _pm_children_LOG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4009,13 +3980,13 @@ def _pm_children_EXP2_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4024,13 +3995,13 @@ def _pm_children_LOG2_t(n, ctx, _st):
     return None
 
 def _pm_children_SIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4039,13 +4010,13 @@ def _pm_children_SIN_t(n, ctx, _st):
     return None
 
 def _pm_children_SQRT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4054,13 +4025,13 @@ def _pm_children_SQRT_t(n, ctx, _st):
     return None
 
 def _pm_children_RECIPROCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4069,13 +4040,13 @@ def _pm_children_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_TRUNC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4084,13 +4055,13 @@ def _pm_children_TRUNC_t(n, ctx, _st):
     return None
 
 def _pm_children_ADD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4099,13 +4070,13 @@ def _pm_children_ADD_t(n, ctx, _st):
     return None
 
 def _pm_children_SUB_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4114,13 +4085,13 @@ def _pm_children_SUB_t(n, ctx, _st):
     return None
 
 def _pm_children_MUL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4129,13 +4100,13 @@ def _pm_children_MUL_t(n, ctx, _st):
     return None
 
 def _pm_children_FDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4144,13 +4115,13 @@ def _pm_children_FDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_IDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4159,13 +4130,13 @@ def _pm_children_IDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_MOD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4174,13 +4145,13 @@ def _pm_children_MOD_t(n, ctx, _st):
     return None
 
 def _pm_children_MAX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4189,13 +4160,13 @@ def _pm_children_MAX_t(n, ctx, _st):
     return None
 
 def _pm_children_MIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4204,13 +4175,13 @@ def _pm_children_MIN_t(n, ctx, _st):
     return None
 
 def _pm_children_POW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4219,13 +4190,13 @@ def _pm_children_POW_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPLT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4234,13 +4205,13 @@ def _pm_children_CMPLT_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPNE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4249,13 +4220,13 @@ def _pm_children_CMPNE_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPEQ_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4264,13 +4235,13 @@ def _pm_children_CMPEQ_t(n, ctx, _st):
     return None
 
 def _pm_children_AND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4279,13 +4250,13 @@ def _pm_children_AND_t(n, ctx, _st):
     return None
 
 def _pm_children_OR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4294,13 +4265,13 @@ def _pm_children_OR_t(n, ctx, _st):
     return None
 
 def _pm_children_XOR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4309,13 +4280,13 @@ def _pm_children_XOR_t(n, ctx, _st):
     return None
 
 def _pm_children_SHL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4324,13 +4295,13 @@ def _pm_children_SHL_t(n, ctx, _st):
     return None
 
 def _pm_children_SHR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4339,13 +4310,13 @@ def _pm_children_SHR_t(n, ctx, _st):
     return None
 
 def _pm_children_WHERE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4354,13 +4325,13 @@ def _pm_children_WHERE_t(n, ctx, _st):
     return None
 
 def _pm_children_MULACC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:52
+    # rule mark_children at rules/rangeify.rules:50
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:55
+    # rule unmark at rules/rangeify.rules:53
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4370,9 +4341,9 @@ def _pm_children_MULACC_t(n, ctx, _st):
 
 
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 51, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 52, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 55, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 49, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 50, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 53, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_matcher = RuleMatcher(
     'pm_children', _pm_children_rules,
@@ -4536,42 +4507,42 @@ def _pm_mops_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4583,7 +4554,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4592,7 +4563,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4601,7 +4572,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4610,7 +4581,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4619,7 +4590,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4628,7 +4599,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4640,12 +4611,12 @@ def _pm_mops_INDEX_t(n, ctx, _st):
 
 
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_matcher = RuleMatcher(
     'pm_mops', _pm_mops_rules,
@@ -4662,7 +4633,7 @@ pm_mops = _pm_mops_matcher
 # ======================================================================== rule set pm_rangeify
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:71
+    # rule realize at rules/rangeify.rules:69
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _r = _as_uop(n, map_realize(ctx, r))
@@ -4673,42 +4644,42 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4718,53 +4689,53 @@ def _pm_rangeify_INDEX(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:73
+                # rule index_child at rules/rangeify.rules:71
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
                 _r = _as_uop(n, index_child(ctx, c, idx))
                 if _r is not None and _r is not n: return _r
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:75
+            # rule index_const at rules/rangeify.rules:73
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             return c
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:77
+            # rule index_assign at rules/rangeify.rules:75
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
             _r = _as_uop(n, push_index(a, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:79
+            # rule index_alu at rules/rangeify.rules:77
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:80
+            # rule index_marker at rules/rangeify.rules:78
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index_first(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:82
+            # rule index_reduce at rules/rangeify.rules:80
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
             _r = _as_uop(n, map_reduce(ctx, red, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:84
+            # rule index_memory at rules/rangeify.rules:82
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             if idx.arg is not None:
                 _r = _as_uop(n, idx.replace(arg=None))
                 if _r is not None and _r is not n: return _r
-        # rule index_other at rules/rangeify.rules:86
+        # rule index_other at rules/rangeify.rules:84
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
@@ -4773,7 +4744,7 @@ def _pm_rangeify_INDEX(n, ctx):
     return None
 
 def _pm_rangeify_REALIZE_t(n, ctx, _st):
-    # rule realize at rules/rangeify.rules:71
+    # rule realize at rules/rangeify.rules:69
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _t = _st.start(6)
@@ -4786,7 +4757,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4795,7 +4766,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4804,7 +4775,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4813,7 +4784,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4822,7 +4793,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4831,7 +4802,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4843,7 +4814,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:73
+                # rule index_child at rules/rangeify.rules:71
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
@@ -4852,7 +4823,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
                 _st.stop(7, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 7
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:75
+            # rule index_const at rules/rangeify.rules:73
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             _t = _st.start(8)
@@ -4860,7 +4831,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(8, _t, _r, n)
             if _r is not None and _r is not n: return _r, 8
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:77
+            # rule index_assign at rules/rangeify.rules:75
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
@@ -4869,7 +4840,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(9, _t, _r, n)
             if _r is not None and _r is not n: return _r, 9
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:79
+            # rule index_alu at rules/rangeify.rules:77
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
@@ -4878,7 +4849,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(10, _t, _r, n)
             if _r is not None and _r is not n: return _r, 10
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:80
+            # rule index_marker at rules/rangeify.rules:78
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
@@ -4887,7 +4858,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(11, _t, _r, n)
             if _r is not None and _r is not n: return _r, 11
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:82
+            # rule index_reduce at rules/rangeify.rules:80
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
@@ -4896,14 +4867,14 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(12, _t, _r, n)
             if _r is not None and _r is not n: return _r, 12
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:84
+            # rule index_memory at rules/rangeify.rules:82
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             _t = _st.start(13)
             _r = _as_uop(n, idx.replace(arg=None)) if idx.arg is not None else None
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
-        # rule index_other at rules/rangeify.rules:86
+        # rule index_other at rules/rangeify.rules:84
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         _t = _st.start(14)
@@ -4914,21 +4885,21 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
 
 
 _pm_rangeify_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('realize', 'rules/rangeify.rules', 71, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 73, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 75, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 77, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 79, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 80, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 82, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 84, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 86, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 69, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 71, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 73, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 75, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 77, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 78, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 80, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 82, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 84, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_matcher = RuleMatcher(
     'pm_rangeify', _pm_rangeify_rules,
@@ -4955,7 +4926,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:100
+            # rule copy_const_idx at rules/rangeify.rules:98
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             return c
@@ -4967,7 +4938,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:94
+                # rule noop_buffer at rules/rangeify.rules:92
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -4981,42 +4952,42 @@ def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5025,11 +4996,11 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:96
+                # rule const_buffer at rules/rangeify.rules:94
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 return c
-            # rule remove_buffer at rules/rangeify.rules:98
+            # rule remove_buffer at rules/rangeify.rules:96
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -5662,7 +5633,7 @@ def _pm_cleanups_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:100
+            # rule copy_const_idx at rules/rangeify.rules:98
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             _t = _st.start(37)
@@ -5677,7 +5648,7 @@ def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:94
+                # rule noop_buffer at rules/rangeify.rules:92
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -5692,7 +5663,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:61
+            # rule index_shrink at rules/rangeify.rules:59
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -5701,7 +5672,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(28, _t, _r, n)
             if _r is not None and _r is not n: return _r, 28
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:62
+            # rule index_permute at rules/rangeify.rules:60
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -5710,7 +5681,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(29, _t, _r, n)
             if _r is not None and _r is not n: return _r, 29
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:63
+            # rule index_flip at rules/rangeify.rules:61
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -5719,7 +5690,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(30, _t, _r, n)
             if _r is not None and _r is not n: return _r, 30
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:64
+            # rule index_expand at rules/rangeify.rules:62
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -5728,7 +5699,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(31, _t, _r, n)
             if _r is not None and _r is not n: return _r, 31
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:65
+            # rule index_pad at rules/rangeify.rules:63
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -5737,7 +5708,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(32, _t, _r, n)
             if _r is not None and _r is not n: return _r, 32
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:66
+            # rule index_reshape at rules/rangeify.rules:64
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5748,14 +5719,14 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:96
+                # rule const_buffer at rules/rangeify.rules:94
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 _t = _st.start(35)
                 _r = c
                 _st.stop(35, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 35
-            # rule remove_buffer at rules/rangeify.rules:98
+            # rule remove_buffer at rules/rangeify.rules:96
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -6554,16 +6525,16 @@ _pm_cleanups_rules = (
     RuleInfo('mod_in_range', 'rules/symbolic.rules', 64, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
     RuleInfo('idiv_in_range', 'rules/symbolic.rules', 65, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
     RuleInfo('cmp_bounds', 'rules/symbolic.rules', 67, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 94, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 96, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 98, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 100, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 92, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 94, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 96, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 98, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_matcher = RuleMatcher(
     'pm_cleanups', _pm_cleanups_rules,
@@ -6624,7 +6595,7 @@ pm_cleanups = _pm_cleanups_matcher
 # ======================================================================== rule set split_kernels
 
 def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:108
+    # rule split_store at rules/rangeify.rules:106
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _r = _as_uop(n, split_store(bufferize_to_store(b)))
@@ -6632,7 +6603,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
     return None
 
 def _split_kernels_BUFFERIZE_t(n, ctx, _st):
-    # rule split_store at rules/rangeify.rules:108
+    # rule split_store at rules/rangeify.rules:106
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _t = _st.start(0)
@@ -6643,7 +6614,7 @@ def _split_kernels_BUFFERIZE_t(n, ctx, _st):
 
 
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 108, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 106, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_matcher = RuleMatcher(
     'split_kernels', _split_kernels_rules,

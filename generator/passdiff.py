@@ -338,8 +338,8 @@ def _seeds(seeds: list[int]) -> str:
     fuzz = [s for s in seeds if s >= 0]
     shown = [str(s) for s in fuzz[:SHOWN_SEEDS]] + (["..."] if len(fuzz) > SHOWN_SEEDS else [])
     shown += [_name(s) for s in seeds if s < 0]
-    return f"seeds {', '.join(shown)}; every step agreed" if fuzz else \
-        f"{', '.join(shown)}; every step agreed"
+    word = "seed " if len(fuzz) == 1 else "seeds " if fuzz else ""
+    return f"{word}{', '.join(shown)}; every step agreed"
 
 
 # ---------------------------------------------------------------------- beyond the fuzzer

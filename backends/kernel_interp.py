@@ -8,6 +8,8 @@ outermost first, then the reduce ranges), and each node evaluates to an array br
 that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
 LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
 memory there; a STORE scatters its value over its loops. No Python loop per element.
+The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
+runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 
 The elementwise semantics (C division, bool arithmetic, float functions of ints) are the numpy
 oracle's own table, so the two backends cannot drift apart on what an op means.
@@ -88,7 +90,11 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
         return np.zeros((1,) * ndim, dtype=np.int64)  # only meaningful under LOAD / STORE
     src = [values[s] for s in n.src]
     if op is Ops.LOAD:
+        if len(n.src) == 3:  # lowered: LOAD(INDEX(b, off), gate, alt) reads b only at gate
+            return _gated(n, values, bufs)
         return _load(n.src[0], values, bufs, ndim)
+    if op is Ops.DEFINE_REG:  # lowered REDUCE's accumulator: op(acc, v) is then v, reduced
+        return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
     if op is Ops.REDUCE:
         return _reduce(n, src[0], axes)
     if op is Ops.CAST:
@@ -114,6 +120,13 @@ def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
         return np.zeros(off.shape, dtype=data.dtype)
     # an invalid read never touches memory: it gathers element 0 and is replaced by 0
     return np.where(valid, data[np.where(valid, off, 0)], np.zeros((), dtype=data.dtype))
+
+
+def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.ndarray:
+    data = bufs[n.src[0].src[0].arg]
+    off, gate = np.broadcast_arrays(values[n.src[0].src[1]], values[n.src[1]].astype(bool))
+    read = data[np.where(gate, off, 0)] if data.size else np.zeros(off.shape, data.dtype)
+    return np.where(gate, read, values[n.src[2]]).astype(n.dtype.np, copy=False)
 
 
 def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:

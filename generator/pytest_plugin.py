@@ -89,7 +89,7 @@ def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: in
     params = []
     for it in items:
         if getattr(it, "structural", False):
-            continue  # not a soundness question: covered by program fuzzing (see the docstring)
+            continue  # not a soundness question: checked pass by pass on programs (passdiff.py)
         if isinstance(it, _BrokenFile):
             params.append(pytest.param(it, id=f"{_short(it.path)}:loads"))
             continue

@@ -7,8 +7,10 @@ verdict and per method; the exit status is 1 when a rule is refuted or a loop is
 when a rules file does not load (its diagnostics are printed), else 0.
 
 The phases, one module each:
-- classify (here): a rule marked `# check: structural` (see `structural_rules`) is listed as
-  covered by program fuzzing; every other rule is first given to z3;
+- classify (here): a rule marked `# check: structural` (see `structural_rules`) gets the
+  pass-differential verdict of passdiff.py: the fuzzer programs on which it fired, each pass
+  checked against the oracle (`unknown` when no program fires it); every other rule is first
+  given to z3;
 - smt.py: integer/index/bool/float arithmetic rules, proved or refuted with z3 (a timeout is
   `unknown`, never a pass); what it cannot translate (helper calls, tensor ops) falls through;
 - instances.py + examples.py: draw instances of the left side (scalar index math, tensor
@@ -61,7 +63,7 @@ class RuleReport:
         if self.verdict == "passed":
             return f"passed {self.examples} examples"
         if self.verdict == "structural":
-            return "covered by program fuzzing"
+            return "agreed (pass-differential)"
         return self.verdict
 
     def line(self, name_width: int = 24, loc_width: int = 28) -> str:
@@ -240,7 +242,7 @@ class Checker:
 
         rule, loc = item.rule, _location(item.rule)
         if item.structural:
-            return RuleReport(rule, loc, "structural", "structural")
+            return self._pass_differential(item, loc)
         if self._is_gradient(item):  # a `# check: gradient` set: generator/gradcheck.py
             return self._gradient(item)
         helper_names = {h.name for h in _helpers_of(item.checked)}
@@ -292,6 +294,14 @@ class Checker:
         res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed)
         return RuleReport(item.rule, _location(item.rule), "gradient", res.verdict, res.detail,
                           res.examples, res.counterexample)
+
+    def _pass_differential(self, item: _Item, loc: str) -> RuleReport:
+        """A structural rule: where the fuzzer's programs made it fire, and whether each pass
+        it fired in agreed with the oracle (generator/passdiff.py; one run per invocation)."""
+        from .passdiff import passdiff
+
+        verdict, detail = passdiff(self.seed).verdict(loc, lambda: self.one_rule_matcher(item))
+        return RuleReport(item.rule, loc, "structural", verdict, detail)
 
     def _examples(self, item: _Item, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples

@@ -90,13 +90,6 @@ def realize_node(ctx: RealizeContext, x: UOp) -> None:
     ctx.realize[x] = None
 
 
-def realize_parents(ctx: RealizeContext, x: UOp) -> None:
-    """The inputs of a COPY are materialised: a copy moves memory, not an expression."""
-    for s in x.src:
-        if s.op not in ALWAYS_CONTIGUOUS:
-            ctx.realize[s] = None
-
-
 def realize_assign_value(ctx: RealizeContext, a: UOp) -> None:
     """An ASSIGN's value gets a buffer (the cleanups drop it again when recomputing is cheap)."""
     if a.src[1].op not in ALWAYS_CONTIGUOUS:

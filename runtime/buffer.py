@@ -124,6 +124,11 @@ class Buffer:
             self._pooled = True
             pool_stats["copied_on_write"] += 1
 
+    def __deepcopy__(self, memo: dict) -> Buffer:
+        # a buffer is an identity (graphs and contexts name memory by it): copying a context
+        # that holds one must refer to the same memory, not clone it
+        return self
+
     @property
     def is_allocated(self) -> bool:
         return self.data is not None

@@ -15,6 +15,7 @@ into a `RewriteBudgetError` naming the rules that kept firing.
 from __future__ import annotations
 
 import collections
+import copy
 import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -81,6 +82,10 @@ class PassRecord:
     end: int
     attempts: list[int] = field(default_factory=list)  # per rule of the matcher, this pass
     matches: list[int] = field(default_factory=list)
+    # with tracing(copy_ctx=True): a copy of ctx as the pass received it (UOps and Buffers are
+    # shared, not copied), so the pass can be run again exactly (generator/passdiff.py)
+    ctx_before: Any = None
+    bottom_up: bool = False
 
 
 @dataclass
@@ -90,6 +95,7 @@ class Tracer:
     firings: list[Firing] = field(default_factory=list)
     passes: list[PassRecord] = field(default_factory=list)
     limit: int = 1_000_000
+    copy_ctx: bool = False
 
 
 _tracer: Tracer | None = None
@@ -104,8 +110,8 @@ def tracing_active() -> bool:
 class tracing:  # noqa: N801 - used as a context manager, like a function
     """Record every rule firing of every pass run inside the `with` block."""
 
-    def __init__(self, limit: int = 1_000_000):
-        self.tracer = Tracer(limit=limit)
+    def __init__(self, limit: int = 1_000_000, copy_ctx: bool = False):
+        self.tracer = Tracer(limit=limit, copy_ctx=copy_ctx)
 
     def __enter__(self) -> Tracer:
         global _tracer
@@ -136,6 +142,8 @@ class _Rewriter:
         self.diagnose: collections.Counter[str] | None = None  # set once the budget is spent
         self.trace = _tracer
         self.stats0: tuple[list[int], list[int]] | None = None
+        copying = self.trace is not None and self.trace.copy_ctx
+        self.ctx_before = copy.deepcopy(ctx) if copying and ctx is not None else None
         if self.trace is not None:  # per-rule attempts for the trace (a matcher may not count)
             enable = getattr(matcher, "enable_stats", None)
             if enable is not None:
@@ -257,7 +265,8 @@ def graph_rewrite(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = Fa
 def _record_pass(rw: _Rewriter, before: UOp, after: UOp, start: int) -> None:
     if rw.trace is None:
         return
-    rec = PassRecord(rw.name, rw.matcher, rw.ctx, before, after, start, len(rw.trace.firings))
+    rec = PassRecord(rw.name, rw.matcher, rw.ctx, before, after, start, len(rw.trace.firings),
+                     ctx_before=rw.ctx_before, bottom_up=rw.bottom_up)
     if rw.stats0 is not None:
         st = rw.matcher.stats
         rec.attempts = [a - b for a, b in zip(st.attempts, rw.stats0[0])]

@@ -90,6 +90,9 @@ class UOp:
     def __reduce__(self) -> tuple:  # copies go back through the cache
         return (UOp, (self.op, self.dtype, self.src, self.arg, self.tag))
 
+    def __deepcopy__(self, memo: dict) -> UOp:  # immutable: a copied context shares its nodes
+        return self
+
     def __bool__(self) -> bool:
         raise TypeError(f"a UOp has no truth value ({self.op.name}); compare with `is`")
 

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: d179832a74375b30b8452e483d0ae9757fb68e654eba84754db50d76d249486d
+# source sha256: 9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/kernel.rules: to_kernel."""
 
@@ -20,14 +20,14 @@ from rulegrad.rules.rangeify_helpers import renumber_range
 from rulegrad.rules.rangeify_helpers import scheduler_range
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = 'd179832a74375b30b8452e483d0ae9757fb68e654eba84754db50d76d249486d'
+SOURCE_SHA256 = '9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18'
 DEPENDENCIES = (('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _DT0 = DTYPE_CLASSES['ints']
 
 
 # ======================================================================== rule set to_kernel
 
-def _to_kernel_r20(n, ctx, a, b, e):
+def _to_kernel_r19(n, ctx, a, b, e):
     # rule fold_binary at rules/symbolic.rules:35
     #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
     return _as_uop(n, fold_alu(e.op, a.dtype, a.arg, b.arg))
@@ -35,7 +35,7 @@ def _to_kernel_r20(n, ctx, a, b, e):
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -44,7 +44,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
@@ -53,14 +53,14 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
         return x
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:28
+    # rule renumber at rules/kernel.rules:29
     #   renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)
     r = n
     if scheduler_range(r):
@@ -104,13 +104,6 @@ def _to_kernel_STORE(n, ctx):
                 st = n
                 _r = _as_uop(n, define_store(ctx, st))
                 if _r is not None and _r is not n: return _r
-    return None
-
-def _to_kernel_INVALID(n, ctx):
-    # rule invalid_value at rules/kernel.rules:24
-    #   invalid_value: INVALID -> 0
-    _r = n.const_like(0)
-    if _r is not n: return _r
     return None
 
 def _to_kernel_CAST(n, ctx):
@@ -161,7 +154,7 @@ def _to_kernel_ADD(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _to_kernel_r20(n, ctx, n0, n1, n)
+                _r = _to_kernel_r19(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT0:
             if n0.op is Ops.ADD and len(n0.src) == 2:
@@ -276,7 +269,7 @@ def _to_kernel_SUB(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
@@ -317,7 +310,7 @@ def _to_kernel_MUL(n, ctx):
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _r = _to_kernel_r20(n, ctx, n0, n1, n)
+                _r = _to_kernel_r19(n, ctx, n0, n1, n)
                 if _r is not None and _r is not n: return _r
         if n.dtype in _DT0:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -368,7 +361,7 @@ def _to_kernel_FDIV(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -384,7 +377,7 @@ def _to_kernel_IDIV(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index:
             if n0.op is Ops.MUL and len(n0.src) == 2:
@@ -468,7 +461,7 @@ def _to_kernel_MOD(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
@@ -562,7 +555,7 @@ def _to_kernel_MAX(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -578,7 +571,7 @@ def _to_kernel_MIN(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -589,7 +582,7 @@ def _to_kernel_POW(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -600,7 +593,7 @@ def _to_kernel_CMPLT(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -620,7 +613,7 @@ def _to_kernel_CMPNE(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -640,7 +633,7 @@ def _to_kernel_CMPEQ(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
@@ -660,7 +653,7 @@ def _to_kernel_AND(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -671,7 +664,7 @@ def _to_kernel_OR(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -682,7 +675,7 @@ def _to_kernel_XOR(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -693,7 +686,7 @@ def _to_kernel_SHL(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -704,7 +697,7 @@ def _to_kernel_SHR(n, ctx):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r
     return None
 
@@ -714,7 +707,7 @@ def _to_kernel_WHERE(n, ctx):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is Ops.INVALID:
-            # rule unmask_value at rules/kernel.rules:23
+            # rule unmask_value at rules/kernel.rules:25
             #   unmask_value: WHERE(_, e, INVALID) -> e
             e = n1
             return e
@@ -741,47 +734,47 @@ def _to_kernel_WHERE(n, ctx):
 def _to_kernel_NOOP_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(5)
+        _t = _st.start(4)
         _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
+        _st.stop(4, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 4
     return None
 
 def _to_kernel_CONTIGUOUS_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(5)
+        _t = _st.start(4)
         _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
+        _st.stop(4, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 4
     return None
 
 def _to_kernel_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:26
+        # rule strip_marker at rules/kernel.rules:27
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         x = n0
-        _t = _st.start(5)
+        _t = _st.start(4)
         _r = x
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
+        _st.stop(4, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 4
     return None
 
 def _to_kernel_RANGE_t(n, ctx, _st):
-    # rule renumber at rules/kernel.rules:28
+    # rule renumber at rules/kernel.rules:29
     #   renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)
     r = n
-    _t = _st.start(6)
+    _t = _st.start(5)
     _r = _as_uop(n, renumber_range(ctx, r)) if scheduler_range(r) else None
-    _st.stop(6, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 6
+    _st.stop(5, _t, _r, n)
+    if _r is not None and _r is not n: return _r, 5
     return None
 
 def _to_kernel_INDEX_t(n, ctx, _st):
@@ -828,15 +821,6 @@ def _to_kernel_STORE_t(n, ctx, _st):
                 if _r is not None and _r is not n: return _r, 0
     return None
 
-def _to_kernel_INVALID_t(n, ctx, _st):
-    # rule invalid_value at rules/kernel.rules:24
-    #   invalid_value: INVALID -> 0
-    _t = _st.start(4)
-    _r = n.const_like(0)
-    _st.stop(4, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 4
-    return None
-
 def _to_kernel_CAST_t(n, ctx, _st):
     if len(n.src) == 1:
         n0 = n.src[0]
@@ -845,10 +829,10 @@ def _to_kernel_CAST_t(n, ctx, _st):
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
             a = n0
             e = n
-            _t = _st.start(22)
+            _t = _st.start(21)
             _r = _as_uop(n, cast_value(e.dtype, a.dtype, a.arg))
-            _st.stop(22, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 22
+            _st.stop(21, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 21
     return None
 
 def _to_kernel_NEG_t(n, ctx, _st):
@@ -859,19 +843,19 @@ def _to_kernel_NEG_t(n, ctx, _st):
             # rule neg_neg at rules/symbolic.rules:15
             #   neg_neg: NEG(NEG(x)) -> x
             x = n0_0
-            _t = _st.start(10)
+            _t = _st.start(9)
             _r = x
-            _st.stop(10, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 10
+            _st.stop(9, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 9
         if n0.op is Ops.CONST:
             # rule fold_unary at rules/symbolic.rules:36
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
             a = n0
             e = n
-            _t = _st.start(21)
+            _t = _st.start(20)
             _r = _as_uop(n, fold_alu(e.op, a.dtype, a.arg))
-            _st.stop(21, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 21
+            _st.stop(20, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 20
     return None
 
 def _to_kernel_ADD_t(n, ctx, _st):
@@ -882,26 +866,26 @@ def _to_kernel_ADD_t(n, ctx, _st):
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
             x = n0
-            _t = _st.start(7)
+            _t = _st.start(6)
             _r = x
-            _st.stop(7, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 7
+            _st.stop(6, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 6
         if n0.op is Ops.CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 x = n1
-                _t = _st.start(7)
+                _t = _st.start(6)
                 _r = x
-                _st.stop(7, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 7
+                _st.stop(6, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 6
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _t = _st.start(20)
-                _r = _to_kernel_r20(n, ctx, n0, n1, n)
-                _st.stop(20, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 20
+                _t = _st.start(19)
+                _r = _to_kernel_r19(n, ctx, n0, n1, n)
+                _st.stop(19, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 19
         if n.dtype in _DT0:
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -913,20 +897,20 @@ def _to_kernel_ADD_t(n, ctx, _st):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _t = _st.start(23)
+                        _t = _st.start(22)
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(22, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 22
                     if n0_0.op is Ops.CONST:
                         # rule add_consts at rules/symbolic.rules:43
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _t = _st.start(23)
+                        _t = _st.start(22)
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                        _st.stop(23, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 23
+                        _st.stop(22, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 22
             if n0.op is Ops.CONST and n1.op is Ops.ADD and len(n1.src) == 2:
                 n1_0 = n1.src[0]
                 n1_1 = n1.src[1]
@@ -936,20 +920,20 @@ def _to_kernel_ADD_t(n, ctx, _st):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _t = _st.start(23)
+                    _t = _st.start(22)
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                    _st.stop(23, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 23
+                    _st.stop(22, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 22
                 if n1_0.op is Ops.CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _t = _st.start(23)
+                    _t = _st.start(22)
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
-                    _st.stop(23, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 23
+                    _st.stop(22, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 22
         if n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -964,10 +948,10 @@ def _to_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
-                        _t = _st.start(28)
+                        _t = _st.start(27)
                         _r = x if c.arg > 0 else None
-                        _st.stop(28, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 28
+                        _st.stop(27, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 27
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
@@ -976,10 +960,10 @@ def _to_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
-                        _t = _st.start(28)
+                        _t = _st.start(27)
                         _r = x if c.arg > 0 else None
-                        _st.stop(28, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 28
+                        _st.stop(27, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 27
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -994,10 +978,10 @@ def _to_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
-                        _t = _st.start(28)
+                        _t = _st.start(27)
                         _r = x if c.arg > 0 else None
-                        _st.stop(28, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 28
+                        _st.stop(27, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 27
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
@@ -1006,10 +990,10 @@ def _to_kernel_ADD_t(n, ctx, _st):
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
-                        _t = _st.start(28)
+                        _t = _st.start(27)
                         _r = x if c.arg > 0 else None
-                        _st.stop(28, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 28
+                        _st.stop(27, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 27
     return None
 
 def _to_kernel_SUB_t(n, ctx, _st):
@@ -1021,34 +1005,34 @@ def _to_kernel_SUB_t(n, ctx, _st):
                 # rule sub_zero at rules/symbolic.rules:13
                 #   sub_zero: SUB(x:ints, 0) -> x
                 x = n0
-                _t = _st.start(8)
+                _t = _st.start(7)
                 _r = x
-                _st.stop(8, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 8
+                _st.stop(7, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 7
             if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 x = n0
-                _t = _st.start(9)
+                _t = _st.start(8)
                 _r = n.const_like(0)
-                _st.stop(9, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 9
+                _st.stop(8, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 8
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
             c = n1
             x = n0
-            _t = _st.start(25)
+            _t = _st.start(24)
             _r = _as_uop(n, x + -c.arg)
-            _st.stop(25, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 25
+            _st.stop(24, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 24
     return None
 
 def _to_kernel_MUL_t(n, ctx, _st):
@@ -1059,42 +1043,42 @@ def _to_kernel_MUL_t(n, ctx, _st):
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             x = n0
-            _t = _st.start(11)
+            _t = _st.start(10)
             _r = x
-            _st.stop(11, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 11
+            _st.stop(10, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 10
         if n0.op is Ops.CONST and n0.arg == 1:
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             x = n1
-            _t = _st.start(11)
+            _t = _st.start(10)
             _r = x
-            _st.stop(11, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 11
+            _st.stop(10, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 10
         if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 0:
             # rule mul_zero at rules/symbolic.rules:19
             #   mul_zero: MUL[x:ints, 0] -> 0
             x = n0
-            _t = _st.start(12)
+            _t = _st.start(11)
             _r = n.const_like(0)
-            _st.stop(12, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 12
+            _st.stop(11, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 11
         if n0.op is Ops.CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 x = n1
-                _t = _st.start(12)
+                _t = _st.start(11)
                 _r = n.const_like(0)
-                _st.stop(12, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 12
+                _st.stop(11, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 11
             if n1.op is Ops.CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-                _t = _st.start(20)
-                _r = _to_kernel_r20(n, ctx, n0, n1, n)
-                _st.stop(20, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 20
+                _t = _st.start(19)
+                _r = _to_kernel_r19(n, ctx, n0, n1, n)
+                _st.stop(19, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 19
         if n.dtype in _DT0:
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -1106,20 +1090,20 @@ def _to_kernel_MUL_t(n, ctx, _st):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _t = _st.start(24)
+                        _t = _st.start(23)
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                        _st.stop(24, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 24
+                        _st.stop(23, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 23
                     if n0_0.op is Ops.CONST:
                         # rule mul_consts at rules/symbolic.rules:44
                         #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _t = _st.start(24)
+                        _t = _st.start(23)
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                        _st.stop(24, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 24
+                        _st.stop(23, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 23
             if n0.op is Ops.CONST and n1.op is Ops.MUL and len(n1.src) == 2:
                 n1_0 = n1.src[0]
                 n1_1 = n1.src[1]
@@ -1129,20 +1113,20 @@ def _to_kernel_MUL_t(n, ctx, _st):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _t = _st.start(24)
+                    _t = _st.start(23)
                     _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(23, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 23
                 if n1_0.op is Ops.CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _t = _st.start(24)
+                    _t = _st.start(23)
                     _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
-                    _st.stop(24, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 24
+                    _st.stop(23, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 23
     return None
 
 def _to_kernel_FDIV_t(n, ctx, _st):
@@ -1152,10 +1136,10 @@ def _to_kernel_FDIV_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_IDIV_t(n, ctx, _st):
@@ -1166,17 +1150,17 @@ def _to_kernel_IDIV_t(n, ctx, _st):
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x, 1) -> x
             x = n0
-            _t = _st.start(13)
+            _t = _st.start(12)
             _r = x
-            _st.stop(13, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 13
+            _st.stop(12, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 12
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n.dtype is dtypes.index:
             if n0.op is Ops.MUL and len(n0.src) == 2:
                 n0_0 = n0.src[0]
@@ -1186,19 +1170,19 @@ def _to_kernel_IDIV_t(n, ctx, _st):
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_1
                     x = n0_0
-                    _t = _st.start(26)
+                    _t = _st.start(25)
                     _r = x if c.arg != 0 else None
-                    _st.stop(26, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 26
+                    _st.stop(25, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 25
                 if n0_0.op is Ops.CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     c = n0_0
                     x = n0_1
-                    _t = _st.start(26)
+                    _t = _st.start(25)
                     _r = x if c.arg != 0 else None
-                    _st.stop(26, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 26
+                    _st.stop(25, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 25
             if n0.op is Ops.ADD and len(n0.src) == 2:
                 n0_0 = n0.src[0]
                 n0_1 = n0.src[1]
@@ -1211,20 +1195,20 @@ def _to_kernel_IDIV_t(n, ctx, _st):
                         c = n0_0_1
                         d = n0_1
                         x = n0_0_0
-                        _t = _st.start(30)
+                        _t = _st.start(29)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(30, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 30
+                        _st.stop(29, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 29
                     if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_0_0
                         d = n0_1
                         x = n0_0_1
-                        _t = _st.start(30)
+                        _t = _st.start(29)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(30, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 30
+                        _st.stop(29, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 29
                 if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
@@ -1234,29 +1218,29 @@ def _to_kernel_IDIV_t(n, ctx, _st):
                         c = n0_1_1
                         d = n0_0
                         x = n0_1_0
-                        _t = _st.start(30)
+                        _t = _st.start(29)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(30, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 30
+                        _st.stop(29, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 29
                     if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         c = n0_1_0
                         d = n0_0
                         x = n0_1_1
-                        _t = _st.start(30)
+                        _t = _st.start(29)
                         _r = x if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                        _st.stop(30, _t, _r, n)
-                        if _r is not None and _r is not n: return _r, 30
+                        _st.stop(29, _t, _r, n)
+                        if _r is not None and _r is not n: return _r, 29
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule idiv_in_range at rules/symbolic.rules:65
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
             c = n1
             x = n0
-            _t = _st.start(33)
+            _t = _st.start(32)
             _r = n.const_like(0) if 0 <= x.vmin and x.vmax < c.arg else None
-            _st.stop(33, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 33
+            _st.stop(32, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 32
     return None
 
 def _to_kernel_MOD_t(n, ctx, _st):
@@ -1267,17 +1251,17 @@ def _to_kernel_MOD_t(n, ctx, _st):
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
             x = n0
-            _t = _st.start(14)
+            _t = _st.start(13)
             _r = n.const_like(0)
-            _st.stop(14, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 14
+            _st.stop(13, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 13
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n.dtype is dtypes.index and n0.op is Ops.MUL and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1286,19 +1270,19 @@ def _to_kernel_MOD_t(n, ctx, _st):
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_1
                 x = n0_0
-                _t = _st.start(27)
+                _t = _st.start(26)
                 _r = n.const_like(0) if c.arg != 0 else None
-                _st.stop(27, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 27
+                _st.stop(26, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 26
             if n0_0.op is Ops.CONST and n1 is n0_0:
                 # rule mul_mod at rules/symbolic.rules:51
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 c = n0_0
                 x = n0_1
-                _t = _st.start(27)
+                _t = _st.start(26)
                 _r = n.const_like(0) if c.arg != 0 else None
-                _st.stop(27, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 27
+                _st.stop(26, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 26
         if n0.op is Ops.MOD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1308,10 +1292,10 @@ def _to_kernel_MOD_t(n, ctx, _st):
                 c = n0_1
                 m = n0
                 x = n0_0
-                _t = _st.start(29)
+                _t = _st.start(28)
                 _r = m if c.arg != 0 else None
-                _st.stop(29, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 29
+                _st.stop(28, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 28
         if n.dtype is dtypes.index and n0.op is Ops.ADD and len(n0.src) == 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
@@ -1324,20 +1308,20 @@ def _to_kernel_MOD_t(n, ctx, _st):
                     c = n0_0_1
                     d = n0_1
                     x = n0_0_0
-                    _t = _st.start(31)
+                    _t = _st.start(30)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(31, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 31
+                    _st.stop(30, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 30
                 if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_0_0
                     d = n0_1
                     x = n0_0_1
-                    _t = _st.start(31)
+                    _t = _st.start(30)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(31, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 31
+                    _st.stop(30, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 30
             if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
                 n0_1_0 = n0_1.src[0]
                 n0_1_1 = n0_1.src[1]
@@ -1347,29 +1331,29 @@ def _to_kernel_MOD_t(n, ctx, _st):
                     c = n0_1_1
                     d = n0_0
                     x = n0_1_0
-                    _t = _st.start(31)
+                    _t = _st.start(30)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(31, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 31
+                    _st.stop(30, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 30
                 if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     c = n0_1_0
                     d = n0_0
                     x = n0_1_1
-                    _t = _st.start(31)
+                    _t = _st.start(30)
                     _r = d if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg else None
-                    _st.stop(31, _t, _r, n)
-                    if _r is not None and _r is not n: return _r, 31
+                    _st.stop(30, _t, _r, n)
+                    if _r is not None and _r is not n: return _r, 30
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule mod_in_range at rules/symbolic.rules:64
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
             c = n1
             x = n0
-            _t = _st.start(32)
+            _t = _st.start(31)
             _r = x if 0 <= x.vmin and x.vmax < c.arg else None
-            _st.stop(32, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 32
+            _st.stop(31, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 31
     return None
 
 def _to_kernel_MAX_t(n, ctx, _st):
@@ -1380,17 +1364,17 @@ def _to_kernel_MAX_t(n, ctx, _st):
             # rule max_self at rules/symbolic.rules:24
             #   max_self: MAX(x, x) -> x
             x = n0
-            _t = _st.start(15)
+            _t = _st.start(14)
             _r = x
-            _st.stop(15, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 15
+            _st.stop(14, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 14
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_MIN_t(n, ctx, _st):
@@ -1401,17 +1385,17 @@ def _to_kernel_MIN_t(n, ctx, _st):
             # rule min_self at rules/symbolic.rules:25
             #   min_self: MIN(x, x) -> x
             x = n0
-            _t = _st.start(16)
+            _t = _st.start(15)
             _r = x
-            _st.stop(16, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 16
+            _st.stop(15, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 15
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_POW_t(n, ctx, _st):
@@ -1421,10 +1405,10 @@ def _to_kernel_POW_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_CMPLT_t(n, ctx, _st):
@@ -1434,20 +1418,20 @@ def _to_kernel_CMPLT_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(34)
+            _t = _st.start(33)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(34, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 34
+            _st.stop(33, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 33
     return None
 
 def _to_kernel_CMPNE_t(n, ctx, _st):
@@ -1457,20 +1441,20 @@ def _to_kernel_CMPNE_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(34)
+            _t = _st.start(33)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(34, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 34
+            _st.stop(33, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 33
     return None
 
 def _to_kernel_CMPEQ_t(n, ctx, _st):
@@ -1480,20 +1464,20 @@ def _to_kernel_CMPEQ_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             a = n0
             b = n1
             e = n
-            _t = _st.start(34)
+            _t = _st.start(33)
             _r = _as_uop(n, e.vmin) if e.vmin == e.vmax else None
-            _st.stop(34, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 34
+            _st.stop(33, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 33
     return None
 
 def _to_kernel_AND_t(n, ctx, _st):
@@ -1503,10 +1487,10 @@ def _to_kernel_AND_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_OR_t(n, ctx, _st):
@@ -1516,10 +1500,10 @@ def _to_kernel_OR_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_XOR_t(n, ctx, _st):
@@ -1529,10 +1513,10 @@ def _to_kernel_XOR_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_SHL_t(n, ctx, _st):
@@ -1542,10 +1526,10 @@ def _to_kernel_SHL_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_SHR_t(n, ctx, _st):
@@ -1555,10 +1539,10 @@ def _to_kernel_SHR_t(n, ctx, _st):
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            _t = _st.start(20)
-            _r = _to_kernel_r20(n, ctx, n0, n1, n)
-            _st.stop(20, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 20
+            _t = _st.start(19)
+            _r = _to_kernel_r19(n, ctx, n0, n1, n)
+            _st.stop(19, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 19
     return None
 
 def _to_kernel_WHERE_t(n, ctx, _st):
@@ -1567,7 +1551,7 @@ def _to_kernel_WHERE_t(n, ctx, _st):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is Ops.INVALID:
-            # rule unmask_value at rules/kernel.rules:23
+            # rule unmask_value at rules/kernel.rules:25
             #   unmask_value: WHERE(_, e, INVALID) -> e
             e = n1
             _t = _st.start(3)
@@ -1580,27 +1564,27 @@ def _to_kernel_WHERE_t(n, ctx, _st):
                 #   where_true: WHERE(True, a, b) -> a
                 a = n1
                 b = n2
-                _t = _st.start(17)
+                _t = _st.start(16)
                 _r = a
-                _st.stop(17, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 17
+                _st.stop(16, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 16
             if n0.arg == False:
                 # rule where_false at rules/symbolic.rules:29
                 #   where_false: WHERE(False, a, b) -> b
                 a = n1
                 b = n2
-                _t = _st.start(18)
+                _t = _st.start(17)
                 _r = b
-                _st.stop(18, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 18
+                _st.stop(17, _t, _r, n)
+                if _r is not None and _r is not n: return _r, 17
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:30
             #   where_same: WHERE(_, a, a) -> a
             a = n1
-            _t = _st.start(19)
+            _t = _st.start(18)
             _r = a
-            _st.stop(19, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 19
+            _st.stop(18, _t, _r, n)
+            if _r is not None and _r is not n: return _r, 18
     return None
 
 
@@ -1608,10 +1592,9 @@ _to_kernel_rules = (
     RuleInfo('kernel_store', 'rules/kernel.rules', 16, 'kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)'),
     RuleInfo('load_input', 'rules/kernel.rules', 18, 'load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)'),
     RuleInfo('load_kernel', 'rules/kernel.rules', 20, 'load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 23, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('invalid_value', 'rules/kernel.rules', 24, 'invalid_value: INVALID -> 0'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 26, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 28, 'renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 25, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 27, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 29, 'renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)'),
     RuleInfo('add_zero', 'rules/symbolic.rules', 12, 'add_zero: ADD[x:ints, 0] -> x'),
     RuleInfo('sub_zero', 'rules/symbolic.rules', 13, 'sub_zero: SUB(x:ints, 0) -> x'),
     RuleInfo('sub_self', 'rules/symbolic.rules', 14, 'sub_self: SUB(x:ints, x) -> 0'),
@@ -1650,7 +1633,6 @@ _to_kernel_matcher = RuleMatcher(
         Ops.RANGE: _to_kernel_RANGE,
         Ops.INDEX: _to_kernel_INDEX,
         Ops.STORE: _to_kernel_STORE,
-        Ops.INVALID: _to_kernel_INVALID,
         Ops.CAST: _to_kernel_CAST,
         Ops.NEG: _to_kernel_NEG,
         Ops.ADD: _to_kernel_ADD,
@@ -1679,7 +1661,6 @@ _to_kernel_matcher = RuleMatcher(
         Ops.RANGE: _to_kernel_RANGE_t,
         Ops.INDEX: _to_kernel_INDEX_t,
         Ops.STORE: _to_kernel_STORE_t,
-        Ops.INVALID: _to_kernel_INVALID_t,
         Ops.CAST: _to_kernel_CAST_t,
         Ops.NEG: _to_kernel_NEG_t,
         Ops.ADD: _to_kernel_ADD_t,

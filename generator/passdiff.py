@@ -1,0 +1,406 @@
+"""Pass-differential checking: the fuzzer's programs through the scheduler, pass by pass.
+
+In: fuzzer seeds (`runtime/fuzz.py`; a fixed, modest range by default), plus a few fixed
+programs for what the fuzzer does not generate (assign, float16). Out: a `PassDiff`,
+which holds for each program every pass it went through (the rewrite engine's
+`tracing(copy_ctx=True)`: the pass's input, a copy of its context, its firings) and what
+disagreed, and which gives each rule its verdict.
+
+Each step is checked where an independent evaluator can read both sides:
+- the tensor-level passes (`earliest`, `add_realize`, `pm_children`): the numpy oracle on the
+  pass's input against the oracle on its output;
+- the rest of the schedule (`do_realize`, `pm_rangeify`, `pm_cleanups`, `split_kernels`,
+  `to_kernel` and the `sym` they call): the oracle on the program against the kernel
+  interpreter on its kernels (the fuzzer's own comparison), since no evaluator reads the graphs
+  in between;
+- lowering (`lower.rules`): each kernel run by the kernel interpreter before and after `lower`,
+  on the same random inputs.
+
+A rule fires on a program when it returns a node other than its input. A rule that only fills
+the pass context (it returns nothing, e.g. `do_realize`) is credited where, replayed alone on
+the pass's recorded input and context, it changes that context. When a step disagrees, the
+rules that fired in it are ranked by how much more often they fire in failing steps than in
+agreeing ones (Ochiai), and the top ones are named as refuted.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.rewrite import Firing, PassRecord, graph_rewrite, tracing
+from rulegrad.runtime.uop import UOp, toposort
+
+DEFAULT_PROGRAMS = 80
+TENSOR_PASSES = ("earliest", "add_realize", "pm_children")  # the oracle reads in and out
+# the steps in pipeline order: a step fed by one that disagreed disagrees as a consequence, so
+# only the first failing one of these blames its rules (lowering is checked on its own input)
+CHAINED_STEPS = (*TENSOR_PASSES, "schedule")
+RTOL = ATOL = 1e-4  # the fuzzer's tolerance: passes may reassociate float arithmetic
+SHOWN_SEEDS = 6
+
+
+@dataclass
+class ProgramRun:
+    """One fuzzer program: its recorded passes, which rules fired in which step, what failed."""
+
+    seed: int
+    passes: list[PassRecord]
+    firings: list[Firing] = field(default_factory=list)  # those that changed a node
+    fired: dict[str, set[str]] = field(default_factory=dict)  # rule location -> steps
+    failures: dict[str, str] = field(default_factory=dict)  # step -> what disagreed
+
+    def blamed(self) -> dict[str, str]:
+        """The failures that are not consequences of an earlier one: the first failing step
+        of the chain, and lowering."""
+        first = next((s for s in CHAINED_STEPS if s in self.failures), None)
+        return {s: m for s, m in self.failures.items() if s == first or s == "lower"}
+
+
+def step_of(pass_name: str) -> str:
+    """The checked step a pass belongs to (see the module docstring)."""
+    if pass_name in TENSOR_PASSES or pass_name == "lower":
+        return pass_name
+    return "schedule"
+
+
+# ---------------------------------------------------------------------- running one program
+def run_program(seed: int) -> ProgramRun:
+    """Program `seed` through the scheduler and the kernel interpreter, every pass recorded,
+    then each recorded kernel lowered; every step compared."""
+    from rulegrad.runtime.fuzz import generate, mismatch
+
+    prog = generate(seed)
+    errors: list[str] = []
+
+    def go() -> None:
+        try:
+            err = mismatch(prog, "interp")
+        except Exception as e:  # noqa: BLE001 - a crash in the oracle path is a finding too
+            err = f"{type(e).__name__}: {e}"
+        errors.extend([err] if err is not None else [])
+
+    return record(go, seed, errors)
+
+
+def record(build: Callable[[], Any], seed: int = 0, errors: list[str] | None = None
+           ) -> ProgramRun:
+    """Run `build` (which schedules something) with every pass recorded, lower the kernels it
+    made (recorded too), and check each step; `errors` are what `build` found end to end."""
+    from rulegrad.backends.c.lower import lower_kernel
+
+    with tracing(copy_ctx=True) as t:
+        build()
+        kernels = _kernels(t.passes)
+        lowered: list[UOp | str] = []
+        for k in kernels:
+            try:
+                lowered.append(lower_kernel(k.ast))
+            except Exception as e:  # noqa: BLE001
+                lowered.append(f"{type(e).__name__}: {e}")
+    run = ProgramRun(seed, t.passes)
+    for f, owner in zip(t.firings, _owners(t.passes, len(t.firings))):
+        if f.rule is not None and f.after is not f.before and owner >= 0:
+            run.firings.append(f)
+            run.fired.setdefault(f.rule.location, set()).add(step_of(t.passes[owner].name))
+    if errors:
+        run.failures["schedule"] = errors[0]
+    for p in run.passes:
+        if p.name in TENSOR_PASSES and p.name not in run.failures:
+            bad = _tensor_step(p)
+            if bad is not None:
+                run.failures[p.name] = bad
+    rng = np.random.default_rng(abs(seed))  # negative: a program outside the fuzzer
+    for k, low in zip(kernels, lowered):
+        bad = low if isinstance(low, str) else _lower_step(k, low, rng)
+        if bad is not None and "lower" not in run.failures:
+            run.failures["lower"] = f"kernel {k.name}: {bad}"
+    return run
+
+
+def _owners(passes: list[PassRecord], n: int) -> list[int]:
+    """For each firing, the index of the innermost pass that made it: a pass's firings are
+    `firings[start:end]`, which include those of passes its helpers ran (`sym` inside
+    `pm_rangeify`), and a pass is recorded when it ends, so inner passes come first."""
+    owner = [-1] * n
+    for i, p in enumerate(passes):
+        for k in range(p.start, min(p.end, n)):
+            if owner[k] < 0:
+                owner[k] = i
+    return owner
+
+
+def _kernels(passes: list[PassRecord]) -> list[Any]:
+    """The kernels (`Kernel`: name, ast, bufs) the schedule made, from split_kernels' output."""
+    out = []
+    for p in passes:
+        if p.name == "split_kernels":
+            out += [n.arg for n in toposort(p.after) if n.op is Ops.KERNEL]
+    return out
+
+
+def _close(got: Any, want: Any, rtol: float = RTOL) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return False
+    if got.dtype.kind in "fc" or want.dtype.kind in "fc":
+        return bool(np.allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True))
+    return bool(np.array_equal(got, want))
+
+
+def _tensor_step(p: PassRecord) -> str | None:
+    """The oracle on a tensor-level pass's input and output; None when they agree."""
+    from rulegrad.backends.oracle import evaluate
+
+    if any(n.op is Ops.ASSIGN for n in toposort(p.before)):
+        return None  # the oracle's ASSIGN writes the buffer: evaluating twice is not pure
+    try:
+        want = evaluate(list(_plain(p.before).src))
+    except Exception:  # noqa: BLE001 - an input the oracle cannot read checks nothing
+        return None
+    try:
+        got = evaluate(list(_plain(p.after).src))
+    except Exception as e:  # noqa: BLE001
+        return f"the oracle cannot evaluate the output: {type(e).__name__}: {e}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if not _close(g, w):
+            return f"output {i} differs from the input's value"
+    return None
+
+
+class _Unwrap:
+    """A matcher: CHILD(CHILDREN(x)) -> x (pm_children's wrappers, each its source's value)."""
+
+    @staticmethod
+    def rewrite(n: UOp, ctx: Any = None) -> UOp | None:
+        if n.op is Ops.CHILD and n.src and n.src[0].op is Ops.CHILDREN:
+            return n.src[0].src[0]
+        return None
+
+
+def _plain(sink: UOp) -> UOp:
+    """The graph without pm_children's wrappers, for the oracle (not traced: not a pass)."""
+    if not any(n.op is Ops.CHILD for n in toposort(sink)):
+        return sink
+    with tracing(limit=0):
+        return graph_rewrite(sink, _Unwrap(), name="unwrap_children")
+
+
+def _lower_step(kernel: Any, lowered: UOp, rng: np.random.Generator) -> str | None:
+    """One kernel before and after lowering, by the kernel interpreter on the same inputs."""
+    from rulegrad.backends.kernel_interp import run_kernel
+
+    inputs = [_random(b.size, b.dtype.np, rng) for b in kernel.bufs]
+    before, after = [a.copy() for a in inputs], [a.copy() for a in inputs]
+    try:
+        run_kernel(kernel.ast, before)
+    except Exception:  # noqa: BLE001 - an AST the interpreter cannot run checks nothing
+        return None
+    try:
+        run_kernel(lowered, after)
+    except Exception as e:  # noqa: BLE001
+        return f"the lowered kernel does not run: {type(e).__name__}: {e}"
+    rtol = 1e-2 if before[0].dtype == np.float16 else RTOL
+    return None if _close(after[0], before[0], rtol) else "output differs after lowering"
+
+
+def _random(size: int, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    if dtype.kind == "f":
+        return rng.standard_normal(size).astype(dtype)
+    if dtype.kind == "b":
+        return rng.random(size) < 0.5
+    return rng.integers(-5, 6, size).astype(dtype)
+
+
+# ---------------------------------------------------------------------- many programs
+@dataclass
+class PassDiff:
+    """The programs of one run, and per rule what they say about it."""
+
+    programs: list[ProgramRun]
+    seconds: float = 0.0
+
+    def fired_on(self, location: str) -> list[int]:
+        return [p.seed for p in self.programs if location in p.fired]
+
+    def suspects(self) -> dict[str, list[tuple[int, str, str]]]:
+        """The most suspect rules of each failing step: location -> [(seed, step, message)].
+
+        Ochiai: a rule scores failed / sqrt(all failed * (failed + passed)), counting the steps
+        (program, step) it fired in; in each failing step its top scorers are named."""
+        failed: dict[str, int] = {}
+        passed: dict[str, int] = {}
+        total_failed = 0
+        for p in self.programs:
+            blamed = p.blamed()
+            total_failed += len(blamed)
+            for loc, steps in p.fired.items():
+                for s in steps:
+                    if s in p.failures and s not in blamed:
+                        continue  # a consequence: says nothing about the rules there
+                    counter = failed if s in blamed else passed
+                    counter[loc] = counter.get(loc, 0) + 1
+        out: dict[str, list[tuple[int, str, str]]] = {}
+        for p in self.programs:
+            for step, msg in p.blamed().items():
+                here = [loc for loc, steps in p.fired.items() if step in steps]
+                if not here:
+                    continue
+                score = {loc: failed[loc] / math.sqrt(total_failed * (failed[loc] +
+                                                                      passed.get(loc, 0)))
+                         for loc in here}
+                best = max(score.values())
+                top = [loc for loc in here if score[loc] == best]
+                tied = f" (tied with {len(top) - 1} other rules)" if len(top) > 1 else ""
+                for loc in top:
+                    out.setdefault(loc, []).append((p.seed, step, msg + tied))
+        return out
+
+    def verdict(self, location: str, alone: Callable[[], Any] | None = None
+                ) -> tuple[str, str]:
+        """(verdict, detail) for the rule at `location` ("file:line"): `refuted` when it is
+        among the most suspect rules of a step that disagreed; `unknown` when it fired only
+        with such a step or never fired (nor, given its matcher `alone`, changed a pass's
+        context); else `structural` (it fired, and every step it fired in agreed)."""
+        blamed = self.suspects().get(location)
+        if blamed:
+            seed, step, msg = blamed[0]
+            more = f" (and {len(blamed) - 1} more)" if len(blamed) > 1 else ""
+            return "refuted", f"{_name(seed)}: step {step} disagreed: {msg}{more}"
+        seeds = self.fired_on(location)
+        bad = [(p.seed, s) for p in self.programs for s in p.fired.get(location, ())
+               if s in p.failures]
+        if bad:
+            return "unknown", (f"fired where {_name(bad[0][0])}'s step {bad[0][1]} disagreed "
+                               "(other rules are more suspect)")
+        n = len(self.programs)
+        if seeds:
+            return "structural", f"fired on {len(seeds)} of {n} programs ({_seeds(seeds)})"
+        if alone is not None:
+            ran = self.changed_context(location, alone)
+            failing = [p.seed for p in self.programs if p.seed in ran and p.blamed()]
+            if failing:
+                return "unknown", (f"filled the pass context on {_name(failing[0])}, which "
+                                   "disagreed (it returns no node, so it cannot be ranked)")
+            if ran:
+                return "structural", (f"filled the pass context on {len(ran)} of {n} programs "
+                                      f"({_seeds(ran)}; it returns no node)")
+        seeds = sorted(p.seed for p in self.programs if p.seed >= 0)
+        span = f" (seeds {seeds[0]}-{seeds[-1]} and {n - len(seeds)} more)" if seeds else ""
+        return "unknown", f"never fired on {n} programs{span}"
+
+    def changed_context(self, location: str, alone: Callable[[], Any]) -> list[int]:
+        """The seeds on which the rule, replayed alone on a recorded pass that contains it,
+        changed that pass's context."""
+        seeds = []
+        matcher = None
+        for p in self.programs:
+            for run in p.passes:
+                if run.ctx_before is None or location not in _locations(run.matcher):
+                    continue
+                matcher = matcher or alone()
+                ctx = copy.deepcopy(run.ctx_before)
+                try:
+                    graph_rewrite(run.before, matcher, ctx=ctx, bottom_up=run.bottom_up)
+                except Exception:  # noqa: BLE001 - the pass ran it in the company of others
+                    continue
+                if not _same_state(ctx, run.ctx_before):
+                    seeds.append(p.seed)
+                    break
+        return seeds
+
+
+def _same_state(a: Any, b: Any) -> bool:
+    """Whether two contexts hold the same values (a dataclass compares its fields; another
+    object its attributes; both are copies, so identity says nothing)."""
+    if dataclasses.is_dataclass(a) or not hasattr(a, "__dict__"):
+        return a == b
+    return vars(a) == vars(b)
+
+
+def _locations(matcher: Any) -> set[str]:
+    return {r.location for r in getattr(matcher, "rules", ())}
+
+
+def _name(seed: int) -> str:
+    return f"seed {seed}" if seed >= 0 else EXTRA_PROGRAMS[seed][0]
+
+
+def _seeds(seeds: list[int]) -> str:
+    fuzz = [s for s in seeds if s >= 0]
+    shown = [str(s) for s in fuzz[:SHOWN_SEEDS]] + (["..."] if len(fuzz) > SHOWN_SEEDS else [])
+    shown += [_name(s) for s in seeds if s < 0]
+    word = "seed " if len(fuzz) == 1 else "seeds " if fuzz else ""
+    return f"{word}{', '.join(shown)}; every step agreed"
+
+
+# ---------------------------------------------------------------------- beyond the fuzzer
+# What the fuzzer does not generate yet, as fixed programs compared with numpy itself: each
+# returns what went wrong, or None. Their ProgramRuns have negative seeds.
+def _assign_program() -> str | None:
+    from rulegrad import Tensor
+
+    w = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)).realize()
+    w.assign(w.permute((1, 0)).reshape((2, 3)) * 2 + 1).realize()
+    want = np.arange(6, dtype=np.float32).reshape(2, 3).T.reshape(2, 3) * 2 + 1
+    return None if np.array_equal(w.numpy(), want) else f"assign: {w.numpy()} != {want}"
+
+
+def _half_sum_program() -> str | None:
+    from rulegrad import Tensor
+
+    half = np.linspace(-2, 2, 16, dtype=np.float16).reshape(4, 4)
+    got = Tensor(half).sum(axis=1).numpy().astype(np.float32)
+    want = half.astype(np.float32).sum(axis=1)
+    return None if np.allclose(got, want, atol=1e-2) else f"float16 sum: {got} != {want}"
+
+
+EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
+    -1: ("the assign program", _assign_program),
+    -2: ("the float16 sum program", _half_sum_program),
+}
+
+
+def run_extra(seed: int) -> ProgramRun:
+    """Extra program `seed` (negative), run by the kernel interpreter, recorded and checked."""
+    import os
+
+    errors: list[str] = []
+    saved = os.environ.get("RULEGRAD_BACKEND")
+    os.environ["RULEGRAD_BACKEND"] = "interp"
+    try:
+        return record(lambda: errors.extend(e for e in [EXTRA_PROGRAMS[seed][1]()] if e),
+                      seed, errors)
+    finally:
+        if saved is None:
+            os.environ.pop("RULEGRAD_BACKEND", None)
+        else:
+            os.environ["RULEGRAD_BACKEND"] = saved
+
+
+def run_programs(seeds: Iterable[int]) -> PassDiff:
+    """Fuzzer programs for seeds >= 0, the extra programs for negative ones."""
+    t0 = time.monotonic()
+    out = PassDiff([run_program(s) if s >= 0 else run_extra(s) for s in seeds])
+    out.seconds = time.monotonic() - t0
+    return out
+
+
+_cache: dict[tuple[int, ...], PassDiff] = {}
+
+
+def passdiff(seed: int = 0, n: int = DEFAULT_PROGRAMS) -> PassDiff:
+    """Fuzzer programs seed .. seed+n-1 and the extra programs, run once per process
+    (`rulegrad check` asks once per rule)."""
+    key = (*range(seed, seed + n), *sorted(EXTRA_PROGRAMS, reverse=True))
+    if key not in _cache:
+        _cache[key] = run_programs(key)
+    return _cache[key]

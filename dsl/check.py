@@ -377,6 +377,24 @@ class _FileChecker:
             self.check_expr(rule.guard, captures, "guard", comp_locals)
         if not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
+            self.check_rhs_value(rule.rhs)
+
+    def check_rhs_value(self, rhs: A.Expr) -> None:
+        """A right side is a node, a number or bool (a constant like the root), or None (no
+        rewrite); a string, list, tuple or comprehension can never be one (each branch of a
+        conditional is checked alike)."""
+        stack = [rhs]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, A.EIf):
+                stack += [e.then, e.orelse]
+                continue
+            kind = ("a string" if isinstance(e, A.ELit) and isinstance(e.value, str) else
+                    "a list" if isinstance(e, (A.EList, A.EComp)) else
+                    "a tuple" if isinstance(e, A.ETuple) else None)
+            if kind is not None:
+                self.error(e.span, f"the right-hand side is {kind}, which cannot be a node",
+                           "a rule rewrites to a node, a number, a bool or None")
 
     def check_pattern(self, p: A.Pattern) -> None:
         if isinstance(p, A.PBind):

@@ -381,7 +381,9 @@ class _hang_limit:
     def __enter__(self) -> None:
         if self.active:
             self.previous = signal.signal(signal.SIGALRM, self._fire)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            # it fires again every half second until disarmed: a raise that lands in a place
+            # that swallows it (a gc callback, an `except BaseException`) is not the last one
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.5)
 
     def _fire(self, signum: int, frame: Any) -> None:
         raise _Hung()

@@ -85,7 +85,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
             return importlib.import_module(module), None, None
         except ModuleNotFoundError as e:
             return None, None, f"helper module '{module}' not found ({e})"
-        except Exception as e:  # noqa: BLE001 - any import failure is the user's to see
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure is the user's to see
             return None, None, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
     file = os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
     if not os.path.isfile(file):
@@ -103,7 +103,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
         finally:
             sys.modules.pop(name, None)
         return mod, file, None
-    except Exception as e:  # noqa: BLE001
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - sys.exit() in a helper is an error
         return None, file, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
 
 

@@ -102,3 +102,14 @@ def test_pytest_plugin_fails_unknown_unless_allowed(tmp_path):
     (tmp_path / "pytest.ini").write_text(ini + "rulegrad_allow_unknown = true\n")
     res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert "3 passed" in res.stdout and "skipped" not in res.stdout, res.stdout
+
+
+def test_a_helper_module_that_exits_on_import_is_an_error(tmp_path, capsys):
+    (tmp_path / "bye.py").write_text("import sys\nsys.exit(0)\ndef f(x):\n    return x\n")
+    path = tmp_path / "s.rules"
+    path.write_text("use .bye: f\nrules r = {\n  a: NEG(x) -> f(x)\n}\n")
+    for argv in (["gen", str(path), "--out", str(tmp_path / "out")],
+                 ["gen", str(path), "--out", str(tmp_path / "out"), "--check"],
+                 ["check", str(path)]):
+        assert main(argv) == 2, argv
+        assert "SystemExit" in capsys.readouterr().err

@@ -3,9 +3,9 @@
 In: one checked `Rule` (dsl/ast.py) and the names of the helpers its file declares. Out: a
 `Proof` whose verdict is `proved` (the guard implies lhs == rhs for every dtype the pattern
 admits), `refuted` (with a counterexample: the instantiated left side as a small UOp graph and
-the values of both sides), `unknown` (z3 gave up or ran out of time; never a pass), or
-`untranslatable` (the rule uses something this module cannot state; the caller falls back to
-evaluation on drawn examples).
+the values of both sides), `unknown` (z3 gave up or ran out of its resource limit; never a
+pass), or `untranslatable` (the rule uses something this module cannot state; the caller falls
+back to evaluation on drawn examples).
 
 The semantics are those of runtime/ops.py and the numpy oracle:
 - `index` is C's int64 (what the kernels compute it in): its leaves, bounds and constants are

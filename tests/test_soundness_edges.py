@@ -117,9 +117,9 @@ def test_proofs_cost_the_same_whatever_ran_before():
 
 # ---------------------------------------------------------------------- index is int64
 def _replayed(p) -> str:
+    from rulegrad.dsl import ast as A
     from rulegrad.generator.examples import replay
     from rulegrad.generator.interp import interpret_ruleset
-    from rulegrad.dsl import ast as A
 
     r = rule("AND(x:index, y) -> x")
     return replay(interpret_ruleset(A.CheckedRuleSet("t", (r,), "<test>"), {}), *p.instance)

@@ -380,9 +380,9 @@ class _FileChecker:
             self.check_rhs_value(rule.rhs)
 
     def check_rhs_value(self, rhs: A.Expr) -> None:
-        """A right side is a node, a number or bool (a constant like the root), or None (no
-        rewrite); a string, list, tuple or comprehension can never be one (each branch of a
-        conditional is checked alike)."""
+        """A right side is a node, a number or bool (a constant like the root), None (no
+        rewrite), or a tuple (a gradient rule's one value per source); a string, a list or a
+        comprehension can never be one (each branch of a conditional is checked alike)."""
         stack = [rhs]
         while stack:
             e = stack.pop()
@@ -390,11 +390,10 @@ class _FileChecker:
                 stack += [e.then, e.orelse]
                 continue
             kind = ("a string" if isinstance(e, A.ELit) and isinstance(e.value, str) else
-                    "a list" if isinstance(e, (A.EList, A.EComp)) else
-                    "a tuple" if isinstance(e, A.ETuple) else None)
+                    "a list" if isinstance(e, (A.EList, A.EComp)) else None)
             if kind is not None:
                 self.error(e.span, f"the right-hand side is {kind}, which cannot be a node",
-                           "a rule rewrites to a node, a number, a bool or None")
+                           "a rule rewrites to a node, a number, a bool, None or a tuple")
 
     def check_pattern(self, p: A.Pattern) -> None:
         if isinstance(p, A.PBind):

@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="z3 resource units one proof query may use (default "
                    f"{DEFAULT_RLIMIT:,}); past it: unknown. Deterministic, unlike a timeout")
     c.add_argument("--hang-timeout", type=_seconds, default=HANG_SECONDS,
-                   help=f"wall-clock seconds one rule may take (default {HANG_SECONDS:g}); "
+                   help=f"CPU seconds one rule may take (default {HANG_SECONDS:g}); "
                    "past it (a helper that never returns): error")
     c.add_argument("--allow-unknown", action="store_true",
                    help="exit 0, not 3, when a rule is unknown, unchecked or an error")

@@ -11,7 +11,7 @@ else 0.
 Equal means identical bits in both methods (NaN equals NaN, -0.0 is not 0.0); a rule marked
 `# check: ulp N` (on its line, above it, or on its set's line) may differ by N units in the last
 place, and its verdict says so. A rule whose guard, right side or helper raises, exits or
-hangs (past HANG_SECONDS of wall clock) gets the verdict `error`, naming what happened; the run
+hangs (past HANG_SECONDS of CPU time) gets the verdict `error`, naming what happened; the run
 goes on.
 
 The phases, one module each:
@@ -48,7 +48,7 @@ from typing import Any
 from rulegrad.dsl import ast as A
 from rulegrad.generator.paths import package_rules_files
 
-from .limits import DEFAULT_RLIMIT, HANG_SECONDS
+from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
 
 STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
 ULP_MARK = re.compile(r"#.*\bcheck:\s*ulp\s+(\d+)\b")
@@ -279,7 +279,8 @@ class Checker:
                 report = self._check(item)
         except _Hung:
             report = RuleReport(item.rule, _location(item.rule), "-", "error",
-                                f"did not finish in {self.hang_seconds:g}s: a helper or guard "
+                                f"did not finish in {self.hang_seconds:g}s of CPU time: a helper "
+                                "or guard "
                                 "that never returns?")
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rule's code, not ours
             report = RuleReport(item.rule, _location(item.rule), "-", "error",
@@ -370,8 +371,10 @@ class _Hung(BaseException):
 
 
 class _hang_limit:
-    """Raise _Hung in the main thread after `seconds` of wall clock (SIGALRM; elsewhere, or
-    where there is no SIGALRM, no limit)."""
+    """Raise _Hung in the main thread after `seconds` of the process's CPU time (SIGPROF), or
+    HANG_WALL_FACTOR times that of wall clock (SIGALRM: a helper blocked without computing);
+    elsewhere than the main thread, or without setitimer, no limit. CPU time does not grow
+    with the machine's load, so a slow rule on a busy machine is not a hang."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
@@ -380,18 +383,27 @@ class _hang_limit:
 
     def __enter__(self) -> None:
         if self.active:
-            self.previous = signal.signal(signal.SIGALRM, self._fire)
-            # it fires again every half second until disarmed: a raise that lands in a place
-            # that swallows it (a gc callback, an `except BaseException`) is not the last one
-            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.5)
+            self.previous = {}
+            for timer, sig, factor in _timers():
+                self.previous[sig] = signal.signal(sig, self._fire)
+                # it fires again every half second until disarmed: a raise that lands where it
+                # is swallowed (a gc callback, an `except BaseException`) is not the last one
+                signal.setitimer(timer, self.seconds * factor, 0.5)
 
     def _fire(self, signum: int, frame: Any) -> None:
         raise _Hung()
 
     def __exit__(self, *exc: Any) -> None:
         if self.active:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
+            for timer, sig, _ in _timers():
+                signal.setitimer(timer, 0)
+                signal.signal(sig, self.previous[sig])
+
+
+def _timers() -> tuple[tuple[int, int, float], ...]:
+    """(timer, its signal, its share of the limit): CPU time, then wall clock."""
+    return ((signal.ITIMER_PROF, signal.SIGPROF, 1),
+            (signal.ITIMER_REAL, signal.SIGALRM, HANG_WALL_FACTOR))
 
 
 def _helpers_of(cf: A.CheckedFile) -> list[A.Helper]:

@@ -594,7 +594,10 @@ def dtype_cases(root: Shape) -> list[dict[int, DType]] | None:
             for s in n.srcs:
                 cls.union(k, id(s))
             cls.limit(k, _OPERAND_DOMAIN.get(op, _NUMERIC | {dtypes.bool}))
-    roots = sorted({cls.find(id(n)) for n in nodes})
+    # in the order of the nodes, never of their ids (memory addresses differ between runs, and
+    # the order of the cases changes z3's work)
+    place = {id(n): i for i, n in enumerate(nodes)}
+    roots = sorted({cls.find(id(n)) for n in nodes}, key=place.__getitem__)
     choices = [sorted(cls.allowed[r], key=lambda d: d.name) for r in roots]
     total = math.prod(len(c) for c in choices)
     if total == 0:

@@ -20,7 +20,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from rulegrad.generator.soundness import run_check  # provided by the soundness issue
 
     return run_check(args.paths, examples=args.examples, seed=args.seed, rule=args.rule,
-                     timeout_ms=int(args.timeout * 1000))
+                     rlimit=args.rlimit, allow_unknown=args.allow_unknown,
+                     hang_seconds=args.hang_timeout)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -62,7 +63,20 @@ def _count(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected more than 0, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS
+
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     g = sub.add_parser("gen", help="compile .rules files into Python matcher modules")
@@ -76,8 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")
     c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
     c.add_argument("--rule", help="check only the rule with this name")
-    c.add_argument("--timeout", type=float, default=2.0,
-                   help="seconds z3 may spend on one proof query (default 2); past it: unknown")
+    c.add_argument("--rlimit", type=_count, default=DEFAULT_RLIMIT,
+                   help="z3 resource units one proof query may use (default "
+                   f"{DEFAULT_RLIMIT:,}); past it: unknown. Deterministic, unlike a timeout")
+    c.add_argument("--hang-timeout", type=_seconds, default=HANG_SECONDS,
+                   help=f"CPU seconds one rule may take (default {HANG_SECONDS:g}); "
+                   "past it (a helper that never returns): error")
+    c.add_argument("--allow-unknown", action="store_true",
+                   help="exit 0, not 3, when a rule is unknown, unchecked or an error")
     c.set_defaults(func=_cmd_check)
     f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
     f.add_argument("--n", type=_count, default=1000, help="number of programs (default 1000)")

@@ -85,7 +85,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
             return importlib.import_module(module), None, None
         except ModuleNotFoundError as e:
             return None, None, f"helper module '{module}' not found ({e})"
-        except Exception as e:  # noqa: BLE001 - any import failure is the user's to see
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure is the user's to see
             return None, None, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
     file = os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
     if not os.path.isfile(file):
@@ -103,7 +103,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
         finally:
             sys.modules.pop(name, None)
         return mod, file, None
-    except Exception as e:  # noqa: BLE001
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - sys.exit() in a helper is an error
         return None, file, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
 
 
@@ -377,6 +377,23 @@ class _FileChecker:
             self.check_expr(rule.guard, captures, "guard", comp_locals)
         if not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
+            self.check_rhs_value(rule.rhs)
+
+    def check_rhs_value(self, rhs: A.Expr) -> None:
+        """A right side is a node, a number or bool (a constant like the root), None (no
+        rewrite), or a tuple (a gradient rule's one value per source); a string, a list or a
+        comprehension can never be one (each branch of a conditional is checked alike)."""
+        stack = [rhs]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, A.EIf):
+                stack += [e.then, e.orelse]
+                continue
+            kind = ("a string" if isinstance(e, A.ELit) and isinstance(e.value, str) else
+                    "a list" if isinstance(e, (A.EList, A.EComp)) else None)
+            if kind is not None:
+                self.error(e.span, f"the right-hand side is {kind}, which cannot be a node",
+                           "a rule rewrites to a node, a number, a bool, None or a tuple")
 
     def check_pattern(self, p: A.Pattern) -> None:
         if isinstance(p, A.PBind):

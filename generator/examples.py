@@ -10,11 +10,11 @@ Each example draws an instance of the left side (instances.py), rewrites its roo
 *alone* (a one-rule interpreted matcher, so no other rule can mask a bad one), and evaluates
 both graphs with the numpy oracle (backends/oracle.py), RANGEs bound to drawn in-range values
 (the element an index expression reaches must be the same; index rules are evaluated element
-by element, see `IndexedEval`). Ints and bools compare bit-exactly, floats NaN-aware (NaN
-equals NaN; -0.0 equals 0.0; finite values to a few ulps), and the dtype and shape must be
-kept. A left side whose evaluation is undefined (an integer division by zero: C leaves it
-undefined) is not an instance. A rule that raises on an instance is `unknown`, with the
-instance and the error shown.
+by element, see `IndexedEval`). Equal means identical bits, every NaN identified (NaN equals
+NaN, -0.0 is not 0.0), as z3 compares; a rule marked `# check: ulp N` may differ by N units in
+the last place. The dtype and shape must be kept. A division by zero is an instance like any
+other (x // 0 and x % 0 are 0, as the oracle and C compute). A rule that raises on an instance
+is an `error`, with the instance and the error shown.
 
 On a few instances per rule the rule's whole set also runs to a fixed point under a small
 rewrite budget: a `RewriteBudgetError` there is a loop between rules of the set, reported
@@ -47,7 +47,7 @@ PROBE_EXAMPLES = 5  # the first, short run (see check_examples)
 
 @dataclass
 class ExampleResult:
-    verdict: str  # passed | refuted | unknown
+    verdict: str  # passed | refuted | unknown | error
     examples: int = 0  # instances the rule rewrote and that compared equal
     counterexample: str | None = None
     detail: str = ""
@@ -145,6 +145,8 @@ class IndexedEval:
         if any(v is INVALID for v in s):
             return INVALID
         if op in (Ops.IDIV, Ops.MOD):
+            if s[1] == 0:
+                return 0  # x // 0 and x % 0 are 0, as in C and the oracle
             q = abs(s[0]) // abs(s[1])
             q = q if (s[0] < 0) == (s[1] < 0) else -q
             return q if op is Ops.IDIV else s[0] - s[1] * q
@@ -160,28 +162,33 @@ class IndexedEval:
         return table[op]()
 
 
-def _undefined(inst: Instance, root: UOp) -> bool:
-    """Whether the left side divides an integer by zero somewhere."""
-    divisors = [n.src[1] for n in toposort(root)
-                if n.op in (Ops.IDIV, Ops.MOD) and not n.dtype.is_float]
-    if not divisors:
-        return False
-    values = evaluate([inst.bind_ranges(d) for d in divisors], inst.var_vals)
-    return any(np.any(np.asarray(v) == 0) for v in values)
-
-
-def same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Bit-exact for ints and bools; for floats NaN-aware (NaN equals NaN), infinities exact,
-    finite values to a few ulps of the dtype, relatively: a rule that turns a sum of n copies
-    into a multiply by n changes the rounding, not the meaning."""
+def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
+    """Identical bits, every NaN identified (-0.0 is not 0.0); with `ulp` N, finite floats may
+    be N units in the last place apart (infinities stay exact): the rule's stated tolerance."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
-    if a.dtype.kind == "f":
-        eps = float(np.finfo(a.dtype).eps)
-        # relative only: an absolute slack would call every tiny (subnormal) pair equal
-        return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=8 * eps,
-                                atol=0.0, equal_nan=True))
-    return bool(np.array_equal(a, b))
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if not np.array_equal(nan_a, nan_b):
+        return False
+    fa, fb = np.ascontiguousarray(a[~nan_a]), np.ascontiguousarray(b[~nan_b])
+    if ulp == 0:
+        unsigned = f"u{a.dtype.itemsize}"
+        return bool(np.array_equal(fa.view(unsigned), fb.view(unsigned)))
+    ia, ib = ordinal(fa), ordinal(fb)
+    inf = np.isinf(a[~nan_a]) | np.isinf(b[~nan_b])
+    exact = np.array_equal(a[~nan_a][inf], b[~nan_b][inf])
+    return bool(exact and np.all(np.abs(ia - ib) <= ulp))
+
+
+def ordinal(x: np.ndarray) -> np.ndarray:
+    """Each (non-NaN) float's place on the line of floats: consecutive floats differ by 1, and
+    -0.0 and 0.0 share place 0 (bit equality tells them apart)."""
+    bits = np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").astype(object)
+    sign = 1 << (8 * x.dtype.itemsize - 1)
+    return np.array([-(int(v) - sign) if int(v) & sign else int(v) for v in bits.ravel()],
+                    dtype=object).reshape(x.shape)
 
 
 def describe(inst: Instance, lhs: UOp, rhs: UOp | None, why: str, left: Any = None,
@@ -207,7 +214,7 @@ def _short(v: Any) -> str:
 
 
 def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str,
-                   examples: int = 100, seed: int = 0) -> ExampleResult:
+                   examples: int = 100, seed: int = 0, ulp: int = 0) -> ExampleResult:
     """Run the evaluation check of one rule; see the module docstring."""
     result = ExampleResult("passed")
     probes = [0]
@@ -216,7 +223,6 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         inst = draw_instance(data, rule.pattern, mode)
         lhs = inst.root
         try:
-            assume(not _undefined(inst, lhs))
             left = _values(inst, lhs)
         except Exception:  # noqa: BLE001
             # not a graph the oracle can run (shapes that do not line up, a value out of its
@@ -234,7 +240,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         except Exception as exc:  # noqa: BLE001
             raise Refuted(describe(inst, lhs, rhs, f"the right side cannot be evaluated: "
                                    f"{exc}")) from exc
-        if not same(np.asarray(left), np.asarray(right)):
+        if not same(np.asarray(left), np.asarray(right), ulp):
             why = "the values differ"
             if left.dtype != right.dtype:
                 why = f"the dtype changed: {left.dtype} -> {right.dtype}"
@@ -269,7 +275,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
     except Refuted as exc:
         return ExampleResult("refuted", result.examples, str(exc), loops=result.loops)
     except Raised as exc:
-        return ExampleResult("unknown", result.examples, str(exc),
+        return ExampleResult("error", result.examples, str(exc),
                              detail="the rule raised on an instance", loops=result.loops)
     except (Unsatisfiable, _Enough):
         pass
@@ -310,7 +316,7 @@ def probe_loop(rule: A.Rule, whole_set: Any, mode: str, examples: int = 25,
     return None
 
 
-def replay(one_rule: Any, lhs: UOp, var_vals: dict[str, int]) -> str:
+def replay(one_rule: Any, lhs: UOp, var_vals: dict[str, int], ulp: int = 0) -> str:
     """Run a z3 counterexample through the rule's matcher and the numpy oracle: an independent
     confirmation that the rewrite changes the value (or a note that it could not be shown)."""
     inst = Instance(lhs, "scalar", dict(var_vals))
@@ -324,6 +330,6 @@ def replay(one_rule: Any, lhs: UOp, var_vals: dict[str, int]) -> str:
         left, right = _values(inst, lhs), _values(inst, rhs)
     except Exception as exc:  # noqa: BLE001
         return f"on the oracle: cannot evaluate ({exc})"
-    if same(np.asarray(left), np.asarray(right)):
+    if same(np.asarray(left), np.asarray(right), ulp):
         return "on the oracle: both sides agree (a z3 model the oracle does not reproduce)"
     return f"confirmed by the oracle: {_short(left)} vs {_short(right)}"

@@ -9,6 +9,7 @@ In: `.rules` files, named either way:
       rulegrad_rules = rules/*.rules        # globs, relative to the rootdir
       rulegrad_examples = 25                # examples per rule (default 25)
       rulegrad_seed = 0
+      rulegrad_allow_unknown = false        # true: an unknown rule passes (with a warning)
 
   and `pytest rules/` (or `testpaths` that include the folder) collects each matching file;
 
@@ -18,15 +19,18 @@ In: `.rules` files, named either way:
       test_rule = soundness_tests(["rules/*.rules"], examples=25)
 
 Out: a test per rule, named `file:line:rule`, running `rulegrad check`'s checks on it: it fails
-on a refutation with the counterexample, is skipped (with the reason shown) when the verdict
-is unknown, unchecked or structural, and passes when the rule is proved or passed its
-examples; plus one `termination` test per file that fails when a loop is confirmed.
+on a refutation with the counterexample; it fails too when the verdict is unknown, unchecked or
+error (nothing showed the rule sound), unless `rulegrad_allow_unknown` (or `allow_unknown=`)
+says to accept that, when it passes with a warning; it passes when the rule is proved or passed
+its examples; a structural rule is skipped (program fuzzing covers it). Plus one `termination`
+test per file that fails when a loop is confirmed.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import glob
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -60,20 +64,32 @@ class _BrokenFile:
         self.path, self.message = path, message
 
 
-def _run_one(item: Any, checker: Any) -> None:
-    """Check one rule; fail with the counterexample, or skip with the reason."""
+class UnknownRuleWarning(UserWarning):
+    """A rule neither proved nor passed, accepted because unknown verdicts are allowed."""
+
+
+def _run_one(item: Any, checker: Any, allow_unknown: bool = False) -> None:
+    """Check one rule; fail with the counterexample or the reason nothing was shown."""
+    from .soundness import INCONCLUSIVE
+
     if isinstance(item, _BrokenFile):
         pytest.fail(item.message, pytrace=False)
     report = checker.check(item)
     if report.verdict == "refuted":
         pytest.fail(f"{report.line()}\n{report.counterexample or ''}", pytrace=False)
-    if report.verdict in ("unknown", "unchecked", "structural"):
-        pytest.skip(f"{report.verdict_text}: {report.detail}".rstrip(": "))
+    if report.verdict == "structural":
+        pytest.skip("covered by program fuzzing")
+    if report.verdict in INCONCLUSIVE:
+        text = f"{report.line()}\n{report.counterexample or ''}".rstrip()
+        if not allow_unknown:
+            pytest.fail(text + "\n(set rulegrad_allow_unknown = true to accept it)",
+                        pytrace=False)
+        warnings.warn(UnknownRuleWarning(text), stacklevel=1)
 
 
 def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: int = 0,
-                    timeout_ms: int | None = None,
-                    known_unsound: dict[str, str] | None = None) -> Any:
+                    rlimit: int | None = None, known_unsound: dict[str, str] | None = None,
+                    allow_unknown: bool = False) -> Any:
     """A parametrized test function: assign it to a `test_...` name in a test module.
 
     Rules marked `# check: structural` get no test here: they are checked by running programs
@@ -81,10 +97,10 @@ def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: in
 
     `known_unsound` maps a rule name to the reason it is known to be refuted (an open bug):
     its test is an expected failure until the rule is fixed, then it passes again."""
-    from .soundness import DEFAULT_TIMEOUT_MS, Checker
+    from .soundness import DEFAULT_RLIMIT, Checker
 
     items = _rule_items(paths)
-    checker = Checker(examples, seed, timeout_ms or DEFAULT_TIMEOUT_MS)
+    checker = Checker(examples, seed, rlimit or DEFAULT_RLIMIT)
     known = known_unsound or {}
     params = []
     for it in items:
@@ -99,7 +115,7 @@ def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: in
 
     @pytest.mark.parametrize("item", params)
     def test_rule_is_sound(item: Any) -> None:
-        _run_one(item, checker)
+        _run_one(item, checker, allow_unknown)
 
     return test_rule_is_sound
 
@@ -118,6 +134,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("rulegrad_examples", "examples per rule for rulegrad soundness tests",
                   default=str(DEFAULT_EXAMPLES))
     parser.addini("rulegrad_seed", "seed of rulegrad soundness tests", default="0")
+    parser.addini("rulegrad_allow_unknown", "pass (with a warning) rules that are neither "
+                  "proved nor passed, instead of failing them", type="bool", default=False)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -140,27 +158,28 @@ class RulesFileCollector(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from rulegrad.dsl import load
 
-        from .soundness import DEFAULT_TIMEOUT_MS, Checker, _items
+        from .soundness import Checker, _items
 
         cfg = self.config
-        checker = Checker(int(cfg.getini("rulegrad_examples")), int(cfg.getini("rulegrad_seed")),
-                          DEFAULT_TIMEOUT_MS)
+        checker = Checker(int(cfg.getini("rulegrad_examples")), int(cfg.getini("rulegrad_seed")))
+        allow = bool(cfg.getini("rulegrad_allow_unknown"))
         checked = load(str(self.path))
         items = list(_items(checked, None))
         for it in items:
             yield RuleItem.from_parent(self, name=f"{it.rule.span.line}:{it.rule.name}",
-                                       rule_item=it, checker=checker)
+                                       rule_item=it, checker=checker, allow_unknown=allow)
         yield TerminationItem.from_parent(self, name="termination", rule_items=items,
                                           checked=checked, checker=checker)
 
 
 class RuleItem(pytest.Item):
-    def __init__(self, *, rule_item: Any, checker: Any, **kwargs: Any):
+    def __init__(self, *, rule_item: Any, checker: Any, allow_unknown: bool = False,
+                 **kwargs: Any):
         super().__init__(**kwargs)
-        self.rule_item, self.checker = rule_item, checker
+        self.rule_item, self.checker, self.allow_unknown = rule_item, checker, allow_unknown
 
     def runtest(self) -> None:
-        _run_one(self.rule_item, self.checker)
+        _run_one(self.rule_item, self.checker, self.allow_unknown)
 
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, self.rule_item.rule.span.line - 1, f"rule {self.rule_item.rule.name}"

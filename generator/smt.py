@@ -3,18 +3,21 @@
 In: one checked `Rule` (dsl/ast.py) and the names of the helpers its file declares. Out: a
 `Proof` whose verdict is `proved` (the guard implies lhs == rhs for every dtype the pattern
 admits), `refuted` (with a counterexample: the instantiated left side as a small UOp graph and
-the values of both sides), `unknown` (z3 gave up or ran out of time; never a pass), or
-`untranslatable` (the rule uses something this module cannot state; the caller falls back to
-evaluation on drawn examples).
+the values of both sides), `unknown` (z3 gave up or ran out of its resource limit; never a
+pass), or `untranslatable` (the rule uses something this module cannot state; the caller falls
+back to evaluation on drawn examples).
 
 The semantics are those of runtime/ops.py and the numpy oracle:
-- `index` is a mathematical integer (index math never wraps); sized integers are z3 Ints
+- `index` is C's int64 (what the kernels compute it in): its leaves, bounds and constants are
+  int64 values, and its arithmetic is assumed not to overflow (every index node's value lies in
+  int64; a proof that rests on this says so in its detail); sized integers are z3 Ints
   wrapped to their width after every operation (numpy wraps); IDIV/MOD truncate toward zero
   like C, and a division by zero on the left side makes the rule vacuous there (undefined);
 - `vmin`/`vmax` are trusted for `index` expressions and for leaves only: a sized integer op
   wraps, and its derived bounds (clamped to the dtype) need not contain its value;
-- bools are z3 Bools; floats are IEEE z3 FP terms of their width, compared NaN-aware (NaN
-  equals NaN, -0.0 equals 0.0) like the evaluation checks;
+- bools are z3 Bools; floats are IEEE z3 FP terms of their width, and equal means identical
+  bits with every NaN identified (NaN equals NaN, -0.0 is not 0.0), as in the evaluation
+  checks; a rule marked `# check: ulp N` may differ by up to N units in the last place;
 - float ops with no exact SMT meaning (EXP, LOG, SIN, ...) are uninterpreted functions: a proof
   through them holds for any function, a counterexample through them may be spurious, so such a
   counterexample is reported as `untranslatable` and left to the evaluation checks.
@@ -33,7 +36,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +47,10 @@ from rulegrad.runtime.dtype import DTYPES, DType, dtypes
 from rulegrad.runtime.ops import ARITY, GroupOp, Ops
 from rulegrad.runtime.uop import UOp
 
+from .limits import DEFAULT_RLIMIT, RULE_RLIMIT_FACTOR
+
 MAX_CASES = 400  # op x order x dtype combinations tried per rule before giving up (unknown)
+INDEX_NOTE = "index assumed not to overflow int64"
 
 
 class Untranslatable(Exception):
@@ -61,6 +66,7 @@ class Proof:
     # the counterexample's left side as a UOp graph and its variables' values, so that it can
     # be replayed on the numpy oracle (an independent confirmation)
     instance: tuple[UOp, dict[str, int]] | None = None
+    rlimit_used: int = 0  # z3's resource units spent on the rule (the same on every run)
 
 
 # ---------------------------------------------------------------------- dtypes and values
@@ -92,6 +98,14 @@ F64 = z3.FPSort(11, 53)
 RNE = z3.RNE()
 
 
+def fresh_context() -> None:
+    """Give the next rule a z3 context of its own: z3's work on a query depends on what its
+    context saw before, so a shared context would let the order of rules change verdicts."""
+    global F64, RNE
+    z3.z3._main_ctx = None  # z3.main_ctx() makes a new one on its next use
+    F64, RNE = z3.FPSort(11, 53), z3.RNE()
+
+
 def wrap(dt: DType, v: z3.ArithRef) -> z3.ArithRef:
     """The value of a mathematical integer stored in `dt` (numpy wraps; index never does)."""
     if dt is dtypes.index:
@@ -109,9 +123,13 @@ class Wrapper:
 
     def __init__(self, facts: list[z3.BoolRef], counter: Any):
         self.facts, self.counter = facts, counter
+        self.index_arith = False  # whether a proof rests on index not overflowing
 
     def __call__(self, dt: DType, v: z3.ArithRef) -> z3.ArithRef:
         if dt is dtypes.index:
+            if not z3.is_int_value(v):  # C computes index in int64: assume it never overflows
+                self.facts.append(in_range(dt, v))
+                self.index_arith = True
             return v
         if z3.is_int_value(v):
             return z3.simplify(wrap(dt, v))
@@ -121,9 +139,12 @@ class Wrapper:
         return w
 
 
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def in_range(dt: DType, v: z3.ArithRef) -> z3.BoolRef:
-    if dt is dtypes.index:
-        return z3.BoolVal(True)
+    if dt is dtypes.index:  # int64 in C
+        return z3.And(v >= INT64_MIN, v <= INT64_MAX)
     return z3.And(v >= int(dt.min), v <= int(dt.max))
 
 
@@ -151,11 +172,27 @@ def to_bool(v: Any) -> z3.BoolRef:
     raise Untranslatable(f"truth value of {type(v).__name__}")
 
 
-def same_value(dt: DType, a: Any, b: Any) -> z3.BoolRef:
-    """Equality as the evaluation checks compare: bit-exact ints, NaN-aware floats."""
-    if dt.is_float:
-        return z3.Or(z3.fpEQ(a, b), z3.And(z3.fpIsNaN(a), z3.fpIsNaN(b)))
-    return a == b
+def same_value(dt: DType, a: Any, b: Any, ulp: int = 0) -> z3.BoolRef:
+    """Equality as the evaluation checks compare: identical bits, every NaN identified (z3's
+    `==` on floats is SMT-LIB's `=`: -0.0 differs from 0.0, NaN equals NaN; `fpEQ` would say
+    the opposite of both). With `ulp` N, finite floats may be N units in the last place apart."""
+    if not dt.is_float or ulp == 0:
+        return a == b
+    nan_a, nan_b = z3.fpIsNaN(a), z3.fpIsNaN(b)
+    inf = z3.Or(z3.fpIsInf(a), z3.fpIsInf(b))
+    gap = _ordinal(a) - _ordinal(b)
+    close = z3.And(gap <= ulp, gap >= -ulp)  # signed bit-vector comparisons
+    return z3.Or(z3.And(nan_a, nan_b),
+                 z3.And(z3.Not(nan_a), z3.Not(nan_b), z3.If(inf, a == b, close)))
+
+
+def _ordinal(v: z3.FPRef) -> z3.BitVecRef:
+    """A non-NaN float's place on the line of floats, as a signed bit-vector two bits wider
+    than the float (room for the difference of two): consecutive floats differ by 1."""
+    bv = z3.fpToIEEEBV(v)
+    width = bv.size()
+    mag = z3.ZeroExt(3, z3.Extract(width - 2, 0, bv))
+    return z3.If(z3.Extract(width - 1, width - 1, bv) == 1, -mag, mag)
 
 
 # ---------------------------------------------------------------------- symbolic nodes
@@ -233,13 +270,11 @@ class World:
             s.bounds = (lo, hi)
         else:
             lo, hi = z3.Int(f"vmin!{next(self._n)}"), z3.Int(f"vmax!{next(self._n)}")
-            self.facts += [lo <= s.val, s.val <= hi]
+            self.facts += [lo <= s.val, s.val <= hi, in_range(s.dtype, lo), in_range(s.dtype, hi)]
             if s.op is Ops.RANGE:
                 self.facts += [lo == 0, hi == self.bounds(s.srcs[0])[1] - 1]
             if s.op is Ops.DEFINE_VAR:
                 self.facts += [lo == s.arg[1], hi == s.arg[2]]
-            if s.dtype is not dtypes.index:  # bounds are clamped to the dtype
-                self.facts += [lo >= int(s.dtype.min), hi <= int(s.dtype.max)]
             s.bounds = (lo, hi)
         return s.bounds
 
@@ -559,7 +594,10 @@ def dtype_cases(root: Shape) -> list[dict[int, DType]] | None:
             for s in n.srcs:
                 cls.union(k, id(s))
             cls.limit(k, _OPERAND_DOMAIN.get(op, _NUMERIC | {dtypes.bool}))
-    roots = sorted({cls.find(id(n)) for n in nodes})
+    # in the order of the nodes, never of their ids (memory addresses differ between runs, and
+    # the order of the cases changes z3's work)
+    place = {id(n): i for i, n in enumerate(nodes)}
+    roots = sorted({cls.find(id(n)) for n in nodes}, key=place.__getitem__)
     choices = [sorted(cls.allowed[r], key=lambda d: d.name) for r in roots]
     total = math.prod(len(c) for c in choices)
     if total == 0:
@@ -615,7 +653,7 @@ class Case:
         elif n.op is Ops.DEFINE_VAR:
             lo, hi = z3.Int(f"{hint}_lo"), z3.Int(f"{hint}_hi")
             s = Sym(Ops.DEFINE_VAR, dt, w.fresh(dt, hint), srcs, arg=(hint, lo, hi), name=hint)
-            w.facts += [lo <= s.val, s.val <= hi]
+            w.facts += [lo <= s.val, s.val <= hi, in_range(dt, lo), in_range(dt, hi)]
             w.leaves.append(s)
         else:
             s = Sym(n.op, dt, w.alu(n.op, dt, srcs), srcs)
@@ -958,17 +996,20 @@ def builtin_call(name: str, args: list[Any]) -> Any:
 
 # ---------------------------------------------------------------------- the driver
 def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
-               timeout_ms: int = 2000) -> Proof:
-    """Prove, refute or give up on one rule; see the module docstring."""
+               rlimit: int = DEFAULT_RLIMIT, ulp: int = 0) -> Proof:
+    """Prove, refute or give up on one rule; see the module docstring.
+
+    `rlimit` bounds each z3 query in z3's resource units (deterministic, unlike a timeout); the
+    rule's cases share RULE_RLIMIT_FACTOR times that. `ulp` is the rule's stated tolerance."""
     if isinstance(rule.rhs, A.EDefer):
         return Proof("proved", "defers: never rewrites")
-    # the timeout bounds each z3 query; a rule with many cases gets a few times that in all
-    deadline = time.monotonic() + 5 * timeout_ms / 1000
+    fresh_context()
+    budget = RULE_RLIMIT_FACTOR * rlimit
     try:
         shapes = shapes_of(skeleton(rule.pattern, {}))
     except Untranslatable as exc:
         return Proof("untranslatable", str(exc))
-    n_cases, spurious = 0, False
+    n_cases, spurious, index_arith, spent = 0, False, False, 0
     for shape in shapes:
         if shape.skel is None:
             continue  # an op that cannot have the pattern's number of sources
@@ -979,33 +1020,52 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
         if cases is None:
             return Proof("untranslatable", "too many dtype combinations")
         for dts in cases:
-            left = deadline - time.monotonic()
+            left = budget - spent
             if left <= 0:
-                return Proof("unknown", f"z3 timeout after {n_cases} of the cases", cases=n_cases)
+                return Proof("unknown", f"z3 resource limit after {n_cases} of the cases",
+                             cases=n_cases)
             try:
                 # IEEE cases bit-blast multipliers: they get a few times the integer budget
-                per_case = timeout_ms * (3 if any(d.is_float for d in dts.values()) else 1)
-                budget = min(per_case, int(left * 1000) + 1)
-                verdict, detail, instance = _prove_case(rule, helpers, shape, dts, budget)
+                per_case = rlimit * (3 if any(d.is_float for d in dts.values()) else 1)
+                verdict, detail, instance, used, idx = _prove_case(
+                    rule, helpers, shape, dts, min(per_case, left), ulp)
             except Untranslatable as exc:
                 return Proof("untranslatable", str(exc), cases=n_cases)
-            n_cases += 1
+            except (DTypeMismatch, z3.Z3Exception, ValueError, TypeError) as exc:
+                # a right side z3 cannot state (a string for a node, say): the examples decide
+                return Proof("untranslatable", f"z3 cannot state it: {exc}", cases=n_cases)
+            # z3 counts the work of the whole (fresh) context: `used` is the rule's total so far
+            n_cases, spent, index_arith = n_cases + 1, used, index_arith or idx
             if verdict == "refuted":
-                return Proof("refuted", "", detail, cases=n_cases, instance=instance)
+                return Proof("refuted", "", detail, cases=n_cases, instance=instance,
+                             rlimit_used=spent)
             if verdict == "spurious":
                 spurious = True
             elif verdict == "unknown":
-                return Proof("unknown", detail, cases=n_cases)
+                return Proof("unknown", detail, cases=n_cases, rlimit_used=spent)
     if spurious:
         return Proof("untranslatable", "a counterexample through an uninterpreted function")
     if n_cases == 0:
         return Proof("proved", "the pattern matches no well-typed node", cases=0)
-    return Proof("proved", f"{n_cases} case" + ("s" if n_cases != 1 else ""), cases=n_cases)
+    detail = f"{n_cases} case" + ("s" if n_cases != 1 else "")
+    return Proof("proved", detail + (f"; {INDEX_NOTE}" if index_arith else ""), cases=n_cases,
+                 rlimit_used=spent)
+
+
+def _solve(solver: z3.Solver, rlimit: int) -> tuple[Any, int]:
+    """(check's result, the resource units its context has used so far)."""
+    solver.set("rlimit", max(1, rlimit))
+    res = solver.check()
+    stats = solver.statistics()
+    used = stats.get_key_value("rlimit count") if "rlimit count" in stats.keys() else 0
+    return res, int(used)
 
 
 def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
-                dts: dict[int, DType], timeout_ms: int) -> tuple[str, str, Any]:
-    """(verdict, detail or counterexample text, counterexample instance or None)."""
+                dts: dict[int, DType], rlimit: int, ulp: int = 0
+                ) -> tuple[str, str, Any, int, bool]:
+    """(verdict, detail or counterexample text, counterexample instance or None, resource
+    units used, whether index arithmetic was assumed not to overflow)."""
     world = World()
     case = Case(world, shape, dts)
     lhs_undefined = list(world.undefined)
@@ -1018,42 +1078,44 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
     try:
         result = ev.eval(rule.rhs)
     except DTypeMismatch as exc:
-        return _counterexample_or_none(world, case, rule, guard, str(exc), timeout_ms)
+        return (*_counterexample_or_none(world, case, rule, guard, str(exc), rlimit),
+                world.wrap.index_arith)
     applies, value, rhs_dtype_ok = _resolve(ev, case.root, result)
     if not rhs_dtype_ok:
-        return _counterexample_or_none(world, case, rule, z3.And(guard, applies),
-                                       "the right side has another dtype", timeout_ms)
+        return (*_counterexample_or_none(world, case, rule, z3.And(guard, applies),
+                                         "the right side has another dtype", rlimit),
+                world.wrap.index_arith)
     rhs_undefined = ev.rhs_undefined + world.undefined
     premise = z3.And(*world.facts, *case.match, z3.Not(z3.Or(*lhs_undefined, *guard_undefined)),
                      guard, applies)
-    ok = z3.And(z3.Not(z3.Or(*rhs_undefined)), same_value(case.root.dtype, case.root.val, value))
+    ok = z3.And(z3.Not(z3.Or(*rhs_undefined)),
+                same_value(case.root.dtype, case.root.val, value, ulp))
     solver = z3.Solver()
-    solver.set("timeout", max(1, timeout_ms))
     solver.add(premise, z3.Not(ok))
-    res = solver.check()
+    res, used = _solve(solver, rlimit)
+    idx = world.wrap.index_arith
     if res == z3.unsat:
-        return "proved", "", None
+        return "proved", "", None, used, idx
     if res == z3.unknown:
-        return "unknown", f"z3: {solver.reason_unknown()}", None
+        return "unknown", f"z3: {solver.reason_unknown()}", None, used, idx
     if world.used_uf:
-        return "spurious", "", None
+        return "spurious", "", None, used, idx
     text = format_counterexample(solver.model(), case, rule, value)
-    return "refuted", text, case.instance
+    return "refuted", text, case.instance, used, idx
 
 
 def _counterexample_or_none(world: World, case: Case, rule: A.Rule, when: Any, why: str,
-                            timeout_ms: int) -> tuple[str, str, Any]:
+                            rlimit: int) -> tuple[str, str, Any, int]:
     """A right side that is ill-typed is refuted if the rule can fire at all (`when`)."""
     solver = z3.Solver()
-    solver.set("timeout", max(1, timeout_ms))
     solver.add(*world.facts, *case.match, z3.Not(z3.Or(*world.undefined)), when)
-    res = solver.check()
+    res, used = _solve(solver, rlimit)
     if res == z3.unsat:
-        return "proved", "", None
+        return "proved", "", None, used
     if res == z3.unknown:
-        return "unknown", f"z3: {solver.reason_unknown()}", None
+        return "unknown", f"z3: {solver.reason_unknown()}", None, used
     text = why + "\n" + format_counterexample(solver.model(), case, rule, None)
-    return "refuted", text, case.instance
+    return "refuted", text, case.instance, used
 
 
 def _resolve(ev: Expr, root: Sym, result: Any) -> tuple[z3.BoolRef, Any, bool]:

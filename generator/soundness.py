@@ -3,8 +3,16 @@
 In: `.rules` paths (default: every `rules/*.rules` of the package), an example count, a seed,
 optionally one rule name. Out: one line per rule (name, `file:line`, method, verdict), the
 counterexample under each refuted rule, the loops found between rules of a set, then totals per
-verdict and per method; the exit status is 1 when a rule is refuted or a loop is confirmed, 2
-when a rules file does not load (its diagnostics are printed), else 0.
+verdict and per method. The exit status (`EXIT_*`): 1 when a rule is refuted or a loop is
+confirmed; 2 when a rules file does not load (its diagnostics are printed); 3 when a rule is
+`unknown`, `unchecked` or `error` (nothing showed it sound; `--allow-unknown` makes that 0);
+else 0.
+
+Equal means identical bits in both methods (NaN equals NaN, -0.0 is not 0.0); a rule marked
+`# check: ulp N` (on its line, above it, or on its set's line) may differ by N units in the last
+place, and its verdict says so. A rule whose guard, right side or helper raises, exits or
+hangs (past HANG_SECONDS of CPU time) gets the verdict `error`, naming what happened; the run
+goes on.
 
 The phases, one module each:
 - classify (here): a rule marked `# check: structural` (see `structural_rules`) gets the
@@ -29,7 +37,9 @@ verdict `unchecked`, so no rule escapes silently.
 from __future__ import annotations
 
 import re
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -40,8 +50,12 @@ from typing import Any
 from rulegrad.dsl import ast as A
 from rulegrad.generator.paths import package_rules_files
 
+from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
+
 STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
-DEFAULT_TIMEOUT_MS = 2000
+ULP_MARK = re.compile(r"#.*\bcheck:\s*ulp\s+(\d+)\b")
+EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+INCONCLUSIVE = ("unknown", "unchecked", "error")
 BOUNDS_EXAMPLES = 10  # examples that test a z3 proof's vmin/vmax assumption on real graphs
 
 
@@ -52,19 +66,22 @@ class RuleReport:
     rule: A.Rule
     location: str  # file:line
     method: str  # z3 | examples | structural | -
-    verdict: str  # proved | passed | refuted | unknown | structural | unchecked
+    verdict: str  # proved | passed | refuted | unknown | structural | unchecked | error
     detail: str = ""
     examples: int = 0
     counterexample: str | None = None
     seconds: float = 0.0
+    ulp: int = 0  # the tolerance the rule's file states (`# check: ulp N`)
 
     @property
     def verdict_text(self) -> str:
         if self.verdict == "passed":
-            return f"passed {self.examples} examples"
-        if self.verdict == "structural":
-            return "agreed (pass-differential)"
-        return self.verdict
+            text = f"passed {self.examples} examples"
+        elif self.verdict == "structural":
+            text = "agreed (pass-differential)"
+        else:
+            text = self.verdict
+        return text + (f" within {self.ulp} ulp" if self.ulp else "")
 
     def line(self, name_width: int = 24, loc_width: int = 28) -> str:
         detail = f"  ({self.detail})" if self.detail else ""
@@ -98,12 +115,23 @@ class CheckReport:
         return any(r.verdict == "refuted" for r in self.rules) or any(
             lp.confirmed for lp in self.loops)
 
+    @property
+    def inconclusive(self) -> list[RuleReport]:
+        return [r for r in self.rules if r.verdict in INCONCLUSIVE]
+
+    def exit_code(self, allow_unknown: bool = False) -> int:
+        if self.failed:
+            return EXIT_REFUTED
+        if self.inconclusive and not allow_unknown:
+            return EXIT_UNKNOWN
+        return EXIT_OK
+
     def totals(self) -> tuple[Counter, Counter]:
         return Counter(r.verdict for r in self.rules), Counter(r.method for r in self.rules)
 
     def summary(self) -> str:
         verdicts, methods = self.totals()
-        order = ["proved", "passed", "refuted", "unknown", "structural", "unchecked"]
+        order = ["proved", "passed", "refuted", "unknown", "error", "structural", "unchecked"]
         v = ", ".join(f"{k} {verdicts[k]}" for k in order if verdicts[k])
         m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "gradient", "structural",
                                                      "-")
@@ -122,33 +150,44 @@ def _location(rule: A.Rule) -> str:
     return f"{path}:{rule.span.line}"
 
 
-def structural_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
-    """The (line, col) of every rule marked structural in its file's text.
+def marked_rules(rf: A.RulesFile, mark: re.Pattern) -> dict[tuple[int, int], re.Match]:
+    """The (line, col) of every rule carrying `mark` in its file's text, with the match.
 
-    The mark is a comment containing `check: structural`: at the end of a rule's line or on
-    the comment lines just above it (that rule), or likewise at a `rules NAME = ...` line (every
-    rule written in that set's blocks)."""
+    The mark is a comment: at the end of a rule's line or on the comment lines just above it
+    (that rule), or likewise at a `rules NAME = ...` line (every rule written in that set's
+    blocks); the rule's own mark wins over its set's."""
     lines = rf.source.splitlines()
 
-    def marked(line: int) -> bool:
-        if 1 <= line <= len(lines) and STRUCTURAL_MARK.search(lines[line - 1]):
-            return True
+    def marked(line: int) -> re.Match | None:
+        if 1 <= line <= len(lines) and (m := mark.search(lines[line - 1])):
+            return m
         k = line - 1  # the comment block right above
         while 1 <= k <= len(lines) and lines[k - 1].lstrip().startswith("#"):
-            if STRUCTURAL_MARK.search(lines[k - 1]):
-                return True
+            if m := mark.search(lines[k - 1]):
+                return m
             k -= 1
-        return False
+        return None
 
-    out: set[tuple[int, int]] = set()
+    out: dict[tuple[int, int], re.Match] = {}
     for rs in rf.rulesets:
         whole = marked(rs.span.line)
         for term in rs.terms:
             if isinstance(term, A.RuleBlock):
                 for r in term.rules:
-                    if whole or marked(r.span.line):
-                        out.add((r.span.line, r.span.col))
+                    m = marked(r.span.line) or whole
+                    if m is not None:
+                        out[(r.span.line, r.span.col)] = m
     return out
+
+
+def structural_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
+    """The (line, col) of every rule marked `# check: structural` (see marked_rules)."""
+    return set(marked_rules(rf, STRUCTURAL_MARK))
+
+
+def ulp_rules(rf: A.RulesFile) -> dict[tuple[int, int], int]:
+    """The tolerance in ulps of every rule marked `# check: ulp N` (see marked_rules)."""
+    return {k: int(m.group(1)) for k, m in marked_rules(rf, ULP_MARK).items()}
 
 
 def _mentions_bounds(e: Any) -> bool:
@@ -180,11 +219,12 @@ class _Item:
     ruleset: A.CheckedRuleSet  # the largest set of the file holding it (for loop probes)
     checked: A.CheckedFile
     structural: bool
+    ulp: int = 0
 
 
 def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
     """The rules written in this file (not imported), each once, in source order."""
-    marks = structural_rules(cf.file)
+    marks, ulps = structural_rules(cf.file), ulp_rules(cf.file)
     seen: dict[tuple[int, int], _Item] = {}
     path = cf.file.path
     for rs in cf.rulesets:
@@ -193,7 +233,7 @@ def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
                 continue
             key = (r.span.line, r.span.col)
             if key not in seen:
-                seen[key] = _Item(r, rs, cf, key in marks)
+                seen[key] = _Item(r, rs, cf, key in marks, ulps.get(key, 0))
             elif len(rs.rules) > len(seen[key].ruleset.rules):
                 seen[key].ruleset = rs
     yield from sorted(seen.values(), key=lambda it: (it.rule.span.line, it.rule.span.col))
@@ -203,9 +243,10 @@ def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
 class Checker:
     """Runs the checks of one rule at a time; holds the matchers built per rule set."""
 
-    def __init__(self, examples: int = 100, seed: int = 0,
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS):
-        self.examples, self.seed, self.timeout_ms = examples, seed, timeout_ms
+    def __init__(self, examples: int = 100, seed: int = 0, rlimit: int = DEFAULT_RLIMIT,
+                 hang_seconds: float = HANG_SECONDS):
+        self.examples, self.seed, self.rlimit = examples, seed, rlimit
+        self.hang_seconds = hang_seconds
         self._helpers: dict[int, dict[str, Any]] = {}
         self._sets: dict[tuple[str, str], Any] = {}
         self.loops_seen: dict[tuple[str, str], str] = {}  # (set, message) from examples
@@ -232,8 +273,21 @@ class Checker:
         return interpret_ruleset(alone, self.helpers(item.checked))
 
     def check(self, item: _Item) -> RuleReport:
+        """The rule's report; whatever the rule's own code does (raise, exit, hang) is that
+        rule's `error`, never the run's."""
         t0 = time.monotonic()
-        report = self._check(item)
+        try:
+            with _hang_limit(self.hang_seconds):
+                report = self._check(item)
+        except _Hung:
+            report = RuleReport(item.rule, _location(item.rule), "-", "error",
+                                f"did not finish in {self.hang_seconds:g}s of CPU time: a helper "
+                                "or guard "
+                                "that never returns?")
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rule's code, not ours
+            report = RuleReport(item.rule, _location(item.rule), "-", "error",
+                                f"raised {type(exc).__name__}: {exc}")
+        report.ulp = item.ulp
         report.seconds = time.monotonic() - t0
         return report
 
@@ -246,7 +300,7 @@ class Checker:
         if self._is_gradient(item):  # a `# check: gradient` set: generator/gradcheck.py
             return self._gradient(item)
         helper_names = {h.name for h in _helpers_of(item.checked)}
-        proof = prove_rule(rule, helper_names, self.timeout_ms)
+        proof = prove_rule(rule, helper_names, self.rlimit, item.ulp)
         if proof.verdict == "proved":
             if _mentions_bounds(rule.guard):
                 # the proof trusts vmin/vmax to contain the value: test that on real graphs,
@@ -265,7 +319,7 @@ class Checker:
             if proof.instance is not None:  # the same instance through matcher and oracle
                 from .examples import replay
 
-                text += "\n" + replay(self.one_rule_matcher(item), *proof.instance)
+                text += "\n" + replay(self.one_rule_matcher(item), *proof.instance, item.ulp)
             return RuleReport(rule, loc, "z3", "refuted", "", counterexample=text)
         if _mentions_ctx(rule.guard) or _mentions_ctx(rule.rhs):
             verdict = "unknown" if proof.verdict == "unknown" else "unchecked"
@@ -279,6 +333,9 @@ class Checker:
             return RuleReport(rule, loc, "z3", "unknown", proof.detail + extra)
         if ex.verdict == "unchecked":
             return RuleReport(rule, loc, "-", "unchecked", ex.detail)
+        if ex.verdict == "error":
+            return RuleReport(rule, loc, "examples", "error", ex.detail, ex.examples,
+                              ex.counterexample)
         return RuleReport(rule, loc, "examples", ex.verdict, ex.detail if ex.verdict != "passed"
                           else "", ex.examples, ex.counterexample)
 
@@ -312,10 +369,51 @@ class Checker:
         except CannotInstantiate as exc:
             return ExampleResult("unchecked", detail=str(exc))
         res = check_examples(item.rule, self.one_rule_matcher(item), self.set_matcher(item),
-                             mode, examples or self.examples, self.seed)
+                             mode, examples or self.examples, self.seed, item.ulp)
         for msg in res.loops:
             self.loops_seen.setdefault((item.ruleset.name, item.rule.name), msg)
         return res
+
+
+class _Hung(BaseException):
+    """The rule ran past its wall-clock limit (a BaseException: no `except Exception` in the
+    rule's helpers or in hypothesis may swallow it)."""
+
+
+class _hang_limit:
+    """Raise _Hung in the main thread after `seconds` of the process's CPU time (SIGPROF), or
+    HANG_WALL_FACTOR times that of wall clock (SIGALRM: a helper blocked without computing);
+    elsewhere than the main thread, or without setitimer, no limit. CPU time does not grow
+    with the machine's load, so a slow rule on a busy machine is not a hang."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = (seconds > 0 and hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+
+    def __enter__(self) -> None:
+        if self.active:
+            self.previous = {}
+            for timer, sig, factor in _timers():
+                self.previous[sig] = signal.signal(sig, self._fire)
+                # it fires again every half second until disarmed: a raise that lands where it
+                # is swallowed (a gc callback, an `except BaseException`) is not the last one
+                signal.setitimer(timer, self.seconds * factor, 0.5)
+
+    def _fire(self, signum: int, frame: Any) -> None:
+        raise _Hung()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.active:
+            for timer, sig, _ in _timers():
+                signal.setitimer(timer, 0)
+                signal.signal(sig, self.previous[sig])
+
+
+def _timers() -> tuple[tuple[int, int, float], ...]:
+    """(timer, its signal, its share of the limit): CPU time, then wall clock."""
+    return ((signal.ITIMER_PROF, signal.SIGPROF, 1),
+            (signal.ITIMER_REAL, signal.SIGALRM, HANG_WALL_FACTOR))
 
 
 def _helpers_of(cf: A.CheckedFile) -> list[A.Helper]:
@@ -369,15 +467,16 @@ def _firing_rules(msg: str) -> list[str]:
 
 # ---------------------------------------------------------------------- the command
 def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int = 0,
-                rule: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                progress: Callable[[int, int, str], None] | None = None) -> CheckReport:
+                rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
+                progress: Callable[[int, int, str], None] | None = None,
+                hang_seconds: float = HANG_SECONDS) -> CheckReport:
     """Check every rule of the files; raises RulesError for a file that does not load."""
     from rulegrad.dsl import load
 
     files = [Path(p) for p in paths] if paths else package_rules_files()
     checked = [load(str(p)) for p in files]
     items = [it for cf in checked for it in _items(cf, rule)]
-    checker = Checker(examples, seed, timeout_ms)
+    checker = Checker(examples, seed, rlimit, hang_seconds)
     report = CheckReport()
     t0 = time.monotonic()
     for k, item in enumerate(items):
@@ -442,24 +541,33 @@ def _progress_printer(stream: Any) -> tuple[Callable[[int, int, str], None], Cal
 
 
 def run_check(paths: list[str] | None, examples: int = 100, seed: int = 0,
-              rule: str | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> int:
-    """The `rulegrad check` command: print the report; the exit status."""
+              rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
+              allow_unknown: bool = False, hang_seconds: float = HANG_SECONDS) -> int:
+    """The `rulegrad check` command: print the report; the exit status (EXIT_*)."""
     from rulegrad.dsl.errors import RulesError
 
     update, stop = _progress_printer(sys.stderr)
     try:
-        report = check_paths(paths, examples, seed, rule, timeout_ms, update)
+        report = check_paths(paths, examples, seed, rule, rlimit, update, hang_seconds)
     except RulesError as exc:
         stop()
         print(str(exc), file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        stop()
+        print(f"error: a rules file is not UTF-8 text ({exc})", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:
         stop()
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     stop()
     if rule is not None and not report.rules:
         print(f"error: no rule named {rule!r}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     print(format_report(report))
-    return 1 if report.failed else 0
+    code = report.exit_code(allow_unknown)
+    if code == EXIT_UNKNOWN:
+        print(f"exit {EXIT_UNKNOWN}: {len(report.inconclusive)} rule(s) neither proved nor "
+              "passed (--allow-unknown accepts that)", file=sys.stderr)
+    return code

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: f856ca0efe1c4673ffa1d66ee647333d4236d8847b0436c97c50b1599a8d31d3
+# source sha256: 37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
@@ -48,7 +48,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'f856ca0efe1c4673ffa1d66ee647333d4236d8847b0436c97c50b1599a8d31d3'
+SOURCE_SHA256 = '37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -159,7 +159,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is Ops.CONST:
-                    # rule copy_const at rules/rangeify.rules:28
+                    # rule copy_const at rules/rangeify.rules:30
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     c = n0_0_0
                     e = n0
@@ -182,14 +182,14 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:24
+            # rule reduce_expand at rules/rangeify.rules:26
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             e = n0
             red = n
             x = n0_0
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             if _r is not None and _r is not n: return _r
-        # rule split_reduceop at rules/rangeify.rules:26
+        # rule split_reduceop at rules/rangeify.rules:28
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         red = n
         x = n0
@@ -527,7 +527,7 @@ def _earliest_rewrites_COPY_t(n, ctx, _st):
             if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is Ops.CONST:
-                    # rule copy_const at rules/rangeify.rules:28
+                    # rule copy_const at rules/rangeify.rules:30
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     c = n0_0_0
                     e = n0
@@ -556,7 +556,7 @@ def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
         if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:24
+            # rule reduce_expand at rules/rangeify.rules:26
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             e = n0
             red = n
@@ -565,7 +565,7 @@ def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
-        # rule split_reduceop at rules/rangeify.rules:26
+        # rule split_reduceop at rules/rangeify.rules:28
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         red = n
         x = n0
@@ -851,9 +851,9 @@ _earliest_rewrites_rules = (
     RuleInfo('drop_marker', 'rules/rangeify.rules', 17, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
     RuleInfo('size_zero', 'rules/rangeify.rules', 20, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
     RuleInfo('reduce_empty', 'rules/rangeify.rules', 22, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 24, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 26, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 28, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 26, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 28, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 30, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
 )
 _earliest_rewrites_matcher = RuleMatcher(
     'earliest_rewrites', _earliest_rewrites_rules,
@@ -952,7 +952,7 @@ earliest_rewrites = _earliest_rewrites_matcher
 # ======================================================================== rule set do_realize
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:35
+    # rule realize_roots at rules/rangeify.rules:37
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _r = _as_uop(n, realize_sink_srcs(ctx, s))
@@ -960,7 +960,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -968,7 +968,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -976,7 +976,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -984,12 +984,12 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_assign at rules/rangeify.rules:39
+    # rule realize_assign at rules/rangeify.rules:41
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _r = _as_uop(n, realize_assign_value(ctx, a))
@@ -997,7 +997,7 @@ def _do_realize_ASSIGN(n, ctx):
     return None
 
 def _do_realize_SINK_t(n, ctx, _st):
-    # rule realize_roots at rules/rangeify.rules:35
+    # rule realize_roots at rules/rangeify.rules:37
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _t = _st.start(0)
@@ -1007,7 +1007,7 @@ def _do_realize_SINK_t(n, ctx, _st):
     return None
 
 def _do_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1017,7 +1017,7 @@ def _do_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _do_realize_COPY_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1027,7 +1027,7 @@ def _do_realize_COPY_t(n, ctx, _st):
     return None
 
 def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1037,14 +1037,14 @@ def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _do_realize_ASSIGN_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:37
+    # rule realize_effects at rules/rangeify.rules:39
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_assign at rules/rangeify.rules:39
+    # rule realize_assign at rules/rangeify.rules:41
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _t = _st.start(2)
@@ -1055,9 +1055,9 @@ def _do_realize_ASSIGN_t(n, ctx, _st):
 
 
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 35, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 37, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 39, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 37, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 39, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 41, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
 )
 _do_realize_matcher = RuleMatcher(
     'do_realize', _do_realize_rules,
@@ -1082,524 +1082,524 @@ do_realize = _do_realize_matcher
 # ======================================================================== rule set add_realize
 
 def _add_realize_r0(n, ctx, x):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     if not (x in ctx.realize and x.tag is None): return None
     return _as_uop(n, wrap_realize(ctx, x))
 
 def _add_realize_SINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NOOP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_GROUP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEVICE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_UNIQUE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_VAR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BIND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RESHAPE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PERMUTE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXPAND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHRINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FLIP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DETACH(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FUSE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REALIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_COPY(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER_VIEW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ASSIGN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSELECT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSTACK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULTI(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE_AXIS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILDREN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFERIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RANGE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_END(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INDEX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_STORE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_GLOBAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_LOCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_REG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_KERNEL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ENDIF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INVALID(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BITCAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NEG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SQRT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RECIPROCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_TRUNC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ADD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SUB(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MUL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MOD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MAX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_POW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPLT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPNE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPEQ(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_AND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_OR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_XOR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_WHERE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULACC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1608,7 +1608,7 @@ def _add_realize_SINK_t(n, ctx, _st):
     return None
 
 def _add_realize_NOOP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1617,7 +1617,7 @@ def _add_realize_NOOP_t(n, ctx, _st):
     return None
 
 def _add_realize_GROUP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1626,7 +1626,7 @@ def _add_realize_GROUP_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1635,7 +1635,7 @@ def _add_realize_BUFFER_t(n, ctx, _st):
     return None
 
 def _add_realize_DEVICE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1644,7 +1644,7 @@ def _add_realize_DEVICE_t(n, ctx, _st):
     return None
 
 def _add_realize_UNIQUE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1653,7 +1653,7 @@ def _add_realize_UNIQUE_t(n, ctx, _st):
     return None
 
 def _add_realize_CONST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1662,7 +1662,7 @@ def _add_realize_CONST_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_VAR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1671,7 +1671,7 @@ def _add_realize_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _add_realize_BIND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1680,7 +1680,7 @@ def _add_realize_BIND_t(n, ctx, _st):
     return None
 
 def _add_realize_RESHAPE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1689,7 +1689,7 @@ def _add_realize_RESHAPE_t(n, ctx, _st):
     return None
 
 def _add_realize_PERMUTE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1698,7 +1698,7 @@ def _add_realize_PERMUTE_t(n, ctx, _st):
     return None
 
 def _add_realize_EXPAND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1707,7 +1707,7 @@ def _add_realize_EXPAND_t(n, ctx, _st):
     return None
 
 def _add_realize_PAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1716,7 +1716,7 @@ def _add_realize_PAD_t(n, ctx, _st):
     return None
 
 def _add_realize_SHRINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1725,7 +1725,7 @@ def _add_realize_SHRINK_t(n, ctx, _st):
     return None
 
 def _add_realize_FLIP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1734,7 +1734,7 @@ def _add_realize_FLIP_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1743,7 +1743,7 @@ def _add_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1752,7 +1752,7 @@ def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _add_realize_DETACH_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1761,7 +1761,7 @@ def _add_realize_DETACH_t(n, ctx, _st):
     return None
 
 def _add_realize_FUSE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1770,7 +1770,7 @@ def _add_realize_FUSE_t(n, ctx, _st):
     return None
 
 def _add_realize_REALIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1779,7 +1779,7 @@ def _add_realize_REALIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_COPY_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1788,7 +1788,7 @@ def _add_realize_COPY_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1797,7 +1797,7 @@ def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _add_realize_ASSIGN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1806,7 +1806,7 @@ def _add_realize_ASSIGN_t(n, ctx, _st):
     return None
 
 def _add_realize_MSELECT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1815,7 +1815,7 @@ def _add_realize_MSELECT_t(n, ctx, _st):
     return None
 
 def _add_realize_MSTACK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1824,7 +1824,7 @@ def _add_realize_MSTACK_t(n, ctx, _st):
     return None
 
 def _add_realize_MULTI_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1833,7 +1833,7 @@ def _add_realize_MULTI_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1842,7 +1842,7 @@ def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1851,7 +1851,7 @@ def _add_realize_CHILD_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILDREN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1860,7 +1860,7 @@ def _add_realize_CHILDREN_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFERIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1869,7 +1869,7 @@ def _add_realize_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_RANGE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1878,7 +1878,7 @@ def _add_realize_RANGE_t(n, ctx, _st):
     return None
 
 def _add_realize_END_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1887,7 +1887,7 @@ def _add_realize_END_t(n, ctx, _st):
     return None
 
 def _add_realize_INDEX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1896,7 +1896,7 @@ def _add_realize_INDEX_t(n, ctx, _st):
     return None
 
 def _add_realize_LOAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1905,7 +1905,7 @@ def _add_realize_LOAD_t(n, ctx, _st):
     return None
 
 def _add_realize_STORE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1914,7 +1914,7 @@ def _add_realize_STORE_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1923,7 +1923,7 @@ def _add_realize_REDUCE_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1932,7 +1932,7 @@ def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1941,7 +1941,7 @@ def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_REG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1950,7 +1950,7 @@ def _add_realize_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _add_realize_KERNEL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1959,7 +1959,7 @@ def _add_realize_KERNEL_t(n, ctx, _st):
     return None
 
 def _add_realize_IF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1968,7 +1968,7 @@ def _add_realize_IF_t(n, ctx, _st):
     return None
 
 def _add_realize_ENDIF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1977,7 +1977,7 @@ def _add_realize_ENDIF_t(n, ctx, _st):
     return None
 
 def _add_realize_INVALID_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1986,7 +1986,7 @@ def _add_realize_INVALID_t(n, ctx, _st):
     return None
 
 def _add_realize_CAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1995,7 +1995,7 @@ def _add_realize_CAST_t(n, ctx, _st):
     return None
 
 def _add_realize_BITCAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2004,7 +2004,7 @@ def _add_realize_BITCAST_t(n, ctx, _st):
     return None
 
 def _add_realize_NEG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2013,7 +2013,7 @@ def _add_realize_NEG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2022,7 +2022,7 @@ def _add_realize_EXP_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2031,7 +2031,7 @@ def _add_realize_LOG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2040,7 +2040,7 @@ def _add_realize_EXP2_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2049,7 +2049,7 @@ def _add_realize_LOG2_t(n, ctx, _st):
     return None
 
 def _add_realize_SIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2058,7 +2058,7 @@ def _add_realize_SIN_t(n, ctx, _st):
     return None
 
 def _add_realize_SQRT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2067,7 +2067,7 @@ def _add_realize_SQRT_t(n, ctx, _st):
     return None
 
 def _add_realize_RECIPROCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2076,7 +2076,7 @@ def _add_realize_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_TRUNC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2085,7 +2085,7 @@ def _add_realize_TRUNC_t(n, ctx, _st):
     return None
 
 def _add_realize_ADD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2094,7 +2094,7 @@ def _add_realize_ADD_t(n, ctx, _st):
     return None
 
 def _add_realize_SUB_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2103,7 +2103,7 @@ def _add_realize_SUB_t(n, ctx, _st):
     return None
 
 def _add_realize_MUL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2112,7 +2112,7 @@ def _add_realize_MUL_t(n, ctx, _st):
     return None
 
 def _add_realize_FDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2121,7 +2121,7 @@ def _add_realize_FDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_IDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2130,7 +2130,7 @@ def _add_realize_IDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_MOD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2139,7 +2139,7 @@ def _add_realize_MOD_t(n, ctx, _st):
     return None
 
 def _add_realize_MAX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2148,7 +2148,7 @@ def _add_realize_MAX_t(n, ctx, _st):
     return None
 
 def _add_realize_MIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2157,7 +2157,7 @@ def _add_realize_MIN_t(n, ctx, _st):
     return None
 
 def _add_realize_POW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2166,7 +2166,7 @@ def _add_realize_POW_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPLT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2175,7 +2175,7 @@ def _add_realize_CMPLT_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPNE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2184,7 +2184,7 @@ def _add_realize_CMPNE_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPEQ_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2193,7 +2193,7 @@ def _add_realize_CMPEQ_t(n, ctx, _st):
     return None
 
 def _add_realize_AND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2202,7 +2202,7 @@ def _add_realize_AND_t(n, ctx, _st):
     return None
 
 def _add_realize_OR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2211,7 +2211,7 @@ def _add_realize_OR_t(n, ctx, _st):
     return None
 
 def _add_realize_XOR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2220,7 +2220,7 @@ def _add_realize_XOR_t(n, ctx, _st):
     return None
 
 def _add_realize_SHL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2229,7 +2229,7 @@ def _add_realize_SHL_t(n, ctx, _st):
     return None
 
 def _add_realize_SHR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2238,7 +2238,7 @@ def _add_realize_SHR_t(n, ctx, _st):
     return None
 
 def _add_realize_WHERE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2247,7 +2247,7 @@ def _add_realize_WHERE_t(n, ctx, _st):
     return None
 
 def _add_realize_MULACC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:42
+    # rule add_realize at rules/rangeify.rules:44
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2257,7 +2257,7 @@ def _add_realize_MULACC_t(n, ctx, _st):
 
 
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 42, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 44, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
 )
 _add_realize_matcher = RuleMatcher(
     'add_realize', _add_realize_rules,
@@ -2418,840 +2418,840 @@ add_realize = _add_realize_matcher
 # ======================================================================== rule set pm_children
 
 def _pm_children_r1(n, ctx, x):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if not (x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x)): return None
     return _as_uop(n, mark_children(ctx, x))
 
 def _pm_children_r2(n, ctx, x):
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if not (x.tag == 'realized'): return None
     return _as_uop(n, x.replace(tag=None))
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:49
+    # rule find_children at rules/rangeify.rules:51
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _r = _as_uop(n, extract_children(ctx, s))
     if _r is not None and _r is not n: return _r
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NOOP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_GROUP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEVICE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_UNIQUE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_VAR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BIND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RESHAPE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PERMUTE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXPAND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHRINK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FLIP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DETACH(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FUSE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REALIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_COPY(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER_VIEW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ASSIGN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSELECT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSTACK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULTI(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE_AXIS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILDREN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFERIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RANGE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_END(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INDEX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_STORE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_GLOBAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_LOCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_REG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_KERNEL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ENDIF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INVALID(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BITCAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NEG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SQRT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RECIPROCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_TRUNC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ADD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SUB(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MUL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MOD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MAX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_POW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPLT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPNE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPEQ(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_AND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_OR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_XOR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_WHERE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULACC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SINK_t(n, ctx, _st):
-    # rule find_children at rules/rangeify.rules:49
+    # rule find_children at rules/rangeify.rules:51
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _t = _st.start(0)
     _r = _as_uop(n, extract_children(ctx, s))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3260,13 +3260,13 @@ def _pm_children_SINK_t(n, ctx, _st):
     return None
 
 def _pm_children_NOOP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3275,13 +3275,13 @@ def _pm_children_NOOP_t(n, ctx, _st):
     return None
 
 def _pm_children_GROUP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3290,13 +3290,13 @@ def _pm_children_GROUP_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3305,13 +3305,13 @@ def _pm_children_BUFFER_t(n, ctx, _st):
     return None
 
 def _pm_children_DEVICE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3320,13 +3320,13 @@ def _pm_children_DEVICE_t(n, ctx, _st):
     return None
 
 def _pm_children_UNIQUE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3335,13 +3335,13 @@ def _pm_children_UNIQUE_t(n, ctx, _st):
     return None
 
 def _pm_children_CONST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3350,13 +3350,13 @@ def _pm_children_CONST_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_VAR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3365,13 +3365,13 @@ def _pm_children_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _pm_children_BIND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3380,13 +3380,13 @@ def _pm_children_BIND_t(n, ctx, _st):
     return None
 
 def _pm_children_RESHAPE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3395,13 +3395,13 @@ def _pm_children_RESHAPE_t(n, ctx, _st):
     return None
 
 def _pm_children_PERMUTE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3410,13 +3410,13 @@ def _pm_children_PERMUTE_t(n, ctx, _st):
     return None
 
 def _pm_children_EXPAND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3425,13 +3425,13 @@ def _pm_children_EXPAND_t(n, ctx, _st):
     return None
 
 def _pm_children_PAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3440,13 +3440,13 @@ def _pm_children_PAD_t(n, ctx, _st):
     return None
 
 def _pm_children_SHRINK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3455,13 +3455,13 @@ def _pm_children_SHRINK_t(n, ctx, _st):
     return None
 
 def _pm_children_FLIP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3470,13 +3470,13 @@ def _pm_children_FLIP_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3485,13 +3485,13 @@ def _pm_children_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3500,13 +3500,13 @@ def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _pm_children_DETACH_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3515,13 +3515,13 @@ def _pm_children_DETACH_t(n, ctx, _st):
     return None
 
 def _pm_children_FUSE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3530,13 +3530,13 @@ def _pm_children_FUSE_t(n, ctx, _st):
     return None
 
 def _pm_children_REALIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3545,13 +3545,13 @@ def _pm_children_REALIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_COPY_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3560,13 +3560,13 @@ def _pm_children_COPY_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3575,13 +3575,13 @@ def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _pm_children_ASSIGN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3590,13 +3590,13 @@ def _pm_children_ASSIGN_t(n, ctx, _st):
     return None
 
 def _pm_children_MSELECT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3605,13 +3605,13 @@ def _pm_children_MSELECT_t(n, ctx, _st):
     return None
 
 def _pm_children_MSTACK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3620,13 +3620,13 @@ def _pm_children_MSTACK_t(n, ctx, _st):
     return None
 
 def _pm_children_MULTI_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3635,13 +3635,13 @@ def _pm_children_MULTI_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3650,13 +3650,13 @@ def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3665,13 +3665,13 @@ def _pm_children_CHILD_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILDREN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3680,13 +3680,13 @@ def _pm_children_CHILDREN_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFERIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3695,13 +3695,13 @@ def _pm_children_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_RANGE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3710,13 +3710,13 @@ def _pm_children_RANGE_t(n, ctx, _st):
     return None
 
 def _pm_children_END_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3725,13 +3725,13 @@ def _pm_children_END_t(n, ctx, _st):
     return None
 
 def _pm_children_INDEX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3740,13 +3740,13 @@ def _pm_children_INDEX_t(n, ctx, _st):
     return None
 
 def _pm_children_LOAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3755,13 +3755,13 @@ def _pm_children_LOAD_t(n, ctx, _st):
     return None
 
 def _pm_children_STORE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3770,13 +3770,13 @@ def _pm_children_STORE_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3785,13 +3785,13 @@ def _pm_children_REDUCE_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3800,13 +3800,13 @@ def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3815,13 +3815,13 @@ def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_REG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3830,13 +3830,13 @@ def _pm_children_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _pm_children_KERNEL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3845,13 +3845,13 @@ def _pm_children_KERNEL_t(n, ctx, _st):
     return None
 
 def _pm_children_IF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3860,13 +3860,13 @@ def _pm_children_IF_t(n, ctx, _st):
     return None
 
 def _pm_children_ENDIF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3875,13 +3875,13 @@ def _pm_children_ENDIF_t(n, ctx, _st):
     return None
 
 def _pm_children_INVALID_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3890,13 +3890,13 @@ def _pm_children_INVALID_t(n, ctx, _st):
     return None
 
 def _pm_children_CAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3905,13 +3905,13 @@ def _pm_children_CAST_t(n, ctx, _st):
     return None
 
 def _pm_children_BITCAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3920,13 +3920,13 @@ def _pm_children_BITCAST_t(n, ctx, _st):
     return None
 
 def _pm_children_NEG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3935,13 +3935,13 @@ def _pm_children_NEG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3950,13 +3950,13 @@ def _pm_children_EXP_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3965,13 +3965,13 @@ def _pm_children_LOG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3980,13 +3980,13 @@ def _pm_children_EXP2_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3995,13 +3995,13 @@ def _pm_children_LOG2_t(n, ctx, _st):
     return None
 
 def _pm_children_SIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4010,13 +4010,13 @@ def _pm_children_SIN_t(n, ctx, _st):
     return None
 
 def _pm_children_SQRT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4025,13 +4025,13 @@ def _pm_children_SQRT_t(n, ctx, _st):
     return None
 
 def _pm_children_RECIPROCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4040,13 +4040,13 @@ def _pm_children_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_TRUNC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4055,13 +4055,13 @@ def _pm_children_TRUNC_t(n, ctx, _st):
     return None
 
 def _pm_children_ADD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4070,13 +4070,13 @@ def _pm_children_ADD_t(n, ctx, _st):
     return None
 
 def _pm_children_SUB_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4085,13 +4085,13 @@ def _pm_children_SUB_t(n, ctx, _st):
     return None
 
 def _pm_children_MUL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4100,13 +4100,13 @@ def _pm_children_MUL_t(n, ctx, _st):
     return None
 
 def _pm_children_FDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4115,13 +4115,13 @@ def _pm_children_FDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_IDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4130,13 +4130,13 @@ def _pm_children_IDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_MOD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4145,13 +4145,13 @@ def _pm_children_MOD_t(n, ctx, _st):
     return None
 
 def _pm_children_MAX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4160,13 +4160,13 @@ def _pm_children_MAX_t(n, ctx, _st):
     return None
 
 def _pm_children_MIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4175,13 +4175,13 @@ def _pm_children_MIN_t(n, ctx, _st):
     return None
 
 def _pm_children_POW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4190,13 +4190,13 @@ def _pm_children_POW_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPLT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4205,13 +4205,13 @@ def _pm_children_CMPLT_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPNE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4220,13 +4220,13 @@ def _pm_children_CMPNE_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPEQ_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4235,13 +4235,13 @@ def _pm_children_CMPEQ_t(n, ctx, _st):
     return None
 
 def _pm_children_AND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4250,13 +4250,13 @@ def _pm_children_AND_t(n, ctx, _st):
     return None
 
 def _pm_children_OR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4265,13 +4265,13 @@ def _pm_children_OR_t(n, ctx, _st):
     return None
 
 def _pm_children_XOR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4280,13 +4280,13 @@ def _pm_children_XOR_t(n, ctx, _st):
     return None
 
 def _pm_children_SHL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4295,13 +4295,13 @@ def _pm_children_SHL_t(n, ctx, _st):
     return None
 
 def _pm_children_SHR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4310,13 +4310,13 @@ def _pm_children_SHR_t(n, ctx, _st):
     return None
 
 def _pm_children_WHERE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4325,13 +4325,13 @@ def _pm_children_WHERE_t(n, ctx, _st):
     return None
 
 def _pm_children_MULACC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:50
+    # rule mark_children at rules/rangeify.rules:52
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:53
+    # rule unmark at rules/rangeify.rules:55
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4341,9 +4341,9 @@ def _pm_children_MULACC_t(n, ctx, _st):
 
 
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 49, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 50, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 53, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 51, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 52, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 55, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_matcher = RuleMatcher(
     'pm_children', _pm_children_rules,
@@ -4507,42 +4507,42 @@ def _pm_mops_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4554,7 +4554,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4563,7 +4563,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4572,7 +4572,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4581,7 +4581,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4590,7 +4590,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4599,7 +4599,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4611,12 +4611,12 @@ def _pm_mops_INDEX_t(n, ctx, _st):
 
 
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_matcher = RuleMatcher(
     'pm_mops', _pm_mops_rules,
@@ -4633,7 +4633,7 @@ pm_mops = _pm_mops_matcher
 # ======================================================================== rule set pm_rangeify
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:69
+    # rule realize at rules/rangeify.rules:71
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _r = _as_uop(n, map_realize(ctx, r))
@@ -4644,42 +4644,42 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4689,53 +4689,53 @@ def _pm_rangeify_INDEX(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:71
+                # rule index_child at rules/rangeify.rules:73
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
                 _r = _as_uop(n, index_child(ctx, c, idx))
                 if _r is not None and _r is not n: return _r
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:73
+            # rule index_const at rules/rangeify.rules:75
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             return c
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:75
+            # rule index_assign at rules/rangeify.rules:77
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
             _r = _as_uop(n, push_index(a, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:77
+            # rule index_alu at rules/rangeify.rules:79
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:78
+            # rule index_marker at rules/rangeify.rules:80
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index_first(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:80
+            # rule index_reduce at rules/rangeify.rules:82
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
             _r = _as_uop(n, map_reduce(ctx, red, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:82
+            # rule index_memory at rules/rangeify.rules:84
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             if idx.arg is not None:
                 _r = _as_uop(n, idx.replace(arg=None))
                 if _r is not None and _r is not n: return _r
-        # rule index_other at rules/rangeify.rules:84
+        # rule index_other at rules/rangeify.rules:86
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
@@ -4744,7 +4744,7 @@ def _pm_rangeify_INDEX(n, ctx):
     return None
 
 def _pm_rangeify_REALIZE_t(n, ctx, _st):
-    # rule realize at rules/rangeify.rules:69
+    # rule realize at rules/rangeify.rules:71
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _t = _st.start(6)
@@ -4757,7 +4757,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4766,7 +4766,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4775,7 +4775,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4784,7 +4784,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4793,7 +4793,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4802,7 +4802,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4814,7 +4814,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:71
+                # rule index_child at rules/rangeify.rules:73
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
@@ -4823,7 +4823,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
                 _st.stop(7, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 7
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:73
+            # rule index_const at rules/rangeify.rules:75
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             _t = _st.start(8)
@@ -4831,7 +4831,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(8, _t, _r, n)
             if _r is not None and _r is not n: return _r, 8
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:75
+            # rule index_assign at rules/rangeify.rules:77
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
@@ -4840,7 +4840,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(9, _t, _r, n)
             if _r is not None and _r is not n: return _r, 9
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:77
+            # rule index_alu at rules/rangeify.rules:79
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
@@ -4849,7 +4849,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(10, _t, _r, n)
             if _r is not None and _r is not n: return _r, 10
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:78
+            # rule index_marker at rules/rangeify.rules:80
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
@@ -4858,7 +4858,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(11, _t, _r, n)
             if _r is not None and _r is not n: return _r, 11
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:80
+            # rule index_reduce at rules/rangeify.rules:82
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
@@ -4867,14 +4867,14 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(12, _t, _r, n)
             if _r is not None and _r is not n: return _r, 12
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:82
+            # rule index_memory at rules/rangeify.rules:84
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             _t = _st.start(13)
             _r = _as_uop(n, idx.replace(arg=None)) if idx.arg is not None else None
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
-        # rule index_other at rules/rangeify.rules:84
+        # rule index_other at rules/rangeify.rules:86
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         _t = _st.start(14)
@@ -4885,21 +4885,21 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
 
 
 _pm_rangeify_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('realize', 'rules/rangeify.rules', 69, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 71, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 73, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 75, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 77, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 78, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 80, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 82, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 84, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 71, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 73, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 75, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 77, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 79, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 80, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 82, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 84, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 86, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_matcher = RuleMatcher(
     'pm_rangeify', _pm_rangeify_rules,
@@ -4926,7 +4926,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:98
+            # rule copy_const_idx at rules/rangeify.rules:100
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             return c
@@ -4938,7 +4938,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:92
+                # rule noop_buffer at rules/rangeify.rules:94
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -4952,42 +4952,42 @@ def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4996,11 +4996,11 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:94
+                # rule const_buffer at rules/rangeify.rules:96
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 return c
-            # rule remove_buffer at rules/rangeify.rules:96
+            # rule remove_buffer at rules/rangeify.rules:98
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -5633,7 +5633,7 @@ def _pm_cleanups_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:98
+            # rule copy_const_idx at rules/rangeify.rules:100
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             _t = _st.start(37)
@@ -5648,7 +5648,7 @@ def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:92
+                # rule noop_buffer at rules/rangeify.rules:94
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -5663,7 +5663,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:59
+            # rule index_shrink at rules/rangeify.rules:61
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -5672,7 +5672,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(28, _t, _r, n)
             if _r is not None and _r is not n: return _r, 28
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:60
+            # rule index_permute at rules/rangeify.rules:62
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -5681,7 +5681,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(29, _t, _r, n)
             if _r is not None and _r is not n: return _r, 29
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:61
+            # rule index_flip at rules/rangeify.rules:63
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -5690,7 +5690,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(30, _t, _r, n)
             if _r is not None and _r is not n: return _r, 30
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:62
+            # rule index_expand at rules/rangeify.rules:64
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -5699,7 +5699,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(31, _t, _r, n)
             if _r is not None and _r is not n: return _r, 31
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:63
+            # rule index_pad at rules/rangeify.rules:65
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -5708,7 +5708,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(32, _t, _r, n)
             if _r is not None and _r is not n: return _r, 32
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:64
+            # rule index_reshape at rules/rangeify.rules:66
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5719,14 +5719,14 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:94
+                # rule const_buffer at rules/rangeify.rules:96
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 _t = _st.start(35)
                 _r = c
                 _st.stop(35, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 35
-            # rule remove_buffer at rules/rangeify.rules:96
+            # rule remove_buffer at rules/rangeify.rules:98
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -6525,16 +6525,16 @@ _pm_cleanups_rules = (
     RuleInfo('mod_in_range', 'rules/symbolic.rules', 64, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
     RuleInfo('idiv_in_range', 'rules/symbolic.rules', 65, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
     RuleInfo('cmp_bounds', 'rules/symbolic.rules', 67, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 59, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 60, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 61, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 62, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 63, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 64, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 92, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 94, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 96, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 98, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 61, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 62, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 63, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 64, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 65, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 66, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 94, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 96, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 98, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 100, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_matcher = RuleMatcher(
     'pm_cleanups', _pm_cleanups_rules,
@@ -6595,7 +6595,7 @@ pm_cleanups = _pm_cleanups_matcher
 # ======================================================================== rule set split_kernels
 
 def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:106
+    # rule split_store at rules/rangeify.rules:108
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _r = _as_uop(n, split_store(bufferize_to_store(b)))
@@ -6603,7 +6603,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
     return None
 
 def _split_kernels_BUFFERIZE_t(n, ctx, _st):
-    # rule split_store at rules/rangeify.rules:106
+    # rule split_store at rules/rangeify.rules:108
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _t = _st.start(0)
@@ -6614,7 +6614,7 @@ def _split_kernels_BUFFERIZE_t(n, ctx, _st):
 
 
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 106, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 108, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_matcher = RuleMatcher(
     'split_kernels', _split_kernels_rules,

@@ -27,6 +27,5 @@ def compile_file(path: str | Path, out_dir: str | Path | None = None) -> str:
     text = Path(path).read_text(encoding="utf-8")
     tree = parse(text, str(path))                  # 1. text -> typed AST (syntax errors)
     checked = check(tree)                          # 2. names, arity, shadowing, helpers
-    irs = [lower(rs) for rs in checked.rulesets]   # 3. per rule set: decision trees
-    model = module_model(checked, irs, out_dir)    # 4. every decision about the output
+    model = module_model(checked, out_dir)         # 3-4. per part: decision trees, then every decision about the output
     return render(model)                           # 5. the template prints it

@@ -155,7 +155,7 @@ def test_interp_mode_and_composition(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MATCHER", "interp")
     monkeypatch.setattr(rules, "_cache", {})
     interp = matcher("symbolic", "symbolic_simple")
-    assert type(interp._fast[Ops.ADD]).__name__ == "function" and interp is not gen
+    assert type(interp._table[Ops.ADD]).__name__ == "function" and interp is not gen
     assert graph_rewrite(expr, interp) is graph_rewrite(expr, gen) is r
     both = matcher("movement", "double_reshape") + gen
     assert both.rules[0].name == "reshape_reshape" and len(both.rules) == 1 + len(gen.rules)

@@ -109,6 +109,7 @@ class PartModel:
     rules: list[RuleModel]
     funcs: list[FuncModel]
     table: list[str]  # the dispatch dict's entries: `Ops.X: function`
+    over: bool  # its functions first try the rules before it in its set (see `compose`)
 
 
 @dataclass
@@ -377,9 +378,13 @@ class _PartEmitter:
         if isinstance(last, CountTest):
             wanted = sorted({p[:len(last.path) + 1] for p in _used_paths(node.children)
                              if len(p) > len(last.path) and p[:len(last.path)] == last.path})
-            for p in wanted:
-                if p not in inner:
-                    body.append(f"{_path_local(p)} = {_path_local(p[:-1])}.src[{p[-1]}]")
+            wanted = [p for p in wanted if p not in inner]
+            parent = _path_local(last.path)
+            if last.exact and len(wanted) == last.count and last.count > 1:
+                # every source is used: unpack them at once (one attribute load)
+                body.append(f"{', '.join(_path_local(p) for p in wanted)} = {parent}.src")
+            else:
+                body += [f"{_path_local(p)} = {parent}.src[{p[-1]}]" for p in wanted]
             inner = inner | frozenset(wanted)
         body += self.nodes_lines(node.children, inner)
         texts = [_test_text(t, self.cx) for t in tests]
@@ -390,27 +395,33 @@ class _PartEmitter:
     def shared_name(self, i: int) -> str:
         return f"_{self.prefix}_any{i}"
 
-    def functions(self) -> tuple[list[FuncModel], list[str]]:
-        """The part's functions, and its dispatch table's entries (`Ops.X: function`)."""
+    def functions(self, prelude: dict[str, list[str]]
+                  ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
+        """The part's functions, and its dispatch table: (op name, function), op None for
+        every op. `prelude`: per op, the functions of the rules before this part in its set,
+        called first (so the set needs no chain of calls at run time for these ops)."""
         funcs: list[FuncModel] = []
-        table: list[str] = []
+        table: list[tuple[str | None, str]] = []
         for i, shared in enumerate(self.ir.shared):
             body = self.nodes_lines(shared.nodes, frozenset({()})) + ["return None"]
             funcs.append(FuncModel(self.shared_name(i), "n, ctx", body))
         direct = {t.direct for t in self.ir.trees if t.direct is not None}
-        wildcard = len(self.ir.trees) == len(Ops) and len(direct) == 1 and \
+        wildcard = not prelude and len(self.ir.trees) == len(Ops) and len(direct) == 1 and \
             all(t.direct is not None for t in self.ir.trees)
         if wildcard:  # a root that is any op: one entry, not 73
-            table.append(f"**dict.fromkeys(Ops, {self.shared_name(direct.pop())})")
+            table.append((None, self.shared_name(direct.pop())))
         for tree in [] if wildcard else self.ir.trees:
             op = tree.op.name
-            if tree.direct is not None:
-                table.append(f"Ops.{op}: {self.shared_name(tree.direct)}")
+            before = prelude.get(op, [])
+            if tree.direct is not None and not before:
+                table.append((op, self.shared_name(tree.direct)))
                 continue
             name = f"_{self.prefix}_{op}"
-            body = self.nodes_lines(tree.nodes, frozenset({()})) + ["return None"]
+            body = [line for fn in before for line in
+                    (f"_h = {fn}(n, ctx)", "if _h is not None: return _h")]
+            body += self.nodes_lines(tree.nodes, frozenset({()})) + ["return None"]
             funcs.append(FuncModel(name, "n, ctx", body))
-            table.append(f"Ops.{op}: {name}")
+            table.append((op, name))
         return self.rule_funcs + funcs, table
 
 
@@ -505,35 +516,54 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     parts: list[PartModel] = []
     sets: list[SetModel] = []
 
-    def add_part(set_name: str, rules: tuple[Rule, ...]) -> str:
+    def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
+                 ) -> tuple[str, list[tuple[str | None, str]]]:
         stem = set_name if set_name.isidentifier() else "s"
         prefix = stem if not any(p.prefix == stem for p in parts) else f"{stem}_{len(parts)}"
         ir = lower(rules, set_name)
-        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions()
+        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude)
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
                            " ".join(r.text.split())) for r in rules]
-        parts.append(PartModel(set_name, prefix, infos, funcs, table))
-        return f"_{prefix}_part"
+        entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"
+                   for op, fn in table]
+        parts.append(PartModel(set_name, prefix, infos, funcs, entries, bool(prelude)))
+        return f"_{prefix}_part", table
 
+    # per set of this file, op -> the functions that try its rules in order (None when the set
+    # holds an imported set: those are only known at run time)
+    funcs_of: dict[str, dict[str, list[str]] | None] = {}
     imported_modules: dict[str, str] = {}
-    for rs in cf.file.rulesets:
-        if rs.name not in checked:
-            continue
+    for rs in _dependency_order([r for r in cf.file.rulesets if r.name in checked]):
         terms: list[str] = []
+        acc: dict[str, list[str]] | None = {}
         for term in rs.terms:
             if isinstance(term, RuleBlock):
-                terms.append(add_part(rs.name, term.rules))
+                var, table = add_part(rs.name, term.rules, acc or {})
+                terms.append(var)
+                if acc is not None:  # the part's function of an op already calls the earlier
+                    for op, fn in table:
+                        for o in [x.name for x in Ops] if op is None else [op]:
+                            acc[o] = [fn]
                 continue
             source = _import_of(cf, term.name)
             if source is None:  # a set of this file, defined before or after
                 terms.append(var_of[term.name])
-            elif in_package(source.file.path):  # emitted once, in its own module
+                sub_funcs = funcs_of.get(term.name)
+                if acc is not None and sub_funcs is not None:
+                    for o, fns in sub_funcs.items():
+                        acc[o] = acc.get(o, []) + fns
+                else:
+                    acc = None
+                continue
+            acc = None
+            if in_package(source.file.path):  # emitted once, in its own module
                 stem = Path(source.file.path).stem
                 alias = imported_modules.setdefault(stem, f"_generated_{stem}")
                 terms.append(f"{alias}.MATCHERS[{term.name!r}]")
             else:  # a user's file: its module may live anywhere, so its rules are copied
                 sub = next(s for s in source.rulesets if s.name == term.name)
-                terms.append(add_part(term.name, sub.rules))
+                terms.append(add_part(term.name, sub.rules, {})[0])
+        funcs_of[rs.name] = acc
         attr = rs.name if rs.name.isidentifier() and rs.name not in reserved and \
             not keyword.iskeyword(rs.name) and rs.name not in _MODULE_NAMES else None
         sets.append(SetModel(rs.name, var_of[rs.name], attr, terms))
@@ -546,27 +576,28 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         imports=imports,
         constants=[(name, value) for value, name in cx.constants.items()],
         parts=parts,
-        sets=_definition_order(sets),
+        sets=sets,
     )
 
 
-def _definition_order(sets: list[SetModel]) -> list[SetModel]:
-    """Sets ordered so that each comes after the sets of this file it is made of."""
-    by_var = {s.var: s for s in sets}
-    out: list[SetModel] = []
+def _dependency_order(rulesets: list) -> list:
+    """The rule sets ordered so that each comes after the sets of this file it is made of."""
+    by_name = {rs.name: rs for rs in rulesets}
+    out: list = []
     done: set[str] = set()
-    for s in sets:
-        stack = [(s, False)]
+    for rs in rulesets:
+        stack = [(rs, False)]
         while stack:
             cur, expanded = stack.pop()
-            if cur.var in done:
+            if cur.name in done:
                 continue
             if expanded:
-                done.add(cur.var)
+                done.add(cur.name)
                 out.append(cur)
                 continue
             stack.append((cur, True))
-            stack.extend((by_var[t], False) for t in cur.terms if t in by_var)
+            stack.extend((by_name[t.name], False) for t in reversed(cur.terms)
+                         if not isinstance(t, RuleBlock) and t.name in by_name)
     return out
 
 

@@ -130,13 +130,32 @@ def _chain(fa: MatchFn, fb: MatchFn) -> MatchFn:
     return both
 
 
+def _fast_rewrite(table: dict[Ops, MatchFn]) -> Callable[..., UOp | None]:
+    # `RuleMatcher.rewrite` without attribute lookups (it runs once per node of a graph)
+    get = table.get
+
+    def rewrite(uop: UOp, ctx: Any = None) -> UOp | None:
+        f = get(uop.op)
+        if f is None:
+            return None
+        hit = f(uop, ctx)
+        return None if hit is None else hit[0]
+    return rewrite
+
+
 class RuleMatcher:
     """A rule set ready for `graph_rewrite`: dispatch by root op to per-op functions."""
 
-    def __init__(self, name: str, rules: tuple[RuleInfo, ...], table: dict[Ops, MatchFn]):
+    def __init__(self, name: str, rules: tuple[RuleInfo, ...], table: dict[Ops, MatchFn],
+                 over: bool = False):
         self.name, self.rules = name, rules
         self._table = table
+        # a generated block whose functions first try the rules before it in its set: `compose`
+        # puts them in place of the earlier functions instead of chaining after them
+        self.over = over
         self.counting = stats_enabled()  # matches are counted in `rewrite`, not in the table
+        if not self.counting:
+            self.rewrite = _fast_rewrite(table)  # type: ignore[method-assign]
 
     @property
     def table(self) -> dict[Ops, MatchFn] | None:
@@ -178,7 +197,7 @@ def compose(name: str, *parts: RuleMatcher) -> RuleMatcher:
     table: dict[Ops, MatchFn] = {}
     for part in parts:
         for op, f in part._table.items():
-            table[op] = _chain(table[op], f) if op in table else f
+            table[op] = _chain(table[op], f) if op in table and not part.over else f
     return RuleMatcher(name, tuple(r for p in parts for r in p.rules), table)
 
 

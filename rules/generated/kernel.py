@@ -77,8 +77,7 @@ def _to_kernel_RANGE(n, ctx):
 
 def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.BUFFER:
             # rule load_input at rules/kernel.rules:18
             #   load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)
@@ -90,8 +89,7 @@ def _to_kernel_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.ASSIGN and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            n0_1 = n0.src[1]
+            n0_0, n0_1 = n0.src
             if n0_0.op is Ops.BUFFER and n0_1.op is Ops.KERNEL:
                 # rule load_kernel at rules/kernel.rules:20
                 #   load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)

@@ -300,8 +300,7 @@ _lower_alu_st = match_stats('lower_alu', _lower_alu_rules)  # None unless counti
 
 def _lower_alu_IDIV(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule idiv_pow2 at rules/lower.rules:35
             #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
@@ -315,8 +314,7 @@ def _lower_alu_IDIV(n, ctx):
 
 def _lower_alu_MOD(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule mod_pow2 at rules/lower.rules:36
             #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
@@ -330,9 +328,7 @@ def _lower_alu_MOD(n, ctx):
 
 def _lower_alu_MULACC(n, ctx):
     if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
+        n0, n1, n2 = n.src
         # rule mulacc at rules/lower.rules:31
         #   mulacc: MULACC(a, b, c) -> a * b + c
         if _lower_alu_st: _lower_alu_st.attempts[0] += 1
@@ -360,9 +356,7 @@ _lower_valid_st = match_stats('lower_valid', _lower_valid_rules)  # None unless 
 
 def _lower_valid_INDEX(n, ctx):
     if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
+        n0, n1, n2 = n.src
         if n2.op is Ops.CONST and n2.arg == True:
             # rule valid_true at rules/lower.rules:43
             #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)

@@ -65,6 +65,8 @@ _mop_cleanup_rules = (
 _mop_cleanup_st = match_stats('mop_cleanup', _mop_cleanup_rules)  # None unless counting
 
 def _mop_cleanup_RESHAPE(n, ctx):
+    _h = _double_reshape_RESHAPE(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
         # rule reshape_noop at rules/movement.rules:16
@@ -193,7 +195,7 @@ _mop_cleanup_part = RuleMatcher('mop_cleanup', _mop_cleanup_rules, {
     Ops.PAD: _mop_cleanup_PAD,
     Ops.SHRINK: _mop_cleanup_SHRINK,
     Ops.FLIP: _mop_cleanup_FLIP,
-})
+}, over=True)
 
 
 # ======================================================================== the rule sets

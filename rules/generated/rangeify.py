@@ -123,8 +123,7 @@ def _earliest_rewrites_COPY(n, ctx):
 
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         # rule assign_no_buffer at rules/rangeify.rules:30
         #   assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
@@ -536,6 +535,8 @@ def _pm_rangeify_CHILD(n, ctx):
     return None
 
 def _pm_rangeify_INDEX(n, ctx):
+    _h = _pm_mops_INDEX(n, ctx)
+    if _h is not None: return _h
     if len(n.src) >= 1:
         n0 = n.src[0]
         o0 = n0.op
@@ -611,7 +612,7 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
     Ops.REALIZE: _pm_rangeify_REALIZE,
     Ops.CHILD: _pm_rangeify_CHILD,
     Ops.INDEX: _pm_rangeify_INDEX,
-})
+}, over=True)
 
 
 # ======================================================================== pm_cleanups

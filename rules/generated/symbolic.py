@@ -81,8 +81,7 @@ def _symbolic_simple_NEG(n, ctx):
 
 def _symbolic_simple_ADD(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 0:
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
@@ -106,8 +105,7 @@ def _symbolic_simple_ADD(n, ctx):
 
 def _symbolic_simple_SUB(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype in _DT0:
             if n1.op is Ops.CONST and n1.arg == 0:
                 # rule sub_zero at rules/symbolic.rules:13
@@ -132,8 +130,7 @@ def _symbolic_simple_SUB(n, ctx):
 
 def _symbolic_simple_MUL(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n1.op is Ops.CONST and n1.arg == 1:
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
@@ -171,8 +168,7 @@ def _symbolic_simple_MUL(n, ctx):
 
 def _symbolic_simple_FDIV(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -183,8 +179,7 @@ def _symbolic_simple_FDIV(n, ctx):
 
 def _symbolic_simple_IDIV(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x, 1) -> x
@@ -201,8 +196,7 @@ def _symbolic_simple_IDIV(n, ctx):
 
 def _symbolic_simple_MOD(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
@@ -220,8 +214,7 @@ def _symbolic_simple_MOD(n, ctx):
 
 def _symbolic_simple_MAX(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n1 is n0:
             # rule max_self at rules/symbolic.rules:24
             #   max_self: MAX(x, x) -> x
@@ -238,8 +231,7 @@ def _symbolic_simple_MAX(n, ctx):
 
 def _symbolic_simple_MIN(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n1 is n0:
             # rule min_self at rules/symbolic.rules:25
             #   min_self: MIN(x, x) -> x
@@ -256,8 +248,7 @@ def _symbolic_simple_MIN(n, ctx):
 
 def _symbolic_simple_POW(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -268,8 +259,7 @@ def _symbolic_simple_POW(n, ctx):
 
 def _symbolic_simple_CMPLT(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -280,8 +270,7 @@ def _symbolic_simple_CMPLT(n, ctx):
 
 def _symbolic_simple_CMPNE(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -292,8 +281,7 @@ def _symbolic_simple_CMPNE(n, ctx):
 
 def _symbolic_simple_CMPEQ(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -304,8 +292,7 @@ def _symbolic_simple_CMPEQ(n, ctx):
 
 def _symbolic_simple_AND(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -316,8 +303,7 @@ def _symbolic_simple_AND(n, ctx):
 
 def _symbolic_simple_OR(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -328,8 +314,7 @@ def _symbolic_simple_OR(n, ctx):
 
 def _symbolic_simple_XOR(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -340,8 +325,7 @@ def _symbolic_simple_XOR(n, ctx):
 
 def _symbolic_simple_SHL(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -352,8 +336,7 @@ def _symbolic_simple_SHL(n, ctx):
 
 def _symbolic_simple_SHR(n, ctx):
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -364,9 +347,7 @@ def _symbolic_simple_SHR(n, ctx):
 
 def _symbolic_simple_WHERE(n, ctx):
     if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
+        n0, n1, n2 = n.src
         if n0.op is Ops.CONST:
             if n0.arg == True:
                 # rule where_true at rules/symbolic.rules:28
@@ -433,14 +414,14 @@ _sym_rules = (
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
 def _sym_ADD(n, ctx):
+    _h = _symbolic_simple_ADD(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is Ops.ADD and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n1.op is Ops.CONST:
                     if n0_1.op is Ops.CONST:
                         # rule add_consts at rules/symbolic.rules:43
@@ -461,8 +442,7 @@ def _sym_ADD(n, ctx):
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
             elif o0 is Ops.CONST and n1.op is Ops.ADD and len(n1.src) == 2:
-                n1_0 = n1.src[0]
-                n1_1 = n1.src[1]
+                n1_0, n1_1 = n1.src
                 if n1_1.op is Ops.CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
@@ -483,14 +463,11 @@ def _sym_ADD(n, ctx):
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
         o0 = n0.op
         if o0 is Ops.MUL and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            n0_1 = n0.src[1]
+            n0_0, n0_1 = n0.src
             if n1.op is Ops.MOD and len(n1.src) == 2:
-                n1_0 = n1.src[0]
-                n1_1 = n1.src[1]
+                n1_0, n1_1 = n1.src
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
-                    n0_0_0 = n0_0.src[0]
-                    n0_0_1 = n0_0.src[1]
+                    n0_0_0, n0_0_1 = n0_0.src
                     if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
@@ -500,8 +477,7 @@ def _sym_ADD(n, ctx):
                         if c.arg > 0:
                             return x, _sym_rules[5]
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
-                    n0_1_0 = n0_1.src[0]
-                    n0_1_1 = n0_1.src[1]
+                    n0_1_0, n0_1_1 = n0_1.src
                     if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
@@ -511,14 +487,11 @@ def _sym_ADD(n, ctx):
                         if c.arg > 0:
                             return x, _sym_rules[5]
         elif o0 is Ops.MOD and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            n0_1 = n0.src[1]
+            n0_0, n0_1 = n0.src
             if n1.op is Ops.MUL and len(n1.src) == 2:
-                n1_0 = n1.src[0]
-                n1_1 = n1.src[1]
+                n1_0, n1_1 = n1.src
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
-                    n1_0_0 = n1_0.src[0]
-                    n1_0_1 = n1_0.src[1]
+                    n1_0_0, n1_0_1 = n1_0.src
                     if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
@@ -528,8 +501,7 @@ def _sym_ADD(n, ctx):
                         if c.arg > 0:
                             return x, _sym_rules[5]
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
-                    n1_1_0 = n1_1.src[0]
-                    n1_1_1 = n1_1.src[1]
+                    n1_1_0, n1_1_1 = n1_1.src
                     if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
@@ -541,9 +513,10 @@ def _sym_ADD(n, ctx):
     return None
 
 def _sym_SUB(n, ctx):
+    _h = _symbolic_simple_SUB(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index and n1.op is Ops.CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
@@ -555,14 +528,14 @@ def _sym_SUB(n, ctx):
     return None
 
 def _sym_MUL(n, ctx):
+    _h = _symbolic_simple_MUL(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is Ops.MUL and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n1.op is Ops.CONST:
                     if n0_1.op is Ops.CONST:
                         # rule mul_consts at rules/symbolic.rules:44
@@ -583,8 +556,7 @@ def _sym_MUL(n, ctx):
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
             elif o0 is Ops.CONST and n1.op is Ops.MUL and len(n1.src) == 2:
-                n1_0 = n1.src[0]
-                n1_1 = n1.src[1]
+                n1_0, n1_1 = n1.src
                 if n1_1.op is Ops.CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
@@ -606,14 +578,14 @@ def _sym_MUL(n, ctx):
     return None
 
 def _sym_IDIV(n, ctx):
+    _h = _symbolic_simple_IDIV(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n.dtype is dtypes.index:
             o0 = n0.op
             if o0 is Ops.MUL and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n0_1.op is Ops.CONST and n1 is n0_1:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
@@ -631,11 +603,9 @@ def _sym_IDIV(n, ctx):
                     if c.arg != 0:
                         return x, _sym_rules[3]
             elif o0 is Ops.ADD and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                    n0_0_0 = n0_0.src[0]
-                    n0_0_1 = n0_0.src[1]
+                    n0_0_0, n0_0_1 = n0_0.src
                     if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
@@ -655,8 +625,7 @@ def _sym_IDIV(n, ctx):
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x, _sym_rules[7]
                 if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                    n0_1_0 = n0_1.src[0]
-                    n0_1_1 = n0_1.src[1]
+                    n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
@@ -687,14 +656,14 @@ def _sym_IDIV(n, ctx):
     return None
 
 def _sym_MOD(n, ctx):
+    _h = _symbolic_simple_MOD(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n.dtype is dtypes.index:
             o0 = n0.op
             if o0 is Ops.MUL and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n0_1.op is Ops.CONST and n1 is n0_1:
                     # rule mul_mod at rules/symbolic.rules:51
                     #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
@@ -714,11 +683,9 @@ def _sym_MOD(n, ctx):
                         _r = n.const_like(0)
                         if _r is not n: return _r, _sym_rules[4]
             elif o0 is Ops.ADD and len(n0.src) == 2:
-                n0_0 = n0.src[0]
-                n0_1 = n0.src[1]
+                n0_0, n0_1 = n0.src
                 if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
-                    n0_0_0 = n0_0.src[0]
-                    n0_0_1 = n0_0.src[1]
+                    n0_0_0, n0_0_1 = n0_0.src
                     if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
@@ -738,8 +705,7 @@ def _sym_MOD(n, ctx):
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
                 if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
-                    n0_1_0 = n0_1.src[0]
-                    n0_1_1 = n0_1.src[1]
+                    n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
@@ -759,8 +725,7 @@ def _sym_MOD(n, ctx):
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
         if n0.op is Ops.MOD and len(n0.src) == 2:
-            n0_0 = n0.src[0]
-            n0_1 = n0.src[1]
+            n0_0, n0_1 = n0.src
             if n0_1.op is Ops.CONST and n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:55
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
@@ -781,9 +746,10 @@ def _sym_MOD(n, ctx):
     return None
 
 def _sym_CMPLT(n, ctx):
+    _h = _symbolic_simple_CMPLT(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -797,9 +763,10 @@ def _sym_CMPLT(n, ctx):
     return None
 
 def _sym_CMPNE(n, ctx):
+    _h = _symbolic_simple_CMPNE(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -813,9 +780,10 @@ def _sym_CMPNE(n, ctx):
     return None
 
 def _sym_CMPEQ(n, ctx):
+    _h = _symbolic_simple_CMPEQ(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
+        n0, n1 = n.src
         if n0.dtype is dtypes.index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -838,7 +806,7 @@ _sym_part = RuleMatcher('sym', _sym_rules, {
     Ops.CMPLT: _sym_CMPLT,
     Ops.CMPNE: _sym_CMPNE,
     Ops.CMPEQ: _sym_CMPEQ,
-})
+}, over=True)
 
 
 # ======================================================================== the rule sets

@@ -195,10 +195,14 @@ class _Rewriter:
                     new_n = self.fixed_point(n)
                 # a source not yet rewritten is pushed even if an older entry waits deeper in
                 # the stack: it is then done first, and the older entry is skipped when popped
-                pending = [s for s in new_n.src if s not in replace]
+                pending = False
+                for s in reversed(new_n.src):  # a loop, not a comprehension: no frame per node
+                    if s not in replace:
+                        if not pending:
+                            stack.append((n, 1, new_n))
+                            pending = True
+                        stack.append((s, 0, s))
                 if pending:
-                    stack.append((n, 1, new_n))
-                    stack.extend((s, 0, s) for s in reversed(pending))
                     continue
                 stage = 1  # every source is done: go on at once (most nodes of a DAG)
             if stage == 1:

@@ -208,3 +208,22 @@ def test_hostile_file_names_reach_no_code(tmp_path, monkeypatch):
     assert graph_rewrite(v + v, mod.hostile) is v * 2
     for line in text.splitlines():  # no raw line break of any kind inside a line
         assert "\r" not in line and "\u2028" not in line
+
+
+def test_helper_calls_are_checked_against_signatures_at_gen(tmp_path, capsys):
+    (tmp_path / "h.py").write_text("def twice(x, *, scale=2):\n    return x * scale\n")
+    bad = tmp_path / "calls.rules"
+    lines = ["use .h: twice",
+             "rules calls = {",
+             "  ok:    ADD(x, x) if x.op is Ops.DEFINE_VAR -> twice(x, scale=2)",
+             "  arity: MUL(x, x) -> twice(x, x)",
+             "  kw:    SUB(x, x) -> twice(x, factor=3)",
+             "}"]
+    bad.write_text("\n".join(lines) + "\n")
+    assert run_gen([str(bad)], out=str(tmp_path / "gen"), check=False) == 2
+    err = capsys.readouterr().err
+    col4, col5 = lines[3].index("twice") + 1, lines[4].index("twice") + 1
+    assert f"{bad}:4:{col4}: error: helper twice" in err and "positional" in err
+    assert f"{bad}:5:{col5}: error: helper twice" in err and "factor" in err
+    assert ":3:" not in err and "2 errors" in err and "Traceback" not in err
+    assert not (tmp_path / "gen" / "calls.py").exists()

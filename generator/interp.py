@@ -256,12 +256,13 @@ def _const_eq(arg: Any, value: Any) -> bool:
 
 
 def _per_op(interp: Interpreter, rules: list[tuple[int, Rule]], infos: tuple[RuleInfo, ...],
-            st: MatchStats | None) -> Callable:
+            home: dict[str, MatchStats | None]) -> Callable:
     """The function of one root op: (node, ctx) -> (new node, RuleInfo) | None."""
 
     def per_op(n: UOp, ctx: Any) -> tuple[UOp, RuleInfo] | None:
         for k, rule in rules:
             for caps in interp.match(rule.pattern, n, {}, root=True):
+                st = home["st"]  # counting may be switched on later (a trace)
                 if st is not None:
                     st.attempts[k] += 1
                 r = interp.apply(rule, n, caps, ctx)
@@ -277,14 +278,14 @@ def interpret_ruleset(rs: CheckedRuleSet, helpers: dict[str, Any]) -> RuleMatche
     interp = Interpreter(helpers)
     infos = tuple(RuleInfo(r.name, display_path(r.span.path) if r.span.line else r.span.path,
                            r.span.line, " ".join(r.text.split())) for r in rs.rules)
-    st = match_stats(rs.name, infos)
+    home = {"st": match_stats(rs.name, infos)}
     per_rule = [(k, rule, root_ops(rule.pattern)) for k, rule in enumerate(rs.rules)]
     table: dict[Ops, Callable] = {}
     for op in Ops:
         rules = [(k, rule) for k, rule, ops in per_rule if op in ops]
         if rules:
-            table[op] = _per_op(interp, rules, infos, st)
-    return RuleMatcher(rs.name, infos, table)
+            table[op] = _per_op(interp, rules, infos, home)
+    return RuleMatcher(rs.name, infos, table, home=(home, "st"))
 
 
 def _all_helpers(cf: CheckedFile) -> list[Helper]:

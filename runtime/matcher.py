@@ -49,6 +49,9 @@ class MatchStats:
 
 
 _all_stats: list[MatchStats] = []
+# where a block's counters live: (namespace, variable, block name, its rules); the generated
+# code reads the variable, so setting it switches counting on
+Home = tuple[dict, str, str, tuple[RuleInfo, ...]]
 _stats_of_rule: dict[int, tuple[MatchStats, int]] = {}  # id(RuleInfo) -> its counters
 
 
@@ -67,6 +70,33 @@ def match_stats(name: str, rules: tuple[RuleInfo, ...]) -> MatchStats | None:
     return st
 
 
+def _enable(home: Home) -> MatchStats:
+    """Switch counting on for one block from now on (a trace asks, whatever the environment)."""
+    space, var, name, rules = home
+    st = space[var]
+    if st is None:
+        st = space[var] = MatchStats(name, rules)
+        for k, r in enumerate(rules):
+            _stats_of_rule[id(r)] = (st, k)
+    return st
+
+
+class CombinedStats:
+    """The counters of a composed matcher: its blocks' counters, end to end, as lists."""
+
+    def __init__(self, name: str, parts: list[MatchStats]):
+        self.name, self.parts = name, parts
+        self.rules = tuple(r for p in parts for r in p.rules)
+
+    @property
+    def attempts(self) -> list[int]:
+        return [a for p in self.parts for a in p.attempts]
+
+    @property
+    def matches(self) -> list[int]:
+        return [m for p in self.parts for m in p.matches]
+
+
 def _count_match(rule: RuleInfo) -> None:
     found = _stats_of_rule.get(id(rule))
     if found is not None:
@@ -77,9 +107,9 @@ def stats_table() -> str:
     """Every block's per-rule statistics, one table per block (rules that were tried)."""
     lines: list[str] = []
     for st in _all_stats:
-        rows = [i for i in range(len(st.rules)) if st.attempts[i]]
-        if not rows:
+        if not any(st.attempts):
             continue
+        rows = range(len(st.rules))  # every rule: one never tried is the first thing to look at
         lines.append(f"match stats: {st.name}")
         lines.append(f"  {'rule':<28} {'location':<32} {'attempts':>9} {'matches':>8}")
         for i in rows:
@@ -106,8 +136,7 @@ def _print_stats() -> None:
                              ("matches", "right")):
             table.add_column(col, justify=justify)  # type: ignore[arg-type]
         for i, r in enumerate(st.rules):
-            if st.attempts[i]:
-                table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]))
+            table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]))
         console.print(table)
 
 
@@ -147,9 +176,13 @@ class RuleMatcher:
     """A rule set ready for `graph_rewrite`: dispatch by root op to per-op functions."""
 
     def __init__(self, name: str, rules: tuple[RuleInfo, ...], table: dict[Ops, MatchFn],
-                 over: bool = False):
+                 over: bool = False, home: tuple[dict, str] | None = None,
+                 homes: tuple[Home, ...] | None = None):
         self.name, self.rules = name, rules
         self._table = table
+        # where each block's counters live (`home`: this block's namespace and variable)
+        self.homes: tuple[Home, ...] = homes if homes is not None else \
+            ((home[0], home[1], name, rules),) if home is not None else ()
         # a generated block whose functions first try the rules before it in its set: `compose`
         # puts them in place of the earlier functions instead of chaining after them
         self.over = over
@@ -164,6 +197,18 @@ class RuleMatcher:
 
     def __repr__(self) -> str:
         return f"<RuleMatcher {self.name}: {len(self.rules)} rules>"
+
+    @property
+    def stats(self) -> CombinedStats | None:
+        """Per-rule attempts and matches, in the order of `rules` (None unless counting)."""
+        parts = [space[var] for space, var, _, _ in self.homes]
+        if not parts or any(st is None for st in parts):
+            return None
+        return CombinedStats(self.name, parts)
+
+    def enable_stats(self) -> CombinedStats:
+        """Count per-rule attempts (and, in `rewrite_with_rule`, matches) from now on."""
+        return CombinedStats(self.name, [_enable(h) for h in self.homes])
 
     def rewrite(self, uop: UOp, ctx: Any = None) -> UOp | None:
         """The node the first applicable rule rewrites `uop` to, or None."""
@@ -183,8 +228,7 @@ class RuleMatcher:
         hit = None if f is None else f(uop, ctx)
         if hit is None:
             return None, None
-        if self.counting:
-            _count_match(hit[1])
+        _count_match(hit[1])  # a trace (or a budget's diagnosis): firings are few
         return hit
 
     def __add__(self, other: RuleMatcher) -> RuleMatcher:
@@ -198,7 +242,8 @@ def compose(name: str, *parts: RuleMatcher) -> RuleMatcher:
     for part in parts:
         for op, f in part._table.items():
             table[op] = _chain(table[op], f) if op in table and not part.over else f
-    return RuleMatcher(name, tuple(r for p in parts for r in p.rules), table)
+    return RuleMatcher(name, tuple(r for p in parts for r in p.rules), table,
+                       homes=tuple(h for p in parts for h in p.homes))
 
 
 # ---------------------------------------------------------------------- rule-side support

@@ -144,7 +144,7 @@ _to_kernel_part = RuleMatcher('to_kernel', _to_kernel_rules, {
     Ops.STORE: _to_kernel_STORE,
     Ops.INVALID: _to_kernel_INVALID,
     Ops.WHERE: _to_kernel_WHERE,
-})
+}, home=(globals(), '_to_kernel_st'))
 
 
 # ======================================================================== the rule sets

@@ -287,7 +287,7 @@ _lower_half_part = RuleMatcher('lower_half', _lower_half_rules, {
     Ops.MAX: _lower_half_MAX,
     Ops.MIN: _lower_half_MIN,
     Ops.POW: _lower_half_POW,
-})
+}, home=(globals(), '_lower_half_st'))
 
 
 # ======================================================================== lower_alu
@@ -344,7 +344,7 @@ _lower_alu_part = RuleMatcher('lower_alu', _lower_alu_rules, {
     Ops.IDIV: _lower_alu_IDIV,
     Ops.MOD: _lower_alu_MOD,
     Ops.MULACC: _lower_alu_MULACC,
-})
+}, home=(globals(), '_lower_alu_st'))
 
 
 # ======================================================================== lower_valid
@@ -384,7 +384,7 @@ def _lower_valid_LOAD(n, ctx):
 _lower_valid_part = RuleMatcher('lower_valid', _lower_valid_rules, {
     Ops.INDEX: _lower_valid_INDEX,
     Ops.LOAD: _lower_valid_LOAD,
-})
+}, home=(globals(), '_lower_valid_st'))
 
 
 # ======================================================================== lower_load
@@ -412,7 +412,7 @@ def _lower_load_LOAD(n, ctx):
 
 _lower_load_part = RuleMatcher('lower_load', _lower_load_rules, {
     Ops.LOAD: _lower_load_LOAD,
-})
+}, home=(globals(), '_lower_load_st'))
 
 
 # ======================================================================== lower_reduce
@@ -434,7 +434,7 @@ def _lower_reduce_REDUCE(n, ctx):
 
 _lower_reduce_part = RuleMatcher('lower_reduce', _lower_reduce_rules, {
     Ops.REDUCE: _lower_reduce_REDUCE,
-})
+}, home=(globals(), '_lower_reduce_st'))
 
 
 # ======================================================================== the rule sets

@@ -45,7 +45,7 @@ def _double_reshape_RESHAPE(n, ctx):
 
 _double_reshape_part = RuleMatcher('double_reshape', _double_reshape_rules, {
     Ops.RESHAPE: _double_reshape_RESHAPE,
-})
+}, home=(globals(), '_double_reshape_st'))
 
 
 # ======================================================================== mop_cleanup
@@ -195,7 +195,7 @@ _mop_cleanup_part = RuleMatcher('mop_cleanup', _mop_cleanup_rules, {
     Ops.PAD: _mop_cleanup_PAD,
     Ops.SHRINK: _mop_cleanup_SHRINK,
     Ops.FLIP: _mop_cleanup_FLIP,
-}, over=True)
+}, home=(globals(), '_mop_cleanup_st'), over=True)
 
 
 # ======================================================================== the rule sets

@@ -211,7 +211,7 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
     Ops.SHR: _earliest_rewrites_any0,
     Ops.WHERE: _earliest_rewrites_any0,
     Ops.MULACC: _earliest_rewrites_any0,
-})
+}, home=(globals(), '_earliest_rewrites_st'))
 
 
 # ======================================================================== do_realize
@@ -287,7 +287,7 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
     Ops.COPY: _do_realize_COPY,
     Ops.BUFFER_VIEW: _do_realize_BUFFER_VIEW,
     Ops.ASSIGN: _do_realize_ASSIGN,
-})
+}, home=(globals(), '_do_realize_st'))
 
 
 # ======================================================================== add_realize
@@ -309,7 +309,7 @@ def _add_realize_any0(n, ctx):
 
 _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
     **dict.fromkeys(Ops, _add_realize_any0),
-})
+}, home=(globals(), '_add_realize_st'))
 
 
 # ======================================================================== pm_children
@@ -423,7 +423,7 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
     Ops.SHR: _pm_children_any0,
     Ops.WHERE: _pm_children_any0,
     Ops.MULACC: _pm_children_any0,
-})
+}, home=(globals(), '_pm_children_st'))
 
 
 # ======================================================================== pm_mops
@@ -495,7 +495,7 @@ def _pm_mops_INDEX(n, ctx):
 
 _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
     Ops.INDEX: _pm_mops_INDEX,
-})
+}, home=(globals(), '_pm_mops_st'))
 
 
 # ======================================================================== pm_rangeify
@@ -612,7 +612,7 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
     Ops.REALIZE: _pm_rangeify_REALIZE,
     Ops.CHILD: _pm_rangeify_CHILD,
     Ops.INDEX: _pm_rangeify_INDEX,
-}, over=True)
+}, home=(globals(), '_pm_rangeify_st'), over=True)
 
 
 # ======================================================================== pm_cleanups
@@ -678,7 +678,7 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
     Ops.COPY: _pm_cleanups_COPY,
     Ops.BUFFERIZE: _pm_cleanups_BUFFERIZE,
     Ops.INDEX: _pm_cleanups_INDEX,
-})
+}, home=(globals(), '_pm_cleanups_st'))
 
 
 # ======================================================================== split_kernels
@@ -699,7 +699,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
 
 _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
     Ops.BUFFERIZE: _split_kernels_BUFFERIZE,
-})
+}, home=(globals(), '_split_kernels_st'))
 
 
 # ======================================================================== the rule sets

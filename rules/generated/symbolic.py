@@ -393,7 +393,7 @@ _symbolic_simple_part = RuleMatcher('symbolic_simple', _symbolic_simple_rules, {
     Ops.SHL: _symbolic_simple_SHL,
     Ops.SHR: _symbolic_simple_SHR,
     Ops.WHERE: _symbolic_simple_WHERE,
-})
+}, home=(globals(), '_symbolic_simple_st'))
 
 
 # ======================================================================== sym
@@ -806,7 +806,7 @@ _sym_part = RuleMatcher('sym', _sym_rules, {
     Ops.CMPLT: _sym_CMPLT,
     Ops.CMPNE: _sym_CMPNE,
     Ops.CMPEQ: _sym_CMPEQ,
-}, over=True)
+}, home=(globals(), '_sym_st'), over=True)
 
 
 # ======================================================================== the rule sets

@@ -15,6 +15,7 @@ into a `RewriteBudgetError` naming the rules that kept firing.
 from __future__ import annotations
 
 import collections
+import gc
 import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -181,6 +182,18 @@ class _Rewriter:
         return node
 
     def run(self, root: UOp) -> UOp:
+        # the walk allocates a tuple per visit and the rules new nodes, none of them cyclic:
+        # the cyclic collector, run every 700 allocations over every live node, only costs time
+        # (a quarter of a symbolic pass); it is back on when the pass ends
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._walk(root)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _walk(self, root: UOp) -> UOp:
         replace, step, ctx = self.replace, self.step, self.ctx
         done = replace.__getitem__
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result

@@ -8,8 +8,8 @@ from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import RewriteNotReady, graph_rewrite, graph_rewrite_map
 from rulegrad.runtime.uop import UOp
 
-__all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "dtypes",
-           "graph_rewrite", "graph_rewrite_map"]
+__all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "add_rules", "dtypes",
+           "graph_rewrite", "graph_rewrite_map", "remove_rules"]
 __version__ = "0.1.0"
 
 
@@ -19,4 +19,8 @@ def __getattr__(name: str):
         from rulegrad.runtime.tensor import Tensor
 
         return Tensor
+    if name in ("add_rules", "remove_rules"):  # users' rule sets in the scheduler's pipeline
+        from rulegrad.runtime import schedule
+
+        return getattr(schedule, name)
     raise AttributeError(f"module 'rulegrad' has no attribute {name!r}")

@@ -3,7 +3,8 @@
 The phases, one module each (no phase reaches back into an earlier one):
 
     text --dsl.parser--> RulesFile --dsl.check--> CheckedFile
-         --match_ir.lower--> MatchIR (per rule set: per root op, a decision tree of tests)
+         --signatures.check_helper_calls--> (helper calls fit the helpers' signatures)
+         --match_ir.lower--> MatchIR (per block of rules: per root op, a decision tree)
          --emit.module_model--> ModuleModel --templates/matcher.py.j2--> Python source
 
 `interp.py` runs a CheckedFile directly (the oracle); `cli.py` is `rulegrad gen`.
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from .emit import module_model, render
 from .match_ir import lower
+from .signatures import check_helper_calls
 
 
 def compile_file(path: str | Path, out_dir: str | Path | None = None) -> str:
@@ -27,6 +29,6 @@ def compile_file(path: str | Path, out_dir: str | Path | None = None) -> str:
     text = Path(path).read_text(encoding="utf-8")
     tree = parse(text, str(path))                  # 1. text -> typed AST (syntax errors)
     checked = check(tree)                          # 2. names, arity, shadowing, helpers
-    irs = [lower(rs) for rs in checked.rulesets]   # 3. per rule set: decision trees
-    model = module_model(checked, irs, out_dir)    # 4. every decision about the output
+    check_helper_calls(checked)                    # 3. helper calls fit their signatures
+    model = module_model(checked, out_dir)         # 4. lowering to tries, every decision
     return render(model)                           # 5. the template prints it

@@ -1,16 +1,23 @@
 """Turn the match IR of a rules file into the text of one Python matcher module.
 
-In: a `CheckedFile` and the `MatchIR` of each of its rule sets. Out: the module's source text,
-deterministic (same input, same bytes; no timestamps, no absolute paths).
+In: a `CheckedFile` and its rule sets. Out: the module's source text, deterministic (same input,
+same bytes; no timestamps, no absolute paths).
 
-All decisions are made here, in Python: the line structure of every per-op function (nested
-`if`s following the decision tree, loads of sources as plain locals, each rule's guard and
-right-hand side inlined at its leaf, or called as a small function when a rule has many leaves),
-the module constants, the imports. `templates/matcher.py.j2` only prints the `ModuleModel`.
+All decisions are made here, in Python; `templates/matcher.py.j2` only prints the `ModuleModel`.
 
-Per rule set, two dispatch tables are printed, op -> function: the fast one (`rewrite`) and a
-traced one that also names the firing rule and reports attempts to a stats object
-(`rewrite_with_rule`, and `RULEGRAD_MATCH_STATS=1`).
+- A rule set `a + {...} + b` is emitted as its parts: each `{...}` block of this file once
+  (a *part*: per root op one function, plus one shared function for rules whose root is any of
+  many ops), and each named set by reference (a set of this file by its variable, a set of
+  another package rules file imported from that file's generated module). The set is the
+  composition of its parts (`runtime.matcher.compose`), first match wins.
+- Per op, the function follows the decision tree: nested `if`s, sources loaded as plain
+  locals, sibling tests of mutually exclusive ops as one `if/elif` switch, each rule's guard and
+  right-hand side inlined at its leaf (or called as a small function when it has many leaves).
+- One copy of the code: a firing returns `(node, RuleInfo)`, so traces name the rule, and
+  statistics (`RULEGRAD_MATCH_STATS=1`) are counted in the same code behind one test of a
+  module global, which is None when they are off.
+- No text from a path or a rule reaches the module unescaped: strings are Python literals
+  (`repr`) and comments are `_comment`-ed (one line, printable characters only).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import jinja2
 
 from rulegrad.dsl.ast import (
     CheckedFile,
+    CheckedRuleSet,
     ECall,
     EDefer,
     EIf,
@@ -34,14 +42,17 @@ from rulegrad.dsl.ast import (
     Expr,
     Helper,
     Rule,
+    RuleBlock,
     RulesFile,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
 from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.ops import Ops
 
 from .match_ir import (
     ArgTest,
     Branch,
+    Call,
     ConstTest,
     CountTest,
     DTypeTest,
@@ -56,13 +67,22 @@ from .match_ir import (
     paths_of,
 )
 from .match_ir import Path as IRPath
-from .paths import display_path, helper_source, sha256_file
+from .paths import display_path, helper_source, in_package, sha256_file
 from .pyexpr import Scope, py_literal, pyexpr
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 # a rule whose code would appear at more leaves than this becomes a function called from them
 INLINE_LEAVES = 4
-_RESERVED = re.compile(r"^n(\d+(_\d+)*)?$")
+# a switch over this many ops or more first tests membership of all of them at once
+SWITCH_SET = 4
+_RESERVED = re.compile(r"^[no](\d+(_\d+)*)?$")
+
+
+def _comment(text: str) -> str:
+    """Text safe inside a `#` comment: one line, printable characters only (a rules file or
+    path may hold anything, including line breaks)."""
+    flat = " ".join(text.split())
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in flat)
 
 
 @dataclass
@@ -81,15 +101,23 @@ class RuleModel:
 
 
 @dataclass
-class SetModel:
-    name: str
-    attr: str | None  # module attribute for the matcher (None if the name would shadow one)
+class PartModel:
+    """One `{...}` block of rules: its functions and its dispatch table."""
+
+    name: str  # the set's name (for stats and traces)
     prefix: str
     rules: list[RuleModel]
-    rule_funcs: list[FuncModel]
     funcs: list[FuncModel]
-    fast: list[tuple[str, str]]  # (Ops.X, function)
-    traced: list[tuple[str, str]]
+    table: list[str]  # the dispatch dict's entries: `Ops.X: function`
+    over: bool  # its functions first try the rules before it in its set (see `compose`)
+
+
+@dataclass
+class SetModel:
+    name: str
+    var: str  # the module variable holding the matcher
+    attr: str | None  # module attribute for the matcher (None if the name would shadow one)
+    terms: list[str]  # Python expressions of its parts, composed in order
 
 
 @dataclass
@@ -97,13 +125,23 @@ class ModuleModel:
     source: str
     sha256: str
     dependencies: list[tuple[str, str]]
-    helper_imports: list[str]
+    imports: list[str]
     constants: list[tuple[str, str]]
+    parts: list[PartModel]
     sets: list[SetModel]
+
+    @property
+    def docstring(self) -> str:
+        return (f"Matchers for the rule sets of {self.source}: "
+                f"{', '.join(s.name for s in self.sets)}.")
 
 
 def _path_local(p: IRPath) -> str:
     return "n" + "_".join(str(i) for i in p)
+
+
+def _op_local(p: IRPath) -> str:
+    return "o" + "_".join(str(i) for i in p)
 
 
 @dataclass
@@ -157,7 +195,7 @@ def _used_paths(nodes: list[Node]) -> set[IRPath]:
         node = stack.pop()
         if isinstance(node, Leaf):
             out.update(p for _, p in node.captures)
-        else:
+        elif isinstance(node, Branch):
             out.update(paths_of(node.test))
             stack.extend(node.children)
     return out
@@ -178,18 +216,20 @@ def _rhs_kind(e: Expr | EDefer, captures: dict[str, IRPath]) -> str:
     return "any"
 
 
-class _SetEmitter:
-    """Emits the functions of one rule set."""
+class _PartEmitter:
+    """Emits the functions of one part (a block of rules)."""
 
     def __init__(self, ir: MatchIR, prefix: str, cx: _Ctx, src_path: dict[str, str]):
         self.ir, self.prefix, self.cx, self.src_path = ir, prefix, cx, src_path
         leaves: dict[int, int] = {}
-        for tree in ir.trees:
-            for node in _iter_leaves(tree.nodes):
+        for nodes in [t.nodes for t in ir.trees] + [t.nodes for t in ir.shared]:
+            for node in _iter_leaves(nodes):
                 leaves[node.rule] = leaves.get(node.rule, 0) + 1
         self.as_function = {k for k, count in leaves.items() if count > INLINE_LEAVES}
         self.rule_funcs: list[FuncModel] = []
         self.temps = [0]
+        self.rules_var = f"_{prefix}_rules"
+        self.stats_var = f"_{prefix}_st"
 
     # -------------------------------------------------------------- names
     def local(self, capture: str) -> str:
@@ -201,39 +241,38 @@ class _SetEmitter:
 
     def header(self, rule: Rule) -> list[str]:
         loc = f"{self.src_path.get(rule.span.path, rule.span.path)}:{rule.span.line}"
-        lines = [f"# rule {rule.name} at {loc}"]
+        lines = [_comment(f"# rule {rule.name} at {loc}")]
         if rule.text:
-            lines.append("#   " + " ".join(rule.text.split()))
+            lines.append("#   " + _comment(rule.text))
         return lines
 
     def scope(self, captures: dict[str, IRPath]) -> Scope:
         return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps)
 
+    def fired(self, k: int) -> str:
+        return f"{self.rules_var}[{k}]"
+
+    def count(self, k: int) -> str:
+        # statistics in the same code: one test of a global that is None when they are off
+        return f"if {self.stats_var}: {self.stats_var}.attempts[{k}] += 1"
+
     # -------------------------------------------------------------- rule bodies
-    def result_lines(self, rule: Rule, captures: dict[str, IRPath], traced: bool,
-                     k: int) -> list[str]:
+    def result_lines(self, rule: Rule, captures: dict[str, IRPath], k: int) -> list[str]:
         """Guard + RHS of one rule at a leaf, captures already in their locals."""
         kind = _rhs_kind(rule.rhs, captures)
         sc = self.scope(captures)
         guard = None if rule.guard is None else pyexpr(rule.guard, sc, 1)
         if kind == "defer":
-            raise_ = "raise RewriteNotReady"
-            if not traced:
-                return [raise_] if guard is None else [f"if {guard}:", f"    {raise_}"]
-            body = [raise_] if guard is None else [f"if {guard}:", f"    {raise_}"]
-            return [f"_t = _st.start({k})", *body, f"_st.stop({k}, _t, None, n)"]
-        assert not isinstance(rule.rhs, EDefer)
-        value = self.value_text(rule.rhs, kind, sc, captures)
-        if traced:
-            expr = value if guard is None else f"{_paren_if(value)} if {guard} else None"
-            return [f"_t = _st.start({k})", f"_r = {expr}", f"_st.stop({k}, _t, _r, n)",
-                    f"if _r is not None and _r is not n: return _r, {k}"]
-        if kind == "src":
-            out = [f"return {value}"]
+            out = ["raise RewriteNotReady"]
         else:
-            check = "_r is not n" if kind in ("uop", "const") else \
-                "_r is not None and _r is not n"
-            out = [f"_r = {value}", f"if {check}: return _r"]
+            assert not isinstance(rule.rhs, EDefer)
+            value = self.value_text(rule.rhs, kind, sc, captures)
+            if kind == "src":
+                out = [f"return {value}, {self.fired(k)}"]
+            else:
+                check = "_r is not n" if kind in ("uop", "const") else \
+                    "_r is not None and _r is not n"
+                out = [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
         if guard is None:
             return out
         return [f"if {guard}:"] + ["    " + line for line in out]
@@ -269,70 +308,134 @@ class _SetEmitter:
         self.rule_funcs.append(FuncModel(name, params, lines))
         return name
 
-    def leaf_lines(self, leaf: Leaf, traced: bool) -> list[str]:
-        rule = self.ir.rules[leaf.rule]
+    def leaf_lines(self, leaf: Leaf) -> list[str]:
+        k = leaf.rule
+        rule = self.ir.rules[k]
         captures = dict(leaf.captures)
-        lines = self.header(rule)
-        if leaf.rule in self.as_function:
-            fn = self.rule_function(leaf.rule, rule, captures)
+        lines = self.header(rule) + [self.count(k)]
+        if k in self.as_function:
+            fn = self.rule_function(k, rule, captures)
             args = ", ".join(["n", "ctx"] + [_path_local(captures[c]) for c in sorted(captures)])
-            if traced:
-                k = leaf.rule
-                return lines + [f"_t = _st.start({k})", f"_r = {fn}({args})",
-                                f"_st.stop({k}, _t, _r, n)",
-                                f"if _r is not None and _r is not n: return _r, {k}"]
-            return lines + [f"_r = {fn}({args})", "if _r is not None and _r is not n: return _r"]
+            return lines + [f"_r = {fn}({args})",
+                            f"if _r is not None and _r is not n: return _r, {self.fired(k)}"]
         for c in sorted(captures):
             lines.append(f"{self.local(c)} = {_path_local(captures[c])}")
-        return lines + self.result_lines(rule, captures, traced, leaf.rule)
+        return lines + self.result_lines(rule, captures, k)
 
     # -------------------------------------------------------------- the tree
-    def nodes_lines(self, nodes: list[Node], traced: bool, loaded: frozenset[IRPath]
-                    ) -> list[str]:
+    def nodes_lines(self, nodes: list[Node], loaded: frozenset[IRPath]) -> list[str]:
         lines: list[str] = []
-        for node in nodes:
+        i = 0
+        while i < len(nodes):
+            node = nodes[i]
             if isinstance(node, Leaf):
-                lines += self.leaf_lines(node, traced)
+                lines += self.leaf_lines(node)
+                i += 1
                 continue
-            # fold a chain of single-child branches into one `if a and b and c:`
-            tests = [node.test]
-            while not isinstance(tests[-1], CountTest) and len(node.children) == 1 and \
-                    isinstance(node.children[0], Branch):
-                node = node.children[0]
-                tests.append(node.test)
-            body: list[str] = []
-            inner = loaded
-            last = tests[-1]
-            if isinstance(last, CountTest):
-                wanted = sorted({p[:len(last.path) + 1] for p in _used_paths(node.children)
-                                 if len(p) > len(last.path) and p[:len(last.path)] == last.path})
-                for p in wanted:
-                    if p not in inner:
-                        body.append(f"{_path_local(p)} = {_path_local(p[:-1])}.src[{p[-1]}]")
-                inner = inner | frozenset(wanted)
-            body += self.nodes_lines(node.children, traced, inner)
-            cond = " and ".join(_test_text(t, self.cx) for t in tests)
-            lines.append(f"if {cond}:")
-            lines += ["    " + line for line in body]
+            if isinstance(node, Call):
+                lines += [f"_h = {self.shared_name(node.shared)}(n, ctx)",
+                          "if _h is not None: return _h"]
+                i += 1
+                continue
+            j = i + 1  # siblings that test disjoint ops of one node: one if/elif switch
+            while j < len(nodes) and _switches_with(nodes[i:j], nodes[j]):
+                j += 1
+            if j - i == 1:
+                lines += self.branch_lines(node, loaded, "if")
+            else:
+                lines += self.switch_lines(nodes[i:j], loaded)
+            i = j
         return lines
 
-    def functions(self) -> tuple[list[FuncModel], list[tuple[str, str]], list[tuple[str, str]]]:
+    def switch_lines(self, arms: list[Node], loaded: frozenset[IRPath]) -> list[str]:
+        first = arms[0]
+        assert isinstance(first, Branch) and isinstance(first.test, OpTest)
+        path = first.test.path
+        op = _op_local(path)
+        lines = [f"{op} = {_path_local(path)}.op"]
+        body: list[str] = []
+        for k, arm in enumerate(arms):
+            assert isinstance(arm, Branch)
+            body += self.branch_lines(arm, loaded, "if" if k == 0 else "elif", op)
+        if len(arms) >= SWITCH_SET:  # most nodes are none of them: one set test rejects them
+            every = sorted({o for arm in arms for o in arm.test.ops}, key=lambda o: o.value)
+            names = ", ".join(f"Ops.{o.name}" for o in every)
+            lines.append(f"if {op} in {self.cx.constant('OPS', f'frozenset({{{names}}})')}:")
+            return lines + ["    " + line for line in body]
+        return lines + body
+
+    def branch_lines(self, node: Branch, loaded: frozenset[IRPath], kw: str,
+                     op_local: str | None = None) -> list[str]:
+        # fold a chain of single-child branches into one `if a and b and c:`
+        tests = [node.test]
+        while not isinstance(tests[-1], CountTest) and len(node.children) == 1 and \
+                isinstance(node.children[0], Branch):
+            node = node.children[0]
+            tests.append(node.test)
+        body: list[str] = []
+        inner = loaded
+        last = tests[-1]
+        if isinstance(last, CountTest):
+            wanted = sorted({p[:len(last.path) + 1] for p in _used_paths(node.children)
+                             if len(p) > len(last.path) and p[:len(last.path)] == last.path})
+            wanted = [p for p in wanted if p not in inner]
+            parent = _path_local(last.path)
+            if last.exact and len(wanted) == last.count and last.count > 1:
+                # every source is used: unpack them at once (one attribute load)
+                body.append(f"{', '.join(_path_local(p) for p in wanted)} = {parent}.src")
+            else:
+                body += [f"{_path_local(p)} = {parent}.src[{p[-1]}]" for p in wanted]
+            inner = inner | frozenset(wanted)
+        body += self.nodes_lines(node.children, inner)
+        texts = [_test_text(t, self.cx) for t in tests]
+        if op_local is not None:  # the switch loaded the op once
+            texts[0] = texts[0].replace(f"{_path_local(tests[0].path)}.op ", f"{op_local} ", 1)
+        return [f"{kw} {' and '.join(texts)}:"] + ["    " + line for line in body]
+
+    def shared_name(self, i: int) -> str:
+        return f"_{self.prefix}_any{i}"
+
+    def functions(self, prelude: dict[str, list[str]]
+                  ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
+        """The part's functions, and its dispatch table: (op name, function), op None for
+        every op. `prelude`: per op, the functions of the rules before this part in its set,
+        called first (so the set needs no chain of calls at run time for these ops)."""
         funcs: list[FuncModel] = []
-        fast: list[tuple[str, str]] = []
-        traced: list[tuple[str, str]] = []
-        for tree in self.ir.trees:
+        table: list[tuple[str | None, str]] = []
+        for i, shared in enumerate(self.ir.shared):
+            body = self.nodes_lines(shared.nodes, frozenset({()})) + ["return None"]
+            funcs.append(FuncModel(self.shared_name(i), "n, ctx", body))
+        direct = {t.direct for t in self.ir.trees if t.direct is not None}
+        wildcard = not prelude and len(self.ir.trees) == len(Ops) and len(direct) == 1 and \
+            all(t.direct is not None for t in self.ir.trees)
+        if wildcard:  # a root that is any op: one entry, not 73
+            table.append((None, self.shared_name(direct.pop())))
+        for tree in [] if wildcard else self.ir.trees:
             op = tree.op.name
+            before = prelude.get(op, [])
+            if tree.direct is not None and not before:
+                table.append((op, self.shared_name(tree.direct)))
+                continue
             name = f"_{self.prefix}_{op}"
-            body = self.nodes_lines(tree.nodes, False, frozenset({()})) + ["return None"]
+            body = [line for fn in before for line in
+                    (f"_h = {fn}(n, ctx)", "if _h is not None: return _h")]
+            body += self.nodes_lines(tree.nodes, frozenset({()})) + ["return None"]
             funcs.append(FuncModel(name, "n, ctx", body))
-            fast.append((f"Ops.{op}", name))
-        for tree in self.ir.trees:
-            op = tree.op.name
-            name = f"_{self.prefix}_{op}_t"
-            body = self.nodes_lines(tree.nodes, True, frozenset({()})) + ["return None"]
-            funcs.append(FuncModel(name, "n, ctx, _st", body))
-            traced.append((f"Ops.{op}", name))
-        return funcs, fast, traced
+            table.append((op, name))
+        return self.rule_funcs + funcs, table
+
+
+def _switches_with(arms: list[Node], node: Node) -> bool:
+    """`node` can join the if/elif switch `arms`: it tests the op of the same node, and no op
+    twice (the trie put them side by side only because they are mutually exclusive)."""
+    first = arms[0]
+    if not (isinstance(first, Branch) and isinstance(first.test, OpTest)):
+        return False
+    if not (isinstance(node, Branch) and isinstance(node.test, OpTest)) or \
+            node.test.path != first.test.path:
+        return False
+    seen = {o for arm in arms for o in arm.test.ops}  # type: ignore[union-attr]
+    return not seen & set(node.test.ops)
 
 
 def _paren_if(text: str) -> str:
@@ -346,7 +449,7 @@ def _iter_leaves(nodes: list[Node]) -> list[Leaf]:
         node = stack.pop()
         if isinstance(node, Leaf):
             out.append(node)
-        else:
+        elif isinstance(node, Branch):
             stack.extend(reversed(node.children))
     return out
 
@@ -367,8 +470,12 @@ def _all_files(cf: CheckedFile) -> list[CheckedFile]:
 
 
 def _helpers(cf: CheckedFile) -> list[Helper]:
+    """The helpers this module's code calls: its own file's, and those of imported files whose
+    rules it copies (a package file's sets are imported from its own module instead)."""
     found: dict[str, Helper] = {}
     for f in _all_files(cf):
+        if f is not cf and in_package(f.file.path):
+            continue
         for h in f.helpers:
             prev = found.get(h.name)
             if prev is not None and (prev.module, prev.file) != (h.module, h.file):
@@ -378,7 +485,18 @@ def _helpers(cf: CheckedFile) -> list[Helper]:
     return [found[k] for k in sorted(found)]
 
 
-def module_model(cf: CheckedFile, irs: list[MatchIR], out_dir: str | Path | None) -> ModuleModel:
+def _import_of(cf: CheckedFile, name: str) -> CheckedFile | None:
+    """The imported file that set `name` comes from (None for a set of this file)."""
+    for imp in cf.file.imports:
+        if name in imp.names:
+            want = (Path(cf.file.path).parent / imp.path).resolve()
+            for f in cf.imported:
+                if Path(f.file.path).resolve() == want:
+                    return f
+    return None
+
+
+def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     """Decide everything the template prints."""
     files = _all_files(cf)
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
@@ -393,29 +511,100 @@ def module_model(cf: CheckedFile, irs: list[MatchIR], out_dir: str | Path | None
             imports.append(f"from {hs.module} import {hs.name}")
         else:
             imports.append(f"{hs.name} = helper_from(__file__, {hs.relpath!r}, {hs.name!r})")
+    checked = {rs.name: rs for rs in cf.rulesets}
+    var_of = {rs.name: f"_S_{rs.name}" for rs in cf.rulesets}
+    parts: list[PartModel] = []
     sets: list[SetModel] = []
-    for i, ir in enumerate(irs):
-        prefix = f"s{i}" if not ir.name.isidentifier() else ir.name
-        em = _SetEmitter(ir, prefix, cx, src_path)
-        funcs, fast, traced = em.functions()
-        rules = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
-                           " ".join(r.text.split())) for r in ir.rules]
-        attr = ir.name if ir.name.isidentifier() and ir.name not in reserved and \
-            not keyword.iskeyword(ir.name) and ir.name not in _MODULE_NAMES else None
-        sets.append(SetModel(ir.name, attr, prefix, rules, em.rule_funcs, funcs, fast, traced))
+
+    def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
+                 ) -> tuple[str, list[tuple[str | None, str]]]:
+        stem = set_name if set_name.isidentifier() else "s"
+        prefix = stem if not any(p.prefix == stem for p in parts) else f"{stem}_{len(parts)}"
+        ir = lower(rules, set_name)
+        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude)
+        infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
+                           " ".join(r.text.split())) for r in rules]
+        entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"
+                   for op, fn in table]
+        parts.append(PartModel(set_name, prefix, infos, funcs, entries, bool(prelude)))
+        return f"_{prefix}_part", table
+
+    # per set of this file, op -> the functions that try its rules in order (None when the set
+    # holds an imported set: those are only known at run time)
+    funcs_of: dict[str, dict[str, list[str]] | None] = {}
+    imported_modules: dict[str, str] = {}
+    for rs in _dependency_order([r for r in cf.file.rulesets if r.name in checked]):
+        terms: list[str] = []
+        acc: dict[str, list[str]] | None = {}
+        for term in rs.terms:
+            if isinstance(term, RuleBlock):
+                var, table = add_part(rs.name, term.rules, acc or {})
+                terms.append(var)
+                if acc is not None:  # the part's function of an op already calls the earlier
+                    for op, fn in table:
+                        for o in [x.name for x in Ops] if op is None else [op]:
+                            acc[o] = [fn]
+                continue
+            source = _import_of(cf, term.name)
+            if source is None:  # a set of this file, defined before or after
+                terms.append(var_of[term.name])
+                sub_funcs = funcs_of.get(term.name)
+                if acc is not None and sub_funcs is not None:
+                    for o, fns in sub_funcs.items():
+                        acc[o] = acc.get(o, []) + fns
+                else:
+                    acc = None
+                continue
+            acc = None
+            if in_package(source.file.path):  # emitted once, in its own module
+                stem = Path(source.file.path).stem
+                alias = imported_modules.setdefault(stem, f"_generated_{stem}")
+                terms.append(f"{alias}.MATCHERS[{term.name!r}]")
+            else:  # a user's file: its module may live anywhere, so its rules are copied
+                sub = next(s for s in source.rulesets if s.name == term.name)
+                terms.append(add_part(term.name, sub.rules, {})[0])
+        funcs_of[rs.name] = acc
+        attr = rs.name if rs.name.isidentifier() and rs.name not in reserved and \
+            not keyword.iskeyword(rs.name) and rs.name not in _MODULE_NAMES else None
+        sets.append(SetModel(rs.name, var_of[rs.name], attr, terms))
+    for stem, alias in sorted(imported_modules.items()):
+        imports.append(f"from rulegrad.rules.generated import {stem} as {alias}")
     return ModuleModel(
         source=src_path[cf.file.path],
         sha256=_sha(cf.file),
         dependencies=[(src_path[f.file.path], _sha(f.file)) for f in files[1:]],
-        helper_imports=imports,
+        imports=imports,
         constants=[(name, value) for value, name in cx.constants.items()],
+        parts=parts,
         sets=sets,
     )
 
 
+def _dependency_order(rulesets: list) -> list:
+    """The rule sets ordered so that each comes after the sets of this file it is made of."""
+    by_name = {rs.name: rs for rs in rulesets}
+    out: list = []
+    done: set[str] = set()
+    for rs in rulesets:
+        stack = [(rs, False)]
+        while stack:
+            cur, expanded = stack.pop()
+            if cur.name in done:
+                continue
+            if expanded:
+                done.add(cur.name)
+                out.append(cur)
+                continue
+            stack.append((cur, True))
+            stack.extend((by_name[t.name], False) for t in reversed(cur.terms)
+                         if not isinstance(t, RuleBlock) and t.name in by_name)
+    return out
+
+
 # names the module itself defines or imports; a rule set is not exported under these
 _MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
-                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod"})
+                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
+                           "match_stats"})
 
 
 def _sha(f: RulesFile) -> str:
@@ -433,8 +622,15 @@ def render(model: ModuleModel) -> str:
     return env.get_template("matcher.py.j2").render(m=model)
 
 
-def emit_module(cf: CheckedFile, out_dir: str | Path | None = None) -> str:
-    """The generated module for a checked file (lowering every rule set)."""
-    irs = [lower(rs) for rs in cf.rulesets]
-    return render(module_model(cf, irs, out_dir))
+def render(model: ModuleModel) -> str:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    env.filters["py"] = repr  # a Python literal of a string or number
+    env.filters["comment"] = _comment
+    return env.get_template("matcher.py.j2").render(m=model)
 
+
+def emit_module(cf: CheckedFile, out_dir: str | Path | None = None) -> str:
+    """The generated module for a checked file."""
+    return render(module_model(cf, out_dir))

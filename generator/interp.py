@@ -49,7 +49,14 @@ from rulegrad.dsl.ast import (
     Rule,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES, resolve_dtype
-from rulegrad.runtime.matcher import RuleMatcher, as_uop, default_dtype, load_helper_file
+from rulegrad.runtime.matcher import (
+    MatchStats,
+    RuleMatcher,
+    as_uop,
+    default_dtype,
+    load_helper_file,
+    match_stats,
+)
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
 from rulegrad.runtime.uop import UOp
@@ -248,43 +255,37 @@ def _const_eq(arg: Any, value: Any) -> bool:
     return bool(arg == value)
 
 
-def _per_op(interp: Interpreter, rules: list[tuple[int, Rule]]) -> tuple[Callable, Callable]:
-    """The fast and traced functions for one root op."""
+def _per_op(interp: Interpreter, rules: list[tuple[int, Rule]], infos: tuple[RuleInfo, ...],
+            home: dict[str, MatchStats | None]) -> Callable:
+    """The function of one root op: (node, ctx) -> (new node, RuleInfo) | None."""
 
-    def fast(n: UOp, ctx: Any) -> UOp | None:
-        for _, rule in rules:
-            for caps in interp.match(rule.pattern, n, {}, root=True):
-                r = interp.apply(rule, n, caps, ctx)
-                if r is not None and r is not n:
-                    return r
-        return None
-
-    def traced(n: UOp, ctx: Any, st: Any) -> tuple[UOp, int] | None:
+    def per_op(n: UOp, ctx: Any) -> tuple[UOp, RuleInfo] | None:
         for k, rule in rules:
             for caps in interp.match(rule.pattern, n, {}, root=True):
-                t0 = st.start(k)
+                st = home["st"]  # counting may be switched on later (a trace)
+                if st is not None:
+                    st.attempts[k] += 1
                 r = interp.apply(rule, n, caps, ctx)
-                st.stop(k, t0, r, n)
                 if r is not None and r is not n:
-                    return r, k
+                    return r, infos[k]
         return None
 
-    return fast, traced
+    return per_op
 
 
 def interpret_ruleset(rs: CheckedRuleSet, helpers: dict[str, Any]) -> RuleMatcher:
     """An interpreted matcher for one rule set."""
     interp = Interpreter(helpers)
+    infos = tuple(RuleInfo(r.name, display_path(r.span.path) if r.span.line else r.span.path,
+                           r.span.line, " ".join(r.text.split())) for r in rs.rules)
+    home = {"st": match_stats(rs.name, infos)}
     per_rule = [(k, rule, root_ops(rule.pattern)) for k, rule in enumerate(rs.rules)]
-    fast: dict[Ops, Callable] = {}
-    traced: dict[Ops, Callable] = {}
+    table: dict[Ops, Callable] = {}
     for op in Ops:
         rules = [(k, rule) for k, rule, ops in per_rule if op in ops]
         if rules:
-            fast[op], traced[op] = _per_op(interp, rules)
-    infos = tuple(RuleInfo(r.name, display_path(r.span.path) if r.span.line else r.span.path,
-                           r.span.line, " ".join(r.text.split())) for r in rs.rules)
-    return RuleMatcher(rs.name, infos, fast, traced)
+            table[op] = _per_op(interp, rules, infos, home)
+    return RuleMatcher(rs.name, infos, table, home=(home, "st"))
 
 
 def _all_helpers(cf: CheckedFile) -> list[Helper]:

@@ -23,9 +23,10 @@ wildcard lands under every op.
 from __future__ import annotations
 
 import itertools
+from typing import Union
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rulegrad.dsl.ast import (
     CheckedRuleSet,
@@ -143,12 +144,22 @@ class Branch:
     children: list[Branch | Leaf]
 
 
-Node = Branch | Leaf
+Node = Union[Branch, Leaf, "Call"]
 
 
 @dataclass
 class OpTree:
     op: Ops
+    nodes: list[Node]
+    direct: int | None = None  # the op runs shared tree `direct` and nothing else
+
+
+@dataclass
+class SharedTree:
+    """The trie of consecutive rules whose root is any of many ops (a wildcard, ALU, ...):
+    emitted once, called from every op's tree at those rules' place."""
+
+    rules: tuple[int, ...]
     nodes: list[Node]
 
 
@@ -159,6 +170,7 @@ class MatchIR:
     name: str
     rules: tuple[Rule, ...]
     trees: list[OpTree]  # in Ops order; only ops some rule can match
+    shared: list[SharedTree] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------- lowering
@@ -272,36 +284,121 @@ def rule_entries(index: int, rule: Rule) -> list[_Entry]:
     return out
 
 
-def build_trie(entries: list[_Entry], depth: int = 0) -> list[Node]:
-    """Group consecutive entries by their next test; keeps the entries' order."""
-    nodes: list[Node] = []
-    i = 0
-    while i < len(entries):
-        e = entries[i]
-        if len(e.steps) == depth:
-            nodes.append(e.leaf)
-            i += 1
+def exclusive(a: tuple[Test, ...], b: tuple[Test, ...]) -> bool:
+    """True when no node can pass both test sequences: they demand different ops, source
+    counts, dtypes or constants of the same node. Two such entries may trade places without
+    changing which rule matches first (ISLE's reordering of a trie)."""
+    by_path: dict[tuple[Path, type], list[Test]] = {}
+    for t in a:
+        by_path.setdefault((t.path, type(t)), []).append(t)
+    for t in b:
+        for u in by_path.get((t.path, type(t)), ()):
+            if isinstance(t, OpTest) and isinstance(u, OpTest):
+                if not set(t.ops) & set(u.ops):
+                    return True
+            elif isinstance(t, CountTest) and isinstance(u, CountTest):
+                if _counts_disjoint(t, u) or _counts_disjoint(u, t):
+                    return True
+            elif isinstance(t, DTypeTest) and isinstance(u, DTypeTest):
+                if not t.dtypes & u.dtypes:
+                    return True
+            elif isinstance(t, ConstTest) and isinstance(u, ConstTest):
+                if not t.is_nan and not u.is_nan and type(t.value) is type(u.value) and \
+                        t.value != u.value:
+                    return True
+    return False
+
+
+def _counts_disjoint(t: CountTest, u: CountTest) -> bool:
+    if t.exact:
+        return t.count != u.count if u.exact else t.count < u.count
+    return False
+
+
+@dataclass(frozen=True)
+class Call:
+    """Run shared tree number `shared` of the set here (rules whose root is any of many ops)."""
+
+    shared: int
+
+
+def build_trie(entries: list[_Entry | Call], depth: int = 0) -> list[Node]:
+    """Group entries by their next test, keeping the order of any two that can both match.
+
+    An entry joins an earlier group with the same next test when it is `exclusive` with every
+    entry after that group: so tests shared by rules far apart still run once, and siblings
+    testing mutually exclusive ops end up next to each other (emitted as one if/elif switch)."""
+    groups: list[tuple[Test | None, list]] = []  # (next test, entries); None: a leaf or a call
+    for e in entries:
+        if isinstance(e, Call) or len(e.steps) == depth:
+            groups.append((None, [e]))
             continue
         test = e.steps[depth]
-        j = i + 1
-        while j < len(entries) and len(entries[j].steps) > depth and \
-                entries[j].steps[depth] == test:
-            j += 1
-        nodes.append(Branch(test, build_trie(entries[i:j], depth + 1)))
-        i = j
+        target = None
+        for gi in range(len(groups) - 1, -1, -1):
+            g_test, members = groups[gi]
+            if g_test == test:
+                target = gi
+                break
+            if g_test is None or not all(isinstance(m, _Entry) and exclusive(m.steps, e.steps)
+                                         for m in members):
+                break
+        if target is None:
+            groups.append((test, [e]))
+        else:
+            groups[target][1].append(e)
+    nodes: list[Node] = []
+    for test, members in groups:
+        if test is None:
+            (m,) = members
+            nodes.append(m if isinstance(m, Call) else m.leaf)
+        else:
+            nodes.append(Branch(test, build_trie(members, depth + 1)))
     return nodes
 
 
-def lower(ruleset: CheckedRuleSet) -> MatchIR:
-    """The match IR of one rule set."""
+# a root that is any of more ops than this gets one shared tree, called from each op's
+SHARED_ROOT = 20
+
+
+def lower(ruleset: CheckedRuleSet | tuple[Rule, ...], name: str | None = None) -> MatchIR:
+    """The match IR of one rule set (or of a sequence of rules, one part of a set)."""
+    rules = ruleset.rules if isinstance(ruleset, CheckedRuleSet) else tuple(ruleset)
+    name = ruleset.name if isinstance(ruleset, CheckedRuleSet) else (name or "")
     per_rule = [(i, rule, root_ops(rule.pattern), rule_entries(i, rule))
-                for i, rule in enumerate(ruleset.rules)]
+                for i, rule in enumerate(rules)]
+    shared: list[SharedTree] = []
+    shared_ids: dict[tuple[int, ...], int] = {}
     trees: list[OpTree] = []
     for op in Ops:
-        entries = [e for _, _, ops, es in per_rule if op in ops for e in es]
-        if entries:
-            trees.append(OpTree(op, build_trie(entries)))
-    return MatchIR(ruleset.name, ruleset.rules, trees)
+        items: list[_Entry | Call] = []
+        run: list[int] = []  # consecutive rules with the same wide root, for one shared tree
+
+        def close_run() -> None:
+            if run:
+                key = tuple(run)
+                if key not in shared_ids:
+                    shared_ids[key] = len(shared)
+                    es = [e for i in key for e in per_rule[i][3]]
+                    shared.append(SharedTree(key, build_trie(es)))
+                items.append(Call(shared_ids[key]))
+                run.clear()
+
+        for i, _, ops, es in per_rule:
+            if op not in ops:
+                continue
+            if len(ops) > SHARED_ROOT:
+                if run and per_rule[run[-1]][2] != ops:
+                    close_run()
+                run.append(i)
+                continue
+            close_run()
+            items.extend(es)
+        close_run()
+        if items:
+            direct = items[0].shared if len(items) == 1 and isinstance(items[0], Call) else None
+            trees.append(OpTree(op, build_trie(items), direct))
+    return MatchIR(name, rules, trees, shared)
 
 
 def paths_of(t: Test) -> tuple[Path, ...]:

@@ -1,19 +1,19 @@
 """The matcher object that generated and interpreted rule sets share, and its support code.
 
-In: for one rule set, its rules' `RuleInfo`s and two dispatch tables from root op to a per-op
-function, both produced by `rulegrad.generator` (the generated module, or the interpreter):
+In: for one rule set (or one block of it), its rules' `RuleInfo`s and a dispatch table from root
+op to a per-op function, produced by `rulegrad.generator` (the generated module, or the
+interpreter): `table[op](n, ctx) -> (UOp, RuleInfo) | None`, the rewrite of `n` by the first rule
+that fires and that rule, or None.
 
-- `fast[op](n, ctx) -> UOp | None`: the rewrite of `n` by the first rule that fires, or None;
-- `traced[op](n, ctx, stats) -> (UOp, rule index) | None`: the same, also naming the rule, and
-  reporting each attempt to `stats` (`start(k) -> t0`, `stop(k, t0, result, n)`).
-
-Out: a `RuleMatcher` with the interface the rewrite engine wants (`rewrite`,
-`rewrite_with_rule`, `name`, `rules`), composable with `+` (first match wins, left to right).
+Out: a `RuleMatcher` with the interface the rewrite engine wants (`rewrite`, `rewrite_with_rule`,
+`name`, `rules`, and `table` for the engine's fast path), composable with `+` / `compose`
+(first match wins, left to right).
 
 Per-rule statistics (tinygrad's TRACK_MATCH_STATS): with `RULEGRAD_MATCH_STATS=1` in the
-environment when a matcher is built, `rewrite` goes through the traced table and counts, per
-rule, its attempts (structural test passed), matches and time; a table per matcher is printed
-at exit. When the flag is off, `rewrite` is the fast table and nothing is counted.
+environment when a rules module is imported, `match_stats` gives each block a `MatchStats` and
+the matching code counts, per rule, its attempts (structural test passed) in place; matches are
+counted as they are returned. A table per block is printed at exit. When the flag is off,
+`match_stats` is None and the only cost is one test of it per attempt.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import importlib
 import importlib.util
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -35,81 +34,88 @@ from .ops import GroupOp, Ops
 from .rewrite import RewriteNotReady, RuleInfo
 from .uop import UOp
 
-FastFn = Callable[[UOp, Any], "UOp | None"]
-TracedFn = Callable[[UOp, Any, Any], "tuple[UOp, int] | None"]
+MatchFn = Callable[[UOp, Any], Any]  # (n, ctx) -> (UOp, RuleInfo) | None
 
 
 # ---------------------------------------------------------------------- statistics
-class _NoStats:
-    """The stats sink used for `rewrite_with_rule` when statistics are off: records nothing."""
-
-    @staticmethod
-    def start(k: int) -> int:
-        return 0
-
-    @staticmethod
-    def stop(k: int, t0: int, result: Any, n: UOp) -> None:
-        return None
-
-
-NO_STATS = _NoStats()
-
-
 class MatchStats:
-    """Per-rule counters of one matcher: attempts, matches, nanoseconds spent in guard + RHS."""
+    """Per-rule counters of one block of rules: attempts (the structural test passed, counted
+    by the matching code) and matches (counted by `RuleMatcher.rewrite`)."""
 
     def __init__(self, name: str, rules: tuple[RuleInfo, ...]):
         self.name, self.rules = name, rules
         self.attempts = [0] * len(rules)
         self.matches = [0] * len(rules)
-        self.ns = [0] * len(rules)
-
-    def start(self, k: int) -> int:
-        self.attempts[k] += 1
-        return time.perf_counter_ns()
-
-    def stop(self, k: int, t0: int, result: Any, n: UOp) -> None:
-        self.ns[k] += time.perf_counter_ns() - t0
-        if result is not None and result is not n:
-            self.matches[k] += 1
-
-
-class _Offset:
-    """A view of a composed matcher's stats for one of its parts (rule k -> k + offset)."""
-
-    __slots__ = ("stats", "offset")
-
-    def __init__(self, stats: Any, offset: int):
-        self.stats, self.offset = stats, offset
-
-    def start(self, k: int) -> int:
-        return self.stats.start(k + self.offset)
-
-    def stop(self, k: int, t0: int, result: Any, n: UOp) -> None:
-        self.stats.stop(k + self.offset, t0, result, n)
 
 
 _all_stats: list[MatchStats] = []
+# where a block's counters live: (namespace, variable, block name, its rules); the generated
+# code reads the variable, so setting it switches counting on
+Home = tuple[dict, str, str, tuple[RuleInfo, ...]]
+_stats_of_rule: dict[int, tuple[MatchStats, int]] = {}  # id(RuleInfo) -> its counters
 
 
 def stats_enabled() -> bool:
     return os.environ.get("RULEGRAD_MATCH_STATS", "0") not in ("", "0")
 
 
+def match_stats(name: str, rules: tuple[RuleInfo, ...]) -> MatchStats | None:
+    """The counters of one block of rules, or None when statistics are off."""
+    if not stats_enabled():
+        return None
+    st = MatchStats(name, rules)
+    for k, r in enumerate(rules):
+        _stats_of_rule[id(r)] = (st, k)
+    _register(st)
+    return st
+
+
+def _enable(home: Home) -> MatchStats:
+    """Switch counting on for one block from now on (a trace asks, whatever the environment)."""
+    space, var, name, rules = home
+    st = space[var]
+    if st is None:
+        st = space[var] = MatchStats(name, rules)
+        for k, r in enumerate(rules):
+            _stats_of_rule[id(r)] = (st, k)
+    return st
+
+
+class CombinedStats:
+    """The counters of a composed matcher: its blocks' counters, end to end, as lists."""
+
+    def __init__(self, name: str, parts: list[MatchStats]):
+        self.name, self.parts = name, parts
+        self.rules = tuple(r for p in parts for r in p.rules)
+
+    @property
+    def attempts(self) -> list[int]:
+        return [a for p in self.parts for a in p.attempts]
+
+    @property
+    def matches(self) -> list[int]:
+        return [m for p in self.parts for m in p.matches]
+
+
+def _count_match(rule: RuleInfo) -> None:
+    found = _stats_of_rule.get(id(rule))
+    if found is not None:
+        found[0].matches[found[1]] += 1
+
+
 def stats_table() -> str:
-    """Every used matcher's per-rule statistics, one table per matcher, every rule listed (a
-    rule with zero attempts is the first thing to look at when a rule does not fire)."""
+    """Every block's per-rule statistics, one table per block (rules that were tried)."""
     lines: list[str] = []
     for st in _all_stats:
         if not any(st.attempts):
             continue
-        rows = range(len(st.rules))
+        rows = range(len(st.rules))  # every rule: one never tried is the first thing to look at
         lines.append(f"match stats: {st.name}")
-        lines.append(f"  {'rule':<28} {'location':<32} {'attempts':>9} {'matches':>8} {'ms':>9}")
+        lines.append(f"  {'rule':<28} {'location':<32} {'attempts':>9} {'matches':>8}")
         for i in rows:
             r = st.rules[i]
             lines.append(f"  {r.name:<28} {r.location:<32} {st.attempts[i]:>9} "
-                         f"{st.matches[i]:>8} {st.ns[i] / 1e6:>9.3f}")
+                         f"{st.matches[i]:>8}")
     return "\n".join(lines)
 
 
@@ -127,11 +133,10 @@ def _print_stats() -> None:
     for st in tables:
         table = Table(title=f"match stats: {st.name}")
         for col, justify in (("rule", "left"), ("location", "left"), ("attempts", "right"),
-                             ("matches", "right"), ("ms", "right")):
+                             ("matches", "right")):
             table.add_column(col, justify=justify)  # type: ignore[arg-type]
         for i, r in enumerate(st.rules):
-            table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]),
-                          f"{st.ns[i] / 1e6:.3f}")
+            table.add_row(r.name, r.location, str(st.attempts[i]), str(st.matches[i]))
         console.print(table)
 
 
@@ -147,75 +152,98 @@ def _register(stats: MatchStats) -> None:
 
 
 # ---------------------------------------------------------------------- the matcher
-def _chain_fast(fa: FastFn, fb: FastFn) -> FastFn:
-    def both(n: UOp, ctx: Any) -> UOp | None:
-        r = fa(n, ctx)
-        return r if r is not None else fb(n, ctx)
+def _chain(fa: MatchFn, fb: MatchFn) -> MatchFn:
+    def both(n: UOp, ctx: Any) -> Any:
+        hit = fa(n, ctx)
+        return hit if hit is not None else fb(n, ctx)
     return both
 
 
-def _shift_traced(f: TracedFn, offset: int) -> TracedFn:
-    def shifted(n: UOp, ctx: Any, st: Any) -> tuple[UOp, int] | None:
-        hit = f(n, ctx, _Offset(st, offset))
-        return None if hit is None else (hit[0], hit[1] + offset)
-    return shifted
+def _fast_rewrite(table: dict[Ops, MatchFn]) -> Callable[..., UOp | None]:
+    # `RuleMatcher.rewrite` without attribute lookups (it runs once per node of a graph)
+    get = table.get
 
-
-def _chain_traced(fa: TracedFn, fb: TracedFn) -> TracedFn:
-    def both(n: UOp, ctx: Any, st: Any) -> tuple[UOp, int] | None:
-        hit = fa(n, ctx, st)
-        return hit if hit is not None else fb(n, ctx, st)
-    return both
+    def rewrite(uop: UOp, ctx: Any = None) -> UOp | None:
+        f = get(uop.op)
+        if f is None:
+            return None
+        hit = f(uop, ctx)
+        return None if hit is None else hit[0]
+    return rewrite
 
 
 class RuleMatcher:
     """A rule set ready for `graph_rewrite`: dispatch by root op to per-op functions."""
 
-    def __init__(self, name: str, rules: tuple[RuleInfo, ...], fast: dict[Ops, FastFn],
-                 traced: dict[Ops, TracedFn]):
+    def __init__(self, name: str, rules: tuple[RuleInfo, ...], table: dict[Ops, MatchFn],
+                 over: bool = False, home: tuple[dict, str] | None = None,
+                 homes: tuple[Home, ...] | None = None):
         self.name, self.rules = name, rules
-        self._fast, self._traced = fast, traced
-        self.stats: MatchStats | None = None
-        if stats_enabled():
-            self.stats = MatchStats(name, rules)
-            _register(self.stats)
-            self.rewrite = self._rewrite_counted  # type: ignore[method-assign]
+        self._table = table
+        # where each block's counters live (`home`: this block's namespace and variable)
+        self.homes: tuple[Home, ...] = homes if homes is not None else \
+            ((home[0], home[1], name, rules),) if home is not None else ()
+        # a generated block whose functions first try the rules before it in its set: `compose`
+        # puts them in place of the earlier functions instead of chaining after them
+        self.over = over
+        self.counting = stats_enabled()  # matches are counted in `rewrite`, not in the table
+        if not self.counting:
+            self.rewrite = _fast_rewrite(table)  # type: ignore[method-assign]
+
+    @property
+    def table(self) -> dict[Ops, MatchFn] | None:
+        """op -> function, for an engine that calls them directly (None while counting)."""
+        return None if self.counting else self._table
 
     def __repr__(self) -> str:
         return f"<RuleMatcher {self.name}: {len(self.rules)} rules>"
 
-    def enable_stats(self) -> MatchStats:
-        """Count per-rule attempts in `rewrite_with_rule` from now on (traces use it)."""
-        if self.stats is None:
-            self.stats = MatchStats(self.name, self.rules)
-        return self.stats
+    @property
+    def stats(self) -> CombinedStats | None:
+        """Per-rule attempts and matches, in the order of `rules` (None unless counting)."""
+        parts = [space[var] for space, var, _, _ in self.homes]
+        if not parts or any(st is None for st in parts):
+            return None
+        return CombinedStats(self.name, parts)
+
+    def enable_stats(self) -> CombinedStats:
+        """Count per-rule attempts (and, in `rewrite_with_rule`, matches) from now on."""
+        return CombinedStats(self.name, [_enable(h) for h in self.homes])
 
     def rewrite(self, uop: UOp, ctx: Any = None) -> UOp | None:
         """The node the first applicable rule rewrites `uop` to, or None."""
-        f = self._fast.get(uop.op)
-        return None if f is None else f(uop, ctx)
-
-    def _rewrite_counted(self, uop: UOp, ctx: Any = None) -> UOp | None:
-        f = self._traced.get(uop.op)
-        hit = None if f is None else f(uop, ctx, self.stats)
-        return None if hit is None else hit[0]
+        f = self._table.get(uop.op)
+        if f is None:
+            return None
+        hit = f(uop, ctx)
+        if hit is None:
+            return None
+        if self.counting:
+            _count_match(hit[1])
+        return hit[0]
 
     def rewrite_with_rule(self, uop: UOp, ctx: Any = None) -> tuple[UOp | None, RuleInfo | None]:
         """Like `rewrite`, and the RuleInfo of the rule that fired (for traces)."""
-        f = self._traced.get(uop.op)
-        hit = None if f is None else f(uop, ctx, self.stats or NO_STATS)
-        return (None, None) if hit is None else (hit[0], self.rules[hit[1]])
+        f = self._table.get(uop.op)
+        hit = None if f is None else f(uop, ctx)
+        if hit is None:
+            return None, None
+        _count_match(hit[1])  # a trace (or a budget's diagnosis): firings are few
+        return hit
 
     def __add__(self, other: RuleMatcher) -> RuleMatcher:
         """The rules of self, then those of other: the first that fires wins."""
-        fast = dict(self._fast)
-        for op, fb in other._fast.items():
-            fast[op] = _chain_fast(fast[op], fb) if op in fast else fb
-        traced = dict(self._traced)
-        for op, tb in other._traced.items():
-            tb = _shift_traced(tb, len(self.rules))
-            traced[op] = _chain_traced(traced[op], tb) if op in traced else tb
-        return RuleMatcher(f"{self.name}+{other.name}", self.rules + other.rules, fast, traced)
+        return compose(f"{self.name}+{other.name}", self, other)
+
+
+def compose(name: str, *parts: RuleMatcher) -> RuleMatcher:
+    """One matcher named `name` trying `parts` in order (the rule set `a + {...} + b`)."""
+    table: dict[Ops, MatchFn] = {}
+    for part in parts:
+        for op, f in part._table.items():
+            table[op] = _chain(table[op], f) if op in table and not part.over else f
+    return RuleMatcher(name, tuple(r for p in parts for r in p.rules), table,
+                       homes=tuple(h for p in parts for h in p.homes))
 
 
 # ---------------------------------------------------------------------- rule-side support

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import gc
 import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -149,10 +150,16 @@ class _Rewriter:
             if enable is not None:
                 st = enable()
                 self.stats0 = (list(st.attempts), list(st.matches))
+        # the fast path: the matcher's own op -> function table, called without going through
+        # `rewrite` (off while tracing, counting statistics, or diagnosing a spent budget)
+        self.table = getattr(matcher, "table", None) if self.trace is None else None
 
-    def step(self, node: UOp) -> UOp | None:
-        """One rewrite attempt on `node`: the new node, or None when no rule applies."""
-        if self.trace is None and self.diagnose is None:
+    def step(self, node: UOp, matched: UOp | None = None) -> UOp | None:
+        """One rewrite attempt on `node`: the new node, or None when no rule applies.
+        `matched`: what the fast path already found for it (the attempt is done)."""
+        if matched is not None:
+            new = matched
+        elif self.trace is None and self.diagnose is None:
             new = self.matcher.rewrite(node, self.ctx)
         else:
             new, rule = _rule_of(self.matcher, node, self.ctx)
@@ -172,6 +179,7 @@ class _Rewriter:
         # past the budget, watch a window of firings to name the rules that keep going
         if self.diagnose is None:
             self.diagnose = collections.Counter()
+            self.table = None  # name the rules from now on
             self.budget = self.fired + 1000
             return
         raise RewriteBudgetError(self.name, self.limit, self.diagnose.most_common(8))
@@ -182,7 +190,20 @@ class _Rewriter:
         return node
 
     def run(self, root: UOp) -> UOp:
-        replace, step = self.replace, self.step
+        # the walk allocates a tuple per visit and the rules new nodes, none of them cyclic:
+        # the cyclic collector, run every 700 allocations over every live node, only costs time
+        # (a quarter of a symbolic pass); it is back on when the pass ends
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._walk(root)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _walk(self, root: UOp) -> UOp:
+        replace, step, ctx = self.replace, self.step, self.ctx
+        done = replace.__getitem__
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
         stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
         waiting = 0  # consecutive deferrals with no progress between them
@@ -193,47 +214,53 @@ class _Rewriter:
             if stage == 0:
                 if self.bottom_up:
                     new_n = self.fixed_point(n)
-                stack.append((n, 1, new_n))
                 # a source not yet rewritten is pushed even if an older entry waits deeper in
                 # the stack: it is then done first, and the older entry is skipped when popped
-                for s in reversed(new_n.src):
+                pending = False
+                for s in reversed(new_n.src):  # a loop, not a comprehension: no frame per node
                     if s not in replace:
+                        if not pending:
+                            stack.append((n, 1, new_n))
+                            pending = True
                         stack.append((s, 0, s))
-                continue
-            if stage == 1:
-                new_src = []
-                for s in new_n.src:
-                    r = replace.get(s)
-                    if r is None:
-                        break
-                    new_src.append(r)
-                else:
-                    src = tuple(new_src)
-                    if src == new_n.src:
-                        if self.bottom_up:
-                            replace[n] = new_n
-                            continue
-                        try:
-                            result = step(new_n)
-                        except RewriteNotReady:
-                            waiting += 1
-                            if waiting > len(stack) + 1:
-                                raise RuntimeError(f"pass {self.name!r}: a rule deferred "
-                                                   f"(RewriteNotReady) on {new_n!r} and "
-                                                   "nothing else could make progress") from None
-                            stack.appendleft((n, 1, new_n))
-                            continue
-                        if result is None:
-                            replace[n] = new_n
-                            waiting = 0
-                            continue
-                    else:
-                        result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
-                    stack.append((n, 2, result))
-                    stack.append((result, 0, result))
+                if pending:
                     continue
-                stack.appendleft((n, 1, new_n))  # a source is still waiting: retry later
-                waiting += 1
+                stage = 1  # every source is done: go on at once (most nodes of a DAG)
+            if stage == 1:
+                try:
+                    src = tuple(map(done, new_n.src))
+                except KeyError:  # a source is still waiting: retry later
+                    stack.appendleft((n, 1, new_n))
+                    waiting += 1
+                    continue
+                if src == new_n.src:
+                    if self.bottom_up:
+                        replace[n] = new_n
+                        continue
+                    try:
+                        table = self.table
+                        if table is None:
+                            result = step(new_n)
+                        else:  # the fast path: most attempts match nothing
+                            f = table.get(new_n.op)
+                            hit = None if f is None else f(new_n, ctx)
+                            result = None if hit is None else step(new_n, hit[0])
+                    except RewriteNotReady:
+                        waiting += 1
+                        if waiting > len(stack) + 1:
+                            raise RuntimeError(f"pass {self.name!r}: a rule deferred "
+                                               f"(RewriteNotReady) on {new_n!r} and "
+                                               "nothing else could make progress") from None
+                        stack.appendleft((n, 1, new_n))
+                        continue
+                    if result is None:
+                        replace[n] = new_n
+                        waiting = 0
+                        continue
+                else:
+                    result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+                stack.append((n, 2, result))
+                stack.append((result, 0, result))
                 continue
             linked = replace.get(new_n)
             if linked is None:

@@ -47,14 +47,101 @@ class ScheduleItem:
         return tuple(r.src[0].arg for r in self.ast.src[0].src[2:])
 
 
+# ====================================================================== users' rule sets
+# the passes of `rangeify` a user's rule set can run before or after (do_realize only collects,
+# and the rest works on kernels, not on the tensor graph)
+STAGES = ("earliest", "add_realize", "pm_children", "pm_rangeify", "pm_cleanups",
+          "split_kernels")
+
+
+@dataclass(frozen=True)
+class UserPass:
+    """A rule set of a user's `.rules` file, run as a pass of its own at a point of the
+    pipeline. Also a context manager: `with add_rules(...):` removes it at the end."""
+
+    path: str
+    rule_set: str
+    when: str  # "before" or "after"
+    stage: str
+    bottom_up: bool
+    matcher: Any
+
+    def __enter__(self) -> UserPass:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        remove_rules(self)
+
+
+_user_passes: list[UserPass] = []
+
+
+def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
+              before: str | None = None, after: str | None = None, bottom_up: bool = False,
+              module_dir: str | os.PathLike[str] | None = None,
+              regenerate: bool = True) -> UserPass:
+    """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
+    just `before` or `after` one of its passes (`STAGES`), for every program realized from now
+    on; in a `with` block, only for the programs realized inside it.
+
+    The file's generated module (`module_dir/<stem>.py`, default `generated/` beside the file)
+    is regenerated when missing or stale; with `regenerate=False` that is an error naming the
+    module instead. `rule_set` may be omitted when the file has one."""
+    from rulegrad.generator.user import UserRulesError, load_rules
+
+    if (before is None) == (after is None):
+        raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "
+                         f"(one of {', '.join(STAGES)})")
+    stage = before if before is not None else after
+    if stage not in STAGES:
+        raise ValueError(f"add_rules: no pass {stage!r} to run beside; the stages are "
+                         f"{', '.join(STAGES)}")
+    found = load_rules(path, module_dir, regenerate)
+    if rule_set is None:
+        if len(found) != 1:
+            raise UserRulesError(f"{path} has rule sets {', '.join(found)}: name one")
+        (rule_set,) = found
+    if rule_set not in found:
+        raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
+    up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,
+                  bottom_up, found[rule_set])
+    _user_passes.append(up)
+    return up
+
+
+def remove_rules(up: UserPass) -> None:
+    """Take a pass added by `add_rules` out of the pipeline (nothing if it is not there)."""
+    for i, other in enumerate(_user_passes):
+        if other is up:
+            del _user_passes[i]
+            return
+
+
+def _user(when: str, stage: str, sink: UOp) -> UOp:
+    for up in list(_user_passes):
+        if up.when == when and up.stage == stage:
+            sink = graph_rewrite(sink, up.matcher, bottom_up=up.bottom_up, name=up.rule_set)
+    return sink
+
+
+def user_passes_key() -> tuple:
+    """What the pipeline's users' passes are now (part of the schedule cache's key)."""
+    return tuple((up.when, up.stage, up.bottom_up, id(up.matcher)) for up in _user_passes)
+
+
 def _spec_on() -> bool:
     return os.environ.get("RULEGRAD_SPEC", "") not in ("", "0")
 
 
 def _pass(sink: UOp, stem: str, rules: str, ctx: Any = None, bottom_up: bool = False,
-          stage: str | None = None) -> UOp:
-    """Run one rule set over the graph; with RULEGRAD_SPEC=1, check the result's invariants."""
+          stage: str | None = None, users: tuple[str, ...] = ("before", "after")) -> UOp:
+    """Run one rule set over the graph; with RULEGRAD_SPEC=1, check the result's invariants.
+    Users' passes added beside it (`add_rules`) run before and after it (`users`)."""
+    if "before" in users:
+        sink = _user("before", rules, sink)
     out = graph_rewrite(sink, matcher(stem, rules), ctx=ctx, bottom_up=bottom_up, name=rules)
+    if "after" in users:
+        out = _user("after", rules, out)
     if stage is not None and _spec_on():
         from .spec import verify
 
@@ -69,20 +156,24 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
     root that needs no kernel (a view of an existing buffer) stays what it is."""
     # earliest rewrites: drop markers, fold size 0 and stride-0 reductions, split huge reductions
-    tsink = graph_rewrite(sink, matcher("rangeify", "earliest_rewrites"), name="earliest")
+    tsink = _user("before", "earliest", sink)  # users' passes (`add_rules`) run where they asked
+    tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
+    tsink = _user("after", "earliest", tsink)
+    tsink = _user("before", "add_realize", tsink)  # ahead of do_realize, which reads the graph
     early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
     # realize marking: roots, effects and COPY/ASSIGN inputs must be memory (only collects)
     realized = RealizeContext()
     graph_rewrite(tsink, matcher("rangeify", "do_realize"), ctx=realized, name="do_realize")
     # ... and each gets a REALIZE, numbered so its buffer can be found again at the end
-    tsink = _pass(tsink, "rangeify", "add_realize", realized, bottom_up=True)
+    tsink = _pass(tsink, "rangeify", "add_realize", realized, bottom_up=True, users=("after",))
     # children: reductions read by several consumers are marked, to be reconciled in rangeify
     # (this pass also drops add_realize's marks)
     tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True,
                   stage="tensor")
     # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic,
     # reductions REDUCEs over fresh ranges or buffers (rerun until its buffer choices settle)
-    tsink = rangeify_until_settled(tsink)
+    tsink = _user("before", "pm_rangeify", tsink)
+    tsink = _user("after", "pm_rangeify", rangeify_until_settled(tsink))
     # cleanups: fold the index arithmetic rangeify wrote (symbolic), recompute cheap buffers in
     # their readers, no buffers for constants
     tsink = _pass(tsink, "rangeify", "pm_cleanups", bottom_up=True, stage="rangeified")
@@ -106,7 +197,8 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
     force = predict_buffers(tsink)
     while True:
         ctx = RangeifyContext(force=force)
-        out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified")
+        out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified",
+                    users=())
         again = ctx.must_buffer()
         if ctx.settled(again):
             return out
@@ -204,7 +296,7 @@ def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
 def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
     """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
     of a form scheduled before is not scheduled again: runtime/schedule_cache.py)."""
-    items, outs = cached_schedule(list(uops), _schedule_uncached)
+    items, outs = cached_schedule(list(uops), _schedule_uncached, salt=user_passes_key())
     debug = int(os.environ.get("DEBUG", "0") or 0)
     if debug >= 2:
         for i, item in enumerate(items):

@@ -136,12 +136,14 @@ def _replay(entry: _Entry, inputs: list[Buffer]) -> tuple[list[ScheduleItem], li
 
 
 def cached_schedule(uops: list[UOp],
-                    schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp]]]
-                    ) -> tuple[list[ScheduleItem], list[UOp]]:
-    """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form."""
+                    schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp]]],
+                    salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp]]:
+    """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form
+    (scheduled with the same `salt`: what else the schedule depends on, e.g. users' passes)."""
     if not enabled():
         return schedule(uops)
     key, inputs = graph_key(uops)
+    key = (salt, key)
     with _lock:  # realize may run in several threads; the LRU bookkeeping is not atomic
         entry = _cache.get(key)
         if entry is not None:

@@ -155,7 +155,7 @@ def test_interp_mode_and_composition(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MATCHER", "interp")
     monkeypatch.setattr(rules, "_cache", {})
     interp = matcher("symbolic", "symbolic_simple")
-    assert type(interp._fast[Ops.ADD]).__name__ == "function" and interp is not gen
+    assert type(interp._table[Ops.ADD]).__name__ == "function" and interp is not gen
     assert graph_rewrite(expr, interp) is graph_rewrite(expr, gen) is r
     both = matcher("movement", "double_reshape") + gen
     assert both.rules[0].name == "reshape_reshape" and len(both.rules) == 1 + len(gen.rules)
@@ -176,3 +176,54 @@ def test_match_stats_table_at_exit():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={**env, "RULEGRAD_MATCH_STATS": "0"})
     assert p.returncode == 0 and "match stats" not in p.stderr
+
+
+# a file or folder name may hold any text: quotes that close a docstring, line breaks; the
+# brief's own example, with a relative marker (`touch pwned` in the test's folder)
+HOSTILE = 'y""" ; __import__("os").system("touch pwned") ; """.rules'
+HOSTILE_DIR = "d\n__import__('os').system('touch pwned')\n#\u2028\r"
+
+
+def test_hostile_file_names_reach_no_code(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / HOSTILE_DIR
+    src.mkdir()
+    # a helper module's name is an identifier (the grammar says so), but its file is found by
+    # a path relative to the generated module, printed into the code
+    (src / "h.py").write_text("def twice(x):\n    return x * 2\n")
+    rules = src / HOSTILE
+    rules.write_text("use .h: twice\n"
+                     "rules hostile = {\n"
+                     "  dbl: ADD(x, x) if x.op is Ops.DEFINE_VAR -> twice(x)  # \"\"\" '''\n"
+                     "}\n")
+    out = tmp_path / "gen"
+    assert run_gen([str(rules)], out=str(out), check=False) == 0
+    (module,) = out.glob("*.py")
+    text = module.read_text()
+    compile(text, str(module), "exec")  # valid Python as written
+    mod = _import_path(module, "hostile_generated")
+    assert not (tmp_path / "pwned").exists()  # importing ran nothing of the names
+    assert mod.SOURCE == os.path.relpath(rules, out)  # the name survives, as a string
+    v = UOp.variable("v", 0, 9)
+    assert graph_rewrite(v + v, mod.hostile) is v * 2
+    for line in text.splitlines():  # no raw line break of any kind inside a line
+        assert "\r" not in line and "\u2028" not in line
+
+
+def test_helper_calls_are_checked_against_signatures_at_gen(tmp_path, capsys):
+    (tmp_path / "h.py").write_text("def twice(x, *, scale=2):\n    return x * scale\n")
+    bad = tmp_path / "calls.rules"
+    lines = ["use .h: twice",
+             "rules calls = {",
+             "  ok:    ADD(x, x) if x.op is Ops.DEFINE_VAR -> twice(x, scale=2)",
+             "  arity: MUL(x, x) -> twice(x, x)",
+             "  kw:    SUB(x, x) -> twice(x, factor=3)",
+             "}"]
+    bad.write_text("\n".join(lines) + "\n")
+    assert run_gen([str(bad)], out=str(tmp_path / "gen"), check=False) == 2
+    err = capsys.readouterr().err
+    col4, col5 = lines[3].index("twice") + 1, lines[4].index("twice") + 1
+    assert f"{bad}:4:{col4}: error: helper twice" in err and "positional" in err
+    assert f"{bad}:5:{col5}: error: helper twice" in err and "factor" in err
+    assert ":3:" not in err and "2 errors" in err and "Traceback" not in err
+    assert not (tmp_path / "gen" / "calls.py").exists()

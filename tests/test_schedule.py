@@ -104,14 +104,20 @@ def test_scheduling_work_per_op_is_flat(monkeypatch: pytest.MonkeyPatch) -> None
     # work, not seconds: every rewrite attempt of every pass is counted, so the check is the
     # same on a loaded machine (bench/schedule.py times it)
     attempts = 0
-    step = rewrite._Rewriter.step
+    step, init = rewrite._Rewriter.step, rewrite._Rewriter.__init__
 
-    def counting_step(self: rewrite._Rewriter, node: UOp) -> UOp | None:
+    def counting_step(self: rewrite._Rewriter, node: UOp, matched: UOp | None = None
+                      ) -> UOp | None:
         nonlocal attempts
         attempts += 1
-        return step(self, node)
+        return step(self, node, matched)
+
+    def every_attempt_through_step(self: rewrite._Rewriter, *args: object, **kw: object) -> None:
+        init(self, *args, **kw)
+        self.table = None  # the engine's fast path would match without calling step
 
     monkeypatch.setattr(rewrite._Rewriter, "step", counting_step)
+    monkeypatch.setattr(rewrite._Rewriter, "__init__", every_attempt_through_step)
     per_op = {}
     for n in (1_000, 10_000):
         attempts = 0

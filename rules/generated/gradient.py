@@ -1,11 +1,11 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
 # source sha256: 6a3798df7fe88619d295d5cccabf1623485ffded42c2c2ed0ec02f1063292d95
-"""Matchers for the rule sets of rules/gradient.rules: pm_gradient."""
+'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
 
 from rulegrad.runtime.dtype import DTYPE_CLASSES, dtypes  # noqa: F401
-from rulegrad.runtime.matcher import RuleMatcher, helper_from  # noqa: F401
+from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_stats  # noqa: F401
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
@@ -21,986 +21,7 @@ SOURCE_SHA256 = '6a3798df7fe88619d295d5cccabf1623485ffded42c2c2ed0ec02f1063292d9
 DEPENDENCIES = ()
 
 
-# ======================================================================== rule set pm_gradient
-
-def _pm_gradient_r17(n, ctx, x, y):
-    # rule grad_flat at rules/gradient.rules:36
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    return _as_uop(n, (None, None))
-
-def _pm_gradient_RESHAPE(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_reshape at rules/gradient.rules:44
-        #   grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)
-        x = n0
-        _r = _as_uop(n, (ctx.reshape(x.shape),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_PERMUTE(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_permute at rules/gradient.rules:45
-        #   grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)
-        p = n
-        x = n0
-        _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_EXPAND(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_expand at rules/gradient.rules:46
-        #   grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)
-        x = n0
-        _r = _as_uop(n, (sum_to(ctx, x.shape),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_PAD(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_pad at rules/gradient.rules:47
-        #   grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)
-        p = n
-        x = n0
-        _r = _as_uop(n, (ctx.shrink(unpad(p)),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SHRINK(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_shrink at rules/gradient.rules:48
-        #   grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)
-        s = n
-        x = n0
-        _r = _as_uop(n, (ctx.pad(unshrink(s)),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_FLIP(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_flip at rules/gradient.rules:49
-        #   grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)
-        f = n
-        x = n0
-        _r = _as_uop(n, (ctx.flip(f.arg),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CONTIGUOUS(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_DETACH(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:53
-        #   grad_detach: DETACH(x) -> (None,)
-        x = n0
-        _r = _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_FUSE(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_ASSIGN(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_assign at rules/gradient.rules:54
-        #   grad_assign: ASSIGN(t, v) -> (None, None)
-        t = n0
-        v = n1
-        _r = _as_uop(n, (None, None))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_REDUCE_AXIS(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_reduce at rules/gradient.rules:41
-        #   grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)
-        r = n
-        x = n0
-        _r = _as_uop(n, (reduce_grad(ctx, r),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CAST(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_cast at rules/gradient.rules:23
-        #   grad_cast: CAST(x) as c -> (ctx.cast(x.dtype),) if x.dtype.is_float and c.dtype.is_float else (None,)
-        c = n
-        x = n0
-        _r = _as_uop(n, (ctx.cast(x.dtype),)) if x.dtype.is_float and c.dtype.is_float else _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_NEG(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_neg at rules/gradient.rules:13
-        #   grad_neg: NEG(x) -> (-ctx,)
-        x = n0
-        _r = _as_uop(n, (-ctx,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_EXP(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_exp at rules/gradient.rules:14
-        #   grad_exp: EXP(x) as r -> (ctx * r,)
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx * r,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_LOG(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_log at rules/gradient.rules:15
-        #   grad_log: LOG(x) -> (ctx / x,)
-        x = n0
-        _r = _as_uop(n, (ctx / x,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_EXP2(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_exp2 at rules/gradient.rules:16
-        #   grad_exp2: EXP2(x) as r -> (ctx * r * 0.6931471805599453,)
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_LOG2(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_log2 at rules/gradient.rules:17
-        #   grad_log2: LOG2(x) -> (ctx / (x * 0.6931471805599453),)
-        x = n0
-        _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SIN(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_sin at rules/gradient.rules:18
-        #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
-        x = n0
-        _r = _as_uop(n, (ctx * UOp(Ops.SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SQRT(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_sqrt at rules/gradient.rules:19
-        #   grad_sqrt: SQRT(x) as r -> (ctx / (r * 2),)
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx / (r * 2),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_RECIPROCAL(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_recip at rules/gradient.rules:20
-        #   grad_recip: RECIPROCAL(x) as r -> (-ctx * r * r,)
-        r = n
-        x = n0
-        _r = _as_uop(n, (-ctx * r * r,))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_TRUNC(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_trunc at rules/gradient.rules:21
-        #   grad_trunc: TRUNC(x) -> (ctx.const_like(0),)
-        x = n0
-        _r = _as_uop(n, (ctx.const_like(0),))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_ADD(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_add at rules/gradient.rules:26
-        #   grad_add: ADD(x, y) -> (ctx, ctx)
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx, ctx))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SUB(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_sub at rules/gradient.rules:27
-        #   grad_sub: SUB(x, y) -> (ctx, -ctx)
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx, -ctx))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_MUL(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_mul at rules/gradient.rules:28
-        #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx * y, ctx * x))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_FDIV(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_fdiv at rules/gradient.rules:29
-        #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_IDIV(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_MOD(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_MAX(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_max at rules/gradient.rules:33
-        #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        x = n0
-        y = n1
-        _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_MIN(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_min at rules/gradient.rules:34
-        #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        x = n0
-        y = n1
-        _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_POW(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_pow at rules/gradient.rules:31
-        #   grad_pow: POW(x, y) as r -> (ctx * y * POW(x, y - 1), ctx * r * LOG(x))
-        r = n
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx * y * UOp(Ops.POW, x.dtype, (x, y - 1)), ctx * r * UOp(Ops.LOG, x.dtype, (x,))))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CMPLT(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CMPNE(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_CMPEQ(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_AND(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_OR(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_XOR(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SHL(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_SHR(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_WHERE(n, ctx):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule grad_where at rules/gradient.rules:37
-        #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
-        a = n1
-        b = n2
-        c = n0
-        _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_MULACC(n, ctx):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule grad_mulacc at rules/gradient.rules:38
-        #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
-        a = n0
-        b = n1
-        c = n2
-        _r = _as_uop(n, (ctx * b, ctx * a, ctx))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _pm_gradient_RESHAPE_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_reshape at rules/gradient.rules:44
-        #   grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)
-        x = n0
-        _t = _st.start(21)
-        _r = _as_uop(n, (ctx.reshape(x.shape),))
-        _st.stop(21, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 21
-    return None
-
-def _pm_gradient_PERMUTE_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_permute at rules/gradient.rules:45
-        #   grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)
-        p = n
-        x = n0
-        _t = _st.start(22)
-        _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
-        _st.stop(22, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 22
-    return None
-
-def _pm_gradient_EXPAND_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_expand at rules/gradient.rules:46
-        #   grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)
-        x = n0
-        _t = _st.start(23)
-        _r = _as_uop(n, (sum_to(ctx, x.shape),))
-        _st.stop(23, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 23
-    return None
-
-def _pm_gradient_PAD_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_pad at rules/gradient.rules:47
-        #   grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)
-        p = n
-        x = n0
-        _t = _st.start(24)
-        _r = _as_uop(n, (ctx.shrink(unpad(p)),))
-        _st.stop(24, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 24
-    return None
-
-def _pm_gradient_SHRINK_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_shrink at rules/gradient.rules:48
-        #   grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)
-        s = n
-        x = n0
-        _t = _st.start(25)
-        _r = _as_uop(n, (ctx.pad(unshrink(s)),))
-        _st.stop(25, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 25
-    return None
-
-def _pm_gradient_FLIP_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_flip at rules/gradient.rules:49
-        #   grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)
-        f = n
-        x = n0
-        _t = _st.start(26)
-        _r = _as_uop(n, (ctx.flip(f.arg),))
-        _st.stop(26, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 26
-    return None
-
-def _pm_gradient_CONTIGUOUS_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _t = _st.start(27)
-        _r = _as_uop(n, (ctx,))
-        _st.stop(27, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 27
-    return None
-
-def _pm_gradient_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _t = _st.start(27)
-        _r = _as_uop(n, (ctx,))
-        _st.stop(27, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 27
-    return None
-
-def _pm_gradient_DETACH_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:53
-        #   grad_detach: DETACH(x) -> (None,)
-        x = n0
-        _t = _st.start(28)
-        _r = _as_uop(n, (None,))
-        _st.stop(28, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 28
-    return None
-
-def _pm_gradient_FUSE_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        x = n0
-        _t = _st.start(27)
-        _r = _as_uop(n, (ctx,))
-        _st.stop(27, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 27
-    return None
-
-def _pm_gradient_ASSIGN_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_assign at rules/gradient.rules:54
-        #   grad_assign: ASSIGN(t, v) -> (None, None)
-        t = n0
-        v = n1
-        _t = _st.start(29)
-        _r = _as_uop(n, (None, None))
-        _st.stop(29, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 29
-    return None
-
-def _pm_gradient_REDUCE_AXIS_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_reduce at rules/gradient.rules:41
-        #   grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)
-        r = n
-        x = n0
-        _t = _st.start(20)
-        _r = _as_uop(n, (reduce_grad(ctx, r),))
-        _st.stop(20, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 20
-    return None
-
-def _pm_gradient_CAST_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_cast at rules/gradient.rules:23
-        #   grad_cast: CAST(x) as c -> (ctx.cast(x.dtype),) if x.dtype.is_float and c.dtype.is_float else (None,)
-        c = n
-        x = n0
-        _t = _st.start(9)
-        _r = _as_uop(n, (ctx.cast(x.dtype),)) if x.dtype.is_float and c.dtype.is_float else _as_uop(n, (None,))
-        _st.stop(9, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 9
-    return None
-
-def _pm_gradient_NEG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_neg at rules/gradient.rules:13
-        #   grad_neg: NEG(x) -> (-ctx,)
-        x = n0
-        _t = _st.start(0)
-        _r = _as_uop(n, (-ctx,))
-        _st.stop(0, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _pm_gradient_EXP_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_exp at rules/gradient.rules:14
-        #   grad_exp: EXP(x) as r -> (ctx * r,)
-        r = n
-        x = n0
-        _t = _st.start(1)
-        _r = _as_uop(n, (ctx * r,))
-        _st.stop(1, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _pm_gradient_LOG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_log at rules/gradient.rules:15
-        #   grad_log: LOG(x) -> (ctx / x,)
-        x = n0
-        _t = _st.start(2)
-        _r = _as_uop(n, (ctx / x,))
-        _st.stop(2, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 2
-    return None
-
-def _pm_gradient_EXP2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_exp2 at rules/gradient.rules:16
-        #   grad_exp2: EXP2(x) as r -> (ctx * r * 0.6931471805599453,)
-        r = n
-        x = n0
-        _t = _st.start(3)
-        _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
-        _st.stop(3, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 3
-    return None
-
-def _pm_gradient_LOG2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_log2 at rules/gradient.rules:17
-        #   grad_log2: LOG2(x) -> (ctx / (x * 0.6931471805599453),)
-        x = n0
-        _t = _st.start(4)
-        _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
-        _st.stop(4, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 4
-    return None
-
-def _pm_gradient_SIN_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_sin at rules/gradient.rules:18
-        #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
-        x = n0
-        _t = _st.start(5)
-        _r = _as_uop(n, (ctx * UOp(Ops.SIN, (_t2 := 1.5707963267948966 - x).dtype, (_t2,)),))
-        _st.stop(5, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 5
-    return None
-
-def _pm_gradient_SQRT_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_sqrt at rules/gradient.rules:19
-        #   grad_sqrt: SQRT(x) as r -> (ctx / (r * 2),)
-        r = n
-        x = n0
-        _t = _st.start(6)
-        _r = _as_uop(n, (ctx / (r * 2),))
-        _st.stop(6, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 6
-    return None
-
-def _pm_gradient_RECIPROCAL_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_recip at rules/gradient.rules:20
-        #   grad_recip: RECIPROCAL(x) as r -> (-ctx * r * r,)
-        r = n
-        x = n0
-        _t = _st.start(7)
-        _r = _as_uop(n, (-ctx * r * r,))
-        _st.stop(7, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 7
-    return None
-
-def _pm_gradient_TRUNC_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_trunc at rules/gradient.rules:21
-        #   grad_trunc: TRUNC(x) -> (ctx.const_like(0),)
-        x = n0
-        _t = _st.start(8)
-        _r = _as_uop(n, (ctx.const_like(0),))
-        _st.stop(8, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 8
-    return None
-
-def _pm_gradient_ADD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_add at rules/gradient.rules:26
-        #   grad_add: ADD(x, y) -> (ctx, ctx)
-        x = n0
-        y = n1
-        _t = _st.start(10)
-        _r = _as_uop(n, (ctx, ctx))
-        _st.stop(10, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 10
-    return None
-
-def _pm_gradient_SUB_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_sub at rules/gradient.rules:27
-        #   grad_sub: SUB(x, y) -> (ctx, -ctx)
-        x = n0
-        y = n1
-        _t = _st.start(11)
-        _r = _as_uop(n, (ctx, -ctx))
-        _st.stop(11, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 11
-    return None
-
-def _pm_gradient_MUL_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_mul at rules/gradient.rules:28
-        #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
-        x = n0
-        y = n1
-        _t = _st.start(12)
-        _r = _as_uop(n, (ctx * y, ctx * x))
-        _st.stop(12, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 12
-    return None
-
-def _pm_gradient_FDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_fdiv at rules/gradient.rules:29
-        #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
-        x = n0
-        y = n1
-        _t = _st.start(13)
-        _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
-        _st.stop(13, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 13
-    return None
-
-def _pm_gradient_IDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_MOD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_MAX_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_max at rules/gradient.rules:33
-        #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        x = n0
-        y = n1
-        _t = _st.start(15)
-        _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        _st.stop(15, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 15
-    return None
-
-def _pm_gradient_MIN_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_min at rules/gradient.rules:34
-        #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        x = n0
-        y = n1
-        _t = _st.start(16)
-        _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        _st.stop(16, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 16
-    return None
-
-def _pm_gradient_POW_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_pow at rules/gradient.rules:31
-        #   grad_pow: POW(x, y) as r -> (ctx * y * POW(x, y - 1), ctx * r * LOG(x))
-        r = n
-        x = n0
-        y = n1
-        _t = _st.start(14)
-        _r = _as_uop(n, (ctx * y * UOp(Ops.POW, x.dtype, (x, y - 1)), ctx * r * UOp(Ops.LOG, x.dtype, (x,))))
-        _st.stop(14, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 14
-    return None
-
-def _pm_gradient_CMPLT_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_CMPNE_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_CMPEQ_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_AND_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_OR_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_XOR_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_SHL_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_SHR_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        # rule grad_flat at rules/gradient.rules:36
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        _t = _st.start(17)
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        _st.stop(17, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 17
-    return None
-
-def _pm_gradient_WHERE_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule grad_where at rules/gradient.rules:37
-        #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
-        a = n1
-        b = n2
-        c = n0
-        _t = _st.start(18)
-        _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
-        _st.stop(18, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 18
-    return None
-
-def _pm_gradient_MULACC_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule grad_mulacc at rules/gradient.rules:38
-        #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
-        a = n0
-        b = n1
-        c = n2
-        _t = _st.start(19)
-        _r = _as_uop(n, (ctx * b, ctx * a, ctx))
-        _st.stop(19, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 19
-    return None
-
-
+# ======================================================================== pm_gradient
 _pm_gradient_rules = (
     RuleInfo('grad_neg', 'rules/gradient.rules', 13, 'grad_neg: NEG(x) -> (-ctx,)'),
     RuleInfo('grad_exp', 'rules/gradient.rules', 14, 'grad_exp: EXP(x) as r -> (ctx * r,)'),
@@ -1033,97 +54,527 @@ _pm_gradient_rules = (
     RuleInfo('grad_detach', 'rules/gradient.rules', 53, 'grad_detach: DETACH(x) -> (None,)'),
     RuleInfo('grad_assign', 'rules/gradient.rules', 54, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
-_pm_gradient_matcher = RuleMatcher(
-    'pm_gradient', _pm_gradient_rules,
-    {
-        Ops.RESHAPE: _pm_gradient_RESHAPE,
-        Ops.PERMUTE: _pm_gradient_PERMUTE,
-        Ops.EXPAND: _pm_gradient_EXPAND,
-        Ops.PAD: _pm_gradient_PAD,
-        Ops.SHRINK: _pm_gradient_SHRINK,
-        Ops.FLIP: _pm_gradient_FLIP,
-        Ops.CONTIGUOUS: _pm_gradient_CONTIGUOUS,
-        Ops.CONTIGUOUS_BACKWARD: _pm_gradient_CONTIGUOUS_BACKWARD,
-        Ops.DETACH: _pm_gradient_DETACH,
-        Ops.FUSE: _pm_gradient_FUSE,
-        Ops.ASSIGN: _pm_gradient_ASSIGN,
-        Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS,
-        Ops.CAST: _pm_gradient_CAST,
-        Ops.NEG: _pm_gradient_NEG,
-        Ops.EXP: _pm_gradient_EXP,
-        Ops.LOG: _pm_gradient_LOG,
-        Ops.EXP2: _pm_gradient_EXP2,
-        Ops.LOG2: _pm_gradient_LOG2,
-        Ops.SIN: _pm_gradient_SIN,
-        Ops.SQRT: _pm_gradient_SQRT,
-        Ops.RECIPROCAL: _pm_gradient_RECIPROCAL,
-        Ops.TRUNC: _pm_gradient_TRUNC,
-        Ops.ADD: _pm_gradient_ADD,
-        Ops.SUB: _pm_gradient_SUB,
-        Ops.MUL: _pm_gradient_MUL,
-        Ops.FDIV: _pm_gradient_FDIV,
-        Ops.IDIV: _pm_gradient_IDIV,
-        Ops.MOD: _pm_gradient_MOD,
-        Ops.MAX: _pm_gradient_MAX,
-        Ops.MIN: _pm_gradient_MIN,
-        Ops.POW: _pm_gradient_POW,
-        Ops.CMPLT: _pm_gradient_CMPLT,
-        Ops.CMPNE: _pm_gradient_CMPNE,
-        Ops.CMPEQ: _pm_gradient_CMPEQ,
-        Ops.AND: _pm_gradient_AND,
-        Ops.OR: _pm_gradient_OR,
-        Ops.XOR: _pm_gradient_XOR,
-        Ops.SHL: _pm_gradient_SHL,
-        Ops.SHR: _pm_gradient_SHR,
-        Ops.WHERE: _pm_gradient_WHERE,
-        Ops.MULACC: _pm_gradient_MULACC,
-    },
-    {
-        Ops.RESHAPE: _pm_gradient_RESHAPE_t,
-        Ops.PERMUTE: _pm_gradient_PERMUTE_t,
-        Ops.EXPAND: _pm_gradient_EXPAND_t,
-        Ops.PAD: _pm_gradient_PAD_t,
-        Ops.SHRINK: _pm_gradient_SHRINK_t,
-        Ops.FLIP: _pm_gradient_FLIP_t,
-        Ops.CONTIGUOUS: _pm_gradient_CONTIGUOUS_t,
-        Ops.CONTIGUOUS_BACKWARD: _pm_gradient_CONTIGUOUS_BACKWARD_t,
-        Ops.DETACH: _pm_gradient_DETACH_t,
-        Ops.FUSE: _pm_gradient_FUSE_t,
-        Ops.ASSIGN: _pm_gradient_ASSIGN_t,
-        Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS_t,
-        Ops.CAST: _pm_gradient_CAST_t,
-        Ops.NEG: _pm_gradient_NEG_t,
-        Ops.EXP: _pm_gradient_EXP_t,
-        Ops.LOG: _pm_gradient_LOG_t,
-        Ops.EXP2: _pm_gradient_EXP2_t,
-        Ops.LOG2: _pm_gradient_LOG2_t,
-        Ops.SIN: _pm_gradient_SIN_t,
-        Ops.SQRT: _pm_gradient_SQRT_t,
-        Ops.RECIPROCAL: _pm_gradient_RECIPROCAL_t,
-        Ops.TRUNC: _pm_gradient_TRUNC_t,
-        Ops.ADD: _pm_gradient_ADD_t,
-        Ops.SUB: _pm_gradient_SUB_t,
-        Ops.MUL: _pm_gradient_MUL_t,
-        Ops.FDIV: _pm_gradient_FDIV_t,
-        Ops.IDIV: _pm_gradient_IDIV_t,
-        Ops.MOD: _pm_gradient_MOD_t,
-        Ops.MAX: _pm_gradient_MAX_t,
-        Ops.MIN: _pm_gradient_MIN_t,
-        Ops.POW: _pm_gradient_POW_t,
-        Ops.CMPLT: _pm_gradient_CMPLT_t,
-        Ops.CMPNE: _pm_gradient_CMPNE_t,
-        Ops.CMPEQ: _pm_gradient_CMPEQ_t,
-        Ops.AND: _pm_gradient_AND_t,
-        Ops.OR: _pm_gradient_OR_t,
-        Ops.XOR: _pm_gradient_XOR_t,
-        Ops.SHL: _pm_gradient_SHL_t,
-        Ops.SHR: _pm_gradient_SHR_t,
-        Ops.WHERE: _pm_gradient_WHERE_t,
-        Ops.MULACC: _pm_gradient_MULACC_t,
-    },
-)
-pm_gradient = _pm_gradient_matcher
+_pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
+
+def _pm_gradient_r17(n, ctx, x, y):
+    # rule grad_flat at rules/gradient.rules:36
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    return _as_uop(n, (None, None))
+
+def _pm_gradient_RESHAPE(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_reshape at rules/gradient.rules:44
+        #   grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
+        x = n0
+        _r = _as_uop(n, (ctx.reshape(x.shape),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[21]
+    return None
+
+def _pm_gradient_PERMUTE(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_permute at rules/gradient.rules:45
+        #   grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[22] += 1
+        p = n
+        x = n0
+        _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[22]
+    return None
+
+def _pm_gradient_EXPAND(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_expand at rules/gradient.rules:46
+        #   grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[23] += 1
+        x = n0
+        _r = _as_uop(n, (sum_to(ctx, x.shape),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[23]
+    return None
+
+def _pm_gradient_PAD(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_pad at rules/gradient.rules:47
+        #   grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
+        p = n
+        x = n0
+        _r = _as_uop(n, (ctx.shrink(unpad(p)),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[24]
+    return None
+
+def _pm_gradient_SHRINK(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_shrink at rules/gradient.rules:48
+        #   grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
+        s = n
+        x = n0
+        _r = _as_uop(n, (ctx.pad(unshrink(s)),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[25]
+    return None
+
+def _pm_gradient_FLIP(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_flip at rules/gradient.rules:49
+        #   grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
+        f = n
+        x = n0
+        _r = _as_uop(n, (ctx.flip(f.arg),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[26]
+    return None
+
+def _pm_gradient_CONTIGUOUS(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_contig at rules/gradient.rules:52
+        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
+        x = n0
+        _r = _as_uop(n, (ctx,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+    return None
+
+def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_contig at rules/gradient.rules:52
+        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
+        x = n0
+        _r = _as_uop(n, (ctx,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+    return None
+
+def _pm_gradient_DETACH(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_detach at rules/gradient.rules:53
+        #   grad_detach: DETACH(x) -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+        x = n0
+        _r = _as_uop(n, (None,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[28]
+    return None
+
+def _pm_gradient_FUSE(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_contig at rules/gradient.rules:52
+        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
+        x = n0
+        _r = _as_uop(n, (ctx,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+    return None
+
+def _pm_gradient_ASSIGN(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_assign at rules/gradient.rules:54
+        #   grad_assign: ASSIGN(t, v) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
+        t = n0
+        v = n1
+        _r = _as_uop(n, (None, None))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
+    return None
+
+def _pm_gradient_REDUCE_AXIS(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_reduce at rules/gradient.rules:41
+        #   grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
+        r = n
+        x = n0
+        _r = _as_uop(n, (reduce_grad(ctx, r),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[20]
+    return None
+
+def _pm_gradient_CAST(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_cast at rules/gradient.rules:23
+        #   grad_cast: CAST(x) as c -> (ctx.cast(x.dtype),) if x.dtype.is_float and c.dtype.is_float else (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
+        c = n
+        x = n0
+        _r = _as_uop(n, (ctx.cast(x.dtype),)) if x.dtype.is_float and c.dtype.is_float else _as_uop(n, (None,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[9]
+    return None
+
+def _pm_gradient_NEG(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_neg at rules/gradient.rules:13
+        #   grad_neg: NEG(x) -> (-ctx,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[0] += 1
+        x = n0
+        _r = _as_uop(n, (-ctx,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[0]
+    return None
+
+def _pm_gradient_EXP(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_exp at rules/gradient.rules:14
+        #   grad_exp: EXP(x) as r -> (ctx * r,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        r = n
+        x = n0
+        _r = _as_uop(n, (ctx * r,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+    return None
+
+def _pm_gradient_LOG(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_log at rules/gradient.rules:15
+        #   grad_log: LOG(x) -> (ctx / x,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[2] += 1
+        x = n0
+        _r = _as_uop(n, (ctx / x,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[2]
+    return None
+
+def _pm_gradient_EXP2(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_exp2 at rules/gradient.rules:16
+        #   grad_exp2: EXP2(x) as r -> (ctx * r * 0.6931471805599453,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[3] += 1
+        r = n
+        x = n0
+        _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[3]
+    return None
+
+def _pm_gradient_LOG2(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_log2 at rules/gradient.rules:17
+        #   grad_log2: LOG2(x) -> (ctx / (x * 0.6931471805599453),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[4] += 1
+        x = n0
+        _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[4]
+    return None
+
+def _pm_gradient_SIN(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_sin at rules/gradient.rules:18
+        #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
+        x = n0
+        _r = _as_uop(n, (ctx * UOp(Ops.SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
+    return None
+
+def _pm_gradient_SQRT(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_sqrt at rules/gradient.rules:19
+        #   grad_sqrt: SQRT(x) as r -> (ctx / (r * 2),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[6] += 1
+        r = n
+        x = n0
+        _r = _as_uop(n, (ctx / (r * 2),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[6]
+    return None
+
+def _pm_gradient_RECIPROCAL(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_recip at rules/gradient.rules:20
+        #   grad_recip: RECIPROCAL(x) as r -> (-ctx * r * r,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[7] += 1
+        r = n
+        x = n0
+        _r = _as_uop(n, (-ctx * r * r,))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[7]
+    return None
+
+def _pm_gradient_TRUNC(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        # rule grad_trunc at rules/gradient.rules:21
+        #   grad_trunc: TRUNC(x) -> (ctx.const_like(0),)
+        if _pm_gradient_st: _pm_gradient_st.attempts[8] += 1
+        x = n0
+        _r = _as_uop(n, (ctx.const_like(0),))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[8]
+    return None
+
+def _pm_gradient_ADD(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_add at rules/gradient.rules:26
+        #   grad_add: ADD(x, y) -> (ctx, ctx)
+        if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (ctx, ctx))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
+    return None
+
+def _pm_gradient_SUB(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_sub at rules/gradient.rules:27
+        #   grad_sub: SUB(x, y) -> (ctx, -ctx)
+        if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (ctx, -ctx))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
+    return None
+
+def _pm_gradient_MUL(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_mul at rules/gradient.rules:28
+        #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
+        if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (ctx * y, ctx * x))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
+    return None
+
+def _pm_gradient_FDIV(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_fdiv at rules/gradient.rules:29
+        #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
+        if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
+    return None
+
+def _pm_gradient_IDIV(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_MOD(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_MAX(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_max at rules/gradient.rules:33
+        #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
+        if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
+    return None
+
+def _pm_gradient_MIN(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_min at rules/gradient.rules:34
+        #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
+        if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
+    return None
+
+def _pm_gradient_POW(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_pow at rules/gradient.rules:31
+        #   grad_pow: POW(x, y) as r -> (ctx * y * POW(x, y - 1), ctx * r * LOG(x))
+        if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
+        r = n
+        x = n0
+        y = n1
+        _r = _as_uop(n, (ctx * y * UOp(Ops.POW, x.dtype, (x, y - 1)), ctx * r * UOp(Ops.LOG, x.dtype, (x,))))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
+    return None
+
+def _pm_gradient_CMPLT(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_CMPNE(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_CMPEQ(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_AND(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_OR(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_XOR(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_SHL(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_SHR(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        # rule grad_flat at rules/gradient.rules:36
+        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+        _r = _pm_gradient_r17(n, ctx, n0, n1)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    return None
+
+def _pm_gradient_WHERE(n, ctx):
+    if len(n.src) == 3:
+        n0, n1, n2 = n.src
+        # rule grad_where at rules/gradient.rules:37
+        #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
+        if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
+        a = n1
+        b = n2
+        c = n0
+        _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
+    return None
+
+def _pm_gradient_MULACC(n, ctx):
+    if len(n.src) == 3:
+        n0, n1, n2 = n.src
+        # rule grad_mulacc at rules/gradient.rules:38
+        #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
+        if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
+        a = n0
+        b = n1
+        c = n2
+        _r = _as_uop(n, (ctx * b, ctx * a, ctx))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
+    return None
+
+
+_pm_gradient_part = RuleMatcher('pm_gradient', _pm_gradient_rules, {
+    Ops.RESHAPE: _pm_gradient_RESHAPE,
+    Ops.PERMUTE: _pm_gradient_PERMUTE,
+    Ops.EXPAND: _pm_gradient_EXPAND,
+    Ops.PAD: _pm_gradient_PAD,
+    Ops.SHRINK: _pm_gradient_SHRINK,
+    Ops.FLIP: _pm_gradient_FLIP,
+    Ops.CONTIGUOUS: _pm_gradient_CONTIGUOUS,
+    Ops.CONTIGUOUS_BACKWARD: _pm_gradient_CONTIGUOUS_BACKWARD,
+    Ops.DETACH: _pm_gradient_DETACH,
+    Ops.FUSE: _pm_gradient_FUSE,
+    Ops.ASSIGN: _pm_gradient_ASSIGN,
+    Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS,
+    Ops.CAST: _pm_gradient_CAST,
+    Ops.NEG: _pm_gradient_NEG,
+    Ops.EXP: _pm_gradient_EXP,
+    Ops.LOG: _pm_gradient_LOG,
+    Ops.EXP2: _pm_gradient_EXP2,
+    Ops.LOG2: _pm_gradient_LOG2,
+    Ops.SIN: _pm_gradient_SIN,
+    Ops.SQRT: _pm_gradient_SQRT,
+    Ops.RECIPROCAL: _pm_gradient_RECIPROCAL,
+    Ops.TRUNC: _pm_gradient_TRUNC,
+    Ops.ADD: _pm_gradient_ADD,
+    Ops.SUB: _pm_gradient_SUB,
+    Ops.MUL: _pm_gradient_MUL,
+    Ops.FDIV: _pm_gradient_FDIV,
+    Ops.IDIV: _pm_gradient_IDIV,
+    Ops.MOD: _pm_gradient_MOD,
+    Ops.MAX: _pm_gradient_MAX,
+    Ops.MIN: _pm_gradient_MIN,
+    Ops.POW: _pm_gradient_POW,
+    Ops.CMPLT: _pm_gradient_CMPLT,
+    Ops.CMPNE: _pm_gradient_CMPNE,
+    Ops.CMPEQ: _pm_gradient_CMPEQ,
+    Ops.AND: _pm_gradient_AND,
+    Ops.OR: _pm_gradient_OR,
+    Ops.XOR: _pm_gradient_XOR,
+    Ops.SHL: _pm_gradient_SHL,
+    Ops.SHR: _pm_gradient_SHR,
+    Ops.WHERE: _pm_gradient_WHERE,
+    Ops.MULACC: _pm_gradient_MULACC,
+}, home=(globals(), '_pm_gradient_st'))
+
+
+# ======================================================================== the rule sets
+_S_pm_gradient = compose('pm_gradient', _pm_gradient_part)
+pm_gradient = _S_pm_gradient
 
 MATCHERS = {
-    'pm_gradient': _pm_gradient_matcher,
+    'pm_gradient': _S_pm_gradient,
 }

@@ -1,11 +1,11 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
 # source sha256: aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b
-"""Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower."""
+'Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower.'
 
 from math import prod  # noqa: F401
 
 from rulegrad.runtime.dtype import DTYPE_CLASSES, dtypes  # noqa: F401
-from rulegrad.runtime.matcher import RuleMatcher, helper_from  # noqa: F401
+from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_stats  # noqa: F401
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
@@ -22,7 +22,14 @@ SOURCE_SHA256 = 'aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99
 DEPENDENCIES = ()
 
 
-# ======================================================================== rule set lower_half
+# ======================================================================== lower_half
+_lower_half_rules = (
+    RuleInfo('half_unary', 'rules/lower.rules', 19, 'half_unary: Unary(x:float16) as e -> in_float32(e)'),
+    RuleInfo('half_binary', 'rules/lower.rules', 20, 'half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)'),
+    RuleInfo('half_sum', 'rules/lower.rules', 23, 'half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)'),
+    RuleInfo('half_roundtrip', 'rules/lower.rules', 26, 'half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x'),
+)
+_lower_half_st = match_stats('lower_half', _lower_half_rules)  # None unless counting
 
 def _lower_half_r0(n, ctx, e, x):
     # rule half_unary at rules/lower.rules:19
@@ -40,10 +47,11 @@ def _lower_half_REDUCE(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_sum at rules/lower.rules:23
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
+            if _lower_half_st: _lower_half_st.attempts[2] += 1
             r = n
             if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN):
                 _r = _as_uop(n, in_float32(r))
-                if _r is not None and _r is not n: return _r
+                if _r is not None and _r is not n: return _r, _lower_half_rules[2]
     return None
 
 def _lower_half_CAST(n, ctx):
@@ -54,8 +62,9 @@ def _lower_half_CAST(n, ctx):
             if n0.dtype is dtypes.float32 and n0_0.dtype is dtypes.float16:
                 # rule half_roundtrip at rules/lower.rules:26
                 #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
+                if _lower_half_st: _lower_half_st.attempts[3] += 1
                 x = n0_0
-                return x
+                return x, _lower_half_rules[3]
     return None
 
 def _lower_half_NEG(n, ctx):
@@ -64,8 +73,9 @@ def _lower_half_NEG(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_EXP(n, ctx):
@@ -74,8 +84,9 @@ def _lower_half_EXP(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_LOG(n, ctx):
@@ -84,8 +95,9 @@ def _lower_half_LOG(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_EXP2(n, ctx):
@@ -94,8 +106,9 @@ def _lower_half_EXP2(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_LOG2(n, ctx):
@@ -104,8 +117,9 @@ def _lower_half_LOG2(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_SIN(n, ctx):
@@ -114,8 +128,9 @@ def _lower_half_SIN(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_SQRT(n, ctx):
@@ -124,8 +139,9 @@ def _lower_half_SQRT(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_RECIPROCAL(n, ctx):
@@ -134,8 +150,9 @@ def _lower_half_RECIPROCAL(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_TRUNC(n, ctx):
@@ -144,8 +161,9 @@ def _lower_half_TRUNC(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
 
 def _lower_half_ADD(n, ctx):
@@ -154,8 +172,9 @@ def _lower_half_ADD(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_SUB(n, ctx):
@@ -164,8 +183,9 @@ def _lower_half_SUB(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_MUL(n, ctx):
@@ -174,8 +194,9 @@ def _lower_half_MUL(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_FDIV(n, ctx):
@@ -184,8 +205,9 @@ def _lower_half_FDIV(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_IDIV(n, ctx):
@@ -194,8 +216,9 @@ def _lower_half_IDIV(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_MOD(n, ctx):
@@ -204,8 +227,9 @@ def _lower_half_MOD(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_MAX(n, ctx):
@@ -214,8 +238,9 @@ def _lower_half_MAX(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_MIN(n, ctx):
@@ -224,8 +249,9 @@ def _lower_half_MIN(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 def _lower_half_POW(n, ctx):
@@ -234,437 +260,111 @@ def _lower_half_POW(n, ctx):
         if n0.dtype is dtypes.float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_half_REDUCE_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_sum at rules/lower.rules:23
-            #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
-            r = n
-            _t = _st.start(2)
-            _r = _as_uop(n, in_float32(r)) if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) else None
-            _st.stop(2, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 2
-    return None
-
-def _lower_half_CAST_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n.dtype is dtypes.float16 and n0.op is Ops.CAST and len(n0.src) == 1:
-            n0_0 = n0.src[0]
-            if n0.dtype is dtypes.float32 and n0_0.dtype is dtypes.float16:
-                # rule half_roundtrip at rules/lower.rules:26
-                #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
-                x = n0_0
-                _t = _st.start(3)
-                _r = x
-                _st.stop(3, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 3
-    return None
-
-def _lower_half_NEG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_EXP_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_LOG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_EXP2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_LOG2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_SIN_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_SQRT_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_RECIPROCAL_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_TRUNC_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_half_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_half_ADD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_SUB_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_MUL_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_FDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_IDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_MOD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_MAX_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_MIN_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_half_POW_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_half_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
+            if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
 
-_lower_half_rules = (
-    RuleInfo('half_unary', 'rules/lower.rules', 19, 'half_unary: Unary(x:float16) as e -> in_float32(e)'),
-    RuleInfo('half_binary', 'rules/lower.rules', 20, 'half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)'),
-    RuleInfo('half_sum', 'rules/lower.rules', 23, 'half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)'),
-    RuleInfo('half_roundtrip', 'rules/lower.rules', 26, 'half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x'),
-)
-_lower_half_matcher = RuleMatcher(
-    'lower_half', _lower_half_rules,
-    {
-        Ops.REDUCE: _lower_half_REDUCE,
-        Ops.CAST: _lower_half_CAST,
-        Ops.NEG: _lower_half_NEG,
-        Ops.EXP: _lower_half_EXP,
-        Ops.LOG: _lower_half_LOG,
-        Ops.EXP2: _lower_half_EXP2,
-        Ops.LOG2: _lower_half_LOG2,
-        Ops.SIN: _lower_half_SIN,
-        Ops.SQRT: _lower_half_SQRT,
-        Ops.RECIPROCAL: _lower_half_RECIPROCAL,
-        Ops.TRUNC: _lower_half_TRUNC,
-        Ops.ADD: _lower_half_ADD,
-        Ops.SUB: _lower_half_SUB,
-        Ops.MUL: _lower_half_MUL,
-        Ops.FDIV: _lower_half_FDIV,
-        Ops.IDIV: _lower_half_IDIV,
-        Ops.MOD: _lower_half_MOD,
-        Ops.MAX: _lower_half_MAX,
-        Ops.MIN: _lower_half_MIN,
-        Ops.POW: _lower_half_POW,
-    },
-    {
-        Ops.REDUCE: _lower_half_REDUCE_t,
-        Ops.CAST: _lower_half_CAST_t,
-        Ops.NEG: _lower_half_NEG_t,
-        Ops.EXP: _lower_half_EXP_t,
-        Ops.LOG: _lower_half_LOG_t,
-        Ops.EXP2: _lower_half_EXP2_t,
-        Ops.LOG2: _lower_half_LOG2_t,
-        Ops.SIN: _lower_half_SIN_t,
-        Ops.SQRT: _lower_half_SQRT_t,
-        Ops.RECIPROCAL: _lower_half_RECIPROCAL_t,
-        Ops.TRUNC: _lower_half_TRUNC_t,
-        Ops.ADD: _lower_half_ADD_t,
-        Ops.SUB: _lower_half_SUB_t,
-        Ops.MUL: _lower_half_MUL_t,
-        Ops.FDIV: _lower_half_FDIV_t,
-        Ops.IDIV: _lower_half_IDIV_t,
-        Ops.MOD: _lower_half_MOD_t,
-        Ops.MAX: _lower_half_MAX_t,
-        Ops.MIN: _lower_half_MIN_t,
-        Ops.POW: _lower_half_POW_t,
-    },
-)
-lower_half = _lower_half_matcher
+_lower_half_part = RuleMatcher('lower_half', _lower_half_rules, {
+    Ops.REDUCE: _lower_half_REDUCE,
+    Ops.CAST: _lower_half_CAST,
+    Ops.NEG: _lower_half_NEG,
+    Ops.EXP: _lower_half_EXP,
+    Ops.LOG: _lower_half_LOG,
+    Ops.EXP2: _lower_half_EXP2,
+    Ops.LOG2: _lower_half_LOG2,
+    Ops.SIN: _lower_half_SIN,
+    Ops.SQRT: _lower_half_SQRT,
+    Ops.RECIPROCAL: _lower_half_RECIPROCAL,
+    Ops.TRUNC: _lower_half_TRUNC,
+    Ops.ADD: _lower_half_ADD,
+    Ops.SUB: _lower_half_SUB,
+    Ops.MUL: _lower_half_MUL,
+    Ops.FDIV: _lower_half_FDIV,
+    Ops.IDIV: _lower_half_IDIV,
+    Ops.MOD: _lower_half_MOD,
+    Ops.MAX: _lower_half_MAX,
+    Ops.MIN: _lower_half_MIN,
+    Ops.POW: _lower_half_POW,
+}, home=(globals(), '_lower_half_st'))
 
 
-# ======================================================================== rule set lower_alu
-
-def _lower_alu_IDIV(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule idiv_pow2 at rules/lower.rules:35
-            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg)))
-                if _r is not n: return _r
-    return None
-
-def _lower_alu_MOD(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule mod_pow2 at rules/lower.rules:36
-            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1)))
-                if _r is not n: return _r
-    return None
-
-def _lower_alu_MULACC(n, ctx):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule mulacc at rules/lower.rules:31
-        #   mulacc: MULACC(a, b, c) -> a * b + c
-        a = n0
-        b = n1
-        c = n2
-        _r = _as_uop(n, a * b + c)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_alu_IDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule idiv_pow2 at rules/lower.rules:35
-            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-            c = n1
-            x = n0
-            _t = _st.start(1)
-            _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg))) if x.vmin >= 0 and is_pow2(c.arg) else None
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_alu_MOD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule mod_pow2 at rules/lower.rules:36
-            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-            c = n1
-            x = n0
-            _t = _st.start(2)
-            _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1))) if x.vmin >= 0 and is_pow2(c.arg) else None
-            _st.stop(2, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 2
-    return None
-
-def _lower_alu_MULACC_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule mulacc at rules/lower.rules:31
-        #   mulacc: MULACC(a, b, c) -> a * b + c
-        a = n0
-        b = n1
-        c = n2
-        _t = _st.start(0)
-        _r = _as_uop(n, a * b + c)
-        _st.stop(0, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 0
-    return None
-
-
+# ======================================================================== lower_alu
 _lower_alu_rules = (
     RuleInfo('mulacc', 'rules/lower.rules', 31, 'mulacc: MULACC(a, b, c) -> a * b + c'),
     RuleInfo('idiv_pow2', 'rules/lower.rules', 35, 'idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))'),
     RuleInfo('mod_pow2', 'rules/lower.rules', 36, 'mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))'),
 )
-_lower_alu_matcher = RuleMatcher(
-    'lower_alu', _lower_alu_rules,
-    {
-        Ops.IDIV: _lower_alu_IDIV,
-        Ops.MOD: _lower_alu_MOD,
-        Ops.MULACC: _lower_alu_MULACC,
-    },
-    {
-        Ops.IDIV: _lower_alu_IDIV_t,
-        Ops.MOD: _lower_alu_MOD_t,
-        Ops.MULACC: _lower_alu_MULACC_t,
-    },
+_lower_alu_st = match_stats('lower_alu', _lower_alu_rules)  # None unless counting
+
+def _lower_alu_IDIV(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+            # rule idiv_pow2 at rules/lower.rules:35
+            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
+            if _lower_alu_st: _lower_alu_st.attempts[1] += 1
+            c = n1
+            x = n0
+            if x.vmin >= 0 and is_pow2(c.arg):
+                _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg)))
+                if _r is not n: return _r, _lower_alu_rules[1]
+    return None
+
+def _lower_alu_MOD(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+            # rule mod_pow2 at rules/lower.rules:36
+            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
+            if _lower_alu_st: _lower_alu_st.attempts[2] += 1
+            c = n1
+            x = n0
+            if x.vmin >= 0 and is_pow2(c.arg):
+                _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1)))
+                if _r is not n: return _r, _lower_alu_rules[2]
+    return None
+
+def _lower_alu_MULACC(n, ctx):
+    if len(n.src) == 3:
+        n0, n1, n2 = n.src
+        # rule mulacc at rules/lower.rules:31
+        #   mulacc: MULACC(a, b, c) -> a * b + c
+        if _lower_alu_st: _lower_alu_st.attempts[0] += 1
+        a = n0
+        b = n1
+        c = n2
+        _r = _as_uop(n, a * b + c)
+        if _r is not None and _r is not n: return _r, _lower_alu_rules[0]
+    return None
+
+
+_lower_alu_part = RuleMatcher('lower_alu', _lower_alu_rules, {
+    Ops.IDIV: _lower_alu_IDIV,
+    Ops.MOD: _lower_alu_MOD,
+    Ops.MULACC: _lower_alu_MULACC,
+}, home=(globals(), '_lower_alu_st'))
+
+
+# ======================================================================== lower_valid
+_lower_valid_rules = (
+    RuleInfo('valid_true', 'rules/lower.rules', 43, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
+    RuleInfo('valid_false', 'rules/lower.rules', 44, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
 )
-lower_alu = _lower_alu_matcher
-
-
-# ======================================================================== rule set lower_valid
+_lower_valid_st = match_stats('lower_valid', _lower_valid_rules)  # None unless counting
 
 def _lower_valid_INDEX(n, ctx):
     if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
+        n0, n1, n2 = n.src
         if n2.op is Ops.CONST and n2.arg == True:
             # rule valid_true at rules/lower.rules:43
             #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
+            if _lower_valid_st: _lower_valid_st.attempts[0] += 1
             b = n0
             off = n1
             _r = UOp(Ops.INDEX, b.dtype, (b, off))
-            if _r is not n: return _r
+            if _r is not n: return _r, _lower_valid_rules[0]
     return None
 
 def _lower_valid_LOAD(n, ctx):
@@ -675,60 +375,23 @@ def _lower_valid_LOAD(n, ctx):
             if n0_2.op is Ops.CONST and n0_2.arg == False:
                 # rule valid_false at rules/lower.rules:44
                 #   valid_false: LOAD(INDEX(_, _, False)) -> 0
+                if _lower_valid_st: _lower_valid_st.attempts[1] += 1
                 _r = n.const_like(0)
-                if _r is not n: return _r
-    return None
-
-def _lower_valid_INDEX_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        if n2.op is Ops.CONST and n2.arg == True:
-            # rule valid_true at rules/lower.rules:43
-            #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
-            b = n0
-            off = n1
-            _t = _st.start(0)
-            _r = UOp(Ops.INDEX, b.dtype, (b, off))
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_valid_LOAD_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
-            n0_2 = n0.src[2]
-            if n0_2.op is Ops.CONST and n0_2.arg == False:
-                # rule valid_false at rules/lower.rules:44
-                #   valid_false: LOAD(INDEX(_, _, False)) -> 0
-                _t = _st.start(1)
-                _r = n.const_like(0)
-                _st.stop(1, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 1
+                if _r is not n: return _r, _lower_valid_rules[1]
     return None
 
 
-_lower_valid_rules = (
-    RuleInfo('valid_true', 'rules/lower.rules', 43, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
-    RuleInfo('valid_false', 'rules/lower.rules', 44, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
+_lower_valid_part = RuleMatcher('lower_valid', _lower_valid_rules, {
+    Ops.INDEX: _lower_valid_INDEX,
+    Ops.LOAD: _lower_valid_LOAD,
+}, home=(globals(), '_lower_valid_st'))
+
+
+# ======================================================================== lower_load
+_lower_load_rules = (
+    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
 )
-_lower_valid_matcher = RuleMatcher(
-    'lower_valid', _lower_valid_rules,
-    {
-        Ops.INDEX: _lower_valid_INDEX,
-        Ops.LOAD: _lower_valid_LOAD,
-    },
-    {
-        Ops.INDEX: _lower_valid_INDEX_t,
-        Ops.LOAD: _lower_valid_LOAD_t,
-    },
-)
-lower_valid = _lower_valid_matcher
-
-
-# ======================================================================== rule set lower_load
+_lower_load_st = match_stats('lower_load', _lower_load_rules)  # None unless counting
 
 def _lower_load_LOAD(n, ctx):
     if len(n.src) == 1:
@@ -737,771 +400,62 @@ def _lower_load_LOAD(n, ctx):
             n0_2 = n0.src[2]
             # rule guarded_load at rules/lower.rules:52
             #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
+            if _lower_load_st: _lower_load_st.attempts[0] += 1
             idx = n0
             ld = n
             valid = n0_2
             if valid.op is not Ops.CONST:
                 _r = _as_uop(n, gated_load(ld, idx))
-                if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_load_LOAD_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
-            n0_2 = n0.src[2]
-            # rule guarded_load at rules/lower.rules:52
-            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
-            idx = n0
-            ld = n
-            valid = n0_2
-            _t = _st.start(0)
-            _r = _as_uop(n, gated_load(ld, idx)) if valid.op is not Ops.CONST else None
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
+                if _r is not None and _r is not n: return _r, _lower_load_rules[0]
     return None
 
 
-_lower_load_rules = (
-    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
-)
-_lower_load_matcher = RuleMatcher(
-    'lower_load', _lower_load_rules,
-    {
-        Ops.LOAD: _lower_load_LOAD,
-    },
-    {
-        Ops.LOAD: _lower_load_LOAD_t,
-    },
-)
-lower_load = _lower_load_matcher
+_lower_load_part = RuleMatcher('lower_load', _lower_load_rules, {
+    Ops.LOAD: _lower_load_LOAD,
+}, home=(globals(), '_lower_load_st'))
 
 
-# ======================================================================== rule set lower_reduce
+# ======================================================================== lower_reduce
+_lower_reduce_rules = (
+    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
+)
+_lower_reduce_st = match_stats('lower_reduce', _lower_reduce_rules)  # None unless counting
 
 def _lower_reduce_REDUCE(n, ctx):
     # rule reduce_to_loop at rules/lower.rules:61
     #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
+    if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
     r = n
     if not is_loop(r):
         _r = _as_uop(n, reduce_loop(r))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_reduce_REDUCE_t(n, ctx, _st):
-    # rule reduce_to_loop at rules/lower.rules:61
-    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
-    r = n
-    _t = _st.start(0)
-    _r = _as_uop(n, reduce_loop(r)) if not is_loop(r) else None
-    _st.stop(0, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 0
+        if _r is not None and _r is not n: return _r, _lower_reduce_rules[0]
     return None
 
 
-_lower_reduce_rules = (
-    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
-)
-_lower_reduce_matcher = RuleMatcher(
-    'lower_reduce', _lower_reduce_rules,
-    {
-        Ops.REDUCE: _lower_reduce_REDUCE,
-    },
-    {
-        Ops.REDUCE: _lower_reduce_REDUCE_t,
-    },
-)
-lower_reduce = _lower_reduce_matcher
+_lower_reduce_part = RuleMatcher('lower_reduce', _lower_reduce_rules, {
+    Ops.REDUCE: _lower_reduce_REDUCE,
+}, home=(globals(), '_lower_reduce_st'))
 
 
-# ======================================================================== rule set lower
-
-def _lower_r0(n, ctx, e, x):
-    # rule half_unary at rules/lower.rules:19
-    #   half_unary: Unary(x:float16) as e -> in_float32(e)
-    return _as_uop(n, in_float32(e))
-
-def _lower_r1(n, ctx, e):
-    # rule half_binary at rules/lower.rules:20
-    #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-    return _as_uop(n, in_float32(e))
-
-def _lower_INDEX(n, ctx):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        if n2.op is Ops.CONST and n2.arg == True:
-            # rule valid_true at rules/lower.rules:43
-            #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
-            b = n0
-            off = n1
-            _r = UOp(Ops.INDEX, b.dtype, (b, off))
-            if _r is not n: return _r
-    return None
-
-def _lower_LOAD(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
-            n0_2 = n0.src[2]
-            if n0_2.op is Ops.CONST and n0_2.arg == False:
-                # rule valid_false at rules/lower.rules:44
-                #   valid_false: LOAD(INDEX(_, _, False)) -> 0
-                _r = n.const_like(0)
-                if _r is not n: return _r
-            # rule guarded_load at rules/lower.rules:52
-            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
-            idx = n0
-            ld = n
-            valid = n0_2
-            if valid.op is not Ops.CONST:
-                _r = _as_uop(n, gated_load(ld, idx))
-                if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_REDUCE(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_sum at rules/lower.rules:23
-            #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
-            r = n
-            if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN):
-                _r = _as_uop(n, in_float32(r))
-                if _r is not None and _r is not n: return _r
-    # rule reduce_to_loop at rules/lower.rules:61
-    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
-    r = n
-    if not is_loop(r):
-        _r = _as_uop(n, reduce_loop(r))
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_CAST(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n.dtype is dtypes.float16 and n0.op is Ops.CAST and len(n0.src) == 1:
-            n0_0 = n0.src[0]
-            if n0.dtype is dtypes.float32 and n0_0.dtype is dtypes.float16:
-                # rule half_roundtrip at rules/lower.rules:26
-                #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
-                x = n0_0
-                return x
-    return None
-
-def _lower_NEG(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_EXP(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_LOG(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_EXP2(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_LOG2(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_SIN(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_SQRT(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_RECIPROCAL(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_TRUNC(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _r = _lower_r0(n, ctx, n, n0)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_ADD(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_SUB(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_MUL(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_FDIV(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_IDIV(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule idiv_pow2 at rules/lower.rules:35
-            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg)))
-                if _r is not n: return _r
-    return None
-
-def _lower_MOD(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule mod_pow2 at rules/lower.rules:36
-            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1)))
-                if _r is not n: return _r
-    return None
-
-def _lower_MAX(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_MIN(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_POW(n, ctx):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _r = _lower_r1(n, ctx, n)
-            if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_MULACC(n, ctx):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule mulacc at rules/lower.rules:31
-        #   mulacc: MULACC(a, b, c) -> a * b + c
-        a = n0
-        b = n1
-        c = n2
-        _r = _as_uop(n, a * b + c)
-        if _r is not None and _r is not n: return _r
-    return None
-
-def _lower_INDEX_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        if n2.op is Ops.CONST and n2.arg == True:
-            # rule valid_true at rules/lower.rules:43
-            #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
-            b = n0
-            off = n1
-            _t = _st.start(7)
-            _r = UOp(Ops.INDEX, b.dtype, (b, off))
-            _st.stop(7, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 7
-    return None
-
-def _lower_LOAD_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
-            n0_2 = n0.src[2]
-            if n0_2.op is Ops.CONST and n0_2.arg == False:
-                # rule valid_false at rules/lower.rules:44
-                #   valid_false: LOAD(INDEX(_, _, False)) -> 0
-                _t = _st.start(8)
-                _r = n.const_like(0)
-                _st.stop(8, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 8
-            # rule guarded_load at rules/lower.rules:52
-            #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
-            idx = n0
-            ld = n
-            valid = n0_2
-            _t = _st.start(9)
-            _r = _as_uop(n, gated_load(ld, idx)) if valid.op is not Ops.CONST else None
-            _st.stop(9, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 9
-    return None
-
-def _lower_REDUCE_t(n, ctx, _st):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_sum at rules/lower.rules:23
-            #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
-            r = n
-            _t = _st.start(2)
-            _r = _as_uop(n, in_float32(r)) if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) else None
-            _st.stop(2, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 2
-    # rule reduce_to_loop at rules/lower.rules:61
-    #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
-    r = n
-    _t = _st.start(10)
-    _r = _as_uop(n, reduce_loop(r)) if not is_loop(r) else None
-    _st.stop(10, _t, _r, n)
-    if _r is not None and _r is not n: return _r, 10
-    return None
-
-def _lower_CAST_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n.dtype is dtypes.float16 and n0.op is Ops.CAST and len(n0.src) == 1:
-            n0_0 = n0.src[0]
-            if n0.dtype is dtypes.float32 and n0_0.dtype is dtypes.float16:
-                # rule half_roundtrip at rules/lower.rules:26
-                #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
-                x = n0_0
-                _t = _st.start(3)
-                _r = x
-                _st.stop(3, _t, _r, n)
-                if _r is not None and _r is not n: return _r, 3
-    return None
-
-def _lower_NEG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_EXP_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_LOG_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_EXP2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_LOG2_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_SIN_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_SQRT_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_RECIPROCAL_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_TRUNC_t(n, ctx, _st):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_unary at rules/lower.rules:19
-            #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            _t = _st.start(0)
-            _r = _lower_r0(n, ctx, n, n0)
-            _st.stop(0, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 0
-    return None
-
-def _lower_ADD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_SUB_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_MUL_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_FDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_IDIV_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule idiv_pow2 at rules/lower.rules:35
-            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-            c = n1
-            x = n0
-            _t = _st.start(5)
-            _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg))) if x.vmin >= 0 and is_pow2(c.arg) else None
-            _st.stop(5, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 5
-    return None
-
-def _lower_MOD_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
-            # rule mod_pow2 at rules/lower.rules:36
-            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-            c = n1
-            x = n0
-            _t = _st.start(6)
-            _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1))) if x.vmin >= 0 and is_pow2(c.arg) else None
-            _st.stop(6, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 6
-    return None
-
-def _lower_MAX_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_MIN_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_POW_t(n, ctx, _st):
-    if len(n.src) == 2:
-        n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
-            # rule half_binary at rules/lower.rules:20
-            #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            _t = _st.start(1)
-            _r = _lower_r1(n, ctx, n)
-            _st.stop(1, _t, _r, n)
-            if _r is not None and _r is not n: return _r, 1
-    return None
-
-def _lower_MULACC_t(n, ctx, _st):
-    if len(n.src) == 3:
-        n0 = n.src[0]
-        n1 = n.src[1]
-        n2 = n.src[2]
-        # rule mulacc at rules/lower.rules:31
-        #   mulacc: MULACC(a, b, c) -> a * b + c
-        a = n0
-        b = n1
-        c = n2
-        _t = _st.start(4)
-        _r = _as_uop(n, a * b + c)
-        _st.stop(4, _t, _r, n)
-        if _r is not None and _r is not n: return _r, 4
-    return None
-
-
-_lower_rules = (
-    RuleInfo('half_unary', 'rules/lower.rules', 19, 'half_unary: Unary(x:float16) as e -> in_float32(e)'),
-    RuleInfo('half_binary', 'rules/lower.rules', 20, 'half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)'),
-    RuleInfo('half_sum', 'rules/lower.rules', 23, 'half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)'),
-    RuleInfo('half_roundtrip', 'rules/lower.rules', 26, 'half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x'),
-    RuleInfo('mulacc', 'rules/lower.rules', 31, 'mulacc: MULACC(a, b, c) -> a * b + c'),
-    RuleInfo('idiv_pow2', 'rules/lower.rules', 35, 'idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))'),
-    RuleInfo('mod_pow2', 'rules/lower.rules', 36, 'mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))'),
-    RuleInfo('valid_true', 'rules/lower.rules', 43, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
-    RuleInfo('valid_false', 'rules/lower.rules', 44, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
-    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
-    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
-)
-_lower_matcher = RuleMatcher(
-    'lower', _lower_rules,
-    {
-        Ops.INDEX: _lower_INDEX,
-        Ops.LOAD: _lower_LOAD,
-        Ops.REDUCE: _lower_REDUCE,
-        Ops.CAST: _lower_CAST,
-        Ops.NEG: _lower_NEG,
-        Ops.EXP: _lower_EXP,
-        Ops.LOG: _lower_LOG,
-        Ops.EXP2: _lower_EXP2,
-        Ops.LOG2: _lower_LOG2,
-        Ops.SIN: _lower_SIN,
-        Ops.SQRT: _lower_SQRT,
-        Ops.RECIPROCAL: _lower_RECIPROCAL,
-        Ops.TRUNC: _lower_TRUNC,
-        Ops.ADD: _lower_ADD,
-        Ops.SUB: _lower_SUB,
-        Ops.MUL: _lower_MUL,
-        Ops.FDIV: _lower_FDIV,
-        Ops.IDIV: _lower_IDIV,
-        Ops.MOD: _lower_MOD,
-        Ops.MAX: _lower_MAX,
-        Ops.MIN: _lower_MIN,
-        Ops.POW: _lower_POW,
-        Ops.MULACC: _lower_MULACC,
-    },
-    {
-        Ops.INDEX: _lower_INDEX_t,
-        Ops.LOAD: _lower_LOAD_t,
-        Ops.REDUCE: _lower_REDUCE_t,
-        Ops.CAST: _lower_CAST_t,
-        Ops.NEG: _lower_NEG_t,
-        Ops.EXP: _lower_EXP_t,
-        Ops.LOG: _lower_LOG_t,
-        Ops.EXP2: _lower_EXP2_t,
-        Ops.LOG2: _lower_LOG2_t,
-        Ops.SIN: _lower_SIN_t,
-        Ops.SQRT: _lower_SQRT_t,
-        Ops.RECIPROCAL: _lower_RECIPROCAL_t,
-        Ops.TRUNC: _lower_TRUNC_t,
-        Ops.ADD: _lower_ADD_t,
-        Ops.SUB: _lower_SUB_t,
-        Ops.MUL: _lower_MUL_t,
-        Ops.FDIV: _lower_FDIV_t,
-        Ops.IDIV: _lower_IDIV_t,
-        Ops.MOD: _lower_MOD_t,
-        Ops.MAX: _lower_MAX_t,
-        Ops.MIN: _lower_MIN_t,
-        Ops.POW: _lower_POW_t,
-        Ops.MULACC: _lower_MULACC_t,
-    },
-)
-lower = _lower_matcher
+# ======================================================================== the rule sets
+_S_lower_half = compose('lower_half', _lower_half_part)
+lower_half = _S_lower_half
+_S_lower_alu = compose('lower_alu', _lower_alu_part)
+lower_alu = _S_lower_alu
+_S_lower_valid = compose('lower_valid', _lower_valid_part)
+lower_valid = _S_lower_valid
+_S_lower_load = compose('lower_load', _lower_load_part)
+lower_load = _S_lower_load
+_S_lower_reduce = compose('lower_reduce', _lower_reduce_part)
+lower_reduce = _S_lower_reduce
+_S_lower = compose('lower', _S_lower_half, _S_lower_alu, _S_lower_valid, _S_lower_load, _S_lower_reduce)
+lower = _S_lower
 
 MATCHERS = {
-    'lower_half': _lower_half_matcher,
-    'lower_alu': _lower_alu_matcher,
-    'lower_valid': _lower_valid_matcher,
-    'lower_load': _lower_load_matcher,
-    'lower_reduce': _lower_reduce_matcher,
-    'lower': _lower_matcher,
+    'lower_half': _S_lower_half,
+    'lower_alu': _S_lower_alu,
+    'lower_valid': _S_lower_valid,
+    'lower_load': _S_lower_load,
+    'lower_reduce': _S_lower_reduce,
+    'lower': _S_lower,
 }

@@ -1,0 +1,98 @@
+"""A user's own rule set, from a `.rules` file outside the package, in the scheduler's pipeline.
+
+The programs are checked against numpy; the rules that fire are read from the trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rulegrad
+from rulegrad import Tensor
+from rulegrad.generator.user import UserRulesError, module_path
+from rulegrad.runtime.rewrite import tracing
+
+# x * 2 -> x + x is exact in floating point; from pm_rangeify on, tensor constants are plain
+# CONSTs (each broadcast view of a constant has become the constant itself)
+STRENGTH = """rules strength = {
+  # x * 2 -> x + x: exact in floating point
+  mul_two: MUL[x, c:CONST] if c.arg == 2.0 -> ADD(x, x)
+}
+"""
+# before pm_rangeify a tensor constant is a broadcast view of a CONST, and that is what a
+# pattern says; this rule is wrong on purpose (x * 3 -> x), so that its effect shows in values
+WRONG = """rules wrong = {
+  drop_three: MUL[x, EXPAND(RESHAPE(c:CONST))] if c.arg == 3.0 -> x
+}
+"""
+
+
+def _program(a: np.ndarray, k: float) -> np.ndarray:
+    return ((Tensor(a) * k).sum(axis=1) + 1).numpy()
+
+
+@pytest.fixture
+def rules_dir(tmp_path):
+    d = tmp_path / "my project"  # outside the package, with a space for good measure
+    d.mkdir()
+    (d / "strength.rules").write_text(STRENGTH)
+    (d / "wrong.rules").write_text(WRONG)
+    return d
+
+
+def test_users_rule_fires_in_a_tensor_program(rules_dir):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with rulegrad.add_rules(rules_dir / "strength.rules", after="pm_rangeify"):
+        with tracing() as t:
+            got = _program(a, 2.0)
+    np.testing.assert_array_equal(got, (a * 2).sum(axis=1) + 1)
+    fired = [f for f in t.firings if f.pass_name == "strength"]
+    assert fired and all(f.rule.name == "mul_two" for f in fired)
+    assert fired[0].rule.path.endswith("strength.rules") and fired[0].rule.line == 3
+    assert module_path(rules_dir / "strength.rules").is_file()  # generated when missing
+    with tracing() as t:  # out of the block, the pass is gone
+        _program(a, 2.0)
+    assert not [f for f in t.firings if f.pass_name == "strength"]
+
+
+def test_users_pass_changes_the_schedule_and_leaves_with_its_block(rules_dir):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    want = (a * 3).sum(axis=1) + 1
+    np.testing.assert_array_equal(_program(a, 3.0), want)  # scheduled (and cached) without it
+    up = rulegrad.add_rules(rules_dir / "wrong.rules", "wrong", before="earliest")
+    try:  # as a default for every program: the cached schedule is not replayed
+        np.testing.assert_array_equal(_program(a, 3.0), a.sum(axis=1) + 1)
+        np.testing.assert_array_equal(_program(a, 2.0), (a * 2).sum(axis=1) + 1)
+    finally:
+        rulegrad.remove_rules(up)
+    np.testing.assert_array_equal(_program(a, 3.0), want)
+
+
+def test_stale_module_is_refused_naming_its_file(rules_dir):
+    rules = rules_dir / "strength.rules"
+    with pytest.raises(UserRulesError, match="strength.py is missing.*rulegrad gen"):
+        rulegrad.add_rules(rules, after="pm_rangeify", regenerate=False)
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))  # generates it
+    target = module_path(rules)
+    rules.write_text(STRENGTH.replace("c.arg == 2.0 -> ADD(x, x)",  # edited after generation
+                                      "c.arg == 4.0 -> ADD(ADD(x, x), ADD(x, x))"))
+    with pytest.raises(UserRulesError) as e:
+        rulegrad.add_rules(rules, after="pm_rangeify", regenerate=False)
+    assert f"{target} is stale" in str(e.value) and "rulegrad gen" in str(e.value)
+    a = np.arange(4, dtype=np.float32)
+    with rulegrad.add_rules(rules, after="pm_rangeify"):  # regenerated: the new rule runs
+        with tracing() as t:
+            np.testing.assert_array_equal((Tensor(a) * 4).numpy(), a * 4)
+    assert any(f.rule is not None and f.rule.name == "mul_two" for f in t.firings)
+
+
+def test_bad_calls_say_what_is_wrong(rules_dir):
+    with pytest.raises(ValueError, match="before=STAGE or after=STAGE"):
+        rulegrad.add_rules(rules_dir / "strength.rules")
+    with pytest.raises(ValueError, match="no pass 'rangify'.*pm_rangeify"):
+        rulegrad.add_rules(rules_dir / "strength.rules", after="rangify")
+    with pytest.raises(UserRulesError, match="no rule set 'nope'.*strength"):
+        rulegrad.add_rules(rules_dir / "strength.rules", "nope", after="earliest")
+    (rules_dir / "broken.rules").write_text("rules b = {\n  ADDD[x, 0] -> x\n}\n")
+    with pytest.raises(UserRulesError, match="broken.rules:2:.*ADDD"):
+        rulegrad.add_rules(rules_dir / "broken.rules", after="earliest")

@@ -42,8 +42,10 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
+from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
+from .tensor_ops import TensorOps
 from .uop import Shape, UOp
 
 Scalar = bool | int | float
@@ -187,8 +189,11 @@ def _coerce(x: Any) -> Tensor | Scalar:
 
 
 # ---------------------------------------------------------------------- the Tensor
-class Tensor:
-    """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`."""
+class Tensor(TensorOps, NNOps):
+    """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`.
+
+    The core ops are here; the rest of tinygrad's API, composed from them, comes from the
+    mixins `TensorOps` (runtime/tensor_ops.py) and `NNOps` (runtime/nn.py)."""
 
     __slots__ = ("uop", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
@@ -268,15 +273,23 @@ class Tensor:
     @staticmethod
     def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
                dtype: DType | str | None = None) -> Tensor:
-        """Like tinygrad: int arguments give int32, any float argument gives float32."""
+        """Like tinygrad: int arguments give int32 (int64 when the range does not fit int32),
+        any float argument gives float32; values the dtype cannot hold raise OverflowError."""
         if stop is None:
             start, stop = 0, start
         if step == 0:
             raise ValueError("arange: step must not be zero")
+        n = max(0, math.ceil((stop - start) / step))
+        ends = (start, start + (n - 1) * step) if n else ()
         if dtype is None:
             all_int = all(isinstance(v, int) for v in (start, stop, step))
             dtype = dtypes.default_int if all_int else dtypes.default_float
+            if all_int and any(not dtype.min <= v <= dtype.max for v in ends):
+                dtype = dtypes.int64
         dt = to_dtype(dtype)
+        if any(not dt.min <= v <= dt.max for v in ends):
+            raise OverflowError(f"arange [{start}, {stop}) step {step} is not representable in "
+                                f"{dt.name}")
         return Tensor(np.arange(start, stop, step).astype(dt.np), dt)
 
     @staticmethod
@@ -331,15 +344,27 @@ class Tensor:
             new.append(s)
         return Tensor(_broadcast_uop(self.uop, tuple(new)))
 
-    def pad(self, padding: Sequence[Any], value: Scalar = 0) -> Tensor:
-        """Per axis `(before, after)` or None; or flat ints in torch order (last axis first)."""
+    def pad(self, padding: Sequence[Any], mode: str = "constant", value: Scalar = 0) -> Tensor:
+        """Per axis `(before, after)` or None; or flat ints in torch order (last axis first).
+
+        `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
+        "circular". A negative pad cuts that many elements off (a SHRINK)."""
         arg = _resolve_pad(self.shape, padding)
-        padded = self.uop.pad(arg)
+        if mode != "constant":
+            from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
+            return pad_mode(self, arg, mode)
+        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, self.shape))
+        if any(e < b for b, e in cut):
+            raise ValueError(f"padding {padding} cuts more than the whole of shape {self.shape}")
+        x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
+        arg = tuple((max(b, 0), max(a, 0)) for b, a in arg)
+        padded = x.uop.pad(arg)
         if value == 0 and not (isinstance(value, float) and math.copysign(1, value) < 0):
             return Tensor(padded)
         # PAD fills with zeros: put the value where a padded mask of ones is false
-        mask = _const_uop(True, dtypes.bool, self.shape).pad(arg)
-        return Tensor(mask.alu(Ops.WHERE, padded, _const_uop(value, self.dtype, mask.shape)))
+        mask = _const_uop(True, dtypes.bool, x.shape).pad(arg)
+        fill = _const_uop(_wrapped(value, x.dtype), x.dtype, mask.shape)
+        return Tensor(mask.alu(Ops.WHERE, padded, fill))
 
     def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
         arg = tuple(arg)
@@ -418,7 +443,10 @@ class Tensor:
             offset += t.shape[axis]
         return Tensor(out)
 
-    def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
+    def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0,
+              axis: int | None = None) -> Tensor:
+        """Join tensors of one shape along a new axis `dim` (numpy's name `axis` also works)."""
+        dim = dim if axis is None else axis
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
             raise ValueError(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
@@ -446,12 +474,45 @@ class Tensor:
     def mul(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.MUL, np.multiply, reverse)
 
-    def div(self, x: Any, reverse: bool = False) -> Tensor:
-        """True division, in numpy's float type for the operands (int / int -> float64)."""
-        return self._binary(x, Ops.FDIV, np.true_divide, reverse)
+    def div(self, x: Any, reverse: bool = False, rounding_mode: str | None = None) -> Tensor:
+        """True division, in numpy's float type for the operands (int / int -> float64).
+
+        `rounding_mode` is torch's and tinygrad's: "trunc" rounds toward zero, "floor" down;
+        both keep an int dtype for int operands (and give 0 for a division by zero)."""
+        if rounding_mode is None:
+            return self._binary(x, Ops.FDIV, np.true_divide, reverse)
+        if rounding_mode == "floor":
+            return self.idiv(x, reverse)
+        if rounding_mode != "trunc":
+            raise RuntimeError(f"div rounding_mode must be None, 'trunc' or 'floor', "
+                               f"got {rounding_mode!r}")
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.floor_divide, *items)
+        a, b = _lift(items, dt)
+        return Tensor(a.alu(Ops.FDIV, b).alu(Ops.TRUNC) if dt.is_float else a.alu(Ops.IDIV, b))
 
     def pow(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.POW, np.power, reverse)
+
+    def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        if any(isinstance(i, float) or (isinstance(i, Tensor) and not i.dtype.is_int)
+               for i in items):
+            raise RuntimeError(f"shifts need integer operands, got "
+                               f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
+        dt = _probe(np.left_shift, *items)
+        a, b = _lift(items, dt)
+        return Tensor(a.alu(op, b))
+
+    def lshift(self, x: Any, reverse: bool = False) -> Tensor:
+        """`<<` of ints (numpy's dtype rules); bits shifted past the width are lost."""
+        return self._shift(x, Ops.SHL, reverse)
+
+    def rshift(self, x: Any, reverse: bool = False) -> Tensor:
+        """`>>` of ints: arithmetic (sign-filling) for signed dtypes, as numpy and C."""
+        return self._shift(x, Ops.SHR, reverse)
 
     def maximum(self, x: Any) -> Tensor:
         return self._binary(x, Ops.MAX, np.maximum)
@@ -513,6 +574,10 @@ class Tensor:
     def __ror__(self, x: Any) -> Tensor: return self._binary(x, Ops.OR, np.bitwise_or, True)
     def __xor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor)
     def __rxor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor, True)
+    def __lshift__(self, x: Any) -> Tensor: return self.lshift(x)
+    def __rshift__(self, x: Any) -> Tensor: return self.rshift(x)
+    def __rlshift__(self, x: Any) -> Tensor: return self.lshift(x, True)
+    def __rrshift__(self, x: Any) -> Tensor: return self.rshift(x, True)
     def __matmul__(self, x: Any) -> Tensor: return self.matmul(x)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
@@ -589,6 +654,8 @@ class Tensor:
         if axis is None:
             return tuple(range(self.ndim))
         items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        if self.ndim == 0 and all(a in (0, -1) for a in items):
+            return ()  # a 0-d tensor's axis 0 (or -1) is the tensor itself, as in torch/tinygrad
         axes = [self._axis(a) for a in items]
         if len(set(axes)) != len(axes):
             raise ValueError(f"axis {axis} repeats an axis of shape {self.shape}")
@@ -649,35 +716,6 @@ class Tensor:
         x = self.cast(least_float(self.dtype))
         dev = x - x.mean(axis, keepdim=True)
         return dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()
-
-    def conv2d(self, weight: Tensor, bias: Tensor | None = None, padding: int = 0) -> Tensor:
-        """2-D convolution, stride 1: (N, C, H, W) with (O, C, KH, KW) -> (N, O, OH, OW).
-
-        Built from movement ops only, so the scheduler can fuse it into one kernel: each
-        spatial axis is repeated, then re-read with rows one element longer, so that repeat
-        `k` starts `k` elements later (tinygrad's pooling trick); no gather, no copy."""
-        if self.ndim != 4 or weight.ndim != 4 or self.shape[1] != weight.shape[1]:
-            raise ValueError(f"conv2d needs (N, C, H, W) and (O, C, KH, KW) with the same C, "
-                             f"got shapes {self.shape} and {weight.shape}")
-        if padding < 0:
-            raise ValueError(f"conv2d padding must be >= 0, got {padding}")
-        x = self.pad(((0, 0), (0, 0), (padding, padding), (padding, padding)))
-        n, c, h, wd = x.shape
-        o, _, kh, kw = weight.shape
-        oh, ow = h - kh + 1, wd - kw + 1
-        if oh <= 0 or ow <= 0:
-            raise ValueError(f"conv2d kernel {weight.shape[2:]} is larger than the padded input "
-                             f"{x.shape[2:]}")
-        rh, rw = -(-kh * (h + 1) // h), -(-kw * (wd + 1) // wd)
-        xr = x.reshape(n, c, 1, h, 1, wd).expand(n, c, rh, h, rw, wd)
-        xr = xr.reshape(n, c, rh * h, rw * wd)
-        xr = xr.shrink(((0, n), (0, c), (0, kh * (h + 1)), (0, kw * (wd + 1))))
-        xr = xr.reshape(n, c, kh, h + 1, kw, wd + 1)
-        xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow)))
-        xr = xr.permute(0, 1, 3, 5, 2, 4)  # n, c, oh, ow, kh, kw
-        prod = xr.reshape(n, 1, c, oh, ow, kh, kw) * weight.reshape(1, o, c, 1, 1, kh, kw)
-        out = prod.sum((2, 5, 6)).reshape(n, o, oh, ow)
-        return out if bias is None else out + bias.reshape(1, o, 1, 1)
 
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
@@ -833,8 +871,6 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if len(padding) != len(shape):
         raise ValueError(f"padding {padding} needs one (before, after) per axis of shape {shape}")
     arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
-    if any(b < 0 or a < 0 for b, a in arg):
-        raise ValueError(f"negative padding {padding} for shape {shape}; use shrink to cut")
     return arg
 
 

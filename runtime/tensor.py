@@ -416,7 +416,15 @@ class Tensor(TensorOps, NNOps):
         return self.reshape(self.shape[:a] + self.shape[a + 1:])
 
     def __getitem__(self, index: Any) -> Tensor:
-        return Tensor(_index(self.uop, index))
+        """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
+        lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
+        as in tinygrad)."""
+        if isinstance(index, list) and not _is_int_list(index):
+            index = tuple(index)
+        items = index if isinstance(index, tuple) else (index,)
+        if not any(isinstance(it, (Tensor, list)) for it in items):
+            return Tensor(_index(self.uop, index))
+        return _advanced_index(self, items)
 
     def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
         """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
@@ -925,6 +933,58 @@ def _index(uop: UOp, index: Any) -> UOp:
         if step > 1:
             out = _stride(out, axis, step)
     return out.reshape(tuple(final))
+
+
+def _is_int_list(x: Any) -> bool:
+    """A (nested) list of ints is one tensor index, not a tuple of indices."""
+    return isinstance(x, list) and all(
+        _is_int_list(i) or (isinstance(i, (int, np.integer)) and not isinstance(i, bool))
+        for i in x)
+
+
+def _advanced_index(x: Tensor, items: tuple) -> Tensor:
+    """Indexing with int tensors: basic indexing first (each tensor index read as `:`), then
+    per tensor index a one-hot mask along its axis, multiplied and summed away (tinygrad's
+    method: no gather op, a reduction the scheduler fuses)."""
+    tensors = [Tensor(np.array(it, dtype=np.int32)) if isinstance(it, list) else it
+               for it in items]
+    for t in tensors:
+        if isinstance(t, Tensor) and not t.dtype.is_int:
+            raise IndexError(f"tensor index of dtype {t.dtype.name}: only int tensors index")
+    used = sum(1 for it in tensors if it is not None and it is not Ellipsis)
+    if Ellipsis in [it for it in tensors if it is Ellipsis]:
+        at = next(i for i, it in enumerate(tensors) if it is Ellipsis)
+        tensors = tensors[:at] + [slice(None)] * max(x.ndim - used, 0) + tensors[at + 1:]
+    basic, dims, idx, out = [], [], [], 0
+    for it in tensors:
+        if isinstance(it, Tensor):
+            dims.append(out)
+            idx.append(it)
+            basic.append(slice(None))
+        else:
+            basic.append(it)
+        out += 0 if isinstance(it, (int, np.integer)) else 1
+    x = Tensor(_index(x.uop, tuple(basic)))
+    try:
+        big = _broadcast_shape(*(t.shape for t in idx))
+    except ValueError as e:
+        raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
+    idx = [(t < 0).where(t + x.shape[d], t) for d, t in zip(dims, idx)]
+    first = dims[0]
+    full = x.shape[:first] + big + x.shape[first:]
+    mask = None
+    for d, t in zip(dims, idx):
+        i = t.reshape(t.shape + (1,) * (x.ndim - first)).expand(full)
+        hot = i._one_hot_along_dim(x.shape[d], dim=d - x.ndim)
+        mask = hot if mask is None else mask & hot
+    spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
+    picked = mask.where(spread, spread.zeros_like())
+    out = picked._reduce(Ops.ADD, tuple(d + len(big) for d in dims), keepdim=False)
+    if first != 0 and dims != list(range(first, first + len(dims))):
+        # numpy: tensor indices separated by a slice put their axes first
+        nb = len(big)
+        out = out.permute(*range(first, first + nb), *range(first), *range(first + nb, out.ndim))
+    return out
 
 
 def _stride(uop: UOp, axis: int, step: int) -> UOp:

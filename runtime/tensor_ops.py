@@ -263,7 +263,9 @@ class TensorOps:
         if self.ndim != 1:
             raise ValueError(f"diag needs a 1-d tensor, got shape {self.shape}")
         n = self.shape[0]
-        return _tensor().eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n), 0)
+        T = _tensor()
+        return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
+                                                 T.zeros(n, n, dtype=self.dtype))
 
     def meshgrid(self, *args: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
         if indexing not in ("ij", "xy"):
@@ -521,10 +523,10 @@ class TensorOps:
     def _cum(self, axis: int, op: Ops) -> Tensor:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
         the axis' length, reduce each (quadratic work, one kernel)."""
-        if self.ndim == 0:
-            return self.cast(self.sum().dtype) if op is Ops.ADD else self
-        axis = self._axis(axis)
         x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
+        if self.ndim == 0:
+            return x
+        axis = self._axis(axis)
         n = x.shape[axis]
         if n == 0:
             return x
@@ -621,7 +623,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return hot.where(x, 0)._reduce(Ops.ADD, -1, False)
+        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -653,7 +655,7 @@ class TensorOps:
         later = mask.flip(-1).cast(dtypes.int32)._cum(-1, Ops.MAX).flip(-1)
         last = mask & (later.pad((*[None] * (mask.ndim - 1), (0, 1)))
                        .shrink((*[None] * (mask.ndim - 1), (1, n + 1))) == 0)
-        val = last.where(src, 0)._reduce(Ops.ADD, -1, False)
+        val = last.where(src, src.zeros_like())._reduce(Ops.ADD, -1, False)
         return mask.any(-1).where(val, self)
 
     def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str,
@@ -664,7 +666,7 @@ class TensorOps:
         src, mask = self._pre_scatter(dim, index, src.cast(self.dtype))
         op = ops[reduce] or Ops.ADD
         ident = reduce_identity(op, self.dtype)
-        red = mask.where(src, ident)._reduce(op, -1, False)
+        red = mask.where(src, src.full_like(ident))._reduce(op, -1, False)
         hit = mask.any(-1)
         if reduce == "mean":
             count = mask.cast(dtypes.int32).sum(-1)

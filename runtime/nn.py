@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import InvalidArgument
 from .tensor_ops import _tensor, make_tuple
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def pool_pads(padding: int | Sequence[int], dims: int) -> list[int]:
         return padding
     if len(padding) == dims:
         return [p for p in padding for _ in range(2)][::-1]
-    raise ValueError(f"padding must be an int or a sequence of {dims} or {2 * dims} ints, "
+    raise InvalidArgument(f"padding must be an int or a sequence of {dims} or {2 * dims} ints, "
                      f"got {padding}")
 
 
@@ -77,7 +78,7 @@ class NNOps:
     def dropout(self, p: float = 0.5) -> Tensor:
         """Identity: rulegrad has no training mode (tinygrad's dropout is off outside it)."""
         if not 0 <= p <= 1:
-            raise ValueError(f"dropout p={p} is out of range [0, 1]")
+            raise InvalidArgument(f"dropout p={p} is out of range [0, 1]")
         return self
 
     # ------------------------------------------------------------------ convolutions
@@ -88,11 +89,11 @@ class NNOps:
 
         `padding` is an int, one per spatial axis, or torch-order pairs (negative cuts)."""
         if self.ndim < 3 or weight.ndim != self.ndim:
-            raise ValueError(f"conv2d needs input (N, C, *spatial) and weight (O, C/groups, "
+            raise InvalidArgument(f"conv2d needs input (N, C, *spatial) and weight (O, C/groups, "
                              f"*kernel) of one rank, got {self.shape} and {weight.shape}")
         (bs, cin_), (cout, cin), hw = self.shape[:2], weight.shape[:2], weight.shape[2:]
         if groups * cin != cin_ or cout % groups:
-            raise ValueError(f"conv2d input {self.shape} does not match weight {weight.shape} "
+            raise InvalidArgument(f"conv2d input {self.shape} does not match weight {weight.shape} "
                              f"with groups={groups} ({groups * cin} vs {cin_} channels)")
         x = self if dtype is None else self.cast(to_dtype(dtype))
         pads = grouped(pool_pads(padding, len(hw)))
@@ -157,7 +158,7 @@ class NNOps:
         if not ceil_mode:
             return pool(x, pads).mean(axis)
         # ceil_mode counts the regular padding but not the extra, as torch
-        base = ones.pad(lead + grouped(reg))
+        base = x.pad(lead + grouped(reg)).full_like(1)  # the regular padding counts
         extra = [c - r for c, r in zip(pads, reg)]
         return pool(x, pads).sum(axis) / pool(base, extra).sum(axis)
 
@@ -181,7 +182,7 @@ class NNOps:
         idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
         idx = idx._pool(k_, s_, dilation)
         hit = pooled == pooled.max(axis, keepdim=True)
-        return pooled.max(axis), (size - hit.where(idx, 0).max(axis)).cast(dtypes.int64)
+        return pooled.max(axis), (size - hit.where(idx, 0).max(axis)).cast(dtypes.int32)
 
     def max_unpool2d(self, indices: Tensor, kernel_size: Any = (2, 2), stride: Any = None,
                      dilation: Any = 1, padding: Any = 0, output_size: Any = None) -> Tensor:
@@ -205,12 +206,12 @@ class NNOps:
         "nearest" or "nearest-exact", with torch's coordinate conventions."""
         T = _tensor()
         if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim:
-            raise ValueError(f"interpolate size must be a tuple of 1..{self.ndim} ints, got {size}")
+            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, got {size}")
         if mode not in ("linear", "nearest", "nearest-exact"):
-            raise ValueError(f"interpolate mode must be linear, nearest or nearest-exact, "
+            raise InvalidArgument(f"interpolate mode must be linear, nearest or nearest-exact, "
                              f"got {mode!r}")
         if align_corners and mode != "linear":
-            raise ValueError("align_corners needs mode='linear'")
+            raise InvalidArgument("align_corners needs mode='linear'")
         x, expand = self, list(self.shape)
         for i in range(-1, -len(size) - 1, -1):
             in_sz, reshape = self.shape[i], [1] * self.ndim
@@ -245,7 +246,7 @@ class NNOps:
         qk = self.matmul(key.transpose(-2, -1)) / math.sqrt(self.shape[-1])
         if is_causal:
             if attn_mask is not None:
-                raise RuntimeError("cannot set attn_mask when is_causal=True")
+                raise InvalidArgument("cannot set attn_mask when is_causal=True")
             attn_mask = _tensor().ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
         if attn_mask is not None:
             if attn_mask.dtype is dtypes.bool:
@@ -261,7 +262,7 @@ class NNOps:
             return self.sum()
         if reduction == "mean":
             return self.mean()
-        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise InvalidArgument(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
     def binary_crossentropy(self, y: Tensor, reduction: str = "mean") -> Tensor:
         return (-y * self.log() - (1 - y) * (1 - self).log())._do_reduction(reduction)
@@ -277,7 +278,7 @@ class NNOps:
                                         reduction: str = "mean") -> Tensor:
         """Cross entropy of logits (..., C) against int labels (...)."""
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+            raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         log_probs = self.log_softmax()
         mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
         hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)
@@ -292,11 +293,11 @@ class NNOps:
                       label_smoothing: float = 0.0) -> Tensor:
         """torch's cross_entropy: y is class indices (N, ...) or probabilities like self."""
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+            raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         cdim = 0 if self.ndim == 1 else 1
         if self.shape != y.shape:
             if self.max(cdim).shape != y.shape:
-                raise RuntimeError(f"cross_entropy shapes do not match: {self.shape}, {y.shape}")
+                raise InvalidArgument(f"cross_entropy shapes do not match: {self.shape}, {y.shape}")
             y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + label_smoothing / y.shape[cdim]

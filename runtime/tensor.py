@@ -42,6 +42,7 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import AxisError, InvalidArgument
 from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
@@ -50,10 +51,6 @@ from .uop import Shape, UOp
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
-
-
-class AxisError(IndexError, ValueError):
-    """An axis outside the tensor's dimensions (both an IndexError and a ValueError, as numpy's)."""
 
 
 # ---------------------------------------------------------------------- helpers
@@ -117,7 +114,7 @@ def _broadcast_shape(*shapes: Shape) -> Shape:
         sizes = {p[axis] for p in padded} - {1}
         if len(sizes) > 1:
             listed = ", ".join(str(tuple(s)) for s in shapes)
-            raise ValueError(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
+            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
                              f"aligned shapes has sizes {sorted(sizes)})")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
@@ -166,7 +163,10 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     if dt is None:
         args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
         with np.errstate(all="ignore"):
-            dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+            try:
+                dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+            except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
+                raise InvalidArgument(str(e)) from None
         if len(_probed) < 4096:  # bounded, should a caller pass a fresh function per call
             _probed[key] = dt
     return dt
@@ -278,7 +278,7 @@ class Tensor(TensorOps, NNOps):
         if stop is None:
             start, stop = 0, start
         if step == 0:
-            raise ValueError("arange: step must not be zero")
+            raise InvalidArgument("arange: step must not be zero")
         n = max(0, math.ceil((stop - start) / step))
         ends = (start, start + (n - 1) * step) if n else ()
         if dtype is None:
@@ -297,7 +297,7 @@ class Tensor(TensorOps, NNOps):
         """The identity, built lazily from movement ops (a strided diagonal of ones)."""
         m = n if m is None else m
         if n < 0 or m < 0:
-            raise ValueError(f"eye: sizes must be non-negative, got ({n}, {m})")
+            raise InvalidArgument(f"eye: sizes must be non-negative, got ({n}, {m})")
         # ones in column 0 of an (n, n+1) grid become the diagonal when read as (n, n)
         grid = Tensor.ones(n, 1, dtype=dtypes.bool).pad((None, (0, n)))
         diag = grid.reshape(n * (n + 1)).shrink(((0, n * n),)).reshape(n, n)
@@ -314,7 +314,7 @@ class Tensor(TensorOps, NNOps):
         shape = _check_shape(_argfix(shape))
         dt = to_dtype(dtype)
         if not dt.is_float:
-            raise ValueError(f"rand needs a float dtype, got {dt.name}")
+            raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
         return Tensor(Tensor._rng.random(shape).astype(dt.np), dt)
 
     # ------------------------------------------------------------------ movement
@@ -326,20 +326,20 @@ class Tensor(TensorOps, NNOps):
         order = _argfix(order)
         norm = [o + self.ndim if isinstance(o, int) and o < 0 else o for o in order]
         if sorted(norm) != list(range(self.ndim)):
-            raise ValueError(f"permute order {order} is not a permutation of the axes of a "
+            raise InvalidArgument(f"permute order {order} is not a permutation of the axes of a "
                              f"tensor of shape {self.shape}")
         return Tensor(self.uop.permute(tuple(norm)))
 
     def expand(self, *shape: Any) -> Tensor:
         shape = _argfix(shape)
         if len(shape) < self.ndim:
-            raise ValueError(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
+            raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
         old = (1,) * (len(shape) - self.ndim) + self.shape
         new = []
         for i, (o, s) in enumerate(zip(old, shape)):
             s = o if s == -1 and i >= len(shape) - self.ndim else s
             if not isinstance(s, int) or s < 0 or (o != s and o != 1):
-                raise ValueError(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
+                raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
                                  f"size {o}, and only size-1 axes expand")
             new.append(s)
         return Tensor(_broadcast_uop(self.uop, tuple(new)))
@@ -355,7 +355,7 @@ class Tensor(TensorOps, NNOps):
             return pad_mode(self, arg, mode)
         cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, self.shape))
         if any(e < b for b, e in cut):
-            raise ValueError(f"padding {padding} cuts more than the whole of shape {self.shape}")
+            raise InvalidArgument(f"padding {padding} cuts more than the whole of shape {self.shape}")
         x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
         arg = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         padded = x.uop.pad(arg)
@@ -369,12 +369,12 @@ class Tensor(TensorOps, NNOps):
     def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
         arg = tuple(arg)
         if len(arg) != self.ndim:
-            raise ValueError(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
+            raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
             b, e = (0, s) if a is None else a
             if not 0 <= b <= e <= s:
-                raise ValueError(f"shrink {arg} is out of range for shape {self.shape} "
+                raise InvalidArgument(f"shrink {arg} is out of range for shape {self.shape} "
                                  f"(axis {i}: ({b}, {e}) not within (0, {s}))")
             bounds.append((b, e))
         return Tensor(self.uop.shrink(tuple(bounds)))
@@ -410,6 +410,8 @@ class Tensor(TensorOps, NNOps):
     def squeeze(self, dim: int | None = None) -> Tensor:
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
+        if self.ndim == 0 and dim in (0, -1):
+            return self
         a = self._axis(dim)
         if self.shape[a] != 1:
             return self
@@ -422,7 +424,7 @@ class Tensor(TensorOps, NNOps):
         if isinstance(index, list) and not _is_int_list(index):
             index = tuple(index)
         items = index if isinstance(index, tuple) else (index,)
-        if not any(isinstance(it, (Tensor, list)) for it in items):
+        if not any(isinstance(it, (Tensor, list, tuple)) for it in items):
             return Tensor(_index(self.uop, index))
         return _advanced_index(self, items)
 
@@ -431,13 +433,13 @@ class Tensor(TensorOps, NNOps):
         tensors = _tensor_list(self, args)
         first = tensors[0]
         if first.ndim == 0:
-            raise ValueError("cannot concatenate 0-d tensors (shapes "
+            raise AxisError("cannot concatenate 0-d tensors (shapes "
                              f"{[t.shape for t in tensors]})")
         axis = first._axis(dim)
         for t in tensors:
             if t.ndim != first.ndim or any(a != b for i, (a, b) in
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
-                raise ValueError(f"cat along dim {dim} needs equal shapes off that axis, got "
+                raise InvalidArgument(f"cat along dim {dim} needs equal shapes off that axis, got "
                                  f"{[t.shape for t in tensors]}")
         dt = _probe(_np_concatenate, *tensors)
         total = sum(t.shape[axis] for t in tensors)
@@ -457,7 +459,7 @@ class Tensor(TensorOps, NNOps):
         dim = dim if axis is None else axis
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
-            raise ValueError(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
+            raise InvalidArgument(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
             raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
@@ -666,7 +668,7 @@ class Tensor(TensorOps, NNOps):
             return ()  # a 0-d tensor's axis 0 (or -1) is the tensor itself, as in torch/tinygrad
         axes = [self._axis(a) for a in items]
         if len(set(axes)) != len(axes):
-            raise ValueError(f"axis {axis} repeats an axis of shape {self.shape}")
+            raise InvalidArgument(f"axis {axis} repeats an axis of shape {self.shape}")
         return tuple(sorted(axes))
 
     def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None) -> Tensor:
@@ -680,9 +682,12 @@ class Tensor(TensorOps, NNOps):
             uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
         return Tensor(uop)
 
-    def sum(self, axis: Any = None, keepdim: bool = False) -> Tensor:
-        """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64."""
-        return self._reduce(Ops.ADD, axis, keepdim, _probe(np.sum, self))
+    def sum(self, axis: Any = None, keepdim: bool = False,
+            dtype: DType | str | None = None) -> Tensor:
+        """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64;
+        `dtype` accumulates (and returns) in that dtype instead."""
+        acc = _probe(np.sum, self) if dtype is None else to_dtype(dtype)
+        return self._reduce(Ops.ADD, axis, keepdim, acc)
 
     def max(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         return self._reduce(Ops.MAX, axis, keepdim)
@@ -729,17 +734,17 @@ class Tensor(TensorOps, NNOps):
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
         w = w if isinstance(w, Tensor) else Tensor(w)
         if self.ndim == 0 or w.ndim == 0:
-            raise ValueError(f"matmul needs operands with at least 1 dimension, got shapes "
+            raise InvalidArgument(f"matmul needs operands with at least 1 dimension, got shapes "
                              f"{self.shape} and {w.shape}")
         x1 = self.reshape(1, -1) if self.ndim == 1 else self
         w1 = w.reshape(-1, 1) if w.ndim == 1 else w
         if x1.shape[-1] != w1.shape[-2]:
-            raise ValueError(f"matmul shapes {self.shape} and {w.shape} do not match: "
+            raise InvalidArgument(f"matmul shapes {self.shape} and {w.shape} do not match: "
                              f"{x1.shape[-1]} != {w1.shape[-2]} on the contracted axis")
         try:
             batch = _broadcast_shape(x1.shape[:-2], w1.shape[:-2])
         except ValueError:
-            raise ValueError(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
+            raise InvalidArgument(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
                              f"cannot be broadcast together") from None
         dt = _probe(_np_matmul, self, w)
         (n, k), m = x1.shape[-2:], w1.shape[-1]
@@ -812,13 +817,13 @@ class Tensor(TensorOps, NNOps):
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
         the backend that performs the write."""
         if buffer_of(self.uop) is None:
-            raise ValueError(f"assign needs a realized, buffer-backed target; this tensor of "
+            raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)
         if value.shape != self.shape or value.dtype is not self.dtype:
-            raise ValueError(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
+            raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
         self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
         return self.realize()
@@ -831,7 +836,7 @@ class Tensor(TensorOps, NNOps):
 
     def item(self) -> Scalar:
         if self.numel() != 1:
-            raise ValueError(f"item() needs a tensor of one element, got shape {self.shape}")
+            raise InvalidArgument(f"item() needs a tensor of one element, got shape {self.shape}")
         return self.numpy().reshape(-1)[0].item()
 
     def tolist(self) -> Any:
@@ -847,23 +852,23 @@ class Tensor(TensorOps, NNOps):
 # ---------------------------------------------------------------------- shape arithmetic
 def _check_shape(shape: tuple) -> Shape:
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-        raise ValueError(f"shape {shape} must be non-negative integers")
+        raise InvalidArgument(f"shape {shape} must be non-negative integers")
     return tuple(int(s) for s in shape)
 
 
 def _resolve_reshape(old: Shape, shape: tuple) -> Shape:
     size = math.prod(old)
     if sum(1 for s in shape if s == -1) > 1:
-        raise ValueError(f"cannot reshape {old} to {shape}: more than one -1")
+        raise InvalidArgument(f"cannot reshape {old} to {shape}: more than one -1")
     if not all(isinstance(s, (int, np.integer)) and s >= -1 for s in shape):
-        raise ValueError(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
+        raise InvalidArgument(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
     known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
+            raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
-        raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
+        raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
                          f"({known} elements)")
     return tuple(int(s) for s in shape)
 
@@ -873,11 +878,11 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if padding and all(isinstance(p, (int, np.integer)) for p in padding):
         # flat, torch order: (last_before, last_after, second_last_before, ...)
         if len(padding) % 2 or len(padding) // 2 > len(shape):
-            raise ValueError(f"flat padding {padding} does not fit shape {shape}")
+            raise InvalidArgument(f"flat padding {padding} does not fit shape {shape}")
         pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
         padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
     if len(padding) != len(shape):
-        raise ValueError(f"padding {padding} needs one (before, after) per axis of shape {shape}")
+        raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape {shape}")
     arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
     return arg
 
@@ -923,7 +928,7 @@ def _index(uop: UOp, index: Any) -> UOp:
         else:
             i = int(it)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of range for axis {axis} with size {size} "
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size} "
                                  f"(tensor of shape {shape})")
             i %= size
             bounds.append((i, i + 1)), flips.append(False), strides.append(1)
@@ -942,12 +947,19 @@ def _is_int_list(x: Any) -> bool:
         for i in x)
 
 
+def _list_index(items: list | tuple) -> Tensor:
+    """A (nested) list or tuple of ints inside an index is an int tensor index, as in numpy."""
+    arr = np.array(items)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise IndexError(f"index {items!r} holds non-integers; only ints index")
+    return Tensor(arr.astype(np.int32))
+
+
 def _advanced_index(x: Tensor, items: tuple) -> Tensor:
     """Indexing with int tensors: basic indexing first (each tensor index read as `:`), then
     per tensor index a one-hot mask along its axis, multiplied and summed away (tinygrad's
     method: no gather op, a reduction the scheduler fuses)."""
-    tensors = [Tensor(np.array(it, dtype=np.int32)) if isinstance(it, list) else it
-               for it in items]
+    tensors = [_list_index(it) if isinstance(it, (list, tuple)) else it for it in items]
     for t in tensors:
         if isinstance(t, Tensor) and not t.dtype.is_int:
             raise IndexError(f"tensor index of dtype {t.dtype.name}: only int tensors index")
@@ -1000,9 +1012,11 @@ def _stride(uop: UOp, axis: int, step: int) -> UOp:
 
 def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
     """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors."""
+    if isinstance(first, (list, tuple)) and rest:
+        raise InvalidArgument("pass the tensors either as one sequence or as arguments, not both")
     items = [*first, *rest] if isinstance(first, (list, tuple)) else [first, *rest]
     if not items:
-        raise ValueError("need at least one tensor")
+        raise InvalidArgument("need at least one tensor")
     return [t if isinstance(t, Tensor) else Tensor(t) for t in items]
 
 

@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 
 if TYPE_CHECKING:
     from .tensor import Tensor
+
 
 
 def _tensor() -> type[Tensor]:
@@ -53,7 +55,7 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
         x = x.shrink(tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, x.shape)))
         pads = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         if any(b > s or a > s for (b, a), s in zip(pads, x.shape)):
-            raise ValueError(f"circular padding {arg} wraps around more than once "
+            raise InvalidArgument(f"circular padding {arg} wraps around more than once "
                              f"(shape {x.shape})")
         orig = x.shape
         x = x.repeat(tuple(1 + bool(b) + bool(a) for b, a in pads))
@@ -65,10 +67,10 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
     for d, (b, a) in enumerate((max(b, 0), max(a, 0)) for b, a in arg):
         s = x.shape[d]
         if mode == "reflect" and (b >= s or a >= s):
-            raise ValueError(f"reflect padding ({b}, {a}) must be less than the size {s} of "
+            raise InvalidArgument(f"reflect padding ({b}, {a}) must be less than the size {s} of "
                              f"axis {d}")
         if mode == "replicate" and s == 0 and (b or a):
-            raise ValueError(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
+            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
         def part(lo: int, hi: int, n: int, flip: bool) -> Tensor:
             piece = x.shrink(tuple((lo, hi) if i == d else None for i in range(x.ndim)))
             if mode == "replicate":
@@ -113,8 +115,10 @@ class TensorOps:
                  ) -> Tensor:
         T = _tensor()
         if steps < 0:
-            raise ValueError(f"linspace needs steps >= 0, got {steps}")
+            raise InvalidArgument(f"linspace needs steps >= 0, got {steps}")
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        if dt.is_bool:
+            raise InvalidArgument("linspace does not make bool tensors")
         if steps == 1:
             return T([start], dtype=dt)
         t = T.arange(steps).cast(dtypes.float32) * ((stop - start) / (steps - 1)) + start
@@ -144,7 +148,7 @@ class TensorOps:
                 **_: Any) -> Tensor:
         dt = to_dtype(dtype)
         if not dt.is_int or low >= high:
-            raise ValueError(f"randint needs an int dtype and low < high, got {dt.name}, "
+            raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "
                              f"[{low}, {high})")
         return _tensor().uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
             .cast(dt)
@@ -195,7 +199,7 @@ class TensorOps:
         """Tile the tensor `repeats[i]` times along axis i (torch's repeat, numpy's tile)."""
         reps = _flat(repeats)
         if len(reps) < self.ndim:
-            raise ValueError(f"repeat {reps} needs at least one count per axis of {self.shape}")
+            raise InvalidArgument(f"repeat {reps} needs at least one count per axis of {self.shape}")
         base = (1,) * (len(reps) - self.ndim) + self.shape
         x = self.reshape(tuple(v for s in base for v in (1, s)))
         x = x.expand(tuple(v for r, s in zip(reps, base) for v in (r, s)))
@@ -214,20 +218,22 @@ class TensorOps:
         if isinstance(sizes, int):
             sizes = [min(sizes, n - i) for i in range(0, max(1, n), max(1, sizes))]
         if sum(sizes) != n:
-            raise ValueError(f"split sizes {list(sizes)} must sum to {n}, the size of axis {dim}")
+            raise InvalidArgument(f"split sizes {list(sizes)} must sum to {n}, the size of axis {dim}")
         bounds = list(itertools.accumulate(sizes, initial=0))
         return tuple(self.shrink(tuple((b, e) if i == dim else None for i in range(self.ndim)))
                      for b, e in zip(bounds, bounds[1:]))
 
     def chunk(self, chunks: int, dim: int = 0) -> list[Tensor]:
         if chunks <= 0:
-            raise ValueError(f"chunk needs a positive number of chunks, got {chunks}")
+            raise InvalidArgument(f"chunk needs a positive number of chunks, got {chunks}")
         n = self.shape[self._axis(dim)]
         return list(self.split(-(-n // chunks) if n else 1, dim)) if n else [self] * chunks
 
     def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
              ) -> Tensor:
         if dims is None:
+            if not isinstance(shifts, int) and len(shifts) != 1:
+                raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")
             return self.flatten().roll(shifts, 0).reshape(self.shape)
         shifts, dims = make_tuple(shifts, 1), make_tuple(dims, 1)
         x = self
@@ -245,7 +251,7 @@ class TensorOps:
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
         d1, d2 = self._axis(dim1), self._axis(dim2)
         if d1 == d2:
-            raise ValueError(f"diagonal needs two different axes, got {dim1} and {dim2}")
+            raise InvalidArgument(f"diagonal needs two different axes, got {dim1} and {dim2}")
         x = self.permute(*[i for i in range(self.ndim) if i not in (d1, d2)], d1, d2)
         r, c = x.shape[-2:]
         if offset >= 0:
@@ -261,7 +267,7 @@ class TensorOps:
 
     def diag(self) -> Tensor:
         if self.ndim != 1:
-            raise ValueError(f"diag needs a 1-d tensor, got shape {self.shape}")
+            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {self.shape}")
         n = self.shape[0]
         T = _tensor()
         return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
@@ -269,7 +275,7 @@ class TensorOps:
 
     def meshgrid(self, *args: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
         if indexing not in ("ij", "xy"):
-            raise RuntimeError(f"meshgrid indexing must be 'ij' or 'xy', got {indexing!r}")
+            raise InvalidArgument(f"meshgrid indexing must be 'ij' or 'xy', got {indexing!r}")
         tensors = [self, *args]
         if len(tensors) == 1:
             return (self,)
@@ -278,8 +284,7 @@ class TensorOps:
         shape = tuple(t.numel() for t in tensors)
         out = [t.reshape(tuple(-1 if i == j else 1 for j in range(len(shape)))).expand(shape)
                for i, t in enumerate(tensors)]
-        if indexing == "xy":
-            out = [t.transpose(0, 1) for t in out]
+        if indexing == "xy":  # the grid of (y, x, ...), outputs back in the inputs' order
             out[0], out[1] = out[1], out[0]
         return tuple(out)
 
@@ -290,11 +295,11 @@ class TensorOps:
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
         if self.ndim < n:
-            raise ValueError(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
+            raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
         s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
-            raise ValueError(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
+            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
         o_ = [-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_)]
         f_ = [max(1, -(-(o * s - d) // i)) for o, s, i, d in zip(o_, s_, i_, d_)]
         x = self.repeat([1] * len(noop) + [-(-k * (i * f + d) // i)
@@ -315,10 +320,10 @@ class TensorOps:
 
     def unfold(self, dim: int, size: int, step: int) -> Tensor:
         if size < 0 or step <= 0:
-            raise RuntimeError(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
+            raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
         dim = self._axis(dim)
         if size > self.shape[dim]:
-            raise RuntimeError(f"unfold size {size} exceeds axis {dim} of shape {self.shape}")
+            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape {self.shape}")
         order = tuple(i for i in range(self.ndim) if i != dim) + (dim,)
         return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
 
@@ -386,7 +391,7 @@ class TensorOps:
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
         if min_ is None and max_ is None:
-            raise RuntimeError("clamp needs at least one of min_ and max_")
+            raise InvalidArgument("clamp needs at least one of min_ and max_")
         out = (self < min_).where(min_, self) if min_ is not None else self
         return (out > max_).where(max_, out) if max_ is not None else out
 
@@ -463,7 +468,7 @@ class TensorOps:
                                  .tanh())
         if approximate == "none":
             return self * 0.5 * (1.0 + (self / math.sqrt(2)).erf())
-        raise RuntimeError(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
+        raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
 
     def swish(self) -> Tensor: return self * self.sigmoid()
     def silu(self) -> Tensor: return self.swish()
@@ -483,9 +488,11 @@ class TensorOps:
     def softsign(self) -> Tensor: return self / (1 + self.abs())
 
     # ------------------------------------------------------------------ reductions
-    def prod(self, axis: Any = None, keepdim: bool = False) -> Tensor:
-        """Product in numpy's dtype for it (ints widen like sum)."""
-        return self._reduce(Ops.MUL, axis, keepdim, self.sum().dtype)
+    def prod(self, axis: Any = None, keepdim: bool = False,
+             dtype: DType | str | None = None) -> Tensor:
+        """Product in numpy's dtype for it (ints widen like sum), or in `dtype`."""
+        acc = self.sum().dtype if dtype is None else to_dtype(dtype)
+        return self._reduce(Ops.MUL, axis, keepdim, acc)
 
     def any(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         return self.cast(dtypes.bool)._reduce(Ops.MAX, axis, keepdim)
@@ -525,6 +532,8 @@ class TensorOps:
         the axis' length, reduce each (quadratic work, one kernel)."""
         x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
         if self.ndim == 0:
+            if axis not in (0, -1):
+                raise AxisError(f"axis {axis} is out of range for a 0-d tensor")
             return x
         axis = self._axis(axis)
         n = x.shape[axis]
@@ -543,16 +552,16 @@ class TensorOps:
         T = _tensor()
         values = self._cum(axis, Ops.MAX)
         if self.ndim == 0:
-            return values, T.zeros((), dtype=dtypes.int64)
+            return values, T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         n = self.shape[axis]
         if n == 0:
-            return values, T.zeros(self.shape, dtype=dtypes.int64)
+            return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
         upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
         idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
-        return values, idx.cast(dtypes.int64).transpose(-1, axis)
+        return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
         return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
@@ -565,28 +574,29 @@ class TensorOps:
         n = x.shape[-1]
         if n == 0:
             return self._float()
-        m = x.max(-1, keepdim=True)
+        # shift each prefix by its own running max, so no prefix underflows to log(0)
+        m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()
-        s = lower.where((x - m).exp().unsqueeze(-2), 0).sum(-1)
+        lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()  # j <= i
+        s = lower.where((x.unsqueeze(-2) - m.unsqueeze(-1)).exp(), 0).sum(-1)
         return (s.log() + m).transpose(-1, axis)
 
     def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index of the first maximum (int64, as numpy and torch)."""
+        """Index of the first maximum, as int32 (tinygrad's index dtype; numpy gives int64)."""
         if axis is None:
             out = self.flatten().argmax(0)
             return out.reshape((1,) * self.ndim) if keepdim else out
         if self.ndim == 0:
-            return _tensor().zeros((), dtype=dtypes.int64)
+            return _tensor().zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         n = self.shape[axis]
         if n == 0:
-            raise ValueError(f"argmax of an empty axis {axis} (shape {self.shape})")
+            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
         hit = self == self.max(axis, keepdim=True)
         if self.dtype.is_float:
             hit = hit | (self.isnan() & self.isnan().any(axis, keepdim=True))
         rev = _tensor().arange(n, 0, -1).reshape(n, *[1] * (self.ndim - axis - 1))
-        return (n - hit.where(rev, 0).max(axis, keepdim=keepdim)).cast(dtypes.int64)
+        return (n - hit.where(rev, 0).max(axis, keepdim=keepdim)).cast(dtypes.int32)
 
     def argmin(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
         return self._inverse().argmax(axis, keepdim)
@@ -603,23 +613,24 @@ class TensorOps:
         return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int = -1) -> Tensor:
-        """(..., num_classes) of int64 0/1; num_classes=-1 takes max + 1 (reads the data)."""
+        """(..., num_classes) of int32 0/1 (tinygrad's dtype); num_classes=-1 takes max + 1
+        (which reads the data)."""
         if not self.dtype.is_int:
-            raise RuntimeError(f"one_hot needs an int tensor, got {self.dtype.name}")
+            raise InvalidArgument(f"one_hot needs an int tensor, got {self.dtype.name}")
         if num_classes == -1:
             num_classes = int(self.max().item()) + 1 if self.numel() else 0
-        return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int64)
+        return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
         if index.ndim != self.ndim:
-            raise RuntimeError(f"gather index needs {self.ndim} dims, got shape {index.shape}")
+            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
         dim = self._axis(dim)
         if any(s > t for d, (s, t) in enumerate(zip(index.shape, self.shape)) if d != dim):
-            raise RuntimeError(f"gather index shape {index.shape} exceeds {self.shape} off "
+            raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
                                f"dim {dim}")
         if not index.dtype.is_int:
-            raise RuntimeError(f"gather index must be an int tensor, got {index.dtype.name}")
+            raise InvalidArgument(f"gather index must be an int tensor, got {index.dtype.name}")
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
@@ -627,12 +638,15 @@ class TensorOps:
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
+        if src.dtype is not self.dtype:
+            raise InvalidArgument(f"scatter src of dtype {src.dtype.name} into a tensor of "
+                                  f"{self.dtype.name}: the dtypes must match")
         if index.ndim != self.ndim or src.ndim != self.ndim:
-            raise RuntimeError(f"scatter needs self, index and src of one rank, got "
+            raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
                                f"{self.shape}, {index.shape}, {src.shape}")
         if any((s > d) or (s > t and i != dim)
                for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
-            raise RuntimeError(f"scatter index {index.shape} must fit src {src.shape} and "
+            raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
                                f"self {self.shape} off dim {dim}")
         src = src.shrink(tuple((0, s) for s in index.shape))
         mask = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim]).transpose(-1, dim)
@@ -645,11 +659,13 @@ class TensorOps:
         """self with src written at index along dim; where indices repeat, the last wins."""
         if reduce not in (None, "add", "multiply"):
             raise TypeError(f"scatter reduce must be None, 'add' or 'multiply', got {reduce!r}")
-        if reduce is not None:
-            return self.scatter_reduce(dim, index, src, {"add": "sum", "multiply": "prod"}[reduce])
         if not isinstance(src, type(self)):
             src = _tensor().full(index.shape, src, self.dtype)
-        src, mask = self._pre_scatter(dim, index, src.cast(self.dtype))
+        elif reduce is not None:
+            raise TypeError("scatter with reduce takes a scalar src; use scatter_reduce")
+        if reduce is not None:
+            return self.scatter_reduce(dim, index, src, {"add": "sum", "multiply": "prod"}[reduce])
+        src, mask = self._pre_scatter(dim, index, src)
         # the last writer along the scattered axis wins: keep a hit only if no later hit
         n = mask.shape[-1]
         later = mask.flip(-1).cast(dtypes.int32)._cum(-1, Ops.MAX).flip(-1)
@@ -662,8 +678,8 @@ class TensorOps:
                        include_self: bool = True) -> Tensor:
         ops = {"sum": Ops.ADD, "prod": Ops.MUL, "amax": Ops.MAX, "amin": Ops.MIN, "mean": None}
         if reduce not in ops:
-            raise RuntimeError(f"scatter_reduce reduce must be one of {list(ops)}, got {reduce!r}")
-        src, mask = self._pre_scatter(dim, index, src.cast(self.dtype))
+            raise InvalidArgument(f"scatter_reduce reduce must be one of {list(ops)}, got {reduce!r}")
+        src, mask = self._pre_scatter(dim, index, src)
         op = ops[reduce] or Ops.ADD
         ident = reduce_identity(op, self.dtype)
         red = mask.where(src, src.full_like(ident))._reduce(op, -1, False)
@@ -689,7 +705,9 @@ class TensorOps:
         lhs, arrow, rhs = formula.partition("->")
         inputs = lhs.split(",")
         if len(xs) != len(inputs):
-            raise ValueError(f"einsum {formula!r} names {len(inputs)} operands, got {len(xs)}")
+            raise InvalidArgument(f"einsum {formula!r} names {len(inputs)} operands, got {len(xs)}")
+        if any(s.count("...") > 1 for s in inputs):
+            raise InvalidArgument(f"einsum {formula!r}: an operand has more than one '...'")
         if "..." in formula:
             spare = [c for c in string.ascii_letters if c not in formula]
             n_ell = max((x.ndim - len(s) + 3 for s, x in zip(inputs, xs) if "..." in s),
@@ -708,7 +726,7 @@ class TensorOps:
             rhs = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
         for i, (s, x) in enumerate(zip(inputs, xs)):
             if len(s) != x.ndim:
-                raise ValueError(f"einsum operand {i} has {x.ndim} dims, {s!r} names {len(s)}")
+                raise InvalidArgument(f"einsum operand {i} has {x.ndim} dims, {s!r} names {len(s)}")
             while len(set(s)) != len(s):  # a repeated letter: take the diagonal
                 c = next(c for c in s if s.count(c) > 1)
                 j, k = s.index(c), s.index(c, s.index(c) + 1)
@@ -719,7 +737,7 @@ class TensorOps:
         for s, x in zip(inputs, xs):
             for c, n in zip(s, x.shape):
                 if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
-                    raise ValueError(f"einsum letter {c!r} has sizes {sizes[c]} and {n}")
+                    raise InvalidArgument(f"einsum letter {c!r} has sizes {sizes[c]} and {n}")
                 sizes[c] = max(sizes[c], n)
         alpha = sorted(sizes)
         aligned = [x.permute([s.index(c) for c in sorted(s)])

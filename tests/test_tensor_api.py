@@ -86,7 +86,7 @@ def test_pooling_ceil_mode_and_indices():
     flat_pos = _windows(np.arange(30).reshape(5, 6), (2, 2), (2, 2), (1, 1)).reshape(2, 3, 4)
     want_idx = np.take_along_axis(flat_pos[None, None], win.argmax(-1)[..., None], -1)[..., 0]
     check(vals, win.max(-1))
-    check(idx, want_idx.astype(np.int64))
+    check(idx, want_idx.astype(np.int32))  # tinygrad's index dtype
 
 
 def test_pool_errors_are_clear():
@@ -207,7 +207,7 @@ def test_cumsum_cumprod(data, dt, shape):
 def _cum_arg(a, axis, better):
     """Running extreme and the last index where it was reached (torch's cummax/cummin)."""
     a = np.moveaxis(a, axis, -1)
-    vals, idx = np.empty_like(a), np.zeros(a.shape, np.int64)
+    vals, idx = np.empty_like(a), np.zeros(a.shape, np.int32)
     for pos in np.ndindex(a.shape[:-1]):
         best, at = None, 0
         for i, v in enumerate(a[pos]):
@@ -232,14 +232,15 @@ def test_cummax_cummin(data, dt, shape):
 @given(st.data(), st.sampled_from(ALL), shapes(min_dims=0, max_dims=3, min_side=1))
 def test_argmax_argmin(data, dt, shape):
     a = data.draw(arrays(dt, shape, small=True))
-    check(Tensor(a).argmax(), np.argmax(a))
-    check(Tensor(a).argmin(), np.argmin(a))
+    i32 = np.int32  # tinygrad's index dtype (numpy's is int64)
+    check(Tensor(a).argmax(), np.argmax(a).astype(i32))
+    check(Tensor(a).argmin(), np.argmin(a).astype(i32))
     if a.ndim:
         axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
-        check(Tensor(a).argmax(axis), np.argmax(a, axis))
-        check(Tensor(a).argmin(axis, keepdim=True), np.argmin(a, axis, keepdims=True))
+        check(Tensor(a).argmax(axis), np.argmax(a, axis).astype(i32))
+        check(Tensor(a).argmin(axis, keepdim=True), np.argmin(a, axis, keepdims=True).astype(i32))
     else:  # an axis on a 0-d tensor is the tensor itself
-        check(Tensor(a).argmax(0), np.int64(0))
+        check(Tensor(a).argmax(0), np.int32(0))
         check(Tensor(a).sum(0), np.sum(a))
     with pytest.raises(ValueError):
         Tensor(np.zeros((0, 2), dt)).argmax(0)
@@ -303,7 +304,7 @@ def test_scatter(data, dt, shape):
 @given(st.data(), shapes(max_dims=2), st.integers(1, 5))
 def test_one_hot(data, shape, n):
     a = data.draw(arrays(np.dtype("int32"), shape).map(lambda i: i % n))
-    check(Tensor(a).one_hot(n), np.eye(n, dtype=np.int64)[a])
+    check(Tensor(a).one_hot(n), np.eye(n, dtype=np.int32)[a])
 
 
 # ---------------------------------------------------------------------- pad modes, cuts

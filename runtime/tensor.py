@@ -894,7 +894,8 @@ def _index(uop: UOp, index: Any) -> UOp:
     for it in items:
         if isinstance(it, bool) or not (it is None or it is Ellipsis or isinstance(it, slice)
                                         or isinstance(it, (int, np.integer))):
-            raise TypeError(f"unsupported index {it!r} (ints, slices, None and ... only)")
+            raise IndexError(f"unsupported index {it!r} (ints, slices, None, ..., int tensors "
+                             f"and int lists only)")
     if sum(it is Ellipsis for it in items) > 1:
         raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
     used = sum(1 for it in items if it is not None and it is not Ellipsis)

@@ -153,6 +153,30 @@ class TensorOps:
         return _tensor().uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
             .cast(dt)
 
+    @staticmethod
+    def scaled_uniform(*shape: Any, **kw: Any) -> Tensor:
+        """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
+        shape = _flat(shape)
+        return _tensor().uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
+
+    @staticmethod
+    def glorot_uniform(*shape: Any, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        bound = (6 / (shape[0] + math.prod(shape[1:]))) ** 0.5 if shape else 1.0
+        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+
+    @staticmethod
+    def kaiming_uniform(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
+        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+
+    @staticmethod
+    def kaiming_normal(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
+        return _tensor().normal(*shape, mean=0.0, std=std, **kw)
+
     def rand_like(self, **kw: Any) -> Tensor:
         return _tensor().rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
 
@@ -612,13 +636,12 @@ class TensorOps:
         offset = self.ndim - self._axis(dim) - 1
         return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
 
-    def one_hot(self, num_classes: int = -1) -> Tensor:
-        """(..., num_classes) of int32 0/1 (tinygrad's dtype); num_classes=-1 takes max + 1
-        (which reads the data)."""
+    def one_hot(self, num_classes: int) -> Tensor:
+        """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
         if not self.dtype.is_int:
             raise InvalidArgument(f"one_hot needs an int tensor, got {self.dtype.name}")
-        if num_classes == -1:
-            num_classes = int(self.max().item()) + 1 if self.numel() else 0
+        if num_classes < 0:  # tinygrad (like jax) does not infer it from the data
+            raise InvalidArgument(f"one_hot needs num_classes >= 0, got {num_classes}")
         return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:

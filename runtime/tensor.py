@@ -607,10 +607,15 @@ class Tensor(TensorOps, NNOps):
     def __ne__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPNE)  # type: ignore[override]
 
     def where(self, x: Any, y: Any) -> Tensor:
-        """`cond.where(x, y)`: x where cond is true (nonzero), else y."""
+        """`cond.where(x, y)`: x where cond is true (nonzero), else y. Two Python scalars
+        give tinygrad's default dtypes (int32, float32), as a Python list would."""
         x, y = _coerce(x), _coerce(y)
         cond = self if self.dtype is dtypes.bool else self != 0
-        dt = _probe(_np_where, x, y)
+        if isinstance(x, Tensor) or isinstance(y, Tensor):
+            dt = _probe(_np_where, x, y)
+        else:
+            dt = max((_default_dtype(v) for v in (x, y)),
+                     key=lambda d: (d.is_float, d.is_int or d.is_float))
         shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)

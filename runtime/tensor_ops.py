@@ -631,6 +631,40 @@ class TensorOps:
             return self.logical_not()
         return -self if self.dtype.is_float else ~self
 
+    def sort(self, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+        """Stable sort along `dim`: values and int32 indices. Each element's rank is a count
+        (how many come before it), and a one-hot of the ranks places it: O(n^2) work in one
+        reduction, no data-dependent control flow."""
+        T = _tensor()
+        if self.ndim == 0:
+            return self, T.zeros((), dtype=dtypes.int32)
+        dim = self._axis(dim)
+        n = self.shape[dim]
+        x = self.transpose(dim, -1)
+        a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
+        before = (b > a) if descending else (b < a)
+        pos = T.arange(n)
+        earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
+        rank = (before | ((b == a) & earlier)).cast(dtypes.int32)._reduce(Ops.ADD, -1, False)
+        hot = rank.unsqueeze(-1) == pos  # [..., i, r]: element i goes to place r
+        vals = hot.where(x.unsqueeze(-1), x.unsqueeze(-1).zeros_like())._reduce(Ops.ADD, -2, False)
+        idx = hot.where(pos.reshape(n, 1), 0).cast(dtypes.int32)._reduce(Ops.ADD, -2, False)
+        return vals.transpose(-1, dim), idx.transpose(-1, dim)
+
+    def argsort(self, dim: int = -1, descending: bool = False) -> Tensor:
+        return self.sort(dim, descending)[1]
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted_: bool = True
+             ) -> tuple[Tensor, Tensor]:
+        if not sorted_:
+            raise NotImplementedError("topk with sorted_=False is not supported")
+        dim = self._axis(dim)
+        if not 0 <= k <= self.shape[dim]:
+            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}")
+        vals, idx = self.sort(dim, descending=largest)
+        keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
+        return vals.shrink(keep), idx.shrink(keep)
+
     # ------------------------------------------------------------------ indexing by tensors
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1

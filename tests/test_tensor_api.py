@@ -464,3 +464,27 @@ def test_interpolate(mode):
             src = (out + 0.5) * n / size if mode == "nearest-exact" else out * n / size
             want = np.take(want, np.minimum(np.floor(src).astype(int), n - 1), axis)
     check(got, want.astype(np.float32), rtol=1e-5, atol=1e-6)
+
+
+@SETTINGS
+@given(st.data(), st.sampled_from(NUMERIC), shapes(min_dims=1, max_dims=3), st.booleans())
+def test_sort_argsort_topk(data, dt, shape, descending):
+    a = data.draw(arrays(dt, shape, small=True))
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    key = -a.astype(np.float64) if descending else a  # stable: ties keep their order
+    order = np.argsort(key, axis, kind="stable")
+    vals, idx = Tensor(a).sort(axis, descending=descending)
+    check(vals, np.take_along_axis(a, order, axis))
+    check(idx, order.astype(np.int32))  # tinygrad's index dtype
+    k = data.draw(st.integers(0, a.shape[axis]))
+    top = Tensor(a).topk(k, axis, largest=descending)
+    keep = np.take(order, np.arange(k), axis)
+    check(top[0], np.take_along_axis(a, keep, axis))
+    check(top[1], keep.astype(np.int32))
+
+
+def test_where_of_two_python_scalars_uses_tinygrad_defaults():
+    c = np.array([True, False, True])
+    check(Tensor(c).where(1, 3), np.where(c, 1, 3).astype(np.int32))
+    check(Tensor(c).where(1, 2.5), np.where(c, 1, 2.5).astype(np.float32))
+    check(Tensor(c).where(True, False), np.where(c, True, False))

@@ -12,6 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 
+class UnknownDType(ValueError, AttributeError):
+    """A dtype name that does not exist: a ValueError, and an AttributeError as tinygrad's
+    `getattr(dtypes, name)` raises."""
+
+
 # eq=False: dtypes are singletons, so identity is equality and hashing is free
 @dataclass(frozen=True, eq=False)
 class DType:
@@ -97,7 +102,7 @@ class dtypes:  # noqa: N801 - mirrors tinygrad's spelling
     def from_name(name: str) -> DType:
         if name in _BY_NAME:
             return _BY_NAME[name]
-        raise ValueError(f"unknown dtype name {name!r}; supported: {DTYPE_NAMES}")
+        raise UnknownDType(f"unknown dtype name {name!r}; supported: {DTYPE_NAMES}")
 
 
 DTYPES: tuple[DType, ...] = (

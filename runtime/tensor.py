@@ -44,16 +44,15 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import AxisError, InvalidArgument
+from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
+from .tensor_ops import TensorOps
 from .uop import Shape, UOp
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
-
-
-class AxisError(IndexError, ValueError):
-    """An axis outside the tensor's dimensions (both an IndexError and a ValueError, as numpy's)."""
 
 
 # ---------------------------------------------------------------------- helpers
@@ -117,7 +116,7 @@ def _broadcast_shape(*shapes: Shape) -> Shape:
         sizes = {p[axis] for p in padded} - {1}
         if len(sizes) > 1:
             listed = ", ".join(str(tuple(s)) for s in shapes)
-            raise ValueError(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
+            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
                              f"aligned shapes has sizes {sorted(sizes)})")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
@@ -166,7 +165,10 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     if dt is None:
         args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
         with np.errstate(all="ignore"):
-            dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+            try:
+                dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+            except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
+                raise InvalidArgument(str(e)) from None
         if len(_probed) < 4096:  # bounded, should a caller pass a fresh function per call
             _probed[key] = dt
     return dt
@@ -210,8 +212,11 @@ _PARAM_OPS = frozenset((Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV))
 
 
 # ---------------------------------------------------------------------- the Tensor
-class Tensor:
-    """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`."""
+class Tensor(TensorOps, NNOps):
+    """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`.
+
+    The core ops are here; the rest of tinygrad's API, composed from them, comes from the
+    mixins `TensorOps` (runtime/tensor_ops.py) and `NNOps` (runtime/nn.py)."""
 
     __slots__ = ("uop", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
@@ -291,15 +296,23 @@ class Tensor:
     @staticmethod
     def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
                dtype: DType | str | None = None) -> Tensor:
-        """Like tinygrad: int arguments give int32, any float argument gives float32."""
+        """Like tinygrad: int arguments give int32 (int64 when the range does not fit int32),
+        any float argument gives float32; values the dtype cannot hold raise OverflowError."""
         if stop is None:
             start, stop = 0, start
         if step == 0:
-            raise ValueError("arange: step must not be zero")
+            raise InvalidArgument("arange: step must not be zero")
+        n = max(0, math.ceil((stop - start) / step))
+        ends = (start, start + (n - 1) * step) if n else ()
         if dtype is None:
             all_int = all(isinstance(v, int) for v in (start, stop, step))
             dtype = dtypes.default_int if all_int else dtypes.default_float
+            if all_int and any(not dtype.min <= v <= dtype.max for v in ends):
+                dtype = dtypes.int64
         dt = to_dtype(dtype)
+        if any(not dt.min <= v <= dt.max for v in ends):
+            raise OverflowError(f"arange [{start}, {stop}) step {step} is not representable in "
+                                f"{dt.name}")
         return Tensor(np.arange(start, stop, step).astype(dt.np), dt)
 
     @staticmethod
@@ -307,7 +320,7 @@ class Tensor:
         """The identity, built lazily from movement ops (a strided diagonal of ones)."""
         m = n if m is None else m
         if n < 0 or m < 0:
-            raise ValueError(f"eye: sizes must be non-negative, got ({n}, {m})")
+            raise InvalidArgument(f"eye: sizes must be non-negative, got ({n}, {m})")
         # ones in column 0 of an (n, n+1) grid become the diagonal when read as (n, n)
         grid = Tensor.ones(n, 1, dtype=dtypes.bool).pad((None, (0, n)))
         diag = grid.reshape(n * (n + 1)).shrink(((0, n * n),)).reshape(n, n)
@@ -324,7 +337,7 @@ class Tensor:
         shape = _check_shape(_argfix(shape))
         dt = to_dtype(dtype)
         if not dt.is_float:
-            raise ValueError(f"rand needs a float dtype, got {dt.name}")
+            raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
         return Tensor(Tensor._rng.random(shape).astype(dt.np), dt)
 
     # ------------------------------------------------------------------ movement
@@ -336,43 +349,55 @@ class Tensor:
         order = _argfix(order)
         norm = [o + self.ndim if isinstance(o, int) and o < 0 else o for o in order]
         if sorted(norm) != list(range(self.ndim)):
-            raise ValueError(f"permute order {order} is not a permutation of the axes of a "
+            raise InvalidArgument(f"permute order {order} is not a permutation of the axes of a "
                              f"tensor of shape {self.shape}")
         return Tensor(self.uop.permute(tuple(norm)))
 
     def expand(self, *shape: Any) -> Tensor:
         shape = _argfix(shape)
         if len(shape) < self.ndim:
-            raise ValueError(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
+            raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
         old = (1,) * (len(shape) - self.ndim) + self.shape
         new = []
         for i, (o, s) in enumerate(zip(old, shape)):
             s = o if s == -1 and i >= len(shape) - self.ndim else s
             if not isinstance(s, int) or s < 0 or (o != s and o != 1):
-                raise ValueError(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
+                raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
                                  f"size {o}, and only size-1 axes expand")
             new.append(s)
         return Tensor(_broadcast_uop(self.uop, tuple(new)))
 
-    def pad(self, padding: Sequence[Any], value: Scalar = 0) -> Tensor:
-        """Per axis `(before, after)` or None; or flat ints in torch order (last axis first)."""
+    def pad(self, padding: Sequence[Any], mode: str = "constant", value: Scalar = 0) -> Tensor:
+        """Per axis `(before, after)` or None; or flat ints in torch order (last axis first).
+
+        `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
+        "circular". A negative pad cuts that many elements off (a SHRINK)."""
         arg = _resolve_pad(self.shape, padding)
-        padded = self.uop.pad(arg)
+        if mode != "constant":
+            from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
+            return pad_mode(self, arg, mode)
+        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, self.shape))
+        if any(e < b for b, e in cut):
+            raise InvalidArgument(f"padding {padding} cuts more than the whole of shape {self.shape}")
+        x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
+        arg = tuple((max(b, 0), max(a, 0)) for b, a in arg)
+        padded = x.uop.pad(arg)
         if value == 0 and not (isinstance(value, float) and math.copysign(1, value) < 0):
             return Tensor(padded)
         # PAD fills with zeros: put the value where a padded mask of ones is false
-        mask = _const_uop(True, dtypes.bool, self.shape).pad(arg)
-        return Tensor(mask.alu(Ops.WHERE, padded, _const_uop(value, self.dtype, mask.shape)))
+        mask = _const_uop(True, dtypes.bool, x.shape).pad(arg)
+        fill = _const_uop(_wrapped(value, x.dtype), x.dtype, mask.shape)
+        return Tensor(mask.alu(Ops.WHERE, padded, fill))
 
     def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
         arg = tuple(arg)
         if len(arg) != self.ndim:
-            raise ValueError(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
+            raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
             b, e = (0, s) if a is None else a
             if not 0 <= b <= e <= s:
-                raise ValueError(f"shrink {arg} is out of range for shape {self.shape} "
+                raise InvalidArgument(f"shrink {arg} is out of range for shape {self.shape} "
                                  f"(axis {i}: ({b}, {e}) not within (0, {s}))")
             bounds.append((b, e))
         return Tensor(self.uop.shrink(tuple(bounds)))
@@ -408,26 +433,36 @@ class Tensor:
     def squeeze(self, dim: int | None = None) -> Tensor:
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
+        if self.ndim == 0 and dim in (0, -1):
+            return self
         a = self._axis(dim)
         if self.shape[a] != 1:
             return self
         return self.reshape(self.shape[:a] + self.shape[a + 1:])
 
     def __getitem__(self, index: Any) -> Tensor:
-        return Tensor(_index(self.uop, index))
+        """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
+        lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
+        as in tinygrad)."""
+        if isinstance(index, list) and not _is_int_list(index):
+            index = tuple(index)
+        items = index if isinstance(index, tuple) else (index,)
+        if not any(isinstance(it, (Tensor, list, tuple)) for it in items):
+            return Tensor(_index(self.uop, index))
+        return _advanced_index(self, items)
 
     def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
         """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
         tensors = _tensor_list(self, args)
         first = tensors[0]
         if first.ndim == 0:
-            raise ValueError("cannot concatenate 0-d tensors (shapes "
+            raise AxisError("cannot concatenate 0-d tensors (shapes "
                              f"{[t.shape for t in tensors]})")
         axis = first._axis(dim)
         for t in tensors:
             if t.ndim != first.ndim or any(a != b for i, (a, b) in
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
-                raise ValueError(f"cat along dim {dim} needs equal shapes off that axis, got "
+                raise InvalidArgument(f"cat along dim {dim} needs equal shapes off that axis, got "
                                  f"{[t.shape for t in tensors]}")
         dt = _probe(_np_concatenate, *tensors)
         total = sum(t.shape[axis] for t in tensors)
@@ -441,10 +476,13 @@ class Tensor:
             offset += t.shape[axis]
         return Tensor(out)
 
-    def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
+    def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0,
+              axis: int | None = None) -> Tensor:
+        """Join tensors of one shape along a new axis `dim` (numpy's name `axis` also works)."""
+        dim = dim if axis is None else axis
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
-            raise ValueError(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
+            raise InvalidArgument(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
             raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
@@ -469,12 +507,45 @@ class Tensor:
     def mul(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.MUL, np.multiply, reverse)
 
-    def div(self, x: Any, reverse: bool = False) -> Tensor:
-        """True division, in numpy's float type for the operands (int / int -> float64)."""
-        return self._binary(x, Ops.FDIV, np.true_divide, reverse)
+    def div(self, x: Any, reverse: bool = False, rounding_mode: str | None = None) -> Tensor:
+        """True division, in numpy's float type for the operands (int / int -> float64).
+
+        `rounding_mode` is torch's and tinygrad's: "trunc" rounds toward zero, "floor" down;
+        both keep an int dtype for int operands (and give 0 for a division by zero)."""
+        if rounding_mode is None:
+            return self._binary(x, Ops.FDIV, np.true_divide, reverse)
+        if rounding_mode == "floor":
+            return self.idiv(x, reverse)
+        if rounding_mode != "trunc":
+            raise RuntimeError(f"div rounding_mode must be None, 'trunc' or 'floor', "
+                               f"got {rounding_mode!r}")
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.floor_divide, *items)
+        a, b = _lift(items, dt)
+        return Tensor(a.alu(Ops.FDIV, b).alu(Ops.TRUNC) if dt.is_float else a.alu(Ops.IDIV, b))
 
     def pow(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.POW, np.power, reverse)
+
+    def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:
+        other = _coerce(x)
+        items = (other, self) if reverse else (self, other)
+        if any(isinstance(i, float) or (isinstance(i, Tensor) and not i.dtype.is_int)
+               for i in items):
+            raise RuntimeError(f"shifts need integer operands, got "
+                               f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
+        dt = _probe(np.left_shift, *items)
+        a, b = _lift(items, dt)
+        return Tensor(a.alu(op, b))
+
+    def lshift(self, x: Any, reverse: bool = False) -> Tensor:
+        """`<<` of ints (numpy's dtype rules); bits shifted past the width are lost."""
+        return self._shift(x, Ops.SHL, reverse)
+
+    def rshift(self, x: Any, reverse: bool = False) -> Tensor:
+        """`>>` of ints: arithmetic (sign-filling) for signed dtypes, as numpy and C."""
+        return self._shift(x, Ops.SHR, reverse)
 
     def maximum(self, x: Any) -> Tensor:
         return self._binary(x, Ops.MAX, np.maximum)
@@ -536,6 +607,10 @@ class Tensor:
     def __ror__(self, x: Any) -> Tensor: return self._binary(x, Ops.OR, np.bitwise_or, True)
     def __xor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor)
     def __rxor__(self, x: Any) -> Tensor: return self._binary(x, Ops.XOR, np.bitwise_xor, True)
+    def __lshift__(self, x: Any) -> Tensor: return self.lshift(x)
+    def __rshift__(self, x: Any) -> Tensor: return self.rshift(x)
+    def __rlshift__(self, x: Any) -> Tensor: return self.lshift(x, True)
+    def __rrshift__(self, x: Any) -> Tensor: return self.rshift(x, True)
     def __matmul__(self, x: Any) -> Tensor: return self.matmul(x)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
@@ -555,10 +630,15 @@ class Tensor:
     def __ne__(self, x: Any) -> Tensor: return self._compare(x, Ops.CMPNE)  # type: ignore[override]
 
     def where(self, x: Any, y: Any) -> Tensor:
-        """`cond.where(x, y)`: x where cond is true (nonzero), else y."""
+        """`cond.where(x, y)`: x where cond is true (nonzero), else y. Two Python scalars
+        give tinygrad's default dtypes (int32, float32), as a Python list would."""
         x, y = _coerce(x), _coerce(y)
         cond = self if self.dtype is dtypes.bool else self != 0
-        dt = _probe(_np_where, x, y)
+        if isinstance(x, Tensor) or isinstance(y, Tensor):
+            dt = _probe(_np_where, x, y)
+        else:
+            dt = max((_default_dtype(v) for v in (x, y)),
+                     key=lambda d: (d.is_float, d.is_int or d.is_float))
         shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
@@ -612,9 +692,11 @@ class Tensor:
         if axis is None:
             return tuple(range(self.ndim))
         items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        if self.ndim == 0 and all(a in (0, -1) for a in items):
+            return ()  # a 0-d tensor's axis 0 (or -1) is the tensor itself, as in torch/tinygrad
         axes = [self._axis(a) for a in items]
         if len(set(axes)) != len(axes):
-            raise ValueError(f"axis {axis} repeats an axis of shape {self.shape}")
+            raise InvalidArgument(f"axis {axis} repeats an axis of shape {self.shape}")
         return tuple(sorted(axes))
 
     def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None) -> Tensor:
@@ -628,9 +710,12 @@ class Tensor:
             uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
         return Tensor(uop)
 
-    def sum(self, axis: Any = None, keepdim: bool = False) -> Tensor:
-        """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64."""
-        return self._reduce(Ops.ADD, axis, keepdim, _probe(np.sum, self))
+    def sum(self, axis: Any = None, keepdim: bool = False,
+            dtype: DType | str | None = None) -> Tensor:
+        """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64;
+        `dtype` accumulates (and returns) in that dtype instead."""
+        acc = _probe(np.sum, self) if dtype is None else to_dtype(dtype)
+        return self._reduce(Ops.ADD, axis, keepdim, acc)
 
     def max(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         return self._reduce(Ops.MAX, axis, keepdim)
@@ -675,50 +760,21 @@ class Tensor:
         dev = x - x.mean(axis, keepdim=True)
         return dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()
 
-    def conv2d(self, weight: Tensor, bias: Tensor | None = None, padding: int = 0) -> Tensor:
-        """2-D convolution, stride 1: (N, C, H, W) with (O, C, KH, KW) -> (N, O, OH, OW).
-
-        Built from movement ops only, so the scheduler can fuse it into one kernel: each
-        spatial axis is repeated, then re-read with rows one element longer, so that repeat
-        `k` starts `k` elements later (tinygrad's pooling trick); no gather, no copy."""
-        if self.ndim != 4 or weight.ndim != 4 or self.shape[1] != weight.shape[1]:
-            raise ValueError(f"conv2d needs (N, C, H, W) and (O, C, KH, KW) with the same C, "
-                             f"got shapes {self.shape} and {weight.shape}")
-        if padding < 0:
-            raise ValueError(f"conv2d padding must be >= 0, got {padding}")
-        x = self.pad(((0, 0), (0, 0), (padding, padding), (padding, padding)))
-        n, c, h, wd = x.shape
-        o, _, kh, kw = weight.shape
-        oh, ow = h - kh + 1, wd - kw + 1
-        if oh <= 0 or ow <= 0:
-            raise ValueError(f"conv2d kernel {weight.shape[2:]} is larger than the padded input "
-                             f"{x.shape[2:]}")
-        rh, rw = -(-kh * (h + 1) // h), -(-kw * (wd + 1) // wd)
-        xr = x.reshape(n, c, 1, h, 1, wd).expand(n, c, rh, h, rw, wd)
-        xr = xr.reshape(n, c, rh * h, rw * wd)
-        xr = xr.shrink(((0, n), (0, c), (0, kh * (h + 1)), (0, kw * (wd + 1))))
-        xr = xr.reshape(n, c, kh, h + 1, kw, wd + 1)
-        xr = xr.shrink(((0, n), (0, c), (0, kh), (0, oh), (0, kw), (0, ow)))
-        xr = xr.permute(0, 1, 3, 5, 2, 4)  # n, c, oh, ow, kh, kw
-        prod = xr.reshape(n, 1, c, oh, ow, kh, kw) * weight.reshape(1, o, c, 1, 1, kh, kw)
-        out = prod.sum((2, 5, 6)).reshape(n, o, oh, ow)
-        return out if bias is None else out + bias.reshape(1, o, 1, 1)
-
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
         w = w if isinstance(w, Tensor) else Tensor(w)
         if self.ndim == 0 or w.ndim == 0:
-            raise ValueError(f"matmul needs operands with at least 1 dimension, got shapes "
+            raise InvalidArgument(f"matmul needs operands with at least 1 dimension, got shapes "
                              f"{self.shape} and {w.shape}")
         x1 = self.reshape(1, -1) if self.ndim == 1 else self
         w1 = w.reshape(-1, 1) if w.ndim == 1 else w
         if x1.shape[-1] != w1.shape[-2]:
-            raise ValueError(f"matmul shapes {self.shape} and {w.shape} do not match: "
+            raise InvalidArgument(f"matmul shapes {self.shape} and {w.shape} do not match: "
                              f"{x1.shape[-1]} != {w1.shape[-2]} on the contracted axis")
         try:
             batch = _broadcast_shape(x1.shape[:-2], w1.shape[:-2])
         except ValueError:
-            raise ValueError(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
+            raise InvalidArgument(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
                              f"cannot be broadcast together") from None
         dt = _probe(_np_matmul, self, w)
         (n, k), m = x1.shape[-2:], w1.shape[-1]
@@ -791,13 +847,13 @@ class Tensor:
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
         the backend that performs the write."""
         if buffer_of(self.uop) is None:
-            raise ValueError(f"assign needs a realized, buffer-backed target; this tensor of "
+            raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)
         if value.shape != self.shape or value.dtype is not self.dtype:
-            raise ValueError(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
+            raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
         self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
         return self.realize()
@@ -815,7 +871,7 @@ class Tensor:
 
     def item(self) -> Scalar:
         if self.numel() != 1:
-            raise ValueError(f"item() needs a tensor of one element, got shape {self.shape}")
+            raise InvalidArgument(f"item() needs a tensor of one element, got shape {self.shape}")
         return self.numpy().reshape(-1)[0].item()
 
     def tolist(self) -> Any:
@@ -831,23 +887,23 @@ class Tensor:
 # ---------------------------------------------------------------------- shape arithmetic
 def _check_shape(shape: tuple) -> Shape:
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-        raise ValueError(f"shape {shape} must be non-negative integers")
+        raise InvalidArgument(f"shape {shape} must be non-negative integers")
     return tuple(int(s) for s in shape)
 
 
 def _resolve_reshape(old: Shape, shape: tuple) -> Shape:
     size = math.prod(old)
     if sum(1 for s in shape if s == -1) > 1:
-        raise ValueError(f"cannot reshape {old} to {shape}: more than one -1")
+        raise InvalidArgument(f"cannot reshape {old} to {shape}: more than one -1")
     if not all(isinstance(s, (int, np.integer)) and s >= -1 for s in shape):
-        raise ValueError(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
+        raise InvalidArgument(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
     known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
+            raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
-        raise ValueError(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
+        raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
                          f"({known} elements)")
     return tuple(int(s) for s in shape)
 
@@ -857,14 +913,12 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if padding and all(isinstance(p, (int, np.integer)) for p in padding):
         # flat, torch order: (last_before, last_after, second_last_before, ...)
         if len(padding) % 2 or len(padding) // 2 > len(shape):
-            raise ValueError(f"flat padding {padding} does not fit shape {shape}")
+            raise InvalidArgument(f"flat padding {padding} does not fit shape {shape}")
         pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
         padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
     if len(padding) != len(shape):
-        raise ValueError(f"padding {padding} needs one (before, after) per axis of shape {shape}")
+        raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape {shape}")
     arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
-    if any(b < 0 or a < 0 for b, a in arg):
-        raise ValueError(f"negative padding {padding} for shape {shape}; use shrink to cut")
     return arg
 
 
@@ -875,7 +929,8 @@ def _index(uop: UOp, index: Any) -> UOp:
     for it in items:
         if isinstance(it, bool) or not (it is None or it is Ellipsis or isinstance(it, slice)
                                         or isinstance(it, (int, np.integer))):
-            raise TypeError(f"unsupported index {it!r} (ints, slices, None and ... only)")
+            raise IndexError(f"unsupported index {it!r} (ints, slices, None, ..., int tensors "
+                             f"and int lists only)")
     if sum(it is Ellipsis for it in items) > 1:
         raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
     used = sum(1 for it in items if it is not None and it is not Ellipsis)
@@ -909,7 +964,7 @@ def _index(uop: UOp, index: Any) -> UOp:
         else:
             i = int(it)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of range for axis {axis} with size {size} "
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size} "
                                  f"(tensor of shape {shape})")
             i %= size
             bounds.append((i, i + 1)), flips.append(False), strides.append(1)
@@ -919,6 +974,65 @@ def _index(uop: UOp, index: Any) -> UOp:
         if step > 1:
             out = _stride(out, axis, step)
     return out.reshape(tuple(final))
+
+
+def _is_int_list(x: Any) -> bool:
+    """A (nested) list of ints is one tensor index, not a tuple of indices."""
+    return isinstance(x, list) and all(
+        _is_int_list(i) or (isinstance(i, (int, np.integer)) and not isinstance(i, bool))
+        for i in x)
+
+
+def _list_index(items: list | tuple) -> Tensor:
+    """A (nested) list or tuple of ints inside an index is an int tensor index, as in numpy."""
+    arr = np.array(items)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise IndexError(f"index {items!r} holds non-integers; only ints index")
+    return Tensor(arr.astype(np.int32))
+
+
+def _advanced_index(x: Tensor, items: tuple) -> Tensor:
+    """Indexing with int tensors: basic indexing first (each tensor index read as `:`), then
+    per tensor index a one-hot mask along its axis, multiplied and summed away (tinygrad's
+    method: no gather op, a reduction the scheduler fuses)."""
+    tensors = [_list_index(it) if isinstance(it, (list, tuple)) else it for it in items]
+    for t in tensors:
+        if isinstance(t, Tensor) and not t.dtype.is_int:
+            raise IndexError(f"tensor index of dtype {t.dtype.name}: only int tensors index")
+    used = sum(1 for it in tensors if it is not None and it is not Ellipsis)
+    if Ellipsis in [it for it in tensors if it is Ellipsis]:
+        at = next(i for i, it in enumerate(tensors) if it is Ellipsis)
+        tensors = tensors[:at] + [slice(None)] * max(x.ndim - used, 0) + tensors[at + 1:]
+    basic, dims, idx, out = [], [], [], 0
+    for it in tensors:
+        if isinstance(it, Tensor):
+            dims.append(out)
+            idx.append(it)
+            basic.append(slice(None))
+        else:
+            basic.append(it)
+        out += 0 if isinstance(it, (int, np.integer)) else 1
+    x = Tensor(_index(x.uop, tuple(basic)))
+    try:
+        big = _broadcast_shape(*(t.shape for t in idx))
+    except ValueError as e:
+        raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
+    idx = [(t < 0).where(t + x.shape[d], t) for d, t in zip(dims, idx)]
+    first = dims[0]
+    full = x.shape[:first] + big + x.shape[first:]
+    mask = None
+    for d, t in zip(dims, idx):
+        i = t.reshape(t.shape + (1,) * (x.ndim - first)).expand(full)
+        hot = i._one_hot_along_dim(x.shape[d], dim=d - x.ndim)
+        mask = hot if mask is None else mask & hot
+    spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
+    picked = mask.where(spread, spread.zeros_like())
+    out = picked._reduce(Ops.ADD, tuple(d + len(big) for d in dims), keepdim=False)
+    if first != 0 and dims != list(range(first, first + len(dims))):
+        # numpy: tensor indices separated by a slice put their axes first
+        nb = len(big)
+        out = out.permute(*range(first, first + nb), *range(first), *range(first + nb, out.ndim))
+    return out
 
 
 def _stride(uop: UOp, axis: int, step: int) -> UOp:
@@ -934,9 +1048,11 @@ def _stride(uop: UOp, axis: int, step: int) -> UOp:
 
 def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
     """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors."""
+    if isinstance(first, (list, tuple)) and rest:
+        raise InvalidArgument("pass the tensors either as one sequence or as arguments, not both")
     items = [*first, *rest] if isinstance(first, (list, tuple)) else [first, *rest]
     if not items:
-        raise ValueError("need at least one tensor")
+        raise InvalidArgument("need at least one tensor")
     return [t if isinstance(t, Tensor) else Tensor(t) for t in items]
 
 

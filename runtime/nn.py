@@ -1,0 +1,315 @@
+"""Neural-network ops of the Tensor API: convolutions, pooling, resizing, losses, attention.
+
+In: a `Tensor` (this module is a mixin of it). Out: lazy tensors. As in tinygrad, a pooling op
+or a convolution is `_pool` (sliding windows made of movement ops only, see
+`runtime/tensor_ops.py`) followed by a reduction or a broadcast product and a sum; the
+scheduler fuses them into ordinary kernels, no kernel is written by hand. Signatures and
+formulas follow tinygrad's (MIT license); tinygrad's pooling and convolutions work for any
+number of spatial dims, and so do these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import InvalidArgument
+from .tensor_ops import _tensor, make_tuple
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+def pool_pads(padding: int | Sequence[int], dims: int) -> list[int]:
+    """Pooling padding as a flat torch-order list (last axis first, before/after pairs):
+    an int, one int per spatial axis (first axis first, as torch), or 2 per axis."""
+    if isinstance(padding, int):
+        return [padding] * 2 * dims
+    padding = list(padding)
+    if len(padding) == 2 * dims:
+        return padding
+    if len(padding) == dims:
+        return [p for p in padding for _ in range(2)][::-1]
+    raise InvalidArgument(f"padding must be an int or a sequence of {dims} or {2 * dims} ints, "
+                     f"got {padding}")
+
+
+def grouped(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Flat torch-order pads -> per-axis (before, after), first axis first."""
+    return tuple(zip(flat[-2::-2], flat[::-2]))
+
+
+def _ceil_pads(x: Tensor, pads: list[int], k_: tuple[int, ...], s_: Any, d_: Any) -> list[int]:
+    """Extra padding after each axis so that ceil_mode's last partial window exists, and no
+    window starts inside the padding (arXiv:1603.07285, section 5.1, relationship 15)."""
+    n = len(k_)
+    s_, d_ = make_tuple(s_, n), make_tuple(d_, n)
+    i_ = x.shape[-n:]
+    g = list(grouped(pads))
+    for dim, (i, s, k, d, (pb, pa)) in enumerate(zip(i_, s_, k_, d_, list(g))):
+        o = -(-(i + pb + pa - (d * (k - 1) + 1)) // s) + 1
+        g[dim] = (pb, pa + s * (o - 1) + (d * (k - 1) + 1) - (i + pb + pa)
+                  - max(s * (o - 1) - (pb + i - 1), 0))
+    return [v for b, a in reversed(g) for v in (b, a)]
+
+
+class NNOps:
+    """Mixin of `Tensor`: convolutions, pooling, resizing, losses, attention."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ linear layers
+    def linear(self, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+        x = self * weight if weight.ndim == 1 else self.dot(weight)
+        return x if bias is None else x + bias
+
+    def batchnorm(self, weight: Tensor | None, bias: Tensor | None, mean: Tensor,
+                  invstd: Tensor, axis: int | tuple[int, ...] = 1) -> Tensor:
+        axes = make_tuple(axis, 1)
+        shape = tuple(s if i in axes else 1 for i, s in enumerate(self.shape))
+        x = self - mean.reshape(shape)
+        if weight is not None:
+            x = x * weight.reshape(shape)
+        out = x * (invstd.reshape(shape) if invstd.ndim == len(axes) else invstd)
+        return out + bias.reshape(shape) if bias is not None else out
+
+    def dropout(self, p: float = 0.5) -> Tensor:
+        """Identity: rulegrad has no training mode (tinygrad's dropout is off outside it)."""
+        if not 0 <= p <= 1:
+            raise InvalidArgument(f"dropout p={p} is out of range [0, 1]")
+        return self
+
+    # ------------------------------------------------------------------ convolutions
+    def conv2d(self, weight: Tensor, bias: Tensor | None = None, groups: int = 1,
+               stride: int | Sequence[int] = 1, dilation: int | Sequence[int] = 1,
+               padding: int | Sequence[int] = 0, dtype: DType | str | None = None) -> Tensor:
+        """Convolution over any number of spatial dims: (N, C, *S) with (O, C/groups, *K).
+
+        `padding` is an int, one per spatial axis, or torch-order pairs (negative cuts)."""
+        if self.ndim < 3 or weight.ndim != self.ndim:
+            raise InvalidArgument(f"conv2d needs input (N, C, *spatial) and weight (O, C/groups, "
+                             f"*kernel) of one rank, got {self.shape} and {weight.shape}")
+        (bs, cin_), (cout, cin), hw = self.shape[:2], weight.shape[:2], weight.shape[2:]
+        if groups * cin != cin_ or cout % groups:
+            raise InvalidArgument(f"conv2d input {self.shape} does not match weight {weight.shape} "
+                             f"with groups={groups} ({groups * cin} vs {cin_} channels)")
+        x = self if dtype is None else self.cast(to_dtype(dtype))
+        pads = grouped(pool_pads(padding, len(hw)))
+        x = x.pad(((0, 0),) * (self.ndim - len(hw)) + pads)._pool(hw, stride, dilation)
+        rcout, oyx = cout // groups, x.shape[2:-len(hw)]
+        nsp = len(oyx)
+        x = x.reshape(bs, groups, cin, 1, *oyx, *hw).expand(bs, groups, cin, rcout, *oyx, *hw)
+        x = x.permute(0, 1, 3, *[4 + i for i in range(nsp)], 2,
+                      *[4 + nsp + i for i in range(len(hw))])
+        w = weight if dtype is None else weight.cast(to_dtype(dtype))
+        prod = x * w.reshape(1, groups, rcout, *[1] * nsp, cin, *hw)
+        out = prod.sum([-1 - i for i in range(1 + len(hw))], keepdim=True)
+        out = out.reshape(bs, cout, *oyx)
+        return out if bias is None else out + bias.reshape(1, -1, *[1] * len(hw))
+
+    def conv1d(self, weight: Tensor, bias: Tensor | None = None, groups: int = 1,
+               stride: Any = 1, dilation: Any = 1, padding: Any = 0) -> Tensor:
+        return self.conv2d(weight, bias, groups, stride, dilation, padding)
+
+    def conv_transpose2d(self, weight: Tensor, bias: Tensor | None = None, groups: int = 1,
+                         stride: int | Sequence[int] = 1, dilation: int | Sequence[int] = 1,
+                         padding: int | Sequence[int] = 0,
+                         output_padding: int | Sequence[int] = 0) -> Tensor:
+        """The gradient of conv2d as a conv2d: stride becomes zeros between the input's
+        elements, the kernel is flipped with its in/out channels swapped per group."""
+        hw = weight.shape[2:]
+        n = len(hw)
+        w = weight.unflatten(0, (groups, -1)).transpose(1, 2).flip(*range(3, weight.ndim + 1))
+        pads = grouped(pool_pads(padding, n))
+        stride, dilation, output_padding = (make_tuple(v, n)
+                                            for v in (stride, dilation, output_padding))
+        x = self
+        if any(s > 1 for s in stride):
+            sp = x.shape[2:]
+            x = x.reshape(*x.shape[:2], *[v for k in sp for v in (k, 1)])
+            x = x.pad(((0, 0), (0, 0), *[p for s in stride for p in ((0, 0), (0, s - 1))]))
+            x = x.reshape(*x.shape[:2], *[k * s for k, s in zip(sp, stride)])
+            x = x._shrink_to([None, None, *[k * s - (s - 1) for k, s in zip(sp, stride)]])
+        flat = [v for k, d, (pb, pa), op in reversed(list(zip(hw, dilation, pads, output_padding)))
+                for v in ((k - 1) * d - pb, (k - 1) * d - pa + op)]
+        return x.conv2d(w.flatten(0, 1), bias, groups, 1, dilation, flat)
+
+    # ------------------------------------------------------------------ pooling
+    def avg_pool2d(self, kernel_size: int | tuple[int, ...] = (2, 2), stride: Any = None,
+                   dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,
+                   count_include_pad: bool = True) -> Tensor:
+        """Mean over sliding windows of the last len(kernel_size) axes."""
+        k_ = make_tuple(kernel_size, 2)
+        axis = tuple(range(-len(k_), 0))
+        s_ = k_ if stride is None else stride
+        x = self._float()
+        lead = ((0, 0),) * (x.ndim - len(k_))
+
+        def pool(t: Tensor, pads: Sequence[int]) -> Tensor:
+            return t.pad(lead + grouped(pads))._pool(k_, s_, dilation)
+
+        reg = pool_pads(padding, len(k_))
+        pads = _ceil_pads(x, reg, k_, s_, dilation) if ceil_mode else reg
+        ones = x.full_like(1)
+        if not count_include_pad:
+            return pool(x, pads).sum(axis) / pool(ones, pads).sum(axis)
+        if not ceil_mode:
+            return pool(x, pads).mean(axis)
+        # ceil_mode counts the regular padding but not the extra, as torch
+        base = x.pad(lead + grouped(reg)).full_like(1)  # the regular padding counts
+        extra = [c - r for c, r in zip(pads, reg)]
+        return pool(x, pads).sum(axis) / pool(base, extra).sum(axis)
+
+    def max_pool2d(self, kernel_size: int | tuple[int, ...] = (2, 2), stride: Any = None,
+                   dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,
+                   return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+        """Max over sliding windows; with return_indices, the flat spatial index of each max."""
+        k_ = make_tuple(kernel_size, 2)
+        axis = tuple(range(-len(k_), 0))
+        s_ = k_ if stride is None else stride
+        pads = pool_pads(padding, len(k_))
+        if ceil_mode:
+            pads = _ceil_pads(self, pads, k_, s_, dilation)
+        lead = ((0, 0),) * (self.ndim - len(k_))
+        pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
+        if not return_indices:
+            return pooled.max(axis)
+        spatial = self.shape[-len(k_):]
+        size = math.prod(spatial)
+        idx = _tensor().arange(size, 0, -1).reshape(spatial)
+        idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
+        idx = idx._pool(k_, s_, dilation)
+        hit = pooled == pooled.max(axis, keepdim=True)
+        return pooled.max(axis), (size - hit.where(idx, 0).max(axis)).cast(dtypes.int32)
+
+    def max_unpool2d(self, indices: Tensor, kernel_size: Any = (2, 2), stride: Any = None,
+                     dilation: Any = 1, padding: Any = 0, output_size: Any = None) -> Tensor:
+        bs, c, *spatial = self.shape
+        n = len(spatial)
+        if output_size is None:
+            k_, d_ = make_tuple(kernel_size, n), make_tuple(dilation, n)
+            s_ = make_tuple(stride if stride is not None else kernel_size, n)
+            p_ = grouped(pool_pads(padding, n))
+            output_size = tuple((i - 1) * s - (pb + pa) + (d * (k - 1) + 1)
+                                for i, k, d, s, (pa, pb) in zip(spatial, k_, d_, s_, p_))
+        else:
+            output_size = tuple(output_size)[-n:]
+        hot = indices.reshape(bs, c, 1, -1)._one_hot_along_dim(math.prod(output_size), 2)
+        out = hot.where(self.reshape(bs, c, 1, -1), 0).sum(3)
+        return out.cast(self.dtype).reshape(bs, c, *output_size)
+
+    def interpolate(self, size: Sequence[int], mode: str = "linear",
+                    align_corners: bool = False) -> Tensor:
+        """Resize the last len(size) axes: "linear" (per axis, so bilinear/trilinear),
+        "nearest" or "nearest-exact", with torch's coordinate conventions."""
+        T = _tensor()
+        if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim:
+            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, got {size}")
+        if mode not in ("linear", "nearest", "nearest-exact"):
+            raise InvalidArgument(f"interpolate mode must be linear, nearest or nearest-exact, "
+                             f"got {mode!r}")
+        if align_corners and mode != "linear":
+            raise InvalidArgument("align_corners needs mode='linear'")
+        x, expand = self, list(self.shape)
+        for i in range(-1, -len(size) - 1, -1):
+            in_sz, reshape = self.shape[i], [1] * self.ndim
+            reshape[i] = expand[i] = size[i]
+            if mode == "linear":
+                arr = T.arange(size[i])
+                if align_corners:
+                    num, den = arr * (in_sz - 1), max(size[i] - 1, 1)
+                else:
+                    num, den = (arr * 2 + 1) * in_sz - size[i], size[i] * 2
+                num = num.clip(0, (in_sz - 1) * den)
+                low, high = num // den, (num + den - 1) // den
+                frac = (num % den).cast(dtypes.float32) / den
+                low, high, frac = (y.reshape(reshape).expand(expand) for y in (low, high, frac))
+                x = x.gather(i, low).lerp(x.gather(i, high), frac)
+            else:
+                scale, arr = in_sz / size[i], T.arange(size[i], dtype=dtypes.float32)
+                pos = scale * (arr + 0.5) if mode == "nearest-exact" else scale * arr
+                index = pos.cast(dtypes.int32).minimum(in_sz - 1)
+                x = x.gather(i, index.reshape(reshape).expand(expand))
+        return x.cast(self.dtype)
+
+    # ------------------------------------------------------------------ attention
+    def scaled_dot_product_attention(self, key: Tensor, value: Tensor,
+                                     attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                     is_causal: bool = False, enable_gqa: bool = False
+                                     ) -> Tensor:
+        """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true."""
+        if enable_gqa:
+            key = key.repeat_interleave(self.shape[-3] // key.shape[-3], dim=-3)
+            value = value.repeat_interleave(self.shape[-3] // value.shape[-3], dim=-3)
+        qk = self.matmul(key.transpose(-2, -1)) / math.sqrt(self.shape[-1])
+        if is_causal:
+            if attn_mask is not None:
+                raise InvalidArgument("cannot set attn_mask when is_causal=True")
+            attn_mask = _tensor().ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
+        if attn_mask is not None:
+            if attn_mask.dtype is dtypes.bool:
+                attn_mask = attn_mask.where(0.0, -math.inf)
+            qk = qk + attn_mask.cast(qk.dtype)
+        return qk.cast(least_float(self.dtype)).softmax(-1).dropout(dropout_p) @ value
+
+    # ------------------------------------------------------------------ losses
+    def _do_reduction(self, reduction: str = "mean") -> Tensor:
+        if reduction == "none":
+            return self
+        if reduction == "sum":
+            return self.sum()
+        if reduction == "mean":
+            return self.mean()
+        raise InvalidArgument(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+    def binary_crossentropy(self, y: Tensor, reduction: str = "mean") -> Tensor:
+        return (-y * self.log() - (1 - y) * (1 - self).log())._do_reduction(reduction)
+
+    def binary_crossentropy_logits(self, y: Tensor, reduction: str = "mean",
+                                   pos_weight: Tensor | None = None) -> Tensor:
+        log_p, log_1mp = self.logsigmoid(), (-self).logsigmoid()
+        w = 1 if pos_weight is None else pos_weight
+        return (-(w * y * log_p + (1 - y) * log_1mp))._do_reduction(reduction)
+
+    def sparse_categorical_crossentropy(self, y: Tensor, ignore_index: int = -1,
+                                        label_smoothing: float = 0.0,
+                                        reduction: str = "mean") -> Tensor:
+        """Cross entropy of logits (..., C) against int labels (...)."""
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+        log_probs = self.log_softmax()
+        mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
+        hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)
+        smoothing = label_smoothing * mask.where(log_probs.mean(-1), 0)
+        picked = hot.where(log_probs, 0).sum(-1)
+        unreduced = (1 - label_smoothing) * picked + smoothing
+        if reduction == "mean":
+            return -unreduced.sum() / mask.sum().cast(unreduced.dtype)
+        return -unreduced._do_reduction(reduction)
+
+    def cross_entropy(self, y: Tensor, reduction: str = "mean",
+                      label_smoothing: float = 0.0) -> Tensor:
+        """torch's cross_entropy: y is class indices (N, ...) or probabilities like self."""
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+        cdim = 0 if self.ndim == 1 else 1
+        if self.shape != y.shape:
+            if self.max(cdim).shape != y.shape:
+                raise InvalidArgument(f"cross_entropy shapes do not match: {self.shape}, {y.shape}")
+            y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
+        y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
+            + label_smoothing / y.shape[cdim]
+        return (-(self.log_softmax(cdim) * y).sum(cdim))._do_reduction(reduction)
+
+    def nll_loss(self, y: Tensor, weight: Tensor | None = None, ignore_index: int | None = None,
+                 reduction: str = "mean") -> Tensor:
+        """Negative log likelihood of log-probabilities (N, C, ...) at int labels (N, ...)."""
+        w = y.full_like(1, self.dtype) if weight is None else \
+            weight.gather(0, y.flatten()).reshape(y.shape)
+        if ignore_index is not None:
+            w = w * (y != ignore_index)
+        nll = -self.gather(1, y.unsqueeze(1)).squeeze(1) * w
+        return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
+

@@ -1,0 +1,826 @@
+"""tinygrad's Tensor API beyond the core: ops composed from the core's movement, ALU and reduce ops.
+
+In: a `Tensor` (this module is a mixin of it). Out: new lazy tensors. Nothing here adds an op
+to the IR or a kernel by hand: every method is written with `reshape`, `expand`, `pad`,
+`shrink`, `permute`, `flip`, elementwise ops, `where` and reductions, so the scheduler sees
+ordinary graphs and fuses them like any other (tinygrad's `mixin/` modules are the model, and
+most formulas follow theirs: MIT license).
+
+Groups: creation, movement, elementwise, reductions (scans and arg-reductions included),
+indexing by tensors (gather, scatter, one_hot), einsum. Convolutions, pooling, losses and
+attention are in `runtime/nn.py`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import string
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .dtype import DType, dtypes, least_float, to_dtype
+from .errors import AxisError, InvalidArgument
+from .ops import Ops, reduce_identity
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+
+
+def _tensor() -> type[Tensor]:
+    from .tensor import Tensor  # the mixin's class, imported late (tensor.py imports this)
+
+    return Tensor
+
+
+def _flat(args: tuple) -> tuple:
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+def make_tuple(x: int | Sequence[int], n: int) -> tuple[int, ...]:
+    return (x,) * n if isinstance(x, int) else tuple(x)
+
+
+def _argsort(x: Sequence[int]) -> list[int]:
+    return sorted(range(len(x)), key=lambda i: x[i])
+
+
+def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
+    """Non-constant padding (tinygrad's and torch's modes), from shrink, flip, cat and repeat.
+
+    A negative pad is a cut, taken after the padding for reflect/replicate (they must see all
+    the data) and before it for circular."""
+    if mode == "circular":
+        x = x.shrink(tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, x.shape)))
+        pads = tuple((max(b, 0), max(a, 0)) for b, a in arg)
+        if any(b > s or a > s for (b, a), s in zip(pads, x.shape)):
+            raise InvalidArgument(f"circular padding {arg} wraps around more than once "
+                             f"(shape {x.shape})")
+        orig = x.shape
+        x = x.repeat(tuple(1 + bool(b) + bool(a) for b, a in pads))
+        return x.shrink(tuple((0 if b == 0 else o - b, s if a == 0 else s - o + a)
+                              for (b, a), o, s in zip(pads, orig, x.shape)))
+    if mode not in ("reflect", "replicate"):
+        raise NotImplementedError(f"pad mode {mode!r} is not supported (constant, reflect, "
+                                  f"replicate, circular)")
+    for d, (b, a) in enumerate((max(b, 0), max(a, 0)) for b, a in arg):
+        s = x.shape[d]
+        if mode == "reflect" and (b >= s or a >= s):
+            raise InvalidArgument(f"reflect padding ({b}, {a}) must be less than the size {s} of "
+                             f"axis {d}")
+        if mode == "replicate" and s == 0 and (b or a):
+            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
+        def part(lo: int, hi: int, n: int, flip: bool) -> Tensor:
+            piece = x.shrink(tuple((lo, hi) if i == d else None for i in range(x.ndim)))
+            if mode == "replicate":
+                return piece.expand(tuple(n if i == d else -1 for i in range(x.ndim)))
+            return piece.flip(d) if flip else piece
+        pieces = []
+        if b:
+            pieces.append(part(0, 1, b, False) if mode == "replicate" else part(1, b + 1, b, True))
+        pieces.append(x)
+        if a:
+            pieces.append(part(s - 1, s, a, False) if mode == "replicate"
+                          else part(s - 1 - a, s - 1, a, True))
+        x = pieces[0].cat(*pieces[1:], dim=d) if len(pieces) > 1 else x
+    return x.shrink(tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, x.shape)))
+
+
+class TensorOps:
+    """Mixin of `Tensor`: the tinygrad API built from the core ops."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ creation
+    @staticmethod
+    def empty(*shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        """No uninitialized memory here: an empty tensor is zeros."""
+        return _tensor().zeros(*shape, dtype=dtype)
+
+    def full_like(self, fill_value: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        return _tensor().full(self.shape, fill_value, dtype or self.dtype)
+
+    def zeros_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        return self.full_like(0, dtype)
+
+    def ones_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        return self.full_like(1, dtype)
+
+    def const_like(self, value: Any) -> Tensor:
+        return self.full_like(value)
+
+    @staticmethod
+    def linspace(start: float, stop: float, steps: int, dtype: DType | str | None = None
+                 ) -> Tensor:
+        T = _tensor()
+        if steps < 0:
+            raise InvalidArgument(f"linspace needs steps >= 0, got {steps}")
+        dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        if dt.is_bool:
+            raise InvalidArgument("linspace does not make bool tensors")
+        if steps == 1:
+            return T([start], dtype=dt)
+        t = T.arange(steps).cast(dtypes.float32) * ((stop - start) / (steps - 1)) + start
+        return t.cast(dt)
+
+    @staticmethod
+    def randn(*shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
+        T = _tensor()
+        dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        u = T.rand(2, *_flat(shape), dtype=dtypes.float32)
+        r = ((1 - u[1]).log() * -2).sqrt()
+        return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
+
+    @staticmethod
+    def normal(*shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        return (std * _tensor().randn(*shape, **kw)) + mean
+
+    @staticmethod
+    def uniform(*shape: Any, low: float = 0.0, high: float = 1.0,
+                dtype: DType | str | None = None, **_: Any) -> Tensor:
+        dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        return ((high - low) * _tensor().rand(*shape) + low).cast(dt)
+
+    @staticmethod
+    def randint(*shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
+                **_: Any) -> Tensor:
+        dt = to_dtype(dtype)
+        if not dt.is_int or low >= high:
+            raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "
+                             f"[{low}, {high})")
+        return _tensor().uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
+            .cast(dt)
+
+    @staticmethod
+    def scaled_uniform(*shape: Any, **kw: Any) -> Tensor:
+        """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
+        shape = _flat(shape)
+        return _tensor().uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
+
+    @staticmethod
+    def glorot_uniform(*shape: Any, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        bound = (6 / (shape[0] + math.prod(shape[1:]))) ** 0.5 if shape else 1.0
+        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+
+    @staticmethod
+    def kaiming_uniform(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
+        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+
+    @staticmethod
+    def kaiming_normal(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+        shape = _flat(shape)
+        std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
+        return _tensor().normal(*shape, mean=0.0, std=std, **kw)
+
+    def rand_like(self, **kw: Any) -> Tensor:
+        return _tensor().rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
+
+    def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+        return _tensor().randn(*self.shape, dtype=dtype or self.dtype)
+
+    def clone(self) -> Tensor:
+        """A copy that is its own buffer once realized (the graph reads the same values)."""
+        return self.contiguous()
+
+    def detach(self) -> Tensor:
+        return self
+
+    def to(self, device: Any = None) -> Tensor:
+        return self
+
+    # ------------------------------------------------------------------ dtype helpers
+    def float(self) -> Tensor: return self.cast(dtypes.float32)
+    def half(self) -> Tensor: return self.cast(dtypes.float16)
+    def double(self) -> Tensor: return self.cast(dtypes.float64)
+    def int(self) -> Tensor: return self.cast(dtypes.int32)
+    def long(self) -> Tensor: return self.cast(dtypes.int64)
+    def short(self) -> Tensor: return self.cast(dtypes.int16)
+    def bool(self) -> Tensor: return self.cast(dtypes.bool)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_float
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def size(self, dim: int | None = None) -> Any:
+        return self.shape if dim is None else self.shape[self._axis(dim)]
+
+    # ------------------------------------------------------------------ movement
+    def view(self, *shape: Any) -> Tensor:
+        return self.reshape(*shape)
+
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        dim = self._axis(dim)
+        return self.reshape(self.shape[:dim] + tuple(sizes) + self.shape[dim + 1:])
+
+    def repeat(self, *repeats: Any) -> Tensor:
+        """Tile the tensor `repeats[i]` times along axis i (torch's repeat, numpy's tile)."""
+        reps = _flat(repeats)
+        if len(reps) < self.ndim:
+            raise InvalidArgument(f"repeat {reps} needs at least one count per axis of {self.shape}")
+        base = (1,) * (len(reps) - self.ndim) + self.shape
+        x = self.reshape(tuple(v for s in base for v in (1, s)))
+        x = x.expand(tuple(v for r, s in zip(reps, base) for v in (r, s)))
+        return x.reshape(tuple(r * s for r, s in zip(reps, base)))
+
+    def repeat_interleave(self, repeats: int, dim: int | None = None) -> Tensor:
+        x, dim = (self.flatten(), 0) if dim is None else (self, self._axis(dim))
+        shp = x.shape
+        x = x.reshape(shp[:dim + 1] + (1,) + shp[dim + 1:])
+        x = x.expand(shp[:dim + 1] + (repeats,) + shp[dim + 1:])
+        return x.reshape(shp[:dim] + (shp[dim] * repeats,) + shp[dim + 1:])
+
+    def split(self, sizes: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        dim = self._axis(dim)
+        n = self.shape[dim]
+        if isinstance(sizes, int):
+            sizes = [min(sizes, n - i) for i in range(0, max(1, n), max(1, sizes))]
+        if sum(sizes) != n:
+            raise InvalidArgument(f"split sizes {list(sizes)} must sum to {n}, the size of axis {dim}")
+        bounds = list(itertools.accumulate(sizes, initial=0))
+        return tuple(self.shrink(tuple((b, e) if i == dim else None for i in range(self.ndim)))
+                     for b, e in zip(bounds, bounds[1:]))
+
+    def chunk(self, chunks: int, dim: int = 0) -> list[Tensor]:
+        if chunks <= 0:
+            raise InvalidArgument(f"chunk needs a positive number of chunks, got {chunks}")
+        n = self.shape[self._axis(dim)]
+        return list(self.split(-(-n // chunks) if n else 1, dim)) if n else [self] * chunks
+
+    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+             ) -> Tensor:
+        if dims is None:
+            if not isinstance(shifts, int) and len(shifts) != 1:
+                raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")
+            return self.flatten().roll(shifts, 0).reshape(self.shape)
+        shifts, dims = make_tuple(shifts, 1), make_tuple(dims, 1)
+        x = self
+        for s, d in zip(shifts, dims):
+            d = self._axis(d)
+            n = x.shape[d]
+            if n == 0:
+                continue
+            s %= n
+            if s:
+                a, b = x.split([n - s, s], d)
+                x = b.cat(a, dim=d)
+        return x
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        d1, d2 = self._axis(dim1), self._axis(dim2)
+        if d1 == d2:
+            raise InvalidArgument(f"diagonal needs two different axes, got {dim1} and {dim2}")
+        x = self.permute(*[i for i in range(self.ndim) if i not in (d1, d2)], d1, d2)
+        r, c = x.shape[-2:]
+        if offset >= 0:
+            x = x.shrink((*[None] * (x.ndim - 2), None, (min(offset, c), c)))
+        else:
+            x = x.shrink((*[None] * (x.ndim - 2), (min(-offset, r), r), None))
+        r, c = x.shape[-2:]
+        n = min(r, c)
+        x = x.shrink((*[None] * (x.ndim - 2), (0, n), (0, n)))
+        # the diagonal of an (n, n) grid: rows of length n+1 put it in column 0
+        flat = x.reshape(*x.shape[:-2], n * n).pad((*[None] * (x.ndim - 2), (0, n)))
+        return flat.reshape(*x.shape[:-2], n, n + 1)[..., 0]
+
+    def diag(self) -> Tensor:
+        if self.ndim != 1:
+            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {self.shape}")
+        n = self.shape[0]
+        T = _tensor()
+        return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
+                                                 T.zeros(n, n, dtype=self.dtype))
+
+    def meshgrid(self, *args: Tensor, indexing: str = "ij") -> tuple[Tensor, ...]:
+        if indexing not in ("ij", "xy"):
+            raise InvalidArgument(f"meshgrid indexing must be 'ij' or 'xy', got {indexing!r}")
+        tensors = [self, *args]
+        if len(tensors) == 1:
+            return (self,)
+        if indexing == "xy":
+            tensors[0], tensors[1] = tensors[1], tensors[0]
+        shape = tuple(t.numel() for t in tensors)
+        out = [t.reshape(tuple(-1 if i == j else 1 for j in range(len(shape)))).expand(shape)
+               for i, t in enumerate(tensors)]
+        if indexing == "xy":  # the grid of (y, x, ...), outputs back in the inputs' order
+            out[0], out[1] = out[1], out[0]
+        return tuple(out)
+
+    def _pool(self, k_: tuple[int, ...], stride: int | tuple[int, ...] = 1,
+              dilation: int | tuple[int, ...] = 1) -> Tensor:
+        """Sliding windows over the last len(k_) axes as movement ops only (tinygrad's trick):
+        repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
+        Out: shape (..., *out_sizes, *k_)."""
+        n = len(k_)
+        if self.ndim < n:
+            raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
+        s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
+        noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
+        if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
+            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
+        o_ = [-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_)]
+        f_ = [max(1, -(-(o * s - d) // i)) for o, s, i, d in zip(o_, s_, i_, d_)]
+        x = self.repeat([1] * len(noop) + [-(-k * (i * f + d) // i)
+                                           for k, i, d, f in zip(k_, i_, d_, f_)])
+        x = x._shrink_to(noop + [k * (i * f + d) for k, i, d, f in zip(k_, i_, d_, f_)])
+        x = x.reshape(*x.shape[:len(noop)],
+                      *[v for k, i, d, f in zip(k_, i_, d_, f_) for v in (k, i * f + d)])
+        x = x._shrink_to(noop + [v for k, o, s in zip(k_, o_, s_) for v in (k, o * s)])
+        x = x.reshape(*x.shape[:len(noop)], *[v for k, o, s in zip(k_, o_, s_) for v in (k, o, s)])
+        x = x._shrink_to(noop + [v for k, o in zip(k_, o_) for v in (k, o, 1)])
+        x = x.reshape(*x.shape[:len(noop)], *[v for k, o in zip(k_, o_) for v in (k, o)])
+        m = len(noop)
+        return x.permute(*range(m), *[m + i * 2 + 1 for i in range(n)],
+                         *[m + i * 2 for i in range(n)])
+
+    def _shrink_to(self, shape: Sequence[int | None]) -> Tensor:
+        return self.shrink(tuple(None if s is None else (0, s) for s in shape))
+
+    def unfold(self, dim: int, size: int, step: int) -> Tensor:
+        if size < 0 or step <= 0:
+            raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
+        dim = self._axis(dim)
+        if size > self.shape[dim]:
+            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape {self.shape}")
+        order = tuple(i for i in range(self.ndim) if i != dim) + (dim,)
+        return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return _tri(self.shape[-2], self.shape[-1], diagonal + 1).where(self.zeros_like(), self)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return _tri(self.shape[-2], self.shape[-1], diagonal).where(self, self.zeros_like())
+
+    # ------------------------------------------------------------------ elementwise
+    def _float(self) -> Tensor:
+        return self.cast(least_float(self.dtype))
+
+    def trunc(self) -> Tensor:
+        return self if not self.dtype.is_float else type(self)(self.uop.alu(Ops.TRUNC))
+
+    def floor(self) -> Tensor:
+        b = self.trunc()
+        return (self < b).where(b - 1, b)
+
+    def ceil(self) -> Tensor:
+        b = self.trunc()
+        return (self > b).where(b + 1, b)
+
+    def round(self) -> Tensor:
+        """Half to even, as numpy and torch."""
+        if not self.dtype.is_float:
+            return self
+        b = self.trunc() / 2.0
+        return ((self > 0) == (b.trunc() == b)).where((self - 0.5).ceil(), (self + 0.5).floor())
+
+    def sign(self) -> Tensor:
+        return (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
+
+    def square(self) -> Tensor: return self * self
+    def cos(self) -> Tensor: return (math.pi / 2 - self._float()).sin()
+    def tan(self) -> Tensor: return self.sin() / self.cos()
+    def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
+    def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
+    def log10(self) -> Tensor: return self.log2() * math.log10(2)
+    def rsqrt(self) -> Tensor: return self.sqrt().reciprocal()
+    def sinh(self) -> Tensor: return (self.exp() - (-self._float()).exp()) / 2
+    def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
+    def atanh(self) -> Tensor: return ((1 + self._float()) / (1 - self._float())).log() / 2
+    def asinh(self) -> Tensor: return (self + (self._float().square() + 1).sqrt()).log()
+    def acosh(self) -> Tensor: return (self + (self._float().square() - 1).sqrt()).log()
+
+    def asin(self) -> Tensor:
+        # Abramowitz & Stegun 4.4.46
+        x = self._float()
+        coef = [-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810, -0.0501743046,
+                0.0889789874, -0.2145988016, 1.5707963050]
+        a = x.abs()
+        return x.sign() * (math.pi / 2 - (1.0 - a).sqrt() * _poly(a, coef))
+
+    def acos(self) -> Tensor: return math.pi / 2 - self.asin()
+    def atan(self) -> Tensor: return (self / (1 + self * self).sqrt()).asin()
+
+    def erf(self) -> Tensor:
+        # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
+        x = self._float()
+        t = 1.0 / (1.0 + 0.3275911 * x.abs())
+        p = _poly(t, [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
+        return x.sign() * (1.0 - t * p * (-x.square()).exp())
+
+    def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
+        if min_ is None and max_ is None:
+            raise InvalidArgument("clamp needs at least one of min_ and max_")
+        out = (self < min_).where(min_, self) if min_ is not None else self
+        return (out > max_).where(max_, out) if max_ is not None else out
+
+    def clip(self, min_: Any = None, max_: Any = None) -> Tensor:
+        return self.clamp(min_, max_)
+
+    def isnan(self) -> Tensor: return self != self
+
+    def isinf(self, detect_positive: bool = True, detect_negative: bool = True) -> Tensor:
+        pos = (self == float("inf")) & detect_positive
+        return pos | ((self == float("-inf")) & detect_negative)
+
+    def isfinite(self) -> Tensor: return (self.isinf() | self.isnan()).logical_not()
+
+    def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        other = other if isinstance(other, type(self)) else type(self)(other)
+        finite = self.isfinite() & other.isfinite() & \
+            ((self - other).abs() <= atol + rtol * other.abs())
+        infinite = (self.isinf() | other.isinf()) & (self == other)
+        return finite | infinite | ((self.isnan() & other.isnan()) & equal_nan)
+
+    def allclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        return bool(self.isclose(other, rtol, atol, equal_nan).all().item())
+
+    def logical_not(self) -> Tensor: return self.cast(dtypes.bool) == False  # noqa: E712
+    def bitwise_not(self) -> Tensor: return ~self
+    def bitwise_and(self, x: Any) -> Tensor: return self & x
+    def bitwise_or(self, x: Any) -> Tensor: return self | x
+    def bitwise_xor(self, x: Any) -> Tensor: return self ^ x
+    def eq(self, x: Any) -> Tensor: return self == x
+    def ne(self, x: Any) -> Tensor: return self != x
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return mask.where(value, self)
+
+    def fmod(self, x: Any) -> Tensor:
+        """Remainder with the sign of the dividend (C's fmod)."""
+        a = self - self.div(x, rounding_mode="trunc") * x
+        return a.cast(a.dtype)
+
+    def copysign(self, other: Any) -> Tensor:
+        other = other if isinstance(other, type(self)) else type(self)(other)
+        o = other._float()
+        mag = self.abs()
+        return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
+
+    def logaddexp(self, other: Any) -> Tensor:
+        m = self.maximum(other)
+        return ((self - m).exp() + (other - m).exp()).log() + m
+
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        return self + (end - self) * weight
+
+    def relu6(self) -> Tensor: return self.relu() - (self - 6).relu()
+    def hardswish(self) -> Tensor: return self * (self + 3).relu6() * (1 / 6)
+
+    def hardsigmoid(self, alpha: float = 1 / 6, beta: float = 0.5) -> Tensor:
+        return (alpha * self + beta).relu() - (alpha * self + beta - 1).relu()
+
+    def hardtanh(self, min_val: float = -1, max_val: float = 1) -> Tensor:
+        return self.clip(min_val, max_val)
+
+    def leaky_relu(self, neg_slope: float = 0.01) -> Tensor:
+        return (self < 0).where(neg_slope * self, self)
+
+    def quick_gelu(self) -> Tensor: return self * (self * 1.702).sigmoid()
+
+    def gelu(self, approximate: str = "tanh") -> Tensor:
+        """tinygrad's default is the tanh approximation; approximate="none" uses erf."""
+        if approximate == "tanh":
+            return 0.5 * self * (1 + (math.sqrt(2 / math.pi) * (self + 0.044715 * self ** 3))
+                                 .tanh())
+        if approximate == "none":
+            return self * 0.5 * (1.0 + (self / math.sqrt(2)).erf())
+        raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
+
+    def swish(self) -> Tensor: return self * self.sigmoid()
+    def silu(self) -> Tensor: return self.swish()
+    def elu(self, alpha: float = 1.0) -> Tensor: return self.relu() - alpha * (1 - self.exp()).relu()
+
+    def celu(self, alpha: float = 1.0) -> Tensor:
+        return self.maximum(0) + (alpha * ((self / alpha).exp() - 1)).minimum(0)
+
+    def selu(self, alpha: float = 1.67326, gamma: float = 1.0507) -> Tensor:
+        return gamma * (self >= 0).where(self, alpha * (self.exp() - 1))
+
+    def softplus(self, beta: float = 1.0) -> Tensor:
+        return (1 / beta) * (self * beta).logaddexp(0.0)
+
+    def mish(self) -> Tensor: return self * self.softplus().tanh()
+    def logsigmoid(self) -> Tensor: return -(-self).softplus()
+    def softsign(self) -> Tensor: return self / (1 + self.abs())
+
+    # ------------------------------------------------------------------ reductions
+    def prod(self, axis: Any = None, keepdim: bool = False,
+             dtype: DType | str | None = None) -> Tensor:
+        """Product in numpy's dtype for it (ints widen like sum), or in `dtype`."""
+        acc = self.sum().dtype if dtype is None else to_dtype(dtype)
+        return self._reduce(Ops.MUL, axis, keepdim, acc)
+
+    def any(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        return self.cast(dtypes.bool)._reduce(Ops.MAX, axis, keepdim)
+
+    def all(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        return self.cast(dtypes.bool)._reduce(Ops.MIN, axis, keepdim)
+
+    def std(self, axis: Any = None, keepdim: bool = False, correction: int = 1) -> Tensor:
+        return self.var(axis, keepdim, correction).sqrt()
+
+    def var_mean(self, axis: Any = None, keepdim: bool = False, correction: int = 1
+                 ) -> tuple[Tensor, Tensor]:
+        return self.var(axis, keepdim, correction), self.mean(axis, keepdim)
+
+    def std_mean(self, axis: Any = None, keepdim: bool = False, correction: int = 1
+                 ) -> tuple[Tensor, Tensor]:
+        return self.std(axis, keepdim, correction), self.mean(axis, keepdim)
+
+    def logsumexp(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(x))) shifted by the max, so large inputs do not overflow."""
+        x = self._float()
+        m = x.max(axis, keepdim=True)
+        m = (m.isinf()).where(0, m)  # all -inf (or an inf max): no shift, exp gives 0 or inf
+        out = (x - m).exp().sum(axis, keepdim=True).log() + m
+        return out if keepdim else out.reshape(x.max(axis).shape)
+
+    def softmin(self, axis: int = -1) -> Tensor:
+        return (-self).softmax(axis)
+
+    def normalize(self, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+        den = (self != 0).sum(dim, keepdim=True) if p == 0 else \
+            self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
+        return self / den.maximum(eps)
+
+    def _cum(self, axis: int, op: Ops) -> Tensor:
+        """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
+        the axis' length, reduce each (quadratic work, one kernel)."""
+        x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
+        if self.ndim == 0:
+            if axis not in (0, -1):
+                raise AxisError(f"axis {axis} is out of range for a 0-d tensor")
+            return x
+        axis = self._axis(axis)
+        n = x.shape[axis]
+        if n == 0:
+            return x
+        ident = reduce_identity(op, x.dtype)
+        xt = x.transpose(axis, -1)
+        pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
+        return pooled._reduce(op, -1, False).transpose(axis, -1)
+
+    def cumsum(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.ADD)
+    def cumprod(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.MUL)
+
+    def cummax(self, axis: int = 0) -> tuple[Tensor, Tensor]:
+        """Running max and the index where it was (the last such index, as torch)."""
+        T = _tensor()
+        values = self._cum(axis, Ops.MAX)
+        if self.ndim == 0:
+            return values, T.zeros((), dtype=dtypes.int32)
+        axis = self._axis(axis)
+        n = self.shape[axis]
+        if n == 0:
+            return values, T.zeros(self.shape, dtype=dtypes.int32)
+        x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
+        upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
+        match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
+        idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
+        return values, idx.cast(dtypes.int32).transpose(-1, axis)
+
+    def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
+        return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
+
+    def logcumsumexp(self, axis: int = 0) -> Tensor:
+        if self.ndim == 0:
+            return self._float()
+        axis = self._axis(axis)
+        x = self._float().transpose(axis, -1)
+        n = x.shape[-1]
+        if n == 0:
+            return self._float()
+        # shift each prefix by its own running max, so no prefix underflows to log(0)
+        m = x.cummax(-1)[0]
+        m = m.isinf().where(0, m)
+        lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()  # j <= i
+        s = lower.where((x.unsqueeze(-2) - m.unsqueeze(-1)).exp(), 0).sum(-1)
+        return (s.log() + m).transpose(-1, axis)
+
+    def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the first maximum, as int32 (tinygrad's index dtype; numpy gives int64)."""
+        if axis is None:
+            out = self.flatten().argmax(0)
+            return out.reshape((1,) * self.ndim) if keepdim else out
+        if self.ndim == 0:
+            return _tensor().zeros((), dtype=dtypes.int32)
+        axis = self._axis(axis)
+        n = self.shape[axis]
+        if n == 0:
+            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
+        hit = self == self.max(axis, keepdim=True)
+        if self.dtype.is_float:
+            hit = hit | (self.isnan() & self.isnan().any(axis, keepdim=True))
+        rev = _tensor().arange(n, 0, -1).reshape(n, *[1] * (self.ndim - axis - 1))
+        return (n - hit.where(rev, 0).max(axis, keepdim=keepdim)).cast(dtypes.int32)
+
+    def argmin(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
+        return self._inverse().argmax(axis, keepdim)
+
+    def _inverse(self) -> Tensor:
+        """An order-reversing map: min of self is max of this (~ keeps ints from overflowing)."""
+        if self.dtype.is_bool:
+            return self.logical_not()
+        return -self if self.dtype.is_float else ~self
+
+    def sort(self, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
+        """Stable sort along `dim`: values and int32 indices. Each element's rank is a count
+        (how many come before it), and a one-hot of the ranks places it: O(n^2) work in one
+        reduction, no data-dependent control flow."""
+        T = _tensor()
+        if self.ndim == 0:
+            return self, T.zeros((), dtype=dtypes.int32)
+        dim = self._axis(dim)
+        n = self.shape[dim]
+        x = self.transpose(dim, -1)
+        a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
+        before = (b > a) if descending else (b < a)
+        pos = T.arange(n)
+        earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
+        rank = (before | ((b == a) & earlier)).cast(dtypes.int32)._reduce(Ops.ADD, -1, False)
+        hot = rank.unsqueeze(-1) == pos  # [..., i, r]: element i goes to place r
+        vals = hot.where(x.unsqueeze(-1), x.unsqueeze(-1).zeros_like())._reduce(Ops.ADD, -2, False)
+        idx = hot.where(pos.reshape(n, 1), 0).cast(dtypes.int32)._reduce(Ops.ADD, -2, False)
+        return vals.transpose(-1, dim), idx.transpose(-1, dim)
+
+    def argsort(self, dim: int = -1, descending: bool = False) -> Tensor:
+        return self.sort(dim, descending)[1]
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted_: bool = True
+             ) -> tuple[Tensor, Tensor]:
+        if not sorted_:
+            raise NotImplementedError("topk with sorted_=False is not supported")
+        dim = self._axis(dim)
+        if not 0 <= k <= self.shape[dim]:
+            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}")
+        vals, idx = self.sort(dim, descending=largest)
+        keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
+        return vals.shrink(keep), idx.shrink(keep)
+
+    # ------------------------------------------------------------------ indexing by tensors
+    def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
+        offset = self.ndim - self._axis(dim) - 1
+        return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
+
+    def one_hot(self, num_classes: int) -> Tensor:
+        """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
+        if not self.dtype.is_int:
+            raise InvalidArgument(f"one_hot needs an int tensor, got {self.dtype.name}")
+        if num_classes < 0:  # tinygrad (like jax) does not infer it from the data
+            raise InvalidArgument(f"one_hot needs num_classes >= 0, got {num_classes}")
+        return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
+
+    def gather(self, dim: int, index: Tensor) -> Tensor:
+        """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
+        if index.ndim != self.ndim:
+            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
+        dim = self._axis(dim)
+        if any(s > t for d, (s, t) in enumerate(zip(index.shape, self.shape)) if d != dim):
+            raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
+                               f"dim {dim}")
+        if not index.dtype.is_int:
+            raise InvalidArgument(f"gather index must be an int tensor, got {index.dtype.name}")
+        x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
+        x = x.unsqueeze(-1).transpose(-1, dim)
+        hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
+        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
+
+    def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
+        dim = self._axis(dim)
+        if src.dtype is not self.dtype:
+            raise InvalidArgument(f"scatter src of dtype {src.dtype.name} into a tensor of "
+                                  f"{self.dtype.name}: the dtypes must match")
+        if index.ndim != self.ndim or src.ndim != self.ndim:
+            raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
+                               f"{self.shape}, {index.shape}, {src.shape}")
+        if any((s > d) or (s > t and i != dim)
+               for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
+            raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
+                               f"self {self.shape} off dim {dim}")
+        src = src.shrink(tuple((0, s) for s in index.shape))
+        mask = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim]).transpose(-1, dim)
+        src = src.unsqueeze(-1).expand(*src.shape, self.shape[dim]).transpose(-1, dim)
+        pad = tuple((0, t - s) if i != dim else (0, 0)
+                    for i, (s, t) in enumerate(zip(index.shape, self.shape))) + ((0, 0),)
+        return src.pad(pad), mask.pad(pad)
+
+    def scatter(self, dim: int, index: Tensor, src: Any, reduce: str | None = None) -> Tensor:
+        """self with src written at index along dim; where indices repeat, the last wins."""
+        if reduce not in (None, "add", "multiply"):
+            raise TypeError(f"scatter reduce must be None, 'add' or 'multiply', got {reduce!r}")
+        if not isinstance(src, type(self)):
+            src = _tensor().full(index.shape, src, self.dtype)
+        elif reduce is not None:
+            raise TypeError("scatter with reduce takes a scalar src; use scatter_reduce")
+        if reduce is not None:
+            return self.scatter_reduce(dim, index, src, {"add": "sum", "multiply": "prod"}[reduce])
+        src, mask = self._pre_scatter(dim, index, src)
+        # the last writer along the scattered axis wins: keep a hit only if no later hit
+        n = mask.shape[-1]
+        later = mask.flip(-1).cast(dtypes.int32)._cum(-1, Ops.MAX).flip(-1)
+        last = mask & (later.pad((*[None] * (mask.ndim - 1), (0, 1)))
+                       .shrink((*[None] * (mask.ndim - 1), (1, n + 1))) == 0)
+        val = last.where(src, src.zeros_like())._reduce(Ops.ADD, -1, False)
+        return mask.any(-1).where(val, self)
+
+    def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str,
+                       include_self: bool = True) -> Tensor:
+        ops = {"sum": Ops.ADD, "prod": Ops.MUL, "amax": Ops.MAX, "amin": Ops.MIN, "mean": None}
+        if reduce not in ops:
+            raise InvalidArgument(f"scatter_reduce reduce must be one of {list(ops)}, got {reduce!r}")
+        src, mask = self._pre_scatter(dim, index, src)
+        op = ops[reduce] or Ops.ADD
+        ident = reduce_identity(op, self.dtype)
+        red = mask.where(src, src.full_like(ident))._reduce(op, -1, False)
+        hit = mask.any(-1)
+        if reduce == "mean":
+            count = mask.cast(dtypes.int32).sum(-1)
+            total = red + (self if include_self else 0)
+            count = count + (1 if include_self else 0)
+            mean = total.div(count.maximum(1), rounding_mode=None if self.dtype.is_float
+                             else "floor")
+            return hit.where(mean.cast(self.dtype), self)
+        if include_self:
+            red = type(self)(red.uop.alu(op, self.uop)) if red.dtype is self.dtype else red
+        return hit.where(red, self)
+
+    # ------------------------------------------------------------------ einsum
+    @staticmethod
+    def einsum(formula: str, *operands: Any) -> Tensor:
+        """numpy's einsum (explicit `->` or implicit output, `...`, repeated letters as
+        diagonals) as one broadcast product and one sum."""
+        xs = list(_flat(operands))
+        formula = formula.replace(" ", "")
+        lhs, arrow, rhs = formula.partition("->")
+        inputs = lhs.split(",")
+        if len(xs) != len(inputs):
+            raise InvalidArgument(f"einsum {formula!r} names {len(inputs)} operands, got {len(xs)}")
+        if any(s.count("...") > 1 for s in inputs):
+            raise InvalidArgument(f"einsum {formula!r}: an operand has more than one '...'")
+        if "..." in formula:
+            spare = [c for c in string.ascii_letters if c not in formula]
+            n_ell = max((x.ndim - len(s) + 3 for s, x in zip(inputs, xs) if "..." in s),
+                        default=0)
+            ell = "".join(spare[:n_ell])
+            inputs = [s.replace("...", ell[n_ell - (x.ndim - len(s) + 3):]) if "..." in s else s
+                      for s, x in zip(inputs, xs)]
+            if arrow:
+                rhs = rhs.replace("...", ell)
+            else:
+                joined = "".join(inputs)
+                rhs = ell + "".join(sorted(c for c in set(joined) - set(ell)
+                                           if joined.count(c) == 1))
+        elif not arrow:
+            joined = "".join(inputs)
+            rhs = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
+        for i, (s, x) in enumerate(zip(inputs, xs)):
+            if len(s) != x.ndim:
+                raise InvalidArgument(f"einsum operand {i} has {x.ndim} dims, {s!r} names {len(s)}")
+            while len(set(s)) != len(s):  # a repeated letter: take the diagonal
+                c = next(c for c in s if s.count(c) > 1)
+                j, k = s.index(c), s.index(c, s.index(c) + 1)
+                x = x.diagonal(0, j, k)
+                s = "".join(ch for n, ch in enumerate(s) if n not in (j, k)) + c
+            inputs[i], xs[i] = s, x
+        sizes: dict[str, int] = {}
+        for s, x in zip(inputs, xs):
+            for c, n in zip(s, x.shape):
+                if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
+                    raise InvalidArgument(f"einsum letter {c!r} has sizes {sizes[c]} and {n}")
+                sizes[c] = max(sizes[c], n)
+        alpha = sorted(sizes)
+        aligned = [x.permute([s.index(c) for c in sorted(s)])
+                   .reshape([x.shape[s.index(c)] if c in s else 1 for c in alpha])
+                   if s else x for s, x in zip(inputs, xs)]
+        prod = aligned[0]
+        for a in aligned[1:]:
+            prod = prod * a
+        prod = prod.expand([sizes[c] for c in alpha]) if alpha else prod
+        red = [i for i, c in enumerate(alpha) if c not in rhs]
+        out = prod.sum(red) if red else prod
+        if out.dtype is not prod.dtype and not prod.dtype.is_bool:
+            out = out.cast(prod.dtype)  # einsum keeps the operands' dtype (numpy's rule)
+        kept = [c for c in alpha if c in rhs]
+        return out.permute([kept.index(c) for c in rhs]) if rhs else out
+
+
+def _tri(r: int, c: int, diagonal: int = 0) -> Tensor:
+    """(r, c) bool mask: true where column - row >= diagonal."""
+    T = _tensor()
+    return T.arange(r).unsqueeze(-1) + diagonal <= T.arange(c)
+
+
+def _poly(x: Tensor, coef: list[float]) -> Tensor:
+    out = x * 0 + coef[0]
+    for c in coef[1:]:
+        out = out * x + c
+    return out
+

@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18
-# imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
+# imports rules/symbolic.rules sha256: d250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63
 """Matchers for the rule sets of rules/kernel.rules: to_kernel."""
 
 from math import prod  # noqa: F401
@@ -21,7 +21,7 @@ from rulegrad.rules.rangeify_helpers import scheduler_range
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18'
-DEPENDENCIES = (('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
+DEPENDENCIES = (('rules/symbolic.rules', 'd250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63'), )
 _DT0 = DTYPE_CLASSES['ints']
 
 
@@ -369,9 +369,9 @@ def _to_kernel_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x, 1) -> x
+            #   idiv_one: IDIV(x:ints, 1) -> x
             x = n0
             return x
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
@@ -1146,9 +1146,9 @@ def _to_kernel_IDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x, 1) -> x
+            #   idiv_one: IDIV(x:ints, 1) -> x
             x = n0
             _t = _st.start(12)
             _r = x
@@ -1601,7 +1601,7 @@ _to_kernel_rules = (
     RuleInfo('neg_neg', 'rules/symbolic.rules', 15, 'neg_neg: NEG(NEG(x)) -> x'),
     RuleInfo('mul_one', 'rules/symbolic.rules', 18, 'mul_one: MUL[x, 1] -> x'),
     RuleInfo('mul_zero', 'rules/symbolic.rules', 19, 'mul_zero: MUL[x:ints, 0] -> 0'),
-    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x, 1) -> x'),
+    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x:ints, 1) -> x'),
     RuleInfo('mod_one', 'rules/symbolic.rules', 21, 'mod_one: MOD(x:ints, 1) -> 0'),
     RuleInfo('max_self', 'rules/symbolic.rules', 24, 'max_self: MAX(x, x) -> x'),
     RuleInfo('min_self', 'rules/symbolic.rules', 25, 'min_self: MIN(x, x) -> x'),

@@ -1,7 +1,7 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
 # source sha256: 37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
-# imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
+# imports rules/symbolic.rules sha256: d250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
 
 from math import prod  # noqa: F401
@@ -49,7 +49,7 @@ from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'd250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS2 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
@@ -5272,9 +5272,9 @@ def _pm_cleanups_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT4 and n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x, 1) -> x
+            #   idiv_one: IDIV(x:ints, 1) -> x
             x = n0
             return x
         if n0.op is Ops.CONST and n1.op is Ops.CONST:
@@ -6062,9 +6062,9 @@ def _pm_cleanups_IDIV_t(n, ctx, _st):
     if len(n.src) == 2:
         n0 = n.src[0]
         n1 = n.src[1]
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT4 and n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x, 1) -> x
+            #   idiv_one: IDIV(x:ints, 1) -> x
             x = n0
             _t = _st.start(6)
             _r = x
@@ -6503,7 +6503,7 @@ _pm_cleanups_rules = (
     RuleInfo('neg_neg', 'rules/symbolic.rules', 15, 'neg_neg: NEG(NEG(x)) -> x'),
     RuleInfo('mul_one', 'rules/symbolic.rules', 18, 'mul_one: MUL[x, 1] -> x'),
     RuleInfo('mul_zero', 'rules/symbolic.rules', 19, 'mul_zero: MUL[x:ints, 0] -> 0'),
-    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x, 1) -> x'),
+    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x:ints, 1) -> x'),
     RuleInfo('mod_one', 'rules/symbolic.rules', 21, 'mod_one: MOD(x:ints, 1) -> 0'),
     RuleInfo('max_self', 'rules/symbolic.rules', 24, 'max_self: MAX(x, x) -> x'),
     RuleInfo('min_self', 'rules/symbolic.rules', 25, 'min_self: MIN(x, x) -> x'),

@@ -135,7 +135,7 @@ def assert_same(what: str, cell: tuple, xs: list[np.ndarray], got: np.ndarray,
         i = int(np.flatnonzero(bad)[0])
         args = ", ".join(repr(x[i]) for x in xs)
         pytest.fail(f"{what} {cell_id(cell)}: {int(bad.sum())} of {bad.size} cells differ; "
-                    f"first: op({args}) = {got[i]!r}, the table says {want[i]!r}")
+                    f"first: op({args}) = {got[i]!r}, expected {want[i]!r}")
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -180,7 +180,8 @@ def c_kernels(request: pytest.FixtureRequest,
         pairs = []
         for cell in selected:
             n = len(operands(cell[0], cell[1])[0])
-            pairs += [(cell_id(cell) + "_v", kernel(cell, n)), (cell_id(cell) + "_s", kernel(cell, 1))]
+            pairs += [(cell_id(cell) + "_v", kernel(cell, n)),
+                      (cell_id(cell) + "_s", kernel(cell, 1))]
         prog = compile_program(pairs)
     ks = prog.kernels
     return {cell_id(c): (ks[2 * i], ks[2 * i + 1]) for i, c in enumerate(selected)}
@@ -349,3 +350,30 @@ def test_sweep_size():
     print(f"\nsemantics sweep: {len(CELLS)} (op, dtype) cells, {total} value cells, "
           f"x 5 executors")
     assert len(CELLS) > 300 and total > 50_000
+
+
+# ---------------------------------------------------------------------------- Tensor // % abs
+@pytest.mark.parametrize("backend", ["oracle", "interp", "c"])
+@pytest.mark.parametrize("dt", [dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8,
+                                dtypes.int64, dtypes.uint32], ids=lambda d: d.name)
+def test_tensor_floor_div_mod_abs_are_numpys_bits(dt, backend, monkeypatch, tmp_path):
+    """The Tensor API's `//`, `%` and abs, built on the IR's ops, give numpy's bits on every
+    pair of special values and on random ones (`1.0 // 0.1` is 9.0, `0.0 % -inf` is -0.0,
+    `abs(-0.0)` is +0.0)."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    v = specials(dt)
+    rng = np.random.default_rng(0)
+    if dt.is_float:
+        extra = [rng.standard_normal(500) * 10.0 ** rng.integers(-3, 4, 500) for _ in range(2)]
+        extra[0][:2], extra[1][:2] = [1.0, 0.0], [0.1, -np.inf]
+    else:
+        extra = [rng.integers(dt.min, dt.max, 500, endpoint=True) for _ in range(2)]
+    a = np.concatenate([np.repeat(v, len(v)), extra[0].astype(dt.np)])
+    b = np.concatenate([np.tile(v, len(v)), extra[1].astype(dt.np)])
+    with np.errstate(all="ignore"):
+        wants = {"//": a // b, "%": a % b, "abs": np.abs(a)}
+    gots = {"//": (Tensor(a) // Tensor(b)).numpy(), "%": (Tensor(a) % Tensor(b)).numpy(),
+            "abs": Tensor(a).abs().numpy()}
+    for name, want in wants.items():
+        assert_same(f"Tensor {name} ({backend})", (Ops.IDIV, dt, dt), [a, b], gots[name], want)

@@ -397,6 +397,11 @@ class World:
         if op is Ops.TRUNC:
             return z3.fpRoundToIntegral(z3.RTZ(), v[0])
         if op is Ops.IDIV:  # the rounded quotient, truncated (runtime/semantics.py)
+            if dt is dtypes.float16:  # through float32: the float32 quotient is truncated
+                f32 = fp_sort(dtypes.float32)
+                a, b = (z3.fpToFP(RNE, x, f32) for x in v)
+                q = z3.fpRoundToIntegral(z3.RTZ(), z3.fpDiv(RNE, a, b))
+                return z3.fpToFP(RNE, q, srt)
             return z3.fpRoundToIntegral(z3.RTZ(), z3.fpDiv(RNE, v[0], v[1]))
         if op is Ops.MOD:
             # C's fmod from IEEE's remainder (quotient rounded to nearest): where the two differ,

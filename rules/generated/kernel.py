@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18
-# imports rules/symbolic.rules sha256: d250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63
+# imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 """Matchers for the rule sets of rules/kernel.rules: to_kernel."""
 
 from math import prod  # noqa: F401
@@ -21,7 +21,7 @@ from rulegrad.rules.rangeify_helpers import scheduler_range
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18'
-DEPENDENCIES = (('rules/symbolic.rules', 'd250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63'), )
+DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _DT0 = DTYPE_CLASSES['ints']
 
 
@@ -205,9 +205,9 @@ def _to_kernel_ADD(n, ctx):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
                         if c.arg > 0:
@@ -215,9 +215,9 @@ def _to_kernel_ADD(n, ctx):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
                         if c.arg > 0:
@@ -231,9 +231,9 @@ def _to_kernel_ADD(n, ctx):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
                         if c.arg > 0:
@@ -241,9 +241,9 @@ def _to_kernel_ADD(n, ctx):
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
-                    if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
                         if c.arg > 0:
@@ -943,9 +943,9 @@ def _to_kernel_ADD_t(n, ctx, _st):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
                         _t = _st.start(27)
@@ -955,9 +955,9 @@ def _to_kernel_ADD_t(n, ctx, _st):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
                         _t = _st.start(27)
@@ -973,9 +973,9 @@ def _to_kernel_ADD_t(n, ctx, _st):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
                         _t = _st.start(27)
@@ -985,9 +985,9 @@ def _to_kernel_ADD_t(n, ctx, _st):
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
-                    if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
                         _t = _st.start(27)
@@ -1616,7 +1616,7 @@ _to_kernel_rules = (
     RuleInfo('sub_const', 'rules/symbolic.rules', 46, 'sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)'),
     RuleInfo('mul_idiv', 'rules/symbolic.rules', 50, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
     RuleInfo('mul_mod', 'rules/symbolic.rules', 51, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
-    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
+    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
     RuleInfo('mod_mod', 'rules/symbolic.rules', 55, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
     RuleInfo('split_idiv', 'rules/symbolic.rules', 59, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
     RuleInfo('split_mod', 'rules/symbolic.rules', 60, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),

@@ -1,7 +1,7 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
 # source sha256: 37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
-# imports rules/symbolic.rules sha256: d250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63
+# imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
 
 from math import prod  # noqa: F401
@@ -49,7 +49,7 @@ from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '37d51217c5f8d2e395b2435c4c4e12821ee6b5e677a4a82a0f81fae07b0d4423'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'd250c209da4b27666d6dcfbfdc11d559e7da37887c9bc982980b796495cc5c63'), )
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS2 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
@@ -5108,9 +5108,9 @@ def _pm_cleanups_ADD(n, ctx):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT4 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
                         if c.arg > 0:
@@ -5118,9 +5118,9 @@ def _pm_cleanups_ADD(n, ctx):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT4 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
                         if c.arg > 0:
@@ -5134,9 +5134,9 @@ def _pm_cleanups_ADD(n, ctx):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT4 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
                         if c.arg > 0:
@@ -5144,9 +5144,9 @@ def _pm_cleanups_ADD(n, ctx):
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
-                    if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT4 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
                         if c.arg > 0:
@@ -5859,9 +5859,9 @@ def _pm_cleanups_ADD_t(n, ctx, _st):
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0 = n0_0.src[0]
                     n0_0_1 = n0_0.src[1]
-                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT4 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_0_1
                         x = n0_0_0
                         _t = _st.start(21)
@@ -5871,9 +5871,9 @@ def _pm_cleanups_ADD_t(n, ctx, _st):
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0 = n0_1.src[0]
                     n0_1_1 = n0_1.src[1]
-                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT4 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n0_1_1
                         x = n0_1_0
                         _t = _st.start(21)
@@ -5889,9 +5889,9 @@ def _pm_cleanups_ADD_t(n, ctx, _st):
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0 = n1_0.src[0]
                     n1_0_1 = n1_0.src[1]
-                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT4 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_0_1
                         x = n1_0_0
                         _t = _st.start(21)
@@ -5901,9 +5901,9 @@ def _pm_cleanups_ADD_t(n, ctx, _st):
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0 = n1_1.src[0]
                     n1_1_1 = n1_1.src[1]
-                    if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT4 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         c = n1_1_1
                         x = n1_1_0
                         _t = _st.start(21)
@@ -6518,7 +6518,7 @@ _pm_cleanups_rules = (
     RuleInfo('sub_const', 'rules/symbolic.rules', 46, 'sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)'),
     RuleInfo('mul_idiv', 'rules/symbolic.rules', 50, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
     RuleInfo('mul_mod', 'rules/symbolic.rules', 51, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
-    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
+    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
     RuleInfo('mod_mod', 'rules/symbolic.rules', 55, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
     RuleInfo('split_idiv', 'rules/symbolic.rules', 59, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
     RuleInfo('split_mod', 'rules/symbolic.rules', 60, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),

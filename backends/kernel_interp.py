@@ -11,8 +11,8 @@ memory there; a STORE scatters its value over its loops. No Python loop per elem
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 
-The elementwise semantics (C division, bool arithmetic, float functions of ints) are the numpy
-oracle's own table, so the two backends cannot drift apart on what an op means.
+The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
+the two backends cannot drift apart on what an op means.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from rulegrad.backends.oracle import _ALU, _REDUCE_UFUNC, _identity
+from rulegrad.backends.oracle import _identity
+from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -98,14 +99,12 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
     if op is Ops.REDUCE:
         return _reduce(n, src[0], axes)
     if op is Ops.CAST:
-        return src[0].astype(n.dtype.np)
+        return semantics.cast(src[0], n.dtype.np)
     if op is Ops.BITCAST:
         return np.ascontiguousarray(src[0]).view(n.dtype.np)
-    fn = _ALU.get(op)
-    if fn is None:
+    if op not in semantics.ALU and op is not Ops.MULACC:
         raise KernelInterpError(f"the kernel interpreter cannot run {op.name}: {n!r}")
-    out = np.asarray(fn(*src))
-    return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)
+    return semantics.alu(op, n.dtype.np, *src)
 
 
 def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
@@ -136,9 +135,5 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
         shape[axes[r]] = int(r.src[0].arg)  # a value constant along a range still counts n times
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
-    if value.dtype == np.bool_ and op in (Ops.ADD, Ops.MUL):
-        ufunc = np.logical_or if op is Ops.ADD else np.logical_and
-        return ufunc.reduce(value, axis=red_axes, keepdims=True)
-    identity = np.array(_identity(op, n.dtype), dtype=value.dtype)
-    out = _REDUCE_UFUNC[op].reduce(value, axis=red_axes, keepdims=True, initial=identity)
+    out = semantics.reduce(op, value, red_axes, _identity(op, n.dtype))
     return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)

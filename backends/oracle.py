@@ -5,19 +5,9 @@ tensor markers, COPY, ASSIGN, SINK). Out: one numpy array per root, of exactly t
 and shape. No rewrite rule is involved: this is the slow, obviously-correct path every other
 backend is checked against (STYLE.md 10), so each op is the plainest numpy that says it.
 
-Semantics that numpy leaves open or that differ from numpy's own ufuncs, fixed here:
+What each ALU op and CAST computes is `runtime/semantics.py`'s table (numpy's meaning, and
+the choices where numpy has none). Beyond it:
 
-- IDIV truncates toward zero and MOD takes the sign of the dividend (C, as ops.py says).
-  Integer division or remainder by zero gives 0 (C leaves it undefined); the most negative
-  integer divided by -1 wraps to itself.
-- Integer ADD/SUB/MUL/NEG/POW wrap around (two's complement), as numpy's ufuncs do.
-- Bool ADD is OR, MUL is AND, SUB is XOR, NEG is NOT (computed as integers, then != 0).
-- Integer POW with a negative exponent (numpy raises) gives 1/x**-e truncated: 1 for x == 1,
-  +-1 for x == -1, 0 otherwise (including x == 0).
-- FDIV and the float functions (EXP, LOG, SQRT, ...) of integer operands compute in float64 and
-  cast to the node's dtype. RECIPROCAL is 1/x.
-- CAST is `astype` (float -> int of NaN or out-of-range values is whatever numpy gives);
-  BITCAST reinterprets the bytes and needs equal item sizes.
 - REDUCE_AXIS MAX/MIN over an empty axis gives the identity (-inf / dtype min for MAX, +inf /
   dtype max for MIN), like tinygrad, where numpy raises.
 - SINK evaluates to a tuple of its sources' values; DEVICE and UNIQUE to None; BIND to its
@@ -38,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.runtime import semantics
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
@@ -142,111 +133,19 @@ def _movement(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarra
 
 
 # ---------------------------------------------------------------------- ALU
-def _as_int(x: np.ndarray) -> np.ndarray:
-    """Bools as int8, so arithmetic on them is arithmetic on 0/1."""
-    return x.astype(np.int8) if x.dtype == np.bool_ else x
+# what each op computes is runtime/semantics.py's table; the oracle only walks the graph
+_ALU_OPS = frozenset(semantics.ALU) | {Ops.MULACC}
 
 
-def _idiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind == "f":
-        return np.trunc(a / b)
-    a, b = _as_int(a), _as_int(b)
-    safe_b = np.where(b == 0, 1, b).astype(b.dtype)
-    rem = np.fmod(a, safe_b)
-    # a - rem is an exact multiple of b, so floor division of it is the truncated quotient
-    quot = (a - rem) // safe_b
-    return np.where(b == 0, 0, quot).astype(quot.dtype)
-
-
-def _mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind == "f":
-        return np.fmod(a, b)
-    a, b = _as_int(a), _as_int(b)
-    return np.where(b == 0, 0, np.fmod(a, b)).astype(np.result_type(a, b))
-
-
-def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind == "f" or b.dtype.kind == "f":
-        return np.power(a, b)
-    a, b = _as_int(a), _as_int(b)
-    neg = b < 0
-    if not neg.any():
-        return np.power(a, b)
-    positive = np.power(a, np.where(neg, 0, b).astype(b.dtype))
-    # x ** -n for integers: only |x| == 1 survives the truncation of 1 / x**n
-    odd = (b % 2) != 0
-    negative = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
-    return np.where(neg, negative.astype(positive.dtype), positive)
-
-
-def _bool_arith(fn: Callable) -> Callable:
-    """Arithmetic that is also defined on bools: compute on 0/1 integers, then != 0."""
-    def apply(*xs: np.ndarray) -> np.ndarray:
-        if all(x.dtype == np.bool_ for x in xs):
-            return fn(*(_as_int(x) for x in xs)) != 0
-        return fn(*xs)
-    return apply
-
-
-def _float_fn(fn: Callable) -> Callable:
-    """A float function; integer inputs are computed in float64 (cast to the node's dtype)."""
-    def apply(x: np.ndarray) -> np.ndarray:
-        return fn(x if x.dtype.kind == "f" else x.astype(np.float64))
-    return apply
-
-
-def _bitwise(fn: Callable) -> Callable:
-    def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if a.dtype.kind == "f" or b.dtype.kind == "f":
-            raise OracleError(f"{fn.__name__} is not defined on floats ({a.dtype}, {b.dtype})")
-        return fn(a, b)
-    return apply
-
-
-def _trunc(x: np.ndarray) -> np.ndarray:
-    return np.trunc(x) if x.dtype.kind == "f" else x
-
-
-_ALU: dict[Ops, Callable[..., np.ndarray]] = {
-    Ops.NEG: _bool_arith(np.negative),
-    Ops.EXP: _float_fn(np.exp),
-    Ops.LOG: _float_fn(np.log),
-    Ops.EXP2: _float_fn(np.exp2),
-    Ops.LOG2: _float_fn(np.log2),
-    Ops.SIN: _float_fn(np.sin),
-    Ops.SQRT: _float_fn(np.sqrt),
-    Ops.RECIPROCAL: _float_fn(lambda x: np.reciprocal(x)),
-    Ops.TRUNC: _trunc,
-    Ops.ADD: _bool_arith(np.add),
-    Ops.SUB: _bool_arith(np.subtract),
-    Ops.MUL: _bool_arith(np.multiply),
-    Ops.FDIV: lambda a, b: np.true_divide(a, b),
-    Ops.IDIV: _idiv,
-    Ops.MOD: _mod,
-    Ops.MAX: np.maximum,
-    Ops.MIN: np.minimum,
-    Ops.POW: _pow,
-    Ops.CMPLT: np.less,
-    Ops.CMPNE: np.not_equal,
-    Ops.CMPEQ: np.equal,
-    Ops.AND: _bitwise(np.bitwise_and),
-    Ops.OR: _bitwise(np.bitwise_or),
-    Ops.XOR: _bitwise(np.bitwise_xor),
-    Ops.SHL: _bitwise(np.left_shift),
-    Ops.SHR: _bitwise(np.right_shift),
-    Ops.WHERE: lambda c, a, b: np.where(c.astype(np.bool_), a, b),
-    Ops.MULACC: _bool_arith(lambda a, b, c: a * b + c),
-}
-
-
-def _alu(fn: Callable[..., np.ndarray]) -> Callable[[UOp, list[Any], dict[str, int]], Any]:
-    def handler(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-        return fn(*srcs)
-    return handler
+def _alu(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    try:
+        return semantics.alu(node.op, node.dtype.np, *srcs)
+    except semantics.SemanticsError as e:
+        raise OracleError(f"{e}: {node!r}") from None
 
 
 def _cast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return srcs[0].astype(node.dtype.np)
+    return semantics.cast(srcs[0], node.dtype.np)
 
 
 def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
@@ -265,21 +164,13 @@ def _identity(op: Ops, dtype: DType) -> Any:
     return dtype.min if op is Ops.MAX else dtype.max
 
 
-_REDUCE_UFUNC = {Ops.ADD: np.add, Ops.MUL: np.multiply, Ops.MAX: np.maximum,
-                 Ops.MIN: np.minimum}
-
-
 def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     op, axes = node.arg
     x: np.ndarray = srcs[0]
-    if op not in _REDUCE_UFUNC:
-        raise OracleError(f"REDUCE_AXIS with unknown reduce op {op!r}")
-    if x.dtype == np.bool_ and op in (Ops.ADD, Ops.MUL):
-        # bool sums are OR and products AND, as for the elementwise ops
-        ufunc = np.logical_or if op is Ops.ADD else np.logical_and
-        return ufunc.reduce(x, axis=tuple(axes), keepdims=True)
-    identity = np.array(_identity(op, node.dtype), dtype=x.dtype)
-    return _REDUCE_UFUNC[op].reduce(x, axis=tuple(axes), keepdims=True, initial=identity)
+    try:
+        return semantics.reduce(op, x, tuple(axes), _identity(op, node.dtype))
+    except semantics.SemanticsError as e:
+        raise OracleError(f"REDUCE_AXIS: {e}") from None
 
 
 # ---------------------------------------------------------------------- markers and effects
@@ -319,7 +210,7 @@ _NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE})
 _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
     Ops.BUFFER: _buffer, Ops.CONST: _const, Ops.DEFINE_VAR: _define_var, Ops.BIND: _bind,
     **{op: _movement for op in _MOVEMENT},
-    **{op: _alu(fn) for op, fn in _ALU.items()},
+    **{op: _alu for op in _ALU_OPS},
     Ops.CAST: _cast, Ops.BITCAST: _bitcast, Ops.REDUCE_AXIS: _reduce_axis,
     **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
                                    Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},

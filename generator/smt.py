@@ -12,7 +12,7 @@ The semantics are those of runtime/ops.py and the numpy oracle:
   int64 values, and its arithmetic is assumed not to overflow (every index node's value lies in
   int64; a proof that rests on this says so in its detail); sized integers are z3 Ints
   wrapped to their width after every operation (numpy wraps); IDIV/MOD truncate toward zero
-  like C, and a division by zero on the left side makes the rule vacuous there (undefined);
+  like C, and x // 0 == x % 0 == 0 (runtime/semantics.py, the table every op here follows);
 - `vmin`/`vmax` are trusted for `index` expressions and for leaves only: a sized integer op
   wraps, and its derived bounds (clamped to the dtype) need not contain its value;
 - bools are z3 Bools; floats are IEEE z3 FP terms of their width, and equal means identical
@@ -81,7 +81,11 @@ _NUMERIC = frozenset(d for d in ALL_DTYPES if not d.is_bool)
 _INTS = frozenset(d for d in ALL_DTYPES if d.is_int)
 _FLOATS = frozenset(d for d in ALL_DTYPES if d.is_float)
 _OPERAND_DOMAIN: dict[Ops, frozenset[DType]] = {
-    Ops.SUB: _NUMERIC, Ops.NEG: _NUMERIC, Ops.IDIV: _INTS, Ops.MOD: _INTS, Ops.FDIV: _FLOATS,
+    Ops.SUB: _NUMERIC, Ops.NEG: _NUMERIC, Ops.FDIV: _FLOATS,
+    # float IDIV/MOD have terms (World._float_alu, swept by tests/test_semantics.py), but proofs
+    # leave them to the examples: bit-blasting a float division costs an unconstrained
+    # rule's integer refutation its time budget
+    Ops.IDIV: _INTS, Ops.MOD: _INTS,
     Ops.SHL: _INTS, Ops.SHR: _INTS, Ops.SQRT: _FLOATS, Ops.RECIPROCAL: _FLOATS,
     Ops.TRUNC: _FLOATS, **{op: _FLOATS for op in _UF_OPS},
     Ops.AND: _INTS | {dtypes.bool}, Ops.OR: _INTS | {dtypes.bool}, Ops.XOR: _INTS | {dtypes.bool},
@@ -305,12 +309,15 @@ class World:
         if op is Ops.NEG:
             return self.wrap(dt, -v[0])
         if op in (Ops.IDIV, Ops.MOD):
-            self.undefined.append(v[1] == 0)  # C: division by zero is undefined
+            # x // 0 == x % 0 == 0 (runtime/semantics.py): a value, never a vacuous case
+            by_zero = v[1] == 0
             q, r = self.divmod(v[0], v[1])
             if op is Ops.MOD or dt is dtypes.index or dt.is_unsigned:
-                return q if op is Ops.IDIV else r  # |q| <= |a| and |r| < |b|: never wraps
+                # |q| <= |a| and |r| < |b|: never wraps
+                return z3.If(by_zero, 0, q if op is Ops.IDIV else r)
             # the one quotient that overflows: the most negative value divided by -1
-            return z3.If(z3.And(v[0] == int(dt.min), v[1] == -1), int(dt.min), q)
+            return z3.If(by_zero, 0,
+                         z3.If(z3.And(v[0] == int(dt.min), v[1] == -1), int(dt.min), q))
         if op is Ops.MAX:
             return z3.If(v[0] >= v[1], v[0], v[1])
         if op is Ops.MIN:
@@ -345,7 +352,15 @@ class World:
         elif op is Ops.XOR:
             r = a ^ b
         else:
-            raise Untranslatable(f"{op.name} (shifts) on integers")
+            # a count outside [0, width) shifts everything out: 0, or the sign for SHR
+            inside = z3.And(v[1] >= 0, v[1] < bits)
+            if op is Ops.SHL:
+                r = z3.If(inside, a << b, z3.BitVecVal(0, bits))
+            elif dt.is_unsigned:
+                r = z3.If(inside, z3.LShR(a, b), z3.BitVecVal(0, bits))
+            else:
+                r = z3.If(inside, a >> b, z3.If(v[0] < 0, z3.BitVecVal(-1, bits),
+                                                 z3.BitVecVal(0, bits)))
         u = z3.BV2Int(r)
         if dt.is_unsigned:
             return u
@@ -358,6 +373,8 @@ class World:
             Ops.ADD: lambda: z3.Or(v[0], v[1]), Ops.MAX: lambda: z3.Or(v[0], v[1]),
             Ops.XOR: lambda: z3.Xor(v[0], v[1]), Ops.CMPNE: lambda: z3.Xor(v[0], v[1]),
             Ops.CMPEQ: lambda: v[0] == v[1], Ops.CMPLT: lambda: z3.And(z3.Not(v[0]), v[1]),
+            # on 0/1, then != 0: a - b is XOR, -a is a
+            Ops.SUB: lambda: z3.Xor(v[0], v[1]), Ops.NEG: lambda: v[0],
         }
         if op not in table:
             raise Untranslatable(f"{op.name} on bool")
@@ -382,9 +399,33 @@ class World:
             return z3.fpDiv(RNE, z3.FPVal(1.0, srt), v[0])
         if op is Ops.TRUNC:
             return z3.fpRoundToIntegral(z3.RTZ(), v[0])
-        if op in (Ops.MAX, Ops.MIN):  # numpy's maximum/minimum propagate NaN
-            either_nan = z3.Or(z3.fpIsNaN(v[0]), z3.fpIsNaN(v[1]))
-            pick = z3.fpMax(v[0], v[1]) if op is Ops.MAX else z3.fpMin(v[0], v[1])
+        if op is Ops.IDIV:  # the rounded quotient, truncated (runtime/semantics.py)
+            if dt is dtypes.float16:  # through float32: the float32 quotient is truncated
+                f32 = fp_sort(dtypes.float32)
+                a, b = (z3.fpToFP(RNE, x, f32) for x in v)
+                q = z3.fpRoundToIntegral(z3.RTZ(), z3.fpDiv(RNE, a, b))
+                return z3.fpToFP(RNE, q, srt)
+            return z3.fpRoundToIntegral(z3.RTZ(), z3.fpDiv(RNE, v[0], v[1]))
+        if op is Ops.MOD:
+            # C's fmod from IEEE's remainder (quotient rounded to nearest): where the two differ,
+            # the remainder has the other sign than the dividend, and one |b| moves it back
+            # (exactly: fmod's value is representable)
+            a, b = v
+            r = z3.fpRem(a, b)
+            flip = z3.And(z3.Not(z3.fpIsZero(r)), z3.fpIsNegative(r) != z3.fpIsNegative(a))
+            step = z3.If(z3.fpIsNegative(a), z3.fpNeg(z3.fpAbs(b)), z3.fpAbs(b))
+            return z3.If(flip, z3.fpAdd(RNE, r, step), r)
+        if op in (Ops.MAX, Ops.MIN):
+            # NaN propagates (numpy); -0.0 < +0.0 in either order (z3's fpMax leaves the two
+            # zeros unspecified, so the tie is spelled out)
+            a, b = v
+            either_nan = z3.Or(z3.fpIsNaN(a), z3.fpIsNaN(b))
+            if op is Ops.MAX:
+                pick = z3.If(z3.fpEQ(a, b), z3.If(z3.fpIsNegative(a), b, a),
+                             z3.If(z3.fpGT(a, b), a, b))
+            else:
+                pick = z3.If(z3.fpEQ(a, b), z3.If(z3.fpIsNegative(a), a, b),
+                             z3.If(z3.fpLT(a, b), a, b))
             return z3.If(either_nan, nan, pick)
         if op is Ops.CMPLT:
             return z3.fpLT(v[0], v[1])
@@ -414,7 +455,25 @@ class World:
             return z3.fpToFP(RNE, z3.ToReal(v), fp_sort(dst))
         if src.is_float and dst.is_float:
             return z3.fpToFP(RNE, v, fp_sort(dst))
+        if src.is_float and dst.is_int:
+            return self._float_to_int(dst, v)
         raise Untranslatable(f"CAST {src.name} -> {dst.name}")
+
+    def _float_to_int(self, dst: DType, v: Any) -> Any:
+        """runtime/semantics.py's float -> int CAST: NaN is 0; inside int64's range through
+        int64, wrapped to the width; beyond it saturated (uint64 holds [2**63, 2**64))."""
+        if v.sort() == fp_sort(dtypes.float16):  # through float32, where 2**63 is finite
+            v = z3.fpToFP(RNE, v, fp_sort(dtypes.float32))
+        srt = v.sort()
+        t = z3.fpRoundToIntegral(z3.RTZ(), v)
+        exact = z3.ToInt(z3.fpToReal(t))
+        top = 2.0**64 if dst is dtypes.uint64 else 2.0**63
+        lo, hi = int(dst.min), int(dst.max)
+        if dst is dtypes.index:
+            lo, hi = -(1 << 63), (1 << 63) - 1
+        high = z3.fpGEQ(t, z3.FPVal(top, srt))
+        low = z3.fpLT(t, z3.FPVal(-(2.0**63), srt))
+        return z3.If(z3.fpIsNaN(v), 0, z3.If(high, hi, z3.If(low, lo, wrap(dst, exact))))
 
 
 # ---------------------------------------------------------------------- pattern skeletons

@@ -24,8 +24,9 @@ Where this differs from numpy or tinygrad, on purpose:
   numpy arrays keep their dtype.
 - `max`/`min` over an empty axis give -inf/+inf (the dtype's min/max for ints) like tinygrad;
   numpy raises. `var(correction=1)` is tinygrad's default (numpy's ddof=0).
-- `//` of floats is floor(a / b), which can differ from numpy's floor_divide by one when a / b
-  rounds onto an integer; `//` and `%` of ints follow numpy (floor), and `x // 0 == x % 0 == 0`.
+- `//` and `%` follow numpy (floor): of floats they are numpy's own algorithm spelled out in IR
+  ops (`_float_divmod`), of ints the IR's truncating IDIV/MOD corrected to the floor, and
+  `x // 0 == x % 0 == 0` for ints.
 - An integer tensor raised to a negative integer tensor power does not raise (numpy does).
 - `transpose(dim0=1, dim1=0)` has tinygrad's signature (numpy's `.transpose()` reverses axes;
   use `.T` for that).
@@ -560,7 +561,7 @@ class Tensor(TensorOps, NNOps):
         dt = _probe(np.floor_divide, *items)
         a, b = _lift(items, dt)
         if dt.is_float:
-            return Tensor(_floor(a.alu(Ops.FDIV, b)))
+            return Tensor(_float_divmod(a, b)[0])
         q = a.alu(Ops.IDIV, b)  # truncates; step down when the remainder's sign differs
         if dt.is_unsigned:
             return Tensor(q)
@@ -572,6 +573,8 @@ class Tensor(TensorOps, NNOps):
         items = (other, self) if reverse else (self, other)
         dt = _probe(np.remainder, *items)
         a, b = _lift(items, dt)
+        if dt.is_float:
+            return Tensor(_float_divmod(a, b)[1])
         r = a.alu(Ops.MOD, b)
         if dt.is_unsigned:
             return Tensor(r)
@@ -666,6 +669,8 @@ class Tensor(TensorOps, NNOps):
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
             return self
+        if self.dtype.is_float:  # 0 - x, not -x: abs(-0.0) is +0.0 (numpy)
+            return (self <= 0).where(0 - self, self)
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:
@@ -1057,10 +1062,34 @@ def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
 
 
 # ---------------------------------------------------------------------- float helpers
-def _floor(x: UOp) -> UOp:
-    """floor from TRUNC: one less where truncation rounded a negative value up."""
-    t = x.alu(Ops.TRUNC)
-    return t.alu(Ops.SUB, x.alu(Ops.CMPLT, t).cast(x.dtype))
+def _float_divmod(a: UOp, b: UOp) -> tuple[UOp, UOp]:
+    """numpy's floor division and remainder of floats, op by op as its `npy_divmod` computes
+    them (so the bits are numpy's: `1.0 // 0.1` is 9.0, not floor(1.0 / 0.1) = 10.0); float16
+    computes in float32 and rounds each result once, as numpy's half loops do."""
+    half = a.dtype is dtypes.float16
+    if half:
+        a, b = a.cast(dtypes.float32), b.cast(dtypes.float32)
+    zero, one = a.const_like(0.0), a.const_like(1.0)
+    m = a.alu(Ops.MOD, b)  # fmod: exact, with the sign of a
+    div = a.alu(Ops.SUB, m).alu(Ops.FDIV, b)  # very nearly an integer
+    # a nonzero remainder whose sign is not b's moves to the floor convention
+    adjust = _floor_fix(m, b)
+    neg_b_zero = b.alu(Ops.CMPLT, zero).alu(Ops.WHERE, a.const_like(-0.0), zero)
+    mod = adjust.alu(Ops.WHERE, m.alu(Ops.ADD, b),
+                     m.alu(Ops.CMPEQ, zero).alu(Ops.WHERE, neg_b_zero, m))
+    div = adjust.alu(Ops.WHERE, div.alu(Ops.SUB, one), div)
+    # snapped to the nearest integer: floor(div), one more when div - floor(div) > 0.5
+    t = div.alu(Ops.TRUNC)
+    fl = div.alu(Ops.CMPLT, t).alu(Ops.WHERE, t.alu(Ops.SUB, one), t)
+    up = a.const_like(0.5).alu(Ops.CMPLT, div.alu(Ops.SUB, fl))  # div - fl > 0.5
+    snapped = up.alu(Ops.WHERE, fl.alu(Ops.ADD, one), fl)
+    quot = a.alu(Ops.FDIV, b)
+    # a zero quotient takes the sign of a / b (finite there: |a| < |b|, so times 0 is +-0)
+    q = div.alu(Ops.CMPNE, zero).alu(Ops.WHERE, snapped, quot.alu(Ops.MUL, zero))
+    q = b.alu(Ops.CMPEQ, zero).alu(Ops.WHERE, quot, q)  # x // 0 is x / 0 (inf or NaN)
+    if half:
+        q, mod = q.cast(dtypes.float16), mod.cast(dtypes.float16)
+    return q, mod
 
 
 def _floor_fix(r: UOp, b: UOp) -> UOp:

@@ -412,8 +412,9 @@ SYMBOLIC = [
     (i(7) // i(-2), i(-3)),        # C truncates toward zero
     (i(-7) % i(2), i(-1)),         # the remainder takes the dividend's sign
     (i8(100) + i8(100), i8(-56)),  # int8 wraps around
-    (i8(-128) // i8(-1), i8(-128) // i8(-1)),  # undefined in C: left alone
-    (i(3) // i(0), i(3) // i(0)),
+    (i8(-128) // i8(-1), i8(-128)),  # wraps (runtime/semantics.py; numpy's value too)
+    (i(3) // i(0), i(0)),            # x // 0 is 0 (numpy's value)
+    (i(3) % i(0), i(0)),
     ((r0 * 4) // 4, r0),
     ((r0 // 4) * 4 + r0 % 4, r0),
     (r0 % 4 + (r0 // 4) * 4, r0),

@@ -32,12 +32,12 @@ carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A float s
 products (matmul, batched or transposed products, convolutions) is printed by
 `backends/c/gemm.py` instead: packed operands and a register-blocked inner loop.
 
-Semantics follow numpy for every supported dtype (see the notes at the bottom of this module and
-`render_alu`): C truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 as numpy gives
-and MIN/-1 wrapping; NaN-propagating MAX/MIN; signed overflow wraps (-fwrapv); float16 is
+Semantics are `runtime/semantics.py`'s table, tested cell by cell (tests/test_semantics.py): C
+truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 and MIN/-1 wrapping;
+NaN-propagating MAX/MIN with -0.0 below +0.0; signed overflow wraps (-fwrapv); float16 is
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
-rendering); float -> int casts truncate, as numpy's do for values in range.
+rendering); float -> int casts are defined for every value (NaN, inf, out of range).
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
 `acc<i>` and the kernel name after `c_ident` strips it to `[A-Za-z0-9_]`.
@@ -153,11 +153,43 @@ RG_SIMD float log2f(float); RG_SIMD float sinf(float);
 RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(double);
 RG_SIMD double log2(double); RG_SIMD double sin(double);
 #endif
-/* numpy's maximum/minimum propagate NaN: if either side is NaN the result is NaN */
-#define RG_FMAX(T, S) static inline T rg_max_##S(T a, T b) { return (a > b || a != a) ? a : b; } \
-                      static inline T rg_min_##S(T a, T b) { return (a < b || a != a) ? a : b; }
+/* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
+   either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative */
+#define RG_FMAX(T, S) \
+  static inline T rg_max_##S(T a, T b) { return (a != a || b != b) ? a + b \
+    : a == b ? (__builtin_signbit(a) ? b : a) : (a > b ? a : b); } \
+  static inline T rg_min_##S(T a, T b) { return (a != a || b != b) ? a + b \
+    : a == b ? (__builtin_signbit(a) ? a : b) : (a < b ? a : b); }
 RG_FMAX(float, f32)
 RG_FMAX(double, f64)
+/* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
+   through int64 and wraps to the width; beyond it, it saturates. Every conversion C does here
+   is in range, so the scalar and the vectorized loops give the same bits. */
+#define RG_F2I(T, S, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
+  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)RG_MAX_##S : x < (FT)-0x1p63 ? (T)RG_MIN_##S \
+    : (T)(int64_t)x; }
+#define RG_F2U64(FT, FS) static inline uint64_t rg_f2i_u64_##FS(FT x) { \
+  return x != x ? 0 : x >= (FT)0x1p64 ? UINT64_MAX : x >= (FT)0x1p63 ? (uint64_t)x \
+    : x < (FT)-0x1p63 ? 0 : (uint64_t)(int64_t)x; }
+#define RG_MAX_i8 INT8_MAX
+#define RG_MIN_i8 INT8_MIN
+#define RG_MAX_i16 INT16_MAX
+#define RG_MIN_i16 INT16_MIN
+#define RG_MAX_i32 INT32_MAX
+#define RG_MIN_i32 INT32_MIN
+#define RG_MAX_i64 INT64_MAX
+#define RG_MIN_i64 INT64_MIN
+#define RG_MAX_u8 UINT8_MAX
+#define RG_MAX_u16 UINT16_MAX
+#define RG_MAX_u32 UINT32_MAX
+#define RG_MIN_u8 0
+#define RG_MIN_u16 0
+#define RG_MIN_u32 0
+#define RG_F2I_ALL(FT, FS) RG_F2I(int8_t, i8, FT, FS) RG_F2I(int16_t, i16, FT, FS) \
+  RG_F2I(int32_t, i32, FT, FS) RG_F2I(int64_t, i64, FT, FS) RG_F2I(uint8_t, u8, FT, FS) \
+  RG_F2I(uint16_t, u16, FT, FS) RG_F2I(uint32_t, u32, FT, FS) RG_F2U64(FT, FS)
+RG_F2I_ALL(float, f32)
+RG_F2I_ALL(double, f64)
 /* IDIV/MOD truncate (C); x/0 and x%0 give 0 as numpy does; MIN/-1 wraps (no SIGFPE) */
 #define RG_IDIV(T, S) \
   static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)(0 - a) : a / b); } \
@@ -213,6 +245,8 @@ def render_alu(node: UOp, a: list[str]) -> str:
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     if op is Ops.CAST:
+        if sdt.is_float and dt.is_int:  # defined for every value (the prelude's rg_f2i)
+            return f"rg_f2i_{_SUFFIX[dt.name]}_{_SUFFIX[sdt.name]}({_fcast(sdt, a[0])})"
         return f"({ctype(dt)})({a[0]})"
     if op is Ops.BITCAST:
         if dt.itemsize != sdt.itemsize:
@@ -946,8 +980,5 @@ def render_kernel(ast: UOp, cname: str, parallel: bool = True,
 
 
 # numerics this renderer does not pin down (documented for users of the C path):
-# - float -> int casts of NaN, inf or values outside the target range are what the CPU's
-#   truncating conversion gives (x86: the "integer indefinite" value), as in numpy on x86;
-#   numpy warns "invalid value encountered in cast" for them.
 # - float sums may be reassociated (`omp simd reduction`, threads): the result equals
 #   numpy's within rounding, not bit for bit (numpy itself sums pairwise).

@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18
-# imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
+# imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/kernel.rules: to_kernel.'
 
 from math import prod  # noqa: F401
@@ -20,7 +20,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18'
-DEPENDENCIES = (('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
+DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 
 
 # ======================================================================== to_kernel

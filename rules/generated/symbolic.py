@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
+# source sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -14,7 +14,7 @@ from rulegrad.rules.symbolic_helpers import cast_value
 from rulegrad.rules.symbolic_helpers import fold_alu
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'
+SOURCE_SHA256 = '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'
 DEPENDENCIES = ()
 _DT0 = DTYPE_CLASSES['ints']
 
@@ -27,7 +27,7 @@ _symbolic_simple_rules = (
     RuleInfo('neg_neg', 'rules/symbolic.rules', 15, 'neg_neg: NEG(NEG(x)) -> x'),
     RuleInfo('mul_one', 'rules/symbolic.rules', 18, 'mul_one: MUL[x, 1] -> x'),
     RuleInfo('mul_zero', 'rules/symbolic.rules', 19, 'mul_zero: MUL[x:ints, 0] -> 0'),
-    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x, 1) -> x'),
+    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x:ints, 1) -> x'),
     RuleInfo('mod_one', 'rules/symbolic.rules', 21, 'mod_one: MOD(x:ints, 1) -> 0'),
     RuleInfo('max_self', 'rules/symbolic.rules', 24, 'max_self: MAX(x, x) -> x'),
     RuleInfo('min_self', 'rules/symbolic.rules', 25, 'min_self: MIN(x, x) -> x'),
@@ -180,9 +180,9 @@ def _symbolic_simple_FDIV(n, ctx):
 def _symbolic_simple_IDIV(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x, 1) -> x
+            #   idiv_one: IDIV(x:ints, 1) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
             x = n0
             return x, _symbolic_simple_rules[6]
@@ -403,7 +403,7 @@ _sym_rules = (
     RuleInfo('sub_const', 'rules/symbolic.rules', 46, 'sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)'),
     RuleInfo('mul_idiv', 'rules/symbolic.rules', 50, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
     RuleInfo('mul_mod', 'rules/symbolic.rules', 51, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
-    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
+    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
     RuleInfo('mod_mod', 'rules/symbolic.rules', 55, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
     RuleInfo('split_idiv', 'rules/symbolic.rules', 59, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
     RuleInfo('split_mod', 'rules/symbolic.rules', 60, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
@@ -468,9 +468,9 @@ def _sym_ADD(n, ctx):
                 n1_0, n1_1 = n1.src
                 if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
-                    if n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
                         c = n0_0_1
                         x = n0_0_0
@@ -478,9 +478,9 @@ def _sym_ADD(n, ctx):
                             return x, _sym_rules[5]
                 if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
-                    if n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
                         c = n0_1_1
                         x = n0_1_0
@@ -492,9 +492,9 @@ def _sym_ADD(n, ctx):
                 n1_0, n1_1 = n1.src
                 if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
                     n1_0_0, n1_0_1 = n1_0.src
-                    if n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
                         c = n1_0_1
                         x = n1_0_0
@@ -502,9 +502,9 @@ def _sym_ADD(n, ctx):
                             return x, _sym_rules[5]
                 if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
                     n1_1_0, n1_1_1 = n1_1.src
-                    if n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
-                        #   divmod_recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
                         c = n1_1_1
                         x = n1_1_0

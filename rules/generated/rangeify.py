@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: c315bd29389d9078bc076c7d350741baebd82d8f9e76b0d1d7a97d3c349ee66d
+# source sha256: c3475f0fb0ad537e5d9667c031bb1c97c010b0ca17e993d2574f40a2a9bacf96
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54
 """Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels."""
@@ -37,6 +37,7 @@ from rulegrad.rules.rangeify_helpers import merge_tags
 from rulegrad.rules.movement_helpers import no_padding
 from rulegrad.rules.rangeify_helpers import push_index
 from rulegrad.rules.rangeify_helpers import push_index_first
+from rulegrad.rules.rangeify_helpers import reads_target_moved
 from rulegrad.rules.rangeify_helpers import realize_assign_value
 from rulegrad.rules.rangeify_helpers import realize_node
 from rulegrad.rules.rangeify_helpers import realize_parents
@@ -49,7 +50,7 @@ from rulegrad.rules.rangeify_helpers import unprocessed_index
 from rulegrad.rules.rangeify_helpers import wrap_realize
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'c315bd29389d9078bc076c7d350741baebd82d8f9e76b0d1d7a97d3c349ee66d'
+SOURCE_SHA256 = 'c3475f0fb0ad537e5d9667c031bb1c97c010b0ca17e993d2574f40a2a9bacf96'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', 'fa06c95d62d5c099031734767d0b8c06a220a2adbbe43f432f805189cc906d54'), )
 _OPS0 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -177,6 +178,14 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         x = n1
         if t.base.op is not Ops.BUFFER:
             return x
+        # rule assign_hazard at rules/rangeify.rules:35
+        #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
+        a = n
+        t = n0
+        x = n1
+        if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x):
+            _r = _as_uop(n, a.replace(src=(t, x.f(Ops.CONTIGUOUS))))
+            if _r is not None and _r is not n: return _r
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):
@@ -562,6 +571,15 @@ def _earliest_rewrites_ASSIGN_t(n, ctx, _st):
         _r = x if t.base.op is not Ops.BUFFER else None
         _st.stop(7, _t, _r, n)
         if _r is not None and _r is not n: return _r, 7
+        # rule assign_hazard at rules/rangeify.rules:35
+        #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
+        a = n
+        t = n0
+        x = n1
+        _t = _st.start(8)
+        _r = _as_uop(n, a.replace(src=(t, x.f(Ops.CONTIGUOUS)))) if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) else None
+        _st.stop(8, _t, _r, n)
+        if _r is not None and _r is not n: return _r, 8
     return None
 
 def _earliest_rewrites_REDUCE_AXIS_t(n, ctx, _st):
@@ -882,6 +900,7 @@ _earliest_rewrites_rules = (
     RuleInfo('split_reduceop', 'rules/rangeify.rules', 26, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
     RuleInfo('copy_const', 'rules/rangeify.rules', 28, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
     RuleInfo('assign_no_buffer', 'rules/rangeify.rules', 30, 'assign_no_buffer: ASSIGN(t, x) if t.base.op is not Ops.BUFFER -> x'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 35, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_matcher = RuleMatcher(
     'earliest_rewrites', _earliest_rewrites_rules,
@@ -982,7 +1001,7 @@ earliest_rewrites = _earliest_rewrites_matcher
 # ======================================================================== rule set do_realize
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:37
+    # rule realize_roots at rules/rangeify.rules:42
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _r = _as_uop(n, realize_sink_srcs(ctx, s))
@@ -990,7 +1009,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -998,12 +1017,12 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_copy_src at rules/rangeify.rules:41
+    # rule realize_copy_src at rules/rangeify.rules:46
     #   realize_copy_src: COPY as c -> realize_parents(ctx, c)
     c = n
     _r = _as_uop(n, realize_parents(ctx, c))
@@ -1011,7 +1030,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
@@ -1019,12 +1038,12 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r
-    # rule realize_assign at rules/rangeify.rules:43
+    # rule realize_assign at rules/rangeify.rules:48
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _r = _as_uop(n, realize_assign_value(ctx, a))
@@ -1032,7 +1051,7 @@ def _do_realize_ASSIGN(n, ctx):
     return None
 
 def _do_realize_SINK_t(n, ctx, _st):
-    # rule realize_roots at rules/rangeify.rules:37
+    # rule realize_roots at rules/rangeify.rules:42
     #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
     s = n
     _t = _st.start(0)
@@ -1042,7 +1061,7 @@ def _do_realize_SINK_t(n, ctx, _st):
     return None
 
 def _do_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1052,14 +1071,14 @@ def _do_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _do_realize_COPY_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_copy_src at rules/rangeify.rules:41
+    # rule realize_copy_src at rules/rangeify.rules:46
     #   realize_copy_src: COPY as c -> realize_parents(ctx, c)
     c = n
     _t = _st.start(2)
@@ -1069,7 +1088,7 @@ def _do_realize_COPY_t(n, ctx, _st):
     return None
 
 def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
@@ -1079,14 +1098,14 @@ def _do_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _do_realize_ASSIGN_t(n, ctx, _st):
-    # rule realize_effects at rules/rangeify.rules:39
+    # rule realize_effects at rules/rangeify.rules:44
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
     x = n
     _t = _st.start(1)
     _r = _as_uop(n, realize_node(ctx, x))
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule realize_assign at rules/rangeify.rules:43
+    # rule realize_assign at rules/rangeify.rules:48
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
     a = n
     _t = _st.start(3)
@@ -1097,10 +1116,10 @@ def _do_realize_ASSIGN_t(n, ctx, _st):
 
 
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 37, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 39, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 41, 'realize_copy_src: COPY as c -> realize_parents(ctx, c)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 43, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 42, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 44, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 46, 'realize_copy_src: COPY as c -> realize_parents(ctx, c)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 48, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
 )
 _do_realize_matcher = RuleMatcher(
     'do_realize', _do_realize_rules,
@@ -1125,524 +1144,524 @@ do_realize = _do_realize_matcher
 # ======================================================================== rule set add_realize
 
 def _add_realize_r0(n, ctx, x):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     if not (x in ctx.realize and x.tag is None): return None
     return _as_uop(n, wrap_realize(ctx, x))
 
 def _add_realize_SINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NOOP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_GROUP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEVICE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_UNIQUE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_VAR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BIND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RESHAPE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PERMUTE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXPAND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_PAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHRINK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FLIP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DETACH(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FUSE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REALIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_COPY(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFER_VIEW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ASSIGN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSELECT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MSTACK(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULTI(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE_AXIS(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CHILDREN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BUFFERIZE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RANGE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_END(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INDEX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOAD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_STORE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_REDUCE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_GLOBAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_LOCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_DEFINE_REG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_KERNEL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ENDIF(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_INVALID(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_BITCAST(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_NEG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_EXP2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_LOG2(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SQRT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_RECIPROCAL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_TRUNC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_ADD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SUB(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MUL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_FDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_IDIV(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MOD(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MAX(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MIN(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_POW(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPLT(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPNE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_CMPEQ(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_AND(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_OR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_XOR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHL(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SHR(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_WHERE(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_MULACC(n, ctx):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _r = _add_realize_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _add_realize_SINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1651,7 +1670,7 @@ def _add_realize_SINK_t(n, ctx, _st):
     return None
 
 def _add_realize_NOOP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1660,7 +1679,7 @@ def _add_realize_NOOP_t(n, ctx, _st):
     return None
 
 def _add_realize_GROUP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1669,7 +1688,7 @@ def _add_realize_GROUP_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1678,7 +1697,7 @@ def _add_realize_BUFFER_t(n, ctx, _st):
     return None
 
 def _add_realize_DEVICE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1687,7 +1706,7 @@ def _add_realize_DEVICE_t(n, ctx, _st):
     return None
 
 def _add_realize_UNIQUE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1696,7 +1715,7 @@ def _add_realize_UNIQUE_t(n, ctx, _st):
     return None
 
 def _add_realize_CONST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1705,7 +1724,7 @@ def _add_realize_CONST_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_VAR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1714,7 +1733,7 @@ def _add_realize_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _add_realize_BIND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1723,7 +1742,7 @@ def _add_realize_BIND_t(n, ctx, _st):
     return None
 
 def _add_realize_RESHAPE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1732,7 +1751,7 @@ def _add_realize_RESHAPE_t(n, ctx, _st):
     return None
 
 def _add_realize_PERMUTE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1741,7 +1760,7 @@ def _add_realize_PERMUTE_t(n, ctx, _st):
     return None
 
 def _add_realize_EXPAND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1750,7 +1769,7 @@ def _add_realize_EXPAND_t(n, ctx, _st):
     return None
 
 def _add_realize_PAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1759,7 +1778,7 @@ def _add_realize_PAD_t(n, ctx, _st):
     return None
 
 def _add_realize_SHRINK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1768,7 +1787,7 @@ def _add_realize_SHRINK_t(n, ctx, _st):
     return None
 
 def _add_realize_FLIP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1777,7 +1796,7 @@ def _add_realize_FLIP_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1786,7 +1805,7 @@ def _add_realize_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1795,7 +1814,7 @@ def _add_realize_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _add_realize_DETACH_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1804,7 +1823,7 @@ def _add_realize_DETACH_t(n, ctx, _st):
     return None
 
 def _add_realize_FUSE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1813,7 +1832,7 @@ def _add_realize_FUSE_t(n, ctx, _st):
     return None
 
 def _add_realize_REALIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1822,7 +1841,7 @@ def _add_realize_REALIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_COPY_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1831,7 +1850,7 @@ def _add_realize_COPY_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1840,7 +1859,7 @@ def _add_realize_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _add_realize_ASSIGN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1849,7 +1868,7 @@ def _add_realize_ASSIGN_t(n, ctx, _st):
     return None
 
 def _add_realize_MSELECT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1858,7 +1877,7 @@ def _add_realize_MSELECT_t(n, ctx, _st):
     return None
 
 def _add_realize_MSTACK_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1867,7 +1886,7 @@ def _add_realize_MSTACK_t(n, ctx, _st):
     return None
 
 def _add_realize_MULTI_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1876,7 +1895,7 @@ def _add_realize_MULTI_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1885,7 +1904,7 @@ def _add_realize_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1894,7 +1913,7 @@ def _add_realize_CHILD_t(n, ctx, _st):
     return None
 
 def _add_realize_CHILDREN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1903,7 +1922,7 @@ def _add_realize_CHILDREN_t(n, ctx, _st):
     return None
 
 def _add_realize_BUFFERIZE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1912,7 +1931,7 @@ def _add_realize_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _add_realize_RANGE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1921,7 +1940,7 @@ def _add_realize_RANGE_t(n, ctx, _st):
     return None
 
 def _add_realize_END_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1930,7 +1949,7 @@ def _add_realize_END_t(n, ctx, _st):
     return None
 
 def _add_realize_INDEX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1939,7 +1958,7 @@ def _add_realize_INDEX_t(n, ctx, _st):
     return None
 
 def _add_realize_LOAD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1948,7 +1967,7 @@ def _add_realize_LOAD_t(n, ctx, _st):
     return None
 
 def _add_realize_STORE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1957,7 +1976,7 @@ def _add_realize_STORE_t(n, ctx, _st):
     return None
 
 def _add_realize_REDUCE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1966,7 +1985,7 @@ def _add_realize_REDUCE_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1975,7 +1994,7 @@ def _add_realize_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1984,7 +2003,7 @@ def _add_realize_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_DEFINE_REG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -1993,7 +2012,7 @@ def _add_realize_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _add_realize_KERNEL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2002,7 +2021,7 @@ def _add_realize_KERNEL_t(n, ctx, _st):
     return None
 
 def _add_realize_IF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2011,7 +2030,7 @@ def _add_realize_IF_t(n, ctx, _st):
     return None
 
 def _add_realize_ENDIF_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2020,7 +2039,7 @@ def _add_realize_ENDIF_t(n, ctx, _st):
     return None
 
 def _add_realize_INVALID_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2029,7 +2048,7 @@ def _add_realize_INVALID_t(n, ctx, _st):
     return None
 
 def _add_realize_CAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2038,7 +2057,7 @@ def _add_realize_CAST_t(n, ctx, _st):
     return None
 
 def _add_realize_BITCAST_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2047,7 +2066,7 @@ def _add_realize_BITCAST_t(n, ctx, _st):
     return None
 
 def _add_realize_NEG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2056,7 +2075,7 @@ def _add_realize_NEG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2065,7 +2084,7 @@ def _add_realize_EXP_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2074,7 +2093,7 @@ def _add_realize_LOG_t(n, ctx, _st):
     return None
 
 def _add_realize_EXP2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2083,7 +2102,7 @@ def _add_realize_EXP2_t(n, ctx, _st):
     return None
 
 def _add_realize_LOG2_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2092,7 +2111,7 @@ def _add_realize_LOG2_t(n, ctx, _st):
     return None
 
 def _add_realize_SIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2101,7 +2120,7 @@ def _add_realize_SIN_t(n, ctx, _st):
     return None
 
 def _add_realize_SQRT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2110,7 +2129,7 @@ def _add_realize_SQRT_t(n, ctx, _st):
     return None
 
 def _add_realize_RECIPROCAL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2119,7 +2138,7 @@ def _add_realize_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _add_realize_TRUNC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2128,7 +2147,7 @@ def _add_realize_TRUNC_t(n, ctx, _st):
     return None
 
 def _add_realize_ADD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2137,7 +2156,7 @@ def _add_realize_ADD_t(n, ctx, _st):
     return None
 
 def _add_realize_SUB_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2146,7 +2165,7 @@ def _add_realize_SUB_t(n, ctx, _st):
     return None
 
 def _add_realize_MUL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2155,7 +2174,7 @@ def _add_realize_MUL_t(n, ctx, _st):
     return None
 
 def _add_realize_FDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2164,7 +2183,7 @@ def _add_realize_FDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_IDIV_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2173,7 +2192,7 @@ def _add_realize_IDIV_t(n, ctx, _st):
     return None
 
 def _add_realize_MOD_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2182,7 +2201,7 @@ def _add_realize_MOD_t(n, ctx, _st):
     return None
 
 def _add_realize_MAX_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2191,7 +2210,7 @@ def _add_realize_MAX_t(n, ctx, _st):
     return None
 
 def _add_realize_MIN_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2200,7 +2219,7 @@ def _add_realize_MIN_t(n, ctx, _st):
     return None
 
 def _add_realize_POW_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2209,7 +2228,7 @@ def _add_realize_POW_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPLT_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2218,7 +2237,7 @@ def _add_realize_CMPLT_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPNE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2227,7 +2246,7 @@ def _add_realize_CMPNE_t(n, ctx, _st):
     return None
 
 def _add_realize_CMPEQ_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2236,7 +2255,7 @@ def _add_realize_CMPEQ_t(n, ctx, _st):
     return None
 
 def _add_realize_AND_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2245,7 +2264,7 @@ def _add_realize_AND_t(n, ctx, _st):
     return None
 
 def _add_realize_OR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2254,7 +2273,7 @@ def _add_realize_OR_t(n, ctx, _st):
     return None
 
 def _add_realize_XOR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2263,7 +2282,7 @@ def _add_realize_XOR_t(n, ctx, _st):
     return None
 
 def _add_realize_SHL_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2272,7 +2291,7 @@ def _add_realize_SHL_t(n, ctx, _st):
     return None
 
 def _add_realize_SHR_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2281,7 +2300,7 @@ def _add_realize_SHR_t(n, ctx, _st):
     return None
 
 def _add_realize_WHERE_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2290,7 +2309,7 @@ def _add_realize_WHERE_t(n, ctx, _st):
     return None
 
 def _add_realize_MULACC_t(n, ctx, _st):
-    # rule add_realize at rules/rangeify.rules:46
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     _t = _st.start(0)
     _r = _add_realize_r0(n, ctx, n)
@@ -2300,7 +2319,7 @@ def _add_realize_MULACC_t(n, ctx, _st):
 
 
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 46, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 51, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
 )
 _add_realize_matcher = RuleMatcher(
     'add_realize', _add_realize_rules,
@@ -2461,840 +2480,840 @@ add_realize = _add_realize_matcher
 # ======================================================================== rule set pm_children
 
 def _pm_children_r1(n, ctx, x):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if not (x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x)): return None
     return _as_uop(n, mark_children(ctx, x))
 
 def _pm_children_r2(n, ctx, x):
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if not (x.tag == 'realized'): return None
     return _as_uop(n, x.replace(tag=None))
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:53
+    # rule find_children at rules/rangeify.rules:58
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _r = _as_uop(n, extract_children(ctx, s))
     if _r is not None and _r is not n: return _r
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NOOP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_GROUP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEVICE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_UNIQUE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_VAR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BIND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RESHAPE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PERMUTE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXPAND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_PAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHRINK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FLIP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DETACH(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FUSE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REALIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_COPY(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFER_VIEW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ASSIGN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSELECT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MSTACK(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULTI(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE_AXIS(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CHILDREN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BUFFERIZE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RANGE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_END(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INDEX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOAD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_STORE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_REDUCE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_GLOBAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_LOCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_DEFINE_REG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_KERNEL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ENDIF(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_INVALID(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_BITCAST(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_NEG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_EXP2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_LOG2(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SQRT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_RECIPROCAL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_TRUNC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_ADD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SUB(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MUL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_FDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_IDIV(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MOD(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MAX(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MIN(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_POW(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPLT(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPNE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_CMPEQ(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_AND(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_OR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_XOR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHL(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SHR(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_WHERE(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_MULACC(n, ctx):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _r = _pm_children_r1(n, ctx, n)
     if _r is not None and _r is not n: return _r
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _r = _pm_children_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r
     return None
 
 def _pm_children_SINK_t(n, ctx, _st):
-    # rule find_children at rules/rangeify.rules:53
+    # rule find_children at rules/rangeify.rules:58
     #   find_children: SINK as s -> extract_children(ctx, s)
     s = n
     _t = _st.start(0)
     _r = _as_uop(n, extract_children(ctx, s))
     _st.stop(0, _t, _r, n)
     if _r is not None and _r is not n: return _r, 0
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3303,13 +3322,13 @@ def _pm_children_SINK_t(n, ctx, _st):
     return None
 
 def _pm_children_NOOP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3318,13 +3337,13 @@ def _pm_children_NOOP_t(n, ctx, _st):
     return None
 
 def _pm_children_GROUP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3333,13 +3352,13 @@ def _pm_children_GROUP_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3348,13 +3367,13 @@ def _pm_children_BUFFER_t(n, ctx, _st):
     return None
 
 def _pm_children_DEVICE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3363,13 +3382,13 @@ def _pm_children_DEVICE_t(n, ctx, _st):
     return None
 
 def _pm_children_UNIQUE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3378,13 +3397,13 @@ def _pm_children_UNIQUE_t(n, ctx, _st):
     return None
 
 def _pm_children_CONST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3393,13 +3412,13 @@ def _pm_children_CONST_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_VAR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3408,13 +3427,13 @@ def _pm_children_DEFINE_VAR_t(n, ctx, _st):
     return None
 
 def _pm_children_BIND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3423,13 +3442,13 @@ def _pm_children_BIND_t(n, ctx, _st):
     return None
 
 def _pm_children_RESHAPE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3438,13 +3457,13 @@ def _pm_children_RESHAPE_t(n, ctx, _st):
     return None
 
 def _pm_children_PERMUTE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3453,13 +3472,13 @@ def _pm_children_PERMUTE_t(n, ctx, _st):
     return None
 
 def _pm_children_EXPAND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3468,13 +3487,13 @@ def _pm_children_EXPAND_t(n, ctx, _st):
     return None
 
 def _pm_children_PAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3483,13 +3502,13 @@ def _pm_children_PAD_t(n, ctx, _st):
     return None
 
 def _pm_children_SHRINK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3498,13 +3517,13 @@ def _pm_children_SHRINK_t(n, ctx, _st):
     return None
 
 def _pm_children_FLIP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3513,13 +3532,13 @@ def _pm_children_FLIP_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3528,13 +3547,13 @@ def _pm_children_CONTIGUOUS_t(n, ctx, _st):
     return None
 
 def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3543,13 +3562,13 @@ def _pm_children_CONTIGUOUS_BACKWARD_t(n, ctx, _st):
     return None
 
 def _pm_children_DETACH_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3558,13 +3577,13 @@ def _pm_children_DETACH_t(n, ctx, _st):
     return None
 
 def _pm_children_FUSE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3573,13 +3592,13 @@ def _pm_children_FUSE_t(n, ctx, _st):
     return None
 
 def _pm_children_REALIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3588,13 +3607,13 @@ def _pm_children_REALIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_COPY_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3603,13 +3622,13 @@ def _pm_children_COPY_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3618,13 +3637,13 @@ def _pm_children_BUFFER_VIEW_t(n, ctx, _st):
     return None
 
 def _pm_children_ASSIGN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3633,13 +3652,13 @@ def _pm_children_ASSIGN_t(n, ctx, _st):
     return None
 
 def _pm_children_MSELECT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3648,13 +3667,13 @@ def _pm_children_MSELECT_t(n, ctx, _st):
     return None
 
 def _pm_children_MSTACK_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3663,13 +3682,13 @@ def _pm_children_MSTACK_t(n, ctx, _st):
     return None
 
 def _pm_children_MULTI_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3678,13 +3697,13 @@ def _pm_children_MULTI_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3693,13 +3712,13 @@ def _pm_children_REDUCE_AXIS_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3708,13 +3727,13 @@ def _pm_children_CHILD_t(n, ctx, _st):
     return None
 
 def _pm_children_CHILDREN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3723,13 +3742,13 @@ def _pm_children_CHILDREN_t(n, ctx, _st):
     return None
 
 def _pm_children_BUFFERIZE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3738,13 +3757,13 @@ def _pm_children_BUFFERIZE_t(n, ctx, _st):
     return None
 
 def _pm_children_RANGE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3753,13 +3772,13 @@ def _pm_children_RANGE_t(n, ctx, _st):
     return None
 
 def _pm_children_END_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3768,13 +3787,13 @@ def _pm_children_END_t(n, ctx, _st):
     return None
 
 def _pm_children_INDEX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3783,13 +3802,13 @@ def _pm_children_INDEX_t(n, ctx, _st):
     return None
 
 def _pm_children_LOAD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3798,13 +3817,13 @@ def _pm_children_LOAD_t(n, ctx, _st):
     return None
 
 def _pm_children_STORE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3813,13 +3832,13 @@ def _pm_children_STORE_t(n, ctx, _st):
     return None
 
 def _pm_children_REDUCE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3828,13 +3847,13 @@ def _pm_children_REDUCE_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3843,13 +3862,13 @@ def _pm_children_DEFINE_GLOBAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3858,13 +3877,13 @@ def _pm_children_DEFINE_LOCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_DEFINE_REG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3873,13 +3892,13 @@ def _pm_children_DEFINE_REG_t(n, ctx, _st):
     return None
 
 def _pm_children_KERNEL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3888,13 +3907,13 @@ def _pm_children_KERNEL_t(n, ctx, _st):
     return None
 
 def _pm_children_IF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3903,13 +3922,13 @@ def _pm_children_IF_t(n, ctx, _st):
     return None
 
 def _pm_children_ENDIF_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3918,13 +3937,13 @@ def _pm_children_ENDIF_t(n, ctx, _st):
     return None
 
 def _pm_children_INVALID_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3933,13 +3952,13 @@ def _pm_children_INVALID_t(n, ctx, _st):
     return None
 
 def _pm_children_CAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3948,13 +3967,13 @@ def _pm_children_CAST_t(n, ctx, _st):
     return None
 
 def _pm_children_BITCAST_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3963,13 +3982,13 @@ def _pm_children_BITCAST_t(n, ctx, _st):
     return None
 
 def _pm_children_NEG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3978,13 +3997,13 @@ def _pm_children_NEG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -3993,13 +4012,13 @@ def _pm_children_EXP_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4008,13 +4027,13 @@ def _pm_children_LOG_t(n, ctx, _st):
     return None
 
 def _pm_children_EXP2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4023,13 +4042,13 @@ def _pm_children_EXP2_t(n, ctx, _st):
     return None
 
 def _pm_children_LOG2_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4038,13 +4057,13 @@ def _pm_children_LOG2_t(n, ctx, _st):
     return None
 
 def _pm_children_SIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4053,13 +4072,13 @@ def _pm_children_SIN_t(n, ctx, _st):
     return None
 
 def _pm_children_SQRT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4068,13 +4087,13 @@ def _pm_children_SQRT_t(n, ctx, _st):
     return None
 
 def _pm_children_RECIPROCAL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4083,13 +4102,13 @@ def _pm_children_RECIPROCAL_t(n, ctx, _st):
     return None
 
 def _pm_children_TRUNC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4098,13 +4117,13 @@ def _pm_children_TRUNC_t(n, ctx, _st):
     return None
 
 def _pm_children_ADD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4113,13 +4132,13 @@ def _pm_children_ADD_t(n, ctx, _st):
     return None
 
 def _pm_children_SUB_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4128,13 +4147,13 @@ def _pm_children_SUB_t(n, ctx, _st):
     return None
 
 def _pm_children_MUL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4143,13 +4162,13 @@ def _pm_children_MUL_t(n, ctx, _st):
     return None
 
 def _pm_children_FDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4158,13 +4177,13 @@ def _pm_children_FDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_IDIV_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4173,13 +4192,13 @@ def _pm_children_IDIV_t(n, ctx, _st):
     return None
 
 def _pm_children_MOD_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4188,13 +4207,13 @@ def _pm_children_MOD_t(n, ctx, _st):
     return None
 
 def _pm_children_MAX_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4203,13 +4222,13 @@ def _pm_children_MAX_t(n, ctx, _st):
     return None
 
 def _pm_children_MIN_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4218,13 +4237,13 @@ def _pm_children_MIN_t(n, ctx, _st):
     return None
 
 def _pm_children_POW_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4233,13 +4252,13 @@ def _pm_children_POW_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPLT_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4248,13 +4267,13 @@ def _pm_children_CMPLT_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPNE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4263,13 +4282,13 @@ def _pm_children_CMPNE_t(n, ctx, _st):
     return None
 
 def _pm_children_CMPEQ_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4278,13 +4297,13 @@ def _pm_children_CMPEQ_t(n, ctx, _st):
     return None
 
 def _pm_children_AND_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4293,13 +4312,13 @@ def _pm_children_AND_t(n, ctx, _st):
     return None
 
 def _pm_children_OR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4308,13 +4327,13 @@ def _pm_children_OR_t(n, ctx, _st):
     return None
 
 def _pm_children_XOR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4323,13 +4342,13 @@ def _pm_children_XOR_t(n, ctx, _st):
     return None
 
 def _pm_children_SHL_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4338,13 +4357,13 @@ def _pm_children_SHL_t(n, ctx, _st):
     return None
 
 def _pm_children_SHR_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4353,13 +4372,13 @@ def _pm_children_SHR_t(n, ctx, _st):
     return None
 
 def _pm_children_WHERE_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4368,13 +4387,13 @@ def _pm_children_WHERE_t(n, ctx, _st):
     return None
 
 def _pm_children_MULACC_t(n, ctx, _st):
-    # rule mark_children at rules/rangeify.rules:54
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     _t = _st.start(1)
     _r = _pm_children_r1(n, ctx, n)
     _st.stop(1, _t, _r, n)
     if _r is not None and _r is not n: return _r, 1
-    # rule unmark at rules/rangeify.rules:57
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     _t = _st.start(2)
     _r = _pm_children_r2(n, ctx, n)
@@ -4384,9 +4403,9 @@ def _pm_children_MULACC_t(n, ctx, _st):
 
 
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 53, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 54, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 57, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 58, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 59, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 62, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_matcher = RuleMatcher(
     'pm_children', _pm_children_rules,
@@ -4550,42 +4569,42 @@ def _pm_mops_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4597,7 +4616,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4606,7 +4625,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4615,7 +4634,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4624,7 +4643,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4633,7 +4652,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4642,7 +4661,7 @@ def _pm_mops_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4654,12 +4673,12 @@ def _pm_mops_INDEX_t(n, ctx, _st):
 
 
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 68, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 69, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 70, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 71, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 72, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 73, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_matcher = RuleMatcher(
     'pm_mops', _pm_mops_rules,
@@ -4676,7 +4695,7 @@ pm_mops = _pm_mops_matcher
 # ======================================================================== rule set pm_rangeify
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:73
+    # rule realize at rules/rangeify.rules:78
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _r = _as_uop(n, map_realize(ctx, r))
@@ -4688,7 +4707,7 @@ def _pm_rangeify_CHILD(n, ctx):
         n0 = n.src[0]
         if n0.op is Ops.CHILDREN and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule unread_child at rules/rangeify.rules:76
+            # rule unread_child at rules/rangeify.rules:81
             #   unread_child: CHILD(CHILDREN(x)) -> x
             x = n0_0
             return x
@@ -4698,42 +4717,42 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4743,53 +4762,53 @@ def _pm_rangeify_INDEX(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:75
+                # rule index_child at rules/rangeify.rules:80
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
                 _r = _as_uop(n, index_child(ctx, c, idx))
                 if _r is not None and _r is not n: return _r
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:78
+            # rule index_const at rules/rangeify.rules:83
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             return c
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:80
+            # rule index_assign at rules/rangeify.rules:85
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
             _r = _as_uop(n, push_index(a, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:82
+            # rule index_alu at rules/rangeify.rules:87
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:83
+            # rule index_marker at rules/rangeify.rules:88
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
             _r = _as_uop(n, push_index_first(x, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:85
+            # rule index_reduce at rules/rangeify.rules:90
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
             _r = _as_uop(n, map_reduce(ctx, red, idx))
             if _r is not None and _r is not n: return _r
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:87
+            # rule index_memory at rules/rangeify.rules:92
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             if idx.arg is not None:
                 _r = _as_uop(n, idx.replace(arg=None))
                 if _r is not None and _r is not n: return _r
-        # rule index_other at rules/rangeify.rules:89
+        # rule index_other at rules/rangeify.rules:94
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
@@ -4798,7 +4817,7 @@ def _pm_rangeify_INDEX(n, ctx):
     return None
 
 def _pm_rangeify_REALIZE_t(n, ctx, _st):
-    # rule realize at rules/rangeify.rules:73
+    # rule realize at rules/rangeify.rules:78
     #   realize: REALIZE as r -> map_realize(ctx, r)
     r = n
     _t = _st.start(6)
@@ -4812,7 +4831,7 @@ def _pm_rangeify_CHILD_t(n, ctx, _st):
         n0 = n.src[0]
         if n0.op is Ops.CHILDREN and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule unread_child at rules/rangeify.rules:76
+            # rule unread_child at rules/rangeify.rules:81
             #   unread_child: CHILD(CHILDREN(x)) -> x
             x = n0_0
             _t = _st.start(8)
@@ -4825,7 +4844,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -4834,7 +4853,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(0, _t, _r, n)
             if _r is not None and _r is not n: return _r, 0
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -4843,7 +4862,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(1, _t, _r, n)
             if _r is not None and _r is not n: return _r, 1
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -4852,7 +4871,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(2, _t, _r, n)
             if _r is not None and _r is not n: return _r, 2
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -4861,7 +4880,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(3, _t, _r, n)
             if _r is not None and _r is not n: return _r, 3
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -4870,7 +4889,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(4, _t, _r, n)
             if _r is not None and _r is not n: return _r, 4
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -4882,7 +4901,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                # rule index_child at rules/rangeify.rules:75
+                # rule index_child at rules/rangeify.rules:80
                 #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                 c = n0_0_0
                 idx = n
@@ -4891,7 +4910,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
                 _st.stop(7, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 7
         if n0.op in _OPS0:
-            # rule index_const at rules/rangeify.rules:78
+            # rule index_const at rules/rangeify.rules:83
             #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
             c = n0
             _t = _st.start(9)
@@ -4899,7 +4918,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(9, _t, _r, n)
             if _r is not None and _r is not n: return _r, 9
         if n0.op is Ops.ASSIGN:
-            # rule index_assign at rules/rangeify.rules:80
+            # rule index_assign at rules/rangeify.rules:85
             #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
             a = n0
             idx = n
@@ -4908,7 +4927,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(10, _t, _r, n)
             if _r is not None and _r is not n: return _r, 10
         if n0.op in _OPS1:
-            # rule index_alu at rules/rangeify.rules:82
+            # rule index_alu at rules/rangeify.rules:87
             #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
             idx = n
             x = n0
@@ -4917,7 +4936,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(11, _t, _r, n)
             if _r is not None and _r is not n: return _r, 11
         if n0.op in _OPS2:
-            # rule index_marker at rules/rangeify.rules:83
+            # rule index_marker at rules/rangeify.rules:88
             #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
             idx = n
             x = n0
@@ -4926,7 +4945,7 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(12, _t, _r, n)
             if _r is not None and _r is not n: return _r, 12
         if n0.op is Ops.REDUCE_AXIS:
-            # rule index_reduce at rules/rangeify.rules:85
+            # rule index_reduce at rules/rangeify.rules:90
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             idx = n
             red = n0
@@ -4935,14 +4954,14 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
             _st.stop(13, _t, _r, n)
             if _r is not None and _r is not n: return _r, 13
         if n0.op in _OPS3:
-            # rule index_memory at rules/rangeify.rules:87
+            # rule index_memory at rules/rangeify.rules:92
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             idx = n
             _t = _st.start(14)
             _r = _as_uop(n, idx.replace(arg=None)) if idx.arg is not None else None
             _st.stop(14, _t, _r, n)
             if _r is not None and _r is not n: return _r, 14
-        # rule index_other at rules/rangeify.rules:89
+        # rule index_other at rules/rangeify.rules:94
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         x = n0
         _t = _st.start(15)
@@ -4953,22 +4972,22 @@ def _pm_rangeify_INDEX_t(n, ctx, _st):
 
 
 _pm_rangeify_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('realize', 'rules/rangeify.rules', 73, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 75, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('unread_child', 'rules/rangeify.rules', 76, 'unread_child: CHILD(CHILDREN(x)) -> x'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 78, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 80, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 82, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 83, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 85, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 87, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 89, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 68, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 69, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 70, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 71, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 72, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 73, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 78, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 80, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('unread_child', 'rules/rangeify.rules', 81, 'unread_child: CHILD(CHILDREN(x)) -> x'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 83, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 85, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 87, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 88, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 90, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 92, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 94, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_matcher = RuleMatcher(
     'pm_rangeify', _pm_rangeify_rules,
@@ -4997,7 +5016,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:103
+            # rule copy_const_idx at rules/rangeify.rules:108
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             return c
@@ -5009,7 +5028,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:97
+                # rule noop_buffer at rules/rangeify.rules:102
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -5023,42 +5042,42 @@ def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_shrink(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_permute(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_flip(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_expand(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
             _r = _as_uop(n, map_pad(r, idx))
             if _r is not None and _r is not n: return _r
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5067,11 +5086,11 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:99
+                # rule const_buffer at rules/rangeify.rules:104
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 return c
-            # rule remove_buffer at rules/rangeify.rules:101
+            # rule remove_buffer at rules/rangeify.rules:106
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -5704,7 +5723,7 @@ def _pm_cleanups_COPY_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:103
+            # rule copy_const_idx at rules/rangeify.rules:108
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             c = n0
             _t = _st.start(37)
@@ -5719,7 +5738,7 @@ def _pm_cleanups_BUFFERIZE_t(n, ctx, _st):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:97
+                # rule noop_buffer at rules/rangeify.rules:102
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 b = n0_0
                 b2 = n
@@ -5734,7 +5753,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.SHRINK:
-            # rule index_shrink at rules/rangeify.rules:63
+            # rule index_shrink at rules/rangeify.rules:68
             #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
             idx = n
             r = n0
@@ -5743,7 +5762,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(28, _t, _r, n)
             if _r is not None and _r is not n: return _r, 28
         if n0.op is Ops.PERMUTE:
-            # rule index_permute at rules/rangeify.rules:64
+            # rule index_permute at rules/rangeify.rules:69
             #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
             idx = n
             r = n0
@@ -5752,7 +5771,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(29, _t, _r, n)
             if _r is not None and _r is not n: return _r, 29
         if n0.op is Ops.FLIP:
-            # rule index_flip at rules/rangeify.rules:65
+            # rule index_flip at rules/rangeify.rules:70
             #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
             idx = n
             r = n0
@@ -5761,7 +5780,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(30, _t, _r, n)
             if _r is not None and _r is not n: return _r, 30
         if n0.op is Ops.EXPAND:
-            # rule index_expand at rules/rangeify.rules:66
+            # rule index_expand at rules/rangeify.rules:71
             #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
             idx = n
             r = n0
@@ -5770,7 +5789,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(31, _t, _r, n)
             if _r is not None and _r is not n: return _r, 31
         if n0.op is Ops.PAD:
-            # rule index_pad at rules/rangeify.rules:67
+            # rule index_pad at rules/rangeify.rules:72
             #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
             idx = n
             r = n0
@@ -5779,7 +5798,7 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
             _st.stop(32, _t, _r, n)
             if _r is not None and _r is not n: return _r, 32
         if n0.op is Ops.RESHAPE:
-            # rule index_reshape at rules/rangeify.rules:68
+            # rule index_reshape at rules/rangeify.rules:73
             #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
             idx = n
             r = n0
@@ -5790,14 +5809,14 @@ def _pm_cleanups_INDEX_t(n, ctx, _st):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:99
+                # rule const_buffer at rules/rangeify.rules:104
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 c = n0_0
                 _t = _st.start(35)
                 _r = c
                 _st.stop(35, _t, _r, n)
                 if _r is not None and _r is not n: return _r, 35
-            # rule remove_buffer at rules/rangeify.rules:101
+            # rule remove_buffer at rules/rangeify.rules:106
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             buf = n0
             idx = n
@@ -6596,16 +6615,16 @@ _pm_cleanups_rules = (
     RuleInfo('mod_in_range', 'rules/symbolic.rules', 64, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
     RuleInfo('idiv_in_range', 'rules/symbolic.rules', 65, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
     RuleInfo('cmp_bounds', 'rules/symbolic.rules', 67, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 63, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 64, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 65, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 66, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 67, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 68, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 97, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 99, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 101, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 103, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 68, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 69, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 70, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 71, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 72, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 73, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 102, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 104, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 106, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 108, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_matcher = RuleMatcher(
     'pm_cleanups', _pm_cleanups_rules,
@@ -6666,7 +6685,7 @@ pm_cleanups = _pm_cleanups_matcher
 # ======================================================================== rule set split_kernels
 
 def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:111
+    # rule split_store at rules/rangeify.rules:116
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _r = _as_uop(n, split_store(bufferize_to_store(b)))
@@ -6674,7 +6693,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
     return None
 
 def _split_kernels_BUFFERIZE_t(n, ctx, _st):
-    # rule split_store at rules/rangeify.rules:111
+    # rule split_store at rules/rangeify.rules:116
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     b = n
     _t = _st.start(0)
@@ -6685,7 +6704,7 @@ def _split_kernels_BUFFERIZE_t(n, ctx, _st):
 
 
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 111, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 116, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_matcher = RuleMatcher(
     'split_kernels', _split_kernels_rules,

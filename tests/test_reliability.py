@@ -87,3 +87,39 @@ def test_fuzzer_generates_assigns_of_views_of_their_target() -> None:
     steps = [s for seed in range(300) for s in generate(seed).steps if s.op == "assign"]
     views = {m for s in steps for m, _ in s.arg}
     assert len(steps) > 50 and {"flip", "permute", "shrink", "pad", "expand"} <= views
+
+
+# ====================================================================== semantic C flags
+def _fresh_c(monkeypatch, tmp_path) -> None:
+    from rulegrad.backends.c import build
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
+    build.clear_memory_cache()
+
+
+def test_user_cflags_keep_wrapping_ints_and_separate_roundings(monkeypatch, tmp_path) -> None:
+    # the flags used to replace -fwrapv and -ffp-contract=off: (x+1) > x was True at
+    # INT32_MAX, and a*b+c was fused (one rounding) where numpy rounds twice
+    _fresh_c(monkeypatch, tmp_path)
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O3 -march=native -fopenmp")
+    big = np.full(64, np.iinfo(np.int32).max, np.int32)
+    x = Tensor(big)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(((x + 1) > x).numpy(), (big + np.int32(1)) > big)
+    rng = np.random.default_rng(0)
+    a, b, c = (rng.standard_normal(100_000).astype(np.float32) for _ in range(3))
+    got = (Tensor(a) * Tensor(b) + Tensor(c)).numpy()
+    np.testing.assert_array_equal(got, a * b + c)
+
+
+@pytest.mark.parametrize("flag", ["-ffast-math", "-Ofast", "-ffp-contract=fast", "-fno-wrapv",
+                                  "-funsafe-math-optimizations", "-ffinite-math-only"])
+def test_cflags_that_change_results_are_refused(monkeypatch, tmp_path, flag: str) -> None:
+    from rulegrad.backends.c.flags import CFlagsError
+
+    _fresh_c(monkeypatch, tmp_path)
+    monkeypatch.setenv("RULEGRAD_CFLAGS", f"-O2 {flag}")
+    with pytest.raises(CFlagsError, match=f"{flag} would change results"):
+        (Tensor(np.arange(5, dtype=np.float32)) * 3 + 1).numpy()

@@ -10,7 +10,8 @@ to our stderr (we need it in `CompileError`), cannot take the exact command line
 a setuptools import on every cold build.
 
 The compiler command and flags live here and only here: `RULEGRAD_CC` (default: the C compiler
-Python was built with, else `cc`) and `RULEGRAD_CFLAGS` (default `DEFAULT_CFLAGS`).
+Python was built with, else `cc`) and `RULEGRAD_CFLAGS` (added to the flags rulegrad's semantics
+need: `flags.py`).
 """
 
 from __future__ import annotations
@@ -35,15 +36,10 @@ from types import ModuleType
 from cffi import FFI
 
 from . import cache as disk
+from . import flags as _flags
 from .errors import CompileError
 from .render import PRELUDE, RenderedKernel
 
-# -O3 -march=native: vectorize for this CPU. -fwrapv: signed overflow wraps, as numpy's ints.
-# -fno-math-errno: sqrt & co. need not set errno, so they vectorize; values are unchanged.
-# -ffp-contract=off: a*b+c stays two roundings, as numpy computes it (no silent FMA).
-# -fopenmp: the `omp parallel for` / `omp simd` pragmas the renderer writes.
-# No -ffast-math: NaN, inf and signed zeros must behave as in numpy.
-DEFAULT_CFLAGS = "-O3 -march=native -fwrapv -fno-math-errno -ffp-contract=off -fopenmp"
 # what every build needs whatever the user's flags: a position-independent shared object
 _REQUIRED = ["-shared", "-fPIC"]
 
@@ -65,7 +61,8 @@ def compiler() -> list[str]:
 
 
 def cflags() -> list[str]:
-    return shlex.split(os.environ.get("RULEGRAD_CFLAGS", DEFAULT_CFLAGS))
+    # the user's flags plus the ones rulegrad's semantics need (flags.py refuses unsafe ones)
+    return _flags.cflags()
 
 
 @cache

@@ -41,6 +41,7 @@ from rulegrad.runtime.ops import Ops
 
 from . import ast as A
 from .errors import Diagnostic, RulesError
+from .files import RulesFileError, read_rules_file
 from .names import (
     BUILTINS,
     DTYPE_NAMES,
@@ -49,6 +50,8 @@ from .names import (
     KEYWORD_NAMES,
     OP_NAMES,
     arity,
+    forbidden_attr,
+    refused_module,
     resolve_dtype,
     resolve_ops,
     suggest,
@@ -60,9 +63,7 @@ Loader = Callable[[str], str]  # path -> text of a rules file; raises OSError wh
 CONSTRUCTOR_KWARGS = ("dtype", "arg", "tag")
 
 
-def read_file(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+read_file = read_rules_file  # the default loader: regular UTF-8 files of bounded size only
 
 
 def _did_you_mean(name: str, candidates: Any) -> str:
@@ -85,7 +86,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
             return importlib.import_module(module), None, None
         except ModuleNotFoundError as e:
             return None, None, f"helper module '{module}' not found ({e})"
-        except Exception as e:  # noqa: BLE001 - any import failure is the user's to see
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure is the user's to see
             return None, None, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
     file = os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
     if not os.path.isfile(file):
@@ -103,8 +104,14 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
         finally:
             sys.modules.pop(name, None)
         return mod, file, None
-    except Exception as e:  # noqa: BLE001
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - SystemExit too: it must not end gen
         return None, file, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
+
+
+def _plain_helper(obj: Any) -> bool:
+    """A helper must be something to call that does not come from a refused module."""
+    return callable(obj) and not isinstance(obj, ModuleType) and not refused_module(
+        getattr(obj, "__module__", None))
 
 
 # ------------------------------------------------------------------------ the session
@@ -161,6 +168,10 @@ class _Session:
             return self.done[key]
         try:
             text = self.loader(path)
+        except RulesFileError as e:
+            self.error(imp.span, f"cannot import '{imp.path}': {e}")
+            self.done[key] = None
+            return None
         except OSError:
             self.error(imp.span, f"cannot find rules file '{imp.path}' (looked for {path})")
             self.done[key] = None
@@ -256,6 +267,12 @@ class _FileChecker:
 
     # -------------------------------------------------------------- declarations
     def check_use(self, use: A.Use) -> None:
+        if refused_module(use.module):
+            self.error(use.span, f"'use {use.module}' is refused: helpers come from the "
+                       "project's own modules or pure standard modules (math, itertools, ...), "
+                       "not from modules that reach the system",
+                       "write the helper as a function in a module beside the rules file")
+            return
         mod, file, problem = _load_helper_module(use.module, self.file.path)
         if problem is not None:
             self.error(use.span, problem)
@@ -267,6 +284,10 @@ class _FileChecker:
                 public = [n for n in vars(mod) if not n.startswith("_")]
                 self.error(span, f"helper module '{use.module}' has no '{name}'"
                            + _did_you_mean(name, public))
+            elif mod is not None and not _plain_helper(getattr(mod, name)):
+                self.error(span, f"helper '{name}' of '{use.module}' is not a function of the "
+                           "project (a module, or a function of a standard module that reaches "
+                           "the system, is refused)")
             self.helpers[name] = A.Helper(name, use.module, file)
 
     def check_import(self, imp: A.Import) -> set[str]:
@@ -497,6 +518,11 @@ class _FileChecker:
 
     def check_attr(self, e: A.EAttr) -> None:
         obj = e.obj
+        if forbidden_attr(e.attr):
+            self.error(e.span, f"attribute '.{e.attr}' is not allowed in an expression: rules "
+                       "read their nodes' data, not Python's internals (names starting with "
+                       "'_', frames, code objects, string formatting)")
+            return
         if isinstance(obj, A.EOpName) and obj.name == "Ops" and e.attr not in OP_NAMES:
             self.error(e.span, f"unknown op 'Ops.{e.attr}'"
                        + _did_you_mean(f"Ops.{e.attr}", {f"Ops.{n}" for n in OP_NAMES}))

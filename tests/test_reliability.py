@@ -123,3 +123,104 @@ def test_cflags_that_change_results_are_refused(monkeypatch, tmp_path, flag: str
     monkeypatch.setenv("RULEGRAD_CFLAGS", f"-O2 {flag}")
     with pytest.raises(CFlagsError, match=f"{flag} would change results"):
         (Tensor(np.arange(5, dtype=np.float32)) * 3 + 1).numpy()
+
+
+# ====================================================================== a rules file is code
+_OK_RULES = "rules a = {\n  ADD[x, 0] -> x\n}\n"
+
+
+def _gen(tmp_path, text: str | bytes, *extra: str, name: str = "r.rules") -> tuple[int, str]:
+    from rulegrad.cli import main
+
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["gen", str(path), "--out", str(tmp_path / "out"), *extra])
+    return status, err.getvalue()
+
+
+def test_expressions_refuse_python_internals_with_located_errors(tmp_path) -> None:
+    # x.const_like.__globals__ chains reached os.system during `rulegrad check`
+    text = ("rules a = {\n"
+            "  r1: ADD(x, y) if x.const_like.__globals__ -> x\n"
+            "  r2: MUL(x, y) -> \"{0.__class__}\".format(x)\n"
+            "  r3: SUB(x, y) -> [s for s in (t for t in x.src).gi_frame.f_globals]\n"
+            "}\n")
+    status, err = _gen(tmp_path, text)
+    assert status == 2
+    for line, attr in ((2, "__globals__"), (3, "format"), (4, "f_globals"), (4, "gi_frame")):
+        assert f"r.rules:{line}:" in err and f"attribute '.{attr}' is not allowed" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_use_of_system_modules_is_refused(tmp_path) -> None:
+    status, err = _gen(tmp_path, "use os: system\n" + _OK_RULES)
+    assert status == 2 and "r.rules:1:1: error: 'use os' is refused" in err
+    (tmp_path / "h.py").write_text("from subprocess import run\nimport os\n")
+    status, err = _gen(tmp_path, "use .h: run, os\n" + _OK_RULES)
+    assert status == 2 and "helper 'run' of '.h'" in err and "helper 'os' of '.h'" in err
+    assert _gen(tmp_path, "use math: gcd\n" + _OK_RULES)[0] == 0  # pure computation is fine
+
+
+def test_imports_do_not_read_proc_files(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("RULEGRAD_TEST_SECRET", "s3cr3t-value-of-the-environment")
+    import os
+
+    if os.path.exists("/proc/self/environ"):
+        status, err = _gen(tmp_path, 'from "/proc/self/environ" import s\nrules a = s\n')
+        assert status == 2 and "not a regular file" in err
+        assert "s3cr3t" not in err
+
+
+def test_imports_do_not_wait_on_a_fifo(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "f.rules")
+    (tmp_path / "r.rules").write_text('from "f.rules" import s\nrules a = s\n')
+    # the old reader blocked in open() forever; the timeout only turns a hang into a failure
+    proc = subprocess.run([sys.executable, "-m", "rulegrad", "gen", str(tmp_path / "r.rules"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "not a regular file" in proc.stderr
+
+
+def test_imports_have_a_size_limit(tmp_path) -> None:
+    from rulegrad.dsl.files import MAX_BYTES
+
+    with open(tmp_path / "big.rules", "wb") as f:
+        f.truncate(MAX_BYTES + 1)  # sparse: no disk used
+    status, err = _gen(tmp_path, 'from "big.rules" import s\nrules a = s\n')
+    assert status == 2 and "more than a rules file may be" in err
+
+
+# ====================================================================== gen robustness
+def test_gen_reports_a_non_utf8_file_with_exit_2(tmp_path) -> None:
+    status, err = _gen(tmp_path, b"rules a = {\n  ADD[x, 0] -> x  # \xff\n}\n")
+    assert status == 2 and "r.rules:2:21: error: not UTF-8 text" in err
+    assert "Traceback" not in err
+
+
+def test_helper_raising_systemexit_makes_gen_check_fail(tmp_path) -> None:
+    (tmp_path / "h.py").write_text("raise SystemExit(0)\n")
+    text = "use .h: f\nrules a = {\n  ADD[x, 0] -> f(x)\n}\n"
+    status, err = _gen(tmp_path, text, "--check")
+    assert status == 2 and "SystemExit" in err
+
+
+def test_gen_writes_through_a_unique_temporary(tmp_path) -> None:
+    # another gen run writing the same module holds its temporary: the old fixed name
+    # (r.py.tmp) collided; here it is taken by a folder, so writing it would fail
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "r.py.tmp").mkdir()
+    status, err = _gen(tmp_path, _OK_RULES)
+    assert status == 0, err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.py", "r.py.tmp"]

@@ -93,7 +93,9 @@ _all_stats: list[MatchStats] = []
 
 
 def stats_enabled() -> bool:
-    return os.environ.get("RULEGRAD_MATCH_STATS", "0") not in ("", "0")
+    from .env import env_flag
+
+    return env_flag("RULEGRAD_MATCH_STATS")
 
 
 def stats_table() -> str:

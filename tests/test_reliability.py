@@ -224,3 +224,95 @@ def test_gen_writes_through_a_unique_temporary(tmp_path) -> None:
     status, err = _gen(tmp_path, _OK_RULES)
     assert status == 0, err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.py", "r.py.tmp"]
+
+
+# ====================================================================== a budget per node
+def _fresh_rewrite_module():
+    """A private copy of runtime/rewrite.py, imported now (under the current environment):
+    the old module read RULEGRAD_REWRITE_BUDGET once, at import."""
+    import importlib.util
+    import sys
+
+    import rulegrad.runtime.rewrite as rw
+
+    name = "rulegrad.runtime._rewrite_copy"
+    spec = importlib.util.spec_from_file_location(name, rw.__file__)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses look their module up while it runs
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[name]
+    return mod
+
+
+class _OncePerAdd:
+    """Fires once on every ADD of a chain (as index_alu does once per op of a long chain)."""
+
+    def rewrite(self, u, ctx=None):
+        from rulegrad.runtime.ops import Ops
+
+        return u.replace(arg=1) if u.op is Ops.ADD and u.arg is None else None
+
+
+def _chain(n: int):
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    x = UOp(Ops.DEFINE_VAR, dtypes.int32, (), ("a", 0, 10))
+    one = UOp.const(dtypes.int32, 1)
+    for _ in range(n):
+        x = UOp(Ops.ADD, dtypes.int32, (x, one))
+    return x
+
+
+def test_rewrite_budget_grows_with_the_graph(monkeypatch) -> None:
+    # 2 firings per node: a 3,000-op chain that fires 3,000 times settles (a fixed budget of
+    # 2,000 does not); the real case is a 1.25M-op chain against the old fixed 1,000,000
+    # (RULEGRAD_CHAIN_DEPTH=1250000 with test_chain_realized_through_c)
+    monkeypatch.setenv("RULEGRAD_REWRITE_BUDGET", "2")
+    rw = _fresh_rewrite_module()
+    rw.MIN_NODES = 1_000
+    out = rw.graph_rewrite(_chain(3_000), _OncePerAdd())
+    assert out.arg == 1 and out.src[0].arg == 1
+
+
+def test_rewrite_budget_still_stops_a_cycle(monkeypatch) -> None:
+    from rulegrad.runtime.ops import Ops
+
+    class Cycle:
+        def rewrite(self, u, ctx=None):
+            return u.replace(arg=(u.arg or 0) + 1) if u.op is Ops.ADD else None
+
+    monkeypatch.setenv("RULEGRAD_REWRITE_BUDGET", "3")
+    rw = _fresh_rewrite_module()
+    with pytest.raises(rw.RewriteBudgetError):
+        rw.graph_rewrite(_chain(10), Cycle())
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "1.5"])
+def test_bad_rewrite_budget_is_a_clear_error_at_use_not_import(monkeypatch, value) -> None:
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "RULEGRAD_REWRITE_BUDGET": value}
+    # import rulegrad works (it used to fail with a bare int() ValueError) ...
+    proc = subprocess.run([sys.executable, "-c", "import rulegrad"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # ... and the first rewrite says what is wrong
+    monkeypatch.setenv("RULEGRAD_REWRITE_BUDGET", value)
+    rw = _fresh_rewrite_module()
+    with pytest.raises(ValueError, match="RULEGRAD_REWRITE_BUDGET"):
+        rw.graph_rewrite(_chain(3), _OncePerAdd())
+
+
+@pytest.mark.parametrize("name,value", [("DEBUG", "two"), ("RULEGRAD_SPEC", "maybe"),
+                                        ("RULEGRAD_SCHEDULE_CACHE", "sometimes")])
+def test_bad_environment_values_are_named_at_use(monkeypatch, name, value) -> None:
+    from rulegrad.runtime.env import EnvError
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(EnvError, match=f"{name}='{value}'"):
+        Tensor(np.arange(7, dtype=np.float32)).add(2).numpy()

@@ -56,7 +56,7 @@ from .names import (
     resolve_ops,
     suggest,
 )
-from .subsume import capture_names, shadows
+from .subsume import ShadowIndex, capture_names, shadows
 
 Loader = Callable[[str], str]  # path -> text of a rules file; raises OSError when missing
 
@@ -369,10 +369,12 @@ class _FileChecker:
         return self.flat[name]
 
     def check_shadowing(self, set_name: str, rules: tuple[A.Rule, ...]) -> None:
-        firing: list[tuple[A.Rule, frozenset | None]] = []
+        # the always-firing rules so far, indexed so each rule meets only those that could
+        # cover it (subsume.ShadowIndex: 4,000 rules are not 16M comparisons)
+        firing = ShadowIndex()
         for rule in rules:
             ops = _root_ops(rule.pattern)
-            for earlier, eops in firing:
+            for (earlier, eops), _ in firing.candidates(rule.pattern):
                 if earlier is rule or (eops is not None and (ops is None or not ops <= eops)):
                     continue
                 key = (id(earlier), id(rule))
@@ -387,7 +389,7 @@ class _FileChecker:
                 break
             captures = _bound_on_every_path(rule.pattern)
             if rule.guard is None and _always_fires(rule.rhs, captures):
-                firing.append((rule, ops))
+                firing.add((rule, ops), rule.pattern)
 
     # -------------------------------------------------------------- one rule
     def check_rule(self, rule: A.Rule) -> None:

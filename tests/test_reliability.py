@@ -316,3 +316,51 @@ def test_bad_environment_values_are_named_at_use(monkeypatch, name, value) -> No
     monkeypatch.setenv(name, value)
     with pytest.raises(EnvError, match=f"{name}='{value}'"):
         Tensor(np.arange(7, dtype=np.float32)).add(2).numpy()
+
+
+_NESTINGS = {
+    "pattern": lambda n: "  r: " + "NEG(" * n + "x" + ")" * n + " -> x",
+    "call": lambda n: "  r: NEG(x) -> " + "abs(" * n + "x" + ")" * n,
+    "plus": lambda n: "  r: NEG(x) -> x" + " + x" * n,
+    "minus": lambda n: "  r: NEG(x) -> " + "-" * n + "x",
+    "not": lambda n: "  r: NEG(x) if " + "not " * n + "x -> x",
+    "paren": lambda n: "  r: NEG(x) -> " + "(" * n + "x" + ")" * n,
+}
+
+
+@pytest.mark.parametrize("depth", [500, 100_000])
+@pytest.mark.parametrize("kind", sorted(_NESTINGS))
+def test_deep_nesting_is_an_error_not_a_recursion_error(tmp_path, kind, depth) -> None:
+    status, err = _gen(tmp_path, "rules a = {\n" + _NESTINGS[kind](depth) + "\n}\n")
+    assert status == 2 and "r.rules:2:" in err and "nested too deeply" in err, err[-300:]
+    assert "RecursionError" not in err
+
+
+def test_shadowing_check_of_4000_rules_is_about_linear(monkeypatch) -> None:
+    # counts subsumption tests (not seconds): the old check compared every rule with every
+    # earlier always-firing one of the same root op, 8M tests for these 4,000 rules (46 s)
+    import importlib
+
+    from rulegrad.dsl.parser import parse
+
+    check_mod = importlib.import_module("rulegrad.dsl.check")
+    rng = random.Random(1)
+    lines = ["rules a = {", "  base: ADD(x, 4242) -> x"]
+    for i in range(4000):
+        lines.append(rng.choice([f"  r{i}: ADD(x, {i}) -> x", f"  r{i}: MUL(ADD(x, {i}), y) -> x",
+                                 f"  r{i}: ADD[x, {i}] -> x", f"  r{i}: SUB(x, y) if x.arg == {i} -> x"]))
+    lines.append("  late: ADD(y, 4242) -> y")  # shadowed by `base`: found among 4,000
+    rf = parse("\n".join(lines + ["}"]) + "\n", "big.rules")
+    calls = 0
+    real = check_mod.shadows
+
+    def counted(p1, p2):
+        nonlocal calls
+        calls += 1
+        if calls > 40_000:
+            raise AssertionError("more than 10 subsumption tests per rule")
+        return real(p1, p2)
+
+    monkeypatch.setattr(check_mod, "shadows", counted)
+    _, diags, _ = check_mod.check_collect(rf)
+    assert [d.message.split("'")[1] for d in diags] == ["late"]

@@ -45,9 +45,10 @@ class RulesError(Exception):
 def _source_line(sources: Mapping[str, str], path: str, line: int) -> str | None:
     text = sources.get(path)
     if text is None:  # a file we did not read ourselves (e.g. an import): try the disk
+        from .files import read_rules_file
+
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            text = read_rules_file(path)
         except OSError:
             return None
     lines = text.splitlines()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import sys
 
 from rulegrad.runtime.dtype import _BY_NAME, DTYPE_CLASSES, DType, dtypes
 from rulegrad.runtime.ops import ARITY, OP_GROUPS, GroupOp, Ops
@@ -26,6 +27,32 @@ BUILTINS: dict[str, object] = {
 # capitalised globals (an EOpName that is not an op constructor)
 GLOBALS: dict[str, object] = {"Ops": Ops, "GroupOp": GroupOp, "UOp": UOp}
 KEYWORD_NAMES = frozenset({"ctx"})
+
+# Attributes an expression may not read: a rule reads its nodes' data, never Python's
+# machinery. Dunders and private names (`x.f.__globals__`), the frames and code of generators,
+# coroutines, tracebacks and functions (`(s for s in x.src).gi_frame.f_globals`), and string
+# formatting, which reads attributes by name (`"{0.__class__}".format(x)`).
+FORBIDDEN_ATTR_PREFIXES = ("_", "gi_", "cr_", "ag_", "f_", "tb_", "co_", "func_")
+FORBIDDEN_ATTRS = frozenset({"format", "format_map", "mro"})
+
+# Standard-library modules a `use` may name: pure computation. Any other standard module
+# (os, sys, subprocess, builtins, importlib, ctypes, ...) is refused, and so is a helper that is
+# one of their functions re-exported: a helper is a function written for rules, not a door to
+# the system. A project's own helper modules are trusted code, like its conftest.py.
+PURE_STDLIB = frozenset({"math", "cmath", "itertools", "functools", "fractions", "decimal",
+                         "statistics", "bisect", "heapq", "numbers", "collections"})
+
+
+def forbidden_attr(attr: str) -> bool:
+    return attr in FORBIDDEN_ATTRS or attr.startswith(FORBIDDEN_ATTR_PREFIXES)
+
+
+def refused_module(module: str | None) -> bool:
+    """Is `module` (a dotted name) a standard-library module outside PURE_STDLIB?"""
+    if not module:
+        return False
+    top = module.split(".")[0]
+    return top in sys.stdlib_module_names and top not in PURE_STDLIB
 
 
 def resolve_ops(name: str) -> frozenset[Ops] | None:

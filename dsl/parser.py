@@ -712,15 +712,68 @@ class _ToAst(Transformer):
         return A.EIf(items[1], items[0], items[2], self.sp(meta))
 
 
+# ------------------------------------------------------------------------ nesting limit
+# Deeper parse trees are refused: every later phase (Lark's transformer, the checker, the
+# generator) walks the tree recursively, and a real rule nests a few dozen levels at most
+MAX_TREE_DEPTH = 200
+
+
+MAX_BRACKET_DEPTH = MAX_TREE_DEPTH // 2
+
+
+def _brackets_too_deep(tokens: list[Token], path: str) -> Diagnostic | None:
+    """An error at the first bracket opened inside MAX_BRACKET_DEPTH others."""
+    depth = 0
+    for tok in tokens:
+        if tok.type == "STRING":
+            continue
+        if tok.value in ("(", "[", "{"):
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                line, col = tok.line or 1, tok.column or 1
+                return Diagnostic(A.Span(path, line, col, line, col + 1),
+                                  f"nested too deeply: more than {MAX_BRACKET_DEPTH} brackets "
+                                  "open at once", "split the rule, or compute the value in a "
+                                  "helper")
+        elif tok.value in (")", "]", "}"):
+            depth = max(0, depth - 1)
+    return None
+
+
+def _too_deep(tree: Tree, path: str) -> Diagnostic | None:
+    """An error at the first part of the parse tree nested deeper than MAX_TREE_DEPTH (found
+    by an explicit stack, so any depth can be measured)."""
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if depth > MAX_TREE_DEPTH:
+            meta = node.meta
+            line, col = getattr(meta, "line", 1), getattr(meta, "column", 1)
+            span = A.Span(path, line, col, line, col + 1)
+            return Diagnostic(span, f"nested too deeply: more than {MAX_TREE_DEPTH} levels of "
+                              "patterns, brackets or operators in one rule",
+                              "split the rule, or compute the value in a helper")
+        stack.extend((c, depth + 1) for c in node.children)
+    return None
+
+
 # ------------------------------------------------------------------------ the entry point
 def parse_collect(text: str, path: str) -> tuple[A.RulesFile | None, list[Diagnostic]]:
     """Parse, returning the file (None if it did not parse) and every error found."""
     diags: list[Diagnostic] = []
     tokens = _lex(text, path, diags)
+    deep = _brackets_too_deep(tokens, path)
+    if deep is not None:  # before _postlex, whose bookkeeping grows with the depth
+        return None, [deep]
     bad_lines = {d.span.line for d in diags}
     tree = _parse_tokens(_postlex(tokens), path, diags, bad_lines)
     if tree is None or diags:
         return None, diags
+    deep = _too_deep(tree, path)
+    if deep is not None:  # refused before any recursive walk (Lark's transformer is one)
+        return None, [deep]
     rf = _ToAst(path, text, diags).transform(tree)
     return (None if diags else rf), diags
 

@@ -16,6 +16,7 @@ narrow P2 and are ignored.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from . import ast as A
 from .names import arity, resolve_dtype, resolve_ops
@@ -162,3 +163,94 @@ def shadows(p1: A.Pattern, p2: A.Pattern) -> bool:
     if repeated:  # equality constraints: only an identical pattern is surely covered
         return _canonical(p1) == _canonical(p2)
     return subsumes(p1, p2)
+
+
+# ------------------------------------------------------------------------ many rules at once
+# A path from the root through sources (0-based indices) and what a pattern must hold there.
+_Path = tuple[int, ...]
+_EITHER = -1  # a step to either source of a commutative node
+
+
+def _sources_at(p: A.PNode) -> tuple[A.Pattern, ...] | None:
+    """The sources `_srcs` compares a later pattern's node by."""
+    return _fixed_srcs(p) if (p.srcs is None or p.ellipsis) else p.srcs
+
+
+def _anchor(p1: A.Pattern) -> tuple[_Path, Any] | None:
+    """One place where any pattern P1 subsumes must hold exactly this: a constant, or a node of
+    one op (below the root), reached through P1's non-commutative sources. None when P1 has
+    none (it is then compared with every later pattern)."""
+    best: tuple[_Path, Any] | None = None
+    todo: list[tuple[A.Pattern, _Path]] = [(p1, ())]
+    while todo:
+        q, path = todo.pop()
+        q = _strip(q)
+        if isinstance(q, A.PConst):
+            return path, ("const", q.value, type(q.value))  # the most selective: take it
+        if not isinstance(q, A.PNode):
+            continue
+        ops = _ops(q)
+        if path and ops is not None and len(ops) == 1 and next(iter(ops)).name != "CONST":
+            best = best if best is not None and len(best[0]) >= len(path) else (
+                path, ("op", next(iter(ops))))
+        if q.srcs is not None:
+            # below a commutative node either source may hold what the other one asks for
+            todo.extend((s, path + ((_EITHER if q.commutative else i),))
+                        for i, s in enumerate(q.srcs))
+    return best
+
+
+def _keys_at(p2: A.Pattern, path: _Path) -> set[Any]:
+    """What P2 holds at `path`, in the terms of `_anchor` (empty: nothing an anchor accepts)."""
+    level = [_strip(p2)]
+    for i in path:
+        nxt = []
+        for q in level:
+            srcs = _sources_at(q) if isinstance(q, A.PNode) else None
+            if srcs is None:
+                continue
+            if i == _EITHER:
+                nxt.extend(_strip(s) for s in srcs[:2] if len(srcs) == 2)
+            elif i < len(srcs):
+                nxt.append(_strip(srcs[i]))
+        level = nxt
+    keys: set[Any] = set()
+    for q in level:
+        if isinstance(q, A.PConst):
+            keys.add(("const", q.value, type(q.value)))
+        elif isinstance(q, A.PNode):
+            ops = _ops(q)
+            if ops is not None and len(ops) == 1:
+                keys.add(("op", next(iter(ops))))
+    return keys
+
+
+class ShadowIndex:
+    """The always-firing rules seen so far, indexed so that a later pattern is compared only
+    with those that could subsume it (by `_anchor`): the shadowing check of a set of n rules
+    is then about linear instead of n*n subsumption tests."""
+
+    def __init__(self) -> None:
+        self.unanchored: list[tuple[int, Any, A.Pattern]] = []
+        self.anchored: dict[_Path, dict[Any, list[tuple[int, Any, A.Pattern]]]] = {}
+        self.count = 0
+
+    def add(self, item: Any, pattern: A.Pattern) -> None:
+        entry = (self.count, item, pattern)
+        self.count += 1
+        anchor = _anchor(pattern)
+        if anchor is None:
+            self.unanchored.append(entry)
+        else:
+            self.anchored.setdefault(anchor[0], {}).setdefault(anchor[1], []).append(entry)
+
+    def candidates(self, p2: A.Pattern) -> list[tuple[Any, A.Pattern]]:
+        """The earlier entries that might subsume `p2`, in the order they were added."""
+        found = list(self.unanchored)
+        for path, by_key in self.anchored.items():
+            for key in _keys_at(p2, path):
+                found.extend(by_key.get(key, ()))
+        found.sort(key=lambda e: e[0])
+        seen: set[int] = set()  # an entry found under two keys is tried once
+        return [(item, pattern) for n, item, pattern in found
+                if not (n in seen or seen.add(n))]

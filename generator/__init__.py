@@ -24,9 +24,10 @@ def compile_file(path: str | Path, out_dir: str | Path | None = None) -> str:
 
     `out_dir` is where the module will be written; paths in it are relative to there."""
     from rulegrad.dsl.check import check
+    from rulegrad.dsl.files import read_rules_file
     from rulegrad.dsl.parser import parse
 
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_rules_file(str(path))              # 0. a regular UTF-8 file (RulesFileError)
     tree = parse(text, str(path))                  # 1. text -> typed AST (syntax errors)
     checked = check(tree)                          # 2. names, arity, shadowing, helpers
     check_helper_calls(checked)                    # 3. helper calls fit their signatures

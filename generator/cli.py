@@ -8,7 +8,10 @@ file prints its diagnostics to stderr and exits 2.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from .paths import GENERATED_DIR, in_package, package_rules_files
@@ -27,6 +30,21 @@ def _show(p: Path) -> str:
         return str(p.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(p)
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    """Write through a temporary file of a unique name in the same folder, then rename: an
+    importer never sees half a module, and two `gen` runs at once never share a temporary."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=".py.tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a module is read by everyone
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def run_gen(paths: list[str], out: str | None = None, check: bool = False) -> int:
@@ -54,6 +72,11 @@ def run_gen(paths: list[str], out: str | None = None, check: bool = False) -> in
             print(str(e), file=sys.stderr)
             status = 2
             continue
+        except OSError as e:  # not a readable UTF-8 regular file (dsl/files.py says why)
+            print(f"{path}: error: {e}" if not str(e).startswith(str(path)) else str(e),
+                  file=sys.stderr)
+            status = 2
+            continue
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if check:
             if current != text:
@@ -64,9 +87,7 @@ def run_gen(paths: list[str], out: str | None = None, check: bool = False) -> in
             print(f"unchanged {_show(target)}")
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".py.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(target)  # atomic: an importer never sees half a module
+        _write_atomic(target, text)
         print(f"wrote {_show(target)}")
     for line in stale:
         print(line, file=sys.stderr)

@@ -24,7 +24,7 @@ from typing import Any
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import Ops, reduce_identity
+from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 
 # the nodes that already are memory (or need none): never wrapped in a REALIZE of their own
@@ -68,6 +68,33 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
             if n.op is Ops.RANGE:
                 out[n] = None
     return list(out)
+
+
+# ====================================================================== 0. assign hazards
+# ops after which element i of a node is element i of its sources (row-major): a value built
+# only from these reads the target exactly where the ASSIGN writes
+_SAME_INDEX = GroupOp.Elementwise | GroupOp.Meta | {Ops.RESHAPE, Ops.CONTIGUOUS}
+
+
+def reads_target_moved(target: UOp, value: UOp) -> bool:
+    """Does `value` read the buffer under `target` at other elements than the one an ASSIGN
+    writes (through a flip, a shift, a transpose, a broadcast, a reduction ...)? Then one loop
+    that reads and writes that buffer would read elements it already overwrote. Conservative:
+    any op other than elementwise ones and reshapes on the way to the buffer counts."""
+    buf = target.base
+    reads: set[UOp] = set()  # nodes whose value depends on buf
+    moved: set[UOp] = set()  # ... at some other element than their own
+    for n in toposort(value):
+        if n is buf:
+            reads.add(n)
+            continue
+        if any(s in moved for s in n.src):
+            moved.add(n)
+        if any(s in reads for s in n.src):
+            reads.add(n)
+            if n.op not in _SAME_INDEX:
+                moved.add(n)
+    return value in moved
 
 
 # ====================================================================== 1. realize marking

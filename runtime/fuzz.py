@@ -7,8 +7,10 @@ shrunk (steps dropped while it still fails) and printed with its seed as runnabl
 
 A program is a list of steps over a pool of tensors: inputs; movement ops (reshape, permute,
 pad, shrink, flip, expand); unary and binary elementwise ops; sum/max over random axes; realize
-and contiguous in the middle; several outputs realized together. Steps read earlier steps, so
-subgraphs get shared by several consumers.
+and contiguous in the middle; assigns into a realized tensor, often of a reordered view of that
+same tensor (a flip, a transpose, a shift, a broadcast: the value reads the buffer being
+written); several outputs realized together. Steps read earlier steps, so subgraphs get shared
+by several consumers.
 
     python -m rulegrad.runtime.fuzz --n 10000          # zero mismatches expected
     python -m rulegrad.runtime.fuzz --seed 1234 -v     # one program, printed
@@ -76,6 +78,9 @@ def _render(s: Step) -> str:
         return f"{a[0]}.{s.op}({a[1]})"
     if s.op == "where":
         return f"({a[0]} > 0).where({a[1]}, {a[2]})"
+    if s.op == "assign":
+        view = a[0] + "".join(f".{m}({arg!r})" for m, arg in s.arg)
+        return f"{a[0]}.assign({view}{f'.add({a[1]})' if len(a) > 1 else ''})"
     raise ValueError(s.op)
 
 
@@ -100,7 +105,59 @@ def _factorizations(size: int, rng: random.Random) -> Shape:
     return tuple(dims)
 
 
+# steps whose tensor is a realized buffer, so it can be assigned to
+BUFFERS = ("input", "realize", "assign")
+
+
+def _target_view(rng: random.Random, sh: Shape) -> tuple[tuple[str, Any], ...]:
+    """Movement ops that turn a tensor of shape `sh` into another of the same shape whose
+    element i is (usually) some other element: a flip, a transpose through a reshape, a shift,
+    a broadcast of one slice, or nothing (the plain `a.assign(a + b)`)."""
+    n = math.prod(sh)
+    kind = rng.choice(["flip", "transpose", "shift", "broadcast", "none"])
+    if not sh or n <= 1 or kind == "none":
+        return ()
+    if kind == "flip":
+        return (("flip", tuple(a for a in range(len(sh)) if rng.random() < 0.5) or (0,)),)
+    if kind == "transpose":
+        mid = _factorizations(n, rng)
+        order = list(range(len(mid)))
+        rng.shuffle(order)
+        return (("reshape", mid), ("permute", tuple(order)),
+                ("reshape", tuple(mid[o] for o in order)), ("reshape", sh))
+    ax = rng.choice([a for a, s in enumerate(sh) if s > 1] or [0])
+    size = sh[ax]
+    if size < 2:
+        return ()
+    if kind == "shift":
+        d = rng.randint(1, size - 1)
+        lo, hi, pad = (d, size, (0, d)) if rng.random() < 0.5 else (0, size - d, (d, 0))
+    else:  # broadcast: one slice along the axis, repeated
+        lo = rng.randrange(size)
+        hi, pad = lo + 1, None
+    arg = tuple((lo, hi) if a == ax else (0, s) for a, s in enumerate(sh))
+    if pad is not None:
+        return (("shrink", arg), ("pad", tuple(pad if a == ax else (0, 0) for a in range(len(sh)))))
+    return (("shrink", arg), ("expand", sh))
+
+
+def _gen_assign(rng: random.Random, steps: list[Step]) -> Step | None:
+    """`t.assign(view of t [+ u])` for a buffer-backed step t and a same-shape step u."""
+    targets = [j for j, s in enumerate(steps) if s.op in BUFFERS and math.prod(s.shape) > 0]
+    if not targets:
+        return None
+    j = rng.choice(targets)
+    sh = steps[j].shape
+    view = _target_view(rng, sh)
+    srcs: tuple[int, ...] = (j,)
+    if not view or rng.random() < 0.4:
+        srcs = (j, rng.choice([k for k, s in enumerate(steps) if s.shape == sh]))
+    return Step("assign", srcs, view, sh)
+
+
 def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
+    if rng.random() < 0.05:
+        return _gen_assign(rng, steps)
     i = rng.randrange(len(steps))
     # prefer recent steps, so chains get long
     if rng.random() < 0.6:
@@ -211,6 +268,11 @@ def run(prog: Program, backend: str) -> list[np.ndarray]:
                 ts.append(getattr(a[0], s.op)(a[1]))
             elif s.op == "where":
                 ts.append((a[0] > 0).where(a[1], a[2]))
+            elif s.op == "assign":
+                view = a[0]
+                for m, arg in s.arg:
+                    view = getattr(view, m)(arg)
+                ts.append(a[0].assign(view.add(a[1]) if len(a) > 1 else view))
         outs = [ts[i] for i in prog.outputs]
         Tensor.realize(*outs) if len(outs) > 1 else outs[0].realize()
         return [t.numpy() for t in outs]

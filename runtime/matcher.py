@@ -56,7 +56,9 @@ _stats_of_rule: dict[int, tuple[MatchStats, int]] = {}  # id(RuleInfo) -> its co
 
 
 def stats_enabled() -> bool:
-    return os.environ.get("RULEGRAD_MATCH_STATS", "0") not in ("", "0")
+    from .env import env_flag
+
+    return env_flag("RULEGRAD_MATCH_STATS")
 
 
 def match_stats(name: str, rules: tuple[RuleInfo, ...]) -> MatchStats | None:

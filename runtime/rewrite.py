@@ -9,7 +9,9 @@ before the node, then the node to a fixed point; bottom-up rewrites the node to 
 first, then its sources. Results are memoised per call, so shared subgraphs are rewritten once.
 A rule that raises `RewriteNotReady` is retried after the rest of the work queue. The walk is an
 explicit stack (no recursion), and a budget on rule firings turns a rule set that never settles
-into a `RewriteBudgetError` naming the rules that kept firing.
+into a `RewriteBudgetError` naming the rules that kept firing. The budget scales with the graph:
+`RULEGRAD_REWRITE_BUDGET` firings per node of the pass's input (default 1,000; a graph counts as
+at least `MIN_NODES` nodes), so a legal 1.25M-op chain settles while a cycle is still caught.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from __future__ import annotations
 import collections
 import copy
 import gc
-import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .env import env_int
 from .uop import UOp, toposort
 
 
@@ -100,7 +102,10 @@ class Tracer:
 
 
 _tracer: Tracer | None = None
-DEFAULT_BUDGET = int(os.environ.get("RULEGRAD_REWRITE_BUDGET", "0"))
+# rule firings a pass may make per node of its input graph before it is called non-terminating
+# (the symbolic and rangeify passes fire a handful per node), and the least any pass gets
+PER_NODE_BUDGET = 1_000
+MIN_NODES = 1_000
 
 
 def tracing_active() -> bool:
@@ -135,11 +140,16 @@ def _rule_of(matcher: Any, node: UOp, ctx: Any) -> tuple[UOp | None, RuleInfo | 
 class _Rewriter:
     """One graph_rewrite call: the memo table, the budget, and the rewrite step."""
 
-    def __init__(self, matcher: Any, ctx: Any, bottom_up: bool, name: str, budget: int):
+    def __init__(self, matcher: Any, ctx: Any, bottom_up: bool, name: str,
+                 budget: int | None):
         self.matcher, self.ctx, self.bottom_up, self.name = matcher, ctx, bottom_up, name
         self.replace: dict[UOp, UOp] = {}
         self.fired = 0
-        self.budget = self.limit = budget
+        # an explicit budget is absolute; the default one is per node, and the graph is only
+        # counted if a pass ever fires more than for MIN_NODES nodes (`_over_budget`)
+        self.per_node = None if budget is not None else _per_node_budget()
+        self.budget = self.limit = budget if budget is not None else self.per_node * MIN_NODES
+        self.root: UOp | None = None
         self.diagnose: collections.Counter[str] | None = None  # set once the budget is spent
         self.trace = _tracer
         self.stats0: tuple[list[int], list[int]] | None = None
@@ -176,6 +186,13 @@ class _Rewriter:
         return new
 
     def _over_budget(self) -> None:
+        if self.per_node is not None and self.root is not None:
+            # first time over: the real budget is per node of the input graph
+            scaled = self.per_node * len(toposort(self.root))
+            self.per_node = None
+            if scaled > self.fired:
+                self.budget = self.limit = scaled
+                return
         # past the budget, watch a window of firings to name the rules that keep going
         if self.diagnose is None:
             self.diagnose = collections.Counter()
@@ -202,6 +219,7 @@ class _Rewriter:
                 gc.enable()
 
     def _walk(self, root: UOp) -> UOp:
+        self.root = root  # a spent budget is scaled by this graph's size (`_over_budget`)
         replace, step, ctx = self.replace, self.step, self.ctx
         done = replace.__getitem__
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
@@ -272,10 +290,14 @@ class _Rewriter:
         return replace[root]
 
 
-def _budget_for(budget: int | None) -> int:
-    if budget is not None:
-        return budget
-    return DEFAULT_BUDGET or 1_000_000
+def _per_node_budget() -> int:
+    return env_int("RULEGRAD_REWRITE_BUDGET", PER_NODE_BUDGET, minimum=1)
+
+
+def _budget_for(budget: int | None) -> int | None:
+    if budget is not None and budget < 1:
+        raise ValueError(f"a rewrite budget must be at least 1 rule firing, got {budget}")
+    return budget
 
 
 def graph_rewrite(sink: UOp, matcher: Any, ctx: Any = None, bottom_up: bool = False,

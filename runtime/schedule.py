@@ -27,6 +27,7 @@ from rulegrad.rules.rangeify_helpers import (
 )
 
 from .buffer import Buffer
+from .env import env_flag, env_int
 from .ops import Ops
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule
@@ -130,7 +131,7 @@ def user_passes_key() -> tuple:
 
 
 def _spec_on() -> bool:
-    return os.environ.get("RULEGRAD_SPEC", "") not in ("", "0")
+    return env_flag("RULEGRAD_SPEC")
 
 
 def _pass(sink: UOp, stem: str, rules: str, ctx: Any = None, bottom_up: bool = False,
@@ -297,7 +298,7 @@ def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp
     """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
     of a form scheduled before is not scheduled again: runtime/schedule_cache.py)."""
     items, outs = cached_schedule(list(uops), _schedule_uncached, salt=user_passes_key())
-    debug = int(os.environ.get("DEBUG", "0") or 0)
+    debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):
             bufs = ", ".join(f"{b.dtype.name}[{b.size}]" for b in item.bufs)

@@ -19,7 +19,6 @@ run (rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`) and with the interpr
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING
 from rulegrad.rules import mode
 
 from .buffer import Buffer
+from .env import env_flag
 from .matcher import stats_enabled
 from .ops import Ops
 from .rewrite import tracing_active
@@ -55,10 +55,9 @@ stats = {"hits": 0, "misses": 0}
 
 
 def enabled() -> bool:
-    env = os.environ
-    if env.get("RULEGRAD_SCHEDULE_CACHE", "1").strip() in ("0", "off", "false"):
+    if not env_flag("RULEGRAD_SCHEDULE_CACHE", default=True):
         return False
-    spec = env.get("RULEGRAD_SPEC", "") not in ("", "0")
+    spec = env_flag("RULEGRAD_SPEC")
     return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
 
 

@@ -15,7 +15,8 @@ module each, in the order data flows:
 - `run`     schedule + numpy buffers -> kernels called
 
 Environment: `RULEGRAD_BACKEND=c` routes `realize()` here; `RULEGRAD_CC` (compiler command),
-`RULEGRAD_CFLAGS` (replaces `build.DEFAULT_CFLAGS`), `RULEGRAD_CACHE` (the cache folder,
+`RULEGRAD_CFLAGS` (tuning flags, to which `flags.SEMANTIC` is always added;
+flags that would change results are refused), `RULEGRAD_CACHE` (the cache folder,
 default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `RULEGRAD_CACHE_MAX` (its size
 limit, default 500M), `DEBUG=4` (print the C source).
 

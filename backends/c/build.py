@@ -10,7 +10,8 @@ loaded through ctypes (`dlopen`); its kernels are `void name(void *, ...)` and t
 
 The compiler command and flags are assembled in one function, `compile_command`:
 `RULEGRAD_CC` (default: the C compiler Python was built with, else `cc`) and `RULEGRAD_CFLAGS`
-(default `DEFAULT_CFLAGS`).
+(added to the flags rulegrad's semantics need: `flags.py`,
+which refuses flags that would change results).
 
 Loading: every load is from a file of our own under a fresh name (the private build folder, or
 a fresh copy of the verified cache bytes), so `dlopen` can never hand back the handle of an
@@ -37,18 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from . import cache as disk
+from . import flags as _flags
 from .errors import CompileError
 from .render import PRELUDE, RenderedKernel
 
-# -O3 -march=native: vectorize for this CPU (the kernels run many times; -O2 builds 20% faster
-# but does not vectorize most loops). -fwrapv: signed overflow wraps, as numpy's ints.
-# -fno-math-errno: sqrt & co. need not set errno, so they vectorize; values are unchanged.
-# -ffp-contract=off: a*b+c stays two roundings, as numpy computes it (no silent FMA).
-# -fopenmp: the `omp parallel for` / `omp simd` pragmas the renderer writes.
-# No -ffast-math: NaN, inf and signed zeros must behave as in numpy.
-DEFAULT_CFLAGS = "-O3 -march=native -fwrapv -fno-math-errno -ffp-contract=off -fopenmp"
 # what every build needs whatever the user's flags: a position-independent shared object;
-# -pipe: no temporary assembly file between compiler and assembler
+# -pipe: no temporary assembly file between compiler and assembler (the flags: flags.py)
 _REQUIRED = ["-shared", "-fPIC", "-pipe"]
 # the layout of a cached library: bump when what a library exports changes
 _FORMAT = "plain-so-1"
@@ -71,7 +66,8 @@ def compiler() -> list[str]:
 
 
 def cflags() -> list[str]:
-    return shlex.split(os.environ.get("RULEGRAD_CFLAGS", DEFAULT_CFLAGS))
+    # the user's flags plus the ones rulegrad's semantics need (flags.py refuses unsafe ones)
+    return _flags.cflags()
 
 
 def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:

@@ -131,8 +131,8 @@ def use_fallback(path: Path, why: OSError) -> Path:
         if path not in _fallback:
             tmp = Path(tempfile.mkdtemp(prefix="rulegrad-cache-"))
             _fallback[path] = tmp
-            warnings.warn(f"rulegrad: the kernel cache {path} cannot be written ({why.strerror or why}); "
-                          f"this process keeps its compiled kernels in {tmp} instead",
+            warnings.warn(f"rulegrad: the kernel cache {path} cannot be written "
+                          f"({why.strerror or why}); this process keeps its compiled kernels in {tmp} instead",
                           RuntimeWarning, stacklevel=3)
         return _fallback[path]
 

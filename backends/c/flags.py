@@ -1,0 +1,83 @@
+"""The C compiler's flags: the user's tuning, plus the flags rulegrad's semantics need.
+
+In: `RULEGRAD_CFLAGS` (or the default tuning). Out: the flag list of a build. The user chooses
+optimization and target (`-O2`, `-march=...`, `-fopenmp`, ...); the flags that make C compute
+what numpy computes (`SEMANTIC`) are always added, last, and a flag that would change results
+(`-ffast-math`, `-ffp-contract=fast`, `-fno-wrapv`, `-Ofast`, ...) is refused with an error
+naming it, at the first build, never silently.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+# -O3 -march=native: vectorize for this CPU. -fno-math-errno: sqrt & co. need not set errno, so
+# they vectorize; values are unchanged. -fopenmp: the `omp` pragmas the renderer writes (without
+# it the kernels run on one thread, with the same results).
+DEFAULT_TUNING = "-O3 -march=native -fno-math-errno -fopenmp"
+# -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
+# as numpy computes it (the packed matmul loops call fma() explicitly). Always added, last.
+SEMANTIC = ("-fwrapv", "-ffp-contract=off")
+DEFAULT_CFLAGS = f"{DEFAULT_TUNING} {' '.join(SEMANTIC)}"
+
+# flags whose effect on values no later flag undoes, and why each is refused
+_REFUSED = {
+    "-ffast-math": "assumes no NaN or inf and reorders float arithmetic",
+    "-Ofast": "turns on -ffast-math",
+    "-funsafe-math-optimizations": "reorders float arithmetic",
+    "-fassociative-math": "reorders float sums and products",
+    "-freciprocal-math": "replaces x/y by x*(1/y)",
+    "-ffinite-math-only": "assumes no NaN or inf",
+    "-fno-honor-nans": "assumes no NaN",
+    "-fno-honor-infinities": "assumes no inf",
+    "-fno-signed-zeros": "ignores the sign of zero",
+    "-fapprox-func": "approximates exp, log, sin, ...",
+    "-menable-unsafe-fp-math": "reorders float arithmetic",
+    "-mrecip": "approximates division and square root",
+    "-mdaz-ftz": "flushes denormals to zero",
+    "-fsingle-precision-constant": "rounds double constants to float",
+    "-fno-wrapv": "makes signed overflow undefined (numpy's ints wrap)",
+    "-fstrict-overflow": "makes signed overflow undefined (numpy's ints wrap)",
+    "-ftrapv": "aborts on signed overflow (numpy's ints wrap)",
+}
+# flags with a value: (prefix, allowed values, why the others are refused)
+_VALUED = (
+    ("-ffp-contract=", {"off"}, "fuses a*b+c into one rounding"),
+    ("-ffp-model=", {"strict"}, "relaxes float semantics"),
+    ("-mfpmath=", {"sse"}, "computes in x87 extended precision"),
+    ("-mrecip=", set(), "approximates division and square root"),
+)
+
+
+class CFlagsError(ValueError):
+    """RULEGRAD_CFLAGS holds a flag that would change results, or cannot be read."""
+
+
+def cflags(env: str | None = None) -> list[str]:
+    """The flags of a build: the user's (`RULEGRAD_CFLAGS`, default `DEFAULT_TUNING`), then
+    `SEMANTIC`. Raises CFlagsError for a flag that would change results."""
+    text = os.environ.get("RULEGRAD_CFLAGS") if env is None else env
+    if text is None:
+        text = DEFAULT_TUNING
+    try:
+        user = shlex.split(text)
+    except ValueError as e:
+        raise CFlagsError(f"RULEGRAD_CFLAGS={text!r} cannot be split into flags: {e}") from e
+    for flag in user:
+        why = _refusal(flag)
+        if why is not None:
+            raise CFlagsError(
+                f"RULEGRAD_CFLAGS: {flag} would change results ({why}); rulegrad's kernels "
+                f"compute what numpy computes and always build with {' '.join(SEMANTIC)}. "
+                f"Remove {flag} (optimization flags such as -O2 or -march=... are fine).")
+    return user + [f for f in SEMANTIC]
+
+
+def _refusal(flag: str) -> str | None:
+    if flag in _REFUSED:
+        return _REFUSED[flag]
+    for prefix, allowed, why in _VALUED:
+        if flag.startswith(prefix) and flag[len(prefix):] not in allowed:
+            return why
+    return None

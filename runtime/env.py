@@ -1,0 +1,44 @@
+"""rulegrad's environment variables, read and validated at use (never at import).
+
+In: a variable's name and what it may hold. Out: its value, or `EnvError` naming the variable,
+what it holds and what it should hold. A typo (`RULEGRAD_REWRITE_BUDGET=abc`, `DEBUG=two`) is
+a clear error where the value is needed, not a traceback from `int()` or an `import rulegrad`
+that fails.
+"""
+
+from __future__ import annotations
+
+import os
+
+_ON = ("1", "on", "true", "yes")
+_OFF = ("", "0", "off", "false", "no")
+
+
+class EnvError(ValueError):
+    """An environment variable holds a value rulegrad cannot use."""
+
+
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    """A whole number of at least `minimum` (`1_000` and `1000` both read)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise EnvError(f"{name}={text!r}: expected a whole number (at least {minimum})") from None
+    if value < minimum:
+        raise EnvError(f"{name}={value}: must be at least {minimum}")
+    return value
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    """On (`1`, `on`, `true`, `yes`) or off (`0`, `off`, `false`, `no`, empty)."""
+    if name not in os.environ:
+        return default
+    text = os.environ[name].strip().lower()
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    raise EnvError(f"{name}={os.environ[name]!r}: expected 1 or 0 (on/off, true/false, yes/no)")

@@ -32,7 +32,6 @@ import jinja2
 
 from rulegrad.dsl.ast import (
     CheckedFile,
-    CheckedRuleSet,
     ECall,
     EDefer,
     EIf,
@@ -612,14 +611,6 @@ def _sha(f: RulesFile) -> str:
     if Path(f.path).is_file():
         return sha256_file(f.path)
     return hashlib.sha256(f.source.encode()).hexdigest()
-
-
-def render(model: ModuleModel) -> str:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             trim_blocks=True, lstrip_blocks=True, autoescape=False)
-    env.filters["py"] = repr  # a Python literal of a string or number
-    return env.get_template("matcher.py.j2").render(m=model)
 
 
 def render(model: ModuleModel) -> str:

@@ -23,10 +23,10 @@ wildcard lands under every op.
 from __future__ import annotations
 
 import itertools
-from typing import Union
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Union
 
 from rulegrad.dsl.ast import (
     CheckedRuleSet,

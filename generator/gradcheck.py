@@ -220,6 +220,25 @@ def _check_one(matcher: Any, case: Case, rng: np.random.Generator) -> tuple[bool
     return True, None
 
 
+def _gradient_stop(matcher: Any, rng: np.random.Generator) -> GradResult:
+    """A rule for DETACH or ASSIGN: these stop the gradient by definition (no finite difference
+    applies), so what is checked is that the rule gives no gradient to any source."""
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    x = _leaf(rng.uniform(-1, 1, (3,)))
+    for op, srcs in ((Ops.DETACH, (x,)), (Ops.ASSIGN, (x, x))):
+        node = UOp(op, x.dtype, srcs)
+        out = matcher.rewrite(node, _leaf(np.ones(3)).cast(x.dtype))
+        if out is None:
+            continue
+        if isinstance(out, tuple) and len(out) == len(srcs) and all(v is None for v in out):
+            return GradResult("passed", 1, f"{op.name} stops the gradient: the rule gives none")
+        return GradResult("refuted", 1, f"{op.name} stops the gradient, but the rule gives "
+                          f"{out!r}", f"op: {node!r}\nthe rule gave {out!r}")
+    return GradResult("unchecked", detail="no drawable instance of the ops it matches")
+
+
 def check_gradient_rule(matcher: Any, examples: int, seed: int) -> GradResult:
     """Run one gradient rule (alone, in `matcher`) on drawn instances of every op it matches."""
     rng = np.random.default_rng(seed)
@@ -238,5 +257,5 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int) -> GradResult:
         else:
             ops.append(case.op)
     if not ops:
-        return GradResult("unchecked", detail="no drawable instance (gradient by definition)")
+        return _gradient_stop(matcher, rng)
     return GradResult("passed", count, "vs finite differences on " + ", ".join(dict.fromkeys(ops)))

@@ -45,6 +45,7 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
+from .env import env_flag
 from .errors import AxisError, InvalidArgument
 from .nn import NNOps
 from .ops import Ops
@@ -207,7 +208,9 @@ def _coerce(x: Any) -> Tensor | Scalar:
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
 
 
-# the arithmetic whose Python float operands become kernel parameters (not POW: the rules
+# with RULEGRAD_FLOAT_PARAMS=1, the arithmetic whose Python float operands become kernel
+# parameters. Off by default: a parameter is a buffer, so no rule sees (or folds) the constant,
+# and a user's `c:CONST` pattern would not match `x * 2.0`. (not POW: the rules
 # specialise x**2 and friends on the constant; not MAX/MIN: clipping bounds are structure)
 _PARAM_OPS = frozenset((Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV))
 
@@ -494,7 +497,7 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
-        a, b = _lift(items, dt, params=op in _PARAM_OPS)
+        a, b = _lift(items, dt, params=op in _PARAM_OPS and env_flag("RULEGRAD_FLOAT_PARAMS"))
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         return Tensor(a.alu(op, b))

@@ -19,6 +19,7 @@ def fresh(tmp_path, monkeypatch):
 
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    monkeypatch.setenv("RULEGRAD_FLOAT_PARAMS", "1")
     build.clear_memory_cache()
     run._programs.clear()
     schedule_cache.clear()

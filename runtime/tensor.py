@@ -51,6 +51,7 @@ from .ops import Ops
 from .realize import buffer_of, realize_tensors
 from .tensor_ops import TensorOps
 from .uop import Shape, UOp
+from .variable import actual, concrete, has_symbolic, is_bound
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
@@ -397,6 +398,16 @@ class Tensor(TensorOps, NNOps):
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
             b, e = (0, s) if a is None else a
+            if is_bound(e) or isinstance(s, UOp):  # a symbolic size: (0, bound variable)
+                if not (b == 0 and is_bound(e) and not isinstance(s, UOp) and e.vmax <= s):
+                    raise ValueError(f"shrink {arg}: a symbolic size is (0, v) for a bound "
+                                     f"Variable v whose max fits axis {i} ({s}), on a concrete "
+                                     "axis")
+                bounds.append((0, e))
+                continue
+            if isinstance(e, UOp):
+                raise ValueError(f"shrink {arg}: axis {i} ends at an unbound Variable; "
+                                 "bind it first (v.bind(value))")
             if not 0 <= b <= e <= s:
                 raise InvalidArgument(f"shrink {arg} is out of range for shape {self.shape} "
                                  f"(axis {i}: ({b}, {e}) not within (0, {s}))")
@@ -728,8 +739,13 @@ class Tensor(TensorOps, NNOps):
     def min(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         return self._reduce(Ops.MIN, axis, keepdim)
 
-    def _count(self, axis: Any) -> int:
-        return math.prod(self.shape[a] for a in self._axes(axis))
+    def _count(self, axis: Any) -> Any:
+        sizes = [self.shape[a] for a in self._axes(axis)]
+        count: Any = math.prod(s for s in sizes if not isinstance(s, UOp))
+        for s in sizes:  # a symbolic size counts as its bound variable, a scalar in the graph
+            if isinstance(s, UOp):
+                count = Tensor(s).cast(dtypes.int64) * count
+        return count
 
     def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
@@ -870,7 +886,11 @@ class Tensor(TensorOps, NNOps):
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None
-        out = buf.data.reshape(self.shape)
+        if has_symbolic(self.shape):  # vmax rows stored; the bound ones are the value
+            out = buf.data.reshape(concrete(self.shape))[tuple(slice(0, n) for n in
+                                                              actual(self.shape))]
+        else:
+            out = buf.data.reshape(self.shape)
         out.flags.writeable = False
         return out
 

@@ -345,6 +345,13 @@ class Tensor(TensorOps, NNOps):
     # ------------------------------------------------------------------ movement
     def reshape(self, *shape: Any) -> Tensor:
         shape = tuple(self.shape[i] if s is None else s for i, s in enumerate(_argfix(shape)))
+        if has_symbolic(self.shape) or has_symbolic(shape):
+            # stored at vmax, a symbolic axis keeps its place: only 1s may come and go
+            if _non_ones(self.shape) != _non_ones(shape) or \
+                    any(isinstance(s, UOp) and not is_bound(s) for s in shape):
+                raise ValueError(f"cannot reshape {self.shape} to {shape}: with a symbolic size, "
+                                 "a reshape may only add or drop axes of size 1")
+            return Tensor(self.uop.reshape(shape))
         return Tensor(self.uop.reshape(_resolve_reshape(self.shape, shape)))
 
     def permute(self, *order: Any) -> Tensor:
@@ -363,6 +370,9 @@ class Tensor(TensorOps, NNOps):
         new = []
         for i, (o, s) in enumerate(zip(old, shape)):
             s = o if s == -1 and i >= len(shape) - self.ndim else s
+            if is_bound(s) and (o is s or o == 1):  # to a symbolic size
+                new.append(s)
+                continue
             if not isinstance(s, int) or s < 0 or (o != s and o != 1):
                 raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
                                  f"size {o}, and only size-1 axes expand")
@@ -374,11 +384,16 @@ class Tensor(TensorOps, NNOps):
 
         `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
         "circular". A negative pad cuts that many elements off (a SHRINK)."""
-        arg = _resolve_pad(self.shape, padding)
+        arg = _resolve_pad(concrete(self.shape), padding)
+        if has_symbolic(self.shape) and (mode != "constant" or any(
+                (isinstance(s, UOp) and p != (0, 0)) or min(p) < 0 for s, p in zip(self.shape, arg))):
+            raise InvalidArgument(f"pad {padding}: a symbolic-size axis cannot be padded, and a "
+                                  f"tensor of symbolic shape {self.shape} takes only constant, "
+                                  "non-negative pads of its other axes")
         if mode != "constant":
             from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
             return pad_mode(self, arg, mode)
-        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, self.shape))
+        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
             raise InvalidArgument(f"padding {padding} cuts more than the whole of shape {self.shape}")
         x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
@@ -416,6 +431,8 @@ class Tensor(TensorOps, NNOps):
 
     def flip(self, axis: int | Sequence[int], *args: int) -> Tensor:
         axes = self._axes(_argfix((axis, *args)) if args else axis)
+        if any(isinstance(self.shape[a], UOp) for a in axes):
+            raise ValueError(f"flip: a symbolic-size axis cannot be flipped (shape {self.shape})")
         return Tensor(self.uop.flip(tuple(i in axes for i in range(self.ndim))))
 
     def transpose(self, dim0: int = 1, dim1: int = 0) -> Tensor:
@@ -910,6 +927,10 @@ class Tensor(TensorOps, NNOps):
 
 
 # ---------------------------------------------------------------------- shape arithmetic
+def _non_ones(shape: tuple) -> list:
+    return [s for s in shape if isinstance(s, UOp) or s != 1]
+
+
 def _check_shape(shape: tuple) -> Shape:
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
         raise InvalidArgument(f"shape {shape} must be non-negative integers")

@@ -365,7 +365,7 @@ def _derive_shape(n: UOp) -> Shape | None:
         if op is Ops.PERMUTE:
             return tuple(shape[i] for i in arg)
         if op is Ops.PAD:
-            return tuple(s + b + a for s, (b, a) in zip(shape, arg))
+            return tuple(s if b == a == 0 else s + b + a for s, (b, a) in zip(shape, arg))
         if op is Ops.SHRINK:
             return tuple(e if b == 0 else e - b for b, e in arg)  # (0, v): v itself
         return shape  # FLIP

@@ -99,3 +99,17 @@ def test_shrink_needs_a_bound_variable_that_fits():
         x.shrink(((0, Variable("n", 1, 8)), None))
     with pytest.raises(ValueError, match="whose max fits"):
         x.shrink(((0, Variable("n", 1, 65).bind(3)), None))
+
+
+def test_ops_a_symbolic_axis_cannot_take_are_clear_errors():
+    n = Variable("n", 1, 64).bind(5)
+    t = Tensor(XN).shrink(((0, n), None))
+    with pytest.raises(ValueError, match="cannot be flipped"):
+        t.flip(0)
+    with pytest.raises(ValueError, match="cannot be padded"):
+        t.pad(((1, 0), None))
+    with pytest.raises(ValueError, match="only add or drop axes of size 1"):
+        t.reshape(-1)
+    u = t.reshape(n, 1, 5).expand(n, 3, 5)  # adding a 1 and expanding it is fine
+    np.testing.assert_allclose(u.sum(1).numpy(), XN[:5] * 3, rtol=1e-5)
+    np.testing.assert_allclose(t.pad((None, (1, 1))).numpy(), np.pad(XN[:5], ((0, 0), (1, 1))))

@@ -412,11 +412,14 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
-            b, e = (0, s) if a is None else a
+            if a is None:
+                bounds.append((0, s))
+                continue
+            b, e = a
             if is_bound(e) or isinstance(s, UOp):  # a symbolic size: (0, bound variable)
                 if not (b == 0 and is_bound(e) and not isinstance(s, UOp) and e.vmax <= s):
                     raise ValueError(f"shrink {arg}: a symbolic size is (0, v) for a bound "
-                                     f"Variable v whose max fits axis {i} ({s}), on a concrete "
+                                     f"Variable v whose max fits axis {i} ({s!r}), on a concrete "
                                      "axis")
                 bounds.append((0, e))
                 continue

@@ -178,7 +178,9 @@ def _target_view(rng: random.Random, sh: Shape) -> tuple[tuple[str, Any], ...]:
 
 def _gen_assign(rng: random.Random, steps: list[Step]) -> Step | None:
     """`t.assign(view of t [+ u])` for a buffer-backed step t and a same-shape step u."""
-    targets = [j for j, s in enumerate(steps) if s.op in BUFFERS and math.prod(s.shape) > 0]
+    # (assigns into symbolic-size tensors are not supported)
+    targets = [j for j, s in enumerate(steps) if s.op in BUFFERS and math.prod(s.shape) > 0
+               and not _symbolic(s.shape)]
     if not targets:
         return None
     j = rng.choice(targets)
@@ -186,7 +188,7 @@ def _gen_assign(rng: random.Random, steps: list[Step]) -> Step | None:
     view = _target_view(rng, sh)
     srcs: tuple[int, ...] = (j,)
     if not view or rng.random() < 0.4:
-        srcs = (j, rng.choice([k for k, s in enumerate(steps) if s.shape == sh]))
+        srcs = (j, rng.choice([k for k, s in enumerate(steps) if _same(s.shape, sh)]))
     return Step("assign", srcs, view, sh)
 
 

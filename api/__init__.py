@@ -7,9 +7,10 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import RewriteNotReady, graph_rewrite, graph_rewrite_map
 from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.variable import Variable
 
-__all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "add_rules", "dtypes",
-           "graph_rewrite", "graph_rewrite_map", "remove_rules"]
+__all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "Variable", "add_rules",
+           "dtypes", "graph_rewrite", "graph_rewrite_map", "remove_rules"]
 __version__ = "0.1.0"
 
 

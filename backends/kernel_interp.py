@@ -32,19 +32,20 @@ class KernelInterpError(RuntimeError):
     """A kernel AST the interpreter cannot run (a node outside KERNEL_AST.md)."""
 
 
-def run_schedule(items: Sequence[Any]) -> None:
-    """Run each item in order (the schedule's order is already producers first)."""
+def run_schedule(items: Sequence[Any], var_vals: dict[str, int] | None = None) -> None:
+    """Run each item in order (the schedule's order is already producers first); a DEFINE_VAR
+    reads its value from `var_vals`."""
     for item in items:
-        run_kernel(item.ast, [b.ensure() for b in item.bufs])
+        run_kernel(item.ast, [b.ensure() for b in item.bufs], var_vals)
 
 
-def run_kernel(ast: UOp, bufs: list[np.ndarray]) -> None:
+def run_kernel(ast: UOp, bufs: list[np.ndarray], var_vals: dict[str, int] | None = None) -> None:
     """Run one kernel (SINK of STOREs) on flat arrays, `bufs[i]` being DEFINE_GLOBAL i."""
     if ast.op is not Ops.SINK:
         raise KernelInterpError(f"a kernel AST is a SINK of STOREs, got {ast.op.name}")
     with np.errstate(all="ignore"):
         for st in ast.src:
-            _run_store(st, bufs)
+            _run_store(st, bufs, var_vals or {})
 
 
 def _axes_of(st: UOp) -> dict[UOp, int]:
@@ -57,7 +58,7 @@ def _axes_of(st: UOp) -> dict[UOp, int]:
     return axes
 
 
-def _run_store(st: UOp, bufs: list[np.ndarray]) -> None:
+def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> None:
     if st.op is not Ops.STORE or st.src[0].op is not Ops.INDEX:
         raise KernelInterpError(f"expected STORE(INDEX, value, *ranges), got {st!r}")
     axes = _axes_of(st)
@@ -70,6 +71,11 @@ def _run_store(st: UOp, bufs: list[np.ndarray]) -> None:
     values: dict[UOp, np.ndarray] = {}
     for n in toposort(UOp.sink(target.src[1], st.src[1])):
         if n.op is Ops.SINK:
+            continue
+        if n.op is Ops.DEFINE_VAR:
+            if n.arg[0] not in var_vals:
+                raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
+            values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
             continue
         values[n] = _eval(n, values, axes, ndim, bufs)
     grid = loops + (1,) * (ndim - len(loops))

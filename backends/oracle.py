@@ -33,6 +33,7 @@ from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.variable import actual, has_symbolic, resolve
 
 
 class OracleError(RuntimeError):
@@ -51,6 +52,9 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
             users[s] = users.get(s, 0) + 1
     keep = set(roots)
     values: dict[UOp, Any] = {}
+    # a bound variable's DEFINE_VAR takes the value it is bound to
+    var_vals = {**{n.src[0].arg[0]: int(n.src[1].arg) for n in order if n.op is Ops.BIND},
+                **(var_vals or {})}
     with np.errstate(all="ignore"):
         for node in order:
             values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
@@ -90,7 +94,10 @@ def _conform(value: np.ndarray, node: UOp) -> np.ndarray:
     want = node.dtype.np
     if value.dtype != want:
         value = value.astype(want)
-    if value.shape != node.shape:
+    shape = node.shape
+    if shape is not None and has_symbolic(shape):
+        shape = actual(shape)  # a symbolic size is its bound value here
+    if value.shape != shape:
         raise OracleError(f"{node.op.name} produced shape {value.shape}, but the node's shape is "
                           f"{node.shape}: {node!r}")
     return value
@@ -129,7 +136,10 @@ _MOVEMENT: dict[Ops, Callable[[np.ndarray, Any], np.ndarray]] = {
 
 
 def _movement(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return _MOVEMENT[node.op](srcs[0], node.arg)
+    arg = node.arg
+    if node.op in (Ops.RESHAPE, Ops.EXPAND, Ops.SHRINK):  # a symbolic size: its bound value
+        arg = resolve(arg)
+    return _MOVEMENT[node.op](srcs[0], arg)
 
 
 # ---------------------------------------------------------------------- ALU

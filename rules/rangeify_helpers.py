@@ -185,6 +185,8 @@ class RangeifyContext:
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
     reads: dict[UOp, set[tuple]] = field(default_factory=dict)  # shared node -> its reads
     inlined: set[UOp] = field(default_factory=set)  # reductions / shared nodes computed in place
+    # reduce range -> the loop ranges of the kernel its REDUCE runs in
+    kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
 
     def must_buffer(self) -> frozenset[UOp]:
         """What the next run must buffer everywhere: all this run buffered, and the shared
@@ -213,13 +215,14 @@ class RangeifyContext:
 
 def predict_buffers(sink: UOp) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
-    an EXPAND (broadcast) or from inside another reduction before any REALIZE. Rangeify's first
+    an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
+    in its kernel: `inline_reduce_ok` decides). Rangeify's first
     run starts from this guess, so it seldom needs a second (runtime/schedule.py)."""
     under: dict[UOp, bool] = {}
     nodes = toposort(sink)
     for n in reversed(nodes):  # every consumer before its sources
         here = under.get(n, False)
-        passes = n.op is not Ops.REALIZE and (here or n.op in (Ops.EXPAND, Ops.REDUCE_AXIS))
+        passes = n.op is not Ops.REALIZE and (here or n.op is Ops.EXPAND)
         if passes:
             for s in n.src:
                 under[s] = True
@@ -263,8 +266,15 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
     rngs = ranges_in(*idx.src[1:])
     if not rngs:
         return True  # read at one constant place, and not broadcast: once per kernel
-    if any(r.arg[1] != "loop" for r in rngs):
-        return False
+    loops = {r for r in rngs if r.arg[1] == "loop"}
+    reds = [r for r in rngs if r.arg[1] != "loop"]
+    if reds:
+        # inside another reduction: once per element when the read uses all of that
+        # reduction's ranges and all of its kernel's loops (a sum then a max, a reduction
+        # read through a reshape by another), so it nests in the same kernel
+        known = all(r in ctx.group and r in ctx.kernel_loops for r in reds)
+        return known and all(set(ctx.group[r]) <= set(rngs) for r in reds) and \
+            all(set(ctx.kernel_loops[r]) == loops for r in reds)
     group = ctx.group.get(rngs[0])
     return group is not None and set(group) == set(rngs)
 
@@ -285,6 +295,15 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
             rngs[i] = ctx.new_range(s, "reduce")
             if rngs[i].op is Ops.RANGE:
                 new.append(rngs[i])
+    # the new reduce ranges: one group, in the kernel whose loops this read uses
+    loops: tuple[UOp, ...] = ()
+    for r in ranges_in(*idx.src[1:]):
+        if r.arg[1] == "loop" and r in ctx.group:
+            loops = ctx.group[r]
+        elif r in ctx.kernel_loops:
+            loops = ctx.kernel_loops[r]
+    for r in new:
+        ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
     value = index(red.src[0], *rngs)
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)

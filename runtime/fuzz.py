@@ -6,7 +6,8 @@ scheduler and the kernel interpreter (`RULEGRAD_BACKEND=interp`) gives the oracl
 shrunk (steps dropped while it still fails) and printed with its seed as runnable Python.
 
 A program is a list of steps over a pool of tensors: inputs; movement ops (reshape, permute,
-pad, shrink, flip, expand); unary and binary elementwise ops; sum/max over random axes; realize
+pad, shrink, flip, expand); a shrink to a bound Variable (a symbolic size, `symshrink`);
+unary and binary elementwise ops; sum/max over random axes; realize
 and contiguous in the middle; assigns into a realized tensor, often of a reordered view of that
 same tensor (a flip, a transpose, a shift, a broadcast: the value reads the buffer being
 written); several outputs realized together. Steps read earlier steps, so subgraphs get shared
@@ -33,6 +34,35 @@ import numpy as np
 Shape = tuple[int, ...]
 
 
+class SymDim(int):
+    """A symbolic size in a generated shape: its bound value, plus the variable's name and max
+    (an int, so sizes and products still compute; `_same` tells two apart by name)."""
+
+    name: str
+    vmax: int
+
+    def __new__(cls, value: int, name: str, vmax: int) -> SymDim:
+        d = super().__new__(cls, value)
+        d.name, d.vmax = name, vmax
+        return d
+
+    def __reduce__(self) -> tuple:
+        return (SymDim, (int(self), self.name, self.vmax))
+
+
+def _dim_key(d: int) -> tuple:
+    return (d.name,) if isinstance(d, SymDim) else (None, d)
+
+
+def _same(a: Shape, b: Shape) -> bool:
+    """Equal shapes: a symbolic size equals only itself (not a concrete size of its value)."""
+    return len(a) == len(b) and all(_dim_key(x) == _dim_key(y) for x, y in zip(a, b))
+
+
+def _symbolic(sh: Shape) -> bool:
+    return any(isinstance(d, SymDim) for d in sh)
+
+
 @dataclass(frozen=True)
 class Step:
     """One line of a program: `op` applied to earlier steps `srcs` with `arg`; its shape."""
@@ -51,7 +81,7 @@ class Program:
 
     def source(self) -> str:
         """The program as Python a person can paste and run."""
-        lines = ["import numpy as np", "from rulegrad import Tensor",
+        lines = ["import numpy as np", "from rulegrad import Tensor, Variable",
                  f"rng = np.random.default_rng({self.seed})"]
         for i, s in enumerate(self.steps):
             lines.append(f"t{i} = {_render(s)}")
@@ -68,6 +98,11 @@ def _render(s: Step) -> str:
         return f"{a[0]}.{s.op}({s.arg!r})"
     if s.op in ("sum", "max"):
         return f"{a[0]}.{s.op}(axis={s.arg[0]!r}, keepdim={s.arg[1]})"
+    if s.op == "symshrink":
+        axis, name, vmax, value = s.arg
+        ends = ", ".join(f"(0, Variable({name!r}, 1, {vmax}).bind({value}))" if k == axis else
+                         "None" for k in range(len(s.shape)))
+        return f"{a[0]}.shrink(({ends},))"
     if s.op == "realize":
         return f"{a[0]}.contiguous().realize()"
     if s.op in ("contiguous", "relu", "sin", "neg", "abs"):
@@ -143,7 +178,9 @@ def _target_view(rng: random.Random, sh: Shape) -> tuple[tuple[str, Any], ...]:
 
 def _gen_assign(rng: random.Random, steps: list[Step]) -> Step | None:
     """`t.assign(view of t [+ u])` for a buffer-backed step t and a same-shape step u."""
-    targets = [j for j, s in enumerate(steps) if s.op in BUFFERS and math.prod(s.shape) > 0]
+    # (assigns into symbolic-size tensors are not supported)
+    targets = [j for j, s in enumerate(steps) if s.op in BUFFERS and math.prod(s.shape) > 0
+               and not _symbolic(s.shape)]
     if not targets:
         return None
     j = rng.choice(targets)
@@ -151,7 +188,7 @@ def _gen_assign(rng: random.Random, steps: list[Step]) -> Step | None:
     view = _target_view(rng, sh)
     srcs: tuple[int, ...] = (j,)
     if not view or rng.random() < 0.4:
-        srcs = (j, rng.choice([k for k, s in enumerate(steps) if s.shape == sh]))
+        srcs = (j, rng.choice([k for k, s in enumerate(steps) if _same(s.shape, sh)]))
     return Step("assign", srcs, view, sh)
 
 
@@ -169,8 +206,26 @@ def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
     if kind == "input":
         shape = _factorizations(rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24]), rng)
         return Step("input", (), len(steps), shape)
+    if kind == "mop" and rng.random() < 0.15:  # a symbolic size: a prefix bound to a Variable
+        axes = [a for a, d in enumerate(sh) if d >= 1 and not isinstance(d, SymDim)]
+        if not axes:
+            return None
+        a = rng.choice(axes)
+        value = rng.randint(1, sh[a])
+        d = SymDim(value, f"v{len(steps)}", sh[a])
+        return Step("symshrink", (i,), (a, d.name, d.vmax, value), sh[:a] + (d,) + sh[a + 1:])
     if kind == "mop":
         m = rng.choice(["reshape", "permute", "pad", "shrink", "flip", "expand"])
+        if _symbolic(sh):  # a symbolic axis takes only these (the others are errors)
+            m = rng.choice(["reshape", "permute", "pad", "expand"])
+        if m == "reshape" and _symbolic(sh):
+            new = sh + (1,)
+            return Step("reshape", (i,), new, new)
+        if m == "pad" and _symbolic(sh):
+            pads = tuple((0, 0) if isinstance(s, SymDim) else (rng.randint(0, 2), rng.randint(0, 2))
+                         for s in sh)
+            return Step("pad", (i,), pads, tuple(s if isinstance(s, SymDim) else s + a + b
+                                                 for s, (a, b) in zip(sh, pads)))
         if m == "reshape":
             new = _factorizations(math.prod(sh), rng)
             return Step("reshape", (i,), new, new)
@@ -192,7 +247,7 @@ def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
         if m == "flip":
             axes = tuple(a for a in range(len(sh)) if rng.random() < 0.5)
             return Step("flip", (i,), axes or (0,), sh)
-        ones = [a for a, s in enumerate(sh) if s == 1]
+        ones = [a for a, s in enumerate(sh) if s == 1 and not isinstance(s, SymDim)]
         if not ones:
             new = sh + (1,)
             return Step("reshape", (i,), new, new)
@@ -201,7 +256,7 @@ def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
     if kind == "unary":
         return Step(rng.choice(UNARY), (i,), None, sh)
     if kind in ("binary", "where"):
-        same = [j for j, s in enumerate(steps) if s.shape == sh]
+        same = [j for j, s in enumerate(steps) if _same(s.shape, sh)]
         j = rng.choice(same)
         if kind == "where":
             return Step("where", (i, j, rng.choice(same)), None, sh)
@@ -241,7 +296,7 @@ def generate(seed: int) -> Program:
 # ---------------------------------------------------------------------- running
 def run(prog: Program, backend: str) -> list[np.ndarray]:
     """The program's output values on one backend (inputs drawn from the program's seed)."""
-    from rulegrad import Tensor
+    from rulegrad import Tensor, Variable
 
     saved = os.environ.get("RULEGRAD_BACKEND")
     os.environ["RULEGRAD_BACKEND"] = backend
@@ -252,8 +307,14 @@ def run(prog: Program, backend: str) -> list[np.ndarray]:
             a = [ts[i] for i in s.srcs]
             if s.op == "input":
                 ts.append(Tensor(data.standard_normal(s.shape).astype(np.float32)))
+            elif s.op == "symshrink":
+                axis, name, vmax, value = s.arg
+                n = Variable(name, 1, vmax).bind(value)
+                ts.append(a[0].shrink(tuple((0, n) if k == axis else None
+                                            for k in range(len(s.shape)))))
             elif s.op in ("reshape", "permute", "pad", "shrink", "expand"):
-                ts.append(getattr(a[0], s.op)(s.arg))
+                ts.append(getattr(a[0], s.op)(_as_tensor_shape(s.arg, ts, s) if s.op in
+                                              ("reshape", "expand") else s.arg))
             elif s.op == "flip":
                 ts.append(a[0].flip(s.arg))
             elif s.op in ("sum", "max"):
@@ -281,6 +342,15 @@ def run(prog: Program, backend: str) -> list[np.ndarray]:
             os.environ.pop("RULEGRAD_BACKEND", None)
         else:
             os.environ["RULEGRAD_BACKEND"] = saved
+
+
+def _as_tensor_shape(arg: tuple, ts: list, s: Step) -> tuple:
+    """A reshape/expand target with each symbolic size as the bound variable the tensor has."""
+    if not _symbolic(s.shape):
+        return arg
+    src = ts[s.srcs[0]].shape
+    bound = {d.src[0].arg[0]: d for d in src if not isinstance(d, int)}
+    return tuple(bound[d.name] if isinstance(d, SymDim) else int(d) for d in arg)
 
 
 def mismatch(prog: Program, backend: str = "interp") -> str | None:

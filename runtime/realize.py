@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .buffer import Buffer
 from .ops import Ops
 from .uop import UOp
@@ -34,7 +36,10 @@ DEFAULT_BACKEND = "c"
 
 
 def buffer_of(uop: UOp) -> Buffer | None:
-    """The Buffer a realized tensor reads, when `uop` is `BUFFER` or `BUFFER.reshape(...)`."""
+    """The Buffer a realized tensor reads, when `uop` is `BUFFER` or `BUFFER.reshape(...)` (or
+    a symbolic-size view of that: its bound rows, `.shrink(((0, v), ...))`)."""
+    if uop.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in uop.arg):
+        uop = uop.src[0]
     if uop.op is Ops.RESHAPE:
         uop = uop.src[0]
     if uop.op is Ops.BUFFER and uop.arg.is_allocated:
@@ -54,22 +59,34 @@ def assign_target_buffer(uop: UOp) -> Buffer:
 def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     from rulegrad.backends.oracle import evaluate
 
+    from .variable import concrete, has_symbolic
+
     values = evaluate(uops)
     out = []
     for uop, value in zip(uops, values):
         if uop.op is Ops.ASSIGN:
             out.append(assign_target_buffer(uop))  # the oracle wrote it in place
-        else:
-            out.append(Buffer(value.size, uop.dtype, value))
+            continue
+        if has_symbolic(uop.shape):  # stored as the other backends store it: padded to vmax
+            full = np.zeros(concrete(uop.shape), dtype=value.dtype)
+            full[tuple(slice(0, n) for n in value.shape)] = value
+            value = full
+        out.append(Buffer(value.size, uop.dtype, value))
     return out
 
 
-def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[[list], None]) -> list[Buffer]:
-    """Schedule the roots into kernels, run them, and return the buffer each root landed in."""
+def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object]) -> list[Buffer]:
+    """Schedule the roots into kernels, run them, and return the buffer each root landed in.
+
+    Bound variables are taken out first (runtime/variable.py): the schedule and the compiled
+    kernels never hold a value, which is passed to the kernels at run time."""
     from rulegrad.runtime.schedule import schedule_with_outputs
 
-    items, outs = schedule_with_outputs(list(uops))
-    run_schedule(items)
+    from .variable import unbind
+
+    roots, var_vals = unbind(list(uops))
+    items, outs = schedule_with_outputs(roots)
+    run_schedule(items, var_vals=var_vals)
     return [_need_buffer(out) for out in outs]
 
 
@@ -125,6 +142,12 @@ def realize(uops: Sequence[UOp]) -> list[Buffer]:
 
 def realize_tensors(tensors: Sequence[Tensor]) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape)."""
+    from .variable import concrete, has_symbolic
+
     buffers = realize([t.uop for t in tensors])
     for t, buf in zip(tensors, buffers):
-        t.uop = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(t.uop.shape)
+        shape = t.uop.shape
+        node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))
+        if has_symbolic(shape):  # the buffer holds vmax rows; the tensor views the bound ones
+            node = node.shrink(tuple((0, s) for s in shape))
+        t.uop = node

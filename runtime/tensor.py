@@ -52,6 +52,7 @@ from .ops import Ops
 from .realize import buffer_of, realize_tensors
 from .tensor_ops import TensorOps
 from .uop import Shape, UOp
+from .variable import actual, concrete, has_symbolic, is_bound
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
@@ -347,6 +348,13 @@ class Tensor(TensorOps, NNOps):
     # ------------------------------------------------------------------ movement
     def reshape(self, *shape: Any) -> Tensor:
         shape = tuple(self.shape[i] if s is None else s for i, s in enumerate(_argfix(shape)))
+        if has_symbolic(self.shape) or has_symbolic(shape):
+            # stored at vmax, a symbolic axis keeps its place: only 1s may come and go
+            if _non_ones(self.shape) != _non_ones(shape) or \
+                    any(isinstance(s, UOp) and not is_bound(s) for s in shape):
+                raise ValueError(f"cannot reshape {self.shape} to {shape}: with a symbolic size, "
+                                 "a reshape may only add or drop axes of size 1")
+            return Tensor(self.uop.reshape(shape))
         return Tensor(self.uop.reshape(_resolve_reshape(self.shape, shape)))
 
     def permute(self, *order: Any) -> Tensor:
@@ -365,6 +373,9 @@ class Tensor(TensorOps, NNOps):
         new = []
         for i, (o, s) in enumerate(zip(old, shape)):
             s = o if s == -1 and i >= len(shape) - self.ndim else s
+            if is_bound(s) and (o is s or o == 1):  # to a symbolic size
+                new.append(s)
+                continue
             if not isinstance(s, int) or s < 0 or (o != s and o != 1):
                 raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
                                  f"size {o}, and only size-1 axes expand")
@@ -376,11 +387,16 @@ class Tensor(TensorOps, NNOps):
 
         `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
         "circular". A negative pad cuts that many elements off (a SHRINK)."""
-        arg = _resolve_pad(self.shape, padding)
+        arg = _resolve_pad(concrete(self.shape), padding)
+        if has_symbolic(self.shape) and (mode != "constant" or any(
+                (isinstance(s, UOp) and p != (0, 0)) or min(p) < 0 for s, p in zip(self.shape, arg))):
+            raise InvalidArgument(f"pad {padding}: a symbolic-size axis cannot be padded, and a "
+                                  f"tensor of symbolic shape {self.shape} takes only constant, "
+                                  "non-negative pads of its other axes")
         if mode != "constant":
             from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
             return pad_mode(self, arg, mode)
-        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, self.shape))
+        cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
             raise InvalidArgument(f"padding {padding} cuts more than the whole of shape {self.shape}")
         x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
@@ -399,7 +415,20 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
-            b, e = (0, s) if a is None else a
+            if a is None:
+                bounds.append((0, s))
+                continue
+            b, e = a
+            if is_bound(e) or isinstance(s, UOp):  # a symbolic size: (0, bound variable)
+                if not (b == 0 and is_bound(e) and not isinstance(s, UOp) and e.vmax <= s):
+                    raise ValueError(f"shrink {arg}: a symbolic size is (0, v) for a bound "
+                                     f"Variable v whose max fits axis {i} ({s!r}), on a concrete "
+                                     "axis")
+                bounds.append((0, e))
+                continue
+            if isinstance(e, UOp):
+                raise ValueError(f"shrink {arg}: axis {i} ends at an unbound Variable; "
+                                 "bind it first (v.bind(value))")
             if not 0 <= b <= e <= s:
                 raise InvalidArgument(f"shrink {arg} is out of range for shape {self.shape} "
                                  f"(axis {i}: ({b}, {e}) not within (0, {s}))")
@@ -408,6 +437,8 @@ class Tensor(TensorOps, NNOps):
 
     def flip(self, axis: int | Sequence[int], *args: int) -> Tensor:
         axes = self._axes(_argfix((axis, *args)) if args else axis)
+        if any(isinstance(self.shape[a], UOp) for a in axes):
+            raise ValueError(f"flip: a symbolic-size axis cannot be flipped (shape {self.shape})")
         return Tensor(self.uop.flip(tuple(i in axes for i in range(self.ndim))))
 
     def transpose(self, dim0: int = 1, dim1: int = 0) -> Tensor:
@@ -731,8 +762,13 @@ class Tensor(TensorOps, NNOps):
     def min(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         return self._reduce(Ops.MIN, axis, keepdim)
 
-    def _count(self, axis: Any) -> int:
-        return math.prod(self.shape[a] for a in self._axes(axis))
+    def _count(self, axis: Any) -> Any:
+        sizes = [self.shape[a] for a in self._axes(axis)]
+        count: Any = math.prod(s for s in sizes if not isinstance(s, UOp))
+        for s in sizes:  # a symbolic size counts as its bound variable, a scalar in the graph
+            if isinstance(s, UOp):
+                count = Tensor(s).cast(dtypes.int64) * count
+        return count
 
     def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
@@ -873,7 +909,11 @@ class Tensor(TensorOps, NNOps):
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None
-        out = buf.data.reshape(self.shape)
+        if has_symbolic(self.shape):  # vmax rows stored; the bound ones are the value
+            out = buf.data.reshape(concrete(self.shape))[tuple(slice(0, n) for n in
+                                                              actual(self.shape))]
+        else:
+            out = buf.data.reshape(self.shape)
         out.flags.writeable = False
         return out
 
@@ -893,6 +933,10 @@ class Tensor(TensorOps, NNOps):
 
 
 # ---------------------------------------------------------------------- shape arithmetic
+def _non_ones(shape: tuple) -> list:
+    return [s for s in shape if isinstance(s, UOp) or s != 1]
+
+
 def _check_shape(shape: tuple) -> Shape:
     if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
         raise InvalidArgument(f"shape {shape} must be non-negative integers")

@@ -127,6 +127,12 @@ class UOp:
     def variable(name: str, vmin: int, vmax: int, dtype: DType = dtypes.index) -> UOp:
         return UOp(Ops.DEFINE_VAR, dtype, (), (name, vmin, vmax))
 
+    def bind(self, value: int) -> UOp:
+        """A Variable (DEFINE_VAR) bound to `value`, checked against its range."""
+        from .variable import bind
+
+        return bind(self, value)
+
     @staticmethod
     def range(size: int | UOp, axis: int, kind: str = "loop") -> UOp:
         end = size if isinstance(size, UOp) else UOp.const(dtypes.index, size)
@@ -359,9 +365,9 @@ def _derive_shape(n: UOp) -> Shape | None:
         if op is Ops.PERMUTE:
             return tuple(shape[i] for i in arg)
         if op is Ops.PAD:
-            return tuple(s + b + a for s, (b, a) in zip(shape, arg))
+            return tuple(s if b == a == 0 else s + b + a for s, (b, a) in zip(shape, arg))
         if op is Ops.SHRINK:
-            return tuple(e - b for b, e in arg)
+            return tuple(e if b == 0 else e - b for b, e in arg)  # (0, v): v itself
         return shape  # FLIP
     if op is Ops.REDUCE_AXIS:
         shape = n.src[0].shape

@@ -114,17 +114,18 @@ class Library:
         self._keep: list[Any] = []  # cffi views of the same handle
         Library.live += 1
 
-    def function(self, cname: str, nparams: int) -> Any:
-        """The kernel `cname`, called with one address (int) per buffer."""
+    def function(self, cname: str, nparams: int, nvars: int = 0) -> Any:
+        """The kernel `cname`, called with one address (int) per buffer, then one `long long`
+        per symbolic size (DEFINE_VAR)."""
         assert self._dll is not None, "library already released"
-        if nparams > _CTYPES_MAX_ARGS:
-            return self._cffi_function(cname, nparams)
+        if nparams + nvars > _CTYPES_MAX_ARGS:
+            return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)
-        fn.argtypes = [ctypes.c_void_p] * nparams
+        fn.argtypes = [ctypes.c_void_p] * nparams + [ctypes.c_longlong] * nvars
         fn.restype = None
         return fn
 
-    def _cffi_function(self, cname: str, nparams: int) -> Any:
+    def _cffi_function(self, cname: str, nparams: int, nvars: int = 0) -> Any:
         """ctypes calls take at most 1024 arguments; a kernel over more buffers (a sum of 2,000
         tensors) is called through cffi's ABI mode on the same handle (addresses as
         uintptr_t, passed like pointers)."""
@@ -132,7 +133,7 @@ class Library:
 
         assert self._dll is not None
         ffi = FFI()
-        ffi.cdef(f"void {cname}({', '.join(['uintptr_t'] * nparams)});")
+        ffi.cdef(f"void {cname}({', '.join(['uintptr_t'] * nparams + ['long long'] * nvars)});")
         lib = ffi.dlopen(ffi.cast("void *", self._dll._handle))
         self._keep.append(lib)
         return getattr(lib, cname)

@@ -360,6 +360,7 @@ class RenderedKernel:
     source: str
     nparams: int
     param_dtypes: tuple[DType, ...]
+    var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
 
 
 _NO_RANGES: frozenset[UOp] = frozenset()
@@ -421,6 +422,7 @@ class _KernelRenderer:
         self.stack: list[Scope] = [self.root]
         self.loop_names: dict[UOp, str] = {}
         self.params: dict[int, UOp] = {}
+        self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
 
@@ -443,6 +445,11 @@ class _KernelRenderer:
         if n.op is Ops.DEFINE_GLOBAL:
             self.params[n.arg] = n
             name = self.fixed[n] = f"p{n.arg}"
+            return name
+        if n.op is Ops.DEFINE_VAR:  # a symbolic size: a parameter of the kernel, by name
+            self.vars.add(n.arg[0])
+            self.vartypes[f"var_{n.arg[0]}"] = "long long"
+            name = self.fixed[n] = f"(({ctype(n.dtype)})var_{n.arg[0]})"
             return name
         for scope in reversed(self.stack):
             name = scope.names.get(n)
@@ -814,8 +821,9 @@ class _KernelRenderer:
         nparams = max(self.params) + 1 if self.params else 0
         pdt = tuple(self.params[i].dtype if i in self.params else dtypes.uint8
                     for i in range(nparams))
-        lines = [f"void {cname}({', '.join(f'void *v{i}' for i in range(nparams)) or 'void'})",
-                 "{"]
+        var_names = tuple(sorted(self.vars))
+        params = [f"void *v{i}" for i in range(nparams)] + [f"long long var_{v}" for v in var_names]
+        lines = [f"void {cname}({', '.join(params) or 'void'})", "{"]
         for i in range(nparams):
             const = "" if i in self.written else "const "
             t = ctype(pdt[i])
@@ -827,7 +835,7 @@ class _KernelRenderer:
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
-        return RenderedKernel(cname, source, nparams, pdt)
+        return RenderedKernel(cname, source, nparams, pdt, var_names)
 
 
 def _accumulator(red: UOp) -> UOp:

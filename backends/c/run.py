@@ -43,12 +43,16 @@ class CKernel:
     fn: Callable[..., None]   # takes one address (int) per buffer
     library: Library          # kept alive (loaded) as long as this kernel
     source: str
+    var_names: tuple[str, ...] = ()  # symbolic sizes, passed after the buffers
 
-    def __call__(self, *arrays: np.ndarray) -> None:
+    def values(self, var_vals: dict[str, int] | None) -> list[int]:
+        return [var_vals[v] for v in self.var_names] if self.var_names else []  # type: ignore[index]
+
+    def __call__(self, *arrays: np.ndarray, var_vals: dict[str, int] | None = None) -> None:
         for a in arrays[: self.nparams]:
             if not a.flags.c_contiguous:
                 raise ValueError(f"kernel {self.name} needs C-contiguous arrays")
-        self.fn(*[a.ctypes.data for a in arrays[: self.nparams]])
+        self.fn(*[a.ctypes.data for a in arrays[: self.nparams]], *self.values(var_vals))
 
 
 @dataclass
@@ -58,19 +62,23 @@ class CProgram:
     kernels: list[CKernel]
     source: str
 
-    def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None) -> None:
+    def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None,
+            var_vals: dict[str, int] | None = None) -> None:
         """Call each kernel with its arrays."""
         for k, arrays in zip(self.kernels, bufs):
             if timings is None:
-                k(*arrays)
+                k(*arrays, var_vals=var_vals)
             else:
                 t0 = time.perf_counter()
-                k(*arrays)
+                k(*arrays, var_vals=var_vals)
                 timings.append(time.perf_counter() - t0)
 
     def run_addresses(self, addrs: Sequence[Sequence[int]],
-                      timings: list[float] | None = None) -> None:
+                      timings: list[float] | None = None,
+                      var_vals: dict[str, int] | None = None) -> None:
         """Call each kernel with its buffers' addresses (the realize path: no conversions)."""
+        if var_vals:  # symbolic sizes: each kernel's values after its addresses
+            addrs = [[*a, *k.values(var_vals)] for k, a in zip(self.kernels, addrs)]
         for k, a in zip(self.kernels, addrs):
             if timings is None:
                 k.fn(*a)
@@ -104,8 +112,9 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
         rendered.append(render_kernel(lower_kernel(ast), f"k{i}_{c_ident(name)}", restrict=r))
     lib = build_library(rendered)
-    ckernels = [CKernel(name, rk.cname, rk.nparams, lib.function(rk.cname, rk.nparams), lib,
-                        rk.source) for (name, _), rk in zip(pairs, rendered)]
+    ckernels = [CKernel(name, rk.cname, rk.nparams,
+                        lib.function(rk.cname, rk.nparams, len(rk.var_names)), lib, rk.source,
+                        rk.var_names) for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered))
     _programs[key] = prog
     if len(_programs) > MAX_PROGRAMS:
@@ -113,8 +122,10 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     return prog
 
 
-def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None) -> CProgram:
-    """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed."""
+def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
+                 var_vals: dict[str, int] | None = None) -> CProgram:
+    """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed;
+    `var_vals` gives each symbolic size (DEFINE_VAR) its value for this run."""
     restrict = [len({id(b) for b in item.bufs}) == len(item.bufs) for item in schedule]
     prog = compile_program(schedule, restrict)
     addrs = [[b.address() for b in item.bufs[:k.nparams]]
@@ -122,7 +133,7 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None) ->
     debug = int(os.environ.get("DEBUG", "0") or 0)
     if timings is None and debug >= 1:
         timings = []  # DEBUG=1: kernel count and time per kernel
-    prog.run_addresses(addrs, timings)
+    prog.run_addresses(addrs, timings, var_vals)
     if timings is not None and debug >= 1:
         for item, t in zip(schedule, timings):
             print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)

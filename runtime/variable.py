@@ -1,0 +1,147 @@
+"""Symbolic sizes: a bound variable as a tensor size, and the pass that takes its value out.
+
+In: tensor graphs whose shapes may hold bound variables, `BIND(DEFINE_VAR(name, min, max),
+CONST value)`, which enter through `Tensor.shrink(((0, v), ...))`. Out (`unbind`): the same
+program over concrete shapes, with every BIND replaced by its DEFINE_VAR, plus the values
+(`var_vals`, name -> int).
+
+The unbound graph holds no value, so the schedule cache and the compiled library, both keyed by
+the graph, serve every value: a kernel reads the variable as a parameter (the seed's
+`unbind_kernel`). Each symbolic size is stored at its variable's maximum: a SHRINK to `v` becomes
+a SHRINK to `vmax`, a buffer holding a symbolic axis has `vmax` rows, and a reduction over a
+symbolic axis reads the rows at or past the value as its identity (`WHERE(i < v, x, identity)`,
+so index rules see the variable's range, not a value). Rows past the value are computed but
+never read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .buffer import Buffer
+from .dtype import dtypes
+from .ops import Ops
+from .uop import UOp, toposort
+
+
+def Variable(name: str, vmin: int, vmax: int) -> UOp:  # noqa: N802 - tinygrad's name
+    """A symbolic size `name` in [vmin, vmax]; `.bind(value)` (see `bind`) gives it a value."""
+    if not (isinstance(vmin, int) and isinstance(vmax, int) and 0 <= vmin <= vmax):
+        raise ValueError(f"Variable {name!r}: need integers 0 <= min <= max, got ({vmin}, {vmax})")
+    if not name.isidentifier():
+        raise ValueError(f"Variable name {name!r} must be an identifier")
+    return UOp.variable(name, vmin, vmax, dtypes.index)
+
+
+def bind(var: UOp, value: int) -> UOp:
+    """`var` bound to `value`: a clear error when the value is outside the variable's range."""
+    if var.op is not Ops.DEFINE_VAR:
+        raise TypeError(f"bind() needs a Variable, got {var.op.name}")
+    name, lo, hi = var.arg
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"Variable {name!r} must be bound to an int, got {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"Variable {name!r} bound to {value}, outside its range [{lo}, {hi}]")
+    return UOp(Ops.BIND, var.dtype, (var, UOp.const(var.dtype, int(value))))
+
+
+def _bound_in(arg: tuple) -> list[UOp]:
+    flat = [y for x in arg for y in (x if isinstance(x, tuple) else (x,))]
+    return [x for x in flat if isinstance(x, UOp) and x.op is Ops.BIND]
+
+
+def resolve(arg: tuple) -> tuple:
+    """A movement arg with each bound variable replaced by its value (the oracle's view)."""
+    def one(x):
+        return int(x.src[1].arg) if isinstance(x, UOp) and x.op is Ops.BIND else x
+    return tuple(tuple(one(y) for y in x) if isinstance(x, tuple) else one(x) for x in arg)
+
+
+def is_bound(s: object) -> bool:
+    return isinstance(s, UOp) and s.op is Ops.BIND
+
+
+def concrete(shape: tuple) -> tuple[int, ...]:
+    """The shape as stored: each bound variable at its maximum."""
+    return tuple(int(s.vmax) if isinstance(s, UOp) else s for s in shape)
+
+
+def actual(shape: tuple) -> tuple[int, ...]:
+    """The shape at the bound values."""
+    return tuple(int(s.src[1].arg) if isinstance(s, UOp) else s for s in shape)
+
+
+def has_symbolic(shape: tuple | None) -> bool:
+    return shape is not None and any(isinstance(s, UOp) for s in shape)
+
+
+_aranges: dict[int, UOp] = {}
+
+
+def _arange(n: int) -> UOp:
+    """0..n-1 as an int64 buffer (one per size, shared: graphs over it key alike)."""
+    if n not in _aranges:
+        buf = Buffer(n, dtypes.int64, np.arange(n, dtype=np.int64))
+        _aranges[n] = UOp(Ops.BUFFER, dtypes.int64, (), buf)
+    return _aranges[n]
+
+
+def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp]) -> UOp | None:
+    """The mask over concrete `shape` that is true where each symbolic axis in `axes` is below
+    its variable's value."""
+    cshape = concrete(shape)
+    mask = None
+    for a in axes:
+        s = shape[a]
+        if not isinstance(s, UOp):
+            continue
+        line = (1,) * a + (cshape[a],) + (1,) * (len(shape) - a - 1)
+        idx = _arange(cshape[a]).reshape(line).expand(cshape)
+        var = var_of[s].cast(dtypes.int64).reshape((1,) * len(shape)).expand(cshape)
+        m = idx.alu(Ops.CMPLT, var)
+        mask = m if mask is None else mask.alu(Ops.AND, m)
+    return mask
+
+
+def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
+    """The roots over concrete shapes with no bound value in them, and the values."""
+    from rulegrad.rules.rangeify_helpers import identity_value
+
+    var_vals: dict[str, int] = {}
+    var_of: dict[UOp, UOp] = {}
+    new: dict[UOp, UOp] = {}
+
+    def take(b: UOp) -> None:
+        name, value = b.src[0].arg[0], int(b.src[1].arg)
+        if var_vals.setdefault(name, value) != value:
+            raise ValueError(f"Variable {name!r} is bound to both {var_vals[name]} and {value} "
+                             "in one realize")
+        var_of[b] = b.src[0]
+
+    nodes = toposort(UOp.sink(*roots))
+    # bound variables sit in movement args (shapes) and, as scalars, in the graph itself
+    for n in nodes:
+        if n.op is Ops.BIND:
+            take(n)
+        elif n.op in (Ops.RESHAPE, Ops.EXPAND, Ops.SHRINK):
+            for b in _bound_in(n.arg):
+                take(b)
+    if not var_of:
+        return roots, var_vals
+    for n in nodes:
+        if n.op is Ops.BIND:
+            new[n] = n.src[0]
+            continue
+        src = tuple(new[s] for s in n.src)
+        arg = n.arg
+        if n.op in (Ops.RESHAPE, Ops.EXPAND) and has_symbolic(arg):
+            arg = concrete(arg)
+        elif n.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in arg):
+            arg = tuple((b, int(e.vmax) if isinstance(e, UOp) else e) for b, e in arg)
+        if n.op is Ops.REDUCE_AXIS and has_symbolic(n.src[0].shape):
+            mask = _valid(n.src[0].shape, arg[1], var_of)
+            if mask is not None:
+                fill = src[0].const_like(identity_value(arg[0], n.dtype))
+                src = (mask.alu(Ops.WHERE, src[0], fill),)
+        new[n] = n if src == n.src and arg is n.arg else n.replace(src=src, arg=arg)
+    return [new[r] for r in roots], var_vals

@@ -373,9 +373,25 @@ def _half_sum_program() -> str | None:
     return None if np.allclose(got, want, atol=1e-2) else f"float16 sum: {got} != {want}"
 
 
+def _empty_sum_program() -> str | None:
+    from rulegrad import Tensor
+
+    # a sum over an empty axis is the constant 0; realized and read again, its buffer of a
+    # constant is read as the constant itself (const_buffer)
+    x = np.zeros((2, 0), np.float32)
+    total = Tensor(x).sum(axis=1)
+    twice = total + total
+    Tensor.realize(total, twice)
+    want = x.sum(axis=1)
+    if np.array_equal(total.numpy(), want) and np.array_equal(twice.numpy(), want + want):
+        return None
+    return f"empty sum: {total.numpy()}, {twice.numpy()} != {want}"
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
+    -3: ("the empty-sum program", _empty_sum_program),
 }
 
 

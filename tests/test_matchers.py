@@ -318,14 +318,7 @@ def _uses_ctx(m) -> bool:
     return any(re.search(r"\bctx\b", r.text) for r in m.rules)
 
 
-# no graph the scheduler makes has a LOAD whose valid mask is a constant (sym decides masks
-# before the loads split them off): strict, so the day one does, this says so
-NEVER_REWRITES = {("lower", "lower_valid"): "no LOAD of the pipeline has a decided valid mask"}
-
-
-@pytest.mark.parametrize("stem,name", [
-    pytest.param(*sn, marks=pytest.mark.xfail(strict=True, reason=NEVER_REWRITES[sn]))
-    if sn in NEVER_REWRITES else sn for sn in RULE_SETS])
+@pytest.mark.parametrize("stem,name", RULE_SETS)
 def test_generated_matches_interpreted(stem, name, recorded, gradient_calls):
     """Each rule set, generated and interpreted, on what the real pipeline gave it:
     - the recorded input of every pass that runs the set (alone or inside a larger set), each

@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default rulegrad-viz.html)")
     v.add_argument("--open", action="store_true", help="open the page in a browser")
     v.set_defaults(func=_cmd_viz)
-    k = sub.add_parser("cache", help="the compiled-kernel cache: `info` shows it, `clear` empties it")
+    k = sub.add_parser("cache", help="the compiled-kernel cache: `info` shows it, `clear` "
+                       "empties it")
     k.add_argument("action", choices=("info", "clear"),
                    help="info: folder, entries, size and limit; clear: delete every entry")
     k.set_defaults(func=_cmd_cache)

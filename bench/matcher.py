@@ -9,7 +9,8 @@ Out: throughput of
   - `match`:   one `matcher.rewrite(node)` per node of the graph (the matcher alone), and
   - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
 the median of several runs (CPU time of the process, `time.process_time`: the machine is
-shared, and waiting for a core is not the matcher's cost), for the generated and the interpreted matcher, and their ratio.
+shared, and waiting for a core is not the matcher's cost), for the generated and the
+interpreted matcher, and their ratio.
 
 When tinygrad is installed in a separate interpreter (`--tinygrad PATH`, default
 /opt/tgenv/bin/python if it exists; tinygrad is never a dependency of rulegrad), the same graph

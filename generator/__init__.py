@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .emit import module_model, render
-from .match_ir import lower
+from .match_ir import lower as lower  # re-exported: the match IR of a rule set
 from .signatures import check_helper_calls
 
 

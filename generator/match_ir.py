@@ -374,7 +374,7 @@ def lower(ruleset: CheckedRuleSet | tuple[Rule, ...], name: str | None = None) -
         items: list[_Entry | Call] = []
         run: list[int] = []  # consecutive rules with the same wide root, for one shared tree
 
-        def close_run() -> None:
+        def close_run(run: list[int] = run, items: list = items) -> None:
             if run:
                 key = tuple(run)
                 if key not in shared_ids:

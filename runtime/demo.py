@@ -6,8 +6,8 @@ test accuracy), and exit status 0 only if every result matches numpy and the tra
 
 The model: an MLP block (layernorm -> linear -> relu -> linear -> softmax) and an attention
 block (q, k, v projections, softmax(q k^T / sqrt(d)) v, output projection, residual). Each is
-scheduled (the rangeify rule passes), lowered and rendered to C, compiled into a shared library (cached on
-disk; the first run compiles), and run on numpy buffers.
+scheduled (the rangeify rule passes), lowered and rendered to C, compiled into a shared library
+(cached on disk; the first run compiles), and run on numpy buffers.
 """
 
 from __future__ import annotations

@@ -206,7 +206,8 @@ class NNOps:
         "nearest" or "nearest-exact", with torch's coordinate conventions."""
         T = _tensor()
         if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim:
-            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, got {size}")
+            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, "
+                                  f"got {size}")
         if mode not in ("linear", "nearest", "nearest-exact"):
             raise InvalidArgument(f"interpolate mode must be linear, nearest or nearest-exact, "
                              f"got {mode!r}")

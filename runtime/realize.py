@@ -8,7 +8,8 @@ it (as tinygrad does).
 The backend is chosen by the environment variable `RULEGRAD_BACKEND`, read at every call:
 
 - `c` (the default): the scheduler (`runtime/schedule.py`) turns the graph into kernels, which
-  are lowered (`rules/lower.rules`), rendered to C, built once into a shared library and run (`backends/c/`).
+  are lowered (`rules/lower.rules`), rendered to C, built once into a shared library and run
+  (`backends/c/`).
 - `interp`: the same schedule, run by the numpy kernel interpreter (`backends/kernel_interp.py`).
 - `oracle`: no scheduler at all: `backends/oracle.py` evaluates the tensor graph with numpy.
 
@@ -104,8 +105,8 @@ def _need_buffer(uop: UOp) -> Buffer:
 
 
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
-    # lowered (rules/lower.rules), rendered to C, built once into a shared library and cached (backends/c/);
-    # DEBUG=4 prints the C source
+    # lowered (rules/lower.rules), rendered to C, built once into a shared library and cached
+    # (backends/c/); DEBUG=4 prints the C source
     from rulegrad.backends.c import run_schedule
 
     return _realize_scheduled(uops, run_schedule)

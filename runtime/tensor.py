@@ -119,7 +119,8 @@ def _broadcast_shape(*shapes: Shape) -> Shape:
         sizes = {p[axis] for p in padded} - {1}
         if len(sizes) > 1:
             listed = ", ".join(str(tuple(s)) for s in shapes)
-            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} of the "
+            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} of "
+                                  f"the "
                              f"aligned shapes has sizes {sorted(sizes)})")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
@@ -388,8 +389,9 @@ class Tensor(TensorOps, NNOps):
         `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
         "circular". A negative pad cuts that many elements off (a SHRINK)."""
         arg = _resolve_pad(concrete(self.shape), padding)
-        if has_symbolic(self.shape) and (mode != "constant" or any(
-                (isinstance(s, UOp) and p != (0, 0)) or min(p) < 0 for s, p in zip(self.shape, arg))):
+        cuts_symbolic = any((isinstance(s, UOp) and p != (0, 0)) or min(p) < 0
+                            for s, p in zip(self.shape, arg))
+        if has_symbolic(self.shape) and (mode != "constant" or cuts_symbolic):
             raise InvalidArgument(f"pad {padding}: a symbolic-size axis cannot be padded, and a "
                                   f"tensor of symbolic shape {self.shape} takes only constant, "
                                   "non-negative pads of its other axes")
@@ -398,7 +400,8 @@ class Tensor(TensorOps, NNOps):
             return pad_mode(self, arg, mode)
         cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
-            raise InvalidArgument(f"padding {padding} cuts more than the whole of shape {self.shape}")
+            raise InvalidArgument(f"padding {padding} cuts more than the whole of shape "
+                                  f"{self.shape}")
         x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
         arg = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         padded = x.uop.pad(arg)
@@ -412,7 +415,8 @@ class Tensor(TensorOps, NNOps):
     def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
         arg = tuple(arg)
         if len(arg) != self.ndim:
-            raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape {self.shape}")
+            raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape "
+                                  f"{self.shape}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
             if a is None:
@@ -517,7 +521,8 @@ class Tensor(TensorOps, NNOps):
         dim = dim if axis is None else axis
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
-            raise InvalidArgument(f"stack needs tensors of one shape, got {[t.shape for t in tensors]}")
+            raise InvalidArgument("stack needs tensors of one shape, got "
+                                  f"{[t.shape for t in tensors]}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
             raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
@@ -897,7 +902,8 @@ class Tensor(TensorOps, NNOps):
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)
         if value.shape != self.shape or value.dtype is not self.dtype:
-            raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor of "
+            raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor "
+                                  "of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
         self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
         return self.realize()
@@ -948,11 +954,13 @@ def _resolve_reshape(old: Shape, shape: tuple) -> Shape:
     if sum(1 for s in shape if s == -1) > 1:
         raise InvalidArgument(f"cannot reshape {old} to {shape}: more than one -1")
     if not all(isinstance(s, (int, np.integer)) and s >= -1 for s in shape):
-        raise InvalidArgument(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 (or -1)")
+        raise InvalidArgument(f"cannot reshape {old} to {shape}: sizes must be integers >= 0 "
+                              "(or -1)")
     known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or size % known:
-            raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape}")
+            raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to "
+                                  f"{shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
         raise InvalidArgument(f"cannot reshape tensor of shape {old} ({size} elements) to {shape} "
@@ -969,7 +977,8 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
         pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
         padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
     if len(padding) != len(shape):
-        raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape {shape}")
+        raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape "
+                              f"{shape}")
     arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
     return arg
 

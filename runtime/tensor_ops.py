@@ -71,7 +71,7 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
                              f"axis {d}")
         if mode == "replicate" and s == 0 and (b or a):
             raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
-        def part(lo: int, hi: int, n: int, flip: bool) -> Tensor:
+        def part(lo: int, hi: int, n: int, flip: bool, x: Tensor = x, d: int = d) -> Tensor:
             piece = x.shrink(tuple((lo, hi) if i == d else None for i in range(x.ndim)))
             if mode == "replicate":
                 return piece.expand(tuple(n if i == d else -1 for i in range(x.ndim)))
@@ -223,7 +223,8 @@ class TensorOps:
         """Tile the tensor `repeats[i]` times along axis i (torch's repeat, numpy's tile)."""
         reps = _flat(repeats)
         if len(reps) < self.ndim:
-            raise InvalidArgument(f"repeat {reps} needs at least one count per axis of {self.shape}")
+            raise InvalidArgument(f"repeat {reps} needs at least one count per axis of "
+                                  f"{self.shape}")
         base = (1,) * (len(reps) - self.ndim) + self.shape
         x = self.reshape(tuple(v for s in base for v in (1, s)))
         x = x.expand(tuple(v for r, s in zip(reps, base) for v in (r, s)))
@@ -242,7 +243,8 @@ class TensorOps:
         if isinstance(sizes, int):
             sizes = [min(sizes, n - i) for i in range(0, max(1, n), max(1, sizes))]
         if sum(sizes) != n:
-            raise InvalidArgument(f"split sizes {list(sizes)} must sum to {n}, the size of axis {dim}")
+            raise InvalidArgument(f"split sizes {list(sizes)} must sum to {n}, the size of axis "
+                                  f"{dim}")
         bounds = list(itertools.accumulate(sizes, initial=0))
         return tuple(self.shrink(tuple((b, e) if i == dim else None for i in range(self.ndim)))
                      for b, e in zip(bounds, bounds[1:]))
@@ -496,7 +498,8 @@ class TensorOps:
 
     def swish(self) -> Tensor: return self * self.sigmoid()
     def silu(self) -> Tensor: return self.swish()
-    def elu(self, alpha: float = 1.0) -> Tensor: return self.relu() - alpha * (1 - self.exp()).relu()
+    def elu(self, alpha: float = 1.0) -> Tensor:
+        return self.relu() - alpha * (1 - self.exp()).relu()
 
     def celu(self, alpha: float = 1.0) -> Tensor:
         return self.maximum(0) + (alpha * ((self / alpha).exp() - 1)).minimum(0)
@@ -735,7 +738,8 @@ class TensorOps:
                        include_self: bool = True) -> Tensor:
         ops = {"sum": Ops.ADD, "prod": Ops.MUL, "amax": Ops.MAX, "amin": Ops.MIN, "mean": None}
         if reduce not in ops:
-            raise InvalidArgument(f"scatter_reduce reduce must be one of {list(ops)}, got {reduce!r}")
+            raise InvalidArgument(f"scatter_reduce reduce must be one of {list(ops)}, "
+                                  f"got {reduce!r}")
         src, mask = self._pre_scatter(dim, index, src)
         op = ops[reduce] or Ops.ADD
         ident = reduce_identity(op, self.dtype)

@@ -6,7 +6,7 @@ The full run is `rulegrad fuzz --n 10000 [--backend c]`; here a few hundred seed
 suite fast. A failure prints its seed and the shrunk program.
 """
 
-from rulegrad.runtime.fuzz import Program, Step, _without, fuzz, generate, mismatch
+from rulegrad.runtime.fuzz import fuzz, generate, mismatch
 
 
 def test_a_few_hundred_random_programs_match_the_oracle() -> None:

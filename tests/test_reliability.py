@@ -348,7 +348,8 @@ def test_shadowing_check_of_4000_rules_is_about_linear(monkeypatch) -> None:
     lines = ["rules a = {", "  base: ADD(x, 4242) -> x"]
     for i in range(4000):
         lines.append(rng.choice([f"  r{i}: ADD(x, {i}) -> x", f"  r{i}: MUL(ADD(x, {i}), y) -> x",
-                                 f"  r{i}: ADD[x, {i}] -> x", f"  r{i}: SUB(x, y) if x.arg == {i} -> x"]))
+                                 f"  r{i}: ADD[x, {i}] -> x",
+                                 f"  r{i}: SUB(x, y) if x.arg == {i} -> x"]))
     lines.append("  late: ADD(y, 4242) -> y")  # shadowed by `base`: found among 4,000
     rf = parse("\n".join(lines + ["}"]) + "\n", "big.rules")
     calls = 0

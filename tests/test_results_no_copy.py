@@ -61,7 +61,7 @@ def test_outputs_reuse_pooled_storage_but_never_a_live_array(monkeypatch):
     (x + 1.0).realize()
     gc.collect()
     reused = buffer.pool_stats["reused"]
-    for i in range(5):
+    for _ in range(5):
         (x + 2.0).realize()  # dropped at once: its storage goes back to the pool
     assert buffer.pool_stats["reused"] >= reused + 4
     held = [(x * float(k + 3)).numpy() for k in range(6)]  # each kept by the caller

@@ -132,7 +132,8 @@ def use_fallback(path: Path, why: OSError) -> Path:
             tmp = Path(tempfile.mkdtemp(prefix="rulegrad-cache-"))
             _fallback[path] = tmp
             warnings.warn(f"rulegrad: the kernel cache {path} cannot be written "
-                          f"({why.strerror or why}); this process keeps its compiled kernels in {tmp} instead",
+                          f"({why.strerror or why}); this process keeps its compiled kernels in "
+                          f"{tmp} instead",
                           RuntimeWarning, stacklevel=3)
         return _fallback[path]
 

@@ -7,14 +7,13 @@ source text, the node it matched and the node it made), per-rule statistics with
 included, and for a node and a rule of its pass, why the rule did not fire (the first failing
 test of its decision tree, from `generator/explain.py`, computed here and stored in the page).
 
-The recording runs the program in this process under `tracing()`, with the schedule cache off
-(a cached form would skip its passes).
+The recording runs the program in this process under `tracing()` (which the schedule cache
+steps aside for, so every realize runs its passes).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import runpy
 import sys
 from collections.abc import Callable
@@ -60,17 +59,10 @@ def _short(value: Any, limit: int = 80) -> str | None:
 
 
 def record(program: Callable[[], Any]) -> Tracer:
-    """Run `program` with every pass and firing recorded (schedule cache off)."""
-    saved = os.environ.get("RULEGRAD_SCHEDULE_CACHE")
-    os.environ["RULEGRAD_SCHEDULE_CACHE"] = "0"
-    try:
-        with tracing() as trace:
-            program()
-    finally:
-        if saved is None:
-            os.environ.pop("RULEGRAD_SCHEDULE_CACHE", None)
-        else:
-            os.environ["RULEGRAD_SCHEDULE_CACHE"] = saved
+    """Run `program` with every pass and firing recorded (the schedule cache steps aside while
+    tracing is on, so every realize runs its passes)."""
+    with tracing() as trace:
+        program()
     return trace
 
 

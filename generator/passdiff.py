@@ -98,24 +98,16 @@ def record(build: Callable[[], Any], seed: int = 0, errors: list[str] | None = N
     made (recorded too), and check each step; `errors` are what `build` found end to end."""
     from rulegrad.backends.c.lower import lower_kernel
 
-    # a form scheduled before would replay its kernels and run no pass: nothing to record
-    saved = os.environ.get("RULEGRAD_SCHEDULE_CACHE")
-    os.environ["RULEGRAD_SCHEDULE_CACHE"] = "0"
-    try:
-        with tracing(copy_ctx=True) as t:
-            build()
-            kernels = _kernels(t.passes)
-            lowered: list[UOp | str] = []
-            for k in kernels:
-                try:
-                    lowered.append(lower_kernel(k.ast))
-                except Exception as e:  # noqa: BLE001
-                    lowered.append(f"{type(e).__name__}: {e}")
-    finally:
-        if saved is None:
-            os.environ.pop("RULEGRAD_SCHEDULE_CACHE", None)
-        else:
-            os.environ["RULEGRAD_SCHEDULE_CACHE"] = saved
+    # (the schedule cache steps aside while tracing is on: every program runs its passes)
+    with tracing(copy_ctx=True) as t:
+        build()
+        kernels = _kernels(t.passes)
+        lowered: list[UOp | str] = []
+        for k in kernels:
+            try:
+                lowered.append(lower_kernel(k.ast))
+            except Exception as e:  # noqa: BLE001
+                lowered.append(f"{type(e).__name__}: {e}")
     run = ProgramRun(seed, t.passes)
     for f, owner in zip(t.firings, _owners(t.passes, len(t.firings))):
         if f.rule is not None and f.after is not f.before and owner >= 0:
@@ -397,7 +389,6 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
 
 def run_extra(seed: int) -> ProgramRun:
     """Extra program `seed` (negative), run by the kernel interpreter, recorded and checked."""
-    import os
 
     errors: list[str] = []
     saved = os.environ.get("RULEGRAD_BACKEND")

@@ -158,7 +158,12 @@ def _script(path: str) -> Callable[[], Any]:
 
 def run_viz(script: str | None, example: str | None, out: str, open_page: bool) -> int:
     program = _example(example) if example else _script(script)  # type: ignore[arg-type]
-    trace = record(program)
+    try:
+        trace = record(program)
+    except Exception as e:  # the user's program failed: say so, as its own error, not ours
+        print(f"rulegrad viz: {script or example} raised {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return 1
     data = trace_data(trace, example or Path(script or "").name)
     Path(out).write_text(render_html(data), encoding="utf-8")
     print(f"{out}: {len(data['passes'])} passes, {len(data['firings'])} firings, "

@@ -114,6 +114,12 @@ def test_cli_needs_a_program(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "rulegrad.cli", "viz", str(tmp_path / "no.py")],
                          capture_output=True, text=True)
     assert run.returncode != 0 and "no such script" in run.stderr
+    bad = tmp_path / "bad.py"
+    bad.write_text("from rulegrad import Tensor\nTensor([1.0, 2.0]).reshape(3).numpy()\n")
+    run = subprocess.run([sys.executable, "-m", "rulegrad.cli", "viz", str(bad)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "bad.py raised" in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 # ---------------------------------------------------------------------- in a real browser

@@ -162,7 +162,8 @@ def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray
     x: np.ndarray = srcs[0]
     if x.dtype.itemsize != node.dtype.itemsize:
         raise OracleError(f"BITCAST from {x.dtype} to {node.dtype.name} changes the item size")
-    return np.ascontiguousarray(x).view(node.dtype.np)
+    # ascontiguousarray makes a 0-d array 1-d: put the shape back
+    return np.ascontiguousarray(x).view(node.dtype.np).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------- reductions

@@ -2,7 +2,7 @@
 
 In: one rule (with the rule set it belongs to and its file's helpers), an example count and a
 seed. Out: an `ExampleResult`: `passed` with the number of instances the rule rewrote,
-`refuted` with the shrunk counterexample (the left side as a UOp graph, the variable values,
+`refuted` with the counterexample (the left side as a UOp graph, the variable values,
 both results, and what differed), or `unknown` when no instance the rule applies to could be
 drawn.
 
@@ -18,7 +18,9 @@ is an `error`, with the instance and the error shown.
 
 On a few instances per rule the rule's whole set also runs to a fixed point under a small
 rewrite budget: a `RewriteBudgetError` there is a loop between rules of the set, reported
-with the rules that kept firing. Hypothesis draws and shrinks; `seed` makes a run repeat.
+with the rules that kept firing. Instances are drawn with a seeded `random.Random`
+(draws.py): `seed` makes a run repeat, on any machine and under any load. The first instance
+that refutes a rule is the one reported; draws favour small shapes and values, so it is small.
 """
 
 from __future__ import annotations
@@ -27,10 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, assume, given, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis import strategies as st
-from hypothesis.errors import Unsatisfiable
 
 from rulegrad.backends.oracle import evaluate
 from rulegrad.dsl import ast as A
@@ -38,6 +36,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 
+from .draws import assume, run_random
 from .instances import Instance, draw_instance
 
 LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
@@ -55,7 +54,7 @@ class ExampleResult:
 
 
 class Refuted(Exception):
-    """Raised inside the hypothesis test: carries the printed counterexample."""
+    """Raised by one example: carries the printed counterexample."""
 
 
 class _Enough(Exception):
@@ -257,27 +256,18 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
             except Exception:  # noqa: BLE001 - other rules' failures are their own checks'
                 pass
 
-    def run(n: int) -> None:
-        test = settings(max_examples=n, database=None, deadline=None,
-                        suppress_health_check=list(HealthCheck), derandomize=False,
-                        phases=[Phase.generate, Phase.shrink], print_blob=False,
-                        report_multiple_bugs=False)(given(st.data())(one))
-        hypothesis_seed(seed)(test)()
-
     try:
-        # hypothesis draws up to ten instances per wanted example before it gives up: a short
-        # first run tells a rule whose guard is (almost) never true cheaply
-        run(min(examples, PROBE_EXAMPLES))
-        if result.examples == 0:
+        # a short first run tells a rule whose guard is (almost) never true cheaply
+        if run_random(one, min(examples, PROBE_EXAMPLES), seed) == 0:
             raise _Enough
         result.examples = 0
-        run(examples)
+        run_random(one, examples, seed)
     except Refuted as exc:
         return ExampleResult("refuted", result.examples, str(exc), loops=result.loops)
     except Raised as exc:
         return ExampleResult("error", result.examples, str(exc),
                              detail="the rule raised on an instance", loops=result.loops)
-    except (Unsatisfiable, _Enough):
+    except _Enough:
         pass
     if result.examples == 0:
         return ExampleResult("unknown", 0, detail="no instance the rule applies to was drawn",
@@ -304,15 +294,10 @@ def probe_loop(rule: A.Rule, whole_set: Any, mode: str, examples: int = 25,
         except Exception:  # noqa: BLE001 - not this check's concern
             assume(False)
 
-    test = settings(max_examples=examples, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck),
-                    phases=[Phase.generate], print_blob=False)(given(st.data())(one))
     try:
-        hypothesis_seed(seed)(test)()
+        run_random(one, examples, seed)
     except _Looped as exc:
         return str(exc)
-    except Unsatisfiable:
-        return None
     return None
 
 

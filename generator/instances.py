@@ -1,9 +1,10 @@
 """Draw concrete instances of a rule's left side, for the evaluation checks.
 
-In: one rule's pattern and a hypothesis `data` object. Out: an `Instance`: a UOp graph the
-pattern describes (every op chosen from its op set, every capture a leaf or a small expression
-of a drawn dtype and shape), plus the values its variables take (`var_vals` for DEFINE_VAR,
-`range_vals` for RANGE), so that the graph and its rewrite can both be evaluated.
+In: one rule's pattern and a source of choices (`draws.RandomData`, or hypothesis's `data`).
+Out: an `Instance`: a UOp graph the pattern describes (every op chosen from its op set, every
+capture a leaf or a small expression of a drawn dtype and shape), plus the values its variables
+take (`var_vals` for DEFINE_VAR, `range_vals` for RANGE), so that the graph and its rewrite can
+both be evaluated.
 
 Three kinds of rule are instantiated:
 - *scalar* rules (patterns over ALU ops, CAST, CONST, RANGE and DEFINE_VAR: the index and
@@ -30,8 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from hypothesis import assume
-from hypothesis import strategies as st
 
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.names import resolve_dtype, resolve_ops
@@ -40,6 +39,8 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+from . import draws as st
+from .draws import assume, draw
 from .smt import _OPERAND_DOMAIN  # the dtypes each op computes on (one table for both checks)
 
 # ops a scalar (index-level) instance can hold, and those a tensor instance adds
@@ -48,7 +49,7 @@ _MARKERS = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.F
                       Ops.REALIZE, Ops.NOOP})
 TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS
               | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER})
-# dtypes in the order hypothesis shrinks toward (the first is the simplest)
+# dtypes, simplest first (the order hypothesis shrinks toward)
 SCALAR_DTYPES = (dtypes.index, dtypes.int32, dtypes.int8, dtypes.uint8, dtypes.bool,
                  dtypes.float32, dtypes.int64, dtypes.uint32, dtypes.int16, dtypes.uint16,
                  dtypes.uint64, dtypes.float64, dtypes.float16)
@@ -158,7 +159,7 @@ def _substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
 
 
 # ---------------------------------------------------------------------- value strategies
-def int_values(dt: DType) -> st.SearchStrategy[int]:
+def int_values(dt: DType) -> st.Strategy:
     """Small values mostly, the dtype's edges sometimes (where wraparound bugs live)."""
     # index math is assumed never to overflow int64: keep its values small enough that the
     # products of a few of them stay exact
@@ -168,14 +169,14 @@ def int_values(dt: DType) -> st.SearchStrategy[int]:
     return st.one_of(small, edges, st.integers(lo, hi))
 
 
-def float_values(dt: DType) -> st.SearchStrategy[float]:
+def float_values(dt: DType) -> st.Strategy:
     width = {2: 16, 4: 32, 8: 64}[dt.itemsize]
     special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan])
-    return st.one_of(st.floats(-8, 8, width=width).map(lambda v: float(round(v))), special,
-                     st.floats(width=width))
+    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special,
+                     st.floats(width))
 
 
-def scalar_values(dt: DType) -> st.SearchStrategy[Any]:
+def scalar_values(dt: DType) -> st.Strategy:
     if dt.is_bool:
         return st.booleans()
     if dt.is_float:
@@ -211,8 +212,8 @@ class Builder:
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
 
-    def draw(self, strategy: st.SearchStrategy) -> Any:
-        return self.data.draw(strategy)
+    def draw(self, strategy: st.Strategy) -> Any:
+        return draw(self.data, strategy)
 
     def build(self, pattern: A.Pattern) -> Instance:
         self.inst.mode = self.mode
@@ -286,7 +287,7 @@ class Builder:
         n = self.draw(st.integers(0, 3)) if ndim is None else ndim
         # now and then an empty axis (size-0 tensors have rules of their own); shrinks to 1..4
         dim = st.integers(0, 7).flatmap(lambda k: st.just(0) if k == 7 else st.integers(1, 4))
-        return tuple(self.draw(st.lists(dim, min_size=n, max_size=n)))
+        return tuple(self.draw(st.lists(dim, n)))
 
     def _pick_dtype(self, allowed: frozenset[DType] | None, order: tuple[DType, ...],
                     ops: set[Ops] | None = None) -> DType:
@@ -480,7 +481,7 @@ class Builder:
                 src.append(s + extra)
             arg, src_shape = tuple(arg), tuple(src)
         else:  # FLIP
-            arg = tuple(self.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+            arg = tuple(self.draw(st.lists(st.booleans(), n)))
             src_shape = shape
         src = self._src(p, dt, src_shape)
         return UOp(op, dt, (src,), arg, tag)
@@ -491,7 +492,7 @@ class Builder:
         if size == 1 and self.draw(st.booleans()):
             return ()  # a scalar (a CONST, say) reshaped up to the target
         factors = [f for f in range(2, size + 1) for _ in range(_multiplicity(size, f))]
-        self.draw(st.randoms(use_true_random=False)).shuffle(factors)
+        factors = self.draw(st.permutations(factors))
         ndim = self.draw(st.integers(1, max(1, len(factors))))
         dims = [1] * ndim
         for i, f in enumerate(factors):
@@ -503,7 +504,7 @@ class Builder:
         ones = [i for i, s in enumerate(shape) if s == 1]
         if arg is None:
             assume(ones)
-            axes = tuple(sorted(self.draw(st.sets(st.sampled_from(ones), min_size=1))))
+            axes = tuple(sorted(self.draw(st.subsets(ones))))
             arg = (self.draw(st.sampled_from(sorted(REDUCE_OPS))), axes)
         axes = arg[1]
         assume(all(shape[i] == 1 for i in axes if i < len(shape)))
@@ -576,5 +577,6 @@ def _literal_fits(value: Any, dt: DType) -> bool:
 
 
 def draw_instance(data: Any, pattern: A.Pattern, mode: str) -> Instance:
-    """One instance of `pattern` (hypothesis `data` from `st.data()`)."""
+    """One instance of `pattern`, drawn from `data`: a `draws.RandomData`, or hypothesis's
+    `data` from `st.data()`."""
     return Builder(data, mode).build(pattern)

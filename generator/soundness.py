@@ -17,8 +17,9 @@ goes on.
 The phases, one module each:
 - classify (here): a rule marked `# check: structural` (see `structural_rules`) gets the
   pass-differential verdict of passdiff.py: the fuzzer programs on which it fired, each pass
-  checked against the oracle (`unknown` when no program fires it); every other rule is first
-  given to z3;
+  checked against the oracle (`unknown` when no program fires it); a rule marked
+  `# check: unreachable` (one that reports a bug in its set by raising) must fire on none of
+  those programs; every other rule is first given to z3;
 - smt.py: integer/index/bool/float arithmetic rules, proved or refuted with z3 (a timeout is
   `unknown`, never a pass); what it cannot translate (helper calls, tensor ops) falls through;
 - instances.py + examples.py: draw instances of the left side (scalar index math, tensor
@@ -54,6 +55,7 @@ from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
 
 STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
 ULP_MARK = re.compile(r"#.*\bcheck:\s*ulp\s+(\d+)\b")
+UNREACHABLE_MARK = re.compile(r"#.*\bcheck:\s*unreachable\b")
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 INCONCLUSIVE = ("unknown", "unchecked", "error")
 BOUNDS_EXAMPLES = 10  # examples that test a z3 proof's vmin/vmax assumption on real graphs
@@ -220,11 +222,13 @@ class _Item:
     checked: A.CheckedFile
     structural: bool
     ulp: int = 0
+    unreachable: bool = False
 
 
 def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
     """The rules written in this file (not imported), each once, in source order."""
     marks, ulps = structural_rules(cf.file), ulp_rules(cf.file)
+    unreachable = set(marked_rules(cf.file, UNREACHABLE_MARK))
     seen: dict[tuple[int, int], _Item] = {}
     path = cf.file.path
     for rs in cf.rulesets:
@@ -233,7 +237,7 @@ def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
                 continue
             key = (r.span.line, r.span.col)
             if key not in seen:
-                seen[key] = _Item(r, rs, cf, key in marks, ulps.get(key, 0))
+                seen[key] = _Item(r, rs, cf, key in marks, ulps.get(key, 0), key in unreachable)
             elif len(rs.rules) > len(seen[key].ruleset.rules):
                 seen[key].ruleset = rs
     yield from sorted(seen.values(), key=lambda it: (it.rule.span.line, it.rule.span.col))
@@ -295,6 +299,8 @@ class Checker:
         from .smt import prove_rule
 
         rule, loc = item.rule, _location(item.rule)
+        if item.unreachable:
+            return self._unreachable(item, loc)
         if item.structural:
             return self._pass_differential(item, loc)
         if self._is_gradient(item):  # a `# check: gradient` set: generator/gradcheck.py
@@ -359,6 +365,20 @@ class Checker:
 
         verdict, detail = passdiff(self.seed).verdict(loc, lambda: self.one_rule_matcher(item))
         return RuleReport(item.rule, loc, "structural", verdict, detail)
+
+    def _unreachable(self, item: _Item, loc: str) -> RuleReport:
+        """A rule that reports a bug in its rule set (it raises when it fires): it changes no
+        meaning, so what there is to check is that it never fires on the fuzzer's programs."""
+        from .passdiff import _seeds, passdiff
+
+        recorded = passdiff(self.seed)
+        fired = recorded.fired_on(loc)
+        if fired:
+            return RuleReport(item.rule, loc, "structural", "refuted",
+                              f"declared unreachable, but fired on {_seeds(fired)}")
+        return RuleReport(item.rule, loc, "structural", "structural",
+                          f"unreachable as declared: never fired on "
+                          f"{len(recorded.programs)} programs")
 
     def _examples(self, item: _Item, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples

@@ -79,3 +79,19 @@ def test_a_recorded_pass_replays_to_its_output():
         out = graph_rewrite(run.before, run.matcher, ctx=copy.deepcopy(run.ctx_before),
                             bottom_up=run.bottom_up)
         assert out is run.after, run.name
+
+
+def test_an_unreachable_rule_must_fire_on_no_program(monkeypatch):
+    """`# check: unreachable` (rangeify's index_other, which raises on an op no rule indexes)
+    holds when no recorded program fires the rule; a rule that does fire, declared unreachable
+    (here: every structural mark of kernel.rules read as unreachable), is refuted."""
+    from rulegrad.generator import soundness
+    from rulegrad.generator.paths import package_rules_files
+
+    rules = {p.name: str(p) for p in package_rules_files()}
+    rep = soundness.check_paths([rules["rangeify.rules"]], rule="index_other").rules[0]
+    assert (rep.verdict, rep.detail) == ("structural", "unreachable as declared: never fired "
+                                         "on 83 programs"), rep.detail
+    monkeypatch.setattr(soundness, "UNREACHABLE_MARK", soundness.STRUCTURAL_MARK)
+    rep = soundness.check_paths([rules["kernel.rules"]], rule="kernel_store").rules[0]
+    assert rep.verdict == "refuted" and "declared unreachable, but fired on" in rep.detail

@@ -1,7 +1,7 @@
 """`rulegrad check` on rulegrad's own rules, and the checker's parts on hand-built rules.
 
 The rules of rules/ get one test each through the pytest plugin (bounded examples); the whole
-check runs once more as CI would, asserting zero refutations within the time budget. The z3
+check runs once more as CI would, asserting zero refutations (bench/check.py times it). The z3
 translation is tested against C semantics computed independently in Python, and the command
 line against its documented exit statuses.
 """
@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -40,19 +39,16 @@ test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],
                                      examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND)
 
 
-def test_all_rules_check_clean_within_budget(capsys):
-    # CPU time, not wall time: the budget is about the check's cost, not the machine's load
-    t0, c0 = time.monotonic(), time.process_time()
+def test_all_rules_check_clean(capsys):
+    # its cost is measured by bench/check.py (against the 60 s budget), never timed here
     report = check_paths(None, examples=CI_EXAMPLES, seed=0)
-    elapsed, cpu = time.monotonic() - t0, time.process_time() - c0
     refuted = [r for r in report.rules if r.verdict == "refuted"
                and r.rule.name not in KNOWN_UNSOUND]
     assert not refuted, "\n".join(f"{r.line()}\n{r.counterexample}" for r in refuted)
     assert not [lp for lp in report.loops if lp.confirmed]
     assert report.rules, "no rules found in rules/"
-    assert cpu < 60, f"the check of rules/ took {cpu:.1f}s of CPU ({elapsed:.1f}s wall)"
     with capsys.disabled():  # the verdict counts, for the CI log
-        print(f"\nrulegrad check rules/ ({cpu:.1f}s CPU): {report.summary()}")
+        print(f"\nrulegrad check rules/: {report.summary()}")
 
 
 # ---------------------------------------------------------------------- instances

@@ -1,0 +1,48 @@
+"""The cost of `rulegrad check` over all of `rules/`, against the 60 s budget.
+
+    python bench/check.py [--runs N] [--examples E]
+
+Runs the whole check N times (default 3) in this process, each from a fresh checker (the
+pass-differential programs are recorded once per process, as the command does), and prints
+the CPU and wall seconds of each run, their medians, and the verdict counts. The verdicts of
+every run must be identical: the check draws with a seeded generator and bounds z3 by
+resource units, not by time, so the load on the machine cannot change them (run it once
+quiet and once with both cores busy, e.g. beside two `yes > /dev/null`, to see that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+BUDGET = 60.0  # seconds: the figure the issue sets for a check of rules/
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--examples", type=int, default=100)
+    args = ap.parse_args()
+    from rulegrad.generator.soundness import check_paths
+
+    print(f"load average: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    cpus, walls, verdicts = [], [], []
+    for i in range(args.runs):
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = check_paths(None, examples=args.examples, seed=0)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+        verdicts.append([(r.rule.name, r.verdict) for r in report.rules])
+        print(f"run {i + 1}: {cpus[-1]:6.1f} s CPU {walls[-1]:6.1f} s wall   {report.summary()}")
+    same = all(v == verdicts[0] for v in verdicts)
+    print(f"median: {statistics.median(cpus):.1f} s CPU, {statistics.median(walls):.1f} s wall "
+          f"(budget {BUDGET:.0f} s; the first run also records the fuzzer programs)")
+    print(f"verdicts identical across runs: {'yes' if same else 'NO'}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -150,18 +150,28 @@ class _Ctx:
     helpers: frozenset[str]
     reserved: frozenset[str]
     constants: dict[str, str] = field(default_factory=dict)  # value text -> name
+    aliases: dict[str, str] = field(default_factory=dict)  # `Ops.X` / `dtypes.x` -> global
 
     def constant(self, stem: str, value: str) -> str:
         if value not in self.constants:
             self.constants[value] = f"_{stem}{len(self.constants)}"
         return self.constants[value]
 
+    def op(self, o: Ops) -> str:
+        """A module global holding `Ops.X`: on Python 3.11 reading an Enum member off its class
+        goes through `EnumType.__getattr__` and costs several times a global's load."""
+        return self.aliases.setdefault(f"Ops.{o.name}", f"_{o.name}")
+
+    def dtype(self, dt: DType) -> str:
+        """A module global holding `dtypes.x` (a class attribute: slower than a global)."""
+        return self.aliases.setdefault(f"dtypes.{_dtype_attr(dt)}", f"_dt_{_dtype_attr(dt)}")
+
 
 def _test_text(t: Test, cx: _Ctx) -> str:
     v = _path_local(t.path)
     if isinstance(t, OpTest):
         if len(t.ops) == 1:
-            return f"{v}.op is Ops.{t.ops[0].name}"
+            return f"{v}.op is {cx.op(t.ops[0])}"
         ops = ", ".join(f"Ops.{o.name}" for o in t.ops)
         return f"{v}.op in {cx.constant('OPS', f'frozenset({{{ops}}})')}"
     if isinstance(t, CountTest):
@@ -169,7 +179,7 @@ def _test_text(t: Test, cx: _Ctx) -> str:
     if isinstance(t, DTypeTest):
         if len(t.dtypes) == 1:
             (dt,) = t.dtypes
-            return f"{v}.dtype is dtypes.{_dtype_attr(dt)}"
+            return f"{v}.dtype is {cx.dtype(dt)}"
         return f"{v}.dtype in {cx.constant('DT', f'DTYPE_CLASSES[{t.name!r}]')}"
     if isinstance(t, ConstTest):
         return f"{v}.arg != {v}.arg" if t.is_nan else f"{v}.arg == {py_literal(t.value)}"
@@ -573,7 +583,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         sha256=_sha(cf.file),
         dependencies=[(src_path[f.file.path], _sha(f.file)) for f in files[1:]],
         imports=imports,
-        constants=[(name, value) for value, name in cx.constants.items()],
+        constants=[(name, value) for value, name in sorted(cx.aliases.items())] +
+                  [(name, value) for value, name in cx.constants.items()],
         parts=parts,
         sets=sets,
     )

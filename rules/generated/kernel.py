@@ -21,6 +21,11 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '9c1d697a16ae5018b3e32aeb7d42135339be5d515ae81f7d54fb1dee03bbeb18'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+_ASSIGN = Ops.ASSIGN
+_BUFFER = Ops.BUFFER
+_INDEX = Ops.INDEX
+_INVALID = Ops.INVALID
+_KERNEL = Ops.KERNEL
 
 
 # ======================================================================== to_kernel
@@ -77,7 +82,7 @@ def _to_kernel_RANGE(n, ctx):
 def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.BUFFER:
+        if n0.op is _BUFFER:
             # rule load_input at rules/kernel.rules:18
             #   load_input: INDEX(BUFFER as b, off) -> define_load(ctx, b, off)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
@@ -87,9 +92,9 @@ def _to_kernel_INDEX(n, ctx):
             if _r is not None and _r is not n: return _r, _to_kernel_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.ASSIGN and len(n0.src) == 2:
+        if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n0_0.op is Ops.BUFFER and n0_1.op is Ops.KERNEL:
+            if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
                 # rule load_kernel at rules/kernel.rules:20
                 #   load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
@@ -102,9 +107,9 @@ def _to_kernel_INDEX(n, ctx):
 def _to_kernel_STORE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 2:
+        if n0.op is _INDEX and len(n0.src) == 2:
             n0_0 = n0.src[0]
-            if n0_0.op is Ops.BUFFER:
+            if n0_0.op is _BUFFER:
                 # rule kernel_store at rules/kernel.rules:16
                 #   kernel_store: STORE(INDEX(BUFFER, _), ...) as st -> define_store(ctx, st)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
@@ -117,7 +122,7 @@ def _to_kernel_WHERE(n, ctx):
     if len(n.src) == 3:
         n1 = n.src[1]
         n2 = n.src[2]
-        if n2.op is Ops.INVALID:
+        if n2.op is _INVALID:
             # rule unmask_value at rules/kernel.rules:25
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1

@@ -20,6 +20,12 @@ from rulegrad.rules.lower_helpers import reduce_loop
 SOURCE = 'rules/lower.rules'
 SOURCE_SHA256 = 'aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b'
 DEPENDENCIES = ()
+_CAST = Ops.CAST
+_CONST = Ops.CONST
+_INDEX = Ops.INDEX
+_dt_float16 = dtypes.float16
+_dt_float32 = dtypes.float32
+_dt_index = dtypes.index
 
 
 # ======================================================================== lower_half
@@ -44,7 +50,7 @@ def _lower_half_r1(n, ctx, e):
 def _lower_half_REDUCE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_sum at rules/lower.rules:23
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
             if _lower_half_st: _lower_half_st.attempts[2] += 1
@@ -57,9 +63,9 @@ def _lower_half_REDUCE(n, ctx):
 def _lower_half_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n.dtype is dtypes.float16 and n0.op is Ops.CAST and len(n0.src) == 1:
+        if n.dtype is _dt_float16 and n0.op is _CAST and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            if n0.dtype is dtypes.float32 and n0_0.dtype is dtypes.float16:
+            if n0.dtype is _dt_float32 and n0_0.dtype is _dt_float16:
                 # rule half_roundtrip at rules/lower.rules:26
                 #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
                 if _lower_half_st: _lower_half_st.attempts[3] += 1
@@ -70,7 +76,7 @@ def _lower_half_CAST(n, ctx):
 def _lower_half_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -81,7 +87,7 @@ def _lower_half_NEG(n, ctx):
 def _lower_half_EXP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -92,7 +98,7 @@ def _lower_half_EXP(n, ctx):
 def _lower_half_LOG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -103,7 +109,7 @@ def _lower_half_LOG(n, ctx):
 def _lower_half_EXP2(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -114,7 +120,7 @@ def _lower_half_EXP2(n, ctx):
 def _lower_half_LOG2(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -125,7 +131,7 @@ def _lower_half_LOG2(n, ctx):
 def _lower_half_SIN(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -136,7 +142,7 @@ def _lower_half_SIN(n, ctx):
 def _lower_half_SQRT(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -147,7 +153,7 @@ def _lower_half_SQRT(n, ctx):
 def _lower_half_RECIPROCAL(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -158,7 +164,7 @@ def _lower_half_RECIPROCAL(n, ctx):
 def _lower_half_TRUNC(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:19
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
@@ -169,7 +175,7 @@ def _lower_half_TRUNC(n, ctx):
 def _lower_half_ADD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -180,7 +186,7 @@ def _lower_half_ADD(n, ctx):
 def _lower_half_SUB(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -191,7 +197,7 @@ def _lower_half_SUB(n, ctx):
 def _lower_half_MUL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -202,7 +208,7 @@ def _lower_half_MUL(n, ctx):
 def _lower_half_FDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -213,7 +219,7 @@ def _lower_half_FDIV(n, ctx):
 def _lower_half_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -224,7 +230,7 @@ def _lower_half_IDIV(n, ctx):
 def _lower_half_MOD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -235,7 +241,7 @@ def _lower_half_MOD(n, ctx):
 def _lower_half_MAX(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -246,7 +252,7 @@ def _lower_half_MAX(n, ctx):
 def _lower_half_MIN(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -257,7 +263,7 @@ def _lower_half_MIN(n, ctx):
 def _lower_half_POW(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
-        if n0.dtype is dtypes.float16:
+        if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:20
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
@@ -301,7 +307,7 @@ _lower_alu_st = match_stats('lower_alu', _lower_alu_rules)  # None unless counti
 def _lower_alu_IDIV(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule idiv_pow2 at rules/lower.rules:35
             #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
             if _lower_alu_st: _lower_alu_st.attempts[1] += 1
@@ -315,7 +321,7 @@ def _lower_alu_IDIV(n, ctx):
 def _lower_alu_MOD(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule mod_pow2 at rules/lower.rules:36
             #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
             if _lower_alu_st: _lower_alu_st.attempts[2] += 1
@@ -357,7 +363,7 @@ _lower_valid_st = match_stats('lower_valid', _lower_valid_rules)  # None unless 
 def _lower_valid_INDEX(n, ctx):
     if len(n.src) == 3:
         n0, n1, n2 = n.src
-        if n2.op is Ops.CONST and n2.arg == True:
+        if n2.op is _CONST and n2.arg == True:
             # rule valid_true at rules/lower.rules:43
             #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
             if _lower_valid_st: _lower_valid_st.attempts[0] += 1
@@ -370,9 +376,9 @@ def _lower_valid_INDEX(n, ctx):
 def _lower_valid_LOAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
+        if n0.op is _INDEX and len(n0.src) == 3:
             n0_2 = n0.src[2]
-            if n0_2.op is Ops.CONST and n0_2.arg == False:
+            if n0_2.op is _CONST and n0_2.arg == False:
                 # rule valid_false at rules/lower.rules:44
                 #   valid_false: LOAD(INDEX(_, _, False)) -> 0
                 if _lower_valid_st: _lower_valid_st.attempts[1] += 1
@@ -396,7 +402,7 @@ _lower_load_st = match_stats('lower_load', _lower_load_rules)  # None unless cou
 def _lower_load_LOAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) == 3:
+        if n0.op is _INDEX and len(n0.src) == 3:
             n0_2 = n0.src[2]
             # rule guarded_load at rules/lower.rules:52
             #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)

@@ -20,6 +20,12 @@ from rulegrad.rules.movement_helpers import no_padding
 SOURCE = 'rules/movement.rules'
 SOURCE_SHA256 = 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'
 DEPENDENCIES = ()
+_EXPAND = Ops.EXPAND
+_FLIP = Ops.FLIP
+_PAD = Ops.PAD
+_PERMUTE = Ops.PERMUTE
+_RESHAPE = Ops.RESHAPE
+_SHRINK = Ops.SHRINK
 
 
 # ======================================================================== double_reshape
@@ -31,7 +37,7 @@ _double_reshape_st = match_stats('double_reshape', _double_reshape_rules)  # Non
 def _double_reshape_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.RESHAPE and len(n0.src) == 1:
+        if n0.op is _RESHAPE and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule reshape_reshape at rules/movement.rules:11
             #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
@@ -88,7 +94,7 @@ def _mop_cleanup_PERMUTE(n, ctx):
         x = n0
         if is_identity(p.arg):
             return x, _mop_cleanup_rules[2]
-        if n0.op is Ops.PERMUTE and len(n0.src) == 1:
+        if n0.op is _PERMUTE and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule permute_permute at rules/movement.rules:25
             #   permute_permute: PERMUTE(PERMUTE(x) as p) as q -> x.permute(compose_permute(p.arg, q.arg))
@@ -110,7 +116,7 @@ def _mop_cleanup_EXPAND(n, ctx):
         x = n0
         if x.shape == e.arg:
             return x, _mop_cleanup_rules[1]
-        if n0.op is Ops.EXPAND and len(n0.src) == 1:
+        if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule expand_expand at rules/movement.rules:27
             #   expand_expand: EXPAND(EXPAND(x)) as e -> x.expand(e.arg)
@@ -131,7 +137,7 @@ def _mop_cleanup_PAD(n, ctx):
         x = n0
         if no_padding(p.arg):
             return x, _mop_cleanup_rules[4]
-        if n0.op is Ops.PAD and len(n0.src) == 1:
+        if n0.op is _PAD and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule pad_pad at rules/movement.rules:29
             #   pad_pad: PAD(PAD(x) as a) as b -> x.pad(compose_pad(a.arg, b.arg))
@@ -153,7 +159,7 @@ def _mop_cleanup_SHRINK(n, ctx):
         x = n0
         if s.shape == x.shape:
             return x, _mop_cleanup_rules[3]
-        if n0.op is Ops.SHRINK and len(n0.src) == 1:
+        if n0.op is _SHRINK and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule shrink_shrink at rules/movement.rules:28
             #   shrink_shrink: SHRINK(SHRINK(x) as a) as b -> x.shrink(compose_shrink(a.arg, b.arg))
@@ -175,7 +181,7 @@ def _mop_cleanup_FLIP(n, ctx):
         x = n0
         if not any(f.arg):
             return x, _mop_cleanup_rules[5]
-        if n0.op is Ops.FLIP and len(n0.src) == 1:
+        if n0.op is _FLIP and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule flip_flip at rules/movement.rules:30
             #   flip_flip: FLIP(FLIP(x) as a) as b -> x.flip(compose_flip(a.arg, b.arg))

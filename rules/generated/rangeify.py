@@ -45,6 +45,19 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = 'a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+_ASSIGN = Ops.ASSIGN
+_BUFFERIZE = Ops.BUFFERIZE
+_CHILD = Ops.CHILD
+_CHILDREN = Ops.CHILDREN
+_CONST = Ops.CONST
+_EXPAND = Ops.EXPAND
+_FLIP = Ops.FLIP
+_INDEX = Ops.INDEX
+_PAD = Ops.PAD
+_PERMUTE = Ops.PERMUTE
+_REDUCE_AXIS = Ops.REDUCE_AXIS
+_RESHAPE = Ops.RESHAPE
+_SHRINK = Ops.SHRINK
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -108,11 +121,11 @@ def _earliest_rewrites_FUSE(n, ctx):
 def _earliest_rewrites_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.EXPAND and len(n0.src) == 1:
+        if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
+            if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
-                if n0_0_0.op is Ops.CONST:
+                if n0_0_0.op is _CONST:
                     # rule copy_const at rules/rangeify.rules:30
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
@@ -148,7 +161,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
         if x.size == 0 and red.size != 0:
             _r = _as_uop(n, red.const_like(identity_value(red.arg[0], red.dtype)))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
-        if n0.op is Ops.EXPAND and len(n0.src) == 1:
+        if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule reduce_expand at rules/rangeify.rules:26
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
@@ -437,7 +450,7 @@ def _pm_mops_INDEX(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 in _OPS0:
-            if o0 is Ops.SHRINK:
+            if o0 is _SHRINK:
                 # rule index_shrink at rules/rangeify.rules:66
                 #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
@@ -445,7 +458,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, map_shrink(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[0]
-            elif o0 is Ops.PERMUTE:
+            elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:67
                 #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
@@ -453,7 +466,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, map_permute(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[1]
-            elif o0 is Ops.FLIP:
+            elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:68
                 #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
@@ -461,7 +474,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, map_flip(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[2]
-            elif o0 is Ops.EXPAND:
+            elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:69
                 #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
@@ -469,7 +482,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, map_expand(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[3]
-            elif o0 is Ops.PAD:
+            elif o0 is _PAD:
                 # rule index_pad at rules/rangeify.rules:70
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
@@ -477,7 +490,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
-            elif o0 is Ops.RESHAPE:
+            elif o0 is _RESHAPE:
                 # rule index_reshape at rules/rangeify.rules:71
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
@@ -523,9 +536,9 @@ def _pm_rangeify_INDEX(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 in _OPS5:
-            if o0 is Ops.CHILD and len(n0.src) == 1:
+            if o0 is _CHILD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
+                if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
                     # rule index_child at rules/rangeify.rules:78
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
@@ -540,7 +553,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
-            elif o0 is Ops.ASSIGN:
+            elif o0 is _ASSIGN:
                 # rule index_assign at rules/rangeify.rules:82
                 #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
@@ -564,7 +577,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 x = n0
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-            elif o0 is Ops.REDUCE_AXIS:
+            elif o0 is _REDUCE_AXIS:
                 # rule index_reduce at rules/rangeify.rules:87
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
@@ -608,7 +621,7 @@ _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless 
 def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.CONST:
+        if n0.op is _CONST:
             # rule copy_const_idx at rules/rangeify.rules:105
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
@@ -619,9 +632,9 @@ def _pm_cleanups_COPY(n, ctx):
 def _pm_cleanups_BUFFERIZE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.INDEX and len(n0.src) >= 1:
+        if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
-            if n0_0.op is Ops.BUFFERIZE:
+            if n0_0.op is _BUFFERIZE:
                 # rule noop_buffer at rules/rangeify.rules:99
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
@@ -636,9 +649,9 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
 def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
+        if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
-            if n0_0.op is Ops.CONST:
+            if n0_0.op is _CONST:
                 # rule const_buffer at rules/rangeify.rules:101
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1

@@ -16,6 +16,13 @@ from rulegrad.rules.symbolic_helpers import fold_alu
 SOURCE = 'rules/symbolic.rules'
 SOURCE_SHA256 = '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'
 DEPENDENCIES = ()
+_ADD = Ops.ADD
+_CONST = Ops.CONST
+_IDIV = Ops.IDIV
+_MOD = Ops.MOD
+_MUL = Ops.MUL
+_NEG = Ops.NEG
+_dt_index = dtypes.index
 _DT0 = DTYPE_CLASSES['ints']
 
 
@@ -48,7 +55,7 @@ def _symbolic_simple_r13(n, ctx, a, b, e):
 def _symbolic_simple_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.CONST:
+        if n0.op is _CONST:
             # rule fold_cast at rules/symbolic.rules:37
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
@@ -62,14 +69,14 @@ def _symbolic_simple_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         o0 = n0.op
-        if o0 is Ops.NEG and len(n0.src) == 1:
+        if o0 is _NEG and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule neg_neg at rules/symbolic.rules:15
             #   neg_neg: NEG(NEG(x)) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[3] += 1
             x = n0_0
             return x, _symbolic_simple_rules[3]
-        elif o0 is Ops.CONST:
+        elif o0 is _CONST:
             # rule fold_unary at rules/symbolic.rules:36
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
@@ -82,20 +89,20 @@ def _symbolic_simple_NEG(n, ctx):
 def _symbolic_simple_ADD(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 0:
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             x = n0
             return x, _symbolic_simple_rules[0]
-        if n0.op is Ops.CONST:
+        if n0.op is _CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 x = n1
                 return x, _symbolic_simple_rules[0]
-            if n1.op is Ops.CONST:
+            if n1.op is _CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -107,7 +114,7 @@ def _symbolic_simple_SUB(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.dtype in _DT0:
-            if n1.op is Ops.CONST and n1.arg == 0:
+            if n1.op is _CONST and n1.arg == 0:
                 # rule sub_zero at rules/symbolic.rules:13
                 #   sub_zero: SUB(x:ints, 0) -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
@@ -120,7 +127,7 @@ def _symbolic_simple_SUB(n, ctx):
                 x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -131,26 +138,26 @@ def _symbolic_simple_SUB(n, ctx):
 def _symbolic_simple_MUL(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n1.op is Ops.CONST and n1.arg == 1:
+        if n1.op is _CONST and n1.arg == 1:
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
             x = n0
             return x, _symbolic_simple_rules[4]
-        if n0.op is Ops.CONST and n0.arg == 1:
+        if n0.op is _CONST and n0.arg == 1:
             # rule mul_one at rules/symbolic.rules:18
             #   mul_one: MUL[x, 1] -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
             x = n1
             return x, _symbolic_simple_rules[4]
-        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 0:
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
             # rule mul_zero at rules/symbolic.rules:19
             #   mul_zero: MUL[x:ints, 0] -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
             x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[5]
-        if n0.op is Ops.CONST:
+        if n0.op is _CONST:
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
@@ -158,7 +165,7 @@ def _symbolic_simple_MUL(n, ctx):
                 x = n1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
-            if n1.op is Ops.CONST:
+            if n1.op is _CONST:
                 # rule fold_binary at rules/symbolic.rules:35
                 #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -169,7 +176,7 @@ def _symbolic_simple_MUL(n, ctx):
 def _symbolic_simple_FDIV(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -180,13 +187,13 @@ def _symbolic_simple_FDIV(n, ctx):
 def _symbolic_simple_IDIV(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x:ints, 1) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
             x = n0
             return x, _symbolic_simple_rules[6]
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -197,14 +204,14 @@ def _symbolic_simple_IDIV(n, ctx):
 def _symbolic_simple_MOD(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype in _DT0 and n1.op is Ops.CONST and n1.arg == 1:
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
             x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[7]
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -221,7 +228,7 @@ def _symbolic_simple_MAX(n, ctx):
             if _symbolic_simple_st: _symbolic_simple_st.attempts[8] += 1
             x = n0
             return x, _symbolic_simple_rules[8]
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -238,7 +245,7 @@ def _symbolic_simple_MIN(n, ctx):
             if _symbolic_simple_st: _symbolic_simple_st.attempts[9] += 1
             x = n0
             return x, _symbolic_simple_rules[9]
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -249,7 +256,7 @@ def _symbolic_simple_MIN(n, ctx):
 def _symbolic_simple_POW(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -260,7 +267,7 @@ def _symbolic_simple_POW(n, ctx):
 def _symbolic_simple_CMPLT(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -271,7 +278,7 @@ def _symbolic_simple_CMPLT(n, ctx):
 def _symbolic_simple_CMPNE(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -282,7 +289,7 @@ def _symbolic_simple_CMPNE(n, ctx):
 def _symbolic_simple_CMPEQ(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -293,7 +300,7 @@ def _symbolic_simple_CMPEQ(n, ctx):
 def _symbolic_simple_AND(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -304,7 +311,7 @@ def _symbolic_simple_AND(n, ctx):
 def _symbolic_simple_OR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -315,7 +322,7 @@ def _symbolic_simple_OR(n, ctx):
 def _symbolic_simple_XOR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -326,7 +333,7 @@ def _symbolic_simple_XOR(n, ctx):
 def _symbolic_simple_SHL(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -337,7 +344,7 @@ def _symbolic_simple_SHL(n, ctx):
 def _symbolic_simple_SHR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.op is Ops.CONST and n1.op is Ops.CONST:
+        if n0.op is _CONST and n1.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -348,7 +355,7 @@ def _symbolic_simple_SHR(n, ctx):
 def _symbolic_simple_WHERE(n, ctx):
     if len(n.src) == 3:
         n0, n1, n2 = n.src
-        if n0.op is Ops.CONST:
+        if n0.op is _CONST:
             if n0.arg == True:
                 # rule where_true at rules/symbolic.rules:28
                 #   where_true: WHERE(True, a, b) -> a
@@ -420,10 +427,10 @@ def _sym_ADD(n, ctx):
         n0, n1 = n.src
         if n.dtype in _DT0:
             o0 = n0.op
-            if o0 is Ops.ADD and len(n0.src) == 2:
+            if o0 is _ADD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n1.op is Ops.CONST:
-                    if n0_1.op is Ops.CONST:
+                if n1.op is _CONST:
+                    if n0_1.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:43
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[0] += 1
@@ -432,7 +439,7 @@ def _sym_ADD(n, ctx):
                         x = n0_0
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
-                    if n0_0.op is Ops.CONST:
+                    if n0_0.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:43
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[0] += 1
@@ -441,9 +448,9 @@ def _sym_ADD(n, ctx):
                         x = n0_1
                         _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
-            elif o0 is Ops.CONST and n1.op is Ops.ADD and len(n1.src) == 2:
+            elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
-                if n1_1.op is Ops.CONST:
+                if n1_1.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
@@ -452,7 +459,7 @@ def _sym_ADD(n, ctx):
                     x = n1_0
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
-                if n1_0.op is Ops.CONST:
+                if n1_0.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
@@ -462,13 +469,13 @@ def _sym_ADD(n, ctx):
                     _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
         o0 = n0.op
-        if o0 is Ops.MUL and len(n0.src) == 2:
+        if o0 is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1.op is Ops.MOD and len(n1.src) == 2:
+            if n1.op is _MOD and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
-                if n0_0.op is Ops.IDIV and len(n0_0.src) == 2:
+                if n0_0.op is _IDIV and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is Ops.CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                    if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
@@ -476,9 +483,9 @@ def _sym_ADD(n, ctx):
                         x = n0_0_0
                         if c.arg > 0:
                             return x, _sym_rules[5]
-                if n0_1.op is Ops.IDIV and len(n0_1.src) == 2:
+                if n0_1.op is _IDIV and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is Ops.CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                    if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
@@ -486,13 +493,13 @@ def _sym_ADD(n, ctx):
                         x = n0_1_0
                         if c.arg > 0:
                             return x, _sym_rules[5]
-        elif o0 is Ops.MOD and len(n0.src) == 2:
+        elif o0 is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1.op is Ops.MUL and len(n1.src) == 2:
+            if n1.op is _MUL and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
-                if n1_0.op is Ops.IDIV and len(n1_0.src) == 2:
+                if n1_0.op is _IDIV and len(n1_0.src) == 2:
                     n1_0_0, n1_0_1 = n1_0.src
-                    if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is Ops.CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                    if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
@@ -500,9 +507,9 @@ def _sym_ADD(n, ctx):
                         x = n1_0_0
                         if c.arg > 0:
                             return x, _sym_rules[5]
-                if n1_1.op is Ops.IDIV and len(n1_1.src) == 2:
+                if n1_1.op is _IDIV and len(n1_1.src) == 2:
                     n1_1_0, n1_1_1 = n1_1.src
-                    if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is Ops.CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                    if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                         # rule divmod_recombine at rules/symbolic.rules:53
                         #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                         if _sym_st: _sym_st.attempts[5] += 1
@@ -517,7 +524,7 @@ def _sym_SUB(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
             if _sym_st: _sym_st.attempts[2] += 1
@@ -534,10 +541,10 @@ def _sym_MUL(n, ctx):
         n0, n1 = n.src
         if n.dtype in _DT0:
             o0 = n0.op
-            if o0 is Ops.MUL and len(n0.src) == 2:
+            if o0 is _MUL and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n1.op is Ops.CONST:
-                    if n0_1.op is Ops.CONST:
+                if n1.op is _CONST:
+                    if n0_1.op is _CONST:
                         # rule mul_consts at rules/symbolic.rules:44
                         #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[1] += 1
@@ -546,7 +553,7 @@ def _sym_MUL(n, ctx):
                         x = n0_0
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
-                    if n0_0.op is Ops.CONST:
+                    if n0_0.op is _CONST:
                         # rule mul_consts at rules/symbolic.rules:44
                         #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[1] += 1
@@ -555,9 +562,9 @@ def _sym_MUL(n, ctx):
                         x = n0_1
                         _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
-            elif o0 is Ops.CONST and n1.op is Ops.MUL and len(n1.src) == 2:
+            elif o0 is _CONST and n1.op is _MUL and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
-                if n1_1.op is Ops.CONST:
+                if n1_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
@@ -566,7 +573,7 @@ def _sym_MUL(n, ctx):
                     x = n1_0
                     _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[1]
-                if n1_0.op is Ops.CONST:
+                if n1_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
@@ -582,11 +589,11 @@ def _sym_IDIV(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n.dtype is dtypes.index:
+        if n.dtype is _dt_index:
             o0 = n0.op
-            if o0 is Ops.MUL and len(n0.src) == 2:
+            if o0 is _MUL and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n0_1.op is Ops.CONST and n1 is n0_1:
+                if n0_1.op is _CONST and n1 is n0_1:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     if _sym_st: _sym_st.attempts[3] += 1
@@ -594,7 +601,7 @@ def _sym_IDIV(n, ctx):
                     x = n0_0
                     if c.arg != 0:
                         return x, _sym_rules[3]
-                if n0_0.op is Ops.CONST and n1 is n0_0:
+                if n0_0.op is _CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     if _sym_st: _sym_st.attempts[3] += 1
@@ -602,11 +609,11 @@ def _sym_IDIV(n, ctx):
                     x = n0_1
                     if c.arg != 0:
                         return x, _sym_rules[3]
-            elif o0 is Ops.ADD and len(n0.src) == 2:
+            elif o0 is _ADD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
@@ -615,7 +622,7 @@ def _sym_IDIV(n, ctx):
                         x = n0_0_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x, _sym_rules[7]
-                    if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
@@ -624,9 +631,9 @@ def _sym_IDIV(n, ctx):
                         x = n0_0_1
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x, _sym_rules[7]
-                if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
@@ -635,7 +642,7 @@ def _sym_IDIV(n, ctx):
                         x = n0_1_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x, _sym_rules[7]
-                    if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
@@ -644,7 +651,7 @@ def _sym_IDIV(n, ctx):
                         x = n0_1_1
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return x, _sym_rules[7]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule idiv_in_range at rules/symbolic.rules:65
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
             if _sym_st: _sym_st.attempts[10] += 1
@@ -660,11 +667,11 @@ def _sym_MOD(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n.dtype is dtypes.index:
+        if n.dtype is _dt_index:
             o0 = n0.op
-            if o0 is Ops.MUL and len(n0.src) == 2:
+            if o0 is _MUL and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n0_1.op is Ops.CONST and n1 is n0_1:
+                if n0_1.op is _CONST and n1 is n0_1:
                     # rule mul_mod at rules/symbolic.rules:51
                     #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                     if _sym_st: _sym_st.attempts[4] += 1
@@ -673,7 +680,7 @@ def _sym_MOD(n, ctx):
                     if c.arg != 0:
                         _r = n.const_like(0)
                         if _r is not n: return _r, _sym_rules[4]
-                if n0_0.op is Ops.CONST and n1 is n0_0:
+                if n0_0.op is _CONST and n1 is n0_0:
                     # rule mul_mod at rules/symbolic.rules:51
                     #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                     if _sym_st: _sym_st.attempts[4] += 1
@@ -682,11 +689,11 @@ def _sym_MOD(n, ctx):
                     if c.arg != 0:
                         _r = n.const_like(0)
                         if _r is not n: return _r, _sym_rules[4]
-            elif o0 is Ops.ADD and len(n0.src) == 2:
+            elif o0 is _ADD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n0_0.op is Ops.MUL and len(n0_0.src) == 2:
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is Ops.CONST and n1 is n0_0_1:
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
@@ -695,7 +702,7 @@ def _sym_MOD(n, ctx):
                         x = n0_0_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
-                    if n0_0_0.op is Ops.CONST and n1 is n0_0_0:
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
@@ -704,9 +711,9 @@ def _sym_MOD(n, ctx):
                         x = n0_0_1
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
-                if n0_1.op is Ops.MUL and len(n0_1.src) == 2:
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is Ops.CONST and n1 is n0_1_1:
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
@@ -715,7 +722,7 @@ def _sym_MOD(n, ctx):
                         x = n0_1_0
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
-                    if n0_1_0.op is Ops.CONST and n1 is n0_1_0:
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
@@ -724,9 +731,9 @@ def _sym_MOD(n, ctx):
                         x = n0_1_1
                         if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg:
                             return d, _sym_rules[8]
-        if n0.op is Ops.MOD and len(n0.src) == 2:
+        if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n0_1.op is Ops.CONST and n1 is n0_1:
+            if n0_1.op is _CONST and n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:55
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                 if _sym_st: _sym_st.attempts[6] += 1
@@ -735,7 +742,7 @@ def _sym_MOD(n, ctx):
                 x = n0_0
                 if c.arg != 0:
                     return m, _sym_rules[6]
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule mod_in_range at rules/symbolic.rules:64
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
             if _sym_st: _sym_st.attempts[9] += 1
@@ -750,7 +757,7 @@ def _sym_CMPLT(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index:
+        if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             if _sym_st: _sym_st.attempts[11] += 1
@@ -767,7 +774,7 @@ def _sym_CMPNE(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index:
+        if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             if _sym_st: _sym_st.attempts[11] += 1
@@ -784,7 +791,7 @@ def _sym_CMPEQ(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index:
+        if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
             if _sym_st: _sym_st.attempts[11] += 1

@@ -163,13 +163,11 @@ class _Rewriter:
         # the fast path: the matcher's own op -> function table, called without going through
         # `rewrite` (off while tracing, counting statistics, or diagnosing a spent budget)
         self.table = getattr(matcher, "table", None) if self.trace is None else None
+        self.waiting = 0  # consecutive deferrals with no progress between them
 
-    def step(self, node: UOp, matched: UOp | None = None) -> UOp | None:
-        """One rewrite attempt on `node`: the new node, or None when no rule applies.
-        `matched`: what the fast path already found for it (the attempt is done)."""
-        if matched is not None:
-            new = matched
-        elif self.trace is None and self.diagnose is None:
+    def step(self, node: UOp) -> UOp | None:
+        """One rewrite attempt on `node`: the new node, or None when no rule applies."""
+        if self.trace is None and self.diagnose is None:
             new = self.matcher.rewrite(node, self.ctx)
         else:
             new, rule = _rule_of(self.matcher, node, self.ctx)
@@ -220,11 +218,110 @@ class _Rewriter:
 
     def _walk(self, root: UOp) -> UOp:
         self.root = root  # a spent budget is scaled by this graph's size (`_over_budget`)
-        replace, step, ctx = self.replace, self.step, self.ctx
-        done = replace.__getitem__
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
         stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
-        waiting = 0  # consecutive deferrals with no progress between them
+        if not self.bottom_up and self.table is not None:
+            self._top_down(stack)  # returns early if a spent budget turns diagnosis on
+        self._general(stack)
+        return self.replace[root]
+
+    def _top_down(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:
+        """The walk of `_general` for the common pass (top-down, the matcher's table, no trace),
+        in the same order, with less work per node: the op table is called directly, and a node
+        rewritten to a new one goes on matching in place while the new node's sources are
+        already done (instead of a push and a pop of three stack entries per step)."""
+        replace, ctx, lookup = self.replace, self.ctx, self.table.get
+        done, pop, push = replace.__getitem__, stack.pop, stack.append
+        waiting = self.waiting
+        while stack:
+            n, stage, work = pop()
+            if n in replace:
+                continue
+            if stage == 0:
+                pending = False
+                for s in reversed(n.src):  # a loop, not a comprehension: no frame per node
+                    if s not in replace:
+                        if not pending:
+                            push((n, 1, n))
+                            pending = True
+                        push((s, 0, s))
+                if pending:
+                    continue
+            elif stage == 2:
+                linked = replace.get(work)
+                if linked is None:
+                    stack.appendleft((n, 2, work))
+                    waiting += 1
+                    continue
+                replace[n] = linked
+                waiting = 0
+                continue
+            # the sources of n are rewritten (top-down, the work node is n itself)
+            try:
+                src = tuple(map(done, n.src))
+            except KeyError:  # a source is still waiting: retry later
+                stack.appendleft((n, 1, n))
+                waiting += 1
+                continue
+            links: list[UOp] = []  # the nodes that become what the chain ends in
+            cur, fresh = n, False
+            if src != n.src:
+                links.append(n)
+                cur, fresh = UOp(n.op, n.dtype, src, n.arg, n.tag), True
+            while True:
+                if fresh:  # a node not seen before this step: its first visit, in place
+                    if cur in replace:
+                        final = replace[cur]
+                        break
+                    try:
+                        src = tuple(map(done, cur.src))
+                    except KeyError:  # rare: a rule made new sources, to be visited first
+                        _push_links(push, links, cur)
+                        push((cur, 0, cur))
+                        cur = None
+                        break
+                    if src != cur.src:
+                        links.append(cur)
+                        cur = UOp(cur.op, cur.dtype, src, cur.arg, cur.tag)
+                        continue
+                try:
+                    f = lookup(cur.op)
+                    hit = None if f is None else f(cur, ctx)
+                except RewriteNotReady:
+                    _push_links(push, links, cur)
+                    waiting += 1
+                    if waiting > len(stack) + 1:
+                        raise RuntimeError(f"pass {self.name!r}: a rule deferred "
+                                           f"(RewriteNotReady) on {cur!r} and "
+                                           "nothing else could make progress") from None
+                    stack.appendleft((cur, 1, cur))
+                    cur = None
+                    break
+                if hit is None or hit[0] is cur:
+                    replace[cur] = final = cur
+                    break
+                self.fired += 1
+                links.append(cur)
+                cur, fresh = hit[0], True
+                if self.fired > self.budget:
+                    self._over_budget()
+                    if self.table is None:  # diagnosing: the general walk names the rules
+                        _push_links(push, links, cur)
+                        push((cur, 0, cur))
+                        self.waiting = waiting
+                        return
+            if cur is None:
+                continue
+            for x in links:
+                replace[x] = final
+            waiting = 0
+        self.waiting = waiting
+
+    def _general(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:
+        """The walk in every mode (bottom-up, traced, diagnosing a spent budget)."""
+        replace, step = self.replace, self.step
+        done = replace.__getitem__
+        waiting = self.waiting  # consecutive deferrals with no progress between them
         while stack:
             n, stage, new_n = stack.pop()
             if n in replace:
@@ -256,13 +353,7 @@ class _Rewriter:
                         replace[n] = new_n
                         continue
                     try:
-                        table = self.table
-                        if table is None:
-                            result = step(new_n)
-                        else:  # the fast path: most attempts match nothing
-                            f = table.get(new_n.op)
-                            hit = None if f is None else f(new_n, ctx)
-                            result = None if hit is None else step(new_n, hit[0])
+                        result = step(new_n)
                     except RewriteNotReady:
                         waiting += 1
                         if waiting > len(stack) + 1:
@@ -287,7 +378,13 @@ class _Rewriter:
                 continue
             replace[n] = linked
             waiting = 0
-        return replace[root]
+        self.waiting = waiting
+
+
+def _push_links(push: Any, links: list[UOp], last: UOp) -> None:
+    """The stage-2 entries the general walk would hold for a chain links[0] -> ... -> last."""
+    for i, x in enumerate(links):
+        push((x, 2, links[i + 1] if i + 1 < len(links) else last))
 
 
 def _per_node_budget() -> int:

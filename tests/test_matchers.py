@@ -360,6 +360,58 @@ def test_generated_matches_interpreted(stem, name, recorded, gradient_calls):
     assert changed, f"{stem}.{name} changed nothing on {len(runs)} recorded pass inputs"
 
 
+class _Logged:
+    """A matcher's op table, each call logged; with `fast=False` it has no `table`, so
+    graph_rewrite takes its general walk (the one tracing uses) instead of the top-down one."""
+
+    def __init__(self, m, log: list, fast: bool):
+        def logged(f):
+            def call(n, ctx):
+                log.append(n)
+                return f(n, ctx)
+            return call
+        self.name, self.rules = m.name, m.rules
+        self._table = {op: logged(f) for op, f in m.table.items()}
+        if fast:
+            self.table = self._table
+
+    def rewrite(self, n, ctx=None):
+        f = self._table.get(n.op)
+        hit = None if f is None else f(n, ctx)
+        return None if hit is None else hit[0]
+
+
+def test_top_down_walk_is_the_general_walk(recorded):
+    """graph_rewrite's top-down walk (the matcher's table called in place, a rewritten node
+    matched again without going through the stack) against its general walk, on the input of
+    every recorded top-down pass: the same nodes tried in the same order, the same output, the
+    same context after, the same map from old nodes to new."""
+    from rulegrad.runtime.rewrite import graph_rewrite_map
+
+    compared = 0
+    for prog in recorded:
+        for run in prog.passes:
+            if run.bottom_up or getattr(run.matcher, "table", None) is None:
+                continue
+            logs, outs, ctxs, maps = [], [], [], []
+            for fast in (True, False):
+                log: list = []
+                ctx = copy.deepcopy(run.ctx_before)
+                m = graph_rewrite_map(run.before, _Logged(run.matcher, log, fast), ctx=ctx)
+                logs.append(log)
+                outs.append(m[run.before])
+                ctxs.append(ctx)
+                maps.append(m)
+            assert _same_graph(outs[0], outs[1]), (prog.seed, run.name)
+            assert _same_ctx(ctxs[0], ctxs[1]), (prog.seed, run.name)
+            if outs[0] is outs[1]:  # no fresh Buffers: the nodes themselves are the same
+                assert logs[0] == logs[1] and maps[0] == maps[1], (prog.seed, run.name)
+            else:
+                assert [n.op for n in logs[0]] == [n.op for n in logs[1]], (prog.seed, run.name)
+            compared += 1
+    assert compared > 100, compared
+
+
 def test_every_rules_file_has_rule_sets():
     stems = {p.stem for p in package_rules_files()}
     assert {"symbolic", "movement"} <= stems

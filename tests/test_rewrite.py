@@ -18,6 +18,23 @@ class Fn:
         return self.fn(u, ctx)
 
 
+class TableFn(Fn):
+    """The same through an op table, as generated matchers have: graph_rewrite's top-down walk
+    calls the table in place (the general walk, through `rewrite`, is the one above)."""
+
+    def __init__(self, fn):
+        super().__init__(fn)
+
+        def call(u, ctx):
+            new = fn(u, ctx)
+            return None if new is None else (new, None)
+
+        self.table = dict.fromkeys(Ops, call)
+
+
+WALKS = pytest.mark.parametrize("walk", [Fn, TableFn], ids=["general", "top_down"])
+
+
 def neg_chain(n):
     node = UOp.const(dtypes.int32, 7)
     for _ in range(n):
@@ -41,14 +58,19 @@ def test_hash_consing_and_replace():
     assert UOp.const(dtypes.float32, nan) is UOp.const(dtypes.float32, float("nan"))
 
 
-def test_million_node_chain_at_default_recursion_limit():
+@pytest.mark.parametrize("walk,depth", [(Fn, 100_000), (TableFn, 1_000_000)],
+                         ids=["general", "top_down"])
+def test_million_node_chain_at_default_recursion_limit(walk, depth):
+    # a million nodes on the walk every pass without tracing takes (the general one, for
+    # traced and bottom-up passes, is as iterative: a chain far past the recursion limit)
     assert sys.getrecursionlimit() <= 10_000
-    chain = neg_chain(1_000_000)
-    out = graph_rewrite(chain, Fn(double_neg))
+    chain = neg_chain(depth)
+    out = graph_rewrite(chain, walk(double_neg))
     assert out is UOp.const(dtypes.int32, 7)  # an even number of negations cancels
 
 
-def test_top_down_rewrites_sources_first():
+@WALKS
+def test_top_down_rewrites_sources_first(walk):
     seen = []
 
     def log(u, ctx):
@@ -56,7 +78,7 @@ def test_top_down_rewrites_sources_first():
         return None
 
     x = UOp.const(dtypes.int32, 1)
-    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), Fn(log))
+    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), walk(log))
     assert seen == [Ops.CONST, Ops.NEG, Ops.EXP2]
     seen.clear()
     graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), Fn(log),
@@ -64,7 +86,8 @@ def test_top_down_rewrites_sources_first():
     assert seen == [Ops.EXP2, Ops.NEG, Ops.CONST]
 
 
-def test_shared_nodes_rewritten_once():
+@WALKS
+def test_shared_nodes_rewritten_once(walk):
     calls = []
 
     def count(u, ctx):
@@ -73,7 +96,7 @@ def test_shared_nodes_rewritten_once():
 
     x = UOp(Ops.NEG, dtypes.int32, (UOp.const(dtypes.int32, 1),))
     graph_rewrite(UOp.sink(UOp(Ops.ADD, dtypes.int32, (x, x)), UOp(Ops.MUL, dtypes.int32, (x, x))),
-                  Fn(count))
+                  walk(count))
     assert calls.count(x) == 1
 
 
@@ -83,7 +106,8 @@ def test_ctx_is_passed_and_map_covers_every_node():
     assert len(m) == 5 and all(k is v for k, v in m.items())
 
 
-def test_defer_waits_for_siblings():
+@WALKS
+def test_defer_waits_for_siblings(walk):
     order = []
 
     def fn(u, ctx):
@@ -95,18 +119,20 @@ def test_defer_waits_for_siblings():
 
     x = UOp.const(dtypes.float32, 1.0)
     sink = UOp.sink(UOp(Ops.EXP2, dtypes.float32, (x,)), UOp(Ops.LOG2, dtypes.float32, (x,)))
-    graph_rewrite(sink, Fn(fn))
+    graph_rewrite(sink, walk(fn))
     assert order == ["log2", "exp2"]
 
 
-def test_defer_forever_is_an_error():
+@WALKS
+def test_defer_forever_is_an_error(walk):
     def fn(u, ctx):
         if u.op is Ops.EXP2:
             raise RewriteNotReady
         return None
 
     with pytest.raises(RuntimeError, match="deferred"):
-        graph_rewrite(UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),)), Fn(fn))
+        graph_rewrite(UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),)),
+                      walk(fn))
 
 
 class Cycle:
@@ -123,10 +149,20 @@ class Cycle:
         return self.rewrite_with_rule(u, ctx)[0]
 
 
-def test_two_rule_cycle_names_both_rules():
+class TableCycle(Cycle):
+    def __init__(self):
+        def call(u, ctx):
+            hit = self.rewrite_with_rule(u, ctx)
+            return None if hit[0] is None else hit
+
+        self.table = dict.fromkeys(Ops, call)
+
+
+@pytest.mark.parametrize("cycle", [Cycle, TableCycle], ids=["general", "top_down"])
+def test_two_rule_cycle_names_both_rules(cycle):
     x = UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),))
     with pytest.raises(RewriteBudgetError) as err:
-        graph_rewrite(x, Cycle(), budget=500)
+        graph_rewrite(x, cycle(), budget=500)
     msg = str(err.value)
     assert "exp_to_log at cycle.rules:3" in msg and "log_to_exp at cycle.rules:4" in msg
 

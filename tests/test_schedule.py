@@ -106,15 +106,14 @@ def test_scheduling_work_per_op_is_flat(monkeypatch: pytest.MonkeyPatch) -> None
     attempts = 0
     step, init = rewrite._Rewriter.step, rewrite._Rewriter.__init__
 
-    def counting_step(self: rewrite._Rewriter, node: UOp, matched: UOp | None = None
-                      ) -> UOp | None:
+    def counting_step(self: rewrite._Rewriter, node: UOp) -> UOp | None:
         nonlocal attempts
         attempts += 1
-        return step(self, node, matched)
+        return step(self, node)
 
     def every_attempt_through_step(self: rewrite._Rewriter, *args: object, **kw: object) -> None:
         init(self, *args, **kw)
-        self.table = None  # the engine's fast path would match without calling step
+        self.table = None  # the engine's top-down walk would match without calling step
 
     monkeypatch.setattr(rewrite._Rewriter, "step", counting_step)
     monkeypatch.setattr(rewrite._Rewriter, "__init__", every_attempt_through_step)

@@ -21,14 +21,10 @@ Shape = tuple[int, ...]
 # moment its node dies: its key holds the node's sources and arg (a BUFFER's storage), so a
 # lingering key would keep a whole dead graph, and its buffers, alive.
 class _Entry(weakref.ref):
+    """A weak reference that knows its key. Built by weakref's own C constructor, then given
+    its key: a Python-level __new__/__init__ would cost two calls per new node."""
+
     __slots__ = ("key",)
-
-    def __new__(cls, node: UOp, key: tuple) -> _Entry:
-        return super().__new__(cls, node, _drop_entry)
-
-    def __init__(self, node: UOp, key: tuple):
-        super().__init__(node, _drop_entry)
-        self.key = key
 
 
 def _drop_entry(entry: _Entry) -> None:
@@ -53,6 +49,19 @@ def _const_arg(dtype: DType, value: Any) -> Any:
     return value
 
 
+# The ops the hot paths below test, as module globals: on Python 3.11 `Ops.X` is read through
+# EnumType.__getattr__, several times the cost of loading a global.
+_CONST, _RANGE, _DEFINE_VAR, _BIND, _BUFFER, _BUFFERIZE, _INVALID = (
+    Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR, Ops.BIND, Ops.BUFFER, Ops.BUFFERIZE, Ops.INVALID)
+_RESHAPE, _EXPAND, _PERMUTE, _PAD, _SHRINK, _REDUCE_AXIS = (
+    Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.PAD, Ops.SHRINK, Ops.REDUCE_AXIS)
+_ADD, _SUB, _MUL, _IDIV, _MOD, _NEG, _MAX, _MIN = (
+    Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.NEG, Ops.MAX, Ops.MIN)
+_WHERE, _CMPLT, _CMPNE, _CMPEQ, _AND, _OR, _CAST = (
+    Ops.WHERE, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.CAST)
+_Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, GroupOp.Movement
+
+
 class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
@@ -71,9 +80,14 @@ class UOp:
         if ref is not None and (node := ref()) is not None:
             return node
         node = object.__new__(cls)
-        node.op, node.dtype, node.src, node.arg, node.tag = op, dtype, src, arg, tag
+        node.op = op
+        node.dtype = dtype
+        node.src = src
+        node.arg = arg
+        node.tag = tag
         node._shape = node._bounds = _UNSET
-        _cache[key] = _Entry(node, key)
+        entry = _cache[key] = _Entry(node, _drop_entry)
+        entry.key = key
         return node
 
     def replace(self, **kwargs: Any) -> UOp:
@@ -145,9 +159,9 @@ class UOp:
     # ---------------------------------------------------------------- ALU builders
     def alu(self, op: Ops, *others: UOp | int | float | bool) -> UOp:
         srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o) for o in others)
-        if op is Ops.WHERE:
+        if op is _WHERE:
             dtype = srcs[1].dtype
-        elif op in GroupOp.Comparison:
+        elif op in _Comparison:
             dtype = dtypes.bool
         else:
             dtype = self.dtype
@@ -238,23 +252,31 @@ class UOp:
     def base(self) -> UOp:
         """This node with movement ops stripped from its top."""
         node = self
-        while node.op in GroupOp.Movement:
+        while node.op in _Movement:
             node = node.src[0]
         return node
 
+    # guards read these on every attempt: the cached bounds without a second call
     @property
     def vmin(self) -> int | float | bool:
-        return self._bounds_()[0]
+        bounds = self._bounds
+        return (self._bounds_() if bounds is _UNSET else bounds)[0]
 
     @property
     def vmax(self) -> int | float | bool:
-        return self._bounds_()[1]
+        bounds = self._bounds
+        return (self._bounds_() if bounds is _UNSET else bounds)[1]
 
     def _bounds_(self) -> tuple[Any, Any]:
-        if self._bounds is _UNSET:
-            for node in toposort(self, stop=lambda n: n._bounds is not _UNSET):
-                node._bounds = _derive_bounds(node)
-        return self._bounds
+        bounds = self._bounds
+        if bounds is _UNSET:
+            for s in self.src:
+                if s._bounds is _UNSET:  # a source without bounds: derive them all, in order
+                    for node in toposort(self, stop=lambda n: n._bounds is not _UNSET):
+                        node._bounds = _derive_bounds(node)
+                    return self._bounds
+            bounds = self._bounds = _derive_bounds(self)  # the common case: no walk
+        return bounds
 
     def toposort(self) -> list[UOp]:
         return toposort(self)
@@ -352,31 +374,31 @@ _SAME_SHAPE = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Op
 
 def _derive_shape(n: UOp) -> Shape | None:
     op, arg = n.op, n.arg
-    if op is Ops.BUFFER:
+    if op is _BUFFER:
         return (arg.size,)
-    if op in (Ops.CONST, Ops.DEFINE_VAR, Ops.BIND):
+    if op in (_CONST, _DEFINE_VAR, _BIND):
         return ()
-    if op in (Ops.RESHAPE, Ops.EXPAND):
+    if op in (_RESHAPE, _EXPAND):
         return arg
     if op in _SAME_SHAPE:
         return n.src[0].shape
-    if op in GroupOp.Movement:
+    if op in _Movement:
         shape = n.src[0].shape
-        if op is Ops.PERMUTE:
+        if op is _PERMUTE:
             return tuple(shape[i] for i in arg)
-        if op is Ops.PAD:
+        if op is _PAD:
             return tuple(s if b == a == 0 else s + b + a for s, (b, a) in zip(shape, arg))
-        if op is Ops.SHRINK:
+        if op is _SHRINK:
             return tuple(e if b == 0 else e - b for b, e in arg)  # (0, v): v itself
         return shape  # FLIP
-    if op is Ops.REDUCE_AXIS:
+    if op is _REDUCE_AXIS:
         shape = n.src[0].shape
         return tuple(1 if i in arg[1] else s for i, s in enumerate(shape))
-    if op in GroupOp.Elementwise:
+    if op in _Elementwise:
         shapes = [s.shape for s in n.src]
         return None if any(s is None for s in shapes) else shapes[0]
-    if op is Ops.BUFFERIZE:
-        return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not Ops.CONST)
+    if op is _BUFFERIZE:
+        return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not _CONST)
     return None
 
 
@@ -390,31 +412,31 @@ def _idiv_trunc(a: int, b: int) -> int:
 def _derive_bounds(n: UOp) -> tuple[Any, Any]:
     """Conservative [vmin, vmax] of an integer or bool expression."""
     op, dt = n.op, n.dtype
-    if op is Ops.CONST:
+    if op is _CONST:
         return (n.arg, n.arg)
-    if op is Ops.RANGE:
+    if op is _RANGE:
         return (0, n.src[0].vmax - 1)
-    if op is Ops.DEFINE_VAR:
+    if op is _DEFINE_VAR:
         return (n.arg[1], n.arg[2])
-    if op is Ops.BIND:
+    if op is _BIND:
         return n.src[0]._bounds_()
     if not (dt.is_int or dt.is_bool):
         return (dt.min, dt.max)
     s = [x._bounds_() for x in n.src]
-    if op is Ops.ADD:
+    if op is _ADD:
         lo, hi = s[0][0] + s[1][0], s[0][1] + s[1][1]
-    elif op is Ops.SUB:
+    elif op is _SUB:
         lo, hi = s[0][0] - s[1][1], s[0][1] - s[1][0]
-    elif op is Ops.NEG:
+    elif op is _NEG:
         lo, hi = -s[0][1], -s[0][0]
-    elif op is Ops.MUL:
+    elif op is _MUL:
         corners = [a * b for a in s[0] for b in s[1]]
         lo, hi = min(corners), max(corners)
-    elif op is Ops.IDIV and s[1][0] == s[1][1] and s[1][0] != 0:
+    elif op is _IDIV and s[1][0] == s[1][1] and s[1][0] != 0:
         c = s[1][0]
         vals = [_idiv_trunc(a, c) for a in s[0]]  # truncation is monotonic in the dividend
         lo, hi = min(vals), max(vals)
-    elif op is Ops.MOD and s[1][0] == s[1][1] and s[1][0] > 0:
+    elif op is _MOD and s[1][0] == s[1][1] and s[1][0] > 0:
         c = s[1][0]
         if s[0][0] >= 0 and s[0][1] < c:
             lo, hi = s[0]
@@ -422,31 +444,31 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
             lo, hi = 0, c - 1
         else:
             lo, hi = -(c - 1), c - 1
-    elif op is Ops.MAX:
+    elif op is _MAX:
         lo, hi = max(s[0][0], s[1][0]), max(s[0][1], s[1][1])
-    elif op is Ops.MIN:
+    elif op is _MIN:
         lo, hi = min(s[0][0], s[1][0]), min(s[0][1], s[1][1])
-    elif op is Ops.WHERE and n.src[2].op is Ops.INVALID:
+    elif op is _WHERE and n.src[2].op is _INVALID:
         lo, hi = s[1]  # an invalid index is never used, so only the valid branch bounds it
-    elif op is Ops.WHERE and n.src[1].op is Ops.INVALID:
+    elif op is _WHERE and n.src[1].op is _INVALID:
         lo, hi = s[2]
-    elif op is Ops.WHERE:
+    elif op is _WHERE:
         lo, hi = min(s[1][0], s[2][0]), max(s[1][1], s[2][1])
-    elif op is Ops.CMPLT:
+    elif op is _CMPLT:
         lo, hi = s[0][1] < s[1][0], s[0][0] < s[1][1]
-    elif op is Ops.CMPNE:
+    elif op is _CMPNE:
         disjoint = s[0][1] < s[1][0] or s[1][1] < s[0][0]
         same = s[0][0] == s[0][1] == s[1][0] == s[1][1]
         lo, hi = disjoint, not same
-    elif op is Ops.CMPEQ:
+    elif op is _CMPEQ:
         disjoint = s[0][1] < s[1][0] or s[1][1] < s[0][0]
         same = s[0][0] == s[0][1] == s[1][0] == s[1][1]
         lo, hi = same, not disjoint
-    elif op is Ops.AND and dt.is_bool:
+    elif op is _AND and dt.is_bool:
         lo, hi = s[0][0] and s[1][0], s[0][1] and s[1][1]
-    elif op is Ops.OR and dt.is_bool:
+    elif op is _OR and dt.is_bool:
         lo, hi = s[0][0] or s[1][0], s[0][1] or s[1][1]
-    elif op is Ops.CAST and n.src[0].dtype.is_int and dt.is_int:
+    elif op is _CAST and n.src[0].dtype.is_int and dt.is_int:
         lo, hi = s[0]
     else:
         return (dt.min, dt.max)

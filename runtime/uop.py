@@ -420,9 +420,9 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         return (n.arg[1], n.arg[2])
     if op is _BIND:
         return n.src[0]._bounds_()
-    if not (dt.is_int or dt.is_bool):
+    if dt.kind not in "iuxb":  # neither an integer nor a bool
         return (dt.min, dt.max)
-    s = [x._bounds_() for x in n.src]
+    s = [x._bounds for x in n.src]  # both callers derive the sources' bounds first
     if op is _ADD:
         lo, hi = s[0][0] + s[1][0], s[0][1] + s[1][1]
     elif op is _SUB:

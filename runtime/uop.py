@@ -226,13 +226,15 @@ class UOp:
     @property
     def shape(self) -> Shape | None:
         """The tensor shape, or None for nodes that have none (index math, kernels, SINK)."""
-        if self._shape is _UNSET:
-            if all(s._shape is not _UNSET for s in self.src):  # the common case: no walk
-                self._shape = _derive_shape(self)
-            else:
-                for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
-                    node._shape = _derive_shape(node)
-        return self._shape
+        shape = self._shape
+        if shape is _UNSET:
+            for s in self.src:  # a loop, not all(...): no generator frame per node
+                if s._shape is _UNSET:  # a source without a shape: derive them all, in order
+                    for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
+                        node._shape = _derive_shape(node)
+                    return self._shape
+            shape = self._shape = _derive_shape(self)  # the common case: no walk
+        return shape
 
     @property
     def ndim(self) -> int:
@@ -394,9 +396,11 @@ def _derive_shape(n: UOp) -> Shape | None:
     if op is _REDUCE_AXIS:
         shape = n.src[0].shape
         return tuple(1 if i in arg[1] else s for i, s in enumerate(shape))
-    if op in _Elementwise:
-        shapes = [s.shape for s in n.src]
-        return None if any(s is None for s in shapes) else shapes[0]
+    if op in _Elementwise:  # both callers derive the sources' shapes first
+        for s in n.src:
+            if s._shape is None:
+                return None
+        return n.src[0]._shape
     if op is _BUFFERIZE:
         return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not _CONST)
     return None

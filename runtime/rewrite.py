@@ -12,6 +12,10 @@ explicit stack (no recursion), and a budget on rule firings turns a rule set tha
 into a `RewriteBudgetError` naming the rules that kept firing. The budget scales with the graph:
 `RULEGRAD_REWRITE_BUDGET` firings per node of the pass's input (default 1,000; a graph counts as
 at least `MIN_NODES` nodes), so a legal 1.25M-op chain settles while a cycle is still caught.
+
+Two walks, one order: `_general` serves every mode (bottom-up, traced, diagnosing a spent
+budget); `_top_down` serves the common pass (top-down, the matcher's op table, no trace) with
+less work per node, and tests hold it to the same attempts in the same order.
 """
 
 from __future__ import annotations
@@ -160,8 +164,8 @@ class _Rewriter:
             if enable is not None:
                 st = enable()
                 self.stats0 = (list(st.attempts), list(st.matches))
-        # the fast path: the matcher's own op -> function table, called without going through
-        # `rewrite` (off while tracing, counting statistics, or diagnosing a spent budget)
+        # the top-down walk calls the matcher's own op -> function table, not `rewrite` (off
+        # while tracing, counting statistics, or diagnosing a spent budget)
         self.table = getattr(matcher, "table", None) if self.trace is None else None
         self.waiting = 0  # consecutive deferrals with no progress between them
 

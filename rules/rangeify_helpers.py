@@ -180,6 +180,9 @@ class RangeifyContext:
     them from their buffer everywhere, so no reader recomputes them."""
 
     force: frozenset[UOp] = frozenset()
+    # predict_buffers' guess (reductions read through a broadcast): buffered unless a reader
+    # can compute them locally (`local_reduce_ok`); `force` is what a run proved must be buffered
+    predicted: frozenset[UOp] = frozenset()
     next_range: int = FIRST_RANGE
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
@@ -187,6 +190,8 @@ class RangeifyContext:
     inlined: set[UOp] = field(default_factory=set)  # reductions / shared nodes computed in place
     # reduce range -> the loop ranges of the kernel its REDUCE runs in
     kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
+    # (reduction, its indices) -> the REDUCE computed locally there: readers of one row share it
+    local: dict[tuple, UOp] = field(default_factory=dict)
 
     def must_buffer(self) -> frozenset[UOp]:
         """What the next run must buffer everywhere: all this run buffered, and the shared
@@ -279,11 +284,14 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
     return group is not None and set(group) == set(rngs)
 
 
-def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
-    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes))."""
+def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) -> UOp:
+    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes)).
+    `local`: the caller (`map_reduce_local`) decided to compute it here."""
     own = ctx.buffers.get(red)
-    defining = own is not None and own.src[0] is idx  # the read that fills red's own buffer
-    if not defining and (red in ctx.force or not inline_reduce_ok(ctx, idx)):
+    # the read that fills red's own buffer, or one local_reduce chose
+    defining = local or (own is not None and own.src[0] is idx)
+    if not defining and (red in ctx.force or red in ctx.predicted
+                         or not inline_reduce_ok(ctx, idx)):
         return bufferize_here(ctx, red, idx)
     if not defining:
         ctx.inlined.add(red)
@@ -308,6 +316,47 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
+
+
+# ---------------------------------------------------------------------- kernel-local reductions
+# the most elements a reduction computed locally may read per row: beyond this a row no longer
+# stays in the L2 cache between the passes of its kernel that read it (the row's max, its sum,
+# the output), so each pass streams it from memory again and the reduction's own kernel is as
+# good; 64K float32 is 256 KB
+LOCAL_MAX_ROW = 1 << 16
+
+
+def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_reduce`: a reduction read through a broadcast (a row max, a row
+    sum, read at every element of its row) is computed inside its reader's kernel, once per
+    row, instead of into a global buffer by a kernel of its own, when
+    - its indices are the reader kernel's outermost loops (a prefix of them, outermost first):
+      the C renderer computes it once per iteration of those loops, before the inner ones,
+      so no work repeats (an index on an inner loop only would recompute it per element);
+    - it reads at most LOCAL_MAX_ROW elements per row (else the global buffer wins), and
+    - no earlier run of rangeify had to buffer it for another reader (one computation, not two).
+    Reads it could compute in place anyway (no broadcast) are left to `index_reduce`."""
+    if not idx.arg or red in ctx.force:
+        return False
+    if red.src[0].size // max(red.size, 1) > LOCAL_MAX_ROW:
+        return False
+    rngs = ranges_in(*idx.src[1:])
+    if not rngs or any(r.arg[1] != "loop" for r in rngs):
+        return False
+    group = ctx.group.get(rngs[0])
+    return group is not None and set(group[:len(rngs)]) == set(rngs)
+
+
+def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
+    """INDEX(REDUCE_AXIS) read through a broadcast -> the REDUCE at the row, without the
+    broadcast's ranges: a value of the outer loops, which the renderer computes before the
+    inner ones. Every local reader of the same row gets the same node (computed once)."""
+    key = (red, idx.src[1:])
+    out = ctx.local.get(key)
+    if out is None:
+        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
+        out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
+    return out
 
 
 def push_index(x: UOp, idx: UOp) -> UOp:

@@ -195,9 +195,10 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
     walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up pass here cannot
     defer). So a run records what it had to buffer and what was read at several places, and
     the next run buffers those everywhere. The set only grows: usually one or two runs."""
-    force = predict_buffers(tsink)
+    predicted = predict_buffers(tsink)
+    force: frozenset[UOp] = frozenset()
     while True:
-        ctx = RangeifyContext(force=force)
+        ctx = RangeifyContext(force=force, predicted=predicted)
         out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified",
                     users=())
         again = ctx.must_buffer()

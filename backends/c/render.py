@@ -671,11 +671,14 @@ class _KernelRenderer:
         j = ranges[-1]
         if _range_size(j) > INTERCHANGE_MAX:
             return False
-        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-        if not reds or any(j not in self.deps[r] for r in reds):
+        # a reduce that does not depend on j (a kernel-local row max or sum) is computed once
+        # per row outside j's loop wherever it is read: only the others are interchanged
+        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in self.deps[n]]
+        if not reds:
             return False
-        # each reduce's body must hold no other reduce: every sum gets its own k loops here
-        if any(n.op is Ops.REDUCE for r in reds for n in toposort(r.src[0])):
+        # each reduce's body must hold no other reduce over j: every sum gets its own k loops
+        if any(n.op is Ops.REDUCE and j in self.deps[n] for r in reds
+               for n in toposort(r.src[0])[:-1]):
             return False
         if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
             return False

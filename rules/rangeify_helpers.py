@@ -322,8 +322,8 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
 # the most elements a reduction computed locally may read per row: beyond this a row no longer
 # stays in the L2 cache between the passes of its kernel that read it (the row's max, its sum,
 # the output), so each pass streams it from memory again and the reduction's own kernel is as
-# good; 64K float32 is 256 KB
-LOCAL_MAX_ROW = 1 << 16
+# good; 16K float32 is 64 KB
+LOCAL_MAX_ROW = 1 << 14
 
 
 def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
@@ -357,6 +357,85 @@ def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
         ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
         out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
     return out
+
+
+# the most elements of a kernel-local array: 16 KB of float32 per thread, on the stack and in
+# the L1 cache while its row's readers run (a larger one goes to a global buffer)
+LOCAL_MAX_ARRAY = 1 << 12
+
+
+def _local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
+    """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
+    kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the
+    row), and its other ranges distinct ranges of reductions in that same kernel (the axes
+    whose readers disagree: a max, a sum and a matmul each loop over them on their own)."""
+    loops: list[UOp] = []
+    differ: list[int] = []
+    for a, i in enumerate(idx.src[1:]):
+        if i.op is Ops.CONST:
+            continue
+        if i.op is not Ops.RANGE:
+            return None
+        if i.arg[1] == "loop":
+            loops.append(i)
+        else:
+            differ.append(a)
+    if not loops or not differ:
+        return None
+    group = ctx.group.get(loops[0])
+    if group is None or set(group[:len(loops)]) != set(loops):
+        return None
+    others = [idx.src[1 + a] for a in differ]
+    if len(set(others)) != len(others):
+        return None
+    if any(ctx.kernel_loops.get(r) != group for r in others):
+        return None
+    return group, differ
+
+
+def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_array`: a reduction (attention's scores) read per row of its
+    reader's kernel by several loops of that kernel at indices that differ (the row's max, its
+    sum and the matmul each loop over the keys) is computed once per row into an array local
+    to the kernel, over only the axes that differ, when
+    - computing it in place is not an option (`index_reduce` would recompute it per read, or
+      buffer it: it is read through a broadcast or once per output element of another loop),
+    - each read covers its whole axis (no element computed for nothing), and
+    - the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins).
+    Each element is then computed once, as with a global buffer, but stays in the L1 cache."""
+    if red in ctx.force or (red not in ctx.predicted and inline_reduce_ok(ctx, idx)):
+        return False
+    found = _local_axes(ctx, idx)
+    if found is None:
+        return False
+    _, differ = found
+    sizes = [red.shape[a] for a in differ]
+    if any(idx.src[1 + a].src[0].arg != s for a, s in zip(differ, sizes)):
+        return False
+    return math.prod(sizes) <= LOCAL_MAX_ARRAY
+
+
+def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
+    """INDEX(REDUCE_AXIS) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): the
+    reduction over fresh ranges on the axes that differ, at the reader's row; the read at the
+    reader's own ranges on those axes. Readers of the same row share one array."""
+    found = _local_axes(ctx, idx)
+    assert found is not None
+    group, differ = found
+    key = (red, tuple(None if a in differ else i for a, i in enumerate(idx.src[1:])))
+    dl = ctx.local.get(key)
+    if dl is None:
+        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
+        own = [ctx.new_range(red.shape[a], "local") for a in differ]
+        for r in own:
+            ctx.group[r], ctx.kernel_loops[r] = tuple(own), group
+        at = list(idx.src[1:])
+        for a, r in zip(differ, own):
+            at[a] = r
+        value = map_reduce(ctx, red, index(red, *at), local=True)
+        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, red.dtype, (value, *own))
+    off = flat_offset(tuple(idx.src[1 + a] for a in differ))
+    return UOp(Ops.LOAD, red.dtype, (UOp(Ops.INDEX, red.dtype, (dl, off)),))
 
 
 def push_index(x: UOp, idx: UOp) -> UOp:

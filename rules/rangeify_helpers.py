@@ -192,6 +192,8 @@ class RangeifyContext:
     kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
     # (reduction, its indices) -> the REDUCE computed locally there: readers of one row share it
     local: dict[tuple, UOp] = field(default_factory=dict)
+    # the reduce ranges of matmul-sized sums of products (`is_products`), for the local rules
+    products: set[UOp] = field(default_factory=set)
 
     def must_buffer(self) -> frozenset[UOp]:
         """What the next run must buffer everywhere: all this run buffered, and the shared
@@ -312,6 +314,8 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
             loops = ctx.kernel_loops[r]
     for r in new:
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
+    if is_products(red):
+        ctx.products.update(new)
     value = index(red.src[0], *rngs)
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)
@@ -326,6 +330,18 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
 LOCAL_MAX_ROW = 1 << 14
 
 
+# a sum of at least this many products is printed by the C backend as packed loops with fused
+# multiply-adds (backends/c/gemm.py's MIN_WORK, a test keeps them equal), about twice as fast
+# as the plain loops a kernel with a local value in it gets: a local value never takes one there
+LOCAL_MAX_PRODUCTS = 1 << 15
+
+
+def is_products(red: UOp) -> bool:
+    """A matmul-sized float sum of products (a matmul, attention's scores or its output)."""
+    return red.arg[0] is Ops.ADD and red.src[0].op is Ops.MUL and red.dtype.is_float and \
+        red.src[0].size >= LOCAL_MAX_PRODUCTS
+
+
 def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
     """The cost rule of `local_reduce`: a reduction read through a broadcast (a row max, a row
     sum, read at every element of its row) is computed inside its reader's kernel, once per
@@ -333,10 +349,12 @@ def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
     - its indices are the reader kernel's outermost loops (a prefix of them, outermost first):
       the C renderer computes it once per iteration of those loops, before the inner ones,
       so no work repeats (an index on an inner loop only would recompute it per element);
-    - it reads at most LOCAL_MAX_ROW elements per row (else the global buffer wins), and
+    - it reads at most LOCAL_MAX_ROW elements per row (else the global buffer wins),
+    - it is not read inside a matmul-sized sum of products (`is_products`: the C backend's
+      packed loops for it are faster than the kernel with a local value), and
     - no earlier run of rangeify had to buffer it for another reader (one computation, not two).
     Reads it could compute in place anyway (no broadcast) are left to `index_reduce`."""
-    if not idx.arg or red in ctx.force:
+    if not idx.arg or red in ctx.force or any(r in ctx.products for r in idx.arg):
         return False
     if red.src[0].size // max(red.size, 1) > LOCAL_MAX_ROW:
         return False
@@ -400,10 +418,14 @@ def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
     to the kernel, over only the axes that differ, when
     - computing it in place is not an option (`index_reduce` would recompute it per read, or
       buffer it: it is read through a broadcast or once per output element of another loop),
-    - each read covers its whole axis (no element computed for nothing), and
-    - the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins).
+    - each read covers its whole axis (no element computed for nothing),
+    - the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins), and
+    - neither the reduction nor the loop reading it is a matmul-sized sum of products (as for
+      `local_reduce_ok`: the packed loops of the C backend are faster).
     Each element is then computed once, as with a global buffer, but stays in the L1 cache."""
     if red in ctx.force or (red not in ctx.predicted and inline_reduce_ok(ctx, idx)):
+        return False
+    if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
         return False
     found = _local_axes(ctx, idx)
     if found is None:

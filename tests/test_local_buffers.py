@@ -106,3 +106,31 @@ def test_debug2_names_the_local_values(monkeypatch, capsys):
 def test_products_threshold_is_the_c_backends():
     """The cost rule keeps sums of products from the size the C backend packs them."""
     assert LOCAL_MAX_PRODUCTS == gemm.MIN_WORK
+
+
+def _random_case(seed: int):
+    """A softmax, log-softmax, layernorm or attention of random small sizes (size-1 axes
+    included), with its numpy value."""
+    rng = np.random.default_rng(seed)
+    kind = ["softmax", "log_softmax", "layernorm", "attention"][seed % 4]
+    if kind == "attention":
+        h, nq, nk, d, dv = (int(rng.integers(1, n)) for n in (4, 12, 40, 9, 9))
+        q, k, v = _data((h, nq, d), (h, nk, d), (h, nk, dv))
+        return (q, k, v), lambda q, k, v: _attention(q, k, v, "rg"), \
+            lambda q, k, v: _attention(q, k, v, "np")
+    (x,) = _data((int(rng.integers(1, 9)), int(rng.integers(1, 70))))
+    if kind == "layernorm":
+        return (x,), lambda t: _layernorm(t, "keepdim"), lambda a: _layernorm(a, "keepdims")
+    if kind == "softmax":
+        return (x,), lambda t: t.softmax(-1), _np_softmax
+    return (x,), lambda t: t.log_softmax(-1), lambda a: np.log(_np_softmax(a))
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+def test_random_sizes_against_numpy(backend, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    for seed in range(16):
+        inputs, program, expected = _random_case(seed)
+        got = program(*[Tensor(a) for a in inputs]).numpy()
+        np.testing.assert_allclose(got, expected(*inputs), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"seed {seed}")

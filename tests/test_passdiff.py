@@ -54,8 +54,8 @@ def test_sound_rules_agree_and_name_their_seeds():
     verdict, detail = pd.verdict("rules/nowhere.rules:1")
     assert verdict == "unknown", detail
     extra = len(EXTRA_PROGRAMS)
-    assert detail.startswith(f"never fired on {40 + extra} programs (seeds 0-39 and {extra} more)"), \
-        detail
+    want = f"never fired on {40 + extra} programs (seeds 0-39 and {extra} more)"
+    assert detail.startswith(want), detail
 
 
 @pytest.mark.parametrize("module,rule,step", [

@@ -337,9 +337,20 @@ LOCAL_MAX_PRODUCTS = 1 << 15
 
 
 def is_products(red: UOp) -> bool:
-    """A matmul-sized float sum of products (a matmul, attention's scores or its output)."""
-    return red.arg[0] is Ops.ADD and red.src[0].op is Ops.MUL and red.dtype.is_float and \
-        red.src[0].size >= LOCAL_MAX_PRODUCTS
+    """A matmul-sized float sum of products (a matmul, attention's scores or its output): a
+    sum of x * y where x and y are each broadcast along some axis (what the C backend packs)."""
+    if red.arg[0] is not Ops.ADD or red.src[0].op is not Ops.MUL or not red.dtype.is_float:
+        return False
+    return red.src[0].size >= LOCAL_MAX_PRODUCTS and all(_broadcast(x) for x in red.src[0].src)
+
+
+def _broadcast(x: UOp) -> bool:
+    """Whether a view of x repeats it along an axis (an EXPAND among the movement ops on top)."""
+    while x.op in GroupOp.Movement:
+        if x.op is Ops.EXPAND:
+            return True
+        x = x.src[0]
+    return False
 
 
 def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:

@@ -44,6 +44,9 @@ CASES = {  # name: (inputs, program, numpy, kernels)
                         np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)), 1),
     "layernorm": (_data((7, 48)), lambda x: _layernorm(x, "keepdim"),
                   lambda a: _layernorm(a, "keepdims"), 1),
+    # (d * d).sum is a sum of products of matmul size, but no matmul: the mean stays local
+    "layernorm, long rows": (_data((40, 1024)), lambda x: _layernorm(x, "keepdim"),
+                             lambda a: _layernorm(a, "keepdims"), 1),
     # the max of a middle axis is read at loops 0 and 2 of the output's (not its outer loops):
     # computed locally it would be recomputed for every step of loop 1, so it stays global
     "softmax over a middle axis": (_data((3, 20, 4)), lambda x: x.softmax(1),

@@ -436,6 +436,8 @@ def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
     Each element is then computed once, as with a global buffer, but stays in the L1 cache."""
     if red in ctx.force or (red not in ctx.predicted and inline_reduce_ok(ctx, idx)):
         return False
+    if red.src[0].size == red.size:  # reduces nothing: a view, which the reader reads in place
+        return False
     if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
         return False
     found = _local_axes(ctx, idx)

@@ -638,8 +638,9 @@ def remove_bufferize(src: UOp, buf: UOp, idx: UOp) -> UOp | None:
     and the user's CONTIGUOUS keep their buffers."""
     if src.op is Ops.CONTIGUOUS:
         return None
-    for n in toposort(src, stop=lambda n: n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not src):
-        if n.op in _EXPENSIVE:
+    for n in toposort(src, stop=lambda n: n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not src
+                      and n.src[0].op is not Ops.DEFINE_LOCAL):
+        if n.op in _EXPENSIVE or n.op is Ops.DEFINE_LOCAL:  # a kernel-local array is work too
             return None
     mapping = {r: i for r, i in zip(buf.src[1:], idx.src[1:]) if r.op is Ops.RANGE}
     return substitute(src, mapping)

@@ -52,7 +52,7 @@ def _axes_of(st: UOp) -> dict[UOp, int]:
     """Grid axis of each range: the STORE's loops in order, then reduce ranges as met."""
     axes: dict[UOp, int] = {r: i for i, r in enumerate(st.src[2:])}
     for n in toposort(st.src[1]):
-        if n.op is Ops.REDUCE:
+        if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
             for r in n.src[1:]:
                 axes.setdefault(r, len(axes))
     return axes
@@ -96,7 +96,11 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
     if op in (Ops.DEFINE_GLOBAL, Ops.INDEX):
         return np.zeros((1,) * ndim, dtype=np.int64)  # only meaningful under LOAD / STORE
     src = [values[s] for s in n.src]
+    if op is Ops.DEFINE_LOCAL:  # the array's elements: its value over its own ranges' axes
+        return src[0]
     if op is Ops.LOAD:
+        if n.src[0].src[0].op is Ops.DEFINE_LOCAL:
+            return _load_local(n.src[0], values, axes)
         if len(n.src) == 3:  # lowered: LOAD(INDEX(b, off), gate, alt) reads b only at gate
             return _gated(n, values, bufs)
         return _load(n.src[0], values, bufs, ndim)
@@ -125,6 +129,30 @@ def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
         return np.zeros(off.shape, dtype=data.dtype)
     # an invalid read never touches memory: it gathers element 0 and is replaced by 0
     return np.where(valid, data[np.where(valid, off, 0)], np.zeros((), dtype=data.dtype))
+
+
+def _load_local(idx: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:
+    """A read of a kernel-local array: on the grid axes of the local's own ranges its value
+    is laid out row-major and gathered at the reader's offset; on the other axes (the loops
+    around it) value and offset broadcast against each other."""
+    dl = idx.src[0]
+    own = [axes[r] for r in dl.src[1:]]
+    value = values[dl]
+    shape = list(value.shape)
+    for r in dl.src[1:]:
+        shape[axes[r]] = int(r.src[0].arg)
+    value = np.broadcast_to(value, shape)
+    off = values[idx.src[1]]
+    if any(off.shape[a] != 1 for a in own):
+        raise KernelInterpError("a local array is read at its own ranges: " + repr(idx))
+    keep = len(shape) - len(own)
+    flat = np.moveaxis(value, own, list(range(keep, len(shape)))).reshape(
+        [s for a, s in enumerate(shape) if a not in own] + [-1])
+    at = np.squeeze(off, axis=tuple(own))[..., None]
+    lead = np.broadcast_shapes(at.shape[:-1], flat.shape[:-1])
+    flat = np.broadcast_to(flat, lead + flat.shape[-1:])
+    out = np.take_along_axis(flat, np.broadcast_to(at, lead + (1,)), axis=-1)[..., 0]
+    return np.expand_dims(out, tuple(sorted(own)))
 
 
 def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.ndarray:

@@ -380,10 +380,25 @@ def _empty_sum_program() -> str | None:
     return f"empty sum: {total.numpy()}, {twice.numpy()} != {want}"
 
 
+def _attention_program() -> str | None:
+    """An attention head: its scores are a kernel-local array (rangeify.rules' local_array)."""
+    from rulegrad import Tensor
+
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((1, 5, 3)).astype(np.float32) for _ in range(3))
+    got = ((Tensor(q) @ Tensor(k).transpose(1, 2)) * 0.5).softmax(-1) @ Tensor(v)
+    s = (q @ k.transpose(0, 2, 1)) * np.float32(0.5)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    want = e / e.sum(-1, keepdims=True) @ v
+    ok = np.allclose(got.numpy(), want, rtol=1e-4, atol=1e-5)
+    return None if ok else f"attention: {got.numpy()} != {want}"
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
     -3: ("the empty-sum program", _empty_sum_program),
+    -4: ("the attention program", _attention_program),
 }
 
 

@@ -180,6 +180,9 @@ class RangeifyContext:
     them from their buffer everywhere, so no reader recomputes them."""
 
     force: frozenset[UOp] = frozenset()
+    # predict_buffers' guess (reductions read through a broadcast): buffered unless a reader
+    # can compute them locally (`local_reduce_ok`); `force` is what a run proved must be buffered
+    predicted: frozenset[UOp] = frozenset()
     next_range: int = FIRST_RANGE
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
     buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
@@ -187,6 +190,10 @@ class RangeifyContext:
     inlined: set[UOp] = field(default_factory=set)  # reductions / shared nodes computed in place
     # reduce range -> the loop ranges of the kernel its REDUCE runs in
     kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
+    # (reduction, its indices) -> the REDUCE computed locally there: readers of one row share it
+    local: dict[tuple, UOp] = field(default_factory=dict)
+    # the reduce ranges of matmul-sized sums of products (`is_products`), for the local rules
+    products: set[UOp] = field(default_factory=set)
 
     def must_buffer(self) -> frozenset[UOp]:
         """What the next run must buffer everywhere: all this run buffered, and the shared
@@ -279,11 +286,14 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
     return group is not None and set(group) == set(rngs)
 
 
-def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
-    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes))."""
+def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) -> UOp:
+    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes)).
+    `local`: the caller (`map_reduce_local`) decided to compute it here."""
     own = ctx.buffers.get(red)
-    defining = own is not None and own.src[0] is idx  # the read that fills red's own buffer
-    if not defining and (red in ctx.force or not inline_reduce_ok(ctx, idx)):
+    # the read that fills red's own buffer, or one local_reduce chose
+    defining = local or (own is not None and own.src[0] is idx)
+    if not defining and (red in ctx.force or red in ctx.predicted
+                         or not inline_reduce_ok(ctx, idx)):
         return bufferize_here(ctx, red, idx)
     if not defining:
         ctx.inlined.add(red)
@@ -304,10 +314,163 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
             loops = ctx.kernel_loops[r]
     for r in new:
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
+    if is_products(red):
+        ctx.products.update(new)
     value = index(red.src[0], *rngs)
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
+
+
+# ---------------------------------------------------------------------- kernel-local reductions
+# the most elements a reduction computed locally may read per row: beyond this a row no longer
+# stays in the L2 cache between the passes of its kernel that read it (the row's max, its sum,
+# the output), so each pass streams it from memory again and the reduction's own kernel is as
+# good; 16K float32 is 64 KB
+LOCAL_MAX_ROW = 1 << 14
+
+
+# a sum of at least this many products is printed by the C backend as packed loops with fused
+# multiply-adds (backends/c/gemm.py's MIN_WORK, a test keeps them equal), about twice as fast
+# as the plain loops a kernel with a local value in it gets: a local value never takes one there
+LOCAL_MAX_PRODUCTS = 1 << 15
+
+
+def is_products(red: UOp) -> bool:
+    """A matmul-sized float sum of products (a matmul, attention's scores or its output): a
+    sum of x * y where x and y are each broadcast along some axis (what the C backend packs)."""
+    if red.arg[0] is not Ops.ADD or red.src[0].op is not Ops.MUL or not red.dtype.is_float:
+        return False
+    return red.src[0].size >= LOCAL_MAX_PRODUCTS and all(_broadcast(x) for x in red.src[0].src)
+
+
+def _broadcast(x: UOp) -> bool:
+    """Whether a view of x repeats it along an axis (an EXPAND among the movement ops on top)."""
+    while x.op in GroupOp.Movement:
+        if x.op is Ops.EXPAND:
+            return True
+        x = x.src[0]
+    return False
+
+
+def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_reduce`: a reduction read through a broadcast (a row max, a row
+    sum, read at every element of its row) is computed inside its reader's kernel, once per
+    row, instead of into a global buffer by a kernel of its own, when
+    - its indices are the reader kernel's outermost loops (a prefix of them, outermost first):
+      the C renderer computes it once per iteration of those loops, before the inner ones,
+      so no work repeats (an index on an inner loop only would recompute it per element);
+    - it reads at most LOCAL_MAX_ROW elements per row (else the global buffer wins),
+    - it is not read inside a matmul-sized sum of products (`is_products`: the C backend's
+      packed loops for it are faster than the kernel with a local value), and
+    - no earlier run of rangeify had to buffer it for another reader (one computation, not two).
+    Reads it could compute in place anyway (no broadcast) are left to `index_reduce`."""
+    if not idx.arg or red in ctx.force or any(r in ctx.products for r in idx.arg):
+        return False
+    if red.src[0].size // max(red.size, 1) > LOCAL_MAX_ROW:
+        return False
+    rngs = ranges_in(*idx.src[1:])
+    if not rngs or any(r.arg[1] != "loop" for r in rngs):
+        return False
+    group = ctx.group.get(rngs[0])
+    return group is not None and set(group[:len(rngs)]) == set(rngs)
+
+
+def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
+    """INDEX(REDUCE_AXIS) read through a broadcast -> the REDUCE at the row, without the
+    broadcast's ranges: a value of the outer loops, which the renderer computes before the
+    inner ones. Every local reader of the same row gets the same node (computed once)."""
+    key = (red, idx.src[1:])
+    out = ctx.local.get(key)
+    if out is None:
+        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
+        out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
+    return out
+
+
+# the most elements of a kernel-local array: 16 KB of float32 per thread, on the stack and in
+# the L1 cache while its row's readers run (a larger one goes to a global buffer)
+LOCAL_MAX_ARRAY = 1 << 12
+
+
+def _local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
+    """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
+    kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the
+    row), and its other ranges distinct ranges of reductions in that same kernel (the axes
+    whose readers disagree: a max, a sum and a matmul each loop over them on their own)."""
+    loops: list[UOp] = []
+    differ: list[int] = []
+    for a, i in enumerate(idx.src[1:]):
+        if i.op is Ops.CONST:
+            continue
+        if i.op is not Ops.RANGE:
+            return None
+        if i.arg[1] == "loop":
+            loops.append(i)
+        else:
+            differ.append(a)
+    if not loops or not differ:
+        return None
+    group = ctx.group.get(loops[0])
+    if group is None or set(group[:len(loops)]) != set(loops):
+        return None
+    others = [idx.src[1 + a] for a in differ]
+    if len(set(others)) != len(others):
+        return None
+    if any(ctx.kernel_loops.get(r) != group for r in others):
+        return None
+    return group, differ
+
+
+def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_array`: a reduction (attention's scores) read per row of its
+    reader's kernel by several loops of that kernel at indices that differ (the row's max, its
+    sum and the matmul each loop over the keys) is computed once per row into an array local
+    to the kernel, over only the axes that differ, when
+    - computing it in place is not an option (`index_reduce` would recompute it per read, or
+      buffer it: it is read through a broadcast or once per output element of another loop),
+    - each read covers its whole axis (no element computed for nothing),
+    - the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins), and
+    - neither the reduction nor the loop reading it is a matmul-sized sum of products (as for
+      `local_reduce_ok`: the packed loops of the C backend are faster).
+    Each element is then computed once, as with a global buffer, but stays in the L1 cache."""
+    if red in ctx.force or (red not in ctx.predicted and inline_reduce_ok(ctx, idx)):
+        return False
+    if red.src[0].size == red.size:  # reduces nothing: a view, which the reader reads in place
+        return False
+    if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
+        return False
+    found = _local_axes(ctx, idx)
+    if found is None:
+        return False
+    _, differ = found
+    sizes = [red.shape[a] for a in differ]
+    if any(idx.src[1 + a].src[0].arg != s for a, s in zip(differ, sizes)):
+        return False
+    return math.prod(sizes) <= LOCAL_MAX_ARRAY
+
+
+def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
+    """INDEX(REDUCE_AXIS) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): the
+    reduction over fresh ranges on the axes that differ, at the reader's row; the read at the
+    reader's own ranges on those axes. Readers of the same row share one array."""
+    found = _local_axes(ctx, idx)
+    assert found is not None
+    group, differ = found
+    key = (red, tuple(None if a in differ else i for a, i in enumerate(idx.src[1:])))
+    dl = ctx.local.get(key)
+    if dl is None:
+        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
+        own = [ctx.new_range(red.shape[a], "local") for a in differ]
+        for r in own:
+            ctx.group[r], ctx.kernel_loops[r] = tuple(own), group
+        at = list(idx.src[1:])
+        for a, r in zip(differ, own):
+            at[a] = r
+        value = map_reduce(ctx, red, index(red, *at), local=True)
+        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, red.dtype, (value, *own))
+    off = flat_offset(tuple(idx.src[1 + a] for a in differ))
+    return UOp(Ops.LOAD, red.dtype, (UOp(Ops.INDEX, red.dtype, (dl, off)),))
 
 
 def push_index(x: UOp, idx: UOp) -> UOp:
@@ -475,8 +638,9 @@ def remove_bufferize(src: UOp, buf: UOp, idx: UOp) -> UOp | None:
     and the user's CONTIGUOUS keep their buffers."""
     if src.op is Ops.CONTIGUOUS:
         return None
-    for n in toposort(src, stop=lambda n: n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not src):
-        if n.op in _EXPENSIVE:
+    for n in toposort(src, stop=lambda n: n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not src
+                      and n.src[0].op is not Ops.DEFINE_LOCAL):
+        if n.op in _EXPENSIVE or n.op is Ops.DEFINE_LOCAL:  # a kernel-local array is work too
             return None
     mapping = {r: i for r, i in zip(buf.src[1:], idx.src[1:]) if r.op is Ops.RANGE}
     return substitute(src, mapping)

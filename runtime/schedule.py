@@ -195,9 +195,10 @@ def rangeify_until_settled(tsink: UOp) -> UOp:
     walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up pass here cannot
     defer). So a run records what it had to buffer and what was read at several places, and
     the next run buffers those everywhere. The set only grows: usually one or two runs."""
-    force = predict_buffers(tsink)
+    predicted = predict_buffers(tsink)
+    force: frozenset[UOp] = frozenset()
     while True:
-        ctx = RangeifyContext(force=force)
+        ctx = RangeifyContext(force=force, predicted=predicted)
         out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified",
                     users=())
         again = ctx.must_buffer()
@@ -303,9 +304,47 @@ def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp
         for i, item in enumerate(items):
             bufs = ", ".join(f"{b.dtype.name}[{b.size}]" for b in item.bufs)
             print(f"kernel {i:3d} {item.name:24s} shape={item.shape} bufs=({bufs})")
+            for line in kernel_locals(item.ast):
+                print(f"           local {line}")
             if debug >= 3:
                 print(print_graph(item.ast))
     return items, outs
+
+
+def kernel_locals(ast: UOp) -> list[str]:
+    """The values a kernel computes locally, for DEBUG=2: each DEFINE_LOCAL array (its size),
+    and each REDUCE read inside a loop it does not depend on (a scalar computed once per
+    iteration of the outer loops, e.g. a softmax row's max), with what it reduces over."""
+    out: list[str] = []
+    free: dict[UOp, frozenset[UOp]] = {}  # the ranges each node depends on
+    inside: dict[UOp, frozenset[UOp]] = {}  # the ranges bound where each node is read
+    nodes = toposort(ast)
+    for n in nodes:
+        own = frozenset(n.src[1:]) if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL) else frozenset()
+        deps = frozenset({n}) if n.op is Ops.RANGE else frozenset()
+        for x in n.src[:1] if own else n.src:
+            deps |= free[x]
+        free[n] = deps - own
+    for n in reversed(nodes):  # every reader before what it reads
+        if n.op is Ops.STORE:
+            inside[n] = frozenset(n.src[2:])
+        here = inside.get(n, frozenset())
+        if n.op is Ops.DEFINE_LOCAL:  # filled where its own value's loops are bound, once
+            here = free[n]
+        for k, x in enumerate(n.src):
+            bound = here | frozenset(n.src[1:]) if k == 0 and n.op in (Ops.REDUCE,
+                                                                      Ops.DEFINE_LOCAL) else here
+            inside[x] = inside.get(x, frozenset()) | bound
+    for n in nodes:
+        if n.op is Ops.DEFINE_LOCAL:
+            out.append(f"array {n.dtype.name}[{_sizes(n)}]")
+        elif n.op is Ops.REDUCE and inside[n] - free[n]:
+            out.append(f"scalar {n.dtype.name} ({n.arg.name} over {_sizes(n)})")
+    return out
+
+
+def _sizes(n: UOp) -> str:
+    return "x".join(str(r.src[0].arg) for r in n.src[1:])
 
 
 def _schedule_uncached(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:

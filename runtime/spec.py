@@ -64,8 +64,8 @@ def _rangeified(n: UOp) -> str | None:
         return f"{n.op.name} survived rangeify"
     if n.op is Ops.INDEX:
         mem = n.src[0]
-        if mem.op is Ops.BUFFER:
-            return None if len(n.src) == 2 else "INDEX of a BUFFER takes one flat offset"
+        if mem.op in (Ops.BUFFER, Ops.DEFINE_LOCAL):
+            return None if len(n.src) == 2 else f"INDEX of a {mem.op.name} takes one flat offset"
         if mem.op is not Ops.BUFFERIZE:
             return f"INDEX of {mem.op.name}: an INDEX must read memory"
         if len(n.src) != len(mem.src):
@@ -99,7 +99,7 @@ def _kernel(root: UOp) -> list[tuple[str, UOp]]:
             bad.append(("a STORE's ranges are loop RANGEs", st))
         scope = set(st.src[2:])
         for n in toposort(st.src[1]):
-            if n.op is Ops.REDUCE:
+            if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
                 scope.update(n.src[1:])
         for n in toposort(st):
             if n.op in (Ops.BUFFER, Ops.BUFFERIZE, Ops.ASSIGN, Ops.INVALID, Ops.KERNEL) or \
@@ -107,9 +107,12 @@ def _kernel(root: UOp) -> list[tuple[str, UOp]]:
                 bad.append((f"{n.op.name} inside a kernel", n))
             elif n.op is Ops.RANGE and n not in scope:
                 bad.append(("a range used outside its STORE or REDUCE", n))
-            elif n.op is Ops.LOAD and (n.src[0].op is not Ops.INDEX or
-                                      n.src[0].src[0].op is not Ops.DEFINE_GLOBAL):
-                bad.append(("a LOAD reads INDEX(DEFINE_GLOBAL, offset[, valid])", n))
+            elif n.op is Ops.LOAD and (n.src[0].op is not Ops.INDEX or n.src[0].src[0].op
+                                      not in (Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL)):
+                bad.append(("a LOAD reads INDEX(DEFINE_GLOBAL or DEFINE_LOCAL, offset[, valid])",
+                            n))
+            elif n.op is Ops.DEFINE_LOCAL and any(r.op is not Ops.RANGE for r in n.src[1:]):
+                bad.append(("a DEFINE_LOCAL closes RANGEs", n))
             elif n.op is Ops.INDEX and any(i.dtype is not dtypes.index for i in n.src[1:2]):
                 bad.append(("an offset has dtype index", n))
     return bad

@@ -20,10 +20,16 @@ CASES = {  # name: (program, numpy, kernels)
         lambda a: a.reshape(32, 16).sum(1).reshape(4, 8).max(1), 1),
     "sum_then_full_max": (lambda t: t.sum(2).max(), lambda a: a.sum(2).max(), 1),
     "sum_then_sum_over_outer_axis": (lambda t: t.sum(1).sum(0), lambda a: a.sum(1).sum(0), 1),
-    # the max is read at every element of the row it reduced: computed once, in its own kernel
-    "broadcast_read_keeps_its_kernel": (
+    # the max is read at every element of the row it reduced, at the reader's outer loops:
+    # computed locally, once per row before the sum's loop (rules/rangeify.rules' local_reduce)
+    "broadcast_read_is_local": (
         lambda t: (t - t.max(2, keepdim=True)).sum(2),
-        lambda a: (a - a.max(2, keepdims=True)).sum(2), 2),
+        lambda a: (a - a.max(2, keepdims=True)).sum(2), 1),
+    # read on the reader's inner loops only (a column max, per element of every row): a local
+    # reduction would be recomputed per row, so it keeps a kernel of its own
+    "inner_loop_read_keeps_its_kernel": (
+        lambda t: t - t.max(0, keepdim=True),
+        lambda a: a - a.max(0, keepdims=True), 2),
 }
 
 

@@ -373,7 +373,7 @@ def _free_ranges(order: list[UOp]) -> dict[UOp, frozenset[UOp]]:
     for n in order:
         if n.op is Ops.RANGE:
             deps[n] = frozenset({n})
-        elif n.op is Ops.REDUCE:
+        elif n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
             deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
         elif n.op is Ops.STORE:
             deps[n] = frozenset()
@@ -504,14 +504,21 @@ class _KernelRenderer:
                     work.append((n, 2))
                     work.append((n.src[0], 0))
                     continue
+                if n.op is Ops.DEFINE_LOCAL:
+                    self._open_local(n, saved)
+                    work.append((n, 3))
+                    work.append((n.src[0], 0))
+                    continue
                 work.append((n, 1))
                 for s in reversed(n.src):
                     work.append((s, 0))
             elif stage == 1:
                 if self.lookup(n) is None:
                     self._emit_node(n)
-            else:
+            elif stage == 2:
                 self._close_reduce(n, saved)
+            else:
+                self._close_local(n, saved)
         name = self.lookup(root)
         assert name is not None
         return name
@@ -529,7 +536,8 @@ class _KernelRenderer:
             idx = n.src[0]
             if idx.op is not Ops.INDEX:
                 raise RenderError("LOAD must read an INDEX")
-            self.params.setdefault(idx.src[0].arg, idx.src[0])
+            if idx.src[0].op is Ops.DEFINE_GLOBAL:
+                self.params.setdefault(idx.src[0].arg, idx.src[0])
             if len(idx.src) > 2:
                 raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
                                   "(LOAD(INDEX(b, off), gate, alt))")
@@ -602,6 +610,40 @@ class _KernelRenderer:
             s.open_child = child
         host.names[red] = acc
 
+    # -- kernel-local arrays: DEFINE_LOCAL(value, *ranges), read by LOAD(INDEX(it, offset))
+    def _open_local(self, dl: UOp, saved: list) -> None:
+        """Declare the array where the loops it depends on are bound (once per row) and open
+        loops over its own ranges there; the value is emitted inside them."""
+        host = self.home(dl)
+        name = self.fresh("loc")
+        size = math.prod(_range_size(r) for r in dl.src[1:])
+        host.add(f"{ctype(dl.dtype)} {name}[{size}];")
+        self.vartypes[name] = f"{ctype(dl.dtype)} *"
+        depth = self.stack.index(host)
+        old_stack = self.stack
+        opened = [(s, s.open_child) for s in self.stack[depth:]]
+        self.stack = self.stack[: depth + 1]
+        scope = host
+        for r in dl.src[1:]:
+            scope = self.open_loop(scope, r)
+            self.stack.append(scope)
+        saved.append((old_stack, opened, name))
+
+    def _close_local(self, dl: UOp, saved: list) -> None:
+        old_stack, opened, name = saved.pop()
+        inner = self.stack[-1]
+        off, stride = [], 1
+        for r in reversed(dl.src[1:]):
+            var = self.lookup(r)
+            off.append(var if stride == 1 else f"{var} * {stride}")
+            stride *= _range_size(r)
+        inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
+        host = self.stack[-len(dl.src)]
+        self.stack = old_stack
+        for s, child in opened:
+            s.open_child = child
+        host.names[dl] = name
+
     # -- stores
     def _work(self, stores: list[UOp]) -> int:
         """Loop iterations of a store group, its reduce loops included: what decides threading.
@@ -671,15 +713,23 @@ class _KernelRenderer:
         j = ranges[-1]
         if _range_size(j) > INTERCHANGE_MAX:
             return False
-        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-        if not reds or any(j not in self.deps[r] for r in reds):
+        # a reduce that does not depend on j (a kernel-local row max or sum) is computed once
+        # per row outside j's loop wherever it is read: only the others are interchanged
+        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in self.deps[n]]
+        if not reds:
             return False
-        # each reduce's body must hold no other reduce: every sum gets its own k loops here
-        if any(n.op is Ops.REDUCE for r in reds for n in toposort(r.src[0])):
+        # each reduce's body must hold no other reduce over j: every sum gets its own k loops
+        if any(n.op is Ops.REDUCE and j in self.deps[n] for r in reds
+               for n in toposort(r.src[0])[:-1]):
             return False
         if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
             return False
-        if (len(reds) == 1 and len(ranges) >= 2 and _range_size(ranges[-2]) % TILE_I == 0
+        # a tile binds the row index innermost: what is computed once per row (a kernel-local
+        # array or reduction) would be recomputed per step of k, so those kernels keep rows
+        per_row = any(n.op is Ops.DEFINE_LOCAL or (n.op is Ops.REDUCE and n not in reds)
+                      for n in toposort(st.src[1]))
+        if (len(reds) == 1 and not per_row and len(ranges) >= 2
+                and _range_size(ranges[-2]) % TILE_I == 0
                 and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]
                 and not self._costly_outside(reds[0], j)):
             self._tiled(st, reds[0])

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380
+# source sha256: ee61f97500b67ee8ae64818c218ed624d44bcce8aa7bf568938ef7a88c69b0c6
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels.'
@@ -17,12 +17,16 @@ from rulegrad.rules.rangeify_helpers import extract_children
 from rulegrad.rules.rangeify_helpers import has_marked_child
 from rulegrad.rules.rangeify_helpers import identity_value
 from rulegrad.rules.rangeify_helpers import index_child
+from rulegrad.rules.rangeify_helpers import local_array_ok
+from rulegrad.rules.rangeify_helpers import local_reduce_ok
 from rulegrad.rules.rangeify_helpers import map_expand
 from rulegrad.rules.rangeify_helpers import map_flip
+from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_pad
 from rulegrad.rules.rangeify_helpers import map_permute
 from rulegrad.rules.rangeify_helpers import map_realize
 from rulegrad.rules.rangeify_helpers import map_reduce
+from rulegrad.rules.rangeify_helpers import map_reduce_local
 from rulegrad.rules.rangeify_helpers import map_reshape
 from rulegrad.rules.rangeify_helpers import map_shrink
 from rulegrad.rules.rangeify_helpers import mark_children
@@ -43,7 +47,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380'
+SOURCE_SHA256 = 'ee61f97500b67ee8ae64818c218ed624d44bcce8aa7bf568938ef7a88c69b0c6'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFERIZE = Ops.BUFFERIZE
@@ -514,9 +518,11 @@ _pm_rangeify_rules = (
     RuleInfo('index_assign', 'rules/rangeify.rules', 82, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
     RuleInfo('index_alu', 'rules/rangeify.rules', 84, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
     RuleInfo('index_marker', 'rules/rangeify.rules', 85, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 87, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 89, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 91, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 92, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 99, 'local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 101, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 103, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 105, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> unprocessed_index(x)'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
@@ -578,28 +584,44 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 is _REDUCE_AXIS:
-                # rule index_reduce at rules/rangeify.rules:87
-                #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
+                # rule local_reduce at rules/rangeify.rules:92
+                #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
                 red = n0
-                _r = _as_uop(n, map_reduce(ctx, red, idx))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-            elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:89
-                #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
+                if local_reduce_ok(ctx, red, idx):
+                    _r = _as_uop(n, map_reduce_local(ctx, red, idx))
+                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
+                # rule local_array at rules/rangeify.rules:99
+                #   local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
+                idx = n
+                red = n0
+                if local_array_ok(ctx, red, idx):
+                    _r = _as_uop(n, map_local_array(ctx, red, idx))
+                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
+                # rule index_reduce at rules/rangeify.rules:101
+                #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                idx = n
+                red = n0
+                _r = _as_uop(n, map_reduce(ctx, red, idx))
+                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
+            elif o0 in _OPS4:
+                # rule index_memory at rules/rangeify.rules:103
+                #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-        # rule index_other at rules/rangeify.rules:91
-        #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
-        if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
+        # rule index_other at rules/rangeify.rules:105
+        #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> unprocessed_index(x)
+        if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
-        if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
+        if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL):
             _r = _as_uop(n, unprocessed_index(x))
-            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
+            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[10]
     return None
 
 
@@ -611,10 +633,10 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 99, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 101, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 103, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 105, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 113, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 115, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 117, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 119, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -622,7 +644,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:105
+            # rule copy_const_idx at rules/rangeify.rules:119
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -635,7 +657,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:99
+                # rule noop_buffer at rules/rangeify.rules:113
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -652,12 +674,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:101
+                # rule const_buffer at rules/rangeify.rules:115
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:103
+            # rule remove_buffer at rules/rangeify.rules:117
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -677,12 +699,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 113, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 127, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
 def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:113
+    # rule split_store at rules/rangeify.rules:127
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     if _split_kernels_st: _split_kernels_st.attempts[0] += 1
     b = n

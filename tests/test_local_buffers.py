@@ -1,0 +1,139 @@
+"""Kernel-local buffers (rules/rangeify.rules: local_reduce, local_array): softmax, layernorm
+and an attention head each run as 1 kernel, their row max / sum / mean computed once per row
+inside the kernel and attention's scores in an array local to the kernel. Values against numpy
+on the C and interpreter backends; the cost rule sends large rows and large arrays to global
+buffers (more kernels), and DEBUG=2 names what went local."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import gemm
+from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY, LOCAL_MAX_PRODUCTS, LOCAL_MAX_ROW
+
+RNG = np.random.default_rng(13)
+
+
+def _np_softmax(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def _layernorm(x, keep: str):
+    mu = x.mean(axis=-1, **{keep: True})
+    d = x - mu
+    var = (d * d).mean(axis=-1, **{keep: True})
+    return d / (var + 1e-5) ** 0.5
+
+
+def _attention(q, k, v, t: str):
+    s = (q @ (k.transpose(0, 2, 1) if t == "np" else k.transpose(1, 2))) * (1 / 8.0)
+    return (_np_softmax(s) if t == "np" else s.softmax(-1)) @ v
+
+
+def _data(*shapes: tuple[int, ...]) -> list[np.ndarray]:
+    return [RNG.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+CASES = {  # name: (inputs, program, numpy, kernels)
+    "softmax": (_data((6, 33)), lambda x: x.softmax(-1), _np_softmax, 1),
+    "log_softmax": (_data((5, 40)), lambda x: x.log_softmax(-1),
+                    lambda a: a - a.max(-1, keepdims=True) - np.log(
+                        np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True)), 1),
+    "layernorm": (_data((7, 48)), lambda x: _layernorm(x, "keepdim"),
+                  lambda a: _layernorm(a, "keepdims"), 1),
+    # (d * d).sum is a sum of products of matmul size, but no matmul: the mean stays local
+    "layernorm, long rows": (_data((40, 1024)), lambda x: _layernorm(x, "keepdim"),
+                             lambda a: _layernorm(a, "keepdims"), 1),
+    # the max of a middle axis is read at loops 0 and 2 of the output's (not its outer loops):
+    # computed locally it would be recomputed for every step of loop 1, so it stays global
+    "softmax over a middle axis": (_data((3, 20, 4)), lambda x: x.softmax(1),
+                                   lambda a: np.moveaxis(_np_softmax(
+                                       np.moveaxis(a, 1, -1)), -1, 1), 3),
+    "attention head": (_data((1, 24, 16), (1, 24, 16), (1, 24, 16)),
+                       lambda q, k, v: _attention(q, k, v, "rg"),
+                       lambda q, k, v: _attention(q, k, v, "np"), 1),
+    "attention, 3 heads": (_data((3, 17, 8), (3, 29, 8), (3, 29, 12)),
+                           lambda q, k, v: _attention(q, k, v, "rg"),
+                           lambda q, k, v: _attention(q, k, v, "np"), 1),
+    # the cost rule: a row longer than LOCAL_MAX_ROW keeps the max and sum in global buffers
+    "softmax, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+                           _np_softmax, 3),
+    # ... and scores over more than LOCAL_MAX_ARRAY keys are a global buffer (their max and
+    # sum are still local)
+    "attention, many keys": (_data((1, 2, 2), (1, LOCAL_MAX_ARRAY + 8, 2),
+                                   (1, LOCAL_MAX_ARRAY + 8, 2)),
+                             lambda q, k, v: _attention(q, k, v, "rg"),
+                             lambda q, k, v: _attention(q, k, v, "np"), 2),
+    # ... and matmul-sized attention (64 * 64 * 16 products) keeps the C backend's packed
+    # products: scores, max, sum and output in 4 kernels, as before local buffers
+    "attention, matmul-sized": (_data((1, 64, 16), (1, 64, 16), (1, 64, 16)),
+                                lambda q, k, v: _attention(q, k, v, "rg"),
+                                lambda q, k, v: _attention(q, k, v, "np"), 4),
+}
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_local_buffers(name, backend, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    inputs, program, expected, kernels = CASES[name]
+    out = program(*[Tensor(a) for a in inputs])
+    assert len(out.schedule()) == kernels, [k.name for k in out.schedule()]
+    np.testing.assert_allclose(out.numpy(), expected(*inputs), rtol=1e-4, atol=1e-5)
+
+
+def test_scores_reused_by_a_matmul_without_softmax(monkeypatch):
+    """(q @ k^T) @ v: the scores are read only by the second matmul's reduce, once per output
+    column, so a local array (computed once per row) replaces a kernel of their own."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    q, k, v = _data((2, 9, 5), (2, 11, 5), (2, 11, 7))
+    out = (Tensor(q) @ Tensor(k).transpose(1, 2)) @ Tensor(v)
+    assert len(out.schedule()) == 1
+    np.testing.assert_allclose(out.numpy(), (q @ k.transpose(0, 2, 1)) @ v, rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_debug2_names_the_local_values(monkeypatch, capsys):
+    monkeypatch.setenv("DEBUG", "2")
+    q, k, v = (Tensor(a) for a in _data((1, 6, 4), (1, 10, 4), (1, 10, 4)))
+    _attention(q, k, v, "rg").schedule()
+    out = capsys.readouterr().out
+    assert "local array float32[10]" in out
+    assert "local scalar float32 (MAX over 10)" in out
+    assert "local scalar float32 (ADD over 10)" in out
+
+
+def test_products_threshold_is_the_c_backends():
+    """The cost rule keeps sums of products from the size the C backend packs them."""
+    assert LOCAL_MAX_PRODUCTS == gemm.MIN_WORK
+
+
+def _random_case(seed: int):
+    """A softmax, log-softmax, layernorm or attention of random small sizes (size-1 axes
+    included), with its numpy value."""
+    rng = np.random.default_rng(seed)
+    kind = ["softmax", "log_softmax", "layernorm", "attention"][seed % 4]
+    if kind == "attention":
+        h, nq, nk, d, dv = (int(rng.integers(1, n)) for n in (4, 12, 40, 9, 9))
+        q, k, v = _data((h, nq, d), (h, nk, d), (h, nk, dv))
+        return (q, k, v), lambda q, k, v: _attention(q, k, v, "rg"), \
+            lambda q, k, v: _attention(q, k, v, "np")
+    (x,) = _data((int(rng.integers(1, 9)), int(rng.integers(1, 70))))
+    if kind == "layernorm":
+        return (x,), lambda t: _layernorm(t, "keepdim"), lambda a: _layernorm(a, "keepdims")
+    if kind == "softmax":
+        return (x,), lambda t: t.softmax(-1), _np_softmax
+    return (x,), lambda t: t.log_softmax(-1), lambda a: np.log(_np_softmax(a))
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+def test_random_sizes_against_numpy(backend, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    for seed in range(16):
+        inputs, program, expected = _random_case(seed)
+        got = program(*[Tensor(a) for a in inputs]).numpy()
+        np.testing.assert_allclose(got, expected(*inputs), rtol=1e-4, atol=1e-5,
+                                   err_msg=f"seed {seed}")

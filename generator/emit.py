@@ -32,6 +32,7 @@ import jinja2
 
 from rulegrad.dsl.ast import (
     CheckedFile,
+    CheckedPipeline,
     ECall,
     EDefer,
     EIf,
@@ -120,6 +121,12 @@ class SetModel:
 
 
 @dataclass
+class PipelineModel:
+    name: str
+    passes: list[str]  # Python expressions, one `_Pass(...)` per declared pass
+
+
+@dataclass
 class ModuleModel:
     source: str
     sha256: str
@@ -128,6 +135,7 @@ class ModuleModel:
     constants: list[tuple[str, str]]
     parts: list[PartModel]
     sets: list[SetModel]
+    pipelines: list[PipelineModel] = field(default_factory=list)
 
     @property
     def docstring(self) -> str:
@@ -136,6 +144,8 @@ class ModuleModel:
 
 
 def _path_local(p: IRPath) -> str:
+    if p and p[-1] < 0:  # a variadic capture: the sources from -(p[-1] + 1) on
+        return f"{_path_local(p[:-1])}.src[{-p[-1] - 1}:]"
     return "n" + "_".join(str(i) for i in p)
 
 
@@ -192,8 +202,8 @@ def _used_paths(nodes: list[Node]) -> set[IRPath]:
     stack = list(nodes)
     while stack:
         node = stack.pop()
-        if isinstance(node, Leaf):
-            out.update(p for _, p in node.captures)
+        if isinstance(node, Leaf):  # a variadic capture uses the node it is the sources of
+            out.update(p[:-1] if p and p[-1] < 0 else p for _, p in node.captures)
         elif isinstance(node, Branch):
             out.update(paths_of(node.test))
             stack.extend(node.children)
@@ -500,7 +510,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     files = _all_files(cf)
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
     helpers = _helpers(cf)
-    helper_names = frozenset(h.name for h in helpers)
+    # pipelines are called by name from rules, like helpers (`kernel(SINK(st))`)
+    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines}
     reserved = frozenset(BUILTINS) | helper_names | frozenset(GLOBALS) | {"ctx"}
     cx = _Ctx(helper_names, reserved)
     imports: list[str] = []
@@ -566,6 +577,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         attr = rs.name if rs.name.isidentifier() and rs.name not in reserved and \
             not keyword.iskeyword(rs.name) and rs.name not in _MODULE_NAMES else None
         sets.append(SetModel(rs.name, var_of[rs.name], attr, terms))
+    pipelines = [_pipeline_model(cp, var_of, imported_modules, src_path)
+                 for cp in cf.pipelines]
     for stem, alias in sorted(imported_modules.items()):
         imports.append(f"from rulegrad.rules.generated import {stem} as {alias}")
     return ModuleModel(
@@ -576,7 +589,34 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         constants=[(name, value) for value, name in cx.constants.items()],
         parts=parts,
         sets=sets,
+        pipelines=pipelines,
     )
+
+
+def _pipeline_model(cp: CheckedPipeline, var_of: dict[str, str], modules: dict[str, str],
+                    src_path: dict[str, str]) -> PipelineModel:
+    """A declared pipeline as `_Pass(...)` expressions (runtime/pipeline.py runs them)."""
+    passes = []
+    for ps, file in zip(cp.pipeline.passes, cp.set_files):
+        if ps.ruleset in var_of:  # a set of this file (set names are unique with imports)
+            matcher = var_of[ps.ruleset]
+        else:  # a set of another package rules file: from its own generated module
+            stem = Path(file).stem
+            alias = modules.setdefault(stem, f"_generated_{stem}")
+            matcher = f"{alias}.MATCHERS[{ps.ruleset!r}]"
+        args = [repr(ps.name), repr(ps.ruleset), matcher]
+        if ps.bottom_up:
+            args.append("bottom_up=True")
+        if ps.ctx is not None:
+            args.append(f"ctx={ps.ctx!r}" if any(q.name == ps.ctx for q in cp.pipeline.passes)
+                        else f"ctx={ps.ctx}")
+        args += ["until_settled=True"] * ps.until_settled + ["collect=True"] * ps.collect
+        if ps.spec is not None:
+            args.append(f"spec={ps.spec!r}")
+        loc = f"{src_path.get(ps.span.path, ps.span.path)}:{ps.span.line}"
+        args.append(f"location={loc!r}")
+        passes.append(f"_Pass({', '.join(args)})")
+    return PipelineModel(cp.pipeline.name, passes)
 
 
 def _dependency_order(rulesets: list) -> list:
@@ -603,7 +643,7 @@ def _dependency_order(rulesets: list) -> list:
 # names the module itself defines or imports; a rule set is not exported under these
 _MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
                            "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
-                           "match_stats"})
+                           "match_stats", "PIPELINES"})
 
 
 def _sha(f: RulesFile) -> str:

@@ -12,7 +12,7 @@ import inspect
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from rulegrad.dsl.ast import CheckedFile, ECall, EName, RuleBlock
+from rulegrad.dsl.ast import CheckedFile, ECall, EName, EStar, RuleBlock
 from rulegrad.dsl.errors import Diagnostic, RulesError
 
 from .interp import load_helpers
@@ -34,6 +34,8 @@ def _calls(root: Any) -> list[ECall]:
 
 
 def _problem(fn: Any, call: ECall) -> str | None:
+    if any(isinstance(a, EStar) for a in call.args):
+        return None  # `f(*xs)`: how many arguments is only known when the rule runs
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check

@@ -27,11 +27,6 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 
-# the nodes that already are memory (or need none): never wrapped in a REALIZE of their own
-ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW,
-                               Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR})
-# the tag that marks a node already wrapped by `add_realize` (removed right after that pass)
-REALIZED_MARK = "realized"
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
 FIRST_RANGE = 1 << 30
@@ -100,33 +95,15 @@ def reads_target_moved(target: UOp, value: UOp) -> bool:
 # ====================================================================== 1. realize marking
 @dataclass
 class RealizeContext:
-    """Which tensor nodes must become buffers (`do_realize`), in discovery order."""
+    """Which tensor nodes must become buffers (`do_realize` adds them to `realize`), and the
+    number each REALIZE got (`add_realize`): `order[i]` is the node REALIZE tag i wraps."""
 
-    realize: dict[UOp, None] = field(default_factory=dict)
-    order: list[UOp] = field(default_factory=list)  # REALIZE tag i -> the realized node
+    realize: set[UOp] = field(default_factory=set)
+    order: list[UOp] = field(default_factory=list)
 
-
-def realize_sink_srcs(ctx: RealizeContext, sink: UOp) -> None:
-    """Every root of the schedule is materialised (roots that are buffers already are not)."""
-    for x in sink.src:
-        if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER):
-            ctx.realize[x] = None
-
-
-def realize_node(ctx: RealizeContext, x: UOp) -> None:
-    ctx.realize[x] = None
-
-
-def realize_assign_value(ctx: RealizeContext, a: UOp) -> None:
-    """An ASSIGN's value gets a buffer (the cleanups drop it again when recomputing is cheap)."""
-    if a.src[1].op not in ALWAYS_CONTIGUOUS:
-        ctx.realize[a.src[1]] = None
-
-
-def wrap_realize(ctx: RealizeContext, x: UOp) -> UOp:
-    """x -> REALIZE(x) tagged with x's number; x itself is marked so it is not wrapped twice."""
-    ctx.order.append(x)
-    return UOp(Ops.REALIZE, x.dtype, (x.replace(tag=REALIZED_MARK),), tag=(len(ctx.order) - 1,))
+    def number(self, x: UOp) -> int:
+        self.order.append(x)
+        return len(self.order) - 1
 
 
 # ====================================================================== 2. children marking
@@ -188,15 +165,23 @@ class RangeifyContext:
     # reduce range -> the loop ranges of the kernel its REDUCE runs in
     kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
 
-    def must_buffer(self) -> frozenset[UOp]:
-        """What the next run must buffer everywhere: all this run buffered, and the shared
-        nodes read at more than one place."""
-        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
-        return self.force | frozenset(self.buffers) | frozenset(disagree)
+    @classmethod
+    def start(cls, sink: UOp) -> RangeifyContext:
+        """The first run's context: it buffers what `predict_buffers` guesses it must."""
+        return cls(force=predict_buffers(sink))
 
-    def settled(self, again: frozenset[UOp]) -> bool:
-        """A rerun would change nothing when no node it must buffer was computed in place."""
-        return not (again - self.force) & self.inlined
+    def again(self) -> RangeifyContext | None:
+        """The next run's context (`until_settled`), or None when a rerun would change nothing.
+
+        Whether a shared node needs a buffer depends on all its readers, which a single
+        bottom-up walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up
+        pass here cannot defer). So a run records what it had to buffer and what was read at
+        several places, and the next run buffers those everywhere: all this run buffered, and
+        the shared nodes read at more than one place. The set only grows: usually one or two
+        runs. Settled when no node it must buffer was computed in place."""
+        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
+        again = self.force | frozenset(self.buffers) | frozenset(disagree)
+        return None if not (again - self.force) & self.inlined else RangeifyContext(force=again)
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -622,15 +607,6 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
     target = st.src[0]
     return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
                tag=st.tag)
-
-
-def split_store(st: UOp) -> UOp:
-    """One STORE with all its ranges closed is one kernel: build its AST with `to_kernel`."""
-    from rulegrad.runtime.schedule import kernel_passes
-
-    ctx = KernelContext()
-    ast = kernel_passes(st, ctx)
-    return make_kernel(st, ast, ctx)
 
 
 # ====================================================================== 0. earliest rewrites

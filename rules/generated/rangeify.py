@@ -1,8 +1,9 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380
+# source sha256: 032729bd5ec985b0133ce495474a0c7b5c11e7851e2c442567485a248c7bc140
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
-'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels.'
+# imports rules/kernel.rules sha256: 1dcfed54694215bed8e645a291afaf043d889a61943605458227f8aaa41c42cd
+'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
 
@@ -12,7 +13,9 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
-from rulegrad.rules.rangeify_helpers import bufferize_to_store
+from rulegrad.rules.rangeify_helpers import ChildrenContext
+from rulegrad.rules.rangeify_helpers import RangeifyContext
+from rulegrad.rules.rangeify_helpers import RealizeContext
 from rulegrad.rules.rangeify_helpers import extract_children
 from rulegrad.rules.rangeify_helpers import has_marked_child
 from rulegrad.rules.rangeify_helpers import identity_value
@@ -30,21 +33,17 @@ from rulegrad.rules.rangeify_helpers import merge_tags
 from rulegrad.rules.rangeify_helpers import push_index
 from rulegrad.rules.rangeify_helpers import push_index_first
 from rulegrad.rules.rangeify_helpers import reads_target_moved
-from rulegrad.rules.rangeify_helpers import realize_assign_value
-from rulegrad.rules.rangeify_helpers import realize_node
-from rulegrad.rules.rangeify_helpers import realize_sink_srcs
 from rulegrad.rules.rangeify_helpers import reduce_of_expand
 from rulegrad.rules.rangeify_helpers import remove_bufferize
 from rulegrad.rules.rangeify_helpers import split_reduce
-from rulegrad.rules.rangeify_helpers import split_store
 from rulegrad.rules.rangeify_helpers import unprocessed_index
-from rulegrad.rules.rangeify_helpers import wrap_realize
+from rulegrad.rules.generated import kernel as _generated_kernel
 from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+SOURCE_SHA256 = '032729bd5ec985b0133ce495474a0c7b5c11e7851e2c442567485a248c7bc140'
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '1dcfed54694215bed8e645a291afaf043d889a61943605458227f8aaa41c42cd'), )
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -55,18 +54,18 @@ _OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUO
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 17, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 20, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 22, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 26, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 28, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 30, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 35, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 18, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 21, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 23, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 27, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 29, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 31, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 36, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:20
+    # rule size_zero at rules/rangeify.rules:21
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -78,7 +77,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:18
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -88,7 +87,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:18
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -98,7 +97,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:18
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -113,7 +112,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is Ops.RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is Ops.CONST:
-                    # rule copy_const at rules/rangeify.rules:30
+                    # rule copy_const at rules/rangeify.rules:31
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -124,7 +123,7 @@ def _earliest_rewrites_COPY(n, ctx):
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:35
+        # rule assign_hazard at rules/rangeify.rules:36
         #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         a = n
@@ -140,7 +139,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:22
+        # rule reduce_empty at rules/rangeify.rules:23
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -150,7 +149,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is Ops.EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:26
+            # rule reduce_expand at rules/rangeify.rules:27
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -158,7 +157,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             x = n0_0
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:28
+        # rule split_reduceop at rules/rangeify.rules:29
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -218,61 +217,64 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 42, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 44, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 46, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 44, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 47, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 50, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:42
-    #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
+    # rule realize_roots at rules/rangeify.rules:44
+    #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, realize_sink_srcs(ctx, s))
+    _r = _as_uop(n, ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER)))
     if _r is not None and _r is not n: return _r, _do_realize_rules[0]
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:47
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:47
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:47
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:47
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
-    # rule realize_assign at rules/rangeify.rules:46
-    #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
-    if _do_realize_st: _do_realize_st.attempts[2] += 1
-    a = n
-    _r = _as_uop(n, realize_assign_value(ctx, a))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+    if len(n.src) >= 2:
+        n1 = n.src[1]
+        # rule realize_assign at rules/rangeify.rules:50
+        #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
+        if _do_realize_st: _do_realize_st.attempts[2] += 1
+        v = n1
+        if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR):
+            _r = _as_uop(n, ctx.realize.add(v))
+            if _r is not None and _r is not n: return _r, _do_realize_rules[2]
     return None
 
 
@@ -287,18 +289,18 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 49, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 54, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:49
-    #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
+    # rule add_realize at rules/rangeify.rules:54
+    #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
     if x in ctx.realize and x.tag is None:
-        _r = _as_uop(n, wrap_realize(ctx, x))
-        if _r is not None and _r is not n: return _r, _add_realize_rules[0]
+        _r = UOp(Ops.REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
+        if _r is not n: return _r, _add_realize_rules[0]
     return None
 
 
@@ -309,21 +311,21 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 56, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 57, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 60, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 61, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 62, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 65, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:62
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
     if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x):
         _r = _as_uop(n, mark_children(ctx, x))
         if _r is not None and _r is not n: return _r, _pm_children_rules[1]
-    # rule unmark at rules/rangeify.rules:60
+    # rule unmark at rules/rangeify.rules:65
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[2] += 1
     x = n
@@ -333,7 +335,7 @@ def _pm_children_any0(n, ctx):
     return None
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:56
+    # rule find_children at rules/rangeify.rules:61
     #   find_children: SINK as s -> extract_children(ctx, s)
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     s = n
@@ -423,12 +425,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 66, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 67, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 68, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 69, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 70, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 71, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 71, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 72, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 73, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 74, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 75, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 76, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -438,7 +440,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is Ops.SHRINK:
-                # rule index_shrink at rules/rangeify.rules:66
+                # rule index_shrink at rules/rangeify.rules:71
                 #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 idx = n
@@ -446,7 +448,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_shrink(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is Ops.PERMUTE:
-                # rule index_permute at rules/rangeify.rules:67
+                # rule index_permute at rules/rangeify.rules:72
                 #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 idx = n
@@ -454,7 +456,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_permute(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is Ops.FLIP:
-                # rule index_flip at rules/rangeify.rules:68
+                # rule index_flip at rules/rangeify.rules:73
                 #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 idx = n
@@ -462,7 +464,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_flip(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is Ops.EXPAND:
-                # rule index_expand at rules/rangeify.rules:69
+                # rule index_expand at rules/rangeify.rules:74
                 #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 idx = n
@@ -470,7 +472,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_expand(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is Ops.PAD:
-                # rule index_pad at rules/rangeify.rules:70
+                # rule index_pad at rules/rangeify.rules:75
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -478,7 +480,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is Ops.RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:71
+                # rule index_reshape at rules/rangeify.rules:76
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -495,20 +497,20 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 76, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 78, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 80, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 82, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 84, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 85, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 87, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 89, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 91, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 81, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 83, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 85, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 87, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 89, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 90, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 92, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 94, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 96, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:76
+    # rule realize at rules/rangeify.rules:81
     #   realize: REALIZE as r -> map_realize(ctx, r)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -527,7 +529,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:78
+                    # rule index_child at rules/rangeify.rules:83
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -535,13 +537,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:80
+                # rule index_const at rules/rangeify.rules:85
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is Ops.ASSIGN:
-                # rule index_assign at rules/rangeify.rules:82
+                # rule index_assign at rules/rangeify.rules:87
                 #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -549,7 +551,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(a, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule index_alu at rules/rangeify.rules:84
+                # rule index_alu at rules/rangeify.rules:89
                 #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
@@ -557,7 +559,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:85
+                # rule index_marker at rules/rangeify.rules:90
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
@@ -565,7 +567,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 is Ops.REDUCE_AXIS:
-                # rule index_reduce at rules/rangeify.rules:87
+                # rule index_reduce at rules/rangeify.rules:92
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
@@ -573,14 +575,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:89
+                # rule index_memory at rules/rangeify.rules:94
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-        # rule index_other at rules/rangeify.rules:91
+        # rule index_other at rules/rangeify.rules:96
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
         x = n0
@@ -598,10 +600,10 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 99, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 101, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 103, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 105, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 104, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 106, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 108, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 110, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -609,7 +611,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:105
+            # rule copy_const_idx at rules/rangeify.rules:110
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -622,7 +624,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:99
+                # rule noop_buffer at rules/rangeify.rules:104
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -639,12 +641,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:101
+                # rule const_buffer at rules/rangeify.rules:106
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:103
+            # rule remove_buffer at rules/rangeify.rules:108
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -662,25 +664,25 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 }, home=(globals(), '_pm_cleanups_st'))
 
 
-# ======================================================================== split_kernels
-_split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 113, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+# ======================================================================== keep_buffers
+_keep_buffers_rules = (
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 117, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
-_split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
+_keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
-def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:113
-    #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
-    if _split_kernels_st: _split_kernels_st.attempts[0] += 1
-    b = n
-    _r = _as_uop(n, split_store(bufferize_to_store(b)))
-    if _r is not None and _r is not n: return _r, _split_kernels_rules[0]
+def _keep_buffers_SINK(n, ctx):
+    # rule tagged_buffers at rules/rangeify.rules:117
+    #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
+    if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
+    s = n
+    _r = UOp(Ops.SINK, dtypes.void, (*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None],))
+    if _r is not n: return _r, _keep_buffers_rules[0]
     return None
 
 
-_split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
-    Ops.BUFFERIZE: _split_kernels_BUFFERIZE,
-}, home=(globals(), '_split_kernels_st'))
+_keep_buffers_part = RuleMatcher('keep_buffers', _keep_buffers_rules, {
+    Ops.SINK: _keep_buffers_SINK,
+}, home=(globals(), '_keep_buffers_st'))
 
 
 # ======================================================================== the rule sets
@@ -698,8 +700,8 @@ _S_pm_rangeify = compose('pm_rangeify', _S_pm_mops, _pm_rangeify_part)
 pm_rangeify = _S_pm_rangeify
 _S_pm_cleanups = compose('pm_cleanups', _generated_symbolic.MATCHERS['sym'], _S_pm_mops, _pm_cleanups_part)
 pm_cleanups = _S_pm_cleanups
-_S_split_kernels = compose('split_kernels', _split_kernels_part)
-split_kernels = _S_split_kernels
+_S_keep_buffers = compose('keep_buffers', _keep_buffers_part)
+keep_buffers = _S_keep_buffers
 
 MATCHERS = {
     'earliest_rewrites': _S_earliest_rewrites,
@@ -709,5 +711,24 @@ MATCHERS = {
     'pm_mops': _S_pm_mops,
     'pm_rangeify': _S_pm_rangeify,
     'pm_cleanups': _S_pm_cleanups,
-    'split_kernels': _S_split_kernels,
+    'keep_buffers': _S_keep_buffers,
+}
+
+
+# ======================================================================== the pipelines
+from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
+
+rangeify = _Pipeline('rangeify', (
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:126'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:128'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:130'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:133'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:136'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:138'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:139'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:142'),
+))
+
+PIPELINES = {
+    'rangeify': rangeify,
 }

@@ -224,6 +224,14 @@ class EStar:
 
 
 @dataclass(frozen=True)
+class EError:
+    """The right-hand side `error MESSAGE`: the graph is malformed here; stop with MESSAGE."""
+
+    message: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class EDefer:
     """The right-hand side `defer`: not yet, retry after the siblings."""
 
@@ -240,10 +248,12 @@ class Rule:
     name: str  # given, or derived as <set>_<line>
     pattern: Pattern
     guard: Expr | None
-    rhs: Expr | EDefer
+    rhs: Expr | EDefer | EError
     named: bool = True  # False when the name was derived
     text: str = field(default="", compare=False)  # the rule's source text, one line
     span: Span = _span()
+    # `where a = E, ...`: bound in order once the guard passed, seen by later ones and the RHS
+    lets: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -420,6 +420,11 @@ class _Opt:
 
 
 @dataclass(frozen=True)
+class _Lets:
+    binds: tuple[tuple[str, A.Expr], ...]
+
+
+@dataclass(frozen=True)
 class _Guard:
     expr: A.Expr
 
@@ -562,10 +567,17 @@ class _ToAst(Transformer):
             items = items[1:]
         pattern, rest = items[0], items[1:]
         guard = rest[0].expr if isinstance(rest[0], _Guard) else None
+        lets = rest.pop().binds if isinstance(rest[-1], _Lets) else ()
         rhs = rest[-1]
         span = self.sp(meta)
         text = one_line(self.source[meta.start_pos:meta.end_pos])
-        return A.Rule(name, pattern, guard, rhs, named, text, span)
+        return A.Rule(name, pattern, guard, rhs, named, text, span, lets)
+
+    def lets(self, meta: Any, items: list[Any]) -> _Lets:
+        return _Lets(tuple((items[i].value, items[i + 1]) for i in range(0, len(items), 2)))
+
+    def eerror(self, meta: Any, items: list[Any]) -> A.EError:
+        return A.EError(items[0], self.sp(meta))
 
     def guard(self, meta: Any, items: list[Any]) -> _Guard:
         return _Guard(items[0])

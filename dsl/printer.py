@@ -109,6 +109,8 @@ def _expr(e: Any) -> str:
         return f"({body})" if e.kind == "gen" else f"[{body}]"
     if isinstance(e, A.EStar):
         return f"*{expr(e.value, OR)}"
+    if isinstance(e, A.EError):
+        return f"error {expr(e.message)}"
     if isinstance(e, A.EDefer):
         return "defer"
     raise TypeError(f"not an expression: {e!r}")
@@ -173,7 +175,8 @@ def rule_parts(r: A.Rule) -> tuple[str, str, str]:
     """(label, pattern-and-guard, right-hand side) of a rule."""
     label = f"{r.name}:" if r.named else ""
     left = pattern(r.pattern) + (f" if {expr(r.guard)}" if r.guard is not None else "")
-    return label, left, expr(r.rhs)
+    lets = ", ".join(f"{name} = {expr(e)}" for name, e in r.lets)
+    return label, left, expr(r.rhs) + (f" where {lets}" if lets else "")
 
 
 def print_rule(r: A.Rule) -> str:

@@ -35,6 +35,7 @@ from rulegrad.dsl.ast import (
     CheckedPipeline,
     ECall,
     EDefer,
+    EError,
     EIf,
     ELit,
     EName,
@@ -216,6 +217,8 @@ def _rhs_kind(e: Expr | EDefer, captures: dict[str, IRPath]) -> str:
     'const' (a plain literal: becomes a constant); 'any' (checked at run time)."""
     if isinstance(e, EDefer):
         return "defer"
+    if isinstance(e, EError):
+        return "error"
     if isinstance(e, EName) and e.name in captures:
         return "src" if captures[e.name] != () else "uop"
     if isinstance(e, ELit) and isinstance(e.value, (bool, int, float)):
@@ -271,20 +274,35 @@ class _PartEmitter:
         kind = _rhs_kind(rule.rhs, captures)
         sc = self.scope(captures)
         guard = None if rule.guard is None else pyexpr(rule.guard, sc, 1)
-        if kind == "defer":
-            out = ["raise RewriteNotReady"]
+        out = self.let_lines(rule, sc)
+        if kind in ("defer", "error"):
+            out += [self.raise_line(rule.rhs, sc)]
         else:
             assert not isinstance(rule.rhs, EDefer)
             value = self.value_text(rule.rhs, kind, sc, captures)
             if kind == "src":
-                out = [f"return {value}, {self.fired(k)}"]
+                out += [f"return {value}, {self.fired(k)}"]
             else:
                 check = "_r is not n" if kind in ("uop", "const") else \
                     "_r is not None and _r is not n"
-                out = [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
+                out += [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
         if guard is None:
             return out
         return [f"if {guard}:"] + ["    " + line for line in out]
+
+    def let_lines(self, rule: Rule, sc: Scope) -> list[str]:
+        """`where a = E, ...`: one assignment each, in order; later ones and the RHS see them."""
+        out = []
+        for name, e in rule.lets:
+            value = pyexpr(e, sc)
+            sc.captures[name] = self.local(name)
+            out.append(f"{sc.captures[name]} = {value}")
+        return out
+
+    def raise_line(self, rhs: Expr | EDefer | EError, sc: Scope) -> str:
+        if isinstance(rhs, EError):  # `error MESSAGE`: the graph is malformed here
+            return f"raise RuntimeError({pyexpr(rhs.message, sc)})"
+        return "raise RewriteNotReady"
 
     def value_text(self, rhs: Expr, kind: str, sc: Scope, captures: dict[str, IRPath]) -> str:
         if kind == "const":
@@ -307,8 +325,9 @@ class _PartEmitter:
         lines = self.header(rule)
         if rule.guard is not None:
             lines.append(f"if not ({pyexpr(rule.guard, sc)}): return None")
-        if kind == "defer":
-            lines.append("raise RewriteNotReady")
+        lines += self.let_lines(rule, sc)
+        if kind in ("defer", "error"):
+            lines.append(self.raise_line(rule.rhs, sc))
         else:
             assert not isinstance(rule.rhs, EDefer)
             kind = "uop" if kind == "src" else kind

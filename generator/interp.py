@@ -31,6 +31,7 @@ from rulegrad.dsl.ast import (
     EComp,
     ECompare,
     EDefer,
+    EError,
     EIf,
     EIndex,
     EList,
@@ -247,8 +248,14 @@ class Interpreter:
         """Guard, then right-hand side, of one match."""
         if rule.guard is not None and not self.evaluate(rule.guard, caps, ctx):
             return None
+        if rule.lets:  # `where a = E, ...`: in order, each seeing the ones before
+            caps = dict(caps)
+            for name, e in rule.lets:
+                caps[name] = self.evaluate(e, caps, ctx)
         if isinstance(rule.rhs, EDefer):
             raise RewriteNotReady
+        if isinstance(rule.rhs, EError):
+            raise RuntimeError(self.evaluate(rule.rhs.message, caps, ctx))
         return as_uop(n, self.evaluate(rule.rhs, caps, ctx))
 
 

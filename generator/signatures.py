@@ -56,7 +56,7 @@ def check_helper_calls(cf: CheckedFile) -> None:
             if not isinstance(term, RuleBlock):
                 continue
             for rule in term.rules:
-                for call in _calls((rule.guard, rule.rhs)):
+                for call in _calls((rule.guard, rule.rhs, rule.lets)):
                     if isinstance(call.func, EName) and call.func.name in helpers:
                         problem = _problem(helpers[call.func.name], call)
                         if problem is not None:

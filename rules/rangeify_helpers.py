@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
@@ -109,42 +109,21 @@ class RealizeContext:
 # ====================================================================== 2. children marking
 @dataclass
 class ChildrenContext:
-    """The nodes with several consumers whose recomputation would be costly (reductions)."""
+    """The reductions read by several consumers (whose recomputation would be costly), and
+    those consumers, from one walk over the pass's input graph."""
 
-    children: dict[UOp, list[UOp]] | None = None
+    children: dict[UOp, list[UOp]] = field(default_factory=dict)
 
-
-def extract_children(ctx: ChildrenContext, sink: UOp) -> None:
-    """One walk over the graph: the consumers of each REDUCE_AXIS used more than once."""
-    if ctx.children is not None:
-        return None
-    users: dict[UOp, list[UOp]] = {}
-    for n in toposort(sink):
-        if n.op is Ops.SINK:
-            continue
-        for s in dict.fromkeys(n.src):
-            if s.op is Ops.REDUCE_AXIS:
-                users.setdefault(s, []).append(n)
-    ctx.children = {k: v for k, v in users.items() if len(v) > 1}
-    return None
+    @classmethod
+    def start(cls, sink: UOp) -> ChildrenContext:
+        users: dict[UOp, list[UOp]] = {}
+        for n in toposort(sink):
+            for s in dict.fromkeys(n.src) if n.op is not Ops.SINK else ():
+                if s.op is Ops.REDUCE_AXIS:
+                    users.setdefault(s, []).append(n)
+        return cls({k: v for k, v in users.items() if len(v) > 1})
 
 
-def has_marked_child(ctx: ChildrenContext, x: UOp) -> bool:
-    return bool(ctx.children) and any(s in ctx.children for s in x.src)
-
-
-def mark_children(ctx: ChildrenContext, x: UOp) -> UOp:
-    """x's shared sources s -> CHILD(CHILDREN(s)), CHILD numbered by x's place among s's users."""
-    assert ctx.children is not None
-    srcs = []
-    for s in x.src:
-        users = ctx.children.get(s)
-        if users is None:
-            srcs.append(s)
-            continue
-        parent = UOp(Ops.CHILDREN, s.dtype, (s,), arg=len(users))
-        srcs.append(UOp(Ops.CHILD, s.dtype, (parent,), arg=(users.index(x), len(users))))
-    return x.replace(src=tuple(srcs))
 
 
 # ====================================================================== 3. rangeify
@@ -212,13 +191,6 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
             for s in n.src:
                 under[s] = True
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
-
-
-def map_realize(ctx: RangeifyContext, r: UOp) -> UOp:
-    """REALIZE(x) -> BUFFERIZE(INDEX(x, fresh ranges), fresh ranges): a loop nest over x's shape."""
-    x = r.src[0]
-    rngs = ctx.new_ranges(x.shape)
-    return UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs), tag=r.tag)
 
 
 def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
@@ -295,38 +267,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
 
 
-def push_index(x: UOp, idx: UOp) -> UOp:
-    """INDEX of an elementwise op -> the op of its INDEXed sources (same indices)."""
-    return x.replace(src=tuple(index(s, *idx.src[1:], arg=idx.arg) for s in x.src))
-
-
-def push_index_first(x: UOp, idx: UOp) -> UOp:
-    """INDEX of COPY/CONTIGUOUS: index the data source, keep the others (the DEVICE of a COPY)."""
-    return x.replace(src=(index(x.src[0], *idx.src[1:], arg=idx.arg),) + x.src[1:])
-
-
-def unprocessed_index(x: UOp) -> UOp:
-    raise RuntimeError(f"rangeify: no rule pushes an INDEX through {x.op.name}: {x!r}")
-
-
 # ---------------------------------------------------------------------- movement ops
-def map_shrink(r: UOp, idx: UOp) -> UOp:
-    new = [a + s if s != 0 else a for a, (s, _) in zip(idx.src[1:], r.arg)]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
-def map_permute(r: UOp, idx: UOp) -> UOp:
-    new: list[UOp | None] = [None] * len(r.arg)
-    for out_axis, src_axis in enumerate(r.arg):
-        new[src_axis] = idx.src[1 + out_axis]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
-def map_flip(r: UOp, idx: UOp) -> UOp:
-    new = [(s - 1) - a if f else a for a, s, f in zip(idx.src[1:], r.shape, r.arg)]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
 def map_expand(r: UOp, idx: UOp) -> UOp:
     """Broadcast axes read index 0; the ranges they drop are remembered in the INDEX's arg."""
     new, dropped = [], []
@@ -445,12 +386,6 @@ def map_reshape(r: UOp, idx: UOp) -> UOp:
 
 
 # ====================================================================== 3.5 cleanups
-def merge_tags(inner: UOp, outer: UOp) -> UOp:
-    """A buffer copied into another over the same ranges is the same buffer: keep one."""
-    tags = (inner.tag or ()) + (outer.tag or ())
-    return inner.replace(tag=tags or None)
-
-
 _EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN})
 
 
@@ -510,7 +445,8 @@ class KernelContext:
 
     slots: dict[Buffer, int] = field(default_factory=dict)
     deps: dict[UOp, None] = field(default_factory=dict)
-    ranges: dict[UOp, UOp] = field(default_factory=dict)
+    ranges: dict[UOp, UOp] = field(default_factory=dict)  # scheduler range -> numbered from 0
+    first_range: ClassVar[int] = FIRST_RANGE  # (kernel.rules' `renumber` tells them apart)
 
     def define_global(self, b: UOp) -> UOp:
         slot = self.slots.setdefault(b.arg, len(self.slots))
@@ -552,7 +488,7 @@ def define_store(ctx: KernelContext, st: UOp) -> UOp:
     target, value = st.src[0], st.src[1]
     rngs = tuple(r for r in st.src[2:] if r.op is Ops.RANGE)
     for r in rngs:
-        renumber_range(ctx, r)
+        ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
     dg = ctx.define_global(target.src[0])
     # a store index is masked only when it writes an empty tensor: its loops never run
     plain, _ = split_valid(target.src[1])
@@ -572,19 +508,6 @@ def define_load_after(ctx: KernelContext, a: UOp, idx: UOp) -> UOp:
     off, rngs = a.arg
     off = substitute(off, {r: i for r, i in zip(rngs, idx.src[1:]) if r.op is Ops.RANGE})
     return load_index(ctx.define_global(a.src[0]), off)
-
-
-def scheduler_range(r: UOp) -> bool:
-    """A range of the tensor graph's rangeify (not yet a kernel's own)."""
-    return r.arg[0] >= FIRST_RANGE
-
-
-def renumber_range(ctx: KernelContext, r: UOp) -> UOp:
-    """Ranges numbered from 0 in the order the kernel meets them, so equal kernels are equal."""
-    new = ctx.ranges.get(r)
-    if new is None:
-        new = ctx.ranges[r] = r.replace(arg=(len(ctx.ranges), r.arg[1]))
-    return new
 
 
 def kernel_name(store: UOp, ranges: list[UOp]) -> str:
@@ -610,9 +533,6 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
 
 
 # ====================================================================== 0. earliest rewrites
-identity_value = reduce_identity  # the rules' name for it
-
-
 def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:
     """A reduction over axes an EXPAND only repeats: sum is value * count; max/min the value.
     (The older scheduler's simplify_stride0_reduce.)"""

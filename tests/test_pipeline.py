@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from rulegrad import Tensor
-from rulegrad.dsl import load
 from rulegrad.dsl import ast as A
+from rulegrad.dsl import load
 from rulegrad.generator import compile_file
 from rulegrad.generator.interp import interpret_all
 from rulegrad.generator.user import _import

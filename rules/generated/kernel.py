@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 1dcfed54694215bed8e645a291afaf043d889a61943605458227f8aaa41c42cd
+# source sha256: 0aa5fbd1855d3ea67d3ff49e1cfd31f452b70d3c08457d21c98fca88547cc9b3
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -17,12 +17,10 @@ from rulegrad.rules.rangeify_helpers import define_load
 from rulegrad.rules.rangeify_helpers import define_load_after
 from rulegrad.rules.rangeify_helpers import define_store
 from rulegrad.rules.rangeify_helpers import make_kernel
-from rulegrad.rules.rangeify_helpers import renumber_range
-from rulegrad.rules.rangeify_helpers import scheduler_range
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '1dcfed54694215bed8e645a291afaf043d889a61943605458227f8aaa41c42cd'
+SOURCE_SHA256 = '0aa5fbd1855d3ea67d3ff49e1cfd31f452b70d3c08457d21c98fca88547cc9b3'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 
 
@@ -65,7 +63,7 @@ _to_kernel_rules = (
     RuleInfo('load_kernel', 'rules/kernel.rules', 29, 'load_kernel: INDEX(ASSIGN(BUFFER, KERNEL) as a, ...) as idx -> define_load_after(ctx, a, idx)'),
     RuleInfo('unmask_value', 'rules/kernel.rules', 34, 'unmask_value: WHERE(_, e, INVALID) -> e'),
     RuleInfo('strip_marker', 'rules/kernel.rules', 36, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 38, 'renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)'),
+    RuleInfo('renumber', 'rules/kernel.rules', 38, 'renumber: RANGE as r if r.arg[0] >= ctx.first_range -> ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
@@ -101,11 +99,11 @@ def _to_kernel_COPY(n, ctx):
 
 def _to_kernel_RANGE(n, ctx):
     # rule renumber at rules/kernel.rules:38
-    #   renumber: RANGE as r if scheduler_range(r) -> renumber_range(ctx, r)
+    #   renumber: RANGE as r if r.arg[0] >= ctx.first_range -> ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
-    if scheduler_range(r):
-        _r = _as_uop(n, renumber_range(ctx, r))
+    if r.arg[0] >= ctx.first_range:
+        _r = _as_uop(n, ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1]))))
         if _r is not None and _r is not n: return _r, _to_kernel_rules[5]
     return None
 

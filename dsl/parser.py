@@ -447,6 +447,7 @@ _COMMENT_OR_STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[
 
 def one_line(text: str) -> str:
     """A rule's source on one line: comments dropped, whitespace collapsed."""
+    text = re.sub(r"\\[\t \f]*\r?\n", " ", text)  # a continued line
     text = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or "", text)
     text = " ".join(text.split())
     return re.sub(r"([(\[{]) | ([)\]}])", lambda m: m.group(1) or m.group(2), text)

@@ -268,20 +268,6 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
 
 
 # ---------------------------------------------------------------------- movement ops
-def map_expand(r: UOp, idx: UOp) -> UOp:
-    """Broadcast axes read index 0; the ranges they drop are remembered in the INDEX's arg."""
-    new, dropped = [], []
-    for a, x, y in zip(idx.src[1:], r.src[0].shape, r.shape):
-        if x == y:
-            new.append(a)
-        else:
-            new.append(idx_const(0))
-            dropped.append(a)
-    ended = ranges_in(*dropped)
-    arg = tuple(dict.fromkeys((idx.arg or ()) + tuple(ended))) or None
-    return index(r.src[0], *new, arg=arg)
-
-
 def map_pad(r: UOp, idx: UOp) -> UOp:
     """x padded, read at i: where i is inside x, x at i - before (an index valid only there);
     outside, 0."""
@@ -417,12 +403,9 @@ def flat_offset(rngs: tuple[UOp, ...]) -> UOp:
 
 def bufferize_to_store(b: UOp) -> UOp:
     """BUFFERIZE(value, ranges) -> STORE(INDEX(BUFFER, offset), value, ranges): a new buffer
-    written over the ranges. An ASSIGN writes into its target's buffer instead."""
+    written over the ranges (kernel.rules' store_assign writes an ASSIGN into its target)."""
     rngs = b.src[1:]
     value = b.src[0]
-    if value.op is Ops.ASSIGN:
-        target, value = value.src[0], value.src[1]
-        return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
     size = math.prod(int(r.src[0].arg) for r in rngs if r.op is Ops.RANGE)
     buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype))
     target = UOp(Ops.INDEX, b.dtype, (buf, flat_offset(rngs)))

@@ -142,6 +142,7 @@ def test_scheduler_rules_call_few_helpers() -> None:
     assert lines <= MAX_HELPER_LINES
 
 
-# where the scheduler stands (issue 12 asks for 25% and 340 lines); lower these as it improves
-MAX_HELPER_RATIO = 1.0
-MAX_HELPER_LINES = 680
+# where the scheduler stands (13 of 42 rules, 559 lines; issue 12 asks for 25% and 340 lines):
+# lower these as it improves, never raise them
+MAX_HELPER_RATIO = 13 / 42
+MAX_HELPER_LINES = 560

@@ -1,8 +1,8 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 75e97658a186ea564255eef6c03a83dc8c01bc7b807a59398dd2caa9f16336f2
+# source sha256: d52ac6e5f34fa95d93d71f763c6399bf61418ac170f0cbf4c3f6a64e9bd87657
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
-# imports rules/kernel.rules sha256: 0aa5fbd1855d3ea67d3ff49e1cfd31f452b70d3c08457d21c98fca88547cc9b3
+# imports rules/kernel.rules sha256: 4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -17,7 +17,6 @@ from rulegrad.rules.rangeify_helpers import ChildrenContext
 from rulegrad.rules.rangeify_helpers import RangeifyContext
 from rulegrad.rules.rangeify_helpers import RealizeContext
 from rulegrad.rules.rangeify_helpers import index_child
-from rulegrad.rules.rangeify_helpers import map_expand
 from rulegrad.rules.rangeify_helpers import map_pad
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reshape
@@ -31,8 +30,8 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '75e97658a186ea564255eef6c03a83dc8c01bc7b807a59398dd2caa9f16336f2'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '0aa5fbd1855d3ea67d3ff49e1cfd31f452b70d3c08457d21c98fca88547cc9b3'), )
+SOURCE_SHA256 = 'd52ac6e5f34fa95d93d71f763c6399bf61418ac170f0cbf4c3f6a64e9bd87657'
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -333,9 +332,9 @@ _pm_mops_rules = (
     RuleInfo('index_shrink', 'rules/rangeify.rules', 74, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
     RuleInfo('index_permute', 'rules/rangeify.rules', 76, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
     RuleInfo('index_flip', 'rules/rangeify.rules', 78, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 79, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 80, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 81, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 81, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 84, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 85, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -372,15 +371,18 @@ def _pm_mops_INDEX(n, ctx):
                 _r = UOp(Ops.INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is Ops.EXPAND:
-                # rule index_expand at rules/rangeify.rules:79
-                #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
+                # rule index_expand at rules/rangeify.rules:81
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_expand(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[3]
+                old = i.arg or ()
+                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                _r = UOp(Ops.INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(Ops.SINK, dtypes.void, (*dropped,)).toposort() if g.op is Ops.RANGE and g not in old) or None)
+                if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is Ops.PAD:
-                # rule index_pad at rules/rangeify.rules:80
+                # rule index_pad at rules/rangeify.rules:84
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -388,7 +390,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is Ops.RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:81
+                # rule index_reshape at rules/rangeify.rules:85
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -405,20 +407,20 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 86, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 88, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 90, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 92, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 94, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 96, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 98, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 100, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 102, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 90, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 92, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 94, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 96, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 98, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 100, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 102, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 104, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 106, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:86
+    # rule realize at rules/rangeify.rules:90
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -439,7 +441,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:88
+                    # rule index_child at rules/rangeify.rules:92
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -447,13 +449,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:90
+                # rule index_const at rules/rangeify.rules:94
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is Ops.ASSIGN:
-                # rule index_assign at rules/rangeify.rules:92
+                # rule index_assign at rules/rangeify.rules:96
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -462,7 +464,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule index_alu at rules/rangeify.rules:94
+                # rule index_alu at rules/rangeify.rules:98
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 i = n
@@ -471,7 +473,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:96
+                # rule index_marker at rules/rangeify.rules:100
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 i = n
@@ -480,7 +482,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(UOp(Ops.INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 is Ops.REDUCE_AXIS:
-                # rule index_reduce at rules/rangeify.rules:98
+                # rule index_reduce at rules/rangeify.rules:102
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
@@ -488,14 +490,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:100
+                # rule index_memory at rules/rangeify.rules:104
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-        # rule index_other at rules/rangeify.rules:102
+        # rule index_other at rules/rangeify.rules:106
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
         x = n0
@@ -512,10 +514,10 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 110, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 112, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 114, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 116, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 114, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 116, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 118, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 120, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -523,7 +525,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:116
+            # rule copy_const_idx at rules/rangeify.rules:120
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -536,7 +538,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:110
+                # rule noop_buffer at rules/rangeify.rules:114
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -553,12 +555,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:112
+                # rule const_buffer at rules/rangeify.rules:116
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:114
+            # rule remove_buffer at rules/rangeify.rules:118
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -578,12 +580,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 123, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 127, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:123
+    # rule tagged_buffers at rules/rangeify.rules:127
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -631,14 +633,14 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:132'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:134'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:136'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:139'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:142'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:144'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:145'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:148'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:136'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:138'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:140'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:143'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:146'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:148'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:149'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:152'),
 ))
 
 PIPELINES = {

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from rulegrad import Tensor
 from rulegrad.dsl import ast as A
@@ -24,7 +25,7 @@ from rulegrad.generator.interp import interpret_all
 from rulegrad.generator.user import _import
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.rewrite import tracing
+from rulegrad.runtime.rewrite import graph_rewrite, tracing
 from rulegrad.runtime.schedule import stages
 from rulegrad.runtime.uop import UOp
 
@@ -49,8 +50,12 @@ rules look = {
 }
 rules cleanup = {
   NEG(NEG(x)) -> x
-  # a variadic capture, and `*` spreading a list into a constructor
-  shift: INDEX(x, *idx) as i -> INDEX(x, *[j + 1 for j in idx], arg=1) if i.arg is None else None
+  # a variadic capture, `*` spreading a list into a constructor, a `where` binding
+  shift: INDEX(x, *idx) as i if i.arg is None -> INDEX(x, *moved, arg=1) \\
+    where moved = [j + 1 for j in idx]
+}
+rules strict = {
+  no_cast: CAST(x) -> error "no casts here: " + x.op.name
 }
 pipeline demo {
   pass first  = look    bottom_up ctx=Seen until_settled collect
@@ -93,6 +98,17 @@ def test_declared_pipeline_runs_in_order_with_contexts(tmp_path: Path) -> None:
         # `second` rewrote: NEG(NEG(x)) -> x, and the INDEX's indices each shifted by one
         assert out.src[0] is x, kind
         assert out.src[1].src[0] is idx.src[0] and out.src[1].src[1] is rng + 1, kind
+
+
+def test_error_rule_stops_with_its_message(tmp_path: Path) -> None:
+    path = _write(tmp_path)
+    text = compile_file(path, path.parent / "generated")
+    generated = _import(path.parent / "generated" / "pipe.py", text).MATCHERS["strict"]
+    interp = interpret_all(load(str(path)))[0]["strict"]
+    cast = UOp.const(dtypes.int32, 3).cast(dtypes.float32)
+    for matcher in (generated, interp):
+        with pytest.raises(RuntimeError, match="no casts here: CONST"):
+            graph_rewrite(UOp.sink(cast), matcher)
 
 
 def test_scheduler_runs_the_declared_passes_in_order() -> None:

@@ -5,7 +5,7 @@ replacement UOp, or None for "no rewrite". Each helper is here only because its 
 loop over a node's axes or sources (reshape's index arithmetic, the children reconciliation, the
 substitution of a buffer's ranges); *when* it runs is said by the rule that calls it.
 
-Conventions of the rangeified graph (see runtime/schedule.py for the whole pipeline):
+Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
 - `INDEX(x, i0, ..., in)` at tensor level: the element of the n-d tensor `x` at the index
   expressions `i*` (dtype `index`). `INDEX(BUFFER, off)` reads a flat buffer.
@@ -181,7 +181,7 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
     an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
     in its kernel: `inline_reduce_ok` decides). Rangeify's first
-    run starts from this guess, so it seldom needs a second (runtime/schedule.py)."""
+    run starts from this guess, so it seldom needs a second (`RangeifyContext.start`)."""
     under: dict[UOp, bool] = {}
     nodes = toposort(sink)
     for n in reversed(nodes):  # every consumer before its sources

@@ -62,6 +62,7 @@ class PNode:
     tag: Expr | None = None  # `tag=` constraint
     dtype: DTypeRef | None = None
     span: Span = _span()
+    rest: str | None = None  # `OP(x, *rest)`: the sources after the fixed ones, as a tuple
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,22 @@ class EComp:
 
 
 @dataclass(frozen=True)
+class EStar:
+    """`*xs` among a call's arguments: the items of `xs`, each an argument."""
+
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EError:
+    """The right-hand side `error MESSAGE`: the graph is malformed here; stop with MESSAGE."""
+
+    message: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class EDefer:
     """The right-hand side `defer`: not yet, retry after the siblings."""
 
@@ -222,7 +239,7 @@ class EDefer:
 
 
 Expr = (ELit | EName | EOpName | EAttr | ESlice | EIndex | ECall | EBinOp | EUnary | ECompare
-        | EBool | EIf | ETuple | EList | EComp)
+        | EBool | EIf | ETuple | EList | EComp | EStar)
 
 
 # ------------------------------------------------------------------------ rules and files
@@ -231,10 +248,12 @@ class Rule:
     name: str  # given, or derived as <set>_<line>
     pattern: Pattern
     guard: Expr | None
-    rhs: Expr | EDefer
+    rhs: Expr | EDefer | EError
     named: bool = True  # False when the name was derived
     text: str = field(default="", compare=False)  # the rule's source text, one line
     span: Span = _span()
+    # `where a = E, ...`: bound in order once the guard passed, seen by later ones and the RHS
+    lets: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -279,12 +298,39 @@ class Import:
 
 
 @dataclass(frozen=True)
+class Pass:
+    """`pass NAME = RULESET [top_down|bottom_up] [ctx=C] [once|until_settled] [collect]
+    [spec=STAGE]`: one pass of a pipeline (LANGUAGE.md, "Pipelines")."""
+
+    name: str
+    ruleset: str
+    bottom_up: bool = False
+    ctx: str | None = None  # a context class declared with `use`, or an earlier pass's name
+    until_settled: bool = False  # rerun (with the context's `again()`) until it settles
+    collect: bool = False  # only fills its context: the graph goes on unchanged
+    spec: str | None = None  # with RULEGRAD_SPEC=1, the graph is verified as this stage after
+    set_span: Span = _span()
+    ctx_span: Span = _span()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """`pipeline NAME { pass ... }`: passes run in order over a graph."""
+
+    name: str
+    passes: tuple[Pass, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RulesFile:
     path: str
     uses: tuple[Use, ...]
     imports: tuple[Import, ...]
     rulesets: tuple[RuleSet, ...]
     source: str = field(default="", compare=False, repr=False)
+    pipelines: tuple[Pipeline, ...] = ()
 
 
 # ------------------------------------------------------------------------ the checked form
@@ -312,6 +358,14 @@ class CheckedFile:
     rulesets: tuple[CheckedRuleSet, ...]
     helpers: tuple[Helper, ...]
     imported: tuple[CheckedFile, ...] = ()  # files named by `from "..." import`
+    # per pipeline of this file; each pass's rule set resolved to the file that defines it
+    pipelines: tuple[CheckedPipeline, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckedPipeline:
+    pipeline: Pipeline
+    set_files: tuple[str, ...]  # per pass, the path of the rules file defining its rule set
 
 
 def strip_spans(node: Any) -> Any:

@@ -193,6 +193,21 @@ def _bound_on_every_path(p: A.Pattern) -> set[str]:
     return set(capture_names(p))
 
 
+def _rest_captures(p: A.Pattern) -> list[tuple[str, A.Span]]:
+    """The variadic captures `*name` of a pattern (each binds a tuple of sources)."""
+    out: list[tuple[str, A.Span]] = []
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, A.PBind):
+            stack.append(q.pattern)
+        elif isinstance(q, A.PNode):
+            if q.rest is not None:
+                out.append((q.rest, q.span))
+            stack.extend(q.srcs or ())
+    return out
+
+
 def _always_fires(rhs: A.Expr | A.EDefer, captures: set[str]) -> bool:
     """Can the right-hand side never decline (return None or defer)? See the module doc."""
     if isinstance(rhs, A.EName):
@@ -237,6 +252,8 @@ class _FileChecker:
         self.imported_files: list[A.CheckedFile] = []
         self.own_sets: dict[str, A.RuleSet] = {}
         self.flat: dict[str, tuple[A.Rule, ...] | None] = {}
+        self.helper_objs: dict[str, Any] = {}  # helper name -> the object, when it imported
+        self.pipelines = {p.name for p in file.pipelines}  # callable from expressions
 
     def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
         self.s.error(span, message, hint)
@@ -262,8 +279,66 @@ class _FileChecker:
             if rules is not None:
                 self.check_shadowing(rs.name, rules)
                 checked.append(A.CheckedRuleSet(rs.name, rules, self.file.path))
+        pipelines = tuple(self.check_pipeline(p) for p in self.file.pipelines)
         return A.CheckedFile(self.file, tuple(checked), tuple(self.helpers.values()),
-                             tuple(self.imported_files))
+                             tuple(self.imported_files), pipelines)
+
+    # -------------------------------------------------------------- pipelines
+    def check_pipeline(self, pl: A.Pipeline) -> A.CheckedPipeline:
+        """Each pass names a known rule set and a known context; names are unique."""
+        from rulegrad.runtime.spec import STAGES as SPEC_STAGES
+
+        if pl.name in self.own_sets or pl.name in self.imported_sets or pl.name in self.helpers:
+            self.error(pl.span, f"pipeline '{pl.name}' has the name of a rule set or helper")
+        if sum(p.name == pl.name for p in self.file.pipelines) > 1:
+            self.error(pl.span, f"duplicate pipeline '{pl.name}'")
+        seen: dict[str, A.Pass] = {}
+        files: list[str] = []
+        for ps in pl.passes:
+            if ps.name in seen:
+                self.error(ps.span, f"duplicate pass '{ps.name}' in pipeline '{pl.name}'")
+            if ps.ruleset in self.own_sets:
+                files.append(self.file.path)
+            elif ps.ruleset in self.imported_sets:
+                files.append(self.imported_sets[ps.ruleset].path)
+            else:
+                known = set(self.own_sets) | set(self.imported_sets)
+                self.error(ps.set_span, f"unknown rule set '{ps.ruleset}' in pass '{ps.name}'"
+                           + _did_you_mean(ps.ruleset, known))
+                files.append("")
+            self.check_pass_ctx(ps, seen)
+            if ps.spec is not None and ps.spec not in SPEC_STAGES:
+                self.error(ps.span, f"unknown spec stage '{ps.spec}'"
+                           + _did_you_mean(ps.spec, SPEC_STAGES))
+            seen.setdefault(ps.name, ps)
+        return A.CheckedPipeline(pl, tuple(files))
+
+    def check_pass_ctx(self, ps: A.Pass, earlier: dict[str, A.Pass]) -> None:
+        if ps.ctx is None:
+            if ps.until_settled or ps.collect:
+                what = "until_settled" if ps.until_settled else "collect"
+                self.error(ps.span, f"pass '{ps.name}' is {what} but has no ctx=")
+            return
+        if ps.ctx in earlier:
+            if earlier[ps.ctx].ctx is None:
+                self.error(ps.ctx_span, f"pass '{ps.ctx}' has no context to share")
+            elif ps.until_settled:
+                self.error(ps.span, f"pass '{ps.name}' is until_settled: it needs a context "
+                           "class of its own (each run starts a new one)")
+            return
+        if ps.ctx not in self.helpers:
+            known = {n for n, o in self.helper_objs.items() if isinstance(o, type)} | set(earlier)
+            self.error(ps.ctx_span, f"unknown context '{ps.ctx}' in pass '{ps.name}': not a "
+                       "class declared with `use` nor an earlier pass"
+                       + _did_you_mean(ps.ctx, known),
+                       "declare it: use .helpers_module: ContextClass")
+            return
+        obj = self.helper_objs.get(ps.ctx)
+        if obj is not None and not isinstance(obj, type):
+            self.error(ps.ctx_span, f"context '{ps.ctx}' is not a class")
+        elif obj is not None and ps.until_settled and not callable(getattr(obj, "again", None)):
+            self.error(ps.ctx_span, f"context '{ps.ctx}' of an until_settled pass needs a "
+                       "method again() (the next run's context, or None once settled)")
 
     # -------------------------------------------------------------- declarations
     def check_use(self, use: A.Use) -> None:
@@ -288,6 +363,8 @@ class _FileChecker:
                 self.error(span, f"helper '{name}' of '{use.module}' is not a function of the "
                            "project (a module, or a function of a standard module that reaches "
                            "the system, is refused)")
+            elif mod is not None:
+                self.helper_objs[name] = getattr(mod, name)
             self.helpers[name] = A.Helper(name, use.module, file)
 
     def check_import(self, imp: A.Import) -> set[str]:
@@ -395,10 +472,22 @@ class _FileChecker:
     def check_rule(self, rule: A.Rule) -> None:
         self.check_pattern(rule.pattern)
         captures = _bound_on_every_path(rule.pattern)
+        for name, span in _rest_captures(rule.pattern):
+            if name in captures:
+                self.error(span, f"'*{name}' binds a name the pattern already binds")
+            captures.add(name)
         comp_locals: dict[str, A.Span] = {}
         if rule.guard is not None:
             self.check_expr(rule.guard, captures, "guard", comp_locals)
-        if not isinstance(rule.rhs, A.EDefer):
+        for name, e in rule.lets:  # each sees the captures and the names bound before it
+            self.check_expr(e, captures, "right-hand side", comp_locals)
+            if name in captures or name in self.helpers or name in BUILTINS:
+                self.error(e.span, f"'where {name} = ...' hides a capture, helper or builtin "
+                           f"of that name")
+            captures = captures | {name}
+        if isinstance(rule.rhs, A.EError):
+            self.check_expr(rule.rhs.message, captures, "right-hand side", comp_locals)
+        elif not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
             self.check_rhs_value(rule.rhs)
 
@@ -524,7 +613,8 @@ class _FileChecker:
     def check_name(self, e: A.EName, scope: set[str], where: str,
                    comp_locals: dict[str, A.Span]) -> None:
         name = e.name
-        if name in scope or name in self.helpers or name in BUILTINS or name in KEYWORD_NAMES:
+        if name in scope or name in self.helpers or name in BUILTINS or name in KEYWORD_NAMES \
+                or name in self.pipelines:
             return
         if name in comp_locals:
             at = comp_locals[name]
@@ -568,7 +658,11 @@ class _FileChecker:
                 self.error(e.span, f"unknown keyword '{key}=' for a constructor",
                            "a constructor takes dtype=, arg= and tag=")
         n = arity(Ops[name])
-        if n is not None and n != len(e.args):
+        if any(isinstance(a, A.EStar) for a in e.args):
+            if not e.args or isinstance(e.args[0], A.EStar) and "dtype" not in dict(e.kwargs):
+                self.error(e.span, f"{name}(*...) needs dtype= (its first source is not known "
+                           "before the rule runs)")
+        elif n is not None and n != len(e.args):
             self.error(e.span, f"wrong arity: {name} takes {n} source{'s' if n != 1 else ''},"
                        f" the constructor gives {len(e.args)}")
 
@@ -579,6 +673,8 @@ def _children(e: Any) -> list[A.Expr]:
         return [e.left, e.right]
     if isinstance(e, A.EUnary):
         return [e.operand]
+    if isinstance(e, A.EStar):
+        return [e.value]
     if isinstance(e, A.ECompare):
         return [e.left, *e.rights]
     if isinstance(e, A.EBool):

@@ -180,7 +180,7 @@ def _postlex(tokens: list[Token]) -> list[_Tok]:
             if opener is not None:
                 del stack[opener:]
             continue
-        if tok.type == _t("rules") and stack:
+        if tok.type in (_t("rules"), _t("pipeline")) and stack:
             stack.clear()  # `rules` starts a declaration: whatever is open was left unclosed
         emit(tok)
         if tok.type == _t("->") and stack and stack[-1].type != BLOCK_OPEN:
@@ -273,6 +273,12 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
     in_block = any(t.type == BLOCK_OPEN for t in open_)
     ends = (NL, BLOCK_CLOSE, END)
     if in_block:
+        if _t("pass") in expected:  # at the start of a pass of a pipeline
+            return Diagnostic(span, f"expected a pass, found {desc}",
+                              "a pass is: pass NAME = RULESET [bottom_up] [ctx=CONTEXT] "
+                              "[until_settled] [collect] [spec=STAGE]")
+        if prev is not None and prev.type == _t("pass") or expected == {_t("=")}:
+            return Diagnostic(span, f"expected 'NAME = RULESET' after 'pass', found {desc}")
         if "LABEL" in expected:  # at the start of a rule
             if tok.type == arrow:
                 return Diagnostic(span, "expected a pattern before '->'")
@@ -297,7 +303,8 @@ def _explain(toks: list[_Tok], i: int, expected: set[str], path: str) -> Diagnos
     else:  # the top level
         decl_start = {_t("rules"), _t("use"), _t("from")}
         if decl_start & expected:
-            return Diagnostic(span, f"expected 'rules', 'use' or 'from', found {desc}",
+            return Diagnostic(span, f"expected 'rules', 'use' or 'from' (or 'pipeline'), "
+                              f"found {desc}",
                               "rules live inside a rule set: rules NAME = { ... }")
         if expected == {_t("=")}:
             return Diagnostic(span, "a rule set needs '=' after its name")
@@ -347,7 +354,7 @@ def _parse_tokens(toks: list[_Tok], path: str, diags: list[Diagnostic],
     table = state.parse_conf.parse_table.states
     # the token that marks a state as a declaration's start: 'from' ('rules' and 'use' can
     # also be module names, `use a.rules: f`, so states inside a module path accept them)
-    wants = {"rule": "LABEL", "decl": _t("from"), "close": BLOCK_CLOSE}
+    wants = {"rule": ("LABEL", _t("pass")), "decl": (_t("from"),), "close": (BLOCK_CLOSE,)}
     last = toks[-1].tok if toks else Token(END, "", 0, 1, 1, 1, 1, 0)
     eof = Token(END, "", last.end_pos, last.end_line, last.end_column, last.end_line,
                 last.end_column, last.end_pos)
@@ -373,8 +380,8 @@ def _parse_tokens(toks: list[_Tok], path: str, diags: list[Diagnostic],
         for k, kind in _syncs(seq, start):
             # a state that shifts the token (LALR may also *reduce* on `}` mid-expression)
             depth = next((d for d in range(len(state.state_stack) - 1, -1, -1)
-                          if table[state.state_stack[d]].get(wants[kind], (None,))[0] is Shift),
-                         None)
+                          if any(table[state.state_stack[d]].get(w, (None,))[0] is Shift
+                                 for w in wants[kind])), None)
             if depth is not None:
                 del state.state_stack[depth + 1:]
                 del state.value_stack[depth:]
@@ -396,6 +403,25 @@ class _Kw:
 @dataclass(frozen=True)
 class _Ellipsis:
     span: A.Span
+
+
+@dataclass(frozen=True)
+class _Rest:
+    name: str
+    span: A.Span
+
+
+@dataclass(frozen=True)
+class _Opt:
+    name: str
+    value: str | None
+    span: A.Span
+    value_span: A.Span
+
+
+@dataclass(frozen=True)
+class _Lets:
+    binds: tuple[tuple[str, A.Expr], ...]
 
 
 @dataclass(frozen=True)
@@ -421,6 +447,7 @@ _COMMENT_OR_STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|#[
 
 def one_line(text: str) -> str:
     """A rule's source on one line: comments dropped, whitespace collapsed."""
+    text = re.sub(r"\\[\t \f]*\r?\n", " ", text)  # a continued line
     text = _COMMENT_OR_STRING.sub(lambda m: m.group(1) or "", text)
     text = " ".join(text.split())
     return re.sub(r"([(\[{]) | ([)\]}])", lambda m: m.group(1) or m.group(2), text)
@@ -463,6 +490,7 @@ class _ToAst(Transformer):
             tuple(x for x in items if isinstance(x, A.Import)),
             tuple(x for x in items if isinstance(x, A.RuleSet)),
             source=self.source,
+            pipelines=tuple(x for x in items if isinstance(x, A.Pipeline)),
         )
 
     def module(self, meta: Any, items: list[Token]) -> str:
@@ -489,6 +517,44 @@ class _ToAst(Transformer):
             terms.append(term)
         return A.RuleSet(name, tuple(terms), self.sp(meta))
 
+    def pipeline(self, meta: Any, items: list[Any]) -> A.Pipeline:
+        return A.Pipeline(items[0].value, tuple(items[1:]), self.sp(meta))
+
+    def popt(self, meta: Any, items: list[Token]) -> _Opt:
+        value = items[1] if len(items) > 1 else None
+        return _Opt(items[0].value, value.value if value is not None else None,
+                    self.sp(meta), self.tsp(value) if value is not None else self.sp(meta))
+
+    def pass_(self, meta: Any, items: list[Any]) -> A.Pass:
+        name, ruleset, opts = items[0], items[1], items[2:]
+        fields: dict[str, Any] = {}
+        for o in opts:
+            key = {"top_down": "bottom_up", "bottom_up": "bottom_up", "once": "until_settled",
+                   "until_settled": "until_settled", "collect": "collect"}.get(o.name)
+            if o.value is None and key is not None:
+                value: Any = o.name in ("bottom_up", "until_settled", "collect")
+            elif o.value is not None and o.name in ("ctx", "spec"):
+                key, value = o.name, o.value
+                if o.name == "ctx":
+                    fields["ctx_span"] = o.value_span
+            else:
+                self.error(o.span, f"unknown pass option '{o.name}{'=' if o.value else ''}'",
+                           "a pass takes top_down or bottom_up, ctx=CONTEXT, once or "
+                           "until_settled, collect, spec=STAGE")
+                continue
+            if key in fields:
+                self.error(o.span, f"pass option '{o.name}' contradicts or repeats an earlier "
+                           "one")
+            fields[key] = value
+        return A.Pass(name.value, ruleset.value, set_span=self.tsp(ruleset), span=self.sp(meta),
+                      **fields)
+
+    def prest(self, meta: Any, items: list[Token]) -> _Rest:
+        return _Rest(items[0].value, self.sp(meta))
+
+    def estar(self, meta: Any, items: list[Any]) -> A.EStar:
+        return A.EStar(items[0], self.sp(meta))
+
     def setref(self, meta: Any, items: list[Token]) -> A.SetRef:
         return A.SetRef(items[0].value, self.sp(meta))
 
@@ -502,10 +568,17 @@ class _ToAst(Transformer):
             items = items[1:]
         pattern, rest = items[0], items[1:]
         guard = rest[0].expr if isinstance(rest[0], _Guard) else None
+        lets = rest.pop().binds if isinstance(rest[-1], _Lets) else ()
         rhs = rest[-1]
         span = self.sp(meta)
         text = one_line(self.source[meta.start_pos:meta.end_pos])
-        return A.Rule(name, pattern, guard, rhs, named, text, span)
+        return A.Rule(name, pattern, guard, rhs, named, text, span, lets)
+
+    def lets(self, meta: Any, items: list[Any]) -> _Lets:
+        return _Lets(tuple((items[i].value, items[i + 1]) for i in range(0, len(items), 2)))
+
+    def eerror(self, meta: Any, items: list[Any]) -> A.EError:
+        return A.EError(items[0], self.sp(meta))
 
     def guard(self, meta: Any, items: list[Any]) -> _Guard:
         return _Guard(items[0])
@@ -563,8 +636,14 @@ class _ToAst(Transformer):
         dtype = items.pop() if items and isinstance(items[-1], A.DTypeRef) else None
         srcs: list[A.Pattern] = []
         ellipsis: _Ellipsis | None = None
+        rest: _Rest | None = None
         kws: dict[str, _Kw] = {}
         for item in items:
+            if isinstance(item, _Rest):  # `*name`: `...` that binds the remaining sources
+                if ellipsis is not None or commutative:
+                    self.error(item.span, "'*name' must be the last source pattern, once, and "
+                               "not in a commutative [...]")
+                rest, item = item, _Ellipsis(item.span)
             if isinstance(item, _Kw):
                 if item.name not in ("arg", "tag", "dtype"):
                     self.error(item.span, f"unknown constraint '{item.name}='",
@@ -598,11 +677,11 @@ class _ToAst(Transformer):
             dtype = dtype or dt
         arg = kws["arg"].value if "arg" in kws else None
         tag = kws["tag"].value if "tag" in kws else None
-        if ellipsis is not None and not srcs and not commutative:
+        if ellipsis is not None and not srcs and not commutative and rest is None:
             # `OP(...)` is `OP`: any sources
             return A.PNode(ops, None, False, False, arg, tag, dtype, self.sp(meta))
         return A.PNode(ops, tuple(srcs), commutative, ellipsis is not None, arg, tag, dtype,
-                       self.sp(meta))
+                       self.sp(meta), rest.name if rest is not None else None)
 
     # -------------------------------------------------------------- expressions
     def literal(self, meta: Any, items: list[Token]) -> A.ELit:

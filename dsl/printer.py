@@ -107,6 +107,10 @@ def _expr(e: Any) -> str:
     if isinstance(e, A.EComp):
         body = _comp_body(e)
         return f"({body})" if e.kind == "gen" else f"[{body}]"
+    if isinstance(e, A.EStar):
+        return f"*{expr(e.value, OR)}"
+    if isinstance(e, A.EError):
+        return f"error {expr(e.message)}"
     if isinstance(e, A.EDefer):
         return "defer"
     raise TypeError(f"not an expression: {e!r}")
@@ -151,7 +155,9 @@ def pattern(p: Any) -> str:
         names = [r.name for r in p.ops]
         head = names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
         items = [pattern(s) for s in p.srcs or ()]
-        if p.ellipsis or (p.srcs is None and (p.arg is not None or p.tag is not None)):
+        if p.rest is not None:
+            items.append(f"*{p.rest}")
+        elif p.ellipsis or (p.srcs is None and (p.arg is not None or p.tag is not None)):
             items.append("...")
         if p.arg is not None:
             items.append(f"arg={expr(p.arg)}")
@@ -169,12 +175,22 @@ def rule_parts(r: A.Rule) -> tuple[str, str, str]:
     """(label, pattern-and-guard, right-hand side) of a rule."""
     label = f"{r.name}:" if r.named else ""
     left = pattern(r.pattern) + (f" if {expr(r.guard)}" if r.guard is not None else "")
-    return label, left, expr(r.rhs)
+    lets = ", ".join(f"{name} = {expr(e)}" for name, e in r.lets)
+    return label, left, expr(r.rhs) + (f" where {lets}" if lets else "")
 
 
 def print_rule(r: A.Rule) -> str:
     label, left, rhs = rule_parts(r)
     return (f"{label} " if label else "") + f"{left} -> {rhs}"
+
+
+def print_pass(p: A.Pass) -> str:
+    opts = ["bottom_up" if p.bottom_up else "top_down"]
+    if p.ctx is not None:
+        opts.append(f"ctx={p.ctx}")
+    opts.append("until_settled" if p.until_settled else "once")
+    opts += ["collect"] * p.collect + ([f"spec={p.spec}"] if p.spec else [])
+    return f"pass {p.name} = {p.ruleset} {' '.join(opts)}"
 
 
 def _string(s: str) -> str:
@@ -245,4 +261,12 @@ def print_file(f: A.RulesFile) -> str:
                 out.write(term.name)
             else:
                 _block(out, term)
+    for pl in f.pipelines:
+        out.goto(pl.span.line, blank=True)
+        out.write(f"pipeline {pl.name} {{")
+        for ps in pl.passes:
+            out.goto(ps.span.line)
+            out.write("  " + print_pass(ps))
+        out.goto(0)
+        out.write("}")
     return "\n".join(line.rstrip() for line in out.lines) + "\n"

@@ -32,8 +32,10 @@ import jinja2
 
 from rulegrad.dsl.ast import (
     CheckedFile,
+    CheckedPipeline,
     ECall,
     EDefer,
+    EError,
     EIf,
     ELit,
     EName,
@@ -120,6 +122,12 @@ class SetModel:
 
 
 @dataclass
+class PipelineModel:
+    name: str
+    passes: list[str]  # Python expressions, one `_Pass(...)` per declared pass
+
+
+@dataclass
 class ModuleModel:
     source: str
     sha256: str
@@ -128,6 +136,7 @@ class ModuleModel:
     constants: list[tuple[str, str]]
     parts: list[PartModel]
     sets: list[SetModel]
+    pipelines: list[PipelineModel] = field(default_factory=list)
 
     @property
     def docstring(self) -> str:
@@ -136,6 +145,8 @@ class ModuleModel:
 
 
 def _path_local(p: IRPath) -> str:
+    if p and p[-1] < 0:  # a variadic capture: the sources from -(p[-1] + 1) on
+        return f"{_path_local(p[:-1])}.src[{-p[-1] - 1}:]"
     return "n" + "_".join(str(i) for i in p)
 
 
@@ -202,8 +213,8 @@ def _used_paths(nodes: list[Node]) -> set[IRPath]:
     stack = list(nodes)
     while stack:
         node = stack.pop()
-        if isinstance(node, Leaf):
-            out.update(p for _, p in node.captures)
+        if isinstance(node, Leaf):  # a variadic capture uses the node it is the sources of
+            out.update(p[:-1] if p and p[-1] < 0 else p for _, p in node.captures)
         elif isinstance(node, Branch):
             out.update(paths_of(node.test))
             stack.extend(node.children)
@@ -216,6 +227,8 @@ def _rhs_kind(e: Expr | EDefer, captures: dict[str, IRPath]) -> str:
     'const' (a plain literal: becomes a constant); 'any' (checked at run time)."""
     if isinstance(e, EDefer):
         return "defer"
+    if isinstance(e, EError):
+        return "error"
     if isinstance(e, EName) and e.name in captures:
         return "src" if captures[e.name] != () else "uop"
     if isinstance(e, ELit) and isinstance(e.value, (bool, int, float)):
@@ -271,20 +284,35 @@ class _PartEmitter:
         kind = _rhs_kind(rule.rhs, captures)
         sc = self.scope(captures)
         guard = None if rule.guard is None else pyexpr(rule.guard, sc, 1)
-        if kind == "defer":
-            out = ["raise RewriteNotReady"]
+        out = self.let_lines(rule, sc)
+        if kind in ("defer", "error"):
+            out += [self.raise_line(rule.rhs, sc)]
         else:
             assert not isinstance(rule.rhs, EDefer)
             value = self.value_text(rule.rhs, kind, sc, captures)
             if kind == "src":
-                out = [f"return {value}, {self.fired(k)}"]
+                out += [f"return {value}, {self.fired(k)}"]
             else:
                 check = "_r is not n" if kind in ("uop", "const") else \
                     "_r is not None and _r is not n"
-                out = [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
+                out += [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
         if guard is None:
             return out
         return [f"if {guard}:"] + ["    " + line for line in out]
+
+    def let_lines(self, rule: Rule, sc: Scope) -> list[str]:
+        """`where a = E, ...`: one assignment each, in order; later ones and the RHS see them."""
+        out = []
+        for name, e in rule.lets:
+            value = pyexpr(e, sc)
+            sc.captures[name] = self.local(name)
+            out.append(f"{sc.captures[name]} = {value}")
+        return out
+
+    def raise_line(self, rhs: Expr | EDefer | EError, sc: Scope) -> str:
+        if isinstance(rhs, EError):  # `error MESSAGE`: the graph is malformed here
+            return f"raise RuntimeError({pyexpr(rhs.message, sc)})"
+        return "raise RewriteNotReady"
 
     def value_text(self, rhs: Expr, kind: str, sc: Scope, captures: dict[str, IRPath]) -> str:
         if kind == "const":
@@ -307,8 +335,9 @@ class _PartEmitter:
         lines = self.header(rule)
         if rule.guard is not None:
             lines.append(f"if not ({pyexpr(rule.guard, sc)}): return None")
-        if kind == "defer":
-            lines.append("raise RewriteNotReady")
+        lines += self.let_lines(rule, sc)
+        if kind in ("defer", "error"):
+            lines.append(self.raise_line(rule.rhs, sc))
         else:
             assert not isinstance(rule.rhs, EDefer)
             kind = "uop" if kind == "src" else kind
@@ -510,7 +539,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     files = _all_files(cf)
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
     helpers = _helpers(cf)
-    helper_names = frozenset(h.name for h in helpers)
+    # pipelines are called by name from rules, like helpers (`kernel(SINK(st))`)
+    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines}
     reserved = frozenset(BUILTINS) | helper_names | frozenset(GLOBALS) | {"ctx"}
     cx = _Ctx(helper_names, reserved)
     imports: list[str] = []
@@ -576,6 +606,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         attr = rs.name if rs.name.isidentifier() and rs.name not in reserved and \
             not keyword.iskeyword(rs.name) and rs.name not in _MODULE_NAMES else None
         sets.append(SetModel(rs.name, var_of[rs.name], attr, terms))
+    pipelines = [_pipeline_model(cp, var_of, imported_modules, src_path)
+                 for cp in cf.pipelines]
     for stem, alias in sorted(imported_modules.items()):
         imports.append(f"from rulegrad.rules.generated import {stem} as {alias}")
     return ModuleModel(
@@ -587,7 +619,34 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
                   [(name, value) for value, name in cx.constants.items()],
         parts=parts,
         sets=sets,
+        pipelines=pipelines,
     )
+
+
+def _pipeline_model(cp: CheckedPipeline, var_of: dict[str, str], modules: dict[str, str],
+                    src_path: dict[str, str]) -> PipelineModel:
+    """A declared pipeline as `_Pass(...)` expressions (runtime/pipeline.py runs them)."""
+    passes = []
+    for ps, file in zip(cp.pipeline.passes, cp.set_files):
+        if ps.ruleset in var_of:  # a set of this file (set names are unique with imports)
+            matcher = var_of[ps.ruleset]
+        else:  # a set of another package rules file: from its own generated module
+            stem = Path(file).stem
+            alias = modules.setdefault(stem, f"_generated_{stem}")
+            matcher = f"{alias}.MATCHERS[{ps.ruleset!r}]"
+        args = [repr(ps.name), repr(ps.ruleset), matcher]
+        if ps.bottom_up:
+            args.append("bottom_up=True")
+        if ps.ctx is not None:
+            args.append(f"ctx={ps.ctx!r}" if any(q.name == ps.ctx for q in cp.pipeline.passes)
+                        else f"ctx={ps.ctx}")
+        args += ["until_settled=True"] * ps.until_settled + ["collect=True"] * ps.collect
+        if ps.spec is not None:
+            args.append(f"spec={ps.spec!r}")
+        loc = f"{src_path.get(ps.span.path, ps.span.path)}:{ps.span.line}"
+        args.append(f"location={loc!r}")
+        passes.append(f"_Pass({', '.join(args)})")
+    return PipelineModel(cp.pipeline.name, passes)
 
 
 def _dependency_order(rulesets: list) -> list:
@@ -614,7 +673,7 @@ def _dependency_order(rulesets: list) -> list:
 # names the module itself defines or imports; a rule set is not exported under these
 _MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
                            "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
-                           "match_stats"})
+                           "match_stats", "PIPELINES"})
 
 
 def _sha(f: RulesFile) -> str:

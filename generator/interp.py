@@ -31,6 +31,7 @@ from rulegrad.dsl.ast import (
     EComp,
     ECompare,
     EDefer,
+    EError,
     EIf,
     EIndex,
     EList,
@@ -38,6 +39,7 @@ from rulegrad.dsl.ast import (
     EName,
     EOpName,
     ESlice,
+    EStar,
     ETuple,
     EUnary,
     Expr,
@@ -58,6 +60,7 @@ from rulegrad.runtime.matcher import (
     match_stats,
 )
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.pipeline import Pass, Pipeline
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
 from rulegrad.runtime.uop import UOp
 
@@ -124,6 +127,8 @@ class Interpreter:
             count = len(p.srcs)
             if len(n.src) != count and not (p.ellipsis and len(n.src) >= count):
                 return
+            if p.rest is not None:  # `*rest`: the sources after the fixed ones
+                bound = {**bound, p.rest: n.src[count:]}
             for order in src_orders(p):
                 yield from self._sequence(p.srcs, [n.src[i] for i in order], bound)
 
@@ -180,7 +185,7 @@ class Interpreter:
             if isinstance(e.func, EOpName) and e.func.name in OP_NAMES:
                 return self._construct(Ops[e.func.name], e, caps, ctx)
             fn = ev(e.func, caps, ctx)
-            args = [ev(a, caps, ctx) for a in e.args]
+            args = self._args(e.args, caps, ctx)
             return fn(*args, **{k: ev(v, caps, ctx) for k, v in e.kwargs})
         if isinstance(e, EBinOp):
             return _BINOPS[e.op](ev(e.left, caps, ctx), ev(e.right, caps, ctx))
@@ -223,8 +228,17 @@ class Interpreter:
             if all(self.evaluate(c, inner, ctx) for c in e.conds):
                 yield self.evaluate(e.elt, inner, ctx)
 
+    def _args(self, args: tuple[Expr, ...], caps: Bound, ctx: Any) -> list[Any]:
+        out: list[Any] = []
+        for a in args:  # `*xs` spreads its items
+            if isinstance(a, EStar):
+                out.extend(self.evaluate(a.value, caps, ctx))
+            else:
+                out.append(self.evaluate(a, caps, ctx))
+        return out
+
     def _construct(self, op: Ops, e: ECall, caps: Bound, ctx: Any) -> UOp:
-        srcs = tuple(self.evaluate(a, caps, ctx) for a in e.args)
+        srcs = tuple(self._args(e.args, caps, ctx))
         kw = {k: self.evaluate(v, caps, ctx) for k, v in e.kwargs}
         dtype = kw["dtype"] if "dtype" in kw else default_dtype(op, srcs)
         return UOp(op, dtype, srcs, kw.get("arg"), kw.get("tag"))
@@ -234,8 +248,14 @@ class Interpreter:
         """Guard, then right-hand side, of one match."""
         if rule.guard is not None and not self.evaluate(rule.guard, caps, ctx):
             return None
+        if rule.lets:  # `where a = E, ...`: in order, each seeing the ones before
+            caps = dict(caps)
+            for name, e in rule.lets:
+                caps[name] = self.evaluate(e, caps, ctx)
         if isinstance(rule.rhs, EDefer):
             raise RewriteNotReady
+        if isinstance(rule.rhs, EError):
+            raise RuntimeError(self.evaluate(rule.rhs.message, caps, ctx))
         return as_uop(n, self.evaluate(rule.rhs, caps, ctx))
 
 
@@ -300,5 +320,36 @@ def _all_helpers(cf: CheckedFile) -> list[Helper]:
 
 def interpret_file(cf: CheckedFile) -> dict[str, RuleMatcher]:
     """An interpreted matcher for every rule set of a checked file, by set name."""
+    return interpret_all(cf)[0]
+
+
+def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
+    """The interpreted matchers of a checked file, and its pipelines built over them (a
+    pipeline is also a name its rules may call: `kernel(SINK(st))`)."""
     helpers = load_helpers(_all_helpers(cf))
-    return {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
+    matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
+    pipelines: dict[str, Pipeline] = {}
+    for cp in cf.pipelines:
+        passes = []
+        for ps in cp.pipeline.passes:
+            if ps.ruleset in matchers:
+                m = matchers[ps.ruleset]
+            else:  # an imported set: interpreted from the file that defines it
+                f = next(f for f in _all_files(cf) for rs in f.rulesets if rs.name == ps.ruleset)
+                m = interpret_all(f)[0][ps.ruleset]
+            shared = any(q.name == ps.ctx for q in cp.pipeline.passes)
+            ctx = ps.ctx if ps.ctx is None or shared else helpers[ps.ctx]
+            passes.append(Pass(ps.name, ps.ruleset, m, ps.bottom_up, ctx, ps.until_settled,
+                               ps.collect, ps.spec, f"{display_path(ps.span.path)}:{ps.span.line}"))
+        pipelines[cp.pipeline.name] = Pipeline(cp.pipeline.name, tuple(passes))
+    helpers.update(pipelines)  # the interpreters hold this dict: rules see the pipelines
+    return matchers, pipelines
+
+
+def _all_files(cf: CheckedFile) -> list[CheckedFile]:
+    out, stack = [], [cf]
+    while stack:
+        f = stack.pop()
+        out.append(f)
+        stack += f.imported
+    return out

@@ -247,10 +247,18 @@ def alternatives(p: Pattern, path: Path, bound: Bound,
             yield own, bound
             return
         own.append(CountTest(path, len(p.srcs), exact=not p.ellipsis))
+        if p.rest is not None:  # `*rest`: sources len(srcs) on, as a tuple (see rest_path)
+            bound = {**bound, p.rest: rest_path(path, len(p.srcs))}
         for order in src_orders(p):
             items = [(sub, path + (order[i],)) for i, sub in enumerate(p.srcs)]
             for tests, b in _sequence(items, bound):
                 yield own + tests, b
+
+
+def rest_path(path: Path, start: int) -> Path:
+    """The 'path' of a variadic capture: the node's path, then -(start + 1), which stands for
+    `node.src[start:]` (never a real source index)."""
+    return path + (-(start + 1),)
 
 
 def _sequence(items: list[tuple[Pattern, Path]], bound: Bound

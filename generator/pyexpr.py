@@ -25,6 +25,7 @@ from rulegrad.dsl.ast import (
     EName,
     EOpName,
     ESlice,
+    EStar,
     ETuple,
     EUnary,
     Expr,
@@ -129,6 +130,8 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
         return f"[{', '.join(pyexpr(i, s) for i in e.items)}]", _P_ATOM
     if isinstance(e, EComp):
         return (f"({_comp(e, s)})" if e.kind == "gen" else f"[{_comp(e, s)}]"), _P_ATOM
+    if isinstance(e, EStar):
+        return f"*{pyexpr(e.value, s, _P_OR)}", _P_ATOM
     raise ExprError(f"cannot print {type(e).__name__} as Python")
 
 

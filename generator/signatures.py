@@ -12,7 +12,7 @@ import inspect
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from rulegrad.dsl.ast import CheckedFile, ECall, EName, RuleBlock
+from rulegrad.dsl.ast import CheckedFile, ECall, EName, EStar, RuleBlock
 from rulegrad.dsl.errors import Diagnostic, RulesError
 
 from .interp import load_helpers
@@ -34,6 +34,8 @@ def _calls(root: Any) -> list[ECall]:
 
 
 def _problem(fn: Any, call: ECall) -> str | None:
+    if any(isinstance(a, EStar) for a in call.args):
+        return None  # `f(*xs)`: how many arguments is only known when the rule runs
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check
@@ -54,7 +56,7 @@ def check_helper_calls(cf: CheckedFile) -> None:
             if not isinstance(term, RuleBlock):
                 continue
             for rule in term.rules:
-                for call in _calls((rule.guard, rule.rhs)):
+                for call in _calls((rule.guard, rule.rhs, rule.lets)):
                     if isinstance(call.func, EName) and call.func.name in helpers:
                         problem = _problem(helpers[call.func.name], call)
                         if problem is not None:

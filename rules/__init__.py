@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
+    from rulegrad.runtime.pipeline import Pipeline
 
 RULES_DIR = Path(__file__).resolve().parent
-_cache: dict[tuple[str, str], dict[str, RuleMatcher]] = {}
+# (mode, stem) -> (the file's matchers by set name, its pipelines by name)
+_cache: dict[tuple[str, str], tuple[dict[str, RuleMatcher], dict[str, Pipeline]]] = {}
 
 
 class MatcherLoadError(RuntimeError):
@@ -42,7 +44,7 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _generated(stem: str) -> dict[str, RuleMatcher]:
+def _generated(stem: str) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     source = RULES_DIR / f"{stem}.rules"
     try:
         mod = importlib.import_module(f"rulegrad.rules.generated.{stem}")
@@ -57,25 +59,38 @@ def _generated(stem: str) -> dict[str, RuleMatcher]:
         if not path.is_file() or _sha(path) != sha:
             raise MatcherLoadError(f"rules/generated/{stem}.py is stale ({rel} changed since it "
                                    "was generated): run `rulegrad gen`")
-    return mod.MATCHERS
+    return mod.MATCHERS, mod.PIPELINES
 
 
-def _interpreted(stem: str) -> dict[str, RuleMatcher]:
+def _interpreted(stem: str) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     from rulegrad.dsl import load
-    from rulegrad.generator.interp import interpret_file
+    from rulegrad.generator.interp import interpret_all
 
     source = RULES_DIR / f"{stem}.rules"
     if not source.is_file():
         raise MatcherLoadError(f"no rules file rules/{stem}.rules")
-    return interpret_file(load(str(source)))
+    return interpret_all(load(str(source)))
 
 
-def matchers(file_stem: str) -> dict[str, RuleMatcher]:
-    """Every rule set of `rules/<file_stem>.rules`, by name."""
+def _load(file_stem: str) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     key = (mode(), file_stem)
     if key not in _cache:
         _cache[key] = _interpreted(file_stem) if key[0] == "interp" else _generated(file_stem)
     return _cache[key]
+
+
+def matchers(file_stem: str) -> dict[str, RuleMatcher]:
+    """Every rule set of `rules/<file_stem>.rules`, by name."""
+    return _load(file_stem)[0]
+
+
+def pipeline(file_stem: str, name: str) -> Pipeline:
+    """Pipeline `name` declared in `rules/<file_stem>.rules` (runtime/pipeline.py runs it)."""
+    found = _load(file_stem)[1]
+    if name not in found:
+        raise MatcherLoadError(f"rules/{file_stem}.rules has no pipeline {name!r}; "
+                               f"it has: {', '.join(found) or 'none'}")
+    return found[name]
 
 
 def matcher(file_stem: str, set_name: str) -> RuleMatcher:

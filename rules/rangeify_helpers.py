@@ -5,7 +5,7 @@ replacement UOp, or None for "no rewrite". Each helper is here only because its 
 loop over a node's axes or sources (reshape's index arithmetic, the children reconciliation, the
 substitution of a buffer's ranges); *when* it runs is said by the rule that calls it.
 
-Conventions of the rangeified graph (see runtime/schedule.py for the whole pipeline):
+Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
 - `INDEX(x, i0, ..., in)` at tensor level: the element of the n-d tensor `x` at the index
   expressions `i*` (dtype `index`). `INDEX(BUFFER, off)` reads a flat buffer.
@@ -19,19 +19,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-# the nodes that already are memory (or need none): never wrapped in a REALIZE of their own
-ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW,
-                               Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR})
-# the tag that marks a node already wrapped by `add_realize` (removed right after that pass)
-REALIZED_MARK = "realized"
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
 FIRST_RANGE = 1 << 30
@@ -100,74 +95,35 @@ def reads_target_moved(target: UOp, value: UOp) -> bool:
 # ====================================================================== 1. realize marking
 @dataclass
 class RealizeContext:
-    """Which tensor nodes must become buffers (`do_realize`), in discovery order."""
+    """Which tensor nodes must become buffers (`do_realize` adds them to `realize`), and the
+    number each REALIZE got (`add_realize`): `order[i]` is the node REALIZE tag i wraps."""
 
-    realize: dict[UOp, None] = field(default_factory=dict)
-    order: list[UOp] = field(default_factory=list)  # REALIZE tag i -> the realized node
+    realize: set[UOp] = field(default_factory=set)
+    order: list[UOp] = field(default_factory=list)
 
-
-def realize_sink_srcs(ctx: RealizeContext, sink: UOp) -> None:
-    """Every root of the schedule is materialised (roots that are buffers already are not)."""
-    for x in sink.src:
-        if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER):
-            ctx.realize[x] = None
-
-
-def realize_node(ctx: RealizeContext, x: UOp) -> None:
-    ctx.realize[x] = None
-
-
-def realize_assign_value(ctx: RealizeContext, a: UOp) -> None:
-    """An ASSIGN's value gets a buffer (the cleanups drop it again when recomputing is cheap)."""
-    if a.src[1].op not in ALWAYS_CONTIGUOUS:
-        ctx.realize[a.src[1]] = None
-
-
-def wrap_realize(ctx: RealizeContext, x: UOp) -> UOp:
-    """x -> REALIZE(x) tagged with x's number; x itself is marked so it is not wrapped twice."""
-    ctx.order.append(x)
-    return UOp(Ops.REALIZE, x.dtype, (x.replace(tag=REALIZED_MARK),), tag=(len(ctx.order) - 1,))
+    def number(self, x: UOp) -> int:
+        self.order.append(x)
+        return len(self.order) - 1
 
 
 # ====================================================================== 2. children marking
 @dataclass
 class ChildrenContext:
-    """The nodes with several consumers whose recomputation would be costly (reductions)."""
+    """The reductions read by several consumers (whose recomputation would be costly), and
+    those consumers, from one walk over the pass's input graph."""
 
-    children: dict[UOp, list[UOp]] | None = None
+    children: dict[UOp, list[UOp]] = field(default_factory=dict)
 
-
-def extract_children(ctx: ChildrenContext, sink: UOp) -> None:
-    """One walk over the graph: the consumers of each REDUCE_AXIS used more than once."""
-    if ctx.children is not None:
-        return None
-    users: dict[UOp, list[UOp]] = {}
-    for n in toposort(sink):
-        if n.op is Ops.SINK:
-            continue
-        for s in dict.fromkeys(n.src):
-            if s.op is Ops.REDUCE_AXIS:
-                users.setdefault(s, []).append(n)
-    ctx.children = {k: v for k, v in users.items() if len(v) > 1}
-    return None
+    @classmethod
+    def start(cls, sink: UOp) -> ChildrenContext:
+        users: dict[UOp, list[UOp]] = {}
+        for n in toposort(sink):
+            for s in dict.fromkeys(n.src) if n.op is not Ops.SINK else ():
+                if s.op is Ops.REDUCE_AXIS:
+                    users.setdefault(s, []).append(n)
+        return cls({k: v for k, v in users.items() if len(v) > 1})
 
 
-def has_marked_child(ctx: ChildrenContext, x: UOp) -> bool:
-    return bool(ctx.children) and any(s in ctx.children for s in x.src)
-
-
-def mark_children(ctx: ChildrenContext, x: UOp) -> UOp:
-    """x's shared sources s -> CHILD(CHILDREN(s)), CHILD numbered by x's place among s's users."""
-    assert ctx.children is not None
-    srcs = []
-    for s in x.src:
-        users = ctx.children.get(s)
-        if users is None:
-            srcs.append(s)
-            continue
-        parent = UOp(Ops.CHILDREN, s.dtype, (s,), arg=len(users))
-        srcs.append(UOp(Ops.CHILD, s.dtype, (parent,), arg=(users.index(x), len(users))))
-    return x.replace(src=tuple(srcs))
 
 
 # ====================================================================== 3. rangeify
@@ -195,15 +151,26 @@ class RangeifyContext:
     # the reduce ranges of matmul-sized sums of products (`is_products`), for the local rules
     products: set[UOp] = field(default_factory=set)
 
-    def must_buffer(self) -> frozenset[UOp]:
-        """What the next run must buffer everywhere: all this run buffered, and the shared
-        nodes read at more than one place."""
-        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
-        return self.force | frozenset(self.buffers) | frozenset(disagree)
+    @classmethod
+    def start(cls, sink: UOp) -> RangeifyContext:
+        """The first run's context: it buffers what `predict_buffers` guesses it must (unless
+        a kernel-local rule computes it in its reader)."""
+        return cls(predicted=predict_buffers(sink))
 
-    def settled(self, again: frozenset[UOp]) -> bool:
-        """A rerun would change nothing when no node it must buffer was computed in place."""
-        return not (again - self.force) & self.inlined
+    def again(self) -> RangeifyContext | None:
+        """The next run's context (`until_settled`), or None when a rerun would change nothing.
+
+        Whether a shared node needs a buffer depends on all its readers, which a single
+        bottom-up walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up
+        pass here cannot defer). So a run records what it had to buffer and what was read at
+        several places, and the next run buffers those everywhere: all this run buffered, and
+        the shared nodes read at more than one place. The set only grows: usually one or two
+        runs. Settled when no node it must buffer was computed in place."""
+        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
+        again = self.force | frozenset(self.buffers) | frozenset(disagree)
+        if not (again - self.force) & self.inlined:
+            return None
+        return RangeifyContext(force=again, predicted=self.predicted)
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -224,7 +191,7 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
     an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
     in its kernel: `inline_reduce_ok` decides). Rangeify's first
-    run starts from this guess, so it seldom needs a second (runtime/schedule.py)."""
+    run starts from this guess, so it seldom needs a second (`RangeifyContext.start`)."""
     under: dict[UOp, bool] = {}
     nodes = toposort(sink)
     for n in reversed(nodes):  # every consumer before its sources
@@ -234,13 +201,6 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
             for s in n.src:
                 under[s] = True
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
-
-
-def map_realize(ctx: RangeifyContext, r: UOp) -> UOp:
-    """REALIZE(x) -> BUFFERIZE(INDEX(x, fresh ranges), fresh ranges): a loop nest over x's shape."""
-    x = r.src[0]
-    rngs = ctx.new_ranges(x.shape)
-    return UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs), tag=r.tag)
 
 
 def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
@@ -473,52 +433,7 @@ def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     return UOp(Ops.LOAD, red.dtype, (UOp(Ops.INDEX, red.dtype, (dl, off)),))
 
 
-def push_index(x: UOp, idx: UOp) -> UOp:
-    """INDEX of an elementwise op -> the op of its INDEXed sources (same indices)."""
-    return x.replace(src=tuple(index(s, *idx.src[1:], arg=idx.arg) for s in x.src))
-
-
-def push_index_first(x: UOp, idx: UOp) -> UOp:
-    """INDEX of COPY/CONTIGUOUS: index the data source, keep the others (the DEVICE of a COPY)."""
-    return x.replace(src=(index(x.src[0], *idx.src[1:], arg=idx.arg),) + x.src[1:])
-
-
-def unprocessed_index(x: UOp) -> UOp:
-    raise RuntimeError(f"rangeify: no rule pushes an INDEX through {x.op.name}: {x!r}")
-
-
 # ---------------------------------------------------------------------- movement ops
-def map_shrink(r: UOp, idx: UOp) -> UOp:
-    new = [a + s if s != 0 else a for a, (s, _) in zip(idx.src[1:], r.arg)]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
-def map_permute(r: UOp, idx: UOp) -> UOp:
-    new: list[UOp | None] = [None] * len(r.arg)
-    for out_axis, src_axis in enumerate(r.arg):
-        new[src_axis] = idx.src[1 + out_axis]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
-def map_flip(r: UOp, idx: UOp) -> UOp:
-    new = [(s - 1) - a if f else a for a, s, f in zip(idx.src[1:], r.shape, r.arg)]
-    return index(r.src[0], *new, arg=idx.arg)
-
-
-def map_expand(r: UOp, idx: UOp) -> UOp:
-    """Broadcast axes read index 0; the ranges they drop are remembered in the INDEX's arg."""
-    new, dropped = [], []
-    for a, x, y in zip(idx.src[1:], r.src[0].shape, r.shape):
-        if x == y:
-            new.append(a)
-        else:
-            new.append(idx_const(0))
-            dropped.append(a)
-    ended = ranges_in(*dropped)
-    arg = tuple(dict.fromkeys((idx.arg or ()) + tuple(ended))) or None
-    return index(r.src[0], *new, arg=arg)
-
-
 def map_pad(r: UOp, idx: UOp) -> UOp:
     """x padded, read at i: where i is inside x, x at i - before (an index valid only there);
     outside, 0."""
@@ -623,12 +538,6 @@ def map_reshape(r: UOp, idx: UOp) -> UOp:
 
 
 # ====================================================================== 3.5 cleanups
-def merge_tags(inner: UOp, outer: UOp) -> UOp:
-    """A buffer copied into another over the same ranges is the same buffer: keep one."""
-    tags = (inner.tag or ()) + (outer.tag or ())
-    return inner.replace(tag=tags or None)
-
-
 _EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN})
 
 
@@ -661,12 +570,9 @@ def flat_offset(rngs: tuple[UOp, ...]) -> UOp:
 
 def bufferize_to_store(b: UOp) -> UOp:
     """BUFFERIZE(value, ranges) -> STORE(INDEX(BUFFER, offset), value, ranges): a new buffer
-    written over the ranges. An ASSIGN writes into its target's buffer instead."""
+    written over the ranges (kernel.rules' store_assign writes an ASSIGN into its target)."""
     rngs = b.src[1:]
     value = b.src[0]
-    if value.op is Ops.ASSIGN:
-        target, value = value.src[0], value.src[1]
-        return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
     size = math.prod(int(r.src[0].arg) for r in rngs if r.op is Ops.RANGE)
     buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype))
     target = UOp(Ops.INDEX, b.dtype, (buf, flat_offset(rngs)))
@@ -689,7 +595,8 @@ class KernelContext:
 
     slots: dict[Buffer, int] = field(default_factory=dict)
     deps: dict[UOp, None] = field(default_factory=dict)
-    ranges: dict[UOp, UOp] = field(default_factory=dict)
+    ranges: dict[UOp, UOp] = field(default_factory=dict)  # scheduler range -> numbered from 0
+    first_range: ClassVar[int] = FIRST_RANGE  # (kernel.rules' `renumber` tells them apart)
 
     def define_global(self, b: UOp) -> UOp:
         slot = self.slots.setdefault(b.arg, len(self.slots))
@@ -731,7 +638,7 @@ def define_store(ctx: KernelContext, st: UOp) -> UOp:
     target, value = st.src[0], st.src[1]
     rngs = tuple(r for r in st.src[2:] if r.op is Ops.RANGE)
     for r in rngs:
-        renumber_range(ctx, r)
+        ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
     dg = ctx.define_global(target.src[0])
     # a store index is masked only when it writes an empty tensor: its loops never run
     plain, _ = split_valid(target.src[1])
@@ -751,19 +658,6 @@ def define_load_after(ctx: KernelContext, a: UOp, idx: UOp) -> UOp:
     off, rngs = a.arg
     off = substitute(off, {r: i for r, i in zip(rngs, idx.src[1:]) if r.op is Ops.RANGE})
     return load_index(ctx.define_global(a.src[0]), off)
-
-
-def scheduler_range(r: UOp) -> bool:
-    """A range of the tensor graph's rangeify (not yet a kernel's own)."""
-    return r.arg[0] >= FIRST_RANGE
-
-
-def renumber_range(ctx: KernelContext, r: UOp) -> UOp:
-    """Ranges numbered from 0 in the order the kernel meets them, so equal kernels are equal."""
-    new = ctx.ranges.get(r)
-    if new is None:
-        new = ctx.ranges[r] = r.replace(arg=(len(ctx.ranges), r.arg[1]))
-    return new
 
 
 def kernel_name(store: UOp, ranges: list[UOp]) -> str:
@@ -788,19 +682,7 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
                tag=st.tag)
 
 
-def split_store(st: UOp) -> UOp:
-    """One STORE with all its ranges closed is one kernel: build its AST with `to_kernel`."""
-    from rulegrad.runtime.schedule import kernel_passes
-
-    ctx = KernelContext()
-    ast = kernel_passes(st, ctx)
-    return make_kernel(st, ast, ctx)
-
-
 # ====================================================================== 0. earliest rewrites
-identity_value = reduce_identity  # the rules' name for it
-
-
 def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:
     """A reduction over axes an EXPAND only repeats: sum is value * count; max/min the value.
     (The older scheduler's simplify_stride0_reduce.)"""

@@ -1,14 +1,16 @@
-"""The scheduler: a tensor graph -> kernels, by the rangeify rule passes of `rules/rangeify.rules`.
+"""The scheduler: a tensor graph -> kernels, by the pipeline declared in `rules/rangeify.rules`.
 
 In: the tensor-level root UOps to compute. Out: `ScheduleItem`s (name, kernel AST, buffers; see
 backends/KERNEL_AST.md) in an order that runs every producer before its consumers and every
 read of a buffer before an ASSIGN overwrites it, plus, for each root, the buffer that will hold
 its value.
 
-`rangeify` is the pipeline: one line per pass, in order, each a named rule set (the rules say
-what each pass does; this file only says in which order and why). With `RULEGRAD_SPEC=1` the
-graph is checked after every pass (`runtime/spec.py`). `DEBUG=2` prints each kernel's name,
-shape and buffers; `DEBUG=3` also its AST.
+The order of the passes, their directions, contexts and repetition are read from the
+`pipeline rangeify { ... }` block of `rules/rangeify.rules` (runtime/pipeline.py runs it); this
+file adds users' rule sets beside its passes, orders the kernels that assign, and maps each
+tensor to its buffer. With `RULEGRAD_SPEC=1` the graph is checked after the passes that name a
+spec stage (`runtime/spec.py`). `DEBUG=2` prints each kernel's name, shape and buffers;
+`DEBUG=3` also its AST.
 """
 
 from __future__ import annotations
@@ -17,18 +19,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from rulegrad.rules import matcher
-from rulegrad.rules.rangeify_helpers import (
-    ChildrenContext,
-    KernelContext,
-    RangeifyContext,
-    RealizeContext,
-    predict_buffers,
-)
+from rulegrad.rules import pipeline
+from rulegrad.rules.rangeify_helpers import RealizeContext
 
 from .buffer import Buffer
-from .env import env_flag, env_int
+from .env import env_int
 from .ops import Ops
+from .pipeline import Pipeline
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule
 from .uop import UOp, print_graph, toposort
@@ -49,10 +46,15 @@ class ScheduleItem:
 
 
 # ====================================================================== users' rule sets
-# the passes of `rangeify` a user's rule set can run before or after (do_realize only collects,
-# and the rest works on kernels, not on the tensor graph)
-STAGES = ("earliest", "add_realize", "pm_children", "pm_rangeify", "pm_cleanups",
-          "split_kernels")
+def scheduler() -> Pipeline:
+    """The scheduler's pipeline, as `rules/rangeify.rules` declares it."""
+    return pipeline("rangeify", "rangeify")
+
+
+def stages() -> tuple[str, ...]:
+    """The passes a user's rule set can run before or after (all but those that only collect:
+    "before add_realize" runs ahead of do_realize, which collects for it)."""
+    return scheduler().stages
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
               module_dir: str | os.PathLike[str] | None = None,
               regenerate: bool = True) -> UserPass:
     """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
-    just `before` or `after` one of its passes (`STAGES`), for every program realized from now
+    just `before` or `after` one of its passes (`stages()`), for every program realized from now
     on; in a `with` block, only for the programs realized inside it.
 
     The file's generated module (`module_dir/<stem>.py`, default `generated/` beside the file)
@@ -92,11 +94,11 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
 
     if (before is None) == (after is None):
         raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "
-                         f"(one of {', '.join(STAGES)})")
+                         f"(one of {', '.join(stages())})")
     stage = before if before is not None else after
-    if stage not in STAGES:
+    if stage not in stages():
         raise ValueError(f"add_rules: no pass {stage!r} to run beside; the stages are "
-                         f"{', '.join(STAGES)}")
+                         f"{', '.join(stages())}")
     found = load_rules(path, module_dir, regenerate)
     if rule_set is None:
         if len(found) != 1:
@@ -130,94 +132,19 @@ def user_passes_key() -> tuple:
     return tuple((up.when, up.stage, up.bottom_up, id(up.matcher)) for up in _user_passes)
 
 
-def _spec_on() -> bool:
-    return env_flag("RULEGRAD_SPEC")
-
-
-def _pass(sink: UOp, stem: str, rules: str, ctx: Any = None, bottom_up: bool = False,
-          stage: str | None = None, users: tuple[str, ...] = ("before", "after")) -> UOp:
-    """Run one rule set over the graph; with RULEGRAD_SPEC=1, check the result's invariants.
-    Users' passes added beside it (`add_rules`) run before and after it (`users`)."""
-    if "before" in users:
-        sink = _user("before", rules, sink)
-    out = graph_rewrite(sink, matcher(stem, rules), ctx=ctx, bottom_up=bottom_up, name=rules)
-    if "after" in users:
-        out = _user("after", rules, out)
-    if stage is not None and _spec_on():
-        from .spec import verify
-
-        verify(out, stage, rules)
-    return out
-
-
 # ====================================================================== the pipeline
 def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {tensor node: what it became}).
 
     A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
     root that needs no kernel (a view of an existing buffer) stays what it is."""
-    # earliest rewrites: drop markers, fold size 0 and stride-0 reductions, split huge reductions
-    tsink = _user("before", "earliest", sink)  # users' passes (`add_rules`) run where they asked
-    tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
-    tsink = _user("after", "earliest", tsink)
-    tsink = _user("before", "add_realize", tsink)  # ahead of do_realize, which reads the graph
-    early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
-    # realize marking: roots, effects and COPY/ASSIGN inputs must be memory (only collects)
-    realized = RealizeContext()
-    graph_rewrite(tsink, matcher("rangeify", "do_realize"), ctx=realized, name="do_realize")
-    # ... and each gets a REALIZE, numbered so its buffer can be found again at the end
-    tsink = _pass(tsink, "rangeify", "add_realize", realized, bottom_up=True, users=("after",))
-    # children: reductions read by several consumers are marked, to be reconciled in rangeify
-    # (this pass also drops add_realize's marks)
-    tsink = _pass(tsink, "rangeify", "pm_children", ChildrenContext(), bottom_up=True,
-                  stage="tensor")
-    # rangeify: INDEX from each REALIZE down to memory; movement ops become index arithmetic,
-    # reductions REDUCEs over fresh ranges or buffers (rerun until its buffer choices settle)
-    tsink = _user("before", "pm_rangeify", tsink)
-    tsink = _user("after", "pm_rangeify", rangeify_until_settled(tsink))
-    # cleanups: fold the index arithmetic rangeify wrote (symbolic), recompute cheap buffers in
-    # their readers, no buffers for constants
-    tsink = _pass(tsink, "rangeify", "pm_cleanups", bottom_up=True, stage="rangeified")
-    # the buffers that remain are the ones some root or reader still needs
-    tsink = UOp.sink(*[x for x in toposort(tsink) if x.op is Ops.BUFFERIZE and x.tag is not None])
-    # bufferize -> store -> kernel: each buffer gets its BUFFER and a STORE over its ranges, and
-    # each STORE is a kernel (producers first: top-down), read later through its ASSIGN
-    tsink = _pass(tsink, "rangeify", "split_kernels", stage="kernels")
+    inputs: dict[str, UOp] = {}
+    ksink, ctxs = scheduler().run(sink, _user, inputs)
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
-    tsink = order_assigns(tsink)
-    return tsink, becomes_map(sink, early, realized, tsink)
-
-
-def rangeify_until_settled(tsink: UOp) -> UOp:
-    """pm_rangeify, rerun while it discovers nodes that must be buffered for every reader.
-
-    Whether a shared node needs a buffer depends on all its readers, which a single bottom-up
-    walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up pass here cannot
-    defer). So a run records what it had to buffer and what was read at several places, and
-    the next run buffers those everywhere. The set only grows: usually one or two runs."""
-    predicted = predict_buffers(tsink)
-    force: frozenset[UOp] = frozenset()
-    while True:
-        ctx = RangeifyContext(force=force, predicted=predicted)
-        out = _pass(tsink, "rangeify", "pm_rangeify", ctx, bottom_up=True, stage="rangeified",
-                    users=())
-        again = ctx.must_buffer()
-        if ctx.settled(again):
-            return out
-        force = again
-
-
-def kernel_passes(store: UOp, ctx: KernelContext) -> UOp:
-    """The AST of one kernel (called by `split_kernels` for each STORE)."""
-    # DEFINE_GLOBALs for buffers, LOADs for reads, ranges renumbered from 0, and the index
-    # arithmetic folded once more, now that loads have split off their masks
-    ast = graph_rewrite(UOp.sink(store), matcher("kernel", "to_kernel"), ctx=ctx, bottom_up=True,
-                        name="to_kernel")
-    if _spec_on():
-        from .spec import verify
-
-        verify(ast, "kernel", "to_kernel")
-    return ast
+    ksink = order_assigns(ksink)
+    # the graph add_realize numbered (the SINK keeps its sources' order)
+    early = dict(zip(sink.src, inputs["add_realize"].src))
+    return ksink, becomes_map(sink, early, ctxs["add_realize"], ksink)
 
 
 # ====================================================================== after the passes

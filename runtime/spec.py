@@ -126,6 +126,10 @@ _WHOLE: dict[str, Callable[[UOp], list[tuple[str, UOp]]]] = {
 }
 
 
+# the stages a pipeline's pass may name with spec=STAGE (checked when its rules file is)
+STAGES = frozenset(_PER_NODE) | frozenset(_WHOLE)
+
+
 def verify(root: UOp, stage: str, pass_name: str) -> None:
     """Raise SpecError for the first node of `root` that breaks the rules of `stage`."""
     if stage in _WHOLE:

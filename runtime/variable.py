@@ -105,7 +105,7 @@ def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp]) -> UOp |
 
 def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
     """The roots over concrete shapes with no bound value in them, and the values."""
-    from rulegrad.rules.rangeify_helpers import identity_value
+    from rulegrad.runtime.ops import reduce_identity as identity_value
 
     var_vals: dict[str, int] = {}
     var_of: dict[UOp, UOp] = {}

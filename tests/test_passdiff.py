@@ -8,6 +8,7 @@ where it fired, and not the rules that merely ran beside it."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -15,9 +16,10 @@ from rulegrad import Ops, UOp, graph_rewrite
 from rulegrad.backends.c import lower
 from rulegrad.generator.passdiff import EXTRA_PROGRAMS, passdiff, run_programs
 from rulegrad.runtime import schedule
+from rulegrad.runtime.pipeline import Pipeline
 
 SEEDS = range(0, 40)  # fires every rule broken below at least twice
-KERNEL_STORE = "rules/kernel.rules:16"  # fires on every program
+KERNEL_STORE = "rules/kernel.rules:28"  # fires on every program
 
 
 class Broken:
@@ -38,6 +40,12 @@ class Broken:
 
 
 def _break(monkeypatch, module, rule: str) -> None:
+    if module is schedule:  # the scheduler's passes: its declared pipeline, each pass wrapped
+        real = schedule.scheduler()
+        broken = Pipeline(real.name, tuple(dataclasses.replace(p, matcher=Broken(p.matcher, rule))
+                                           for p in real.passes))
+        monkeypatch.setattr(schedule, "scheduler", lambda: broken)
+        return
     real = module.matcher
     monkeypatch.setattr(module, "matcher", lambda stem, name: Broken(real(stem, name), rule))
 

@@ -578,3 +578,5 @@ pm_gradient = _S_pm_gradient
 MATCHERS = {
     'pm_gradient': _S_pm_gradient,
 }
+
+PIPELINES = {}

@@ -465,3 +465,5 @@ MATCHERS = {
     'lower_reduce': _S_lower_reduce,
     'lower': _S_lower,
 }
+
+PIPELINES = {}

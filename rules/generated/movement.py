@@ -214,3 +214,5 @@ MATCHERS = {
     'double_reshape': _S_double_reshape,
     'mop_cleanup': _S_mop_cleanup,
 }
+
+PIPELINES = {}

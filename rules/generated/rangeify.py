@@ -1,8 +1,9 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: ee61f97500b67ee8ae64818c218ed624d44bcce8aa7bf568938ef7a88c69b0c6
+# source sha256: 47fb921ac80ea630424df9c562f5a3007244d674d578e5a066d0340b9a475db9
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
-'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels.'
+# imports rules/kernel.rules sha256: 4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603
+'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
 
@@ -12,43 +13,29 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
-from rulegrad.rules.rangeify_helpers import bufferize_to_store
-from rulegrad.rules.rangeify_helpers import extract_children
-from rulegrad.rules.rangeify_helpers import has_marked_child
-from rulegrad.rules.rangeify_helpers import identity_value
+from rulegrad.rules.rangeify_helpers import ChildrenContext
+from rulegrad.rules.rangeify_helpers import RangeifyContext
+from rulegrad.rules.rangeify_helpers import RealizeContext
 from rulegrad.rules.rangeify_helpers import index_child
 from rulegrad.rules.rangeify_helpers import local_array_ok
 from rulegrad.rules.rangeify_helpers import local_reduce_ok
-from rulegrad.rules.rangeify_helpers import map_expand
-from rulegrad.rules.rangeify_helpers import map_flip
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_pad
-from rulegrad.rules.rangeify_helpers import map_permute
-from rulegrad.rules.rangeify_helpers import map_realize
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
 from rulegrad.rules.rangeify_helpers import map_reshape
-from rulegrad.rules.rangeify_helpers import map_shrink
-from rulegrad.rules.rangeify_helpers import mark_children
-from rulegrad.rules.rangeify_helpers import merge_tags
-from rulegrad.rules.rangeify_helpers import push_index
-from rulegrad.rules.rangeify_helpers import push_index_first
 from rulegrad.rules.rangeify_helpers import reads_target_moved
-from rulegrad.rules.rangeify_helpers import realize_assign_value
-from rulegrad.rules.rangeify_helpers import realize_node
-from rulegrad.rules.rangeify_helpers import realize_sink_srcs
+from rulegrad.runtime.ops import reduce_identity
 from rulegrad.rules.rangeify_helpers import reduce_of_expand
 from rulegrad.rules.rangeify_helpers import remove_bufferize
 from rulegrad.rules.rangeify_helpers import split_reduce
-from rulegrad.rules.rangeify_helpers import split_store
-from rulegrad.rules.rangeify_helpers import unprocessed_index
-from rulegrad.rules.rangeify_helpers import wrap_realize
+from rulegrad.rules.generated import kernel as _generated_kernel
 from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'ee61f97500b67ee8ae64818c218ed624d44bcce8aa7bf568938ef7a88c69b0c6'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+SOURCE_SHA256 = '47fb921ac80ea630424df9c562f5a3007244d674d578e5a066d0340b9a475db9'
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFERIZE = Ops.BUFFERIZE
 _CHILD = Ops.CHILD
@@ -72,18 +59,18 @@ _OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUO
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 17, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 20, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 22, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 26, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 28, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 30, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 35, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 19, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 22, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 24, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 28, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 30, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 32, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 37, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:20
+    # rule size_zero at rules/rangeify.rules:22
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -95,7 +82,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:19
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -105,7 +92,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:19
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -115,7 +102,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:17
+        # rule drop_marker at rules/rangeify.rules:19
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -130,7 +117,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:30
+                    # rule copy_const at rules/rangeify.rules:32
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -141,7 +128,7 @@ def _earliest_rewrites_COPY(n, ctx):
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:35
+        # rule assign_hazard at rules/rangeify.rules:37
         #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         a = n
@@ -157,17 +144,17 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:22
-        #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(identity_value(red.arg[0], red.dtype))
+        # rule reduce_empty at rules/rangeify.rules:24
+        #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
         x = n0
         if x.size == 0 and red.size != 0:
-            _r = _as_uop(n, red.const_like(identity_value(red.arg[0], red.dtype)))
+            _r = _as_uop(n, red.const_like(reduce_identity(red.arg[0], red.dtype)))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:26
+            # rule reduce_expand at rules/rangeify.rules:28
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red -> reduce_of_expand(red, e, x)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -175,7 +162,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             x = n0_0
             _r = _as_uop(n, reduce_of_expand(red, e, x))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:28
+        # rule split_reduceop at rules/rangeify.rules:30
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 -> split_reduce(red, x)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -235,61 +222,64 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 42, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 44, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 46, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 45, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 48, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 51, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:42
-    #   realize_roots: SINK as s -> realize_sink_srcs(ctx, s)
+    # rule realize_roots at rules/rangeify.rules:45
+    #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, realize_sink_srcs(ctx, s))
+    _r = _as_uop(n, ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER)))
     if _r is not None and _r is not n: return _r, _do_realize_rules[0]
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:48
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:48
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:48
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:44
-    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)
+    # rule realize_effects at rules/rangeify.rules:48
+    #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize_node(ctx, x))
+    _r = _as_uop(n, ctx.realize.add(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
-    # rule realize_assign at rules/rangeify.rules:46
-    #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
-    if _do_realize_st: _do_realize_st.attempts[2] += 1
-    a = n
-    _r = _as_uop(n, realize_assign_value(ctx, a))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+    if len(n.src) >= 2:
+        n1 = n.src[1]
+        # rule realize_assign at rules/rangeify.rules:51
+        #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
+        if _do_realize_st: _do_realize_st.attempts[2] += 1
+        v = n1
+        if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR):
+            _r = _as_uop(n, ctx.realize.add(v))
+            if _r is not None and _r is not n: return _r, _do_realize_rules[2]
     return None
 
 
@@ -304,18 +294,18 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 49, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 55, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:49
-    #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
+    # rule add_realize at rules/rangeify.rules:55
+    #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
     if x in ctx.realize and x.tag is None:
-        _r = _as_uop(n, wrap_realize(ctx, x))
-        if _r is not None and _r is not n: return _r, _add_realize_rules[0]
+        _r = UOp(Ops.REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
+        if _r is not n: return _r, _add_realize_rules[0]
     return None
 
 
@@ -326,126 +316,42 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 56, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 57, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 60, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 64, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 67, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
-    #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
-    if _pm_children_st: _pm_children_st.attempts[1] += 1
+    # rule mark_children at rules/rangeify.rules:64
+    #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
+    if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
-    if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x):
-        _r = _as_uop(n, mark_children(ctx, x))
-        if _r is not None and _r is not n: return _r, _pm_children_rules[1]
-    # rule unmark at rules/rangeify.rules:60
+    if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src):
+        _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.CHILD, (_t1 := UOp(Ops.CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
+        if _r is not None and _r is not n: return _r, _pm_children_rules[0]
+    # rule unmark at rules/rangeify.rules:67
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    if _pm_children_st: _pm_children_st.attempts[2] += 1
+    if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
     if x.tag == 'realized':
         _r = _as_uop(n, x.replace(tag=None))
-        if _r is not None and _r is not n: return _r, _pm_children_rules[2]
-    return None
-
-def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:56
-    #   find_children: SINK as s -> extract_children(ctx, s)
-    if _pm_children_st: _pm_children_st.attempts[0] += 1
-    s = n
-    _r = _as_uop(n, extract_children(ctx, s))
-    if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    _h = _pm_children_any0(n, ctx)
-    if _h is not None: return _h
+        if _r is not None and _r is not n: return _r, _pm_children_rules[1]
     return None
 
 
 _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
-    Ops.SINK: _pm_children_SINK,
-    Ops.NOOP: _pm_children_any0,
-    Ops.GROUP: _pm_children_any0,
-    Ops.BUFFER: _pm_children_any0,
-    Ops.DEVICE: _pm_children_any0,
-    Ops.UNIQUE: _pm_children_any0,
-    Ops.CONST: _pm_children_any0,
-    Ops.DEFINE_VAR: _pm_children_any0,
-    Ops.BIND: _pm_children_any0,
-    Ops.RESHAPE: _pm_children_any0,
-    Ops.PERMUTE: _pm_children_any0,
-    Ops.EXPAND: _pm_children_any0,
-    Ops.PAD: _pm_children_any0,
-    Ops.SHRINK: _pm_children_any0,
-    Ops.FLIP: _pm_children_any0,
-    Ops.CONTIGUOUS: _pm_children_any0,
-    Ops.CONTIGUOUS_BACKWARD: _pm_children_any0,
-    Ops.DETACH: _pm_children_any0,
-    Ops.FUSE: _pm_children_any0,
-    Ops.REALIZE: _pm_children_any0,
-    Ops.COPY: _pm_children_any0,
-    Ops.BUFFER_VIEW: _pm_children_any0,
-    Ops.ASSIGN: _pm_children_any0,
-    Ops.MSELECT: _pm_children_any0,
-    Ops.MSTACK: _pm_children_any0,
-    Ops.MULTI: _pm_children_any0,
-    Ops.REDUCE_AXIS: _pm_children_any0,
-    Ops.CHILD: _pm_children_any0,
-    Ops.CHILDREN: _pm_children_any0,
-    Ops.BUFFERIZE: _pm_children_any0,
-    Ops.RANGE: _pm_children_any0,
-    Ops.END: _pm_children_any0,
-    Ops.INDEX: _pm_children_any0,
-    Ops.LOAD: _pm_children_any0,
-    Ops.STORE: _pm_children_any0,
-    Ops.REDUCE: _pm_children_any0,
-    Ops.DEFINE_GLOBAL: _pm_children_any0,
-    Ops.DEFINE_LOCAL: _pm_children_any0,
-    Ops.DEFINE_REG: _pm_children_any0,
-    Ops.KERNEL: _pm_children_any0,
-    Ops.IF: _pm_children_any0,
-    Ops.ENDIF: _pm_children_any0,
-    Ops.INVALID: _pm_children_any0,
-    Ops.CAST: _pm_children_any0,
-    Ops.BITCAST: _pm_children_any0,
-    Ops.NEG: _pm_children_any0,
-    Ops.EXP: _pm_children_any0,
-    Ops.LOG: _pm_children_any0,
-    Ops.EXP2: _pm_children_any0,
-    Ops.LOG2: _pm_children_any0,
-    Ops.SIN: _pm_children_any0,
-    Ops.SQRT: _pm_children_any0,
-    Ops.RECIPROCAL: _pm_children_any0,
-    Ops.TRUNC: _pm_children_any0,
-    Ops.ADD: _pm_children_any0,
-    Ops.SUB: _pm_children_any0,
-    Ops.MUL: _pm_children_any0,
-    Ops.FDIV: _pm_children_any0,
-    Ops.IDIV: _pm_children_any0,
-    Ops.MOD: _pm_children_any0,
-    Ops.MAX: _pm_children_any0,
-    Ops.MIN: _pm_children_any0,
-    Ops.POW: _pm_children_any0,
-    Ops.CMPLT: _pm_children_any0,
-    Ops.CMPNE: _pm_children_any0,
-    Ops.CMPEQ: _pm_children_any0,
-    Ops.AND: _pm_children_any0,
-    Ops.OR: _pm_children_any0,
-    Ops.XOR: _pm_children_any0,
-    Ops.SHL: _pm_children_any0,
-    Ops.SHR: _pm_children_any0,
-    Ops.WHERE: _pm_children_any0,
-    Ops.MULACC: _pm_children_any0,
+    **dict.fromkeys(Ops, _pm_children_any0),
 }, home=(globals(), '_pm_children_st'))
 
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 66, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 67, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 68, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 69, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 70, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 71, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 74, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 76, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 78, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 81, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 84, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 85, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -455,39 +361,45 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:66
-                #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
+                # rule index_shrink at rules/rangeify.rules:74
+                #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_shrink(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[0]
+                _r = UOp(Ops.INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:67
-                #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
+                # rule index_permute at rules/rangeify.rules:76
+                #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_permute(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[1]
+                _r = UOp(Ops.INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:68
-                #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
+                # rule index_flip at rules/rangeify.rules:78
+                #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_flip(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[2]
+                _r = UOp(Ops.INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:69
-                #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
+                # rule index_expand at rules/rangeify.rules:81
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_expand(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[3]
+                old = i.arg or ()
+                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                _r = UOp(Ops.INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(Ops.SINK, dtypes.void, (*dropped,)).toposort() if g.op is Ops.RANGE and g not in old) or None)
+                if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
-                # rule index_pad at rules/rangeify.rules:70
+                # rule index_pad at rules/rangeify.rules:84
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -495,7 +407,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:71
+                # rule index_reshape at rules/rangeify.rules:85
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -512,27 +424,29 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 76, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 78, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 80, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 82, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 84, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 85, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 92, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 99, 'local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 101, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 103, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 105, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> unprocessed_index(x)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 90, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 92, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 94, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 96, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 98, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 100, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 107, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 114, 'local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 116, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 118, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 120, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:76
-    #   realize: REALIZE as r -> map_realize(ctx, r)
+    # rule realize at rules/rangeify.rules:90
+    #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
-    _r = _as_uop(n, map_realize(ctx, r))
-    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[0]
+    x = r.src[0]
+    rngs = ctx.new_ranges(x.shape)
+    _r = UOp(Ops.BUFFERIZE, (_t1 := UOp(Ops.INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), None, r.tag)
+    if _r is not n: return _r, _pm_rangeify_rules[0]
     return None
 
 def _pm_rangeify_INDEX(n, ctx):
@@ -546,7 +460,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:78
+                    # rule index_child at rules/rangeify.rules:92
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -554,37 +468,40 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:80
+                # rule index_const at rules/rangeify.rules:94
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:82
-                #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
+                # rule index_assign at rules/rangeify.rules:96
+                #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
-                idx = n
-                _r = _as_uop(n, push_index(a, idx))
+                i = n
+                idx = n.src[1:]
+                _r = _as_uop(n, a.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule index_alu at rules/rangeify.rules:84
-                #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
+                # rule index_alu at rules/rangeify.rules:98
+                #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, push_index(x, idx))
+                _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:85
-                #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
+                # rule index_marker at rules/rangeify.rules:100
+                #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, push_index_first(x, idx))
+                _r = _as_uop(n, x.replace(src=(UOp(Ops.INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 is _REDUCE_AXIS:
-                # rule local_reduce at rules/rangeify.rules:92
+                # rule local_reduce at rules/rangeify.rules:107
                 #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
@@ -592,7 +509,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if local_reduce_ok(ctx, red, idx):
                     _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_array at rules/rangeify.rules:99
+                # rule local_array at rules/rangeify.rules:114
                 #   local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
@@ -600,7 +517,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if local_array_ok(ctx, red, idx):
                     _r = _as_uop(n, map_local_array(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-                # rule index_reduce at rules/rangeify.rules:101
+                # rule index_reduce at rules/rangeify.rules:116
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 idx = n
@@ -608,20 +525,19 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:103
+                # rule index_memory at rules/rangeify.rules:118
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-        # rule index_other at rules/rangeify.rules:105
-        #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> unprocessed_index(x)
+        # rule index_other at rules/rangeify.rules:120
+        #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL):
-            _r = _as_uop(n, unprocessed_index(x))
-            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[10]
+            raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
     return None
 
 
@@ -633,10 +549,10 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 113, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 115, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 117, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 119, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 128, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 130, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 132, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 134, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -644,7 +560,7 @@ def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:119
+            # rule copy_const_idx at rules/rangeify.rules:134
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -657,14 +573,14 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:113
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
+                # rule noop_buffer at rules/rangeify.rules:128
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
                 b2 = n
                 idx = n0
                 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
-                    _r = _as_uop(n, merge_tags(b, b2))
+                    _r = _as_uop(n, b.replace(tag=(b.tag or ()) + (b2.tag or ()) or None))
                     if _r is not None and _r is not n: return _r, _pm_cleanups_rules[0]
     return None
 
@@ -674,12 +590,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:115
+                # rule const_buffer at rules/rangeify.rules:130
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:117
+            # rule remove_buffer at rules/rangeify.rules:132
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -697,25 +613,25 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 }, home=(globals(), '_pm_cleanups_st'))
 
 
-# ======================================================================== split_kernels
-_split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 127, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+# ======================================================================== keep_buffers
+_keep_buffers_rules = (
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 141, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
-_split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
+_keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
-def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:127
-    #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
-    if _split_kernels_st: _split_kernels_st.attempts[0] += 1
-    b = n
-    _r = _as_uop(n, split_store(bufferize_to_store(b)))
-    if _r is not None and _r is not n: return _r, _split_kernels_rules[0]
+def _keep_buffers_SINK(n, ctx):
+    # rule tagged_buffers at rules/rangeify.rules:141
+    #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
+    if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
+    s = n
+    _r = UOp(Ops.SINK, dtypes.void, (*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None],))
+    if _r is not n: return _r, _keep_buffers_rules[0]
     return None
 
 
-_split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
-    Ops.BUFFERIZE: _split_kernels_BUFFERIZE,
-}, home=(globals(), '_split_kernels_st'))
+_keep_buffers_part = RuleMatcher('keep_buffers', _keep_buffers_rules, {
+    Ops.SINK: _keep_buffers_SINK,
+}, home=(globals(), '_keep_buffers_st'))
 
 
 # ======================================================================== the rule sets
@@ -733,8 +649,8 @@ _S_pm_rangeify = compose('pm_rangeify', _S_pm_mops, _pm_rangeify_part)
 pm_rangeify = _S_pm_rangeify
 _S_pm_cleanups = compose('pm_cleanups', _generated_symbolic.MATCHERS['sym'], _S_pm_mops, _pm_cleanups_part)
 pm_cleanups = _S_pm_cleanups
-_S_split_kernels = compose('split_kernels', _split_kernels_part)
-split_kernels = _S_split_kernels
+_S_keep_buffers = compose('keep_buffers', _keep_buffers_part)
+keep_buffers = _S_keep_buffers
 
 MATCHERS = {
     'earliest_rewrites': _S_earliest_rewrites,
@@ -744,5 +660,24 @@ MATCHERS = {
     'pm_mops': _S_pm_mops,
     'pm_rangeify': _S_pm_rangeify,
     'pm_cleanups': _S_pm_cleanups,
-    'split_kernels': _S_split_kernels,
+    'keep_buffers': _S_keep_buffers,
+}
+
+
+# ======================================================================== the pipelines
+from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
+
+rangeify = _Pipeline('rangeify', (
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:150'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:152'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:154'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:157'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:160'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:162'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:163'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:166'),
+))
+
+PIPELINES = {
+    'rangeify': rangeify,
 }

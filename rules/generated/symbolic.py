@@ -826,3 +826,5 @@ MATCHERS = {
     'symbolic_simple': _S_symbolic_simple,
     'sym': _S_sym,
 }
+
+PIPELINES = {}

@@ -3,3 +3,7 @@
 
 def fold_alu(a):
     return None
+
+
+class Ctx:
+    """A pass context for the pipeline fixtures."""

@@ -1,0 +1,293 @@
+"""Views as data: the kernelize scheduler's ShapeTracker (tinygrad's older design).
+
+In: a shape and the movement ops applied to it. Out: a `ShapeTracker`, a stack of `View`s, each
+(shape, strides, offset, mask), whose `index(idxs)` gives the flat offset into the base's
+row-major memory and the condition under which the element exists (outside a PAD's mask the
+element is 0 and memory must not be touched).
+
+A movement op on a view is a change of its fields; when no single view can say the result
+(a reshape that mixes axes a stride pattern cannot describe), a new view is stacked on top:
+its strides then address the row-major layout of the view below. `merge` folds two stacked
+views into one where that is exact (`tests/test_view.py` checks every op and merge against
+numpy on random movement chains).
+
+`index` is written once over "int or index UOp": with ints it is the reference the tests read
+elements with; with UOps it is the index arithmetic of a kernel's loads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+Shape = tuple[int, ...]
+Mask = tuple[tuple[int, int], ...]
+
+
+def strides_for(shape: Shape) -> tuple[int, ...]:
+    """Row-major strides; an axis of size 1 gets stride 0 (it never moves the offset)."""
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(0 if s == 1 else acc)
+        acc *= s
+    return tuple(reversed(out))
+
+
+# ---------------------------------------------------------------------- int-or-UOp arithmetic
+def _mul(a: Any, k: int) -> Any:
+    return a if k == 1 else a * k
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    return a + b
+
+
+def _lt(a: Any, k: int) -> Any:
+    return a < k if isinstance(a, int) else a.lt(k)
+
+
+def _ge(a: Any, k: int) -> Any:
+    # k <= a, written as (k - 1) < a: the symbolic rules bound comparisons of a range
+    return a >= k if isinstance(a, int) else a.const_like(k - 1).lt(a)
+
+
+def _and(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    return (a and b) if isinstance(a, bool) else a & b
+
+
+def unflatten(flat: Any, shape: Shape) -> list[Any]:
+    """Row-major indices into `shape` of a flat offset (the outermost needs no %)."""
+    out: list[Any] = []
+    for k, size in enumerate(reversed(shape)):
+        if size == 1:
+            out.append(0 if isinstance(flat, int) else flat.const_like(0))
+            continue
+        outermost = all(s == 1 for s in shape[: len(shape) - 1 - k])
+        out.append(flat if outermost else flat % size)
+        flat = flat // size
+    return out[::-1]
+
+
+# ---------------------------------------------------------------------- one view
+@dataclass(frozen=True)
+class View:
+    """Element i of the view is memory[offset + sum(i_k * strides_k)], when every i_k lies in
+    mask_k = [begin, end) (no mask: always); elsewhere it is 0."""
+
+    shape: Shape
+    strides: tuple[int, ...]
+    offset: int = 0
+    mask: Mask | None = None
+
+    @staticmethod
+    def contiguous(shape: Shape) -> View:
+        return View(tuple(shape), strides_for(tuple(shape)))
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def is_contiguous(self) -> bool:
+        """Reads memory 0..size-1 in order: a view that changes nothing but the shape."""
+        return (self.offset == 0 and self.mask is None
+                and self.strides == strides_for(self.shape))
+
+    def _norm(self) -> View:
+        # a mask that covers its whole axis says nothing; one that is empty anywhere masks all
+        if self.mask is None:
+            return self
+        if any(b >= e for b, e in self.mask):
+            mask = tuple((0, 0) for _ in self.shape)
+            return View(self.shape, (0,) * len(self.shape), 0, mask)
+        if all(m == (0, s) for m, s in zip(self.mask, self.shape)):
+            return View(self.shape, self.strides, self.offset, None)
+        return self
+
+    # ------------------------------------------------------------ movement ops
+    def permute(self, order: tuple[int, ...]) -> View:
+        mask = None if self.mask is None else tuple(self.mask[i] for i in order)
+        return View(tuple(self.shape[i] for i in order), tuple(self.strides[i] for i in order),
+                    self.offset, mask)
+
+    def expand(self, shape: Shape) -> View:
+        strides = tuple(st if old == new else 0
+                        for st, old, new in zip(self.strides, self.shape, shape))
+        mask = None
+        if self.mask is not None:
+            mask = tuple(m if old == new else ((0, new) if m != (0, 0) else (0, 0))
+                         for m, old, new in zip(self.mask, self.shape, shape))
+        return View(tuple(shape), strides, self.offset, mask)._norm()
+
+    def shrink(self, arg: tuple[tuple[int, int], ...]) -> View:
+        offset = self.offset + sum(b * st for (b, _), st in zip(arg, self.strides))
+        mask = None
+        if self.mask is not None:
+            mask = tuple((max(mb, b) - b, max(min(me, e) - b, max(mb, b) - b))
+                         for (mb, me), (b, e) in zip(self.mask, arg))
+        return View(tuple(e - b for b, e in arg), self.strides, offset, mask)._norm()
+
+    def pad(self, arg: tuple[tuple[int, int], ...]) -> View:
+        offset = self.offset - sum(b * st for (b, _), st in zip(arg, self.strides))
+        old = self.mask if self.mask is not None else tuple((0, s) for s in self.shape)
+        mask = tuple((mb + b, me + b) for (mb, me), (b, _) in zip(old, arg))
+        shape = tuple(s + b + a for s, (b, a) in zip(self.shape, arg))
+        return View(shape, self.strides, offset, mask)._norm()
+
+    def flip(self, axes: tuple[bool, ...]) -> View:
+        offset = self.offset + sum((s - 1) * st for s, st, f in zip(self.shape, self.strides, axes)
+                                   if f and s > 0)
+        strides = tuple(-st if f else st for st, f in zip(self.strides, axes))
+        mask = None
+        if self.mask is not None:
+            mask = tuple((s - e, s - b) if f else (b, e)
+                         for (b, e), s, f in zip(self.mask, self.shape, axes))
+        return View(self.shape, strides, offset, mask)
+
+    def reshape(self, shape: Shape) -> View | None:
+        """The same elements under a new shape as one view, or None when one view cannot say
+        it (then the ShapeTracker stacks a new view)."""
+        shape = tuple(shape)
+        if shape == self.shape:
+            return self
+        if 0 in self.shape or 0 in shape:
+            return View.contiguous(shape) if self.size == 0 and math.prod(shape) == 0 else None
+        keep = [i for i, s in enumerate(self.shape) if s != 1]
+        if self.mask is not None:
+            # a masked view reshapes only by adding or removing axes of size 1
+            if [self.shape[i] for i in keep] != [s for s in shape if s != 1]:
+                return None
+            if any(self.mask[i] != (0, 1) for i, s in enumerate(self.shape) if s == 1):
+                return None
+        new_strides = [0] * len(shape)
+        new_mask: list[tuple[int, int]] = [(0, 1)] * len(shape)
+        newk = [j for j, s in enumerate(shape) if s != 1]
+        i = j = 0
+        while i < len(keep):
+            # one block: old axes keep[i..i2) and new axes newk[j..j2) of equal product
+            i2, j2 = i + 1, j + 1
+            pa, pb = self.shape[keep[i]], shape[newk[j]]
+            while pa != pb:
+                if pa < pb:
+                    pa *= self.shape[keep[i2]]
+                    i2 += 1
+                else:
+                    pb *= shape[newk[j2]]
+                    j2 += 1
+            olds = keep[i:i2]
+            # the old axes must be one run of memory: each stride = next stride * next size
+            for a, b in zip(olds, olds[1:]):
+                if self.strides[a] != self.strides[b] * self.shape[b]:
+                    return None
+            acc = self.strides[olds[-1]]
+            for b in reversed(newk[j:j2]):
+                new_strides[b] = acc
+                acc *= shape[b]
+            if self.mask is not None:
+                new_mask[newk[j]] = self.mask[olds[0]]
+            i, j = i2, j2
+        mask = tuple(new_mask) if self.mask is not None else None
+        return View(shape, tuple(new_strides), self.offset, mask)._norm()
+
+    # ------------------------------------------------------------ reading
+    def index(self, idxs: list[Any]) -> tuple[Any, Any]:
+        """(offset into the memory below, valid or None) of the element at `idxs`."""
+        off: Any = self.offset
+        valid: Any = None
+        for i, st, s in zip(idxs, self.strides, self.shape):
+            off = _add(off, _mul(i, st)) if st != 0 else off
+        if self.mask is not None:
+            for i, (b, e), s in zip(idxs, self.mask, self.shape):
+                if b > 0:
+                    valid = _and(valid, _ge(i, b))
+                if e < s:
+                    valid = _and(valid, _lt(i, e))
+                if b >= e:
+                    valid = False if isinstance(i, int) else i.const_like(0).ne(0)
+        return off, valid
+
+
+def _view_op(v: View, op: str, arg: Any) -> View | None:
+    if op == "RESHAPE":
+        return v.reshape(arg)
+    return getattr(v, op.lower())(arg)
+
+
+# ---------------------------------------------------------------------- a stack of views
+@dataclass(frozen=True)
+class ShapeTracker:
+    """views[0] reads the base's memory; each later view reads the row-major layout of the
+    one below it. The tracker's shape is the last view's."""
+
+    views: tuple[View, ...]
+
+    @staticmethod
+    def from_shape(shape: Shape) -> ShapeTracker:
+        return ShapeTracker((View.contiguous(tuple(shape)),))
+
+    @property
+    def shape(self) -> Shape:
+        return self.views[-1].shape
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def is_contiguous(self) -> bool:
+        return len(self.views) == 1 and self.views[0].is_contiguous
+
+    @property
+    def masked(self) -> bool:
+        return any(v.mask is not None for v in self.views)
+
+    def apply(self, op: str, arg: Any) -> ShapeTracker:
+        """The tracker after movement op `op` (an `Ops` name) with its argument."""
+        new = _view_op(self.views[-1], op, arg)
+        if new is None:  # one view cannot say it: read the row-major layout of this one
+            new = View.contiguous(tuple(arg))
+            return ShapeTracker(self.views + (new,)).merge()
+        return ShapeTracker(self.views[:-1] + (new,)).merge()
+
+    def __add__(self, other: ShapeTracker) -> ShapeTracker:
+        """`other` applied on top of this tracker (other reads this one's row-major layout)."""
+        out = self
+        for v in other.views:
+            out = ShapeTracker(out.views + (v,)).merge()
+        return out
+
+    def merge(self) -> ShapeTracker:
+        """Fold the top two views into one where that is exact:
+        - the lower one is contiguous: the upper one reads memory as it read the lower's layout;
+        - the upper one is contiguous: it is a reshape of the lower one (when one view can say it).
+        """
+        views = list(self.views)
+        while len(views) >= 2:
+            lower, upper = views[-2], views[-1]
+            if lower.is_contiguous:
+                views[-2:] = [upper]
+            elif upper.is_contiguous and (r := lower.reshape(upper.shape)) is not None:
+                views[-2:] = [r]
+            else:
+                break
+        return ShapeTracker(tuple(views))
+
+    def index(self, idxs: list[Any]) -> tuple[Any, Any]:
+        """(flat offset into the base's memory, valid or None) of the element at `idxs`."""
+        valid: Any = None
+        off: Any = None
+        for k in range(len(self.views) - 1, -1, -1):
+            v = self.views[k]
+            off, cond = v.index(idxs)
+            if cond is not None:
+                valid = _and(valid, cond) if valid is not None else cond
+            if k:
+                idxs = unflatten(off, self.views[k - 1].shape)
+        return off, valid

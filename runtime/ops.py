@@ -91,6 +91,8 @@ class Ops(Enum):
     # -- ternary ALU
     WHERE = auto()
     MULACC = auto()
+    # -- the kernelize scheduler's views (runtime/view.py); last, so no other op renumbers
+    VIEW = auto()         # src: (base,); arg: the ShapeTracker the base is read through
 
     # members are singletons: identity hashing is exact, and C-level instead of Enum's
     # Python-level hash of the name (ops are dict keys on every matcher dispatch)

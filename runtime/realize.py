@@ -141,11 +141,14 @@ def realize(uops: Sequence[UOp]) -> list[Buffer]:
     return out  # type: ignore[return-value]
 
 
-def realize_tensors(tensors: Sequence[Tensor]) -> None:
-    """Realize the tensors together and point each at its result: BUFFER.reshape(shape)."""
+def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
+    """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
+    `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
+    from .kernelize import using
     from .variable import concrete, has_symbolic
 
-    buffers = realize([t.uop for t in tensors])
+    with using(scheduler):
+        buffers = realize([t.uop for t in tensors])
     for t, buf in zip(tensors, buffers):
         shape = t.uop.shape
         node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))

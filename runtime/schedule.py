@@ -222,10 +222,16 @@ def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
 
 
 # ====================================================================== entry points
-def schedule_with_outputs(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+def schedule_with_outputs(uops: list[UOp],
+                          scheduler: str | None = None) -> tuple[list[ScheduleItem], list[UOp]]:
     """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
-    of a form scheduled before is not scheduled again: runtime/schedule_cache.py)."""
-    items, outs = cached_schedule(list(uops), _schedule_uncached, salt=user_passes_key())
+    of a form scheduled before is not scheduled again: runtime/schedule_cache.py). `scheduler`:
+    rangeify or kernelize (runtime/kernelize.py); default RULEGRAD_SCHEDULER, else rangeify."""
+    from .kernelize import cache_salt, schedule_kernelize, scheduler_name
+
+    name = scheduler_name(scheduler)
+    run = _schedule_uncached if name == "rangeify" else schedule_kernelize
+    items, outs = cached_schedule(list(uops), run, salt=user_passes_key() + cache_salt(name))
     debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):
@@ -281,6 +287,6 @@ def _schedule_uncached(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
     return items, [becomes[u] for u in uops]
 
 
-def create_schedule(uops: list[UOp]) -> list[ScheduleItem]:
+def create_schedule(uops: list[UOp], scheduler: str | None = None) -> list[ScheduleItem]:
     """The kernels that compute `uops`, producers first (nothing is run)."""
-    return schedule_with_outputs(list(uops))[0]
+    return schedule_with_outputs(list(uops), scheduler)[0]

@@ -883,10 +883,17 @@ class Tensor(TensorOps, NNOps):
     def contiguous(self) -> Tensor:
         return Tensor(self.uop.f(Ops.CONTIGUOUS))
 
-    def realize(self, *others: Tensor) -> Tensor:
-        """Compute this tensor (and `others`, together) and keep the result as its buffer."""
-        realize_tensors([self, *others])
+    def realize(self, *others: Tensor, scheduler: str | None = None) -> Tensor:
+        """Compute this tensor (and `others`, together) and keep the result as its buffer.
+        `scheduler`: "rangeify" or "kernelize" (default: RULEGRAD_SCHEDULER, else rangeify)."""
+        realize_tensors([self, *others], scheduler)
         return self
+
+    def fuse(self) -> Tensor:
+        """Ask the kernelize scheduler to compute the reductions in this value inside the kernel
+        that reads it, instead of in kernels of their own (a softmax becomes one kernel).
+        rangeify ignores it: its own cost rules decide."""
+        return Tensor(self.uop.f(Ops.FUSE))
 
     def assign(self, x: Any) -> Tensor:
         """Write x into this tensor's buffer in place, now.
@@ -931,11 +938,11 @@ class Tensor(TensorOps, NNOps):
     def tolist(self) -> Any:
         return self.numpy().tolist()
 
-    def schedule(self, *others: Tensor) -> Any:
+    def schedule(self, *others: Tensor, scheduler: str | None = None) -> Any:
         """The kernels that would compute these tensors, without running them."""
         from rulegrad.runtime.schedule import create_schedule
 
-        return create_schedule([self.uop, *(t.uop for t in others)])
+        return create_schedule([self.uop, *(t.uop for t in others)], scheduler)
 
 
 # ---------------------------------------------------------------------- shape arithmetic

@@ -382,6 +382,8 @@ def _derive_shape(n: UOp) -> Shape | None:
         return ()
     if op in (_RESHAPE, _EXPAND):
         return arg
+    if op is Ops.VIEW:
+        return arg.shape
     if op in _SAME_SHAPE:
         return n.src[0].shape
     if op in _Movement:

@@ -1,0 +1,139 @@
+"""The kernelize scheduler: a tensor graph -> kernels by views and a grouper (tinygrad 0.11's
+grouper.py + kernelize.py), the second pipeline beside rangeify (runtime/schedule.py).
+
+In: the tensor-level root UOps. Out: the same as rangeify's: `ScheduleItem`s whose ASTs are the
+kernel ASTs of backends/KERNEL_AST.md (so the C backend, the kernel interpreter and the oracle
+serve both), and per root the node that holds its value afterwards.
+
+Selected by `RULEGRAD_SCHEDULER=kernelize` or per call (`t.realize(scheduler="kernelize")`,
+`t.schedule(scheduler=...)`); rangeify is the default. `kernelize` below is the pipeline: one
+line per pass of `rules/kernelize.rules`, each with why it is there.
+
+A graph with symbolic sizes (variables) is scheduled by rangeify: views here hold ints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
+
+from rulegrad.rules import matcher
+from rulegrad.rules.kernelize_helpers import KernelizeContext, becomes
+
+from .env import env_flag, env_int
+from .ops import Ops
+from .rewrite import graph_rewrite
+from .uop import UOp, toposort
+
+SCHEDULERS = ("rangeify", "kernelize")
+# what else a kernelize schedule depends on (part of the schedule cache's key)
+FLAGS = ("MAX_KERNEL_BUFFERS", "DONT_REALIZE_EXPAND", "DONT_GROUP_REDUCES", "FUSE_ARANGE")
+_chosen: contextvars.ContextVar[str | None] = contextvars.ContextVar("scheduler", default=None)
+
+
+class SchedulerError(ValueError):
+    """An unknown scheduler name."""
+
+
+def scheduler_name(explicit: str | None = None) -> str:
+    """The scheduler to use: `explicit`, else the one a `using(...)` block chose, else
+    RULEGRAD_SCHEDULER, else rangeify."""
+    name = explicit or _chosen.get() or os.environ.get("RULEGRAD_SCHEDULER", "").strip().lower()
+    name = name or "rangeify"
+    if name not in SCHEDULERS:
+        raise SchedulerError(f"scheduler {name!r} does not exist; choose one of "
+                             f"{', '.join(SCHEDULERS)} (RULEGRAD_SCHEDULER or scheduler=)")
+    return name
+
+
+@contextlib.contextmanager
+def using(name: str | None) -> Iterator[None]:
+    """Schedule with `name` inside the block (None: no change)."""
+    if name is not None:
+        scheduler_name(name)  # an unknown name fails here, before any work
+    token = _chosen.set(name) if name is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _chosen.reset(token)
+
+
+def cache_salt(name: str) -> tuple:
+    """What a schedule by `name` depends on besides the graph."""
+    if name == "rangeify":
+        return ()
+    return ("kernelize",) + tuple(os.environ.get(f, "") for f in FLAGS)
+
+
+def _check_flags() -> None:
+    env_int("MAX_KERNEL_BUFFERS", 0)  # a bad value is a clear error before any work
+    for f in FLAGS[1:]:
+        env_flag(f)
+
+
+# ====================================================================== the pipeline
+def _pass(sink: UOp, rules: str, ctx: object = None, bottom_up: bool = False) -> UOp:
+    return graph_rewrite(sink, matcher("kernelize", rules), ctx=ctx, bottom_up=bottom_up,
+                         name=rules)
+
+
+def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
+    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value})."""
+    from .schedule import order_assigns
+
+    _check_flags()
+    ctx = KernelizeContext()
+    # fuse markers: Tensor.fuse()'s FUSE travels down to the reductions it marks (and, with
+    # FUSE_ARANGE, reductions of constants are marked too); first, before anything drops FUSE
+    tsink = _pass(sink, "do_fuse", bottom_up=True)
+    # earliest rewrites, shared with rangeify: markers, size 0, stride-0 and huge reductions
+    tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
+    early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
+    # merge views: movement chains become VIEW(base, ShapeTracker), the grouper's currency
+    tsink = _pass(tsink, "merge_views")
+    viewed = dict(zip(sink.src, tsink.src))
+    # realize decisions: roots, effects, unsafe pads and expands (only collects into ctx)
+    _pass(tsink, "do_realize", ctx)
+    # the grouper: each reduction joins its one reader's kernel, or is realized
+    _pass(tsink, "group", ctx)
+    # add_contiguous: every chosen node is wrapped in a numbered REALIZE
+    tsink = _pass(tsink, "add_contiguous", ctx, bottom_up=True)
+    # finalize_contiguous: the buffer limit per kernel, double realizes, the passes' tags
+    tsink = _pass(tsink, "finalize_contiguous")
+    # create_kernels: producers first, each REALIZE becomes its kernel (create_ast inside)
+    tsink = _pass(tsink, "create_kernels", ctx)
+    ksink = UOp.sink(*[a for a in toposort(tsink)
+                       if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL])
+    # assign ordering: a kernel reading a buffer's old value runs before the one that assigns it
+    ksink = order_assigns(ksink)
+    out: dict[UOp, UOp] = {}
+    for root in sink.src:
+        new = becomes(ctx, viewed[root])
+        out[root] = early[root] if new is None else new
+    return ksink, out
+
+
+def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
+    """One kernel's value, read down to memory (called by `create_kernel` for each kernel)."""
+    return graph_rewrite(value, matcher("kernelize", "create_ast"), ctx=ctx, bottom_up=True,
+                         name="create_ast")
+
+
+# ====================================================================== entry point
+def has_variables(uops: list[UOp]) -> bool:
+    return any(n.op in (Ops.DEFINE_VAR, Ops.BIND) for n in toposort(UOp.sink(*uops)))
+
+
+def schedule_kernelize(uops: list[UOp]) -> tuple[list, list[UOp]]:
+    """The kernels that compute `uops` by kernelize, and per root what holds its value."""
+    from .schedule import ScheduleItem, _schedule_uncached
+
+    if has_variables(uops):  # views hold ints: symbolic sizes are rangeify's
+        return _schedule_uncached(uops)
+    ksink, out = kernelize(UOp.sink(*uops))
+    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
+             for k in toposort(ksink) if k.op is Ops.KERNEL]
+    return items, [out[u] for u in uops]

@@ -33,8 +33,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from rulegrad.runtime.fuzz import main as fuzz_main
 
-    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed), "--backend", args.backend]
-                     + (["-v"] if args.v else []))
+    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed), "--backend", args.backend,
+                      "--scheduler", args.scheduler] + (["-v"] if args.v else []))
 
 
 def _cmd_viz(args: argparse.Namespace) -> int:
@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("-v", action="store_true", help="print every program")
     f.add_argument("--backend", choices=("interp", "c"), default="interp",
                    help="what runs the schedule: the kernel interpreter (default) or C")
+    f.add_argument("--scheduler", choices=("rangeify", "kernelize", "both"), default="rangeify",
+                   help="what makes the schedule: rangeify (default), kernelize, or both (each "
+                        "against the oracle and against each other)")
     f.set_defaults(func=_cmd_fuzz)
     v = sub.add_parser("viz", help="record a program's rewrite passes; write a page that shows "
                        "them (graphs, firings, why a rule did not fire)")

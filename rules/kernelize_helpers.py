@@ -111,7 +111,8 @@ def realize_roots(ctx: KernelizeContext, sink: UOp) -> None:
 
 
 def _reshaped_base(x: UOp) -> UOp | None:
-    if x.op is Ops.VIEW and x.arg.is_contiguous and x.src[0].op not in ALWAYS_CONTIGUOUS:
+    if x.op is Ops.VIEW and x.arg.is_contiguous and x.size == x.src[0].size and \
+            x.src[0].op not in ALWAYS_CONTIGUOUS:
         return x.src[0]
     return None
 
@@ -321,6 +322,9 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
 def becomes(ctx: KernelizeContext, x: UOp) -> UOp | None:
     """The node a realized tensor node reads afterwards: its buffer, shaped like it."""
     shape = x.shape
+    if x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and \
+            x.size == x.src[0].size:
+        return x.src[0].reshape(shape)  # a root that already was its buffer, reshaped
     base = _reshaped_base(x)
     x = x if base is None else base
     for i, y in enumerate(ctx.order):

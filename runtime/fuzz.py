@@ -294,8 +294,19 @@ def generate(seed: int) -> Program:
 
 
 # ---------------------------------------------------------------------- running
-def run(prog: Program, backend: str) -> list[np.ndarray]:
-    """The program's output values on one backend (inputs drawn from the program's seed)."""
+SCHEDULERS = ("rangeify", "kernelize", "both")
+
+
+def run(prog: Program, backend: str, scheduler: str = "rangeify") -> list[np.ndarray]:
+    """The program's output values on one backend (inputs drawn from the program's seed),
+    scheduled by `scheduler` (rangeify or kernelize: runtime/kernelize.py)."""
+    from rulegrad.runtime.kernelize import using
+
+    with using(scheduler):
+        return _run(prog, backend)
+
+
+def _run(prog: Program, backend: str) -> list[np.ndarray]:
     from rulegrad import Tensor, Variable
 
     saved = os.environ.get("RULEGRAD_BACKEND")
@@ -353,12 +364,24 @@ def _as_tensor_shape(arg: tuple, ts: list, s: Step) -> tuple:
     return tuple(bound[d.name] if isinstance(d, SymDim) else int(d) for d in arg)
 
 
-def mismatch(prog: Program, backend: str = "interp") -> str | None:
+def mismatch(prog: Program, backend: str = "interp", scheduler: str = "rangeify") -> str | None:
     """None when the schedule path (run by `backend`: the kernel interpreter or C) agrees with
-    the oracle, else what went wrong."""
+    the oracle, else what went wrong. `scheduler="both"`: rangeify and kernelize each agree
+    with the oracle and with each other."""
     want = run(prog, "oracle")
+    if scheduler != "both":
+        return _differ(prog, backend, scheduler, want)
+    for name in ("rangeify", "kernelize"):
+        err = _differ(prog, backend, name, want)
+        if err is not None:
+            return f"{name}: {err}"
+    err = _differ(prog, backend, "kernelize", run(prog, backend, "rangeify"))
+    return None if err is None else f"kernelize vs rangeify: {err}"
+
+
+def _differ(prog: Program, backend: str, scheduler: str, want: list[np.ndarray]) -> str | None:
     try:
-        got = run(prog, backend)
+        got = run(prog, backend, scheduler)
     except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
         return f"{type(e).__name__}: {e}"
     for k, (g, w) in enumerate(zip(got, want)):
@@ -369,22 +392,22 @@ def mismatch(prog: Program, backend: str = "interp") -> str | None:
     return None
 
 
-def shrink(prog: Program, backend: str = "interp") -> Program:
+def shrink(prog: Program, backend: str = "interp", scheduler: str = "rangeify") -> Program:
     """Drop steps (and what reads them) while the program still fails."""
     changed = True
     while changed:
         changed = False
         for k in range(len(prog.steps) - 1, -1, -1):
             cand = _without(prog, k)
-            if cand is not None and _fails(cand, backend):
+            if cand is not None and _fails(cand, backend, scheduler):
                 prog, changed = cand, True
                 break
     return prog
 
 
-def _fails(prog: Program, backend: str) -> bool:
+def _fails(prog: Program, backend: str, scheduler: str = "rangeify") -> bool:
     try:
-        return mismatch(prog, backend) is not None
+        return mismatch(prog, backend, scheduler) is not None
     except Exception:  # noqa: BLE001 - an invalid shrunk program is not a failure
         return False
 
@@ -406,20 +429,21 @@ def _without(prog: Program, k: int) -> Program | None:
 
 
 def fuzz(n: int, start: int = 0, verbose: bool = False, backend: str = "interp",
-         progress: Callable[[int, int, int], None] | None = None
+         progress: Callable[[int, int, int], None] | None = None, scheduler: str = "rangeify"
          ) -> list[tuple[int, str, Program]]:
-    """Run seeds start..start+n-1 through `backend`; the failures, each shrunk.
+    """Run seeds start..start+n-1 through `backend` and `scheduler` (rangeify, kernelize or
+    both); the failures, each shrunk.
     `progress(done, n, failures)` is called after each program."""
     failures = []
     for seed in range(start, start + n):
         if progress is not None and seed > start:
             progress(seed - start, n, len(failures))
         prog = generate(seed)
-        err = mismatch(prog, backend)
+        err = mismatch(prog, backend, scheduler)
         if verbose:
             print(f"--- seed {seed}: {'ok' if err is None else err}\n{prog.source()}")
         if err is not None:
-            small = shrink(prog, backend)
+            small = shrink(prog, backend, scheduler)
             failures.append((seed, err, small))
             print(f"FAIL seed {seed}: {err}\n{small.source()}\n", flush=True)
     return failures
@@ -432,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
     p.add_argument("--backend", choices=("interp", "c"), default="interp",
                    help="what runs the schedule: the kernel interpreter (default) or C")
+    p.add_argument("--scheduler", choices=SCHEDULERS, default="rangeify",
+                   help="what makes the schedule: rangeify (default), kernelize, or both "
+                        "(each against the oracle and against each other)")
     args = p.parse_args(argv)
     if args.n < 1:
         p.error(f"--n must be at least 1, got {args.n}")
@@ -442,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{done}/{n}] {failed} mismatches, {time.perf_counter() - t0:.0f}s",
                   file=sys.stderr, flush=True)
 
-    failures = fuzz(args.n, args.seed, args.verbose, args.backend, progress)
+    failures = fuzz(args.n, args.seed, args.verbose, args.backend, progress, args.scheduler)
     dt = time.perf_counter() - t0
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0

@@ -64,6 +64,12 @@ class KernelizeContext:
 
 
 # ====================================================================== 0. fuse markers
+def stops_fuse(x: UOp) -> bool:
+    """FUSE ends at memory and at what makes memory (CONTIGUOUS, COPY, ASSIGN, constants)."""
+    return x.op not in GroupOp.Elementwise | GroupOp.Movement | {
+        Ops.REDUCE_AXIS, Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE}
+
+
 def fuse_srcs(x: UOp) -> UOp:
     """FUSE pushed to every source of x (it travels down to the reductions it marks)."""
     return x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
@@ -231,16 +237,22 @@ def realize_wrap(ctx: KernelizeContext, x: UOp) -> UOp:
 
 # ====================================================================== 5. finalize: limit_bufs
 def limit_bufs(root: UOp) -> UOp | None:
-    """MAX_KERNEL_BUFFERS: when the buffers flowing into `root` would fill a kernel's limit (one
-    slot is the output), its sources that are not memory get buffers of their own."""
+    """MAX_KERNEL_BUFFERS: when the buffers flowing into `root`, plus the output, exceed a
+    kernel's limit, its sources that are not memory get buffers of their own (sources first, so
+    each kernel below already fits)."""
     limit = env_int("MAX_KERNEL_BUFFERS", 0)
     if not limit:
         return None
     bufs: dict[UOp, None] = {}
-    for n in toposort(root, stop=lambda n: n.op in (Ops.BUFFER, Ops.REALIZE, Ops.ASSIGN)):
+
+    def is_input(n: UOp) -> bool:  # memory ends the walk (and is counted, once)
         if n.op in (Ops.BUFFER, Ops.REALIZE, Ops.ASSIGN):
             bufs[n] = None
-    if len(bufs) < limit - 1:
+            return True
+        return False
+
+    toposort(root, stop=is_input)
+    if len(bufs) + 1 <= limit:  # its inputs and the output fit (tinygrad splits one earlier)
         return None
     src = tuple(s if _edge_view(s)[0] in bufs or _edge_view(s)[0].op in ALWAYS_CONTIGUOUS
                 or not _reads_memory(s) else UOp(Ops.REALIZE, s.dtype, (s,), None)
@@ -322,6 +334,8 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
 def becomes(ctx: KernelizeContext, x: UOp) -> UOp | None:
     """The node a realized tensor node reads afterwards: its buffer, shaped like it."""
     shape = x.shape
+    if x.op is Ops.BUFFER:
+        return x
     if x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and \
             x.size == x.src[0].size:
         return x.src[0].reshape(shape)  # a root that already was its buffer, reshaped

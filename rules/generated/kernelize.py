@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: f1425c96cf8f19a275f625ac20395051cf9562ace98971c2ca1aef8323eeddf9
+# source sha256: e6cede7ff55579533eb7889875901d2e83eb3e4cf977ec35d86fa4b511473748
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -26,14 +26,15 @@ from rulegrad.rules.kernelize_helpers import realize_before_view
 from rulegrad.rules.kernelize_helpers import realize_parents
 from rulegrad.rules.kernelize_helpers import realize_roots
 from rulegrad.rules.kernelize_helpers import realize_wrap
+from rulegrad.rules.kernelize_helpers import stops_fuse
 from rulegrad.rules.kernelize_helpers import to_wrap
 from rulegrad.rules.kernelize_helpers import view_of
 from rulegrad.rules.kernelize_helpers import view_view
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = 'f1425c96cf8f19a275f625ac20395051cf9562ace98971c2ca1aef8323eeddf9'
+SOURCE_SHA256 = 'e6cede7ff55579533eb7889875901d2e83eb3e4cf977ec35d86fa4b511473748'
 DEPENDENCIES = ()
-_OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS2 = frozenset({Ops.CONTIGUOUS, Ops.COPY})
 _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC, Ops.VIEW})
@@ -42,8 +43,8 @@ _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAS
 # ======================================================================== do_fuse
 _do_fuse_rules = (
     RuleInfo('fuse_reduce', 'rules/kernelize.rules', 17, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)'),
-    RuleInfo('fuse_push', 'rules/kernelize.rules', 18, 'fuse_push: FUSE({Elementwise, Movement} as x) -> fuse_srcs(x)'),
-    RuleInfo('fuse_stop', 'rules/kernelize.rules', 19, 'fuse_stop: FUSE(x) if x.op not in GroupOp.Elementwise and x.op not in GroupOp.Movement and x.op is not Ops.REDUCE_AXIS -> x'),
+    RuleInfo('fuse_push', 'rules/kernelize.rules', 18, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)'),
+    RuleInfo('fuse_stop', 'rules/kernelize.rules', 19, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
     RuleInfo('fuse_arange', 'rules/kernelize.rules', 21, 'fuse_arange: REDUCE_AXIS as r if is_arange(r) -> r.replace(tag="fuse")'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
@@ -61,16 +62,16 @@ def _do_fuse_FUSE(n, ctx):
             if _r is not None and _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
             # rule fuse_push at rules/kernelize.rules:18
-            #   fuse_push: FUSE({Elementwise, Movement} as x) -> fuse_srcs(x)
+            #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             x = n0
             _r = _as_uop(n, fuse_srcs(x))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[1]
         # rule fuse_stop at rules/kernelize.rules:19
-        #   fuse_stop: FUSE(x) if x.op not in GroupOp.Elementwise and x.op not in GroupOp.Movement and x.op is not Ops.REDUCE_AXIS -> x
+        #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         x = n0
-        if x.op not in GroupOp.Elementwise and x.op not in GroupOp.Movement and x.op is not Ops.REDUCE_AXIS:
+        if stops_fuse(x):
             return x, _do_fuse_rules[2]
     return None
 

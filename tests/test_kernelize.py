@@ -1,0 +1,130 @@
+"""The kernelize scheduler (runtime/kernelize.py, rules/kernelize.rules): values against numpy,
+and each of its features by what it does to the schedule (kernel counts and buffers)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime.fuzz import fuzz
+from rulegrad.runtime.kernelize import SchedulerError
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import toposort
+
+RNG = np.random.default_rng(0)
+
+
+def softmax_np(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+@pytest.fixture(params=["interp", "c"])
+def backend(request, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", request.param)
+    return request.param
+
+
+def test_values_match_numpy(backend):
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    b = RNG.standard_normal((5, 3)).astype(np.float32)
+    cases = [
+        (lambda x, y: (x + 1) * 2, (a + 1) * 2),
+        (lambda x, y: x.sum(1), a.sum(1)),
+        (lambda x, y: x @ y, a @ b),
+        (lambda x, y: x.softmax(-1), softmax_np(a)),
+        (lambda x, y: x.permute(1, 0).reshape(20) * 3, a.T.reshape(20) * 3),
+        (lambda x, y: x.pad(((1, 0), (0, 2))) + 1, np.pad(a, ((1, 0), (0, 2))) + 1),
+        (lambda x, y: x[1:3, ::-2].max(0), a[1:3, ::-2].max(0)),
+    ]
+    for f, want in cases:
+        got = f(Tensor(a), Tensor(b)).realize(scheduler="kernelize").numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_makes_softmax_one_kernel(backend):
+    a = RNG.standard_normal((4, 6)).astype(np.float32)
+    plain = Tensor(a).softmax(-1)
+    assert len(plain.schedule(scheduler="kernelize")) == 3  # max, sum, divide
+    fused = Tensor(a).softmax(-1).fuse()
+    assert len(fused.schedule(scheduler="kernelize")) == 1
+    np.testing.assert_allclose(fused.realize(scheduler="kernelize").numpy(), softmax_np(a),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_max_kernel_buffers_splits_a_six_input_sum(backend, monkeypatch):
+    ins = [RNG.standard_normal(8).astype(np.float32) for _ in range(6)]
+
+    def total() -> Tensor:
+        out = Tensor(ins[0])
+        for x in ins[1:]:
+            out = out + Tensor(x)
+        return out
+
+    assert len(total().schedule(scheduler="kernelize")) == 1  # no limit: one kernel, 7 buffers
+    monkeypatch.setenv("MAX_KERNEL_BUFFERS", "4")
+    items = total().schedule(scheduler="kernelize")
+    assert len(items) > 1 and all(len(k.bufs) <= 4 for k in items), \
+        [(k.name, len(k.bufs)) for k in items]
+    np.testing.assert_allclose(total().realize(scheduler="kernelize").numpy(), sum(ins),
+                               rtol=1e-5, atol=1e-5)
+
+
+def _stores_of(items) -> list[set[Ops]]:
+    """Per kernel, the ops of its stored value."""
+    return [{n.op for n in toposort(k.ast.src[0].src[1])} for k in items]
+
+
+def test_unsafe_pad_is_realized_before_its_view(backend):
+    a = np.abs(RNG.standard_normal((3, 4))).astype(np.float32) + 0.5
+    unsafe = Tensor(a).log().pad(((1, 1), (0, 2)))  # log(0) is not 0: compute, then pad
+    items = unsafe.schedule(scheduler="kernelize")
+    assert len(items) == 2
+    first, second = _stores_of(items)
+    assert Ops.LOG in first and Ops.LOG not in second  # the log's kernel, then the padded view
+    np.testing.assert_allclose(unsafe.realize(scheduler="kernelize").numpy(),
+                               np.pad(np.log(a), ((1, 1), (0, 2))), rtol=1e-6)
+    safe = Tensor(a).mul(2).pad(((1, 1), (0, 2)))  # 0 * 2 is 0: the pad reads through it
+    assert len(safe.schedule(scheduler="kernelize")) == 1
+    np.testing.assert_array_equal(safe.realize(scheduler="kernelize").numpy(),
+                                  np.pad(a * 2, ((1, 1), (0, 2))))
+
+
+def test_dont_group_reduces(monkeypatch):
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    assert len((Tensor(a).sum(1) + 1).schedule(scheduler="kernelize")) == 1
+    monkeypatch.setenv("DONT_GROUP_REDUCES", "1")
+    assert len((Tensor(a).sum(1) + 1).schedule(scheduler="kernelize")) == 2
+    np.testing.assert_allclose((Tensor(a).sum(1) + 1).realize(scheduler="kernelize").numpy(),
+                               a.sum(1) + 1, rtol=1e-5)
+
+
+def test_dont_realize_expand(monkeypatch):
+    a = RNG.standard_normal((4, 1)).astype(np.float32)
+
+    def prog() -> Tensor:
+        return (Tensor(a) + 1).expand(4, 3) * 2
+
+    assert len(prog().schedule(scheduler="kernelize")) == 2  # realized before its expand
+    monkeypatch.setenv("DONT_REALIZE_EXPAND", "1")
+    assert len(prog().schedule(scheduler="kernelize")) == 1
+    np.testing.assert_allclose(prog().realize(scheduler="kernelize").numpy(),
+                               np.broadcast_to(a + 1, (4, 3)) * 2)
+
+
+def test_scheduler_selection(monkeypatch):
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    fused = Tensor(a).softmax(-1).fuse()  # fuse() is kernelize's: rangeify ignores it
+    assert len(fused.schedule()) == 3
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
+    assert len(fused.schedule()) == 1
+    assert len(fused.schedule(scheduler="rangeify")) == 3
+    with pytest.raises(SchedulerError, match="choose one of rangeify, kernelize"):
+        Tensor(a).realize(scheduler="tinygrad")
+
+
+def test_fuzz_both_schedulers_agree():
+    """A few fuzzed programs: kernelize and rangeify each against the oracle and each other
+    (the long run is `rulegrad fuzz --scheduler both`)."""
+    assert fuzz(25, start=1000, scheduler="both") == []

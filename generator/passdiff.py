@@ -75,7 +75,7 @@ def step_of(pass_name: str) -> str:
 
 # ---------------------------------------------------------------------- running one program
 def run_program(seed: int) -> ProgramRun:
-    """Program `seed` through the scheduler and the kernel interpreter, every pass recorded,
+    """Program `seed` through both schedulers and the kernel interpreter, every pass recorded,
     then each recorded kernel lowered; every step compared."""
     from rulegrad.runtime.fuzz import generate, mismatch
 
@@ -84,7 +84,8 @@ def run_program(seed: int) -> ProgramRun:
 
     def go() -> None:
         try:
-            err = mismatch(prog, "interp")
+            # both schedulers, so kernelize.rules' rules fire too (and must agree)
+            err = mismatch(prog, "interp", scheduler="both")
         except Exception as e:  # noqa: BLE001 - a crash in the oracle path is a finding too
             err = f"{type(e).__name__}: {e}"
         errors.extend([err] if err is not None else [])
@@ -394,11 +395,41 @@ def _attention_program() -> str | None:
     return None if ok else f"attention: {got.numpy()} != {want}"
 
 
+def _kernelize_program() -> str | None:
+    """The kernelize scheduler's features, which the fuzzer's programs do not ask for: fuse(),
+    the buffer limit (MAX_KERNEL_BUFFERS) and a fused arange-like reduction (FUSE_ARANGE)."""
+    from rulegrad import Tensor
+
+    a = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    ins = [a[0] + i for i in range(6)]
+    flags = {"MAX_KERNEL_BUFFERS": "4", "FUSE_ARANGE": "1"}
+    saved = {k: os.environ.get(k) for k in flags}
+    os.environ.update(flags)
+    try:
+        soft = Tensor(a).softmax(-1).fuse()
+        total = Tensor(ins[0])
+        for x in ins[1:]:
+            total = total + Tensor(x)
+        # a sum of padded ones: 3 or 4 per row, read through an expand
+        ramp = Tensor.ones(3, 3).pad(((0, 0), (0, 1))).sum(1, keepdim=True).expand(3, 4) * a
+        Tensor.realize(soft, total, ramp, scheduler="kernelize")
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    e = np.exp(a - a.max(-1, keepdims=True))
+    wants = (e / e.sum(-1, keepdims=True), sum(ins), 3 * a)
+    for name, t, want in zip(("softmax", "sum", "ramp"), (soft, total, ramp), wants):
+        if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6):
+            return f"kernelize {name}: {t.numpy()} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
     -3: ("the empty-sum program", _empty_sum_program),
     -4: ("the attention program", _attention_program),
+    -5: ("the kernelize features program", _kernelize_program),
 }
 
 

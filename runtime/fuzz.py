@@ -369,21 +369,27 @@ def mismatch(prog: Program, backend: str = "interp", scheduler: str = "rangeify"
     the oracle, else what went wrong. `scheduler="both"`: rangeify and kernelize each agree
     with the oracle and with each other."""
     want = run(prog, "oracle")
-    if scheduler != "both":
-        return _differ(prog, backend, scheduler, want)
-    for name in ("rangeify", "kernelize"):
-        err = _differ(prog, backend, name, want)
+    names = ("rangeify", "kernelize") if scheduler == "both" else (scheduler,)
+    got: dict[str, list[np.ndarray]] = {}
+    for name in names:
+        try:
+            got[name] = run(prog, backend, name)
+        except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
+            return f"{_label(name, scheduler)}{type(e).__name__}: {e}"
+        err = _differ(got[name], want)
         if err is not None:
-            return f"{name}: {err}"
-    err = _differ(prog, backend, "kernelize", run(prog, backend, "rangeify"))
-    return None if err is None else f"kernelize vs rangeify: {err}"
+            return f"{_label(name, scheduler)}{err}"
+    if scheduler == "both":
+        err = _differ(got["kernelize"], got["rangeify"])
+        return None if err is None else f"kernelize vs rangeify: {err}"
+    return None
 
 
-def _differ(prog: Program, backend: str, scheduler: str, want: list[np.ndarray]) -> str | None:
-    try:
-        got = run(prog, backend, scheduler)
-    except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
-        return f"{type(e).__name__}: {e}"
+def _label(name: str, scheduler: str) -> str:
+    return f"{name}: " if scheduler == "both" else ""
+
+
+def _differ(got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
     for k, (g, w) in enumerate(zip(got, want)):
         if g.shape != w.shape:
             return f"output {k}: shape {g.shape} != {w.shape}"

@@ -101,7 +101,7 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     _pass(tsink, "group", ctx)
     # add_contiguous: every chosen node is wrapped in a numbered REALIZE
     tsink = _pass(tsink, "add_contiguous", ctx, bottom_up=True)
-    # finalize_contiguous: the buffer limit per kernel, double realizes, the passes' tags
+    # finalize_contiguous: the buffer limit per kernel, and the passes' tags go
     tsink = _pass(tsink, "finalize_contiguous")
     # create_kernels: producers first, each REALIZE becomes its kernel (create_ast inside)
     tsink = _pass(tsink, "create_kernels", ctx)

@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: e6cede7ff55579533eb7889875901d2e83eb3e4cf977ec35d86fa4b511473748
+# source sha256: 24abd726b4d8247ac5234c08987a7911578184916c1475832e8f1c939d1df55a
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -32,7 +32,7 @@ from rulegrad.rules.kernelize_helpers import view_of
 from rulegrad.rules.kernelize_helpers import view_view
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = 'e6cede7ff55579533eb7889875901d2e83eb3e4cf977ec35d86fa4b511473748'
+SOURCE_SHA256 = '24abd726b4d8247ac5234c08987a7911578184916c1475832e8f1c939d1df55a'
 DEPENDENCIES = ()
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -95,8 +95,7 @@ _do_fuse_part = RuleMatcher('do_fuse', _do_fuse_rules, {
 # ======================================================================== merge_views
 _merge_views_rules = (
     RuleInfo('mop_to_view', 'rules/kernelize.rules', 28, 'mop_to_view: Movement(x) as m -> view_of(m, x)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 29, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
-    RuleInfo('view_noop', 'rules/kernelize.rules', 31, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
+    RuleInfo('view_noop', 'rules/kernelize.rules', 30, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
 )
 _merge_views_st = match_stats('merge_views', _merge_views_rules)  # None unless counting
 
@@ -168,21 +167,13 @@ def _merge_views_FLIP(n, ctx):
 def _merge_views_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.VIEW:
-            # rule view_view at rules/kernelize.rules:29
-            #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
-            if _merge_views_st: _merge_views_st.attempts[1] += 1
-            a = n0
-            b = n
-            _r = _as_uop(n, view_view(a, b))
-            if _r is not None and _r is not n: return _r, _merge_views_rules[1]
-        # rule view_noop at rules/kernelize.rules:31
+        # rule view_noop at rules/kernelize.rules:30
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
-        if _merge_views_st: _merge_views_st.attempts[2] += 1
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
         v = n
         x = n0
         if v.arg.is_contiguous and v.shape == x.shape:
-            return x, _merge_views_rules[2]
+            return x, _merge_views_rules[1]
     return None
 
 
@@ -199,15 +190,15 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/kernelize.rules', 38, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
-    RuleInfo('realize_effect', 'rules/kernelize.rules', 39, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
-    RuleInfo('realize_copy', 'rules/kernelize.rules', 40, 'realize_copy: COPY as c -> realize_parents(ctx, c)'),
-    RuleInfo('realize_view', 'rules/kernelize.rules', 41, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
+    RuleInfo('realize_roots', 'rules/kernelize.rules', 37, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
+    RuleInfo('realize_effect', 'rules/kernelize.rules', 38, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
+    RuleInfo('realize_copy', 'rules/kernelize.rules', 39, 'realize_copy: COPY as c -> realize_parents(ctx, c)'),
+    RuleInfo('realize_view', 'rules/kernelize.rules', 40, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/kernelize.rules:38
+    # rule realize_roots at rules/kernelize.rules:37
     #   realize_roots: SINK as s -> realize_roots(ctx, s)
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -216,7 +207,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:39
+    # rule realize_effect at rules/kernelize.rules:38
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -225,13 +216,13 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:39
+    # rule realize_effect at rules/kernelize.rules:38
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
     _r = _as_uop(n, realize(ctx, x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
-    # rule realize_copy at rules/kernelize.rules:40
+    # rule realize_copy at rules/kernelize.rules:39
     #   realize_copy: COPY as c -> realize_parents(ctx, c)
     if _do_realize_st: _do_realize_st.attempts[2] += 1
     c = n
@@ -240,7 +231,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:39
+    # rule realize_effect at rules/kernelize.rules:38
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -249,7 +240,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:39
+    # rule realize_effect at rules/kernelize.rules:38
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -260,7 +251,7 @@ def _do_realize_ASSIGN(n, ctx):
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_view at rules/kernelize.rules:41
+        # rule realize_view at rules/kernelize.rules:40
         #   realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n
@@ -283,12 +274,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_reduces', 'rules/kernelize.rules', 46, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
+    RuleInfo('group_reduces', 'rules/kernelize.rules', 45, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_SINK(n, ctx):
-    # rule group_reduces at rules/kernelize.rules:46
+    # rule group_reduces at rules/kernelize.rules:45
     #   group_reduces: SINK as s -> group_realizes(ctx, s)
     if _group_st: _group_st.attempts[0] += 1
     s = n
@@ -304,12 +295,12 @@ _group_part = RuleMatcher('group', _group_rules, {
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 52, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 51, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:52
+    # rule add_realize at rules/kernelize.rules:51
     #   add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
@@ -326,44 +317,28 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('limit_bufs', 'rules/kernelize.rules', 59, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)'),
-    RuleInfo('realize_twice', 'rules/kernelize.rules', 61, 'realize_twice: REALIZE(REALIZE as r) as o if o.arg is None -> r'),
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 63, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('limit_bufs', 'rules/kernelize.rules', 58, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 60, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_r0(n, ctx, root):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     return _as_uop(n, limit_bufs(root))
 
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:63
+    # rule remove_tags at rules/kernelize.rules:60
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[2] += 1
+    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[1] += 1
     x = n
     if x.tag is not None:
         _r = _as_uop(n, x.replace(tag=None))
-        if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[2]
-    return None
-
-def _finalize_contiguous_REALIZE(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        if n0.op is Ops.REALIZE:
-            # rule realize_twice at rules/kernelize.rules:61
-            #   realize_twice: REALIZE(REALIZE as r) as o if o.arg is None -> r
-            if _finalize_contiguous_st: _finalize_contiguous_st.attempts[1] += 1
-            c_o = n
-            r = n0
-            if c_o.arg is None:
-                return r, _finalize_contiguous_rules[1]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
+        if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[1]
     return None
 
 def _finalize_contiguous_ADD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -373,7 +348,7 @@ def _finalize_contiguous_ADD(n, ctx):
     return None
 
 def _finalize_contiguous_SUB(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -383,7 +358,7 @@ def _finalize_contiguous_SUB(n, ctx):
     return None
 
 def _finalize_contiguous_MUL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -393,7 +368,7 @@ def _finalize_contiguous_MUL(n, ctx):
     return None
 
 def _finalize_contiguous_FDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -403,7 +378,7 @@ def _finalize_contiguous_FDIV(n, ctx):
     return None
 
 def _finalize_contiguous_IDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -413,7 +388,7 @@ def _finalize_contiguous_IDIV(n, ctx):
     return None
 
 def _finalize_contiguous_MOD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -423,7 +398,7 @@ def _finalize_contiguous_MOD(n, ctx):
     return None
 
 def _finalize_contiguous_MAX(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -433,7 +408,7 @@ def _finalize_contiguous_MAX(n, ctx):
     return None
 
 def _finalize_contiguous_MIN(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -443,7 +418,7 @@ def _finalize_contiguous_MIN(n, ctx):
     return None
 
 def _finalize_contiguous_POW(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -453,7 +428,7 @@ def _finalize_contiguous_POW(n, ctx):
     return None
 
 def _finalize_contiguous_CMPLT(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -463,7 +438,7 @@ def _finalize_contiguous_CMPLT(n, ctx):
     return None
 
 def _finalize_contiguous_CMPNE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -473,7 +448,7 @@ def _finalize_contiguous_CMPNE(n, ctx):
     return None
 
 def _finalize_contiguous_CMPEQ(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -483,7 +458,7 @@ def _finalize_contiguous_CMPEQ(n, ctx):
     return None
 
 def _finalize_contiguous_AND(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -493,7 +468,7 @@ def _finalize_contiguous_AND(n, ctx):
     return None
 
 def _finalize_contiguous_OR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -503,7 +478,7 @@ def _finalize_contiguous_OR(n, ctx):
     return None
 
 def _finalize_contiguous_XOR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -513,7 +488,7 @@ def _finalize_contiguous_XOR(n, ctx):
     return None
 
 def _finalize_contiguous_SHL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -523,7 +498,7 @@ def _finalize_contiguous_SHL(n, ctx):
     return None
 
 def _finalize_contiguous_SHR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -533,7 +508,7 @@ def _finalize_contiguous_SHR(n, ctx):
     return None
 
 def _finalize_contiguous_WHERE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -543,7 +518,7 @@ def _finalize_contiguous_WHERE(n, ctx):
     return None
 
 def _finalize_contiguous_MULACC(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:59
+    # rule limit_bufs at rules/kernelize.rules:58
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -573,7 +548,7 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
     Ops.CONTIGUOUS_BACKWARD: _finalize_contiguous_any0,
     Ops.DETACH: _finalize_contiguous_any0,
     Ops.FUSE: _finalize_contiguous_any0,
-    Ops.REALIZE: _finalize_contiguous_REALIZE,
+    Ops.REALIZE: _finalize_contiguous_any0,
     Ops.COPY: _finalize_contiguous_any0,
     Ops.BUFFER_VIEW: _finalize_contiguous_any0,
     Ops.ASSIGN: _finalize_contiguous_any0,
@@ -633,13 +608,13 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 70, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
-    RuleInfo('view_view_k', 'rules/kernelize.rules', 71, 'view_view_k: VIEW(VIEW as a) as b -> view_view(a, b)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 67, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 68, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
 def _create_kernels_REALIZE(n, ctx):
-    # rule create_kernel at rules/kernelize.rules:70
+    # rule create_kernel at rules/kernelize.rules:67
     #   create_kernel: REALIZE as r -> create_kernel(ctx, r)
     if _create_kernels_st: _create_kernels_st.attempts[0] += 1
     r = n
@@ -651,8 +626,8 @@ def _create_kernels_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.VIEW:
-            # rule view_view_k at rules/kernelize.rules:71
-            #   view_view_k: VIEW(VIEW as a) as b -> view_view(a, b)
+            # rule view_view at rules/kernelize.rules:68
+            #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
             a = n0
             b = n
@@ -669,11 +644,11 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view', 'rules/kernelize.rules', 79, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 80, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 81, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 82, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 83, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 76, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 77, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 78, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 79, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 80, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -683,7 +658,7 @@ def _create_ast_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is Ops.VIEW:
-                # rule ast_view at rules/kernelize.rules:79
+                # rule ast_view at rules/kernelize.rules:76
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
                 idx = n
@@ -691,7 +666,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_view(v, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[0]
             elif o0 in _OPS1:
-                # rule ast_alu at rules/kernelize.rules:80
+                # rule ast_alu at rules/kernelize.rules:77
                 #   ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[1] += 1
                 idx = n
@@ -699,7 +674,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[1]
             elif o0 in _OPS2:
-                # rule ast_marker at rules/kernelize.rules:81
+                # rule ast_marker at rules/kernelize.rules:78
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 idx = n
@@ -707,7 +682,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 is Ops.REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:82
+                # rule ast_reduce at rules/kernelize.rules:79
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 idx = n
@@ -715,7 +690,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 is Ops.CONST:
-                # rule ast_const at rules/kernelize.rules:83
+                # rule ast_const at rules/kernelize.rules:80
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 c = n0

@@ -6,7 +6,10 @@ tinygrad 0.14 when /opt/tgenv has it), plus cold time and per-call overhead.
 Each case builds its tensor graph from already-realized inputs and calls `realize()`, so a
 warm time includes graph building, scheduling (rule passes), the in-process library lookup and
 the kernels; "kernels" is the C kernels alone (the same schedule run directly). "cold" is the
-first call of a case in a fresh cache folder: rendering and compiling included. Times are
+first call of a case in a fresh cache folder: rendering and compiling included. "#kz" and
+"kz ms" are the kernel count and kernel time of the schedule rulegrad's second scheduler,
+kernelize (runtime/kernelize.py), makes for the same program; "relerr" is the larger of the two
+schedules' errors against numpy. Times are
 medians of `--runs` runs, timed in interleaved blocks (ours, numpy, kernels; three rounds), each
 block after a short untimed warm-up; ratios are numpy time / our time (> 1: faster than numpy).
 tinygrad runs in its own interpreter (a subprocess, DEV=CPU); it is never a
@@ -157,8 +160,15 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     prog = compile_program(sched)
     bufs = [[b.ensure() for b in item.bufs] for item in sched]
     f_k = lambda: prog.run(bufs)  # noqa: E731
-    warm, numpy_t, kern = median_times([f_rg, f_np, f_k], runs)
+    sched_kz = case.rg(**tensors).schedule(scheduler="kernelize")
+    prog_kz = compile_program(sched_kz)
+    bufs_kz = [[b.ensure() for b in item.bufs] for item in sched_kz]
+    f_kz = lambda: prog_kz.run(bufs_kz)  # noqa: E731
+    out_kz = case.rg(**tensors).realize(scheduler="kernelize").numpy()
+    err = max(err, float(np.max(np.abs(out_kz - ref)) / (np.max(np.abs(ref)) + 1e-30)))
+    warm, numpy_t, kern, kern_kz = median_times([f_rg, f_np, f_k, f_kz], runs)
     return {"cold": cold, "warm": warm, "numpy": numpy_t, "kernels": kern,
+            "kz": kern_kz, "nkz": len(sched_kz),
             "nkernels": len(sched), "relerr": err, "best_np": BEST[id(f_np)],
             "best_warm": BEST[id(f_rg)], "best_kern": BEST[id(f_k)]}
 
@@ -328,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             results[c.name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"}
     tg = None if args.no_tinygrad else tinygrad_times(cases, args.runs)
     head = (f"{'case':32s} {'numpy ms':>9s} {'ours ms':>9s} {'np/ours':>8s} {'kern ms':>9s} "
-            f"{'np/kern':>8s} {'best':>6s} {'#k':>3s} {'cold ms':>9s} {'tg ms':>9s} "
+            f"{'np/kern':>8s} {'best':>6s} {'#k':>3s} {'#kz':>3s} {'kz ms':>9s} {'cold ms':>9s} "
+            f"{'tg ms':>9s} "
             f"{'tg/ours':>8s} {'relerr':>8s}")
     print(head)
     print("-" * len(head))
@@ -342,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
         tg_ratio = f"{tgw / r['warm']:8.2f}" if tgw else f"{'-':>8s}"
         print(f"{c.name:32s} {_ms(r['numpy'])} {_ms(r['warm'])} {r['numpy'] / r['warm']:8.2f} "
               f"{_ms(r['kernels'])} {r['numpy'] / r['kernels']:8.2f} "
-              f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {_ms(r['cold'])} "
+              f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {r['nkz']:3d} "
+              f"{_ms(r['kz'])} {_ms(r['cold'])} "
               f"{_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
     if not args.only or any("train".startswith(k.strip()) for k in args.only.split(",")):
         print_train_step(args.runs, args.no_tinygrad)

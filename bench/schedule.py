@@ -6,7 +6,8 @@ For each program of the fusion table (tests/test_fusion.py), the time to turn th
 into kernels (inputs realized first; nothing is run): rulegrad's `create_schedule` and, when a
 tinygrad 0.14 environment exists (`/opt/tgenv`, or TINYGRAD_PYTHON), tinygrad's
 `Tensor.schedule_linear()` in a subprocess (this same file, run with `--tinygrad`), medians of
-several runs, kernel counts, and the ratio rulegrad / tinygrad (the target is <= 0.5). Both
+several runs, kernel counts, and the ratio rulegrad / tinygrad (the target is <= 0.5); beside
+them, the same for rulegrad's second scheduler, kernelize (runtime/kernelize.py). Both
 schedule caches are off (RULEGRAD_SCHEDULE_CACHE=0, tinygrad's SCACHE=0), so the rule passes
 themselves are timed; `--cached` turns both on (a repeated program then costs a lookup). Then the
 scale check: scheduling time per op of an elementwise chain at n = 1,000 and 10,000 (the ratio
@@ -171,16 +172,21 @@ def main() -> None:
     def schedule(outs: list[Any]) -> int:
         return len(create_schedule([t.uop for t in outs]))
 
+    def schedule_kz(outs: list[Any]) -> int:
+        return len(create_schedule([t.uop for t in outs], scheduler="kernelize"))
+
     progs = programs(Tensor, buf)
     schedule(progs[0][1]())  # load the generated matchers before timing
+    schedule_kz(progs[0][1]())
     ours = measure(schedule, progs, args.runs)
+    kz = measure(schedule_kz, progs, args.runs)
     theirs = run_tinygrad(args.runs)
-    print(f"{'program':30s} {'rulegrad':>10s} {'k':>3s} {'tinygrad':>10s} {'k':>3s} {'ratio':>6s}"
-          f" {'(fastest runs)':>16s}")
+    print(f"{'program':30s} {'rulegrad':>10s} {'k':>3s} {'kernelize':>10s} {'k':>3s} "
+          f"{'tinygrad':>10s} {'k':>3s} {'ratio':>6s} {'(fastest runs)':>16s}")
     ratios, fast_ratios = [], []
     for name, _ in progs:
         t, tmin, k = ours[name]
-        line = f"{name:30s} {t * 1e3:8.2f}ms {k:3d}"
+        line = f"{name:30s} {t * 1e3:8.2f}ms {k:3d} {kz[name][0] * 1e3:8.2f}ms {kz[name][2]:3d}"
         if theirs is not None and name in theirs:
             tt, ttmin, tk = theirs[name]
             ratios.append(t / tt)

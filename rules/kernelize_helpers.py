@@ -123,12 +123,6 @@ def _reshaped_base(x: UOp) -> UOp | None:
     return None
 
 
-def realize_parents(ctx: KernelizeContext, x: UOp) -> None:
-    """A COPY reads memory: its source is realized."""
-    if x.src[0].op not in ALWAYS_CONTIGUOUS:
-        ctx.realizes[x.src[0]] = None
-
-
 def can_pad(ctx: KernelizeContext, x: UOp) -> bool:
     """No op under x (down to memory) turns a padded 0 into something else."""
     for n in toposort(x, stop=lambda n: n in ctx.realizes and n is not x):

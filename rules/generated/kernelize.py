@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 24abd726b4d8247ac5234c08987a7911578184916c1475832e8f1c939d1df55a
+# source sha256: 5805c0cc2fd26c158a539c105d21b8d6ff0280d8cc36aadfe0d09842be7d9c72
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -23,7 +23,6 @@ from rulegrad.rules.rangeify_helpers import push_index
 from rulegrad.rules.rangeify_helpers import push_index_first
 from rulegrad.rules.kernelize_helpers import realize
 from rulegrad.rules.kernelize_helpers import realize_before_view
-from rulegrad.rules.kernelize_helpers import realize_parents
 from rulegrad.rules.kernelize_helpers import realize_roots
 from rulegrad.rules.kernelize_helpers import realize_wrap
 from rulegrad.rules.kernelize_helpers import stops_fuse
@@ -32,7 +31,7 @@ from rulegrad.rules.kernelize_helpers import view_of
 from rulegrad.rules.kernelize_helpers import view_view
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '24abd726b4d8247ac5234c08987a7911578184916c1475832e8f1c939d1df55a'
+SOURCE_SHA256 = '5805c0cc2fd26c158a539c105d21b8d6ff0280d8cc36aadfe0d09842be7d9c72'
 DEPENDENCIES = ()
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -192,8 +191,7 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 _do_realize_rules = (
     RuleInfo('realize_roots', 'rules/kernelize.rules', 37, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
     RuleInfo('realize_effect', 'rules/kernelize.rules', 38, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
-    RuleInfo('realize_copy', 'rules/kernelize.rules', 39, 'realize_copy: COPY as c -> realize_parents(ctx, c)'),
-    RuleInfo('realize_view', 'rules/kernelize.rules', 40, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
+    RuleInfo('realize_view', 'rules/kernelize.rules', 39, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
@@ -222,12 +220,6 @@ def _do_realize_COPY(n, ctx):
     x = n
     _r = _as_uop(n, realize(ctx, x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
-    # rule realize_copy at rules/kernelize.rules:39
-    #   realize_copy: COPY as c -> realize_parents(ctx, c)
-    if _do_realize_st: _do_realize_st.attempts[2] += 1
-    c = n
-    _r = _as_uop(n, realize_parents(ctx, c))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[2]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
@@ -251,14 +243,14 @@ def _do_realize_ASSIGN(n, ctx):
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_view at rules/kernelize.rules:40
+        # rule realize_view at rules/kernelize.rules:39
         #   realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)
-        if _do_realize_st: _do_realize_st.attempts[3] += 1
+        if _do_realize_st: _do_realize_st.attempts[2] += 1
         v = n
         x = n0
         if is_computed(x):
             _r = _as_uop(n, realize_before_view(ctx, v, x))
-            if _r is not None and _r is not n: return _r, _do_realize_rules[3]
+            if _r is not None and _r is not n: return _r, _do_realize_rules[2]
     return None
 
 
@@ -274,12 +266,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_reduces', 'rules/kernelize.rules', 45, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
+    RuleInfo('group_reduces', 'rules/kernelize.rules', 44, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_SINK(n, ctx):
-    # rule group_reduces at rules/kernelize.rules:45
+    # rule group_reduces at rules/kernelize.rules:44
     #   group_reduces: SINK as s -> group_realizes(ctx, s)
     if _group_st: _group_st.attempts[0] += 1
     s = n
@@ -295,12 +287,12 @@ _group_part = RuleMatcher('group', _group_rules, {
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 51, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 50, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:51
+    # rule add_realize at rules/kernelize.rules:50
     #   add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
@@ -317,18 +309,18 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('limit_bufs', 'rules/kernelize.rules', 58, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)'),
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 60, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('limit_bufs', 'rules/kernelize.rules', 57, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 59, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_r0(n, ctx, root):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     return _as_uop(n, limit_bufs(root))
 
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:60
+    # rule remove_tags at rules/kernelize.rules:59
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[1] += 1
     x = n
@@ -338,7 +330,7 @@ def _finalize_contiguous_any0(n, ctx):
     return None
 
 def _finalize_contiguous_ADD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -348,7 +340,7 @@ def _finalize_contiguous_ADD(n, ctx):
     return None
 
 def _finalize_contiguous_SUB(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -358,7 +350,7 @@ def _finalize_contiguous_SUB(n, ctx):
     return None
 
 def _finalize_contiguous_MUL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -368,7 +360,7 @@ def _finalize_contiguous_MUL(n, ctx):
     return None
 
 def _finalize_contiguous_FDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -378,7 +370,7 @@ def _finalize_contiguous_FDIV(n, ctx):
     return None
 
 def _finalize_contiguous_IDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -388,7 +380,7 @@ def _finalize_contiguous_IDIV(n, ctx):
     return None
 
 def _finalize_contiguous_MOD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -398,7 +390,7 @@ def _finalize_contiguous_MOD(n, ctx):
     return None
 
 def _finalize_contiguous_MAX(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -408,7 +400,7 @@ def _finalize_contiguous_MAX(n, ctx):
     return None
 
 def _finalize_contiguous_MIN(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -418,7 +410,7 @@ def _finalize_contiguous_MIN(n, ctx):
     return None
 
 def _finalize_contiguous_POW(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -428,7 +420,7 @@ def _finalize_contiguous_POW(n, ctx):
     return None
 
 def _finalize_contiguous_CMPLT(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -438,7 +430,7 @@ def _finalize_contiguous_CMPLT(n, ctx):
     return None
 
 def _finalize_contiguous_CMPNE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -448,7 +440,7 @@ def _finalize_contiguous_CMPNE(n, ctx):
     return None
 
 def _finalize_contiguous_CMPEQ(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -458,7 +450,7 @@ def _finalize_contiguous_CMPEQ(n, ctx):
     return None
 
 def _finalize_contiguous_AND(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -468,7 +460,7 @@ def _finalize_contiguous_AND(n, ctx):
     return None
 
 def _finalize_contiguous_OR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -478,7 +470,7 @@ def _finalize_contiguous_OR(n, ctx):
     return None
 
 def _finalize_contiguous_XOR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -488,7 +480,7 @@ def _finalize_contiguous_XOR(n, ctx):
     return None
 
 def _finalize_contiguous_SHL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -498,7 +490,7 @@ def _finalize_contiguous_SHL(n, ctx):
     return None
 
 def _finalize_contiguous_SHR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -508,7 +500,7 @@ def _finalize_contiguous_SHR(n, ctx):
     return None
 
 def _finalize_contiguous_WHERE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -518,7 +510,7 @@ def _finalize_contiguous_WHERE(n, ctx):
     return None
 
 def _finalize_contiguous_MULACC(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:58
+    # rule limit_bufs at rules/kernelize.rules:57
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -608,13 +600,13 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 67, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 68, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 66, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 67, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
 def _create_kernels_REALIZE(n, ctx):
-    # rule create_kernel at rules/kernelize.rules:67
+    # rule create_kernel at rules/kernelize.rules:66
     #   create_kernel: REALIZE as r -> create_kernel(ctx, r)
     if _create_kernels_st: _create_kernels_st.attempts[0] += 1
     r = n
@@ -626,7 +618,7 @@ def _create_kernels_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is Ops.VIEW:
-            # rule view_view at rules/kernelize.rules:68
+            # rule view_view at rules/kernelize.rules:67
             #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
             a = n0
@@ -644,11 +636,11 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view', 'rules/kernelize.rules', 76, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 77, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 78, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 79, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 80, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 75, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 76, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 77, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 78, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 79, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -658,7 +650,7 @@ def _create_ast_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is Ops.VIEW:
-                # rule ast_view at rules/kernelize.rules:76
+                # rule ast_view at rules/kernelize.rules:75
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
                 idx = n
@@ -666,7 +658,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_view(v, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[0]
             elif o0 in _OPS1:
-                # rule ast_alu at rules/kernelize.rules:77
+                # rule ast_alu at rules/kernelize.rules:76
                 #   ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[1] += 1
                 idx = n
@@ -674,7 +666,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[1]
             elif o0 in _OPS2:
-                # rule ast_marker at rules/kernelize.rules:78
+                # rule ast_marker at rules/kernelize.rules:77
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 idx = n
@@ -682,7 +674,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 is Ops.REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:79
+                # rule ast_reduce at rules/kernelize.rules:78
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 idx = n
@@ -690,7 +682,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 is Ops.CONST:
-                # rule ast_const at rules/kernelize.rules:80
+                # rule ast_const at rules/kernelize.rules:79
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 c = n0

@@ -46,13 +46,29 @@ FUSED = "fuse"          # tag of a REDUCE_AXIS that Tensor.fuse() (or FUSE_ARANG
 REALIZED_MARK = "realized"
 
 
+@dataclass(frozen=True)
+class Flags:
+    """The environment's kernelize switches, read once per schedule (so a recorded pass context
+    replays the same decisions)."""
+
+    max_kernel_buffers: int = 0
+    dont_realize_expand: bool = False
+    dont_group_reduces: bool = False
+    fuse_arange: bool = False
+
+    @staticmethod
+    def from_env() -> Flags:
+        return Flags(env_int("MAX_KERNEL_BUFFERS", 0), env_flag("DONT_REALIZE_EXPAND"),
+                     env_flag("DONT_GROUP_REDUCES"), env_flag("FUSE_ARANGE"))
+
+
 @dataclass
 class KernelizeContext:
-    """What the passes share: the realize decisions, the kernels made, fresh range ids."""
+    """What the passes share: the switches, the realize decisions, fresh range ids."""
 
+    flags: Flags = field(default_factory=Flags)
     realizes: dict[UOp, None] = field(default_factory=dict)
     order: list[UOp] = field(default_factory=list)   # REALIZE arg i -> the node realized
-    written: dict[int, UOp] = field(default_factory=dict)  # REALIZE arg i -> its BUFFER
     next_range: int = FIRST_RANGE
 
     def new_range(self, size: int, kind: str) -> UOp:
@@ -80,10 +96,10 @@ def fuse_reduce(r: UOp) -> UOp:
     return r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
 
 
-def is_arange(r: UOp) -> bool:
+def is_arange(ctx: KernelizeContext, r: UOp) -> bool:
     """FUSE_ARANGE: a reduction of constants only (an arange's cumulative sum) is fused into its
     reader instead of being a kernel of its own."""
-    if not env_flag("FUSE_ARANGE") or r.tag is not None:
+    if not ctx.flags.fuse_arange or r.tag is not None:
         return False
     return all(n.op is not Ops.BUFFER for n in toposort(r.src[0]))
 
@@ -149,7 +165,7 @@ def realize_before_view(ctx: KernelizeContext, v: UOp, x: UOp) -> None:
     if len(st.views) == 1 and (m := st.views[0].mask) is not None and \
             x.size >= math.prod(e - b for b, e in m):
         return  # a plain pad that reads each element at most once
-    if x.size < st.size and not env_flag("DONT_REALIZE_EXPAND"):
+    if x.size < st.size and not ctx.flags.dont_realize_expand:
         ctx.realizes[x] = None
 
 
@@ -176,7 +192,7 @@ def group_realizes(ctx: KernelizeContext, sink: UOp) -> None:
     for r in nodes:
         if r.op is not Ops.REDUCE_AXIS or r in ctx.realizes or r.tag == FUSED:
             continue
-        if env_flag("DONT_GROUP_REDUCES"):
+        if ctx.flags.dont_group_reduces:
             ctx.realizes[r] = None
             continue
         group = _walk_group(ctx, r, children, reduce_for)
@@ -230,11 +246,11 @@ def realize_wrap(ctx: KernelizeContext, x: UOp) -> UOp:
 
 
 # ====================================================================== 5. finalize: limit_bufs
-def limit_bufs(root: UOp) -> UOp | None:
+def limit_bufs(ctx: KernelizeContext, root: UOp) -> UOp | None:
     """MAX_KERNEL_BUFFERS: when the buffers flowing into `root`, plus the output, exceed a
     kernel's limit, its sources that are not memory get buffers of their own (sources first, so
     each kernel below already fits)."""
-    limit = env_int("MAX_KERNEL_BUFFERS", 0)
+    limit = ctx.flags.max_kernel_buffers
     if not limit:
         return None
     bufs: dict[UOp, None] = {}
@@ -279,9 +295,8 @@ def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
     a = split_store(store)
     # readers index the buffer with a flat offset: the placeholder `p` stands for it
     p = UOp.range(max(buf.arg.size, 1), FIRST_RANGE - 1)
-    a = a.replace(arg=(p, (p,)), tag=None)
-    if r.arg is not None:
-        ctx.written[r.arg] = buf
+    # the tag keeps the REALIZE's number: `becomes` finds the buffer of tensor node i by it
+    a = a.replace(arg=(p, (p,)), tag=None if r.arg is None else (r.arg,))
     return UOp(Ops.VIEW, x.dtype, (a,), ShapeTracker.from_shape(x.shape))
 
 
@@ -325,8 +340,9 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
 
 
-def becomes(ctx: KernelizeContext, x: UOp) -> UOp | None:
-    """The node a realized tensor node reads afterwards: its buffer, shaped like it."""
+def becomes(ctx: KernelizeContext, written: dict[int, UOp], x: UOp) -> UOp | None:
+    """The node a realized tensor node reads afterwards: its buffer, shaped like it
+    (`written`: REALIZE number -> the BUFFER its kernel wrote)."""
     shape = x.shape
     if x.op is Ops.BUFFER:
         return x
@@ -336,6 +352,6 @@ def becomes(ctx: KernelizeContext, x: UOp) -> UOp | None:
     base = _reshaped_base(x)
     x = x if base is None else base
     for i, y in enumerate(ctx.order):
-        if y is x and i in ctx.written:
-            return ctx.written[i].reshape(shape)
+        if y is x and i in written:
+            return written[i].reshape(shape)
     return None

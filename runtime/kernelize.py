@@ -20,9 +20,8 @@ import os
 from collections.abc import Iterator
 
 from rulegrad.rules import matcher
-from rulegrad.rules.kernelize_helpers import KernelizeContext, becomes
+from rulegrad.rules.kernelize_helpers import Flags, KernelizeContext, becomes
 
-from .env import env_flag, env_int
 from .ops import Ops
 from .rewrite import graph_rewrite
 from .uop import UOp, toposort
@@ -68,12 +67,6 @@ def cache_salt(name: str) -> tuple:
     return ("kernelize",) + tuple(os.environ.get(f, "") for f in FLAGS)
 
 
-def _check_flags() -> None:
-    env_int("MAX_KERNEL_BUFFERS", 0)  # a bad value is a clear error before any work
-    for f in FLAGS[1:]:
-        env_flag(f)
-
-
 # ====================================================================== the pipeline
 def _pass(sink: UOp, rules: str, ctx: object = None, bottom_up: bool = False) -> UOp:
     return graph_rewrite(sink, matcher("kernelize", rules), ctx=ctx, bottom_up=bottom_up,
@@ -84,11 +77,10 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value})."""
     from .schedule import order_assigns
 
-    _check_flags()
-    ctx = KernelizeContext()
+    ctx = KernelizeContext(Flags.from_env())  # a bad value is a clear error before any work
     # fuse markers: Tensor.fuse()'s FUSE travels down to the reductions it marks (and, with
     # FUSE_ARANGE, reductions of constants are marked too); first, before anything drops FUSE
-    tsink = _pass(sink, "do_fuse", bottom_up=True)
+    tsink = _pass(sink, "do_fuse", ctx, bottom_up=True)
     # earliest rewrites, shared with rangeify: markers, size 0, stride-0 and huge reductions
     tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
     early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
@@ -102,16 +94,17 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # add_contiguous: every chosen node is wrapped in a numbered REALIZE
     tsink = _pass(tsink, "add_contiguous", ctx, bottom_up=True)
     # finalize_contiguous: the buffer limit per kernel, and the passes' tags go
-    tsink = _pass(tsink, "finalize_contiguous")
+    tsink = _pass(tsink, "finalize_contiguous", ctx)
     # create_kernels: producers first, each REALIZE becomes its kernel (create_ast inside)
     tsink = _pass(tsink, "create_kernels", ctx)
     ksink = UOp.sink(*[a for a in toposort(tsink)
                        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL])
     # assign ordering: a kernel reading a buffer's old value runs before the one that assigns it
     ksink = order_assigns(ksink)
+    written = {a.tag[0]: a.src[0] for a in ksink.src if a.tag is not None}
     out: dict[UOp, UOp] = {}
     for root in sink.src:
-        new = becomes(ctx, viewed[root])
+        new = becomes(ctx, written, viewed[root])
         out[root] = early[root] if new is None else new
     return ksink, out
 

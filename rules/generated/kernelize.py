@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 5805c0cc2fd26c158a539c105d21b8d6ff0280d8cc36aadfe0d09842be7d9c72
+# source sha256: 1a80523feb9b2583b32d30ea37a61c1d2bc23ef9877dd39fd4789ef242cff277
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -31,7 +31,7 @@ from rulegrad.rules.kernelize_helpers import view_of
 from rulegrad.rules.kernelize_helpers import view_view
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '5805c0cc2fd26c158a539c105d21b8d6ff0280d8cc36aadfe0d09842be7d9c72'
+SOURCE_SHA256 = '1a80523feb9b2583b32d30ea37a61c1d2bc23ef9877dd39fd4789ef242cff277'
 DEPENDENCIES = ()
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -44,7 +44,7 @@ _do_fuse_rules = (
     RuleInfo('fuse_reduce', 'rules/kernelize.rules', 17, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)'),
     RuleInfo('fuse_push', 'rules/kernelize.rules', 18, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)'),
     RuleInfo('fuse_stop', 'rules/kernelize.rules', 19, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
-    RuleInfo('fuse_arange', 'rules/kernelize.rules', 21, 'fuse_arange: REDUCE_AXIS as r if is_arange(r) -> r.replace(tag="fuse")'),
+    RuleInfo('fuse_arange', 'rules/kernelize.rules', 21, 'fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
 
@@ -76,10 +76,10 @@ def _do_fuse_FUSE(n, ctx):
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
     # rule fuse_arange at rules/kernelize.rules:21
-    #   fuse_arange: REDUCE_AXIS as r if is_arange(r) -> r.replace(tag="fuse")
+    #   fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     r = n
-    if is_arange(r):
+    if is_arange(ctx, r):
         _r = _as_uop(n, r.replace(tag='fuse'))
         if _r is not None and _r is not n: return _r, _do_fuse_rules[3]
     return None
@@ -309,15 +309,15 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('limit_bufs', 'rules/kernelize.rules', 57, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)'),
+    RuleInfo('limit_bufs', 'rules/kernelize.rules', 57, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)'),
     RuleInfo('remove_tags', 'rules/kernelize.rules', 59, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_r0(n, ctx, root):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
-    return _as_uop(n, limit_bufs(root))
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
+    return _as_uop(n, limit_bufs(ctx, root))
 
 def _finalize_contiguous_any0(n, ctx):
     # rule remove_tags at rules/kernelize.rules:59
@@ -331,7 +331,7 @@ def _finalize_contiguous_any0(n, ctx):
 
 def _finalize_contiguous_ADD(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -341,7 +341,7 @@ def _finalize_contiguous_ADD(n, ctx):
 
 def _finalize_contiguous_SUB(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -351,7 +351,7 @@ def _finalize_contiguous_SUB(n, ctx):
 
 def _finalize_contiguous_MUL(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -361,7 +361,7 @@ def _finalize_contiguous_MUL(n, ctx):
 
 def _finalize_contiguous_FDIV(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -371,7 +371,7 @@ def _finalize_contiguous_FDIV(n, ctx):
 
 def _finalize_contiguous_IDIV(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -381,7 +381,7 @@ def _finalize_contiguous_IDIV(n, ctx):
 
 def _finalize_contiguous_MOD(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -391,7 +391,7 @@ def _finalize_contiguous_MOD(n, ctx):
 
 def _finalize_contiguous_MAX(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -401,7 +401,7 @@ def _finalize_contiguous_MAX(n, ctx):
 
 def _finalize_contiguous_MIN(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -411,7 +411,7 @@ def _finalize_contiguous_MIN(n, ctx):
 
 def _finalize_contiguous_POW(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -421,7 +421,7 @@ def _finalize_contiguous_POW(n, ctx):
 
 def _finalize_contiguous_CMPLT(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -431,7 +431,7 @@ def _finalize_contiguous_CMPLT(n, ctx):
 
 def _finalize_contiguous_CMPNE(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -441,7 +441,7 @@ def _finalize_contiguous_CMPNE(n, ctx):
 
 def _finalize_contiguous_CMPEQ(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -451,7 +451,7 @@ def _finalize_contiguous_CMPEQ(n, ctx):
 
 def _finalize_contiguous_AND(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -461,7 +461,7 @@ def _finalize_contiguous_AND(n, ctx):
 
 def _finalize_contiguous_OR(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -471,7 +471,7 @@ def _finalize_contiguous_OR(n, ctx):
 
 def _finalize_contiguous_XOR(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -481,7 +481,7 @@ def _finalize_contiguous_XOR(n, ctx):
 
 def _finalize_contiguous_SHL(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -491,7 +491,7 @@ def _finalize_contiguous_SHL(n, ctx):
 
 def _finalize_contiguous_SHR(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -501,7 +501,7 @@ def _finalize_contiguous_SHR(n, ctx):
 
 def _finalize_contiguous_WHERE(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -511,7 +511,7 @@ def _finalize_contiguous_WHERE(n, ctx):
 
 def _finalize_contiguous_MULACC(n, ctx):
     # rule limit_bufs at rules/kernelize.rules:57
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(root)
+    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]

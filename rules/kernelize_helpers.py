@@ -42,7 +42,8 @@ ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER,
 PAD_SAFE = frozenset({Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG, Ops.MAX, Ops.MIN, Ops.AND, Ops.OR,
                       Ops.XOR, Ops.CMPLT, Ops.CMPNE, Ops.WHERE, Ops.CAST, Ops.SQRT, Ops.TRUNC,
                       Ops.SHL, Ops.SHR, Ops.MULACC})
-FUSED = "fuse"          # tag of a REDUCE_AXIS that Tensor.fuse() (or FUSE_ARANGE) pushes into its reader
+# the tag of a REDUCE_AXIS that Tensor.fuse() (or FUSE_ARANGE) pushes into its reader
+FUSED = "fuse"
 REALIZED_MARK = "realized"
 
 

@@ -201,7 +201,7 @@ class View:
         """(offset into the memory below, valid or None) of the element at `idxs`."""
         off: Any = self.offset
         valid: Any = None
-        for i, st, s in zip(idxs, self.strides, self.shape):
+        for i, st in zip(idxs, self.strides):
             off = _add(off, _mul(i, st)) if st != 0 else off
         if self.mask is not None:
             for i, (b, e), s in zip(idxs, self.mask, self.shape):

@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulegrad.runtime.view import ShapeTracker, View
+from rulegrad.runtime.view import ShapeTracker
 
 
 def read(tracker: ShapeTracker, memory: np.ndarray) -> np.ndarray:

@@ -157,6 +157,8 @@ class View:
         shape = tuple(shape)
         if shape == self.shape:
             return self
+        if math.prod(shape) != self.size:
+            raise ValueError(f"reshape of {self.shape} to {shape}: sizes differ")
         if 0 in self.shape or 0 in shape:
             return View.contiguous(shape) if self.size == 0 and math.prod(shape) == 0 else None
         keep = [i for i, s in enumerate(self.shape) if s != 1]
@@ -266,14 +268,16 @@ class ShapeTracker:
     def merge(self) -> ShapeTracker:
         """Fold the top two views into one where that is exact:
         - the lower one is contiguous: the upper one reads memory as it read the lower's layout;
-        - the upper one is contiguous: it is a reshape of the lower one (when one view can say it).
+        - the upper one is contiguous over all of the lower one: a reshape of it (when one view
+          can say it; a contiguous view of fewer elements is a prefix, not a reshape).
         """
         views = list(self.views)
         while len(views) >= 2:
             lower, upper = views[-2], views[-1]
             if lower.is_contiguous:
                 views[-2:] = [upper]
-            elif upper.is_contiguous and (r := lower.reshape(upper.shape)) is not None:
+            elif upper.is_contiguous and upper.size == lower.size and \
+                    (r := lower.reshape(upper.shape)) is not None:
                 views[-2:] = [r]
             else:
                 break

@@ -114,14 +114,22 @@ def test_dont_realize_expand(monkeypatch):
 
 
 def test_scheduler_selection(monkeypatch):
-    a = RNG.standard_normal((4, 5)).astype(np.float32)
-    fused = Tensor(a).softmax(-1).fuse()  # fuse() is kernelize's: rangeify ignores it
-    assert len(fused.schedule()) == 3
+    """MAX_KERNEL_BUFFERS is kernelize's alone: the kernel count says which scheduler ran."""
+    ins = [RNG.standard_normal(8).astype(np.float32) for _ in range(6)]
+
+    def total() -> Tensor:
+        out = Tensor(ins[0])
+        for x in ins[1:]:
+            out = out + Tensor(x)
+        return out
+
+    monkeypatch.setenv("MAX_KERNEL_BUFFERS", "4")
+    assert len(total().schedule()) == 1  # rangeify, the default, ignores the limit
     monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
-    assert len(fused.schedule()) == 1
-    assert len(fused.schedule(scheduler="rangeify")) == 3
+    assert len(total().schedule()) == 3
+    assert len(total().schedule(scheduler="rangeify")) == 1  # the keyword wins
     with pytest.raises(SchedulerError, match="choose one of rangeify, kernelize"):
-        Tensor(a).realize(scheduler="tinygrad")
+        total().realize(scheduler="tinygrad")
 
 
 def test_fuzz_both_schedulers_agree():

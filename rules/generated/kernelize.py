@@ -33,6 +33,9 @@ from rulegrad.rules.kernelize_helpers import view_view
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '1a80523feb9b2583b32d30ea37a61c1d2bc23ef9877dd39fd4789ef242cff277'
 DEPENDENCIES = ()
+_CONST = Ops.CONST
+_REDUCE_AXIS = Ops.REDUCE_AXIS
+_VIEW = Ops.VIEW
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS1 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS2 = frozenset({Ops.CONTIGUOUS, Ops.COPY})
@@ -52,7 +55,7 @@ def _do_fuse_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         o0 = n0.op
-        if o0 is Ops.REDUCE_AXIS:
+        if o0 is _REDUCE_AXIS:
             # rule fuse_reduce at rules/kernelize.rules:17
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
@@ -617,7 +620,7 @@ def _create_kernels_REALIZE(n, ctx):
 def _create_kernels_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is Ops.VIEW:
+        if n0.op is _VIEW:
             # rule view_view at rules/kernelize.rules:67
             #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
@@ -649,7 +652,7 @@ def _create_ast_INDEX(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 in _OPS3:
-            if o0 is Ops.VIEW:
+            if o0 is _VIEW:
                 # rule ast_view at rules/kernelize.rules:75
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
@@ -673,7 +676,7 @@ def _create_ast_INDEX(n, ctx):
                 x = n0
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
-            elif o0 is Ops.REDUCE_AXIS:
+            elif o0 is _REDUCE_AXIS:
                 # rule ast_reduce at rules/kernelize.rules:78
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
@@ -681,7 +684,7 @@ def _create_ast_INDEX(n, ctx):
                 r = n0
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
-            elif o0 is Ops.CONST:
+            elif o0 is _CONST:
                 # rule ast_const at rules/kernelize.rules:79
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1

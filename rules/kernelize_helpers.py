@@ -25,7 +25,7 @@ from rulegrad.rules.rangeify_helpers import (
     flat_offset,
     idx_const,
     index,
-    split_store,
+    make_kernel,
 )
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
@@ -301,7 +301,25 @@ def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
     return UOp(Ops.VIEW, x.dtype, (a,), ShapeTracker.from_shape(x.shape))
 
 
+def split_store(st: UOp) -> UOp:
+    """One STORE is one kernel: its AST by kernel.rules' `kernel` pipeline, as rangeify's."""
+    from rulegrad.rules import pipeline
+
+    ast, kctx = pipeline("kernel", "kernel")(UOp.sink(st))
+    return make_kernel(st, ast, kctx)
+
+
 # ---------------------------------------------------------------------- create_ast
+def push_index(x: UOp, idx: UOp) -> UOp:
+    """INDEX of an elementwise op -> the op of its INDEXed sources (same indices)."""
+    return x.replace(src=tuple(index(s, *idx.src[1:], arg=idx.arg) for s in x.src))
+
+
+def push_index_first(x: UOp, idx: UOp) -> UOp:
+    """INDEX of COPY/CONTIGUOUS: index the data source, keep the others."""
+    return x.replace(src=(index(x.src[0], *idx.src[1:], arg=idx.arg),) + x.src[1:])
+
+
 def index_view(v: UOp, idx: UOp) -> UOp:
     """x read through a view at idx: memory gets the view's flat offset (masked: WHERE(valid,
     off, INVALID)); a computed base gets that offset unflattened into its own indices, and is 0

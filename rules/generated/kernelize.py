@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 1a80523feb9b2583b32d30ea37a61c1d2bc23ef9877dd39fd4789ef242cff277
+# source sha256: 4e59338214e21935b53ded6e1231a80b0ae88cf1564bb91781cf3f17ccd9eea9
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -19,8 +19,8 @@ from rulegrad.rules.kernelize_helpers import index_view
 from rulegrad.rules.kernelize_helpers import is_arange
 from rulegrad.rules.kernelize_helpers import is_computed
 from rulegrad.rules.kernelize_helpers import limit_bufs
-from rulegrad.rules.rangeify_helpers import push_index
-from rulegrad.rules.rangeify_helpers import push_index_first
+from rulegrad.rules.kernelize_helpers import push_index
+from rulegrad.rules.kernelize_helpers import push_index_first
 from rulegrad.rules.kernelize_helpers import realize
 from rulegrad.rules.kernelize_helpers import realize_before_view
 from rulegrad.rules.kernelize_helpers import realize_roots
@@ -31,7 +31,7 @@ from rulegrad.rules.kernelize_helpers import view_of
 from rulegrad.rules.kernelize_helpers import view_view
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '1a80523feb9b2583b32d30ea37a61c1d2bc23ef9877dd39fd4789ef242cff277'
+SOURCE_SHA256 = '4e59338214e21935b53ded6e1231a80b0ae88cf1564bb91781cf3f17ccd9eea9'
 DEPENDENCIES = ()
 _CONST = Ops.CONST
 _REDUCE_AXIS = Ops.REDUCE_AXIS
@@ -44,10 +44,10 @@ _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAS
 
 # ======================================================================== do_fuse
 _do_fuse_rules = (
-    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 17, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)'),
-    RuleInfo('fuse_push', 'rules/kernelize.rules', 18, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)'),
-    RuleInfo('fuse_stop', 'rules/kernelize.rules', 19, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
-    RuleInfo('fuse_arange', 'rules/kernelize.rules', 21, 'fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")'),
+    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 16, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)'),
+    RuleInfo('fuse_push', 'rules/kernelize.rules', 17, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)'),
+    RuleInfo('fuse_stop', 'rules/kernelize.rules', 18, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
+    RuleInfo('fuse_arange', 'rules/kernelize.rules', 20, 'fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
 
@@ -56,20 +56,20 @@ def _do_fuse_FUSE(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _REDUCE_AXIS:
-            # rule fuse_reduce at rules/kernelize.rules:17
+            # rule fuse_reduce at rules/kernelize.rules:16
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             r = n0
             _r = _as_uop(n, fuse_reduce(r))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
-            # rule fuse_push at rules/kernelize.rules:18
+            # rule fuse_push at rules/kernelize.rules:17
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             x = n0
             _r = _as_uop(n, fuse_srcs(x))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[1]
-        # rule fuse_stop at rules/kernelize.rules:19
+        # rule fuse_stop at rules/kernelize.rules:18
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         x = n0
@@ -78,7 +78,7 @@ def _do_fuse_FUSE(n, ctx):
     return None
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
-    # rule fuse_arange at rules/kernelize.rules:21
+    # rule fuse_arange at rules/kernelize.rules:20
     #   fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     r = n
@@ -96,20 +96,20 @@ _do_fuse_part = RuleMatcher('do_fuse', _do_fuse_rules, {
 
 # ======================================================================== merge_views
 _merge_views_rules = (
-    RuleInfo('mop_to_view', 'rules/kernelize.rules', 28, 'mop_to_view: Movement(x) as m -> view_of(m, x)'),
-    RuleInfo('view_noop', 'rules/kernelize.rules', 30, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
+    RuleInfo('mop_to_view', 'rules/kernelize.rules', 27, 'mop_to_view: Movement(x) as m -> view_of(m, x)'),
+    RuleInfo('view_noop', 'rules/kernelize.rules', 29, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
 )
 _merge_views_st = match_stats('merge_views', _merge_views_rules)  # None unless counting
 
 def _merge_views_r0(n, ctx, m, x):
-    # rule mop_to_view at rules/kernelize.rules:28
+    # rule mop_to_view at rules/kernelize.rules:27
     #   mop_to_view: Movement(x) as m -> view_of(m, x)
     return _as_uop(n, view_of(m, x))
 
 def _merge_views_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -119,7 +119,7 @@ def _merge_views_RESHAPE(n, ctx):
 def _merge_views_PERMUTE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -129,7 +129,7 @@ def _merge_views_PERMUTE(n, ctx):
 def _merge_views_EXPAND(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -139,7 +139,7 @@ def _merge_views_EXPAND(n, ctx):
 def _merge_views_PAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -149,7 +149,7 @@ def _merge_views_PAD(n, ctx):
 def _merge_views_SHRINK(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -159,7 +159,7 @@ def _merge_views_SHRINK(n, ctx):
 def _merge_views_FLIP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:28
+        # rule mop_to_view at rules/kernelize.rules:27
         #   mop_to_view: Movement(x) as m -> view_of(m, x)
         if _merge_views_st: _merge_views_st.attempts[0] += 1
         _r = _merge_views_r0(n, ctx, n, n0)
@@ -169,7 +169,7 @@ def _merge_views_FLIP(n, ctx):
 def _merge_views_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule view_noop at rules/kernelize.rules:30
+        # rule view_noop at rules/kernelize.rules:29
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         v = n
@@ -192,14 +192,14 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/kernelize.rules', 37, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
-    RuleInfo('realize_effect', 'rules/kernelize.rules', 38, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
-    RuleInfo('realize_view', 'rules/kernelize.rules', 39, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
+    RuleInfo('realize_roots', 'rules/kernelize.rules', 36, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
+    RuleInfo('realize_effect', 'rules/kernelize.rules', 37, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
+    RuleInfo('realize_view', 'rules/kernelize.rules', 38, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/kernelize.rules:37
+    # rule realize_roots at rules/kernelize.rules:36
     #   realize_roots: SINK as s -> realize_roots(ctx, s)
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -208,7 +208,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:38
+    # rule realize_effect at rules/kernelize.rules:37
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -217,7 +217,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:38
+    # rule realize_effect at rules/kernelize.rules:37
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -226,7 +226,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:38
+    # rule realize_effect at rules/kernelize.rules:37
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -235,7 +235,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:38
+    # rule realize_effect at rules/kernelize.rules:37
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -246,7 +246,7 @@ def _do_realize_ASSIGN(n, ctx):
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_view at rules/kernelize.rules:39
+        # rule realize_view at rules/kernelize.rules:38
         #   realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         v = n
@@ -269,12 +269,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_reduces', 'rules/kernelize.rules', 44, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
+    RuleInfo('group_reduces', 'rules/kernelize.rules', 43, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_SINK(n, ctx):
-    # rule group_reduces at rules/kernelize.rules:44
+    # rule group_reduces at rules/kernelize.rules:43
     #   group_reduces: SINK as s -> group_realizes(ctx, s)
     if _group_st: _group_st.attempts[0] += 1
     s = n
@@ -290,12 +290,12 @@ _group_part = RuleMatcher('group', _group_rules, {
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 50, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 49, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:50
+    # rule add_realize at rules/kernelize.rules:49
     #   add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
@@ -312,18 +312,18 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('limit_bufs', 'rules/kernelize.rules', 57, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)'),
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 59, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('limit_bufs', 'rules/kernelize.rules', 56, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 58, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_r0(n, ctx, root):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     return _as_uop(n, limit_bufs(ctx, root))
 
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:59
+    # rule remove_tags at rules/kernelize.rules:58
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[1] += 1
     x = n
@@ -333,7 +333,7 @@ def _finalize_contiguous_any0(n, ctx):
     return None
 
 def _finalize_contiguous_ADD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -343,7 +343,7 @@ def _finalize_contiguous_ADD(n, ctx):
     return None
 
 def _finalize_contiguous_SUB(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -353,7 +353,7 @@ def _finalize_contiguous_SUB(n, ctx):
     return None
 
 def _finalize_contiguous_MUL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -363,7 +363,7 @@ def _finalize_contiguous_MUL(n, ctx):
     return None
 
 def _finalize_contiguous_FDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -373,7 +373,7 @@ def _finalize_contiguous_FDIV(n, ctx):
     return None
 
 def _finalize_contiguous_IDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -383,7 +383,7 @@ def _finalize_contiguous_IDIV(n, ctx):
     return None
 
 def _finalize_contiguous_MOD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -393,7 +393,7 @@ def _finalize_contiguous_MOD(n, ctx):
     return None
 
 def _finalize_contiguous_MAX(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -403,7 +403,7 @@ def _finalize_contiguous_MAX(n, ctx):
     return None
 
 def _finalize_contiguous_MIN(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -413,7 +413,7 @@ def _finalize_contiguous_MIN(n, ctx):
     return None
 
 def _finalize_contiguous_POW(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -423,7 +423,7 @@ def _finalize_contiguous_POW(n, ctx):
     return None
 
 def _finalize_contiguous_CMPLT(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -433,7 +433,7 @@ def _finalize_contiguous_CMPLT(n, ctx):
     return None
 
 def _finalize_contiguous_CMPNE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -443,7 +443,7 @@ def _finalize_contiguous_CMPNE(n, ctx):
     return None
 
 def _finalize_contiguous_CMPEQ(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -453,7 +453,7 @@ def _finalize_contiguous_CMPEQ(n, ctx):
     return None
 
 def _finalize_contiguous_AND(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -463,7 +463,7 @@ def _finalize_contiguous_AND(n, ctx):
     return None
 
 def _finalize_contiguous_OR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -473,7 +473,7 @@ def _finalize_contiguous_OR(n, ctx):
     return None
 
 def _finalize_contiguous_XOR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -483,7 +483,7 @@ def _finalize_contiguous_XOR(n, ctx):
     return None
 
 def _finalize_contiguous_SHL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -493,7 +493,7 @@ def _finalize_contiguous_SHL(n, ctx):
     return None
 
 def _finalize_contiguous_SHR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -503,7 +503,7 @@ def _finalize_contiguous_SHR(n, ctx):
     return None
 
 def _finalize_contiguous_WHERE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -513,7 +513,7 @@ def _finalize_contiguous_WHERE(n, ctx):
     return None
 
 def _finalize_contiguous_MULACC(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:57
+    # rule limit_bufs at rules/kernelize.rules:56
     #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     _r = _finalize_contiguous_r0(n, ctx, n)
@@ -603,13 +603,13 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 66, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 67, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 65, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 66, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
 def _create_kernels_REALIZE(n, ctx):
-    # rule create_kernel at rules/kernelize.rules:66
+    # rule create_kernel at rules/kernelize.rules:65
     #   create_kernel: REALIZE as r -> create_kernel(ctx, r)
     if _create_kernels_st: _create_kernels_st.attempts[0] += 1
     r = n
@@ -621,7 +621,7 @@ def _create_kernels_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is _VIEW:
-            # rule view_view at rules/kernelize.rules:67
+            # rule view_view at rules/kernelize.rules:66
             #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
             a = n0
@@ -639,11 +639,11 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view', 'rules/kernelize.rules', 75, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 76, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 77, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 78, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 79, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 74, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 75, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 76, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 77, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 78, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -653,7 +653,7 @@ def _create_ast_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _VIEW:
-                # rule ast_view at rules/kernelize.rules:75
+                # rule ast_view at rules/kernelize.rules:74
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
                 idx = n
@@ -661,7 +661,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_view(v, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[0]
             elif o0 in _OPS1:
-                # rule ast_alu at rules/kernelize.rules:76
+                # rule ast_alu at rules/kernelize.rules:75
                 #   ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[1] += 1
                 idx = n
@@ -669,7 +669,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[1]
             elif o0 in _OPS2:
-                # rule ast_marker at rules/kernelize.rules:77
+                # rule ast_marker at rules/kernelize.rules:76
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 idx = n
@@ -677,7 +677,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 is _REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:78
+                # rule ast_reduce at rules/kernelize.rules:77
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 idx = n
@@ -685,7 +685,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 is _CONST:
-                # rule ast_const at rules/kernelize.rules:79
+                # rule ast_const at rules/kernelize.rules:78
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 c = n0
@@ -726,3 +726,5 @@ MATCHERS = {
     'create_kernels': _S_create_kernels,
     'create_ast': _S_create_ast,
 }
+
+PIPELINES = {}

@@ -45,7 +45,6 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
-from .env import env_flag
 from .errors import AxisError, InvalidArgument
 from .nn import NNOps
 from .ops import Ops
@@ -178,26 +177,11 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     return dt
 
 
-# Python floats folded by the rules (x*1, x+0, x*-1): kept as constants, never parameters
-_FOLDED = frozenset((0.0, 1.0, -1.0))
-
-
-def _param_uop(value: float, dtype: DType, shape: Shape) -> UOp:
-    """A Python float operand as a one-element buffer, broadcast: a kernel parameter, so a
-    program that differs only in it (a learning rate per step) is the same program (one
-    schedule, one compiled library). Numerics equal the constant's: the same rounding."""
-    data = np.full(1, _const_value(value, dtype), dtype.np)
-    buf = UOp(Ops.BUFFER, dtype, (), Buffer(1, dtype, data))
-    return buf.reshape((1,) * len(shape)).expand(shape)
-
-
-def _lift(items: Sequence[Tensor | Scalar], dtype: DType, params: bool = False) -> list[UOp]:
-    """Operands as UOps of one dtype and one (broadcast) shape; with `params`, Python floats
-    become kernel parameters (`_param_uop`) instead of constants."""
+def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
+    """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
+    CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
     shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
     return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
-            else _param_uop(i, dtype, shape)
-            if params and type(i) is float and dtype.is_float and i not in _FOLDED
             else _const_uop(i, dtype, shape) for i in items]
 
 
@@ -208,13 +192,6 @@ def _coerce(x: Any) -> Tensor | Scalar:
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
         return Tensor(x)
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
-
-
-# with RULEGRAD_FLOAT_PARAMS=1, the arithmetic whose Python float operands become kernel
-# parameters. Off by default: a parameter is a buffer, so no rule sees (or folds) the constant,
-# and a user's `c:CONST` pattern would not match `x * 2.0`. (not POW: the rules
-# specialise x**2 and friends on the constant; not MAX/MIN: clipping bounds are structure)
-_PARAM_OPS = frozenset((Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV))
 
 
 # ---------------------------------------------------------------------- the Tensor
@@ -533,7 +510,7 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
-        a, b = _lift(items, dt, params=op in _PARAM_OPS and env_flag("RULEGRAD_FLOAT_PARAMS"))
+        a, b = _lift(items, dt)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         return Tensor(a.alu(op, b))

@@ -46,6 +46,7 @@ import numpy as np
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
+from .limits import check_shape
 from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
@@ -103,9 +104,37 @@ def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
 
 
 def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
-    arr = np.array(arr, dtype=dtype.np, copy=True)  # never alias the caller's array
-    buf = Buffer(arr.size, dtype, arr)
+    return _from_owned(np.array(arr, dtype=dtype.np, copy=True))  # never alias the caller's array
+
+
+def _from_owned(arr: np.ndarray) -> UOp:
+    """A fresh array no one else holds, as a buffer (no copy)."""
+    dtype = dtypes.from_np(arr.dtype)
+    buf = Buffer(arr.size, dtype, arr.reshape(-1))
     return UOp(Ops.BUFFER, dtype, (), buf).reshape(arr.shape)
+
+
+_CHUNK = 1 << 16  # elements of float64 scratch per step when filling a float arange
+
+
+def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
+    """numpy's `arange(start, start + n*step, step).astype(dt)`, bit for bit, made at `dt`: no
+    float64 array of the whole size on the way (numpy fills x[i] = x[0] + i*(x[1] - x[0]))."""
+    check_shape((n,), dt, "arange")
+    if not dt.is_float and all(isinstance(v, int) for v in (start, step)):
+        return np.arange(start, start + n * step, step, dtype=dt.np)
+    out = np.empty(n, dt.np)
+    first = np.float64(start)
+    with np.errstate(all="ignore"):  # the casts numpy's astype would make, warnings included
+        delta = (first + np.float64(step)) - first
+        for i in range(0, n, _CHUNK):
+            idx = np.arange(i, min(n, i + _CHUNK), dtype=np.float64)
+            out[i:i + len(idx)] = first + idx * delta
+        if n > 1:  # numpy stores the first two values as computed, not through delta
+            out[1] = first + np.float64(step)
+        if n:
+            out[0] = first
+    return out
 
 
 def _broadcast_shape(*shapes: Shape) -> Shape:
@@ -214,6 +243,7 @@ class Tensor(TensorOps, NNOps):
         dt = None if dtype is None else to_dtype(dtype)
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
+            check_shape(self.uop.shape, self.uop.dtype, self.uop.op.name)  # before any work
         elif isinstance(data, Tensor):
             self.uop = data.uop if dt is None else data.uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
@@ -296,7 +326,7 @@ class Tensor(TensorOps, NNOps):
         if any(not dt.min <= v <= dt.max for v in ends):
             raise OverflowError(f"arange [{start}, {stop}) step {step} is not representable in "
                                 f"{dt.name}")
-        return Tensor(np.arange(start, stop, step).astype(dt.np), dt)
+        return Tensor(_from_owned(_arange_array(start, step, n, dt)))
 
     @staticmethod
     def eye(n: int, m: int | None = None, dtype: DType | str = dtypes.default_float) -> Tensor:
@@ -321,7 +351,13 @@ class Tensor(TensorOps, NNOps):
         dt = to_dtype(dtype)
         if not dt.is_float:
             raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
-        return Tensor(Tensor._rng.random(shape).astype(dt.np), dt)
+        check_shape(shape, dt, "rand")
+        if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
+            return Tensor(_from_owned(Tensor._rng.random(shape, dtype=dt.np)))
+        out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time
+        for i in range(0, out.size, _CHUNK):
+            out[i:i + _CHUNK] = Tensor._rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
+        return Tensor(_from_owned(out.reshape(shape)))
 
     # ------------------------------------------------------------------ movement
     def reshape(self, *shape: Any) -> Tensor:

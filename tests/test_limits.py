@@ -76,3 +76,36 @@ def test_arange_is_numpys_bit_for_bit():
             with np.errstate(all="ignore"):
                 want = np.arange(a, b, c).astype(got.dtype)
             np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+# ---------------------------------------------------------------------------- buffers per kernel
+def _sum_of(n: int, seed: int = 0) -> tuple[Tensor, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(16).astype(np.float32) for _ in range(n)]
+    total, want = Tensor(arrays[0]), arrays[0]
+    for a in arrays[1:]:
+        total, want = total + Tensor(a), want + a
+    return total, want
+
+
+def test_a_sum_of_many_tensors_is_split_into_kernels_of_bounded_buffers(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "64")
+    total, want = _sum_of(300)
+    items = total.schedule()
+    assert max(len(it.bufs) for it in items) <= 64
+    # 300 inputs: 63 in the first kernel, then 62 new ones beside each partial sum
+    assert len(items) == 5
+    np.testing.assert_array_equal(total.numpy(), want)  # the additions keep numpy's order
+
+
+def test_the_default_bound_splits_a_sum_of_2000_tensors():
+    total, _ = _sum_of(2000, seed=1)
+    items = total.schedule()
+    assert max(len(it.bufs) for it in items) <= 128
+    assert len(items) == 16  # 127 + 15 * 126 >= 2000 inputs
+
+
+def test_the_bound_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "0")
+    total, _ = _sum_of(300, seed=2)
+    assert [len(it.bufs) for it in total.schedule()] == [301]

@@ -3,6 +3,7 @@ and random and range tensors are made at their own dtype (no float64 array 3x th
 
 from __future__ import annotations
 
+import os
 import tracemalloc
 
 import numpy as np
@@ -109,3 +110,37 @@ def test_the_bound_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "0")
     total, _ = _sum_of(300, seed=2)
     assert [len(it.bufs) for it in total.schedule()] == [301]
+
+
+# ---------------------------------------------------------------------------- loaded libraries
+def _mapped_libraries() -> set[str]:
+    """The kernel libraries mapped into this process (/proc/self/maps: one line per mapping)."""
+    import re
+
+    with open("/proc/self/maps") as f:
+        return set(re.findall(r"rg_[0-9a-f]+\.so", f.read()))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc/self/maps")
+def test_distinct_programs_keep_a_bounded_number_of_libraries_mapped(monkeypatch):
+    from rulegrad.backends.c import build
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "3")
+    before = _mapped_libraries()
+    live0 = build.Library.live
+    most = 0
+    for n in range(1, 13):  # 12 distinct programs (a new shape each)
+        a = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal((Tensor(a) * 3 + 1).numpy(), a * 3 + 1)
+        most = max(most, len(_mapped_libraries() - before))
+    assert most <= 4  # three kept by the table, one being loaded
+    assert build.Library.live - live0 <= 3  # the others were dlclosed, not just forgotten
+
+
+def test_a_bad_program_bound_is_a_clear_error(monkeypatch):
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "0")
+    with pytest.raises(EnvError, match="RULEGRAD_MAX_PROGRAMS=0: must be at least 1"):
+        run.max_programs()

@@ -8,7 +8,7 @@ loop 2**41 times. Checking the logical size of every tensor at the Tensor API re
 program at once, before anything is scheduled or run.
 
 The limit is `RULEGRAD_MAX_BUFFER_BYTES` (`64M`, `8G`, bytes), by default half of the machine's
-physical memory.
+physical memory; a tensor of at most 1 MB is always allowed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .env import env_bytes
 from .errors import InvalidArgument
 
 _default: int | None = None
+_ALWAYS_ALLOWED = 1 << 20  # a tensor of at most 1 MB is never refused
 
 
 class SizeLimitError(InvalidArgument, MemoryError):
@@ -65,6 +66,8 @@ def check_shape(shape: tuple | None, dtype: DType, what: str) -> None:
     for s in shape:
         numel *= s if type(s) is int else int(s.vmax)
     nbytes = numel * dtype.itemsize
+    if nbytes <= _ALWAYS_ALLOWED:  # most tensors: no environment read (a tenth of an op's cost)
+        return
     limit = max_buffer_bytes()
     if nbytes > limit:
         raise SizeLimitError(

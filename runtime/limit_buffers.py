@@ -33,9 +33,12 @@ def limit_buffers(sink: UOp) -> UOp:
     limit = max_kernel_buffers()
     if not limit:
         return sink
+    order = toposort(sink)
+    if sum(1 for n in order if n.op in _LOADED) < limit:  # no kernel can read too many
+        return sink
     new: dict[UOp, UOp] = {}
     reads: dict[UOp, frozenset[UOp]] = {}  # new node -> the buffers its kernel would load
-    for node in toposort(sink):
+    for node in order:
         src = tuple(new[s] for s in node.src)
         n = node if src == node.src else node.replace(src=src)
         if n.op in _LOADED:

@@ -34,6 +34,7 @@ from .env import env_flag
 from .ops import Ops
 from .uop import UOp, substitute, toposort
 
+
 def enabled() -> bool:
     return env_flag("RULEGRAD_FLOAT_PARAMS", default=True)
 

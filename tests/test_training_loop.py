@@ -74,7 +74,7 @@ def test_sgd_optimizer_with_a_changing_learning_rate_builds_once(fresh):
 _VALUE_DEPENDENT = """
 rules small = {
   # x * c -> -(x * -c) for a small positive c: exact, and the graph it makes depends on c
-  neg_small: MUL[x:floats, c:CONST] if c.arg > 0 and c.arg < 0.25 -> NEG(MUL(x, c.const_like(-c.arg)))
+  neg_small: MUL[x:floats, c:CONST] if 0 < c.arg < 0.25 -> NEG(MUL(x, c.const_like(-c.arg)))
 }
 """
 

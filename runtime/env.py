@@ -9,6 +9,7 @@ that fails.
 from __future__ import annotations
 
 import os
+import re
 
 _ON = ("1", "on", "true", "yes")
 _OFF = ("", "0", "off", "false", "no")
@@ -42,3 +43,18 @@ def env_flag(name: str, default: bool = False) -> bool:
     if text in _OFF:
         return False
     raise EnvError(f"{name}={os.environ[name]!r}: expected 1 or 0 (on/off, true/false, yes/no)")
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def env_bytes(name: str, default: int) -> int:
+    """A size in bytes: `1048576`, `64K`, `500M`, `2G`, `1.5T` (powers of 1024)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise EnvError(f"{name}={text!r}: expected a size, e.g. 500M, 2G or a number of bytes")
+    unit = m.group(2).lower()
+    return int(float(m.group(1)) * (1024 ** ("kmgt".index(unit) + 1) if unit else 1))

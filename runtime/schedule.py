@@ -24,6 +24,7 @@ from rulegrad.rules.rangeify_helpers import RealizeContext
 
 from .buffer import Buffer
 from .env import env_int
+from .limit_buffers import limit_buffers, max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
 from .rewrite import graph_rewrite
@@ -139,7 +140,9 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
     root that needs no kernel (a view of an existing buffer) stays what it is."""
     inputs: dict[str, UOp] = {}
-    ksink, ctxs = scheduler().run(sink, _user, inputs)
+    # no kernel reads more than RULEGRAD_MAX_KERNEL_BUFFERS buffers (a sum of 2,000 tensors)
+    # (the roots keep their order, so `early` below pairs the caller's roots with their forms)
+    ksink, ctxs = scheduler().run(limit_buffers(sink), _user, inputs)
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
     ksink = order_assigns(ksink)
     # the graph add_realize numbered (the SINK keeps its sources' order)
@@ -231,7 +234,8 @@ def schedule_with_outputs(uops: list[UOp],
 
     name = scheduler_name(scheduler)
     run = _schedule_uncached if name == "rangeify" else schedule_kernelize
-    items, outs = cached_schedule(list(uops), run, salt=user_passes_key() + cache_salt(name))
+    salt = (user_passes_key() + cache_salt(name), max_kernel_buffers())
+    items, outs = cached_schedule(list(uops), run, salt=salt)
     debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):

@@ -12,6 +12,11 @@ the same shapes share an entry. The entry is the schedule with each buffer as a 
 input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
 the scheduler would. A lookup costs one walk of the graph.
 
+Float constants from the program (a learning rate) are not part of the key once a form has
+shown it does not depend on them: `runtime/float_params.py` lifts them into kernel arguments
+(one-element buffers filled at each replay), and `_Form` records per masked key whether two
+schedules for different values agreed.
+
 `RULEGRAD_SCHEDULE_CACHE=0` turns it off. It is bypassed while something watches the passes
 run (rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`) and with the interpreted matcher
 (`RULEGRAD_MATCHER=interp`), which is there to be compared with the generated one, pass by pass.
@@ -27,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules import mode
 
+from . import float_params
 from .buffer import Buffer
 from .env import env_flag
 from .matcher import stats_enabled
@@ -47,9 +53,37 @@ class _Entry:
     kernels: tuple[tuple[str, UOp, tuple[Ref, ...]], ...]  # (name, ast, buffer refs)
     new_buffers: tuple[tuple[int, object], ...]            # (size, dtype) per created buffer
     outs: tuple[tuple[Ref, tuple[int, ...] | None], ...]   # per root: its buffer, its shape
+    params: tuple[tuple[int, ...], ...] = ()  # per kernel: the float slot of each extra buffer
+
+
+@dataclass
+class _Form:
+    """What is known of a form (a key with its liftable floats masked): the values and lifted
+    schedule of its first miss, until a second miss with other values agrees (`free` then says
+    which slots may take any value; the others must equal `values`), or disagrees (`failed`)."""
+
+    values: tuple[tuple[object, float], ...]
+    entry: _Entry
+    free: tuple[bool, ...] | None = None
+    failed: bool = False
+
+    def serves(self, values: list[tuple[object, float]]) -> bool:
+        return self.free is not None and all(
+            f or a[1].hex() == b[1].hex() for f, a, b in zip(self.free, values, self.values))
+
+    def learn(self, values: list[tuple[object, float]], entry: _Entry) -> None:
+        if self.failed or self.free is not None:
+            return
+        if entry != self.entry:
+            self.failed = True  # the schedule depends on the values: keyed by them for good
+            return
+        free = tuple(a[1].hex() != b[1].hex() for a, b in zip(values, self.values))
+        if any(free):
+            self.free = free
 
 
 _cache: OrderedDict[tuple, _Entry] = OrderedDict()
+_forms: OrderedDict[tuple, _Form] = OrderedDict()
 _lock = threading.Lock()
 stats = {"hits": 0, "misses": 0}
 
@@ -61,14 +95,17 @@ def enabled() -> bool:
     return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
 
 
-def graph_key(uops: list[UOp]) -> tuple[tuple, list[Buffer]]:
-    """The structural key of the roots' graph, and its buffers in slot order."""
+def graph_key(uops: list[UOp], lift: bool = False
+              ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]]:
+    """The structural key of the roots' graph, its buffers in slot order, and (with `lift`) its
+    liftable float constants in slot order, which the key then holds as `("float", slot)`."""
     nodes = toposort(UOp.sink(*uops))
     index: dict[int, int] = {}
     slots: dict[int, int] = {}
     buffers: list[Buffer] = []
+    floats: list[tuple[object, float]] = []
     key: list[tuple] = []
-    buffer_op = Ops.BUFFER
+    buffer_op, const_op = Ops.BUFFER, Ops.CONST
     for i, n in enumerate(nodes):
         index[id(n)] = i
         arg, op = n.arg, n.op
@@ -78,9 +115,13 @@ def graph_key(uops: list[UOp]) -> tuple[tuple, list[Buffer]]:
                 buffers.append(arg)
             arg = ("slot", slot, arg.size, arg.dtype, arg.is_allocated)
         elif type(arg) is float:
-            arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
+            if lift and op is const_op and float_params.liftable(arg, n.dtype):
+                floats.append((n.dtype, arg))
+                arg = ("float", len(floats) - 1)
+            else:
+                arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
         key.append((op, n.dtype, arg, n.tag, tuple([index[id(s)] for s in n.src])))
-    return tuple(key), buffers
+    return tuple(key), buffers, floats
 
 
 def _out_buffer(out: UOp) -> tuple[Buffer, tuple[int, ...] | None] | None:
@@ -116,16 +157,35 @@ def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) ->
     return _Entry(kernels, tuple(new_buffers), tuple(out_refs))
 
 
-def _replay(entry: _Entry, inputs: list[Buffer]) -> tuple[list[ScheduleItem], list[UOp]]:
+def _lift(entry: _Entry, floats: list[tuple[object, float]]) -> _Entry:
+    """The entry with the graph's liftable floats read from kernel arguments."""
+    slots = float_params.slot_of(floats)  # type: ignore[arg-type]
+    kernels, params = [], []
+    for name, ast, refs in entry.kernels:
+        ast, p = float_params.lift(ast, len(refs), slots)
+        kernels.append((name, ast, refs))
+        params.append(p)
+    return _Entry(tuple(kernels), entry.new_buffers, entry.outs, tuple(params))
+
+
+def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, float]] = ()
+            ) -> tuple[list[ScheduleItem], list[UOp]]:
     from .schedule import ScheduleItem
 
     fresh = [Buffer(size, dtype) for size, dtype in entry.new_buffers]  # type: ignore[arg-type]
+    values: dict[int, Buffer] = {}  # the float slots' buffers, made when a kernel reads one
 
     def buf(r: Ref) -> Buffer:
         return inputs[r[1]] if r[0] else fresh[r[1]]
 
-    items = [ScheduleItem(name, ast, tuple(buf(r) for r in refs))
-             for name, ast, refs in entry.kernels]
+    def value(slot: int) -> Buffer:
+        if slot not in values:
+            values[slot] = float_params.param_buffer(*floats[slot])  # type: ignore[arg-type]
+        return values[slot]
+
+    params = entry.params or ((),) * len(entry.kernels)
+    items = [ScheduleItem(name, ast, tuple(buf(r) for r in refs) + tuple(map(value, p)))
+             for (name, ast, refs), p in zip(entry.kernels, params)]
     outs = []
     for r, shape in entry.outs:
         b = buf(r)
@@ -141,26 +201,44 @@ def cached_schedule(uops: list[UOp],
     (scheduled with the same `salt`: what else the schedule depends on, e.g. users' passes)."""
     if not enabled():
         return schedule(uops)
-    key, inputs = graph_key(uops)
-    key = (salt, key)
+    lift = float_params.enabled()
+    key, inputs, floats = graph_key(uops, lift)
+    form_key = (salt, key)
+    key = (salt, key, tuple(v.hex() for _, v in floats))
     with _lock:  # realize may run in several threads; the LRU bookkeeping is not atomic
-        entry = _cache.get(key)
+        form = _forms.get(form_key) if floats else None
+        entry = form.entry if form is not None and form.serves(floats) else _cache.get(key)
         if entry is not None:
-            _cache.move_to_end(key)
+            if key in _cache:
+                _cache.move_to_end(key)
+            else:
+                _forms.move_to_end(form_key)
     if entry is not None:
         stats["hits"] += 1
-        return _replay(entry, inputs)
+        return _replay(entry, inputs, floats)
     stats["misses"] += 1
     items, outs = schedule(uops)
     entry = _record(items, outs, inputs)
-    if entry is not None:
-        with _lock:
-            _cache[key] = entry
-            if len(_cache) > MAX_ENTRIES:
-                _cache.popitem(last=False)
-    return items, outs
+    if entry is None:
+        return items, outs
+    if floats:  # this run too reads its floats as arguments: its library serves every value
+        entry = _lift(entry, floats)
+    with _lock:
+        _cache[key] = entry
+        if len(_cache) > MAX_ENTRIES:
+            _cache.popitem(last=False)
+        if floats:
+            form = _forms.get(form_key)
+            if form is None:
+                _forms[form_key] = _Form(tuple(floats), entry)
+                if len(_forms) > MAX_ENTRIES:
+                    _forms.popitem(last=False)
+            else:
+                form.learn(floats, entry)
+    return _replay(entry, inputs, floats) if floats else (items, outs)
 
 
 def clear() -> None:
     with _lock:
         _cache.clear()
+        _forms.clear()

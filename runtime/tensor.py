@@ -45,8 +45,8 @@ import numpy as np
 
 from .buffer import Buffer
 from .dtype import DType, dtypes, least_float, to_dtype
-from .env import env_flag
 from .errors import AxisError, InvalidArgument
+from .limits import check_shape
 from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
@@ -104,9 +104,37 @@ def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
 
 
 def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
-    arr = np.array(arr, dtype=dtype.np, copy=True)  # never alias the caller's array
-    buf = Buffer(arr.size, dtype, arr)
+    return _from_owned(np.array(arr, dtype=dtype.np, copy=True))  # never alias the caller's array
+
+
+def _from_owned(arr: np.ndarray) -> UOp:
+    """A fresh array no one else holds, as a buffer (no copy)."""
+    dtype = dtypes.from_np(arr.dtype)
+    buf = Buffer(arr.size, dtype, arr.reshape(-1))
     return UOp(Ops.BUFFER, dtype, (), buf).reshape(arr.shape)
+
+
+_CHUNK = 1 << 16  # elements of float64 scratch per step when filling a float arange
+
+
+def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
+    """numpy's `arange(start, start + n*step, step).astype(dt)`, bit for bit, made at `dt`: no
+    float64 array of the whole size on the way (numpy fills x[i] = x[0] + i*(x[1] - x[0]))."""
+    check_shape((n,), dt, "arange")
+    if not dt.is_float and all(isinstance(v, int) for v in (start, step)):
+        return np.arange(start, start + n * step, step, dtype=dt.np)
+    out = np.empty(n, dt.np)
+    first = np.float64(start)
+    with np.errstate(all="ignore"):  # the casts numpy's astype would make, warnings included
+        delta = (first + np.float64(step)) - first
+        for i in range(0, n, _CHUNK):
+            idx = np.arange(i, min(n, i + _CHUNK), dtype=np.float64)
+            out[i:i + len(idx)] = first + idx * delta
+        if n > 1:  # numpy stores the first two values as computed, not through delta
+            out[1] = first + np.float64(step)
+        if n:
+            out[0] = first
+    return out
 
 
 def _broadcast_shape(*shapes: Shape) -> Shape:
@@ -178,26 +206,11 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     return dt
 
 
-# Python floats folded by the rules (x*1, x+0, x*-1): kept as constants, never parameters
-_FOLDED = frozenset((0.0, 1.0, -1.0))
-
-
-def _param_uop(value: float, dtype: DType, shape: Shape) -> UOp:
-    """A Python float operand as a one-element buffer, broadcast: a kernel parameter, so a
-    program that differs only in it (a learning rate per step) is the same program (one
-    schedule, one compiled library). Numerics equal the constant's: the same rounding."""
-    data = np.full(1, _const_value(value, dtype), dtype.np)
-    buf = UOp(Ops.BUFFER, dtype, (), Buffer(1, dtype, data))
-    return buf.reshape((1,) * len(shape)).expand(shape)
-
-
-def _lift(items: Sequence[Tensor | Scalar], dtype: DType, params: bool = False) -> list[UOp]:
-    """Operands as UOps of one dtype and one (broadcast) shape; with `params`, Python floats
-    become kernel parameters (`_param_uop`) instead of constants."""
+def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
+    """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
+    CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
     shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
     return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
-            else _param_uop(i, dtype, shape)
-            if params and type(i) is float and dtype.is_float and i not in _FOLDED
             else _const_uop(i, dtype, shape) for i in items]
 
 
@@ -208,13 +221,6 @@ def _coerce(x: Any) -> Tensor | Scalar:
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
         return Tensor(x)
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
-
-
-# with RULEGRAD_FLOAT_PARAMS=1, the arithmetic whose Python float operands become kernel
-# parameters. Off by default: a parameter is a buffer, so no rule sees (or folds) the constant,
-# and a user's `c:CONST` pattern would not match `x * 2.0`. (not POW: the rules
-# specialise x**2 and friends on the constant; not MAX/MIN: clipping bounds are structure)
-_PARAM_OPS = frozenset((Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV))
 
 
 # ---------------------------------------------------------------------- the Tensor
@@ -237,6 +243,7 @@ class Tensor(TensorOps, NNOps):
         dt = None if dtype is None else to_dtype(dtype)
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
+            check_shape(self.uop.shape, self.uop.dtype, self.uop.op.name)  # before any work
         elif isinstance(data, Tensor):
             self.uop = data.uop if dt is None else data.uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
@@ -319,7 +326,7 @@ class Tensor(TensorOps, NNOps):
         if any(not dt.min <= v <= dt.max for v in ends):
             raise OverflowError(f"arange [{start}, {stop}) step {step} is not representable in "
                                 f"{dt.name}")
-        return Tensor(np.arange(start, stop, step).astype(dt.np), dt)
+        return Tensor(_from_owned(_arange_array(start, step, n, dt)))
 
     @staticmethod
     def eye(n: int, m: int | None = None, dtype: DType | str = dtypes.default_float) -> Tensor:
@@ -344,7 +351,13 @@ class Tensor(TensorOps, NNOps):
         dt = to_dtype(dtype)
         if not dt.is_float:
             raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
-        return Tensor(Tensor._rng.random(shape).astype(dt.np), dt)
+        check_shape(shape, dt, "rand")
+        if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
+            return Tensor(_from_owned(Tensor._rng.random(shape, dtype=dt.np)))
+        out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time
+        for i in range(0, out.size, _CHUNK):
+            out[i:i + _CHUNK] = Tensor._rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
+        return Tensor(_from_owned(out.reshape(shape)))
 
     # ------------------------------------------------------------------ movement
     def reshape(self, *shape: Any) -> Tensor:
@@ -533,7 +546,7 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
-        a, b = _lift(items, dt, params=op in _PARAM_OPS and env_flag("RULEGRAD_FLOAT_PARAMS"))
+        a, b = _lift(items, dt)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         return Tensor(a.alu(op, b))

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.runtime.env import env_int
 from rulegrad.runtime.uop import UOp
 
 from .build import Library, build_library
@@ -93,6 +94,12 @@ _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256
 
 
+def max_programs() -> int:
+    """The table's bound: `RULEGRAD_MAX_PROGRAMS` (default 256). Each loaded library costs the
+    process about five memory maps, and a process has a limit of them (vm.max_map_count)."""
+    return env_int("RULEGRAD_MAX_PROGRAMS", MAX_PROGRAMS, minimum=1)
+
+
 def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                     restrict: Sequence[bool] | None = None) -> CProgram:
     """Build (or fetch) the library for these kernels.
@@ -117,7 +124,8 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                         rk.var_names) for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered))
     _programs[key] = prog
-    if len(_programs) > MAX_PROGRAMS:
+    bound = max_programs()
+    while len(_programs) > bound:  # a dropped program's library is unloaded (build.Library)
         _programs.popitem(last=False)
     return prog
 

@@ -1,0 +1,146 @@
+"""Size checks before work (issue 11): a program too large to hold is refused where it is built,
+and random and range tensors are made at their own dtype (no float64 array 3x the output)."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime.env import EnvError
+from rulegrad.runtime.limits import SizeLimitError
+
+
+def test_a_huge_pad_is_refused_before_any_work():
+    from rulegrad.backends.c import build
+    from rulegrad.runtime import schedule_cache
+
+    compiles, misses = build.stats["compiles"], schedule_cache.stats["misses"]
+    x = Tensor(np.ones(2))
+    with pytest.raises(SizeLimitError, match=r"PAD would make a tensor of shape \(2199023255554,\) "
+                                             r"float64: 16\.0 TB, more than the limit"):
+        x.pad(((2**40, 2**40),)).sum()
+    assert (build.stats["compiles"], schedule_cache.stats["misses"]) == (compiles, misses)
+
+
+def test_the_limit_is_configurable_and_counts_bytes(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_BUFFER_BYTES", "1M")
+    x = Tensor(np.ones((1, 1), np.float32))
+    np.testing.assert_array_equal(x.expand(512, 512).sum().numpy(), np.float32(512 * 512))
+    with pytest.raises(SizeLimitError, match="EXPAND .* 1.0 MB"):
+        x.expand(512, 513)  # 4 bytes over
+    with pytest.raises(SizeLimitError, match="rand"):
+        Tensor.rand(600, 600)
+    with pytest.raises(SizeLimitError, match="arange"):
+        Tensor.arange(300_000)
+    assert isinstance(SizeLimitError("x"), MemoryError)  # caught as numpy's allocation failure
+
+
+def test_a_bad_limit_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_BUFFER_BYTES", "lots")
+    with pytest.raises(EnvError, match="RULEGRAD_MAX_BUFFER_BYTES='lots': expected a size"):
+        Tensor(np.ones(1)).expand(1 << 20)  # 8 MB: past the size every limit allows
+
+
+def _peak(make) -> tuple[object, int]:
+    tracemalloc.start()
+    try:
+        out = make()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: Tensor.rand(n),
+    lambda n: Tensor.rand(n, dtype="float16"),
+    lambda n: Tensor.arange(n),
+    lambda n: Tensor.arange(0.0, n * 0.5, 0.5),
+    lambda n: Tensor.arange(n, dtype="float64"),
+])
+def test_rand_and_arange_peak_near_their_output(make):
+    n = 1 << 20
+    t, peak = _peak(lambda: make(n))
+    out = t.numpy().nbytes
+    assert peak <= out * 1.3 + (1 << 20), f"peak {peak} bytes for a {out}-byte result"
+
+
+def test_arange_is_numpys_bit_for_bit():
+    for a, b, c in ((0, 1, 0.1), (-3.5, 7.25, 0.37), (0.1, 1000.3, 0.013), (5, -5, -1),
+                    (0, 200_003, 1), (1e20, 1e20 + 1e6, 1e3)):
+        for dt in (None, "float32", "float64", "float16") + (("int64",) if a < 1e9 else ()):
+            t = Tensor.arange(a, b, c, dtype=dt) if dt else Tensor.arange(a, b, c)
+            got = t.numpy()
+            with np.errstate(all="ignore"):
+                want = np.arange(a, b, c).astype(got.dtype)
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+# ---------------------------------------------------------------------------- buffers per kernel
+def _sum_of(n: int, seed: int = 0) -> tuple[Tensor, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(16).astype(np.float32) for _ in range(n)]
+    total, want = Tensor(arrays[0]), arrays[0]
+    for a in arrays[1:]:
+        total, want = total + Tensor(a), want + a
+    return total, want
+
+
+def test_a_sum_of_many_tensors_is_split_into_kernels_of_bounded_buffers(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "64")
+    total, want = _sum_of(300)
+    items = total.schedule()
+    assert max(len(it.bufs) for it in items) <= 64
+    # 300 inputs: 63 in the first kernel, then 62 new ones beside each partial sum
+    assert len(items) == 5
+    np.testing.assert_array_equal(total.numpy(), want)  # the additions keep numpy's order
+
+
+def test_the_default_bound_splits_a_sum_of_2000_tensors():
+    total, _ = _sum_of(2000, seed=1)
+    items = total.schedule()
+    assert max(len(it.bufs) for it in items) <= 128
+    assert len(items) == 16  # 127 + 15 * 126 >= 2000 inputs
+
+
+def test_the_bound_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "0")
+    total, _ = _sum_of(300, seed=2)
+    assert [len(it.bufs) for it in total.schedule()] == [301]
+
+
+# ---------------------------------------------------------------------------- loaded libraries
+def _mapped_libraries() -> set[str]:
+    """The kernel libraries mapped into this process (/proc/self/maps: one line per mapping)."""
+    import re
+
+    with open("/proc/self/maps") as f:
+        return set(re.findall(r"rg_[0-9a-f]+\.so", f.read()))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc/self/maps")
+def test_distinct_programs_keep_a_bounded_number_of_libraries_mapped(monkeypatch):
+    from rulegrad.backends.c import build
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "3")
+    before = _mapped_libraries()
+    live0 = build.Library.live
+    most = 0
+    for n in range(1, 13):  # 12 distinct programs (a new shape each)
+        a = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal((Tensor(a) * 3 + 1).numpy(), a * 3 + 1)
+        most = max(most, len(_mapped_libraries() - before))
+    assert most <= 4  # three kept by the table, one being loaded
+    assert build.Library.live - live0 <= 3  # the others were dlclosed, not just forgotten
+
+
+def test_a_bad_program_bound_is_a_clear_error(monkeypatch):
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "0")
+    with pytest.raises(EnvError, match="RULEGRAD_MAX_PROGRAMS=0: must be at least 1"):
+        run.max_programs()

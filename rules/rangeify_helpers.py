@@ -23,6 +23,7 @@ from typing import Any
 
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.device import DEFAULT, device_of, in_use
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
@@ -115,6 +116,21 @@ def realize_sink_srcs(ctx: RealizeContext, sink: UOp) -> None:
 
 def realize_node(ctx: RealizeContext, x: UOp) -> None:
     ctx.realize[x] = None
+
+
+def realize_copy_source(ctx: RealizeContext, c: UOp) -> None:
+    """What a COPY copies is computed on its own device first (a view of a buffer or a
+    constant needs no kernel: the copy reads it directly)."""
+    if c.src[0].base.op not in (Ops.BUFFER, Ops.CONST):
+        ctx.realize[c.src[0]] = None
+
+
+def keep_copy_source(c: UOp, idx: UOp, b: UOp) -> UOp:
+    """The buffer a COPY reads stays a buffer (the cost function would recompute a cheap one
+    inside the copy, on the wrong device): its value is marked CONTIGUOUS (tinygrad's
+    pre_bufferize)."""
+    kept = b.replace(src=(b.src[0].f(Ops.CONTIGUOUS),) + b.src[1:])
+    return c.replace(src=(idx.replace(src=(kept,) + idx.src[1:]),) + c.src[1:])
 
 
 def realize_assign_value(ctx: RealizeContext, a: UOp) -> None:
@@ -229,11 +245,16 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
 
 
+def buffer_device(x: UOp) -> str | None:
+    """The device x's buffer goes on (a BUFFERIZE's arg): x's own; None for the default."""
+    return device_of(x) if in_use["devices"] else None
+
+
 def map_realize(ctx: RangeifyContext, r: UOp) -> UOp:
     """REALIZE(x) -> BUFFERIZE(INDEX(x, fresh ranges), fresh ranges): a loop nest over x's shape."""
     x = r.src[0]
     rngs = ctx.new_ranges(x.shape)
-    return UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs), tag=r.tag)
+    return UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs), buffer_device(x), tag=r.tag)
 
 
 def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
@@ -241,7 +262,8 @@ def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
     b = ctx.buffers.get(x)
     if b is None:
         rngs = ctx.new_ranges(x.shape)
-        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs))
+        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs),
+                                 buffer_device(x))
     return index(b, *idx.src[1:])
 
 
@@ -504,7 +526,7 @@ def bufferize_to_store(b: UOp) -> UOp:
         target, value = value.src[0], value.src[1]
         return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
     size = math.prod(int(r.src[0].arg) for r in rngs if r.op is Ops.RANGE)
-    buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype))
+    buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg or DEFAULT))
     target = UOp(Ops.INDEX, b.dtype, (buf, flat_offset(rngs)))
     return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
 

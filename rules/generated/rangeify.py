@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380
+# source sha256: 4bd25a22b8484aeb01687d838f8a8b3238d308b9db050d982b40392f2b1fbd42
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, split_kernels.'
@@ -17,6 +17,7 @@ from rulegrad.rules.rangeify_helpers import extract_children
 from rulegrad.rules.rangeify_helpers import has_marked_child
 from rulegrad.rules.rangeify_helpers import identity_value
 from rulegrad.rules.rangeify_helpers import index_child
+from rulegrad.rules.rangeify_helpers import keep_copy_source
 from rulegrad.rules.rangeify_helpers import map_expand
 from rulegrad.rules.rangeify_helpers import map_flip
 from rulegrad.rules.rangeify_helpers import map_pad
@@ -31,6 +32,7 @@ from rulegrad.rules.rangeify_helpers import push_index
 from rulegrad.rules.rangeify_helpers import push_index_first
 from rulegrad.rules.rangeify_helpers import reads_target_moved
 from rulegrad.rules.rangeify_helpers import realize_assign_value
+from rulegrad.rules.rangeify_helpers import realize_copy_source
 from rulegrad.rules.rangeify_helpers import realize_node
 from rulegrad.rules.rangeify_helpers import realize_sink_srcs
 from rulegrad.rules.rangeify_helpers import reduce_of_expand
@@ -43,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'a97e5634e55d56b461bfa5a9bf046a2fc0a7ee2e5801ba569063dc6352bd8380'
+SOURCE_SHA256 = '4bd25a22b8484aeb01687d838f8a8b3238d308b9db050d982b40392f2b1fbd42'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
@@ -220,7 +222,8 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 _do_realize_rules = (
     RuleInfo('realize_roots', 'rules/rangeify.rules', 42, 'realize_roots: SINK as s -> realize_sink_srcs(ctx, s)'),
     RuleInfo('realize_effects', 'rules/rangeify.rules', 44, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize_node(ctx, x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 46, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 46, 'realize_copy_src: COPY as c -> realize_copy_source(ctx, c)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 48, 'realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
@@ -249,6 +252,12 @@ def _do_realize_COPY(n, ctx):
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    # rule realize_copy_src at rules/rangeify.rules:46
+    #   realize_copy_src: COPY as c -> realize_copy_source(ctx, c)
+    if _do_realize_st: _do_realize_st.attempts[2] += 1
+    c = n
+    _r = _as_uop(n, realize_copy_source(ctx, c))
+    if _r is not None and _r is not n: return _r, _do_realize_rules[2]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
@@ -267,12 +276,12 @@ def _do_realize_ASSIGN(n, ctx):
     x = n
     _r = _as_uop(n, realize_node(ctx, x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
-    # rule realize_assign at rules/rangeify.rules:46
+    # rule realize_assign at rules/rangeify.rules:48
     #   realize_assign: ASSIGN as a -> realize_assign_value(ctx, a)
-    if _do_realize_st: _do_realize_st.attempts[2] += 1
+    if _do_realize_st: _do_realize_st.attempts[3] += 1
     a = n
     _r = _as_uop(n, realize_assign_value(ctx, a))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+    if _r is not None and _r is not n: return _r, _do_realize_rules[3]
     return None
 
 
@@ -287,12 +296,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 49, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 51, 'add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:49
+    # rule add_realize at rules/rangeify.rules:51
     #   add_realize: x if x in ctx.realize and x.tag is None -> wrap_realize(ctx, x)
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -309,21 +318,21 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('find_children', 'rules/rangeify.rules', 56, 'find_children: SINK as s -> extract_children(ctx, s)'),
-    RuleInfo('mark_children', 'rules/rangeify.rules', 57, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 60, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('find_children', 'rules/rangeify.rules', 58, 'find_children: SINK as s -> extract_children(ctx, s)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 59, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 62, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:57
+    # rule mark_children at rules/rangeify.rules:59
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x) -> mark_children(ctx, x)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
     if x.op not in (Ops.CHILD, Ops.CHILDREN) and has_marked_child(ctx, x):
         _r = _as_uop(n, mark_children(ctx, x))
         if _r is not None and _r is not n: return _r, _pm_children_rules[1]
-    # rule unmark at rules/rangeify.rules:60
+    # rule unmark at rules/rangeify.rules:62
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[2] += 1
     x = n
@@ -333,7 +342,7 @@ def _pm_children_any0(n, ctx):
     return None
 
 def _pm_children_SINK(n, ctx):
-    # rule find_children at rules/rangeify.rules:56
+    # rule find_children at rules/rangeify.rules:58
     #   find_children: SINK as s -> extract_children(ctx, s)
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     s = n
@@ -423,12 +432,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 66, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 67, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 68, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 69, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 70, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 71, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 68, 'index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 69, 'index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 70, 'index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 71, 'index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 72, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 73, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -438,7 +447,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is Ops.SHRINK:
-                # rule index_shrink at rules/rangeify.rules:66
+                # rule index_shrink at rules/rangeify.rules:68
                 #   index_shrink: INDEX(SHRINK as r, ...) as idx -> map_shrink(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 idx = n
@@ -446,7 +455,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_shrink(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is Ops.PERMUTE:
-                # rule index_permute at rules/rangeify.rules:67
+                # rule index_permute at rules/rangeify.rules:69
                 #   index_permute: INDEX(PERMUTE as r, ...) as idx -> map_permute(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 idx = n
@@ -454,7 +463,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_permute(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is Ops.FLIP:
-                # rule index_flip at rules/rangeify.rules:68
+                # rule index_flip at rules/rangeify.rules:70
                 #   index_flip: INDEX(FLIP as r, ...) as idx -> map_flip(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 idx = n
@@ -462,7 +471,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_flip(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is Ops.EXPAND:
-                # rule index_expand at rules/rangeify.rules:69
+                # rule index_expand at rules/rangeify.rules:71
                 #   index_expand: INDEX(EXPAND as r, ...) as idx -> map_expand(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 idx = n
@@ -470,7 +479,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_expand(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is Ops.PAD:
-                # rule index_pad at rules/rangeify.rules:70
+                # rule index_pad at rules/rangeify.rules:72
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -478,7 +487,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is Ops.RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:71
+                # rule index_reshape at rules/rangeify.rules:73
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -495,20 +504,20 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 76, 'realize: REALIZE as r -> map_realize(ctx, r)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 78, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 80, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 82, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 84, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 85, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 87, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 89, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 91, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
+    RuleInfo('realize', 'rules/rangeify.rules', 78, 'realize: REALIZE as r -> map_realize(ctx, r)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 80, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 82, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 84, 'index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 86, 'index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 87, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 89, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 91, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 93, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:76
+    # rule realize at rules/rangeify.rules:78
     #   realize: REALIZE as r -> map_realize(ctx, r)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -527,7 +536,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is Ops.CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:78
+                    # rule index_child at rules/rangeify.rules:80
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -535,13 +544,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:80
+                # rule index_const at rules/rangeify.rules:82
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is Ops.ASSIGN:
-                # rule index_assign at rules/rangeify.rules:82
+                # rule index_assign at rules/rangeify.rules:84
                 #   index_assign: INDEX(ASSIGN as a, ...) as idx -> push_index(a, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -549,7 +558,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(a, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule index_alu at rules/rangeify.rules:84
+                # rule index_alu at rules/rangeify.rules:86
                 #   index_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
@@ -557,7 +566,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:85
+                # rule index_marker at rules/rangeify.rules:87
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, ...) as idx -> push_index_first(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
@@ -565,7 +574,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, push_index_first(x, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 is Ops.REDUCE_AXIS:
-                # rule index_reduce at rules/rangeify.rules:87
+                # rule index_reduce at rules/rangeify.rules:89
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
@@ -573,14 +582,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:89
+                # rule index_memory at rules/rangeify.rules:91
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-        # rule index_other at rules/rangeify.rules:91
+        # rule index_other at rules/rangeify.rules:93
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER) -> unprocessed_index(x)
         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
         x = n0
@@ -598,22 +607,38 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 99, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 101, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 103, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 105, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 101, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 103, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 105, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 107, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 110, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> keep_copy_source(c, idx, b)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
 def _pm_cleanups_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is Ops.CONST:
-            # rule copy_const_idx at rules/rangeify.rules:105
+        o0 = n0.op
+        if o0 is Ops.CONST:
+            # rule copy_const_idx at rules/rangeify.rules:107
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
             return c, _pm_cleanups_rules[3]
+        elif o0 is Ops.INDEX and len(n0.src) >= 1:
+            n0_0 = n0.src[0]
+            if n0_0.op is Ops.BUFFERIZE and len(n0_0.src) >= 1:
+                n0_0_0 = n0_0.src[0]
+                # rule copy_keeps_src at rules/rangeify.rules:110
+                #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> keep_copy_source(c, idx, b)
+                if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
+                b = n0_0
+                c = n
+                idx = n0
+                x = n0_0_0
+                if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST):
+                    _r = _as_uop(n, keep_copy_source(c, idx, b))
+                    if _r is not None and _r is not n: return _r, _pm_cleanups_rules[4]
     return None
 
 def _pm_cleanups_BUFFERIZE(n, ctx):
@@ -622,7 +647,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is Ops.INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:99
+                # rule noop_buffer at rules/rangeify.rules:101
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> merge_tags(b, b2)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -639,12 +664,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is Ops.BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is Ops.CONST:
-                # rule const_buffer at rules/rangeify.rules:101
+                # rule const_buffer at rules/rangeify.rules:103
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:103
+            # rule remove_buffer at rules/rangeify.rules:105
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -664,12 +689,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('split_store', 'rules/rangeify.rules', 113, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
+    RuleInfo('split_store', 'rules/rangeify.rules', 118, 'split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
 def _split_kernels_BUFFERIZE(n, ctx):
-    # rule split_store at rules/rangeify.rules:113
+    # rule split_store at rules/rangeify.rules:118
     #   split_store: BUFFERIZE as b -> split_store(bufferize_to_store(b))
     if _split_kernels_st: _split_kernels_st.attempts[0] += 1
     b = n

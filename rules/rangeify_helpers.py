@@ -639,8 +639,10 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
     """STORE -> ASSIGN(BUFFER, KERNEL): the buffer, once the kernel has written it. The ASSIGN's
     arg keeps the offset and ranges of the STORE, so readers can index it like the tensor."""
     bufs = tuple(sorted(ctx.slots, key=ctx.slots.__getitem__))
-    kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps),
-                 arg=Kernel(kernel_name(ast.src[0], list(ctx.ranges.values())), ast, bufs))
+    name = kernel_name(ast.src[0], list(ctx.ranges.values()))
+    if st.src[1].op is Ops.COPY:  # the one kind of kernel that reads another device's buffer
+        name = "copy_" + name[2:]
+    kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps), arg=Kernel(name, ast, bufs))
     target = st.src[0]
     return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
                tag=st.tag)

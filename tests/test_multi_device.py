@@ -117,6 +117,10 @@ def test_sharded_elementwise_reduce_and_softmax(backend):
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(x.permute(1, 0).reshape(2, 16).numpy(),
                                a.T.reshape(2, 16))
+    # a replica, and a value of constants (eye), read by shards: each device takes its slice
+    np.testing.assert_allclose((x + Tensor(b).shard(DEVS[2])).numpy(), a + b, rtol=1e-6)
+    sq = Tensor(a[:, :4]).shard(DEVS[2], axis=0)
+    np.testing.assert_allclose((sq + Tensor.eye(4)).numpy(), a[:, :4] + np.eye(4), rtol=1e-6)
 
 
 def test_realized_shards_stay_on_their_devices(backend):

@@ -97,7 +97,13 @@ def reduce_multi(r: UOp, m: UOp) -> UOp:
 
 def _reshape_axis(old: tuple, new: tuple, axis: int, n: int) -> int | None:
     """The axis of `new` the shards of `old`'s `axis` become: the same elements before it, and
-    a size that n parts divide (each shard stays a contiguous block of the rows after)."""
+    a size that n parts divide (each shard stays a contiguous block of the rows after). With a
+    symbolic size (any size that is not a plain int) a reshape only adds or drops 1s: the
+    sharded axis keeps its place among the others."""
+    if any(type(d) is not int for d in (*old, *new)):
+        others = [k for k, d in enumerate(new) if not (type(d) is int and d == 1)]
+        place = sum(1 for d in old[:axis] if not (type(d) is int and d == 1))
+        return others[place] if place < len(others) else None
     before = math.prod(old[:axis])
     acc = 1
     for k, s in enumerate(new):
@@ -122,8 +128,6 @@ def mop_multi(x: UOp, m: UOp) -> UOp:
     if op is Ops.PERMUTE:
         return _multi(v.permute(arg), arg.index(axis), devs)
     if op is Ops.RESHAPE:
-        if not all(isinstance(s, int) for s in (*full, *arg)):
-            raise refuse("a reshape with a symbolic size is not supported")
         k = _reshape_axis(full, arg, axis, n)
         if k is None:
             raise refuse("the reshape splits the sharded axis across shards")

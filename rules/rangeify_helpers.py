@@ -23,7 +23,7 @@ from typing import Any
 
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.device import DEFAULT, device_of, in_use
+from rulegrad.runtime.device import DEFAULT, device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
@@ -246,8 +246,9 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
 
 
 def buffer_device(x: UOp) -> str | None:
-    """The device x's buffer goes on (a BUFFERIZE's arg): x's own; None for the default."""
-    return device_of(x) if in_use["devices"] else None
+    """The device x's buffer goes on (a BUFFERIZE's arg): x's own (None: constants only, which
+    go on the default device)."""
+    return device_of(x)
 
 
 def map_realize(ctx: RangeifyContext, r: UOp) -> UOp:

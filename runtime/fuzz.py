@@ -385,7 +385,7 @@ def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ..
             srcs = [on(j, dev) for j in srcs]
             lay = ("one", dev)
         new = add(Step(s.op, tuple(srcs), s.arg, s.shape), lay)
-        if i not in targets and rng.random() < 0.3:
+        if i not in targets and rng.random() < 0.2:
             conv = _convert(rng, s.shape, lay)
             if conv is not None:
                 new = add(Step(conv[0], (new,), conv[1], s.shape), conv[2])

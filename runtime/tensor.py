@@ -905,6 +905,9 @@ class Tensor(TensorOps, NNOps):
         applied exactly once even when other graphs already refer to the ASSIGN (the usual
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
         the backend that performs the write."""
+        if isinstance(device_of(self.uop), tuple):
+            raise InvalidArgument(f"assign into a tensor sharded over {describe(self.device)} is "
+                                  "not supported: assign on one device, then shard the result")
         if buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")

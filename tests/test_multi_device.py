@@ -176,6 +176,12 @@ def test_shapes_that_do_not_divide():
         x[:, 1:].numpy()
 
 
+def test_assign_into_a_sharded_tensor_is_refused():
+    x = Tensor(data(4, 2)).shard(DEVS[2], axis=0).realize()
+    with pytest.raises(InvalidArgument, match="assign into a tensor sharded over"):
+        x.assign(x + 1)
+
+
 def test_bad_device_names():
     with pytest.raises(InvalidArgument, match="unknown device 'GPU'"):
         Tensor(data(2)).to("GPU")

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .buffer import Buffer
+from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .dtype import DType, dtypes, least_float, to_dtype
 from .env import env_flag
 from .errors import AxisError, InvalidArgument
@@ -51,7 +52,6 @@ from .nn import NNOps
 from .ops import Ops
 from .realize import buffer_of, realize_tensors
 from .tensor_ops import TensorOps
-from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .uop import Shape, UOp
 from .variable import actual, concrete, has_symbolic, is_bound
 

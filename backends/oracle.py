@@ -12,6 +12,9 @@ the choices where numpy has none). Beyond it:
   dtype max for MIN), like tinygrad, where numpy raises.
 - SINK evaluates to a tuple of its sources' values; DEVICE and UNIQUE to None; BIND to its
   value; a DEFINE_VAR takes its value from `var_vals`.
+- Devices are not modelled: COPY is the identity; MSTACK (one part per device) stacks its
+  parts on a new leading axis, MSELECT picks one, and MULTI (a sharded tensor) joins them
+  along its axis.
 - ASSIGN(target, value) writes value into the storage the target views (a BUFFER, possibly
   through view-preserving movement ops) and evaluates to the target. Reads of that buffer
   elsewhere in the same graph are not ordered against the write.
@@ -205,6 +208,21 @@ def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     return target
 
 
+# a value on several devices (MSTACK) is its parts stacked on a new leading axis
+def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return np.stack(srcs)
+
+
+def _mselect(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    return srcs[0][node.arg]
+
+
+def _multi(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    """A sharded tensor: its parts joined along the sharded axis (replicas: the first)."""
+    axis = node.arg[0]
+    return srcs[0][0] if axis is None else np.concatenate(list(srcs[0]), axis)
+
+
 def _sink(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> tuple:
     return tuple(srcs)
 
@@ -217,7 +235,8 @@ def _bind(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     return srcs[1]
 
 
-_NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE})
+# not an array of the node's shape (MSTACK: one per device, stacked)
+_NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE, Ops.MSTACK})
 _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
     Ops.BUFFER: _buffer, Ops.CONST: _const, Ops.DEFINE_VAR: _define_var, Ops.BIND: _bind,
     **{op: _movement for op in _MOVEMENT},
@@ -226,6 +245,7 @@ _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
     **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
                                    Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
     Ops.COPY: _copy, Ops.ASSIGN: _assign, Ops.SINK: _sink,
+    Ops.MSTACK: _mstack, Ops.MSELECT: _mselect, Ops.MULTI: _multi,
     Ops.DEVICE: _no_value, Ops.UNIQUE: _no_value,
 }
 _DISPATCH = {op: (handler, op not in _NO_ARRAY) for op, handler in _HANDLERS.items()}

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.device import DEFAULT, device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -104,6 +105,21 @@ class RealizeContext:
     def number(self, x: UOp) -> int:
         self.order.append(x)
         return len(self.order) - 1
+
+
+def realize_copy_source(ctx: RealizeContext, c: UOp) -> None:
+    """What a COPY copies is computed on its own device first (a view of a buffer or a
+    constant needs no kernel: the copy reads it directly)."""
+    if c.src[0].base.op not in (Ops.BUFFER, Ops.CONST):
+        ctx.realize.add(c.src[0])
+
+
+def keep_copy_source(c: UOp, idx: UOp, b: UOp) -> UOp:
+    """The buffer a COPY reads stays a buffer (the cost function would recompute a cheap one
+    inside the copy, on the wrong device): its value is marked CONTIGUOUS (tinygrad's
+    pre_bufferize)."""
+    kept = b.replace(src=(b.src[0].f(Ops.CONTIGUOUS),) + b.src[1:])
+    return c.replace(src=(idx.replace(src=(kept,) + idx.src[1:]),) + c.src[1:])
 
 
 # ====================================================================== 2. children marking
@@ -208,7 +224,8 @@ def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
     b = ctx.buffers.get(x)
     if b is None:
         rngs = ctx.new_ranges(x.shape)
-        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs))
+        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs),
+                                 device_of(x))
     return index(b, *idx.src[1:])
 
 
@@ -574,7 +591,7 @@ def bufferize_to_store(b: UOp) -> UOp:
     rngs = b.src[1:]
     value = b.src[0]
     size = math.prod(int(r.src[0].arg) for r in rngs if r.op is Ops.RANGE)
-    buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype))
+    buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg or DEFAULT))
     target = UOp(Ops.INDEX, b.dtype, (buf, flat_offset(rngs)))
     return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
 
@@ -675,8 +692,10 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
     """STORE -> ASSIGN(BUFFER, KERNEL): the buffer, once the kernel has written it. The ASSIGN's
     arg keeps the offset and ranges of the STORE, so readers can index it like the tensor."""
     bufs = tuple(sorted(ctx.slots, key=ctx.slots.__getitem__))
-    kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps),
-                 arg=Kernel(kernel_name(ast.src[0], list(ctx.ranges.values())), ast, bufs))
+    name = kernel_name(ast.src[0], list(ctx.ranges.values()))
+    if st.src[1].op is Ops.COPY:  # the one kind of kernel that reads another device's buffer
+        name = "copy_" + name[2:]
+    kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps), arg=Kernel(name, ast, bufs))
     target = st.src[0]
     return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
                tag=st.tag)

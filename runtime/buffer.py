@@ -86,10 +86,12 @@ def clear_pool() -> None:
 
 
 class Buffer:
-    __slots__ = ("uid", "size", "dtype", "data", "_address", "_pooled")
+    __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled")
 
-    def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None):
-        self.uid, self.size, self.dtype = next(_ids), size, dtype
+    def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None,
+                 device: str = "CPU"):
+        # `device`: the virtual device it belongs to (runtime/device.py); all are host memory
+        self.uid, self.size, self.dtype, self.device = next(_ids), size, dtype, device
         self.data: np.ndarray | None = None
         self._address = 0
         self._pooled = False  # storage we allocated, which may go back to the pool
@@ -144,4 +146,5 @@ class Buffer:
                 pass
 
     def __repr__(self) -> str:
-        return f"Buffer(#{self.uid}, {self.size}, {self.dtype.name})"
+        on = "" if self.device == "CPU" else f", {self.device}"
+        return f"Buffer(#{self.uid}, {self.size}, {self.dtype.name}{on})"

@@ -11,7 +11,10 @@ unary and binary elementwise ops; sum/max over random axes; realize
 and contiguous in the middle; assigns into a realized tensor, often of a reordered view of that
 same tensor (a flip, a transpose, a shift, a broadcast: the value reads the buffer being
 written); several outputs realized together. Steps read earlier steps, so subgraphs get shared
-by several consumers.
+by several consumers. In a share of the programs (`DEVICE_SHARE`) tensors are moved to other
+virtual devices (`to`) and sharded over 2 or 4 of them (`shard`, along an axis or replicated);
+wherever an op would mix devices or move data across shards, its sources are first copied to
+one device, so every program is valid (`_place_devices`).
 
     python -m rulegrad.runtime.fuzz --n 10000          # zero mismatches expected
     python -m rulegrad.runtime.fuzz --seed 1234 -v     # one program, printed
@@ -116,6 +119,10 @@ def _render(s: Step) -> str:
     if s.op == "assign":
         view = a[0] + "".join(f".{m}({arg!r})" for m, arg in s.arg)
         return f"{a[0]}.assign({view}{f'.add({a[1]})' if len(a) > 1 else ''})"
+    if s.op == "to":
+        return f"{a[0]}.to({s.arg!r})"
+    if s.op == "shard":
+        return f"{a[0]}.shard({s.arg[0]!r}, axis={s.arg[1]!r})"
     raise ValueError(s.op)
 
 
@@ -276,7 +283,126 @@ def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
     return Step(kind, (i,), None, sh)  # realize, contiguous
 
 
+# ---------------------------------------------------------------------- devices
+DEVICES = ("CPU", "CPU:1", "CPU:2", "CPU:3")
+DEVICE_SHARE = 0.4  # of the programs; drawn from their own stream, so the rest are unchanged
+Layout = tuple  # ("one", device) or ("multi", axis or None, devices)
+
+
+def _home(lay: Layout) -> str:
+    return lay[1] if lay[0] == "one" else lay[2][0]
+
+
+def _reduced_axis(lay: Layout, sh: Shape, s: Step) -> Layout:
+    """Where the sharded axis of a sum/max's source goes (rules/multi.rules: an all-reduce
+    over it gives replicas; keepdim=False is a reshape after the reduction)."""
+    from rulegrad.rules.multi_helpers import _reshape_axis
+
+    (axes, keep), k, devs = s.arg, lay[1], lay[2]
+    if k in axes:
+        return ("multi", None, devs)
+    if keep:
+        return lay
+    kept = tuple(1 if a in axes else d for a, d in enumerate(sh))
+    return ("multi", _reshape_axis(kept, s.shape, k, len(devs)), devs)
+
+
+def _layout(s: Step, lays: list[Layout], shapes: list[Shape], target: bool) -> Layout | None:
+    """Where step s's result lives given its sources', or None when the op is not allowed on
+    them (they mix devices, or it would move data between shards)."""
+    from rulegrad.rules.multi_helpers import _reshape_axis
+
+    op = s.op
+    if op == "input":
+        return ("one", DEVICES[0])
+    if op in BINARY or op == "where":
+        if all(lay == lays[0] for lay in lays) and lays[0][0] == "one":
+            return lays[0]
+        if any(lay[0] == "one" or lay[2] != lays[0][2] for lay in lays):
+            return None
+        axes = {lay[1] for lay in lays} - {None}
+        return None if len(axes) > 1 else ("multi", axes.pop() if axes else None, lays[0][2])
+    lay, sh = lays[0], shapes[0]
+    if op == "realize" and target and lay[0] == "multi":
+        return None  # an assign target must be one buffer
+    if lay[0] == "one" or lay[1] is None or op not in ("reshape", "pad", "shrink", "flip",
+                                                       "symshrink", "sum", "max", "permute"):
+        return lay
+    k, devs = lay[1], lay[2]
+    if op == "permute":
+        return ("multi", s.arg.index(k), devs)
+    if op in ("sum", "max"):
+        return _reduced_axis(lay, sh, s)
+    if op == "reshape":
+        new = _reshape_axis(tuple(sh), s.shape, k, len(devs))
+        return None if new is None else ("multi", new, devs)
+    ok = {"pad": lambda: s.arg[k] == (0, 0), "shrink": lambda: s.arg[k] == (0, sh[k]),
+          "flip": lambda: k not in s.arg, "symshrink": lambda: s.arg[0] != k}[op]()
+    return lay if ok else None
+
+
+def _convert(rng: random.Random, sh: Shape, lay: Layout) -> tuple[str, Any, Layout] | None:
+    """A copy to another device, or a sharding, of a tensor of shape sh living at lay."""
+    if lay[0] == "multi" or rng.random() < 0.4:
+        dev = rng.choice([d for d in DEVICES if lay != ("one", d)])
+        return ("to", dev, ("one", dev))
+    devs = DEVICES[:rng.choice([2, 4])]
+    if _symbolic(sh) or not all(sh):
+        return None
+    axes = [a for a, d in enumerate(sh) if d % len(devs) == 0]
+    axis = rng.choice(axes) if axes and rng.random() < 0.8 else None
+    return ("shard", (devs, axis), ("multi", axis, devs))
+
+
+def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ...]
+                   ) -> tuple[list[Step], tuple[int, ...]]:
+    """The program with some results copied or sharded, and each op's sources copied to one
+    device where the op would not be allowed on them as they are."""
+    targets = {s.srcs[0] for s in steps if s.op == "assign"}
+    out: list[Step] = []
+    lays: list[Layout] = []
+    where: dict[int, int] = {}  # old step -> the new step holding its tensor
+
+    def add(step: Step, lay: Layout) -> int:
+        out.append(step)
+        lays.append(lay)
+        return len(out) - 1
+
+    def on(j: int, dev: str) -> int:
+        return j if lays[j] == ("one", dev) else add(Step("to", (j,), dev, out[j].shape),
+                                                      ("one", dev))
+
+    for i, s in enumerate(steps):
+        srcs = [where[k] for k in s.srcs]
+        if s.op == "assign":  # into the target's buffer: the value copied to its device
+            dev = _home(lays[srcs[0]])
+            lay: Layout | None = ("one", dev)
+            srcs = srcs[:1] + [on(j, dev) for j in srcs[1:]]
+        else:
+            lay = _layout(s, [lays[j] for j in srcs], [out[j].shape for j in srcs], i in targets)
+        if lay is None:
+            dev = _home(lays[srcs[0]])
+            srcs = [on(j, dev) for j in srcs]
+            lay = ("one", dev)
+        new = add(Step(s.op, tuple(srcs), s.arg, s.shape), lay)
+        if i not in targets and rng.random() < 0.2:
+            conv = _convert(rng, s.shape, lay)
+            if conv is not None:
+                new = add(Step(conv[0], (new,), conv[1], s.shape), conv[2])
+        where[i] = new
+    return out, tuple(where[o] for o in outputs)
+
+
 def generate(seed: int) -> Program:
+    prog = _generate(seed)
+    side = random.Random(f"devices-{seed}")  # its own stream: the program itself is unchanged
+    if side.random() >= DEVICE_SHARE:
+        return prog
+    steps, outputs = _place_devices(side, list(prog.steps), prog.outputs)
+    return Program(seed, tuple(steps), outputs)
+
+
+def _generate(seed: int) -> Program:
     rng = random.Random(seed)
     steps: list[Step] = []
     for k in range(rng.randint(1, 3)):
@@ -345,6 +471,10 @@ def _run(prog: Program, backend: str) -> list[np.ndarray]:
                 for m, arg in s.arg:
                     view = getattr(view, m)(arg)
                 ts.append(a[0].assign(view.add(a[1]) if len(a) > 1 else view))
+            elif s.op == "to":
+                ts.append(a[0].to(s.arg))
+            elif s.op == "shard":
+                ts.append(a[0].shard(*s.arg))
         outs = [ts[i] for i in prog.outputs]
         Tensor.realize(*outs) if len(outs) > 1 else outs[0].realize()
         return [t.numpy() for t in outs]

@@ -37,9 +37,10 @@ class Ops(Enum):
     COPY = auto()         # src: (x, DEVICE)
     BUFFER_VIEW = auto()
     ASSIGN = auto()       # src: (target, value)
-    MSELECT = auto()
-    MSTACK = auto()
-    MULTI = auto()
+    MSELECT = auto()      # src: (x,); arg: i. Part i of a value on several devices
+    MSTACK = auto()       # src: one value per device; arg: the devices. Those parts as one value
+    MULTI = auto()        # src: (x,); arg: (axis, devices). x's parts joined along axis (None:
+                          # each part is the whole value): a sharded tensor
     REDUCE_AXIS = auto()  # arg: (reduce op, axes); reduced axes keep size 1
     CHILD = auto()
     CHILDREN = auto()

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .buffer import Buffer
+from .device import DEFAULT, device_of
+from .multi import Shards, layouts
 from .ops import Ops
 from .uop import UOp
 
@@ -48,6 +50,17 @@ def buffer_of(uop: UOp) -> Buffer | None:
     return None
 
 
+def shards_of(uop: UOp) -> Shards | None:
+    """The per-device Buffers of a realized sharded tensor, `MULTI(MSTACK(BUFFER.reshape(s),
+    ...))`; None for anything else."""
+    if uop.op is not Ops.MULTI or uop.src[0].op is not Ops.MSTACK:
+        return None
+    bufs = tuple(buffer_of(p) for p in uop.src[0].src)
+    if any(b is None for b in bufs):
+        return None
+    return Shards(uop.arg[0], uop.arg[1], bufs)  # type: ignore[arg-type]
+
+
 def assign_target_buffer(uop: UOp) -> Buffer:
     """The buffer an ASSIGN node writes into (its target is `BUFFER.reshape(...)`)."""
     target = uop.src[0].base
@@ -63,16 +76,22 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     from .variable import concrete, has_symbolic
 
     values = evaluate(uops)
-    out = []
-    for uop, value in zip(uops, values):
+    out: list[Buffer | Shards] = []
+    for uop, value, layout in zip(uops, values, layouts(list(uops))):
         if uop.op is Ops.ASSIGN:
             out.append(assign_target_buffer(uop))  # the oracle wrote it in place
+            continue
+        if layout is not None:  # sharded: the whole value, split as the rules would split it
+            axis, devs = layout
+            parts = [value] * len(devs) if axis is None else np.split(value, len(devs), axis)
+            out.append(Shards(axis, devs, tuple(Buffer(p.size, uop.dtype, p, device=d)
+                                                for p, d in zip(parts, devs))))
             continue
         if has_symbolic(uop.shape):  # stored as the other backends store it: padded to vmax
             full = np.zeros(concrete(uop.shape), dtype=value.dtype)
             full[tuple(slice(0, n) for n in value.shape)] = value
             value = full
-        out.append(Buffer(value.size, uop.dtype, value))
+        out.append(Buffer(value.size, uop.dtype, value, device=device_of(uop) or DEFAULT))
     return out
 
 
@@ -83,12 +102,15 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object])
     kernels never hold a value, which is passed to the kernels at run time."""
     from rulegrad.runtime.schedule import schedule_with_outputs
 
+    from .multi import lower_multi, regroup
     from .variable import unbind
 
-    roots, var_vals = unbind(list(uops))
+    # sharded roots first become one root per device (rules/multi.rules)
+    flat, lowered = lower_multi(list(uops))
+    roots, var_vals = unbind(flat)
     items, outs = schedule_with_outputs(roots)
     run_schedule(items, var_vals=var_vals)
-    return [_need_buffer(out) for out in outs]
+    return regroup([_need_buffer(out) for out in outs], lowered)
 
 
 def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
@@ -128,9 +150,10 @@ def backend_name() -> str:
 
 
 # ---------------------------------------------------------------------- entry points
-def realize(uops: Sequence[UOp]) -> list[Buffer]:
-    """A filled Buffer per root; roots that already are buffers are returned without work."""
-    out: list[Buffer | None] = [buffer_of(u) for u in uops]
+def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
+    """A filled Buffer per root (a sharded root: one per device); roots that already are
+    buffers are returned without work."""
+    out: list[Buffer | Shards | None] = [buffer_of(u) or shards_of(u) for u in uops]
     todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
     if todo:
         for u in todo:
@@ -151,6 +174,9 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
         buffers = realize([t.uop for t in tensors])
     for t, buf in zip(tensors, buffers):
         shape = t.uop.shape
+        if isinstance(buf, Shards):  # sharded: each device's part, stacked
+            t.uop = buf.node(t.uop.dtype, shape)
+            continue
         node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))
         if has_symbolic(shape):  # the buffer holds vmax rows; the tensor views the bound ones
             node = node.shrink(tuple((0, s) for s in shape))

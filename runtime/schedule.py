@@ -239,7 +239,8 @@ def schedule_with_outputs(uops: list[UOp],
     debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):
-            bufs = ", ".join(f"{b.dtype.name}[{b.size}]" for b in item.bufs)
+            bufs = ", ".join(f"{b.dtype.name}[{b.size}]" + ("" if b.device == "CPU" else
+                                                              f"@{b.device}") for b in item.bufs)
             print(f"kernel {i:3d} {item.name:24s} shape={item.shape} bufs=({bufs})")
             for line in kernel_locals(item.ast):
                 print(f"           local {line}")

@@ -51,7 +51,7 @@ Ref = tuple[bool, int]  # (True, input slot) or (False, index of a buffer the sc
 @dataclass(frozen=True)
 class _Entry:
     kernels: tuple[tuple[str, UOp, tuple[Ref, ...]], ...]  # (name, ast, buffer refs)
-    new_buffers: tuple[tuple[int, object], ...]            # (size, dtype) per created buffer
+    new_buffers: tuple[tuple[int, object, str], ...]  # (size, dtype, device) per created buffer
     outs: tuple[tuple[Ref, tuple[int, ...] | None], ...]   # per root: its buffer, its shape
     params: tuple[tuple[int, ...], ...] = ()  # per kernel: the float slot of each extra buffer
 
@@ -113,7 +113,7 @@ def graph_key(uops: list[UOp], lift: bool = False
             slot = slots.setdefault(id(arg), len(buffers))
             if slot == len(buffers):
                 buffers.append(arg)
-            arg = ("slot", slot, arg.size, arg.dtype, arg.is_allocated)
+            arg = ("slot", slot, arg.size, arg.dtype, arg.device, arg.is_allocated)
         elif type(arg) is float:
             if lift and op is const_op and float_params.liftable(arg, n.dtype):
                 floats.append((n.dtype, arg))
@@ -137,14 +137,14 @@ def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) ->
     """The schedule with its buffers as references; None if some root is not a plain buffer."""
     slot_of = {id(b): i for i, b in enumerate(inputs)}
     created: dict[int, int] = {}
-    new_buffers: list[tuple[int, object]] = []
+    new_buffers: list[tuple[int, object, str]] = []
 
     def ref(buf: Buffer) -> Ref:
         if id(buf) in slot_of:
             return (True, slot_of[id(buf)])
         if id(buf) not in created:
             created[id(buf)] = len(new_buffers)
-            new_buffers.append((buf.size, buf.dtype))
+            new_buffers.append((buf.size, buf.dtype, buf.device))
         return (False, created[id(buf)])
 
     kernels = tuple((it.name, it.ast, tuple(ref(b) for b in it.bufs)) for it in items)
@@ -172,7 +172,8 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
             ) -> tuple[list[ScheduleItem], list[UOp]]:
     from .schedule import ScheduleItem
 
-    fresh = [Buffer(size, dtype) for size, dtype in entry.new_buffers]  # type: ignore[arg-type]
+    fresh = [Buffer(size, dtype, device=device)  # type: ignore[arg-type]
+             for size, dtype, device in entry.new_buffers]
     values: dict[int, Buffer] = {}  # the float slots' buffers, made when a kernel reads one
 
     def buf(r: Ref) -> Buffer:

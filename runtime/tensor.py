@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .buffer import Buffer
+from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .limits import check_shape
@@ -235,7 +236,7 @@ class Tensor(TensorOps, NNOps):
     _rng: np.random.Generator = np.random.default_rng(0)
 
     def __init__(self, data: Any, dtype: DType | str | None = None,
-                 requires_grad: bool | None = None):
+                 requires_grad: bool | None = None, device: str | None = None):
         self.grad: Tensor | None = None
         self._requires_grad: bool | None = None
         if requires_grad is not None:
@@ -244,6 +245,8 @@ class Tensor(TensorOps, NNOps):
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
             check_shape(self.uop.shape, self.uop.dtype, self.uop.op.name)  # before any work
+            if in_use["devices"]:  # ops over tensors of different devices fail here, named
+                device_of(self.uop)
         elif isinstance(data, Tensor):
             self.uop = data.uop if dt is None else data.uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
@@ -260,6 +263,13 @@ class Tensor(TensorOps, NNOps):
             self.uop = _from_numpy(np.asarray(data), dt)
         else:
             raise TypeError(f"cannot make a Tensor from {type(data).__name__}")
+        if device is not None:  # host data is placed there; anything else is copied there
+            dev = canonical(device)
+            if self.uop.base.op is Ops.BUFFER and not isinstance(data, (UOp, Tensor)):
+                self.uop.base.arg.device = dev  # a fresh buffer no graph has seen yet
+                in_use["devices"] |= dev != DEFAULT
+            else:
+                self.uop = self.to(dev).uop
 
     # ------------------------------------------------------------------ facts
     @property
@@ -915,6 +925,9 @@ class Tensor(TensorOps, NNOps):
         applied exactly once even when other graphs already refer to the ASSIGN (the usual
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
         the backend that performs the write."""
+        if isinstance(device_of(self.uop), tuple):
+            raise InvalidArgument(f"assign into a tensor sharded over {describe(self.device)} is "
+                                  "not supported: assign on one device, then shard the result")
         if buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
@@ -928,10 +941,60 @@ class Tensor(TensorOps, NNOps):
         self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
         return self.realize()
 
+    # ------------------------------------------------------------------ devices
+    @property
+    def device(self) -> str | tuple[str, ...]:
+        """Its device ("CPU", "CPU:1", ...), or for a sharded tensor the tuple of its devices."""
+        return device_of(self.uop) or DEFAULT
+
+    def to(self, device: str) -> Tensor:
+        """This tensor on `device`: a COPY (a kernel that copies, once realized); itself when it
+        is there already. A sharded tensor is gathered whole onto that device."""
+        dev = canonical(device)
+        if device_of(self.uop) == dev:
+            return self
+        in_use["devices"] |= dev != DEFAULT
+        return Tensor(UOp(Ops.COPY, self.dtype, (self.uop, UOp(Ops.DEVICE, arg=dev))))
+
+    def shard(self, devices: Sequence[str], axis: int | None = None) -> Tensor:
+        """Split this tensor along `axis` into equal parts, part i on `devices[i]` (axis None:
+        a whole copy on each). Ops on sharded tensors run on each device's part
+        (`rules/multi.rules`); a reduction over the sharded axis combines the parts of every
+        device (an all-reduce). `numpy()` gives the whole value."""
+        devs = canonical_devices(devices)
+        if isinstance(device_of(self.uop), tuple):
+            raise InvalidArgument(f"this tensor is already sharded over {describe(self.device)}: "
+                                  "copy it to one device (.to(device)) before sharding again")
+        if has_symbolic(self.shape):
+            raise InvalidArgument(f"shard needs a concrete shape, got {self.shape}: shard the "
+                                  "tensor first, then shrink it to a symbolic size")
+        if axis is not None:
+            axis = self._axis(axis)
+            if self.shape[axis] % len(devs):
+                raise InvalidArgument(f"cannot shard shape {self.shape} along axis {axis} over "
+                                      f"{len(devs)} devices: {self.shape[axis]} is not a multiple "
+                                      f"of {len(devs)}")
+        n, parts = len(devs), []
+        for i, dev in enumerate(devs):
+            part = self.uop
+            if axis is not None:
+                size = self.shape[axis] // n
+                part = part.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                                         for a, s in enumerate(self.shape)))
+            if device_of(part) not in (None, dev):
+                part = UOp(Ops.COPY, part.dtype, (part, UOp(Ops.DEVICE, arg=dev)))
+            parts.append(part)
+        in_use["devices"] = in_use["multi"] = True
+        stack = UOp(Ops.MSTACK, self.dtype, tuple(parts), devs)
+        return Tensor(UOp(Ops.MULTI, self.dtype, (stack,), (axis, devs)))
+
     def numpy(self) -> np.ndarray:
         """The result as a read-only view of its buffer: no copy. A later `assign` moves the
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
-        `.copy()` it to get a writable array."""
+        `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
+        device first."""
+        if isinstance(devs := device_of(self.uop), tuple):
+            return self.to(devs[0]).numpy()
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None
@@ -953,9 +1016,10 @@ class Tensor(TensorOps, NNOps):
 
     def schedule(self, *others: Tensor, scheduler: str | None = None) -> Any:
         """The kernels that would compute these tensors, without running them."""
+        from rulegrad.runtime.multi import lower_multi
         from rulegrad.runtime.schedule import create_schedule
 
-        return create_schedule([self.uop, *(t.uop for t in others)], scheduler)
+        return create_schedule(lower_multi([self.uop, *(t.uop for t in others)])[0], scheduler)
 
 
 # ---------------------------------------------------------------------- shape arithmetic

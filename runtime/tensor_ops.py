@@ -190,9 +190,6 @@ class TensorOps:
     def detach(self) -> Tensor:
         return self
 
-    def to(self, device: Any = None) -> Tensor:
-        return self
-
     # ------------------------------------------------------------------ dtype helpers
     def float(self) -> Tensor: return self.cast(dtypes.float32)
     def half(self) -> Tensor: return self.cast(dtypes.float16)

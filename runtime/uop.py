@@ -371,7 +371,7 @@ def render_expr(root: UOp) -> str:
 # ---------------------------------------------------------------------- shapes
 _SAME_SHAPE = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.FUSE,
                          Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.NOOP, Ops.CHILD, Ops.CHILDREN,
-                         Ops.BUFFER_VIEW})
+                         Ops.BUFFER_VIEW, Ops.MSTACK, Ops.MSELECT})
 
 
 def _derive_shape(n: UOp) -> Shape | None:
@@ -386,6 +386,11 @@ def _derive_shape(n: UOp) -> Shape | None:
         return arg.shape
     if op in _SAME_SHAPE:
         return n.src[0].shape
+    if op is Ops.MULTI:  # arg (axis, devices): the shards joined along axis (None: replicas)
+        shape, axis = n.src[0].shape, arg[0]
+        if axis is None or shape is None:
+            return shape
+        return shape[:axis] + (shape[axis] * len(arg[1]),) + shape[axis + 1:]
     if op in _Movement:
         shape = n.src[0].shape
         if op is _PERMUTE:

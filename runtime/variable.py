@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .buffer import Buffer
+from .device import DEFAULT, device_of, in_use
 from .dtype import dtypes
 from .ops import Ops
 from .uop import UOp, toposort
@@ -75,18 +76,20 @@ def has_symbolic(shape: tuple | None) -> bool:
     return shape is not None and any(isinstance(s, UOp) for s in shape)
 
 
-_aranges: dict[int, UOp] = {}
+_aranges: dict[tuple[int, str], UOp] = {}
 
 
-def _arange(n: int) -> UOp:
-    """0..n-1 as an int64 buffer (one per size, shared: graphs over it key alike)."""
-    if n not in _aranges:
-        buf = Buffer(n, dtypes.int64, np.arange(n, dtype=np.int64))
-        _aranges[n] = UOp(Ops.BUFFER, dtypes.int64, (), buf)
-    return _aranges[n]
+def _arange(n: int, device: str) -> UOp:
+    """0..n-1 as an int64 buffer on `device` (one per size and device, shared: graphs over it
+    key alike)."""
+    if (n, device) not in _aranges:
+        buf = Buffer(n, dtypes.int64, np.arange(n, dtype=np.int64), device=device)
+        _aranges[(n, device)] = UOp(Ops.BUFFER, dtypes.int64, (), buf)
+    return _aranges[(n, device)]
 
 
-def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp]) -> UOp | None:
+def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp],
+           device: str) -> UOp | None:
     """The mask over concrete `shape` that is true where each symbolic axis in `axes` is below
     its variable's value."""
     cshape = concrete(shape)
@@ -96,7 +99,7 @@ def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp]) -> UOp |
         if not isinstance(s, UOp):
             continue
         line = (1,) * a + (cshape[a],) + (1,) * (len(shape) - a - 1)
-        idx = _arange(cshape[a]).reshape(line).expand(cshape)
+        idx = _arange(cshape[a], device).reshape(line).expand(cshape)
         var = var_of[s].cast(dtypes.int64).reshape((1,) * len(shape)).expand(cshape)
         m = idx.alu(Ops.CMPLT, var)
         mask = m if mask is None else mask.alu(Ops.AND, m)
@@ -139,7 +142,9 @@ def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
         elif n.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in arg):
             arg = tuple((b, int(e.vmax) if isinstance(e, UOp) else e) for b, e in arg)
         if n.op is Ops.REDUCE_AXIS and has_symbolic(n.src[0].shape):
-            mask = _valid(n.src[0].shape, arg[1], var_of)
+            # (the mask is read on the reduction's device)
+            device = (device_of(src[0]) if in_use["devices"] else None) or DEFAULT
+            mask = _valid(n.src[0].shape, arg[1], var_of, device)
             if mask is not None:
                 fill = src[0].const_like(identity_value(arg[0], n.dtype))
                 src = (mask.alu(Ops.WHERE, src[0], fill),)

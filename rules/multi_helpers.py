@@ -1,0 +1,182 @@
+"""Python helpers of `multi.rules`: ops on sharded tensors (MULTI) as ops on each device's part.
+
+In: the captures of a rule that matched. Out: the replacement (a MULTI over the per-device
+value, or a per-device node), or an InvalidArgument that says what a sharded tensor cannot do
+and what to do instead. Each helper is here because its rewrite loops over devices or axes.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rulegrad.runtime.device import DeviceMismatch, describe, device_of
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.errors import InvalidArgument
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.uop import UOp
+
+
+def _multi(x: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
+    return UOp(Ops.MULTI, x.dtype, (x,), (axis, devs))
+
+
+def _part(x: UOp, i: int) -> UOp:
+    return UOp(Ops.MSELECT, x.dtype, (x,), i)
+
+
+def _stack(parts: list[UOp], devs: tuple[str, ...]) -> UOp:
+    return UOp(Ops.MSTACK, parts[0].dtype, tuple(parts), devs)
+
+
+def _copy(x: UOp, device: str) -> UOp:
+    return UOp(Ops.COPY, x.dtype, (x, UOp(Ops.DEVICE, arg=device)))
+
+
+def _slice(x: UOp, axis: int, i: int, n: int) -> UOp:
+    """Shard i of n of x along axis."""
+    size = x.shape[axis] // n
+    return x.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                          for a, s in enumerate(x.shape)))
+
+
+# ---------------------------------------------------------------------- multi_pm
+def has_multi(x: UOp) -> bool:
+    return any(s.op is Ops.MULTI for s in x.src)
+
+
+def _parts_of(s: UOp, axis: int | None, devs: tuple[str, ...], op: Ops) -> UOp:
+    """Source s of an op over tensors sharded along `axis`, as its per-device value."""
+    n = len(devs)
+    if s.op is Ops.MULTI:
+        if s.arg[0] == axis:
+            return s.src[0]
+        # a replica read by shards: each device its own slice of it
+        return _stack([_slice(_part(s.src[0], i), axis, i, n) for i in range(n)], devs)  # type: ignore[arg-type]
+    where = device_of(s)
+    if where is not None:
+        raise DeviceMismatch(f"{op.name} of a tensor sharded over {describe(devs)} and one on "
+                             f"{describe(where)}: shard it too (.shard(devices, axis)) or copy "
+                             "the sharded one to one device (.to(device))")
+    if axis is None:
+        return s  # constants: the same on every device
+    return _stack([_slice(s, axis, i, n) for i in range(n)], devs)
+
+
+def alu_multi(x: UOp) -> UOp:
+    multis = [s for s in x.src if s.op is Ops.MULTI]
+    devs = multis[0].arg[1]
+    for m in multis:
+        if m.arg[1] != devs:
+            raise DeviceMismatch(f"{x.op.name} of tensors sharded over different devices "
+                                 f"{describe(devs)} and {describe(m.arg[1])}")
+    axes = sorted({m.arg[0] for m in multis} - {None})
+    if len(axes) > 1:
+        raise InvalidArgument(f"{x.op.name} of tensors sharded along different axes {axes}: "
+                              "shard them alike, or copy one to a device (.to) first")
+    axis = axes[0] if axes else None
+    return _multi(x.replace(src=tuple(_parts_of(s, axis, devs, x.op) for s in x.src)), axis, devs)
+
+
+def reduce_multi(r: UOp, m: UOp) -> UOp:
+    (axis, devs), (op, axes) = m.arg, r.arg
+    partial = r.replace(src=(m.src[0],))
+    if axis is None or axis not in axes:
+        return _multi(partial, axis, devs)
+    # all-reduce: device j combines every device's partial result, in the same order on every
+    # device, so the replicas are equal to the bit
+    out = []
+    for dev in devs:
+        acc = None
+        for i, src_dev in enumerate(devs):
+            p = _part(partial, i)
+            p = p if src_dev == dev else _copy(p, dev)
+            acc = p if acc is None else acc.alu(op, p)
+        out.append(acc)
+    return _multi(_stack(out, devs), None, devs)
+
+
+def _reshape_axis(old: tuple, new: tuple, axis: int, n: int) -> int | None:
+    """The axis of `new` the shards of `old`'s `axis` become: the same elements before it, and
+    a size that n parts divide (each shard stays a contiguous block of the rows after). With a
+    symbolic size (any size that is not a plain int) a reshape only adds or drops 1s: the
+    sharded axis keeps its place among the others."""
+    if any(type(d) is not int for d in (*old, *new)):
+        others = [k for k, d in enumerate(new) if not (type(d) is int and d == 1)]
+        place = sum(1 for d in old[:axis] if not (type(d) is int and d == 1))
+        return others[place] if place < len(others) else None
+    before = math.prod(old[:axis])
+    acc = 1
+    for k, s in enumerate(new):
+        if acc == before and s % n == 0 and s >= n:
+            return k
+        acc *= s
+        if acc > before:
+            return None
+    return None
+
+
+def mop_multi(x: UOp, m: UOp) -> UOp:
+    (axis, devs), v, n = m.arg, m.src[0], len(m.arg[1])
+    if axis is None:  # replicas: every part moves as the whole did
+        return _multi(x.replace(src=(v,)), None, devs)
+    op, arg, full = x.op, x.arg, m.shape
+
+    def refuse(what: str) -> InvalidArgument:
+        return InvalidArgument(f"{op.name} {arg} of a tensor of shape {full} sharded along axis "
+                               f"{axis}: {what}; copy it to one device first (.to(device))")
+
+    if op is Ops.PERMUTE:
+        return _multi(v.permute(arg), arg.index(axis), devs)
+    if op is Ops.RESHAPE:
+        k = _reshape_axis(full, arg, axis, n)
+        if k is None:
+            raise refuse("the reshape splits the sharded axis across shards")
+        return _multi(v.reshape(arg[:k] + (arg[k] // n,) + arg[k + 1:]), k, devs)
+    if op is Ops.EXPAND:
+        return _multi(v.expand(arg[:axis] + (v.shape[axis],) + arg[axis + 1:]), axis, devs)
+    if op is Ops.PAD and arg[axis] == (0, 0):
+        return _multi(v.pad(arg), axis, devs)
+    if op is Ops.SHRINK and arg[axis] == (0, full[axis]):
+        return _multi(v.shrink(arg[:axis] + ((0, v.shape[axis]),) + arg[axis + 1:]), axis, devs)
+    if op is Ops.FLIP and not arg[axis]:
+        return _multi(v.flip(arg), axis, devs)
+    raise refuse("it would move data between the shards")
+
+
+def multi_like(x: UOp, m: UOp) -> UOp:
+    return _multi(x.replace(src=(m.src[0],)), *m.arg)
+
+
+def gather(m: UOp, d: UOp) -> UOp:
+    """COPY(sharded, device): the parts copied there and joined along the axis (each part
+    where its mask is true, so -0.0 stays -0.0); replicas: the part already there, if any."""
+    (axis, devs), v, dev = m.arg, m.src[0], d.arg
+    parts = [_part(v, i) if src_dev == dev else _copy(_part(v, i), dev)
+             for i, src_dev in enumerate(devs)]
+    if axis is None:
+        return parts[devs.index(dev)] if dev in devs else parts[0]
+    size = v.shape[axis]
+    pads = [tuple((i * size, (len(devs) - 1 - i) * size) if a == axis else (0, 0)
+                  for a in range(len(v.shape))) for i in range(len(devs))]
+    out = parts[-1].pad(pads[-1])
+    for p, pad in zip(reversed(parts[:-1]), reversed(pads[:-1])):
+        mask = UOp.const(dtypes.bool, True).reshape((1,) * len(v.shape)).expand(v.shape)
+        out = mask.pad(pad).alu(Ops.WHERE, p.pad(pad), out)
+    return out
+
+
+# ---------------------------------------------------------------------- pm_mselect
+def select_part(s: UOp, i: int) -> UOp:
+    return s.src[i]
+
+
+_PER_PART = GroupOp.Elementwise | GroupOp.Movement | GroupOp.Meta | {Ops.REDUCE_AXIS,
+                                                                      Ops.CONTIGUOUS}
+
+
+def push_mselect(x: UOp, i: int) -> UOp:
+    if device_of(x) is None:
+        return x  # constants: the same on every device
+    if x.op in _PER_PART:
+        return x.replace(src=tuple(_part(s, i) for s in x.src))
+    raise RuntimeError(f"multi: no rule takes part {i} of {x.op.name}: {x!r}")

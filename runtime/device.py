@@ -1,0 +1,112 @@
+"""Devices: virtual CPU devices ("CPU", "CPU:1", ...), and the device each tensor node lives on.
+
+In: device names from the user, tensor-level UOps. Out: canonical names, and per node its
+device: a name, a tuple of names (a sharded or stacked value, one part per device), or None (a
+value made of constants only, which can be computed anywhere).
+
+Every virtual device is the host's memory, but a Buffer belongs to one device and a kernel reads
+and writes the buffers of one device; only a COPY kernel reads another device's buffer. So the
+device of a node is derived from the graph:
+
+- BUFFER: its Buffer's device; COPY(x, DEVICE): the DEVICE's name;
+- MULTI (a sharded value): its arg's devices; MSTACK: its arg (one device per source);
+  MSELECT(x, i): part i of x's devices;
+- constants and variables: None;
+- any other node: the one device its sources agree on. Sources on different devices are an
+  error (`DeviceMismatch`) that says to copy (`.to`) or shard one of them: no op moves data
+  between devices implicitly.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+
+from .errors import InvalidArgument
+from .ops import Ops
+from .uop import UOp, toposort
+
+DEFAULT = "CPU"
+Device = str | tuple[str, ...] | None
+
+_NAME = re.compile(r"^CPU(?::(\d+))?$")
+
+
+# whether any program placed a tensor off the default device or sharded one: until then every
+# node is on "CPU" (or none), so nothing needs checking and no MULTI needs lowering
+in_use = {"devices": False, "multi": False}
+
+
+class DeviceMismatch(InvalidArgument):
+    """An op over tensors on different devices (copy or shard one of them first)."""
+
+
+def canonical(device: object) -> str:
+    """"cpu", "CPU", "CPU:0" -> "CPU"; "CPU:3" -> "CPU:3"; anything else is an error."""
+    if not isinstance(device, str) or (m := _NAME.match(device.strip().upper())) is None:
+        raise InvalidArgument(f"unknown device {device!r}: the devices are virtual CPUs, "
+                              "\"CPU\" (= \"CPU:0\"), \"CPU:1\", \"CPU:2\", ...")
+    n = int(m.group(1) or 0)
+    return DEFAULT if n == 0 else f"CPU:{n}"
+
+
+def canonical_devices(devices: object) -> tuple[str, ...]:
+    """A tuple of distinct canonical device names (at least one)."""
+    if isinstance(devices, str) or not isinstance(devices, (tuple, list)) or not devices:
+        raise InvalidArgument(f"shard needs a tuple of devices, got {devices!r}")
+    out = tuple(canonical(d) for d in devices)
+    if len(set(out)) != len(out):
+        raise InvalidArgument(f"shard devices {devices!r} repeat a device")
+    return out
+
+
+def describe(device: Device) -> str:
+    if isinstance(device, tuple):
+        return "(" + ", ".join(describe(d) for d in device) + ")"
+    return str(device)
+
+
+# node -> its device, computed once per node (nodes are immutable); weak: it dies with the node
+_devices: weakref.WeakKeyDictionary[UOp, Device] = weakref.WeakKeyDictionary()
+_NO_DEVICE = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.BIND, Ops.DEVICE, Ops.RANGE, Ops.UNIQUE})
+
+
+def device_of(node: UOp) -> Device:
+    """The device `node` lives on (see the module docstring); DeviceMismatch on a conflict."""
+    found = _devices.get(node, _devices)
+    if found is not _devices:
+        return found  # type: ignore[return-value]
+    if all(s in _devices for s in node.src):  # the common case: a new node over known ones
+        found = _devices[node] = _derive(node)
+        return found
+    for n in toposort(node, stop=lambda n: n in _devices):
+        _devices[n] = _derive(n)
+    return _devices[node]
+
+
+def _derive(n: UOp) -> Device:
+    op = n.op
+    if op is Ops.BUFFER:
+        return n.arg.device
+    if op in _NO_DEVICE:
+        return None
+    if op is Ops.COPY:
+        return n.src[1].arg
+    if op is Ops.MULTI:
+        return n.arg[1]
+    if op is Ops.MSTACK:
+        return n.arg
+    if op is Ops.MSELECT:
+        parts = _devices[n.src[0]]
+        return parts[n.arg] if isinstance(parts, tuple) else parts
+    found: Device = None
+    for s in n.src:
+        d = _devices[s]
+        if d is None or d == found:
+            continue
+        if found is not None:
+            raise DeviceMismatch(f"{op.name} of tensors on different devices {describe(found)} "
+                                 f"and {describe(d)}: copy one with .to(device) (or shard it "
+                                 "with .shard(devices, axis)) first")
+        found = d
+    return found

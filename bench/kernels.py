@@ -84,6 +84,12 @@ def _attn_np(q, k, v):
     return _softmax_np(s) @ v
 
 
+def _pool3_np(x, reduce):
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    return reduce(win, axis=(-2, -1))
+
+
+POOL = (16, 64, 64, 64)  # NCHW float32, 16 MB
 CASES = [
     Case("relu(a*b+c) 4M", {"a": (4 << 20,), "b": (4 << 20,), "c": (4 << 20,)},
          lambda a, b, c: (a * b + c).relu(), lambda a, b, c: np.maximum(a * b + c, 0),
@@ -104,6 +110,28 @@ CASES = [
          _mlp_rg, _mlp_np, "(x@w1+b1).relu()@w2+b2"),
     Case("attention 8x256x64", {"q": (8, 256, 64), "k": (8, 256, 64), "v": (8, 256, 64)},
          _attn_rg, _attn_np, "(q@k.transpose(1,2)*(1/8.0)).softmax(-1)@v"),
+    # strided and small-axis reductions (issue 15): pooling windows, sums down columns and
+    # over a middle axis
+    Case("maxpool 2x2 16x64x64x64", {"x": POOL},
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5)),
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5)),
+         "x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5))"),
+    Case("meanpool 2x2 16x64x64x64", {"x": POOL},
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5)),
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5)),
+         "x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5))"),
+    Case("maxpool 3x3 s2 16x64x64x64", {"x": POOL},
+         lambda x: x.max_pool2d(kernel_size=3, stride=2),
+         lambda x: _pool3_np(x, np.max), "x.max_pool2d(kernel_size=3, stride=2)"),
+    Case("avgpool 3x3 s2 16x64x64x64", {"x": POOL},
+         lambda x: x.avg_pool2d(kernel_size=3, stride=2),
+         lambda x: _pool3_np(x, np.mean), "x.avg_pool2d(kernel_size=3, stride=2)"),
+    Case("column sum 2048x2048", {"x": (2048, 2048)}, lambda x: x.sum(axis=0),
+         lambda x: x.sum(axis=0), "x.sum(axis=0)"),
+    Case("middle sum 64x256x256", {"x": (64, 256, 256)}, lambda x: x.sum(axis=1),
+         lambda x: x.sum(axis=1), "x.sum(axis=1)"),
+    Case("middle max 64x256x256", {"x": (64, 256, 256)}, lambda x: x.max(axis=1),
+         lambda x: x.max(axis=1), "x.max(axis=1)"),
 ]
 
 

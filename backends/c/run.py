@@ -29,7 +29,8 @@ import numpy as np
 from rulegrad.runtime.uop import UOp
 
 from .build import Library, build_library
-from .lower import lower_kernel
+from .lower import lower_only
+from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
 
 
@@ -108,9 +109,16 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         _programs.move_to_end(key)
         return prog
     rendered: list[RenderedKernel] = []
+    debug = int(os.environ.get("DEBUG", "0") or 0)
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
+        low = lower_only(ast)
+        opt = optimize_kernel(low)
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
-        rendered.append(render_kernel(lower_kernel(ast), f"k{i}_{c_ident(name)}", restrict=r))
+        rk = render_kernel(opt, f"k{i}_{c_ident(name)}", restrict=r)
+        rendered.append(rk)
+        if debug >= 2:  # the optimizer's actions and the renderer's own choices
+            taken = actions(low, opt) + list(rk.choices)
+            print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,
                         lib.function(rk.cname, rk.nparams, len(rk.var_names)), lib, rk.source,

@@ -1,8 +1,9 @@
 """The kernel optimizer (rules/opt.rules, backends/c/opt.py) and the kernels it shapes.
 
 Pooling windows and reductions over a middle axis, through the scheduler and C, against numpy
-bit for bit (special values in every window position); and the actions each kernel gets,
-counted from the optimized AST and the C text (never timed).
+(max/min bit for bit, special values in every window position, through the semantics table's
+reduce: numpy's, with -0.0 ordered below +0.0); and the actions each kernel gets, counted from
+the optimized AST and the C text (never timed).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0]
@@ -37,6 +39,13 @@ def _kernel(t: Tensor):
     return low, opt, render_kernel(opt, "k")
 
 
+def _oracle(op: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """numpy's max/min as runtime/semantics.py defines them (a zero result's sign ordered)."""
+    o = Ops.MAX if op == "max" else Ops.MIN
+    out = semantics.reduce(o, x, axes, -np.inf if op == "max" else np.inf)
+    return np.squeeze(out, axis=axes)
+
+
 def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
     assert a.shape == b.shape and a.dtype == b.dtype
     # NaN equals NaN; -0.0 is not 0.0
@@ -51,7 +60,20 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
 def test_pool_2x2_bits_equal_numpy(dt, op):
     x = _data((2, 3, 16, 32), dt)
     got = getattr(Tensor(x).reshape(2, 3, 8, 2, 16, 2), op)(axis=(3, 5)).numpy()
-    _same_bits(got, getattr(x.reshape(2, 3, 8, 2, 16, 2), op)(axis=(3, 5)))
+    _same_bits(got, _oracle(op, x.reshape(2, 3, 8, 2, 16, 2), (3, 5)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_window_of_every_special_pair_bits_equal_numpy(dt, op):
+    # every ordered pair of special values as a 2-wide window, 8 windows a row: the unrolled,
+    # vectorized compare-and-blend against numpy (NaN either side, +0.0 vs -0.0 either order)
+    v = np.array(SPECIAL, dtype=dt)
+    x = np.stack(np.broadcast_arrays(v[:, None], v[None, :]), axis=-1)  # (8, 8, 2)
+    t = getattr(Tensor(x), op)(axis=2)
+    low, opt, _ = _kernel(t)
+    assert "UPCAST r1 (8 iterations)" in actions(low, opt)
+    _same_bits(t.numpy(), _oracle(op, x, (2,)))
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
@@ -70,7 +92,8 @@ def _pool3(x: np.ndarray, fn) -> np.ndarray:
 
 def test_max_pool_3x3_stride_2_bits_equal_numpy():
     x = _data((2, 4, 17, 40), np.float32, seed=2)
-    _same_bits(Tensor(x).max_pool2d(kernel_size=3, stride=2).numpy(), _pool3(x, np.max))
+    ref = _pool3(x, lambda w, axis: _oracle("max", w, tuple(a % w.ndim for a in axis)))
+    _same_bits(Tensor(x).max_pool2d(kernel_size=3, stride=2).numpy(), ref)
 
 
 def test_avg_pool_3x3_stride_2_matches_numpy():

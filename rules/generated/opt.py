@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 3285e563847c2994da9e88272ea5a6fb4e64f92d01f173690cb5d6f80e900f7d
+# source sha256: 567b3075f7820e13e217321b72276e49f39fd78ef3c51103632cea138487a057
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -19,7 +19,7 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '3285e563847c2994da9e88272ea5a6fb4e64f92d01f173690cb5d6f80e900f7d'
+SOURCE_SHA256 = '567b3075f7820e13e217321b72276e49f39fd78ef3c51103632cea138487a057'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 
 
@@ -60,6 +60,7 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 # ======================================================================== opt_index
 _opt_index_rules = (
     RuleInfo('and_in_range', 'rules/opt.rules', 29, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
+    RuleInfo('and_offset', 'rules/opt.rules', 32, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
@@ -74,6 +75,29 @@ def _opt_index_AND(n, ctx):
             x = n0
             if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg:
                 return x, _opt_index_rules[0]
+        if n0.op is Ops.ADD and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n1.op is Ops.CONST:
+                if n0_0.dtype is dtypes.index and n0_1.op is Ops.CONST:
+                    # rule and_offset at rules/opt.rules:32
+                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                    if _opt_index_st: _opt_index_st.attempts[1] += 1
+                    c = n0_1
+                    m = n1
+                    x = n0_0
+                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
+                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+                if n0_0.op is Ops.CONST and n0_1.dtype is dtypes.index:
+                    # rule and_offset at rules/opt.rules:32
+                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                    if _opt_index_st: _opt_index_st.attempts[1] += 1
+                    c = n0_0
+                    m = n1
+                    x = n0_1
+                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
+                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
     return None
 
 

@@ -160,3 +160,44 @@ def test_debug_2_prints_the_actions(monkeypatch, capsys):
     np.testing.assert_array_equal(out, x.reshape(2, 8, 2, 8, 2).max(axis=(2, 4)))
     err = capsys.readouterr().err
     assert "actions: UNROLL MAX over" in err and "UPCAST" in err
+
+
+# ---------------------------------------------------------------- the reduction contract
+# (runtime/semantics.py's docstring): a float sum is the exact sum within (n - 1) * eps *
+# sum |x| whatever order the backend picks; everything else is numpy's bits
+
+
+def _sum_bound(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    exact = x.astype(np.float64).sum(axis=axes)
+    n = int(np.prod([x.shape[a] for a in axes]))
+    eps = np.finfo(x.dtype).eps / 2
+    return exact, (n - 1) * eps * np.abs(x.astype(np.float64)).sum(axis=axes)
+
+
+@pytest.mark.parametrize("shape, axes", [((4, 8, 2, 16, 2), (2, 4)),   # an unrolled window
+                                         ((16, 3000), (1,)),            # a long row (simd)
+                                         ((300, 64), (0,))])            # down columns
+def test_float_sums_within_the_reassociation_bound(shape, axes):
+    # mixed signs and magnitudes, so an order outside the contract would show
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+    got = Tensor(x).sum(axis=axes).numpy().astype(np.float64)
+    exact, bound = _sum_bound(x, axes)
+    # the final rounding to float32 is one more half ulp
+    assert np.all(np.abs(got - exact) <= bound + np.abs(exact) * np.finfo(np.float32).eps)
+
+
+def test_sum_of_negative_zeros_is_positive_zero():
+    x = np.full((4, 16, 2), -0.0, np.float32)
+    got = Tensor(x).sum(axis=2).numpy()   # an unrolled window: starts from the identity
+    assert not np.signbit(got).any() and not np.signbit(x.sum(axis=2)).any()
+
+
+def test_elementwise_multiply_add_is_not_fused():
+    # a * b + c outside a sum of products rounds twice, as numpy, in a vectorized loop too
+    rng = np.random.default_rng(6)
+    a, b, c = (rng.standard_normal((8, 1024)).astype(np.float32) for _ in range(3))
+    t = Tensor(a) * Tensor(b) + Tensor(c)
+    low, opt, _ = _kernel(t)
+    assert any(s.startswith("UPCAST") for s in actions(low, opt))
+    np.testing.assert_array_equal(t.numpy(), a * b + c)

@@ -143,7 +143,10 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
         timings = []  # DEBUG=1: kernel count and time per kernel
     prog.run_addresses(addrs, timings, var_vals)
     if timings is not None and debug >= 1:
+        from . import roofline  # DEBUG=1: each kernel's rates beside the machine's
+
         for item, t in zip(schedule, timings):
-            print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)
+            w = roofline.work(item.ast, [b.size * b.dtype.itemsize for b in item.bufs])
+            print(f"  {item.name:<30s} {t * 1e6:9.1f} us  {roofline.line(w, t)}", file=sys.stderr)
         print(f"  {len(schedule)} kernels in {sum(timings) * 1e6:.1f} us (C)", file=sys.stderr)
     return prog

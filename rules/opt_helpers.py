@@ -25,6 +25,8 @@ from rulegrad.runtime.uop import UOp, toposort
 UNROLL_MAX = 16
 # an innermost loop shorter than this is not worth a vector (8 float32 lanes in 256 bits)
 UPCAST_MIN = 8
+# reads further apart than this along the upcast axis are gathers (a transpose): left scalar
+UPCAST_MAX_STRIDE = 4
 
 
 def stride(expr: UOp, r: UOp) -> int | None:
@@ -92,8 +94,9 @@ def unrolled(red: UOp) -> UOp:
 
 def upcastable(st: UOp) -> bool:
     """A STORE whose innermost loop is worth vectorizing: at least UPCAST_MIN long, written
-    contiguously, with no loop inside it (no REDUCE left) and no gated load (a gated read
-    vectorizes only as a masked load; gcc 12.2 has dropped lanes of those, flags.py)."""
+    contiguously, read at most UPCAST_MAX_STRIDE apart, with no loop inside it (no REDUCE
+    left) and no gated load (a gated read vectorizes only as a masked load; gcc 12.2 has
+    dropped lanes of those, flags.py)."""
     ranges = st.src[2:]
     if not ranges or len(st.src[0].src) != 2:
         return False
@@ -104,7 +107,16 @@ def upcastable(st: UOp) -> bool:
     for n in toposort(st.src[1]):
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
             return False
+        # a read that steps far along j would be a gather in every lane: no faster than scalar
+        if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
+            return False
     return stride(st.src[0].src[1], j) == 1
+
+
+def _near(step: int | None) -> bool:
+    """A read stepping at most UPCAST_MAX_STRIDE elements per iteration: vector loads and
+    shuffles (a window's columns, a flip, a broadcast)."""
+    return step is not None and abs(step) <= UPCAST_MAX_STRIDE
 
 
 def upcast(st: UOp) -> UOp:

@@ -129,6 +129,15 @@ def test_gated_loads_are_not_upcast():
     assert not any(n.op is Ops.RANGE and n.arg[1] == "upcast" for n in opt.toposort())
 
 
+def test_transpose_is_not_upcast():
+    # reading a column per output step would gather every lane: left to the scalar loop
+    x = np.arange(32 * 48, dtype=np.float32).reshape(32, 48)
+    t = (Tensor(x).T + 1).contiguous()
+    low, opt, _ = _kernel(t)
+    assert actions(low, opt) == []
+    np.testing.assert_array_equal(t.numpy(), x.T + 1)
+
+
 @pytest.mark.parametrize("op", ["sum", "max"])
 def test_middle_axis_reduce_runs_as_rows(op):
     x = np.random.default_rng(4).standard_normal((8, 64, 48)).astype(np.float32)

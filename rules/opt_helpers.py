@@ -70,9 +70,12 @@ def _size(r: UOp) -> int | None:
 
 def small_reduce(red: UOp) -> bool:
     """A loop-form REDUCE (`REDUCE(op(DEFINE_REG, v), *ranges)`) over at most UNROLL_MAX
-    values of constant ranges, with no reduce inside it."""
+    values of constant ranges, with no reduce inside it, that is not a sum of products."""
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
+        return False
+    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length
+    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL:
         return False
     sizes = [_size(r) for r in red.src[1:]]
     if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]

@@ -153,9 +153,9 @@ def test_middle_axis_reduce_runs_as_rows(op):
 def test_matmul_keeps_its_register_tile():
     # a product reads A once per column tile and B once per row tile: the tile pays there
     # (an int matmul: float ones take the packed path of gemm.py)
-    # (K = 64: a sum of at most UNROLL_MAX products is unrolled instead)
-    a = np.arange(8 * 64, dtype=np.int32).reshape(8, 64) % 7
-    b = np.arange(64 * 32, dtype=np.int32).reshape(64, 32) % 5
+    # (K = 16: a short sum of products is not unrolled either)
+    a = np.arange(8 * 16, dtype=np.int32).reshape(8, 16) % 7
+    b = np.arange(16 * 32, dtype=np.int32).reshape(16, 32) % 5
     t = Tensor(a) @ Tensor(b)
     _, _, rk = _kernel(t)
     assert any(c.startswith("TILE") for c in rk.choices)

@@ -21,6 +21,9 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 SOURCE = 'rules/opt.rules'
 SOURCE_SHA256 = '567b3075f7820e13e217321b72276e49f39fd78ef3c51103632cea138487a057'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+_ADD = Ops.ADD
+_CONST = Ops.CONST
+_dt_index = dtypes.index
 
 
 # ======================================================================== opt_actions
@@ -67,7 +70,7 @@ _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counti
 def _opt_index_AND(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        if n0.dtype is dtypes.index and n1.op is Ops.CONST:
+        if n0.dtype is _dt_index and n1.op is _CONST:
             # rule and_in_range at rules/opt.rules:29
             #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
             if _opt_index_st: _opt_index_st.attempts[0] += 1
@@ -75,10 +78,10 @@ def _opt_index_AND(n, ctx):
             x = n0
             if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg:
                 return x, _opt_index_rules[0]
-        if n0.op is Ops.ADD and len(n0.src) == 2:
+        if n0.op is _ADD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1.op is Ops.CONST:
-                if n0_0.dtype is dtypes.index and n0_1.op is Ops.CONST:
+            if n1.op is _CONST:
+                if n0_0.dtype is _dt_index and n0_1.op is _CONST:
                     # rule and_offset at rules/opt.rules:32
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
@@ -88,7 +91,7 @@ def _opt_index_AND(n, ctx):
                     if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
                         _r = _as_uop(n, x + c.arg % (m.arg + 1))
                         if _r is not None and _r is not n: return _r, _opt_index_rules[1]
-                if n0_0.op is Ops.CONST and n0_1.dtype is dtypes.index:
+                if n0_0.op is _CONST and n0_1.dtype is _dt_index:
                     # rule and_offset at rules/opt.rules:32
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
@@ -119,3 +122,5 @@ MATCHERS = {
     'opt_index': _S_opt_index,
     'opt': _S_opt,
 }
+
+PIPELINES = {}

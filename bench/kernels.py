@@ -84,6 +84,12 @@ def _attn_np(q, k, v):
     return _softmax_np(s) @ v
 
 
+def _pool3_np(x, reduce):
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    return reduce(win, axis=(-2, -1))
+
+
+POOL = (16, 64, 64, 64)  # NCHW float32, 16 MB
 CASES = [
     Case("relu(a*b+c) 4M", {"a": (4 << 20,), "b": (4 << 20,), "c": (4 << 20,)},
          lambda a, b, c: (a * b + c).relu(), lambda a, b, c: np.maximum(a * b + c, 0),
@@ -104,6 +110,28 @@ CASES = [
          _mlp_rg, _mlp_np, "(x@w1+b1).relu()@w2+b2"),
     Case("attention 8x256x64", {"q": (8, 256, 64), "k": (8, 256, 64), "v": (8, 256, 64)},
          _attn_rg, _attn_np, "(q@k.transpose(1,2)*(1/8.0)).softmax(-1)@v"),
+    # strided and small-axis reductions (issue 15): pooling windows, sums down columns and
+    # over a middle axis
+    Case("maxpool 2x2 16x64x64x64", {"x": POOL},
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5)),
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5)),
+         "x.reshape(16, 64, 32, 2, 32, 2).max(axis=(3, 5))"),
+    Case("meanpool 2x2 16x64x64x64", {"x": POOL},
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5)),
+         lambda x: x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5)),
+         "x.reshape(16, 64, 32, 2, 32, 2).mean(axis=(3, 5))"),
+    Case("maxpool 3x3 s2 16x64x64x64", {"x": POOL},
+         lambda x: x.max_pool2d(kernel_size=3, stride=2),
+         lambda x: _pool3_np(x, np.max), "x.max_pool2d(kernel_size=3, stride=2)"),
+    Case("avgpool 3x3 s2 16x64x64x64", {"x": POOL},
+         lambda x: x.avg_pool2d(kernel_size=3, stride=2),
+         lambda x: _pool3_np(x, np.mean), "x.avg_pool2d(kernel_size=3, stride=2)"),
+    Case("column sum 2048x2048", {"x": (2048, 2048)}, lambda x: x.sum(axis=0),
+         lambda x: x.sum(axis=0), "x.sum(axis=0)"),
+    Case("middle sum 64x256x256", {"x": (64, 256, 256)}, lambda x: x.sum(axis=1),
+         lambda x: x.sum(axis=1), "x.sum(axis=1)"),
+    Case("middle max 64x256x256", {"x": (64, 256, 256)}, lambda x: x.max(axis=1),
+         lambda x: x.max(axis=1), "x.max(axis=1)"),
 ]
 
 
@@ -167,8 +195,13 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     out_kz = case.rg(**tensors).realize(scheduler="kernelize").numpy()
     err = max(err, float(np.max(np.abs(out_kz - ref)) / (np.max(np.abs(ref)) + 1e-30)))
     warm, numpy_t, kern, kern_kz = median_times([f_rg, f_np, f_k, f_kz], runs)
+    from rulegrad.backends.c import roofline
+
+    works = [roofline.work(item.ast, [b.size * b.dtype.itemsize for b in item.bufs])
+             for item in sched]
     return {"cold": cold, "warm": warm, "numpy": numpy_t, "kernels": kern,
             "kz": kern_kz, "nkz": len(sched_kz),
+            "bytes": sum(w.nbytes for w in works), "flops": sum(w.flops for w in works),
             "nkernels": len(sched), "relerr": err, "best_np": BEST[id(f_np)],
             "best_warm": BEST[id(f_rg)], "best_kern": BEST[id(f_k)]}
 
@@ -317,6 +350,26 @@ def print_train_step(runs: int, no_tinygrad: bool) -> None:
               f"tinygrad / rulegrad warm: {tg['warm'] / ours['warm']:.2f}")
 
 
+def print_roofline(cases: list[Case], results: dict[str, dict]) -> None:
+    """Each case's kernels (fastest run) as GB/s and GFLOP/s beside this machine's measured
+    copy bandwidth and FMA peak (backends/c/roofline.py)."""
+    from rulegrad.backends.c import roofline
+
+    m = roofline.machine()
+    print(f"\nroofline: machine copy {m.copy_gbs:.1f} GB/s (numpy, best of 5), FMA peak "
+          f"{m.fma_gflops:.0f} GFLOP/s (float32, 256-bit, all threads, per thread CPU time)")
+    print(f"{'case':32s} {'MB':>7s} {'MFLOP':>9s} {'GB/s':>7s} {'%copy':>6s} {'GFLOP/s':>8s} "
+          f"{'%peak':>6s}")
+    for c in cases:
+        r = results[c.name]
+        if "error" in r:
+            continue
+        t = r["best_kern"]
+        gbs, gfl = r["bytes"] / t / 1e9, r["flops"] / t / 1e9
+        print(f"{c.name:32s} {r['bytes'] / 1e6:7.1f} {r['flops'] / 1e6:9.1f} {gbs:7.2f} "
+              f"{100 * gbs / m.copy_gbs:6.0f} {gfl:8.2f} {100 * gfl / m.fma_gflops:6.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=15)
@@ -356,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {r['nkz']:3d} "
               f"{_ms(r['kz'])} {_ms(r['cold'])} "
               f"{_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
+    print_roofline(cases, results)
     if not args.only or any("train".startswith(k.strip()) for k in args.only.split(",")):
         print_train_step(args.runs, args.no_tinygrad)
     ov = overhead(args.runs)

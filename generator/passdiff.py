@@ -70,6 +70,8 @@ def step_of(pass_name: str) -> str:
     """The checked step a pass belongs to (see the module docstring)."""
     if pass_name in TENSOR_PASSES or pass_name == "lower":
         return pass_name
+    if pass_name == "opt":  # the kernel optimizer runs inside lower_kernel: checked with it
+        return "lower"
     return "schedule"
 
 

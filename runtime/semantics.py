@@ -48,6 +48,21 @@ not what the IR needs:
   explicit comparisons and one in-range conversion, identical scalar and vectorized.
   CAST to bool is `!= 0` (NaN is true); int -> int wraps; to float rounds to nearest even.
 - NaN payloads and signs are not part of the meaning: any NaN equals any NaN.
+
+Reductions and sums of products (the one contract that is not bit for bit; README, "What each
+op means"; tests/test_opt.py checks it):
+
+- REDUCE MAX/MIN, and every integer or bool REDUCE, is exact in any order: its op is
+  associative and commutative as defined here, so unrolling, SIMD lanes and threads give the
+  oracle's bits.
+- A float REDUCE ADD (MUL) combines its values in an order that is not pinned: the backend may
+  split it into SIMD lanes and threads, or unroll it in loop order, as numpy sums pairwise. The
+  result is the exact sum within the rounding error of some order: |error| <= (n - 1) * eps *
+  sum |x_i| (eps the dtype's unit roundoff), starting from the identity 0 (a sum of -0.0s is
+  +0.0, as numpy's).
+- A float sum of products (matmul, convolution, attention: REDUCE ADD of x * y) may round
+  each step once, as a fused multiply-add (BLAS and numpy's matmul do). Every other x * y + z
+  rounds twice, as numpy computes it: the C build refuses flags that would fuse it.
 """
 
 from __future__ import annotations

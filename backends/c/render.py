@@ -154,14 +154,23 @@ RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(doub
 RG_SIMD double log2(double); RG_SIMD double sin(double);
 #endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
-   either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative */
-#define RG_FMAX(T, S) \
-  static inline T rg_max_##S(T a, T b) { return (a != a || b != b) ? a + b \
-    : a == b ? (__builtin_signbit(a) ? b : a) : (a > b ? a : b); } \
-  static inline T rg_min_##S(T a, T b) { return (a != a || b != b) ? a + b \
-    : a == b ? (__builtin_signbit(a) ? a : b) : (a < b ? a : b); }
-RG_FMAX(float, f32)
-RG_FMAX(double, f64)
+   either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.
+   Written as compare-and-blend with no branch, so a loop of them vectorizes: every value is
+   computed, then selected (quiet comparisons; equal operands differ at most in the sign of a
+   zero, and the bitwise AND of the two (OR for MIN) is the one with the sign cleared (set)). */
+#define RG_FMAX(T, U, S) \
+  static inline T rg_bits_and_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
+    x.u &= y.u; return x.f; } \
+  static inline T rg_bits_or_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
+    x.u |= y.u; return x.f; } \
+  static inline T rg_max_##S(T a, T b) { const T s = a + b, e = rg_bits_and_##S(a, b); \
+    const T g = __builtin_isgreater(a, b) ? a : b, m = a == b ? e : g; \
+    return __builtin_isunordered(a, b) ? s : m; } \
+  static inline T rg_min_##S(T a, T b) { const T s = a + b, e = rg_bits_or_##S(a, b); \
+    const T l = __builtin_isless(a, b) ? a : b, m = a == b ? e : l; \
+    return __builtin_isunordered(a, b) ? s : m; }
+RG_FMAX(float, uint32_t, f32)
+RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
    through int64 and wraps to the width; beyond it, it saturates. Every conversion C does here
    is in range, so the scalar and the vectorized loops give the same bits. */
@@ -361,6 +370,7 @@ class RenderedKernel:
     nparams: int
     param_dtypes: tuple[DType, ...]
     var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
+    choices: tuple[str, ...] = ()  # what the renderer itself decided (threads, tiles), for DEBUG
 
 
 _NO_RANGES: frozenset[UOp] = frozenset()
@@ -425,6 +435,7 @@ class _KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
+        self.choices: list[str] = []  # decisions made here, not yet actions of rules/opt.rules
 
     # -- names
     def fresh(self, prefix: str = "t") -> str:
@@ -480,6 +491,8 @@ class _KernelRenderer:
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
+        if "omp parallel" in pragma:
+            self.choices.append(f"PARALLEL r{r.arg[0]}")
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
         if count is not None:
@@ -660,11 +673,16 @@ class _KernelRenderer:
         if len(stores) == 1 and (self._try_packed(stores[0]) or self._try_interchange(stores[0])):
             return
         scope = self.root
-        work = self._work(stores)
+        # an unrolled window (rules/opt.rules) does the work of its loop in each iteration
+        loads = sum(n.op is Ops.LOAD for st in stores for n in toposort(st.src[1]))
+        work = self._work(stores) * max(1, loads)
         for i, r in enumerate(ranges):
-            pragma = ""
-            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
-                pragma = "#pragma omp parallel for"
+            threads = i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1
+            # an upcast loop (rules/opt.rules) is vectorized: `omp simd`, with the threads if
+            # it is also the outermost
+            simd = r.arg[1] == "upcast"
+            pragma = ("#pragma omp parallel for" if threads else "") + (
+                (" simd" if threads else "#pragma omp simd") if simd else "")
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
@@ -696,6 +714,8 @@ class _KernelRenderer:
         found = plan(self, st)
         if found is None:
             return False
+        i, j, prods = found
+        self.choices.append(f"PACK rows r{i.arg[0]} x columns r{j.arg[0]} ({len(prods)} products)")
         render_packed(self, st, *found)
         return True
 
@@ -731,9 +751,12 @@ class _KernelRenderer:
         if (len(reds) == 1 and not per_row and len(ranges) >= 2
                 and _range_size(ranges[-2]) % TILE_I == 0
                 and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]
+                and _reuses(reds[0], ranges[-2], j, self.deps)
                 and not self._costly_outside(reds[0], j)):
+            self.choices.append(f"TILE r{ranges[-2].arg[0]} x r{j.arg[0]} ({TILE_I}x{TILE_J})")
             self._tiled(st, reds[0])
             return True
+        self.choices.append(f"INTERCHANGE r{j.arg[0]} inside the reduce loops")
         # output loops but the last, parallel at the outermost
         scope = self.root
         work = math.prod(_range_size(r) for r in ranges)
@@ -885,7 +908,7 @@ class _KernelRenderer:
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
-        return RenderedKernel(cname, source, nparams, pdt, var_names)
+        return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices))
 
 
 def _accumulator(red: UOp) -> UOp:
@@ -922,6 +945,14 @@ def _linear_coeff(expr: UOp, r: UOp) -> int | None:
     if vals[0] is None or vals[1] is None:
         return None
     return vals[1] - vals[0]
+
+
+def _reuses(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
+    """True when a load in the reduce's body is the same for every i or for every j (a matmul's
+    A or B): a tile of i x j outputs then reads it once per tile, not once per output. A sum
+    down a middle axis reads each element once whatever the order, and is better as rows."""
+    return any(n.op is Ops.LOAD and (i not in deps[n] or j not in deps[n])
+               for n in toposort(red.src[0]))
 
 
 def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:

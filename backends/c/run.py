@@ -30,7 +30,8 @@ from rulegrad.runtime.env import env_int
 from rulegrad.runtime.uop import UOp
 
 from .build import Library, build_library
-from .lower import lower_kernel
+from .lower import lower_only
+from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
 
 
@@ -115,9 +116,16 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         _programs.move_to_end(key)
         return prog
     rendered: list[RenderedKernel] = []
+    debug = int(os.environ.get("DEBUG", "0") or 0)
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
+        low = lower_only(ast)
+        opt = optimize_kernel(low)
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
-        rendered.append(render_kernel(lower_kernel(ast), f"k{i}_{c_ident(name)}", restrict=r))
+        rk = render_kernel(opt, f"k{i}_{c_ident(name)}", restrict=r)
+        rendered.append(rk)
+        if debug >= 2:  # the optimizer's actions and the renderer's own choices
+            taken = actions(low, opt) + list(rk.choices)
+            print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,
                         lib.function(rk.cname, rk.nparams, len(rk.var_names)), lib, rk.source,
@@ -143,7 +151,10 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
         timings = []  # DEBUG=1: kernel count and time per kernel
     prog.run_addresses(addrs, timings, var_vals)
     if timings is not None and debug >= 1:
+        from . import roofline  # DEBUG=1: each kernel's rates beside the machine's
+
         for item, t in zip(schedule, timings):
-            print(f"  {item.name:<30s} {t * 1e6:9.1f} us", file=sys.stderr)
+            w = roofline.work(item.ast, [b.size * b.dtype.itemsize for b in item.bufs])
+            print(f"  {item.name:<30s} {t * 1e6:9.1f} us  {roofline.line(w, t)}", file=sys.stderr)
         print(f"  {len(schedule)} kernels in {sum(timings) * 1e6:.1f} us (C)", file=sys.stderr)
     return prog

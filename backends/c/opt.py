@@ -1,0 +1,41 @@
+"""The kernel optimizer's pass and its report: lowered kernel AST -> the same kernel with the
+actions of `rules/opt.rules` applied, and the list of actions taken.
+
+In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
+small reduces unrolled and innermost loops marked for vectorizing (RANGE kind "upcast"), which
+`render.py` prints; `actions(before, after)` names what changed, and `render.py` adds the
+choices it still makes itself (threads, interchange, register tiles, packing), so `DEBUG=2`
+shows every decision taken for a kernel.
+"""
+
+from __future__ import annotations
+
+from rulegrad.rules import matcher
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.rewrite import graph_rewrite
+from rulegrad.runtime.uop import UOp, toposort
+
+
+def optimize_kernel(ast: UOp) -> UOp:
+    # unroll first (sources are rewritten before their STORE): a STORE whose reduces were all
+    # unrolled is then an elementwise loop the upcast rule can vectorize
+    return graph_rewrite(ast, matcher("opt", "opt"), name="opt")
+
+
+def actions(before: UOp, after: UOp) -> list[str]:
+    """The optimizer's actions on one kernel, as `UNROLL r4x r5 (4 values)` and `UPCAST r3
+    (32)`, read from the kernel before and after `optimize_kernel`."""
+    done: list[str] = []
+    kept = {n.src[1:] for n in toposort(after) if n.op is Ops.REDUCE}
+    for n in toposort(before):
+        if n.op is Ops.REDUCE and n.src[1:] not in kept:
+            sizes = [int(r.src[0].arg) for r in n.src[1:]]
+            names = " ".join(f"r{r.arg[0]}" for r in n.src[1:])
+            count = 1
+            for s in sizes:
+                count *= s
+            done.append(f"UNROLL {n.arg.name} over {names} ({count} values)")
+    for n in toposort(after):
+        if n.op is Ops.RANGE and n.arg[1] == "upcast":
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+    return done

@@ -1,0 +1,123 @@
+"""The roofline: what a kernel moves and computes, and what this machine can do.
+
+In: a kernel AST (backends/KERNEL_AST.md, as the scheduler made it) and its buffers. Out:
+`work(ast, bufs)`, the bytes its buffers hold and the float operations it performs (counted
+from the AST, never timed); `machine()`, this machine's copy bandwidth and fused-multiply-add
+peak, measured once per process; `line(...)` prints a kernel's achieved rates beside them.
+`DEBUG=1` and `bench/kernels.py` print them.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+
+@dataclass(frozen=True)
+class Work:
+    nbytes: int  # every buffer the kernel reads or writes, once
+    flops: int   # float ALU operations (MULACC 2), each REDUCE's combining op included
+
+
+def work(ast: UOp, nbytes: Sequence[int]) -> Work:
+    """Bytes and float operations of one kernel: each float ALU node counts once per point of
+    the ranges it depends on (a node outside a reduce is computed once per output)."""
+    deps: dict[UOp, frozenset[UOp]] = {}
+    flops = 0
+    for n in toposort(ast):
+        if n.op is Ops.RANGE:
+            deps[n] = frozenset({n})
+            continue
+        d = frozenset().union(*(deps[s] for s in n.src)) if n.src else frozenset()
+        if n.op is Ops.REDUCE:
+            if n.dtype.is_float:  # its combining op, once per value reduced
+                flops += math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
+            d = d - frozenset(n.src[1:])
+        elif n.op in GroupOp.ALU and n.dtype.is_float:
+            per = math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
+            flops += per * (2 if n.op is Ops.MULACC else 1)
+        deps[n] = d
+    return Work(int(sum(nbytes)), flops)
+
+
+@dataclass(frozen=True)
+class Machine:
+    copy_gbs: float   # bytes read + written per second by a large copy (numpy), in GB/s
+    fma_gflops: float  # float32 multiply-adds x 2 per second, all threads, in GFLOP/s
+
+
+# 12 independent 256-bit accumulators per thread (the packed loops' vectors), fused
+# multiply-add chains long enough to hide its latency. Each thread adds its rate over its own
+# CPU time, so time the thread spent preempted by other load is not counted against the CPU
+_PEAK_SOURCE = r"""
+#include <time.h>
+void rg_fma_peak(void *v0)
+{
+  double *out = (double *)v0;
+  #pragma omp parallel
+  {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    rg_vf32 acc[12], m = (rg_vf32){0}, c = (rg_vf32){0};
+    m += 0.999999f; c += 1e-7f;
+    for (int u = 0; u < 12; u++) acc[u] = (rg_vf32){0} + (float)u;
+    for (long i = 0; i < 200000; i++) {
+      #pragma GCC unroll 12
+      for (int u = 0; u < 12; u++) acc[u] = rg_fma_f32(acc[u], m, c);
+    }
+    float s = 0;
+    for (int u = 0; u < 12; u++) for (int l = 0; l < 8; l++) s += acc[u][l];
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    const double sec = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    #pragma omp atomic
+    out[0] += (s == s ? 1.0 : 0.0) / sec;  /* threads' rates add (s keeps the loop alive) */
+  }
+}
+"""
+_PEAK_FLOPS_PER_THREAD = 200000 * 12 * 8 * 2
+
+
+@functools.cache
+def machine() -> Machine:
+    """This machine's copy bandwidth and FMA peak: the best of a few runs (a shared machine's
+    other load only ever slows a run down)."""
+    from .build import build_library
+    from .render import RenderedKernel
+
+    src = np.ones(1 << 23, np.float32)  # 32 MB: past every cache
+    dst = np.empty_like(src)
+    best = math.inf
+    for _ in range(5):
+        t0 = time.perf_counter()
+        np.copyto(dst, src)
+        best = min(best, time.perf_counter() - t0)
+    copy = 2 * src.nbytes / best / 1e9
+    lib = build_library([RenderedKernel("rg_fma_peak", _PEAK_SOURCE, 1, (dtypes.float64,))])
+    fn = lib.function("rg_fma_peak", 1)
+    out = np.zeros(1, np.float64)
+    rate = 0.0
+    for _ in range(5):
+        out[:] = 0
+        fn(out.ctypes.data)
+        rate = max(rate, float(out[0]))  # loops per second, summed over the threads
+    peak = rate * _PEAK_FLOPS_PER_THREAD / 1e9
+    return Machine(copy, peak)
+
+
+def line(w: Work, seconds: float) -> str:
+    """`12.3 GB/s (61% of copy), 4.5 GFLOP/s (3% of FMA peak)` for one kernel run."""
+    m = machine()
+    gbs = w.nbytes / seconds / 1e9 if seconds > 0 else 0.0
+    gfl = w.flops / seconds / 1e9 if seconds > 0 else 0.0
+    return (f"{gbs:7.2f} GB/s ({100 * gbs / m.copy_gbs:3.0f}% of copy {m.copy_gbs:.1f}), "
+            f"{gfl:7.2f} GFLOP/s ({100 * gfl / m.fma_gflops:3.0f}% of FMA peak "
+            f"{m.fma_gflops:.0f})")

@@ -1,0 +1,126 @@
+# generated from rules/opt.rules by `rulegrad gen`; do not edit
+# source sha256: 567b3075f7820e13e217321b72276e49f39fd78ef3c51103632cea138487a057
+# imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
+'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
+
+from math import prod  # noqa: F401
+
+from rulegrad.runtime.dtype import DTYPE_CLASSES, dtypes  # noqa: F401
+from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_stats  # noqa: F401
+from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
+from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
+from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.rules.lower_helpers import is_pow2
+from rulegrad.rules.opt_helpers import small_reduce
+from rulegrad.rules.opt_helpers import unrolled
+from rulegrad.rules.opt_helpers import upcast
+from rulegrad.rules.opt_helpers import upcastable
+from rulegrad.rules.generated import symbolic as _generated_symbolic
+
+SOURCE = 'rules/opt.rules'
+SOURCE_SHA256 = '567b3075f7820e13e217321b72276e49f39fd78ef3c51103632cea138487a057'
+DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
+_ADD = Ops.ADD
+_CONST = Ops.CONST
+_dt_index = dtypes.index
+
+
+# ======================================================================== opt_actions
+_opt_actions_rules = (
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 17, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 21, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+)
+_opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
+
+def _opt_actions_STORE(n, ctx):
+    # rule upcast_store at rules/opt.rules:21
+    #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
+    if _opt_actions_st: _opt_actions_st.attempts[1] += 1
+    st = n
+    if upcastable(st):
+        _r = _as_uop(n, upcast(st))
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
+    return None
+
+def _opt_actions_REDUCE(n, ctx):
+    # rule unroll_reduce at rules/opt.rules:17
+    #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
+    if _opt_actions_st: _opt_actions_st.attempts[0] += 1
+    r = n
+    if small_reduce(r):
+        _r = _as_uop(n, unrolled(r))
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
+    return None
+
+
+_opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
+    Ops.STORE: _opt_actions_STORE,
+    Ops.REDUCE: _opt_actions_REDUCE,
+}, home=(globals(), '_opt_actions_st'))
+
+
+# ======================================================================== opt_index
+_opt_index_rules = (
+    RuleInfo('and_in_range', 'rules/opt.rules', 29, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
+    RuleInfo('and_offset', 'rules/opt.rules', 32, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
+)
+_opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
+
+def _opt_index_AND(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        if n0.dtype is _dt_index and n1.op is _CONST:
+            # rule and_in_range at rules/opt.rules:29
+            #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
+            if _opt_index_st: _opt_index_st.attempts[0] += 1
+            c = n1
+            x = n0
+            if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg:
+                return x, _opt_index_rules[0]
+        if n0.op is _ADD and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n1.op is _CONST:
+                if n0_0.dtype is _dt_index and n0_1.op is _CONST:
+                    # rule and_offset at rules/opt.rules:32
+                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                    if _opt_index_st: _opt_index_st.attempts[1] += 1
+                    c = n0_1
+                    m = n1
+                    x = n0_0
+                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
+                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+                if n0_0.op is _CONST and n0_1.dtype is _dt_index:
+                    # rule and_offset at rules/opt.rules:32
+                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                    if _opt_index_st: _opt_index_st.attempts[1] += 1
+                    c = n0_0
+                    m = n1
+                    x = n0_1
+                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
+                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+    return None
+
+
+_opt_index_part = RuleMatcher('opt_index', _opt_index_rules, {
+    Ops.AND: _opt_index_AND,
+}, home=(globals(), '_opt_index_st'))
+
+
+# ======================================================================== the rule sets
+_S_opt_actions = compose('opt_actions', _opt_actions_part)
+opt_actions = _S_opt_actions
+_S_opt_index = compose('opt_index', _opt_index_part)
+opt_index = _S_opt_index
+_S_opt = compose('opt', _S_opt_actions, _S_opt_index, _generated_symbolic.MATCHERS['sym'])
+opt = _S_opt
+
+MATCHERS = {
+    'opt_actions': _S_opt_actions,
+    'opt_index': _S_opt_index,
+    'opt': _S_opt,
+}
+
+PIPELINES = {}

@@ -1,0 +1,128 @@
+"""Helpers of `opt.rules`: the facts the kernel optimizer's actions test, and the two actions.
+
+In: lowered kernel UOps (backends/KERNEL_AST.md, "after lowering"). Out: bools, ints, UOps.
+
+The actions change how a kernel is computed, never what it computes:
+
+- `unrolled(red)`: a loop-form REDUCE over a few values as straight-line code, its combining
+  ops applied in the loop's order, from the accumulator's identity (the same values, in the
+  same order, as the loop: bit for bit);
+- `upcast(st)`: the STORE's innermost loop marked `RANGE(..., (id, "upcast"))`, which the C
+  renderer prints as a vectorized loop (`omp simd`: the loop's iterations computed side by
+  side, each exactly as before).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+# a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
+UNROLL_MAX = 16
+# an innermost loop shorter than this is not worth a vector (8 float32 lanes in 256 bits)
+UPCAST_MIN = 8
+# reads further apart than this along the upcast axis are gathers (a transpose): left scalar
+UPCAST_MAX_STRIDE = 4
+
+
+def stride(expr: UOp, r: UOp) -> int | None:
+    """How far the index `expr` moves when RANGE r steps 0 -> 1 with every other range at 0,
+    or None when expr is not index arithmetic of constants and ranges."""
+    vals: list[int] = []
+    for at in (0, 1):
+        env: dict[UOp, int] = {}
+        for n in toposort(expr):
+            s = [env.get(x) for x in n.src]
+            if None in s:
+                return None
+            a, b = (s + [0, 0])[:2]
+            if n.op is Ops.CONST and type(n.arg) is int:
+                env[n] = n.arg
+            elif n.op is Ops.RANGE:
+                env[n] = at if n is r else 0
+            elif n.op is Ops.ADD:
+                env[n] = a + b  # type: ignore[operator]
+            elif n.op is Ops.SUB:
+                env[n] = a - b  # type: ignore[operator]
+            elif n.op is Ops.MUL:
+                env[n] = a * b  # type: ignore[operator]
+            elif n.op in (Ops.IDIV, Ops.MOD) and b:
+                q = int(a / b)  # type: ignore[operator]
+                env[n] = q if n.op is Ops.IDIV else a - q * b  # type: ignore[operator]
+            elif n.op is Ops.SHR:
+                env[n] = a >> b  # type: ignore[operator]
+            elif n.op is Ops.AND:
+                env[n] = a & b  # type: ignore[operator]
+            else:
+                return None
+        vals.append(env[expr])
+    return vals[1] - vals[0]
+
+
+def _size(r: UOp) -> int | None:
+    end = r.src[0]
+    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
+
+
+def small_reduce(red: UOp) -> bool:
+    """A loop-form REDUCE (`REDUCE(op(DEFINE_REG, v), *ranges)`) over at most UNROLL_MAX
+    values of constant ranges, with no reduce inside it, that is not a sum of products."""
+    update = red.src[0]
+    if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
+        return False
+    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length
+    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL:
+        return False
+    sizes = [_size(r) for r in red.src[1:]]
+    if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]
+        return False
+    return not any(n.op is Ops.REDUCE for n in toposort(update))
+
+
+def unrolled(red: UOp) -> UOp:
+    """The REDUCE's value as straight-line code: acc = identity, then acc = update at each
+    point of the ranges in loop order (the last range fastest)."""
+    update, ranges = red.src[0], red.src[1:]
+    acc = update.src[0]
+    value = UOp.const(acc.dtype, acc.arg)
+    for point in itertools.product(*(range(_size(r)) for r in ranges)):  # type: ignore[arg-type]
+        at = {r: UOp.const(dtypes.index, v) for r, v in zip(ranges, point)}
+        value = update.substitute({acc: value, **at})
+    return value
+
+
+def upcastable(st: UOp) -> bool:
+    """A STORE whose innermost loop is worth vectorizing: at least UPCAST_MIN long, written
+    contiguously, read at most UPCAST_MAX_STRIDE apart, with no loop inside it (no REDUCE
+    left) and no gated load (a gated read vectorizes only as a masked load; gcc 12.2 has
+    dropped lanes of those, flags.py)."""
+    ranges = st.src[2:]
+    if not ranges or len(st.src[0].src) != 2:
+        return False
+    j = ranges[-1]
+    size = _size(j)
+    if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
+        return False
+    for n in toposort(st.src[1]):
+        if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
+            return False
+        # a read that steps far along j would be a gather in every lane: no faster than scalar
+        if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
+            return False
+    return stride(st.src[0].src[1], j) == 1
+
+
+def _near(step: int | None) -> bool:
+    """A read stepping at most UPCAST_MAX_STRIDE elements per iteration: vector loads and
+    shuffles (a window's columns, a flip, a broadcast)."""
+    return step is not None and abs(step) <= UPCAST_MAX_STRIDE
+
+
+def upcast(st: UOp) -> UOp:
+    """The STORE with its innermost loop marked for vectorizing."""
+    j = st.src[2:][-1]
+    return st.substitute({j: j.replace(arg=(j.arg[0], "upcast"))})

@@ -1,0 +1,212 @@
+"""The kernel optimizer (rules/opt.rules, backends/c/opt.py) and the kernels it shapes.
+
+Pooling windows and reductions over a middle axis, through the scheduler and C, against numpy
+(max/min bit for bit, special values in every window position, through the semantics table's
+reduce: numpy's, with -0.0 ordered below +0.0); and the actions each kernel gets, counted from
+the optimized AST and the C text (never timed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import semantics
+from rulegrad.runtime.ops import Ops
+
+SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0]
+
+
+def _data(shape: tuple[int, ...], dt: type, seed: int = 0) -> np.ndarray:
+    """Random values with NaN, signed zeros and infinities sprinkled over every position."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    flat = x.reshape(-1)
+    at = rng.choice(flat.size, size=flat.size // 8, replace=False)
+    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
+    return x
+
+
+def _kernel(t: Tensor):
+    """The one kernel of t's schedule: (lowered AST, optimized AST, rendered C)."""
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    return low, opt, render_kernel(opt, "k")
+
+
+def _oracle(op: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """numpy's max/min as runtime/semantics.py defines them (a zero result's sign ordered)."""
+    o = Ops.MAX if op == "max" else Ops.MIN
+    out = semantics.reduce(o, x, axes, -np.inf if op == "max" else np.inf)
+    return np.squeeze(out, axis=axes)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.shape == b.shape and a.dtype == b.dtype
+    # NaN equals NaN; -0.0 is not 0.0
+    assert np.array_equal(a.view(np.uint8), b.view(np.uint8)) or (
+        np.array_equal(np.isnan(a), np.isnan(b))
+        and np.array_equal(np.where(np.isnan(a), 0, a).view(np.uint8),
+                           np.where(np.isnan(b), 0, b).view(np.uint8)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_pool_2x2_bits_equal_numpy(dt, op):
+    x = _data((2, 3, 16, 32), dt)
+    got = getattr(Tensor(x).reshape(2, 3, 8, 2, 16, 2), op)(axis=(3, 5)).numpy()
+    _same_bits(got, _oracle(op, x.reshape(2, 3, 8, 2, 16, 2), (3, 5)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_window_of_every_special_pair_bits_equal_numpy(dt, op):
+    # every ordered pair of special values as a 2-wide window, 8 windows a row: the unrolled,
+    # vectorized compare-and-blend against numpy (NaN either side, +0.0 vs -0.0 either order)
+    v = np.array(SPECIAL, dtype=dt)
+    x = np.stack(np.broadcast_arrays(v[:, None], v[None, :]), axis=-1)  # (8, 8, 2)
+    t = getattr(Tensor(x), op)(axis=2)
+    low, opt, _ = _kernel(t)
+    assert "UPCAST r1 (8 iterations)" in actions(low, opt)
+    _same_bits(t.numpy(), _oracle(op, x, (2,)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_mean_pool_2x2_matches_numpy(dt):
+    # the order of a float sum is not pinned (README, "What each op means"): within rounding
+    x = np.random.default_rng(1).standard_normal((2, 3, 16, 32)).astype(dt)
+    got = Tensor(x).reshape(2, 3, 8, 2, 16, 2).mean(axis=(3, 5)).numpy()
+    np.testing.assert_allclose(got, x.reshape(2, 3, 8, 2, 16, 2).mean(axis=(3, 5)), rtol=1e-6,
+                               atol=1e-6)
+
+
+def _pool3(x: np.ndarray, fn) -> np.ndarray:
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    return fn(win, axis=(-2, -1))
+
+
+def test_max_pool_3x3_stride_2_bits_equal_numpy():
+    x = _data((2, 4, 17, 40), np.float32, seed=2)
+    ref = _pool3(x, lambda w, axis: _oracle("max", w, tuple(a % w.ndim for a in axis)))
+    _same_bits(Tensor(x).max_pool2d(kernel_size=3, stride=2).numpy(), ref)
+
+
+def test_avg_pool_3x3_stride_2_matches_numpy():
+    x = np.random.default_rng(3).standard_normal((2, 4, 17, 40)).astype(np.float32)
+    got = Tensor(x).avg_pool2d(kernel_size=3, stride=2).numpy()
+    np.testing.assert_allclose(got, _pool3(x, np.mean), rtol=1e-6, atol=1e-6)
+
+
+def test_pool_window_is_unrolled_and_vectorized():
+    x = Tensor(np.zeros((2, 4, 16, 32), np.float32))
+    low, opt, rk = _kernel(x.reshape(2, 4, 8, 2, 16, 2).max(axis=(3, 5)))
+    # the window's 4 values: one unrolled MAX chain, no reduce loop and no accumulator left
+    assert sum(n.op is Ops.REDUCE for n in low.toposort()) == 1
+    assert not any(n.op in (Ops.REDUCE, Ops.DEFINE_REG) for n in opt.toposort())
+    assert sum(n.op is Ops.MAX for n in opt.toposort()) == 4
+    assert actions(low, opt) == ["UNROLL MAX over r4 r5 (4 values)", "UPCAST r3 (16 iterations)"]
+    # the renderer prints what the IR says: the output column loop vectorized, no reduction
+    assert "#pragma omp simd\n" in rk.source.replace("  ", "")
+    assert "reduction(" not in rk.source
+
+
+def test_large_reduce_is_not_unrolled():
+    x = Tensor(np.zeros((8, 64), np.float32))
+    low, opt, _ = _kernel(x.max(axis=1))
+    assert opt is low and actions(low, opt) == []
+
+
+def test_gated_loads_are_not_upcast():
+    # a padded read is a gated load: kept scalar (flags.py: gcc 12.2 dropped lanes of those)
+    x = Tensor(np.ones((4, 30), np.float32))
+    low, opt, _ = _kernel(x.pad(((0, 0), (1, 1))).relu())
+    assert any(n.op is Ops.LOAD and len(n.src) > 1 for n in low.toposort())
+    assert not any(n.op is Ops.RANGE and n.arg[1] == "upcast" for n in opt.toposort())
+
+
+def test_transpose_is_not_upcast():
+    # reading a column per output step would gather every lane: left to the scalar loop
+    x = np.arange(32 * 48, dtype=np.float32).reshape(32, 48)
+    t = (Tensor(x).T + 1).contiguous()
+    low, opt, _ = _kernel(t)
+    assert actions(low, opt) == []
+    np.testing.assert_array_equal(t.numpy(), x.T + 1)
+
+
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_middle_axis_reduce_runs_as_rows(op):
+    x = np.random.default_rng(4).standard_normal((8, 64, 48)).astype(np.float32)
+    t = getattr(Tensor(x), op)(axis=1)
+    _, _, rk = _kernel(t)
+    # each element is read once whatever the order: no register tile, one row of sums per
+    # batch with the contiguous axis innermost
+    assert "INTERCHANGE r1 inside the reduce loops" in rk.choices
+    assert not any(c.startswith("TILE") for c in rk.choices)
+    np.testing.assert_allclose(t.numpy(), getattr(x, op)(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_keeps_its_register_tile():
+    # a product reads A once per column tile and B once per row tile: the tile pays there
+    # (an int matmul: float ones take the packed path of gemm.py)
+    # (K = 16: a short sum of products is not unrolled either)
+    a = np.arange(8 * 16, dtype=np.int32).reshape(8, 16) % 7
+    b = np.arange(16 * 32, dtype=np.int32).reshape(16, 32) % 5
+    t = Tensor(a) @ Tensor(b)
+    _, _, rk = _kernel(t)
+    assert any(c.startswith("TILE") for c in rk.choices)
+    np.testing.assert_array_equal(t.numpy(), a @ b)
+
+
+def test_debug_2_prints_the_actions(monkeypatch, capsys):
+    monkeypatch.setenv("DEBUG", "2")
+    x = np.arange(2 * 16 * 16, dtype=np.float32).reshape(2, 16, 16)
+    out = Tensor(x).reshape(2, 8, 2, 8, 2).max(axis=(2, 4)).numpy()
+    np.testing.assert_array_equal(out, x.reshape(2, 8, 2, 8, 2).max(axis=(2, 4)))
+    err = capsys.readouterr().err
+    assert "actions: UNROLL MAX over" in err and "UPCAST" in err
+
+
+# ---------------------------------------------------------------- the reduction contract
+# (runtime/semantics.py's docstring): a float sum is the exact sum within (n - 1) * eps *
+# sum |x| whatever order the backend picks; everything else is numpy's bits
+
+
+def _sum_bound(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    exact = x.astype(np.float64).sum(axis=axes)
+    n = int(np.prod([x.shape[a] for a in axes]))
+    eps = np.finfo(x.dtype).eps / 2
+    return exact, (n - 1) * eps * np.abs(x.astype(np.float64)).sum(axis=axes)
+
+
+@pytest.mark.parametrize("shape, axes", [((4, 8, 2, 16, 2), (2, 4)),   # an unrolled window
+                                         ((16, 3000), (1,)),            # a long row (simd)
+                                         ((300, 64), (0,))])            # down columns
+def test_float_sums_within_the_reassociation_bound(shape, axes):
+    # mixed signs and magnitudes, so an order outside the contract would show
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(np.float32)
+    got = Tensor(x).sum(axis=axes).numpy().astype(np.float64)
+    exact, bound = _sum_bound(x, axes)
+    # the final rounding to float32 is one more half ulp
+    assert np.all(np.abs(got - exact) <= bound + np.abs(exact) * np.finfo(np.float32).eps)
+
+
+def test_sum_of_negative_zeros_is_positive_zero():
+    x = np.full((4, 16, 2), -0.0, np.float32)
+    got = Tensor(x).sum(axis=2).numpy()   # an unrolled window: starts from the identity
+    assert not np.signbit(got).any() and not np.signbit(x.sum(axis=2)).any()
+
+
+def test_elementwise_multiply_add_is_not_fused():
+    # a * b + c outside a sum of products rounds twice, as numpy, in a vectorized loop too
+    rng = np.random.default_rng(6)
+    a, b, c = (rng.standard_normal((8, 1024)).astype(np.float32) for _ in range(3))
+    t = Tensor(a) * Tensor(b) + Tensor(c)
+    low, opt, _ = _kernel(t)
+    assert any(s.startswith("UPCAST") for s in actions(low, opt))
+    np.testing.assert_array_equal(t.numpy(), a * b + c)

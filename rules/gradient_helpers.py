@@ -34,8 +34,8 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     """REDUCE_AXIS's gradient (reduced axes keep size 1, so an EXPAND broadcasts back).
 
     ADD: every input gets the output's gradient. MAX/MIN: the inputs equal to the result share
-    it equally (ties split, as tinygrad). MUL: grad * prod / x (undefined at x == 0, as
-    tinygrad)."""
+    it equally (ties split, as tinygrad). MUL: grad * prod / x where x != 0; where x == 0, the
+    product of the others (when x is the only zero), else 0 (tinygrad's and torch's)."""
     x = red.src[0]
     op = red.arg[0]
     back = grad.expand(x.shape)
@@ -45,4 +45,9 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
         hit = x.eq(red.expand(x.shape)).cast(grad.dtype)
         count = UOp(Ops.REDUCE_AXIS, grad.dtype, (hit,), (Ops.ADD, red.arg[1]))
         return hit * back / count.expand(x.shape)
-    return back * red.expand(x.shape) / x
+    is_zero = x.eq(0)
+    safe_x = is_zero.where(x.const_like(1), x)
+    zeros = UOp(Ops.REDUCE_AXIS, grad.dtype, (is_zero.cast(grad.dtype),), (Ops.ADD, red.arg[1]))
+    others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
+    at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
+    return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)

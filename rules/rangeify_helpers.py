@@ -76,11 +76,14 @@ def reads_target_moved(target: UOp, value: UOp) -> bool:
     """Does `value` read the buffer under `target` at other elements than the one an ASSIGN
     writes (through a flip, a shift, a transpose, a broadcast, a reduction ...)? Then one loop
     that reads and writes that buffer would read elements it already overwrote. Conservative:
-    any op other than elementwise ones and reshapes on the way to the buffer counts."""
+    any op other than elementwise ones and reshapes on the way to the buffer counts. A
+    CONTIGUOUS below the value is a buffer of its own, written by an earlier kernel (an
+    optimizer's realized gradient): what it read of the target is no hazard (tinygrad's gate
+    on ALWAYS_CONTIGUOUS in fix_assign_hazard)."""
     buf = target.base
     reads: set[UOp] = set()  # nodes whose value depends on buf
     moved: set[UOp] = set()  # ... at some other element than their own
-    for n in toposort(value):
+    for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
         if n is buf:
             reads.add(n)
             continue

@@ -76,9 +76,11 @@ def track(t: Tensor) -> None:
     _needs_grad.add(t)
 
 
-def _seed(root: Tensor, seed: Tensor | None) -> UOp:
+def _seed(root: Tensor, seed: Tensor | None, targets: list[UOp]) -> UOp:
     """The gradient flowing into the root: 1 for a scalar, else the caller's."""
-    if root.uop.base.op is Ops.BUFFER:
+    # a root that is a (view of a) buffer is a realized result, unless it is a target itself
+    # (`x.sum()` of a 0-d x, `x.reshape(x.shape)`: the op gave its input back)
+    if root.uop.base.op is Ops.BUFFER and not set(targets) & set(toposort(root.uop)):
         raise GradientError("this tensor is already realized, its graph is gone: take gradients "
                             "before realizing it (realize the loss with the step: opt.step(loss))")
     if not root.dtype.is_float:
@@ -97,12 +99,12 @@ def gradient(root: Tensor, targets: tuple[Tensor, ...], seed: Tensor | None) -> 
     """`root.gradient(*targets)`: d root / d target for each target, as lazy tensors."""
     from .tensor import Tensor
 
-    grads = compute_gradient(root.uop, _seed(root, seed), [t.uop for t in targets])
-    missing = [i for i, t in enumerate(targets) if t.uop not in grads]
-    if missing:
-        raise GradientError(f"target(s) {missing} are not in the graph of the result (or only "
-                            "through DETACH or integer values): no gradient flows to them")
-    return [Tensor(grads[t.uop]) for t in targets]
+    uops = [t.uop for t in targets]
+    grads = compute_gradient(root.uop, _seed(root, seed, uops), uops)
+    # a target no gradient reaches (not in the graph, behind DETACH or integer values) gets
+    # zeros, as tinygrad's and torch's: d sign(x) / dx, d copysign(x, y) / dy
+    return [Tensor(grads[t.uop]) if t.uop in grads else Tensor.zeros(t.shape, dtype=t.dtype)
+            for t in targets]
 
 
 def backward(root: Tensor, seed: Tensor | None) -> None:
@@ -110,9 +112,9 @@ def backward(root: Tensor, seed: Tensor | None) -> None:
     requires_grad in root's graph (zeros for none: a parameter the loss does not use)."""
     from .tensor import Tensor
 
-    seed_uop = _seed(root, seed)
     nodes = set(toposort(root.uop))
     params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
+    seed_uop = _seed(root, seed, [t.uop for t in params])
     if not params:
         raise GradientError("backward(): no tensor with requires_grad=True in this graph")
     grads = compute_gradient(root.uop, seed_uop, [t.uop for t in params])

@@ -731,8 +731,9 @@ class Tensor(TensorOps, NNOps):
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
             return self
-        if self.dtype.is_float:  # 0 - x, not -x: abs(-0.0) is +0.0 (numpy)
-            return (self <= 0).where(0 - self, self)
+        if self.dtype.is_float:  # 0 - x, not -x, and 0 at zero: abs(-0.0) is +0.0 (numpy),
+            # and the gradient at 0 is 0 (torch's and tinygrad's sign(0)); NaN stays NaN
+            return (self < 0).where(0 - self, self.eq(0).where(0.0, self))
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:
@@ -740,7 +741,12 @@ class Tensor(TensorOps, NNOps):
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        return 1 / (1 + (-x).exp())
+        # from e = exp(-|x|) <= 1, never inf: 1 / (1 + exp(-x)) for x >= 0, e / (1 + e) below.
+        # The textbook form's gradient at x = -300 is exp(300) * 0 = NaN (torch gives 0)
+        pos = x >= 0
+        e = pos.where(-x, x).exp()  # -|x| by the branch taken, so the gradient at 0 is right
+        r = 1 / (1 + e)
+        return pos.where(r, e * r)
 
     def tanh(self) -> Tensor:
         x = self.cast(least_float(self.dtype))

@@ -168,8 +168,25 @@ def test_parameters_out_of_reach():
     loss.backward()
     np.testing.assert_allclose(b.grad.numpy(), [0.0])
     assert c.grad is None
-    with pytest.raises(GradientError, match="not in the graph"):
-        loss.gradient(c)
+    # gradient() of a target no gradient reaches: zeros (tinygrad's and torch's)
+    gb, gc = loss.gradient(b, c)
+    np.testing.assert_array_equal(gb.numpy(), [0.0])
+    np.testing.assert_array_equal(gc.numpy(), [0.0])
+
+
+def test_gradient_of_an_op_that_gives_its_input_back():
+    """`x.sum()` of a 0-d x and `x.reshape(x.shape)` are x itself, a buffer: its gradient is
+    the seed, not the 'already realized' error meant for a realized loss."""
+    x = Tensor(np.array(3.0, dtype=np.float32))
+    (g,) = x.sum().sum().gradient(x)
+    np.testing.assert_array_equal(g.numpy(), 1.0)
+    y = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    (g,) = y.reshape(2, 3).sum().gradient(y)
+    np.testing.assert_array_equal(g.numpy(), np.ones((2, 3)))
+    loss = (y * 2).sum()
+    loss.realize()
+    with pytest.raises(GradientError, match="already realized"):
+        loss.gradient(y)
 
 
 def test_bad_roots_have_clear_errors():

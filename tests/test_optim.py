@@ -98,3 +98,47 @@ def test_step_without_backward_is_a_clear_error():
         opt.step()
     with pytest.raises(ValueError, match="at least one"):
         SGD([], lr=0.1)
+
+
+def test_update_reads_the_realized_gradient_and_writes_in_place():
+    """The gradient of w1 reads w1 through the forward pass (at other elements): the update
+    reads the gradient's own buffer instead, so it writes w1 in place. Without that the update
+    is an assign hazard and each parameter costs a buffer and a copy kernel (19 kernels)."""
+    import sys
+    from pathlib import Path
+
+    from rulegrad.runtime.schedule import create_schedule
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    import train_step
+
+    arrays = train_step.data()
+    t, opt = train_step.setup(Tensor, arrays)
+    xs = train_step.step_tensors(t, opt)
+    names = [k.name for k in create_schedule([x.uop for x in xs])]
+    assert len(names) == 15, names
+    assert names.count("E_784_256") == 1  # the w1 update, no copy after it
+    xs[0].realize(*xs[1:])
+    # numpy float64: the same step
+    a = {k: v.astype(np.float64) for k, v in arrays.items()}
+    h = a["x"] @ a["w1"] + a["b1"]
+    logits = np.maximum(h, 0) @ a["w2"] + a["b2"]
+    z = logits - logits.max(1, keepdims=True)
+    p = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    dlogits = (p - a["y"]) / len(a["x"])
+    dh = (dlogits @ a["w2"].T) * (h > 0)
+    want = {"w1": a["w1"] - train_step.LR * (a["x"].T @ dh),
+            "b1": a["b1"] - train_step.LR * dh.sum(0),
+            "w2": a["w2"] - train_step.LR * (np.maximum(h, 0).T @ dlogits),
+            "b2": a["b2"] - train_step.LR * dlogits.sum(0)}
+    for k, w in want.items():
+        np.testing.assert_allclose(t[k].numpy(), w, rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_assign_reading_its_target_moved_through_a_contiguous():
+    """A CONTIGUOUS below the value is a buffer written before the ASSIGN's kernel: reading
+    the target transposed through it is safe in place, and the value is right."""
+    a_np = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    a = Tensor(a_np.copy()).realize()
+    a.assign(a.T.contiguous() * 2 + a)
+    np.testing.assert_array_equal(a.numpy(), a_np.T * 2 + a_np)

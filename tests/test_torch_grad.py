@@ -65,3 +65,57 @@ def test_mlp_gradients_match_torch(dtype, rtol):
 def test_attention_gradients_match_torch(dtype, rtol):
     arrays = [rng.standard_normal((10, 16))] + [weights(16, 16) for _ in range(4)]
     compare(attention, arrays, [0, 1, 2, 3, 4], dtype, rtol)
+
+
+ACTIVATIONS = {
+    "sigmoid": (lambda x: x.sigmoid(), lambda x: torch.sigmoid(x)),
+    "tanh": (lambda x: x.tanh(), lambda x: torch.tanh(x)),
+    "gelu_tanh": (lambda x: x.gelu(approximate="tanh"),
+                  lambda x: torch.nn.functional.gelu(x, approximate="tanh")),
+    "quick_gelu": (lambda x: x.quick_gelu(), lambda x: x * torch.sigmoid(1.702 * x)),
+    "abs": (lambda x: x.abs(), lambda x: torch.abs(x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_gradients_at_extremes_and_zero_match_torch(name):
+    """Values of a few hundred overflow exp in float32: the gradient must stay finite (the
+    textbook sigmoid's is exp(300) * 0 = NaN there), and at 0 it must be torch's (abs: 0)."""
+    ours_fn, torch_fn = ACTIVATIONS[name]
+    v = np.concatenate([rng.uniform(300, 400, 20), rng.uniform(-400, -300, 20),
+                        rng.uniform(-3, 3, 20), [0.0, -0.0, 1.0, -1.0, 80.0, -80.0]])
+    v = v.astype(np.float32)
+    x = Tensor(v)
+    out = ours_fn(x)
+    (g,) = out.sum().gradient(x)
+    t = torch.tensor(v, requires_grad=True)
+    tout = torch_fn(t)
+    (tg,) = torch.autograd.grad(tout.sum(), t)
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("xv,yv", [(0.0, 0.0), (0.0, 0.3), (0.0, -0.3), (0.0, 2.0), (2.0, 0.0),
+                                   (1.5, -1.2)])
+def test_pow_gradients_at_zero_match_torch(xv, yv):
+    """x ** y at x == 0 or y == 0: the limits torch and tinygrad take, not 0 * inf = NaN."""
+    x, y = Tensor(np.array([xv], np.float32)), Tensor(np.array([yv], np.float32))
+    gx, gy = (x ** y).sum().gradient(x, y)
+    tx, ty = (torch.tensor([v], requires_grad=True) for v in (xv, yv))
+    tgx, tgy = torch.autograd.grad((tx ** ty).sum(), (tx, ty))
+    np.testing.assert_allclose(gx.numpy(), tgx.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(gy.numpy(), tgy.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 1, 3])
+def test_prod_gradient_with_zeros_matches_torch(axis):
+    """d prod / d x_j is the product of the others: prod / x_j only where x_j != 0."""
+    a = rng.uniform(-2, 2, (3, 4, 5, 6)).astype(np.float32)
+    a[0, 1, 2, :2] = 0  # two zeros in a row: both gradients 0
+    a[1, 2, 3, 3] = 0  # a lone zero: its gradient is the product of the rest
+    x = Tensor(a)
+    (g,) = x.prod(axis=axis).sum().gradient(x)
+    t = torch.tensor(a, requires_grad=True)
+    tp = t.prod() if axis is None else t.prod(dim=axis)
+    (tg,) = torch.autograd.grad(tp.sum(), t)
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-4, atol=1e-6)

@@ -67,6 +67,13 @@ class Optimizer:
         if missing:
             raise ValueError(f"parameter(s) {missing} have no gradient: call loss.backward() "
                              "before step()")
+        # each gradient is realized with the step in a buffer of its own (CONTIGUOUS): an update
+        # that reads it then reads no parameter at other elements, so it is written in place
+        # (without, a gradient that reads the parameter through the forward pass is an assign
+        # hazard, and the new value would take a buffer and a copy kernel)
+        for p in self.params:
+            if buffer_of(p.grad.uop) is None and p.grad.uop.op is not Ops.CONTIGUOUS:
+                p.grad = p.grad.contiguous()
         grads = [p.grad for p in self.params]
         self._assigns: list[tuple[Tensor, UOp]] = []
         self._update(grads)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 6a3798df7fe88619d295d5cccabf1623485ffded42c2c2ed0ec02f1063292d95
+# source sha256: 088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -17,7 +17,7 @@ from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '6a3798df7fe88619d295d5cccabf1623485ffded42c2c2ed0ec02f1063292d95'
+SOURCE_SHA256 = '088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680'
 DEPENDENCIES = ()
 
 
@@ -37,34 +37,34 @@ _pm_gradient_rules = (
     RuleInfo('grad_sub', 'rules/gradient.rules', 27, 'grad_sub: SUB(x, y) -> (ctx, -ctx)'),
     RuleInfo('grad_mul', 'rules/gradient.rules', 28, 'grad_mul: MUL(x, y) -> (ctx * y, ctx * x)'),
     RuleInfo('grad_fdiv', 'rules/gradient.rules', 29, 'grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))'),
-    RuleInfo('grad_pow', 'rules/gradient.rules', 31, 'grad_pow: POW(x, y) as r -> (ctx * y * POW(x, y - 1), ctx * r * LOG(x))'),
-    RuleInfo('grad_max', 'rules/gradient.rules', 33, 'grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
-    RuleInfo('grad_min', 'rules/gradient.rules', 34, 'grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
-    RuleInfo('grad_flat', 'rules/gradient.rules', 36, 'grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)'),
-    RuleInfo('grad_where', 'rules/gradient.rules', 37, 'grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))'),
-    RuleInfo('grad_mulacc', 'rules/gradient.rules', 38, 'grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)'),
-    RuleInfo('grad_reduce', 'rules/gradient.rules', 41, 'grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)'),
-    RuleInfo('grad_reshape', 'rules/gradient.rules', 44, 'grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)'),
-    RuleInfo('grad_permute', 'rules/gradient.rules', 45, 'grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)'),
-    RuleInfo('grad_expand', 'rules/gradient.rules', 46, 'grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)'),
-    RuleInfo('grad_pad', 'rules/gradient.rules', 47, 'grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)'),
-    RuleInfo('grad_shrink', 'rules/gradient.rules', 48, 'grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)'),
-    RuleInfo('grad_flip', 'rules/gradient.rules', 49, 'grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)'),
-    RuleInfo('grad_contig', 'rules/gradient.rules', 52, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 53, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 54, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_pow', 'rules/gradient.rules', 32, "grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))"),
+    RuleInfo('grad_max', 'rules/gradient.rules', 34, 'grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
+    RuleInfo('grad_min', 'rules/gradient.rules', 35, 'grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
+    RuleInfo('grad_flat', 'rules/gradient.rules', 37, 'grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)'),
+    RuleInfo('grad_where', 'rules/gradient.rules', 38, 'grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))'),
+    RuleInfo('grad_mulacc', 'rules/gradient.rules', 39, 'grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)'),
+    RuleInfo('grad_reduce', 'rules/gradient.rules', 42, 'grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)'),
+    RuleInfo('grad_reshape', 'rules/gradient.rules', 45, 'grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)'),
+    RuleInfo('grad_permute', 'rules/gradient.rules', 46, 'grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)'),
+    RuleInfo('grad_expand', 'rules/gradient.rules', 47, 'grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)'),
+    RuleInfo('grad_pad', 'rules/gradient.rules', 48, 'grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)'),
+    RuleInfo('grad_shrink', 'rules/gradient.rules', 49, 'grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)'),
+    RuleInfo('grad_flip', 'rules/gradient.rules', 50, 'grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)'),
+    RuleInfo('grad_contig', 'rules/gradient.rules', 53, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 54, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 55, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
 def _pm_gradient_r17(n, ctx, x, y):
-    # rule grad_flat at rules/gradient.rules:36
+    # rule grad_flat at rules/gradient.rules:37
     #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
     return _as_uop(n, (None, None))
 
 def _pm_gradient_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_reshape at rules/gradient.rules:44
+        # rule grad_reshape at rules/gradient.rules:45
         #   grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)
         if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
         x = n0
@@ -75,7 +75,7 @@ def _pm_gradient_RESHAPE(n, ctx):
 def _pm_gradient_PERMUTE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_permute at rules/gradient.rules:45
+        # rule grad_permute at rules/gradient.rules:46
         #   grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)
         if _pm_gradient_st: _pm_gradient_st.attempts[22] += 1
         p = n
@@ -87,7 +87,7 @@ def _pm_gradient_PERMUTE(n, ctx):
 def _pm_gradient_EXPAND(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_expand at rules/gradient.rules:46
+        # rule grad_expand at rules/gradient.rules:47
         #   grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)
         if _pm_gradient_st: _pm_gradient_st.attempts[23] += 1
         x = n0
@@ -98,7 +98,7 @@ def _pm_gradient_EXPAND(n, ctx):
 def _pm_gradient_PAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_pad at rules/gradient.rules:47
+        # rule grad_pad at rules/gradient.rules:48
         #   grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)
         if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
         p = n
@@ -110,7 +110,7 @@ def _pm_gradient_PAD(n, ctx):
 def _pm_gradient_SHRINK(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_shrink at rules/gradient.rules:48
+        # rule grad_shrink at rules/gradient.rules:49
         #   grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)
         if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
         s = n
@@ -122,7 +122,7 @@ def _pm_gradient_SHRINK(n, ctx):
 def _pm_gradient_FLIP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_flip at rules/gradient.rules:49
+        # rule grad_flip at rules/gradient.rules:50
         #   grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)
         if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
         f = n
@@ -134,7 +134,7 @@ def _pm_gradient_FLIP(n, ctx):
 def _pm_gradient_CONTIGUOUS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
+        # rule grad_contig at rules/gradient.rules:53
         #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
         if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
         x = n0
@@ -145,7 +145,7 @@ def _pm_gradient_CONTIGUOUS(n, ctx):
 def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
+        # rule grad_contig at rules/gradient.rules:53
         #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
         if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
         x = n0
@@ -156,7 +156,7 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:53
+        # rule grad_detach at rules/gradient.rules:54
         #   grad_detach: DETACH(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
         x = n0
@@ -167,7 +167,7 @@ def _pm_gradient_DETACH(n, ctx):
 def _pm_gradient_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:52
+        # rule grad_contig at rules/gradient.rules:53
         #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
         if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
         x = n0
@@ -178,7 +178,7 @@ def _pm_gradient_FUSE(n, ctx):
 def _pm_gradient_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_assign at rules/gradient.rules:54
+        # rule grad_assign at rules/gradient.rules:55
         #   grad_assign: ASSIGN(t, v) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
         t = n0
@@ -190,7 +190,7 @@ def _pm_gradient_ASSIGN(n, ctx):
 def _pm_gradient_REDUCE_AXIS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_reduce at rules/gradient.rules:41
+        # rule grad_reduce at rules/gradient.rules:42
         #   grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)
         if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
         r = n
@@ -365,7 +365,7 @@ def _pm_gradient_FDIV(n, ctx):
 def _pm_gradient_IDIV(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -375,7 +375,7 @@ def _pm_gradient_IDIV(n, ctx):
 def _pm_gradient_MOD(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -385,7 +385,7 @@ def _pm_gradient_MOD(n, ctx):
 def _pm_gradient_MAX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_max at rules/gradient.rules:33
+        # rule grad_max at rules/gradient.rules:34
         #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
         if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
         x = n0
@@ -397,7 +397,7 @@ def _pm_gradient_MAX(n, ctx):
 def _pm_gradient_MIN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_min at rules/gradient.rules:34
+        # rule grad_min at rules/gradient.rules:35
         #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
         if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
         x = n0
@@ -409,20 +409,20 @@ def _pm_gradient_MIN(n, ctx):
 def _pm_gradient_POW(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_pow at rules/gradient.rules:31
-        #   grad_pow: POW(x, y) as r -> (ctx * y * POW(x, y - 1), ctx * r * LOG(x))
+        # rule grad_pow at rules/gradient.rules:32
+        #   grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))
         if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
         r = n
         x = n0
         y = n1
-        _r = _as_uop(n, (ctx * y * UOp(Ops.POW, x.dtype, (x, y - 1)), ctx * r * UOp(Ops.LOG, x.dtype, (x,))))
+        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * UOp(Ops.POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * UOp(Ops.LOG, x.dtype, (x,)))))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
     return None
 
 def _pm_gradient_CMPLT(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -432,7 +432,7 @@ def _pm_gradient_CMPLT(n, ctx):
 def _pm_gradient_CMPNE(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -442,7 +442,7 @@ def _pm_gradient_CMPNE(n, ctx):
 def _pm_gradient_CMPEQ(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -452,7 +452,7 @@ def _pm_gradient_CMPEQ(n, ctx):
 def _pm_gradient_AND(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -462,7 +462,7 @@ def _pm_gradient_AND(n, ctx):
 def _pm_gradient_OR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -472,7 +472,7 @@ def _pm_gradient_OR(n, ctx):
 def _pm_gradient_XOR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -482,7 +482,7 @@ def _pm_gradient_XOR(n, ctx):
 def _pm_gradient_SHL(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -492,7 +492,7 @@ def _pm_gradient_SHL(n, ctx):
 def _pm_gradient_SHR(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:36
+        # rule grad_flat at rules/gradient.rules:37
         #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
         _r = _pm_gradient_r17(n, ctx, n0, n1)
@@ -502,7 +502,7 @@ def _pm_gradient_SHR(n, ctx):
 def _pm_gradient_WHERE(n, ctx):
     if len(n.src) == 3:
         n0, n1, n2 = n.src
-        # rule grad_where at rules/gradient.rules:37
+        # rule grad_where at rules/gradient.rules:38
         #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
         if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
         a = n1
@@ -515,7 +515,7 @@ def _pm_gradient_WHERE(n, ctx):
 def _pm_gradient_MULACC(n, ctx):
     if len(n.src) == 3:
         n0, n1, n2 = n.src
-        # rule grad_mulacc at rules/gradient.rules:38
+        # rule grad_mulacc at rules/gradient.rules:39
         #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
         if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
         a = n0

@@ -7,7 +7,9 @@ two ways:
 
 - `RandomData(seed)`: a plain `random.Random`, for the check itself (fast, and the same seed
   draws the same instances on every machine and under any load);
-- hypothesis's `data` (from `st.data()`): for property tests that want shrinking.
+- hypothesis's `data` (from `st.data()`): for property tests that want shrinking, and for a
+  rule whose guard random draws (almost) never satisfy (`run_hypothesis`: its search steers
+  toward the values a guard wants).
 
 `Draws.draw(strategy)` takes either. A rejected instance raises `Reject` (hypothesis's own
 "unsatisfied assumption", so a hypothesis test skips it as it would an `assume`).
@@ -217,6 +219,23 @@ def run_random(one: Callable[[RandomData], None], examples: int, seed: int,
     return accepted
 
 
+def run_hypothesis(one: Callable[[Any], None], examples: int, seed: int) -> None:
+    """Call `one` on draws that hypothesis's engine makes (hypothesis's `data`): slower than
+    `run_random`, but its search steers toward instances a guard rarely accepts. Returns when
+    `examples` were accepted or hypothesis gives up; other exceptions propagate."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis.errors import Unsatisfiable
+
+    test = settings(max_examples=examples, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck), phases=[Phase.generate],
+                    print_blob=False, report_multiple_bugs=False)(given(st.data())(one))
+    try:
+        hypothesis_seed(seed)(test)()
+    except Unsatisfiable:
+        pass
+
+
 __all__ = ["RandomData", "Reject", "Strategy", "assume", "booleans", "draw", "floats",
-           "integers", "just", "lists", "one_of", "permutations", "run_random",
+           "integers", "just", "lists", "one_of", "permutations", "run_hypothesis", "run_random",
            "sampled_from", "subsets"]

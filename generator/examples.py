@@ -21,6 +21,7 @@ rewrite budget: a `RewriteBudgetError` there is a loop between rules of the set,
 with the rules that kept firing. Instances are drawn with a seeded `random.Random`
 (draws.py): `seed` makes a run repeat, on any machine and under any load. The first instance
 that refutes a rule is the one reported; draws favour small shapes and values, so it is small.
+A rule whose guard random draws (almost) never satisfy gets hypothesis's search instead.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 
-from .draws import assume, run_random
+from .draws import assume, run_hypothesis, run_random
 from .instances import Instance, draw_instance
 
 LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
@@ -257,11 +258,15 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
                 pass
 
     try:
-        # a short first run tells a rule whose guard is (almost) never true cheaply
-        if run_random(one, min(examples, PROBE_EXAMPLES), seed) == 0:
-            raise _Enough
-        result.examples = 0
-        run_random(one, examples, seed)
+        # a short first run tells a rule whose guard random draws (almost) never satisfy; such
+        # a rule gets hypothesis's search instead, which steers toward what the guard wants
+        if run_random(one, min(examples, PROBE_EXAMPLES), seed) > 0:
+            result.examples = 0
+            run_random(one, examples, seed)
+        else:
+            run_hypothesis(one, examples, seed)
+            if result.examples == 0:
+                raise _Enough
     except Refuted as exc:
         return ExampleResult("refuted", result.examples, str(exc), loops=result.loops)
     except Raised as exc:

@@ -426,12 +426,29 @@ def _kernelize_program() -> str | None:
     return None
 
 
+def _pool_program() -> str | None:
+    """3x3 pooling windows at stride 2, whose unrolled index arithmetic opt.rules' opt_index
+    simplifies (a power-of-two row read at a window's offset: the fuzzer rarely makes one)."""
+    from rulegrad import Tensor
+
+    x = np.linspace(-3, 3, 2 * 9 * 32, dtype=np.float32).reshape(1, 2, 9, 32)
+    mx, avg = Tensor(x).max_pool2d(kernel_size=3, stride=2), Tensor(x).avg_pool2d(3, stride=2)
+    Tensor.realize(mx, avg)
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))[:, :, ::2, ::2]
+    wants = (win.max(axis=(-2, -1)), win.mean(axis=(-2, -1)))
+    for name, t, want in zip(("max pool", "avg pool"), (mx, avg), wants):
+        if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6):
+            return f"{name}: {t.numpy()} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
     -3: ("the empty-sum program", _empty_sum_program),
     -4: ("the attention program", _attention_program),
     -5: ("the kernelize features program", _kernelize_program),
+    -6: ("the pooling program", _pool_program),
 }
 
 

@@ -24,8 +24,11 @@ _NONE: frozenset[UOp] = frozenset()
 
 
 def max_kernel_buffers() -> int:
-    """The limit (0 turns it off; otherwise at least 4: an output and a ternary op's inputs)."""
-    n = env_int("RULEGRAD_MAX_KERNEL_BUFFERS", DEFAULT_MAX_KERNEL_BUFFERS)
+    """The limit (0 turns it off; otherwise at least 4: an output and a ternary op's inputs).
+    tinygrad's name, MAX_KERNEL_BUFFERS, which the kernelize scheduler reads, sets it for
+    rangeify too (one setting for both schedulers); RULEGRAD_MAX_KERNEL_BUFFERS else."""
+    n = env_int("MAX_KERNEL_BUFFERS", 0) or env_int("RULEGRAD_MAX_KERNEL_BUFFERS",
+                                                    DEFAULT_MAX_KERNEL_BUFFERS)
     return 0 if n == 0 else max(n, 4)
 
 

@@ -53,7 +53,9 @@ def test_fuse_makes_softmax_one_kernel(backend):
                                rtol=1e-5, atol=1e-6)
 
 
-def test_max_kernel_buffers_splits_a_six_input_sum(backend, monkeypatch):
+@pytest.mark.parametrize("scheduler", ["kernelize", "rangeify"])
+def test_max_kernel_buffers_splits_a_six_input_sum(backend, monkeypatch, scheduler):
+    """One setting, tinygrad's MAX_KERNEL_BUFFERS, for both schedulers."""
     ins = [RNG.standard_normal(8).astype(np.float32) for _ in range(6)]
 
     def total() -> Tensor:
@@ -62,12 +64,12 @@ def test_max_kernel_buffers_splits_a_six_input_sum(backend, monkeypatch):
             out = out + Tensor(x)
         return out
 
-    assert len(total().schedule(scheduler="kernelize")) == 1  # no limit: one kernel, 7 buffers
+    assert len(total().schedule(scheduler=scheduler)) == 1  # no limit: one kernel, 7 buffers
     monkeypatch.setenv("MAX_KERNEL_BUFFERS", "4")
-    items = total().schedule(scheduler="kernelize")
+    items = total().schedule(scheduler=scheduler)
     assert len(items) > 1 and all(len(k.bufs) <= 4 for k in items), \
         [(k.name, len(k.bufs)) for k in items]
-    np.testing.assert_allclose(total().realize(scheduler="kernelize").numpy(), sum(ins),
+    np.testing.assert_allclose(total().realize(scheduler=scheduler).numpy(), sum(ins),
                                rtol=1e-5, atol=1e-5)
 
 
@@ -114,22 +116,19 @@ def test_dont_realize_expand(monkeypatch):
 
 
 def test_scheduler_selection(monkeypatch):
-    """MAX_KERNEL_BUFFERS is kernelize's alone: the kernel count says which scheduler ran."""
-    ins = [RNG.standard_normal(8).astype(np.float32) for _ in range(6)]
+    """The kernel count of a softmax says which scheduler ran: rangeify computes the row's max
+    and sum locally (1 kernel), kernelize gives each reduction a kernel (3) unless fused."""
+    a = RNG.standard_normal((4, 8)).astype(np.float32)
 
-    def total() -> Tensor:
-        out = Tensor(ins[0])
-        for x in ins[1:]:
-            out = out + Tensor(x)
-        return out
+    def soft() -> Tensor:
+        return Tensor(a).softmax(-1)
 
-    monkeypatch.setenv("MAX_KERNEL_BUFFERS", "4")
-    assert len(total().schedule()) == 1  # rangeify, the default, ignores the limit
+    assert len(soft().schedule()) == 1  # rangeify, the default
     monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
-    assert len(total().schedule()) == 3
-    assert len(total().schedule(scheduler="rangeify")) == 1  # the keyword wins
+    assert len(soft().schedule()) == 3
+    assert len(soft().schedule(scheduler="rangeify")) == 1  # the keyword wins
     with pytest.raises(SchedulerError, match="choose one of rangeify, kernelize"):
-        total().realize(scheduler="tinygrad")
+        soft().realize(scheduler="tinygrad")
 
 
 def test_fuzz_both_schedulers_agree():

@@ -302,6 +302,17 @@ class PassDiff:
         span = f" (seeds {seeds[0]}-{seeds[-1]} and {n - len(seeds)} more)" if seeds else ""
         return "unknown", f"never fired on {n} programs{span}"
 
+    def unreachable_verdict(self, location: str) -> tuple[str, str]:
+        """(verdict, detail) for a rule marked `# check: unreachable`: it must fire on none of
+        the programs (it reports a bug in its own set)."""
+        fired = self.fired_on(location)
+        if fired:
+            names = ", ".join(_name(s) for s in fired[:SHOWN_SEEDS])
+            more = ", ..." if len(fired) > SHOWN_SEEDS else ""
+            return "refuted", f"declared unreachable, but fired on {names}{more}"
+        n = len(self.programs)
+        return "structural", f"unreachable as declared: never fired on {n} programs"
+
     def changed_context(self, location: str, alone: Callable[[], Any]) -> list[int]:
         """The seeds on which the rule, replayed alone on a recorded pass that contains it,
         changed that pass's context."""

@@ -369,16 +369,10 @@ class Checker:
     def _unreachable(self, item: _Item, loc: str) -> RuleReport:
         """A rule that reports a bug in its rule set (it raises when it fires): it changes no
         meaning, so what there is to check is that it never fires on the fuzzer's programs."""
-        from .passdiff import _seeds, passdiff
+        from .passdiff import passdiff
 
-        recorded = passdiff(self.seed)
-        fired = recorded.fired_on(loc)
-        if fired:
-            return RuleReport(item.rule, loc, "structural", "refuted",
-                              f"declared unreachable, but fired on {_seeds(fired)}")
-        return RuleReport(item.rule, loc, "structural", "structural",
-                          f"unreachable as declared: never fired on "
-                          f"{len(recorded.programs)} programs")
+        verdict, detail = passdiff(self.seed).unreachable_verdict(loc)
+        return RuleReport(item.rule, loc, "structural", verdict, detail)
 
     def _examples(self, item: _Item, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples

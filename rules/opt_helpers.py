@@ -98,7 +98,7 @@ def unrolled(red: UOp) -> UOp:
 def upcastable(st: UOp) -> bool:
     """A STORE whose innermost loop is worth vectorizing: at least UPCAST_MIN long, written
     contiguously, read at most UPCAST_MAX_STRIDE apart, with no loop inside it (no REDUCE
-    left) and no gated load (a gated read vectorizes only as a masked load; gcc 12.2 has
+    along it left; one computed once per row, outside it, is fine) and no gated load (a gated read vectorizes only as a masked load; gcc 12.2 has
     dropped lanes of those, flags.py)."""
     ranges = st.src[2:]
     if not ranges or len(st.src[0].src) != 2:
@@ -107,13 +107,26 @@ def upcastable(st: UOp) -> bool:
     size = _size(j)
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
         return False
-    for n in toposort(st.src[1]):
+    for n in _along(st.src[1], j):
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
             return False
         # a read that steps far along j would be a gather in every lane: no faster than scalar
         if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
             return False
     return stride(st.src[0].src[1], j) == 1
+
+
+def _along(value: UOp, j: UOp) -> list[UOp]:
+    """The nodes of `value` that change along loop j. The others (a softmax row's max and sum,
+    a layernorm row's mean, a kernel-local array: computed once per row, before j's loop) are
+    printed outside it, so their own loops and loads do not stop j's from vectorizing."""
+    on: set[UOp] = {j}
+    out: list[UOp] = []
+    for n in toposort(value):
+        if n is not j and any(s in on for s in n.src):
+            on.add(n)
+            out.append(n)
+    return out
 
 
 def _near(step: int | None) -> bool:

@@ -169,12 +169,16 @@ class RangeifyContext:
     local: dict[tuple, UOp] = field(default_factory=dict)
     # the reduce ranges of matmul-sized sums of products (`is_products`), for the local rules
     products: set[UOp] = field(default_factory=set)
+    # predict_local_values' guess: costly elementwise values a locally computed reduction and
+    # another reader of its kernel both read (softmax's exp) -> the axes that reduction reduces
+    local_values: dict[UOp, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def start(cls, sink: UOp) -> RangeifyContext:
         """The first run's context: it buffers what `predict_buffers` guesses it must (unless
         a kernel-local rule computes it in its reader)."""
-        return cls(predicted=predict_buffers(sink))
+        predicted = predict_buffers(sink)
+        return cls(predicted=predicted, local_values=predict_local_values(sink, predicted))
 
     def again(self) -> RangeifyContext | None:
         """The next run's context (`until_settled`), or None when a rerun would change nothing.
@@ -189,7 +193,8 @@ class RangeifyContext:
         again = self.force | frozenset(self.buffers) | frozenset(disagree)
         if not (again - self.force) & self.inlined:
             return None
-        return RangeifyContext(force=again, predicted=self.predicted)
+        return RangeifyContext(force=again, predicted=self.predicted,
+                               local_values=self.local_values)
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -451,6 +456,96 @@ def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
         dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, red.dtype, (value, *own))
     off = flat_offset(tuple(idx.src[1 + a] for a in differ))
     return UOp(Ops.LOAD, red.dtype, (UOp(Ops.INDEX, red.dtype, (dl, off)),))
+
+
+# ---------------------------------------------------------------------- kernel-local values
+# ops that cost more than an array element written and read back in the L1 cache (a store and
+# a load, about a cycle each): calls into the math library (expf is 10-20 cycles a lane, even
+# vectorized). Division and square root are single instructions: recomputed, they cost less.
+_COSTLY = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
+
+
+def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:
+    """The elementwise values worth a kernel-local array (`local_value_ok`), guessed from the
+    tensor graph: a value computing a `_COSTLY` op, with more than one user, one of them a
+    reduction read through a broadcast (`predict_buffers`; softmax's exp, summed then divided
+    by its sum), whose reduced axes hold at most LOCAL_MAX_ARRAY elements. -> value: the axes
+    that reduction reduces (the array's axes)."""
+    users: dict[UOp, int] = {}
+    for n in toposort(sink):
+        for s in set(n.src):
+            users[s] = users.get(s, 0) + 1
+    out: dict[UOp, tuple[int, ...]] = {}
+    for red in predicted:
+        v = red.src[0]
+        if v.op not in GroupOp.Elementwise or users.get(v, 0) < 2 or v in out:
+            continue
+        axes = tuple(red.arg[1])
+        if math.prod(v.shape[a] for a in axes) > LOCAL_MAX_ARRAY:
+            continue
+        cone = toposort(v, stop=lambda n: n.op not in GroupOp.Elementwise)
+        if any(n.op in _COSTLY for n in cone):
+            out[v] = axes
+    return out
+
+
+def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
+    """The kernel loops idx reads x in when it reads one row of a local value: the indices on
+    the array's axes distinct ranges over the whole axis, all of one kernel (its loops, or its
+    reductions' ranges), and the other indices constants or a strict prefix of that kernel's
+    loops (the row: an inner loop of the same kernel is another reader)."""
+    axes = ctx.local_values.get(x)
+    if axes is None or idx.arg:
+        return None
+    kernel: tuple[UOp, ...] | None = None
+    row: list[UOp] = []
+    for a, i in enumerate(idx.src[1:]):
+        if a in axes:
+            if i.op is not Ops.RANGE or i.src[0].arg != x.shape[a]:
+                return None
+            loops = ctx.group.get(i) if i.arg[1] == "loop" else \
+                ctx.kernel_loops.get(i) if i.arg[1] == "reduce" else None
+            if loops is None or kernel not in (None, loops):
+                return None
+            kernel = loops
+        elif i.op is Ops.RANGE and i.arg[1] == "loop":
+            row.append(i)
+        elif i.op is not Ops.CONST:
+            return None
+    arr = [idx.src[1 + a] for a in axes]
+    if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
+        return None
+    return kernel if set(kernel[:len(row)]) == set(row) else None
+
+
+def local_value_ok(ctx: RangeifyContext, x: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_value`: an elementwise value with a costly op in it (softmax's
+    exp) read in one row of a kernel both by a reduction computed locally (its sum) and by
+    another loop (the output) is computed once per element into an array local to the kernel,
+    not once per reader (recomputation: each costly op twice) nor into a global buffer (a
+    kernel of its own, and the row written to memory and read back). See
+    `predict_local_values` and `_local_value_row` for when it applies."""
+    return _local_value_row(ctx, x, idx) is not None
+
+
+def map_local_value(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
+    """INDEX(x) -> LOAD(INDEX(DEFINE_LOCAL(x over fresh ranges on its array axes), offset)):
+    the value computed per row; every reader of the row shares the array."""
+    kernel = _local_value_row(ctx, x, idx)
+    assert kernel is not None
+    axes = ctx.local_values[x]
+    key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
+    dl = ctx.local.get(key)
+    if dl is None:
+        own = [ctx.new_range(x.shape[a], "local") for a in axes]
+        for r in own:
+            ctx.group[r], ctx.kernel_loops[r] = tuple(own), kernel
+        at = list(idx.src[1:])
+        for a, r in zip(axes, own):
+            at[a] = r
+        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, x.dtype, (index(x, *at), *own))
+    off = flat_offset(tuple(idx.src[1 + a] for a in axes))
+    return UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, off)),))
 
 
 # ---------------------------------------------------------------------- movement ops

@@ -11,7 +11,11 @@ import pytest
 
 from rulegrad import Tensor
 from rulegrad.backends.c import gemm
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY, LOCAL_MAX_PRODUCTS, LOCAL_MAX_ROW
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import toposort
 
 RNG = np.random.default_rng(13)
 
@@ -137,3 +141,44 @@ def test_random_sizes_against_numpy(backend, monkeypatch):
         got = program(*[Tensor(a) for a in inputs]).numpy()
         np.testing.assert_allclose(got, expected(*inputs), rtol=1e-4, atol=1e-5,
                                    err_msg=f"seed {seed}")
+
+
+def _one_kernel(t: Tensor):
+    """t's one kernel: (its AST, the optimizer's actions on it)."""
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    return item.ast, actions(low, optimize_kernel(low))
+
+
+def _count(ast, op: Ops) -> int:
+    return sum(n.op is op for n in toposort(ast))
+
+
+ROWS = {  # name: (program, numpy, row length, exps in the kernel, local arrays)
+    # exp read by the row's sum and by the output: computed once per element into an array
+    "softmax": (lambda t: t.softmax(-1), _np_softmax, 300, 1, 1),
+    # a row longer than LOCAL_MAX_ARRAY: the exp is recomputed by each reader, no array
+    "softmax, long rows": (lambda t: t.softmax(-1), _np_softmax, LOCAL_MAX_ARRAY + 8, 2, 0),
+    # the exp has one reader (the sum): nothing to share
+    "log_softmax": (lambda t: t.log_softmax(-1), lambda a: np.log(_np_softmax(a)), 300, 1, 0),
+    # x - mean is cheap: recomputed by each reader, no array
+    "layernorm": (lambda t: _layernorm(t, "keepdim"), lambda a: _layernorm(a, "keepdims"), 300,
+                  0, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_row_kernels_vectorize_and_compute_costly_values_once(name, monkeypatch):
+    """One kernel per row program; its output loop is vectorized (UPCAST) although the row's
+    reductions sit beside it; each exp is computed once where two loops read it (the cost rule
+    of local_value), and recomputed where an array does not pay. Values against numpy on both
+    backends."""
+    program, expected, n, exps, arrays = ROWS[name]
+    (x,) = _data((3, n))
+    ast, acts = _one_kernel(program(Tensor(x)))
+    assert _count(ast, Ops.EXP) == exps and _count(ast, Ops.DEFINE_LOCAL) == arrays
+    assert any(a.startswith("UPCAST") for a in acts), acts
+    for backend in ("c", "interp"):
+        monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+        np.testing.assert_allclose(program(Tensor(x)).numpy(), expected(x), rtol=1e-5,
+                                   atol=1e-6, err_msg=backend)

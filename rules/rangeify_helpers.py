@@ -490,12 +490,17 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
 
 
 def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
-    """The kernel loops idx reads x in when it reads one row of a local value: the indices on
+    """The loops of the kernel where idx reads one row of a local value x: the indices on
     the array's axes distinct ranges over the whole axis, all of one kernel (its loops, or its
     reductions' ranges), and the other indices constants or a strict prefix of that kernel's
-    loops (the row: an inner loop of the same kernel is another reader)."""
+    loops (the row: an inner loop of the same kernel is another reader); not inside a
+    matmul-sized sum of products."""
     axes = ctx.local_values.get(x)
-    if axes is None or idx.arg:
+    if axes is None:  # (an EXPAND above that dropped ranges is fine: the array does not vary)
+        return None
+    # read inside a matmul-sized sum of products: the C backend's packed loops for it beat the
+    # kernel with an array in it (as for local_reduce_ok)
+    if any(r in ctx.products for r in (*ranges_in(*idx.src[1:]), *(idx.arg or ()))):
         return None
     kernel: tuple[UOp, ...] | None = None
     row: list[UOp] = []

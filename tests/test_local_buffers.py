@@ -182,3 +182,16 @@ def test_row_kernels_vectorize_and_compute_costly_values_once(name, monkeypatch)
         monkeypatch.setenv("RULEGRAD_BACKEND", backend)
         np.testing.assert_allclose(program(Tensor(x)).numpy(), expected(x), rtol=1e-5,
                                    atol=1e-6, err_msg=backend)
+
+
+def test_attention_head_computes_exp_once(monkeypatch):
+    """A one-kernel attention head: the exp of the scores, read by the row's sum and by the
+    product with v (through its broadcast over v's columns), is a local array of its own beside
+    the scores': one exp per score, not one per reader."""
+    q, k, v = _data((1, 24, 16), (1, 24, 16), (1, 24, 16))
+    ast, _ = _one_kernel(_attention(*(Tensor(a) for a in (q, k, v)), "rg"))
+    assert _count(ast, Ops.EXP) == 1 and _count(ast, Ops.DEFINE_LOCAL) == 2
+    for backend in ("c", "interp"):
+        monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+        got = _attention(*(Tensor(a) for a in (q, k, v)), "rg").numpy()
+        np.testing.assert_allclose(got, _attention(q, k, v, "np"), rtol=1e-5, atol=1e-6)

@@ -172,6 +172,9 @@ class RangeifyContext:
     # predict_local_values' guess: costly elementwise values a locally computed reduction and
     # another reader of its kernel both read (softmax's exp) -> the axes that reduction reduces
     local_values: dict[UOp, tuple[int, ...]] = field(default_factory=dict)
+    # the kernel-local cost rules' choices, for DEBUG=2 (`cost_report`): node -> each choice,
+    # in every run (a later run's "an earlier run buffered it" follows the first run's reason)
+    costs: dict[UOp, dict[str, None]] = field(default_factory=dict)
 
     @classmethod
     def start(cls, sink: UOp) -> RangeifyContext:
@@ -194,7 +197,7 @@ class RangeifyContext:
         if not (again - self.force) & self.inlined:
             return None
         return RangeifyContext(force=again, predicted=self.predicted,
-                               local_values=self.local_values)
+                               local_values=self.local_values, costs=self.costs)
 
     def new_range(self, size: int, kind: str = "loop") -> UOp:
         if size == 1:
@@ -350,15 +353,39 @@ def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
       packed loops for it are faster than the kernel with a local value), and
     - no earlier run of rangeify had to buffer it for another reader (one computation, not two).
     Reads it could compute in place anyway (no broadcast) are left to `index_reduce`."""
-    if not idx.arg or red in ctx.force or any(r in ctx.products for r in idx.arg):
+    if not idx.arg:
         return False
-    if red.src[0].size // max(red.size, 1) > LOCAL_MAX_ROW:
-        return False
+    row = red.src[0].size // max(red.size, 1)
+    if red in ctx.force:
+        return _chose(ctx, red, False, "an earlier run buffered it for another reader")
+    if any(r in ctx.products for r in idx.arg):
+        return _chose(ctx, red, False, "read inside a matmul-sized sum of products")
+    if row > LOCAL_MAX_ROW:
+        return _chose(ctx, red, False, f"row of {row} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}")
     rngs = ranges_in(*idx.src[1:])
     if not rngs or any(r.arg[1] != "loop" for r in rngs):
-        return False
+        return _chose(ctx, red, False, "not read at its reader's outer loops (work would repeat)")
     group = ctx.group.get(rngs[0])
-    return group is not None and set(group[:len(rngs)]) == set(rngs)
+    if group is None or set(group[:len(rngs)]) != set(rngs):
+        return _chose(ctx, red, False, "not read at its reader's outer loops (work would repeat)")
+    return _chose(ctx, red, True, f"scalar once per row of its reader ({row} elements)")
+
+
+def _chose(ctx: RangeifyContext, node: UOp, local: bool, why: str) -> bool:
+    """Record a kernel-local cost rule's choice for `node` (DEBUG=2); returns `local`."""
+    ctx.costs.setdefault(node, {})[("local " if local else "not local: ") + why] = None
+    return local
+
+
+def cost_report(ctx: RangeifyContext) -> list[str]:
+    """The kernel-local cost rules' choices, one line per node and choice: what was computed
+    in its reader's kernel (local) and what was not, and why (DEBUG=2)."""
+    out = []
+    for n, choices in ctx.costs.items():
+        what = (f"{n.arg[0].name} over axes {tuple(n.arg[1])} of {n.src[0].shape}"
+                if n.op is Ops.REDUCE_AXIS else f"{n.op.name} {n.dtype.name}{list(n.shape)}")
+        out.extend(f"{what}: {c}" for c in choices)
+    return out
 
 
 def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
@@ -423,16 +450,19 @@ def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
         return False
     if red.src[0].size == red.size:  # reduces nothing: a view, which the reader reads in place
         return False
-    if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
-        return False
     found = _local_axes(ctx, idx)
     if found is None:
         return False
+    if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
+        return _chose(ctx, red, False, "a matmul-sized sum of products computes or reads it")
     _, differ = found
     sizes = [red.shape[a] for a in differ]
     if any(idx.src[1 + a].src[0].arg != s for a, s in zip(differ, sizes)):
         return False
-    return math.prod(sizes) <= LOCAL_MAX_ARRAY
+    n = math.prod(sizes)
+    if n > LOCAL_MAX_ARRAY:
+        return _chose(ctx, red, False, f"array of {n} > LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY}")
+    return _chose(ctx, red, True, f"array [{n}] once per row of its reader")
 
 
 def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
@@ -469,8 +499,7 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
     """The elementwise values worth a kernel-local array (`local_value_ok`), guessed from the
     tensor graph: a value computing a `_COSTLY` op, with more than one user, one of them a
     reduction read through a broadcast (`predict_buffers`; softmax's exp, summed then divided
-    by its sum), whose reduced axes hold at most LOCAL_MAX_ARRAY elements. -> value: the axes
-    that reduction reduces (the array's axes)."""
+    by its sum). -> value: the axes that reduction reduces (the array's axes)."""
     users: dict[UOp, int] = {}
     for n in toposort(sink):
         for s in set(n.src):
@@ -481,8 +510,6 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
         if v.op not in GroupOp.Elementwise or users.get(v, 0) < 2 or v in out:
             continue
         axes = tuple(red.arg[1])
-        if math.prod(v.shape[a] for a in axes) > LOCAL_MAX_ARRAY:
-            continue
         cone = toposort(v, stop=lambda n: n.op not in GroupOp.Elementwise)
         if any(n.op in _COSTLY for n in cone):
             out[v] = axes
@@ -530,7 +557,14 @@ def local_value_ok(ctx: RangeifyContext, x: UOp, idx: UOp) -> bool:
     not once per reader (recomputation: each costly op twice) nor into a global buffer (a
     kernel of its own, and the row written to memory and read back). See
     `predict_local_values` and `_local_value_row` for when it applies."""
-    return _local_value_row(ctx, x, idx) is not None
+    if _local_value_row(ctx, x, idx) is None:
+        return False
+    n = math.prod(x.shape[a] for a in ctx.local_values[x])
+    if n > LOCAL_MAX_ARRAY:
+        return _chose(ctx, x, False, f"recomputed by each reader (array of {n} > "
+                      f"LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY})")
+    return _chose(ctx, x, True, f"array [{n}] once per row: each element computed once, not "
+                  "once per reader")
 
 
 def map_local_value(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:

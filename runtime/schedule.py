@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulegrad.rules import pipeline
-from rulegrad.rules.rangeify_helpers import RealizeContext
+from rulegrad.rules.rangeify_helpers import RealizeContext, cost_report
 
 from .buffer import Buffer
 from .env import env_int
@@ -143,6 +143,9 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # no kernel reads more than RULEGRAD_MAX_KERNEL_BUFFERS buffers (a sum of 2,000 tensors)
     # (the roots keep their order, so `early` below pairs the caller's roots with their forms)
     ksink, ctxs = scheduler().run(limit_buffers(sink), _user, inputs)
+    if env_int("DEBUG", 0) >= 2:  # the kernel-local cost rules' choices (when it is scheduled)
+        for line in cost_report(ctxs["pm_rangeify"]):
+            print(f"cost   {line}")
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
     ksink = order_assigns(ksink)
     # the graph add_realize numbered (the SINK keeps its sources' order)

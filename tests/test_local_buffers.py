@@ -195,3 +195,21 @@ def test_attention_head_computes_exp_once(monkeypatch):
         monkeypatch.setenv("RULEGRAD_BACKEND", backend)
         got = _attention(*(Tensor(a) for a in (q, k, v)), "rg").numpy()
         np.testing.assert_allclose(got, _attention(q, k, v, "np"), rtol=1e-5, atol=1e-6)
+
+
+def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
+    """DEBUG=2 prints the kernel-local cost rules' choices: softmax's exp in a local array and
+    its max local; over rows longer than LOCAL_MAX_ROW the max not local, with the bound."""
+    monkeypatch.setenv("DEBUG", "2")
+    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")  # printed when scheduled, not replayed
+    (x,) = _data((2, 40))
+    Tensor(x).softmax(-1).schedule()
+    out = capsys.readouterr().out
+    assert "cost   EXP float32[2, 40]: local array [40] once per row" in out
+    assert "cost   MAX over axes (1,) of (2, 40): local scalar once per row" in out
+    (x,) = _data((2, LOCAL_MAX_ROW + 16))
+    Tensor(x).softmax(-1).schedule()
+    out = capsys.readouterr().out
+    assert (f"MAX over axes (1,) of (2, {LOCAL_MAX_ROW + 16}): not local: row of "
+            f"{LOCAL_MAX_ROW + 16} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
+    assert f"EXP float32[2, {LOCAL_MAX_ROW + 16}]: not local: recomputed by each reader" in out

@@ -42,3 +42,10 @@ def test_machine_figures_and_debug_line(monkeypatch, capsys):
     Tensor(np.arange(1000, dtype=np.float32) * 3).sqrt().numpy()
     err = capsys.readouterr().err
     assert "GB/s" in err and "% of copy" in err and "% of FMA peak" in err
+
+
+def test_one_kernel_softmax_counts_each_element_once():
+    # max, x - max, exp (into the kernel-local array, filled once per row), sum, e / sum: five
+    # float ops per element, whatever loops read the array
+    r, n = 6, 40
+    assert _work(Tensor(np.ones((r, n), np.float32)).softmax(-1)).flops == 5 * r * n

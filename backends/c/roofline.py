@@ -42,6 +42,8 @@ def work(ast: UOp, nbytes: Sequence[int]) -> Work:
             if n.dtype.is_float:  # its combining op, once per value reduced
                 flops += math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
             d = d - frozenset(n.src[1:])
+        elif n.op is Ops.DEFINE_LOCAL:  # a kernel-local array: filled over its own ranges once
+            d = d - frozenset(n.src[1:])
         elif n.op in GroupOp.ALU and n.dtype.is_float:
             per = math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
             flops += per * (2 if n.op is Ops.MULACC else 1)

@@ -98,8 +98,8 @@ def unrolled(red: UOp) -> UOp:
 def upcastable(st: UOp) -> bool:
     """A STORE whose innermost loop is worth vectorizing: at least UPCAST_MIN long, written
     contiguously, read at most UPCAST_MAX_STRIDE apart, with no loop inside it (no REDUCE
-    along it left; one computed once per row, outside it, is fine) and no gated load (a gated read vectorizes only as a masked load; gcc 12.2 has
-    dropped lanes of those, flags.py)."""
+    along it left; one computed once per row, outside it, is fine) and no gated load (a gated
+    read vectorizes only as a masked load; gcc 12.2 has dropped lanes of those, flags.py)."""
     ranges = st.src[2:]
     if not ranges or len(st.src[0].src) != 2:
         return False

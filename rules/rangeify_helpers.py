@@ -372,20 +372,10 @@ def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
 
 
 def _chose(ctx: RangeifyContext, node: UOp, local: bool, why: str) -> bool:
-    """Record a kernel-local cost rule's choice for `node` (DEBUG=2); returns `local`."""
+    """Record a kernel-local cost rule's choice for `node` (DEBUG=2: runtime/schedule.py's
+    `cost_report`); returns `local`."""
     ctx.costs.setdefault(node, {})[("local " if local else "not local: ") + why] = None
     return local
-
-
-def cost_report(ctx: RangeifyContext) -> list[str]:
-    """The kernel-local cost rules' choices, one line per node and choice: what was computed
-    in its reader's kernel (local) and what was not, and why (DEBUG=2)."""
-    out = []
-    for n, choices in ctx.costs.items():
-        what = (f"{n.arg[0].name} over axes {tuple(n.arg[1])} of {n.src[0].shape}"
-                if n.op is Ops.REDUCE_AXIS else f"{n.op.name} {n.dtype.name}{list(n.shape)}")
-        out.extend(f"{what}: {c}" for c in choices)
-    return out
 
 
 def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
@@ -434,72 +424,82 @@ def _local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[i
     return group, differ
 
 
-def local_array_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
-    """The cost rule of `local_array`: a reduction (attention's scores) read per row of its
-    reader's kernel by several loops of that kernel at indices that differ (the row's max, its
-    sum and the matmul each loop over the keys) is computed once per row into an array local
-    to the kernel, over only the axes that differ, when
-    - computing it in place is not an option (`index_reduce` would recompute it per read, or
-      buffer it: it is read through a broadcast or once per output element of another loop),
-    - each read covers its whole axis (no element computed for nothing),
-    - the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins), and
-    - neither the reduction nor the loop reading it is a matmul-sized sum of products (as for
-      `local_reduce_ok`: the packed loops of the C backend are faster).
-    Each element is then computed once, as with a global buffer, but stays in the L1 cache."""
-    if red in ctx.force or (red not in ctx.predicted and inline_reduce_ok(ctx, idx)):
+def local_array_ok(ctx: RangeifyContext, x: UOp, idx: UOp) -> bool:
+    """The cost rule of `local_array`: a value read in one row of its reader's kernel by
+    several loops at indices that differ is computed once per row into an array local to the
+    kernel, over only the axes that differ, when it is
+    - a reduction (attention's scores, read by the row's max, its sum and the matmul) that
+      computing in place would repeat (`index_reduce` would recompute it per read, or buffer
+      it), each read covering its whole axis, neither it nor its reader a matmul-sized sum of
+      products (the C backend's packed loops are faster), or
+    - a costly elementwise value (`_local_value_row`: softmax's exp),
+    and the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins for a
+    reduction; an elementwise value is recomputed by each reader). Each element is then computed
+    once, as with a global buffer, but stays in the L1 cache."""
+    if x.op is not Ops.REDUCE_AXIS:
+        if _local_value_row(ctx, x, idx) is None:
+            return False
+        n = math.prod(x.shape[a] for a in ctx.local_values[x])
+        if n > LOCAL_MAX_ARRAY:
+            return _chose(ctx, x, False, f"recomputed by each reader (array of {n} > "
+                          f"LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY})")
+        return _chose(ctx, x, True, f"array [{n}] once per row: each element computed once, "
+                      "not once per reader")
+    if x in ctx.force or (x not in ctx.predicted and inline_reduce_ok(ctx, idx)):
         return False
-    if red.src[0].size == red.size:  # reduces nothing: a view, which the reader reads in place
+    if x.src[0].size == x.size:  # reduces nothing: a view, which the reader reads in place
         return False
     found = _local_axes(ctx, idx)
     if found is None:
         return False
-    if is_products(red) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
-        return _chose(ctx, red, False, "a matmul-sized sum of products computes or reads it")
+    if is_products(x) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
+        return _chose(ctx, x, False, "a matmul-sized sum of products computes or reads it")
     _, differ = found
-    sizes = [red.shape[a] for a in differ]
+    sizes = [x.shape[a] for a in differ]
     if any(idx.src[1 + a].src[0].arg != s for a, s in zip(differ, sizes)):
         return False
     n = math.prod(sizes)
     if n > LOCAL_MAX_ARRAY:
-        return _chose(ctx, red, False, f"array of {n} > LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY}")
-    return _chose(ctx, red, True, f"array [{n}] once per row of its reader")
+        return _chose(ctx, x, False, f"array of {n} > LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY}")
+    return _chose(ctx, x, True, f"array [{n}] once per row of its reader")
 
 
-def map_local_array(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
-    """INDEX(REDUCE_AXIS) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): the
-    reduction over fresh ranges on the axes that differ, at the reader's row; the read at the
-    reader's own ranges on those axes. Readers of the same row share one array."""
-    found = _local_axes(ctx, idx)
-    assert found is not None
-    group, differ = found
-    key = (red, tuple(None if a in differ else i for a, i in enumerate(idx.src[1:])))
+def map_local_array(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
+    """INDEX(x) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): x (a reduction over
+    its own fresh ranges) over fresh ranges on the axes that differ, at the reader's row; the
+    read at the reader's own ranges on those axes. Readers of the same row share one array."""
+    if x.op is Ops.REDUCE_AXIS:
+        kernel, axes = _local_axes(ctx, idx)  # type: ignore[misc]
+    else:
+        kernel, axes = _local_value_row(ctx, x, idx), ctx.local_values[x]
+    key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
     dl = ctx.local.get(key)
     if dl is None:
-        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
-        own = [ctx.new_range(red.shape[a], "local") for a in differ]
+        ctx.inlined.add(x)  # a reader that buffers it makes the next run buffer it for all
+        own = [ctx.new_range(x.shape[a], "local") for a in axes]
         for r in own:
-            ctx.group[r], ctx.kernel_loops[r] = tuple(own), group
+            ctx.group[r], ctx.kernel_loops[r] = tuple(own), kernel
         at = list(idx.src[1:])
-        for a, r in zip(differ, own):
+        for a, r in zip(axes, own):
             at[a] = r
-        value = map_reduce(ctx, red, index(red, *at), local=True)
-        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, red.dtype, (value, *own))
-    off = flat_offset(tuple(idx.src[1 + a] for a in differ))
-    return UOp(Ops.LOAD, red.dtype, (UOp(Ops.INDEX, red.dtype, (dl, off)),))
+        value = index(x, *at)
+        if x.op is Ops.REDUCE_AXIS:
+            value = map_reduce(ctx, x, value, local=True)
+        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, x.dtype, (value, *own))
+    off = flat_offset(tuple(idx.src[1 + a] for a in axes))
+    return UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, off)),))
 
 
-# ---------------------------------------------------------------------- kernel-local values
-# ops that cost more than an array element written and read back in the L1 cache (a store and
-# a load, about a cycle each): calls into the math library (expf is 10-20 cycles a lane, even
-# vectorized). Division and square root are single instructions: recomputed, they cost less.
+# a kernel-local array of an elementwise value pays when it holds a call into the math library
+# (expf: 10-20 cycles a lane, even vectorized): more than an element written to L1 and read back
+# (about a cycle each). Division and square root, single instructions, are cheaper recomputed.
 _COSTLY = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
 
 
 def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:
-    """The elementwise values worth a kernel-local array (`local_value_ok`), guessed from the
-    tensor graph: a value computing a `_COSTLY` op, with more than one user, one of them a
-    reduction read through a broadcast (`predict_buffers`; softmax's exp, summed then divided
-    by its sum). -> value: the axes that reduction reduces (the array's axes)."""
+    """Candidates for a kernel-local array of an elementwise value, from the tensor graph: a
+    `_COSTLY` value of several users, one a reduction read through a broadcast (softmax's exp,
+    summed, then divided by its sum) -> the axes that reduction reduces (the array's)."""
     users: dict[UOp, int] = {}
     for n in toposort(sink):
         for s in set(n.src):
@@ -507,36 +507,28 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
     out: dict[UOp, tuple[int, ...]] = {}
     for red in predicted:
         v = red.src[0]
-        if v.op not in GroupOp.Elementwise or users.get(v, 0) < 2 or v in out:
-            continue
-        axes = tuple(red.arg[1])
         cone = toposort(v, stop=lambda n: n.op not in GroupOp.Elementwise)
-        if any(n.op in _COSTLY for n in cone):
-            out[v] = axes
+        if users.get(v, 0) > 1 and any(n.op in _COSTLY for n in cone):
+            out[v] = tuple(red.arg[1])
     return out
 
 
 def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
-    """The loops of the kernel where idx reads one row of a local value x: the indices on
-    the array's axes distinct ranges over the whole axis, all of one kernel (its loops, or its
-    reductions' ranges), and the other indices constants or a strict prefix of that kernel's
-    loops (the row: an inner loop of the same kernel is another reader); not inside a
-    matmul-sized sum of products."""
+    """The loops of the kernel where idx reads one row of a candidate value x (its reduction's
+    or its other reader's: the indices on the array's axes distinct ranges over the whole axis
+    in one kernel, the others constants or a strict prefix of its loops), not inside a
+    matmul-sized sum of products; else None. (A broadcast above idx is fine: the array is
+    computed once.)"""
     axes = ctx.local_values.get(x)
-    if axes is None:  # (an EXPAND above that dropped ranges is fine: the array does not vary)
-        return None
-    # read inside a matmul-sized sum of products: the C backend's packed loops for it beat the
-    # kernel with an array in it (as for local_reduce_ok)
-    if any(r in ctx.products for r in (*ranges_in(*idx.src[1:]), *(idx.arg or ()))):
+    if axes is None or any(r in ctx.products for r in ranges_in(*idx.src[1:], *(idx.arg or ()))):
         return None
     kernel: tuple[UOp, ...] | None = None
     row: list[UOp] = []
     for a, i in enumerate(idx.src[1:]):
         if a in axes:
-            if i.op is not Ops.RANGE or i.src[0].arg != x.shape[a]:
-                return None
-            loops = ctx.group.get(i) if i.arg[1] == "loop" else \
-                ctx.kernel_loops.get(i) if i.arg[1] == "reduce" else None
+            kind = i.arg[1] if i.op is Ops.RANGE and i.src[0].arg == x.shape[a] else None
+            loops = ctx.group.get(i) if kind == "loop" else \
+                ctx.kernel_loops.get(i) if kind == "reduce" else None
             if loops is None or kernel not in (None, loops):
                 return None
             kernel = loops
@@ -548,43 +540,6 @@ def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] 
     if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None
-
-
-def local_value_ok(ctx: RangeifyContext, x: UOp, idx: UOp) -> bool:
-    """The cost rule of `local_value`: an elementwise value with a costly op in it (softmax's
-    exp) read in one row of a kernel both by a reduction computed locally (its sum) and by
-    another loop (the output) is computed once per element into an array local to the kernel,
-    not once per reader (recomputation: each costly op twice) nor into a global buffer (a
-    kernel of its own, and the row written to memory and read back). See
-    `predict_local_values` and `_local_value_row` for when it applies."""
-    if _local_value_row(ctx, x, idx) is None:
-        return False
-    n = math.prod(x.shape[a] for a in ctx.local_values[x])
-    if n > LOCAL_MAX_ARRAY:
-        return _chose(ctx, x, False, f"recomputed by each reader (array of {n} > "
-                      f"LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY})")
-    return _chose(ctx, x, True, f"array [{n}] once per row: each element computed once, not "
-                  "once per reader")
-
-
-def map_local_value(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
-    """INDEX(x) -> LOAD(INDEX(DEFINE_LOCAL(x over fresh ranges on its array axes), offset)):
-    the value computed per row; every reader of the row shares the array."""
-    kernel = _local_value_row(ctx, x, idx)
-    assert kernel is not None
-    axes = ctx.local_values[x]
-    key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
-    dl = ctx.local.get(key)
-    if dl is None:
-        own = [ctx.new_range(x.shape[a], "local") for a in axes]
-        for r in own:
-            ctx.group[r], ctx.kernel_loops[r] = tuple(own), kernel
-        at = list(idx.src[1:])
-        for a, r in zip(axes, own):
-            at[a] = r
-        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, x.dtype, (index(x, *at), *own))
-    off = flat_offset(tuple(idx.src[1 + a] for a in axes))
-    return UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, off)),))
 
 
 # ---------------------------------------------------------------------- movement ops

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulegrad.rules import pipeline
-from rulegrad.rules.rangeify_helpers import RealizeContext, cost_report
+from rulegrad.rules.rangeify_helpers import RangeifyContext, RealizeContext
 
 from .buffer import Buffer
 from .env import env_int
@@ -151,6 +151,17 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     # the graph add_realize numbered (the SINK keeps its sources' order)
     early = dict(zip(sink.src, inputs["add_realize"].src))
     return ksink, becomes_map(sink, early, ctxs["add_realize"], ksink)
+
+
+def cost_report(ctx: RangeifyContext) -> list[str]:
+    """The kernel-local cost rules' choices (rules/rangeify.rules), one line per node and
+    choice: what was computed in its reader's kernel (local) and what was not, and why."""
+    out = []
+    for n, choices in ctx.costs.items():
+        what = (f"{n.arg[0].name} over axes {tuple(n.arg[1])} of {n.src[0].shape}"
+                if n.op is Ops.REDUCE_AXIS else f"{n.op.name} {n.dtype.name}{list(n.shape)}")
+        out.extend(f"{what}: {c}" for c in choices)
+    return out
 
 
 # ====================================================================== after the passes

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 1f3467d7db60ec82be8444fb4693a8eb04c5fdf7ce0f1e489bb902f89e2480b4
+# source sha256: d3fe0821827c04f8a72b4d88f198fd0d43eb3b241b5abe2e88a53e0ef0faf999
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603
@@ -21,9 +21,7 @@ from rulegrad.rules.rangeify_helpers import index_child
 from rulegrad.rules.rangeify_helpers import keep_copy_source
 from rulegrad.rules.rangeify_helpers import local_array_ok
 from rulegrad.rules.rangeify_helpers import local_reduce_ok
-from rulegrad.rules.rangeify_helpers import local_value_ok
 from rulegrad.rules.rangeify_helpers import map_local_array
-from rulegrad.rules.rangeify_helpers import map_local_value
 from rulegrad.rules.rangeify_helpers import map_pad
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
@@ -39,7 +37,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '1f3467d7db60ec82be8444fb4693a8eb04c5fdf7ce0f1e489bb902f89e2480b4'
+SOURCE_SHA256 = 'd3fe0821827c04f8a72b4d88f198fd0d43eb3b241b5abe2e88a53e0ef0faf999'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFERIZE = Ops.BUFFERIZE
@@ -56,10 +54,12 @@ _RESHAPE = Ops.RESHAPE
 _SHRINK = Ops.SHRINK
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
-_OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
-_OPS3 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
-_OPS4 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
-_OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS2 = frozenset({Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS3 = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS4 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS5 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
+_OPS6 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
+_OPS7 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.REDUCE_AXIS, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 
 
 # ======================================================================== earliest_rewrites
@@ -440,14 +440,13 @@ _pm_rangeify_rules = (
     RuleInfo('index_child', 'rules/rangeify.rules', 95, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
     RuleInfo('index_const', 'rules/rangeify.rules', 97, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
     RuleInfo('index_assign', 'rules/rangeify.rules', 99, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 107, 'local_value: INDEX(Elementwise as x, ...) as idx if local_value_ok(ctx, x, idx) -> map_local_value(ctx, x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 109, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 111, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 118, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 125, 'local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 127, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 129, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 131, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 109, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 111, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 113, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 120, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 122, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 124, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 126, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
@@ -468,7 +467,7 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         o0 = n0.op
-        if o0 in _OPS5:
+        if o0 in _OPS3:
             if o0 is _CHILD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
@@ -496,15 +495,18 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:107
-                #   local_value: INDEX(Elementwise as x, ...) as idx if local_value_ok(ctx, x, idx) -> map_local_value(ctx, x, idx)
+                # rule local_array at rules/rangeify.rules:109
+                #   local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
                 x = n0
-                if local_value_ok(ctx, x, idx):
-                    _r = _as_uop(n, map_local_value(ctx, x, idx))
+                if local_array_ok(ctx, x, idx):
+                    _r = _as_uop(n, map_local_array(ctx, x, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
-                # rule index_alu at rules/rangeify.rules:109
+        o0 = n0.op
+        if o0 in _OPS7:
+            if o0 in _OPS4:
+                # rule index_alu at rules/rangeify.rules:111
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 i = n
@@ -512,8 +514,8 @@ def _pm_rangeify_INDEX(n, ctx):
                 x = n0
                 _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-            elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:111
+            elif o0 in _OPS5:
+                # rule index_marker at rules/rangeify.rules:113
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 i = n
@@ -522,7 +524,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(UOp(Ops.INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
-                # rule local_reduce at rules/rangeify.rules:118
+                # rule local_reduce at rules/rangeify.rules:120
                 #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
@@ -530,32 +532,24 @@ def _pm_rangeify_INDEX(n, ctx):
                 if local_reduce_ok(ctx, red, idx):
                     _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-                # rule local_array at rules/rangeify.rules:125
-                #   local_array: INDEX(REDUCE_AXIS as red, ...) as idx if local_array_ok(ctx, red, idx) -> map_local_array(ctx, red, idx)
+                # rule index_reduce at rules/rangeify.rules:122
+                #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 idx = n
                 red = n0
-                if local_array_ok(ctx, red, idx):
-                    _r = _as_uop(n, map_local_array(ctx, red, idx))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
-                # rule index_reduce at rules/rangeify.rules:127
-                #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
-                idx = n
-                red = n0
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-            elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:129
+                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
+            elif o0 in _OPS6:
+                # rule index_memory at rules/rangeify.rules:124
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[10]
-        # rule index_other at rules/rangeify.rules:131
+                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
+        # rule index_other at rules/rangeify.rules:126
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
-        if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
+        if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
         if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL):
             raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
@@ -570,11 +564,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 139, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 141, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 143, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 145, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 148, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> keep_copy_source(c, idx, b)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 134, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 136, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 138, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 140, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 143, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> keep_copy_source(c, idx, b)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -583,7 +577,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:145
+            # rule copy_const_idx at rules/rangeify.rules:140
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -592,7 +586,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:148
+                # rule copy_keeps_src at rules/rangeify.rules:143
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> keep_copy_source(c, idx, b)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 b = n0_0
@@ -610,7 +604,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:139
+                # rule noop_buffer at rules/rangeify.rules:134
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -627,12 +621,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:141
+                # rule const_buffer at rules/rangeify.rules:136
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:143
+            # rule remove_buffer at rules/rangeify.rules:138
             #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             buf = n0
@@ -652,12 +646,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 155, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 150, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:155
+    # rule tagged_buffers at rules/rangeify.rules:150
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -705,14 +699,14 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:164'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:166'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:168'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:171'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:174'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:176'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:177'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:180'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:159'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:161'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:163'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:166'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:169'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:171'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:172'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:175'),
 ))
 
 PIPELINES = {

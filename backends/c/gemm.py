@@ -1,32 +1,33 @@
-"""Packed, register-blocked loops for kernels that are sums of products (matmul, convolution).
+"""The packed, register-blocked loops of a sum of products, printed as its packing action says.
 
-A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (in loop
-form, `REDUCE(ADD(acc, x * y), *ranges)`, see KERNEL_AST.md) where, for two of the STORE's
-ranges i and j (j the last, contiguous one), x does not read j and y does not read i. Then
-out[.., i, j] = f(sum_k x(i, k) * y(k, j), ..) is a matrix product whatever x and y are: loads
-of A and B, a transposed or strided view, a fused softmax, a shifted window of an image. The
-loop nest, per iteration of the other ("batch") ranges:
+In: a STORE whose arg is a `Pack` (rules/opt.rules' `pack_store`, decided in
+rules/pack_helpers.py: which ranges are the rows and the columns, the register tile, whether x
+is packed, which loop is threaded). Out: its loop nest, in the renderer's scopes. Nothing is
+decided here: out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..), whatever x and y are (loads
+of A and B, a transposed or strided view, a fused softmax, a shifted window of an image), per
+iteration of the other ("batch") ranges:
 
     for each panel of TJ columns:
       pack y:  pb[k][jj] = y(k, panel*TJ + jj)          (0 past the last column)
       for each tile of TI rows (and one smaller tile for the rows left over):
-        acc[TI][TJ] (vector registers) += x(i, k) * pb[k][..]     for k in order
-        epilogue: f(acc, ..) stored for each (i, j) of the tile
+        acc[TI][TJ] (vector registers) += x(row, k) * pb[k][..]     for k in order
+        epilogue: f(acc, ..) stored for each (row, j) of the tile
 
-y is computed once per element and read contiguously, and TI x TJ accumulators stay in vector
-registers (GNU C vector types: up to 6 x 16 float32 = 12 AVX registers). x is read in the loop,
-which is best when it is a load; when x computes (a fused softmax's exp, the bias and relu the
-scheduler leaves to the next layer's matmul) it is computed once per element instead: every
-panel is packed first, then each row tile packs pa[k][ii] = x(i, k) and runs over all panels.
+Several row ranges (a convolution's images and output pixels) are one flat row number, each
+range's value divided out of it. y is computed once per element and read contiguously, and
+TI x TJ accumulators stay in vector registers (GNU C vector types: 6 x 16 float32 = 12 AVX
+registers). With `pack_a` every panel is packed first, then each row tile packs
+pa[k][ii] = x(row, k) (computed once per element: a fused softmax's exp, the bias and relu the
+scheduler leaves to the next layer's matmul) and runs over all panels; without it (one panel)
+x is read in the inner loop.
 
 Each output's sum still runs over k in order; the one difference from the plain loops is that
 each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
-does (numpy's matmul included).
+does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
-Threads: when the batch loops have enough iterations (a convolution's images, attention's
-heads) the outermost one is split across cores; otherwise the panel loop is (or, with packed x,
-the packing and the row tiles are). Packed panels live on the stack up to STACK_PANEL_BYTES
-(each thread's own inside a parallel loop), on the heap beyond (a long sum, K > 2048).
+Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
+panel loop (with `pack_a`, the packing and then the row tiles). Packed panels live on the stack
+up to STACK_PANEL_BYTES (each thread's own inside a parallel loop), on the heap beyond.
 """
 
 from __future__ import annotations
@@ -34,23 +35,17 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from rulegrad.rules.pack_helpers import Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import PARALLEL_MIN_WORK, Scope, _range_size, ctype
+from .render import Scope, _range_size, ctype
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
 
-VECTOR_BYTES = 32      # one AVX register; narrower machines split each vector op in two
-# TI: at most 6 rows x 2 vectors = 12 accumulators (of 16 vector registers on x86); 4 or 5
-# rows run as fast, so a row count one of them divides needs no second tile for the rest
-TILE_ROWS = (6, 4, 5)
-PANEL_VECTORS = 2      # TJ = 2 vectors of columns
-MIN_WORK = 1 << 15     # multiply-adds below which the plain loops are as good
 STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products), at most
-BATCH_PARALLEL_MIN = 4       # batch iterations that split the batch loop across cores
 
 
 class _Product:
@@ -65,70 +60,34 @@ class _Product:
         self.heap = False
 
 
-def _computed(x: UOp) -> bool:
-    """True when x does float arithmetic (index math, masks and casts do not count)."""
-    return any(n.dtype.is_float and n.op in GroupOp.ALU for n in toposort(x))
-
-
-def _split(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> _Product | None:
-    # the loop form of a sum (rules/lower.rules): REDUCE(ADD(acc, x * y), *ranges)
-    update = red.src[0]
-    if update.op is not Ops.ADD or update.src[0].op is not Ops.DEFINE_REG:
+def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
+    """The STORE's packing action (rules/opt.rules' `pack_store` put a `Pack` in its arg), with
+    its row and column ranges and its products, or None when it has none."""
+    pack = st.arg
+    if not isinstance(pack, Pack):
         return None
-    body = update.src[1]
-    if body.op is not Ops.MUL:
-        return None
-    for x, y in (body.src, body.src[::-1]):
-        if j not in deps[x] and i not in deps[y] and i in deps[x] and j in deps[y]:
-            return _Product(red, x, y)
-    return None
+    by_id = {x.arg[0]: x for x in st.src[2:]}
+    rows, j = tuple(by_id[i] for i in pack.rows), by_id[pack.cols]
+    prods = []
+    for red in (n for n in toposort(st.src[1]) if n.op is Ops.REDUCE):
+        xy = split(red, rows, j, r.deps)
+        if xy is None:
+            from .render import RenderError
+            raise RenderError(f"a packed STORE whose {red.op.name} is not a product over its rows "
+                              "and columns")
+        prods.append(_Product(red, *xy))
+    return pack, rows, j, prods
 
 
-def plan(r: _KernelRenderer, st: UOp) -> tuple[UOp, UOp, list[_Product]] | None:
-    """(i, j, products) when the STORE is a sum of products this module can pack, else None."""
-    ranges = st.src[2:]
-    if len(ranges) < 2:
-        return None
-    j = ranges[-1]
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-    if not reds:
-        return None
-    dt = reds[0].dtype
-    if dt not in (dtypes.float32, dtypes.float64):
-        return None
-    for red in reds:
-        if red.arg is not Ops.ADD or red.dtype is not dt:
-            return None
-        if any(n.op is Ops.REDUCE for n in toposort(red.src[0])[:-1]):
-            return None
-    lanes = VECTOR_BYTES // dt.itemsize
-    for i in reversed(ranges[:-1]):
-        prods = [_split(red, i, j, r.deps) for red in reds]
-        if any(p is None for p in prods):
-            continue
-        k_total = sum(p.k for p in prods)  # type: ignore[union-attr]
-        macs = math.prod(_range_size(x) for x in ranges) * k_total
-        if _range_size(j) < lanes or _range_size(i) < 2 or macs < MIN_WORK:
-            return None
-        return i, j, prods  # type: ignore[return-value]
-    return None
-
-
-def render_packed(r: _KernelRenderer, st: UOp, i: UOp, j: UOp, prods: list[_Product]) -> None:
-    """Emit the packed loop nest for STORE `st` (see the module docstring)."""
+def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...], j: UOp,
+                  prods: list[_Product]) -> None:
+    """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
-    g = _Geometry(dt, _range_size(i), _range_size(j))
-    batch = [x for x in st.src[2:] if x is not i and x is not j]
-    macs = math.prod(_range_size(b) for b in batch) * g.ni * g.nj * sum(p.k for p in prods)
-    threads = r.parallel and macs >= PARALLEL_MIN_WORK
-    # split the batch loop across cores when it is long enough, else the panels or row tiles
-    batch_parallel = threads and bool(batch) and _range_size(batch[0]) >= BATCH_PARALLEL_MIN
+    g = _Geometry(dt, math.prod(_range_size(i) for i in rows), _range_size(j), pack)
+    batch = [x for x in st.src[2:] if x is not j and x not in rows]
+    threads = r.parallel and pack.parallel != ""
+    batch_parallel = threads and pack.parallel == "batch"
     inner_pragma = "#pragma omp parallel for\n" if threads and not batch_parallel else ""
-    # an x that is more than a load (a fused softmax's exp, a bias and relu the scheduler left
-    # to this kernel) is computed once per element into pa, rows outside panels; a plain load
-    # is read in the inner loop, panels outside rows
-    pack_x = g.npanels > 1 and any(_computed(p.x) for p in prods)
-
     scope = r.root
     for n, b in enumerate(batch):
         scope = r.open_loop(scope, b, "#pragma omp parallel for" if batch_parallel and n == 0
@@ -136,17 +95,17 @@ def render_packed(r: _KernelRenderer, st: UOp, i: UOp, j: UOp, prods: list[_Prod
         r.stack.append(scope)
     pv = r.fresh("pn")
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
-    if pack_x:  # every panel packed first, then row tiles over all panels
+    if pack.pack_a:  # every panel packed first, then row tiles over all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(scope, inner_pragma + panel_head, r), j, prods, pv, g)
         _close(r, scope)
-        _row_tiles(r, st, scope, i, j, prods, pv, panel_head, inner_pragma, g)
+        _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, inner_pragma, g)
         _free(scope, prods)
     else:  # each panel packed, then its row tiles
         panel = _open(scope, inner_pragma + panel_head, r)
         _scratch(r, panel, prods, g.ct, 1, g.tj)
         _pack_y(r, panel, j, prods, pv, g, per_panel=True)
-        _row_tiles(r, st, panel, i, j, prods, pv, "", "", g)
+        _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
         _free(panel, prods)
     r._close_loops()
 
@@ -174,12 +133,14 @@ def _free(scope: Scope, prods: list[_Product]) -> None:
 
 
 class _Geometry:
-    """Sizes of one packed kernel: C type, vector lanes, panel width, rows and columns."""
+    """Sizes of one packed kernel: C type, vector lanes, panel width, tile rows, rows and
+    columns."""
 
-    def __init__(self, dt: DType, ni: int, nj: int) -> None:
+    def __init__(self, dt: DType, ni: int, nj: int, pack: Pack) -> None:
         self.ct, self.sfx = ctype(dt), "f32" if dt is dtypes.float32 else "f64"
-        self.lanes = VECTOR_BYTES // dt.itemsize
-        self.tj = PANEL_VECTORS * self.lanes
+        self.tj, self.ti = pack.panel, pack.tile
+        self.lanes = 32 // dt.itemsize  # one vector register, rg_vf32 / rg_vf64
+        self.nv = self.tj // self.lanes
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
 
@@ -200,12 +161,12 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
                       f"{p.pb}[{at}n_ * {g.tj} + c_] = 0;")
 
 
-def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: UOp, j: UOp,
+def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry) -> None:
     """Full tiles of TI rows, then the rows left over (a smaller tile, no guards). With a
     `panel_head`, x is packed per tile and the panel loop runs inside each tile."""
-    ti = next((t for t in TILE_ROWS if g.ni % t == 0), TILE_ROWS[0])
+    ti = g.ti
     full, rest = divmod(g.ni, ti)
     if full:
         tv = r.fresh("tl")
@@ -218,18 +179,19 @@ def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: UOp, j: UOp,
         _close(r, parent)
 
 
-def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp, j: UOp, prods: list[_Product],
+def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
+          prods: list[_Product],
           base: str, rows: int, pv: str, panel_head: str, g: _Geometry) -> None:
     """`rows` output rows from `base`: per panel, each product's register block summed over k
     in order (x broadcast, fused-multiply-added), then the epilogue. With a `panel_head`, x is
     first packed into pa[k][row] and the panels are looped here."""
-    nv, vt = PANEL_VECTORS, f"rg_v{g.sfx}"
+    nv, vt = g.nv, f"rg_v{g.sfx}"
     xs: dict[_Product, str] = {}
     if panel_head:
         for p in prods:
             pa = r.fresh("pa")
             tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
-            iscope, ii = _bind(r, tile, i, base, rows, None, unroll=False)
+            iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
             kscope, kk = _k_loops(r, iscope, p)
             kscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
@@ -245,7 +207,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp, j: UOp, prods: list[
         kscope.add(f"{vt} w_[{nv}];")
         kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")
-        iscope, ii = _bind(r, kscope, i, base, rows, None)
+        iscope, ii = _bind_rows(r, kscope, i, base, rows)
         x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(p.x)
         iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
         iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
@@ -257,7 +219,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp, j: UOp, prods: list[
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                  f"*({vt} *)({p.cell} + u_ * {g.tj} + v_ * {g.lanes}) = {a}[u_][v_];")
     # epilogue: each reduce's value is its cell
-    iscope, ii = _bind(r, tile, i, base, rows, None, unroll=False)
+    iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
     jscope, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
     for p in prods:
         name = r.fresh()
@@ -302,6 +264,28 @@ def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     return scope, f"{var}_u"
 
 
+def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
+               unroll: bool = True) -> tuple[Scope, str]:
+    """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
+    (the last range fastest), as `_bind` binds one."""
+    if len(rows) == 1:
+        return _bind(r, parent, rows[0], base, count, None, unroll)
+    var = r.fresh("row")
+    head = f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
+    scope = _open(parent, f"#pragma GCC unroll {count}\n{head}" if unroll else head, r)
+    scope.bound = scope.bound | set(rows)
+    scope.items.append(f"const int64_t {var} = {base} + {var}_u;")
+    inner = 1
+    for rng in reversed(rows):
+        name = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
+        size = _range_size(rng)
+        scope.items.append(f"const int64_t {name} = ({var} / {inner}) % {size};")
+        scope.names[rng] = name
+        r.vartypes[name] = "int64_t"
+        inner *= size
+    return scope, f"{var}_u"
+
+
 def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
     """The reduce's loops (in its order), and the C expression of the flat step number."""
     scope, flat = parent, ""
@@ -313,40 +297,3 @@ def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str
     return scope, f"({flat})"
 
 
-def _zero_tail(r: _KernelRenderer, panel: Scope, p: _Product, pv: str, kk: str, tj: int,
-               nj: int, ct: str) -> None:
-    """pb's lanes past the last column are 0 (only the last panel has any)."""
-    panel.add(f"if ({pv} == {(nj - 1) // tj}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-              f"for (int64_t c_ = {nj % tj}; c_ < {tj}; c_++) "
-              f"{p.pb}[({pv} * {p.k} + n_) * {tj} + c_] = 0;")
-
-
-def _microkernel(panel: Scope, p: _Product, pv: str, ti: int, tj: int, lanes: int, ct: str,
-                 sfx: str) -> None:
-    """acc[ii][v] += pa[k][ii] * pb[panel][k][v] over k in order; then acc -> the cell."""
-    nv = tj // lanes
-    vt = f"rg_v{sfx}"
-    lines = [
-        f"{ct} {p.cell}[{ti * tj}] __attribute__((aligned(64)));",
-        "{",
-        f"  {vt} a_[{ti}][{nv}];",
-        f"  for (int u_ = 0; u_ < {ti}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-        f"a_[u_][v_] = ({vt}){{0}};",
-        f"  const {ct} *b_ = {p.pb} + {pv} * {p.k * tj};",
-        f"  for (int64_t k_ = 0; k_ < {p.k}; k_++) {{",
-        f"    {vt} w_[{nv}];",
-        f"    for (int v_ = 0; v_ < {nv}; v_++) w_[v_] = *(const {vt} *)(b_ + k_ * {tj} + "
-        f"v_ * {lanes});",
-        f"    #pragma GCC unroll {ti}",
-        f"    for (int u_ = 0; u_ < {ti}; u_++) {{",
-        f"      const {vt} x_ = ({vt}){{0}} + {p.pa}[k_ * {ti} + u_];",
-        f"      #pragma GCC unroll {nv}",
-        f"      for (int v_ = 0; v_ < {nv}; v_++) a_[u_][v_] = rg_fma_{sfx}(x_, w_[v_], "
-        "a_[u_][v_]);",
-        "    }",
-        "  }",
-        f"  for (int u_ = 0; u_ < {ti}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-        f"*({vt} *)({p.cell} + u_ * {tj} + v_ * {lanes}) = a_[u_][v_];",
-        "}",
-    ]
-    panel.add("\n".join(lines))

@@ -2,15 +2,18 @@
 actions of `rules/opt.rules` applied, and the list of actions taken.
 
 In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
-small reduces unrolled and innermost loops marked for vectorizing (RANGE kind "upcast"), which
-`render.py` prints; `actions(before, after)` names what changed, and `render.py` adds the
-choices it still makes itself (threads, interchange, register tiles, packing), so `DEBUG=2`
-shows every decision taken for a kernel.
+small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast") and sums
+of products packed (a `Pack` in the STORE's arg: rows, columns, register tile, packed operand,
+threaded loop), which `render.py` and `gemm.py` print; `actions(before, after)` names what
+changed, and `render.py` adds the choices it still makes itself (threads of plain loops,
+interchange and register tiles of integer products), so `DEBUG=2` shows every decision taken
+for a kernel.
 """
 
 from __future__ import annotations
 
 from rulegrad.rules import matcher
+from rulegrad.rules.pack_helpers import Pack
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
@@ -38,4 +41,6 @@ def actions(before: UOp, after: UOp) -> list[str]:
     for n in toposort(after):
         if n.op is Ops.RANGE and n.arg[1] == "upcast":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+        if n.op is Ops.STORE and isinstance(n.arg, Pack):
+            done.append(n.arg.describe())
     return done

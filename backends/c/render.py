@@ -707,15 +707,13 @@ class _KernelRenderer:
             s.open_child = None
         self.stack = [self.root]
 
-    # -- sums of products: packed operands, a register-blocked inner loop (backends/c/gemm.py)
+    # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:
         from .gemm import plan, render_packed  # gemm builds on this module's scopes
 
         found = plan(self, st)
         if found is None:
             return False
-        i, j, prods = found
-        self.choices.append(f"PACK rows r{i.arg[0]} x columns r{j.arg[0]} ({len(prods)} products)")
         render_packed(self, st, *found)
         return True
 

@@ -1,0 +1,191 @@
+"""Helpers of `opt.rules`' packing action: which sums of products run as packed, register-tiled
+loops, and how (the tile, the panels, which operand is packed, which loop is threaded).
+
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packable(st)`, a bool, and
+`packed(st)`, the STORE with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says.
+
+A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
+`REDUCE(ADD(acc, x * y), *ranges)`) and its ranges split into columns j (one range, read by y and
+not by x), rows (read by x and not by y: one range for a matmul, several for a convolution's
+output pixels, flattened into one row count) and batch (the rest, looped outside). Then
+out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..) is a matrix product whatever x and y are.
+
+The action changes how the sums are computed, never their order: each output's sum still runs
+over k in order, each step a fused multiply-add where the CPU has one (the FMA contract of
+runtime/semantics.py's docstring, as BLAS).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+VECTOR_BYTES = 32     # one AVX register (this machine: AVX2, 16 vector registers, no AVX-512)
+PANEL_VECTORS = 2     # a panel is 2 vectors of columns (16 float32)
+# 6 rows x 2 vectors = 12 accumulators, plus 2 of B and 1 broadcast of A: 15 of 16 registers.
+# 6 rows beat 4 (8 accumulators barely cover the FMA latency) by about 1.3x (bench/kernels.py)
+TILE_ROWS = 6
+MIN_WORK = 1 << 15    # multiply-adds below which the plain loops are as good
+# work below which the packed loops run on one core (render.py's PARALLEL_MIN_WORK, in
+# multiply-adds: waking the thread team costs more than the split saves)
+PARALLEL_MIN_WORK = 1 << 20
+BATCH_PARALLEL_MIN = 4  # batch iterations from which the batch loop is the threaded one
+
+
+@dataclass(frozen=True)
+class Pack:
+    """The packing action on a STORE (its arg): range ids of the rows (flattened in this order)
+    and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
+    operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
+    loop is split across cores: "batch" (the outermost batch loop), "tiles" (panels, then row
+    tiles) or "" (one core)."""
+
+    rows: tuple[int, ...]
+    cols: int
+    tile: int
+    panel: int
+    pack_a: bool
+    parallel: str
+
+    def describe(self) -> str:
+        rows = " ".join(f"r{r}" for r in self.rows)
+        what = f"PACK rows {rows} x columns r{self.cols} (tile {self.tile}x{self.panel}"
+        what += ", A packed)" if self.pack_a else ")"
+        return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
+
+
+def _size(r: UOp) -> int | None:
+    end = r.src[0]
+    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
+
+
+def free_ranges(root: UOp) -> dict[UOp, frozenset[UOp]]:
+    """The RANGEs each node under root depends on (a REDUCE binds its own)."""
+    deps: dict[UOp, frozenset[UOp]] = {}
+    for n in toposort(root):
+        if n.op is Ops.RANGE:
+            deps[n] = frozenset({n})
+        elif n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
+            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
+        else:
+            deps[n] = frozenset().union(*(deps[s] for s in n.src)) if n.src else frozenset()
+    return deps
+
+
+def operands(red: UOp) -> tuple[UOp, UOp] | None:
+    """(x, y) of a loop-form sum of products REDUCE(ADD(acc, x * y), *ranges), else None."""
+    update = red.src[0]
+    if red.arg is not Ops.ADD or update.op is not Ops.ADD or not update.src:
+        return None
+    if update.src[0].op is not Ops.DEFINE_REG or update.src[1].op is not Ops.MUL:
+        return None
+    return update.src[1].src[0], update.src[1].src[1]
+
+
+def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
+          deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
+    """(x, y) ordered so that x reads every row range and not j, and y reads j and no row."""
+    xy = operands(red)
+    if xy is None:
+        return None
+    for x, y in (xy, xy[::-1]):
+        if (j not in deps[x] and j in deps[y] and all(i in deps[x] for i in rows)
+                and not any(i in deps[y] for i in rows)):
+            return x, y
+    return None
+
+
+def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
+            ) -> tuple[tuple[UOp, ...], UOp] | None:
+    """The rows and columns of the product: of the columns j that split every reduce, the one
+    whose panels waste the fewest lanes (then the last: contiguous stores)."""
+    ranges = st.src[2:]
+    lanes = VECTOR_BYTES // reds[0].dtype.itemsize
+    tj = PANEL_VECTORS * lanes
+    best: tuple[float, int, tuple[UOp, ...], UOp] | None = None
+    for pos, j in enumerate(ranges):
+        size = _size(j)
+        xy = operands(reds[0])
+        if size is None or size < lanes or xy is None:
+            continue
+        if j in deps[xy[0]] and j in deps[xy[1]]:
+            continue
+        x, y = xy if j not in deps[xy[0]] else xy[::-1]
+        # rows: what x reads and y does not; the ranges both read (heads) are batch loops
+        rows = tuple(i for i in ranges if i is not j and i in deps[x] and i not in deps[y])
+        if not rows or any(split(red, rows, j, deps) is None for red in reds):
+            continue
+        waste = -(-size // tj) * tj / size
+        key = (waste, -pos, rows, j)
+        if best is None or key[:2] < best[:2]:
+            best = key
+    return None if best is None else (best[2], best[3])
+
+
+def _reduces(st: UOp) -> list[UOp] | None:
+    """The STORE's reduces when all are float sums of one dtype with no reduce inside."""
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
+    if not reds or reds[0].dtype not in (dtypes.float32, dtypes.float64):
+        return None
+    for red in reds:
+        if red.arg is not Ops.ADD or red.dtype is not reds[0].dtype:
+            return None
+        if any(n.op is Ops.REDUCE for n in toposort(red.src[0])[:-1]):
+            return None
+    return reds
+
+
+def _plan(st: UOp) -> Pack | None:
+    ranges = st.src[2:]
+    if st.arg is not None or len(ranges) < 2 or any(_size(r) is None for r in ranges):
+        return None
+    reds = _reduces(st)
+    if reds is None or any(_size(k) is None for red in reds for k in red.src[1:]):
+        return None
+    deps = free_ranges(st)
+    found = _layout(st, reds, deps)
+    if found is None:
+        return None
+    rows, j = found
+    ni = math.prod(_size(i) for i in rows)  # type: ignore[misc]
+    k_total = sum(math.prod(_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
+    macs = math.prod(_size(r) for r in ranges) * k_total  # type: ignore[misc]
+    if ni < 2 or macs < MIN_WORK:
+        return None
+    lanes = VECTOR_BYTES // reds[0].dtype.itemsize
+    panel = PANEL_VECTORS * lanes
+    npanels = -(-_size(j) // panel)  # type: ignore[operator]
+    batch = [r for r in ranges if r is not j and r not in rows]
+    if macs < PARALLEL_MIN_WORK:
+        parallel = ""
+    elif batch and _size(batch[0]) >= BATCH_PARALLEL_MIN:  # type: ignore[operator]
+        parallel = "batch"
+    else:
+        parallel = "tiles"
+    # x packed per row tile (pa[k][row], computed once per element and read contiguously by
+    # every panel) whenever there is more than one panel: 6 strided rows of A read in the
+    # inner loop run about 1.3x slower than a packed tile, and a computed x (a fused softmax)
+    # would be computed once per panel
+    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], min(TILE_ROWS, ni), panel,
+                npanels > 1, parallel)
+
+
+def packable(st: UOp) -> bool:
+    """A STORE not packed yet whose value is a sum of products worth the packed loops."""
+    return _plan(st) is not None
+
+
+def packed(st: UOp) -> UOp:
+    """The STORE with its packing action (a `Pack`) as arg."""
+    plan = _plan(st)
+    assert plan is not None
+    return st.replace(arg=plan)
+
+
+def is_computed(x: UOp) -> bool:
+    """True when x does float arithmetic (index math, masks and casts do not count)."""
+    return any(n.dtype.is_float and n.op in GroupOp.ALU for n in toposort(x))

@@ -44,9 +44,14 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     ("long k 8x4500x20", lambda a, b: a @ b, lambda a, b: a @ b, [(8, 4500), (4500, 20)]),
     ("long k exp(a)@b", lambda a, b: a.exp() @ b, lambda a, b: np.exp(a) @ b,
      [(10, 3000), (3000, 20)]),
+    # a tile of packed A past the stack's share (6 rows x 6000 > 128 KB): on the heap
+    ("long k 12x6000x40", lambda a, b: a @ b, lambda a, b: a @ b, [(12, 6000), (6000, 40)]),
     # Tensor.conv2d: one reduce over three ranges (channels, kernel rows, kernel columns)
     ("conv2d", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
      [(2, 8, 12, 20), (16, 8, 3, 3)]),
+    # images and pixels as the rows (3*7*9 = 189: 3 left over), 20 output channels as columns
+    ("conv2d rows left over", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
+     [(3, 5, 9, 11), (20, 5, 3, 3)]),
     # several reduces in one store: a 3x3 convolution as 9 shifted contractions
     ("conv 3x3 as 9 sums", None, None, [(2, 8, 12, 20), (16, 8, 3, 3)]),
 ]

@@ -8,6 +8,8 @@ the optimized AST and the C text (never timed).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -210,3 +212,61 @@ def test_elementwise_multiply_add_is_not_fused():
     low, opt, _ = _kernel(t)
     assert any(s.startswith("UPCAST") for s in actions(low, opt))
     np.testing.assert_array_equal(t.numpy(), a * b + c)
+
+
+def _round32(q: Fraction) -> np.float32:
+    """q rounded to the nearest float32, ties to even (exact: compared as fractions)."""
+    f = np.float32(float(q))
+    cands = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    return min(cands, key=lambda c: (abs(Fraction(float(c)) - q), int(c.view(np.uint32)) & 1))
+
+
+def _chain(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
+    """out[i, j] = sum over k in order, each step rounded once (fused) or twice, from 0."""
+    out = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            acc = np.float32(0)
+            for k in range(a.shape[1]):
+                prod = Fraction(float(a[i, k])) * Fraction(float(b[k, j]))
+                if not fused:
+                    prod = Fraction(float(_round32(prod)))
+                acc = _round32(Fraction(float(acc)) + prod)
+            out[i, j] = acc
+    return out
+
+
+@pytest.mark.skipif("fma" not in open("/proc/cpuinfo").read().split(),
+                    reason="the CPU has no fused multiply-add")
+@pytest.mark.parametrize("cols", [16, 20])  # one panel (A read in place), two (A packed)
+def test_sum_of_products_is_a_fused_chain_in_order(monkeypatch, cols):
+    # the FMA contract (runtime/semantics.py): the packed loops (rules/opt.rules' pack_store)
+    # sum each output over k in order, each step one fused multiply-add, as BLAS; an exact
+    # oracle (fractions) of that chain, which differs from the twice-rounded one here
+    from rulegrad.rules import pack_helpers
+
+    monkeypatch.setattr(pack_helpers, "MIN_WORK", 1)
+    rng = np.random.default_rng(cols)
+    a = (rng.standard_normal((7, 19)) * 10.0 ** rng.integers(-2, 3, (7, 19))).astype(np.float32)
+    b = rng.standard_normal((19, cols)).astype(np.float32)
+    t = Tensor(a) @ Tensor(b)
+    low, opt, _ = _kernel(t)
+    assert any(s.startswith("PACK rows r0 x columns r1 (tile 6x16") for s in actions(low, opt))
+    want = _chain(a, b, fused=True)
+    assert not np.array_equal(want, _chain(a, b, fused=False))
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_convolution_packs_images_and_pixels_as_rows():
+    # the packing action's layout: output channels are the columns (20: the fewest wasted
+    # lanes), images x rows x columns of pixels one flat row count (189 = 31 tiles of 6 and 3
+    # rows left over), the window packed per tile of rows
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5, 9, 11)).astype(np.float32)
+    w = rng.standard_normal((20, 5, 3, 3)).astype(np.float32)
+    t = Tensor(x).conv2d(Tensor(w))
+    low, opt, _ = _kernel(t)
+    assert "PACK rows r0 r2 r3 x columns r1 (tile 6x16, A packed)" in actions(low, opt)
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    want = np.einsum("nchwyx,ocyx->nohw", win, w)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

@@ -187,10 +187,16 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     first packed into pa[k][row] and the panels are looped here."""
     nv, vt = g.nv, f"rg_v{g.sfx}"
     xs: dict[_Product, str] = {}
+    heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
+    outer = tile
     if panel_head:
         for p in prods:
             pa = r.fresh("pa")
-            tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
+            if p.k * rows * (4 if g.ct == "float" else 8) > STACK_PANEL_BYTES:  # a long sum
+                tile.add(f"{g.ct} *{pa} = ({g.ct} *)rg_alloc({p.k * rows} * sizeof({g.ct}));")
+                heap.append(pa)
+            else:
+                tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
             iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
             kscope, kk = _k_loops(r, iscope, p)
             kscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
@@ -227,6 +233,9 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         jscope.names[p.red] = name
     r._emit_store(st)
     _close(r, tile)
+    if heap:
+        outer.open_child = None  # after the panel loop, which reads them
+        outer.add(" ".join(f"free({pa});" for pa in heap))
 
 
 def _open(parent: Scope, header: str, r: _KernelRenderer) -> Scope:

@@ -103,6 +103,10 @@ CASES = [
          "x.layernorm(axis=1, eps=1e-5)"),
     Case("matmul 512^3", {"a": (512, 512), "b": (512, 512)}, lambda a, b: a @ b,
          lambda a, b: a @ b, "a@b"),
+    # a matmul with an elementwise epilogue (bias, activation), fused into its store loop
+    Case("matmul+bias+relu 512^3", {"a": (512, 512), "b": (512, 512), "c": (512,)},
+         lambda a, b, c: (a @ b + c).relu(), lambda a, b, c: np.maximum(a @ b + c, 0),
+         "(a@b+c).relu()"),
     Case("conv2d 8x16x32x32 * 32x16x3x3", {"x": (8, 16, 32, 32), "w": (32, 16, 3, 3)},
          lambda x, w: x.conv2d(w), _conv_np, "x.conv2d(w)"),
     Case("MLP 256x512-512-128", {"x": (256, 512), "w1": (512, 512), "b1": (512,),

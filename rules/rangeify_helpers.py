@@ -319,7 +319,7 @@ LOCAL_MAX_ROW = 1 << 14
 
 
 # a sum of at least this many products is printed by the C backend as packed loops with fused
-# multiply-adds (backends/c/gemm.py's MIN_WORK, a test keeps them equal), about twice as fast
+# multiply-adds (rules/pack_helpers.py's MIN_WORK, a test keeps them equal), about twice as fast
 # as the plain loops a kernel with a local value in it gets: a local value never takes one there
 LOCAL_MAX_PRODUCTS = 1 << 15
 

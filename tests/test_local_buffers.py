@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.backends.c import gemm
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.rules import pack_helpers
 from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY, LOCAL_MAX_PRODUCTS, LOCAL_MAX_ROW
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
@@ -112,7 +112,7 @@ def test_debug2_names_the_local_values(monkeypatch, capsys):
 
 def test_products_threshold_is_the_c_backends():
     """The cost rule keeps sums of products from the size the C backend packs them."""
-    assert LOCAL_MAX_PRODUCTS == gemm.MIN_WORK
+    assert LOCAL_MAX_PRODUCTS == pack_helpers.MIN_WORK
 
 
 def _random_case(seed: int):

@@ -87,11 +87,13 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
     threads = r.parallel and pack.parallel != ""
     batch_parallel = threads and pack.parallel == "batch"
-    inner_pragma = "#pragma omp parallel for\n" if threads and not batch_parallel else ""
+    # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
+    # others instead of holding up the join; each tile is whole outputs, so values are the same
+    omp = "#pragma omp parallel for schedule(dynamic)"
+    inner_pragma = omp + "\n" if threads and not batch_parallel else ""
     scope = r.root
     for n, b in enumerate(batch):
-        scope = r.open_loop(scope, b, "#pragma omp parallel for" if batch_parallel and n == 0
-                            else "")
+        scope = r.open_loop(scope, b, omp if batch_parallel and n == 0 else "")
         r.stack.append(scope)
     pv = r.fresh("pn")
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"

@@ -154,7 +154,11 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
     for p in prods:
         at = "" if per_panel else f"{pv} * {p.k * g.tj} + "
         kscope, kk = _k_loops(r, panel, p)
-        jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
+        # a panel's row is copied as vectors (gcc does not see through the index arithmetic
+        # alone), unless a read is gated: gcc 12.2 has dropped lanes of those (flags.py)
+        gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(p.y))
+        jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False,
+                           simd=not gated and g.nj % g.tj == 0)
         jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
         _close(r, panel)
         if g.nj % g.tj:
@@ -258,11 +262,14 @@ def _close(r: _KernelRenderer, keep: Scope) -> None:
 
 
 def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
-          size: int | None, unroll: bool = True) -> tuple[Scope, str]:
-    """`count` values of RANGE rng from `base`, unrolled; with a `size`, values past it are
-    skipped (the guard binds the range, so nothing reading it is hoisted above the guard)."""
+          size: int | None, unroll: bool = True, simd: bool = False) -> tuple[Scope, str]:
+    """`count` values of RANGE rng from `base`, unrolled (or vectorized: `simd`); with a
+    `size`, values past it are skipped (the guard binds the range, so nothing reading it is
+    hoisted above the guard)."""
     var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
     head = f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
+    if simd:
+        head = f"#pragma omp simd\n{head}"
     loop = _open(parent, f"#pragma GCC unroll {count}\n{head}" if unroll else head, r)
     guard = f"if ({base} + {var}_u < {size})" if size is not None and size % count else ""
     scope = Scope(guard, loop.bound | {rng})

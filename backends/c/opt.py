@@ -2,17 +2,19 @@
 actions of `rules/opt.rules` applied, and the list of actions taken.
 
 In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
-small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast") and sums
-of products packed (a `Pack` in the STORE's arg: rows, columns, register tile, packed operand,
-threaded loop), which `render.py` and `gemm.py` print; `actions(before, after)` names what
-changed, and `render.py` adds the choices it still makes itself (threads of plain loops,
-interchange and register tiles of integer products), so `DEBUG=2` shows every decision taken
-for a kernel.
+small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast"), reduces
+interchanged (an `Interchange` in the STORE's arg: the last output axis innermost, maybe a
+register tile) and sums of products packed (a `Pack` in the STORE's arg: rows, columns,
+register tile, packed operand, threaded loop), which `render.py` and `gemm.py` print;
+`actions(before, after)` names what changed, and `render.py` adds the one choice it still
+makes itself (which plain loop is split across cores), so `DEBUG=2` shows every decision
+taken for a kernel.
 """
 
 from __future__ import annotations
 
 from rulegrad.rules import matcher
+from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
@@ -43,4 +45,6 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
         if n.op is Ops.STORE and isinstance(n.arg, Pack):
             done.append(n.arg.describe())
+        if n.op is Ops.STORE and isinstance(n.arg, Interchange):
+            done.append(n.arg.describe(n))
     return done

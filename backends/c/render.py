@@ -49,6 +49,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -409,12 +410,6 @@ def _range_size(r: UOp) -> int:
 # below this many loop iterations (~1 ms on one core) a kernel runs on one core: waking the
 # thread team costs microseconds on an idle machine and milliseconds on a loaded one
 PARALLEL_MIN_WORK = 1 << 20
-# an interchanged reduce keeps this many accumulators (one output row) on the stack
-INTERCHANGE_MAX = 4096
-# the output block a tiled matmul-like kernel keeps in registers (rows x contiguous columns)
-TILE_I, TILE_J = 4, 16
-_COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
-                     Ops.FDIV, Ops.RECIPROCAL})
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 
 
@@ -717,44 +712,22 @@ class _KernelRenderer:
         render_packed(self, st, *found)
         return True
 
-    # -- loop interchange for matmul-like kernels
+    # -- loop interchange (rules/opt.rules' `interchange_store`: an `Interchange` in the arg)
     def _try_interchange(self, st: UOp) -> bool:
-        """out[.., j] = f(sum_k g(.., j, k), ...): run k outside j, so the inner loop is over j.
-
-        Worth it when a buffer read in a reduce is contiguous in j but not in k (the B of a
-        matmul, the input rows of a convolution): the inner loop then streams rows and
-        vectorizes, with one accumulator per j (per reduce). The order of each sum over k is
-        unchanged, so results are identical to the plain loop order."""
+        """out[.., j] = f(sum_k g(.., j, k), ...) with k outside j, so the inner loop is over j,
+        one accumulator per j (per reduce), or a register tile (`_tiled`), as the STORE's
+        `Interchange` says. The order of each sum over k is unchanged."""
+        how = st.arg
+        if not isinstance(how, Interchange):
+            return False
         ranges = st.src[2:]
-        if not ranges or not self.reduces:
-            return False
         j = ranges[-1]
-        if _range_size(j) > INTERCHANGE_MAX:
-            return False
         # a reduce that does not depend on j (a kernel-local row max or sum) is computed once
         # per row outside j's loop wherever it is read: only the others are interchanged
         reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in self.deps[n]]
-        if not reds:
-            return False
-        # each reduce's body must hold no other reduce over j: every sum gets its own k loops
-        if any(n.op is Ops.REDUCE and j in self.deps[n] for r in reds
-               for n in toposort(r.src[0])[:-1]):
-            return False
-        if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
-            return False
-        # a tile binds the row index innermost: what is computed once per row (a kernel-local
-        # array or reduction) would be recomputed per step of k, so those kernels keep rows
-        per_row = any(n.op is Ops.DEFINE_LOCAL or (n.op is Ops.REDUCE and n not in reds)
-                      for n in toposort(st.src[1]))
-        if (len(reds) == 1 and not per_row and len(ranges) >= 2
-                and _range_size(ranges[-2]) % TILE_I == 0
-                and _range_size(j) % TILE_J == 0 and ranges[-2] in self.deps[reds[0]]
-                and _reuses(reds[0], ranges[-2], j, self.deps)
-                and not self._costly_outside(reds[0], j)):
-            self.choices.append(f"TILE r{ranges[-2].arg[0]} x r{j.arg[0]} ({TILE_I}x{TILE_J})")
-            self._tiled(st, reds[0])
+        if how.tile is not None:
+            self._tiled(st, reds[0], how.tile)
             return True
-        self.choices.append(f"INTERCHANGE r{j.arg[0]} inside the reduce loops")
         # output loops but the last, parallel at the outermost
         scope = self.root
         work = math.prod(_range_size(r) for r in ranges)
@@ -802,19 +775,14 @@ class _KernelRenderer:
         self._close_loops()
         return True
 
-    def _costly_outside(self, red: UOp, j: UOp) -> bool:
-        """True when the reduce's body computes a transcendental that does not depend on j
-        (a softmax fused into the matmul after it): a tile would recompute it once per column
-        tile, the row form once per (i, k)."""
-        return any(n.op in _COSTLY and j not in self.deps[n] for n in toposort(red.src[0]))
-
-    def _tiled(self, st: UOp, red: UOp) -> None:
-        """The interchanged reduce with a TILE_I x TILE_J block of outputs in registers.
+    def _tiled(self, st: UOp, red: UOp, tile: tuple[int, int]) -> None:
+        """The interchanged reduce with a TILE_I x TILE_J (`tile`) block of outputs in registers.
 
         For each tile the k loop runs once, and each step updates all TILE_I * TILE_J
         accumulators from TILE_I values of A and TILE_J of B: with the tile loops fully
         unrolled, gcc keeps the accumulators in registers (the row version loads and stores
         its accumulator on every step). Each output's sum over k keeps its order."""
+        TILE_I, TILE_J = tile  # noqa: N806 (the names of the docstring)
         ranges = st.src[2:]
         i, j = ranges[-2], ranges[-1]
         ks = red.src[1:]
@@ -916,52 +884,6 @@ def _accumulator(red: UOp) -> UOp:
         raise RenderError("a REDUCE not in loop form reached the renderer: lower.rules' "
                           "reduce_to_loop makes it REDUCE(op(acc, v), *ranges)")
     return v.src[0]
-
-
-def _linear_coeff(expr: UOp, r: UOp) -> int | None:
-    """How far `expr` moves when range r steps 0 -> 1 with all other ranges at 0 (a stride)."""
-    vals: list[int | None] = []
-    for at in (0, 1):
-        env: dict[UOp, int] = {}
-        ok = True
-        for n in toposort(expr):
-            if n.op is Ops.CONST:
-                env[n] = int(n.arg)
-            elif n.op is Ops.RANGE:
-                env[n] = at if n is r else 0
-            elif n.op in (Ops.ADD, Ops.MUL, Ops.SUB) and all(s in env for s in n.src):
-                a, b = env[n.src[0]], env[n.src[1]]
-                env[n] = a + b if n.op is Ops.ADD else a * b if n.op is Ops.MUL else a - b
-            elif n.op in (Ops.IDIV, Ops.MOD) and all(s in env for s in n.src) and env[n.src[1]]:
-                a, b = env[n.src[0]], env[n.src[1]]
-                q = int(a / b)
-                env[n] = q if n.op is Ops.IDIV else a - q * b
-            else:
-                ok = False
-                break
-        vals.append(env.get(expr) if ok else None)
-    if vals[0] is None or vals[1] is None:
-        return None
-    return vals[1] - vals[0]
-
-
-def _reuses(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
-    """True when a load in the reduce's body is the same for every i or for every j (a matmul's
-    A or B): a tile of i x j outputs then reads it once per tile, not once per output. A sum
-    down a middle axis reads each element once whatever the order, and is better as rows."""
-    return any(n.op is Ops.LOAD and (i not in deps[n] or j not in deps[n])
-               for n in toposort(red.src[0]))
-
-
-def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
-    """True when some load in the reduce's body is contiguous in j and strided in k."""
-    for n in toposort(red.src[0]):
-        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
-            off = n.src[0].src[1]
-            sj, sk = _linear_coeff(off, j), _linear_coeff(off, k)
-            if sj == 1 and sk not in (0, 1):
-                return True
-    return False
 
 
 # a run of more straight-line statements than this becomes several functions: gcc's register

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 3a4f5a948c6a5b98cf220e39c82334ee17be968770cfa3d72d5e0255228654c4
+# source sha256: b2856102781a64d737d0d2fbc9fd7f5a28abff40bf159d3bf243067a0fd3cdd0
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -11,6 +11,8 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.rules.interchange_helpers import interchangeable
+from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.lower_helpers import is_pow2
 from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
@@ -21,7 +23,7 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '3a4f5a948c6a5b98cf220e39c82334ee17be968770cfa3d72d5e0255228654c4'
+SOURCE_SHA256 = 'b2856102781a64d737d0d2fbc9fd7f5a28abff40bf159d3bf243067a0fd3cdd0'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -30,31 +32,39 @@ _dt_index = dtypes.index
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 19, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 23, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 29, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 20, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 24, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 30, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 36, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:23
+    # rule upcast_store at rules/opt.rules:24
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
-    # rule pack_store at rules/opt.rules:29
+    # rule pack_store at rules/opt.rules:30
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
+    # rule interchange_store at rules/opt.rules:36
+    #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
+    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    st = n
+    if interchangeable(st):
+        _r = _as_uop(n, interchanged(st))
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unroll_reduce at rules/opt.rules:19
+    # rule unroll_reduce at rules/opt.rules:20
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     r = n
@@ -72,8 +82,8 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== opt_index
 _opt_index_rules = (
-    RuleInfo('and_in_range', 'rules/opt.rules', 37, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
-    RuleInfo('and_offset', 'rules/opt.rules', 40, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
+    RuleInfo('and_in_range', 'rules/opt.rules', 44, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
+    RuleInfo('and_offset', 'rules/opt.rules', 47, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
@@ -81,7 +91,7 @@ def _opt_index_AND(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.dtype is _dt_index and n1.op is _CONST:
-            # rule and_in_range at rules/opt.rules:37
+            # rule and_in_range at rules/opt.rules:44
             #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
             if _opt_index_st: _opt_index_st.attempts[0] += 1
             c = n1
@@ -92,7 +102,7 @@ def _opt_index_AND(n, ctx):
             n0_0, n0_1 = n0.src
             if n1.op is _CONST:
                 if n0_0.dtype is _dt_index and n0_1.op is _CONST:
-                    # rule and_offset at rules/opt.rules:40
+                    # rule and_offset at rules/opt.rules:47
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
                     c = n0_1
@@ -102,7 +112,7 @@ def _opt_index_AND(n, ctx):
                         _r = _as_uop(n, x + c.arg % (m.arg + 1))
                         if _r is not None and _r is not n: return _r, _opt_index_rules[1]
                 if n0_0.op is _CONST and n0_1.dtype is _dt_index:
-                    # rule and_offset at rules/opt.rules:40
+                    # rule and_offset at rules/opt.rules:47
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
                     c = n0_0

@@ -1,0 +1,119 @@
+"""Helpers of `opt.rules`' interchange action: which reductions over a contiguous output axis
+run that axis innermost, and which of them keep a register tile of outputs.
+
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") not packed by `pack_store`.
+Out: `interchangeable(st)`, a bool, and `interchanged(st)`, the STORE with an `Interchange` as
+its arg, which backends/c/render.py prints.
+
+out[.., j] = f(sum_k g(.., j, k), ..) is worth running with k outside j when a buffer read in a
+reduce is contiguous in j but strided in k (the B of an integer matmul, a convolution's input
+rows): the inner loop then streams rows and vectorizes, with one accumulator per j. The order
+of each sum over k is unchanged, so every value is the same as in the plain loop order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rulegrad.rules.opt_helpers import stride
+from rulegrad.rules.pack_helpers import free_ranges, packable
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+# an interchanged reduce keeps this many accumulators (one output row) on the stack
+INTERCHANGE_MAX = 4096
+# the output block a tiled product keeps in registers (rows x contiguous columns)
+TILE_I, TILE_J = 4, 16
+_COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
+                     Ops.FDIV, Ops.RECIPROCAL})
+
+
+@dataclass(frozen=True)
+class Interchange:
+    """The interchange action on a STORE (its arg): its last range j runs inside the reduce
+    loops; with a `tile` (rows, columns), a block of outputs of the last two ranges is kept in
+    registers."""
+
+    tile: tuple[int, int] | None
+
+    def describe(self, st: UOp) -> str:
+        ranges = st.src[2:]
+        if self.tile is None:
+            return f"INTERCHANGE r{ranges[-1].arg[0]} inside the reduce loops"
+        return (f"TILE r{ranges[-2].arg[0]} x r{ranges[-1].arg[0]} "
+                f"({self.tile[0]}x{self.tile[1]})")
+
+
+def _size(r: UOp) -> int | None:
+    end = r.src[0]
+    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
+
+
+def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
+    """True when some load in the reduce's body is contiguous in j and strided in k."""
+    for n in toposort(red.src[0]):
+        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+            off = n.src[0].src[1]
+            if stride(off, j) == 1 and stride(off, k) not in (0, 1):
+                return True
+    return False
+
+
+def _reuses(red: UOp, i: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
+    """True when a load in the reduce's body is the same for every i or for every j (a matmul's
+    A or B): a tile of i x j outputs then reads it once per tile, not once per output. A sum
+    down a middle axis reads each element once whatever the order, and is better as rows."""
+    return any(n.op is Ops.LOAD and (i not in deps[n] or j not in deps[n])
+               for n in toposort(red.src[0]))
+
+
+def _costly_outside(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
+    """True when the reduce's body computes a transcendental that does not depend on j (a
+    softmax fused into the matmul after it): a tile would recompute it once per column tile,
+    the row form once per (i, k)."""
+    return any(n.op in _COSTLY and j not in deps[n] for n in toposort(red.src[0]))
+
+
+def _plan(st: UOp) -> Interchange | None:
+    ranges = st.src[2:]
+    if st.arg is not None or not ranges or any(_size(r) is None for r in ranges):
+        return None
+    j = ranges[-1]
+    if _size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
+        return None
+    deps = free_ranges(st)
+    # a reduce that does not depend on j (a kernel-local row max or sum) is computed once per
+    # row outside j's loop wherever it is read: only the others are interchanged
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    if not reds or any(_size(k) is None for r in reds for k in r.src[1:]):
+        return None
+    # each reduce's body must hold no other reduce over j: every sum gets its own k loops
+    if any(n.op is Ops.REDUCE and j in deps[n] for r in reds for n in toposort(r.src[0])[:-1]):
+        return None
+    if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
+        return None
+    if packable(st):  # the packing action's (a float sum of products)
+        return None
+    # a tile binds the row index innermost: what is computed once per row (a kernel-local
+    # array or reduction) would be recomputed per step of k, so those kernels keep rows
+    per_row = any(n.op is Ops.DEFINE_LOCAL or (n.op is Ops.REDUCE and n not in reds)
+                  for n in toposort(st.src[1]))
+    if (len(reds) == 1 and not per_row and len(ranges) >= 2
+            and _size(ranges[-2]) % TILE_I == 0  # type: ignore[operator]
+            and _size(j) % TILE_J == 0 and ranges[-2] in deps[reds[0]]  # type: ignore[operator]
+            and _reuses(reds[0], ranges[-2], j, deps)
+            and not _costly_outside(reds[0], j, deps)):
+        return Interchange((TILE_I, TILE_J))
+    return Interchange(None)
+
+
+def interchangeable(st: UOp) -> bool:
+    """A STORE not yet given an action whose reduces read contiguously along its last range."""
+    return _plan(st) is not None
+
+
+def interchanged(st: UOp) -> UOp:
+    """The STORE with its interchange action (an `Interchange`) as arg."""
+    plan = _plan(st)
+    assert plan is not None
+    return st.replace(arg=plan)

@@ -62,7 +62,10 @@ op means"; tests/test_opt.py checks it):
   +0.0, as numpy's).
 - A float sum of products (matmul, convolution, attention: REDUCE ADD of x * y) may round
   each step once, as a fused multiply-add (BLAS and numpy's matmul do). Every other x * y + z
-  rounds twice, as numpy computes it: the C build refuses flags that would fuse it.
+  rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C
+  backend's packed loops (the kernel optimizer's PACK action) sum each output over k in order
+  from 0, each step one fused multiply-add where the CPU has FMA: tests/test_opt.py compares
+  their bits with an exact oracle of that chain.
 """
 
 from __future__ import annotations

@@ -270,3 +270,29 @@ def test_convolution_packs_images_and_pixels_as_rows():
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     want = np.einsum("nchwyx,ocyx->nohw", win, w)
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_a_packed_store_beside_another_store_is_packed_and_both_are_right():
+    # a kernel writing a product and a second value over the same loops: the STORE with an
+    # action of its own is its own loop nest (so DEBUG=2's PACK is what runs), the other plain
+    from rulegrad.backends.c import compile_program
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.uop import UOp
+
+    rng = np.random.default_rng(8)
+    a, b = (rng.standard_normal((48, 40)).astype(np.float32),
+            rng.standard_normal((40, 64)).astype(np.float32))
+    (item,) = (Tensor(a) @ Tensor(b)).schedule()
+    st = item.ast.src[0]
+    out2 = UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 3)
+    idx2 = st.src[0].replace(src=(out2, *st.src[0].src[1:]))
+    st2 = st.replace(src=(idx2, st.src[1] + UOp.const(dtypes.float32, 1.0), *st.src[2:]))
+    ast = item.ast.replace(src=(st, st2))
+    low = lower_only(ast)
+    assert any(s.startswith("PACK") for s in actions(low, optimize_kernel(low)))
+    prog = compile_program([("two", ast)])
+    bufs = [np.zeros((48, 64), np.float32), a, b, np.zeros((48, 64), np.float32)]
+    prog.run([[x.reshape(-1) for x in bufs]])
+    np.testing.assert_allclose(bufs[0], a @ b, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(bufs[3], a @ b + 1, rtol=1e-5, atol=1e-4)
+    assert "rg_fma_" in prog.source

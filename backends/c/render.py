@@ -665,7 +665,7 @@ class _KernelRenderer:
 
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if len(stores) == 1 and (self._try_packed(stores[0]) or self._try_interchange(stores[0])):
+        if self._try_packed(stores[0]) or self._try_interchange(stores[0]):
             return
         scope = self.root
         # an unrolled window (rules/opt.rules) does the work of its loop in each iteration
@@ -850,11 +850,13 @@ class _KernelRenderer:
     def render(self, cname: str) -> RenderedKernel:
         if self.ast.op is not Ops.SINK:
             raise RenderError(f"a kernel AST is a SINK, not {self.ast.op.name}")
-        groups: dict[tuple[UOp, ...], list[UOp]] = {}
+        groups: dict[tuple, list[UOp]] = {}
         for st in self.ast.src:
             if st.op is not Ops.STORE:
                 raise RenderError(f"a kernel SINK holds STOREs, not {st.op.name}")
-            groups.setdefault(tuple(st.src[2:]), []).append(st)
+            # a STORE with an action of its own (packed, interchanged) is a loop nest of its own
+            alone = st if st.arg is not None else None
+            groups.setdefault((tuple(st.src[2:]), alone), []).append(st)
         for stores in groups.values():
             self.render_group(stores)
         nparams = max(self.params) + 1 if self.params else 0

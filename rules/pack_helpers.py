@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 VECTOR_BYTES = 32     # one AVX register (this machine: AVX2, 16 vector registers, no AVX-512)
@@ -185,7 +185,3 @@ def packed(st: UOp) -> UOp:
     assert plan is not None
     return st.replace(arg=plan)
 
-
-def is_computed(x: UOp) -> bool:
-    """True when x does float arithmetic (index math, masks and casts do not count)."""
-    return any(n.dtype.is_float and n.op in GroupOp.ALU for n in toposort(x))

@@ -40,7 +40,7 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import Scope, _range_size, ctype
+from .render import RenderError, Scope, _range_size, ctype
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -72,7 +72,6 @@ def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[
     for red in (n for n in toposort(st.src[1]) if n.op is Ops.REDUCE):
         xy = split(red, rows, j, r.deps)
         if xy is None:
-            from .render import RenderError
             raise RenderError(f"a packed STORE whose {red.op.name} is not a product over its rows "
                               "and columns")
         prods.append(_Product(red, *xy))

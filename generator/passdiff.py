@@ -453,6 +453,25 @@ def _pool_program() -> str | None:
     return None
 
 
+def _product_program() -> str | None:
+    """A matmul and a convolution large enough for opt.rules' pack_store (at least 32K
+    multiply-adds: the fuzzer's programs are smaller)."""
+    from rulegrad import Tensor
+
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((20, 40), np.float32), rng.standard_normal((40, 48), np.float32)
+    x = rng.standard_normal((2, 4, 12, 12), np.float32)
+    w = rng.standard_normal((16, 4, 3, 3), np.float32)
+    mm, conv = Tensor(a) @ Tensor(b), Tensor(x).conv2d(Tensor(w))
+    Tensor.realize(mm, conv)
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    wants = (a @ b, np.einsum("nchwyx,ocyx->nohw", win, w))
+    for name, t, want in zip(("matmul", "conv2d"), (mm, conv), wants):
+        if not np.allclose(t.numpy(), want, rtol=1e-4, atol=1e-4):
+            return f"{name}: {t.numpy()} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -460,6 +479,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -4: ("the attention program", _attention_program),
     -5: ("the kernelize features program", _kernelize_program),
     -6: ("the pooling program", _pool_program),
+    -7: ("the products program", _product_program),
 }
 
 

@@ -62,9 +62,9 @@ def link_flags(cc: list[str], flags: list[str]) -> list[str]:
     (`-nostdlib` + libgomp for OpenMP, libmvec or libm, libgcc for the helpers gcc may call).
     The driver's default link adds the start files and parses libc's and libm's linker
     scripts: 14 of a small kernel's 47 ms of CPU time to build (7 with this). libc itself
-    needs no entry (`-lc` reads its linker script: 5 ms more): libgomp, libmvec and libm
-    depend on it, so dlopen finds malloc or write through them. Other compilers (clang names
-    another OpenMP runtime) link the default way."""
+    needs no entry (`-lc` reads its linker script: 5 ms more): dlopen finds aligned_alloc or
+    write in the process (Python has libc loaded), and libgomp, libmvec and libm depend on it.
+    Other compilers (clang names another OpenMP runtime) link the default way."""
     mvec = _mvec()
     if "clang" in compiler_version(tuple(cc)).lower():
         return mvec
@@ -154,7 +154,7 @@ class Library:
         return getattr(lib, cname)
 
     def release(self) -> None:
-        dll, self._dll = self._dll, None
+        dll, self._dll = getattr(self, "_dll", None), None  # None: dlopen itself failed
         if dll is not None:
             Library.live -= 1
             if _dlclose is not None and not sys.is_finalizing():

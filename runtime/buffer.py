@@ -40,6 +40,7 @@ _pool: OrderedDict[tuple[int, object], list[tuple[np.ndarray, int]]] = OrderedDi
 _pool_bytes = 0
 _pool_lock = threading.RLock()  # a collection inside the pool may free a Buffer
 pool_stats = {"reused": 0, "allocated": 0, "copied_on_write": 0}
+_np_dtypes: dict[DType, np.dtype] = {}
 
 
 def _take(size: int, npdt: np.dtype) -> tuple[np.ndarray, int]:
@@ -102,7 +103,10 @@ class Buffer:
     def ensure(self) -> np.ndarray:
         """The flat array, allocated (uninitialised, maybe from the pool) on first use."""
         if self.data is None:
-            self.data, self._address = _take(self.size, self.dtype.np)
+            npdt = _np_dtypes.get(self.dtype)
+            if npdt is None:  # (DType.np builds an np.dtype per call: 1 us of a small realize)
+                npdt = _np_dtypes[self.dtype] = self.dtype.np
+            self.data, self._address = _take(self.size, npdt)
             self._pooled = True
         return self.data
 
@@ -134,6 +138,11 @@ class Buffer:
     @property
     def is_allocated(self) -> bool:
         return self.data is not None
+
+    @property
+    def from_host(self) -> bool:
+        """Made from host data (an input, a constant argument), not allocated by a kernel."""
+        return self.data is not None and not self._pooled
 
     def __del__(self) -> None:
         data = self.data

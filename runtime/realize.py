@@ -20,6 +20,7 @@ ASSIGN target; for an ASSIGN root, write into and return the target's buffer.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from .device import DEFAULT, device_of
 from .multi import Shards, layouts
 from .ops import Ops
 from .uop import UOp
+from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -95,11 +97,13 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     return out
 
 
-def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object]) -> list[Buffer]:
+def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
+                       plan_key: tuple | None = None) -> list[Buffer]:
     """Schedule the roots into kernels, run them, and return the buffer each root landed in.
 
     Bound variables are taken out first (runtime/variable.py): the schedule and the compiled
-    kernels never hold a value, which is passed to the kernels at run time."""
+    kernels never hold a value, which is passed to the kernels at run time. With `plan_key`,
+    what was done is kept as a plan for the same roots (runtime/plans.py)."""
     from rulegrad.runtime.schedule import schedule_with_outputs
 
     from .multi import lower_multi, regroup
@@ -109,8 +113,13 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object])
     flat, lowered = lower_multi(list(uops))
     roots, var_vals = unbind(flat)
     items, outs = schedule_with_outputs(roots)
-    run_schedule(items, var_vals=var_vals)
-    return regroup([_need_buffer(out) for out in outs], lowered)
+    prog = run_schedule(items, var_vals=var_vals)
+    bufs = [_need_buffer(out) for out in outs]
+    if plan_key is not None and all(e[0] == "one" and e[2] is None for e in lowered):
+        from . import plans
+
+        plans.record(plan_key, items, prog, [bufs[e[1]] for e in lowered], var_vals)
+    return regroup(bufs, lowered)
 
 
 def _realize_interp(uops: Sequence[UOp]) -> list[Buffer]:
@@ -129,9 +138,21 @@ def _need_buffer(uop: UOp) -> Buffer:
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
     # lowered (rules/lower.rules), rendered to C, built once into a shared library and cached
     # (backends/c/); DEBUG=4 prints the C source
+    # the same small graph again (hash-consed: the very same roots) runs its plan directly
+    plans = _plans()
+    key = plans.key(uops)
+    if key is not None and (done := plans.run(key)) is not None:
+        return done  # type: ignore[return-value]
     from rulegrad.backends.c import run_schedule
 
-    return _realize_scheduled(uops, run_schedule)
+    return _realize_scheduled(uops, run_schedule, key)
+
+
+@functools.cache
+def _plans():  # imported at first use (it imports the scheduler); a function-level import
+    from . import plans  # costs a microsecond per call, a tenth of a planned realize
+
+    return plans
 
 
 BACKENDS: dict[str, Callable[[Sequence[UOp]], list[Buffer]]] = {
@@ -142,11 +163,18 @@ BACKENDS: dict[str, Callable[[Sequence[UOp]], list[Buffer]]] = {
 
 
 def backend_name() -> str:
-    name = os.environ.get("RULEGRAD_BACKEND", "").strip().lower() or DEFAULT_BACKEND
-    if name not in BACKENDS:
-        raise ValueError(f"RULEGRAD_BACKEND={name!r} is not a backend; "
-                         f"choose one of {', '.join(sorted(BACKENDS))}")
+    text = os.environ.get("RULEGRAD_BACKEND")
+    name = _backend_names.get(text)
+    if name is None:  # (read at every call; parsed once per value)
+        name = (text or "").strip().lower() or DEFAULT_BACKEND
+        if name not in BACKENDS:
+            raise ValueError(f"RULEGRAD_BACKEND={name!r} is not a backend; "
+                             f"choose one of {', '.join(sorted(BACKENDS))}")
+        _backend_names[text] = name
     return name
+
+
+_backend_names: dict[str | None, str] = {}
 
 
 # ---------------------------------------------------------------------- entry points
@@ -167,17 +195,19 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
-    from .kernelize import using
-    from .variable import concrete, has_symbolic
-
-    with using(scheduler):
+    if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         buffers = realize([t.uop for t in tensors])
+    else:
+        from .kernelize import using
+
+        with using(scheduler):
+            buffers = realize([t.uop for t in tensors])
     for t, buf in zip(tensors, buffers):
         shape = t.uop.shape
         if isinstance(buf, Shards):  # sharded: each device's part, stacked
             t.uop = buf.node(t.uop.dtype, shape)
-            continue
-        node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))
-        if has_symbolic(shape):  # the buffer holds vmax rows; the tensor views the bound ones
-            node = node.shrink(tuple((0, s) for s in shape))
-        t.uop = node
+        elif has_symbolic(shape):  # the buffer holds vmax rows; the tensor views the bound ones
+            node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))
+            t.uop = node.shrink(tuple((0, s) for s in shape))
+        else:
+            t.uop = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(shape)

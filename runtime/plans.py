@@ -1,0 +1,167 @@
+"""Realize plans: a small graph realized again over the same buffers skips all graph work.
+
+In: the roots of a realize through the C backend. Out: their buffers, written by the program
+the same roots got last time, or None (the ordinary path runs, and may record a plan).
+
+Tensor graphs are hash-consed: building `a + 1` again over the same `a` gives the very node
+built before, as long as that node is alive. A plan holds the roots it was made for (so they
+stay alive, and with them the buffers they read) and what the C backend did for them: the
+compiled program and, for each kernel argument, a buffer of the graph (an input, or a float
+argument's one-element buffer, which holds the same value for the same graph) or a buffer the
+run allocates (an output or intermediate, fresh each time, as a replayed schedule's are). A hit
+costs a dictionary lookup, the allocations and the C calls: no graph walk, no schedule-cache key,
+no schedule items. It is what keeps a warm realize of a small op near the cost of its C call.
+
+Because a plan keeps its graph's buffers alive, only graphs whose buffers hold at most
+`PLAN_MAX_BYTES` are planned (small programs, where per-call overhead dominates; a 1 ms kernel
+does not need a plan), and at most `MAX_PLANS` plans are kept, least recently used dropped.
+
+A plan is looked up under the settings that could change what the ordinary path would do
+(scheduler, flags, users' passes, debug output, ...), read from the environment's raw table:
+`os.environ.get` costs about 0.4 us a name, a tenth of this path. Nothing is planned while
+DEBUG, rule tracing, match statistics or spec checks watch the passes, for ASSIGN roots (a
+write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` turns plans off.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from .buffer import Buffer
+from .kernelize import _chosen
+from .ops import Ops
+from .rewrite import tracing_active
+from .schedule import _user_passes
+from .uop import UOp, toposort
+
+MAX_PLANS = 64
+PLAN_MAX_BYTES = 1 << 20
+
+# what the ordinary path reads that could make it do something else for the same roots
+_SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_SCHEDULER", "RULEGRAD_CFLAGS", "RULEGRAD_CC", "DEBUG",
+             "RULEGRAD_SCHEDULE_CACHE", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
+             "RULEGRAD_MATCHER", "RULEGRAD_FLOAT_PARAMS", "RULEGRAD_MAX_KERNEL_BUFFERS",
+             "RULEGRAD_MAX_PROGRAMS", "MAX_KERNEL_BUFFERS", "DONT_REALIZE_EXPAND",
+             "DONT_GROUP_REDUCES", "FUSE_ARANGE")
+_OFF = (None, b"", b"0", "", "0")  # unset or 0: neither turns plans off nor watches the passes
+# set to anything else, these turn plans off (the passes are being watched, or plans are off)
+_WATCHERS = tuple(_SETTINGS.index(k) for k in ("RULEGRAD_PLANS", "DEBUG", "RULEGRAD_SPEC",
+                                              "RULEGRAD_MATCH_STATS", "RULEGRAD_MATCHER"))
+
+try:  # the raw table (POSIX: bytes keys); other platforms read through os.environ
+    _raw: dict | None = os.environ._data  # type: ignore[attr-defined]
+    _keys = tuple(os.environ.encodekey(k) for k in _SETTINGS)  # type: ignore[attr-defined]
+except AttributeError:
+    _raw, _keys = None, _SETTINGS
+
+
+class Plan:
+    __slots__ = ("roots", "prog", "fixed", "fresh", "args", "outs", "var_vals")
+
+    def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer],
+                 fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
+                 outs: list[int], var_vals: dict[str, int]):
+        self.roots = roots          # held: the same nodes come back while the plan lives
+        self.prog = prog            # the CProgram (holds its library)
+        self.fixed = fixed          # the graph's buffers the kernels read, slots 0..n-1
+        self.fresh = fresh          # (size, dtype, device) of each buffer a run allocates
+        self.args = args            # per kernel: its buffers' slots (fixed, then fresh)
+        self.outs = outs            # per root: its buffer's slot
+        self.var_vals = var_vals    # symbolic sizes' values (bound in the graph itself)
+
+
+_plans: OrderedDict[tuple, Plan] = OrderedDict()
+_lock = threading.Lock()
+stats = {"hits": 0, "recorded": 0}
+
+
+def key(uops: Sequence[UOp]) -> tuple | None:
+    """The lookup key of these roots now, or None when nothing may be planned."""
+    if _raw is None:
+        env = tuple(os.environ.get(k) for k in _keys)
+    else:
+        env = tuple(map(_raw.get, _keys))
+    for i in _WATCHERS:
+        if env[i] not in _OFF:
+            return None
+    if tracing_active():
+        return None
+    users = tuple(id(up) for up in _user_passes) if _user_passes else ()
+    return (tuple(uops), env, _chosen.get(), users)
+
+
+def run(k: tuple) -> list[Buffer] | None:
+    """The roots' buffers, computed by their plan; None when there is none."""
+    with _lock:
+        plan = _plans.get(k)
+        if plan is None:
+            return None
+        _plans.move_to_end(k)
+    stats["hits"] += 1
+    bufs = plan.fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
+    addrs = [[bufs[i].address() for i in a] for a in plan.args]
+    plan.prog.run_addresses(addrs, None, plan.var_vals)
+    return [bufs[i] for i in plan.outs]
+
+
+def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
+           var_vals: dict[str, int]) -> None:
+    """Keep what the ordinary path did for the roots in `k`, when they may be planned."""
+    roots = k[0]
+    if any(r.op is Ops.ASSIGN for r in roots) or len(prog.kernels) != len(items):
+        return
+    in_graph: set[int] = set()
+    held = 0
+    for n in toposort(UOp.sink(*roots)):
+        if n.op is Ops.BUFFER:
+            in_graph.add(id(n.arg))
+            held += n.arg.size * n.arg.dtype.itemsize
+        elif n.op in (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY):
+            return
+    if held > PLAN_MAX_BYTES:
+        return
+    # a buffer the graph holds (an input, a root's existing buffer) is fixed, and so is a float
+    # argument's one-element buffer (made from host data: this graph's value); the buffers the
+    # schedule created (allocated by their kernel) are allocated afresh by each run
+    slot: dict[int, int] = {}
+    fixed: list[Buffer] = []
+    created: list[Buffer] = []
+    for item in items:
+        for b in item.bufs:
+            if id(b) in slot:
+                continue
+            if id(b) in in_graph or b.from_host:
+                slot[id(b)] = len(fixed)
+                fixed.append(b)
+            else:
+                slot[id(b)] = -1 - len(created)
+                created.append(b)
+    for b in outs:
+        if id(b) not in slot:
+            if id(b) not in in_graph:
+                return  # a root whose buffer no kernel writes and the graph does not hold
+            slot[id(b)] = len(fixed)
+            fixed.append(b)
+    n_fixed = len(fixed)
+
+    def at(b: Buffer) -> int:
+        s = slot[id(b)]
+        return s if s >= 0 else n_fixed - 1 - s
+
+    args = [tuple(at(b) for b in item.bufs[:k_.nparams]) for item, k_ in zip(items, prog.kernels)]
+    plan = Plan(roots, prog, fixed, [(b.size, b.dtype, b.device) for b in created], args,
+                [at(b) for b in outs], dict(var_vals))
+    with _lock:
+        _plans[k] = plan
+        stats["recorded"] += 1
+        while len(_plans) > MAX_PLANS:
+            _plans.popitem(last=False)
+
+
+def clear() -> None:
+    with _lock:
+        _plans.clear()

@@ -1,0 +1,100 @@
+"""Realize plans (runtime/plans.py): the same small graph realized again runs its kernels with no
+graph work, computes from the buffers' current values, hands out fresh results, and holds no
+large buffer alive. Work is counted (plan hits, schedule-cache lookups), never timed."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime import plans, schedule_cache
+from rulegrad.runtime.realize import buffer_of
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plans(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    plans.clear()
+    yield
+    plans.clear()
+
+
+def _lookups() -> int:
+    return schedule_cache.stats["hits"] + schedule_cache.stats["misses"]
+
+
+def test_the_same_graph_again_runs_its_plan():
+    x = np.arange(6, dtype=np.float32)
+    a = Tensor(x).realize()
+    first = (a * 3 + 1).numpy()
+    hits, lookups = plans.stats["hits"], _lookups()
+    second = (a * 3 + 1).numpy()
+    assert plans.stats["hits"] == hits + 1
+    assert _lookups() == lookups  # no graph walk for the schedule cache: the plan ran
+    np.testing.assert_array_equal(first, x * 3 + 1)
+    np.testing.assert_array_equal(second, x * 3 + 1)
+
+
+def test_a_plan_reads_current_values_and_hands_out_fresh_results():
+    x = np.arange(6, dtype=np.float32)
+    a = Tensor(x).realize()
+    r1 = (a * 3 + 1).realize()
+    held = r1.numpy()
+    a.assign(Tensor(x + 10))  # same buffer, new values
+    hits = plans.stats["hits"]
+    r2 = (a * 3 + 1).realize()
+    assert plans.stats["hits"] == hits + 1
+    np.testing.assert_array_equal(r2.numpy(), (x + 10) * 3 + 1)
+    np.testing.assert_array_equal(held, x * 3 + 1)  # the first result never changes
+    assert buffer_of(r1.uop) is not buffer_of(r2.uop)
+
+
+def test_two_roots_and_an_intermediate():
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    a = Tensor(x).realize()
+    for _ in range(3):
+        s = a.sum()
+        y = (a - s).exp()
+        s.realize(y)
+        np.testing.assert_allclose(s.numpy(), x.sum(), atol=1e-6)
+        np.testing.assert_allclose(y.numpy(), np.exp(x - x.sum()), rtol=1e-6)
+    assert plans.stats["hits"] >= 2
+
+
+def test_a_large_graph_is_not_planned_and_not_held():
+    n = plans.PLAN_MAX_BYTES // 4 + 1  # float32: one element past the limit
+    a = Tensor(np.ones(n, np.float32)).realize()
+    before = plans.stats["recorded"]
+    (a + 1).realize()
+    assert plans.stats["recorded"] == before
+    ref = weakref.ref(buffer_of(a.uop).data)  # host data: never pooled, dies with the Buffer
+    del a
+    gc.collect()
+    assert ref() is None
+
+
+def test_another_scheduler_or_debug_is_not_served_by_a_plan(monkeypatch):
+    a = Tensor(np.arange(4, dtype=np.float32)).realize()
+    (a + 2).realize()
+    hits = plans.stats["hits"]
+    np.testing.assert_array_equal((a + 2).realize(scheduler="kernelize").numpy(),
+                                  np.arange(4) + 2)
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
+    (a + 2).realize()
+    monkeypatch.delenv("RULEGRAD_SCHEDULER")
+    monkeypatch.setenv("DEBUG", "1")
+    assert plans.key([(a + 2).uop]) is None
+    monkeypatch.delenv("DEBUG")
+    assert plans.stats["hits"] == hits
+
+
+def test_plans_are_bounded(monkeypatch):
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    a = Tensor(np.arange(4, dtype=np.float32)).realize()
+    for i in range(6):
+        (a + (i + 10)).realize()
+    assert len(plans._plans) == 3

@@ -19,7 +19,9 @@ rulegrad dependency.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -181,9 +183,13 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
     arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in case.inputs.items()}
     tensors = {k: Tensor(v).realize() for k, v in arrays.items()}
+    from rulegrad.backends.c import build
+
+    built = build.stats["compile_seconds"]
     t0 = time.perf_counter()
     out = case.rg(**tensors).realize()
     cold = time.perf_counter() - t0
+    built = build.stats["compile_seconds"] - built  # the compiler's share of the cold start
     ref = case.np(**arrays)
     err = float(np.max(np.abs(out.numpy() - ref)) / (np.max(np.abs(ref)) + 1e-30))
     f_rg = lambda: case.rg(**tensors).realize()  # noqa: E731
@@ -203,11 +209,81 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
 
     works = [roofline.work(item.ast, [b.size * b.dtype.itemsize for b in item.bufs])
              for item in sched]
-    return {"cold": cold, "warm": warm, "numpy": numpy_t, "kernels": kern,
+    written = sum(_written_bytes(item) for item in sched)
+    return {"cold": cold, "build": built, "warm": warm, "numpy": numpy_t, "kernels": kern,
+            "written": written,
             "kz": kern_kz, "nkz": len(sched_kz),
             "bytes": sum(w.nbytes for w in works), "flops": sum(w.flops for w in works),
             "nkernels": len(sched), "relerr": err, "best_np": BEST[id(f_np)],
             "best_warm": BEST[id(f_rg)], "best_kern": BEST[id(f_k)]}
+
+
+def _written_bytes(item) -> int:
+    """The bytes of the buffers a kernel stores into (the rest of its buffers it only reads)."""
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    slots = {n.src[0].src[0].arg for n in toposort(item.ast)
+             if n.op is Ops.STORE and n.src[0].op is Ops.INDEX}
+    return sum(b.size * b.dtype.itemsize for i, b in enumerate(item.bufs) if i in slots)
+
+
+# A read-only stream, all threads, four 256-bit accumulators per thread: the rate at which this
+# machine's cores read a buffer of a given size that was just read (a 16 MB input stays in this
+# machine's 32 MB L3 between runs, as a case's input does between its runs), which bounds a
+# reduction (it reads its input once and writes little). numpy has no read-only primitive that
+# runs at this rate on all cores, so the bench measures it with its own kernel.
+_READ_SOURCE = r"""
+typedef float rg_uf32 __attribute__((vector_size(32), aligned(4)));
+void rg_read_bw(void *v0, void *v1, long long n)
+{
+  const float *x = (const float *)v0;
+  float *out = (float *)v1;
+  float total = 0;
+  #pragma omp parallel for reduction(+:total) if(n > 0)
+  for (long long b = 0; b < (n < 0 ? -n : n) / 4096; b++) {
+    rg_uf32 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    const float *p = x + b * 4096;
+    for (long i = 0; i < 4096; i += 32) {
+      a0 += *(const rg_uf32 *)(p + i); a1 += *(const rg_uf32 *)(p + i + 8);
+      a2 += *(const rg_uf32 *)(p + i + 16); a3 += *(const rg_uf32 *)(p + i + 24);
+    }
+    const rg_uf32 s = a0 + a1 + a2 + a3;
+    for (int l = 0; l < 8; l++) total += s[l];
+  }
+  out[0] = total;
+}
+"""
+
+
+@functools.cache
+def read_bandwidth(nbytes: int) -> float:
+    """Bytes per second of the read-only stream above over `nbytes` (rounded to 16 KB), the
+    fastest of 15 runs after 3 untimed ones, on all threads or on one (n < 0), whichever is
+    faster (on a loaded machine a thread of the team may wait for a core)."""
+    from rulegrad.backends.c.build import build_library
+    from rulegrad.backends.c.render import RenderedKernel
+    from rulegrad.runtime.dtype import dtypes
+
+    lib = build_library([RenderedKernel("rg_read_bw", _READ_SOURCE, 2, (dtypes.float32,) * 2,
+                                        ("n",))])
+    fn = lib.function("rg_read_bw", 2, 1)
+    x = np.ones(max(4096, nbytes // 4 // 4096 * 4096), np.float32)
+    out = np.zeros(1, np.float32)
+    best = math.inf
+    for n in (x.size, -x.size):
+        call = lambda n=n: fn(x.ctypes.data, out.ctypes.data, n)  # noqa: E731
+        for _ in range(3):
+            call()
+        best = min(best, *(_timed(call) for _ in range(15)))
+        assert out[0] == x.size  # the kernel read every element
+    return x.nbytes / best
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def overhead(runs: int) -> dict[str, float]:
@@ -374,6 +450,40 @@ def print_roofline(cases: list[Case], results: dict[str, dict]) -> None:
               f"{100 * gbs / m.copy_gbs:6.0f} {gfl:8.2f} {100 * gfl / m.fma_gflops:6.1f}")
 
 
+def print_bounds(cases: list[Case], results: dict[str, dict]) -> None:
+    """Which of issue 15's clauses each case meets: at least 1.5x numpy (whole realize), or,
+    where numpy itself is near the machine's limit, our kernels within 10% of that limit. The
+    limit of a case is the time to read what its kernels read at the read-only bandwidth plus
+    to write what they write at the copy bandwidth (copy: bytes read + written per second)."""
+    from rulegrad.backends.c import roofline
+
+    copy = roofline.machine().copy_gbs * 1e9
+    print(f"\nbounds: limit = bytes read / read bandwidth + bytes written / copy bandwidth "
+          f"({copy / 1e9:.1f} GB/s); read bandwidth: a C stream summing a buffer of the case's "
+          f"read size, warm, on all threads or one (the faster), fastest of 15 (rd GB/s); "
+          f"%lim = limit / fastest run")
+    print(f"{'case':32s} {'rd MB':>6s} {'rd GB/s':>7s} {'wr MB':>6s} {'lim ms':>7s} {'%lim':>5s} "
+          f"{'np%lim':>6s} {'np/ours':>7s}  meets")
+    for c in cases:
+        r = results[c.name]
+        if "error" in r:
+            continue
+        wr = r["written"]
+        rd = r["bytes"] - wr
+        read = read_bandwidth(rd)
+        lim = rd / read + wr / copy
+        ours, nump = 100 * lim / r["best_kern"], 100 * lim / r["best_np"]
+        ratio = r["numpy"] / r["warm"]
+        if ratio >= 1.5:
+            meets = "1.5x numpy"
+        elif ours >= 90:
+            meets = f"within 10% of the limit (numpy at {nump:.0f}%)"
+        else:
+            meets = "NEITHER"
+        print(f"{c.name:32s} {rd / 1e6:6.1f} {read / 1e9:7.1f} {wr / 1e6:6.1f} "
+              f"{lim * 1e3:7.2f} {ours:5.0f} {nump:6.0f} {ratio:7.2f}  {meets}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=15)
@@ -396,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     tg = None if args.no_tinygrad else tinygrad_times(cases, args.runs)
     head = (f"{'case':32s} {'numpy ms':>9s} {'ours ms':>9s} {'np/ours':>8s} {'kern ms':>9s} "
             f"{'np/kern':>8s} {'best':>6s} {'#k':>3s} {'#kz':>3s} {'kz ms':>9s} {'cold ms':>9s} "
-            f"{'tg ms':>9s} "
+            f"{'build ms':>9s} {'tg cold':>9s} {'tg ms':>9s} "
             f"{'tg/ours':>8s} {'relerr':>8s}")
     print(head)
     print("-" * len(head))
@@ -411,14 +521,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{c.name:32s} {_ms(r['numpy'])} {_ms(r['warm'])} {r['numpy'] / r['warm']:8.2f} "
               f"{_ms(r['kernels'])} {r['numpy'] / r['kernels']:8.2f} "
               f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {r['nkz']:3d} "
-              f"{_ms(r['kz'])} {_ms(r['cold'])} "
-              f"{_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
+              f"{_ms(r['kz'])} {_ms(r['cold'])} {_ms(r['build'])} "
+              f"{_ms(t['cold'] if t else None):>9s} {_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
     print_roofline(cases, results)
+    print_bounds(cases, results)
     if not args.only or any("train".startswith(k.strip()) for k in args.only.split(",")):
         print_train_step(args.runs, args.no_tinygrad)
     ov = overhead(args.runs)
     print("\nnp/ours: whole realize() (graph, schedule, run); np/kern: the C kernels alone; "
-          "best: fastest numpy run / fastest kernel run (the least disturbed by other load)")
+          "best: fastest numpy run / fastest kernel run (the least disturbed by other load); "
+          "cold: the first realize in a fresh cache, of which build: the C compiler's run; "
+          "tg cold: tinygrad's first realize")
     print(f"per-call overhead, built 1-kernel program: C call {ov['call'] * 1e6:.1f} us; "
           f"whole realize() of a 1-element op {ov['realize'] * 1e6:.1f} us")
     return 0

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import time
 import weakref
 from functools import cache
 from pathlib import Path
@@ -106,7 +107,8 @@ def full_source(kernels: list[RenderedKernel]) -> str:
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
     h = hashlib.sha256()
-    for part in (_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + link_flags(cc, flags)),
+    link = link_flags(cc, flags)
+    for part in (_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + link),
                  compiler_version(tuple(cc))):
         h.update(part.encode())
         h.update(b"\0")
@@ -168,7 +170,7 @@ class Library:
 # weak: a library stays loaded while a program (run.py's bounded table, or a caller) holds it
 _loaded: weakref.WeakValueDictionary[str, Library] = weakref.WeakValueDictionary()
 _lock = threading.Lock()
-stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0}
+stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0}
 
 
 def clear_memory_cache() -> None:
@@ -237,8 +239,10 @@ def _compile(key: str, source: str, cc: list[str], flags: list[str]) -> Library:
         csrc.write_text(source)
         # relative names: the object records the source's name, so no random folder in it
         cmd = compile_command(cc, flags, csrc.name, out.name)
+        t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+            stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")
         except OSError as e:
             raise CompileError(str(e), _keep_source(key, csrc), cmd) from e
         if proc.returncode != 0 or not out.exists():

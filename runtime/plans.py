@@ -1,7 +1,8 @@
 """Realize plans: a small graph realized again over the same buffers skips all graph work.
 
-In: the roots of a realize through the C backend. Out: their buffers, written by the program
-the same roots got last time, or None (the ordinary path runs, and may record a plan).
+In: the roots of a realize (`runtime/realize.py` asks first). Out: their buffers, written by the
+program the same roots got from the C backend last time, or None (the ordinary path runs, and
+the C backend records a plan for roots that are neither buffers nor ASSIGNs).
 
 Tensor graphs are hash-consed: building `a + 1` again over the same `a` gives the very node
 built before, as long as that node is alive. A plan holds the roots it was made for (so they
@@ -42,7 +43,7 @@ MAX_PLANS = 64
 PLAN_MAX_BYTES = 1 << 20
 
 # what the ordinary path reads that could make it do something else for the same roots
-_SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_SCHEDULER", "RULEGRAD_CFLAGS", "RULEGRAD_CC", "DEBUG",
+_SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGRAD_CFLAGS", "RULEGRAD_CC", "DEBUG",
              "RULEGRAD_SCHEDULE_CACHE", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
              "RULEGRAD_MATCHER", "RULEGRAD_FLOAT_PARAMS", "RULEGRAD_MAX_KERNEL_BUFFERS",
              "RULEGRAD_MAX_PROGRAMS", "MAX_KERNEL_BUFFERS", "DONT_REALIZE_EXPAND",

@@ -138,14 +138,10 @@ def _need_buffer(uop: UOp) -> Buffer:
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
     # lowered (rules/lower.rules), rendered to C, built once into a shared library and cached
     # (backends/c/); DEBUG=4 prints the C source
-    # the same small graph again (hash-consed: the very same roots) runs its plan directly
-    plans = _plans()
-    key = plans.key(uops)
-    if key is not None and (done := plans.run(key)) is not None:
-        return done  # type: ignore[return-value]
     from rulegrad.backends.c import run_schedule
 
-    return _realize_scheduled(uops, run_schedule, key)
+    # what was done is kept as a plan for these roots (runtime/plans.py; `realize` runs it)
+    return _realize_scheduled(uops, run_schedule, _plans().key(uops))
 
 
 @functools.cache
@@ -181,6 +177,12 @@ _backend_names: dict[str | None, str] = {}
 def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     """A filled Buffer per root (a sharded root: one per device); roots that already are
     buffers are returned without work."""
+    # the same small graph again (hash-consed: the very same roots) runs its plan directly
+    # (recorded by the C backend below, for roots that are neither buffers nor ASSIGNs)
+    plans = _plans()
+    key = plans.key(uops)
+    if key is not None and (done := plans.run(key)) is not None:
+        return done  # type: ignore[return-value]
     out: list[Buffer | Shards | None] = [buffer_of(u) or shards_of(u) for u in uops]
     todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
     if todo:

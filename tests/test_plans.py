@@ -65,7 +65,8 @@ def test_two_roots_and_an_intermediate():
     assert plans.stats["hits"] >= 2
 
 
-def test_a_large_graph_is_not_planned_and_not_held():
+def test_a_large_graph_is_not_planned_and_not_held(monkeypatch):
+    monkeypatch.setattr(plans, "PLAN_MAX_BYTES", 4096)
     n = plans.PLAN_MAX_BYTES // 4 + 1  # float32: one element past the limit
     a = Tensor(np.ones(n, np.float32)).realize()
     before = plans.stats["recorded"]
@@ -97,4 +98,15 @@ def test_plans_are_bounded(monkeypatch):
     a = Tensor(np.arange(4, dtype=np.float32)).realize()
     for i in range(6):
         (a + (i + 10)).realize()
+    assert len(plans._plans) == 3
+
+
+def test_plans_hold_a_bounded_number_of_bytes(monkeypatch):
+    monkeypatch.setattr(plans, "PLANS_MAX_BYTES", 3 * 4096)
+    held = []
+    for i in range(6):  # fresh 4 KB inputs each time: each graph's plan holds 4 KB
+        a = Tensor(np.full(1024, i, np.float32)).realize()
+        np.testing.assert_array_equal((a + 1).numpy(), np.full(1024, i + 1, np.float32))
+        held.append(plans.held_bytes())
+    assert max(held) <= 3 * 4096
     assert len(plans._plans) == 3

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -70,7 +71,9 @@ class Plan:
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
                  outs: list[int], var_vals: dict[str, int], held: int):
         self.roots = roots          # held: the same nodes come back while the plan lives
-        self.prog = prog            # the CProgram (holds its library)
+        # the CProgram, weakly: the table of programs (backends/c/run.py) bounds how many
+        # libraries stay loaded, and a plan whose program it dropped is dropped too
+        self.prog = weakref.ref(prog)
         self.fixed = fixed          # the graph's buffers the kernels read, slots 0..n-1
         self.fresh = fresh          # (size, dtype, device) of each buffer a run allocates
         self.args = args            # per kernel: its buffers' slots (fixed, then fresh)
@@ -102,15 +105,21 @@ def key(uops: Sequence[UOp]) -> tuple | None:
 
 def run(k: tuple) -> list[Buffer] | None:
     """The roots' buffers, computed by their plan; None when there is none."""
+    global _held
     with _lock:
         plan = _plans.get(k)
         if plan is None:
             return None
+        prog = plan.prog()
+        if prog is None:  # its library was unloaded
+            _held -= _plans.pop(k).held
+            return None
         _plans.move_to_end(k)
+    prog.touch()
     stats["hits"] += 1
     bufs = plan.fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
     addrs = [[bufs[i].address() for i in a] for a in plan.args]
-    plan.prog.run_addresses(addrs, None, plan.var_vals)
+    prog.run_addresses(addrs, None, plan.var_vals)
     return [bufs[i] for i in plan.outs]
 
 

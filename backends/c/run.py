@@ -63,6 +63,13 @@ class CProgram:
 
     kernels: list[CKernel]
     source: str
+    key: tuple = ()  # its entry in the table of programs
+
+    def touch(self) -> None:
+        """Mark it used (a realize plan runs it without `compile_program`): the table's least
+        recently used program is the one dropped."""
+        if self.key in _programs:
+            _programs.move_to_end(self.key)
 
     def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None,
             var_vals: dict[str, int] | None = None) -> None:
@@ -130,7 +137,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     ckernels = [CKernel(name, rk.cname, rk.nparams,
                         lib.function(rk.cname, rk.nparams, len(rk.var_names)), lib, rk.source,
                         rk.var_names) for (name, _), rk in zip(pairs, rendered)]
-    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered))
+    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key)
     _programs[key] = prog
     bound = max_programs()
     while len(_programs) > bound:  # a dropped program's library is unloaded (build.Library)

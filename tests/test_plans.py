@@ -110,3 +110,15 @@ def test_plans_hold_a_bounded_number_of_bytes(monkeypatch):
         held.append(plans.held_bytes())
     assert max(held) <= 3 * 4096
     assert len(plans._plans) == 3
+
+
+def test_plans_after_another_device_was_used():
+    # using a second device turns on per-root device bookkeeping for the rest of the process;
+    # roots on the default device still get plans
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal((Tensor(x).to("CPU:1") + 1).numpy(), x + 1)
+    a = Tensor(x).realize()
+    (a * 5).realize()
+    hits = plans.stats["hits"]
+    np.testing.assert_array_equal((a * 5).numpy(), x * 5)
+    assert plans.stats["hits"] == hits + 1

@@ -115,7 +115,9 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
     items, outs = schedule_with_outputs(roots)
     prog = run_schedule(items, var_vals=var_vals)
     bufs = [_need_buffer(out) for out in outs]
-    if plan_key is not None and all(e[0] == "one" and e[2] is None for e in lowered):
+    # (a root on its own device: once any program used several devices, every root names one)
+    if plan_key is not None and all(e[0] == "one" and e[2] in (None, bufs[e[1]].device)
+                                    for e in lowered):
         from . import plans
 
         plans.record(plan_key, items, prog, [bufs[e[1]] for e in lowered], var_vals)

@@ -116,7 +116,8 @@ def test_plans_after_another_device_was_used():
     # using a second device turns on per-root device bookkeeping for the rest of the process;
     # roots on the default device still get plans
     x = np.arange(4, dtype=np.float32)
-    np.testing.assert_array_equal((Tensor(x).to("CPU:1") + 1).numpy(), x + 1)
+    np.testing.assert_array_equal((Tensor(x).shard(("CPU", "CPU:1"), axis=0) + 1).numpy(),
+                                  x + 1)
     a = Tensor(x).realize()
     (a * 5).realize()
     hits = plans.stats["hits"]

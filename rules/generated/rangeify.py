@@ -462,10 +462,64 @@ def _pm_rangeify_REALIZE(n, ctx):
     return None
 
 def _pm_rangeify_INDEX(n, ctx):
-    _h = _pm_mops_INDEX(n, ctx)
-    if _h is not None: return _h
     if len(n.src) >= 1:
         n0 = n.src[0]
+        o0 = n0.op
+        if o0 in _OPS0:
+            if o0 is _SHRINK:
+                # rule index_shrink at rules/rangeify.rules:77
+                #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[0] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = UOp(Ops.INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[0]
+            elif o0 is _PERMUTE:
+                # rule index_permute at rules/rangeify.rules:79
+                #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[1] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = UOp(Ops.INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[1]
+            elif o0 is _FLIP:
+                # rule index_flip at rules/rangeify.rules:81
+                #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[2] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = UOp(Ops.INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[2]
+            elif o0 is _EXPAND:
+                # rule index_expand at rules/rangeify.rules:84
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                if _pm_mops_st: _pm_mops_st.attempts[3] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                old = i.arg or ()
+                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                _r = UOp(Ops.INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(Ops.SINK, dtypes.void, (*dropped,)).toposort() if g.op is Ops.RANGE and g not in old) or None)
+                if _r is not n: return _r, _pm_mops_rules[3]
+            elif o0 is _PAD:
+                # rule index_pad at rules/rangeify.rules:87
+                #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
+                if _pm_mops_st: _pm_mops_st.attempts[4] += 1
+                idx = n
+                r = n0
+                _r = _as_uop(n, map_pad(r, idx))
+                if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
+            elif o0 is _RESHAPE:
+                # rule index_reshape at rules/rangeify.rules:88
+                #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+                if _pm_mops_st: _pm_mops_st.attempts[5] += 1
+                idx = n
+                r = n0
+                _r = _as_uop(n, map_reshape(r, idx))
+                if _r is not None and _r is not n: return _r, _pm_mops_rules[5]
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _CHILD and len(n0.src) == 1:

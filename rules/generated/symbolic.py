@@ -421,10 +421,27 @@ _sym_rules = (
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
 def _sym_ADD(n, ctx):
-    _h = _symbolic_simple_ADD(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+            # rule add_zero at rules/symbolic.rules:12
+            #   add_zero: ADD[x:ints, 0] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            x = n0
+            return x, _symbolic_simple_rules[0]
+        if n0.op is _CONST:
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n1
+                return x, _symbolic_simple_rules[0]
+            if n1.op is _CONST:
+                # rule fold_binary at rules/symbolic.rules:35
+                #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+                _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+                if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is _ADD and len(n0.src) == 2:
@@ -520,10 +537,28 @@ def _sym_ADD(n, ctx):
     return None
 
 def _sym_SUB(n, ctx):
-    _h = _symbolic_simple_SUB(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0:
+            if n1.op is _CONST and n1.arg == 0:
+                # rule sub_zero at rules/symbolic.rules:13
+                #   sub_zero: SUB(x:ints, 0) -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                x = n0
+                return x, _symbolic_simple_rules[1]
+            if n1 is n0:
+                # rule sub_self at rules/symbolic.rules:14
+                #   sub_self: SUB(x:ints, x) -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[2]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index and n1.op is _CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
@@ -535,10 +570,41 @@ def _sym_SUB(n, ctx):
     return None
 
 def _sym_MUL(n, ctx):
-    _h = _symbolic_simple_MUL(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n1.op is _CONST and n1.arg == 1:
+            # rule mul_one at rules/symbolic.rules:18
+            #   mul_one: MUL[x, 1] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+            x = n0
+            return x, _symbolic_simple_rules[4]
+        if n0.op is _CONST and n0.arg == 1:
+            # rule mul_one at rules/symbolic.rules:18
+            #   mul_one: MUL[x, 1] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+            x = n1
+            return x, _symbolic_simple_rules[4]
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+            # rule mul_zero at rules/symbolic.rules:19
+            #   mul_zero: MUL[x:ints, 0] -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[5]
+        if n0.op is _CONST:
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+            if n1.op is _CONST:
+                # rule fold_binary at rules/symbolic.rules:35
+                #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+                _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+                if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -585,10 +651,20 @@ def _sym_MUL(n, ctx):
     return None
 
 def _sym_IDIV(n, ctx):
-    _h = _symbolic_simple_IDIV(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+            # rule idiv_one at rules/symbolic.rules:20
+            #   idiv_one: IDIV(x:ints, 1) -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+            x = n0
+            return x, _symbolic_simple_rules[6]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype is _dt_index:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -663,10 +739,21 @@ def _sym_IDIV(n, ctx):
     return None
 
 def _sym_MOD(n, ctx):
-    _h = _symbolic_simple_MOD(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+            # rule mod_one at rules/symbolic.rules:21
+            #   mod_one: MOD(x:ints, 1) -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[7]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype is _dt_index:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -753,10 +840,14 @@ def _sym_MOD(n, ctx):
     return None
 
 def _sym_CMPLT(n, ctx):
-    _h = _symbolic_simple_CMPLT(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -770,10 +861,14 @@ def _sym_CMPLT(n, ctx):
     return None
 
 def _sym_CMPNE(n, ctx):
-    _h = _symbolic_simple_CMPNE(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -787,10 +882,14 @@ def _sym_CMPNE(n, ctx):
     return None
 
 def _sym_CMPEQ(n, ctx):
-    _h = _symbolic_simple_CMPEQ(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin

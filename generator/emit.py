@@ -269,7 +269,8 @@ class _PartEmitter:
         return lines
 
     def scope(self, captures: dict[str, IRPath]) -> Scope:
-        return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps)
+        return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps,
+                     op=self.cx.op)
 
     def fired(self, k: int) -> str:
         return f"{self.rules_var}[{k}]"

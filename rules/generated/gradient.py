@@ -19,6 +19,9 @@ from rulegrad.rules.gradient_helpers import unshrink
 SOURCE = 'rules/gradient.rules'
 SOURCE_SHA256 = '088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680'
 DEPENDENCIES = ()
+_LOG = Ops.LOG
+_POW = Ops.POW
+_SIN = Ops.SIN
 
 
 # ======================================================================== pm_gradient
@@ -275,7 +278,7 @@ def _pm_gradient_SIN(n, ctx):
         #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
         if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
         x = n0
-        _r = _as_uop(n, (ctx * UOp(Ops.SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
+        _r = _as_uop(n, (ctx * UOp(_SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
     return None
 
@@ -415,7 +418,7 @@ def _pm_gradient_POW(n, ctx):
         r = n
         x = n0
         y = n1
-        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * UOp(Ops.POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * UOp(Ops.LOG, x.dtype, (x,)))))
+        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * UOp(_POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * UOp(_LOG, x.dtype, (x,)))))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
     return None
 

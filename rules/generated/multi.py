@@ -265,7 +265,7 @@ def _pm_mselect_MSELECT(n, ctx):
         if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
         m = n
         x = n0
-        if x.op is not Ops.MSTACK:
+        if x.op is not _MSTACK:
             _r = _as_uop(n, push_mselect(x, m.arg))
             if _r is not None and _r is not n: return _r, _pm_mselect_rules[1]
     return None

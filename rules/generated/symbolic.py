@@ -454,7 +454,7 @@ def _sym_ADD(n, ctx):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
                     if n0_0.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:43
@@ -463,7 +463,7 @@ def _sym_ADD(n, ctx):
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
             elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
@@ -474,7 +474,7 @@ def _sym_ADD(n, ctx):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
                 if n1_0.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
@@ -483,7 +483,7 @@ def _sym_ADD(n, ctx):
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
         o0 = n0.op
         if o0 is _MUL and len(n0.src) == 2:
@@ -617,7 +617,7 @@ def _sym_MUL(n, ctx):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
                     if n0_0.op is _CONST:
                         # rule mul_consts at rules/symbolic.rules:44
@@ -626,7 +626,7 @@ def _sym_MUL(n, ctx):
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
             elif o0 is _CONST and n1.op is _MUL and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
@@ -637,7 +637,7 @@ def _sym_MUL(n, ctx):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[1]
                 if n1_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
@@ -646,7 +646,7 @@ def _sym_MUL(n, ctx):
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[1]
     return None
 

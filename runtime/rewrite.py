@@ -226,7 +226,8 @@ class _Rewriter:
         stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
         if self.table is not None:  # both return early if a spent budget turns diagnosis on
             (self._bottom_up if self.bottom_up else self._top_down)(stack)
-        self._general(stack)
+        if stack:
+            self._general(stack)
         return self.replace[root]
 
     def _top_down(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .env import env_int
-from .uop import UOp, toposort
+from .uop import UOp, new_uop, toposort
 
 
 class RewriteNotReady(Exception):
@@ -272,7 +272,7 @@ class _Rewriter:
             cur, fresh = n, False
             if src != n.src:
                 links.append(n)
-                cur, fresh = UOp(n.op, n.dtype, src, n.arg, n.tag), True
+                cur, fresh = new_uop(UOp, n.op, n.dtype, src, n.arg, n.tag), True
             while True:
                 if fresh:  # a node not seen before this step: its first visit, in place
                     if cur in replace:
@@ -287,7 +287,7 @@ class _Rewriter:
                         break
                     if src != cur.src:
                         links.append(cur)
-                        cur = UOp(cur.op, cur.dtype, src, cur.arg, cur.tag)
+                        cur = new_uop(UOp, cur.op, cur.dtype, src, cur.arg, cur.tag)
                         continue
                 try:
                     f = lookup(cur.op)
@@ -376,7 +376,7 @@ class _Rewriter:
             if src == new_n.src:
                 replace[n] = new_n
                 continue
-            result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+            result = new_uop(UOp, new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
             push((n, 2, result))
             push((result, 0, result))
         self.waiting = waiting
@@ -431,7 +431,7 @@ class _Rewriter:
                         waiting = 0
                         continue
                 else:
-                    result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+                    result = new_uop(UOp, new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
                 stack.append((n, 2, result))
                 stack.append((result, 0, result))
                 continue

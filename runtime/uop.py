@@ -102,7 +102,7 @@ class UOp:
         tag = kwargs.pop("tag", self.tag)
         if kwargs:
             raise TypeError(f"replace() got unknown fields {sorted(kwargs)}")
-        return UOp(op, dtype, src, arg, tag)
+        return new_uop(UOp, op, dtype, src, arg, tag)
 
     def __reduce__(self) -> tuple:  # copies go back through the cache
         return (UOp, (self.op, self.dtype, self.src, self.arg, self.tag))
@@ -126,12 +126,12 @@ class UOp:
     # ---------------------------------------------------------------- constructors
     @staticmethod
     def const(dtype: DType, value: Any) -> UOp:
-        return UOp(_CONST, dtype, (), _const_arg(dtype, value))
+        return new_uop(UOp, _CONST, dtype, (), _const_arg(dtype, value))
 
     def const_like(self, value: Any) -> UOp:
         """A constant of this node's dtype, broadcast to its shape when it has one."""
         dtype = self.dtype
-        c = UOp(_CONST, dtype, (), _const_arg(dtype, value))
+        c = new_uop(UOp, _CONST, dtype, (), _const_arg(dtype, value))
         shape = self._shape
         if shape is _UNSET:
             shape = self.shape
@@ -156,7 +156,7 @@ class UOp:
     @staticmethod
     def range(size: int | UOp, axis: int, kind: str = "loop") -> UOp:
         end = size if isinstance(size, UOp) else UOp.const(_index, size)
-        return UOp(_RANGE, _index, (end,), (axis, kind))
+        return new_uop(UOp, _RANGE, _index, (end,), (axis, kind))
 
     def f(self, op: Ops, **kwargs: Any) -> UOp:
         """A new node `op` over this one (kwargs: dtype, arg, tag; dtype defaults to ours)."""
@@ -176,7 +176,7 @@ class UOp:
             dtype = _bool
         else:
             dtype = self.dtype
-        return UOp(op, dtype, srcs)
+        return new_uop(UOp, op, dtype, srcs)
 
     def _rbin(self, op: Ops, other: int | float | bool) -> UOp:
         return self.const_like(other).alu(op, self)
@@ -202,11 +202,11 @@ class UOp:
     def minimum(self, o): return self.alu(_MIN, o)
     def where(self, a, b): return self.alu(_WHERE, a, b)
     def cast(self, dtype: DType) -> UOp:
-        return self if dtype is self.dtype else UOp(_CAST, dtype, (self,))
+        return self if dtype is self.dtype else new_uop(UOp, _CAST, dtype, (self,))
 
     # ---------------------------------------------------------------- movement builders
     def _mop(self, op: Ops, arg: Any) -> UOp:
-        return UOp(op, self.dtype, (self,), arg)
+        return new_uop(UOp, op, self.dtype, (self,), arg)
 
     def reshape(self, shape: Shape) -> UOp:
         shape = tuple(shape)
@@ -298,6 +298,12 @@ class UOp:
 
     def render(self) -> str:
         return render_expr(self)
+
+
+# `UOp(...)` goes through type's call machinery (a tuple of arguments, a lookup of __new__, a
+# call of __init__) and costs about a third more than calling `__new__` itself: the hot paths
+# (the builders here, the rewrite engine, generated matchers) call `new_uop(UOp, ...)`
+new_uop = UOp.__new__
 
 
 def _short(node: UOp) -> str:

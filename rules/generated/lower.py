@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.lower_helpers import gated_load
 from rulegrad.rules.lower_helpers import in_float32
 from rulegrad.rules.lower_helpers import is_loop
@@ -319,7 +320,7 @@ def _lower_alu_IDIV(n, ctx):
             c = n1
             x = n0
             if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(_SHR, x.dtype, (x, log2_int(x, c.arg)))
+                _r = _new(UOp, _SHR, x.dtype, (x, log2_int(x, c.arg)))
                 if _r is not n: return _r, _lower_alu_rules[1]
     return None
 
@@ -333,7 +334,7 @@ def _lower_alu_MOD(n, ctx):
             c = n1
             x = n0
             if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(_AND, x.dtype, (x, x.const_like(c.arg - 1)))
+                _r = _new(UOp, _AND, x.dtype, (x, x.const_like(c.arg - 1)))
                 if _r is not n: return _r, _lower_alu_rules[2]
     return None
 
@@ -374,7 +375,7 @@ def _lower_valid_INDEX(n, ctx):
             if _lower_valid_st: _lower_valid_st.attempts[0] += 1
             b = n0
             off = n1
-            _r = UOp(_INDEX, b.dtype, (b, off))
+            _r = _new(UOp, _INDEX, b.dtype, (b, off))
             if _r is not n: return _r, _lower_valid_rules[0]
     return None
 

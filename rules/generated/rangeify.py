@@ -13,6 +13,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import ChildrenContext
 from rulegrad.rules.rangeify_helpers import RangeifyContext
 from rulegrad.rules.rangeify_helpers import RealizeContext
@@ -327,7 +328,7 @@ def _add_realize_any0(n, ctx):
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
     if x in ctx.realize and x.tag is None:
-        _r = UOp(_REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
+        _r = _new(UOp, _REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
         if _r is not n: return _r, _add_realize_rules[0]
     return None
 
@@ -350,7 +351,7 @@ def _pm_children_any0(n, ctx):
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
-        _r = _as_uop(n, x.replace(src=tuple(UOp(_CHILD, (_t1 := UOp(_CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
+        _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:70
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
@@ -390,7 +391,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:79
@@ -399,7 +400,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:81
@@ -408,7 +409,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:84
@@ -419,7 +420,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 old = i.arg or ()
                 dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
-                _r = UOp(_INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(_SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
                 # rule index_pad at rules/rangeify.rules:87
@@ -468,7 +469,7 @@ def _pm_rangeify_REALIZE(n, ctx):
     r = n
     x = r.src[0]
     rngs = ctx.new_ranges(x.shape)
-    _r = UOp(_BUFFERIZE, (_t1 := UOp(_INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), r.tag)
+    _r = _new(UOp, _BUFFERIZE, (_t1 := _new(UOp, _INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), r.tag)
     if _r is not n: return _r, _pm_rangeify_rules[0]
     return None
 
@@ -484,7 +485,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:79
@@ -493,7 +494,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:81
@@ -502,7 +503,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(_INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:84
@@ -513,7 +514,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 r = n0
                 old = i.arg or ()
                 dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
-                _r = UOp(_INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(_SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
                 # rule index_pad at rules/rangeify.rules:87
@@ -557,7 +558,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 a = n0
                 i = n
                 idx = n.src[1:]
-                _r = _as_uop(n, a.replace(src=tuple(UOp(_INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
+                _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
                 # rule local_array at rules/rangeify.rules:109
@@ -577,7 +578,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=tuple(UOp(_INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
+                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 in _OPS5:
                 # rule index_marker at rules/rangeify.rules:113
@@ -586,7 +587,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=(UOp(_INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
+                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
                 # rule local_reduce at rules/rangeify.rules:120
@@ -720,7 +721,7 @@ def _keep_buffers_SINK(n, ctx):
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
-    _r = UOp(_SINK, dtypes.void, (*[x for x in s.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
+    _r = _new(UOp, _SINK, dtypes.void, (*[x for x in s.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
     if _r is not n: return _r, _keep_buffers_rules[0]
     return None
 

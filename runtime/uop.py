@@ -34,6 +34,7 @@ def _drop_entry(entry: _Entry) -> None:
 
 _cache: dict[tuple, _Entry] = {}
 _UNSET: Any = object()
+UNSET = _UNSET  # a cached fact (fill_facts) not derived yet
 
 
 def _const_arg(dtype: DType, value: Any) -> Any:
@@ -68,7 +69,10 @@ _Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, 
 class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
-    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "__weakref__")
+    # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
+    # `_device` belongs to runtime/device.py)
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device",
+                 "__weakref__")
     op: Ops
     dtype: DType
     src: tuple[UOp, ...]
@@ -88,7 +92,7 @@ class UOp:
         node.src = src
         node.arg = arg
         node.tag = tag
-        node._shape = node._bounds = _UNSET
+        node._shape = node._bounds = node._device = _UNSET
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         return node
@@ -242,8 +246,7 @@ class UOp:
         if shape is _UNSET:
             for s in self.src:  # a loop, not all(...): no generator frame per node
                 if s._shape is _UNSET:  # a source without a shape: derive them all, in order
-                    _derive_shapes(self)
-                    return self._shape
+                    return fill_facts(self, "_shape", _derive_shape)
             shape = self._shape = _derive_shape(self)  # the common case: no walk
         return shape
 
@@ -285,8 +288,7 @@ class UOp:
         if bounds is _UNSET:
             for s in self.src:
                 if s._bounds is _UNSET:  # a source without bounds: derive them all, in order
-                    _derive_all_bounds(self)
-                    return self._bounds
+                    return fill_facts(self, "_bounds", _derive_bounds)
             bounds = self._bounds = _derive_bounds(self)  # the common case: no walk
         return bounds
 
@@ -344,43 +346,27 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     return order
 
 
-# The two walks below fill a cached fact (shape, bounds) of `root` and of every node under it
-# that lacks it, sources first; the fact itself marks a node done, so they need no seen-set
-# and stop where the facts are known. A node is pushed once per user that finds it missing.
-def _derive_shapes(root: UOp) -> None:
+def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:
+    """The fact a node caches in `slot` (UNSET until derived; `derive(node)` reads its
+    sources'), filled in for `root` and every node under it that lacks it, sources first, and
+    root's returned. Iterative; the fact itself marks a node done, so the walk needs no seen-set
+    and stops where facts are known (a node is pushed once per user that finds it missing)."""
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = stack[-1]
-        if node._shape is not _UNSET:
+        if getattr(node, slot) is not _UNSET:
             pop()
             continue
         pending = False
         for s in node.src:
-            if s._shape is _UNSET:
+            if getattr(s, slot) is _UNSET:
                 push(s)
                 pending = True
         if not pending:
-            node._shape = _derive_shape(node)
+            setattr(node, slot, derive(node))
             pop()
-
-
-def _derive_all_bounds(root: UOp) -> None:
-    stack = [root]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = stack[-1]
-        if node._bounds is not _UNSET:
-            pop()
-            continue
-        pending = False
-        for s in node.src:
-            if s._bounds is _UNSET:
-                push(s)
-                pending = True
-        if not pending:
-            node._bounds = _derive_bounds(node)
-            pop()
+    return getattr(root, slot)
 
 
 def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:

@@ -97,16 +97,14 @@ class UOp:
         entry.key = key
         return node
 
-    def replace(self, **kwargs: Any) -> UOp:
-        """The node with some fields changed; the same object when nothing changes."""
-        op = kwargs.pop("op", self.op)
-        dtype = kwargs.pop("dtype", self.dtype)
-        src = tuple(kwargs.pop("src", self.src))
-        arg = kwargs.pop("arg", self.arg)
-        tag = kwargs.pop("tag", self.tag)
-        if kwargs:
-            raise TypeError(f"replace() got unknown fields {sorted(kwargs)}")
-        return new_uop(UOp, op, dtype, src, arg, tag)
+    def replace(self, *, op: Any = _UNSET, dtype: Any = _UNSET, src: Any = _UNSET,
+                arg: Any = _UNSET, tag: Any = _UNSET) -> UOp:
+        """The node with some fields changed; the same object when nothing changes (keywords,
+        not a **kwargs dict to pop: rules call this on most firings)."""
+        return new_uop(UOp, self.op if op is _UNSET else op,
+                       self.dtype if dtype is _UNSET else dtype,
+                       self.src if src is _UNSET else tuple(src),
+                       self.arg if arg is _UNSET else arg, self.tag if tag is _UNSET else tag)
 
     def __reduce__(self) -> tuple:  # copies go back through the cache
         return (UOp, (self.op, self.dtype, self.src, self.arg, self.tag))

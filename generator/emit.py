@@ -269,7 +269,8 @@ class _PartEmitter:
         return lines
 
     def scope(self, captures: dict[str, IRPath]) -> Scope:
-        return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps)
+        return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps,
+                     op=self.cx.op)
 
     def fired(self, k: int) -> str:
         return f"{self.rules_var}[{k}]"
@@ -433,11 +434,12 @@ class _PartEmitter:
     def shared_name(self, i: int) -> str:
         return f"_{self.prefix}_any{i}"
 
-    def functions(self, prelude: dict[str, list[str]]
+    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]]
                   ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
         """The part's functions, and its dispatch table: (op name, function), op None for
         every op. `prelude`: per op, the functions of the rules before this part in its set,
-        called first (so the set needs no chain of calls at run time for these ops)."""
+        tried first (so the set needs no chain of calls at run time for these ops); those of
+        this module (`bodies`: their code) are written in place, not called."""
         funcs: list[FuncModel] = []
         table: list[tuple[str | None, str]] = []
         for i, shared in enumerate(self.ir.shared):
@@ -455,12 +457,39 @@ class _PartEmitter:
                 table.append((op, self.shared_name(tree.direct)))
                 continue
             name = f"_{self.prefix}_{op}"
-            body = [line for fn in before for line in
-                    (f"_h = {fn}(n, ctx)", "if _h is not None: return _h")]
-            body += self.nodes_lines(tree.nodes, frozenset({()})) + ["return None"]
+            body: list[str] = []
+            for fn in before:
+                if fn in bodies:
+                    body = _merge_bodies(body, bodies[fn])
+                else:
+                    body += [f"_h = {fn}(n, ctx)", "if _h is not None: return _h"]
+            body = _merge_bodies(body, self.nodes_lines(tree.nodes, frozenset({()})))
+            body.append("return None")
             funcs.append(FuncModel(name, "n, ctx", body))
             table.append((op, name))
         return self.rule_funcs + funcs, table
+
+
+# an earlier part's function of at most this many lines is written into a later part's
+# function of the same op instead of being called (a call per node costs more than its tests)
+INLINE_PRELUDE = 80
+
+
+def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
+    """The code of `first`, then that of `then` (two function bodies without their final
+    `return None`; the first falls through when no rule of it fires). When both are one `if`
+    with the same test and the same first line (`if len(n.src) == 2:` / `n0, n1 = n.src`), the
+    test and the loads are written once: the test is pure, and no rule's code assigns the
+    locals of a node's sources (captures get names of their own), so `then` finds them as it
+    would have loaded them."""
+    def one_if(body: list[str]) -> bool:
+        return len(body) > 2 and body[0].startswith("if ") and \
+            all(line.startswith("    ") for line in body[1:])
+
+    if one_if(first) and one_if(then) and first[:2] == then[:2] and \
+            not then[1].startswith("    if ") and " = " in then[1]:
+        return first + then[2:]
+    return first + then
 
 
 def _switches_with(arms: list[Node], node: Node) -> bool:
@@ -555,12 +584,18 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     parts: list[PartModel] = []
     sets: list[SetModel] = []
 
+    bodies: dict[str, list[str]] = {}  # a part's function -> its code, to write in place
+
     def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
                  ) -> tuple[str, list[tuple[str | None, str]]]:
         stem = set_name if set_name.isidentifier() else "s"
         prefix = stem if not any(p.prefix == stem for p in parts) else f"{stem}_{len(parts)}"
         ir = lower(rules, set_name)
-        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude)
+        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude, bodies)
+        for f in funcs:
+            if f.params == "n, ctx" and len(f.lines) <= INLINE_PRELUDE:
+                assert f.lines[-1] == "return None"
+                bodies[f.name] = f.lines[:-1]
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
                            " ".join(r.text.split())) for r in rules]
         entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"

@@ -2,13 +2,14 @@
 
 In: an `Expr` of the checked AST and a `Scope` saying what each name is (a capture and the
 local that holds it, `ctx`, a helper, a builtin). Out: one line of Python with minimal
-parentheses. Op constructors become `UOp(Ops.X, dtype, (srcs...), arg, tag)` with the default
-dtype of `runtime.matcher.default_dtype`.
+parentheses. Op constructors become `_new(UOp, Ops.X, dtype, (srcs...), arg, tag)` (`_new` is
+`UOp.__new__`) with the default dtype of `runtime.matcher.default_dtype`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rulegrad.dsl.ast import (
@@ -60,6 +61,9 @@ class Scope:
     helpers: frozenset[str]
     root: str = "n"
     temps: list[int] = field(default_factory=lambda: [0])  # shared counter for walrus temps
+    # how an op is spelt: a generated module reads `Ops.X` from a module global (on Python 3.11
+    # reading it off the Enum class costs a Python-level hook per read)
+    op: Callable[[Ops], str] = lambda o: f"Ops.{o.name}"
 
     def temp(self) -> str:
         self.temps[0] += 1
@@ -90,9 +94,11 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
         if e.name in GLOBALS:
             return e.name, _P_ATOM
         if e.name in OP_NAMES:
-            return f"Ops.{e.name}", _P_POSTFIX
+            return s.op(Ops[e.name]), _P_POSTFIX
         raise ExprError(f"{e.span}: unknown name {e.name!r}")
     if isinstance(e, EAttr):
+        if isinstance(e.obj, (EName, EOpName)) and e.obj.name == "Ops" and e.attr in OP_NAMES:
+            return s.op(Ops[e.attr]), _P_POSTFIX  # `Ops.ADD` written out in a rule
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}.{e.attr}", _P_POSTFIX
     if isinstance(e, EIndex):
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}[{_index(e.index, s)}]", _P_POSTFIX
@@ -138,7 +144,7 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
 def _comp(e: EComp, s: Scope) -> str:
     """`elt for a, b in iter if c`: the names are the comprehension's own, in elt and conds."""
     it = pyexpr(e.iter, s, _P_OR)
-    inner = Scope({**s.captures, **{v: v for v in e.names}}, s.helpers, s.root, s.temps)
+    inner = Scope({**s.captures, **{v: v for v in e.names}}, s.helpers, s.root, s.temps, s.op)
     conds = "".join(f" if {pyexpr(c, inner, _P_OR)}" for c in e.conds)
     return f"{pyexpr(e.elt, inner)} for {', '.join(e.names)} in {it}{conds}"
 
@@ -151,7 +157,7 @@ def _index(e: Expr, s: Scope) -> str:
 
 
 def _construct(op: Ops, e: ECall, s: Scope) -> str:
-    """`OP(srcs..., dtype=, arg=, tag=)` -> `UOp(Ops.OP, dtype, (srcs,), arg, tag)`."""
+    """`OP(srcs..., dtype=, arg=, tag=)` -> `_new(UOp, Ops.OP, dtype, (srcs,), arg, tag)`."""
     kw = dict(e.kwargs)
     unknown = set(kw) - {"dtype", "arg", "tag"}
     if unknown:
@@ -177,9 +183,10 @@ def _construct(op: Ops, e: ECall, s: Scope) -> str:
                 dtype = f"(({t0} := {srcs[0]}), ({t} := {srcs[1]}))[1].dtype"
                 srcs[0], srcs[1] = t0, t
     src = f"({srcs[0]},)" if len(srcs) == 1 else f"({', '.join(srcs)})"
-    args = [f"Ops.{op.name}", dtype, src]
+    args = [s.op(op), dtype, src]
     if "arg" in kw or "tag" in kw:
         args.append(pyexpr(kw["arg"], s) if "arg" in kw else "None")
     if "tag" in kw:
         args.append(pyexpr(kw["tag"], s))
-    return f"UOp({', '.join(args)})"
+    # `UOp.__new__` called directly: a third cheaper than `UOp(...)` (runtime/uop.py, new_uop)
+    return f"_new(UOp, {', '.join(args)})"

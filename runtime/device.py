@@ -20,11 +20,10 @@ device of a node is derived from the graph:
 from __future__ import annotations
 
 import re
-import weakref
 
 from .errors import InvalidArgument
 from .ops import Ops
-from .uop import UOp, toposort
+from .uop import UNSET, UOp, fill_facts
 
 DEFAULT = "CPU"
 Device = str | tuple[str, ...] | None
@@ -66,42 +65,42 @@ def describe(device: Device) -> str:
     return str(device)
 
 
-# node -> its device, computed once per node (nodes are immutable); weak: it dies with the node
-_devices: weakref.WeakKeyDictionary[UOp, Device] = weakref.WeakKeyDictionary()
+# a node's device is computed once (nodes are immutable) and cached on the node (its `_device`)
 _NO_DEVICE = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.BIND, Ops.DEVICE, Ops.RANGE, Ops.UNIQUE})
+# (module globals: on Python 3.11 reading Ops.X off the Enum class costs a Python-level hook)
+_BUFFER, _COPY, _MULTI, _MSTACK, _MSELECT = Ops.BUFFER, Ops.COPY, Ops.MULTI, Ops.MSTACK, Ops.MSELECT
 
 
 def device_of(node: UOp) -> Device:
     """The device `node` lives on (see the module docstring); DeviceMismatch on a conflict."""
-    found = _devices.get(node, _devices)
-    if found is not _devices:
-        return found  # type: ignore[return-value]
-    if all(s in _devices for s in node.src):  # the common case: a new node over known ones
-        found = _devices[node] = _derive(node)
+    found = node._device
+    if found is not UNSET:
         return found
-    for n in toposort(node, stop=lambda n: n in _devices):
-        _devices[n] = _derive(n)
-    return _devices[node]
+    for s in node.src:
+        if s._device is UNSET:  # a source not known yet: derive them all, sources first
+            return fill_facts(node, "_device", _derive)
+    found = node._device = _derive(node)  # the common case: a new node over known ones
+    return found
 
 
 def _derive(n: UOp) -> Device:
     op = n.op
-    if op is Ops.BUFFER:
+    if op is _BUFFER:
         return n.arg.device
     if op in _NO_DEVICE:
         return None
-    if op is Ops.COPY:
+    if op is _COPY:
         return n.src[1].arg
-    if op is Ops.MULTI:
+    if op is _MULTI:
         return n.arg[1]
-    if op is Ops.MSTACK:
+    if op is _MSTACK:
         return n.arg
-    if op is Ops.MSELECT:
-        parts = _devices[n.src[0]]
+    if op is _MSELECT:
+        parts = n.src[0]._device
         return parts[n.arg] if isinstance(parts, tuple) else parts
     found: Device = None
     for s in n.src:
-        d = _devices[s]
+        d = s._device
         if d is None or d == found:
             continue
         if found is not None:

@@ -18,6 +18,7 @@ Users' rule sets (runtime/schedule.py's `add_rules`) run beside passes through `
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -65,19 +66,26 @@ class Pipeline:
         """The graph after every pass, and each pass's context by pass name (`inputs`, when
         given, gets the graph each pass started from)."""
         ctxs: dict[str, Any] = {}
-        before = self._before_anchors()
+        before = self._before_anchors if hook is not None else {}
+        # read once per run, not once per pass (and not at all when no pass names a stage)
+        spec = self._checks_spec and env_flag("RULEGRAD_SPEC")
         for i, p in enumerate(self.passes):
-            for name in before.get(i, ()) if hook is not None else ():
-                sink = hook("before", name, sink)
+            for name in before.get(i, ()):
+                sink = hook("before", name, sink)  # type: ignore[misc]
             if inputs is not None:
                 inputs[p.name] = sink
-            out = self._run_pass(p, sink, ctxs)
+            out = self._run_pass(p, sink, ctxs, spec)
             if not p.collect:
                 sink = out
                 if hook is not None:
                     sink = hook("after", p.name, sink)
         return sink, ctxs
 
+    @functools.cached_property
+    def _checks_spec(self) -> bool:
+        return any(p.spec is not None for p in self.passes)
+
+    @functools.cached_property
     def _before_anchors(self) -> dict[int, list[str]]:
         """Where the users' passes "before P" run: before P, or, when P acts on a context
         earlier passes filled, before the first of those (they read the same graph)."""
@@ -92,7 +100,7 @@ class Pipeline:
             out.setdefault(j, []).append(p.name)
         return out
 
-    def _run_pass(self, p: Pass, sink: UOp, ctxs: dict[str, Any]) -> UOp:
+    def _run_pass(self, p: Pass, sink: UOp, ctxs: dict[str, Any], spec: bool) -> UOp:
         if isinstance(p.ctx, str):
             ctx = ctxs[p.ctx]
         elif p.ctx is not None:
@@ -102,7 +110,7 @@ class Pipeline:
             ctx = None
         while True:
             out = graph_rewrite(sink, p.matcher, ctx=ctx, bottom_up=p.bottom_up, name=p.name)
-            if p.spec is not None and env_flag("RULEGRAD_SPEC"):
+            if p.spec is not None and spec:
                 from .spec import verify
 
                 verify(out, p.spec, p.name)

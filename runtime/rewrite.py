@@ -13,9 +13,9 @@ into a `RewriteBudgetError` naming the rules that kept firing. The budget scales
 `RULEGRAD_REWRITE_BUDGET` firings per node of the pass's input (default 1,000; a graph counts as
 at least `MIN_NODES` nodes), so a legal 1.25M-op chain settles while a cycle is still caught.
 
-Two walks, one order: `_general` serves every mode (bottom-up, traced, diagnosing a spent
-budget); `_top_down` serves the common pass (top-down, the matcher's op table, no trace) with
-less work per node, and tests hold it to the same attempts in the same order.
+Three walks, one order: `_general` serves every mode (bottom-up, traced, diagnosing a spent
+budget); `_top_down` and `_bottom_up` serve the common passes (the matcher's op table, no trace)
+with less work per node, and tests hold them to the same attempts in the same order.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .env import env_int
-from .uop import UOp, toposort
+from .uop import UOp, new_uop, toposort
 
 
 class RewriteNotReady(Exception):
@@ -224,9 +224,10 @@ class _Rewriter:
         self.root = root  # a spent budget is scaled by this graph's size (`_over_budget`)
         # (node, stage, work node): stage 0 = first visit, 1 = sources done, 2 = link result
         stack: collections.deque[tuple[UOp, int, UOp]] = collections.deque([(root, 0, root)])
-        if not self.bottom_up and self.table is not None:
-            self._top_down(stack)  # returns early if a spent budget turns diagnosis on
-        self._general(stack)
+        if self.table is not None:  # both return early if a spent budget turns diagnosis on
+            (self._bottom_up if self.bottom_up else self._top_down)(stack)
+        if stack:
+            self._general(stack)
         return self.replace[root]
 
     def _top_down(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:
@@ -271,7 +272,7 @@ class _Rewriter:
             cur, fresh = n, False
             if src != n.src:
                 links.append(n)
-                cur, fresh = UOp(n.op, n.dtype, src, n.arg, n.tag), True
+                cur, fresh = new_uop(UOp, n.op, n.dtype, src, n.arg, n.tag), True
             while True:
                 if fresh:  # a node not seen before this step: its first visit, in place
                     if cur in replace:
@@ -286,7 +287,7 @@ class _Rewriter:
                         break
                     if src != cur.src:
                         links.append(cur)
-                        cur = UOp(cur.op, cur.dtype, src, cur.arg, cur.tag)
+                        cur = new_uop(UOp, cur.op, cur.dtype, src, cur.arg, cur.tag)
                         continue
                 try:
                     f = lookup(cur.op)
@@ -319,6 +320,65 @@ class _Rewriter:
             for x in links:
                 replace[x] = final
             waiting = 0
+        self.waiting = waiting
+
+    def _bottom_up(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:
+        """The walk of `_general` for a bottom-up pass with the matcher's table and no trace,
+        in the same order: a node's fixed point calls the op table in place (no `fixed_point`,
+        `step` and `rewrite` frames per attempt)."""
+        replace, ctx, lookup = self.replace, self.ctx, self.table.get
+        done, pop, push = replace.__getitem__, stack.pop, stack.append
+        waiting = self.waiting
+        while stack:
+            n, stage, new_n = pop()
+            if n in replace:
+                continue
+            if stage == 0:
+                # the node itself to a fixed point first (its sources are not rewritten yet)
+                new_n = n
+                while (f := lookup(new_n.op)) is not None:
+                    hit = f(new_n, ctx)
+                    if hit is None or hit[0] is new_n:
+                        break
+                    new_n = hit[0]
+                    self.fired += 1
+                    if self.fired > self.budget:
+                        self._over_budget()
+                        if self.table is None:  # diagnosing: the general walk names the rules
+                            push((n, 2, new_n))
+                            push((new_n, 0, new_n))
+                            self.waiting = waiting
+                            return
+                pending = False
+                for s in reversed(new_n.src):  # a loop, not a comprehension: no frame per node
+                    if s not in replace:
+                        if not pending:
+                            push((n, 1, new_n))
+                            pending = True
+                        push((s, 0, s))
+                if pending:
+                    continue
+            elif stage == 2:
+                linked = replace.get(new_n)
+                if linked is None:
+                    stack.appendleft((n, 2, new_n))
+                    waiting += 1
+                    continue
+                replace[n] = linked
+                waiting = 0
+                continue
+            try:  # the sources of new_n are rewritten
+                src = tuple(map(done, new_n.src))
+            except KeyError:  # a source is still waiting: retry later
+                stack.appendleft((n, 1, new_n))
+                waiting += 1
+                continue
+            if src == new_n.src:
+                replace[n] = new_n
+                continue
+            result = new_uop(UOp, new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+            push((n, 2, result))
+            push((result, 0, result))
         self.waiting = waiting
 
     def _general(self, stack: collections.deque[tuple[UOp, int, UOp]]) -> None:
@@ -371,7 +431,7 @@ class _Rewriter:
                         waiting = 0
                         continue
                 else:
-                    result = UOp(new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+                    result = new_uop(UOp, new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
                 stack.append((n, 2, result))
                 stack.append((result, 0, result))
                 continue

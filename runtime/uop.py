@@ -34,6 +34,7 @@ def _drop_entry(entry: _Entry) -> None:
 
 _cache: dict[tuple, _Entry] = {}
 _UNSET: Any = object()
+UNSET = _UNSET  # a cached fact (fill_facts) not derived yet
 
 
 def _const_arg(dtype: DType, value: Any) -> Any:
@@ -59,13 +60,19 @@ _ADD, _SUB, _MUL, _IDIV, _MOD, _NEG, _MAX, _MIN = (
     Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.NEG, Ops.MAX, Ops.MIN)
 _WHERE, _CMPLT, _CMPNE, _CMPEQ, _AND, _OR, _CAST = (
     Ops.WHERE, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.CAST)
+_FDIV, _XOR, _SINK, _FLIP, _VIEW, _MULTI = (
+    Ops.FDIV, Ops.XOR, Ops.SINK, Ops.FLIP, Ops.VIEW, Ops.MULTI)
+_index, _bool, _void = dtypes.index, dtypes.bool, dtypes.void
 _Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, GroupOp.Movement
 
 
 class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
-    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "__weakref__")
+    # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
+    # `_device` belongs to runtime/device.py)
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device",
+                 "__weakref__")
     op: Ops
     dtype: DType
     src: tuple[UOp, ...]
@@ -85,21 +92,19 @@ class UOp:
         node.src = src
         node.arg = arg
         node.tag = tag
-        node._shape = node._bounds = _UNSET
+        node._shape = node._bounds = node._device = _UNSET
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         return node
 
-    def replace(self, **kwargs: Any) -> UOp:
-        """The node with some fields changed; the same object when nothing changes."""
-        op = kwargs.pop("op", self.op)
-        dtype = kwargs.pop("dtype", self.dtype)
-        src = tuple(kwargs.pop("src", self.src))
-        arg = kwargs.pop("arg", self.arg)
-        tag = kwargs.pop("tag", self.tag)
-        if kwargs:
-            raise TypeError(f"replace() got unknown fields {sorted(kwargs)}")
-        return UOp(op, dtype, src, arg, tag)
+    def replace(self, *, op: Any = _UNSET, dtype: Any = _UNSET, src: Any = _UNSET,
+                arg: Any = _UNSET, tag: Any = _UNSET) -> UOp:
+        """The node with some fields changed; the same object when nothing changes (keywords,
+        not a **kwargs dict to pop: rules call this on most firings)."""
+        return new_uop(UOp, self.op if op is _UNSET else op,
+                       self.dtype if dtype is _UNSET else dtype,
+                       self.src if src is _UNSET else tuple(src),
+                       self.arg if arg is _UNSET else arg, self.tag if tag is _UNSET else tag)
 
     def __reduce__(self) -> tuple:  # copies go back through the cache
         return (UOp, (self.op, self.dtype, self.src, self.arg, self.tag))
@@ -123,19 +128,22 @@ class UOp:
     # ---------------------------------------------------------------- constructors
     @staticmethod
     def const(dtype: DType, value: Any) -> UOp:
-        return UOp(Ops.CONST, dtype, (), _const_arg(dtype, value))
+        return new_uop(UOp, _CONST, dtype, (), _const_arg(dtype, value))
 
     def const_like(self, value: Any) -> UOp:
         """A constant of this node's dtype, broadcast to its shape when it has one."""
-        c = UOp.const(self.dtype, value)
-        shape = self.shape
+        dtype = self.dtype
+        c = new_uop(UOp, _CONST, dtype, (), _const_arg(dtype, value))
+        shape = self._shape
+        if shape is _UNSET:
+            shape = self.shape
         if shape is None or shape == ():
             return c
         return c.reshape((1,) * len(shape)).expand(shape)
 
     @staticmethod
     def sink(*srcs: UOp, **kwargs: Any) -> UOp:
-        return UOp(Ops.SINK, dtypes.void, tuple(srcs), **kwargs)
+        return UOp(_SINK, _void, tuple(srcs), **kwargs)
 
     @staticmethod
     def variable(name: str, vmin: int, vmax: int, dtype: DType = dtypes.index) -> UOp:
@@ -149,8 +157,8 @@ class UOp:
 
     @staticmethod
     def range(size: int | UOp, axis: int, kind: str = "loop") -> UOp:
-        end = size if isinstance(size, UOp) else UOp.const(dtypes.index, size)
-        return UOp(Ops.RANGE, dtypes.index, (end,), (axis, kind))
+        end = size if isinstance(size, UOp) else UOp.const(_index, size)
+        return new_uop(UOp, _RANGE, _index, (end,), (axis, kind))
 
     def f(self, op: Ops, **kwargs: Any) -> UOp:
         """A new node `op` over this one (kwargs: dtype, arg, tag; dtype defaults to ours)."""
@@ -158,69 +166,75 @@ class UOp:
 
     # ---------------------------------------------------------------- ALU builders
     def alu(self, op: Ops, *others: UOp | int | float | bool) -> UOp:
-        srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o) for o in others)
+        if len(others) == 1:  # a binary op (most calls): no generator frame
+            o = others[0]
+            srcs = (self, o if isinstance(o, UOp) else self.const_like(o))
+        else:
+            srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o)
+                                   for o in others)
         if op is _WHERE:
             dtype = srcs[1].dtype
         elif op in _Comparison:
-            dtype = dtypes.bool
+            dtype = _bool
         else:
             dtype = self.dtype
-        return UOp(op, dtype, srcs)
+        return new_uop(UOp, op, dtype, srcs)
 
     def _rbin(self, op: Ops, other: int | float | bool) -> UOp:
         return self.const_like(other).alu(op, self)
 
-    def __add__(self, o): return self.alu(Ops.ADD, o)
-    def __radd__(self, o): return self._rbin(Ops.ADD, o)
-    def __sub__(self, o): return self.alu(Ops.SUB, o)
-    def __rsub__(self, o): return self._rbin(Ops.SUB, o)
-    def __mul__(self, o): return self.alu(Ops.MUL, o)
-    def __rmul__(self, o): return self._rbin(Ops.MUL, o)
-    def __truediv__(self, o): return self.alu(Ops.FDIV, o)
-    def __floordiv__(self, o): return self.alu(Ops.IDIV, o)  # C semantics: toward zero
-    def __mod__(self, o): return self.alu(Ops.MOD, o)
-    def __neg__(self): return self.alu(Ops.NEG)
-    def __and__(self, o): return self.alu(Ops.AND, o)
-    def __or__(self, o): return self.alu(Ops.OR, o)
-    def __xor__(self, o): return self.alu(Ops.XOR, o)
-    def lt(self, o): return self.alu(Ops.CMPLT, o)
-    def ne(self, o): return self.alu(Ops.CMPNE, o)
-    def eq(self, o): return self.alu(Ops.CMPEQ, o)
-    def maximum(self, o): return self.alu(Ops.MAX, o)
-    def minimum(self, o): return self.alu(Ops.MIN, o)
-    def where(self, a, b): return self.alu(Ops.WHERE, a, b)
+    # (the ops as module globals: see _CONST above)
+    def __add__(self, o): return self.alu(_ADD, o)
+    def __radd__(self, o): return self._rbin(_ADD, o)
+    def __sub__(self, o): return self.alu(_SUB, o)
+    def __rsub__(self, o): return self._rbin(_SUB, o)
+    def __mul__(self, o): return self.alu(_MUL, o)
+    def __rmul__(self, o): return self._rbin(_MUL, o)
+    def __truediv__(self, o): return self.alu(_FDIV, o)
+    def __floordiv__(self, o): return self.alu(_IDIV, o)  # C semantics: toward zero
+    def __mod__(self, o): return self.alu(_MOD, o)
+    def __neg__(self): return self.alu(_NEG)
+    def __and__(self, o): return self.alu(_AND, o)
+    def __or__(self, o): return self.alu(_OR, o)
+    def __xor__(self, o): return self.alu(_XOR, o)
+    def lt(self, o): return self.alu(_CMPLT, o)
+    def ne(self, o): return self.alu(_CMPNE, o)
+    def eq(self, o): return self.alu(_CMPEQ, o)
+    def maximum(self, o): return self.alu(_MAX, o)
+    def minimum(self, o): return self.alu(_MIN, o)
+    def where(self, a, b): return self.alu(_WHERE, a, b)
     def cast(self, dtype: DType) -> UOp:
-        return self if dtype is self.dtype else UOp(Ops.CAST, dtype, (self,))
+        return self if dtype is self.dtype else new_uop(UOp, _CAST, dtype, (self,))
 
     # ---------------------------------------------------------------- movement builders
     def _mop(self, op: Ops, arg: Any) -> UOp:
-        return UOp(op, self.dtype, (self,), arg)
+        return new_uop(UOp, op, self.dtype, (self,), arg)
 
     def reshape(self, shape: Shape) -> UOp:
         shape = tuple(shape)
-        return self if self.shape == shape else self._mop(Ops.RESHAPE, shape)
+        return self if self.shape == shape else self._mop(_RESHAPE, shape)
 
     def expand(self, shape: Shape) -> UOp:
         shape = tuple(shape)
-        return self if self.shape == shape else self._mop(Ops.EXPAND, shape)
+        return self if self.shape == shape else self._mop(_EXPAND, shape)
 
     def permute(self, order: tuple[int, ...]) -> UOp:
         order = tuple(order)
-        return self if order == tuple(range(len(order))) else self._mop(Ops.PERMUTE, order)
+        return self if order == tuple(range(len(order))) else self._mop(_PERMUTE, order)
 
     def pad(self, padding: tuple[tuple[int, int], ...]) -> UOp:
         padding = tuple(tuple(p) for p in padding)
-        return self if all(p == (0, 0) for p in padding) else self._mop(Ops.PAD, padding)
+        return self if all(p == (0, 0) for p in padding) else self._mop(_PAD, padding)
 
     def shrink(self, bounds: tuple[tuple[int, int], ...]) -> UOp:
         bounds = tuple(tuple(b) for b in bounds)
         if self.shape is not None and all(b == (0, s) for b, s in zip(bounds, self.shape)):
             return self
-        return self._mop(Ops.SHRINK, bounds)
+        return self._mop(_SHRINK, bounds)
 
     def flip(self, axes: tuple[bool, ...]) -> UOp:
         axes = tuple(bool(a) for a in axes)
-        return self if not any(axes) else self._mop(Ops.FLIP, axes)
+        return self if not any(axes) else self._mop(_FLIP, axes)
 
     # ---------------------------------------------------------------- derived facts
     @property
@@ -230,9 +244,7 @@ class UOp:
         if shape is _UNSET:
             for s in self.src:  # a loop, not all(...): no generator frame per node
                 if s._shape is _UNSET:  # a source without a shape: derive them all, in order
-                    for node in toposort(self, stop=lambda n: n._shape is not _UNSET):
-                        node._shape = _derive_shape(node)
-                    return self._shape
+                    return fill_facts(self, "_shape", _derive_shape)
             shape = self._shape = _derive_shape(self)  # the common case: no walk
         return shape
 
@@ -274,9 +286,7 @@ class UOp:
         if bounds is _UNSET:
             for s in self.src:
                 if s._bounds is _UNSET:  # a source without bounds: derive them all, in order
-                    for node in toposort(self, stop=lambda n: n._bounds is not _UNSET):
-                        node._bounds = _derive_bounds(node)
-                    return self._bounds
+                    return fill_facts(self, "_bounds", _derive_bounds)
             bounds = self._bounds = _derive_bounds(self)  # the common case: no walk
         return bounds
 
@@ -290,8 +300,14 @@ class UOp:
         return render_expr(self)
 
 
+# `UOp(...)` goes through type's call machinery (a tuple of arguments, a lookup of __new__, a
+# call of __init__) and costs about a third more than calling `__new__` itself: the hot paths
+# (the builders here, the rewrite engine, generated matchers) call `new_uop(UOp, ...)`
+new_uop = UOp.__new__
+
+
 def _short(node: UOp) -> str:
-    if node.op is Ops.CONST:
+    if node.op is _CONST:
         return f"{node.arg!r}"
     return node.op.name
 
@@ -301,22 +317,54 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     """All nodes reachable from root, sources before users; iterative.
 
     `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
+    # nodes hash by identity (no __hash__ of their own): the set holds them, not their id()s
     order: list[UOp] = []
-    seen: set[int] = set()
+    append = order.append
+    seen: set[UOp] = set()
+    add = seen.add
     stack: list[tuple[UOp, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, expanded = stack.pop()
+        node, expanded = pop()
         if expanded:
-            order.append(node)
+            append(node)
             continue
-        if id(node) in seen or (stop is not None and stop(node)):
+        if node in seen or (stop is not None and stop(node)):
             continue
-        seen.add(id(node))
-        stack.append((node, True))
+        add(node)
+        pending = False
         for s in reversed(node.src):
-            if id(s) not in seen:
-                stack.append((s, False))
+            if s not in seen:
+                if not pending:
+                    push((node, True))
+                    pending = True
+                push((s, False))
+        if not pending:  # its sources are all out (a seen node that is not out would be an
+            append(node)  # ancestor on the walk's path: none in a DAG): no second visit
     return order
+
+
+def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:
+    """The fact a node caches in `slot` (UNSET until derived; `derive(node)` reads its
+    sources'), filled in for `root` and every node under it that lacks it, sources first, and
+    root's returned. Iterative; the fact itself marks a node done, so the walk needs no seen-set
+    and stops where facts are known (a node is pushed once per user that finds it missing)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = stack[-1]
+        if getattr(node, slot) is not _UNSET:
+            pop()
+            continue
+        pending = False
+        for s in node.src:
+            if getattr(s, slot) is _UNSET:
+                push(s)
+                pending = True
+        if not pending:
+            setattr(node, slot, derive(node))
+            pop()
+    return getattr(root, slot)
 
 
 def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
@@ -382,11 +430,11 @@ def _derive_shape(n: UOp) -> Shape | None:
         return ()
     if op in (_RESHAPE, _EXPAND):
         return arg
-    if op is Ops.VIEW:
+    if op is _VIEW:
         return arg.shape
     if op in _SAME_SHAPE:
         return n.src[0].shape
-    if op is Ops.MULTI:  # arg (axis, devices): the shards joined along axis (None: replicas)
+    if op is _MULTI:  # arg (axis, devices): the shards joined along axis (None: replicas)
         shape, axis = n.src[0].shape, arg[0]
         if axis is None or shape is None:
             return shape
@@ -487,6 +535,6 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         return (bool(lo), bool(hi))
     # a fixed-width result outside its type wraps around, so any value is possible
     # (index math is 64-bit and assumed never to overflow)
-    if dt is not dtypes.index and (lo < dt.min or hi > dt.max):
+    if dt is not _index and (lo < dt.min or hi > dt.max):
         return (dt.min, dt.max)
     return (lo, hi)

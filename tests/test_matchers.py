@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import math
@@ -381,23 +382,24 @@ class _Logged:
         return None if hit is None else hit[0]
 
 
-def test_top_down_walk_is_the_general_walk(recorded):
-    """graph_rewrite's top-down walk (the matcher's table called in place, a rewritten node
-    matched again without going through the stack) against its general walk, on the input of
-    every recorded top-down pass: the same nodes tried in the same order, the same output, the
-    same context after, the same map from old nodes to new."""
+def test_fast_walks_are_the_general_walk(recorded):
+    """graph_rewrite's top-down and bottom-up walks (the matcher's table called in place, a
+    rewritten node matched again without going through the stack) against its general walk, on
+    the input of every recorded pass: the same nodes tried in the same order, the same output,
+    the same context after, the same map from old nodes to new."""
     from rulegrad.runtime.rewrite import graph_rewrite_map
 
-    compared = 0
+    compared = collections.Counter()
     for prog in recorded:
         for run in prog.passes:
-            if run.bottom_up or getattr(run.matcher, "table", None) is None:
+            if getattr(run.matcher, "table", None) is None:
                 continue
             logs, outs, ctxs, maps = [], [], [], []
             for fast in (True, False):
                 log: list = []
                 ctx = copy.deepcopy(run.ctx_before)
-                m = graph_rewrite_map(run.before, _Logged(run.matcher, log, fast), ctx=ctx)
+                m = graph_rewrite_map(run.before, _Logged(run.matcher, log, fast), ctx=ctx,
+                                      bottom_up=run.bottom_up)
                 logs.append(log)
                 outs.append(m[run.before])
                 ctxs.append(ctx)
@@ -408,8 +410,8 @@ def test_top_down_walk_is_the_general_walk(recorded):
                 assert logs[0] == logs[1] and maps[0] == maps[1], (prog.seed, run.name)
             else:
                 assert [n.op for n in logs[0]] == [n.op for n in logs[1]], (prog.seed, run.name)
-            compared += 1
-    assert compared > 100, compared
+            compared[run.bottom_up] += 1
+    assert compared[False] > 100 and compared[True] > 100, compared
 
 
 def test_every_rules_file_has_rule_sets():

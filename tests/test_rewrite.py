@@ -58,14 +58,16 @@ def test_hash_consing_and_replace():
     assert UOp.const(dtypes.float32, nan) is UOp.const(dtypes.float32, float("nan"))
 
 
-@pytest.mark.parametrize("walk,depth", [(Fn, 100_000), (TableFn, 1_000_000)],
-                         ids=["general", "top_down"])
-def test_million_node_chain_at_default_recursion_limit(walk, depth):
-    # a million nodes on the walk every pass without tracing takes (the general one, for
-    # traced and bottom-up passes, is as iterative: a chain far past the recursion limit)
+@pytest.mark.parametrize("walk,depth,bottom_up", [(Fn, 100_000, False),
+                                                  (TableFn, 1_000_000, False),
+                                                  (TableFn, 1_000_000, True)],
+                         ids=["general", "top_down", "bottom_up"])
+def test_million_node_chain_at_default_recursion_limit(walk, depth, bottom_up):
+    # a million nodes on the walks every pass without tracing takes (the general one, for
+    # traced passes, is as iterative: a chain far past the recursion limit)
     assert sys.getrecursionlimit() <= 10_000
     chain = neg_chain(depth)
-    out = graph_rewrite(chain, walk(double_neg))
+    out = graph_rewrite(chain, walk(double_neg), bottom_up=bottom_up)
     assert out is UOp.const(dtypes.int32, 7)  # an even number of negations cancels
 
 
@@ -81,9 +83,29 @@ def test_top_down_rewrites_sources_first(walk):
     graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), walk(log))
     assert seen == [Ops.CONST, Ops.NEG, Ops.EXP2]
     seen.clear()
-    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), Fn(log),
+    graph_rewrite(UOp(Ops.EXP2, dtypes.int32, (UOp(Ops.NEG, dtypes.int32, (x,)),)), walk(log),
                   bottom_up=True)
     assert seen == [Ops.EXP2, Ops.NEG, Ops.CONST]
+
+
+@WALKS
+def test_bottom_up_matches_a_node_before_its_sources_and_again_when_rebuilt(walk):
+    seen = []
+
+    def fn(u, ctx):  # NEG(x) -> EXP2(x) and CONST 1 -> CONST 2: EXP2 is rebuilt over CONST 2
+        seen.append(u.op)
+        if u.op is Ops.NEG:
+            return u.replace(op=Ops.EXP2)
+        if u.op is Ops.CONST and u.arg == 1:
+            return u.replace(arg=2)
+        return None
+
+    x = UOp.const(dtypes.int32, 1)
+    out = graph_rewrite(UOp(Ops.NEG, dtypes.int32, (x,)), walk(fn), bottom_up=True)
+    assert out is UOp(Ops.EXP2, dtypes.int32, (UOp.const(dtypes.int32, 2),))
+    # CONST 2, a rule's result, is not memoised as a node of the graph: met again as the
+    # rebuilt EXP2's source, it is tried once more
+    assert seen == [Ops.NEG, Ops.EXP2, Ops.CONST, Ops.CONST, Ops.EXP2, Ops.CONST]
 
 
 @WALKS
@@ -158,11 +180,13 @@ class TableCycle(Cycle):
         self.table = dict.fromkeys(Ops, call)
 
 
-@pytest.mark.parametrize("cycle", [Cycle, TableCycle], ids=["general", "top_down"])
-def test_two_rule_cycle_names_both_rules(cycle):
+@pytest.mark.parametrize("cycle,bottom_up", [(Cycle, False), (TableCycle, False),
+                                              (TableCycle, True)],
+                         ids=["general", "top_down", "bottom_up"])
+def test_two_rule_cycle_names_both_rules(cycle, bottom_up):
     x = UOp(Ops.EXP2, dtypes.float32, (UOp.const(dtypes.float32, 1.0),))
     with pytest.raises(RewriteBudgetError) as err:
-        graph_rewrite(x, cycle(), budget=500)
+        graph_rewrite(x, cycle(), budget=500, bottom_up=bottom_up)
     msg = str(err.value)
     assert "exp_to_log at cycle.rules:3" in msg and "log_to_exp at cycle.rules:4" in msg
 

@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.gradient_helpers import argsort
 from rulegrad.rules.gradient_helpers import reduce_grad
 from rulegrad.rules.gradient_helpers import sum_to
@@ -19,6 +20,9 @@ from rulegrad.rules.gradient_helpers import unshrink
 SOURCE = 'rules/gradient.rules'
 SOURCE_SHA256 = '088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680'
 DEPENDENCIES = ()
+_LOG = Ops.LOG
+_POW = Ops.POW
+_SIN = Ops.SIN
 
 
 # ======================================================================== pm_gradient
@@ -275,7 +279,7 @@ def _pm_gradient_SIN(n, ctx):
         #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
         if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
         x = n0
-        _r = _as_uop(n, (ctx * UOp(Ops.SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
+        _r = _as_uop(n, (ctx * _new(UOp, _SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
     return None
 
@@ -415,7 +419,7 @@ def _pm_gradient_POW(n, ctx):
         r = n
         x = n0
         y = n1
-        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * UOp(Ops.POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * UOp(Ops.LOG, x.dtype, (x,)))))
+        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * _new(UOp, _POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * _new(UOp, _LOG, x.dtype, (x,)))))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
     return None
 

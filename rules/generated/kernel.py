@@ -11,6 +11,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import KernelContext
 from rulegrad.rules.rangeify_helpers import bufferize_to_store
 from rulegrad.rules.rangeify_helpers import define_load
@@ -27,6 +28,8 @@ _BUFFER = Ops.BUFFER
 _INDEX = Ops.INDEX
 _INVALID = Ops.INVALID
 _KERNEL = Ops.KERNEL
+_SINK = Ops.SINK
+_STORE = Ops.STORE
 
 
 # ======================================================================== split_kernels
@@ -49,7 +52,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
             rngs = n.src[1:]
             t = n0_0
             v = n0_1
-            _r = UOp(Ops.STORE, t.dtype, (t, v, *rngs), None, b.tag)
+            _r = _new(UOp, _STORE, t.dtype, (t, v, *rngs), None, b.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
     # rule to_store at rules/kernel.rules:19
     #   to_store: BUFFERIZE as b -> bufferize_to_store(b)
@@ -64,7 +67,7 @@ def _split_kernels_STORE(n, ctx):
     #   split_store: STORE as st -> make_kernel(st, *kernel(SINK(st)))
     if _split_kernels_st: _split_kernels_st.attempts[2] += 1
     st = n
-    _r = _as_uop(n, make_kernel(st, *kernel(UOp(Ops.SINK, st.dtype, (st,)))))
+    _r = _as_uop(n, make_kernel(st, *kernel(_new(UOp, _SINK, st.dtype, (st,)))))
     if _r is not None and _r is not n: return _r, _split_kernels_rules[2]
     return None
 

@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.kernelize_helpers import create_kernel
 from rulegrad.rules.kernelize_helpers import fuse_reduce
 from rulegrad.rules.kernelize_helpers import fuse_srcs

@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.lower_helpers import gated_load
 from rulegrad.rules.lower_helpers import in_float32
 from rulegrad.rules.lower_helpers import is_loop
@@ -20,9 +21,14 @@ from rulegrad.rules.lower_helpers import reduce_loop
 SOURCE = 'rules/lower.rules'
 SOURCE_SHA256 = 'aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b'
 DEPENDENCIES = ()
+_ADD = Ops.ADD
+_AND = Ops.AND
 _CAST = Ops.CAST
 _CONST = Ops.CONST
 _INDEX = Ops.INDEX
+_MAX = Ops.MAX
+_MIN = Ops.MIN
+_SHR = Ops.SHR
 _dt_float16 = dtypes.float16
 _dt_float32 = dtypes.float32
 _dt_index = dtypes.index
@@ -55,7 +61,7 @@ def _lower_half_REDUCE(n, ctx):
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
             if _lower_half_st: _lower_half_st.attempts[2] += 1
             r = n
-            if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN):
+            if r.arg in (_ADD, _MAX, _MIN):
                 _r = _as_uop(n, in_float32(r))
                 if _r is not None and _r is not n: return _r, _lower_half_rules[2]
     return None
@@ -314,7 +320,7 @@ def _lower_alu_IDIV(n, ctx):
             c = n1
             x = n0
             if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.SHR, x.dtype, (x, log2_int(x, c.arg)))
+                _r = _new(UOp, _SHR, x.dtype, (x, log2_int(x, c.arg)))
                 if _r is not n: return _r, _lower_alu_rules[1]
     return None
 
@@ -328,7 +334,7 @@ def _lower_alu_MOD(n, ctx):
             c = n1
             x = n0
             if x.vmin >= 0 and is_pow2(c.arg):
-                _r = UOp(Ops.AND, x.dtype, (x, x.const_like(c.arg - 1)))
+                _r = _new(UOp, _AND, x.dtype, (x, x.const_like(c.arg - 1)))
                 if _r is not n: return _r, _lower_alu_rules[2]
     return None
 
@@ -369,7 +375,7 @@ def _lower_valid_INDEX(n, ctx):
             if _lower_valid_st: _lower_valid_st.attempts[0] += 1
             b = n0
             off = n1
-            _r = UOp(Ops.INDEX, b.dtype, (b, off))
+            _r = _new(UOp, _INDEX, b.dtype, (b, off))
             if _r is not n: return _r, _lower_valid_rules[0]
     return None
 
@@ -410,7 +416,7 @@ def _lower_load_LOAD(n, ctx):
             idx = n0
             ld = n
             valid = n0_2
-            if valid.op is not Ops.CONST:
+            if valid.op is not _CONST:
                 _r = _as_uop(n, gated_load(ld, idx))
                 if _r is not None and _r is not n: return _r, _lower_load_rules[0]
     return None

@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.movement_helpers import compose_flip
 from rulegrad.rules.movement_helpers import compose_pad
 from rulegrad.rules.movement_helpers import compose_permute
@@ -71,10 +72,17 @@ _mop_cleanup_rules = (
 _mop_cleanup_st = match_stats('mop_cleanup', _mop_cleanup_rules)  # None unless counting
 
 def _mop_cleanup_RESHAPE(n, ctx):
-    _h = _double_reshape_RESHAPE(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
+        if n0.op is _RESHAPE and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule reshape_reshape at rules/movement.rules:11
+            #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
+            if _double_reshape_st: _double_reshape_st.attempts[0] += 1
+            r = n
+            x = n0_0
+            _r = _as_uop(n, x.reshape(r.arg))
+            if _r is not None and _r is not n: return _r, _double_reshape_rules[0]
         # rule reshape_noop at rules/movement.rules:16
         #   reshape_noop: RESHAPE(x) as r if x.shape == r.arg -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[0] += 1

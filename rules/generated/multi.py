@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.multi_helpers import alu_multi
 from rulegrad.rules.multi_helpers import gather
 from rulegrad.rules.multi_helpers import has_multi
@@ -265,7 +266,7 @@ def _pm_mselect_MSELECT(n, ctx):
         if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
         m = n
         x = n0
-        if x.op is not Ops.MSTACK:
+        if x.op is not _MSTACK:
             _r = _as_uop(n, push_mselect(x, m.arg))
             if _r is not None and _r is not n: return _r, _pm_mselect_rules[1]
     return None

@@ -13,6 +13,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import ChildrenContext
 from rulegrad.rules.rangeify_helpers import RangeifyContext
 from rulegrad.rules.rangeify_helpers import RealizeContext
@@ -40,18 +41,29 @@ SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = 'd3fe0821827c04f8a72b4d88f198fd0d43eb3b241b5abe2e88a53e0ef0faf999'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
 _ASSIGN = Ops.ASSIGN
+_BIND = Ops.BIND
+_BUFFER = Ops.BUFFER
 _BUFFERIZE = Ops.BUFFERIZE
+_BUFFER_VIEW = Ops.BUFFER_VIEW
 _CHILD = Ops.CHILD
 _CHILDREN = Ops.CHILDREN
 _CONST = Ops.CONST
+_CONTIGUOUS = Ops.CONTIGUOUS
+_COPY = Ops.COPY
+_DEFINE_LOCAL = Ops.DEFINE_LOCAL
+_DEFINE_VAR = Ops.DEFINE_VAR
+_DEVICE = Ops.DEVICE
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP
 _INDEX = Ops.INDEX
 _PAD = Ops.PAD
 _PERMUTE = Ops.PERMUTE
+_RANGE = Ops.RANGE
+_REALIZE = Ops.REALIZE
 _REDUCE_AXIS = Ops.REDUCE_AXIS
 _RESHAPE = Ops.RESHAPE
 _SHRINK = Ops.SHRINK
+_SINK = Ops.SINK
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS2 = frozenset({Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -79,7 +91,7 @@ def _earliest_rewrites_any0(n, ctx):
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
-    if x.size == 0 and x.base.op is not Ops.BUFFER:
+    if x.size == 0 and x.base.op is not _BUFFER:
         _r = _as_uop(n, x.const_like(0))
         if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[1]
     return None
@@ -139,8 +151,8 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         a = n
         t = n0
         x = n1
-        if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x):
-            _r = _as_uop(n, a.replace(src=(t, x.f(Ops.CONTIGUOUS))))
+        if x.op is not _CONTIGUOUS and reads_target_moved(t, x):
+            _r = _as_uop(n, a.replace(src=(t, x.f(_CONTIGUOUS))))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[6]
     return None
 
@@ -239,7 +251,7 @@ def _do_realize_SINK(n, ctx):
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER)))
+    _r = _as_uop(n, ctx.realize.update(x for x in s.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER)))
     if _r is not None and _r is not n: return _r, _do_realize_rules[0]
     return None
 
@@ -289,7 +301,7 @@ def _do_realize_ASSIGN(n, ctx):
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
-        if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR):
+        if v.op not in (_CONTIGUOUS, _ASSIGN, _COPY, _BUFFER, _BUFFER_VIEW, _CONST, _BIND, _DEVICE, _DEFINE_VAR):
             _r = _as_uop(n, ctx.realize.add(v))
             if _r is not None and _r is not n: return _r, _do_realize_rules[3]
     return None
@@ -316,7 +328,7 @@ def _add_realize_any0(n, ctx):
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
     if x in ctx.realize and x.tag is None:
-        _r = UOp(Ops.REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
+        _r = _new(UOp, _REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
         if _r is not n: return _r, _add_realize_rules[0]
     return None
 
@@ -338,8 +350,8 @@ def _pm_children_any0(n, ctx):
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
-    if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src):
-        _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.CHILD, (_t1 := UOp(Ops.CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
+    if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
+        _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:70
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
@@ -379,7 +391,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(Ops.INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:79
@@ -388,7 +400,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(Ops.INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:81
@@ -397,7 +409,7 @@ def _pm_mops_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 r = n0
-                _r = UOp(Ops.INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:84
@@ -408,7 +420,7 @@ def _pm_mops_INDEX(n, ctx):
                 r = n0
                 old = i.arg or ()
                 dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
-                _r = UOp(Ops.INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in UOp(Ops.SINK, dtypes.void, (*dropped,)).toposort() if g.op is Ops.RANGE and g not in old) or None)
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
                 # rule index_pad at rules/rangeify.rules:87
@@ -457,15 +469,69 @@ def _pm_rangeify_REALIZE(n, ctx):
     r = n
     x = r.src[0]
     rngs = ctx.new_ranges(x.shape)
-    _r = UOp(Ops.BUFFERIZE, (_t1 := UOp(Ops.INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), r.tag)
+    _r = _new(UOp, _BUFFERIZE, (_t1 := _new(UOp, _INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), r.tag)
     if _r is not n: return _r, _pm_rangeify_rules[0]
     return None
 
 def _pm_rangeify_INDEX(n, ctx):
-    _h = _pm_mops_INDEX(n, ctx)
-    if _h is not None: return _h
     if len(n.src) >= 1:
         n0 = n.src[0]
+        o0 = n0.op
+        if o0 in _OPS0:
+            if o0 is _SHRINK:
+                # rule index_shrink at rules/rangeify.rules:77
+                #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[0] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[0]
+            elif o0 is _PERMUTE:
+                # rule index_permute at rules/rangeify.rules:79
+                #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[1] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[1]
+            elif o0 is _FLIP:
+                # rule index_flip at rules/rangeify.rules:81
+                #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
+                if _pm_mops_st: _pm_mops_st.attempts[2] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[2]
+            elif o0 is _EXPAND:
+                # rule index_expand at rules/rangeify.rules:84
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                if _pm_mops_st: _pm_mops_st.attempts[3] += 1
+                i = n
+                idx = n.src[1:]
+                r = n0
+                old = i.arg or ()
+                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
+                if _r is not n: return _r, _pm_mops_rules[3]
+            elif o0 is _PAD:
+                # rule index_pad at rules/rangeify.rules:87
+                #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
+                if _pm_mops_st: _pm_mops_st.attempts[4] += 1
+                idx = n
+                r = n0
+                _r = _as_uop(n, map_pad(r, idx))
+                if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
+            elif o0 is _RESHAPE:
+                # rule index_reshape at rules/rangeify.rules:88
+                #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+                if _pm_mops_st: _pm_mops_st.attempts[5] += 1
+                idx = n
+                r = n0
+                _r = _as_uop(n, map_reshape(r, idx))
+                if _r is not None and _r is not n: return _r, _pm_mops_rules[5]
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _CHILD and len(n0.src) == 1:
@@ -492,7 +558,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 a = n0
                 i = n
                 idx = n.src[1:]
-                _r = _as_uop(n, a.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
+                _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
                 # rule local_array at rules/rangeify.rules:109
@@ -512,7 +578,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=tuple(UOp(Ops.INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
+                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 in _OPS5:
                 # rule index_marker at rules/rangeify.rules:113
@@ -521,7 +587,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=(UOp(Ops.INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
+                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
                 # rule local_reduce at rules/rangeify.rules:120
@@ -551,7 +617,7 @@ def _pm_rangeify_INDEX(n, ctx):
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
-        if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL):
+        if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
             raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
     return None
 
@@ -593,7 +659,7 @@ def _pm_cleanups_COPY(n, ctx):
                 c = n
                 idx = n0
                 x = n0_0_0
-                if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST):
+                if x.op not in (_CONTIGUOUS, _COPY, _CONST):
                     _r = _as_uop(n, keep_copy_source(c, idx, b))
                     if _r is not None and _r is not n: return _r, _pm_cleanups_rules[4]
     return None
@@ -655,7 +721,7 @@ def _keep_buffers_SINK(n, ctx):
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
-    _r = UOp(Ops.SINK, dtypes.void, (*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None],))
+    _r = _new(UOp, _SINK, dtypes.void, (*[x for x in s.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
     if _r is not n: return _r, _keep_buffers_rules[0]
     return None
 

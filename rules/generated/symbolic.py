@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
+from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.symbolic_helpers import cast_value
 from rulegrad.rules.symbolic_helpers import fold_alu
 
@@ -421,10 +422,27 @@ _sym_rules = (
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
 def _sym_ADD(n, ctx):
-    _h = _symbolic_simple_ADD(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+            # rule add_zero at rules/symbolic.rules:12
+            #   add_zero: ADD[x:ints, 0] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            x = n0
+            return x, _symbolic_simple_rules[0]
+        if n0.op is _CONST:
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n1
+                return x, _symbolic_simple_rules[0]
+            if n1.op is _CONST:
+                # rule fold_binary at rules/symbolic.rules:35
+                #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+                _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+                if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is _ADD and len(n0.src) == 2:
@@ -437,7 +455,7 @@ def _sym_ADD(n, ctx):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
                     if n0_0.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:43
@@ -446,7 +464,7 @@ def _sym_ADD(n, ctx):
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[0]
             elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
@@ -457,7 +475,7 @@ def _sym_ADD(n, ctx):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
                 if n1_0.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
@@ -466,7 +484,7 @@ def _sym_ADD(n, ctx):
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _r = _as_uop(n, x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[0]
         o0 = n0.op
         if o0 is _MUL and len(n0.src) == 2:
@@ -520,10 +538,28 @@ def _sym_ADD(n, ctx):
     return None
 
 def _sym_SUB(n, ctx):
-    _h = _symbolic_simple_SUB(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0:
+            if n1.op is _CONST and n1.arg == 0:
+                # rule sub_zero at rules/symbolic.rules:13
+                #   sub_zero: SUB(x:ints, 0) -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                x = n0
+                return x, _symbolic_simple_rules[1]
+            if n1 is n0:
+                # rule sub_self at rules/symbolic.rules:14
+                #   sub_self: SUB(x:ints, x) -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[2]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index and n1.op is _CONST:
             # rule sub_const at rules/symbolic.rules:46
             #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
@@ -535,10 +571,41 @@ def _sym_SUB(n, ctx):
     return None
 
 def _sym_MUL(n, ctx):
-    _h = _symbolic_simple_MUL(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n1.op is _CONST and n1.arg == 1:
+            # rule mul_one at rules/symbolic.rules:18
+            #   mul_one: MUL[x, 1] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+            x = n0
+            return x, _symbolic_simple_rules[4]
+        if n0.op is _CONST and n0.arg == 1:
+            # rule mul_one at rules/symbolic.rules:18
+            #   mul_one: MUL[x, 1] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+            x = n1
+            return x, _symbolic_simple_rules[4]
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+            # rule mul_zero at rules/symbolic.rules:19
+            #   mul_zero: MUL[x:ints, 0] -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[5]
+        if n0.op is _CONST:
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+            if n1.op is _CONST:
+                # rule fold_binary at rules/symbolic.rules:35
+                #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+                _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+                if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype in _DT0:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -551,7 +618,7 @@ def _sym_MUL(n, ctx):
                         c1 = n0_1
                         c2 = n1
                         x = n0_0
-                        _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
                     if n0_0.op is _CONST:
                         # rule mul_consts at rules/symbolic.rules:44
@@ -560,7 +627,7 @@ def _sym_MUL(n, ctx):
                         c1 = n0_0
                         c2 = n1
                         x = n0_1
-                        _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                        _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                         if _r is not None and _r is not n: return _r, _sym_rules[1]
             elif o0 is _CONST and n1.op is _MUL and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
@@ -571,7 +638,7 @@ def _sym_MUL(n, ctx):
                     c1 = n1_1
                     c2 = n0
                     x = n1_0
-                    _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[1]
                 if n1_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
@@ -580,15 +647,25 @@ def _sym_MUL(n, ctx):
                     c1 = n1_0
                     c2 = n0
                     x = n1_1
-                    _r = _as_uop(n, x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg))
+                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
                     if _r is not None and _r is not n: return _r, _sym_rules[1]
     return None
 
 def _sym_IDIV(n, ctx):
-    _h = _symbolic_simple_IDIV(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+            # rule idiv_one at rules/symbolic.rules:20
+            #   idiv_one: IDIV(x:ints, 1) -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+            x = n0
+            return x, _symbolic_simple_rules[6]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype is _dt_index:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -663,10 +740,21 @@ def _sym_IDIV(n, ctx):
     return None
 
 def _sym_MOD(n, ctx):
-    _h = _symbolic_simple_MOD(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+            # rule mod_one at rules/symbolic.rules:21
+            #   mod_one: MOD(x:ints, 1) -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[7]
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n.dtype is _dt_index:
             o0 = n0.op
             if o0 is _MUL and len(n0.src) == 2:
@@ -753,10 +841,14 @@ def _sym_MOD(n, ctx):
     return None
 
 def _sym_CMPLT(n, ctx):
-    _h = _symbolic_simple_CMPLT(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -770,10 +862,14 @@ def _sym_CMPLT(n, ctx):
     return None
 
 def _sym_CMPNE(n, ctx):
-    _h = _symbolic_simple_CMPNE(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
@@ -787,10 +883,14 @@ def _sym_CMPNE(n, ctx):
     return None
 
 def _sym_CMPEQ(n, ctx):
-    _h = _symbolic_simple_CMPEQ(n, ctx)
-    if _h is not None: return _h
     if len(n.src) == 2:
         n0, n1 = n.src
+        if n0.op is _CONST and n1.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         if n0.dtype is _dt_index:
             # rule cmp_bounds at rules/symbolic.rules:67
             #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin

@@ -302,20 +302,31 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
 
     `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
     order: list[UOp] = []
-    seen: set[int] = set()
-    stack: list[tuple[UOp, bool]] = [(root, False)]
+    if stop is not None and stop(root):
+        return order
+    # the stack holds bare nodes: a node stays on it until its sources are done, and is looked
+    # at twice (a (node, flag) pair per visit made the cyclic collector scan the whole heap
+    # again and again on a deep graph, doubling the walk's time); nodes hash by identity
+    done: set[UOp] = set()
+    stack = [root]
+    push, pop, finish, emit = stack.append, stack.pop, done.add, order.append
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
+        node = stack[-1]
+        if node in done:
+            pop()
             continue
-        if id(node) in seen or (stop is not None and stop(node)):
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
+        waiting = False
         for s in reversed(node.src):
-            if id(s) not in seen:
-                stack.append((s, False))
+            if s not in done:
+                if stop is not None and stop(s):
+                    finish(s)  # pruned: counted as done, never emitted
+                    continue
+                push(s)
+                waiting = True
+        if not waiting:
+            pop()
+            finish(node)
+            emit(node)
     return order
 
 

@@ -144,3 +144,71 @@ def test_a_bad_program_bound_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "0")
     with pytest.raises(EnvError, match="RULEGRAD_MAX_PROGRAMS=0: must be at least 1"):
         run.max_programs()
+
+
+# ---------------------------------------------------------------------------- deep graphs
+def _random_dag(seed: int, n: int = 400):
+    import random
+
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    rng = random.Random(seed)
+    nodes = [UOp(Ops.DEFINE_VAR, dtypes.int32, (), (f"v{i}", 0, 9)) for i in range(4)]
+    for _ in range(n):
+        op, k = rng.choice([(Ops.NEG, 1), (Ops.ADD, 2), (Ops.WHERE, 3)])
+        nodes.append(UOp(op, dtypes.int32, tuple(rng.choice(nodes[-20:]) for _ in range(k))))
+    return UOp(Ops.SINK, dtypes.void, tuple(nodes[-8:]))
+
+
+def _postorder(root, stop):
+    # the definition (recursive: the graphs here are small): sources left to right, then the node
+    out, seen = [], set()
+
+    def visit(n):
+        if n in seen or stop(n):
+            return
+        seen.add(n)
+        for s in n.src:
+            visit(s)
+        out.append(n)
+
+    visit(root)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_toposort_is_the_depth_first_postorder(seed):
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    dag = _random_dag(seed)
+    for stop in (lambda n: False, lambda n: n.op is Ops.WHERE, lambda n: n is dag.src[0]):
+        assert toposort(dag, stop=stop) == _postorder(dag, stop)
+    assert toposort(dag, stop=lambda n: n is dag) == []
+
+
+def test_a_deep_walk_wakes_no_cyclic_collector():
+    # a walk that keeps an object per node alive makes the collector rescan the whole heap
+    # over and over (half a 100k-op chain's toposort time); counted, not timed
+    import gc
+
+    from rulegrad.runtime.uop import toposort
+
+    x = Tensor(np.ones(4, np.float32))
+    for _ in range(100_000):
+        x = x + 1.0
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        order = toposort(x.uop)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(order) > 100_000 and runs == []

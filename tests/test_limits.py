@@ -212,3 +212,53 @@ def test_a_deep_walk_wakes_no_cyclic_collector():
     finally:
         gc.callbacks.remove(count)
     assert len(order) > 100_000 and runs == []
+
+
+def test_scheduling_and_building_a_deep_chain_wake_no_cyclic_collector():
+    # runtime/gc_pause.py: the collector's passes over a 1M-node heap cost as much as the work
+    import gc
+
+    a = np.arange(8, dtype=np.float32)
+    (Tensor(a) + 1.0).numpy()  # the lazy imports of a first realize (they collect) done here
+    x, ref = Tensor(a), a.copy()
+    for i in range(20_000):
+        x, ref = (x + 1.0, ref + np.float32(1.0)) if i % 2 else (x * 0.5, ref * np.float32(0.5))
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        x.schedule()
+        out = x.numpy()
+    finally:
+        gc.callbacks.remove(count)
+    # (the young objects of each phase are collected once as it ends: one pass over them)
+    assert len(runs) <= 2 and set(runs) <= {0} and gc.isenabled()
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
+    import gc
+
+    from rulegrad.runtime.gc_pause import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer phase still runs
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError), gc_paused():
+        1 // 0
+    assert gc.isenabled()

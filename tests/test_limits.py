@@ -262,3 +262,35 @@ def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
     with pytest.raises(ZeroDivisionError), gc_paused():
         1 // 0
     assert gc.isenabled()
+
+
+def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
+    # a chain lifts the same constants at every op: CONST.reshape.expand is kept, only the op
+    # itself is a new node (building the three was most of a 1.25M-op chain's graph time)
+    from rulegrad.runtime.uop import UOp
+
+    x = Tensor(np.ones((4, 3), np.float32))
+    x = x * 0.5 + 1.0  # the constants' first use
+    made = []
+    new = UOp.__new__
+
+    def counting(cls, *args, **kwargs):
+        made.append(args[0])
+        return new(cls, *args, **kwargs)
+
+    monkeypatch.setattr(UOp, "__new__", counting)
+    for _ in range(50):
+        x = x * 0.5 + 1.0
+    monkeypatch.undo()
+    assert len(made) == 100
+
+
+def test_scalar_constants_keep_their_sign_of_zero():
+    # numpy's -0.0 equals 0.0 (and hashes alike): a cache keyed by value once answered the
+    # first one asked for both
+    for first, second in ((np.float32(-0.0), np.float32(0.0)), (-0.0, 0.0), (0.0, -0.0)):
+        for v in (first, second):
+            got = Tensor.full((2,), v, dtype="float32").numpy()
+            assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v
+            got = (Tensor(np.ones(2, np.float32)) * v).numpy()
+            assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v

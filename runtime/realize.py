@@ -29,6 +29,7 @@ import numpy as np
 
 from .buffer import Buffer
 from .device import DEFAULT, device_of
+from .gc_pause import gc_paused
 from .multi import Shards, layouts
 from .ops import Ops
 from .uop import UOp
@@ -191,7 +192,8 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
         for u in todo:
             if u.op is Ops.ASSIGN:  # an array handed out by .numpy() keeps its values
                 assign_target_buffer(u).prepare_write()
-        done = dict(zip(todo, BACKENDS[backend_name()](todo)))
+        with gc_paused():  # scheduling and building a 1M-op graph: see runtime/gc_pause.py
+            done = dict(zip(todo, BACKENDS[backend_name()](todo)))
         out = [b if b is not None else done[u] for u, b in zip(uops, out)]
     return out  # type: ignore[return-value]
 

@@ -24,6 +24,7 @@ from rulegrad.rules.rangeify_helpers import RangeifyContext, RealizeContext
 
 from .buffer import Buffer
 from .env import env_int
+from .gc_pause import gc_paused
 from .limit_buffers import limit_buffers, max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
@@ -308,4 +309,5 @@ def _schedule_uncached(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
 
 def create_schedule(uops: list[UOp], scheduler: str | None = None) -> list[ScheduleItem]:
     """The kernels that compute `uops`, producers first (nothing is run)."""
-    return schedule_with_outputs(list(uops), scheduler)[0]
+    with gc_paused():  # a 1M-op graph: see runtime/gc_pause.py
+        return schedule_with_outputs(list(uops), scheduler)[0]

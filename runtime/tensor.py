@@ -83,12 +83,15 @@ def _const_value(value: Scalar, dtype: DType) -> Scalar:
 
     Kept per (dtype, type, value) — floats by their hex form, so 0.0 and -0.0 stay apart —
     since numpy's conversion costs microseconds and graphs repeat their constants."""
-    key = (dtype, type(value), value.hex() if type(value) is float else value)
-    out = _const_values.get(key)
+    kind = type(value)
+    # Python scalars only: a numpy -0.0 equals 0.0 as a key (and a numpy NaN never matches)
+    key = (dtype, kind, value.hex() if kind is float else value) if kind in _PYTHON_SCALARS \
+        else None
+    out = _const_values.get(key) if key is not None else None
     if out is None:
         with np.errstate(all="ignore"):
             out = dtype.np.type(value).item()
-        if len(_const_values) < 65536:
+        if key is not None and len(_const_values) < 65536:
             _const_values[key] = out
     return out
 
@@ -99,9 +102,24 @@ def _wrapped(value: Scalar, dtype: DType) -> Scalar:
         return np.asarray(value).astype(dtype.np).item()
 
 
+_lifted: dict[tuple, UOp] = {}
+
+
 def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
-    const = UOp.const(dtype, _const_value(value, dtype))
-    return const.reshape((1,) * len(shape)).expand(shape)
+    """A Python scalar as an operand: CONST.reshape(1, ...).expand(shape). Kept per (dtype,
+    type, value, shape), like `_const_values`: a chain `x = x * 0.5 + 1.0` lifts the same two
+    constants at every op, and building the three nodes was most of an op's cost."""
+    kind = type(value)
+    # Python scalars only (numpy's -0.0 equals 0.0 as a key); floats by their hex form
+    key = (dtype, kind, value.hex() if kind is float else value, shape) if (
+        kind in _PYTHON_SCALARS and type(shape) is tuple) else None
+    out = _lifted.get(key) if key is not None else None
+    if out is None:
+        const = UOp.const(dtype, _const_value(value, dtype))
+        out = const.reshape((1,) * len(shape)).expand(shape)
+        if key is not None and len(_lifted) < 4096:  # bounded: a new learning rate adds one
+            _lifted[key] = out
+    return out
 
 
 def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:

@@ -317,30 +317,32 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     """All nodes reachable from root, sources before users; iterative.
 
     `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
-    # nodes hash by identity (no __hash__ of their own): the set holds them, not their id()s
     order: list[UOp] = []
-    append = order.append
-    seen: set[UOp] = set()
-    add = seen.add
-    stack: list[tuple[UOp, bool]] = [(root, False)]
-    pop, push = stack.pop, stack.append
+    if stop is not None and stop(root):
+        return order
+    # the stack holds bare nodes: a node stays on it until its sources are done, and is looked
+    # at twice (a (node, flag) pair per visit made the cyclic collector scan the whole heap
+    # again and again on a deep graph, doubling the walk's time); nodes hash by identity
+    done: set[UOp] = set()
+    stack = [root]
+    push, pop, finish, emit = stack.append, stack.pop, done.add, order.append
     while stack:
-        node, expanded = pop()
-        if expanded:
-            append(node)
+        node = stack[-1]
+        if node in done:
+            pop()
             continue
-        if node in seen or (stop is not None and stop(node)):
-            continue
-        add(node)
-        pending = False
+        waiting = False
         for s in reversed(node.src):
-            if s not in seen:
-                if not pending:
-                    push((node, True))
-                    pending = True
-                push((s, False))
-        if not pending:  # its sources are all out (a seen node that is not out would be an
-            append(node)  # ancestor on the walk's path: none in a DAG): no second visit
+            if s not in done:
+                if stop is not None and stop(s):
+                    finish(s)  # pruned: counted as done, never emitted
+                    continue
+                push(s)
+                waiting = True
+        if not waiting:
+            pop()
+            finish(node)
+            emit(node)
     return order
 
 

@@ -144,3 +144,153 @@ def test_a_bad_program_bound_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "0")
     with pytest.raises(EnvError, match="RULEGRAD_MAX_PROGRAMS=0: must be at least 1"):
         run.max_programs()
+
+
+# ---------------------------------------------------------------------------- deep graphs
+def _random_dag(seed: int, n: int = 400):
+    import random
+
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    rng = random.Random(seed)
+    nodes = [UOp(Ops.DEFINE_VAR, dtypes.int32, (), (f"v{i}", 0, 9)) for i in range(4)]
+    for _ in range(n):
+        op, k = rng.choice([(Ops.NEG, 1), (Ops.ADD, 2), (Ops.WHERE, 3)])
+        nodes.append(UOp(op, dtypes.int32, tuple(rng.choice(nodes[-20:]) for _ in range(k))))
+    return UOp(Ops.SINK, dtypes.void, tuple(nodes[-8:]))
+
+
+def _postorder(root, stop):
+    # the definition (recursive: the graphs here are small): sources left to right, then the node
+    out, seen = [], set()
+
+    def visit(n):
+        if n in seen or stop(n):
+            return
+        seen.add(n)
+        for s in n.src:
+            visit(s)
+        out.append(n)
+
+    visit(root)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_toposort_is_the_depth_first_postorder(seed):
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    dag = _random_dag(seed)
+    for stop in (lambda n: False, lambda n: n.op is Ops.WHERE, lambda n: n is dag.src[0]):
+        assert toposort(dag, stop=stop) == _postorder(dag, stop)
+    assert toposort(dag, stop=lambda n: n is dag) == []
+
+
+def test_a_deep_walk_wakes_no_cyclic_collector():
+    # a walk that keeps an object per node alive makes the collector rescan the whole heap
+    # over and over (half a 100k-op chain's toposort time); counted, not timed
+    import gc
+
+    from rulegrad.runtime.uop import toposort
+
+    x = Tensor(np.ones(4, np.float32))
+    for _ in range(100_000):
+        x = x + 1.0
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        order = toposort(x.uop)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(order) > 100_000 and runs == []
+
+
+def test_scheduling_and_building_a_deep_chain_wake_no_cyclic_collector():
+    # runtime/gc_pause.py: the collector's passes over a 1M-node heap cost as much as the work
+    import gc
+
+    a = np.arange(8, dtype=np.float32)
+    (Tensor(a) + 1.0).numpy()  # the lazy imports of a first realize (they collect) done here
+    x, ref = Tensor(a), a.copy()
+    for i in range(20_000):
+        x, ref = (x + 1.0, ref + np.float32(1.0)) if i % 2 else (x * 0.5, ref * np.float32(0.5))
+    runs = []
+
+    def count(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        x.schedule()
+        out = x.numpy()
+    finally:
+        gc.callbacks.remove(count)
+    # (the young objects of each phase are collected once as it ends: one pass over them)
+    assert len(runs) <= 2 and set(runs) <= {0} and gc.isenabled()
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
+    import gc
+
+    from rulegrad.runtime.gc_pause import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer phase still runs
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError), gc_paused():
+        1 // 0
+    assert gc.isenabled()
+
+
+def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
+    # a chain lifts the same constants at every op: CONST.reshape.expand is kept, only the op
+    # itself is a new node (building the three was most of a 1.25M-op chain's graph time)
+    from rulegrad.runtime.uop import UOp
+
+    x = Tensor(np.ones((4, 3), np.float32))
+    x = x * 0.5 + 1.0  # the constants' first use
+    made = []
+    new = UOp.__new__
+
+    def counting(cls, *args, **kwargs):
+        made.append(args[0])
+        return new(cls, *args, **kwargs)
+
+    monkeypatch.setattr(UOp, "__new__", counting)
+    for _ in range(50):
+        x = x * 0.5 + 1.0
+    monkeypatch.undo()
+    assert len(made) == 100
+
+
+def test_scalar_constants_keep_their_sign_of_zero():
+    # numpy's -0.0 equals 0.0 (and hashes alike): a cache keyed by value once answered the
+    # first one asked for both
+    for first, second in ((np.float32(-0.0), np.float32(0.0)), (-0.0, 0.0), (0.0, -0.0)):
+        for v in (first, second):
+            got = Tensor.full((2,), v, dtype="float32").numpy()
+            assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v
+            got = (Tensor(np.ones(2, np.float32)) * v).numpy()
+            assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v

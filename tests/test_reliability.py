@@ -270,12 +270,26 @@ def _chain(n: int):
 def test_rewrite_budget_grows_with_the_graph(monkeypatch) -> None:
     # 2 firings per node: a 3,000-op chain that fires 3,000 times settles (a fixed budget of
     # 2,000 does not); the real case is a 1.25M-op chain against the old fixed 1,000,000
-    # (RULEGRAD_CHAIN_DEPTH=1250000 with test_chain_realized_through_c)
+    # (test_a_chain_of_1_25m_ops_is_exact_through_c)
     monkeypatch.setenv("RULEGRAD_REWRITE_BUDGET", "2")
     rw = _fresh_rewrite_module()
     rw.MIN_NODES = 1_000
     out = rw.graph_rewrite(_chain(3_000), _OncePerAdd())
     assert out.arg == 1 and out.src[0].arg == 1
+
+
+def test_a_chain_of_1_25m_ops_is_exact_through_c() -> None:
+    # the load test: 1.25M elementwise ops through the Tensor API settle (the rewrite
+    # budget is per node), become one kernel, build (a run of statements is split into functions
+    # gcc can compile) and run, bit for bit numpy's (bench/chain.py times each phase)
+    a = np.random.default_rng(1).random(64).astype(np.float32)
+    x, ref = Tensor(a), a.copy()
+    for i in range(1_250_000):
+        if i % 2 == 0:
+            x, ref = x + 1.0, ref + np.float32(1.0)
+        else:
+            x, ref = x * 0.5, ref * np.float32(0.5)
+    np.testing.assert_array_equal(x.numpy(), ref)
 
 
 def test_rewrite_budget_still_stops_a_cycle(monkeypatch) -> None:

@@ -436,6 +436,7 @@ def _range_size(r: UOp) -> int:
 # thread team costs microseconds on an idle machine and milliseconds on a loaded one
 PARALLEL_MIN_WORK = 1 << 20
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
+_FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
 
 class _KernelRenderer:
@@ -446,6 +447,7 @@ class _KernelRenderer:
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = _free_ranges(self.order)
         self.reduces = [n for n in self.order if n.op is Ops.REDUCE]
+        self.nloads = sum(n.op is Ops.LOAD for n in self.order)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
@@ -470,23 +472,24 @@ class _KernelRenderer:
         name = self.fixed.get(n)
         if name is not None:
             return name
-        if n.op is Ops.CONST:
-            name = self.fixed[n] = render_const(n.arg, n.dtype)
-            return name
-        if n.op is Ops.DEFINE_GLOBAL:
-            self.params[n.arg] = n
-            name = self.fixed[n] = f"p{n.arg}"
-            return name
-        if n.op is Ops.DEFINE_VAR:  # a symbolic size: a parameter of the kernel, by name
-            self.vars.add(n.arg[0])
-            self.vartypes[f"var_{n.arg[0]}"] = "long long"
-            name = self.fixed[n] = f"(({ctype(n.dtype)})var_{n.arg[0]})"
-            return name
-        for scope in reversed(self.stack):
+        for scope in reversed(self.stack):  # computed values first: most lookups are those
             name = scope.names.get(n)
             if name is not None:
                 return name
-        return None
+        return self._fix(n) if n.op in _FIXED_OPS else None
+
+    def _fix(self, n: UOp) -> str:
+        """The name of a node with the same text everywhere: a constant, buffer or size."""
+        if n.op is Ops.CONST:
+            name = self.fixed[n] = render_const(n.arg, n.dtype)
+        elif n.op is Ops.DEFINE_GLOBAL:
+            self.params[n.arg] = n
+            name = self.fixed[n] = f"p{n.arg}"
+        else:  # DEFINE_VAR, a symbolic size: a parameter of the kernel, by name
+            self.vars.add(n.arg[0])
+            self.vartypes[f"var_{n.arg[0]}"] = "long long"
+            name = self.fixed[n] = f"(({ctype(n.dtype)})var_{n.arg[0]})"
+        return name
 
     def home(self, n: UOp) -> Scope:
         """The outermost open scope where every loop variable `n` reads is bound."""
@@ -694,7 +697,10 @@ class _KernelRenderer:
             return
         scope = self.root
         # an unrolled window (rules/opt.rules) does the work of its loop in each iteration
-        loads = sum(n.op is Ops.LOAD for st in stores for n in toposort(st.src[1]))
+        if len(self.ast.src) == 1:  # the kernel's one STORE (index math reads no memory)
+            loads = self.nloads
+        else:
+            loads = sum(n.op is Ops.LOAD for st in stores for n in toposort(st.src[1]))
         work = self._work(stores) * max(1, loads)
         for i, r in enumerate(ranges):
             threads = i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1
@@ -955,9 +961,11 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
     in it and read later) come back through pointers. Returns (helper functions, body)."""
     flat = _flatten(root, indent)
     last_read: dict[str, int] = {}
+    reads: list[list[str]] = []  # the names each line reads (a statement: its expression)
     for i, (_, item) in enumerate(flat):
-        text = item.expr if isinstance(item, Stmt) else item
-        for ident in _IDENT.findall(text):
+        names = _IDENT.findall(item.expr if isinstance(item, Stmt) else item)
+        reads.append(names)
+        for ident in names:
             last_read[ident] = i
     helpers: list[str] = []
     body: list[str] = []
@@ -977,20 +985,22 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
             for lo in range(i, end, SEGMENT):
                 hi = min(end, lo + SEGMENT)
                 run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                fn, call = _segment(run, hi, last_read, vartypes, f"{cname}_s{len(helpers)}")
+                fn, call = _segment(run, reads[lo:hi], hi, last_read, vartypes,
+                                    f"{cname}_s{len(helpers)}")
                 helpers.append(fn)
                 body.extend(ind + line for line in call)
         i = end
     return helpers, body
 
 
-def _segment(run: list[Stmt], after: int, last_read: dict[str, int], vartypes: dict[str, str],
-             fname: str) -> tuple[str, list[str]]:
-    """One run of statements as a function, and the lines that call it."""
+def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dict[str, int],
+             vartypes: dict[str, str], fname: str) -> tuple[str, list[str]]:
+    """One run of statements (and the names each reads) as a function, and the lines that
+    call it."""
     defined = {st.name for st in run}
     inputs: dict[str, None] = {}
-    for st in run:
-        for ident in _IDENT.findall(st.expr):
+    for names in reads:
+        for ident in names:
             if ident not in defined:
                 inputs[ident] = None
     outputs = [st for st in run if last_read.get(st.name, -1) >= after]

@@ -267,6 +267,7 @@ def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
 def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
     # a chain lifts the same constants at every op: CONST.reshape.expand is kept, only the op
     # itself is a new node (building the three was most of a 1.25M-op chain's graph time)
+    from rulegrad.runtime import uop
     from rulegrad.runtime.uop import UOp
 
     x = Tensor(np.ones((4, 3), np.float32))
@@ -278,7 +279,9 @@ def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
         made.append(args[0])
         return new(cls, *args, **kwargs)
 
+    # nodes are made through UOp(...) and, on the hot paths, through uop.new_uop(UOp, ...)
     monkeypatch.setattr(UOp, "__new__", counting)
+    monkeypatch.setattr(uop, "new_uop", counting)
     for _ in range(50):
         x = x * 0.5 + 1.0
     monkeypatch.undo()

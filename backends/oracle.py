@@ -199,6 +199,8 @@ def _copy(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
 def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     target, value = srcs[0], srcs[1]
     base = node.src[0].base
+    if base.op is Ops.MULTI:
+        return _assign_sharded(node.src[0], base, value)
     if base.op is not Ops.BUFFER or (target.size and not np.shares_memory(target,
                                                                           base.arg.ensure())):
         raise OracleError(f"ASSIGN's target must be a view of a BUFFER, got {node.src[0]!r}")
@@ -206,6 +208,32 @@ def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
         raise OracleError(f"ASSIGN's target is not writable in place (an EXPAND?): {node.src[0]!r}")
     target[...] = value
     return target
+
+
+def _assign_sharded(target: UOp, multi: UOp, value: np.ndarray) -> np.ndarray:
+    """ASSIGN into (a view of) a sharded tensor: its parts' buffers joined into the whole
+    value, the view of it written, and the whole split back into the parts' buffers."""
+    stack = multi.src[0]
+    if stack.op is not Ops.MSTACK or any(p.base.op is not Ops.BUFFER for p in stack.src):
+        raise OracleError(f"ASSIGN's sharded target must be realized shards, got {multi!r}")
+    axis = multi.arg[0]
+    parts = [p.base.arg.ensure().reshape(p.shape) for p in stack.src]
+    whole = parts[0].copy() if axis is None else np.concatenate(parts, axis)
+    views = []
+    node = target
+    while node is not multi:
+        views.append(node)
+        node = node.src[0]
+    view = whole
+    for v in reversed(views):
+        view = _MOVEMENT[v.op](view, v.arg)
+    if view.size and not np.shares_memory(view, whole):
+        raise OracleError(f"ASSIGN's target is not a view of the sharded tensor: {target!r}")
+    view[...] = value
+    for part, new in zip(parts, [whole] * len(parts) if axis is None else
+                         np.split(whole, len(parts), axis)):
+        part[...] = new
+    return np.array(view)
 
 
 # a value on several devices (MSTACK) is its parts stacked on a new leading axis

@@ -165,13 +165,29 @@ def gather(m: UOp, d: UOp) -> UOp:
     return out
 
 
+def assign_multi(a: UOp, t: UOp, v: UOp) -> UOp:
+    """ASSIGN(sharded target, value): the assign of each part, with the value's parts laid out
+    as the target's (part i is what target part i holds of the whole value)."""
+    (axis, devs), n = t.arg, len(t.arg[1])
+    # (a value sharded over other devices was refused by device_of, as for any op)
+    if v.op is not Ops.MULTI or v.arg[0] in (axis, None):
+        # the same layout; replicas or constants, cut per device (a tensor on one device is
+        # a DeviceMismatch: Tensor.assign shards it first)
+        parts = _parts_of(v, axis, devs, Ops.ASSIGN)
+    else:  # sharded along another axis: gathered whole on each device, and cut there
+        whole = [gather(v, UOp(Ops.DEVICE, arg=d)) for d in devs]
+        parts = _stack([w if axis is None else _slice(w, axis, i, n)
+                        for i, w in enumerate(whole)], devs)
+    return _multi(a.replace(src=(t.src[0], parts)), axis, devs)
+
+
 # ---------------------------------------------------------------------- pm_mselect
 def select_part(s: UOp, i: int) -> UOp:
     return s.src[i]
 
 
 _PER_PART = GroupOp.Elementwise | GroupOp.Movement | GroupOp.Meta | {Ops.REDUCE_AXIS,
-                                                                      Ops.CONTIGUOUS}
+                                                                      Ops.CONTIGUOUS, Ops.ASSIGN}
 
 
 def push_mselect(x: UOp, i: int) -> UOp:

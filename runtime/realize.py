@@ -64,12 +64,26 @@ def shards_of(uop: UOp) -> Shards | None:
     return Shards(uop.arg[0], uop.arg[1], bufs)  # type: ignore[arg-type]
 
 
-def assign_target_buffer(uop: UOp) -> Buffer:
-    """The buffer an ASSIGN node writes into (its target is `BUFFER.reshape(...)`)."""
+# the views an ASSIGN can write through: each of their elements is one element of the storage
+# under them (an EXPAND repeats elements, a PAD makes ones that are stored nowhere)
+WRITABLE_VIEWS = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP})
+
+
+def assign_target(uop: UOp) -> Buffer | Shards:
+    """What an ASSIGN node writes into: the Buffer under its target's views, or for a sharded
+    target (a view of `MULTI(MSTACK(BUFFER.reshape(part), ...))`) the Shards of its parts."""
     target = uop.src[0].base
-    if target.op is not Ops.BUFFER:
-        raise ValueError(f"ASSIGN's target must be a realized buffer, got {uop.src[0]!r}")
-    return target.arg
+    if target.op is Ops.BUFFER:
+        return target.arg
+    if (shards := shards_of(target)) is not None:
+        return shards
+    raise ValueError(f"ASSIGN's target must be a realized buffer, got {uop.src[0]!r}")
+
+
+def target_buffers(uop: UOp) -> tuple[Buffer, ...]:
+    """The buffers an ASSIGN node writes into (one per device for a sharded target)."""
+    target = assign_target(uop)
+    return target.bufs if isinstance(target, Shards) else (target,)
 
 
 # ---------------------------------------------------------------------- backends
@@ -82,7 +96,7 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     out: list[Buffer | Shards] = []
     for uop, value, layout in zip(uops, values, layouts(list(uops))):
         if uop.op is Ops.ASSIGN:
-            out.append(assign_target_buffer(uop))  # the oracle wrote it in place
+            out.append(assign_target(uop))  # the oracle wrote it in place
             continue
         if layout is not None:  # sharded: the whole value, split as the rules would split it
             axis, devs = layout
@@ -191,7 +205,8 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     if todo:
         for u in todo:
             if u.op is Ops.ASSIGN:  # an array handed out by .numpy() keeps its values
-                assign_target_buffer(u).prepare_write()
+                for buf in target_buffers(u):
+                    buf.prepare_write()
         with gc_paused():  # scheduling and building a 1M-op graph: see runtime/gc_pause.py
             done = dict(zip(todo, BACKENDS[backend_name()](todo)))
         out = [b if b is not None else done[u] for u, b in zip(uops, out)]

@@ -49,8 +49,8 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .limits import check_shape
 from .nn import NNOps
-from .ops import Ops
-from .realize import buffer_of, realize_tensors
+from .ops import GroupOp, Ops
+from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
 from .tensor_ops import TensorOps
 from .uop import Shape, UOp
 from .variable import actual, concrete, has_symbolic, is_bound
@@ -948,11 +948,13 @@ class Tensor(TensorOps, NNOps):
         tinygrad defers the write to `realize()`; doing it at the call means an assign is
         applied exactly once even when other graphs already refer to the ASSIGN (the usual
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
-        the backend that performs the write."""
-        if isinstance(device_of(self.uop), tuple):
-            raise InvalidArgument(f"assign into a tensor sharded over {describe(self.device)} is "
-                                  "not supported: assign on one device, then shard the result")
-        if buffer_of(self.uop) is None:
+        the backend that performs the write.
+
+        A sharded target (or a reshape, permute, shrink or flip of one that keeps each shard
+        whole) is written part by part on its devices (`rules/multi.rules`); an unsharded
+        value is scattered to them first."""
+        layout = _sharded_target(self.uop) if isinstance(device_of(self.uop), tuple) else None
+        if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
@@ -962,7 +964,14 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor "
                                   "of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
-        self.uop = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
+        if layout is not None and not isinstance(device_of(value.uop), (tuple, type(None))):
+            value = value.shard(layout[1], layout[0])  # scattered to the target's devices
+        node = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
+        device_of(node)  # a value on other devices is refused before the target changes
+        if layout is not None and self.uop.op is not Ops.MULTI:
+            Tensor(node).realize()  # a view: its shards are written in place, it reads them again
+            return self
+        self.uop = node
         return self.realize()
 
     # ------------------------------------------------------------------ devices
@@ -1262,3 +1271,27 @@ def _floor_fix(r: UOp, b: UOp) -> UOp:
     differ = r.alu(Ops.CMPLT, zero).alu(Ops.CMPNE, b.alu(Ops.CMPLT, zero))
     return r.alu(Ops.CMPNE, zero).alu(Ops.AND, differ)
 
+
+def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
+    """The (axis, devices) of a sharded assign target, which must be realized shards or a
+    view of them that each shard can write on its own (`WRITABLE_VIEWS` that keep the
+    sharded axis whole)."""
+    from .multi import layouts
+
+    node = uop
+    while node.op in WRITABLE_VIEWS:
+        node = node.src[0]
+    where = f"a tensor sharded over {describe(device_of(uop))}"
+    if node.op in GroupOp.Movement:  # an EXPAND or a PAD
+        raise InvalidArgument(f"assign into a {node.op.name} view of {where}: it repeats or "
+                              "invents elements, so it has no storage to write")
+    if shards_of(node) is None:
+        raise InvalidArgument(f"assign needs realized shards; this is {where} computed lazily "
+                              f"({node.op.name}): realize it first")
+    try:
+        layout = layouts([uop])[0]
+    except InvalidArgument as e:
+        raise InvalidArgument(f"assign into this view of {where}: each shard must write its "
+                              f"own part, but {str(e).split(';')[0]}") from None
+    assert layout is not None
+    return layout

@@ -176,10 +176,86 @@ def test_shapes_that_do_not_divide():
         x[:, 1:].numpy()
 
 
-def test_assign_into_a_sharded_tensor_is_refused():
-    x = Tensor(data(4, 2)).shard(DEVS[2], axis=0).realize()
-    with pytest.raises(InvalidArgument, match="assign into a tensor sharded over"):
-        x.assign(x + 1)
+# ---------------------------------------------------------------------- assign into shards
+def _parts(t: Tensor) -> list[np.ndarray]:
+    return [buffer_of(p).data.copy() for p in t.uop.src[0].src]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_assign_into_a_sharded_tensor(backend, n):
+    a, b = data(4, 8), data(4, 8, seed=1)
+    x = Tensor(a).shard(DEVS[n], axis=0).realize()
+    bufs = [buffer_of(p) for p in x.uop.src[0].src]
+    x.assign(x * 2 + 1)  # reads its own shards
+    want = a * 2 + 1
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-6)
+    # in place: the same buffers, on their devices, each holding its own rows
+    assert [buffer_of(p) for p in x.uop.src[0].src] == bufs
+    assert [bf.device for bf in bufs] == list(DEVS[n])
+    for i, part in enumerate(_parts(x)):
+        np.testing.assert_allclose(part.reshape(4 // n, 8), np.split(want, n)[i], rtol=1e-6)
+    x.assign(Tensor(b).shard(DEVS[n], axis=0))  # a value sharded alike
+    np.testing.assert_array_equal(x.numpy(), b)
+    x.assign(Tensor(a))  # unsharded: scattered
+    np.testing.assert_array_equal(x.numpy(), a)
+    x.assign(Tensor(b).shard(DEVS[n]))  # replicas: each device keeps its rows
+    np.testing.assert_array_equal(x.numpy(), b)
+    x.assign(Tensor(a).shard(DEVS[n], axis=1))  # sharded along another axis: resharded
+    np.testing.assert_array_equal(x.numpy(), a)
+    # reads rows of other devices: gathered, flipped and scattered before any is written
+    x.assign(x.to("CPU:1").flip((0, 1)))
+    np.testing.assert_array_equal(x.numpy(), a[::-1, ::-1])
+    x.assign(x - x.sum(axis=0, keepdim=True))  # an all-reduce of the target
+    want = a[::-1, ::-1] - a[::-1, ::-1].sum(axis=0, keepdims=True)
+    np.testing.assert_allclose(x.numpy(), want, rtol=1e-5, atol=1e-5)
+    x.assign(3.0)
+    np.testing.assert_array_equal(x.numpy(), np.full((4, 8), 3, np.float32))
+
+
+def test_assign_into_replicas(backend):
+    a = data(4, 6)
+    r = Tensor(a).shard(DEVS[2]).realize()
+    r.assign(Tensor(a * 3).shard(DEVS[2], axis=0))  # each replica gets the whole value
+    for part in _parts(r):
+        np.testing.assert_allclose(part.reshape(4, 6), a * 3, rtol=1e-6)
+
+
+def test_assign_into_a_view_of_shards(backend):
+    a, b = data(4, 8), data(4, 8, seed=1)
+    y = Tensor(a).shard(DEVS[4], axis=1).realize()
+    y[1:3].assign(Tensor(b[1:3]))  # rows: every device writes its columns of them
+    want = a.copy()
+    want[1:3] = b[1:3]
+    np.testing.assert_array_equal(y.numpy(), want)
+    y.permute(1, 0).flip(1).assign(Tensor(b.T[:, ::-1]).shard(DEVS[4], axis=0))
+    np.testing.assert_array_equal(y.numpy(), b)
+    y.reshape(2, 2, 8)[1].assign(y.reshape(2, 2, 8)[0] * 2)  # reads other rows of itself
+    want = b.copy()
+    want[2:] = b[:2] * 2
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_assign_into_shards_errors():
+    a = data(4, 8)
+    y = Tensor(a).shard(DEVS[4], axis=1).realize()
+    with pytest.raises(InvalidArgument, match=r"assign into this view of a tensor sharded over "
+                                              r"\(CPU, CPU:1, CPU:2, CPU:3\): each shard must "
+                                              r"write its own part, but SHRINK"):
+        y[:, 1:3].assign(Tensor(a[:, 1:3]))
+    with pytest.raises(InvalidArgument, match="splits the sharded axis"):
+        y.reshape(32).assign(Tensor(a.reshape(32)))
+    with pytest.raises(InvalidArgument, match="assign into a EXPAND view"):
+        y.reshape(1, 4, 8).expand(2, 4, 8).assign(Tensor(a).expand(2, 4, 8))
+    with pytest.raises(InvalidArgument, match=r"needs realized shards.*lazily \(ADD\)"):
+        (y + 1).assign(y)
+    with pytest.raises(DeviceMismatch, match=r"different devices \(CPU, CPU:1, CPU:2, CPU:3\) "
+                                             r"and \(CPU, CPU:1\)"):
+        y.assign(Tensor(a).shard(DEVS[2], axis=1))
+    with pytest.raises(InvalidArgument, match="shapes and dtypes must match"):
+        y.assign(Tensor(a[:2]))
+    with pytest.raises(DeviceMismatch, match="different devices"):  # sharded into one device
+        Tensor(a).realize().assign(y)
+    np.testing.assert_array_equal(y.numpy(), a)  # nothing was written
 
 
 def test_bad_device_names():

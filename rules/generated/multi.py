@@ -1,5 +1,5 @@
 # generated from rules/multi.rules by `rulegrad gen`; do not edit
-# source sha256: 4d518db83b8bb92b21429d14159286a18b950155669f49d39af46e2959f9a42b
+# source sha256: bad04f9de95f78057c62ab9ba087360fd14cd6d1b851faaaf8f0a742f9cca1cb
 'Matchers for the rule sets of rules/multi.rules: multi_pm, pm_mselect.'
 
 from math import prod  # noqa: F401
@@ -12,6 +12,7 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.multi_helpers import alu_multi
+from rulegrad.rules.multi_helpers import assign_multi
 from rulegrad.rules.multi_helpers import gather
 from rulegrad.rules.multi_helpers import has_multi
 from rulegrad.rules.multi_helpers import mop_multi
@@ -21,7 +22,7 @@ from rulegrad.rules.multi_helpers import reduce_multi
 from rulegrad.rules.multi_helpers import select_part
 
 SOURCE = 'rules/multi.rules'
-SOURCE_SHA256 = '4d518db83b8bb92b21429d14159286a18b950155669f49d39af46e2959f9a42b'
+SOURCE_SHA256 = 'bad04f9de95f78057c62ab9ba087360fd14cd6d1b851faaaf8f0a742f9cca1cb'
 DEPENDENCIES = ()
 _MSTACK = Ops.MSTACK
 _MULTI = Ops.MULTI
@@ -34,6 +35,7 @@ _multi_pm_rules = (
     RuleInfo('mop_multi', 'rules/multi.rules', 21, 'mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)'),
     RuleInfo('marker_multi', 'rules/multi.rules', 23, 'marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)'),
     RuleInfo('copy_multi', 'rules/multi.rules', 25, 'copy_multi: COPY(MULTI as m, d) -> gather(m, d)'),
+    RuleInfo('assign_multi', 'rules/multi.rules', 29, 'assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)'),
 )
 _multi_pm_st = match_stats('multi_pm', _multi_pm_rules)  # None unless counting
 
@@ -183,6 +185,20 @@ def _multi_pm_COPY(n, ctx):
             if _r is not None and _r is not n: return _r, _multi_pm_rules[4]
     return None
 
+def _multi_pm_ASSIGN(n, ctx):
+    if len(n.src) == 2:
+        n0, n1 = n.src
+        if n0.op is _MULTI:
+            # rule assign_multi at rules/multi.rules:29
+            #   assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)
+            if _multi_pm_st: _multi_pm_st.attempts[5] += 1
+            a = n
+            t = n0
+            v = n1
+            _r = _as_uop(n, assign_multi(a, t, v))
+            if _r is not None and _r is not n: return _r, _multi_pm_rules[5]
+    return None
+
 def _multi_pm_REDUCE_AXIS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
@@ -209,6 +225,7 @@ _multi_pm_part = RuleMatcher('multi_pm', _multi_pm_rules, {
     Ops.DETACH: _multi_pm_DETACH,
     Ops.FUSE: _multi_pm_FUSE,
     Ops.COPY: _multi_pm_COPY,
+    Ops.ASSIGN: _multi_pm_ASSIGN,
     Ops.REDUCE_AXIS: _multi_pm_REDUCE_AXIS,
     Ops.CAST: _multi_pm_any0,
     Ops.BITCAST: _multi_pm_any0,
@@ -245,8 +262,8 @@ _multi_pm_part = RuleMatcher('multi_pm', _multi_pm_rules, {
 
 # ======================================================================== pm_mselect
 _pm_mselect_rules = (
-    RuleInfo('mselect_mstack', 'rules/multi.rules', 31, 'mselect_mstack: MSELECT(MSTACK as s) as m -> select_part(s, m.arg)'),
-    RuleInfo('mselect_push', 'rules/multi.rules', 34, 'mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)'),
+    RuleInfo('mselect_mstack', 'rules/multi.rules', 35, 'mselect_mstack: MSELECT(MSTACK as s) as m -> select_part(s, m.arg)'),
+    RuleInfo('mselect_push', 'rules/multi.rules', 38, 'mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)'),
 )
 _pm_mselect_st = match_stats('pm_mselect', _pm_mselect_rules)  # None unless counting
 
@@ -254,14 +271,14 @@ def _pm_mselect_MSELECT(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is _MSTACK:
-            # rule mselect_mstack at rules/multi.rules:31
+            # rule mselect_mstack at rules/multi.rules:35
             #   mselect_mstack: MSELECT(MSTACK as s) as m -> select_part(s, m.arg)
             if _pm_mselect_st: _pm_mselect_st.attempts[0] += 1
             m = n
             s = n0
             _r = _as_uop(n, select_part(s, m.arg))
             if _r is not None and _r is not n: return _r, _pm_mselect_rules[0]
-        # rule mselect_push at rules/multi.rules:34
+        # rule mselect_push at rules/multi.rules:38
         #   mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)
         if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
         m = n

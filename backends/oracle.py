@@ -16,7 +16,8 @@ the choices where numpy has none). Beyond it:
   parts on a new leading axis, MSELECT picks one, and MULTI (a sharded tensor) joins them
   along its axis.
 - ASSIGN(target, value) writes value into the storage the target views (a BUFFER, possibly
-  through view-preserving movement ops) and evaluates to the target. Reads of that buffer
+  through view-preserving movement ops; for a sharded target, its parts' buffers) and
+  evaluates to the target. Reads of that buffer
   elsewhere in the same graph are not ordered against the write.
 
 Evaluation walks `toposort` (no recursion) and frees each intermediate once its last user has

@@ -286,6 +286,7 @@ def _gen_step(rng: random.Random, steps: list[Step]) -> Step | None:
 # ---------------------------------------------------------------------- devices
 DEVICES = ("CPU", "CPU:1", "CPU:2", "CPU:3")
 DEVICE_SHARE = 0.4  # of the programs; drawn from their own stream, so the rest are unchanged
+SHARDED_TARGET_SHARE = 0.5  # of the assign targets in those: sharded and realized first
 Layout = tuple  # ("one", device) or ("multi", axis or None, devices)
 
 
@@ -307,7 +308,7 @@ def _reduced_axis(lay: Layout, sh: Shape, s: Step) -> Layout:
     return ("multi", _reshape_axis(kept, s.shape, k, len(devs)), devs)
 
 
-def _layout(s: Step, lays: list[Layout], shapes: list[Shape], target: bool) -> Layout | None:
+def _layout(s: Step, lays: list[Layout], shapes: list[Shape]) -> Layout | None:
     """Where step s's result lives given its sources', or None when the op is not allowed on
     them (they mix devices, or it would move data between shards)."""
     from rulegrad.rules.multi_helpers import _reshape_axis
@@ -323,8 +324,6 @@ def _layout(s: Step, lays: list[Layout], shapes: list[Shape], target: bool) -> L
         axes = {lay[1] for lay in lays} - {None}
         return None if len(axes) > 1 else ("multi", axes.pop() if axes else None, lays[0][2])
     lay, sh = lays[0], shapes[0]
-    if op == "realize" and target and lay[0] == "multi":
-        return None  # an assign target must be one buffer
     if lay[0] == "one" or lay[1] is None or op not in ("reshape", "pad", "shrink", "flip",
                                                        "symshrink", "sum", "max", "permute"):
         return lay
@@ -341,9 +340,11 @@ def _layout(s: Step, lays: list[Layout], shapes: list[Shape], target: bool) -> L
     return lay if ok else None
 
 
-def _convert(rng: random.Random, sh: Shape, lay: Layout) -> tuple[str, Any, Layout] | None:
-    """A copy to another device, or a sharding, of a tensor of shape sh living at lay."""
-    if lay[0] == "multi" or rng.random() < 0.4:
+def _convert(rng: random.Random, sh: Shape, lay: Layout, shard: bool = False
+             ) -> tuple[str, Any, Layout] | None:
+    """A copy to another device, or a sharding (always, with `shard`), of a tensor of shape
+    sh living at lay."""
+    if lay[0] == "multi" or (not shard and rng.random() < 0.4):
         dev = rng.choice([d for d in DEVICES if lay != ("one", d)])
         return ("to", dev, ("one", dev))
     devs = DEVICES[:rng.choice([2, 4])]
@@ -352,6 +353,32 @@ def _convert(rng: random.Random, sh: Shape, lay: Layout) -> tuple[str, Any, Layo
     axes = [a for a, d in enumerate(sh) if d % len(devs) == 0]
     axis = rng.choice(axes) if axes and rng.random() < 0.8 else None
     return ("shard", (devs, axis), ("multi", axis, devs))
+
+
+def _view_layout(lay: Layout, sh: Shape, view: tuple) -> tuple[Layout | None, Shape]:
+    """The layout and shape of the view ops `view` of a tensor at lay (None: not allowed)."""
+    for m, arg in view:
+        new = {"flip": sh, "reshape": arg, "expand": arg,
+               "permute": tuple(sh[o] for o in arg) if m == "permute" else sh,
+               "shrink": tuple(b - a for a, b in arg) if m == "shrink" else sh,
+               "pad": tuple(d + a + b for d, (a, b) in zip(sh, arg)) if m == "pad" else sh}[m]
+        lay = _layout(Step(m, (0,), arg, new), [lay], [sh])
+        if lay is None:
+            return None, new
+        sh = new
+    return lay, sh
+
+
+def _sharded_view(view: tuple, lays: list[Layout], out: list[Step], srcs: list[int]) -> tuple:
+    """An assign into shards reads `view` of the target (+ the other source): as it is when the
+    ops keep to the shards, else from a copy of the target on its first device (the value is
+    then scattered), as `("to", device)` first in the view."""
+    lay = lays[srcs[0]]
+    vlay, _ = _view_layout(lay, out[srcs[0]].shape, view)
+    ok = vlay is not None and all(
+        _layout(Step("add", (0, 1), None, out[j].shape), [vlay, lays[j]], []) is not None
+        for j in srcs[1:])
+    return view if ok else (("to", _home(lay)),) + view
 
 
 def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ...]
@@ -374,12 +401,17 @@ def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ..
 
     for i, s in enumerate(steps):
         srcs = [where[k] for k in s.srcs]
-        if s.op == "assign":  # into the target's buffer: the value copied to its device
+        if s.op == "assign" and lays[srcs[0]][0] == "multi":  # into shards, part by part
+            lay = lays[srcs[0]]
+            s = Step(s.op, s.srcs, _sharded_view(s.arg, lays, out, srcs), s.shape)
+            if s.arg[:1] == (("to", _home(lay)),):  # the value on one device: scattered
+                srcs = srcs[:1] + [on(j, _home(lay)) for j in srcs[1:]]
+        elif s.op == "assign":  # into the target's buffer: the value copied to its device
             dev = _home(lays[srcs[0]])
-            lay: Layout | None = ("one", dev)
+            lay = ("one", dev)
             srcs = srcs[:1] + [on(j, dev) for j in srcs[1:]]
         else:
-            lay = _layout(s, [lays[j] for j in srcs], [out[j].shape for j in srcs], i in targets)
+            lay = _layout(s, [lays[j] for j in srcs], [out[j].shape for j in srcs])
         if lay is None:
             dev = _home(lays[srcs[0]])
             srcs = [on(j, dev) for j in srcs]
@@ -389,6 +421,11 @@ def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ..
             conv = _convert(rng, s.shape, lay)
             if conv is not None:
                 new = add(Step(conv[0], (new,), conv[1], s.shape), conv[2])
+        elif i in targets and lay[0] == "one" and rng.random() < SHARDED_TARGET_SHARE:
+            conv = _convert(rng, s.shape, ("one", None), shard=True)
+            if conv is not None:  # assigned into as realized shards
+                new = add(Step(conv[0], (new,), conv[1], s.shape), conv[2])
+                new = add(Step("realize", (new,), None, s.shape), conv[2])
         where[i] = new
     return out, tuple(where[o] for o in outputs)
 

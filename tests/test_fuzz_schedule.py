@@ -47,3 +47,18 @@ def test_symbolic_size_programs_reduce_and_output_symbolic_shapes() -> None:
     assert len(reduced) >= 8 and len(shaped) >= 8
     for p in reduced[:8] + shaped[:8]:
         assert mismatch(p) is None, p.source()
+
+
+def test_programs_assign_into_shards() -> None:
+    def sharded_assign(p, s):  # an assign whose target is realized shards
+        t = p.steps[s.srcs[0]] if s.op == "assign" else None
+        return t is not None and t.op == "realize" and p.steps[t.srcs[0]].op == "shard"
+
+    progs = [generate(seed) for seed in range(400_000, 400_300)]
+    hits = [p for p in progs if any(sharded_assign(p, s) for s in p.steps)]
+    # both kinds of value: read from the shards as they are, and from a copy (then scattered)
+    via_copy = [p for p in hits if any(sharded_assign(p, s) and s.arg[:1] and s.arg[0][0] == "to"
+                                       for s in p.steps)]
+    assert len(hits) >= 20 and len(via_copy) >= 5
+    for p in hits[:10] + via_copy[:5]:
+        assert mismatch(p) is None, p.source()

@@ -117,7 +117,8 @@ def _render(s: Step) -> str:
     if s.op == "where":
         return f"({a[0]} > 0).where({a[1]}, {a[2]})"
     if s.op == "assign":
-        view = a[0] + "".join(f".{m}({arg!r})" for m, arg in s.arg)
+        view = a[0] + "".join(f".shard({arg[0]!r}, axis={arg[1]!r})" if m == "shard" else
+                              f".{m}({arg!r})" for m, arg in s.arg)
         return f"{a[0]}.assign({view}{f'.add({a[1]})' if len(a) > 1 else ''})"
     if s.op == "to":
         return f"{a[0]}.to({s.arg!r})"
@@ -369,16 +370,24 @@ def _view_layout(lay: Layout, sh: Shape, view: tuple) -> tuple[Layout | None, Sh
     return lay, sh
 
 
-def _sharded_view(view: tuple, lays: list[Layout], out: list[Step], srcs: list[int]) -> tuple:
+def _sharded_view(rng: random.Random, view: tuple, lays: list[Layout], out: list[Step],
+                  srcs: list[int]) -> tuple:
     """An assign into shards reads `view` of the target (+ the other source): as it is when the
-    ops keep to the shards, else from a copy of the target on its first device (the value is
-    then scattered), as `("to", device)` first in the view."""
-    lay = lays[srcs[0]]
-    vlay, _ = _view_layout(lay, out[srcs[0]].shape, view)
+    ops keep to the shards, else from a copy of the target on its first device, as
+    `("to", device)` first in the view (the value is then scattered, or, without another
+    source, sometimes sharded another way first: `("shard", (devices, axis))` last)."""
+    lay, sh = lays[srcs[0]], out[srcs[0]].shape
+    vlay, _ = _view_layout(lay, sh, view)
     ok = vlay is not None and all(
         _layout(Step("add", (0, 1), None, out[j].shape), [vlay, lays[j]], []) is not None
         for j in srcs[1:])
-    return view if ok else (("to", _home(lay)),) + view
+    if ok:
+        return view
+    view = (("to", _home(lay)),) + view
+    if len(srcs) == 1 and rng.random() < 0.5:
+        axes = [a for a, d in enumerate(sh) if d % len(lay[2]) == 0] + [None]
+        view += (("shard", (lay[2], rng.choice(axes))),)
+    return view
 
 
 def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ...]
@@ -403,7 +412,7 @@ def _place_devices(rng: random.Random, steps: list[Step], outputs: tuple[int, ..
         srcs = [where[k] for k in s.srcs]
         if s.op == "assign" and lays[srcs[0]][0] == "multi":  # into shards, part by part
             lay = lays[srcs[0]]
-            s = Step(s.op, s.srcs, _sharded_view(s.arg, lays, out, srcs), s.shape)
+            s = Step(s.op, s.srcs, _sharded_view(rng, s.arg, lays, out, srcs), s.shape)
             if s.arg[:1] == (("to", _home(lay)),):  # the value on one device: scattered
                 srcs = srcs[:1] + [on(j, _home(lay)) for j in srcs[1:]]
         elif s.op == "assign":  # into the target's buffer: the value copied to its device
@@ -506,7 +515,7 @@ def _run(prog: Program, backend: str) -> list[np.ndarray]:
             elif s.op == "assign":
                 view = a[0]
                 for m, arg in s.arg:
-                    view = getattr(view, m)(arg)
+                    view = view.shard(*arg) if m == "shard" else getattr(view, m)(arg)
                 ts.append(a[0].assign(view.add(a[1]) if len(a) > 1 else view))
             elif s.op == "to":
                 ts.append(a[0].to(s.arg))

@@ -12,6 +12,7 @@ import pytest
 from rulegrad import Tensor, Variable
 from rulegrad.runtime.device import DeviceMismatch
 from rulegrad.runtime.errors import InvalidArgument
+from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.realize import buffer_of
 
 BACKENDS = ["c", "interp"]
@@ -96,6 +97,10 @@ def test_sharded_matmul(backend, n):
     inner = Tensor(a).shard(DEVS[n], axis=1) @ Tensor(w).shard(DEVS[n], axis=0)
     assert_one_device_per_kernel(inner)
     np.testing.assert_allclose(inner.numpy(), a @ w, rtol=1e-5, atol=1e-5)
+    # replicas x columns: each device computes its columns of the product
+    cols = Tensor(a).shard(DEVS[n]) @ Tensor(w).shard(DEVS[n], axis=1)
+    assert layouts([cols.uop]) == [(1, DEVS[n])]  # the product's columns stay sharded
+    np.testing.assert_allclose(cols.numpy(), a @ w, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("n", [2, 4])

@@ -259,6 +259,9 @@ class TensorOps:
                 raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")
             return self.flatten().roll(shifts, 0).reshape(self.shape)
         shifts, dims = make_tuple(shifts, 1), make_tuple(dims, 1)
+        if len(shifts) != len(dims):  # torch's rule: one shift per dim, never broadcast
+            raise InvalidArgument(f"roll takes one shift per dim, got shifts {shifts} and dims "
+                                  f"{dims}")
         x = self
         for s, d in zip(shifts, dims):
             d = self._axis(d)

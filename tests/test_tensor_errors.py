@@ -192,3 +192,14 @@ def test_unknown_backend(monkeypatch):
     monkeypatch.setenv("RULEGRAD_BACKEND", "gpu")
     with raises(ValueError, "gpu", "oracle"):
         (t(2) + 1).numpy()
+
+
+def test_roll_needs_one_shift_per_dim():
+    # torch raises RuntimeError here; a single shift is not spread over several dims
+    with raises(RuntimeError, "one shift per dim", (1,), (0, 1)):
+        t(3, 3).roll(shifts=1, dims=(0, 1))
+    with raises(RuntimeError, "one shift per dim", (1, 2), (0,)):
+        t(10).roll(shifts=(1, 2), dims=0)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(Tensor(a).roll((1, -1), (0, 1)).numpy(),
+                                  np.roll(a, (1, -1), (0, 1)))

@@ -773,6 +773,17 @@ class Tensor(TensorOps, NNOps):
     def cast(self, dtype: DType | str) -> Tensor:
         return Tensor(self.uop.cast(to_dtype(dtype)))
 
+    def bitcast(self, dtype: DType | str) -> Tensor:
+        """The same bits read as `dtype`, which must have the same item size (numpy's
+        `.view(dtype)`); no gradient flows through it."""
+        dt = to_dtype(dtype)
+        if dt.itemsize != self.dtype.itemsize:
+            raise InvalidArgument(f"bitcast from {self.dtype.name} ({self.dtype.itemsize} bytes) "
+                                  f"to {dt.name} ({dt.itemsize} bytes): the item sizes must match")
+        if dt is self.dtype:
+            return self
+        return Tensor(UOp(Ops.BITCAST, dt, (self.uop,)))
+
     # ------------------------------------------------------------------ reductions
     def _axis(self, axis: int) -> int:
         if not isinstance(axis, (int, np.integer)) or not -self.ndim <= axis < self.ndim:

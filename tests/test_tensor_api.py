@@ -488,3 +488,17 @@ def test_where_of_two_python_scalars_uses_tinygrad_defaults():
     check(Tensor(c).where(1, 3), np.where(c, 1, 3).astype(np.int32))
     check(Tensor(c).where(1, 2.5), np.where(c, 1, 2.5).astype(np.float32))
     check(Tensor(c).where(True, False), np.where(c, True, False))
+
+
+# ---------------------------------------------------------------------- bitcast
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
+                                     ("uint32", "int32"), ("float16", "int16"),
+                                     ("float64", "int64"), ("int8", "uint8")])
+def test_bitcast_is_numpys_view(src, dst):
+    bits = np.random.default_rng(0).integers(0, 256, (3, 5, 8), dtype=np.uint8)
+    a = bits.view(np.dtype(src)).reshape(3, 5, -1)
+    a = np.where(np.isnan(a), 0, a) if a.dtype.kind == "f" else a  # NaN payloads may change
+    got = (Tensor(a).bitcast(dst) + 0).numpy()  # in a kernel, not only a read of the buffer
+    np.testing.assert_array_equal(got, a.view(np.dtype(dst)))
+    with pytest.raises(ValueError, match="item sizes must match"):
+        Tensor(a).bitcast("float16" if a.dtype.itemsize != 2 else "float32")

@@ -1166,10 +1166,21 @@ def _index(uop: UOp, index: Any) -> UOp:
 
 
 def _is_int_list(x: Any) -> bool:
-    """A (nested) list of ints is one tensor index, not a tuple of indices."""
-    return isinstance(x, list) and all(
-        _is_int_list(i) or (isinstance(i, (int, np.integer)) and not isinstance(i, bool))
-        for i in x)
+    """A (nested) list of ints is one tensor index, not a tuple of indices. Bools among ints
+    are the ints 0 and 1 (torch makes an int tensor of `[True, False, 2]`); a list of bools
+    only would be a mask, which is not an index here."""
+    leaves: list = []
+    todo = [x]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, (bool, np.bool_, int, np.integer)):
+            leaves.append(item)
+        else:
+            return False
+    return isinstance(x, list) and not (leaves and all(isinstance(i, (bool, np.bool_))
+                                                       for i in leaves))
 
 
 def _list_index(items: list | tuple) -> Tensor:

@@ -282,6 +282,17 @@ def test_gather_and_tensor_index(data, dt, shape):
         check(Tensor(a)[..., None, 0], a[..., None, 0])
 
 
+def test_index_lists_of_ints_and_bools():
+    a = np.arange(30, dtype=np.float32).reshape(5, 6)
+    # bools among ints are 0 and 1 (as in torch, whose tensor of such a list is int64)
+    np.testing.assert_array_equal(Tensor(a)[[True, False, 2]].numpy(), a[[1, 0, 2]])
+    np.testing.assert_array_equal(Tensor(a)[[[4, True]], 0].numpy(), a[[[4, 1]], 0])
+    np.testing.assert_array_equal(Tensor(a)[[]].numpy(), a[np.array([], np.int64)])
+    for mask in ([True, False], [[True], [False]]):  # bools only: a mask, not supported
+        with pytest.raises(IndexError):
+            Tensor(a)[mask]
+
+
 @SETTINGS
 @given(st.data(), st.sampled_from(NUMERIC), shapes(min_dims=1, max_dims=3, min_side=1))
 def test_scatter(data, dt, shape):

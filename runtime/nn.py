@@ -227,7 +227,11 @@ class NNOps:
                 low, high = num // den, (num + den - 1) // den
                 frac = (num % den).cast(dtypes.float32) / den
                 low, high, frac = (y.reshape(reshape).expand(expand) for y in (low, high, frac))
-                x = x.gather(i, low).lerp(x.gather(i, high), frac)
+                if self.dtype is dtypes.uint8:
+                    x = _lerp_uint8(x.gather(i, low), x.gather(i, high), frac,
+                                    _max_weight(in_sz, size[i], align_corners))
+                else:
+                    x = x.gather(i, low).lerp(x.gather(i, high), frac)
             else:
                 scale, arr = in_sz / size[i], T.arange(size[i], dtype=dtypes.float32)
                 pos = scale * (arr + 0.5) if mode == "nearest-exact" else scale * arr
@@ -314,3 +318,28 @@ class NNOps:
         nll = -self.gather(1, y.unsqueeze(1)).squeeze(1) * w
         return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
 
+
+def _max_weight(in_sz: int, out_sz: int, align_corners: bool) -> float:
+    """The largest of the weights (1 - frac, frac) that linear interpolation along one axis
+    uses (the fractions `interpolate` computes, here on the host)."""
+    if align_corners:
+        den = max(out_sz - 1, 1)
+        nums = [k * (in_sz - 1) for k in range(out_sz)]
+    else:
+        den = out_sz * 2
+        nums = [(2 * k + 1) * in_sz - out_sz for k in range(out_sz)]
+    fracs = [(min(max(n, 0), (in_sz - 1) * den) % den) / den for n in nums]
+    return max(max(f, 1 - f) for f in fracs) if fracs else 1.0
+
+
+def _lerp_uint8(lo: Tensor, hi: Tensor, frac: Tensor, max_weight: float) -> Tensor:
+    """torch's linear interpolation of uint8 images: integer weights with as many bits as
+    int16 holds for the largest one, sum rounded, shifted back and clamped to 0..255, one
+    axis at a time (so results equal torch's, where a float lerp cast back is off by one)."""
+    bits = 0
+    while bits < 22 and int(0.5 + max_weight * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    w_hi = (frac * (1 << bits) + 0.5).cast(dtypes.int32)
+    w_lo = ((1 - frac) * (1 << bits) + 0.5).cast(dtypes.int32)
+    acc = lo.cast(dtypes.int32) * w_lo + hi.cast(dtypes.int32) * w_hi + (1 << (bits - 1))
+    return (acc >> bits).clip(0, 255).cast(dtypes.uint8)

@@ -477,6 +477,22 @@ def test_interpolate(mode):
     check(got, want.astype(np.float32), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape,size", [((2, 3, 64, 64), (10, 10)), ((1, 2, 9, 7), (13, 4)),
+                                        ((1, 1, 5, 5), (11, 11)), ((1, 3, 8, 6), (3, 17))])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_interpolate_uint8_is_torchs(shape, size, align_corners):
+    # torch's uint8 bilinear is integer arithmetic of its own (fixed-point weights, a rounding
+    # per axis): the reference here is torch itself, on the whole 0..255 range
+    torch = pytest.importorskip("torch", reason="torch is not installed: uint8 interpolation "
+                                "compared with torch skipped")
+    x = np.random.default_rng(sum(shape)).integers(0, 256, shape).astype(np.uint8)
+    want = torch.nn.functional.interpolate(torch.tensor(x), size=size, mode="bilinear",
+                                           align_corners=align_corners).numpy()
+    got = Tensor(x).interpolate(size, mode="linear", align_corners=align_corners).numpy()
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+
+
 @SETTINGS
 @given(st.data(), st.sampled_from(NUMERIC), shapes(min_dims=1, max_dims=3), st.booleans())
 def test_sort_argsort_topk(data, dt, shape, descending):

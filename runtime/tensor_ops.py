@@ -756,6 +756,49 @@ class TensorOps:
             red = type(self)(red.uop.alu(op, self.uop)) if red.dtype is self.dtype else red
         return hit.where(red, self)
 
+    # ------------------------------------------------------------------ data-dependent sizes
+    def _compact(self, mask: Tensor, size: int | None, fill_value: Any) -> Tensor:
+        """The rows self[i] (self: (n, c)) where the flat mask (n,) holds, in order, as `size`
+        rows, those past the count `fill_value`: output row k is the selected row whose rank
+        (the count of selected rows before it) is k, a one-hot sum over n (no kernel of its
+        own). `size` None: the count, which realizes the mask first (the size is data)."""
+        T, n = _tensor(), mask.shape[0]
+        count = mask.cast(dtypes.int32)._reduce(Ops.ADD, 0, False)
+        if size is None:
+            size = int(count.item())
+        if not isinstance(size, int) or size < 0:
+            raise InvalidArgument(f"size must be an int >= 0, got {size!r}")
+        rank = mask.cast(dtypes.int32)._cum(0, Ops.ADD) - 1
+        k = T.arange(size, dtype=dtypes.int32).reshape(size, 1)
+        hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
+        rows = self.reshape(1, *self.shape).expand(size, *self.shape)
+        picked = hit.where(rows, rows.zeros_like())._reduce(Ops.ADD, 1, False)
+        fill = T.full(picked.shape, fill_value).cast(self.dtype)
+        return (k < count).where(picked, fill)
+
+    def nonzero(self, size: int | None = None, fill_value: Any = 0) -> Tensor:
+        """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
+        With `size`, exactly that many rows (past the count, `fill_value`)."""
+        T, n = _tensor(), self.numel()
+        flat = T.arange(n, dtype=dtypes.int32).reshape(n, 1)
+        strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
+        coords = [flat // st % sh for st, sh in zip(strides, self.shape)]
+        table = T.cat(*coords, dim=1) if coords else flat.shrink((None, (0, 0)))
+        return table._compact(self.flatten() != 0, size, fill_value)
+
+    def masked_select(self, mask: Tensor, size: int | None = None, fill_value: Any = 0
+                      ) -> Tensor:
+        """The elements where `mask` (broadcast with self) holds, flat, in row-major order.
+        With `size`, exactly that many (past the count, `fill_value`, in self's dtype)."""
+        if mask.dtype is not dtypes.bool:
+            raise InvalidArgument(f"masked_select needs a bool mask, got {mask.dtype.name}")
+        from .tensor import _broadcast_shape
+
+        shape = _broadcast_shape(self.shape, mask.shape)
+        x, m = (t.reshape((1,) * (len(shape) - t.ndim) + t.shape).expand(shape)
+                for t in (self, mask))
+        return x.reshape(x.numel(), 1)._compact(m.reshape(m.numel()), size, fill_value).reshape(-1)
+
     # ------------------------------------------------------------------ einsum
     @staticmethod
     def einsum(formula: str, *operands: Any) -> Tensor:

@@ -529,3 +529,37 @@ def test_bitcast_is_numpys_view(src, dst):
     np.testing.assert_array_equal(got, a.view(np.dtype(dst)))
     with pytest.raises(ValueError, match="item sizes must match"):
         Tensor(a).bitcast("float16" if a.dtype.itemsize != 2 else "float32")
+
+
+# ---------------------------------------------------------------------- data-dependent sizes
+@pytest.mark.parametrize("dt", ["float32", "int32", "bool", "uint8"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (4, 5), (3, 0, 2), (2, 3, 4)])
+def test_nonzero_and_masked_select(dt, shape):
+    rng = np.random.default_rng(len(shape))
+    a = (rng.integers(-2, 3, shape) * (rng.random(shape) < 0.5)).astype(dt)
+    got = Tensor(a).nonzero()
+    assert got.dtype is dtypes.int32
+    np.testing.assert_array_equal(got.numpy(), np.argwhere(a))
+    mask = rng.random(shape) < 0.4
+    np.testing.assert_array_equal(Tensor(a).masked_select(Tensor(mask)).numpy(), a[mask])
+    if a.ndim:  # a mask that broadcasts over the first axes
+        row = mask.reshape(-1)[:shape[-1]] if a.size else np.zeros(shape[-1], bool)
+        np.testing.assert_array_equal(Tensor(a).masked_select(Tensor(row)).numpy(),
+                                      a[np.broadcast_to(row, shape)])
+    # with a size: cut, or filled past the count (in the tensor's dtype), nothing realized
+    n = int(np.count_nonzero(a))
+    for size in (0, max(n - 1, 0), n + 2):
+        want = np.full((size, a.ndim), -1, np.int32)
+        want[:min(size, n)] = np.argwhere(a)[:size]
+        np.testing.assert_array_equal(Tensor(a).nonzero(size=size, fill_value=-1).numpy(), want)
+        sel = a[mask]
+        want = np.zeros(size, a.dtype)
+        want[:min(size, len(sel))] = sel[:size]
+        got = Tensor(a).masked_select(Tensor(mask), size=size)
+        assert got.dtype == Tensor(a).dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_masked_select_needs_a_bool_mask():
+    with pytest.raises(ValueError, match="bool mask"):
+        Tensor(np.ones(3, np.float32)).masked_select(Tensor(np.ones(3, np.int32)))

@@ -605,7 +605,9 @@ class TensorOps:
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
         lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()  # j <= i
-        s = lower.where((x.unsqueeze(-2) - m.unsqueeze(-1)).exp(), 0).sum(-1)
+        # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
+        # it is masked out, and its gradient would be 0 * inf = NaN
+        s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
         return (s.log() + m).transpose(-1, axis)
 
     def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:

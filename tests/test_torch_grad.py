@@ -119,3 +119,14 @@ def test_prod_gradient_with_zeros_matches_torch(axis):
     tp = t.prod() if axis is None else t.prod(dim=axis)
     (tg,) = torch.autograd.grad(tp.sum(), t)
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("vals", [[0.0, 100.0], [100.0, 0.0, -50.0, 300.0], [1.0, 2.0, 3.0]])
+def test_logcumsumexp_gradient_with_large_later_elements(vals):
+    # exp of a later, larger element (masked out of an earlier prefix) overflows: its
+    # gradient must be 0 there, not 0 * inf = NaN (tinygrad's test_logcumsumexp_numerical)
+    x = Tensor(np.array(vals, np.float32), requires_grad=True)
+    x.logcumsumexp().sum().backward()
+    t = torch.tensor(vals, requires_grad=True)
+    torch.logcumsumexp(t, 0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -964,10 +964,6 @@ class Tensor(TensorOps, NNOps):
         A sharded target (or a reshape, permute, shrink or flip of one that keeps each shard
         whole) is written part by part on its devices (`rules/multi.rules`); an unsharded
         value is scattered to them first."""
-        layout = _sharded_target(self.uop) if isinstance(device_of(self.uop), tuple) else None
-        if layout is None and buffer_of(self.uop) is None:
-            raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
-                             f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)
@@ -975,6 +971,13 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor "
                                   "of "
                              f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
+        if (cut := _cut_of_shards(self.uop)) is not None:
+            _assign_cut(*cut, value)
+            return self
+        layout = _sharded_target(self.uop) if isinstance(device_of(self.uop), tuple) else None
+        if layout is None and buffer_of(self.uop) is None:
+            raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
+                             f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
         if layout is not None and not isinstance(device_of(value.uop), (tuple, type(None))):
             value = value.shard(layout[1], layout[0])  # scattered to the target's devices
         node = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
@@ -1292,6 +1295,35 @@ def _floor_fix(r: UOp, b: UOp) -> UOp:
     zero = r.const_like(0)
     differ = r.alu(Ops.CMPLT, zero).alu(Ops.CMPNE, b.alu(Ops.CMPLT, zero))
     return r.alu(Ops.CMPNE, zero).alu(Ops.AND, differ)
+
+
+def _cut_of_shards(uop: UOp) -> tuple[UOp, tuple] | None:
+    """(the sharded tensor, the shrink) when `uop` is a slice of realized shards that cuts the
+    sharded axis (`x[2:6]`, `x[3]`: a SHRINK, maybe reshaped), which no shard can write on its
+    own; else None."""
+    node = uop.src[0] if uop.op is Ops.RESHAPE else uop
+    if node.op is not Ops.SHRINK or (shards := shards_of(node.src[0])) is None:
+        return None
+    axis, full = shards.axis, node.src[0].shape
+    if axis is None or node.arg[axis] == (0, full[axis]):
+        return None
+    return node.src[0], node.arg
+
+
+def _assign_cut(multi: UOp, arg: tuple, value: Tensor) -> None:
+    """x[slice].assign(value) across shards: the whole of x assigned, the value where the
+    slice is (padded out to x's shape and sharded like it) and x's own elements elsewhere."""
+    axis, devs = multi.arg
+    x = Tensor(multi)
+    part = value.reshape(tuple(e - b for b, e in arg))
+    if isinstance(device_of(part.uop), tuple):
+        part = part.to(devs[0])  # to pad along the sharded axis: on one device first
+    pads = tuple((b, n - e) for (b, e), n in zip(arg, x.shape))
+    inside = Tensor.ones(*part.shape, dtype=dtypes.bool).pad(pads)
+    whole = part.pad(pads)
+    if device_of(whole.uop) is not None:
+        whole = whole.shard(devs, axis)
+    x.assign(inside.where(whole, x))
 
 
 def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:

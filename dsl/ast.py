@@ -252,8 +252,37 @@ class Rule:
     named: bool = True  # False when the name was derived
     text: str = field(default="", compare=False)  # the rule's source text, one line
     span: Span = _span()
-    # `where a = E, ...`: bound in order once the guard passed, seen by later ones and the RHS
+    # `where a = E, ...`: bound in order, each seen by later ones, the RHS and the guard
     lets: tuple[tuple[str, Expr], ...] = ()
+
+    def guard_steps(self) -> list[tuple[int, int, tuple[Expr, ...]]]:
+        """The guard as steps `(start, stop, conditions)`: bind lets[start:stop], then test the
+        conditions (the guard's `and` terms, in order). A let the guard names is bound just
+        before the first term that names it, so a cheap test first spares an expensive let
+        (Haskell's `where` scopes over guards too); lets no term names are bound after the guard
+        passed (`lets[guard_steps()[-1][1]:]`)."""
+        if self.guard is None:
+            return []
+        guard = self.guard
+        terms = guard.values if isinstance(guard, EBool) and guard.op == "and" else (guard,)
+        index = {name: k for k, (name, _) in enumerate(self.lets)}
+        steps: list[tuple[int, int, tuple[Expr, ...]]] = []
+        done = 0
+        for term in terms:
+            need = max((index[n] + 1 for n in names_in(term) if n in index), default=0)
+            if steps and need <= done:  # no new let: test it together with the step before
+                start, stop, conds = steps[-1]
+                steps[-1] = (start, stop, conds + (term,))
+            else:
+                steps.append((done, max(need, done), (term,)))
+                done = max(need, done)
+        return steps
+
+    @property
+    def guard_lets(self) -> int:
+        """How many lets are bound before the guard is known to pass."""
+        steps = self.guard_steps()
+        return steps[-1][1] if steps else 0
 
 
 @dataclass(frozen=True)
@@ -382,3 +411,18 @@ def strip_spans(node: Any) -> Any:
         else:
             changes[f.name] = strip_spans(value)
     return replace(node, **changes)
+
+
+def names_in(e: object) -> set[str]:
+    """Every name an expression mentions (iterative walk over the AST's dataclass fields)."""
+    out: set[str] = set()
+    stack: list[object] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, EName):
+            out.add(x.name)
+        elif isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return out

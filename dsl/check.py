@@ -477,14 +477,14 @@ class _FileChecker:
                 self.error(span, f"'*{name}' binds a name the pattern already binds")
             captures.add(name)
         comp_locals: dict[str, A.Span] = {}
-        if rule.guard is not None:
-            self.check_expr(rule.guard, captures, "guard", comp_locals)
         for name, e in rule.lets:  # each sees the captures and the names bound before it
             self.check_expr(e, captures, "right-hand side", comp_locals)
             if name in captures or name in self.helpers or name in BUILTINS:
                 self.error(e.span, f"'where {name} = ...' hides a capture, helper or builtin "
                            f"of that name")
             captures = captures | {name}
+        if rule.guard is not None:  # the guard sees the lets too (those it names run first)
+            self.check_expr(rule.guard, captures, "guard", comp_locals)
         if isinstance(rule.rhs, A.EError):
             self.check_expr(rule.rhs.message, captures, "right-hand side", comp_locals)
         elif not isinstance(rule.rhs, A.EDefer):

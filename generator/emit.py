@@ -33,6 +33,7 @@ import jinja2
 from rulegrad.dsl.ast import (
     CheckedFile,
     CheckedPipeline,
+    EBool,
     ECall,
     EDefer,
     EError,
@@ -284,8 +285,12 @@ class _PartEmitter:
         """Guard + RHS of one rule at a leaf, captures already in their locals."""
         kind = _rhs_kind(rule.rhs, captures)
         sc = self.scope(captures)
-        guard = None if rule.guard is None else pyexpr(rule.guard, sc, 1)
-        out = self.let_lines(rule, sc)
+        # the guard's steps: the lets its next terms name, then an `if` on those terms
+        heads: list[list[str]] = []
+        for start, stop, conds in rule.guard_steps():
+            lets = self.let_lines(rule, sc, start, stop)  # (puts their names in scope)
+            heads.append(lets + [f"if {pyexpr(_conj(conds), sc, 1)}:"])
+        out = self.let_lines(rule, sc, rule.guard_lets, len(rule.lets))
         if kind in ("defer", "error"):
             out += [self.raise_line(rule.rhs, sc)]
         else:
@@ -297,14 +302,15 @@ class _PartEmitter:
                 check = "_r is not n" if kind in ("uop", "const") else \
                     "_r is not None and _r is not n"
                 out += [f"_r = {value}", f"if {check}: return _r, {self.fired(k)}"]
-        if guard is None:
-            return out
-        return [f"if {guard}:"] + ["    " + line for line in out]
+        for head in reversed(heads):  # innermost last: each step nests the next
+            out = head[:-1] + [head[-1]] + ["    " + line for line in out]
+        return out
 
-    def let_lines(self, rule: Rule, sc: Scope) -> list[str]:
-        """`where a = E, ...`: one assignment each, in order; later ones and the RHS see them."""
+    def let_lines(self, rule: Rule, sc: Scope, start: int, stop: int) -> list[str]:
+        """`where a = E, ...` from start to stop: one assignment each, in order; later ones, the
+        RHS (and the guard, for those before `rule.guard_lets`) see them."""
         out = []
-        for name, e in rule.lets:
+        for name, e in rule.lets[start:stop]:
             value = pyexpr(e, sc)
             sc.captures[name] = self.local(name)
             out.append(f"{sc.captures[name]} = {value}")
@@ -334,9 +340,10 @@ class _PartEmitter:
         sc = self.scope(captures)
         kind = _rhs_kind(rule.rhs, captures)
         lines = self.header(rule)
-        if rule.guard is not None:
-            lines.append(f"if not ({pyexpr(rule.guard, sc)}): return None")
-        lines += self.let_lines(rule, sc)
+        for start, stop, conds in rule.guard_steps():
+            lines += self.let_lines(rule, sc, start, stop)  # (puts their names in scope)
+            lines.append(f"if not ({pyexpr(_conj(conds), sc)}): return None")
+        lines += self.let_lines(rule, sc, rule.guard_lets, len(rule.lets))
         if kind in ("defer", "error"):
             lines.append(self.raise_line(rule.rhs, sc))
         else:
@@ -534,6 +541,11 @@ def _all_files(cf: CheckedFile) -> list[CheckedFile]:
             out.append(f)
             stack.extend(f.imported)
     return out
+
+
+def _conj(conds: tuple[Expr, ...]) -> Expr:
+    """The `and` of a guard step's terms."""
+    return conds[0] if len(conds) == 1 else EBool("and", conds)
 
 
 def _helpers(cf: CheckedFile) -> list[Helper]:

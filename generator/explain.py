@@ -133,7 +133,8 @@ def _apply(rule: Rule, interp: Interpreter, node: UOp, caps: dict[str, UOp],
            ctx: Any) -> Explanation:
     if rule.guard is not None:
         try:
-            ok = interp.evaluate(rule.guard, caps, ctx)
+            bound = interp.guard(rule, caps, ctx)
+            ok, caps = bound is not None, bound or caps
         except Exception as e:  # a guard that raises is an answer too
             return Explanation("guard raised", f"{type(e).__name__}: {e}")
         if not ok:
@@ -142,6 +143,7 @@ def _apply(rule: Rule, interp: Interpreter, node: UOp, caps: dict[str, UOp],
     if isinstance(rule.rhs, EDefer):
         return Explanation("declined", "the rule defers (waits for its siblings)")
     try:
+        caps = interp.bind_lets(rule, caps, ctx, rule.guard_lets, len(rule.lets))
         out = as_uop(node, interp.evaluate(rule.rhs, caps, ctx))
     except RewriteNotReady:
         return Explanation("declined", "the right-hand side deferred (not ready)")

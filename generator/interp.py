@@ -244,14 +244,30 @@ class Interpreter:
         return UOp(op, dtype, srcs, kw.get("arg"), kw.get("tag"))
 
     # ------------------------------------------------------------------ rules
+    def bind_lets(self, rule: Rule, caps: Bound, ctx: Any, start: int, stop: int) -> Bound:
+        """`where a = E, ...` from start to stop: in order, each seeing the ones before."""
+        if start >= stop:
+            return caps
+        caps = dict(caps)
+        for name, e in rule.lets[start:stop]:
+            caps[name] = self.evaluate(e, caps, ctx)
+        return caps
+
+    def guard(self, rule: Rule, caps: Bound, ctx: Any) -> Bound | None:
+        """The guard's steps (the lets each names, then its terms): the captures and the lets
+        bound so far when it holds, else None."""
+        for start, stop, conds in rule.guard_steps():
+            caps = self.bind_lets(rule, caps, ctx, start, stop)
+            if not all(self.evaluate(c, caps, ctx) for c in conds):
+                return None
+        return caps
+
     def apply(self, rule: Rule, n: UOp, caps: Bound, ctx: Any) -> UOp | None:
         """Guard, then right-hand side, of one match."""
-        if rule.guard is not None and not self.evaluate(rule.guard, caps, ctx):
+        caps = self.guard(rule, caps, ctx)
+        if caps is None:
             return None
-        if rule.lets:  # `where a = E, ...`: in order, each seeing the ones before
-            caps = dict(caps)
-            for name, e in rule.lets:
-                caps[name] = self.evaluate(e, caps, ctx)
+        caps = self.bind_lets(rule, caps, ctx, rule.guard_lets, len(rule.lets))
         if isinstance(rule.rhs, EDefer):
             raise RewriteNotReady
         if isinstance(rule.rhs, EError):

@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.device import DEFAULT, device_of
 from rulegrad.runtime.dtype import dtypes
@@ -108,21 +107,6 @@ class RealizeContext:
     def number(self, x: UOp) -> int:
         self.order.append(x)
         return len(self.order) - 1
-
-
-def realize_copy_source(ctx: RealizeContext, c: UOp) -> None:
-    """What a COPY copies is computed on its own device first (a view of a buffer or a
-    constant needs no kernel: the copy reads it directly)."""
-    if c.src[0].base.op not in (Ops.BUFFER, Ops.CONST):
-        ctx.realize.add(c.src[0])
-
-
-def keep_copy_source(c: UOp, idx: UOp, b: UOp) -> UOp:
-    """The buffer a COPY reads stays a buffer (the cost function would recompute a cheap one
-    inside the copy, on the wrong device): its value is marked CONTIGUOUS (tinygrad's
-    pre_bufferize)."""
-    kept = b.replace(src=(b.src[0].f(Ops.CONTIGUOUS),) + b.src[1:])
-    return c.replace(src=(idx.replace(src=(kept,) + idx.src[1:]),) + c.src[1:])
 
 
 # ====================================================================== 2. children marking
@@ -791,47 +775,3 @@ def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
     target = st.src[0]
     return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
                tag=st.tag)
-
-
-# ====================================================================== 0. earliest rewrites
-def reduce_of_expand(red: UOp, e: UOp, x: UOp) -> UOp | None:
-    """A reduction over axes an EXPAND only repeats: sum is value * count; max/min the value.
-    (The older scheduler's simplify_stride0_reduce.)"""
-    op, axes = red.arg
-    if not all(x.shape[i] == 1 for i in axes) or op is Ops.MUL:
-        return None
-    other = tuple(1 if i in axes else s for i, s in enumerate(e.shape))
-    y = x.expand(other)
-    count = math.prod(e.shape[i] for i in axes)
-    if count == 0:
-        return None  # a reduction over nothing is its identity (reduce_empty), not the value
-    if op is Ops.ADD and count != 1 and not red.dtype.is_bool:
-        if red.dtype.is_int:
-            # n copies of x sum to x * n in wrapping arithmetic: n wrapped to the dtype
-            return y * wrap(red.dtype, count)
-        if count > 2 ** {2: 11, 4: 24, 8: 53}[red.dtype.itemsize]:
-            return None  # n itself is not exact in the float type
-        return y * float(count)
-    return y
-
-
-def split_reduce(red: UOp, x: UOp) -> UOp | None:
-    """A large reduction to few outputs becomes two: first over a split of one reduced axis
-    into (d, n/d), keeping d partial results per output, then over those d.
-    (The older scheduler's split_reduceop: d from 256 down to 8, at most 2**22 partials.)"""
-    op, axes = red.arg
-    out = max(red.size, 1)
-    for axis in axes:
-        for d in range(min(256, (1 << 22) // out), 7, -1):
-            if x.shape[axis] % d == 0:
-                break
-        else:
-            continue
-        shape = x.shape[:axis] + (d, x.shape[axis] // d) + x.shape[axis + 1:]
-        # move the d axis last: the first reduction keeps it, the second reduces it
-        order = tuple(i for i in range(len(shape)) if i != axis) + (axis,)
-        split = x.reshape(shape).permute(order)
-        first = UOp(Ops.REDUCE_AXIS, red.dtype, (split,), arg=(op, axes))
-        second = UOp(Ops.REDUCE_AXIS, red.dtype, (first,), arg=(op, (len(shape) - 1,)))
-        return second.reshape(red.shape)
-    return None

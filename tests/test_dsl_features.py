@@ -1,0 +1,58 @@
+"""DSL features that moved the scheduler's logic out of rangeify_helpers.py (issue 12), each run
+by the generated module and by the interpreted matcher, which must agree:
+
+- a guard sees the `where` names, each bound just before the first `and` term that uses it
+  (a cheap test first spares a costly name);
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rulegrad.dsl import load
+from rulegrad.generator import compile_file
+from rulegrad.generator.interp import interpret_all
+from rulegrad.generator.user import _import
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.rewrite import graph_rewrite
+from rulegrad.runtime.uop import UOp
+
+RULES_TEXT = """
+rules lazy = {
+  # `big` is named by the guard's second term only: bound for constants above 5 alone
+  bump: NEG(x:CONST) if x.arg > 5 and big > 0 -> x + big where big = ctx.weigh(x), unused = 1
+}
+"""
+
+
+class Counter:
+    """A pass context that counts the nodes a rule weighed."""
+
+    def __init__(self) -> None:
+        self.weighed: list[int] = []
+
+    def weigh(self, x: UOp) -> int:
+        self.weighed.append(x.arg)
+        return 10
+
+
+def _matchers(tmp_path: Path, text: str) -> dict[str, dict]:
+    path = tmp_path / "feat.rules"
+    path.write_text(text)
+    module = _import(tmp_path / "generated" / "feat.py",
+                     compile_file(path, tmp_path / "generated"))
+    return {"generated": module.MATCHERS, "interp": interpret_all(load(str(path)))[0]}
+
+
+def test_guard_sees_where_names_bound_only_when_needed(tmp_path: Path) -> None:
+    small, large = UOp.const(dtypes.int32, 3), UOp.const(dtypes.int32, 7)
+    sink = UOp.sink(small.alu(Ops.NEG), large.alu(Ops.NEG))
+    for kind, matchers in _matchers(tmp_path, RULES_TEXT).items():
+        ctx = Counter()
+        out = graph_rewrite(sink, matchers["lazy"], ctx=ctx)
+        # the first term rejected 3 before `big` was bound: only 7 was weighed
+        assert ctx.weighed == [7], kind
+        assert out.src[0] is sink.src[0], kind
+        assert out.src[1].op is Ops.ADD and out.src[1].src[0] is large, kind
+        assert out.src[1].src[1].arg == 10, kind

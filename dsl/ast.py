@@ -314,6 +314,7 @@ class Use:
     names: tuple[str, ...]
     name_spans: tuple[Span, ...] = field(default=(), compare=False, repr=False)
     span: Span = _span()
+    analysis: bool = False  # `analysis MODULE: a, b`: questions about nodes, never a rewrite
 
 
 @dataclass(frozen=True)
@@ -379,6 +380,7 @@ class Helper:
     name: str
     module: str
     file: str | None  # the .py file for `use .mod`; None for an importable dotted module
+    analysis: bool = False  # declared by `analysis`: it answers about nodes, it does not rewrite
 
 
 @dataclass(frozen=True)

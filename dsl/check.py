@@ -365,7 +365,7 @@ class _FileChecker:
                            "the system, is refused)")
             elif mod is not None:
                 self.helper_objs[name] = getattr(mod, name)
-            self.helpers[name] = A.Helper(name, use.module, file)
+            self.helpers[name] = A.Helper(name, use.module, file, use.analysis)
 
     def check_import(self, imp: A.Import) -> set[str]:
         """Check an import; returns the names it should have provided but could not."""
@@ -490,6 +490,21 @@ class _FileChecker:
         elif not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
             self.check_rhs_value(rule.rhs)
+            self.check_rhs_not_analysis(rule.rhs)
+
+    def check_rhs_not_analysis(self, rhs: A.Expr) -> None:
+        """A rule says its rewrite: the value of an analysis (any branch of a conditional) is
+        an answer about nodes, never the replacement."""
+        stack = [rhs]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, A.EIf):
+                stack += [e.then, e.orelse]
+            elif isinstance(e, A.ECall) and isinstance(e.func, A.EName) and \
+                    (h := self.helpers.get(e.func.name)) is not None and h.analysis:
+                self.error(e.span, f"'{h.name}' is an analysis: it answers about nodes and "
+                           "cannot be a rule's rewrite", "say the rewrite in the rule, and ask "
+                           "the analysis in its guard or its where names")
 
     def check_rhs_value(self, rhs: A.Expr) -> None:
         """A right side is a node, a number or bool (a constant like the root), None (no
@@ -597,6 +612,7 @@ class _FileChecker:
                 self.check_constructor(e)
             else:
                 self.check_expr(e.func, scope, where, comp_locals)
+                self.check_analysis_call(e)
             for x in (*e.args, *(v for _, v in e.kwargs)):
                 self.check_expr(x, scope, where, comp_locals)
         elif isinstance(e, A.EComp):
@@ -609,6 +625,16 @@ class _FileChecker:
         else:
             for x in _children(e):
                 self.check_expr(x, scope, where, comp_locals)
+
+    def check_analysis_call(self, e: A.ECall) -> None:
+        """An analysis is a question about nodes: what it answers depends on its arguments
+        only, so the pass context is not one of them (A.names_in walks every argument)."""
+        h = self.helpers.get(e.func.name) if isinstance(e.func, A.EName) else None
+        if h is not None and h.analysis and "ctx" in A.names_in((e.args, e.kwargs)):
+            self.error(e.span, f"analysis '{h.name}' is given the pass context: an analysis "
+                       "answers about the nodes it is given, and nothing else",
+                       "pass it nodes; a function that needs ctx is a helper: declare it "
+                       "with use")
 
     def check_name(self, e: A.EName, scope: set[str], where: str,
                    comp_locals: dict[str, A.Span]) -> None:

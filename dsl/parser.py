@@ -501,6 +501,9 @@ class _ToAst(Transformer):
         return A.Use(items[0], tuple(t.value for t in names), tuple(map(self.tsp, names)),
                      self.sp(meta))
 
+    def analysis(self, meta: Any, items: list[Any]) -> A.Use:
+        return replace(self.use(meta, items), analysis=True)
+
     def import_(self, meta: Any, items: list[Token]) -> A.Import:
         names = items[1:]
         return A.Import(pyast.literal_eval(items[0].value), tuple(t.value for t in names),

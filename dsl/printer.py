@@ -247,7 +247,7 @@ def print_file(f: A.RulesFile) -> str:
     out = _Lines()
     for u in f.uses:
         out.goto(u.span.line)
-        out.write(f"use {u.module}: {', '.join(u.names)}")
+        out.write(f"{'analysis' if u.analysis else 'use'} {u.module}: {', '.join(u.names)}")
     for i in f.imports:
         out.goto(i.span.line)
         out.write(f"from {_string(i.path)} import {', '.join(i.names)}")

@@ -65,36 +65,6 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
     return list(out)
 
 
-# ====================================================================== 0. assign hazards
-# ops after which element i of a node is element i of its sources (row-major): a value built
-# only from these reads the target exactly where the ASSIGN writes
-_SAME_INDEX = GroupOp.Elementwise | GroupOp.Meta | {Ops.RESHAPE, Ops.CONTIGUOUS}
-
-
-def reads_target_moved(target: UOp, value: UOp) -> bool:
-    """Does `value` read the buffer under `target` at other elements than the one an ASSIGN
-    writes (through a flip, a shift, a transpose, a broadcast, a reduction ...)? Then one loop
-    that reads and writes that buffer would read elements it already overwrote. Conservative:
-    any op other than elementwise ones and reshapes on the way to the buffer counts. A
-    CONTIGUOUS below the value is a buffer of its own, written by an earlier kernel (an
-    optimizer's realized gradient): what it read of the target is no hazard (tinygrad's gate
-    on ALWAYS_CONTIGUOUS in fix_assign_hazard)."""
-    buf = target.base
-    reads: set[UOp] = set()  # nodes whose value depends on buf
-    moved: set[UOp] = set()  # ... at some other element than their own
-    for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
-        if n is buf:
-            reads.add(n)
-            continue
-        if any(s in moved for s in n.src):
-            moved.add(n)
-        if any(s in reads for s in n.src):
-            reads.add(n)
-            if n.op not in _SAME_INDEX:
-                moved.add(n)
-    return value in moved
-
-
 # ====================================================================== 1. realize marking
 @dataclass
 class RealizeContext:
@@ -628,24 +598,6 @@ def map_reshape(r: UOp, idx: UOp) -> UOp:
         done = dict(zip(mixed, simplify(UOp.sink(*mixed)).src))
         out = [done.get(e, e) for e in out]
     return index(r.src[0], *out, arg=idx.arg)
-
-
-# ====================================================================== 3.5 cleanups
-_EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN})
-
-
-def remove_bufferize(src: UOp, buf: UOp, idx: UOp) -> UOp | None:
-    """The cost function: a buffer whose value is elementwise over other memory is recomputed
-    by its reader (its ranges replaced by the reader's indices). Reductions, copies, assigns
-    and the user's CONTIGUOUS keep their buffers."""
-    if src.op is Ops.CONTIGUOUS:
-        return None
-    for n in toposort(src, stop=lambda n: n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not src
-                      and n.src[0].op is not Ops.DEFINE_LOCAL):
-        if n.op in _EXPENSIVE or n.op is Ops.DEFINE_LOCAL:  # a kernel-local array is work too
-            return None
-    mapping = {r: i for r, i in zip(buf.src[1:], idx.src[1:]) if r.op is Ops.RANGE}
-    return substitute(src, mapping)
 
 
 # ====================================================================== 4. bufferize -> store

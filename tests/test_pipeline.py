@@ -127,7 +127,7 @@ def test_scheduler_runs_the_declared_passes_in_order() -> None:
 
 
 def _helper_calls(rule: A.Rule, helpers: set[str]) -> bool:
-    stack: list[object] = [rule.guard, rule.rhs]
+    stack: list[object] = [rule.guard, rule.rhs, rule.lets]
     while stack:
         e = stack.pop()
         if isinstance(e, A.ECall) and isinstance(e.func, A.EName) and e.func.name in helpers:
@@ -141,7 +141,9 @@ def _helper_calls(rule: A.Rule, helpers: set[str]) -> bool:
 
 def test_scheduler_rules_call_few_helpers() -> None:
     """The rules of rangeify.rules and kernel.rules that call a function of
-    rangeify_helpers.py (in their guard or right-hand side), and that file's length."""
+    rangeify_helpers.py (in their guard, right-hand side or where names), and that file's
+    length. Analyses (`analysis .analyses: ...`, questions about nodes that the checker keeps
+    from rewriting or reading ctx) are not helpers; their module's length is bounded too."""
     total = calling = 0
     for stem in ("rangeify", "kernel"):
         checked = load(str(RULES / f"{stem}.rules"))
@@ -156,6 +158,7 @@ def test_scheduler_rules_call_few_helpers() -> None:
     print(f"{calling} of {total} scheduler rules call a helper; rangeify_helpers.py: {lines}")
     assert calling / total <= MAX_HELPER_RATIO, (calling, total)
     assert lines <= MAX_HELPER_LINES
+    assert len((RULES / "analyses.py").read_text().splitlines()) <= MAX_ANALYSES_LINES
 
 
 # where the scheduler stands (17 of 46 rules, 837 lines; issue 12 asks for 25% and 340 lines;
@@ -165,3 +168,4 @@ def test_scheduler_rules_call_few_helpers() -> None:
 # lower these as it improves, never raise them
 MAX_HELPER_RATIO = 17 / 46
 MAX_HELPER_LINES = 837
+MAX_ANALYSES_LINES = 80

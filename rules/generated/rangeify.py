@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 6e38d4bd2b5bd65397d3e2645bcb5406805ef96a255862970369b1f8b2533cdc
+# source sha256: 61e3a25df2ee61ddea5f798119256084dd045452e2177afc75d9d15159b1625b
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603
@@ -18,6 +18,7 @@ from rulegrad.rules.rangeify_helpers import ChildrenContext
 from rulegrad.rules.rangeify_helpers import RangeifyContext
 from rulegrad.rules.rangeify_helpers import RealizeContext
 from rulegrad.runtime.device import device_of
+from rulegrad.rules.analyses import expensive
 from rulegrad.rules.rangeify_helpers import index_child
 from rulegrad.rules.rangeify_helpers import local_array_ok
 from rulegrad.rules.rangeify_helpers import local_reduce_ok
@@ -26,16 +27,15 @@ from rulegrad.rules.rangeify_helpers import map_pad
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
 from rulegrad.rules.rangeify_helpers import map_reshape
-from rulegrad.rules.rangeify_helpers import reads_target_moved
+from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_identity
-from rulegrad.rules.rangeify_helpers import remove_bufferize
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.rules.generated import kernel as _generated_kernel
 from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '6e38d4bd2b5bd65397d3e2645bcb5406805ef96a255862970369b1f8b2533cdc'
+SOURCE_SHA256 = '61e3a25df2ee61ddea5f798119256084dd045452e2177afc75d9d15159b1625b'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
 _ADD = Ops.ADD
 _ASSIGN = Ops.ASSIGN
@@ -75,18 +75,18 @@ _OPS7 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, 
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 21, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 24, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 26, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 34, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 43, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 51, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 56, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 22, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 25, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 27, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 35, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 44, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 52, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 57, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:24
+    # rule size_zero at rules/rangeify.rules:25
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -98,7 +98,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:21
+        # rule drop_marker at rules/rangeify.rules:22
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -108,7 +108,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:21
+        # rule drop_marker at rules/rangeify.rules:22
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -118,7 +118,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:21
+        # rule drop_marker at rules/rangeify.rules:22
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -133,7 +133,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:51
+                    # rule copy_const at rules/rangeify.rules:52
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -144,13 +144,13 @@ def _earliest_rewrites_COPY(n, ctx):
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:56
-        #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_target_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
+        # rule assign_hazard at rules/rangeify.rules:57
+        #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         a = n
         t = n0
         x = n1
-        if x.op is not _CONTIGUOUS and reads_target_moved(t, x):
+        if x.op is not _CONTIGUOUS and reads_moved(t, x):
             _r = _as_uop(n, a.replace(src=(t, x.f(_CONTIGUOUS))))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[6]
     return None
@@ -160,7 +160,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:26
+        # rule reduce_empty at rules/rangeify.rules:27
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -170,7 +170,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:34
+            # rule reduce_expand at rules/rangeify.rules:35
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -184,7 +184,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
                     _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
                     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:43
+        # rule split_reduceop at rules/rangeify.rules:44
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -251,15 +251,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 64, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 67, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 70, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 73, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 65, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 68, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 71, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 74, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:64
+    # rule realize_roots at rules/rangeify.rules:65
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -268,7 +268,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:67
+    # rule realize_effects at rules/rangeify.rules:68
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -277,7 +277,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:67
+    # rule realize_effects at rules/rangeify.rules:68
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -285,7 +285,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:70
+        # rule realize_copy_src at rules/rangeify.rules:71
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -295,7 +295,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:67
+    # rule realize_effects at rules/rangeify.rules:68
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -304,7 +304,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:67
+    # rule realize_effects at rules/rangeify.rules:68
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -312,7 +312,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:73
+        # rule realize_assign at rules/rangeify.rules:74
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -333,12 +333,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 77, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 78, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:77
+    # rule add_realize at rules/rangeify.rules:78
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -355,20 +355,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 86, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 89, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 87, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 90, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:86
+    # rule mark_children at rules/rangeify.rules:87
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:89
+    # rule unmark at rules/rangeify.rules:90
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -385,12 +385,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 96, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 98, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 100, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 103, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 106, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 107, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 97, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 99, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 101, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 104, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 107, 'index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 108, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -400,7 +400,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:96
+                # rule index_shrink at rules/rangeify.rules:97
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -409,7 +409,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:98
+                # rule index_permute at rules/rangeify.rules:99
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -418,7 +418,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:100
+                # rule index_flip at rules/rangeify.rules:101
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -427,7 +427,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:103
+                # rule index_expand at rules/rangeify.rules:104
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -438,7 +438,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
-                # rule index_pad at rules/rangeify.rules:106
+                # rule index_pad at rules/rangeify.rules:107
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -446,7 +446,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:107
+                # rule index_reshape at rules/rangeify.rules:108
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -463,22 +463,22 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 112, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 114, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 116, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 118, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 128, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 130, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 132, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 139, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 141, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 143, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 145, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 113, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 115, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 117, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 119, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 129, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 131, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 133, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 140, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 142, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 144, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 146, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:112
+    # rule realize at rules/rangeify.rules:113
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -494,7 +494,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:96
+                # rule index_shrink at rules/rangeify.rules:97
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -503,7 +503,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:98
+                # rule index_permute at rules/rangeify.rules:99
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -512,7 +512,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:100
+                # rule index_flip at rules/rangeify.rules:101
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -521,7 +521,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:103
+                # rule index_expand at rules/rangeify.rules:104
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -532,7 +532,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD:
-                # rule index_pad at rules/rangeify.rules:106
+                # rule index_pad at rules/rangeify.rules:107
                 #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 idx = n
@@ -540,7 +540,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_pad(r, idx))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:107
+                # rule index_reshape at rules/rangeify.rules:108
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n
@@ -553,7 +553,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:114
+                    # rule index_child at rules/rangeify.rules:115
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -561,13 +561,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:116
+                # rule index_const at rules/rangeify.rules:117
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:118
+                # rule index_assign at rules/rangeify.rules:119
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -576,7 +576,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule local_array at rules/rangeify.rules:128
+                # rule local_array at rules/rangeify.rules:129
                 #   local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
@@ -587,7 +587,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS7:
             if o0 in _OPS4:
-                # rule index_alu at rules/rangeify.rules:130
+                # rule index_alu at rules/rangeify.rules:131
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 i = n
@@ -596,7 +596,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 in _OPS5:
-                # rule index_marker at rules/rangeify.rules:132
+                # rule index_marker at rules/rangeify.rules:133
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 i = n
@@ -605,7 +605,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
-                # rule local_reduce at rules/rangeify.rules:139
+                # rule local_reduce at rules/rangeify.rules:140
                 #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
@@ -613,7 +613,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if local_reduce_ok(ctx, red, idx):
                     _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-                # rule index_reduce at rules/rangeify.rules:141
+                # rule index_reduce at rules/rangeify.rules:142
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 idx = n
@@ -621,14 +621,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS6:
-                # rule index_memory at rules/rangeify.rules:143
+                # rule index_memory at rules/rangeify.rules:144
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-        # rule index_other at rules/rangeify.rules:145
+        # rule index_other at rules/rangeify.rules:146
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
@@ -645,11 +645,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 153, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 155, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 157, 'remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 159, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 162, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 154, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 156, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 159, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 162, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 165, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -658,7 +658,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:159
+            # rule copy_const_idx at rules/rangeify.rules:162
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -667,7 +667,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:162
+                # rule copy_keeps_src at rules/rangeify.rules:165
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -689,7 +689,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:153
+                # rule noop_buffer at rules/rangeify.rules:154
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -706,19 +706,20 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:155
+                # rule const_buffer at rules/rangeify.rules:156
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:157
-            #   remove_buffer: INDEX(BUFFERIZE(src, ...) as buf, ...) as idx -> remove_bufferize(src, buf, idx)
+            # rule remove_buffer at rules/rangeify.rules:159
+            #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
-            buf = n0
-            idx = n
+            at = n.src[1:]
+            rngs = n0.src[1:]
             src = n0_0
-            _r = _as_uop(n, remove_bufferize(src, buf, idx))
-            if _r is not None and _r is not n: return _r, _pm_cleanups_rules[2]
+            if src.op is not _CONTIGUOUS and not expensive(src):
+                _r = _as_uop(n, src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE)))
+                if _r is not None and _r is not n: return _r, _pm_cleanups_rules[2]
     return None
 
 
@@ -731,12 +732,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 170, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 173, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:170
+    # rule tagged_buffers at rules/rangeify.rules:173
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -784,14 +785,14 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:179'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:181'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:183'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:186'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:189'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:191'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:192'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:195'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:182'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:184'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:186'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:189'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:192'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:194'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:195'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:198'),
 ))
 
 PIPELINES = {

@@ -1,0 +1,52 @@
+"""Analyses: questions the scheduler's rules ask about nodes (`analysis .analyses: f` in a
+`.rules` file; LANGUAGE.md, "Analyses").
+
+In: nodes (and plain values). Out: an answer (a bool, a list of nodes), never a rewrite, and
+nothing read from or written to a pass context: the rule that asks says what changes. Each is
+here because its answer needs a walk over a graph, which no pattern can say.
+"""
+
+from __future__ import annotations
+
+from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+# ops after which element i of a node is element i of its sources (row-major): a value built
+# only from these reads the target exactly where the ASSIGN writes
+_SAME_INDEX = GroupOp.Elementwise | GroupOp.Meta | {Ops.RESHAPE, Ops.CONTIGUOUS}
+
+# what a buffer's value may not hold for its readers to recompute it instead (the cost function)
+_EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN, Ops.DEFINE_LOCAL})
+
+
+def reads_moved(target: UOp, value: UOp) -> bool:
+    """Does `value` read the buffer under `target` at other elements than the one an ASSIGN
+    writes (through a flip, a shift, a transpose, a broadcast, a reduction ...)? Conservative:
+    any op other than elementwise ones and reshapes on the way to the buffer counts. A
+    CONTIGUOUS below the value is a buffer of its own, written by an earlier kernel: what it
+    read of the target is no hazard (tinygrad's gate on ALWAYS_CONTIGUOUS in
+    fix_assign_hazard)."""
+    buf = target.base
+    reads: set[UOp] = set()  # nodes whose value depends on buf
+    moved: set[UOp] = set()  # ... at some other element than their own
+    for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
+        if n is buf:
+            reads.add(n)
+            continue
+        if any(s in moved for s in n.src):
+            moved.add(n)
+        if any(s in reads for s in n.src):
+            reads.add(n)
+            if n.op not in _SAME_INDEX:
+                moved.add(n)
+    return value in moved
+
+
+def expensive(value: UOp) -> bool:
+    """Does computing `value` in its kernel take a reduction, a copy, an assign or a
+    kernel-local array? The walk stops at reads of other buffers (INDEX of a BUFFERIZE or of
+    memory), whose work is done elsewhere; a read of a kernel-local array is work here."""
+    def other_buffer(n: UOp) -> bool:
+        return n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not value \
+            and n.src[0].op is not Ops.DEFINE_LOCAL
+    return any(n.op in _EXPENSIVE for n in toposort(value, stop=other_buffer))

@@ -600,7 +600,7 @@ class _FileChecker:
             if e.name in OP_NAMES:
                 self.error(e.span, f"op '{e.name}' used as a value (write Ops.{e.name}, or "
                            f"call it to build a node: {e.name}(...))")
-            elif e.name not in GLOBALS:
+            elif e.name not in GLOBALS and e.name not in self.helpers:
                 self.error(e.span, f"unknown name '{e.name}' in the {where}"
                            + _did_you_mean(e.name, set(GLOBALS) | OP_NAMES))
         elif isinstance(e, A.EAttr):
@@ -673,8 +673,8 @@ class _FileChecker:
     def check_constructor(self, e: A.ECall) -> None:
         assert isinstance(e.func, A.EOpName)
         name = e.func.name
-        if name in GLOBALS:
-            return
+        if name in GLOBALS or name in self.helpers and name not in OP_NAMES:
+            return  # a global or a class declared with `use`: an ordinary call
         if name not in OP_NAMES:
             self.error(e.func.span, f"unknown op '{name}' in a constructor"
                        + _did_you_mean(name, OP_NAMES | set(GLOBALS)))

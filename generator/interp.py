@@ -171,7 +171,9 @@ class Interpreter:
                 return self.helpers[e.name]
             return BUILTINS[e.name]
         if isinstance(e, EOpName):
-            return GLOBALS[e.name] if e.name in GLOBALS else Ops[e.name]
+            if e.name in GLOBALS:
+                return GLOBALS[e.name]
+            return Ops[e.name] if e.name in OP_NAMES else self.helpers[e.name]
         if isinstance(e, EAttr):
             return getattr(ev(e.obj, caps, ctx), e.attr)
         if isinstance(e, EIndex):

@@ -95,6 +95,8 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
             return e.name, _P_ATOM
         if e.name in OP_NAMES:
             return s.op(Ops[e.name]), _P_POSTFIX
+        if e.name in s.helpers:  # a class declared with `use` (`Kernel(name, ast, bufs)`)
+            return e.name, _P_ATOM
         raise ExprError(f"{e.span}: unknown name {e.name!r}")
     if isinstance(e, EAttr):
         if isinstance(e.obj, (EName, EOpName)) and e.obj.name == "Ops" and e.attr in OP_NAMES:

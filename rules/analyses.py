@@ -8,6 +8,7 @@ here because its answer needs a walk over a graph, which no pattern can say.
 
 from __future__ import annotations
 
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -50,3 +51,27 @@ def expensive(value: UOp) -> bool:
         return n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not value \
             and n.src[0].op is not Ops.DEFINE_LOCAL
     return any(n.op in _EXPENSIVE for n in toposort(value, stop=other_buffer))
+
+
+def unmask(off: UOp) -> tuple[UOp, ...]:
+    """The parts of a read's offset whose `WHERE(valid, i, INVALID)` parts (a PAD's masked
+    indices) are valid only where their conditions hold: `(plain offset, AND of the
+    conditions)`, or `(off,)` when no part is masked. An INVALID left anywhere (a mask the
+    symbolic rules proved always false) means the read never happens: `(0, False)`."""
+    never = (UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False))
+    nodes = toposort(off)
+    masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
+    plain: dict[UOp, UOp] = {}
+    conds: list[UOp] = []
+    for w in masked:  # innermost first: a condition may mention an inner PAD's masked index
+        plain[w] = w.src[1].substitute(plain)
+        conds.append(w.src[0].substitute(plain))
+    off = off.substitute(plain)
+    if any(n.op is Ops.INVALID for n in toposort(off)):
+        return never
+    if not conds:
+        return (off,)
+    valid = conds[0]
+    for c in conds[1:]:
+        valid = valid & c
+    return off, valid

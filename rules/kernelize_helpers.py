@@ -25,7 +25,6 @@ from rulegrad.rules.rangeify_helpers import (
     flat_offset,
     idx_const,
     index,
-    make_kernel,
 )
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
@@ -302,11 +301,12 @@ def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
 
 
 def split_store(st: UOp) -> UOp:
-    """One STORE is one kernel: its AST by kernel.rules' `kernel` pipeline, as rangeify's."""
-    from rulegrad.rules import pipeline
+    """One STORE is one kernel, made by kernel.rules' `split_store` as rangeify's are."""
+    from rulegrad.rules import matcher
 
-    ast, kctx = pipeline("kernel", "kernel")(UOp.sink(st))
-    return make_kernel(st, ast, kctx)
+    a = matcher("kernel", "split_kernels").rewrite(st)
+    assert a is not None and a.op is Ops.ASSIGN
+    return a
 
 
 # ---------------------------------------------------------------------- create_ast

@@ -613,17 +613,6 @@ def flat_offset(rngs: tuple[UOp, ...]) -> UOp:
     return off if off is not None else idx_const(0)
 
 
-def bufferize_to_store(b: UOp) -> UOp:
-    """BUFFERIZE(value, ranges) -> STORE(INDEX(BUFFER, offset), value, ranges): a new buffer
-    written over the ranges (kernel.rules' store_assign writes an ASSIGN into its target)."""
-    rngs = b.src[1:]
-    value = b.src[0]
-    size = math.prod(int(r.src[0].arg) for r in rngs if r.op is Ops.RANGE)
-    buf = UOp(Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg or DEFAULT))
-    target = UOp(Ops.INDEX, b.dtype, (buf, flat_offset(rngs)))
-    return UOp(Ops.STORE, dtypes.void, (target, value, *rngs), tag=b.tag)
-
-
 # ====================================================================== 5. split into kernels
 @dataclass(frozen=True, eq=False)
 class Kernel:
@@ -647,83 +636,12 @@ class KernelContext:
         slot = self.slots.setdefault(b.arg, len(self.slots))
         return UOp(Ops.DEFINE_GLOBAL, b.dtype, (), slot)
 
+    def read(self, b: UOp, dep: UOp | None = None) -> UOp:
+        """The slot of a buffer the kernel reads; the kernel runs after `dep` (the ASSIGN of
+        the kernel that writes it) or, for an input, after `b` itself."""
+        self.deps[b if dep is None else dep] = None
+        return self.define_global(b)
 
-def split_valid(off: UOp) -> tuple[UOp, UOp | None]:
-    """An offset with `WHERE(valid, i, INVALID)` parts -> (plain offset, AND of the valids)."""
-    nodes = toposort(off)
-    masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
-    if not masked:
-        if any(n.op is Ops.INVALID for n in nodes):
-            return idx_const(0), UOp.const(dtypes.bool, False)
-        return off, None
-    # innermost first: a condition may itself mention a masked index of an earlier PAD
-    plain: dict[UOp, UOp] = {}
-    conds: list[UOp] = []
-    for w in masked:
-        plain[w] = substitute(w.src[1], plain)
-        conds.append(substitute(w.src[0], plain))
-    valid = conds[0]
-    for c in conds[1:]:
-        valid = valid & c
-    off = substitute(off, plain)
-    if any(n.op is Ops.INVALID for n in toposort(off)):
-        # a mask the symbolic rules proved always false: the read never happens
-        return idx_const(0), UOp.const(dtypes.bool, False)
-    return off, valid
-
-
-def load_index(dg: UOp, off: UOp) -> UOp:
-    plain, valid = split_valid(off)
-    srcs = (dg, plain) if valid is None else (dg, plain, valid)
-    return UOp(Ops.LOAD, dg.dtype, (UOp(Ops.INDEX, dg.dtype, srcs),))
-
-
-def define_store(ctx: KernelContext, st: UOp) -> UOp:
-    """The kernel's output: slot 0; its loop ranges are numbered first, outermost first."""
-    target, value = st.src[0], st.src[1]
-    rngs = tuple(r for r in st.src[2:] if r.op is Ops.RANGE)
-    for r in rngs:
-        ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
-    dg = ctx.define_global(target.src[0])
-    # a store index is masked only when it writes an empty tensor: its loops never run
-    plain, _ = split_valid(target.src[1])
-    return UOp(Ops.STORE, dtypes.void, (UOp(Ops.INDEX, dg.dtype, (dg, plain)), value, *rngs))
-
-
-def define_load(ctx: KernelContext, b: UOp, off: UOp) -> UOp:
-    """A read of an input buffer (its value from before this schedule)."""
-    ctx.deps[b] = None
-    return load_index(ctx.define_global(b), off)
-
-
-def define_load_after(ctx: KernelContext, a: UOp, idx: UOp) -> UOp:
-    """A read of a buffer another kernel of this schedule writes: depend on that kernel and
-    read at the offset its STORE used, its ranges replaced by our indices."""
-    ctx.deps[a] = None
-    off, rngs = a.arg
-    off = substitute(off, {r: i for r, i in zip(rngs, idx.src[1:]) if r.op is Ops.RANGE})
-    return load_index(ctx.define_global(a.src[0]), off)
-
-
-def kernel_name(store: UOp, ranges: list[UOp]) -> str:
-    """E_<loop sizes> for elementwise kernels, r_<loop sizes>_<reduce sizes> with a reduction
-    (`ranges`: the kernel's renumbered ranges)."""
-    loops = [str(r.src[0].arg) for r in store.src[2:]]
-    reduces = [str(r.src[0].arg) for r in sorted(ranges, key=lambda r: r.arg[0])
-               if r.arg[1] == "reduce"]
-    if reduces:
-        return "r_" + "_".join(loops + reduces)
-    return "E_" + "_".join(loops or ["1"])
-
-
-def make_kernel(st: UOp, ast: UOp, ctx: KernelContext) -> UOp:
-    """STORE -> ASSIGN(BUFFER, KERNEL): the buffer, once the kernel has written it. The ASSIGN's
-    arg keeps the offset and ranges of the STORE, so readers can index it like the tensor."""
-    bufs = tuple(sorted(ctx.slots, key=ctx.slots.__getitem__))
-    name = kernel_name(ast.src[0], list(ctx.ranges.values()))
-    if st.src[1].op is Ops.COPY:  # the one kind of kernel that reads another device's buffer
-        name = "copy_" + name[2:]
-    kernel = UOp(Ops.KERNEL, dtypes.void, tuple(ctx.deps), arg=Kernel(name, ast, bufs))
-    target = st.src[0]
-    return UOp(Ops.ASSIGN, target.dtype, (target.src[0], kernel), arg=(target.src[1], st.src[2:]),
-               tag=st.tag)
+    def number(self, r: UOp) -> UOp:
+        """A scheduler range, numbered from 0 in the order met."""
+        return self.ranges.setdefault(r, r.replace(arg=(len(self.ranges), r.arg[1])))

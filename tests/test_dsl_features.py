@@ -3,6 +3,10 @@ by the generated module and by the interpreted matcher, which must agree:
 
 - a guard sees the `where` names, each bound just before the first `and` term that uses it
   (a cheap test first spares a costly name);
+- a class declared with `use` is called like a function (`Kernel(name, ast, bufs)` in
+  kernel.rules' split_store);
+- analyses (`analysis MODULE: f`) are asked by guards and where names (their misuse is a
+  located error: tests/dsl/fail/analysis_*.rules).
 """
 
 from __future__ import annotations
@@ -56,3 +60,44 @@ def test_guard_sees_where_names_bound_only_when_needed(tmp_path: Path) -> None:
         assert out.src[0] is sink.src[0], kind
         assert out.src[1].op is Ops.ADD and out.src[1].src[0] is large, kind
         assert out.src[1].src[1].arg == 10, kind
+
+
+CLASS_RULES = """
+use .feat_helpers: Tagged
+analysis .feat_helpers: depth
+rules wrap = {
+  # a declared class built in the right-hand side; an analysis asked in the guard
+  tag: NEG(x) as n if n.arg is None and depth(n) == 2 -> n.replace(arg=Tagged(x.op.name, depth(n)))
+}
+"""
+
+HELPERS = """
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tagged:
+    name: str
+    depth: int
+
+
+def depth(n):
+    \"\"\"The longest path from n down to a leaf, in nodes.\"\"\"
+    seen = {}
+    for m in n.toposort():
+        seen[m] = 1 + max((seen[s] for s in m.src), default=0)
+    return seen[n]
+"""
+
+
+def test_declared_class_is_called_and_analysis_asked(tmp_path: Path) -> None:
+    (tmp_path / "feat_helpers.py").write_text(HELPERS)
+    leaf = UOp.const(dtypes.int32, 3)
+    once, twice = leaf.alu(Ops.NEG), leaf.alu(Ops.NEG).alu(Ops.NEG)
+    for kind, matchers in _matchers(tmp_path, CLASS_RULES).items():
+        out = graph_rewrite(UOp.sink(once, twice), matchers["wrap"])
+        # only the NEG of depth 2 (over the CONST) is tagged, with its source's op name; the
+        # outer NEG of `twice` (depth 3) is not, and reads the tagged one
+        assert out.src[1].arg is None and out.src[1].src[0] is out.src[0], kind
+        assert (out.src[0].arg.name, out.src[0].arg.depth) == ("CONST", 2), kind
+        assert type(out.src[0].arg).__name__ == "Tagged", kind

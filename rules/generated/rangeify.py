@@ -2,7 +2,7 @@
 # source sha256: 61e3a25df2ee61ddea5f798119256084dd045452e2177afc75d9d15159b1625b
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
-# imports rules/kernel.rules sha256: 4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603
+# imports rules/kernel.rules sha256: 567b8061fd4faae11893332a9cedc7ed6e79f5da710249843d7a8dad1c57b58b
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -36,7 +36,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '61e3a25df2ee61ddea5f798119256084dd045452e2177afc75d9d15159b1625b'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '4d45b2787e9e6986702b54be669074b32d63da44f9f328b0533cbba12ff44603'), )
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '567b8061fd4faae11893332a9cedc7ed6e79f5da710249843d7a8dad1c57b58b'), )
 _ADD = Ops.ADD
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND

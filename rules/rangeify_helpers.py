@@ -42,19 +42,6 @@ def index(x: UOp, *idxs: UOp, arg: Any = None) -> UOp:
     return UOp(Ops.INDEX, x.dtype, (x, *idxs), arg)
 
 
-def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
-    """root with the nodes of `mapping` replaced (iterative; replacements are not revisited)."""
-    if not mapping:
-        return root
-    if root in mapping:
-        return mapping[root]
-    new: dict[UOp, UOp] = {}
-    for node in toposort(root, stop=lambda n: n in mapping):
-        src = tuple(mapping[s] if s in mapping else new.get(s, s) for s in node.src)
-        new[node] = node if src == node.src else node.replace(src=src)
-    return new[root]
-
-
 def ranges_in(*exprs: UOp) -> list[UOp]:
     """The RANGE nodes an index expression depends on, in a stable order."""
     out: dict[UOp, None] = {}

@@ -17,12 +17,22 @@ from rulegrad.runtime.uop import UOp
 OP_NAMES: frozenset[str] = frozenset(op.name for op in Ops)
 GROUP_NAMES: frozenset[str] = frozenset(OP_GROUPS)
 
+def fold(op: Ops, nodes: list[UOp]) -> UOp | None:
+    """The left fold of nodes by a binary op: `fold(Ops.AND, [a, b, c])` is `(a & b) & c`; of
+    one node that node, of none None (a list of conditions that may be empty)."""
+    out: UOp | None = None
+    for n in nodes:
+        out = n if out is None else out.alu(op, n)
+    return out
+
+
 # names usable in guards and right-hand sides besides captures, helpers and ctx
 BUILTINS: dict[str, object] = {
     "len": len, "all": all, "any": any, "min": min, "max": max, "abs": abs, "sum": sum,
     "tuple": tuple, "list": list, "range": range, "int": int, "float": float, "bool": bool,
     "isinstance": isinstance, "zip": zip, "enumerate": enumerate, "prod": math.prod,
-    "sorted": sorted, "reversed": reversed, "dict": dict, "str": str, "dtypes": dtypes,
+    "sorted": sorted, "reversed": reversed, "dict": dict, "str": str, "fold": fold,
+    "dtypes": dtypes,
 }
 # capitalised globals (an EOpName that is not an op constructor)
 GLOBALS: dict[str, object] = {"Ops": Ops, "GroupOp": GroupOp, "UOp": UOp}

@@ -46,6 +46,7 @@ from rulegrad.dsl.ast import (
     Rule,
     RuleBlock,
     RulesFile,
+    names_in,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
 from rulegrad.runtime.dtype import DType
@@ -591,6 +592,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
             imports.append(f"from {hs.module} import {hs.name}")
         else:
             imports.append(f"{hs.name} = helper_from(__file__, {hs.relpath!r}, {hs.name!r})")
+    if any("fold" in names_in((r.guard, r.rhs, r.lets)) for rs in cf.rulesets for r in rs.rules):
+        imports.append("from rulegrad.dsl.names import fold")  # the DSL's own builtin
     checked = {rs.name: rs for rs in cf.rulesets}
     var_of = {rs.name: f"_S_{rs.name}" for rs in cf.rulesets}
     parts: list[PartModel] = []
@@ -719,7 +722,7 @@ def _dependency_order(rulesets: list) -> list:
 
 # names the module itself defines or imports; a rule set is not exported under these
 _MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
-                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
+                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "fold", "compose",
                            "match_stats", "PIPELINES"})
 
 

@@ -484,30 +484,6 @@ def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] 
 
 
 # ---------------------------------------------------------------------- movement ops
-def map_pad(r: UOp, idx: UOp) -> UOp:
-    """x padded, read at i: where i is inside x, x at i - before (an index valid only there);
-    outside, 0."""
-    new = list(idx.src[1:])
-    valid: UOp | None = None
-    for i, (size, (before, after)) in enumerate(zip(r.shape, r.arg)):
-        if before == 0 and after == 0:
-            continue
-        cond: UOp | None = None
-        if after > 0:
-            cond = new[i].lt(size - after)
-        if before > 0:
-            ge = idx_const(before - 1).lt(new[i])  # i >= before
-            cond = ge if cond is None else cond & ge
-        assert cond is not None
-        valid = cond if valid is None else valid & cond
-        shifted = new[i] - before if before else new[i]
-        new[i] = cond.where(shifted, UOp(Ops.INVALID, dtypes.index))
-    inner = index(r.src[0], *new, arg=idx.arg)
-    if valid is None:
-        return inner
-    return valid.where(inner, UOp.const(r.dtype, 0))
-
-
 _SYM: Any = None
 
 

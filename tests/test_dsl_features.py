@@ -5,6 +5,8 @@ by the generated module and by the interpreted matcher, which must agree:
   (a cheap test first spares a costly name);
 - a class declared with `use` is called like a function (`Kernel(name, ast, bufs)` in
   kernel.rules' split_store);
+- the builtin `fold(op, nodes)`, the left fold of nodes by a binary op (rangeify.rules'
+  index_pad: the AND of the padded axes' conditions);
 - analyses (`analysis MODULE: f`) are asked by guards and where names (their misuse is a
   located error: tests/dsl/fail/analysis_*.rules).
 """
@@ -101,3 +103,22 @@ def test_declared_class_is_called_and_analysis_asked(tmp_path: Path) -> None:
         assert out.src[1].arg is None and out.src[1].src[0] is out.src[0], kind
         assert (out.src[0].arg.name, out.src[0].arg.depth) == ("CONST", 2), kind
         assert type(out.src[0].arg).__name__ == "Tagged", kind
+
+
+FOLD_RULES = """
+rules conj = {
+  all_of: SINK(*xs) as s if len(xs) > 1 -> SINK(fold(Ops.AND, list(xs)), dtype=dtypes.void)
+  one_of: NOOP(*xs) -> fold(Ops.AND, [x for x in xs if x.op is Ops.RANGE])
+}
+"""
+
+
+def test_fold_is_a_left_fold_of_nodes(tmp_path: Path) -> None:
+    a, b, c = (UOp.variable(name, 0, 1, dtypes.bool) for name in "abc")
+    for kind, matchers in _matchers(tmp_path, FOLD_RULES).items():
+        out = matchers["conj"].rewrite(UOp.sink(a, b, c))
+        assert out is not None and out.src[0] is (a & b) & c, kind
+        # of one node: that node; of none: None (no rewrite)
+        r = UOp.range(4, 0)
+        assert matchers["conj"].rewrite(UOp(Ops.NOOP, dtypes.index, (r, a))) is r, kind
+        assert matchers["conj"].rewrite(UOp(Ops.NOOP, dtypes.bool, (a, b))) is None, kind

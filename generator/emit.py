@@ -722,8 +722,8 @@ def _dependency_order(rulesets: list) -> list:
 
 # names the module itself defines or imports; a rule set is not exported under these
 _MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
-                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "fold", "compose",
-                           "match_stats", "PIPELINES"})
+                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
+                           "match_stats", "PIPELINES", "fold"})
 
 
 def _sha(f: RulesFile) -> str:

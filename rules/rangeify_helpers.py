@@ -2,8 +2,8 @@
 
 In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
 replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (reshape's index arithmetic, the children reconciliation, the
-substitution of a buffer's ranges); *when* it runs is said by the rule that calls it.
+loop over a node's axes or sources (reshape's index arithmetic, the children reconciliation, a
+reduction's fresh ranges); *when* it runs is said by the rule that calls it.
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
@@ -11,8 +11,8 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
   expressions `i*` (dtype `index`). `INDEX(BUFFER, off)` reads a flat buffer.
 - A loop variable is `RANGE(size, arg=(id, "loop"|"reduce"))`; an axis of size 1 gets the
   constant 0 instead of a range, so it never becomes a loop.
-- An index that is only meaningful under a condition (inside a PAD) is `WHERE(valid, i, INVALID)`;
-  `split_valid` pulls the conditions out again when a kernel's loads are built.
+- An index meaningful only under a condition (inside a PAD) is `WHERE(valid, i, INVALID)`; the
+  analysis `unmask` (rules/analyses.py) pulls the conditions out again for a kernel's loads.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.device import DEFAULT, device_of
+from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort

@@ -122,3 +122,20 @@ def test_fold_is_a_left_fold_of_nodes(tmp_path: Path) -> None:
         r = UOp.range(4, 0)
         assert matchers["conj"].rewrite(UOp(Ops.NOOP, dtypes.index, (r, a))) is r, kind
         assert matchers["conj"].rewrite(UOp(Ops.NOOP, dtypes.bool, (a, b))) is None, kind
+
+
+def test_explain_binds_the_where_names_of_guard_and_right_side() -> None:
+    """`rulegrad viz`'s why-not (generator/explain.py) evaluates the guard and the right-hand
+    side with the rule's where names bound, as the matchers do."""
+    from rulegrad.dsl import check, parse
+    from rulegrad.generator.explain import explain
+
+    # `d` is bound for the guard, `e` only once it held
+    text = ("rules a = {\n"
+            "  big: NEG(x:CONST) if x.arg > 5 and d > 0 -> x + e where d = x.arg - 6, e = d * 2\n"
+            "}\n")
+    (rule,) = check(parse(text, "w.rules")).rulesets[0].rules
+    neg = UOp.const(dtypes.int32, 7).alu(Ops.NEG)
+    assert explain(rule, {}, neg).verdict == "fires", explain(rule, {}, neg)
+    why = explain(rule, {}, UOp.const(dtypes.int32, 6).alu(Ops.NEG))
+    assert why.verdict == "guard false", why

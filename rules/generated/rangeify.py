@@ -38,6 +38,7 @@ SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '56e2fe05a18227bbdbad46db12262b12883de8e9ba52f3654942f246d5883395'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '567b8061fd4faae11893332a9cedc7ed6e79f5da710249843d7a8dad1c57b58b'), )
 _ADD = Ops.ADD
+_AND = Ops.AND
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
 _BUFFER = Ops.BUFFER
@@ -54,6 +55,7 @@ _DEVICE = Ops.DEVICE
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP
 _INDEX = Ops.INDEX
+_INVALID = Ops.INVALID
 _MUL = Ops.MUL
 _PAD = Ops.PAD
 _PERMUTE = Ops.PERMUTE
@@ -446,10 +448,10 @@ def _pm_mops_INDEX(n, ctx):
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)]
-                new = [a if c is None else c.where(a - p[0] if p[0] else a, UOp(Ops.INVALID, dtypes.index, ())) for a, c, p in zip(idx, conds, r.arg)]
-                valid = fold(Ops.AND, [c for c in conds if c is not None])
-                _r = UOp(Ops.INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(UOp(Ops.INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
+                conds = [fold(_AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)]
+                new = [a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, _INVALID, dtypes.index, ())) for a, c, p in zip(idx, conds, r.arg)]
+                valid = fold(_AND, [c for c in conds if c is not None])
+                _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE:
                 # rule index_reshape at rules/rangeify.rules:113
@@ -537,16 +539,22 @@ def _pm_rangeify_INDEX(n, ctx):
                 dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
                 if _r is not n: return _r, _pm_mops_rules[3]
-            elif o0 is _PAD:
-                # rule index_pad at rules/rangeify.rules:107
-                #   index_pad: INDEX(PAD as r, ...) as idx -> map_pad(r, idx)
+            elif o0 is _PAD and len(n0.src) == 1:
+                n0_0 = n0.src[0]
+                # rule index_pad at rules/rangeify.rules:109
+                #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
-                idx = n
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_pad(r, idx))
+                x = n0_0
+                conds = [fold(_AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)]
+                new = [a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, _INVALID, dtypes.index, ())) for a, c, p in zip(idx, conds, r.arg)]
+                valid = fold(_AND, [c for c in conds if c is not None])
+                _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:108
+                # rule index_reshape at rules/rangeify.rules:113
                 #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 idx = n

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 from rulegrad.rules.rangeify_helpers import (
     FIRST_RANGE,
-    flat_offset,
     idx_const,
     index,
 )
@@ -31,7 +30,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.env import env_flag, env_int
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
-from rulegrad.runtime.view import ShapeTracker, unflatten
+from rulegrad.runtime.view import ShapeTracker, flatten, unflatten
 
 # nodes that are memory already (or need none): never realized by a view above them
 ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW,
@@ -289,7 +288,7 @@ def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
         buf = target.src[0]
     else:
         buf = UOp(Ops.BUFFER, x.dtype, (), Buffer(math.prod(x.shape), x.dtype))
-        target = UOp(Ops.INDEX, x.dtype, (buf, flat_offset(rngs)))
+        target = UOp(Ops.INDEX, x.dtype, (buf, flatten(rngs, x.shape, idx_const(0))))
         value = ast_passes(index(x, *rngs), ctx)
     store = UOp(Ops.STORE, dtypes.void, (target, value, *rngs))
     a = split_store(store)

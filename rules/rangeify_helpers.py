@@ -26,6 +26,7 @@ from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.view import flatten
 
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
@@ -427,7 +428,7 @@ def map_local_array(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
         if x.op is Ops.REDUCE_AXIS:
             value = map_reduce(ctx, x, value, local=True)
         dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, x.dtype, (value, *own))
-    off = flat_offset(tuple(idx.src[1 + a] for a in axes))
+    off = flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], idx_const(0))
     return UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, off)),))
 
 
@@ -481,99 +482,6 @@ def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] 
     if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None
-
-
-# ---------------------------------------------------------------------- movement ops
-_SYM: Any = None
-
-
-def simplify(x: UOp) -> UOp:
-    """x under the symbolic rules (symbolic.rules' `sym`), loaded on first use."""
-    global _SYM
-    if _SYM is None:
-        from rulegrad.rules import matcher
-
-        _SYM = matcher("symbolic", "sym")
-    from rulegrad.runtime.rewrite import graph_rewrite
-
-    return graph_rewrite(x, _SYM, name="sym")
-
-
-def _blocks(old: tuple[int, ...], new: tuple[int, ...]) -> list[tuple[list[int], list[int]]]:
-    """Pair runs of axes of `old` and `new` (size-1 axes left out) with equal products."""
-    a = [i for i, s in enumerate(old) if s != 1]
-    b = [i for i, s in enumerate(new) if s != 1]
-    out: list[tuple[list[int], list[int]]] = []
-    i = j = 0
-    while i < len(a) or j < len(b):
-        ai, bj = [a[i]], [b[j]]
-        pa, pb = old[a[i]], new[b[j]]
-        i, j = i + 1, j + 1
-        while pa != pb:
-            if pa < pb:
-                ai.append(a[i])
-                pa *= old[a[i]]
-                i += 1
-            else:
-                bj.append(b[j])
-                pb *= new[b[j]]
-                j += 1
-        out.append((ai, bj))
-    return out
-
-
-def _unflatten(flat: UOp, sizes: list[int]) -> list[UOp]:
-    """Row-major indices of `sizes` from a flat index (the outermost needs no %)."""
-    out: list[UOp] = []
-    for k, size in enumerate(reversed(sizes)):
-        outermost = k == len(sizes) - 1
-        out.append(flat if outermost else flat % size)
-        flat = flat // size
-    return out[::-1]
-
-
-def map_reshape(r: UOp, idx: UOp) -> UOp:
-    """Reshape is a change of strides: per run of axes whose sizes multiply to the same number,
-    flatten the output indices and unflatten them into the input's. A split or an unsqueeze
-    needs no division; only a true mix of axes gets % and //, then the symbolic rules."""
-    old, new = r.src[0].shape, r.shape
-    if 0 in old:
-        # an empty tensor has no element to read: every index into it is masked off
-        never = UOp.const(dtypes.bool, False).where(idx_const(0), UOp(Ops.INVALID, dtypes.index))
-        return index(r.src[0], *[never] * len(old), arg=idx.arg)
-    out: list[UOp] = [idx_const(0)] * len(old)
-    mixed: list[UOp] = []
-    for ai, bj in _blocks(old, new):
-        flat: UOp | None = None
-        acc = 1
-        for b in reversed(bj):
-            term = idx.src[1 + b] if acc == 1 else idx.src[1 + b] * acc
-            flat = term if flat is None else term + flat
-            acc *= new[b]
-        assert flat is not None
-        if len(ai) == 1:
-            out[ai[0]] = flat
-            continue
-        for a, e in zip(ai, _unflatten(flat, [old[a] for a in ai])):
-            out[a] = e
-            mixed.append(e)
-    if mixed:
-        done = dict(zip(mixed, simplify(UOp.sink(*mixed)).src))
-        out = [done.get(e, e) for e in out]
-    return index(r.src[0], *out, arg=idx.arg)
-
-
-# ====================================================================== 4. bufferize -> store
-def flat_offset(rngs: tuple[UOp, ...]) -> UOp:
-    """The row-major flat offset of a buffer whose axes are `rngs` (size-1 axes are CONST 0)."""
-    off: UOp | None = None
-    acc = 1
-    for r in reversed(rngs):
-        if r.op is Ops.RANGE:
-            term = r if acc == 1 else r * acc
-            off = term if off is None else term + off
-            acc *= r.src[0].arg
-    return off if off is not None else idx_const(0)
 
 
 # ====================================================================== 5. split into kernels

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 Shape = tuple[int, ...]
@@ -73,6 +74,53 @@ def unflatten(flat: Any, shape: Shape) -> list[Any]:
         out.append(flat if outermost else flat % size)
         flat = flat // size
     return out[::-1]
+
+
+def flatten(idxs: Sequence[Any], shape: Shape, zero: Any = 0) -> Any:
+    """The row-major flat offset of the element at `idxs` of `shape` (unflatten's inverse):
+    `i0 * s1 * s2 + (i1 * s2 + i2)`. Axes of size 1 add nothing; `zero` when none is larger."""
+    flat: Any = None
+    acc = 1
+    for i, size in zip(reversed(idxs), reversed(shape)):
+        if size != 1:
+            flat = _mul(i, acc) if flat is None else _mul(i, acc) + flat
+            acc *= size
+    return zero if flat is None else flat
+
+
+def blocks(old: Shape, new: Shape) -> list[tuple[list[int], list[int]]]:
+    """Runs of axes of `old` and of `new` (axes of size 1 left out) whose sizes multiply to
+    the same number, in order: a reshape keeps each run's elements together."""
+    a = [i for i, s in enumerate(old) if s != 1]
+    b = [j for j, s in enumerate(new) if s != 1]
+    out: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(a):
+        i2, j2 = i + 1, j + 1
+        pa, pb = old[a[i]], new[b[j]]
+        while pa != pb:
+            if pa < pb:
+                pa *= old[a[i2]]
+                i2 += 1
+            else:
+                pb *= new[b[j2]]
+                j2 += 1
+        out.append((a[i:i2], b[j:j2]))
+        i, j = i2, j2
+    return out
+
+
+def reshape_index(idxs: Sequence[Any], new: Shape, old: Shape, zero: Any = 0) -> list[Any]:
+    """The indices into `old` of the element at `idxs` of `new`, the same row-major elements
+    (a reshape; no size 0): per run of axes (`blocks`), flatten then unflatten. A split or an
+    unsqueeze needs no division; only a run of several axes of `old` gets % and //. Axes of
+    size 1 of `old` get `zero`."""
+    out = [zero] * len(old)
+    for olds, news in blocks(old, new):
+        flat = flatten([idxs[j] for j in news], tuple(new[j] for j in news), zero)
+        for a, i in zip(olds, unflatten(flat, tuple(old[a] for a in olds))):
+            out[a] = i
+    return out
 
 
 # ---------------------------------------------------------------------- one view
@@ -170,31 +218,17 @@ class View:
                 return None
         new_strides = [0] * len(shape)
         new_mask: list[tuple[int, int]] = [(0, 1)] * len(shape)
-        newk = [j for j, s in enumerate(shape) if s != 1]
-        i = j = 0
-        while i < len(keep):
-            # one block: old axes keep[i..i2) and new axes newk[j..j2) of equal product
-            i2, j2 = i + 1, j + 1
-            pa, pb = self.shape[keep[i]], shape[newk[j]]
-            while pa != pb:
-                if pa < pb:
-                    pa *= self.shape[keep[i2]]
-                    i2 += 1
-                else:
-                    pb *= shape[newk[j2]]
-                    j2 += 1
-            olds = keep[i:i2]
+        for olds, news in blocks(self.shape, shape):
             # the old axes must be one run of memory: each stride = next stride * next size
             for a, b in zip(olds, olds[1:]):
                 if self.strides[a] != self.strides[b] * self.shape[b]:
                     return None
             acc = self.strides[olds[-1]]
-            for b in reversed(newk[j:j2]):
+            for b in reversed(news):
                 new_strides[b] = acc
                 acc *= shape[b]
             if self.mask is not None:
-                new_mask[newk[j]] = self.mask[olds[0]]
-            i, j = i2, j2
+                new_mask[news[0]] = self.mask[olds[0]]
         mask = tuple(new_mask) if self.mask is not None else None
         return View(shape, tuple(new_strides), self.offset, mask)._norm()
 

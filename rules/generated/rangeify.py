@@ -1,8 +1,8 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 56e2fe05a18227bbdbad46db12262b12883de8e9ba52f3654942f246d5883395
+# source sha256: 70aa399bef5bfd4268ae52e52cbc8361d2aa2465805f73940ae2f8a5d94dceb2
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
-# imports rules/kernel.rules sha256: 567b8061fd4faae11893332a9cedc7ed6e79f5da710249843d7a8dad1c57b58b
+# imports rules/kernel.rules sha256: 8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -25,9 +25,9 @@ from rulegrad.rules.rangeify_helpers import local_reduce_ok
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
-from rulegrad.rules.rangeify_helpers import map_reshape
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_identity
+from rulegrad.runtime.view import reshape_index
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.dsl.names import fold
 from rulegrad.rules.generated import kernel as _generated_kernel
@@ -35,8 +35,8 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '56e2fe05a18227bbdbad46db12262b12883de8e9ba52f3654942f246d5883395'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '567b8061fd4faae11893332a9cedc7ed6e79f5da710249843d7a8dad1c57b58b'), )
+SOURCE_SHA256 = '70aa399bef5bfd4268ae52e52cbc8361d2aa2465805f73940ae2f8a5d94dceb2'
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
 _ASSIGN = Ops.ASSIGN
@@ -54,8 +54,10 @@ _DEFINE_VAR = Ops.DEFINE_VAR
 _DEVICE = Ops.DEVICE
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP
+_IDIV = Ops.IDIV
 _INDEX = Ops.INDEX
 _INVALID = Ops.INVALID
+_MOD = Ops.MOD
 _MUL = Ops.MUL
 _PAD = Ops.PAD
 _PERMUTE = Ops.PERMUTE
@@ -77,18 +79,18 @@ _OPS7 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, 
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 22, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 25, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 27, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 35, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 44, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 52, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 57, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 23, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 26, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 28, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 36, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 45, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 53, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 58, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:25
+    # rule size_zero at rules/rangeify.rules:26
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -100,7 +102,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:22
+        # rule drop_marker at rules/rangeify.rules:23
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -110,7 +112,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:22
+        # rule drop_marker at rules/rangeify.rules:23
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -120,7 +122,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:22
+        # rule drop_marker at rules/rangeify.rules:23
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -135,7 +137,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:52
+                    # rule copy_const at rules/rangeify.rules:53
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -146,7 +148,7 @@ def _earliest_rewrites_COPY(n, ctx):
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:57
+        # rule assign_hazard at rules/rangeify.rules:58
         #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         a = n
@@ -162,7 +164,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:27
+        # rule reduce_empty at rules/rangeify.rules:28
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -172,7 +174,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:35
+            # rule reduce_expand at rules/rangeify.rules:36
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -186,7 +188,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
                     _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
                     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:44
+        # rule split_reduceop at rules/rangeify.rules:45
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -253,15 +255,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 65, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 68, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 71, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 74, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 66, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 69, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 72, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 75, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:65
+    # rule realize_roots at rules/rangeify.rules:66
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -270,7 +272,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:68
+    # rule realize_effects at rules/rangeify.rules:69
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -279,7 +281,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:68
+    # rule realize_effects at rules/rangeify.rules:69
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -287,7 +289,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:71
+        # rule realize_copy_src at rules/rangeify.rules:72
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -297,7 +299,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:68
+    # rule realize_effects at rules/rangeify.rules:69
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -306,7 +308,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:68
+    # rule realize_effects at rules/rangeify.rules:69
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -314,7 +316,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:74
+        # rule realize_assign at rules/rangeify.rules:75
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -335,12 +337,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 78, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 79, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:78
+    # rule add_realize at rules/rangeify.rules:79
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -357,20 +359,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 87, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 90, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 88, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 91, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:87
+    # rule mark_children at rules/rangeify.rules:88
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:90
+    # rule unmark at rules/rangeify.rules:91
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -387,12 +389,13 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 97, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 99, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 101, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 104, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 109, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 113, 'index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 98, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 100, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 102, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 105, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 110, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
+    RuleInfo('index_reshape_0', 'rules/rangeify.rules', 115, 'index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 120, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -402,7 +405,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:97
+                # rule index_shrink at rules/rangeify.rules:98
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -411,7 +414,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:99
+                # rule index_permute at rules/rangeify.rules:100
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -420,7 +423,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:101
+                # rule index_flip at rules/rangeify.rules:102
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -429,7 +432,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:104
+                # rule index_expand at rules/rangeify.rules:105
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -441,7 +444,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:109
+                # rule index_pad at rules/rangeify.rules:110
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -453,14 +456,29 @@ def _pm_mops_INDEX(n, ctx):
                 valid = fold(_AND, [c for c in conds if c is not None])
                 _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
-            elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:113
-                #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+            elif o0 is _RESHAPE and len(n0.src) == 1:
+                n0_0 = n0.src[0]
+                # rule index_reshape_0 at rules/rangeify.rules:115
+                #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                idx = n
+                i = n
+                x = n0_0
+                if 0 in x.shape:
+                    never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
+                    _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
+                    if _r is not n: return _r, _pm_mops_rules[5]
+                # rule index_reshape at rules/rangeify.rules:120
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
+                if _pm_mops_st: _pm_mops_st.attempts[6] += 1
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_reshape(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[5]
+                x = n0_0
+                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0))
+                mixed = [e for e in out if e.op in (_MOD, _IDIV)]
+                done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
+                _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[6]
     return None
 
 
@@ -471,22 +489,22 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 118, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 120, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 122, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 124, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 134, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 136, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 138, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 145, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 147, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 149, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 151, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 133, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 135, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 137, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 139, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 149, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 151, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 153, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 160, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 162, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 164, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 166, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:118
+    # rule realize at rules/rangeify.rules:133
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -502,7 +520,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:97
+                # rule index_shrink at rules/rangeify.rules:98
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -511,7 +529,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:99
+                # rule index_permute at rules/rangeify.rules:100
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -520,7 +538,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:101
+                # rule index_flip at rules/rangeify.rules:102
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -529,7 +547,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:104
+                # rule index_expand at rules/rangeify.rules:105
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -541,7 +559,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:109
+                # rule index_pad at rules/rangeify.rules:110
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -553,21 +571,36 @@ def _pm_rangeify_INDEX(n, ctx):
                 valid = fold(_AND, [c for c in conds if c is not None])
                 _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
-            elif o0 is _RESHAPE:
-                # rule index_reshape at rules/rangeify.rules:113
-                #   index_reshape: INDEX(RESHAPE as r, ...) as idx -> map_reshape(r, idx)
+            elif o0 is _RESHAPE and len(n0.src) == 1:
+                n0_0 = n0.src[0]
+                # rule index_reshape_0 at rules/rangeify.rules:115
+                #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                idx = n
+                i = n
+                x = n0_0
+                if 0 in x.shape:
+                    never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
+                    _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
+                    if _r is not n: return _r, _pm_mops_rules[5]
+                # rule index_reshape at rules/rangeify.rules:120
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
+                if _pm_mops_st: _pm_mops_st.attempts[6] += 1
+                i = n
+                idx = n.src[1:]
                 r = n0
-                _r = _as_uop(n, map_reshape(r, idx))
-                if _r is not None and _r is not n: return _r, _pm_mops_rules[5]
+                x = n0_0
+                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0))
+                mixed = [e for e in out if e.op in (_MOD, _IDIV)]
+                done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
+                _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
+                if _r is not n: return _r, _pm_mops_rules[6]
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _CHILD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:120
+                    # rule index_child at rules/rangeify.rules:135
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -575,13 +608,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:122
+                # rule index_const at rules/rangeify.rules:137
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:124
+                # rule index_assign at rules/rangeify.rules:139
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -590,7 +623,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule local_array at rules/rangeify.rules:134
+                # rule local_array at rules/rangeify.rules:149
                 #   local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
@@ -601,7 +634,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS7:
             if o0 in _OPS4:
-                # rule index_alu at rules/rangeify.rules:136
+                # rule index_alu at rules/rangeify.rules:151
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 i = n
@@ -610,7 +643,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
             elif o0 in _OPS5:
-                # rule index_marker at rules/rangeify.rules:138
+                # rule index_marker at rules/rangeify.rules:153
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 i = n
@@ -619,7 +652,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
-                # rule local_reduce at rules/rangeify.rules:145
+                # rule local_reduce at rules/rangeify.rules:160
                 #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 idx = n
@@ -627,7 +660,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if local_reduce_ok(ctx, red, idx):
                     _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-                # rule index_reduce at rules/rangeify.rules:147
+                # rule index_reduce at rules/rangeify.rules:162
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 idx = n
@@ -635,14 +668,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS6:
-                # rule index_memory at rules/rangeify.rules:149
+                # rule index_memory at rules/rangeify.rules:164
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-        # rule index_other at rules/rangeify.rules:151
+        # rule index_other at rules/rangeify.rules:166
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
         x = n0
@@ -659,11 +692,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 159, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 161, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 164, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 167, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 170, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 174, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 176, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 179, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 182, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 185, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -672,7 +705,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:167
+            # rule copy_const_idx at rules/rangeify.rules:182
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -681,7 +714,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:170
+                # rule copy_keeps_src at rules/rangeify.rules:185
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -703,7 +736,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:159
+                # rule noop_buffer at rules/rangeify.rules:174
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -720,12 +753,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:161
+                # rule const_buffer at rules/rangeify.rules:176
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:164
+            # rule remove_buffer at rules/rangeify.rules:179
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -746,12 +779,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 178, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 193, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:178
+    # rule tagged_buffers at rules/rangeify.rules:193
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -798,17 +831,22 @@ MATCHERS = {
 # ======================================================================== the pipelines
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
+simplify = _Pipeline('simplify', (
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:128'),
+))
+
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:187'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:189'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:191'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:194'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:197'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:199'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:200'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:203'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:202'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:204'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:206'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:209'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:212'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:214'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:215'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:218'),
 ))
 
 PIPELINES = {
+    'simplify': simplify,
     'rangeify': rangeify,
 }

@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulegrad.runtime.view import ShapeTracker
+from rulegrad.runtime.view import ShapeTracker, flatten, reshape_index
 
 
 def read(tracker: ShapeTracker, memory: np.ndarray) -> np.ndarray:
@@ -124,3 +124,23 @@ def test_merge_folds_a_reshape_of_a_permute():
     assert len(tr2.views) == 2  # the transposed layout is not one run of memory
     mem = np.arange(24)
     np.testing.assert_array_equal(read(tr2, mem), mem.reshape(4, 6).T.reshape(24))
+
+
+@st.composite
+def reshapes(draw):
+    """Two shapes of the same size (with axes of size 1 anywhere)."""
+    size = draw(st.sampled_from([1, 2, 6, 12, 24, 30, 36]))
+    return _factor(size, draw), _factor(size, draw)
+
+
+@settings(max_examples=200, deadline=None)
+@given(reshapes())
+def test_reshape_index_reads_what_numpy_reshape_reads(case):
+    """reshape_index (rangeify's INDEX through a RESHAPE, with ints here) gives the element numpy
+    gives, at every index; flatten is numpy's row-major offset."""
+    old, new = case
+    arr = np.arange(math.prod(old)).reshape(old)
+    for idx in itertools.product(*(range(s) for s in new)):
+        at = reshape_index(idx, new, old)
+        assert arr[tuple(at)] == arr.reshape(new)[idx], (old, new, idx, at)
+        assert flatten(idx, new) == np.ravel_multi_index(idx, new)

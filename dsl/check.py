@@ -114,6 +114,12 @@ def _plain_helper(obj: Any) -> bool:
         getattr(obj, "__module__", None))
 
 
+def _constant(name: str, obj: Any) -> bool:
+    """A named constant (`LOCAL_MAX_ROW`): an all-caps name of a number or a string, which a
+    rule reads and never changes."""
+    return name.isupper() and isinstance(obj, (bool, int, float, str))
+
+
 # ------------------------------------------------------------------------ the session
 @dataclass
 class _Frame:
@@ -359,10 +365,12 @@ class _FileChecker:
                 public = [n for n in vars(mod) if not n.startswith("_")]
                 self.error(span, f"helper module '{use.module}' has no '{name}'"
                            + _did_you_mean(name, public))
-            elif mod is not None and not _plain_helper(getattr(mod, name)):
+            elif mod is not None and not (_plain_helper(getattr(mod, name))
+                                          or _constant(name, getattr(mod, name))):
                 self.error(span, f"helper '{name}' of '{use.module}' is not a function of the "
-                           "project (a module, or a function of a standard module that reaches "
-                           "the system, is refused)")
+                           "project, nor a constant (an all-caps name of a number or a string); "
+                           "a module, or a function of a standard module that reaches the "
+                           "system, is refused")
             elif mod is not None:
                 self.helper_objs[name] = getattr(mod, name)
             self.helpers[name] = A.Helper(name, use.module, file, use.analysis)

@@ -17,8 +17,8 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rulegrad.runtime.buffer import Buffer
@@ -98,7 +98,7 @@ class RangeifyContext:
 
     force: frozenset[UOp] = frozenset()
     # predict_buffers' guess (reductions read through a broadcast): buffered unless a reader
-    # can compute them locally (`local_reduce_ok`); `force` is what a run proved must be buffered
+    # can compute them locally (the rule `local_reduce`); `force` is what a run proved must be buffered
     predicted: frozenset[UOp] = frozenset()
     next_range: int = FIRST_RANGE
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
@@ -283,41 +283,14 @@ def _broadcast(x: UOp) -> bool:
     return False
 
 
-def local_reduce_ok(ctx: RangeifyContext, red: UOp, idx: UOp) -> bool:
-    """The cost rule of `local_reduce`: a reduction read through a broadcast (a row max, a row
-    sum, read at every element of its row) is computed inside its reader's kernel, once per
-    row, instead of into a global buffer by a kernel of its own, when
-    - its indices are the reader kernel's outermost loops (a prefix of them, outermost first):
-      the C renderer computes it once per iteration of those loops, before the inner ones,
-      so no work repeats (an index on an inner loop only would recompute it per element);
-    - it reads at most LOCAL_MAX_ROW elements per row (else the global buffer wins),
-    - it is not read inside a matmul-sized sum of products (`is_products`: the C backend's
-      packed loops for it are faster than the kernel with a local value), and
-    - no earlier run of rangeify had to buffer it for another reader (one computation, not two).
-    Reads it could compute in place anyway (no broadcast) are left to `index_reduce`."""
-    if not idx.arg:
+def chose(ctx: RangeifyContext, node: UOp, why: str | None) -> bool:
+    """A kernel-local cost rule's choice for `node` ("local ..." or "not local: ..."), recorded
+    for DEBUG=2 (runtime/schedule.py's `cost_report`): whether it is local. None: not a
+    candidate, nothing to record."""
+    if why is None:
         return False
-    row = red.src[0].size // max(red.size, 1)
-    if red in ctx.force:
-        return _chose(ctx, red, False, "an earlier run buffered it for another reader")
-    if any(r in ctx.products for r in idx.arg):
-        return _chose(ctx, red, False, "read inside a matmul-sized sum of products")
-    if row > LOCAL_MAX_ROW:
-        return _chose(ctx, red, False, f"row of {row} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}")
-    rngs = ranges_in(*idx.src[1:])
-    if not rngs or any(r.arg[1] != "loop" for r in rngs):
-        return _chose(ctx, red, False, "not read at its reader's outer loops (work would repeat)")
-    group = ctx.group.get(rngs[0])
-    if group is None or set(group[:len(rngs)]) != set(rngs):
-        return _chose(ctx, red, False, "not read at its reader's outer loops (work would repeat)")
-    return _chose(ctx, red, True, f"scalar once per row of its reader ({row} elements)")
-
-
-def _chose(ctx: RangeifyContext, node: UOp, local: bool, why: str) -> bool:
-    """Record a kernel-local cost rule's choice for `node` (DEBUG=2: runtime/schedule.py's
-    `cost_report`); returns `local`."""
-    ctx.costs.setdefault(node, {})[("local " if local else "not local: ") + why] = None
-    return local
+    ctx.costs.setdefault(node, {})[why] = None
+    return why.startswith("local")
 
 
 def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
@@ -337,7 +310,7 @@ def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
 LOCAL_MAX_ARRAY = 1 << 12
 
 
-def _local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
+def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
     """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
     kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the
     row), and its other ranges distinct ranges of reductions in that same kernel (the axes
@@ -366,54 +339,12 @@ def _local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[i
     return group, differ
 
 
-def local_array_ok(ctx: RangeifyContext, x: UOp, idx: UOp) -> bool:
-    """The cost rule of `local_array`: a value read in one row of its reader's kernel by
-    several loops at indices that differ is computed once per row into an array local to the
-    kernel, over only the axes that differ, when it is
-    - a reduction (attention's scores, read by the row's max, its sum and the matmul) that
-      computing in place would repeat (`index_reduce` would recompute it per read, or buffer
-      it), each read covering its whole axis, neither it nor its reader a matmul-sized sum of
-      products (the C backend's packed loops are faster), or
-    - a costly elementwise value (`_local_value_row`: softmax's exp),
-    and the array holds at most LOCAL_MAX_ARRAY elements (else a global buffer wins for a
-    reduction; an elementwise value is recomputed by each reader). Each element is then computed
-    once, as with a global buffer, but stays in the L1 cache."""
-    if x.op is not Ops.REDUCE_AXIS:
-        if _local_value_row(ctx, x, idx) is None:
-            return False
-        n = math.prod(x.shape[a] for a in ctx.local_values[x])
-        if n > LOCAL_MAX_ARRAY:
-            return _chose(ctx, x, False, f"recomputed by each reader (array of {n} > "
-                          f"LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY})")
-        return _chose(ctx, x, True, f"array [{n}] once per row: each element computed once, "
-                      "not once per reader")
-    if x in ctx.force or (x not in ctx.predicted and inline_reduce_ok(ctx, idx)):
-        return False
-    if x.src[0].size == x.size:  # reduces nothing: a view, which the reader reads in place
-        return False
-    found = _local_axes(ctx, idx)
-    if found is None:
-        return False
-    if is_products(x) or any(r in ctx.products for r in ranges_in(*idx.src[1:])):
-        return _chose(ctx, x, False, "a matmul-sized sum of products computes or reads it")
-    _, differ = found
-    sizes = [x.shape[a] for a in differ]
-    if any(idx.src[1 + a].src[0].arg != s for a, s in zip(differ, sizes)):
-        return False
-    n = math.prod(sizes)
-    if n > LOCAL_MAX_ARRAY:
-        return _chose(ctx, x, False, f"array of {n} > LOCAL_MAX_ARRAY {LOCAL_MAX_ARRAY}")
-    return _chose(ctx, x, True, f"array [{n}] once per row of its reader")
-
-
-def map_local_array(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
+def map_local_array(ctx: RangeifyContext, x: UOp, idx: UOp, kernel: tuple[UOp, ...],
+                    axes: Sequence[int]) -> UOp:
     """INDEX(x) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): x (a reduction over
-    its own fresh ranges) over fresh ranges on the axes that differ, at the reader's row; the
-    read at the reader's own ranges on those axes. Readers of the same row share one array."""
-    if x.op is Ops.REDUCE_AXIS:
-        kernel, axes = _local_axes(ctx, idx)  # type: ignore[misc]
-    else:
-        kernel, axes = _local_value_row(ctx, x, idx), ctx.local_values[x]
+    its own fresh ranges) over fresh ranges on the axes that differ, at the reader's row in
+    `kernel`; the read at the reader's own ranges on those axes. Readers of the same row share
+    one array."""
     key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
     dl = ctx.local.get(key)
     if dl is None:
@@ -455,7 +386,7 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
     return out
 
 
-def _local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
+def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
     """The loops of the kernel where idx reads one row of a candidate value x (its reduction's
     or its other reader's: the indices on the array's axes distinct ranges over the whole axis
     in one kernel, the others constants or a strict prefix of its loops), not inside a

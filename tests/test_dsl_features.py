@@ -8,7 +8,9 @@ by the generated module and by the interpreted matcher, which must agree:
 - the builtin `fold(op, nodes)`, the left fold of nodes by a binary op (rangeify.rules'
   index_pad: the AND of the padded axes' conditions);
 - analyses (`analysis MODULE: f`) are asked by guards and where names (their misuse is a
-  located error: tests/dsl/fail/analysis_*.rules).
+  located error: tests/dsl/fail/analysis_*.rules);
+- a constant declared with `use` (`LOCAL_MAX_ROW`, read by rangeify.rules' cost rules; a name
+  that is not one is a located error: tests/dsl/fail/use_not_a_constant.rules).
 """
 
 from __future__ import annotations
@@ -103,6 +105,23 @@ def test_declared_class_is_called_and_analysis_asked(tmp_path: Path) -> None:
         assert out.src[1].arg is None and out.src[1].src[0] is out.src[0], kind
         assert (out.src[0].arg.name, out.src[0].arg.depth) == ("CONST", 2), kind
         assert type(out.src[0].arg).__name__ == "Tagged", kind
+
+
+CONST_RULES = """
+use .feat_helpers: LIMIT, NAME
+rules cap = {
+  # a constant of the helper module in the guard and the right-hand side
+  cap: NEG(x:CONST) if x.arg > LIMIT -> x.const_like(LIMIT) if NAME == "cap" else None
+}
+"""
+
+
+def test_declared_constant_is_read(tmp_path: Path) -> None:
+    (tmp_path / "feat_helpers.py").write_text("LIMIT = 5\nNAME = 'cap'\n")
+    small, large = UOp.const(dtypes.int32, 3).alu(Ops.NEG), UOp.const(dtypes.int32, 7).alu(Ops.NEG)
+    for kind, matchers in _matchers(tmp_path, CONST_RULES).items():
+        assert matchers["cap"].rewrite(small) is None, kind
+        assert matchers["cap"].rewrite(large) is UOp.const(dtypes.int32, 5), kind
 
 
 FOLD_RULES = """

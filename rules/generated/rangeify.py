@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 70aa399bef5bfd4268ae52e52cbc8361d2aa2465805f73940ae2f8a5d94dceb2
+# source sha256: 826bf497f8223ccb85e61dd2dcf05309f6b4bff99105a95299ef2635a1e664a1
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c
@@ -15,16 +15,22 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import ChildrenContext
+from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY
+from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ROW
 from rulegrad.rules.rangeify_helpers import RangeifyContext
 from rulegrad.rules.rangeify_helpers import RealizeContext
+from rulegrad.rules.rangeify_helpers import chose
 from rulegrad.runtime.device import device_of
 from rulegrad.rules.analyses import expensive
 from rulegrad.rules.rangeify_helpers import index_child
-from rulegrad.rules.rangeify_helpers import local_array_ok
-from rulegrad.rules.rangeify_helpers import local_reduce_ok
+from rulegrad.rules.rangeify_helpers import inline_reduce_ok
+from rulegrad.rules.rangeify_helpers import is_products
+from rulegrad.rules.rangeify_helpers import local_axes
+from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
+from rulegrad.rules.rangeify_helpers import ranges_in
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_identity
 from rulegrad.runtime.view import reshape_index
@@ -35,7 +41,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '70aa399bef5bfd4268ae52e52cbc8361d2aa2465805f73940ae2f8a5d94dceb2'
+SOURCE_SHA256 = '826bf497f8223ccb85e61dd2dcf05309f6b4bff99105a95299ef2635a1e664a1'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -69,28 +75,26 @@ _SHRINK = Ops.SHRINK
 _SINK = Ops.SINK
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
 _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
-_OPS2 = frozenset({Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
-_OPS3 = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
-_OPS4 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
-_OPS5 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
-_OPS6 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
-_OPS7 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.REDUCE_AXIS, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS3 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
+_OPS4 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
+_OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 23, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 26, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 28, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 36, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 45, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 53, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 58, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 25, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 28, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 30, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 38, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 47, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 55, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 60, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:26
+    # rule size_zero at rules/rangeify.rules:28
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -102,7 +106,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:23
+        # rule drop_marker at rules/rangeify.rules:25
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -112,7 +116,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:23
+        # rule drop_marker at rules/rangeify.rules:25
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -122,7 +126,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:23
+        # rule drop_marker at rules/rangeify.rules:25
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -137,7 +141,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:53
+                    # rule copy_const at rules/rangeify.rules:55
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -148,7 +152,7 @@ def _earliest_rewrites_COPY(n, ctx):
 def _earliest_rewrites_ASSIGN(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:58
+        # rule assign_hazard at rules/rangeify.rules:60
         #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         a = n
@@ -164,7 +168,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:28
+        # rule reduce_empty at rules/rangeify.rules:30
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -174,7 +178,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:36
+            # rule reduce_expand at rules/rangeify.rules:38
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -188,7 +192,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
                     _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
                     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:45
+        # rule split_reduceop at rules/rangeify.rules:47
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -255,15 +259,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 66, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 69, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 72, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 75, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 68, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 71, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 74, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 77, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:66
+    # rule realize_roots at rules/rangeify.rules:68
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -272,7 +276,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:69
+    # rule realize_effects at rules/rangeify.rules:71
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -281,7 +285,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:69
+    # rule realize_effects at rules/rangeify.rules:71
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -289,7 +293,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:72
+        # rule realize_copy_src at rules/rangeify.rules:74
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -299,7 +303,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:69
+    # rule realize_effects at rules/rangeify.rules:71
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -308,7 +312,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:69
+    # rule realize_effects at rules/rangeify.rules:71
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -316,7 +320,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:75
+        # rule realize_assign at rules/rangeify.rules:77
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -337,12 +341,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 79, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 81, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:79
+    # rule add_realize at rules/rangeify.rules:81
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -359,20 +363,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 88, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 91, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 90, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 93, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:88
+    # rule mark_children at rules/rangeify.rules:90
     #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:91
+    # rule unmark at rules/rangeify.rules:93
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -389,13 +393,13 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 98, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 100, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 102, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 105, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 110, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
-    RuleInfo('index_reshape_0', 'rules/rangeify.rules', 115, 'index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 120, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 100, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 102, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 104, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 107, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 112, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
+    RuleInfo('index_reshape_0', 'rules/rangeify.rules', 117, 'index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 122, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -405,7 +409,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:98
+                # rule index_shrink at rules/rangeify.rules:100
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -414,7 +418,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:100
+                # rule index_permute at rules/rangeify.rules:102
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -423,7 +427,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:102
+                # rule index_flip at rules/rangeify.rules:104
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -432,7 +436,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:105
+                # rule index_expand at rules/rangeify.rules:107
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -444,7 +448,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:110
+                # rule index_pad at rules/rangeify.rules:112
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -458,7 +462,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape_0 at rules/rangeify.rules:115
+                # rule index_reshape_0 at rules/rangeify.rules:117
                 #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -467,7 +471,7 @@ def _pm_mops_INDEX(n, ctx):
                     never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
                     _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
                     if _r is not n: return _r, _pm_mops_rules[5]
-                # rule index_reshape at rules/rangeify.rules:120
+                # rule index_reshape at rules/rangeify.rules:122
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[6] += 1
                 i = n
@@ -489,22 +493,23 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 133, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 135, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 137, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 139, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 149, 'local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 151, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 153, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 160, 'local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 162, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 164, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 166, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 135, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 137, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 139, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 141, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 151, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 160, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 168, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 170, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 181, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 190, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 192, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 194, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:133
+    # rule realize at rules/rangeify.rules:135
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -520,7 +525,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:98
+                # rule index_shrink at rules/rangeify.rules:100
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -529,7 +534,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:100
+                # rule index_permute at rules/rangeify.rules:102
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -538,7 +543,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:102
+                # rule index_flip at rules/rangeify.rules:104
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -547,7 +552,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:105
+                # rule index_expand at rules/rangeify.rules:107
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -559,7 +564,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:110
+                # rule index_pad at rules/rangeify.rules:112
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -573,7 +578,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape_0 at rules/rangeify.rules:115
+                # rule index_reshape_0 at rules/rangeify.rules:117
                 #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -582,7 +587,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
                     _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
                     if _r is not n: return _r, _pm_mops_rules[5]
-                # rule index_reshape at rules/rangeify.rules:120
+                # rule index_reshape at rules/rangeify.rules:122
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[6] += 1
                 i = n
@@ -595,12 +600,12 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[6]
         o0 = n0.op
-        if o0 in _OPS3:
+        if o0 in _OPS5:
             if o0 is _CHILD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:135
+                    # rule index_child at rules/rangeify.rules:137
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -608,13 +613,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:137
+                # rule index_const at rules/rangeify.rules:139
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:139
+                # rule index_assign at rules/rangeify.rules:141
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -623,61 +628,86 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule local_array at rules/rangeify.rules:149
-                #   local_array: INDEX({REDUCE_AXIS, Elementwise} as x, ...) as idx if local_array_ok(ctx, x, idx) -> map_local_array(ctx, x, idx)
+                # rule local_value at rules/rangeify.rules:151
+                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
                 x = n0
-                if local_array_ok(ctx, x, idx):
-                    _r = _as_uop(n, map_local_array(ctx, x, idx))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
-        o0 = n0.op
-        if o0 in _OPS7:
-            if o0 in _OPS4:
-                # rule index_alu at rules/rangeify.rules:151
+                if x in ctx.local_values:
+                    kernel = local_value_row(ctx, x, idx)
+                    if kernel is not None:
+                        c_n = prod(x.shape[a] for a in ctx.local_values[x])
+                        why = 'not local: recomputed by each reader (array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(LOCAL_MAX_ARRAY) + ')' if c_n > LOCAL_MAX_ARRAY else 'local array [' + str(c_n) + '] once per row: each element computed once, not once per reader'
+                        if chose(ctx, x, why):
+                            _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
+                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
+                # rule index_alu at rules/rangeify.rules:168
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
-                i = n
-                idx = n.src[1:]
-                x = n0
-                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-            elif o0 in _OPS5:
-                # rule index_marker at rules/rangeify.rules:153
-                #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
+                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
             elif o0 is _REDUCE_AXIS:
-                # rule local_reduce at rules/rangeify.rules:160
-                #   local_reduce: INDEX(REDUCE_AXIS as red, ...) as idx if local_reduce_ok(ctx, red, idx) -> map_reduce_local(ctx, red, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
-                idx = n
-                red = n0
-                if local_reduce_ok(ctx, red, idx):
-                    _r = _as_uop(n, map_reduce_local(ctx, red, idx))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
-                # rule index_reduce at rules/rangeify.rules:162
+                if len(n0.src) == 1:
+                    n0_0 = n0.src[0]
+                    # rule local_array at rules/rangeify.rules:160
+                    #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")
+                    if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
+                    at = n.src[1:]
+                    idx = n
+                    s = n0_0
+                    x = n0
+                    if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size:
+                        found = local_axes(ctx, idx)
+                        if found is not None:
+                            c_n = prod(x.shape[a] for a in found[1])
+                            why = 'not local: a matmul-sized sum of products computes or reads it' if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else 'not local: array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(LOCAL_MAX_ARRAY) if c_n > LOCAL_MAX_ARRAY else 'local array [' + str(c_n) + '] once per row of its reader'
+                            if chose(ctx, x, why):
+                                _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
+                                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
+                    # rule local_reduce at rules/rangeify.rules:181
+                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")
+                    if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                    at = n.src[1:]
+                    idx = n
+                    red = n0
+                    x = n0_0
+                    if idx.arg:
+                        row = x.size // max(red.size, 1)
+                        rngs = ranges_in(*at)
+                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: read inside a matmul-sized sum of products' if any(r in ctx.products for r in idx.arg) else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not rngs or any(r.arg[1] != 'loop' for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
+                        if chose(ctx, red, why):
+                            _r = _as_uop(n, map_reduce_local(ctx, red, idx))
+                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
+                # rule index_reduce at rules/rangeify.rules:190
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
                 red = n0
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
-            elif o0 in _OPS6:
-                # rule index_memory at rules/rangeify.rules:164
+                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
+            elif o0 in _OPS3:
+                # rule index_marker at rules/rangeify.rules:170
+                #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
+                i = n
+                idx = n.src[1:]
+                x = n0
+                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
+                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
+            elif o0 in _OPS4:
+                # rule index_memory at rules/rangeify.rules:192
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-        # rule index_other at rules/rangeify.rules:166
+                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[10]
+        # rule index_other at rules/rangeify.rules:194
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
-        if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+        if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
         x = n0
         if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
             raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
@@ -692,11 +722,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 174, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 176, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 179, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 182, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 185, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 202, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 204, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 207, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 210, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 213, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -705,7 +735,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:182
+            # rule copy_const_idx at rules/rangeify.rules:210
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -714,7 +744,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:185
+                # rule copy_keeps_src at rules/rangeify.rules:213
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -736,7 +766,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:174
+                # rule noop_buffer at rules/rangeify.rules:202
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -753,12 +783,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:176
+                # rule const_buffer at rules/rangeify.rules:204
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:179
+            # rule remove_buffer at rules/rangeify.rules:207
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -779,12 +809,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 193, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 221, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:193
+    # rule tagged_buffers at rules/rangeify.rules:221
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -832,18 +862,18 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:128'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:130'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:202'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:204'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:206'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:209'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:212'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:214'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:215'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:218'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:230'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:232'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:234'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:237'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:240'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:242'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:243'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:246'),
 ))
 
 PIPELINES = {

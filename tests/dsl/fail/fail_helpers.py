@@ -12,3 +12,8 @@ class Ctx:
 def broadcast_of(x):
     """An analysis for the analysis fixtures: a question about a node."""
     return False
+
+
+MAX_ROW = 4  # a constant rules may read (an all-caps name of a number)
+LIMITS = [1, 2]  # not a constant: a list can change
+limit = 3  # not a constant: constants are named in capitals

@@ -2,8 +2,9 @@
 
 In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
 replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (reshape's index arithmetic, the children reconciliation, a
-reduction's fresh ranges); *when* it runs is said by the rule that calls it.
+loop over a node's axes or sources (the children reconciliation, a reduction's fresh ranges, a
+kernel-local array's), or a walk over its indices; *when* it runs, and the cost rules' choices,
+are said by the rules that call it (reshape's index arithmetic is runtime/view.py's).
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
@@ -17,9 +18,9 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any
 
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.device import device_of
@@ -217,15 +218,11 @@ def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
 
 
 def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) -> UOp:
-    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes)).
-    `local`: the caller (`map_reduce_local`) decided to compute it here."""
+    """INDEX(REDUCE_AXIS(x)) -> REDUCE(INDEX(x, fresh reduce ranges on the reduced axes)),
+    computed here (rangeify.rules' `reduce_buffer` chose no buffer, or `local`: a kernel-local
+    rule chose it). Unless it is the read that fills red's own buffer, the next run learns."""
     own = ctx.buffers.get(red)
-    # the read that fills red's own buffer, or one local_reduce chose
-    defining = local or (own is not None and own.src[0] is idx)
-    if not defining and (red in ctx.force or red in ctx.predicted
-                         or not inline_reduce_ok(ctx, idx)):
-        return bufferize_here(ctx, red, idx)
-    if not defining:
+    if not local and (own is None or own.src[0] is not idx):
         ctx.inlined.add(red)
     op, axes = red.arg
     rngs = list(idx.src[1:])
@@ -432,7 +429,6 @@ class KernelContext:
     slots: dict[Buffer, int] = field(default_factory=dict)
     deps: dict[UOp, None] = field(default_factory=dict)
     ranges: dict[UOp, UOp] = field(default_factory=dict)  # scheduler range -> numbered from 0
-    first_range: ClassVar[int] = FIRST_RANGE  # (kernel.rules' `renumber` tells them apart)
 
     def define_global(self, b: UOp) -> UOp:
         slot = self.slots.setdefault(b.arg, len(self.slots))

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c
+# source sha256: 3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -13,6 +13,7 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer
+from rulegrad.rules.rangeify_helpers import FIRST_RANGE
 from rulegrad.rules.rangeify_helpers import Kernel
 from rulegrad.rules.rangeify_helpers import KernelContext
 from rulegrad.runtime.view import flatten
@@ -20,7 +21,7 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '8441accbbeeee98d58e412bbfffa14d7e24eb926fae7f3b07acafbc92f99807c'
+SOURCE_SHA256 = '3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
@@ -107,7 +108,7 @@ _to_kernel_rules = (
     RuleInfo('load_kernel', 'rules/kernel.rules', 54, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)'),
     RuleInfo('unmask_value', 'rules/kernel.rules', 61, 'unmask_value: WHERE(_, e, INVALID) -> e'),
     RuleInfo('strip_marker', 'rules/kernel.rules', 63, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 65, 'renumber: RANGE as r if r.arg[0] >= ctx.first_range -> ctx.number(r)'),
+    RuleInfo('renumber', 'rules/kernel.rules', 65, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
@@ -143,10 +144,10 @@ def _to_kernel_COPY(n, ctx):
 
 def _to_kernel_RANGE(n, ctx):
     # rule renumber at rules/kernel.rules:65
-    #   renumber: RANGE as r if r.arg[0] >= ctx.first_range -> ctx.number(r)
+    #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
-    if r.arg[0] >= ctx.first_range:
+    if r.arg[0] >= FIRST_RANGE:
         _r = _as_uop(n, ctx.number(r))
         if _r is not None and _r is not n: return _r, _to_kernel_rules[5]
     return None

@@ -256,10 +256,12 @@ class Checker:
         self.loops_seen: dict[tuple[str, str], str] = {}  # (set, message) from examples
 
     def helpers(self, cf: A.CheckedFile) -> dict[str, Any]:
-        from .interp import _all_helpers, load_helpers
+        """The names a rule of `cf` may call: its helpers, and its file's pipelines
+        (rangeify.rules' index_reshape simplifies through `simplify`)."""
+        from .interp import _all_helpers, interpret_all, load_helpers
 
         if id(cf) not in self._helpers:
-            self._helpers[id(cf)] = load_helpers(_all_helpers(cf))
+            self._helpers[id(cf)] = load_helpers(_all_helpers(cf)) | interpret_all(cf)[1]
         return self._helpers[id(cf)]
 
     def set_matcher(self, item: _Item) -> Any:

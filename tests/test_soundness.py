@@ -203,3 +203,21 @@ def test_pytest_plugin_ini_option(tmp_path):
                           "rules"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert "1 failed, 2 passed" in res.stdout, res.stdout + res.stderr
     assert "bad_mul" in res.stdout
+
+
+def test_an_example_checked_rule_may_run_its_files_pipeline(tmp_path):
+    """A rule that simplifies through a pipeline of its own file (rangeify.rules'
+    index_reshape calls `simplify`) is checked on examples with that pipeline at hand."""
+    path = tmp_path / "pipe.rules"
+    path.write_text("rules fold = {\n"
+                    "  add0: ADD(x:index, 0) -> x\n"
+                    "}\n"
+                    "rules outer = {\n"
+                    "  negneg: NEG(NEG(x:index)) -> simp(SINK(x + 0, dtype=dtypes.void))[0].src[0]\n"
+                    "}\n"
+                    "pipeline simp {\n"
+                    "  pass fold = fold\n"
+                    "}\n")
+    report = check_paths([str(path)], examples=CI_EXAMPLES, seed=0)
+    verdicts = {r.rule.name: r.verdict for r in report.rules}
+    assert verdicts["negneg"] == "passed", report.rules

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 66a8bc1b68b8d98035c8725dac6782cd8c166ee587770b8a2dcbc4a185d31ea8
+# source sha256: d8c290055a792ebe85d5721d0a8714b6b5635aa8ac40527bbd05cad0f5821fdb
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0
@@ -42,7 +42,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '66a8bc1b68b8d98035c8725dac6782cd8c166ee587770b8a2dcbc4a185d31ea8'
+SOURCE_SHA256 = 'd8c290055a792ebe85d5721d0a8714b6b5635aa8ac40527bbd05cad0f5821fdb'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -399,8 +399,7 @@ _pm_mops_rules = (
     RuleInfo('index_flip', 'rules/rangeify.rules', 104, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
     RuleInfo('index_expand', 'rules/rangeify.rules', 107, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
     RuleInfo('index_pad', 'rules/rangeify.rules', 112, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
-    RuleInfo('index_reshape_0', 'rules/rangeify.rules', 117, 'index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 122, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 120, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -463,27 +462,18 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape_0 at rules/rangeify.rules:117
-                #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
+                # rule index_reshape at rules/rangeify.rules:120
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                i = n
-                x = n0_0
-                if 0 in x.shape:
-                    never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
-                    _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
-                    if _r is not n: return _r, _pm_mops_rules[5]
-                # rule index_reshape at rules/rangeify.rules:122
-                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
-                if _pm_mops_st: _pm_mops_st.attempts[6] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0))
+                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))] * len(x.shape)
                 mixed = [e for e in out if e.op in (_MOD, _IDIV)]
                 done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
                 _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
-                if _r is not n: return _r, _pm_mops_rules[6]
+                if _r is not n: return _r, _pm_mops_rules[5]
     return None
 
 
@@ -494,24 +484,24 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 135, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 137, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 139, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 141, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 151, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 160, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 168, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 170, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 181, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 192, 'reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 195, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 197, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 199, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 134, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 136, 'index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 138, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 140, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 150, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 159, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 167, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 169, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 180, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 191, 'reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 194, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 196, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 198, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:135
+    # rule realize at rules/rangeify.rules:134
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -580,34 +570,25 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape_0 at rules/rangeify.rules:117
-                #   index_reshape_0: INDEX(RESHAPE(x), ...) as i if 0 in x.shape -> INDEX(x, *[never] * len(x.shape), arg=i.arg) where never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))
+                # rule index_reshape at rules/rangeify.rules:120
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                i = n
-                x = n0_0
-                if 0 in x.shape:
-                    never = UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))
-                    _r = _new(UOp, _INDEX, x.dtype, (x, *[never] * len(x.shape)), i.arg)
-                    if _r is not n: return _r, _pm_mops_rules[5]
-                # rule index_reshape at rules/rangeify.rules:122
-                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
-                if _pm_mops_st: _pm_mops_st.attempts[6] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0))
+                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))] * len(x.shape)
                 mixed = [e for e in out if e.op in (_MOD, _IDIV)]
                 done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
                 _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
-                if _r is not n: return _r, _pm_mops_rules[6]
+                if _r is not n: return _r, _pm_mops_rules[5]
         o0 = n0.op
         if o0 in _OPS5:
             if o0 is _CHILD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule index_child at rules/rangeify.rules:137
+                    # rule index_child at rules/rangeify.rules:136
                     #   index_child: INDEX(CHILD(CHILDREN(c)), ...) as idx -> index_child(ctx, c, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     c = n0_0_0
@@ -615,13 +596,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _as_uop(n, index_child(ctx, c, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[1]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:139
+                # rule index_const at rules/rangeify.rules:138
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                 c = n0
                 return c, _pm_rangeify_rules[2]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:141
+                # rule index_assign at rules/rangeify.rules:140
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 a = n0
@@ -630,7 +611,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[3]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:151
+                # rule local_value at rules/rangeify.rules:150
                 #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 idx = n
@@ -643,7 +624,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if chose(ctx, x, why):
                             _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
-                # rule index_alu at rules/rangeify.rules:168
+                # rule index_alu at rules/rangeify.rules:167
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 i = n
@@ -654,7 +635,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:160
+                    # rule local_array at rules/rangeify.rules:159
                     #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                     at = n.src[1:]
@@ -669,7 +650,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if chose(ctx, x, why):
                                 _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
                                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-                    # rule local_reduce at rules/rangeify.rules:181
+                    # rule local_reduce at rules/rangeify.rules:180
                     #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                     at = n.src[1:]
@@ -683,7 +664,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if chose(ctx, red, why):
                             _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
-                # rule reduce_buffer at rules/rangeify.rules:192
+                # rule reduce_buffer at rules/rangeify.rules:191
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
@@ -692,7 +673,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)):
                     _r = _as_uop(n, bufferize_here(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule index_reduce at rules/rangeify.rules:195
+                # rule index_reduce at rules/rangeify.rules:194
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 idx = n
@@ -700,7 +681,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[10]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:170
+                # rule index_marker at rules/rangeify.rules:169
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
@@ -709,14 +690,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:197
+                # rule index_memory at rules/rangeify.rules:196
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
-        # rule index_other at rules/rangeify.rules:199
+        # rule index_other at rules/rangeify.rules:198
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
         x = n0
@@ -733,11 +714,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 207, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 209, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 212, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 215, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 218, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 206, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 208, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 211, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 214, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 217, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -746,7 +727,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:215
+            # rule copy_const_idx at rules/rangeify.rules:214
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -755,7 +736,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:218
+                # rule copy_keeps_src at rules/rangeify.rules:217
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -777,7 +758,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:207
+                # rule noop_buffer at rules/rangeify.rules:206
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -794,12 +775,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:209
+                # rule const_buffer at rules/rangeify.rules:208
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:212
+            # rule remove_buffer at rules/rangeify.rules:211
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -820,12 +801,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 226, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 225, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:226
+    # rule tagged_buffers at rules/rangeify.rules:225
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -873,18 +854,18 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:130'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:129'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:235'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:237'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:239'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:242'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:245'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:247'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:248'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:251'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:234'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:236'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:238'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:241'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:244'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:246'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:247'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:250'),
 ))
 
 PIPELINES = {

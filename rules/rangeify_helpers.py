@@ -99,7 +99,7 @@ class RangeifyContext:
 
     force: frozenset[UOp] = frozenset()
     # predict_buffers' guess (reductions read through a broadcast): buffered unless a reader
-    # can compute them locally (the rule `local_reduce`); `force` is what a run proved must be buffered
+    # can compute them locally (`local_reduce`); `force` is what a run proved must be buffered
     predicted: frozenset[UOp] = frozenset()
     next_range: int = FIRST_RANGE
     group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges

@@ -18,8 +18,8 @@ elements with; with UOps it is the index arithmetic of a kernel's loads.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 Shape = tuple[int, ...]

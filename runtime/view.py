@@ -12,7 +12,10 @@ views into one where that is exact (`tests/test_view.py` checks every op and mer
 numpy on random movement chains).
 
 `index` is written once over "int or index UOp": with ints it is the reference the tests read
-elements with; with UOps it is the index arithmetic of a kernel's loads.
+elements with; with UOps it is the index arithmetic of a kernel's loads. So are the row-major
+maps both schedulers share: `flatten` / `unflatten` (a buffer's flat offset), `blocks` (the runs
+of axes a reshape keeps together, which `View.reshape` also uses) and `reshape_index` (rangeify's
+INDEX through a RESHAPE, rangeify.rules' `index_reshape`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ BUILTINS: dict[str, object] = {
     "len": len, "all": all, "any": any, "min": min, "max": max, "abs": abs, "sum": sum,
     "tuple": tuple, "list": list, "range": range, "int": int, "float": float, "bool": bool,
     "isinstance": isinstance, "zip": zip, "enumerate": enumerate, "prod": math.prod,
-    "sorted": sorted, "reversed": reversed, "dict": dict, "set": set, "str": str, "fold": fold,
+    "sorted": sorted, "reversed": reversed, "dict": dict, "str": str, "fold": fold,
     "dtypes": dtypes,
 }
 # capitalised globals (an EOpName that is not an op constructor)

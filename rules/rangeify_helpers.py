@@ -58,14 +58,11 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
 @dataclass
 class RealizeContext:
     """Which tensor nodes must become buffers (`do_realize` adds them to `realize`), and the
-    number each REALIZE got (`add_realize`): `order[i]` is the node REALIZE tag i wraps."""
+    number each REALIZE got (`add_realize`): `order` maps the node REALIZE tag i wraps to i,
+    numbered in the order met."""
 
     realize: set[UOp] = field(default_factory=set)
-    order: list[UOp] = field(default_factory=list)
-
-    def number(self, x: UOp) -> int:
-        self.order.append(x)
-        return len(self.order) - 1
+    order: dict[UOp, int] = field(default_factory=dict)
 
 
 # ====================================================================== 2. children marking
@@ -84,8 +81,6 @@ class ChildrenContext:
                 if s.op is Ops.REDUCE_AXIS:
                     users.setdefault(s, []).append(n)
         return cls({k: v for k, v in users.items() if len(v) > 1})
-
-
 
 
 # ====================================================================== 3. rangeify
@@ -280,6 +275,13 @@ def _broadcast(x: UOp) -> bool:
     return False
 
 
+def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
+    """Whether the ranges of `idxs` are loops, the outermost of one kernel (outermost first)."""
+    rngs = ranges_in(*idxs)
+    return bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and \
+        set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
+
+
 def chose(ctx: RangeifyContext, node: UOp, why: str | None) -> bool:
     """A kernel-local cost rule's choice for `node` ("local ..." or "not local: ..."), recorded
     for DEBUG=2 (runtime/schedule.py's `cost_report`): whether it is local. None: not a
@@ -323,11 +325,9 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
             loops.append(i)
         else:
             differ.append(a)
-    if not loops or not differ:
+    if not differ or not outer_loops(ctx, tuple(loops)):
         return None
-    group = ctx.group.get(loops[0])
-    if group is None or set(group[:len(loops)]) != set(loops):
-        return None
+    group = ctx.group[loops[0]]
     others = [idx.src[1 + a] for a in differ]
     if len(set(others)) != len(others):
         return None

@@ -73,8 +73,10 @@ def unflatten(flat: Any, shape: Shape) -> list[Any]:
         if size == 1:
             out.append(0 if isinstance(flat, int) else flat.const_like(0))
             continue
-        outermost = all(s == 1 for s in shape[: len(shape) - 1 - k])
-        out.append(flat if outermost else flat % size)
+        if all(s == 1 for s in shape[: len(shape) - 1 - k]):  # the outermost: no % and no //
+            out.append(flat)
+            continue
+        out.append(flat % size)
         flat = flat // size
     return out[::-1]
 

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: d8c290055a792ebe85d5721d0a8714b6b5635aa8ac40527bbd05cad0f5821fdb
+# source sha256: ccf1c7f962bd0beefa758658f8f6b7d72faa7ffa1504272c03ac19151092c1cc
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0
@@ -31,6 +31,7 @@ from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import map_reduce_local
+from rulegrad.rules.rangeify_helpers import outer_loops
 from rulegrad.rules.rangeify_helpers import ranges_in
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_identity
@@ -42,7 +43,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'd8c290055a792ebe85d5721d0a8714b6b5635aa8ac40527bbd05cad0f5821fdb'
+SOURCE_SHA256 = 'ccf1c7f962bd0beefa758658f8f6b7d72faa7ffa1504272c03ac19151092c1cc'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -342,17 +343,17 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 81, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 81, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
     # rule add_realize at rules/rangeify.rules:81
-    #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.number(x),))
+    #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
     if x in ctx.realize and x.tag is None:
-        _r = _new(UOp, _REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.number(x),))
+        _r = _new(UOp, _REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.order.setdefault(x, len(ctx.order)),))
         if _r is not n: return _r, _add_realize_rules[0]
     return None
 
@@ -492,11 +493,11 @@ _pm_rangeify_rules = (
     RuleInfo('local_array', 'rules/rangeify.rules', 159, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and chose(ctx, x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), why = ("not local: a matmul-sized sum of products computes or reads it" if is_products(x) or any(r in ctx.products for r in ranges_in(*at)) else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
     RuleInfo('index_alu', 'rules/rangeify.rules', 167, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
     RuleInfo('index_marker', 'rules/rangeify.rules', 169, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 180, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 191, 'reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 194, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 196, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 198, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 180, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 190, 'reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 193, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 195, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 197, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
@@ -651,7 +652,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                 _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
                                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
                     # rule local_reduce at rules/rangeify.rules:180
-                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), rngs = ranges_in(*at), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not rngs or any(r.arg[1] != "loop" for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else "local scalar once per row of its reader (" + str(row) + " elements)")
+                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and chose(ctx, red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: read inside a matmul-sized sum of products" if any(r in ctx.products for r in idx.arg) else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                     at = n.src[1:]
                     idx = n
@@ -659,12 +660,11 @@ def _pm_rangeify_INDEX(n, ctx):
                     x = n0_0
                     if idx.arg:
                         row = x.size // max(red.size, 1)
-                        rngs = ranges_in(*at)
-                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: read inside a matmul-sized sum of products' if any(r in ctx.products for r in idx.arg) else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not rngs or any(r.arg[1] != 'loop' for r in rngs) or set(ctx.group.get(rngs[0], ())[:len(rngs)]) != set(rngs) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
+                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: read inside a matmul-sized sum of products' if any(r in ctx.products for r in idx.arg) else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
                         if chose(ctx, red, why):
                             _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
-                # rule reduce_buffer at rules/rangeify.rules:191
+                # rule reduce_buffer at rules/rangeify.rules:190
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, ...) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> bufferize_here(ctx, red, idx) where own = ctx.buffers.get(red)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 idx = n
@@ -673,7 +673,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)):
                     _r = _as_uop(n, bufferize_here(ctx, red, idx))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule index_reduce at rules/rangeify.rules:194
+                # rule index_reduce at rules/rangeify.rules:193
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 idx = n
@@ -690,14 +690,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t2 := x.src[0]).dtype, (_t2, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:196
+                # rule index_memory at rules/rangeify.rules:195
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
-        # rule index_other at rules/rangeify.rules:198
+        # rule index_other at rules/rangeify.rules:197
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
         x = n0
@@ -714,11 +714,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 206, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 208, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 211, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 214, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 217, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 205, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 207, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 210, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 213, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 216, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -727,7 +727,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:214
+            # rule copy_const_idx at rules/rangeify.rules:213
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -736,7 +736,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:217
+                # rule copy_keeps_src at rules/rangeify.rules:216
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -758,7 +758,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:206
+                # rule noop_buffer at rules/rangeify.rules:205
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -775,12 +775,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:208
+                # rule const_buffer at rules/rangeify.rules:207
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:211
+            # rule remove_buffer at rules/rangeify.rules:210
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -801,12 +801,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 225, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 224, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:225
+    # rule tagged_buffers at rules/rangeify.rules:224
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -858,14 +858,14 @@ simplify = _Pipeline('simplify', (
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:234'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:236'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:238'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:241'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:244'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:246'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:247'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:250'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:233'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:235'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:237'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:240'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:243'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:245'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:246'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:249'),
 ))
 
 PIPELINES = {

@@ -66,7 +66,7 @@ def _and(a: Any, b: Any) -> Any:
     return (a and b) if isinstance(a, bool) else a & b
 
 
-def unflatten(flat: Any, shape: Shape) -> list[Any]:
+def unflatten(flat: Any, shape: Sequence[int]) -> list[Any]:
     """Row-major indices into `shape` of a flat offset (the outermost needs no %)."""
     out: list[Any] = []
     for k, size in enumerate(reversed(shape)):
@@ -81,7 +81,7 @@ def unflatten(flat: Any, shape: Shape) -> list[Any]:
     return out[::-1]
 
 
-def flatten(idxs: Sequence[Any], shape: Shape, zero: Any = 0) -> Any:
+def flatten(idxs: Sequence[Any], shape: Sequence[int], zero: Any = 0) -> Any:
     """The row-major flat offset of the element at `idxs` of `shape` (unflatten's inverse):
     `i0 * s1 * s2 + (i1 * s2 + i2)`. Axes of size 1 add nothing; `zero` when none is larger."""
     flat: Any = None
@@ -122,8 +122,11 @@ def reshape_index(idxs: Sequence[Any], new: Shape, old: Shape, zero: Any = 0) ->
     size 1 of `old` get `zero`."""
     out = [zero] * len(old)
     for olds, news in blocks(old, new):
-        flat = flatten([idxs[j] for j in news], tuple(new[j] for j in news), zero)
-        for a, i in zip(olds, unflatten(flat, tuple(old[a] for a in olds))):
+        flat = flatten([idxs[j] for j in news], [new[j] for j in news], zero)
+        if len(olds) == 1:  # a split, an unsqueeze or the same axis: no % or //
+            out[olds[0]] = flat
+            continue
+        for a, i in zip(olds, unflatten(flat, [old[a] for a in olds])):
             out[a] = i
     return out
 

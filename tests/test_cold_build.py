@@ -62,3 +62,74 @@ def test_libraries_so_linked_load_and_compute(tmp_path, monkeypatch):
     h = rng.standard_normal(100).astype(np.float16)
     np.testing.assert_array_equal((Tensor(h) * 3).numpy(), h * np.float16(3))
     assert build.stats["compiles"] >= 3
+
+
+# ---------------------------------------------------------------------------- parallel builds
+def _kernel(name: str, size: int, body: str = "") -> build.RenderedKernel:
+    """A rendered kernel of about `size` characters of source (padded by a comment)."""
+    src = f"void {name}(void *v0) {{ {body} }}\n"
+    return build.RenderedKernel(name, src + f"/* {'x' * max(0, size - len(src) - 7)} */\n",
+                                1, ())
+
+
+def test_partition_balances_large_kernels_only():
+    big = [_kernel(f"k{i}", s) for i, s in enumerate([4000, 900, 5000, 800])]
+    parts = build.partition(big, 2)
+    assert len(parts) == 2
+    assert sorted(k.cname for p in parts for k in p) == ["k0", "k1", "k2", "k3"]
+    sizes = sorted(sum(len(k.source) for k in p) for p in parts)
+    assert sizes[1] - sizes[0] <= 1000  # 4000+900 beside 5000+800
+    for p in parts:  # each part keeps the program's order
+        assert [k.cname for k in p] == sorted(k.cname for k in p)
+    assert build.partition(big, 1) == [big]  # one CPU: one compiler run
+    # the extra run would cost more than it saves: 4 x 500 characters cannot make two parts
+    small = [_kernel(f"s{i}", 500) for i in range(4)]
+    assert build.partition(small, 2) == [small]
+    assert len(build.partition(small * 2, 2)) == 2  # 8 x 500 can
+    assert build.partition([big[2]], 2) == [[big[2]]]
+    # a part must hold SPLIT_MIN_CHARS: a large and a small kernel stay together
+    assert build.partition([big[0], small[0]], 2) == [[big[0], small[0]]]
+    assert len(build.partition(big, 8)) == 3  # 10,700 characters: at most 3 parts of 1,500+
+
+
+def test_parallel_build_is_one_library_that_computes(tmp_path, monkeypatch):
+    """An MLP's two products are compiled as two parts at once and linked once (3 compiler
+    runs); the one library computes numpy's values and is installed as one cache entry; with
+    one job the same program is one compiler run."""
+    from rulegrad.backends.c import run
+
+    rng = np.random.default_rng(1)
+    x, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in ((32, 64), (64, 64), (64, 16)))
+    ref = np.maximum(x @ w1, 0) @ w2
+    for jobs, runs in (("2", 3), ("1", 1)):
+        monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)
+        monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / jobs))
+        build.clear_memory_cache()
+        run._programs.clear()
+        before = dict(build.stats)
+        out = ((Tensor(x) @ Tensor(w1)).relu() @ Tensor(w2)).numpy()
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+        assert build.stats["compiles"] - before["compiles"] == 1
+        assert build.stats["compiler_runs"] - before["compiler_runs"] == runs
+        entries = sorted(p.name for p in (tmp_path / jobs).iterdir())
+        assert [e for e in entries if e.endswith(".so")] and len(entries) == 2, entries
+
+
+def test_parallel_build_error_names_the_failing_part(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "2")
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    good = _kernel("k_good", 2000, "(void)v0;")
+    bad = _kernel("k_bad", 2000, "this is not C;")
+    with pytest.raises(build.CompileError) as info:
+        build.build_library([good, bad])
+    assert "error" in info.value.message and "-c" in info.value.command
+    kept = open(info.value.source_path).read()
+    assert "k_bad" in kept and "k_good" not in kept  # the part that failed, for inspection
+
+
+def test_bad_build_jobs_is_refused(monkeypatch):
+    from rulegrad.runtime.env import EnvError
+
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "two")
+    with pytest.raises(EnvError, match="RULEGRAD_BUILD_JOBS"):
+        build.build_jobs()

@@ -10,6 +10,7 @@ and compute what numpy computes.
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -133,3 +134,14 @@ def test_bad_build_jobs_is_refused(monkeypatch):
     monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "two")
     with pytest.raises(EnvError, match="RULEGRAD_BUILD_JOBS"):
         build.build_jobs()
+
+
+def test_first_realize_does_not_load_the_rules_parser():
+    """A process that only runs programs never parses a `.rules` file: its first realize must
+    not import Lark (loading it and the grammar cost 50-250 ms of every cold start)."""
+    code = ("import sys\nfrom rulegrad import Tensor\n"
+            "assert (Tensor([1.0, 2.0]) * 3).sum().item() == 9.0\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' "
+            "or m == 'rulegrad.dsl.parser'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -9,6 +9,7 @@ and compute what numpy computes.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -145,3 +146,27 @@ def test_first_realize_does_not_load_the_rules_parser():
             "or m == 'rulegrad.dsl.parser'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path):
+    """A fresh process's first realize: one `--version` question (started before the kernels
+    are rendered, answered while they are), one compiler run, and no `ldconfig` (libmvec is
+    asked of the dynamic loader; `ctypes.util.find_library` is made to fail here)."""
+    log = tmp_path / "cc.log"
+    cc = tmp_path / "cc"
+    cc.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {build.compiler()[0]} "$@"\n')
+    cc.chmod(0o755)
+    code = ("import ctypes.util\nctypes.util.find_library = None\n"
+            "import numpy as np\nfrom rulegrad import Tensor\n"
+            "from rulegrad.backends.c import build, run\n"
+            "seen = []\nrender = run.render_kernel\n"
+            "def spy(*a, **k):\n    seen.append(len(build._probes))\n    return render(*a, **k)\n"
+            "run.render_kernel = spy\n"
+            "x = np.arange(6, dtype=np.float32)\n"
+            "assert np.allclose((Tensor(x) * 2 + 1).exp().numpy(), np.exp(x * 2 + 1))\n"
+            "assert seen == [1], seen\n")  # the question was out while the kernel rendered
+    env = {**os.environ, "RULEGRAD_CC": str(cc), "RULEGRAD_CACHE": str(tmp_path / "cache"),
+           "RULEGRAD_BACKEND": "c"}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    runs = log.read_text().splitlines()
+    assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs

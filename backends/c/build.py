@@ -5,9 +5,10 @@ kernel, each taking its buffers as raw addresses (Python ints).
 
 The source of every kernel of a schedule goes into one C file, compiled by the C compiler
 straight into a shared object (a large program's kernels go into a few C files compiled at
-once and linked into one: `partition`): no Python.h, no generated wrapper, no setuptools (cffi's API mode
-compiled the Python headers on every build, which cost more than our kernels). The library is
-loaded through ctypes (`dlopen`); its kernels are `void name(void *, ...)` and take addresses.
+once and linked into one: `partition`): no Python.h, no generated wrapper, no setuptools
+(cffi's API mode compiled the Python headers on every build, which cost more than our
+kernels). The library is loaded through ctypes (`dlopen`); its kernels are
+`void name(void *, ...)` and take addresses.
 
 The compiler command and flags are assembled in one function, `compile_command`:
 `RULEGRAD_CC` (default: the C compiler Python was built with, else `cc`) and `RULEGRAD_CFLAGS`
@@ -57,10 +58,14 @@ _FORMAT = "plain-so-2"
 
 @cache
 def _mvec() -> list[str]:
-    """glibc's vector math library when this system has it (exp, log, sin in SIMD)."""
-    import ctypes.util
-
-    return ["-DRG_MVEC", "-lmvec"] if ctypes.util.find_library("mvec") else []
+    """glibc's vector math library when this system has it (exp, log, sin in SIMD). Asked of the
+    dynamic loader (its soname, well under a millisecond), not `ctypes.util.find_library`, which
+    runs `ldconfig -p` in every process's first build (~10 ms)."""
+    try:
+        ctypes.CDLL("libmvec.so.1")
+    except OSError:
+        return []
+    return ["-DRG_MVEC", "-lmvec"]
 
 
 def link_flags(cc: list[str], flags: list[str]) -> list[str]:
@@ -147,14 +152,46 @@ def partition(kernels: list[RenderedKernel], jobs: int) -> list[list[RenderedKer
     return [list(kernels)]
 
 
-@cache
+_probes: dict[tuple[str, ...], subprocess.Popen[str] | OSError] = {}
+_versions: dict[tuple[str, ...], str] = {}
+_probe_lock = threading.Lock()
+if hasattr(os, "register_at_fork"):  # a forked child cannot wait for its parent's probe
+    os.register_at_fork(after_in_child=_probes.clear)
+
+
+def probe_compiler(cc: list[str] | None = None) -> None:
+    """Start asking the compiler for its `--version` (part of the cache key) in the background:
+    `compile_program` calls this before it lowers and renders, so a process's first build does
+    not wait ~15 ms for the answer."""
+    key = tuple(cc or compiler())
+    with _probe_lock:
+        if key in _probes or key in _versions:
+            return
+        try:
+            _probes[key] = subprocess.Popen([*key, "--version"], stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, text=True)
+        except OSError as e:
+            _probes[key] = e
+
+
 def compiler_version(cc: tuple[str, ...]) -> str:
-    """The compiler's `--version` banner, part of the cache key (a new gcc rebuilds)."""
-    try:
-        out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=60)
-    except OSError as e:
-        raise CompileError(f"cannot run the C compiler {cc[0]!r}: {e}", "", list(cc)) from e
-    return out.stdout.strip()
+    """The compiler's `--version` banner, part of the cache key (a new gcc rebuilds); asked
+    once per process and compiler."""
+    probe_compiler(list(cc))
+    with _probe_lock:
+        if cc in _versions:
+            return _versions[cc]
+        proc = _probes.pop(cc)
+        if isinstance(proc, OSError):
+            raise CompileError(f"cannot run the C compiler {cc[0]!r}: {proc}", "",
+                               list(cc)) from proc
+        try:
+            out, _ = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        _versions[cc] = out.strip()
+        return _versions[cc]
 
 
 def full_source(kernels: list[RenderedKernel]) -> str:

@@ -10,16 +10,30 @@ Each phase raises `RulesError` (its `.diagnostics`; `str()` is the printed repor
 
 from __future__ import annotations
 
+from typing import Any
+
 from .ast import CheckedFile
 from .check import Loader, check, check_collect, read_file
 from .errors import Diagnostic, RulesError, format_diagnostics
-from .parser import parse, parse_collect
 from .printer import print_file
+
+
+def __getattr__(name: str) -> Any:
+    # the parser (Lark and its grammar) loads on first use (PEP 562): generated matchers import
+    # `rulegrad.dsl.names`, and loading Lark with it cost every process's first realize
+    # 50-250 ms for a parser it never runs
+    if name in ("parse", "parse_collect"):
+        from . import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load(path: str, loader: Loader | None = None) -> CheckedFile:
     """Read, parse and check a rules file (and what it imports), or raise `RulesError` with
     every error found."""
+    from .parser import parse_collect
+
     loader = loader or read_file
     try:
         text = loader(path)

@@ -153,3 +153,74 @@ def test_flags_are_part_of_the_key(tmp_path, monkeypatch):
     assert build.stats["compiles"] == compiles + 1
     assert len(list((tmp_path / "cache").glob("*.so"))) == 2
     np.testing.assert_array_equal(out, np.arange(100, dtype=np.float32) * np.float32(7) + 1)
+
+
+# ---------------------------------------------------------------------------- parallel builds
+def _two_part_kernels():
+    """Two kernels, each large enough (a comment pads it) to be compiled as its own part."""
+    from rulegrad.backends.c.render import RenderedKernel
+
+    pad = "/* " + "x" * 2000 + " */\n"
+    body = ("void {n}(void *v0) {{ float *p = (float *)v0; "
+            "for (int i = 0; i < 100; i++) p[i] {op}; }}\n")
+    return [RenderedKernel(n, body.format(n=n, op=op) + pad, 1, (f32,))
+            for n, op in (("k_twice", "*= 2"), ("k_plus", "+= 1"))]
+
+
+def _run_two_parts() -> tuple[list[float], int]:
+    from rulegrad.backends.c import build
+
+    runs = build.stats["compiler_runs"]
+    lib = build.build_library(_two_part_kernels())
+    a = np.arange(100, dtype=np.float32)
+    lib.function("k_twice", 1)(a.ctypes.data)
+    lib.function("k_plus", 1)(a.ctypes.data)
+    return a.tolist(), build.stats["compiler_runs"] - runs
+
+
+def _parallel_worker(cache: str, barrier, queue) -> None:
+    os.environ["RULEGRAD_CACHE"] = cache
+    os.environ["RULEGRAD_BUILD_JOBS"] = "2"
+    barrier.wait()
+    try:
+        queue.put(("ok", *_run_two_parts()))
+    except BaseException as e:  # report, never hang the parent
+        queue.put(("error", repr(e), 0))
+
+
+def test_concurrent_parallel_builders_end_with_one_intact_library(tmp_path, monkeypatch):
+    """Three processes build the same two-part library at once (each: two compiler runs at
+    once, then a link); each computes the right values, and the cache ends with one library
+    whose sidecar verifies."""
+    from rulegrad.backends.c import cache as disk
+
+    cache = tmp_path / "cache"
+    ctx = mp.get_context("spawn")
+    barrier, queue = ctx.Barrier(3), ctx.Queue()
+    procs = [ctx.Process(target=_parallel_worker, args=(str(cache), barrier, queue))
+             for _ in range(3)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    expect = (np.arange(100, dtype=np.float32) * 2 + 1).tolist()
+    assert all(r == ("ok", expect, 3) for r in results), results
+    (lib,) = cache.glob("*.so")
+    monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
+    assert disk.lookup(lib.stem[3:]) == lib.read_bytes()  # intact: the sidecar verifies
+    assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []
+
+
+def test_parallel_build_gives_the_same_bytes_every_time(tmp_path, monkeypatch):
+    """Racing builders install whole files (atomic renames); that they install the same
+    bytes needs a deterministic build: same part files, same names, same link order."""
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "2")
+    libs = []
+    for name in ("a", "b"):
+        _fresh(monkeypatch, tmp_path / name)
+        values, runs = _run_two_parts()
+        assert runs == 3 and values == (np.arange(100, dtype=np.float32) * 2 + 1).tolist()
+        (lib,) = (tmp_path / name).glob("*.so")
+        libs.append(lib.read_bytes())
+    assert libs[0] == libs[1]

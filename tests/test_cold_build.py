@@ -9,7 +9,9 @@ and compute what numpy computes.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -62,3 +64,109 @@ def test_libraries_so_linked_load_and_compute(tmp_path, monkeypatch):
     h = rng.standard_normal(100).astype(np.float16)
     np.testing.assert_array_equal((Tensor(h) * 3).numpy(), h * np.float16(3))
     assert build.stats["compiles"] >= 3
+
+
+# ---------------------------------------------------------------------------- parallel builds
+def _kernel(name: str, size: int, body: str = "") -> build.RenderedKernel:
+    """A rendered kernel of about `size` characters of source (padded by a comment)."""
+    src = f"void {name}(void *v0) {{ {body} }}\n"
+    return build.RenderedKernel(name, src + f"/* {'x' * max(0, size - len(src) - 7)} */\n",
+                                1, ())
+
+
+def test_partition_balances_large_kernels_only():
+    big = [_kernel(f"k{i}", s) for i, s in enumerate([4000, 900, 5000, 800])]
+    parts = build.partition(big, 2)
+    assert len(parts) == 2
+    assert sorted(k.cname for p in parts for k in p) == ["k0", "k1", "k2", "k3"]
+    sizes = sorted(sum(len(k.source) for k in p) for p in parts)
+    assert sizes[1] - sizes[0] <= 1000  # 4000+900 beside 5000+800
+    for p in parts:  # each part keeps the program's order
+        assert [k.cname for k in p] == sorted(k.cname for k in p)
+    assert build.partition(big, 1) == [big]  # one CPU: one compiler run
+    # the extra run would cost more than it saves: 4 x 500 characters cannot make two parts
+    small = [_kernel(f"s{i}", 500) for i in range(4)]
+    assert build.partition(small, 2) == [small]
+    assert len(build.partition(small * 2, 2)) == 2  # 8 x 500 can
+    assert build.partition([big[2]], 2) == [[big[2]]]
+    # a part must hold SPLIT_MIN_CHARS: a large and a small kernel stay together
+    assert build.partition([big[0], small[0]], 2) == [[big[0], small[0]]]
+    assert len(build.partition(big, 8)) == 3  # 10,700 characters: at most 3 parts of 1,500+
+
+
+def test_parallel_build_is_one_library_that_computes(tmp_path, monkeypatch):
+    """An MLP's two products are compiled as two parts at once and linked once (3 compiler
+    runs); the one library computes numpy's values and is installed as one cache entry; with
+    one job the same program is one compiler run."""
+    from rulegrad.backends.c import run
+
+    rng = np.random.default_rng(1)
+    x, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in ((32, 64), (64, 64), (64, 16)))
+    ref = np.maximum(x @ w1, 0) @ w2
+    for jobs, runs in (("2", 3), ("1", 1)):
+        monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)
+        monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / jobs))
+        build.clear_memory_cache()
+        run._programs.clear()
+        before = dict(build.stats)
+        out = ((Tensor(x) @ Tensor(w1)).relu() @ Tensor(w2)).numpy()
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+        assert build.stats["compiles"] - before["compiles"] == 1
+        assert build.stats["compiler_runs"] - before["compiler_runs"] == runs
+        entries = sorted(p.name for p in (tmp_path / jobs).iterdir())
+        assert [e for e in entries if e.endswith(".so")] and len(entries) == 2, entries
+
+
+def test_parallel_build_error_names_the_failing_part(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "2")
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    good = _kernel("k_good", 2000, "(void)v0;")
+    bad = _kernel("k_bad", 2000, "this is not C;")
+    with pytest.raises(build.CompileError) as info:
+        build.build_library([good, bad])
+    assert "error" in info.value.message and "-c" in info.value.command
+    kept = open(info.value.source_path).read()
+    assert "k_bad" in kept and "k_good" not in kept  # the part that failed, for inspection
+
+
+def test_bad_build_jobs_is_refused(monkeypatch):
+    from rulegrad.runtime.env import EnvError
+
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "two")
+    with pytest.raises(EnvError, match="RULEGRAD_BUILD_JOBS"):
+        build.build_jobs()
+
+
+def test_first_realize_does_not_load_the_rules_parser():
+    """A process that only runs programs never parses a `.rules` file: its first realize must
+    not import Lark (loading it and the grammar cost 50-250 ms of every cold start)."""
+    code = ("import sys\nfrom rulegrad import Tensor\n"
+            "assert (Tensor([1.0, 2.0]) * 3).sum().item() == 9.0\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' "
+            "or m == 'rulegrad.dsl.parser'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path):
+    """A fresh process's first realize: one `--version` question (started before the kernels
+    are rendered, answered while they are), one compiler run, and no `ldconfig` (libmvec is
+    asked of the dynamic loader; `ctypes.util.find_library` is made to fail here)."""
+    log = tmp_path / "cc.log"
+    cc = tmp_path / "cc"
+    cc.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {build.compiler()[0]} "$@"\n')
+    cc.chmod(0o755)
+    code = ("import ctypes.util\nctypes.util.find_library = None\n"
+            "import numpy as np\nfrom rulegrad import Tensor\n"
+            "from rulegrad.backends.c import build, run\n"
+            "seen = []\nrender = run.render_kernel\n"
+            "def spy(*a, **k):\n    seen.append(len(build._probes))\n    return render(*a, **k)\n"
+            "run.render_kernel = spy\n"
+            "x = np.arange(6, dtype=np.float32)\n"
+            "assert np.allclose((Tensor(x) * 2 + 1).exp().numpy(), np.exp(x * 2 + 1))\n"
+            "assert seen == [1], seen\n")  # the question was out while the kernel rendered
+    env = {**os.environ, "RULEGRAD_CC": str(cc), "RULEGRAD_CACHE": str(tmp_path / "cache"),
+           "RULEGRAD_BACKEND": "c"}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    runs = log.read_text().splitlines()
+    assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs

@@ -9,8 +9,9 @@ module each, in the order data flows:
 - `render`  kernel AST -> C text: a table from op to C plus the structural cases (loop nests,
             reduce accumulators, guarded loads, loop interchange and register tiles for
             matmul-like kernels, OpenMP pragmas); deep expressions as temporaries
-- `build`   C text -> loaded library: all kernels of a schedule in one source, a plain shared
-            object loaded with ctypes, the compiler command and flags in one place
+- `build`   C text -> loaded library: all kernels of a schedule in one plain shared object
+            (compiled in parts at once when large), loaded with ctypes, the compiler command
+            and flags in one place
 - `cache`   the library on disk (content-addressed, atomic, checked, healed, bounded)
 - `run`     schedule + numpy buffers -> kernels called
 
@@ -18,7 +19,8 @@ Environment: `RULEGRAD_BACKEND=c` routes `realize()` here; `RULEGRAD_CC` (compil
 `RULEGRAD_CFLAGS` (tuning flags, to which `flags.SEMANTIC` is always added;
 flags that would change results are refused), `RULEGRAD_CACHE` (the cache folder,
 default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `RULEGRAD_CACHE_MAX` (its size
-limit, default 500M), `DEBUG=4` (print the C source).
+limit, default 500M), `RULEGRAD_BUILD_JOBS` (compiler runs at once for one build, default the
+CPUs), `DEBUG=4` (print the C source).
 
 Numerics: numpy's for every dtype (see `render`'s docstring). Not pinned down: float -> int
 casts of NaN, inf or out-of-range values (what the CPU's truncating conversion gives, as in

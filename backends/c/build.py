@@ -4,9 +4,11 @@ In: rendered kernels (`render.RenderedKernel`). Out: a loaded `Library` with one
 kernel, each taking its buffers as raw addresses (Python ints).
 
 The source of every kernel of a schedule goes into one C file, compiled by the C compiler
-straight into a shared object: no Python.h, no generated wrapper, no setuptools (cffi's API mode
-compiled the Python headers on every build, which cost more than our kernels). The library is
-loaded through ctypes (`dlopen`); its kernels are `void name(void *, ...)` and take addresses.
+straight into a shared object (a large program's kernels go into a few C files compiled at
+once and linked into one: `partition`): no Python.h, no generated wrapper, no setuptools
+(cffi's API mode compiled the Python headers on every build, which cost more than our
+kernels). The library is loaded through ctypes (`dlopen`); its kernels are
+`void name(void *, ...)` and take addresses.
 
 The compiler command and flags are assembled in one function, `compile_command`:
 `RULEGRAD_CC` (default: the C compiler Python was built with, else `cc`) and `RULEGRAD_CFLAGS`
@@ -34,9 +36,12 @@ import sysconfig
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from rulegrad.runtime.env import env_int
 
 from . import cache as disk
 from . import flags as _flags
@@ -45,17 +50,22 @@ from .render import PRELUDE, RenderedKernel
 
 # what every build needs whatever the user's flags: a position-independent shared object;
 # -pipe: no temporary assembly file between compiler and assembler (the flags: flags.py)
-_REQUIRED = ["-shared", "-fPIC", "-pipe"]
+_REQUIRED_OBJECT = ["-fPIC", "-pipe"]
+_REQUIRED = ["-shared", *_REQUIRED_OBJECT]
 # the layout of a cached library: bump when what a library exports changes
 _FORMAT = "plain-so-2"
 
 
 @cache
 def _mvec() -> list[str]:
-    """glibc's vector math library when this system has it (exp, log, sin in SIMD)."""
-    import ctypes.util
-
-    return ["-DRG_MVEC", "-lmvec"] if ctypes.util.find_library("mvec") else []
+    """glibc's vector math library when this system has it (exp, log, sin in SIMD). Asked of the
+    dynamic loader (its soname, well under a millisecond), not `ctypes.util.find_library`, which
+    runs `ldconfig -p` in every process's first build (~10 ms)."""
+    try:
+        ctypes.CDLL("libmvec.so.1")
+    except OSError:
+        return []
+    return ["-DRG_MVEC", "-lmvec"]
 
 
 def link_flags(cc: list[str], flags: list[str]) -> list[str]:
@@ -87,18 +97,101 @@ def cflags() -> list[str]:
 
 
 def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
-    """The one place a compiler command line is assembled (flags policy: `cflags`)."""
+    """The one place a compiler command line is assembled (flags policy: `cflags`): one
+    compiler run from C source to shared object."""
     return [*cc, *flags, *_REQUIRED, source, "-o", output, *link_flags(cc, flags)]
 
 
-@cache
-def compiler_version(cc: tuple[str, ...]) -> str:
-    """The compiler's `--version` banner, part of the cache key (a new gcc rebuilds)."""
+def object_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
+    """One part of a parallel build: C source to an object file."""
+    return [*cc, *flags, *_REQUIRED_OBJECT, *_mvec()[:1], "-c", source, "-o", output]
+
+
+def link_command(cc: list[str], flags: list[str], objects: list[str], output: str) -> list[str]:
+    """The objects of a parallel build linked into one shared object, as `compile_command`
+    links its one source."""
+    return [*cc, *flags, *_REQUIRED, *objects, "-o", output, *link_flags(cc, flags)]
+
+
+# ---------------------------------------------------------------------------- parallel builds
+# A program's kernels are independent functions: compiled as separate translation units by
+# concurrent compiler runs and linked once, the build takes about as long as its largest part
+# rather than the sum (attention's four kernels, an MLP's two products). Each extra part costs
+# a compiler start and the prelude (~20 ms of CPU) and the link moves to a separate run, so a
+# part must hold at least SPLIT_MIN_CHARS of kernel source (a packed product is ~4,000
+# characters and ~150 ms to compile; an elementwise kernel ~500 and ~10 ms).
+SPLIT_MIN_CHARS = 1500
+
+
+def build_jobs() -> int:
+    """How many compiler runs a build may have at once: `RULEGRAD_BUILD_JOBS`, default the
+    CPUs this process may run on."""
     try:
-        out = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=60)
-    except OSError as e:
-        raise CompileError(f"cannot run the C compiler {cc[0]!r}: {e}", "", list(cc)) from e
-    return out.stdout.strip()
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return env_int("RULEGRAD_BUILD_JOBS", cpus, minimum=1)
+
+
+def partition(kernels: list[RenderedKernel], jobs: int) -> list[list[RenderedKernel]]:
+    """The kernels in at most `jobs` parts of about equal source size (largest first, each
+    to the smallest part), every part at least SPLIT_MIN_CHARS; one part when splitting does
+    not pay. Each part keeps the kernels' order."""
+    sizes = [len(k.source) for k in kernels]
+    n = min(jobs, len(kernels), sum(sizes) // SPLIT_MIN_CHARS)
+    while n > 1:
+        parts: list[list[int]] = [[] for _ in range(n)]
+        load = [0] * n
+        for i in sorted(range(len(kernels)), key=lambda i: -sizes[i]):
+            j = load.index(min(load))
+            parts[j].append(i)
+            load[j] += sizes[i]
+        if min(load) >= SPLIT_MIN_CHARS:
+            return [[kernels[i] for i in sorted(p)] for p in sorted(parts, key=min)]
+        n -= 1
+    return [list(kernels)]
+
+
+_probes: dict[tuple[str, ...], subprocess.Popen[str] | OSError] = {}
+_versions: dict[tuple[str, ...], str] = {}
+_probe_lock = threading.Lock()
+if hasattr(os, "register_at_fork"):  # a forked child cannot wait for its parent's probe
+    os.register_at_fork(after_in_child=_probes.clear)
+
+
+def probe_compiler(cc: list[str] | None = None) -> None:
+    """Start asking the compiler for its `--version` (part of the cache key) in the background:
+    `compile_program` calls this before it lowers and renders, so a process's first build does
+    not wait ~15 ms for the answer."""
+    key = tuple(cc or compiler())
+    with _probe_lock:
+        if key in _probes or key in _versions:
+            return
+        try:
+            _probes[key] = subprocess.Popen([*key, "--version"], stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, text=True)
+        except OSError as e:
+            _probes[key] = e
+
+
+def compiler_version(cc: tuple[str, ...]) -> str:
+    """The compiler's `--version` banner, part of the cache key (a new gcc rebuilds); asked
+    once per process and compiler."""
+    probe_compiler(list(cc))
+    with _probe_lock:
+        if cc in _versions:
+            return _versions[cc]
+        proc = _probes.pop(cc)
+        if isinstance(proc, OSError):
+            raise CompileError(f"cannot run the C compiler {cc[0]!r}: {proc}", "",
+                               list(cc)) from proc
+        try:
+            out, _ = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        _versions[cc] = out.strip()
+        return _versions[cc]
 
 
 def full_source(kernels: list[RenderedKernel]) -> str:
@@ -170,7 +263,9 @@ class Library:
 # weak: a library stays loaded while a program (run.py's bounded table, or a caller) holds it
 _loaded: weakref.WeakValueDictionary[str, Library] = weakref.WeakValueDictionary()
 _lock = threading.Lock()
-stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0}
+# compiles: libraries built; compiler_runs: compiler processes they took (parallel parts, link)
+stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0, "compile_seconds": 0.0,
+         "compiler_runs": 0}
 
 
 def clear_memory_cache() -> None:
@@ -201,7 +296,7 @@ def build_library(kernels: list[RenderedKernel]) -> Library:
             except OSError:
                 lib = None  # verified but not loadable (another machine's?): rebuilt
         if lib is None:
-            lib = _compile(key, source, cc, flags)
+            lib = _compile(key, source, kernels, cc, flags)
             stats["compiles"] += 1
         _loaded[key] = lib
         return lib
@@ -230,26 +325,31 @@ def _load_bytes(key: str, data: bytes) -> Library:
         shutil.rmtree(tmp, ignore_errors=True)  # the mapping outlives the file
 
 
-def _compile(key: str, source: str, cc: list[str], flags: list[str]) -> Library:
-    """Compile in a private build folder, install into the cache, load the built file."""
+def _compile(key: str, source: str, kernels: list[RenderedKernel], cc: list[str],
+             flags: list[str]) -> Library:
+    """Compile in a private build folder (in parts, concurrently, when that pays: `partition`),
+    install into the cache, load the built file."""
     tmp = disk.new_build_dir()
     try:
-        # the same file names in every process, so racing builds produce identical bytes
-        csrc, out = tmp / f"rg_{key}.c", tmp / f"rg_{key}.so"
-        csrc.write_text(source)
+        # the same file names in every process, so racing builds produce identical bytes;
         # relative names: the object records the source's name, so no random folder in it
-        cmd = compile_command(cc, flags, csrc.name, out.name)
+        out = tmp / f"rg_{key}.so"
+        parts = partition(kernels, build_jobs())
         t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-            stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")
-        except OSError as e:
-            raise CompileError(str(e), _keep_source(key, csrc), cmd) from e
-        if proc.returncode != 0 or not out.exists():
-            msg = (proc.stderr or proc.stdout or f"exit status {proc.returncode}").strip()
-            raise CompileError(msg, _keep_source(key, csrc), cmd)
+        if len(parts) == 1:
+            _run(key, tmp, {f"rg_{key}.c": source},
+                 lambda c: compile_command(cc, flags, c, out.name))
+        else:
+            sources = {f"rg_{key}_{i}.c": full_source(part) for i, part in enumerate(parts)}
+            _run(key, tmp, sources, lambda c: object_command(cc, flags, c, c[:-2] + ".o"))
+            objects = [c[:-2] + ".o" for c in sources]
+            _run(key, tmp, {"": source}, lambda _: link_command(cc, flags, objects, out.name))
+        stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")
+        if not out.exists():
+            raise CompileError("the compiler exited without error and wrote no library",
+                               _keep_source(key, source), compile_command(cc, flags, "", ""))
         if int(os.environ.get("DEBUG", "0") or 0) >= 4:
-            _keep_source(key, csrc)
+            _keep_source(key, source)
         disk.install(key, out.read_bytes())
         _openmp_defaults()
         return Library(key, out)
@@ -257,8 +357,38 @@ def _compile(key: str, source: str, cc: list[str], flags: list[str]) -> Library:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _keep_source(key: str, csrc: Path) -> str:
-    """Keep the compiled file next to the cache entry, for inspection."""
+def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], list[str]]
+         ) -> None:
+    """Write each source (file name -> text; "" names none) into `cwd` and run the compiler
+    on them all at once; the first failure raises with the compiler's message, keeping the
+    source it failed on."""
+    runs: list[tuple[list[str], str, subprocess.Popen[str] | OSError]] = []
+    for name, text in sources.items():
+        if name:
+            (cwd / name).write_text(text)
+        cmd = command(name)
+        try:
+            proc: subprocess.Popen[str] | OSError = subprocess.Popen(
+                cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            proc = e
+        runs.append((cmd, text, proc))
+    stats["compiler_runs"] += len(runs)
+    failure: CompileError | None = None
+    for cmd, text, proc in runs:
+        if isinstance(proc, OSError):
+            failure = failure or CompileError(str(proc), _keep_source(key, text), cmd)
+            continue
+        stdout, stderr = proc.communicate()  # (wait for every run, failed or not)
+        if failure is None and proc.returncode != 0:
+            msg = (stderr or stdout or f"exit status {proc.returncode}").strip()
+            failure = CompileError(msg, _keep_source(key, text), cmd)
+    if failure is not None:
+        raise failure
+
+
+def _keep_source(key: str, text: str) -> str:
+    """Keep a compiled source next to the cache entry, for inspection."""
     path = disk.write_dir() / f"rg_{key}.c"
-    disk.atomic_write(path, csrc.read_bytes())
+    disk.atomic_write(path, text.encode())
     return str(path)

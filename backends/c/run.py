@@ -29,7 +29,7 @@ import numpy as np
 from rulegrad.runtime.env import env_int
 from rulegrad.runtime.uop import UOp
 
-from .build import Library, build_library
+from .build import Library, build_library, probe_compiler
 from .lower import lower_only
 from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
@@ -122,6 +122,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     if prog is not None:
         _programs.move_to_end(key)
         return prog
+    probe_compiler()  # the compiler's version (the cache key) is asked while we render
     rendered: list[RenderedKernel] = []
     debug = int(os.environ.get("DEBUG", "0") or 0)
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):

@@ -181,20 +181,19 @@ RG_SIMD double log2(double); RG_SIMD double sin(double);
 #endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
    either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.
-   Written as compare-and-blend with no branch, so a loop of them vectorizes: every value is
-   computed, then selected (quiet comparisons; equal operands differ at most in the sign of a
-   zero, and the bitwise AND of the two (OR for MIN) is the one with the sign cleared (set)). */
+   Four branch-free vector operations: `a > b ? a : b` is x86's max instruction, which returns
+   its second operand on a tie or a NaN; taken both ways round, the two agree except on a tie
+   of zeros (their bitwise AND is the one with the sign cleared: +0.0 wins; OR for MIN) and
+   on a NaN; an unordered pair ORs in all ones, a NaN (payloads are not part of the meaning).
+   A max-pool's 3x3 window or a max down a column is a chain of these, so their cost (not
+   memory) bounded those kernels with the 12-operation blend this replaces. */
 #define RG_FMAX(T, U, S) \
-  static inline T rg_bits_and_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
-    x.u &= y.u; return x.f; } \
-  static inline T rg_bits_or_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
-    x.u |= y.u; return x.f; } \
-  static inline T rg_max_##S(T a, T b) { const T s = a + b, e = rg_bits_and_##S(a, b); \
-    const T g = __builtin_isgreater(a, b) ? a : b, m = a == b ? e : g; \
-    return __builtin_isunordered(a, b) ? s : m; } \
-  static inline T rg_min_##S(T a, T b) { const T s = a + b, e = rg_bits_or_##S(a, b); \
-    const T l = __builtin_isless(a, b) ? a : b, m = a == b ? e : l; \
-    return __builtin_isunordered(a, b) ? s : m; }
+  static inline T rg_max_##S(T a, T b) { union { T f; U u; } x, y; \
+    x.f = __builtin_isgreater(a, b) ? a : b; y.f = __builtin_isgreater(b, a) ? b : a; \
+    x.u = (x.u & y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; } \
+  static inline T rg_min_##S(T a, T b) { union { T f; U u; } x, y; \
+    x.f = __builtin_isless(a, b) ? a : b; y.f = __builtin_isless(b, a) ? b : a; \
+    x.u = (x.u | y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; }
 RG_FMAX(float, uint32_t, f32)
 RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes

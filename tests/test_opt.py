@@ -110,11 +110,36 @@ def test_pool_window_is_unrolled_and_vectorized():
     # the window's 4 values: one unrolled MAX chain, no reduce loop and no accumulator left
     assert sum(n.op is Ops.REDUCE for n in low.toposort()) == 1
     assert not any(n.op in (Ops.REDUCE, Ops.DEFINE_REG) for n in opt.toposort())
-    assert sum(n.op is Ops.MAX for n in opt.toposort()) == 4
+    # (from the first value: MAX(-inf, x) is x, so 3 MAXes for 4 values)
+    assert sum(n.op is Ops.MAX for n in opt.toposort()) == 3
     assert actions(low, opt) == ["UNROLL MAX over r4 r5 (4 values)", "UPCAST r3 (16 iterations)"]
     # the renderer prints what the IR says: the output column loop vectorized, no reduction
     assert "#pragma omp simd\n" in rk.source.replace("  ", "")
     assert "reduction(" not in rk.source
+
+
+@pytest.mark.parametrize("dt, op, combines", [(np.int32, "sum", 3), (np.int32, "max", 3),
+                                               (np.float64, "min", 3), (np.float32, "sum", 4)])
+def test_unrolled_window_starts_from_its_first_value_where_that_is_exact(dt, op, combines):
+    # MAX(-inf, x), MIN(+inf, x) and 0 + x on ints are x: a 4-value window combines 3 times;
+    # a float sum starts from +0.0 (0.0 + -0.0 is +0.0): 4 times
+    shape = (2, 8, 2, 16, 2)
+    if dt is np.int32:  # wrapping sums included
+        x = np.random.default_rng(7).integers(-2**31, 2**31, shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=7)
+    t = getattr(Tensor(x), op)(axis=(2, 4))
+    low, opt, _ = _kernel(t)
+    o = {"sum": Ops.ADD, "max": Ops.MAX, "min": Ops.MIN}[op]
+    assert sum(n.op is o and n.dtype is t.dtype for n in opt.toposort()) == combines
+    if dt is np.int32:
+        ref = getattr(x, op)(axis=(2, 4)).astype(t.numpy().dtype)  # a sum wraps in its dtype
+    else:
+        ref = _oracle(op, x, (2, 4)) if op != "sum" else x.sum(axis=(2, 4))
+    if dt is np.float32:  # a float sum's order is not pinned: within rounding
+        np.testing.assert_allclose(t.numpy(), ref, rtol=1e-6, atol=1e-6)
+    else:
+        _same_bits(t.numpy(), ref)
 
 
 def test_large_reduce_is_not_unrolled():

@@ -321,3 +321,63 @@ def test_a_packed_store_beside_another_store_is_packed_and_both_are_right():
     np.testing.assert_allclose(bufs[0], a @ b, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(bufs[3], a @ b + 1, rtol=1e-5, atol=1e-4)
     assert "rg_fma_" in prog.source
+
+
+# ---------------------------------------------------------------- reductions across cores
+# (rules/thread_helpers.py, rules/interchange_helpers.py): which loop the threads split, read
+# from the actions and the C; the values against numpy, special values included
+
+
+def _reduce_ref(op: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    if op != "sum":
+        return _oracle(op, x, axes) if x.dtype.kind == "f" else getattr(x, op)(axis=axes)
+    return x.sum(axis=axes, dtype=x.dtype if x.dtype.kind == "f" else np.int64)
+
+
+def _check_reduce(op: str, x: np.ndarray, axes: tuple[int, ...], got: np.ndarray) -> None:
+    ref = _reduce_ref(op, x, axes)
+    if op == "sum" and x.dtype.kind == "f":  # the reduction contract: within the bound
+        exact, bound = _sum_bound(x, axes)
+        eps = np.finfo(x.dtype).eps
+        assert np.all(np.abs(got.astype(np.float64) - exact) <= bound + np.abs(exact) * eps)
+    else:
+        _same_bits(np.atleast_1d(got), np.atleast_1d(ref.astype(got.dtype)))
+
+
+@pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
+                                    (np.int32, "sum"), (np.int64, "max")])
+@pytest.mark.parametrize("shape", [(3001,), (37, 129)])
+def test_full_reduce_splits_its_outer_loop_across_threads(monkeypatch, dt, op, shape):
+    from rulegrad.rules import thread_helpers
+
+    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 1000)
+    if dt in (np.int32, np.int64):  # int sums wrap
+        x = np.random.default_rng(9).integers(-2**31, 2**31, shape).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(9).standard_normal(shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=9)
+    t = getattr(Tensor(x), op)()
+    low, opt, rk = _kernel(t)
+    name = {"sum": "ADD", "max": "MAX", "min": "MIN"}[op]
+    assert [a for a in actions(low, opt) if a.startswith("THREAD")] == [
+        f"THREAD {name} over r0 ({shape[0]} iterations)"]
+    assert "#pragma omp parallel for" in rk.source and "reduction(" in rk.source
+    _check_reduce(op, x, tuple(range(len(shape))), t.numpy())
+
+
+def test_split_full_sum_counts_its_inner_loop_for_threads():
+    # the scheduler makes a sum of 4M values 256 sums of 16384: the outer loop alone is short,
+    # the work inside it decides
+    x = np.random.default_rng(10).standard_normal(1 << 22).astype(np.float32)
+    t = Tensor(x).sum()
+    low, opt, _ = _kernel(t)
+    assert "THREAD ADD over r0 (256 iterations)" in actions(low, opt)
+    _check_reduce("sum", x, (0,), t.numpy())
+
+
+def test_small_or_inner_reduces_are_not_threaded_by_the_action():
+    x = Tensor(np.ones((64, 64), np.float32))
+    for t in (x.sum(), x.sum(axis=1)):  # too little work; a reduce inside the rows' loop
+        low, opt, _ = _kernel(t)
+        assert not any(a.startswith("THREAD") for a in actions(low, opt))

@@ -513,7 +513,7 @@ class _KernelRenderer:
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
-        if "omp parallel" in pragma:
+        if "omp parallel" in pragma and r.arg[1] != "thread":  # (a thread action: opt.py's)
             self.choices.append(f"PARALLEL r{r.arg[0]}")
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
@@ -600,20 +600,15 @@ class _KernelRenderer:
         self.stack = self.stack[: depth + 1]
         scope = host
         ranges = red.src[1:]
-        work = math.prod(_range_size(r) for r in ranges) * self._outer_work(host)
         for i, r in enumerate(ranges):
             pragma = self._reduce_pragma(red, acc, innermost=i == len(ranges) - 1,
-                                         outermost=i == 0, work=work, host=host)
+                                         outermost=i == 0)
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((old_stack, opened, acc))
 
-    def _outer_work(self, host: Scope) -> int:
-        return math.prod(_range_size(r) for r in host.bound) if host.bound else 1
-
-    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool,
-                       work: int, host: Scope) -> str:
+    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool) -> str:
         op, adt = red.arg, red.dtype
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
@@ -624,9 +619,9 @@ class _KernelRenderer:
             simd_ok = True
         else:
             return ""
-        # a reduce with no parallel loop around it (a full sum) splits itself across threads
-        if (outermost and self.parallel and not host.bound and not self._in_parallel()
-                and work >= PARALLEL_MIN_WORK):
+        # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
+        if (outermost and red.src[1].arg[1] == "thread" and self.parallel
+                and not self._in_parallel()):
             simd = " simd" if innermost and simd_ok else ""
             return f"#pragma omp parallel for{simd} reduction({clause})"
         if innermost and simd_ok:

@@ -381,3 +381,29 @@ def test_small_or_inner_reduces_are_not_threaded_by_the_action():
     for t in (x.sum(), x.sum(axis=1)):  # too little work; a reduce inside the rows' loop
         low, opt, _ = _kernel(t)
         assert not any(a.startswith("THREAD") for a in actions(low, opt))
+
+
+@pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
+                                    (np.int32, "sum"), (np.float64, "sum")])
+@pytest.mark.parametrize("shape, blocks", [((37, 1000), "5 blocks of 200"),
+                                           ((19, 1001), "7 blocks of 143"),  # no multiple of 8
+                                           ((40, 17), None)])               # prime: one core
+def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, shape, blocks):
+    # a sum down the columns has no output loop around its columns to thread: blocks of them
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    if dt is np.int32:
+        x = np.random.default_rng(11).integers(-2**31, 2**31, shape).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(11).standard_normal(shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=11)
+    t = getattr(Tensor(x), op)(axis=0, keepdim=True)
+    low, opt, rk = _kernel(t)
+    want = "INTERCHANGE r0 inside the reduce loops" + (f", THREAD r0 in {blocks}" if blocks else "")
+    assert actions(low, opt) == [want]
+    assert ("#pragma omp parallel for" in rk.source) == (blocks is not None)
+    got = t.numpy()
+    assert got.shape == (1, shape[1])
+    _check_reduce(op, x, (0,), got[0])

@@ -753,8 +753,12 @@ class _KernelRenderer:
         if how.tile is not None:
             self._tiled(st, reds[0], how.tile)
             return True
-        # output loops but the last, parallel at the outermost
+        # output loops but the last, parallel at the outermost (or j's blocks, in threads)
         scope = self.root
+        cols: tuple[str, int] | None = None  # (the block's first column, its width)
+        if how.block is not None:
+            scope, start = self._column_blocks(j, how.block)
+            cols = (start, how.block)
         work = math.prod(_range_size(r) for r in ranges)
         work *= sum(math.prod(_range_size(k) for k in r.src[1:]) for r in reds)
         for i, r in enumerate(ranges[:-1]):
@@ -769,10 +773,10 @@ class _KernelRenderer:
         for red in reds:
             reg = _accumulator(red)
             acc = self.fresh("acc")
-            outer.add(f"{ctype(reg.dtype)} {acc}[{_range_size(j)}];")
+            outer.add(f"{ctype(reg.dtype)} {acc}[{how.block or _range_size(j)}];")
             self.vartypes[acc] = f"{ctype(reg.dtype)} *"
-            init = self.open_loop(outer, j, "#pragma omp simd")
-            jv = init.names[j]
+            init = self._j_loop(outer, j, "#pragma omp simd", cols)
+            jv = init.names[j] + ("_u" if cols else "")  # (the column within its block)
             init.add(f"{acc}[{jv}] = {render_const(reg.arg, reg.dtype)};")
             outer.open_child = None
             # the reduce loops, then j innermost
@@ -780,7 +784,7 @@ class _KernelRenderer:
             for r in red.src[1:]:
                 scope = self.open_loop(scope, r)
                 self.stack.append(scope)
-            inner = self.open_loop(scope, j, "#pragma omp simd")
+            inner = self._j_loop(scope, j, "#pragma omp simd", cols)
             self.stack.append(inner)
             cell = f"{acc}[{jv}]"
             inner.names[reg] = cell
@@ -792,13 +796,32 @@ class _KernelRenderer:
             cells.append((red, cell))
         # back to the output loops: j again, with each reduce's value read from its cell
         outer.open_child = None
-        last = self.open_loop(outer, j, "")
+        last = self._j_loop(outer, j, "", cols)
         self.stack.append(last)
         for red, cell in cells:
             last.names[red] = cell
         self._emit_store(st)
         self._close_loops()
         return True
+
+    def _column_blocks(self, j: UOp, block: int) -> tuple[Scope, str]:
+        """The threaded loop over blocks of `block` columns of j (an `Interchange` with a
+        block: no output loop around j to split across cores) and its variable, the block's
+        first column; it binds no RANGE, the j loops inside each block do (`_j_loop`)."""
+        jb = self.fresh("jb")
+        head = (f"#pragma omp parallel for\nfor (int64_t {jb} = 0; {jb} < {_range_size(j)}; "
+                f"{jb} += {block})")
+        scope = Scope(head, self.root.bound)
+        self.root.add(scope)
+        self.root.open_child = scope
+        self.stack.append(scope)
+        return scope, jb
+
+    def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
+        """A loop over j: all of it, or the block of `cols` (first column, width)."""
+        if cols is None:
+            return self.open_loop(parent, j, pragma)
+        return self.open_loop(parent, j, pragma, *cols)
 
     def _tiled(self, st: UOp, red: UOp, tile: tuple[int, int]) -> None:
         """The interchanged reduce with a TILE_I x TILE_J (`tile`) block of outputs in registers.

@@ -385,8 +385,8 @@ def test_small_or_inner_reduces_are_not_threaded_by_the_action():
 
 @pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
                                     (np.int32, "sum"), (np.float64, "sum")])
-@pytest.mark.parametrize("shape, blocks", [((37, 1000), "5 blocks of 200"),
-                                           ((19, 1001), "7 blocks of 143"),  # no multiple of 8
+@pytest.mark.parametrize("shape, blocks", [((37, 1000), "2 blocks of 500"),
+                                           ((19, 1001), "7 blocks of 143"),  # 7 x 11 x 13
                                            ((40, 17), None)])               # prime: one core
 def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, shape, blocks):
     # a sum down the columns has no output loop around its columns to thread: blocks of them

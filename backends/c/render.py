@@ -185,8 +185,9 @@ RG_SIMD double log2(double); RG_SIMD double sin(double);
    its second operand on a tie or a NaN; taken both ways round, the two agree except on a tie
    of zeros (their bitwise AND is the one with the sign cleared: +0.0 wins; OR for MIN) and
    on a NaN; an unordered pair ORs in all ones, a NaN (payloads are not part of the meaning).
-   A max-pool's 3x3 window or a max down a column is a chain of these, so their cost (not
-   memory) bounded those kernels with the 12-operation blend this replaces. */
+   A max down a column is one of these per element and a 3x3 max-pool a chain of eight, so
+   their cost (not memory) bounded those kernels with the 12-operation blend this replaces
+   (gcc 12 keeps a chain's later steps as compare-and-blend on the integer bits: seven). */
 #define RG_FMAX(T, U, S) \
   static inline T rg_max_##S(T a, T b) { union { T f; U u; } x, y; \
     x.f = __builtin_isgreater(a, b) ? a : b; y.f = __builtin_isgreater(b, a) ? b : a; \

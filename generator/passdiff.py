@@ -472,6 +472,20 @@ def _product_program() -> str | None:
     return None
 
 
+def _full_reduce_program() -> str | None:
+    """Full reductions of 1M values, past opt.rules' thread_reduce threshold (the fuzzer's
+    programs are smaller)."""
+    from rulegrad import Tensor
+
+    x = np.linspace(0, 1, 1 << 20, dtype=np.float32)  # no cancellation: a sum's order shows little
+    total, top = Tensor(x).sum(), Tensor(x).max()
+    Tensor.realize(total, top)
+    for name, t, want in (("sum", total, x.sum()), ("max", top, x.max())):
+        if not np.allclose(t.numpy(), want, rtol=1e-4):
+            return f"full {name}: {t.numpy()} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -480,6 +494,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -5: ("the kernelize features program", _kernelize_program),
     -6: ("the pooling program", _pool_program),
     -7: ("the products program", _product_program),
+    -8: ("the full reduction program", _full_reduce_program),
 }
 
 

@@ -83,15 +83,29 @@ def small_reduce(red: UOp) -> bool:
     return not any(n.op is Ops.REDUCE for n in toposort(update))
 
 
+def _neutral(op: Ops, dt) -> bool:
+    """True when op(identity, x) is x bit for bit for every x of dtype dt: MAX(-inf, x) and
+    MIN(+inf, x) (NaN and -0.0 included), 1 * x, and 0 + x on ints. A float sum is not:
+    0.0 + -0.0 is +0.0, and a sum of -0.0s must be +0.0 (runtime/semantics.py)."""
+    return op in (Ops.MAX, Ops.MIN, Ops.MUL) or (op is Ops.ADD and not dt.is_float)
+
+
 def unrolled(red: UOp) -> UOp:
     """The REDUCE's value as straight-line code: acc = identity, then acc = update at each
-    point of the ranges in loop order (the last range fastest)."""
+    point of the ranges in loop order (the last range fastest). Where the identity is neutral
+    the chain starts from the first value instead: a 3x3 max-pool is 8 MAXes, not 9."""
     update, ranges = red.src[0], red.src[1:]
     acc = update.src[0]
-    value = UOp.const(acc.dtype, acc.arg)
+    value: UOp | None = None
+    if not _neutral(red.arg, acc.dtype):
+        value = UOp.const(acc.dtype, acc.arg)
     for point in itertools.product(*(range(_size(r)) for r in ranges)):  # type: ignore[arg-type]
         at = {r: UOp.const(dtypes.index, v) for r, v in zip(ranges, point)}
-        value = update.substitute({acc: value, **at})
+        if value is None:  # update is op(acc, x): the first step's value is x
+            value = update.src[1].substitute(at)
+        else:
+            value = update.substitute({acc: value, **at})
+    assert value is not None
     return value
 
 

@@ -110,11 +110,36 @@ def test_pool_window_is_unrolled_and_vectorized():
     # the window's 4 values: one unrolled MAX chain, no reduce loop and no accumulator left
     assert sum(n.op is Ops.REDUCE for n in low.toposort()) == 1
     assert not any(n.op in (Ops.REDUCE, Ops.DEFINE_REG) for n in opt.toposort())
-    assert sum(n.op is Ops.MAX for n in opt.toposort()) == 4
+    # (from the first value: MAX(-inf, x) is x, so 3 MAXes for 4 values)
+    assert sum(n.op is Ops.MAX for n in opt.toposort()) == 3
     assert actions(low, opt) == ["UNROLL MAX over r4 r5 (4 values)", "UPCAST r3 (16 iterations)"]
     # the renderer prints what the IR says: the output column loop vectorized, no reduction
     assert "#pragma omp simd\n" in rk.source.replace("  ", "")
     assert "reduction(" not in rk.source
+
+
+@pytest.mark.parametrize("dt, op, combines", [(np.int32, "sum", 3), (np.int32, "max", 3),
+                                               (np.float64, "min", 3), (np.float32, "sum", 4)])
+def test_unrolled_window_starts_from_its_first_value_where_that_is_exact(dt, op, combines):
+    # MAX(-inf, x), MIN(+inf, x) and 0 + x on ints are x: a 4-value window combines 3 times;
+    # a float sum starts from +0.0 (0.0 + -0.0 is +0.0): 4 times
+    shape = (2, 8, 2, 16, 2)
+    if dt is np.int32:  # wrapping sums included
+        x = np.random.default_rng(7).integers(-2**31, 2**31, shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=7)
+    t = getattr(Tensor(x), op)(axis=(2, 4))
+    low, opt, _ = _kernel(t)
+    o = {"sum": Ops.ADD, "max": Ops.MAX, "min": Ops.MIN}[op]
+    assert sum(n.op is o and n.dtype is t.dtype for n in opt.toposort()) == combines
+    if dt is np.int32:
+        ref = getattr(x, op)(axis=(2, 4)).astype(t.numpy().dtype)  # a sum wraps in its dtype
+    else:
+        ref = _oracle(op, x, (2, 4)) if op != "sum" else x.sum(axis=(2, 4))
+    if dt is np.float32:  # a float sum's order is not pinned: within rounding
+        np.testing.assert_allclose(t.numpy(), ref, rtol=1e-6, atol=1e-6)
+    else:
+        _same_bits(t.numpy(), ref)
 
 
 def test_large_reduce_is_not_unrolled():
@@ -296,3 +321,89 @@ def test_a_packed_store_beside_another_store_is_packed_and_both_are_right():
     np.testing.assert_allclose(bufs[0], a @ b, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(bufs[3], a @ b + 1, rtol=1e-5, atol=1e-4)
     assert "rg_fma_" in prog.source
+
+
+# ---------------------------------------------------------------- reductions across cores
+# (rules/thread_helpers.py, rules/interchange_helpers.py): which loop the threads split, read
+# from the actions and the C; the values against numpy, special values included
+
+
+def _reduce_ref(op: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    if op != "sum":
+        return _oracle(op, x, axes) if x.dtype.kind == "f" else getattr(x, op)(axis=axes)
+    return x.sum(axis=axes, dtype=x.dtype if x.dtype.kind == "f" else np.int64)
+
+
+def _check_reduce(op: str, x: np.ndarray, axes: tuple[int, ...], got: np.ndarray) -> None:
+    ref = _reduce_ref(op, x, axes)
+    if op == "sum" and x.dtype.kind == "f":  # the reduction contract: within the bound
+        exact, bound = _sum_bound(x, axes)
+        eps = np.finfo(x.dtype).eps
+        assert np.all(np.abs(got.astype(np.float64) - exact) <= bound + np.abs(exact) * eps)
+    else:
+        _same_bits(np.atleast_1d(got), np.atleast_1d(ref.astype(got.dtype)))
+
+
+@pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
+                                    (np.int32, "sum"), (np.int64, "max")])
+@pytest.mark.parametrize("shape", [(3001,), (37, 129)])
+def test_full_reduce_splits_its_outer_loop_across_threads(monkeypatch, dt, op, shape):
+    from rulegrad.rules import thread_helpers
+
+    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 1000)
+    if dt in (np.int32, np.int64):  # int sums wrap
+        x = np.random.default_rng(9).integers(-2**31, 2**31, shape).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(9).standard_normal(shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=9)
+    t = getattr(Tensor(x), op)()
+    low, opt, rk = _kernel(t)
+    name = {"sum": "ADD", "max": "MAX", "min": "MIN"}[op]
+    assert [a for a in actions(low, opt) if a.startswith("THREAD")] == [
+        f"THREAD {name} over r0 ({shape[0]} iterations)"]
+    assert "#pragma omp parallel for" in rk.source and "reduction(" in rk.source
+    _check_reduce(op, x, tuple(range(len(shape))), t.numpy())
+
+
+def test_split_full_sum_counts_its_inner_loop_for_threads():
+    # the scheduler makes a sum of 4M values 256 sums of 16384: the outer loop alone is short,
+    # the work inside it decides
+    x = np.random.default_rng(10).standard_normal(1 << 22).astype(np.float32)
+    t = Tensor(x).sum()
+    low, opt, _ = _kernel(t)
+    assert "THREAD ADD over r0 (256 iterations)" in actions(low, opt)
+    _check_reduce("sum", x, (0,), t.numpy())
+
+
+def test_small_or_inner_reduces_are_not_threaded_by_the_action():
+    x = Tensor(np.ones((64, 64), np.float32))
+    for t in (x.sum(), x.sum(axis=1)):  # too little work; a reduce inside the rows' loop
+        low, opt, _ = _kernel(t)
+        assert not any(a.startswith("THREAD") for a in actions(low, opt))
+
+
+@pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
+                                    (np.int32, "sum"), (np.float64, "sum")])
+@pytest.mark.parametrize("shape, blocks", [((37, 1000), "2 blocks of 500"),
+                                           ((19, 1001), "7 blocks of 143"),  # 7 x 11 x 13
+                                           ((40, 17), None)])               # prime: one core
+def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, shape, blocks):
+    # a sum down the columns has no output loop around its columns to thread: blocks of them
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    if dt is np.int32:
+        x = np.random.default_rng(11).integers(-2**31, 2**31, shape).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(11).standard_normal(shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=11)
+    t = getattr(Tensor(x), op)(axis=0, keepdim=True)
+    low, opt, rk = _kernel(t)
+    want = "INTERCHANGE r0 inside the reduce loops" + (f", THREAD r0 in {blocks}" if blocks else "")
+    assert actions(low, opt) == [want]
+    assert ("#pragma omp parallel for" in rk.source) == (blocks is not None)
+    got = t.numpy()
+    assert got.shape == (1, shape[1])
+    _check_reduce(op, x, (0,), got[0])

@@ -31,9 +31,12 @@ def actions(before: UOp, after: UOp) -> list[str]:
     """The optimizer's actions on one kernel, as `UNROLL r4x r5 (4 values)` and `UPCAST r3
     (32)`, read from the kernel before and after `optimize_kernel`."""
     done: list[str] = []
-    kept = {n.src[1:] for n in toposort(after) if n.op is Ops.REDUCE}
+    def ids(red: UOp) -> tuple[int, ...]:  # (a thread action changes a range's kind, not id)
+        return tuple(r.arg[0] for r in red.src[1:])
+
+    kept = {ids(n) for n in toposort(after) if n.op is Ops.REDUCE}
     for n in toposort(before):
-        if n.op is Ops.REDUCE and n.src[1:] not in kept:
+        if n.op is Ops.REDUCE and ids(n) not in kept:
             sizes = [int(r.src[0].arg) for r in n.src[1:]]
             names = " ".join(f"r{r.arg[0]}" for r in n.src[1:])
             count = 1
@@ -41,6 +44,9 @@ def actions(before: UOp, after: UOp) -> list[str]:
                 count *= s
             done.append(f"UNROLL {n.arg.name} over {names} ({count} values)")
     for n in toposort(after):
+        if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
+            done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "
+                        f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
         if n.op is Ops.STORE and isinstance(n.arg, Pack):

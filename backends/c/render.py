@@ -181,20 +181,20 @@ RG_SIMD double log2(double); RG_SIMD double sin(double);
 #endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
    either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.
-   Written as compare-and-blend with no branch, so a loop of them vectorizes: every value is
-   computed, then selected (quiet comparisons; equal operands differ at most in the sign of a
-   zero, and the bitwise AND of the two (OR for MIN) is the one with the sign cleared (set)). */
+   Four branch-free vector operations: `a > b ? a : b` is x86's max instruction, which returns
+   its second operand on a tie or a NaN; taken both ways round, the two agree except on a tie
+   of zeros (their bitwise AND is the one with the sign cleared: +0.0 wins; OR for MIN) and
+   on a NaN; an unordered pair ORs in all ones, a NaN (payloads are not part of the meaning).
+   A max down a column is one of these per element and a 3x3 max-pool a chain of eight, so
+   their cost (not memory) bounded those kernels with the 12-operation blend this replaces
+   (gcc 12 keeps a chain's later steps as compare-and-blend on the integer bits: seven). */
 #define RG_FMAX(T, U, S) \
-  static inline T rg_bits_and_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
-    x.u &= y.u; return x.f; } \
-  static inline T rg_bits_or_##S(T a, T b) { union { T f; U u; } x = {a}, y = {b}; \
-    x.u |= y.u; return x.f; } \
-  static inline T rg_max_##S(T a, T b) { const T s = a + b, e = rg_bits_and_##S(a, b); \
-    const T g = __builtin_isgreater(a, b) ? a : b, m = a == b ? e : g; \
-    return __builtin_isunordered(a, b) ? s : m; } \
-  static inline T rg_min_##S(T a, T b) { const T s = a + b, e = rg_bits_or_##S(a, b); \
-    const T l = __builtin_isless(a, b) ? a : b, m = a == b ? e : l; \
-    return __builtin_isunordered(a, b) ? s : m; }
+  static inline T rg_max_##S(T a, T b) { union { T f; U u; } x, y; \
+    x.f = __builtin_isgreater(a, b) ? a : b; y.f = __builtin_isgreater(b, a) ? b : a; \
+    x.u = (x.u & y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; } \
+  static inline T rg_min_##S(T a, T b) { union { T f; U u; } x, y; \
+    x.f = __builtin_isless(a, b) ? a : b; y.f = __builtin_isless(b, a) ? b : a; \
+    x.u = (x.u | y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; }
 RG_FMAX(float, uint32_t, f32)
 RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
@@ -514,7 +514,7 @@ class _KernelRenderer:
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
-        if "omp parallel" in pragma:
+        if "omp parallel" in pragma and r.arg[1] != "thread":  # (a thread action: opt.py's)
             self.choices.append(f"PARALLEL r{r.arg[0]}")
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
@@ -601,20 +601,15 @@ class _KernelRenderer:
         self.stack = self.stack[: depth + 1]
         scope = host
         ranges = red.src[1:]
-        work = math.prod(_range_size(r) for r in ranges) * self._outer_work(host)
         for i, r in enumerate(ranges):
             pragma = self._reduce_pragma(red, acc, innermost=i == len(ranges) - 1,
-                                         outermost=i == 0, work=work, host=host)
+                                         outermost=i == 0)
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((old_stack, opened, acc))
 
-    def _outer_work(self, host: Scope) -> int:
-        return math.prod(_range_size(r) for r in host.bound) if host.bound else 1
-
-    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool,
-                       work: int, host: Scope) -> str:
+    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool) -> str:
         op, adt = red.arg, red.dtype
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
@@ -625,9 +620,9 @@ class _KernelRenderer:
             simd_ok = True
         else:
             return ""
-        # a reduce with no parallel loop around it (a full sum) splits itself across threads
-        if (outermost and self.parallel and not host.bound and not self._in_parallel()
-                and work >= PARALLEL_MIN_WORK):
+        # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
+        if (outermost and red.src[1].arg[1] == "thread" and self.parallel
+                and not self._in_parallel()):
             simd = " simd" if innermost and simd_ok else ""
             return f"#pragma omp parallel for{simd} reduction({clause})"
         if innermost and simd_ok:
@@ -759,8 +754,12 @@ class _KernelRenderer:
         if how.tile is not None:
             self._tiled(st, reds[0], how.tile)
             return True
-        # output loops but the last, parallel at the outermost
+        # output loops but the last, parallel at the outermost (or j's blocks, in threads)
         scope = self.root
+        cols: tuple[str, int] | None = None  # (the block's first column, its width)
+        if how.block is not None:
+            scope, start = self._column_blocks(j, how.block)
+            cols = (start, how.block)
         work = math.prod(_range_size(r) for r in ranges)
         work *= sum(math.prod(_range_size(k) for k in r.src[1:]) for r in reds)
         for i, r in enumerate(ranges[:-1]):
@@ -775,10 +774,10 @@ class _KernelRenderer:
         for red in reds:
             reg = _accumulator(red)
             acc = self.fresh("acc")
-            outer.add(f"{ctype(reg.dtype)} {acc}[{_range_size(j)}];")
+            outer.add(f"{ctype(reg.dtype)} {acc}[{how.block or _range_size(j)}];")
             self.vartypes[acc] = f"{ctype(reg.dtype)} *"
-            init = self.open_loop(outer, j, "#pragma omp simd")
-            jv = init.names[j]
+            init = self._j_loop(outer, j, "#pragma omp simd", cols)
+            jv = init.names[j] + ("_u" if cols else "")  # (the column within its block)
             init.add(f"{acc}[{jv}] = {render_const(reg.arg, reg.dtype)};")
             outer.open_child = None
             # the reduce loops, then j innermost
@@ -786,7 +785,7 @@ class _KernelRenderer:
             for r in red.src[1:]:
                 scope = self.open_loop(scope, r)
                 self.stack.append(scope)
-            inner = self.open_loop(scope, j, "#pragma omp simd")
+            inner = self._j_loop(scope, j, "#pragma omp simd", cols)
             self.stack.append(inner)
             cell = f"{acc}[{jv}]"
             inner.names[reg] = cell
@@ -798,13 +797,32 @@ class _KernelRenderer:
             cells.append((red, cell))
         # back to the output loops: j again, with each reduce's value read from its cell
         outer.open_child = None
-        last = self.open_loop(outer, j, "")
+        last = self._j_loop(outer, j, "", cols)
         self.stack.append(last)
         for red, cell in cells:
             last.names[red] = cell
         self._emit_store(st)
         self._close_loops()
         return True
+
+    def _column_blocks(self, j: UOp, block: int) -> tuple[Scope, str]:
+        """The threaded loop over blocks of `block` columns of j (an `Interchange` with a
+        block: no output loop around j to split across cores) and its variable, the block's
+        first column; it binds no RANGE, the j loops inside each block do (`_j_loop`)."""
+        jb = self.fresh("jb")
+        head = (f"#pragma omp parallel for\nfor (int64_t {jb} = 0; {jb} < {_range_size(j)}; "
+                f"{jb} += {block})")
+        scope = Scope(head, self.root.bound)
+        self.root.add(scope)
+        self.root.open_child = scope
+        self.stack.append(scope)
+        return scope, jb
+
+    def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
+        """A loop over j: all of it, or the block of `cols` (first column, width)."""
+        if cols is None:
+            return self.open_loop(parent, j, pragma)
+        return self.open_loop(parent, j, pragma, *cols)
 
     def _tiled(self, st: UOp, red: UOp, tile: tuple[int, int]) -> None:
         """The interchanged reduce with a TILE_I x TILE_J (`tile`) block of outputs in registers.

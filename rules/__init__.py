@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rulegrad.runtime.env import env_get
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
@@ -34,7 +35,7 @@ class MatcherLoadError(RuntimeError):
 
 def mode() -> str:
     """`generated` (the default) or `interp`, from RULEGRAD_MATCHER."""
-    value = os.environ.get("RULEGRAD_MATCHER", "generated") or "generated"
+    value = env_get("RULEGRAD_MATCHER") or "generated"  # read per schedule: the fast read
     if value not in ("generated", "interp"):
         raise MatcherLoadError(f"RULEGRAD_MATCHER={value!r}: expected 'generated' or 'interp'")
     return value

@@ -14,6 +14,30 @@ import re
 _ON = ("1", "on", "true", "yes")
 _OFF = ("", "0", "off", "false", "no")
 
+# `os.environ.get(name)` of an unset name goes Mapping.get -> __getitem__ -> encodekey -> a raised
+# and caught KeyError: a few microseconds, and a schedule reads about twenty settings (a tenth
+# of a small program's scheduling time). The table behind os.environ (POSIX: bytes keys) is
+# read directly instead; os.environ's own writes (and monkeypatch's) keep it current.
+_environ = os.environ
+try:
+    _data: dict | None = _environ._data  # type: ignore[attr-defined]
+    _encodekey = _environ.encodekey  # type: ignore[attr-defined]
+    _decodevalue = _environ.decodevalue  # type: ignore[attr-defined]
+except AttributeError:
+    _data = None
+_keys: dict[str, object] = {}  # name -> its key in the raw table
+
+
+def env_get(name: str) -> str | None:
+    """`os.environ.get(name)`, at the cost of a dict lookup."""
+    if _data is None or os.environ is not _environ:
+        return os.environ.get(name)
+    key = _keys.get(name)
+    if key is None:
+        key = _keys[name] = _encodekey(name)
+    raw = _data.get(key)
+    return None if raw is None else _decodevalue(raw)
+
 
 class EnvError(ValueError):
     """An environment variable holds a value rulegrad cannot use."""
@@ -21,8 +45,8 @@ class EnvError(ValueError):
 
 def env_int(name: str, default: int, minimum: int = 0) -> int:
     """A whole number of at least `minimum` (`1_000` and `1000` both read)."""
-    text = os.environ.get(name, "").strip()
-    if not text:
+    text = env_get(name)
+    if not text or not (text := text.strip()):
         return default
     try:
         value = int(text)
@@ -35,14 +59,15 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
 
 def env_flag(name: str, default: bool = False) -> bool:
     """On (`1`, `on`, `true`, `yes`) or off (`0`, `off`, `false`, `no`, empty)."""
-    if name not in os.environ:
+    raw = env_get(name)
+    if raw is None:
         return default
-    text = os.environ[name].strip().lower()
+    text = raw.strip().lower()
     if text in _ON:
         return True
     if text in _OFF:
         return False
-    raise EnvError(f"{name}={os.environ[name]!r}: expected 1 or 0 (on/off, true/false, yes/no)")
+    raise EnvError(f"{name}={raw!r}: expected 1 or 0 (on/off, true/false, yes/no)")
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
@@ -50,7 +75,7 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 
 def env_bytes(name: str, default: int) -> int:
     """A size in bytes: `1048576`, `64K`, `500M`, `2G`, `1.5T` (powers of 1024)."""
-    text = os.environ.get(name, "").strip()
+    text = (env_get(name) or "").strip()
     if not text:
         return default
     m = _SIZE.fullmatch(text)

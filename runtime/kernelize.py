@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from rulegrad.rules import matcher
 from rulegrad.rules.kernelize_helpers import Flags, KernelizeContext, becomes
 
+from .env import env_get
 from .ops import Ops
 from .rewrite import graph_rewrite
 from .uop import UOp, toposort
@@ -39,7 +40,7 @@ class SchedulerError(ValueError):
 def scheduler_name(explicit: str | None = None) -> str:
     """The scheduler to use: `explicit`, else the one a `using(...)` block chose, else
     RULEGRAD_SCHEDULER, else rangeify."""
-    name = explicit or _chosen.get() or os.environ.get("RULEGRAD_SCHEDULER", "").strip().lower()
+    name = explicit or _chosen.get() or (env_get("RULEGRAD_SCHEDULER") or "").strip().lower()
     name = name or "rangeify"
     if name not in SCHEDULERS:
         raise SchedulerError(f"scheduler {name!r} does not exist; choose one of "

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .env import env_int
-from .uop import UOp, new_uop, toposort
+from .uop import UOp, new_uop, ops_mask, toposort
 
 
 class RewriteNotReady(Exception):
@@ -167,6 +167,9 @@ class _Rewriter:
         # the top-down walk calls the matcher's own op -> function table, not `rewrite` (off
         # while tracing, counting statistics, or diagnosing a spent budget)
         self.table = getattr(matcher, "table", None) if self.trace is None else None
+        # the ops the table has rules for: a node whose graph holds none of them (UOp._ops) is
+        # its own rewrite, and its sources are not visited (no rule can fire under it)
+        self.mask = _mask_of(self.table) if self.table is not None else 0
         self.waiting = 0  # consecutive deferrals with no progress between them
 
     def step(self, node: UOp) -> UOp | None:
@@ -235,7 +238,7 @@ class _Rewriter:
         in the same order, with less work per node: the op table is called directly, and a node
         rewritten to a new one goes on matching in place while the new node's sources are
         already done (instead of a push and a pop of three stack entries per step)."""
-        replace, ctx, lookup = self.replace, self.ctx, self.table.get
+        replace, ctx, lookup, mask = self.replace, self.ctx, self.table.get, self.mask
         done, pop, push = replace.__getitem__, stack.pop, stack.append
         waiting = self.waiting
         while stack:
@@ -243,6 +246,9 @@ class _Rewriter:
             if n in replace:
                 continue
             if stage == 0:
+                if not n._ops & mask:  # no rule fires anywhere in n's graph
+                    replace[n] = n
+                    continue
                 pending = False
                 for s in reversed(n.src):  # a loop, not a comprehension: no frame per node
                     if s not in replace:
@@ -277,6 +283,9 @@ class _Rewriter:
                 if fresh:  # a node not seen before this step: its first visit, in place
                     if cur in replace:
                         final = replace[cur]
+                        break
+                    if not cur._ops & mask:  # no rule fires anywhere in its graph
+                        replace[cur] = final = cur
                         break
                     try:
                         src = tuple(map(done, cur.src))
@@ -326,7 +335,7 @@ class _Rewriter:
         """The walk of `_general` for a bottom-up pass with the matcher's table and no trace,
         in the same order: a node's fixed point calls the op table in place (no `fixed_point`,
         `step` and `rewrite` frames per attempt)."""
-        replace, ctx, lookup = self.replace, self.ctx, self.table.get
+        replace, ctx, lookup, mask = self.replace, self.ctx, self.table.get, self.mask
         done, pop, push = replace.__getitem__, stack.pop, stack.append
         waiting = self.waiting
         while stack:
@@ -334,6 +343,9 @@ class _Rewriter:
             if n in replace:
                 continue
             if stage == 0:
+                if not n._ops & mask:  # no rule fires anywhere in n's graph
+                    replace[n] = n
+                    continue
                 # the node itself to a fixed point first (its sources are not rewritten yet)
                 new_n = n
                 while (f := lookup(new_n.op)) is not None:
@@ -443,6 +455,16 @@ class _Rewriter:
             replace[n] = linked
             waiting = 0
         self.waiting = waiting
+
+
+_table_masks: dict[int, tuple[Any, int]] = {}  # id(table) -> (table, the OP_BIT of its ops)
+
+
+def _mask_of(table: Any) -> int:
+    found = _table_masks.get(id(table))
+    if found is None or found[0] is not table:
+        found = _table_masks[id(table)] = (table, ops_mask(table))
+    return found[1]
 
 
 def _push_links(push: Any, links: list[UOp], last: UOp) -> None:

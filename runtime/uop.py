@@ -28,11 +28,29 @@ class _Entry(weakref.ref):
 
 
 def _drop_entry(entry: _Entry) -> None:
-    if _cache.get(entry.key) is entry:
-        del _cache[entry.key]
+    # one hash of the key, not two (a get, then a del): a key tuple's hash is not cached, and
+    # this runs for every node that dies. The entry found is another node's only when a node
+    # was built again between this one's death and its callback: it goes back.
+    found = _cache.pop(entry.key, None)
+    if found is not entry and found is not None:
+        _cache[entry.key] = found
 
 
 _cache: dict[tuple, _Entry] = {}
+# the ops under a node (`UOp._ops`): bit `op.value` for each op of its graph, itself included.
+# One int object per distinct set (nodes share them), not one per node.
+OP_BIT: dict[Ops, int] = {op: 1 << op.value for op in Ops}
+_opsets: dict[int, int] = {}
+
+
+def ops_mask(ops: Any) -> int:
+    """The `_ops` bits of a collection of ops (a matcher's table, an op group)."""
+    mask = 0
+    for op in ops:
+        mask |= OP_BIT[op]
+    return mask
+
+
 _UNSET: Any = object()
 UNSET = _UNSET  # a cached fact (fill_facts) not derived yet
 
@@ -70,8 +88,9 @@ class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
     # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
-    # `_device` belongs to runtime/device.py)
-    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device",
+    # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of every op in the
+    # node's graph, set when it is built: a walk skips a subgraph in which no rule can fire
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "_ops",
                  "__weakref__")
     op: Ops
     dtype: DType
@@ -93,6 +112,10 @@ class UOp:
         node.arg = arg
         node.tag = tag
         node._shape = node._bounds = node._device = _UNSET
+        ops = OP_BIT[op]
+        for s in src:
+            ops |= s._ops
+        node._ops = _opsets.setdefault(ops, ops)
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         return node

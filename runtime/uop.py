@@ -37,10 +37,16 @@ def _drop_entry(entry: _Entry) -> None:
 
 
 _cache: dict[tuple, _Entry] = {}
-# the ops under a node (`UOp._ops`): bit `op.value` for each op of its graph, itself included.
-# One int object per distinct set (nodes share them), not one per node.
-OP_BIT: dict[Ops, int] = {op: 1 << op.value for op in Ops}
-_opsets: dict[int, int] = {}
+# the ops under a node (`UOp._ops`): a conservative summary in 8 bits. The ops the scheduler's
+# passes are rooted on get bits of their own, every other op shares the last: a pass whose rules
+# are rooted only on own-bit ops has nothing to do in a subgraph whose bits miss its own. The
+# summary of a node is its op's bit or'ed with its sources' (always below 256: Python's cached
+# small ints, no allocation per node).
+_OTHER = 128
+OP_BIT: dict[Ops, int] = {op: _OTHER for op in Ops}
+OP_BIT.update({Ops.SINK: 1, Ops.BUFFERIZE: 2, Ops.STORE: 2, Ops.REALIZE: 4, Ops.INDEX: 8,
+               Ops.ASSIGN: 16, Ops.CONTIGUOUS: 32, Ops.COPY: 32, Ops.BUFFER_VIEW: 32,
+               Ops.INVALID: 64})
 
 
 def ops_mask(ops: Any) -> int:
@@ -88,8 +94,8 @@ class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
     # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
-    # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of every op in the
-    # node's graph, set when it is built: a walk skips a subgraph in which no rule can fire
+    # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of the ops in the node's
+    # graph, set when it is built: a walk skips a subgraph in which no rule can fire
     __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "_ops",
                  "__weakref__")
     op: Ops
@@ -115,7 +121,7 @@ class UOp:
         ops = OP_BIT[op]
         for s in src:
             ops |= s._ops
-        node._ops = _opsets.setdefault(ops, ops)
+        node._ops = ops
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         return node

@@ -155,21 +155,24 @@ class _Rewriter:
         self.budget = self.limit = budget if budget is not None else self.per_node * MIN_NODES
         self.root: UOp | None = None
         self.diagnose: collections.Counter[str] | None = None  # set once the budget is spent
-        self.trace = _tracer
+        self.trace = trace = _tracer
         self.stats0: tuple[list[int], list[int]] | None = None
-        copying = self.trace is not None and self.trace.copy_ctx
-        self.ctx_before = copy.deepcopy(ctx) if copying and ctx is not None else None
-        if self.trace is not None:  # per-rule attempts for the trace (a matcher may not count)
-            enable = getattr(matcher, "enable_stats", None)
+        self.ctx_before = None
+        if trace is None:
+            # the walks call the matcher's own op -> function table, not `rewrite` (off while
+            # tracing, counting statistics, or diagnosing a spent budget)
+            self.table = table = getattr(matcher, "table", None)
+            # the ops the table has rules for: a node whose graph holds none of them
+            # (UOp._ops) is its own rewrite, and its sources are not visited
+            self.mask = _mask_of(table) if table is not None else 0
+        else:
+            self.table, self.mask = None, 0
+            if trace.copy_ctx and ctx is not None:
+                self.ctx_before = copy.deepcopy(ctx)
+            enable = getattr(matcher, "enable_stats", None)  # per-rule attempts for the trace
             if enable is not None:
                 st = enable()
                 self.stats0 = (list(st.attempts), list(st.matches))
-        # the top-down walk calls the matcher's own op -> function table, not `rewrite` (off
-        # while tracing, counting statistics, or diagnosing a spent budget)
-        self.table = getattr(matcher, "table", None) if self.trace is None else None
-        # the ops the table has rules for: a node whose graph holds none of them (UOp._ops) is
-        # its own rewrite, and its sources are not visited (no rule can fire under it)
-        self.mask = _mask_of(self.table) if self.table is not None else 0
         self.waiting = 0  # consecutive deferrals with no progress between them
 
     def step(self, node: UOp) -> UOp | None:

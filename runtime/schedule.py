@@ -30,7 +30,7 @@ from .ops import Ops
 from .pipeline import Pipeline
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule
-from .uop import UOp, print_graph, toposort
+from .uop import OP_BIT, UOp, print_graph, toposort
 
 
 @dataclass(frozen=True)
@@ -143,12 +143,15 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     inputs: dict[str, UOp] = {}
     # no kernel reads more than RULEGRAD_MAX_KERNEL_BUFFERS buffers (a sum of 2,000 tensors)
     # (the roots keep their order, so `early` below pairs the caller's roots with their forms)
-    ksink, ctxs = scheduler().run(limit_buffers(sink), _user, inputs)
+    # (no hook at all while no user's pass is added: one call less per pass)
+    ksink, ctxs = scheduler().run(limit_buffers(sink), _user if _user_passes else None, inputs)
     if env_int("DEBUG", 0) >= 2:  # the kernel-local cost rules' choices (when it is scheduled)
         for line in cost_report(ctxs["pm_rangeify"]):
             print(f"cost   {line}")
     # assign ordering: a kernel that reads a buffer's old value runs before it is overwritten
-    ksink = order_assigns(ksink)
+    # (only a tensor ASSIGN overwrites a buffer a kernel reads: without one, nothing to order)
+    if sink._ops & OP_BIT[Ops.ASSIGN]:
+        ksink = order_assigns(ksink)
     # the graph add_realize numbered (the SINK keeps its sources' order)
     early = dict(zip(sink.src, inputs["add_realize"].src))
     return ksink, becomes_map(sink, early, ctxs["add_realize"], ksink)

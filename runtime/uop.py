@@ -45,8 +45,8 @@ _cache: dict[tuple, _Entry] = {}
 _OTHER = 128
 OP_BIT: dict[Ops, int] = {op: _OTHER for op in Ops}
 OP_BIT.update({Ops.SINK: 1, Ops.BUFFERIZE: 2, Ops.STORE: 2, Ops.REALIZE: 4, Ops.INDEX: 8,
-               Ops.ASSIGN: 16, Ops.CONTIGUOUS: 32, Ops.COPY: 32, Ops.BUFFER_VIEW: 32,
-               Ops.INVALID: 64})
+               Ops.REDUCE_AXIS: 16, Ops.ASSIGN: 32, Ops.CONTIGUOUS: 32, Ops.COPY: 32,
+               Ops.BUFFER_VIEW: 32, Ops.INVALID: 64})
 
 
 def ops_mask(ops: Any) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # ops after which element i of a node is element i of its sources (row-major): a value built
 # only from these reads the target exactly where the ASSIGN writes
@@ -58,6 +58,8 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
     indices) are valid only where their conditions hold: `(plain offset, AND of the
     conditions)`, or `(off,)` when no part is masked. An INVALID left anywhere (a mask the
     symbolic rules proved always false) means the read never happens: `(0, False)`."""
+    if not off._ops & OP_BIT[Ops.INVALID]:  # no masked part (and no walk): most offsets
+        return (off,)
     never = (UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False))
     nodes = toposort(off)
     masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: ccf1c7f962bd0beefa758658f8f6b7d72faa7ffa1504272c03ac19151092c1cc
+# source sha256: fbea484ae4989375b62db782156af8ba00625531cc7cc80fdb9705a7b6a7472b
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0
@@ -43,7 +43,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'ccf1c7f962bd0beefa758658f8f6b7d72faa7ffa1504272c03ac19151092c1cc'
+SOURCE_SHA256 = 'fbea484ae4989375b62db782156af8ba00625531cc7cc80fdb9705a7b6a7472b'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -365,17 +365,17 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 90, 'mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 90, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
     RuleInfo('unmark', 'rules/rangeify.rules', 93, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
     # rule mark_children at rules/rangeify.rules:90
-    #   mark_children: x if x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
+    #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
-    if x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
+    if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:93

@@ -76,7 +76,7 @@ class ChildrenContext:
     @classmethod
     def start(cls, sink: UOp) -> ChildrenContext:
         users: dict[UOp, list[UOp]] = {}
-        for n in toposort(sink):
+        for n in toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else ():  # (_ops: no walk)
             for s in dict.fromkeys(n.src) if n.op is not Ops.SINK else ():
                 if s.op is Ops.REDUCE_AXIS:
                     users.setdefault(s, []).append(n)
@@ -158,7 +158,7 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
     in its kernel: `inline_reduce_ok` decides). Rangeify's first
     run starts from this guess, so it seldom needs a second (`RangeifyContext.start`)."""
     under: dict[UOp, bool] = {}
-    nodes = toposort(sink)
+    nodes = toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else []  # (no reduction: no walk)
     for n in reversed(nodes):  # every consumer before its sources
         here = under.get(n, False)
         passes = n.op is not Ops.REALIZE and (here or n.op is Ops.EXPAND)
@@ -371,7 +371,7 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
     `_COSTLY` value of several users, one a reduction read through a broadcast (softmax's exp,
     summed, then divided by its sum) -> the axes that reduction reduces (the array's)."""
     users: dict[UOp, int] = {}
-    for n in toposort(sink):
+    for n in toposort(sink) if predicted else ():  # (no candidate: no walk)
         for s in set(n.src):
             users[s] = users.get(s, 0) + 1
     out: dict[UOp, tuple[int, ...]] = {}

@@ -23,7 +23,8 @@ A plan is looked up under the settings that could change what the ordinary path 
 (scheduler, flags, users' passes, debug output, ...), read from the environment's raw table:
 `os.environ.get` costs about 0.4 us a name, a tenth of this path. Nothing is planned while
 DEBUG, rule tracing, match statistics or spec checks watch the passes, for ASSIGN roots (a
-write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` turns plans off.
+write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` turns plans off
+(on/off, true/false, yes/no also read; any other value is an `EnvError` naming the variable).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .buffer import Buffer
+from .env import env_flag
 from .kernelize import _chosen
 from .ops import Ops
 from .rewrite import tracing_active
@@ -53,10 +55,11 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              "RULEGRAD_MATCHER", "RULEGRAD_FLOAT_PARAMS", "RULEGRAD_MAX_KERNEL_BUFFERS",
              "RULEGRAD_MAX_PROGRAMS", "MAX_KERNEL_BUFFERS", "DONT_REALIZE_EXPAND",
              "DONT_GROUP_REDUCES", "FUSE_ARANGE")
-_OFF = (None, b"", b"0", "", "0")  # unset or 0: neither turns plans off nor watches the passes
-# set to anything else, these turn plans off (the passes are being watched, or plans are off)
-_WATCHERS = tuple(_SETTINGS.index(k) for k in ("RULEGRAD_PLANS", "DEBUG", "RULEGRAD_SPEC",
-                                              "RULEGRAD_MATCH_STATS", "RULEGRAD_MATCHER"))
+_OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
+# set to anything else, these turn plans off (the passes are being watched)
+_WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
+                                              "RULEGRAD_MATCHER"))
+_ON = (None, b"1", "1")  # RULEGRAD_PLANS unset or 1: plans on, with no parsing
 
 try:  # the raw table (POSIX: bytes keys); other platforms read through os.environ
     _raw: dict | None = os.environ._data  # type: ignore[attr-defined]
@@ -95,6 +98,8 @@ def key(uops: Sequence[UOp]) -> tuple | None:
         env = tuple(os.environ.get(k) for k in _keys)
     else:
         env = tuple(map(_raw.get, _keys))
+    if env[0] not in _ON and not env_flag("RULEGRAD_PLANS", default=True):
+        return None  # (a value that is no on/off setting is an error naming the variable)
     for i in _WATCHERS:
         if env[i] not in _OFF:
             return None

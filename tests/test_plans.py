@@ -123,3 +123,23 @@ def test_plans_after_another_device_was_used():
     hits = plans.stats["hits"]
     np.testing.assert_array_equal((a * 5).numpy(), x * 5)
     assert plans.stats["hits"] == hits + 1
+
+
+@pytest.mark.parametrize("value,on", [("0", False), ("off", False), ("1", True), ("yes", True)])
+def test_rulegrad_plans_turns_plans_on_and_off(monkeypatch, value, on):
+    monkeypatch.setenv("RULEGRAD_PLANS", value)
+    x = np.arange(6, dtype=np.float32)
+    a = Tensor(x).realize()
+    (a * 5 - 2).numpy()
+    hits = plans.stats["hits"]
+    np.testing.assert_array_equal((a * 5 - 2).numpy(), x * 5 - 2)
+    assert plans.stats["hits"] == hits + (1 if on else 0)
+
+
+def test_a_bad_rulegrad_plans_names_the_variable_and_its_values(monkeypatch):
+    from rulegrad.runtime.env import EnvError
+
+    a = Tensor(np.arange(3, dtype=np.float32)).realize()
+    monkeypatch.setenv("RULEGRAD_PLANS", "maybe")
+    with pytest.raises(EnvError, match=r"RULEGRAD_PLANS='maybe': expected 1 or 0 \(on/off"):
+        (a + 1).numpy()

@@ -297,3 +297,21 @@ def test_scalar_constants_keep_their_sign_of_zero():
             assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v
             got = (Tensor(np.ones(2, np.float32)) * v).numpy()
             assert np.signbit(got).tolist() == [bool(np.signbit(v))] * 2, v
+
+
+def test_settings_read_from_the_raw_table_follow_the_environment(monkeypatch):
+    # env_get reads os.environ's table directly (no KeyError per unset name): it must see
+    # every change made through os.environ, and parse as os.environ.get would
+    from rulegrad.runtime.env import env_flag, env_get, env_int
+
+    monkeypatch.delenv("RULEGRAD_TEST_SETTING", raising=False)
+    assert env_get("RULEGRAD_TEST_SETTING") is None
+    assert env_int("RULEGRAD_TEST_SETTING", 7) == 7 and env_flag("RULEGRAD_TEST_SETTING", True)
+    monkeypatch.setenv("RULEGRAD_TEST_SETTING", " 12 ")
+    assert env_get("RULEGRAD_TEST_SETTING") == " 12 " and env_int("RULEGRAD_TEST_SETTING", 7) == 12
+    monkeypatch.setenv("RULEGRAD_TEST_SETTING", "off")
+    assert env_flag("RULEGRAD_TEST_SETTING", True) is False
+    monkeypatch.setenv("RULEGRAD_TEST_SETTING", "x\u00e9")  # decoded as os.environ decodes
+    assert env_get("RULEGRAD_TEST_SETTING") == os.environ["RULEGRAD_TEST_SETTING"]
+    monkeypatch.delenv("RULEGRAD_TEST_SETTING")
+    assert env_get("RULEGRAD_TEST_SETTING") is None

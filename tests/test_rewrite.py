@@ -207,3 +207,50 @@ def test_bounds_of_a_wrapping_int_cover_the_whole_type():
     assert (doubled.vmin, doubled.vmax) == (dtypes.int16.min, dtypes.int16.max)
     r = UOp.range(10, 0)
     assert ((r * 3 + 1).vmin, (r * 3 + 1).vmax) == (1, 28)
+
+
+def test_ops_summary_covers_every_op_of_the_graph():
+    # UOp._ops, set when a node is built, must hold the bit of every op under it: a walk skips
+    # the sources of a node whose summary misses its pass's ops
+    from rulegrad.runtime.uop import OP_BIT, toposort
+
+    r = UOp.range(8, 0)
+    idx = UOp(Ops.INDEX, dtypes.float32, (UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 0), r))
+    deep = UOp(Ops.INVALID, dtypes.index)
+    x = UOp(Ops.WHERE, dtypes.index, (r.lt(4), r, deep)) * 2 + 1
+    root = UOp.sink(UOp(Ops.ADD, dtypes.float32, (idx, UOp.const(dtypes.float32, 1.0))), x)
+    for n in toposort(root):
+        want = 0
+        for m in toposort(n):
+            want |= OP_BIT[m.op]
+        assert n._ops == want, n
+
+
+@pytest.mark.parametrize("bottom_up", [False, True], ids=["top_down", "bottom_up"])
+def test_a_rule_deep_under_other_ops_still_fires(bottom_up):
+    # a table rooted on INDEX only: the walk skips subgraphs without an INDEX, not one with an
+    # INDEX three levels under ops that have no rule
+    g = UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 0)
+    idx = UOp(Ops.INDEX, dtypes.float32, (g, UOp.const(dtypes.index, 3)))
+    two = UOp.const(dtypes.float32, 2.0)
+    expr = UOp.sink((idx.f(Ops.EXP2) + 1.0).f(Ops.SQRT))
+    matcher = TableFn(lambda u, ctx: two if u is idx else None)
+    matcher.table = {Ops.INDEX: matcher.table[Ops.INDEX]}
+    out = graph_rewrite(expr, matcher, bottom_up=bottom_up)
+    assert out is UOp.sink((two.f(Ops.EXP2) + 1.0).f(Ops.SQRT))
+
+
+@pytest.mark.parametrize("bottom_up", [False, True], ids=["top_down", "bottom_up"])
+def test_a_pass_visits_no_subgraph_where_none_of_its_ops_is(bottom_up):
+    # work counted, not timed: a pass rooted on SINK over a 2,000-node graph memoises the SINK
+    # and its sources only, not the 2,000 nodes under them (none is a SINK)
+    from rulegrad.runtime.rewrite import _Rewriter
+
+    calls = []
+    matcher = TableFn(lambda u, ctx: calls.append(u))
+    matcher.table = {Ops.SINK: matcher.table[Ops.SINK]}
+    chain = neg_chain(2_000)
+    sink = UOp.sink(chain, chain.src[0])
+    rw = _Rewriter(matcher, None, bottom_up, "sink_only", None)
+    assert rw.run(sink) is sink
+    assert calls == [sink] and len(rw.replace) == 3

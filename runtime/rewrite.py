@@ -255,6 +255,11 @@ class _Rewriter:
                 pending = False
                 for s in reversed(n.src):  # a loop, not a comprehension: no frame per node
                     if s not in replace:
+                        # a source no rule can touch (a leaf without rules: a constant, a
+                        # buffer) is itself, decided here instead of by a push and a pop
+                        if not s._ops & mask or (not s.src and lookup(s.op) is None):
+                            replace[s] = s
+                            continue
                         if not pending:
                             push((n, 1, n))
                             pending = True
@@ -367,6 +372,11 @@ class _Rewriter:
                 pending = False
                 for s in reversed(new_n.src):  # a loop, not a comprehension: no frame per node
                     if s not in replace:
+                        # a source no rule can touch (a leaf without rules: a constant, a
+                        # buffer) is itself, decided here instead of by a push and a pop
+                        if not s._ops & mask or (not s.src and lookup(s.op) is None):
+                            replace[s] = s
+                            continue
                         if not pending:
                             push((n, 1, new_n))
                             pending = True

@@ -59,7 +59,7 @@ _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
                                               "RULEGRAD_MATCHER"))
-_ON = (None, b"1", "1")  # RULEGRAD_PLANS unset or 1: plans on, with no parsing
+_ON = (None, b"", b"1", "", "1")  # RULEGRAD_PLANS unset, empty or 1: plans on, not parsed
 
 try:  # the raw table (POSIX: bytes keys); other platforms read through os.environ
     _raw: dict | None = os.environ._data  # type: ignore[attr-defined]

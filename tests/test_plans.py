@@ -125,7 +125,8 @@ def test_plans_after_another_device_was_used():
     assert plans.stats["hits"] == hits + 1
 
 
-@pytest.mark.parametrize("value,on", [("0", False), ("off", False), ("1", True), ("yes", True)])
+@pytest.mark.parametrize("value,on", [("0", False), ("off", False), ("1", True), ("yes", True),
+                                      ("", True)])
 def test_rulegrad_plans_turns_plans_on_and_off(monkeypatch, value, on):
     monkeypatch.setenv("RULEGRAD_PLANS", value)
     x = np.arange(6, dtype=np.float32)

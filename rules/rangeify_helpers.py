@@ -26,7 +26,7 @@ from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 from rulegrad.runtime.view import flatten
 
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can

@@ -12,6 +12,7 @@ confirmed there.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -113,6 +114,34 @@ def test_proofs_cost_the_same_whatever_ran_before():
     assert first.rlimit_used == again.rlimit_used > 0
     # the limit alone decides: just below what the proof needs, it is unknown
     assert prove_rule(target, rlimit=first.rlimit_used // 10).verdict == "unknown"
+
+
+# ---------------------------------------------------------------------- the hang limit
+def test_a_hang_timer_firing_while_the_limit_ends_leaves_no_timer_armed(monkeypatch):
+    # the wall-clock timer fires just as the CPU-time one is disarmed: before, its raise
+    # escaped __exit__ with the wall-clock timer still armed, to fire in the next test
+    import signal
+
+    from rulegrad.generator import soundness
+
+    real_setitimer, before = signal.setitimer, signal.getsignal(signal.SIGALRM)
+    limit = soundness._hang_limit(60)
+
+    def firing(timer, seconds, *interval):
+        if timer == signal.ITIMER_PROF and seconds == 0:
+            limit._fire(signal.SIGALRM, sys._getframe(1))  # the handler, in its caller's frame
+        return real_setitimer(timer, seconds, *interval)
+
+    monkeypatch.setattr(signal, "setitimer", firing)
+    try:
+        with limit:
+            pass
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is before
+    finally:
+        real_setitimer(signal.ITIMER_REAL, 0)
+        real_setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 # ---------------------------------------------------------------------- index is int64

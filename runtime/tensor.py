@@ -38,6 +38,7 @@ Where this differs from numpy or tinygrad, on purpose:
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -231,6 +232,44 @@ def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
     return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
             else _const_uop(i, dtype, shape) for i in items]
+
+
+# A binary op of a tensor and a Python scalar or a tensor, built before, gives the same node
+# again (nodes are hash-consed), after a dtype probe, constant lifting and broadcasting that
+# cost several times the node itself. So the node is kept, weakly, per (op, operands); the
+# entry leaves with its node. The node holds both operands' nodes, so while it lives the key's
+# nodes are the ones it was built from.
+class _Kept(weakref.ref):
+    __slots__ = ("key",)  # (weakref's own constructor, then the key: no Python __init__)
+
+
+def _forget(entry: _Kept) -> None:
+    if _binaries.get(entry.key) is entry:
+        del _binaries[entry.key]
+
+
+_binaries: dict[tuple, _Kept] = {}
+
+
+def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) -> tuple | None:
+    kind = type(other)
+    if kind is Tensor:
+        return (op, probe, reverse, x.uop, other.uop)
+    if kind is float:
+        if other == 0.0 or other != other:  # -0.0 equals 0.0 as a key; NaN never matches
+            return None
+    elif kind is not int and kind is not bool:
+        return None
+    return (op, probe, reverse, x.uop, kind, other)
+
+
+def _tensor(node: UOp) -> Tensor:
+    """A Tensor over a node that was a Tensor's before (its shape already checked once; the
+    limit is read again, it may have changed)."""
+    check_shape(node.shape, node.dtype, "an op")
+    t = object.__new__(Tensor)
+    t.uop, t.grad, t._requires_grad = node, None, None
+    return t
 
 
 def _coerce(x: Any) -> Tensor | Scalar:
@@ -571,13 +610,21 @@ class Tensor(TensorOps, NNOps):
 
     # ------------------------------------------------------------------ elementwise
     def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
+        key = _binary_key(self, other, op, probe, reverse)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # the node this op built last time (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
         a, b = _lift(items, dt)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
-        return Tensor(a.alu(op, b))
+        out = Tensor(a.alu(op, b))
+        if key is not None:
+            entry = _binaries[key] = _Kept(out.uop, _forget)
+            entry.key = key
+        return out
 
     def add(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.ADD, np.add, reverse)

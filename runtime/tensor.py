@@ -97,10 +97,22 @@ def _const_value(value: Scalar, dtype: DType) -> Scalar:
     return out
 
 
+_wrapped_values: dict[tuple, Scalar] = {}
+
+
 def _wrapped(value: Scalar, dtype: DType) -> Scalar:
-    """`value` converted as numpy's unsafe casting does (ints wrap around)."""
-    with np.errstate(all="ignore"):
-        return np.asarray(value).astype(dtype.np).item()
+    """`value` converted as numpy's unsafe casting does (ints wrap around); kept per (dtype,
+    type, value) as `_const_value` keeps its values (`relu` asks for 0 at every call)."""
+    kind = type(value)
+    key = (dtype, kind, value.hex() if kind is float else value) if kind in _PYTHON_SCALARS \
+        else None
+    out = _wrapped_values.get(key) if key is not None else None
+    if out is None:
+        with np.errstate(all="ignore"):
+            out = np.asarray(value).astype(dtype.np).item()
+        if key is not None and len(_wrapped_values) < 65536:
+            _wrapped_values[key] = out
+    return out
 
 
 _lifted: dict[tuple, UOp] = {}
@@ -182,6 +194,7 @@ def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
 _INT_RANGES = tuple((int(np.iinfo(t).min), int(np.iinfo(t).max))
                     for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
                               np.int64, np.uint64))
+_SMALL_INT = (int, (True,) * len(_INT_RANGES))
 _probed: dict[tuple, DType] = {}
 
 
@@ -191,6 +204,8 @@ def _operand_kind(item: Tensor | Scalar) -> object:
     if isinstance(item, Tensor):
         return item.dtype
     if type(item) is int:
+        if 0 <= item <= 127:  # (most int operands) every integer type holds it
+            return _SMALL_INT
         return (int, tuple(lo <= item <= hi for lo, hi in _INT_RANGES))
     return type(item)
 
@@ -251,6 +266,16 @@ def _forget(entry: _Kept) -> None:
 _binaries: dict[tuple, _Kept] = {}
 
 
+def _keep(key: tuple, node: UOp) -> None:
+    entry = _binaries[key] = _Kept(node, _forget)
+    entry.key = key
+
+
+def _compare_probe(or_equal: bool) -> str:
+    """The memo key's stand-in for a comparison's probe: `<=` and `<` differ by `or_equal`."""
+    return "<=" if or_equal else "<"
+
+
 def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) -> tuple | None:
     kind = type(other)
     if kind is Tensor:
@@ -301,7 +326,8 @@ class Tensor(TensorOps, NNOps):
         dt = None if dtype is None else to_dtype(dtype)
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
-            check_shape(self.uop.shape, self.uop.dtype, self.uop.op.name)  # before any work
+            # before any work (`_name_`: Enum's `name` property costs a tenth of a small op)
+            check_shape(self.uop.shape, self.uop.dtype, self.uop.op._name_)
             if in_use["devices"]:  # ops over tensors of different devices fail here, named
                 device_of(self.uop)
         elif isinstance(data, Tensor):
@@ -622,8 +648,7 @@ class Tensor(TensorOps, NNOps):
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         out = Tensor(a.alu(op, b))
         if key is not None:
-            entry = _binaries[key] = _Kept(out.uop, _forget)
-            entry.key = key
+            _keep(key, out.uop)
         return out
 
     def add(self, x: Any, reverse: bool = False) -> Tensor:
@@ -709,13 +734,20 @@ class Tensor(TensorOps, NNOps):
 
     def _compare(self, other: Any, op: Ops, reverse: bool = False, or_equal: bool = False
                  ) -> Tensor:
+        key = _binary_key(self, other, op, _compare_probe(or_equal), reverse)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         a, b = _lift(items, _probe(np.add, *items))
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
             out = out.alu(Ops.OR, a.alu(Ops.CMPEQ, b))
-        return Tensor(out)
+        t = Tensor(out)
+        if key is not None:
+            _keep(key, t.uop)
+        return t
 
     def __add__(self, x: Any) -> Tensor: return self.add(x)
     def __radd__(self, x: Any) -> Tensor: return self.add(x, True)

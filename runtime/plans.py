@@ -173,13 +173,12 @@ def _new_results(plan: Plan) -> None:
     from .realize import result_node
 
     n_fixed = len(plan.fixed)
-    old = plan.owned
-    owned = [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
-    if old is not None:  # the intermediates stay: no one but the plan ever sees them
-        owned = [b if i in outs else o for i, (b, o) in enumerate(zip(owned, old))]
-    for b in owned:
-        b.ensure()
+    owned = plan.owned or [None] * len(plan.fresh)
+    for i, (size, dt, dev) in enumerate(plan.fresh):
+        if plan.owned is None or i in outs:  # (an intermediate stays: no one else sees it)
+            owned[i] = Buffer(size, dt, device=dev)
+            owned[i].ensure()
     plan.owned = owned
     bufs = plan.fixed + owned
     plan.nodes = [result_node(bufs[i], r.shape) for i, r in zip(plan.outs, plan.roots)]

@@ -40,6 +40,9 @@ _pool: OrderedDict[tuple[int, object], list[tuple[np.ndarray, int]]] = OrderedDi
 _pool_bytes = 0
 _pool_lock = threading.RLock()  # a collection inside the pool may free a Buffer
 pool_stats = {"reused": 0, "allocated": 0, "copied_on_write": 0}
+# storage moves (prepare_write's copies) so far: an address kept while this is unchanged still
+# holds (runtime/plans.py keeps its kernels' addresses)
+moves = 0
 _np_dtypes: dict[DType, np.dtype] = {}
 
 
@@ -113,18 +116,22 @@ class Buffer:
     def address(self) -> int:
         """The address of the first element (allocating first), computed once."""
         if not self._address:
-            self._address = self.ensure().ctypes.data
+            data = self.ensure()  # a pooled array comes with its address
+            if not self._address:
+                self._address = data.ctypes.data
         return self._address
 
     def prepare_write(self) -> None:
         """Before writing into this buffer in place: if an array handed out still shares its
         storage, move to a copy, so that array never changes."""
+        global moves
         if self.data is None:
             return
         # the array owning the memory (a view's `base` is always the owner, never a view):
         # referenced by self.data (or self.data.base), the local, getrefcount's argument
         owner = self.data if self.data.base is None else self.data.base
         if sys.getrefcount(owner) > 3:
+            moves += 1
             self.data = self.data.copy()
             self._address = 0
             self._pooled = True

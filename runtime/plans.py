@@ -34,8 +34,10 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
+from sys import getrefcount
 from typing import Any
 
+from . import buffer as _buffer
 from .buffer import Buffer
 from .env import env_flag
 from .kernelize import _chosen
@@ -69,7 +71,8 @@ except AttributeError:
 
 
 class Plan:
-    __slots__ = ("roots", "prog", "fixed", "fresh", "args", "outs", "var_vals", "held")
+    __slots__ = ("roots", "prog", "fixed", "fresh", "args", "outs", "var_vals", "held",
+                 "busy", "owned", "nodes", "mine", "addrs", "moves")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -83,7 +86,16 @@ class Plan:
         self.args = args            # per kernel: its buffers' slots (fixed, then fresh)
         self.outs = outs            # per root: its buffer's slot
         self.var_vals = var_vals    # symbolic sizes' values (bound in the graph itself)
-        self.held = held            # bytes of the graph's buffers this plan keeps alive
+        self.held = held            # bytes this plan keeps alive (its graph's, its own)
+        # what one run at a time reuses (`busy`): the fresh buffers (`owned`), the result node
+        # per root (`nodes`) and, per output buffer, what is checked to be ours alone (`mine`),
+        # the kernels' addresses (`addrs`), valid while no buffer moved (`moves`)
+        self.busy = threading.Lock()
+        self.owned: list[Buffer] | None = None
+        self.nodes: list[UOp] = []
+        self.mine: list[tuple[UOp, UOp, Buffer]] = []
+        self.addrs: list[list[int]] = []
+        self.moves = -1
 
 
 _plans: OrderedDict[tuple, Plan] = OrderedDict()
@@ -109,8 +121,9 @@ def key(uops: Sequence[UOp]) -> tuple | None:
     return (tuple(uops), env, _chosen.get(), users)
 
 
-def run(k: tuple) -> list[Buffer] | None:
-    """The roots' buffers, computed by their plan; None when there is none."""
+def run(k: tuple) -> list[UOp] | None:
+    """The roots' result nodes (`BUFFER.reshape(shape)`), computed by their plan; None when
+    there is none."""
     global _held
     with _lock:
         plan = _plans.get(k)
@@ -123,10 +136,72 @@ def run(k: tuple) -> list[Buffer] | None:
         _plans.move_to_end(k)
     prog.touch()
     stats["hits"] += 1
+    if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
+        return _run_fresh(plan, prog)
+    try:
+        if plan.owned is None or not _ours(plan.mine):
+            _new_results(plan)
+        if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
+            slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
+            plan.addrs = [[slots[i] for i in a] for a in plan.args]
+            plan.moves = _buffer.moves
+        prog.run_addresses(plan.addrs, None, plan.var_vals)
+        return list(plan.nodes)
+    finally:
+        plan.busy.release()
+
+
+def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:
+    """Whether no one but the plan holds the results it handed out last: no tensor or graph
+    holds a result node or its BUFFER node, no one the Buffer, no array its storage. Then the
+    next run may write them again and hand them out as new."""
+    for node, base, buf in mine:
+        if node is not base and node.src[0] is not base:
+            return False  # a symbolic size's view of a view: not followed, never reused
+        # node: plan.nodes, the tuple, `node` (and `base` when it is the BUFFER node itself),
+        # getrefcount's argument; base: node.src, the tuple, `base`, the argument; buf:
+        # base.arg, the hash-consing table's key for base (runtime/uop.py), plan.owned, the
+        # tuple, `buf`, the argument; its storage: buf.data, the argument
+        if node is base:
+            if getrefcount(node) != 6:
+                return False
+        elif getrefcount(node) != 4 or getrefcount(base) != 4:
+            return False
+        if getrefcount(buf) != 6 or getrefcount(buf.data) != 2:
+            return False
+    return True
+
+
+def _new_results(plan: Plan) -> None:
+    """New buffers for the results (the last ones are someone else's now), their nodes, and
+    the plan's own intermediate buffers on its first run."""
+    from .realize import result_node
+
+    n_fixed = len(plan.fixed)
+    outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
+    owned = plan.owned or [None] * len(plan.fresh)
+    for i, (size, dt, dev) in enumerate(plan.fresh):
+        if plan.owned is None or i in outs:  # (an intermediate stays: no one else sees it)
+            owned[i] = Buffer(size, dt, device=dev)
+            owned[i].ensure()
+    plan.owned = owned
+    bufs = plan.fixed + owned
+    plan.nodes = [result_node(bufs[i], r.shape) for i, r in zip(plan.outs, plan.roots)]
+    plan.mine = []
+    for i, node in zip(plan.outs, plan.nodes):
+        if i >= n_fixed:  # (a root over a buffer of the graph is only read: never checked)
+            plan.mine.append((node, node.base, bufs[i]))
+    plan.moves = -1  # new addresses
+
+
+def _run_fresh(plan: Plan, prog: Any) -> list[UOp]:
+    """A run with buffers of its own (while another thread runs the plan's)."""
+    from .realize import result_node
+
     bufs = plan.fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
     addrs = [[bufs[i].address() for i in a] for a in plan.args]
     prog.run_addresses(addrs, None, plan.var_vals)
-    return [bufs[i] for i in plan.outs]
+    return [result_node(bufs[i], r.shape) for i, r in zip(plan.outs, plan.roots)]
 
 
 def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
@@ -167,6 +242,9 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
                 return  # a root whose buffer no kernel writes and the graph does not hold
             slot[id(b)] = len(fixed)
             fixed.append(b)
+    held += sum(b.size * b.dtype.itemsize for b in created)  # the plan's own, once it ran
+    if held > PLAN_MAX_BYTES:
+        return
     n_fixed = len(fixed)
 
     def at(b: Buffer) -> int:

@@ -198,8 +198,8 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     # (recorded by the C backend below, for roots that are neither buffers nor ASSIGNs)
     plans = _plans()
     key = plans.key(uops)
-    if key is not None and (done := plans.run(key)) is not None:
-        return done  # type: ignore[return-value]
+    if key is not None and (nodes := plans.run(key)) is not None:
+        return [buffer_of(n) for n in nodes]  # type: ignore[misc]
     out: list[Buffer | Shards | None] = [buffer_of(u) or shards_of(u) for u in uops]
     todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
     if todo:
@@ -213,22 +213,33 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     return out  # type: ignore[return-value]
 
 
+def result_node(buf: Buffer, shape: tuple) -> UOp:
+    """What a tensor of `shape` realized into `buf` reads: BUFFER.reshape(shape); for a
+    symbolic shape, the bound rows of the vmax rows the buffer holds."""
+    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
+    if has_symbolic(shape):
+        return node.reshape(concrete(shape)).shrink(tuple((0, s) for s in shape))
+    return node.reshape(shape)
+
+
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
-        buffers = realize([t.uop for t in tensors])
+        uops = [t.uop for t in tensors]
+        plans = _plans()  # the same small graph again: its plan hands out the result nodes
+        if (key := plans.key(uops)) is not None and (nodes := plans.run(key)) is not None:
+            for t, node in zip(tensors, nodes):
+                t.uop = node
+            return
+        buffers = realize(uops)
     else:
         from .kernelize import using
 
         with using(scheduler):
             buffers = realize([t.uop for t in tensors])
     for t, buf in zip(tensors, buffers):
-        shape = t.uop.shape
         if isinstance(buf, Shards):  # sharded: each device's part, stacked
-            t.uop = buf.node(t.uop.dtype, shape)
-        elif has_symbolic(shape):  # the buffer holds vmax rows; the tensor views the bound ones
-            node = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(concrete(shape))
-            t.uop = node.shrink(tuple((0, s) for s in shape))
+            t.uop = buf.node(t.uop.dtype, t.uop.shape)
         else:
-            t.uop = UOp(Ops.BUFFER, buf.dtype, (), buf).reshape(shape)
+            t.uop = result_node(buf, t.uop.shape)

@@ -38,6 +38,7 @@ Where this differs from numpy or tinygrad, on purpose:
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -96,10 +97,22 @@ def _const_value(value: Scalar, dtype: DType) -> Scalar:
     return out
 
 
+_wrapped_values: dict[tuple, Scalar] = {}
+
+
 def _wrapped(value: Scalar, dtype: DType) -> Scalar:
-    """`value` converted as numpy's unsafe casting does (ints wrap around)."""
-    with np.errstate(all="ignore"):
-        return np.asarray(value).astype(dtype.np).item()
+    """`value` converted as numpy's unsafe casting does (ints wrap around); kept per (dtype,
+    type, value) as `_const_value` keeps its values (`relu` asks for 0 at every call)."""
+    kind = type(value)
+    key = (dtype, kind, value.hex() if kind is float else value) if kind in _PYTHON_SCALARS \
+        else None
+    out = _wrapped_values.get(key) if key is not None else None
+    if out is None:
+        with np.errstate(all="ignore"):
+            out = np.asarray(value).astype(dtype.np).item()
+        if key is not None and len(_wrapped_values) < 65536:
+            _wrapped_values[key] = out
+    return out
 
 
 _lifted: dict[tuple, UOp] = {}
@@ -181,6 +194,7 @@ def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
 _INT_RANGES = tuple((int(np.iinfo(t).min), int(np.iinfo(t).max))
                     for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
                               np.int64, np.uint64))
+_SMALL_INT = (int, (True,) * len(_INT_RANGES))
 _probed: dict[tuple, DType] = {}
 
 
@@ -190,6 +204,8 @@ def _operand_kind(item: Tensor | Scalar) -> object:
     if isinstance(item, Tensor):
         return item.dtype
     if type(item) is int:
+        if 0 <= item <= 127:  # (most int operands) every integer type holds it
+            return _SMALL_INT
         return (int, tuple(lo <= item <= hi for lo, hi in _INT_RANGES))
     return type(item)
 
@@ -233,6 +249,54 @@ def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
             else _const_uop(i, dtype, shape) for i in items]
 
 
+# A binary op of a tensor and a Python scalar or a tensor, built before, gives the same node
+# again (nodes are hash-consed), after a dtype probe, constant lifting and broadcasting that
+# cost several times the node itself. So the node is kept, weakly, per (op, operands); the
+# entry leaves with its node. The node holds both operands' nodes, so while it lives the key's
+# nodes are the ones it was built from.
+class _Kept(weakref.ref):
+    __slots__ = ("key",)  # (weakref's own constructor, then the key: no Python __init__)
+
+
+def _forget(entry: _Kept) -> None:
+    if _binaries.get(entry.key) is entry:
+        del _binaries[entry.key]
+
+
+_binaries: dict[tuple, _Kept] = {}
+
+
+def _keep(key: tuple, node: UOp) -> None:
+    entry = _binaries[key] = _Kept(node, _forget)
+    entry.key = key
+
+
+def _compare_probe(or_equal: bool) -> str:
+    """The memo key's stand-in for a comparison's probe: `<=` and `<` differ by `or_equal`."""
+    return "<=" if or_equal else "<"
+
+
+def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) -> tuple | None:
+    kind = type(other)
+    if kind is Tensor:
+        return (op, probe, reverse, x.uop, other.uop)
+    if kind is float:
+        if other == 0.0 or other != other:  # -0.0 equals 0.0 as a key; NaN never matches
+            return None
+    elif kind is not int and kind is not bool:
+        return None
+    return (op, probe, reverse, x.uop, kind, other)
+
+
+def _tensor(node: UOp) -> Tensor:
+    """A Tensor over a node that was a Tensor's before (its shape already checked once; the
+    limit is read again, it may have changed)."""
+    check_shape(node.shape, node.dtype, "an op")
+    t = object.__new__(Tensor)
+    t.uop, t.grad, t._requires_grad = node, None, None
+    return t
+
+
 def _coerce(x: Any) -> Tensor | Scalar:
     """Tensors and Python scalars pass; numpy values and lists become tensors."""
     if isinstance(x, Tensor) or type(x) in _PYTHON_SCALARS:
@@ -262,7 +326,8 @@ class Tensor(TensorOps, NNOps):
         dt = None if dtype is None else to_dtype(dtype)
         if isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
-            check_shape(self.uop.shape, self.uop.dtype, self.uop.op.name)  # before any work
+            # before any work (`_name_`: Enum's `name` property costs a tenth of a small op)
+            check_shape(self.uop.shape, self.uop.dtype, self.uop.op._name_)
             if in_use["devices"]:  # ops over tensors of different devices fail here, named
                 device_of(self.uop)
         elif isinstance(data, Tensor):
@@ -571,13 +636,20 @@ class Tensor(TensorOps, NNOps):
 
     # ------------------------------------------------------------------ elementwise
     def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
+        key = _binary_key(self, other, op, probe, reverse)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # the node this op built last time (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         dt = _probe(probe, *items)
         a, b = _lift(items, dt)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
-        return Tensor(a.alu(op, b))
+        out = Tensor(a.alu(op, b))
+        if key is not None:
+            _keep(key, out.uop)
+        return out
 
     def add(self, x: Any, reverse: bool = False) -> Tensor:
         return self._binary(x, Ops.ADD, np.add, reverse)
@@ -662,13 +734,20 @@ class Tensor(TensorOps, NNOps):
 
     def _compare(self, other: Any, op: Ops, reverse: bool = False, or_equal: bool = False
                  ) -> Tensor:
+        key = _binary_key(self, other, op, _compare_probe(or_equal), reverse)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
         a, b = _lift(items, _probe(np.add, *items))
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
             out = out.alu(Ops.OR, a.alu(Ops.CMPEQ, b))
-        return Tensor(out)
+        t = Tensor(out)
+        if key is not None:
+            _keep(key, t.uop)
+        return t
 
     def __add__(self, x: Any) -> Tensor: return self.add(x)
     def __radd__(self, x: Any) -> Tensor: return self.add(x, True)

@@ -247,21 +247,44 @@ def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
     from rulegrad.runtime.gc_pause import gc_paused
 
     assert gc.isenabled()
-    with gc_paused():
-        with gc_paused():
+    with gc_paused(force=True):
+        with gc_paused(force=True):
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer phase still runs
     assert gc.isenabled()
     gc.disable()
     try:
-        with gc_paused():
+        with gc_paused(force=True):
             pass
         assert not gc.isenabled()
     finally:
         gc.enable()
-    with pytest.raises(ValueError), gc_paused():
+    with pytest.raises(ValueError), gc_paused(force=True):
         raise ValueError("a phase that fails")  # the collector comes back on all the same
     assert gc.isenabled()
+
+
+def test_only_large_graphs_pause_the_collector(monkeypatch):
+    # the pause is process-wide: a small program's realize leaves the collector on
+    import gc
+
+    from rulegrad.runtime import gc_pause, realize
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    seen = []
+    inner = realize.BACKENDS["c"]
+
+    def watched(uops):
+        seen.append(gc.isenabled())
+        return inner(uops)
+
+    monkeypatch.setitem(realize.BACKENDS, "c", watched)
+    x = np.arange(4, dtype=np.float32)
+    monkeypatch.setattr(gc_pause, "PAUSE_MIN_NODES", 10**9)
+    np.testing.assert_array_equal((Tensor(x) * 2.0 + 3.0).numpy(), x * 2 + 3)
+    monkeypatch.setattr(gc_pause, "PAUSE_MIN_NODES", 0)
+    np.testing.assert_array_equal((Tensor(x) * 4.0 - 1.0).numpy(), x * 4 - 1)
+    assert seen == [True, False] and gc.isenabled()
 
 
 def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):

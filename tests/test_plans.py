@@ -102,13 +102,14 @@ def test_plans_are_bounded(monkeypatch):
 
 
 def test_plans_hold_a_bounded_number_of_bytes(monkeypatch):
-    monkeypatch.setattr(plans, "PLANS_MAX_BYTES", 3 * 4096)
+    monkeypatch.setattr(plans, "PLANS_MAX_BYTES", 3 * 8192)
     held = []
-    for i in range(6):  # fresh 4 KB inputs each time: each graph's plan holds 4 KB
+    for i in range(6):  # fresh 4 KB inputs each time: each graph's plan holds 4 KB, and 4 KB
+        # for the result its runs write
         a = Tensor(np.full(1024, i, np.float32)).realize()
         np.testing.assert_array_equal((a + 1).numpy(), np.full(1024, i + 1, np.float32))
         held.append(plans.held_bytes())
-    assert max(held) <= 3 * 4096
+    assert max(held) <= 3 * 8192
     assert len(plans._plans) == 3
 
 
@@ -144,3 +145,99 @@ def test_a_bad_rulegrad_plans_names_the_variable_and_its_values(monkeypatch):
     monkeypatch.setenv("RULEGRAD_PLANS", "maybe")
     with pytest.raises(EnvError, match=r"RULEGRAD_PLANS='maybe': expected 1 or 0 \(on/off"):
         (a + 1).numpy()
+
+
+# ---------------------------------------------------------------- a plan's own buffers
+def _buffers_made() -> int:
+    from rulegrad.runtime import buffer
+
+    return next(buffer._ids)  # (each Buffer takes the next id; this read takes one too)
+
+
+def test_a_warm_loop_writes_the_same_result_again_without_any_new_buffer():
+    from rulegrad.backends.c import build
+
+    x = np.arange(5, dtype=np.float32)
+    a = Tensor(x).realize()
+    for _ in range(3):
+        (a * 2 + 1).realize()
+    hits, made = plans.stats["hits"], 0
+    for i in range(5):
+        a.assign(Tensor(x + i))  # new values each time, read by the next run
+        before, lookups, compiles = _buffers_made(), _lookups(), build.stats["compiles"]
+        out = (a * 2 + 1).numpy()
+        made += _buffers_made() - before - 1
+        assert _lookups() == lookups  # no graph walk, no schedule
+        assert build.stats["compiles"] == compiles
+        np.testing.assert_array_equal(out, (x + i) * 2 + 1)
+        del out  # (a result still held is never written again: the next test)
+    assert plans.stats["hits"] == hits + 5
+    assert made == 0
+
+
+@pytest.mark.parametrize("holder", ["tensor", "array", "graph", "buffer", "base"])
+def test_a_result_anyone_still_holds_is_never_written_again(holder):
+    x = np.arange(6, dtype=np.float32)
+    a = Tensor(x).realize()
+    for _ in range(3):
+        (a + 1).realize()
+    t = (a + 1).realize()
+    if holder == "tensor":
+        held = t
+    elif holder == "array":
+        held = t.numpy()
+    elif holder == "graph":
+        held = t * 1
+    elif holder == "buffer":
+        held = buffer_of(t.uop)
+    else:
+        held = t.uop.base
+    del t
+    a.assign(Tensor(x * 10))
+    np.testing.assert_array_equal((a + 1).numpy(), x * 10 + 1)
+    if holder == "tensor" or holder == "graph":
+        held = held.numpy()
+    elif holder in ("buffer", "base"):
+        held = (held if holder == "buffer" else held.arg).data
+    np.testing.assert_array_equal(held, x + 1)  # the result handed out before, unchanged
+
+
+def test_intermediates_of_a_plan_are_its_own_and_recomputed():
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    a = Tensor(x).realize()
+    for i in range(4):
+        a.assign(Tensor(x * (i + 1)))
+        s = a.sum()  # a reduction kernel, then an elementwise kernel reading its result
+        y = (a - s).exp()
+        y.realize()
+        np.testing.assert_allclose(y.numpy(), np.exp(x * (i + 1) - (x * (i + 1)).sum()),
+                                   rtol=1e-5)
+    assert plans.stats["hits"] >= 2
+
+
+def test_an_input_moved_to_new_storage_is_read_there():
+    # an assign into an input whose array was handed out moves it to a copy
+    # (Buffer.prepare_write): a plan must not keep calling its kernels on the old address
+    x = np.arange(4, dtype=np.float32)
+    a = Tensor(x).realize()
+    for _ in range(3):
+        (a * 3).realize()
+    old = a.numpy()
+    a.assign(Tensor(x + 100))
+    np.testing.assert_array_equal((a * 3).numpy(), (x + 100) * 3)
+    np.testing.assert_array_equal(old, x)
+
+
+def test_a_plan_another_thread_is_running_gives_this_one_its_own_buffers():
+    x = np.arange(4, dtype=np.float32)
+    a = Tensor(x).realize()
+    for _ in range(3):
+        (a - 1).realize()
+    plan = next(iter(plans._plans.values()))
+    kept = (a - 1).realize()
+    with plan.busy:  # as if another thread were inside its run
+        other = (a - 1).realize()
+    assert buffer_of(other.uop) is not buffer_of(kept.uop)
+    assert all(buffer_of(other.uop) is not b for b in plan.owned)
+    np.testing.assert_array_equal(other.numpy(), x - 1)
+    np.testing.assert_array_equal(kept.numpy(), x - 1)

@@ -60,10 +60,10 @@ def test_outputs_reuse_pooled_storage_but_never_a_live_array(monkeypatch):
     x = Tensor(np.arange(1000, dtype=np.float32)).realize()
     (x + 1.0).realize()
     gc.collect()
-    reused = buffer.pool_stats["reused"]
-    for _ in range(5):
-        (x + 2.0).realize()  # dropped at once: its storage goes back to the pool
-    assert buffer.pool_stats["reused"] >= reused + 4
+    allocated = buffer.pool_stats["allocated"]
+    for _ in range(5):  # dropped at once: its storage goes back to the pool, or its plan
+        (x + 2.0).realize()  # (runtime/plans.py) writes it again
+    assert buffer.pool_stats["allocated"] == allocated  # no fresh storage
     held = [(x * float(k + 3)).numpy() for k in range(6)]  # each kept by the caller
     for _ in range(6):
         (x - 5.0).realize()

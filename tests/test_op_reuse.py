@@ -1,0 +1,80 @@
+"""Building an op again (runtime/tensor.py's `_binaries`): a binary op or comparison of a tensor
+and a Python scalar (or two tensors) built before returns its node without asking numpy for the
+dtype again, and never the node of another operand that compares equal (0.0 and -0.0, 1 and
+1.0 and True). Values and dtypes against numpy; work counted, never timed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime import tensor as tensor_mod
+
+
+@pytest.fixture(autouse=True)
+def _c_backend(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+
+
+def _probes(monkeypatch) -> list:
+    calls = []
+    inner = tensor_mod._probe
+
+    def counted(*args):
+        calls.append(args[0])
+        return inner(*args)
+
+    monkeypatch.setattr(tensor_mod, "_probe", counted)
+    return calls
+
+
+def test_the_same_op_again_is_its_node_without_a_dtype_probe(monkeypatch):
+    a = Tensor(np.arange(4, dtype=np.float32)).realize()
+    b = Tensor(np.ones(4, np.float32)).realize()
+    first = [a * 3, a + b, 2.5 - a, a < 2, a >= b]
+    calls = _probes(monkeypatch)
+    again = [a * 3, a + b, 2.5 - a, a < 2, a >= b]
+    assert calls == []
+    assert all(x.uop is y.uop for x, y in zip(first, again))
+    x = np.arange(4, dtype=np.float32)
+    for t, ref in zip(again, [x * 3, x + 1, 2.5 - x, x < 2, x >= 1]):
+        np.testing.assert_array_equal(t.numpy(), ref)
+
+
+def test_operands_that_compare_equal_are_other_ops():
+    neg0 = np.array([-0.0, -0.0], np.float32)
+    z = Tensor(neg0).realize()
+    for _ in range(2):  # the second round is served from the kept nodes
+        assert np.array_equal(np.signbit((z + 0.0).numpy()), np.signbit(neg0 + 0.0))
+        assert np.array_equal(np.signbit((z + -0.0).numpy()), np.signbit(neg0 + -0.0))
+    i = Tensor(np.array([5, 7], np.int32)).realize()
+    xi = np.array([5, 7], np.int32)
+    for _ in range(2):
+        for operand in (1, 1.0, True, 200, -3):
+            ours, ref = (i * operand).numpy(), xi * operand
+            assert ours.dtype == ref.dtype, operand
+            np.testing.assert_array_equal(ours, ref)
+        with pytest.raises(OverflowError):  # numpy's refusal, every time
+            i * 2**40
+    c = Tensor(np.array([1, 2, 3], np.float32)).realize()
+    xc = np.array([1, 2, 3], np.float32)
+    for _ in range(2):  # `<` and `<=` of the same operands are two ops
+        np.testing.assert_array_equal((c < 2).numpy(), xc < 2)
+        np.testing.assert_array_equal((c <= 2).numpy(), xc <= 2)
+    nan = (Tensor(np.ones(2, np.float32)) + float("nan")).numpy()
+    assert np.isnan(nan).all()
+
+
+def test_a_kept_node_dies_with_its_tensors():
+    import gc
+    import weakref
+
+    a = Tensor(np.arange(3, dtype=np.float32)).realize()
+    t = a * 7
+    ref = weakref.ref(t.uop)
+    n = len(tensor_mod._binaries)
+    del t
+    gc.collect()
+    assert ref() is None and len(tensor_mod._binaries) == n - 1
+    np.testing.assert_array_equal((a * 7).numpy(), np.arange(3, dtype=np.float32) * 7)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulegrad.rules.flash_cost import too_long
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
@@ -105,8 +106,8 @@ class RangeifyContext:
     kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
     # (reduction, its indices) -> the REDUCE computed locally there: readers of one row share it
     local: dict[tuple, UOp] = field(default_factory=dict)
-    # the reduce ranges of matmul-sized sums of products (`is_products`), for the local rules
-    products: set[UOp] = field(default_factory=set)
+    # the reduce ranges of matmul-sized sums of products (`is_products`) -> their length
+    products: dict[UOp, int] = field(default_factory=dict)
     # predict_local_values' guess: costly elementwise values a locally computed reduction and
     # another reader of its kernel both read (softmax's exp) -> the axes that reduction reduces
     local_values: dict[UOp, tuple[int, ...]] = field(default_factory=dict)
@@ -237,7 +238,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     for r in new:
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
     if is_products(red):
-        ctx.products.update(new)
+        ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
     value = index(red.src[0], *rngs)
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)
@@ -386,11 +387,10 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
 def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] | None:
     """The loops of the kernel where idx reads one row of a candidate value x (its reduction's
     or its other reader's: the indices on the array's axes distinct ranges over the whole axis
-    in one kernel, the others constants or a strict prefix of its loops), not inside a
-    matmul-sized sum of products; else None. (A broadcast above idx is fine: the array is
-    computed once.)"""
+    in one kernel, the others constants or a strict prefix of its loops), not read by too long
+    a sum of products (`too_long`); else None. (A broadcast above idx is fine: computed once.)"""
     axes = ctx.local_values.get(x)
-    if axes is None or any(r in ctx.products for r in ranges_in(*idx.src[1:], *(idx.arg or ()))):
+    if axes is None or too_long(ctx, idx) is not None:
         return None
     kernel: tuple[UOp, ...] | None = None
     row: list[UOp] = []

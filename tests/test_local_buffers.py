@@ -1,8 +1,9 @@
 """Kernel-local buffers (rules/rangeify.rules: local_reduce, local_array): softmax, layernorm
 and an attention head each run as 1 kernel, their row max / sum / mean computed once per row
-inside the kernel and attention's scores in an array local to the kernel. Values against numpy
-on the C and interpreter backends; the cost rule sends large rows and large arrays to global
-buffers (more kernels), and DEBUG=2 names what went local."""
+inside the kernel and attention's scores in an array local to the kernel; the C backend prints
+such a head as the flash kernel (rules/flash_helpers.py, backends/c/flash.py). Values against
+numpy on the C and interpreter backends; the cost rule sends large rows, large arrays and
+long products to global buffers (more kernels), and DEBUG=2 names what went local."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.rules import pack_helpers
+from rulegrad.rules.flash_cost import LOCAL_MAX_PANEL
 from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY, LOCAL_MAX_PRODUCTS, LOCAL_MAX_ROW
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
@@ -37,8 +39,8 @@ def _attention(q, k, v, t: str):
     return (_np_softmax(s) if t == "np" else s.softmax(-1)) @ v
 
 
-def _data(*shapes: tuple[int, ...]) -> list[np.ndarray]:
-    return [RNG.standard_normal(s).astype(np.float32) for s in shapes]
+def _data(*shapes: tuple[int, ...], dtype=np.float32) -> list[np.ndarray]:
+    return [RNG.standard_normal(s).astype(dtype) for s in shapes]
 
 
 CASES = {  # name: (inputs, program, numpy, kernels)
@@ -71,11 +73,27 @@ CASES = {  # name: (inputs, program, numpy, kernels)
                                    (1, LOCAL_MAX_ARRAY + 8, 2)),
                              lambda q, k, v: _attention(q, k, v, "rg"),
                              lambda q, k, v: _attention(q, k, v, "np"), 2),
-    # ... and matmul-sized attention (64 * 64 * 16 products) keeps the C backend's packed
-    # products: scores, max, sum and output in 4 kernels, as before local buffers
+    # matmul-sized attention (64 * 64 * 16 products) is one kernel too: the flash kernel
     "attention, matmul-sized": (_data((1, 64, 16), (1, 64, 16), (1, 64, 16)),
                                 lambda q, k, v: _attention(q, k, v, "rg"),
-                                lambda q, k, v: _attention(q, k, v, "np"), 4),
+                                lambda q, k, v: _attention(q, k, v, "np"), 1),
+    # ... at bench/kernels.py's size (8 heads x 256 x 64) ...
+    "attention, 8 heads 256x64": (_data((8, 256, 64), (8, 256, 64), (8, 256, 64)),
+                                  lambda q, k, v: _attention(q, k, v, "rg"),
+                                  lambda q, k, v: _attention(q, k, v, "np"), 1),
+    # ... with rows, keys and columns that fill no whole tile or panel (71 = 11 x 6 + 5 rows,
+    # 37 keys, 21 columns: panels of 16), and in float64 (panels of 8)
+    "attention, partial tiles": (_data((2, 71, 40), (2, 37, 40), (2, 37, 21)),
+                                 lambda q, k, v: _attention(q, k, v, "rg"),
+                                 lambda q, k, v: _attention(q, k, v, "np"), 1),
+    "attention, float64": (_data((2, 71, 40), (2, 37, 40), (2, 37, 21), dtype=np.float64),
+                           lambda q, k, v: _attention(q, k, v, "rg"),
+                           lambda q, k, v: _attention(q, k, v, "np"), 1),
+    # ... but scores of more than LOCAL_MAX_PANEL multiply-adds per row (512 keys x 128) are a
+    # kernel of their own (packed); the row's max, exp and sum stay local to the output's
+    "attention, long products": (_data((1, 8, 128), (1, 512, 128), (1, 512, 16)),
+                                 lambda q, k, v: _attention(q, k, v, "rg"),
+                                 lambda q, k, v: _attention(q, k, v, "np"), 2),
 }
 
 
@@ -197,6 +215,24 @@ def test_attention_head_computes_exp_once(monkeypatch):
         np.testing.assert_allclose(got, _attention(q, k, v, "np"), rtol=1e-5, atol=1e-6)
 
 
+def test_attention_is_the_flash_kernel(monkeypatch):
+    """A head of bench/kernels.py's size is one kernel with the flash action: per tile of 6 rows
+    its scores are a local product (register tiles over packed K^T), its output register tiles
+    over packed V, the heads split across cores. With scores too long for a local product
+    (LOCAL_MAX_PANEL), the scores are a packed kernel of their own and the rest a flash kernel
+    without local products."""
+    q, k, v = (Tensor(a) for a in _data((8, 256, 64), (8, 256, 64), (8, 256, 64)))
+    _, acts = _one_kernel(_attention(q, k, v, "rg"))
+    assert len(acts) == 1 and acts[0].startswith("FLASH rows r1 in tiles of 6: local products "
+                                                 "over r") and "PARALLEL batch" in acts[0], acts
+    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 512, 128), (1, 512, 16)))
+    scores, rest = _attention(q, k, v, "rg").schedule()
+    assert actions(lower_only(scores.ast), optimize_kernel(lower_only(scores.ast)))[0].startswith(
+        "PACK")
+    acts = actions(lower_only(rest.ast), optimize_kernel(lower_only(rest.ast)))
+    assert acts[0].startswith("FLASH rows r0 in tiles of 6: local products over none"), acts
+
+
 def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     """DEBUG=2 prints the kernel-local cost rules' choices: softmax's exp in a local array and
     its max local; over rows longer than LOCAL_MAX_ROW the max not local, with the bound."""
@@ -213,3 +249,8 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     assert (f"MAX over axes (1,) of (2, {LOCAL_MAX_ROW + 16}): not local: row of "
             f"{LOCAL_MAX_ROW + 16} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
     assert f"EXP float32[2, {LOCAL_MAX_ROW + 16}]: not local: recomputed by each reader" in out
+    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 512, 128), (1, 512, 16)))
+    _attention(q, k, v, "rg").schedule()
+    out = capsys.readouterr().out
+    assert (f"ADD over axes (3,) of (1, 8, 512, 128): not local: a sum of products of "
+            f"{512 * 128} multiply-adds per row > LOCAL_MAX_PANEL {LOCAL_MAX_PANEL}") in out

@@ -14,6 +14,7 @@ taken for a kernel.
 from __future__ import annotations
 
 from rulegrad.rules import matcher
+from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.runtime.ops import Ops
@@ -49,7 +50,7 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
-        if n.op is Ops.STORE and isinstance(n.arg, Pack):
+        if n.op is Ops.STORE and isinstance(n.arg, (Pack, Flash)):
             done.append(n.arg.describe())
         if n.op is Ops.STORE and isinstance(n.arg, Interchange):
             done.append(n.arg.describe(n))

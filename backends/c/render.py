@@ -688,7 +688,8 @@ class _KernelRenderer:
 
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if self._try_packed(stores[0]) or self._try_interchange(stores[0]):
+        if (self._try_flash(stores[0]) or self._try_packed(stores[0])
+                or self._try_interchange(stores[0])):
             return
         scope = self.root
         # an unrolled window (rules/opt.rules) does the work of its loop in each iteration
@@ -727,6 +728,12 @@ class _KernelRenderer:
         for s in self.stack:
             s.open_child = None
         self.stack = [self.root]
+
+    # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
+    def _try_flash(self, st: UOp) -> bool:
+        from .flash import render_flash  # flash builds on this module's scopes
+
+        return render_flash(self, st)
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 72571eb99dd95f27e6cc9b52393cf22b7568128ecbd248904dc12de2a7ee2fc3
+# source sha256: 7a0107544cb0964e08688595afcae6321823b0415916b346eb77874c808e08b9
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -12,6 +12,8 @@ from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
+from rulegrad.rules.flash_helpers import flashable
+from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchangeable
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.lower_helpers import is_pow2
@@ -26,7 +28,7 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '72571eb99dd95f27e6cc9b52393cf22b7568128ecbd248904dc12de2a7ee2fc3'
+SOURCE_SHA256 = '7a0107544cb0964e08688595afcae6321823b0415916b346eb77874c808e08b9'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -35,47 +37,55 @@ _dt_index = dtypes.index
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 21, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 26, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 30, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 36, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 42, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 22, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 27, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 31, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 37, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 43, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 49, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:30
+    # rule upcast_store at rules/opt.rules:31
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
-    # rule pack_store at rules/opt.rules:36
-    #   pack_store: STORE as st if packable(st) -> packed(st)
+    # rule flash_store at rules/opt.rules:37
+    #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    st = n
+    if flashable(st):
+        _r = _as_uop(n, flashed(st))
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
+    # rule pack_store at rules/opt.rules:43
+    #   pack_store: STORE as st if packable(st) -> packed(st)
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
-    # rule interchange_store at rules/opt.rules:42
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+    # rule interchange_store at rules/opt.rules:49
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
     if interchangeable(st):
         _r = _as_uop(n, interchanged(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unroll_reduce at rules/opt.rules:21
+    # rule unroll_reduce at rules/opt.rules:22
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     r = n
     if small_reduce(r):
         _r = _as_uop(n, unrolled(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
-    # rule thread_reduce at rules/opt.rules:26
+    # rule thread_reduce at rules/opt.rules:27
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     r = n
@@ -93,8 +103,8 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== opt_index
 _opt_index_rules = (
-    RuleInfo('and_in_range', 'rules/opt.rules', 50, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
-    RuleInfo('and_offset', 'rules/opt.rules', 53, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
+    RuleInfo('and_in_range', 'rules/opt.rules', 57, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
+    RuleInfo('and_offset', 'rules/opt.rules', 60, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
@@ -102,7 +112,7 @@ def _opt_index_AND(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.dtype is _dt_index and n1.op is _CONST:
-            # rule and_in_range at rules/opt.rules:50
+            # rule and_in_range at rules/opt.rules:57
             #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
             if _opt_index_st: _opt_index_st.attempts[0] += 1
             c = n1
@@ -113,7 +123,7 @@ def _opt_index_AND(n, ctx):
             n0_0, n0_1 = n0.src
             if n1.op is _CONST:
                 if n0_0.dtype is _dt_index and n0_1.op is _CONST:
-                    # rule and_offset at rules/opt.rules:53
+                    # rule and_offset at rules/opt.rules:60
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
                     c = n0_1
@@ -123,7 +133,7 @@ def _opt_index_AND(n, ctx):
                         _r = _as_uop(n, x + c.arg % (m.arg + 1))
                         if _r is not None and _r is not n: return _r, _opt_index_rules[1]
                 if n0_0.op is _CONST and n0_1.dtype is _dt_index:
-                    # rule and_offset at rules/opt.rules:53
+                    # rule and_offset at rules/opt.rules:60
                     #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                     if _opt_index_st: _opt_index_st.attempts[1] += 1
                     c = n0_0

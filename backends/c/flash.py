@@ -1,0 +1,265 @@
+"""The flash kernel: an attention head's scores, softmax and output in one loop nest over tiles of
+rows, printed as its flash action says.
+
+In: a STORE whose arg is a `Flash` (rules/opt.rules' `flash_store`, decided in
+rules/flash_helpers.py: the row range, the output's columns, which kernel-local arrays are sums
+of products, the tile, which loop is threaded). Out: its loop nest, in the renderer's scopes.
+Nothing is decided here. For out[.., i, c] = sum_j x(.., i, j) * y(.., j, c), whose x reads
+kernel-local arrays, one of them s(.., i, l) = sum_d a(.., i, d) * b(.., l, d), per iteration
+of the batch ranges (a head):
+
+    pack b:  pb[panel][d][ll] = b(l = panel*TJ + ll, d)       (0 past the last l)
+    pack y:  pv[panel][j][cc] = y(j, c = panel*TJ + cc)       (0 past the last c)
+    for each tile of TI rows (and one smaller tile for the rows left over):
+      s[TI][l]:  per panel, acc[TI][TJ] (vector registers) += a(row, d) * pb[panel][d][..]
+      per row:   the row's other values as the plain renderer prints them (its max, exp into a
+                 local array, sum), reading s; pa[row][j] = x(row, j)
+      per panel of c: acc[TI][TJ] += pa[row][j] * pv[panel][j][..]; then the store per (row, c)
+
+So every b and y element is loaded once per tile of rows, not once per row (the plain loops'
+dot product per score), and both sums run as register tiles of fused multiply-adds. Each sum
+keeps its order over its k; each step is a fused multiply-add where the CPU has one (the FMA
+contract of runtime/semantics.py's docstring, as the packed loops of gemm.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from rulegrad.rules.flash_helpers import Flash, local_product
+from rulegrad.rules.pack_helpers import split
+from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+from .render import _SUFFIX, RenderError, Scope, _range_size, ctype
+
+if TYPE_CHECKING:
+    from .render import _KernelRenderer
+
+
+
+class _Vec:
+    """The C names of one dtype's scalars and vector registers (rg_vf32 / rg_vf64, 256 bits)."""
+
+    def __init__(self, dt: DType) -> None:
+        self.ct, self.sfx = ctype(dt), _SUFFIX[dt.name]
+        self.vt, self.lanes = f"rg_v{self.sfx}", 32 // dt.itemsize
+
+
+class _Product:
+    """One sum of products: its REDUCE, the row operand `x`, the packed operand `y`, its
+    columns' range; `pb` names its packed panels."""
+
+    def __init__(self, red: UOp, x: UOp, y: UOp, cols: UOp, tj: int) -> None:
+        self.red, self.x, self.y, self.cols = red, x, y, cols
+        self.ks = red.src[1:]
+        self.k = math.prod(_range_size(r) for r in self.ks)
+        self.n = _range_size(cols)
+        self.npanels = -(-self.n // tj)
+        self.width = self.npanels * tj  # a row of its results, padded to whole panels
+        self.pb = ""
+
+
+def render_flash(r: _KernelRenderer, st: UOp) -> bool:
+    """Emit the flash loop nest for STORE `st` when its arg is a `Flash`; False otherwise."""
+    fl = st.arg
+    if not isinstance(fl, Flash):
+        return False
+    ranges = st.src[2:]
+    i, c = ranges[-2], ranges[-1]
+    if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
+        raise RenderError("a flash STORE whose rows and columns are not its last two ranges")
+    tj = fl.panel
+    v = _Vec(st.src[1].dtype)
+    outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
+    xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
+    if xy is None:
+        raise RenderError("a flash STORE whose value is not one sum of products over its rows")
+    out = _Product(outs[0], *xy, c, tj)
+    local: list[tuple[UOp, _Product]] = []
+    for dl in toposort(xy[0]):
+        if dl.op is Ops.DEFINE_LOCAL and dl.src[1].arg[0] in fl.products:
+            ab = local_product(dl, i, r.deps)
+            if ab is None:
+                raise RenderError("a flash local array that is not a sum of products")
+            local.append((dl, _Product(dl.src[0], *ab, dl.src[1], tj)))
+    threads = r.parallel and fl.parallel != ""
+    omp = "#pragma omp parallel for schedule(dynamic)"
+    scope = r.root
+    for n, b in enumerate(ranges[:-2]):
+        pragma = omp if threads and fl.parallel == "batch" and n == 0 else ""
+        scope = r.open_loop(scope, b, pragma)
+        r.stack.append(scope)
+    for p in [p for _, p in local] + [out]:
+        _pack(r, v, scope, p, tj)
+    full, rest = divmod(_range_size(i), fl.tile)
+    if full:
+        tv = r.fresh("tl")
+        head = f"for (int64_t {tv} = 0; {tv} < {full}; {tv}++)"
+        tile = _open(r, scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head)
+        _tile(r, v, st, tile, i, local, out, f"{tv} * {fl.tile}", fl.tile, tj)
+        _close(r, scope)
+    if rest:
+        tile = _open(r, scope, "/* the last rows */")
+        _tile(r, v, st, tile, i, local, out, str(full * fl.tile), rest, tj)
+        _close(r, scope)
+    r._close_loops()
+    return True
+
+
+def _pack(r: _KernelRenderer, v: _Vec, scope: Scope, p: _Product, tj: int) -> None:
+    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (they add nothing)."""
+    p.pb = r.fresh("pb")
+    scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
+    pv = r.fresh("pn")
+    panel = _open(r, scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    kscope, kk = _k_loops(r, panel, p)
+    col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
+    col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
+            f"{r.emit(p.y)};")
+    _close(r, panel)
+    if p.n % tj:
+        panel.add(f"if ({pv} == {p.npanels - 1}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
+                  f"for (int c_ = {p.n % tj}; c_ < {tj}; c_++) "
+                  f"{p.pb}[{pv} * {p.k * tj} + n_ * {tj} + c_] = 0;")
+    _close(r, scope)
+
+
+def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
+          local: list[tuple[UOp, _Product]], out: _Product, base: str, rows: int,
+          tj: int) -> None:
+    """`rows` rows from `base`: the local products as register tiles, each row's other values
+    and the output's packed operand pa, then the output as register tiles and its store."""
+    rowname: dict[UOp, str] = {}
+    for dl, p in local:
+        s = r.fresh("sc")
+        tile.add(f"{v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
+        _register_tiles(r, v, tile, i, p, base, rows, tj, lambda kscope, p=p: r.emit(p.x),
+                        lambda pv, acc, s=s, p=p: (
+                            f"for (int u_ = 0; u_ < {rows}; u_++) "
+                            f"for (int v_ = 0; v_ < {tj // v.lanes}; v_++) "
+                            f"*({v.vt} *)({s} + u_ * {p.width} + {pv} * {tj} + v_ * {v.lanes})"
+                            f" = {acc}[u_][v_];"))
+        rowname[dl] = s
+    # per row: its values (read from the local products' rows), then pa[row][k] = x(row, k),
+    # written along k (a row's values are computed along k: the loop vectorizes)
+    pa = r.fresh("pa")
+    tile.add(f"{v.ct} {pa}[{out.k * rows}] __attribute__((aligned(64)));")
+    row = r.open_loop(tile, i, "", base, rows)
+    r.stack.append(row)
+    ii = f"{row.names[i]}_u"
+    for dl, p in local:
+        row.names[dl] = f"({rowname[dl]} + {ii} * {p.width})"
+    kscope, kk = _k_loops(r, row, out)
+    kscope.add(f"{pa}[{ii} * {out.k} + {kk}] = {r.emit(out.x)};")
+    _close(r, tile)
+    # the output: a register tile per panel of columns, then the store of each (row, column)
+    cells: list[str] = []
+
+    def epilogue(pv: str, acc: str) -> str:
+        cell = r.fresh("cell")
+        cells.append(cell)
+        return (f"{v.ct} {cell}[{rows * tj}] __attribute__((aligned(64))); "
+                f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {tj // v.lanes}; "
+                f"v_++) *({v.vt} *)({cell} + u_ * {tj} + v_ * {v.lanes}) = {acc}[u_][v_];")
+
+    def store(panel: Scope, pv: str) -> None:
+        erow = r.open_loop(panel, i, "", base, rows)
+        r.stack.append(erow)
+        col = _bind(r, erow, out.cols, f"{pv} * {tj}", tj, out.n)
+        name = r.fresh()
+        col.add(r.stmt(name, v.ct, f"{cells[-1]}[{erow.names[i]}_u * {tj} + "
+                                      f"{col.names[out.cols]}_u]"))
+        col.names[out.red] = name
+        r._emit_store(st)
+
+    _register_tiles(r, v, tile, i, out, base, rows, tj,
+                    lambda kscope: f"{pa}[{r.loop_names[i]}_u * {out.k} + "
+                                   f"{_flat(r, kscope, out)}]",
+                    epilogue, store)
+
+
+def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product, base: str,
+                    rows: int, tj: int, x_of, done, after=None) -> None:
+    """Per panel of p's columns: acc[rows][TJ] in vector registers, summed over k in order
+    (x broadcast, fused-multiply-added with the panel's row of pb), then `done(panel, acc)`'s
+    line and `after(panel scope, panel)`."""
+    nv = tj // v.lanes
+    pv = r.fresh("pn")
+    panel = _open(r, tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    acc = r.fresh("acc")
+    panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
+    panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+              f"{acc}[u_][v_] = ({v.vt}){{0}};")
+    kscope, kk = _k_loops(r, panel, p)
+    kscope.add(f"{v.vt} w_[{nv}];")
+    kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"w_[v_] = *(const {v.vt} *)({p.pb} + {pv} * {p.k * tj} + {kk} * {tj} + "
+               f"v_ * {v.lanes});")
+    rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows)
+    r.stack.append(rs)
+    ii = f"{rs.names[i]}_u"
+    rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
+    rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+           f"{acc}[{ii}][v_] = rg_fma_{v.sfx}(x_, w_[v_], {acc}[{ii}][v_]);")
+    _close(r, panel)
+    panel.add(done(pv, acc))
+    if after is not None:
+        after(panel, pv)
+    _close(r, tile)
+
+
+def _flat(r: _KernelRenderer, scope: Scope, p: _Product) -> str:
+    """The flat step number of p's k loops, as bound in `scope`."""
+    flat = ""
+    for k in p.ks:
+        var = r.loop_names[k]
+        flat = f"({flat}) * {_range_size(k)} + {var}" if flat else var
+    return f"({flat})"
+
+
+def _open(r: _KernelRenderer, parent: Scope, header: str) -> Scope:
+    """A loop or block that binds no RANGE (a tile or panel counter), pushed on the stack."""
+    scope = Scope(header, parent.bound)
+    parent.add(scope)
+    parent.open_child = scope
+    r.stack.append(scope)
+    return scope
+
+
+def _close(r: _KernelRenderer, keep: Scope) -> None:
+    """Close every scope opened inside `keep` (which stays open)."""
+    depth = r.stack.index(keep)
+    for s in r.stack[depth:]:
+        s.open_child = None
+    del r.stack[depth + 1:]
+
+
+def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
+          size: int) -> Scope:
+    """`count` values of RANGE rng from `base`, those past `size` skipped (the guard binds the
+    range, so nothing reading it is hoisted above the guard)."""
+    loop = r.open_loop(parent, rng, "", base, count)
+    r.stack.append(loop)
+    if size % count == 0:
+        return loop
+    var = loop.names[rng]
+    loop.names.pop(rng)
+    loop.bound = loop.bound - {rng}
+    guard = Scope(f"if ({var} < {size})", parent.bound | {rng})
+    guard.names[rng] = var
+    loop.add(guard)
+    loop.open_child = guard
+    r.stack.append(guard)
+    return guard
+
+
+def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
+    """The reduce's loops (in its order), and the C expression of the flat step number."""
+    scope = parent
+    for k in p.ks:
+        scope = r.open_loop(scope, k)
+        r.stack.append(scope)
+    return scope, _flat(r, scope, p)

@@ -1,0 +1,62 @@
+"""The kernel-local cost rules' bound on sums of products (rules/rangeify.rules' `local_array`
+and `local_reduce`, through rangeify_helpers.py): how long a sum of products may be that computes
+or reads a value local to its kernel.
+
+In: the rangeify context (which reduce ranges are matmul-sized sums of products, and the loops of
+the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are
+short enough, else the reason, for DEBUG=2's `cost` lines.
+
+Why: the C backend prints a kernel whose sum of products reads per-row local values as the
+flash kernel (rules/flash_helpers.py, backends/c/flash.py): per tile of 6 rows, each product's
+operand that does not vary by row (attention's K^T and V) is packed once per head and read whole
+by every tile. At most LOCAL_MAX_PANEL multiply-adds per row, that operand is at most 32K floats
+(128 KB), so both of attention's stay in the L2 cache (512 KB a core here) between tiles: there
+the flash kernel is faster than packed kernels of their own plus the row's max and sum (8 heads
+x 256 x 64, 16K multiply-adds per row each: README, "Kernel-local buffers"). A longer one (an
+MLP's hidden layer, 784 x 256 per row) would stream its operand from memory per tile: the packed
+loops of its own kernel win.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+LOCAL_MAX_PANEL = 1 << 15
+# the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as
+# much as 16, so they count as 16
+PANEL = 16
+
+
+def _panels(n: int) -> int:
+    return -(-n // PANEL) * PANEL
+
+
+def _size(r: UOp) -> int:
+    end = r.src[0]
+    return end.arg if end.op is Ops.CONST else LOCAL_MAX_PANEL + 1  # symbolic: never local
+
+
+def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
+    """Why a value read at `idx` (its row: idx's loop ranges) is not local: a sum of products of
+    more than LOCAL_MAX_PANEL multiply-adds per row computes it (`products`, attention's scores:
+    their length times the array's panels) or reads it (one whose reduce ranges are among idx's:
+    its length times the panels of its kernel's loops past the row); else None."""
+    rngs = [n for e in (*idx.src[1:], *(idx.arg or ())) for n in toposort(e) if n.op is Ops.RANGE]
+    row = {r for r in idx.src[1:] if r.op is Ops.RANGE and r.arg[1] == "loop"}
+    most = 0
+    if products is not None:
+        cols = math.prod(_size(r) for r in idx.src[1:] if r.op is Ops.RANGE and r not in row)
+        most = _panels(cols) * (products.src[0].size // max(products.size, 1))
+    for r in dict.fromkeys(rngs):
+        k = ctx.products.get(r)
+        if k is not None:
+            cols = math.prod(_size(x) for x in ctx.kernel_loops.get(r, ()) if x not in row)
+            most = max(most, k * _panels(cols))
+    if most <= LOCAL_MAX_PANEL:
+        return None
+    return (f"a sum of products of {most} multiply-adds per row > LOCAL_MAX_PANEL "
+            f"{LOCAL_MAX_PANEL} computes or reads it")

@@ -1,0 +1,137 @@
+"""Helpers of `opt.rules`' flash action: which kernels with kernel-local values and sums of
+products run as a flash kernel (an attention head: scores, softmax and output per tile of rows).
+
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashable(st)`, a bool,
+and `flashed(st)`, the STORE with a `Flash` as its arg, which `backends/c/flash.py` prints.
+
+A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (float32 or
+float64, one sum of products over its last range c, the columns), x holds the kernel's per-row
+values (the kernel-local arrays and scalars rangeify made: each depends on the batch ranges and
+the row i only), y none of them; a local array may itself be a sum of products
+s(.., i, l) = sum_d a(.., i, d) * b(.., l, d) (attention's scores). Then per tile of `tile`
+rows, each local product is computed by a register tile over packed panels of b, the row's
+other values (max, exp, sum) as the plain renderer prints them, once per row, and the output by
+a register tile over packed panels of y, whose A operand x is computed once per element. Each
+sum keeps its order over its k; each step is a fused multiply-add, the FMA contract of
+runtime/semantics.py (as the packing action).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, TILE_ROWS, VECTOR_BYTES, free_ranges, split
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+# multiply-adds from which the flash kernel's batch (head) loop runs on all cores
+PARALLEL_MIN_WORK = 1 << 20
+# the packed panels of one head (every product's), at most: they live on the stack of the
+# thread, and are read again by each tile of rows, so they must stay in the L2 cache (the
+# rangeify cost rule keeps each below LOCAL_MAX_PANEL elements: 128 KB of float32)
+MAX_PANEL_BYTES = 1 << 18
+
+
+@dataclass(frozen=True)
+class Flash:
+    """The flash action on a STORE (its arg): range ids of the row loop (tiled by `tile` rows)
+    and of the output's columns, the range ids of the local arrays computed as register tiles
+    (the local products), the panel width, and which loop is split across cores: "batch"
+    (the outermost batch loop), "tiles" (the row tiles) or "" (one core)."""
+
+    rows: int
+    cols: int
+    products: tuple[int, ...]
+    tile: int
+    panel: int
+    parallel: str
+
+    def describe(self) -> str:
+        prods = " ".join(f"r{r}" for r in self.products) or "none"
+        what = (f"FLASH rows r{self.rows} in tiles of {self.tile}: local products over {prods}, "
+                f"output over r{self.cols} (panels of {self.panel})")
+        return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
+
+
+def _size(r: UOp) -> int | None:
+    end = r.src[0]
+    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
+
+
+def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
+    """(a, b) of a local array DEFINE_LOCAL(sum_d a * b, l) over one range l, a reading the row
+    i and not l, b reading l and not i, and b no per-row value; else None."""
+    if len(dl.src) != 2 or dl.src[0].op is not Ops.REDUCE:
+        return None
+    red = dl.src[0]
+    ab = split(red, (i,), dl.src[1], deps)
+    if ab is None or any(_size(k) is None for k in red.src[1:]) or _per_row(ab[1]):
+        return None
+    return ab
+
+
+def _per_row(x: UOp) -> bool:
+    return any(n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL) for n in toposort(x))
+
+
+def _plan(st: UOp) -> Flash | None:
+    ranges = st.src[2:]
+    if st.arg is not None or len(ranges) < 2 or any(_size(r) is None for r in ranges):
+        return None
+    dt = st.src[1].dtype
+    if len(st.src[0].src) != 2 or dt not in (dtypes.float32, dtypes.float64):
+        return None
+    i, c = ranges[-2], ranges[-1]
+    deps = free_ranges(st)
+    outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in deps[n]]
+    if len(outs) != 1 or outs[0].dtype is not dt:
+        return None
+    out = outs[0]
+    xy = split(out, (i,), c, deps)
+    if xy is None or _per_row(xy[1]) or any(_size(k) is None for k in out.src[1:]):
+        return None
+    # above the output's sum the store reads no per-row value (it would be recomputed per panel)
+    above = toposort(st.src[1], stop=lambda n: n is out)
+    if any(n is not out and n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL) for n in above):
+        return None
+    # x's per-row values (kernel-local arrays and scalars) depend on the batch and the row only:
+    # computed once per row; a kernel with none is a plain product (the packing action's)
+    row = frozenset(ranges[:-1])
+    per_row = [n for n in toposort(xy[0]) if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL)
+               and deps[n] == row]
+    if not per_row:
+        return None
+    prods = [dl for dl in per_row
+             if dl.op is Ops.DEFINE_LOCAL and local_product(dl, i, deps) is not None]
+    lanes = VECTOR_BYTES // dt.itemsize
+    panel = PANEL_VECTORS * lanes
+    panels = 0
+    for red, cols in [(dl.src[0], dl.src[1]) for dl in prods] + [(out, c)]:
+        k = math.prod(_size(r) for r in red.src[1:])  # type: ignore[misc]
+        panels += k * -(-_size(cols) // panel) * panel  # type: ignore[operator]
+    if panels * dt.itemsize > MAX_PANEL_BYTES:
+        return None
+    batch = ranges[:-2]
+    work = math.prod(_size(r) for r in ranges) * math.prod(_size(r) for r in out.src[1:])  # type: ignore[misc]
+    if work < PARALLEL_MIN_WORK:
+        parallel = ""
+    elif batch and _size(batch[0]) >= 2:  # type: ignore[operator]
+        parallel = "batch"
+    else:
+        parallel = "tiles"
+    return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods),
+                 min(TILE_ROWS, _size(i)), panel, parallel)  # type: ignore[type-var]
+
+
+def flashable(st: UOp) -> bool:
+    """A STORE not given an action yet that the flash kernel computes (see the docstring)."""
+    return _plan(st) is not None
+
+
+def flashed(st: UOp) -> UOp:
+    """The STORE with its flash action (a `Flash`) as arg."""
+    plan = _plan(st)
+    assert plan is not None
+    return st.replace(arg=plan)

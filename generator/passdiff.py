@@ -455,18 +455,21 @@ def _pool_program() -> str | None:
 
 def _product_program() -> str | None:
     """A matmul and a convolution large enough for opt.rules' pack_store (at least 32K
-    multiply-adds: the fuzzer's programs are smaller)."""
+    multiply-adds: the fuzzer's programs are smaller), and an integer matmul for its
+    interchange_store (packing takes float sums only; the attention program's output sum,
+    interchange's before the flash kernel, is flash_store's now)."""
     from rulegrad import Tensor
 
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal((20, 40), np.float32), rng.standard_normal((40, 48), np.float32)
     x = rng.standard_normal((2, 4, 12, 12), np.float32)
     w = rng.standard_normal((16, 4, 3, 3), np.float32)
-    mm, conv = Tensor(a) @ Tensor(b), Tensor(x).conv2d(Tensor(w))
-    Tensor.realize(mm, conv)
+    ia, ib = rng.integers(-9, 9, (8, 12), np.int32), rng.integers(-9, 9, (12, 32), np.int32)
+    mm, conv, imm = Tensor(a) @ Tensor(b), Tensor(x).conv2d(Tensor(w)), Tensor(ia) @ Tensor(ib)
+    Tensor.realize(mm, conv, imm)
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
-    wants = (a @ b, np.einsum("nchwyx,ocyx->nohw", win, w))
-    for name, t, want in zip(("matmul", "conv2d"), (mm, conv), wants):
+    wants = (a @ b, np.einsum("nchwyx,ocyx->nohw", win, w), ia @ ib)
+    for name, t, want in zip(("matmul", "conv2d", "int matmul"), (mm, conv, imm), wants):
         if not np.allclose(t.numpy(), want, rtol=1e-4, atol=1e-4):
             return f"{name}: {t.numpy()} != {want}"
     return None

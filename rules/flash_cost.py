@@ -1,6 +1,6 @@
 """The kernel-local cost rules' bound on sums of products (rules/rangeify.rules' `local_array`
-and `local_reduce`, through rangeify_helpers.py): how long a sum of products may be that computes
-or reads a value local to its kernel.
+and `local_reduce` guards, and `local_value` through rangeify_helpers.py's `local_value_row`): how
+long a sum of products may be that computes or reads a value local to its kernel.
 
 In: the rangeify context (which reduce ranges are matmul-sized sums of products, and the loops of
 the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are

@@ -25,6 +25,7 @@ import itertools
 import sys
 import threading
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -151,10 +152,11 @@ class Buffer:
         """Made from host data (an input, a constant argument), not allocated by a kernel."""
         return self.data is not None and not self._pooled
 
-    def __del__(self) -> None:
+    def __del__(self, _refs: Any = sys.getrefcount) -> None:
+        # (getrefcount bound here: at interpreter shutdown the module's `sys` may be None)
         data = self.data
         # references: self.data, `data`, getrefcount's argument; more means a view is alive
-        if self._pooled and data is not None and sys.getrefcount(data) == 3:
+        if self._pooled and data is not None and _refs(data) == 3:
             self.data = None
             try:
                 _give(data, self._address)

@@ -101,7 +101,10 @@ def test_parallel_build_is_one_library_that_computes(tmp_path, monkeypatch):
     from rulegrad.backends.c import run
 
     rng = np.random.default_rng(1)
-    x, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in ((32, 64), (64, 64), (64, 16)))
+    # a hidden layer past LOCAL_MAX_PANEL's products per row: two kernels (a smaller MLP is one
+    # flash kernel, rules/flash_cost.py)
+    x, w1, w2 = (rng.standard_normal(s).astype(np.float32)
+                 for s in ((32, 256), (256, 256), (256, 16)))
     ref = np.maximum(x @ w1, 0) @ w2
     for jobs, runs in (("2", 3), ("1", 1)):
         monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)

@@ -33,6 +33,7 @@ from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+from .gemm import _close, _open
 from .render import _SUFFIX, RenderError, Scope, _range_size, ctype
 
 if TYPE_CHECKING:
@@ -98,11 +99,11 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     if full:
         tv = r.fresh("tl")
         head = f"for (int64_t {tv} = 0; {tv} < {full}; {tv}++)"
-        tile = _open(r, scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head)
+        tile = _open(scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head, r)
         _tile(r, v, st, tile, i, local, out, f"{tv} * {fl.tile}", fl.tile, tj)
         _close(r, scope)
     if rest:
-        tile = _open(r, scope, "/* the last rows */")
+        tile = _open(scope, "/* the last rows */", r)
         _tile(r, v, st, tile, i, local, out, str(full * fl.tile), rest, tj)
         _close(r, scope)
     r._close_loops()
@@ -114,7 +115,7 @@ def _pack(r: _KernelRenderer, v: _Vec, scope: Scope, p: _Product, tj: int) -> No
     p.pb = r.fresh("pb")
     scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
     pv = r.fresh("pn")
-    panel = _open(r, scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    panel = _open(scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
     kscope, kk = _k_loops(r, panel, p)
     col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
     col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
@@ -188,7 +189,7 @@ def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Produc
     line and `after(panel scope, panel)`."""
     nv = tj // v.lanes
     pv = r.fresh("pn")
-    panel = _open(r, tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    panel = _open(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
     acc = r.fresh("acc")
     panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
     panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
@@ -218,23 +219,6 @@ def _flat(r: _KernelRenderer, scope: Scope, p: _Product) -> str:
         var = r.loop_names[k]
         flat = f"({flat}) * {_range_size(k)} + {var}" if flat else var
     return f"({flat})"
-
-
-def _open(r: _KernelRenderer, parent: Scope, header: str) -> Scope:
-    """A loop or block that binds no RANGE (a tile or panel counter), pushed on the stack."""
-    scope = Scope(header, parent.bound)
-    parent.add(scope)
-    parent.open_child = scope
-    r.stack.append(scope)
-    return scope
-
-
-def _close(r: _KernelRenderer, keep: Scope) -> None:
-    """Close every scope opened inside `keep` (which stays open)."""
-    depth = r.stack.index(keep)
-    for s in r.stack[depth:]:
-        s.open_child = None
-    del r.stack[depth + 1:]
 
 
 def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,

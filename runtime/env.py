@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 _ON = ("1", "on", "true", "yes")
 _OFF = ("", "0", "off", "false", "no")
@@ -37,6 +38,16 @@ def env_get(name: str) -> str | None:
         key = _keys[name] = _encodekey(name)
     raw = _data.get(key)
     return None if raw is None else _decodevalue(raw)
+
+
+def raw_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
+    """A function giving the current values of `names` as one tuple, undecoded (bytes from the
+    raw table on POSIX): a cache key, at the cost of a lookup per name."""
+    if _data is None:
+        return lambda: tuple(os.environ.get(n) for n in names)
+    keys, get = tuple(map(_encodekey, names)), _data.get
+    return lambda: tuple(map(get, keys)) if os.environ is _environ \
+        else tuple(os.environ.get(n) for n in names)
 
 
 class EnvError(ValueError):

@@ -29,7 +29,6 @@ write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` t
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -39,7 +38,7 @@ from typing import Any
 
 from . import buffer as _buffer
 from .buffer import Buffer
-from .env import env_flag
+from .env import env_flag, raw_reader
 from .kernelize import _chosen
 from .ops import Ops
 from .rewrite import tracing_active
@@ -63,11 +62,7 @@ _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGR
                                               "RULEGRAD_MATCHER"))
 _ON = (None, b"", b"1", "", "1")  # RULEGRAD_PLANS unset, empty or 1: plans on, not parsed
 
-try:  # the raw table (POSIX: bytes keys); other platforms read through os.environ
-    _raw: dict | None = os.environ._data  # type: ignore[attr-defined]
-    _keys = tuple(os.environ.encodekey(k) for k in _SETTINGS)  # type: ignore[attr-defined]
-except AttributeError:
-    _raw, _keys = None, _SETTINGS
+_settings = raw_reader(_SETTINGS)  # (bytes on POSIX: _OFF and _ON hold both kinds)
 
 
 class Plan:
@@ -106,10 +101,7 @@ stats = {"hits": 0, "recorded": 0}
 
 def key(uops: Sequence[UOp]) -> tuple | None:
     """The lookup key of these roots now, or None when nothing may be planned."""
-    if _raw is None:
-        env = tuple(os.environ.get(k) for k in _keys)
-    else:
-        env = tuple(map(_raw.get, _keys))
+    env = _settings()
     if env[0] not in _ON and not env_flag("RULEGRAD_PLANS", default=True):
         return None  # (a value that is no on/off setting is an error naming the variable)
     for i in _WATCHERS:

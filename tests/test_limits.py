@@ -338,3 +338,30 @@ def test_settings_read_from_the_raw_table_follow_the_environment(monkeypatch):
     assert env_get("RULEGRAD_TEST_SETTING") == os.environ["RULEGRAD_TEST_SETTING"]
     monkeypatch.delenv("RULEGRAD_TEST_SETTING")
     assert env_get("RULEGRAD_TEST_SETTING") is None
+
+
+def test_a_raw_reader_follows_the_environment(monkeypatch):
+    # the plans' cache key reads its settings through raw_reader: a change through os.environ
+    # must change the key, and unset must differ from set
+    from rulegrad.runtime.env import raw_reader
+
+    read = raw_reader(("RULEGRAD_TEST_A", "RULEGRAD_TEST_B"))
+    monkeypatch.delenv("RULEGRAD_TEST_A", raising=False)
+    monkeypatch.delenv("RULEGRAD_TEST_B", raising=False)
+    unset = read()
+    assert unset == (None, None)
+    monkeypatch.setenv("RULEGRAD_TEST_B", "1")
+    one = read()
+    assert one[0] is None and one[1] is not None and one != unset
+    monkeypatch.setenv("RULEGRAD_TEST_B", "2")
+    assert read() != one
+
+
+def test_a_bad_debug_level_in_the_backend_names_the_variable(monkeypatch):
+    from rulegrad.backends.c.run import compile_program
+    from rulegrad.runtime.env import EnvError
+
+    sched = (Tensor(np.ones(3, np.float32)) + 1).schedule()
+    monkeypatch.setenv("DEBUG", "abc")
+    with pytest.raises(EnvError, match=r"DEBUG='abc': expected a whole number"):
+        compile_program(sched)

@@ -285,7 +285,7 @@ def build_library(kernels: list[RenderedKernel]) -> Library:
     with _lock:
         if (lib := _loaded.get(key)) is not None:
             return lib
-        if int(os.environ.get("DEBUG", "0") or 0) >= 4:
+        if env_int("DEBUG", 0) >= 4:
             # the kernels as written (the prelude of helpers is the same for every build)
             print("\n".join(k.source for k in kernels), file=sys.stderr)
         data = disk.lookup(key)
@@ -348,7 +348,7 @@ def _compile(key: str, source: str, kernels: list[RenderedKernel], cc: list[str]
         if not out.exists():
             raise CompileError("the compiler exited without error and wrote no library",
                                _keep_source(key, source), compile_command(cc, flags, "", ""))
-        if int(os.environ.get("DEBUG", "0") or 0) >= 4:
+        if env_int("DEBUG", 0) >= 4:
             _keep_source(key, source)
         disk.install(key, out.read_bytes())
         _openmp_defaults()

@@ -17,7 +17,6 @@ remaining program uses is unloaded (`build.Library`).
 from __future__ import annotations
 
 import collections
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -124,7 +123,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         return prog
     probe_compiler()  # the compiler's version (the cache key) is asked while we render
     rendered: list[RenderedKernel] = []
-    debug = int(os.environ.get("DEBUG", "0") or 0)
+    debug = env_int("DEBUG", 0)
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
         low = lower_only(ast)
         opt = optimize_kernel(low)
@@ -154,7 +153,7 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
     prog = compile_program(schedule, restrict)
     addrs = [[b.address() for b in item.bufs[:k.nparams]]
              for item, k in zip(schedule, prog.kernels)]
-    debug = int(os.environ.get("DEBUG", "0") or 0)
+    debug = env_int("DEBUG", 0)
     if timings is None and debug >= 1:
         timings = []  # DEBUG=1: kernel count and time per kernel
     prog.run_addresses(addrs, timings, var_vals)

@@ -21,7 +21,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rulegrad.rules.pack_helpers import PANEL_VECTORS, TILE_ROWS, VECTOR_BYTES, free_ranges, split
+from rulegrad.rules.pack_helpers import (
+    PANEL_VECTORS,
+    TILE_ROWS,
+    VECTOR_BYTES,
+    free_ranges,
+    range_size,
+    split,
+)
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -55,11 +62,6 @@ class Flash:
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
 
 
-def _size(r: UOp) -> int | None:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
-
-
 def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
     """(a, b) of a local array DEFINE_LOCAL(sum_d a * b, l) over one range l, a reading the row
     i and not l, b reading l and not i, and b no per-row value; else None."""
@@ -67,7 +69,7 @@ def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp
         return None
     red = dl.src[0]
     ab = split(red, (i,), dl.src[1], deps)
-    if ab is None or any(_size(k) is None for k in red.src[1:]) or _per_row(ab[1]):
+    if ab is None or any(range_size(k) is None for k in red.src[1:]) or _per_row(ab[1]):
         return None
     return ab
 
@@ -78,7 +80,7 @@ def _per_row(x: UOp) -> bool:
 
 def _plan(st: UOp) -> Flash | None:
     ranges = st.src[2:]
-    if st.arg is not None or len(ranges) < 2 or any(_size(r) is None for r in ranges):
+    if st.arg is not None or len(ranges) < 2 or any(range_size(r) is None for r in ranges):
         return None
     dt = st.src[1].dtype
     if len(st.src[0].src) != 2 or dt not in (dtypes.float32, dtypes.float64):
@@ -90,7 +92,7 @@ def _plan(st: UOp) -> Flash | None:
         return None
     out = outs[0]
     xy = split(out, (i,), c, deps)
-    if xy is None or _per_row(xy[1]) or any(_size(k) is None for k in out.src[1:]):
+    if xy is None or _per_row(xy[1]) or any(range_size(k) is None for k in out.src[1:]):
         return None
     # above the output's sum the store reads no per-row value (it would be recomputed per panel)
     above = toposort(st.src[1], stop=lambda n: n is out)
@@ -109,20 +111,20 @@ def _plan(st: UOp) -> Flash | None:
     panel = PANEL_VECTORS * lanes
     panels = 0
     for red, cols in [(dl.src[0], dl.src[1]) for dl in prods] + [(out, c)]:
-        k = math.prod(_size(r) for r in red.src[1:])  # type: ignore[misc]
-        panels += k * -(-_size(cols) // panel) * panel  # type: ignore[operator]
+        k = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]
+        panels += k * -(-range_size(cols) // panel) * panel  # type: ignore[operator]
     if panels * dt.itemsize > MAX_PANEL_BYTES:
         return None
     batch = ranges[:-2]
-    work = math.prod(_size(r) for r in ranges) * math.prod(_size(r) for r in out.src[1:])  # type: ignore[misc]
+    work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     if work < PARALLEL_MIN_WORK:
         parallel = ""
-    elif batch and _size(batch[0]) >= 2:  # type: ignore[operator]
+    elif batch and range_size(batch[0]) >= 2:  # type: ignore[operator]
         parallel = "batch"
     else:
         parallel = "tiles"
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods),
-                 min(TILE_ROWS, _size(i)), panel, parallel)  # type: ignore[type-var]
+                 min(TILE_ROWS, range_size(i)), panel, parallel)  # type: ignore[type-var]
 
 
 def flashable(st: UOp) -> bool:

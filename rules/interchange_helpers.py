@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 from rulegrad.rules.opt_helpers import stride
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -59,11 +59,6 @@ class Interchange:
                 f"({self.tile[0]}x{self.tile[1]})")
 
 
-def _size(r: UOp) -> int | None:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
-
-
 def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
     """True when some load in the reduce's body is contiguous in j and strided in k."""
     for n in toposort(red.src[0]):
@@ -91,16 +86,16 @@ def _costly_outside(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
 
 def _plan(st: UOp) -> Interchange | None:
     ranges = st.src[2:]
-    if st.arg is not None or not ranges or any(_size(r) is None for r in ranges):
+    if st.arg is not None or not ranges or any(range_size(r) is None for r in ranges):
         return None
     j = ranges[-1]
-    if _size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
+    if range_size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
         return None
     deps = free_ranges(st)
     # a reduce that does not depend on j (a kernel-local row max or sum) is computed once per
     # row outside j's loop wherever it is read: only the others are interchanged
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
-    if not reds or any(_size(k) is None for r in reds for k in r.src[1:]):
+    if not reds or any(range_size(k) is None for r in reds for k in r.src[1:]):
         return None
     # each reduce's body must hold no other reduce over j: every sum gets its own k loops
     if any(n.op is Ops.REDUCE and j in deps[n] for r in reds for n in toposort(r.src[0])[:-1]):
@@ -114,14 +109,14 @@ def _plan(st: UOp) -> Interchange | None:
     per_row = any(n.op is Ops.DEFINE_LOCAL or (n.op is Ops.REDUCE and n not in reds)
                   for n in toposort(st.src[1]))
     if (len(reds) == 1 and not per_row and len(ranges) >= 2
-            and _size(ranges[-2]) % TILE_I == 0  # type: ignore[operator]
-            and _size(j) % TILE_J == 0 and ranges[-2] in deps[reds[0]]  # type: ignore[operator]
+            and range_size(ranges[-2]) % TILE_I == 0  # type: ignore[operator]
+            and range_size(j) % TILE_J == 0 and ranges[-2] in deps[reds[0]]  # type: ignore[operator]
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Interchange((TILE_I, TILE_J))
-    work = _size(j) * max(math.prod(_size(k) for k in r.src[1:]) for r in reds)  # type: ignore
+    work = range_size(j) * max(math.prod(range_size(k) for k in r.src[1:]) for r in reds)  # type: ignore
     if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
-        return Interchange(None, _block(_size(j)))  # type: ignore[arg-type]
+        return Interchange(None, _block(range_size(j)))  # type: ignore[arg-type]
     return Interchange(None)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from rulegrad.rules.pack_helpers import range_size
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -63,11 +64,6 @@ def stride(expr: UOp, r: UOp) -> int | None:
     return vals[1] - vals[0]
 
 
-def _size(r: UOp) -> int | None:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
-
-
 def small_reduce(red: UOp) -> bool:
     """A loop-form REDUCE (`REDUCE(op(DEFINE_REG, v), *ranges)`) over at most UNROLL_MAX
     values of constant ranges, with no reduce inside it, that is not a sum of products."""
@@ -77,7 +73,7 @@ def small_reduce(red: UOp) -> bool:
     # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length
     if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL:
         return False
-    sizes = [_size(r) for r in red.src[1:]]
+    sizes = [range_size(r) for r in red.src[1:]]
     if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]
         return False
     return not any(n.op is Ops.REDUCE for n in toposort(update))
@@ -99,7 +95,7 @@ def unrolled(red: UOp) -> UOp:
     value: UOp | None = None
     if not _neutral(red.arg, acc.dtype):
         value = UOp.const(acc.dtype, acc.arg)
-    for point in itertools.product(*(range(_size(r)) for r in ranges)):  # type: ignore[arg-type]
+    for point in itertools.product(*(range(range_size(r)) for r in ranges)):  # type: ignore[arg-type]
         at = {r: UOp.const(dtypes.index, v) for r, v in zip(ranges, point)}
         if value is None:  # update is op(acc, x): the first step's value is x
             value = update.src[1].substitute(at)
@@ -118,7 +114,7 @@ def upcastable(st: UOp) -> bool:
     if not ranges or len(st.src[0].src) != 2:
         return False
     j = ranges[-1]
-    size = _size(j)
+    size = range_size(j)
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
         return False
     for n in _along(st.src[1], j):

@@ -58,7 +58,8 @@ class Pack:
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
 
 
-def _size(r: UOp) -> int | None:
+def range_size(r: UOp) -> int | None:
+    """A RANGE's trip count, None while it is symbolic (the optimizer's actions need it)."""
     end = r.src[0]
     return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
 
@@ -108,7 +109,7 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
     tj = PANEL_VECTORS * lanes
     best: tuple[float, int, tuple[UOp, ...], UOp] | None = None
     for pos, j in enumerate(ranges):
-        size = _size(j)
+        size = range_size(j)
         xy = operands(reds[0])
         if size is None or size < lanes or xy is None:
             continue
@@ -141,28 +142,28 @@ def _reduces(st: UOp) -> list[UOp] | None:
 
 def _plan(st: UOp) -> Pack | None:
     ranges = st.src[2:]
-    if st.arg is not None or len(ranges) < 2 or any(_size(r) is None for r in ranges):
+    if st.arg is not None or len(ranges) < 2 or any(range_size(r) is None for r in ranges):
         return None
     reds = _reduces(st)
-    if reds is None or any(_size(k) is None for red in reds for k in red.src[1:]):
+    if reds is None or any(range_size(k) is None for red in reds for k in red.src[1:]):
         return None
     deps = free_ranges(st)
     found = _layout(st, reds, deps)
     if found is None:
         return None
     rows, j = found
-    ni = math.prod(_size(i) for i in rows)  # type: ignore[misc]
-    k_total = sum(math.prod(_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
-    macs = math.prod(_size(r) for r in ranges) * k_total  # type: ignore[misc]
+    ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
+    k_total = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
+    macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < MIN_WORK:
         return None
     lanes = VECTOR_BYTES // reds[0].dtype.itemsize
     panel = PANEL_VECTORS * lanes
-    npanels = -(-_size(j) // panel)  # type: ignore[operator]
+    npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     batch = [r for r in ranges if r is not j and r not in rows]
     if macs < PARALLEL_MIN_WORK:
         parallel = ""
-    elif batch and _size(batch[0]) >= BATCH_PARALLEL_MIN:  # type: ignore[operator]
+    elif batch and range_size(batch[0]) >= BATCH_PARALLEL_MIN:  # type: ignore[operator]
         parallel = "batch"
     else:
         parallel = "tiles"

@@ -18,14 +18,9 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
-
-
-def _size(r: UOp) -> int | None:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
 
 
 def threadable(red: UOp) -> bool:
@@ -39,12 +34,12 @@ def threadable(red: UOp) -> bool:
     if red.dtype.is_bool and red.arg in (Ops.MAX, Ops.MIN):
         return False
     first = red.src[1]
-    size = _size(first)
+    size = range_size(first)
     if first.arg[1] == "thread" or size is None or size < 2:
         return False
     if free_ranges(red)[red]:
         return False
-    sizes = [_size(n) for n in toposort(red) if n.op is Ops.RANGE]
+    sizes = [range_size(n) for n in toposort(red) if n.op is Ops.RANGE]
     return None not in sizes and math.prod(sizes) >= PARALLEL_MIN_WORK  # type: ignore[arg-type]
 
 

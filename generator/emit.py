@@ -272,7 +272,8 @@ class _PartEmitter:
 
     def scope(self, captures: dict[str, IRPath]) -> Scope:
         return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps,
-                     op=self.cx.op)
+                     op=self.cx.op, nodes=frozenset(c for c, p in captures.items()
+                                                    if not (p and p[-1] < 0)))
 
     def fired(self, k: int) -> str:
         return f"{self.rules_var}[{k}]"
@@ -314,6 +315,7 @@ class _PartEmitter:
         for name, e in rule.lets[start:stop]:
             value = pyexpr(e, sc)
             sc.captures[name] = self.local(name)
+            sc.nodes = sc.nodes - {name}  # a let's value may be anything
             out.append(f"{sc.captures[name]} = {value}")
         return out
 
@@ -500,6 +502,21 @@ def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
     return first + then
 
 
+def _unpack_first(body: list[str]) -> list[str]:
+    """A body that is one `if len(n.src) == K:` whose first line unpacks the K sources, then
+    `return None`, as the unpack alone: `n0, n1 = n.src` raises ValueError on any other count,
+    and the function returns None then as the test did (one attribute load and no call of len
+    per node; a try costs nothing on Python 3.11 until it catches)."""
+    if len(body) < 3 or body[-1] != "return None" or not body[0].startswith("if len(n.src) == "):
+        return body
+    inner = body[1:-1]
+    if not all(line.startswith("    ") for line in inner) or \
+            not re.fullmatch(r"    n0(, n\d+)+ = n\.src", inner[0]):
+        return body
+    return ["try:", inner[0], "except ValueError:", "    return None"] + \
+        [line[4:] for line in inner[1:]] + ["return None"]
+
+
 def _switches_with(arms: list[Node], node: Node) -> bool:
     """`node` can join the if/elif switch `arms`: it tests the op of the same node, and no op
     twice (the trie put them side by side only because they are mutually exclusive)."""
@@ -611,6 +628,7 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
             if f.params == "n, ctx" and len(f.lines) <= INLINE_PRELUDE:
                 assert f.lines[-1] == "return None"
                 bodies[f.name] = f.lines[:-1]
+            f.lines = _unpack_first(f.lines)  # (after `bodies` took the form that merges)
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
                            " ".join(r.text.split())) for r in rules]
         entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"

@@ -64,10 +64,17 @@ class Scope:
     # how an op is spelt: a generated module reads `Ops.X` from a module global (on Python 3.11
     # reading it off the Enum class costs a Python-level hook per read)
     op: Callable[[Ops], str] = lambda o: f"Ops.{o.name}"
+    # the captures that hold one node (not a variadic tuple, a let or a comprehension's name):
+    # their `vmin`/`vmax` read the cached bounds in place (`_BOUNDS`), without the property's call
+    nodes: frozenset[str] = frozenset()
 
     def temp(self) -> str:
         self.temps[0] += 1
         return f"_t{self.temps[0]}"
+
+
+# UOp.vmin / UOp.vmax: index into the cached `_bounds` (runtime/uop.py), UNSET until derived
+_BOUNDS = {"vmin": 0, "vmax": 1}
 
 
 def _simple(text: str) -> bool:
@@ -101,6 +108,10 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
     if isinstance(e, EAttr):
         if isinstance(e.obj, (EName, EOpName)) and e.obj.name == "Ops" and e.attr in OP_NAMES:
             return s.op(Ops[e.attr]), _P_POSTFIX  # `Ops.ADD` written out in a rule
+        if e.attr in _BOUNDS and isinstance(e.obj, EName) and e.obj.name in s.nodes:
+            v = s.captures[e.obj.name]
+            return f"({v}._bounds if {v}._bounds is not _UNSET else {v}._bounds_())" \
+                f"[{_BOUNDS[e.attr]}]", _P_POSTFIX
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}.{e.attr}", _P_POSTFIX
     if isinstance(e, EIndex):
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}[{_index(e.index, s)}]", _P_POSTFIX
@@ -146,7 +157,8 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
 def _comp(e: EComp, s: Scope) -> str:
     """`elt for a, b in iter if c`: the names are the comprehension's own, in elt and conds."""
     it = pyexpr(e.iter, s, _P_OR)
-    inner = Scope({**s.captures, **{v: v for v in e.names}}, s.helpers, s.root, s.temps, s.op)
+    inner = Scope({**s.captures, **{v: v for v in e.names}}, s.helpers, s.root, s.temps, s.op,
+                  s.nodes - set(e.names))
     conds = "".join(f" if {pyexpr(c, inner, _P_OR)}" for c in e.conds)
     return f"{pyexpr(e.elt, inner)} for {', '.join(e.names)} in {it}{conds}"
 

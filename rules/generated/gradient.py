@@ -9,6 +9,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.gradient_helpers import argsort
@@ -180,15 +181,17 @@ def _pm_gradient_FUSE(n, ctx):
     return None
 
 def _pm_gradient_ASSIGN(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_assign at rules/gradient.rules:55
-        #   grad_assign: ASSIGN(t, v) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
-        t = n0
-        v = n1
-        _r = _as_uop(n, (None, None))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
+    except ValueError:
+        return None
+    # rule grad_assign at rules/gradient.rules:55
+    #   grad_assign: ASSIGN(t, v) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
+    t = n0
+    v = n1
+    _r = _as_uop(n, (None, None))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
@@ -319,214 +322,252 @@ def _pm_gradient_TRUNC(n, ctx):
     return None
 
 def _pm_gradient_ADD(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_add at rules/gradient.rules:26
-        #   grad_add: ADD(x, y) -> (ctx, ctx)
-        if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx, ctx))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
+    except ValueError:
+        return None
+    # rule grad_add at rules/gradient.rules:26
+    #   grad_add: ADD(x, y) -> (ctx, ctx)
+    if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (ctx, ctx))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
     return None
 
 def _pm_gradient_SUB(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_sub at rules/gradient.rules:27
-        #   grad_sub: SUB(x, y) -> (ctx, -ctx)
-        if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx, -ctx))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
+    except ValueError:
+        return None
+    # rule grad_sub at rules/gradient.rules:27
+    #   grad_sub: SUB(x, y) -> (ctx, -ctx)
+    if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (ctx, -ctx))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
     return None
 
 def _pm_gradient_MUL(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_mul at rules/gradient.rules:28
-        #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
-        if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx * y, ctx * x))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
+    except ValueError:
+        return None
+    # rule grad_mul at rules/gradient.rules:28
+    #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
+    if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (ctx * y, ctx * x))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
     return None
 
 def _pm_gradient_FDIV(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_fdiv at rules/gradient.rules:29
-        #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
-        if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
+    except ValueError:
+        return None
+    # rule grad_fdiv at rules/gradient.rules:29
+    #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
+    if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
     return None
 
 def _pm_gradient_IDIV(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_MOD(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_MAX(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_max at rules/gradient.rules:34
-        #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
+    except ValueError:
+        return None
+    # rule grad_max at rules/gradient.rules:34
+    #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
+    if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
     return None
 
 def _pm_gradient_MIN(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_min at rules/gradient.rules:35
-        #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-        if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
-        x = n0
-        y = n1
-        _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
+    except ValueError:
+        return None
+    # rule grad_min at rules/gradient.rules:35
+    #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
+    if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
+    x = n0
+    y = n1
+    _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
     return None
 
 def _pm_gradient_POW(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_pow at rules/gradient.rules:32
-        #   grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))
-        if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
-        r = n
-        x = n0
-        y = n1
-        _r = _as_uop(n, (ctx * y.eq(0).where(y, y * _new(UOp, _POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * _new(UOp, _LOG, x.dtype, (x,)))))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
+    except ValueError:
+        return None
+    # rule grad_pow at rules/gradient.rules:32
+    #   grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))
+    if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
+    r = n
+    x = n0
+    y = n1
+    _r = _as_uop(n, (ctx * y.eq(0).where(y, y * _new(UOp, _POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * _new(UOp, _LOG, x.dtype, (x,)))))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
     return None
 
 def _pm_gradient_CMPLT(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_CMPNE(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_CMPEQ(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_AND(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_OR(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_XOR(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_SHL(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_SHR(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule grad_flat at rules/gradient.rules:37
-        #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-        _r = _pm_gradient_r17(n, ctx, n0, n1)
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+    except ValueError:
+        return None
+    # rule grad_flat at rules/gradient.rules:37
+    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
+    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+    _r = _pm_gradient_r17(n, ctx, n0, n1)
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_WHERE(n, ctx):
-    if len(n.src) == 3:
+    try:
         n0, n1, n2 = n.src
-        # rule grad_where at rules/gradient.rules:38
-        #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
-        if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
-        a = n1
-        b = n2
-        c = n0
-        _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
+    except ValueError:
+        return None
+    # rule grad_where at rules/gradient.rules:38
+    #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
+    if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
+    a = n1
+    b = n2
+    c = n0
+    _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
     return None
 
 def _pm_gradient_MULACC(n, ctx):
-    if len(n.src) == 3:
+    try:
         n0, n1, n2 = n.src
-        # rule grad_mulacc at rules/gradient.rules:39
-        #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
-        if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
-        a = n0
-        b = n1
-        c = n2
-        _r = _as_uop(n, (ctx * b, ctx * a, ctx))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
+    except ValueError:
+        return None
+    # rule grad_mulacc at rules/gradient.rules:39
+    #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
+    if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
+    a = n0
+    b = n1
+    c = n2
+    _r = _as_uop(n, (ctx * b, ctx * a, ctx))
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
     return None
 
 

@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer

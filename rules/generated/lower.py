@@ -9,6 +9,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.lower_helpers import gated_load
@@ -311,44 +312,50 @@ _lower_alu_rules = (
 _lower_alu_st = match_stats('lower_alu', _lower_alu_rules)  # None unless counting
 
 def _lower_alu_IDIV(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        if n0.dtype is _dt_index and n1.op is _CONST:
-            # rule idiv_pow2 at rules/lower.rules:35
-            #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-            if _lower_alu_st: _lower_alu_st.attempts[1] += 1
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = _new(UOp, _SHR, x.dtype, (x, log2_int(x, c.arg)))
-                if _r is not n: return _r, _lower_alu_rules[1]
+    except ValueError:
+        return None
+    if n0.dtype is _dt_index and n1.op is _CONST:
+        # rule idiv_pow2 at rules/lower.rules:35
+        #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
+        if _lower_alu_st: _lower_alu_st.attempts[1] += 1
+        c = n1
+        x = n0
+        if (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and is_pow2(c.arg):
+            _r = _new(UOp, _SHR, x.dtype, (x, log2_int(x, c.arg)))
+            if _r is not n: return _r, _lower_alu_rules[1]
     return None
 
 def _lower_alu_MOD(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        if n0.dtype is _dt_index and n1.op is _CONST:
-            # rule mod_pow2 at rules/lower.rules:36
-            #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-            if _lower_alu_st: _lower_alu_st.attempts[2] += 1
-            c = n1
-            x = n0
-            if x.vmin >= 0 and is_pow2(c.arg):
-                _r = _new(UOp, _AND, x.dtype, (x, x.const_like(c.arg - 1)))
-                if _r is not n: return _r, _lower_alu_rules[2]
+    except ValueError:
+        return None
+    if n0.dtype is _dt_index and n1.op is _CONST:
+        # rule mod_pow2 at rules/lower.rules:36
+        #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
+        if _lower_alu_st: _lower_alu_st.attempts[2] += 1
+        c = n1
+        x = n0
+        if (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and is_pow2(c.arg):
+            _r = _new(UOp, _AND, x.dtype, (x, x.const_like(c.arg - 1)))
+            if _r is not n: return _r, _lower_alu_rules[2]
     return None
 
 def _lower_alu_MULACC(n, ctx):
-    if len(n.src) == 3:
+    try:
         n0, n1, n2 = n.src
-        # rule mulacc at rules/lower.rules:31
-        #   mulacc: MULACC(a, b, c) -> a * b + c
-        if _lower_alu_st: _lower_alu_st.attempts[0] += 1
-        a = n0
-        b = n1
-        c = n2
-        _r = _as_uop(n, a * b + c)
-        if _r is not None and _r is not n: return _r, _lower_alu_rules[0]
+    except ValueError:
+        return None
+    # rule mulacc at rules/lower.rules:31
+    #   mulacc: MULACC(a, b, c) -> a * b + c
+    if _lower_alu_st: _lower_alu_st.attempts[0] += 1
+    a = n0
+    b = n1
+    c = n2
+    _r = _as_uop(n, a * b + c)
+    if _r is not None and _r is not n: return _r, _lower_alu_rules[0]
     return None
 
 
@@ -367,16 +374,18 @@ _lower_valid_rules = (
 _lower_valid_st = match_stats('lower_valid', _lower_valid_rules)  # None unless counting
 
 def _lower_valid_INDEX(n, ctx):
-    if len(n.src) == 3:
+    try:
         n0, n1, n2 = n.src
-        if n2.op is _CONST and n2.arg == True:
-            # rule valid_true at rules/lower.rules:43
-            #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
-            if _lower_valid_st: _lower_valid_st.attempts[0] += 1
-            b = n0
-            off = n1
-            _r = _new(UOp, _INDEX, b.dtype, (b, off))
-            if _r is not n: return _r, _lower_valid_rules[0]
+    except ValueError:
+        return None
+    if n2.op is _CONST and n2.arg == True:
+        # rule valid_true at rules/lower.rules:43
+        #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
+        if _lower_valid_st: _lower_valid_st.attempts[0] += 1
+        b = n0
+        off = n1
+        _r = _new(UOp, _INDEX, b.dtype, (b, off))
+        if _r is not n: return _r, _lower_valid_rules[0]
     return None
 
 def _lower_valid_LOAD(n, ctx):

@@ -9,6 +9,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.multi_helpers import alu_multi
@@ -173,30 +174,34 @@ def _multi_pm_FUSE(n, ctx):
     return None
 
 def _multi_pm_COPY(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        if n0.op is _MULTI:
-            # rule copy_multi at rules/multi.rules:25
-            #   copy_multi: COPY(MULTI as m, d) -> gather(m, d)
-            if _multi_pm_st: _multi_pm_st.attempts[4] += 1
-            d = n1
-            m = n0
-            _r = _as_uop(n, gather(m, d))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[4]
+    except ValueError:
+        return None
+    if n0.op is _MULTI:
+        # rule copy_multi at rules/multi.rules:25
+        #   copy_multi: COPY(MULTI as m, d) -> gather(m, d)
+        if _multi_pm_st: _multi_pm_st.attempts[4] += 1
+        d = n1
+        m = n0
+        _r = _as_uop(n, gather(m, d))
+        if _r is not None and _r is not n: return _r, _multi_pm_rules[4]
     return None
 
 def _multi_pm_ASSIGN(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        if n0.op is _MULTI:
-            # rule assign_multi at rules/multi.rules:29
-            #   assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)
-            if _multi_pm_st: _multi_pm_st.attempts[5] += 1
-            a = n
-            t = n0
-            v = n1
-            _r = _as_uop(n, assign_multi(a, t, v))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[5]
+    except ValueError:
+        return None
+    if n0.op is _MULTI:
+        # rule assign_multi at rules/multi.rules:29
+        #   assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)
+        if _multi_pm_st: _multi_pm_st.attempts[5] += 1
+        a = n
+        t = n0
+        v = n1
+        _r = _as_uop(n, assign_multi(a, t, v))
+        if _r is not None and _r is not n: return _r, _multi_pm_rules[5]
     return None
 
 def _multi_pm_REDUCE_AXIS(n, ctx):

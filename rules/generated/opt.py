@@ -10,6 +10,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.flash_helpers import flashable
@@ -109,39 +110,41 @@ _opt_index_rules = (
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
 def _opt_index_AND(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        if n0.dtype is _dt_index and n1.op is _CONST:
-            # rule and_in_range at rules/opt.rules:57
-            #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
-            if _opt_index_st: _opt_index_st.attempts[0] += 1
-            c = n1
-            x = n0
-            if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg:
-                return x, _opt_index_rules[0]
-        if n0.op is _ADD and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n1.op is _CONST:
-                if n0_0.dtype is _dt_index and n0_1.op is _CONST:
-                    # rule and_offset at rules/opt.rules:60
-                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
-                    if _opt_index_st: _opt_index_st.attempts[1] += 1
-                    c = n0_1
-                    m = n1
-                    x = n0_0
-                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
-                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
-                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
-                if n0_0.op is _CONST and n0_1.dtype is _dt_index:
-                    # rule and_offset at rules/opt.rules:60
-                    #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
-                    if _opt_index_st: _opt_index_st.attempts[1] += 1
-                    c = n0_0
-                    m = n1
-                    x = n0_1
-                    if is_pow2(m.arg + 1) and 0 <= x.vmin + c.arg % (m.arg + 1) and x.vmax + c.arg % (m.arg + 1) <= m.arg:
-                        _r = _as_uop(n, x + c.arg % (m.arg + 1))
-                        if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+    except ValueError:
+        return None
+    if n0.dtype is _dt_index and n1.op is _CONST:
+        # rule and_in_range at rules/opt.rules:57
+        #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
+        if _opt_index_st: _opt_index_st.attempts[0] += 1
+        c = n1
+        x = n0
+        if is_pow2(c.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] <= c.arg:
+            return x, _opt_index_rules[0]
+    if n0.op is _ADD and len(n0.src) == 2:
+        n0_0, n0_1 = n0.src
+        if n1.op is _CONST:
+            if n0_0.dtype is _dt_index and n0_1.op is _CONST:
+                # rule and_offset at rules/opt.rules:60
+                #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                if _opt_index_st: _opt_index_st.attempts[1] += 1
+                c = n0_1
+                m = n1
+                x = n0_0
+                if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % (m.arg + 1) and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % (m.arg + 1) <= m.arg:
+                    _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                    if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+            if n0_0.op is _CONST and n0_1.dtype is _dt_index:
+                # rule and_offset at rules/opt.rules:60
+                #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
+                if _opt_index_st: _opt_index_st.attempts[1] += 1
+                c = n0_0
+                m = n1
+                x = n0_1
+                if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % (m.arg + 1) and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % (m.arg + 1) <= m.arg:
+                    _r = _as_uop(n, x + c.arg % (m.arg + 1))
+                    if _r is not None and _r is not n: return _r, _opt_index_rules[1]
     return None
 
 

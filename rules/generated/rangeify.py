@@ -12,6 +12,7 @@ from rulegrad.runtime.matcher import RuleMatcher, compose, helper_from, match_st
 from rulegrad.runtime.matcher import as_uop as _as_uop  # noqa: F401
 from rulegrad.runtime.ops import GroupOp, Ops  # noqa: F401
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
+from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import ChildrenContext
@@ -152,17 +153,19 @@ def _earliest_rewrites_COPY(n, ctx):
     return None
 
 def _earliest_rewrites_ASSIGN(n, ctx):
-    if len(n.src) == 2:
+    try:
         n0, n1 = n.src
-        # rule assign_hazard at rules/rangeify.rules:61
-        #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
-        a = n
-        t = n0
-        x = n1
-        if x.op is not _CONTIGUOUS and reads_moved(t, x):
-            _r = _as_uop(n, a.replace(src=(t, x.f(_CONTIGUOUS))))
-            if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[6]
+    except ValueError:
+        return None
+    # rule assign_hazard at rules/rangeify.rules:61
+    #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
+    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
+    a = n
+    t = n0
+    x = n1
+    if x.op is not _CONTIGUOUS and reads_moved(t, x):
+        _r = _as_uop(n, a.replace(src=(t, x.f(_CONTIGUOUS))))
+        if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[6]
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):

@@ -1,0 +1,84 @@
+"""The generated matchers' fast forms mean what the rules say (generator/emit.py, pyexpr.py).
+
+- A root function unpacks its sources without testing their count first: a node with another
+  count than the pattern's is still no match (None), never a ValueError.
+- A guard's `x.vmin` / `x.vmax` reads the node's cached bounds in place: right whether the bounds
+  were derived before (cached) or not yet (UNSET), and vmin is not vmax.
+
+Each case is checked against the interpreted matcher (the oracle of tests/test_matchers.py) and
+against the values the expression takes at every value of its ranges.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from rulegrad import Ops, UOp, dtypes
+from rulegrad.dsl import load
+from rulegrad.generator.interp import interpret_file
+from rulegrad.generator.paths import PACKAGE_RULES_DIR
+from rulegrad.rules import matcher
+from rulegrad.runtime.uop import UNSET, toposort
+
+SYM = matcher("symbolic", "sym")
+INTERP = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
+
+
+def c(v: int) -> UOp:
+    return UOp.const(dtypes.index, v)
+
+
+def values(e: UOp) -> list[int]:
+    """e at every value of its ranges (C's truncating // and %)."""
+    rngs = [n for n in toposort(e) if n.op is Ops.RANGE]
+    out = []
+    for point in itertools.product(*(range(r.src[0].arg) for r in rngs)):
+        env = dict(zip(rngs, point))
+        for n in toposort(e):
+            if n.op is Ops.RANGE:
+                continue
+            s = [env[x] for x in n.src]
+            if n.op is Ops.CONST:
+                env[n] = n.arg
+            elif n.op is Ops.ADD:
+                env[n] = s[0] + s[1]
+            elif n.op is Ops.SUB:
+                env[n] = s[0] - s[1]
+            elif n.op in (Ops.IDIV, Ops.MOD):
+                q = abs(s[0]) // abs(s[1]) * (1 if (s[0] >= 0) == (s[1] > 0) else -1)
+                env[n] = q if n.op is Ops.IDIV else s[0] - q * s[1]
+            else:
+                raise AssertionError(n.op)
+        out.append(env[e])
+    return out
+
+
+@pytest.mark.parametrize("srcs", [1, 3])
+def test_a_node_with_another_source_count_is_no_match(srcs):
+    r = UOp.range(4, 90)
+    node = UOp(Ops.ADD, dtypes.index, (r,) + (c(0),) * (srcs - 1))  # add_zero needs 2 sources
+    assert INTERP.rewrite(node) is None
+    assert SYM.rewrite(node) is None
+    assert SYM.table[Ops.ADD](node, None) is None
+
+
+@pytest.mark.parametrize("derived", [False, True])
+@pytest.mark.parametrize("top, fires", [(10, True), (13, False)])
+def test_bounds_in_guards(derived, top, fires):
+    # mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+    # x = r + 3 - 3 + ... built fresh (a new range axis), so its bounds are not derived yet
+    r = UOp.range(top - 2, 91 + top + 10 * derived)
+    x = UOp(Ops.ADD, dtypes.index, (r, c(2)))  # [2, top - 1]
+    assert x._bounds is UNSET
+    if derived:
+        assert (x.vmin, x.vmax) == (2, top - 1)
+    node = UOp(Ops.MOD, dtypes.index, (x, c(11)))
+    got = SYM.rewrite(node)
+    assert (got is not None) == fires == (INTERP.rewrite(node) is not None)
+    if got is not None:
+        assert got is INTERP.rewrite(node)
+        assert values(got) == values(node)  # the rewrite keeps the value at every point
+    else:
+        assert values(node) != values(x)  # x % 11 is not x here: firing would be wrong

@@ -283,29 +283,34 @@ class _Rewriter:
                 waiting += 1
                 continue
             links: list[UOp] = []  # the nodes that become what the chain ends in
-            cur, fresh = n, False
+            # fresh: a node not seen before this step; built: one rebuilt over rewritten
+            # sources, which are their own rewrites (every value in `replace` maps to itself),
+            # so its sources need no second look
+            cur, fresh, built = n, False, False
             if src != n.src:
                 links.append(n)
-                cur, fresh = new_uop(UOp, n.op, n.dtype, src, n.arg, n.tag), True
+                cur, fresh, built = new_uop(UOp, n.op, n.dtype, src, n.arg, n.tag), True, True
             while True:
-                if fresh:  # a node not seen before this step: its first visit, in place
+                if fresh:  # its first visit, in place
                     if cur in replace:
                         final = replace[cur]
                         break
                     if not cur._ops & mask:  # no rule fires anywhere in its graph
                         replace[cur] = final = cur
                         break
-                    try:
-                        src = tuple(map(done, cur.src))
-                    except KeyError:  # rare: a rule made new sources, to be visited first
-                        _push_links(push, links, cur)
-                        push((cur, 0, cur))
-                        cur = None
-                        break
-                    if src != cur.src:
-                        links.append(cur)
-                        cur = new_uop(UOp, cur.op, cur.dtype, src, cur.arg, cur.tag)
-                        continue
+                    if not built:
+                        try:
+                            src = tuple(map(done, cur.src))
+                        except KeyError:  # rare: a rule made new sources, to be visited first
+                            _push_links(push, links, cur)
+                            push((cur, 0, cur))
+                            cur = None
+                            break
+                        if src != cur.src:
+                            links.append(cur)
+                            cur, built = new_uop(UOp, cur.op, cur.dtype, src, cur.arg,
+                                                 cur.tag), True
+                            continue
                 try:
                     f = lookup(cur.op)
                     hit = None if f is None else f(cur, ctx)
@@ -324,7 +329,7 @@ class _Rewriter:
                     break
                 self.fired += 1
                 links.append(cur)
-                cur, fresh = hit[0], True
+                cur, fresh, built = hit[0], True, False
                 if self.fired > self.budget:
                     self._over_budget()
                     if self.table is None:  # diagnosing: the general walk names the rules

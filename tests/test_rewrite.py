@@ -254,3 +254,27 @@ def test_a_pass_visits_no_subgraph_where_none_of_its_ops_is(bottom_up):
     rw = _Rewriter(matcher, None, bottom_up, "sink_only", None)
     assert rw.run(sink) is sink
     assert calls == [sink] and len(rw.replace) == 3
+
+
+@WALKS
+def test_top_down_rewrites_the_new_sources_a_rule_makes(walk):
+    # EXP2(x) -> SIN(NEG(x)) and NEG(x) -> LOG2(x): the NEG a rule made is a source never seen
+    # before, rewritten before the SIN over it is tried; a node rebuilt over rewritten sources
+    # (the SQRT above) is tried too
+    seen = []
+
+    def fn(u, ctx):
+        seen.append(u.op)
+        if u.op is Ops.EXP2:
+            return UOp(Ops.SIN, u.dtype, (UOp(Ops.NEG, u.dtype, u.src),))
+        if u.op is Ops.NEG:
+            return UOp(Ops.LOG2, u.dtype, u.src)
+        return None
+
+    x = UOp.const(dtypes.float32, 1.0)
+    out = graph_rewrite(UOp(Ops.SQRT, dtypes.float32, (UOp(Ops.EXP2, dtypes.float32, (x,)),)),
+                        walk(fn))
+    want = UOp(Ops.SQRT, dtypes.float32,
+               (UOp(Ops.SIN, dtypes.float32, (UOp(Ops.LOG2, dtypes.float32, (x,)),)),))
+    assert out is want
+    assert seen == [Ops.CONST, Ops.EXP2, Ops.NEG, Ops.LOG2, Ops.SIN, Ops.SQRT]

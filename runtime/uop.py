@@ -9,6 +9,7 @@ million nodes deep work at Python's default recursion limit.
 from __future__ import annotations
 
 import math
+import operator
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -315,7 +316,7 @@ class UOp:
         if bounds is _UNSET:
             for s in self.src:
                 if s._bounds is _UNSET:  # a source without bounds: derive them all, in order
-                    return fill_facts(self, "_bounds", _derive_bounds)
+                    return _fill_bounds(self)
             bounds = self._bounds = _derive_bounds(self)  # the common case: no walk
         return bounds
 
@@ -396,6 +397,27 @@ def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:
             setattr(node, slot, derive(node))
             pop()
     return getattr(root, slot)
+
+
+def _fill_bounds(root: UOp) -> tuple[Any, Any]:
+    """fill_facts(root, "_bounds", _derive_bounds), with the slot read in place (guards read
+    bounds of nodes a rewrite has just built: this runs for most of them)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = stack[-1]
+        if node._bounds is not _UNSET:
+            pop()
+            continue
+        pending = False
+        for s in node.src:
+            if s._bounds is _UNSET:
+                push(s)
+                pending = True
+        if not pending:
+            node._bounds = _derive_bounds(node)
+            pop()
+    return root._bounds
 
 
 def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
@@ -499,6 +521,9 @@ def _idiv_trunc(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
+_bounds_of = operator.attrgetter("_bounds")
+
+
 def _derive_bounds(n: UOp) -> tuple[Any, Any]:
     """Conservative [vmin, vmax] of an integer or bool expression."""
     op, dt = n.op, n.dtype
@@ -512,7 +537,8 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         return n.src[0]._bounds_()
     if dt.kind not in "iuxb":  # neither an integer nor a bool
         return (dt.min, dt.max)
-    s = [x._bounds for x in n.src]  # both callers derive the sources' bounds first
+    # both callers derive the sources' bounds first (map, not a comprehension: no frame)
+    s = tuple(map(_bounds_of, n.src))
     if op is _ADD:
         lo, hi = s[0][0] + s[1][0], s[0][1] + s[1][1]
     elif op is _SUB:
@@ -520,12 +546,13 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
     elif op is _NEG:
         lo, hi = -s[0][1], -s[0][0]
     elif op is _MUL:
-        corners = [a * b for a in s[0] for b in s[1]]
+        (a0, a1), (b0, b1) = s
+        corners = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
         lo, hi = min(corners), max(corners)
     elif op is _IDIV and s[1][0] == s[1][1] and s[1][0] != 0:
         c = s[1][0]
-        vals = [_idiv_trunc(a, c) for a in s[0]]  # truncation is monotonic in the dividend
-        lo, hi = min(vals), max(vals)
+        a0, a1 = _idiv_trunc(s[0][0], c), _idiv_trunc(s[0][1], c)  # monotonic in the dividend
+        lo, hi = (a0, a1) if a0 <= a1 else (a1, a0)
     elif op is _MOD and s[1][0] == s[1][1] and s[1][0] > 0:
         c = s[1][0]
         if s[0][0] >= 0 and s[0][1] < c:
@@ -554,15 +581,15 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         disjoint = s[0][1] < s[1][0] or s[1][1] < s[0][0]
         same = s[0][0] == s[0][1] == s[1][0] == s[1][1]
         lo, hi = same, not disjoint
-    elif op is _AND and dt.is_bool:
+    elif op is _AND and dt.kind == "b":
         lo, hi = s[0][0] and s[1][0], s[0][1] and s[1][1]
-    elif op is _OR and dt.is_bool:
+    elif op is _OR and dt.kind == "b":
         lo, hi = s[0][0] or s[1][0], s[0][1] or s[1][1]
     elif op is _CAST and n.src[0].dtype.is_int and dt.is_int:
         lo, hi = s[0]
     else:
         return (dt.min, dt.max)
-    if dt.is_bool:
+    if dt.kind == "b":
         return (bool(lo), bool(hi))
     # a fixed-width result outside its type wraps around, so any value is possible
     # (index math is 64-bit and assumed never to overflow)

@@ -436,6 +436,7 @@ class _PartEmitter:
                 body += [f"{_path_local(p)} = {parent}.src[{p[-1]}]" for p in wanted]
             inner = inner | frozenset(wanted)
         body += self.nodes_lines(node.children, inner)
+        tests = _cheap_first(tests, keep_first=op_local is not None)
         texts = [_test_text(t, self.cx) for t in tests]
         if op_local is not None:  # the switch loaded the op once
             texts[0] = texts[0].replace(f"{_path_local(tests[0].path)}.op ", f"{op_local} ", 1)
@@ -500,6 +501,18 @@ def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
             not then[1].startswith("    if ") and " = " in then[1]:
         return first + then[2:]
     return first + then
+
+
+def _cheap_first(tests: list[Test], keep_first: bool) -> list[Test]:
+    """The tests of one `if ... and ...` with a dtype class test (`n0.dtype in _DT0`, a set
+    lookup) after the others (an op or a constant is one `is` or `==`, and usually decides):
+    the tests are pure, and every node they read is loaded before the `if`. A switch's op test
+    stays first, and a last source-count test stays last (the loads after it need it)."""
+    head = tests[:1] if keep_first else []
+    tail = tests[-1:] if isinstance(tests[-1], CountTest) else []
+    mid = tests[len(head):len(tests) - len(tail)]
+    slow = [t for t in mid if isinstance(t, DTypeTest) and len(t.dtypes) > 1]
+    return head + [t for t in mid if t not in slow] + slow + tail
 
 
 def _unpack_first(body: list[str]) -> list[str]:

@@ -82,3 +82,15 @@ def test_bounds_in_guards(derived, top, fires):
         assert values(got) == values(node)  # the rewrite keeps the value at every point
     else:
         assert values(node) != values(x)  # x % 11 is not x here: firing would be wrong
+
+
+@pytest.mark.parametrize("dtype, fires", [(dtypes.index, True), (dtypes.int32, True),
+                                          (dtypes.float32, False)])
+def test_dtype_class_tests_still_decide_after_cheaper_ones(dtype, fires):
+    # add_zero: ADD[x:ints, 0] -> x; the generated test reads `n1.op is CONST and n1.arg == 0`
+    # before `n0.dtype in ints`: a float x + 0.0 (0.0 == 0) must still not fire
+    x = UOp(Ops.DEFINE_VAR, dtype, (), ("hot", 0, 5))
+    for node in (UOp(Ops.ADD, dtype, (x, UOp.const(dtype, 0))),
+                 UOp(Ops.ADD, dtype, (UOp.const(dtype, 0), x))):
+        assert (SYM.rewrite(node) is x) == fires
+        assert (INTERP.rewrite(node) is x) == fires

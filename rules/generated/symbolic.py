@@ -93,7 +93,7 @@ def _symbolic_simple_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule add_zero at rules/symbolic.rules:12
         #   add_zero: ADD[x:ints, 0] -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
@@ -158,7 +158,7 @@ def _symbolic_simple_MUL(n, ctx):
         if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
         x = n1
         return x, _symbolic_simple_rules[4]
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule mul_zero at rules/symbolic.rules:19
         #   mul_zero: MUL[x:ints, 0] -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
@@ -199,7 +199,7 @@ def _symbolic_simple_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:20
         #   idiv_one: IDIV(x:ints, 1) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
@@ -218,7 +218,7 @@ def _symbolic_simple_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:21
         #   mod_one: MOD(x:ints, 1) -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
@@ -463,7 +463,7 @@ def _sym_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule add_zero at rules/symbolic.rules:12
         #   add_zero: ADD[x:ints, 0] -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
@@ -532,7 +532,7 @@ def _sym_ADD(n, ctx):
             n1_0, n1_1 = n1.src
             if n0_0.op is _IDIV and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
-                if n0_0_0.dtype in _DT0 and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                if n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype in _DT0:
                     # rule divmod_recombine at rules/symbolic.rules:53
                     #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                     if _sym_st: _sym_st.attempts[5] += 1
@@ -542,7 +542,7 @@ def _sym_ADD(n, ctx):
                         return x, _sym_rules[5]
             if n0_1.op is _IDIV and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
-                if n0_1_0.dtype in _DT0 and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                if n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype in _DT0:
                     # rule divmod_recombine at rules/symbolic.rules:53
                     #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                     if _sym_st: _sym_st.attempts[5] += 1
@@ -556,7 +556,7 @@ def _sym_ADD(n, ctx):
             n1_0, n1_1 = n1.src
             if n1_0.op is _IDIV and len(n1_0.src) == 2:
                 n1_0_0, n1_0_1 = n1_0.src
-                if n1_0_0.dtype in _DT0 and n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                if n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
                     # rule divmod_recombine at rules/symbolic.rules:53
                     #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                     if _sym_st: _sym_st.attempts[5] += 1
@@ -566,7 +566,7 @@ def _sym_ADD(n, ctx):
                         return x, _sym_rules[5]
             if n1_1.op is _IDIV and len(n1_1.src) == 2:
                 n1_1_0, n1_1_1 = n1_1.src
-                if n1_1_0.dtype in _DT0 and n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
                     # rule divmod_recombine at rules/symbolic.rules:53
                     #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                     if _sym_st: _sym_st.attempts[5] += 1
@@ -628,7 +628,7 @@ def _sym_MUL(n, ctx):
         if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
         x = n1
         return x, _symbolic_simple_rules[4]
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 0:
+    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule mul_zero at rules/symbolic.rules:19
         #   mul_zero: MUL[x:ints, 0] -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
@@ -699,7 +699,7 @@ def _sym_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:20
         #   idiv_one: IDIV(x:ints, 1) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
@@ -789,7 +789,7 @@ def _sym_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0 and n1.op is _CONST and n1.arg == 1:
+    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:21
         #   mod_one: MOD(x:ints, 1) -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1

@@ -38,6 +38,8 @@ def _drop_entry(entry: _Entry) -> None:
 
 
 _cache: dict[tuple, _Entry] = {}
+# bound once: UOp.__new__ runs for every node built (a global's load, not an attribute's)
+_cache_get, _object_new = _cache.get, object.__new__
 # the ops under a node (`UOp._ops`): a conservative summary in 8 bits. The ops the scheduler's
 # passes are rooted on get bits of their own, every other op shares the last: a pass whose rules
 # are rooted only on own-bit ops has nothing to do in a subgraph whose bits miss its own. The
@@ -109,10 +111,10 @@ class UOp:
                 arg: Any = None, tag: Any = None) -> UOp:
         # floats key by their hex form: 0.0 and -0.0 differ, and NaN equals itself
         key = (op, dtype, src, arg.hex() if type(arg) is float else arg, tag)
-        ref = _cache.get(key)
+        ref = _cache_get(key)
         if ref is not None and (node := ref()) is not None:
             return node
-        node = object.__new__(cls)
+        node = _object_new(cls)
         node.op = op
         node.dtype = dtype
         node.src = src

@@ -352,16 +352,22 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     order: list[UOp] = []
     if stop is not None and stop(root):
         return order
-    # the stack holds bare nodes: a node stays on it until its sources are done, and is looked
-    # at twice (a (node, flag) pair per visit made the cyclic collector scan the whole heap
-    # again and again on a deep graph, doubling the walk's time); nodes hash by identity
+    # the stack holds bare nodes (a (node, flag) pair per visit made the cyclic collector scan
+    # the whole heap again and again on a deep graph, doubling the walk's time): a node with
+    # sources to do goes back under them with the marker _EMIT above it, and is emitted when
+    # the marker comes up, its sources done (a DAG: nothing above the marker needs it), without
+    # a second look at them; nodes hash by identity
     done: set[UOp] = set()
-    stack = [root]
+    stack: list[Any] = [root]
     push, pop, finish, emit = stack.append, stack.pop, done.add, order.append
     while stack:
-        node = stack[-1]
+        node = pop()
+        if node is _EMIT:
+            node = pop()
+            finish(node)
+            emit(node)
+            continue
         if node in done:
-            pop()
             continue
         waiting = False
         for s in reversed(node.src):
@@ -369,13 +375,18 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
                 if stop is not None and stop(s):
                     finish(s)  # pruned: counted as done, never emitted
                     continue
+                if not waiting:
+                    push(node)
+                    push(_EMIT)
+                    waiting = True
                 push(s)
-                waiting = True
         if not waiting:
-            pop()
             finish(node)
             emit(node)
     return order
+
+
+_EMIT: Any = object()  # toposort's marker: the node under it has its sources done
 
 
 def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:

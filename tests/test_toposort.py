@@ -1,0 +1,45 @@
+"""toposort (runtime/uop.py) against its definition: a depth-first walk that takes each node's
+sources left to right and emits a node after its sources (written here recursively, on small
+random DAGs with shared nodes, with and without a `stop` that prunes)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rulegrad import Ops, UOp, dtypes
+from rulegrad.runtime.uop import toposort
+
+
+def definition(root: UOp, stop=None) -> list[UOp]:
+    out: list[UOp] = []
+    done: set[UOp] = set()
+
+    def visit(n: UOp) -> None:
+        done.add(n)
+        for s in n.src:
+            if s not in done:
+                if stop is not None and stop(s):
+                    done.add(s)
+                    continue
+                visit(s)
+        out.append(n)
+
+    if stop is None or not stop(root):
+        visit(root)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_toposort_is_the_depth_first_post_order(seed):
+    rng = random.Random(seed)
+    pool = [UOp.const(dtypes.int32, 7000 + 100 * seed + i) for i in range(rng.randint(1, 5))]
+    for _ in range(rng.randint(1, 60)):
+        srcs = tuple(rng.choice(pool) for _ in range(rng.randint(1, 4)))
+        pool.append(UOp(rng.choice([Ops.ADD, Ops.MUL, Ops.MAX]), dtypes.int32, srcs))
+    root = UOp.sink(*rng.sample(pool, rng.randint(1, min(5, len(pool)))))
+    assert toposort(root) == definition(root)
+    pruned = set(rng.sample(pool, min(3, len(pool))))
+    assert toposort(root, pruned.__contains__) == definition(root, pruned.__contains__)
+    assert toposort(root, lambda n: n is root) == []

@@ -276,7 +276,7 @@ class UOp:
         if shape is _UNSET:
             for s in self.src:  # a loop, not all(...): no generator frame per node
                 if s._shape is _UNSET:  # a source without a shape: derive them all, in order
-                    return fill_facts(self, "_shape", _derive_shape)
+                    return _fill_shape(self)
             shape = self._shape = _derive_shape(self)  # the common case: no walk
         return shape
 
@@ -412,6 +412,27 @@ def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:
     return getattr(root, slot)
 
 
+def _fill_shape(root: UOp) -> Shape | None:
+    """fill_facts(root, "_shape", _derive_shape), with the slot read in place (a rule's
+    constant asks the shape of the node it replaces, often one a rewrite has just built)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = stack[-1]
+        if node._shape is not _UNSET:
+            pop()
+            continue
+        pending = False
+        for s in node.src:
+            if s._shape is _UNSET:
+                push(s)
+                pending = True
+        if not pending:
+            node._shape = _derive_shape(node)
+            pop()
+    return root._shape
+
+
 def _fill_bounds(root: UOp) -> tuple[Any, Any]:
     """fill_facts(root, "_bounds", _derive_bounds), with the slot read in place (guards read
     bounds of nodes a rewrite has just built: this runs for most of them)."""
@@ -490,6 +511,11 @@ _SAME_SHAPE = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Op
 
 def _derive_shape(n: UOp) -> Shape | None:
     op, arg = n.op, n.arg
+    if op in _Elementwise:  # the most common op by far; no op tested below is one
+        for s in n.src:  # both callers derive the sources' shapes first
+            if s._shape is None:
+                return None
+        return n.src[0]._shape
     if op is _BUFFER:
         return (arg.size,)
     if op in (_CONST, _DEFINE_VAR, _BIND):
@@ -517,11 +543,6 @@ def _derive_shape(n: UOp) -> Shape | None:
     if op is _REDUCE_AXIS:
         shape = n.src[0].shape
         return tuple(1 if i in arg[1] else s for i, s in enumerate(shape))
-    if op in _Elementwise:  # both callers derive the sources' shapes first
-        for s in n.src:
-            if s._shape is None:
-                return None
-        return n.src[0]._shape
     if op is _BUFFERIZE:
         return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not _CONST)
     return None

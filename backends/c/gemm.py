@@ -97,11 +97,18 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     pv = r.fresh("pn")
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.pack_a:  # every panel packed first, then row tiles over all panels
-        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
-        _pack_y(r, _open(scope, inner_pragma + panel_head, r), j, prods, pv, g)
-        _close(r, scope)
-        _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, inner_pragma, g)
-        _free(scope, prods)
+        # threaded: one parallel region in which each thread packs every panel for itself, then
+        # takes row tiles; no barrier between packing and tiles (on a loaded machine a barrier
+        # waits for a thread the OS took off its core: a time slice), and each thread reads
+        # panels from its own caches. The copy is vector loads and stores, cheap beside the
+        # tiles' multiply-adds
+        region = _open(scope, "#pragma omp parallel\n", r) if inner_pragma else scope
+        _scratch(r, region, prods, g.ct, g.npanels, g.tj)
+        _pack_y(r, _open(region, panel_head, r), j, prods, pv, g)
+        _close(r, region)
+        _row_tiles(r, st, region, rows, j, prods, pv, panel_head,
+                   "#pragma omp for schedule(dynamic)\n" if inner_pragma else "", g)
+        _free(region, prods)
     else:  # each panel packed, then its row tiles
         panel = _open(scope, inner_pragma + panel_head, r)
         _scratch(r, panel, prods, g.ct, 1, g.tj)
@@ -169,19 +176,22 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
 def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry) -> None:
-    """Full tiles of TI rows, then the rows left over (a smaller tile, no guards). With a
-    `panel_head`, x is packed per tile and the panel loop runs inside each tile."""
+    """Tiles of TI rows, the last one smaller when TI does not divide the rows (no guards),
+    in one loop: threaded, the last tile is shared out with the others instead of running on
+    one core after them. With a `panel_head`, x is packed per tile and the panel loop runs
+    inside each tile."""
     ti = g.ti
     full, rest = divmod(g.ni, ti)
-    if full:
-        tv = r.fresh("tl")
-        tile = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {full}; {tv}++)", r)
-        _tile(r, st, tile, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g)
-        _close(r, parent)
-    if rest:
-        tile = _open(parent, "/* the last rows */", r)
-        _tile(r, st, tile, i, j, prods, str(full * ti), rest, pv, panel_head, g)
-        _close(r, parent)
+    tv = r.fresh("tl")
+    loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {full + (rest > 0)}; {tv}++)", r)
+    if full and rest:
+        _tile(r, st, _open(loop, f"if ({tv} < {full})", r), i, j, prods, f"{tv} * {ti}", ti, pv,
+              panel_head, g)
+        _close(r, loop)
+        _tile(r, st, _open(loop, "else", r), i, j, prods, f"{tv} * {ti}", rest, pv, panel_head, g)
+    else:
+        _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti if full else rest, pv, panel_head, g)
+    _close(r, parent)
 
 
 def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
@@ -214,7 +224,11 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         tile.add(f"{vt} {a}[{rows}][{nv}];")
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                  f"{a}[u_][v_] = ({vt}){{0}};")
-        kscope, kk = _k_loops(r, tile, p)
+        if p in xs:  # both operands packed: the k loops are one flat loop over the panels
+            kk = r.fresh("k")
+            kscope = _open(tile, f"for (int64_t {kk} = 0; {kk} < {p.k}; {kk}++)", r)
+        else:
+            kscope, kk = _k_loops(r, tile, p)
         kscope.add(f"{vt} w_[{nv}];")
         kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")

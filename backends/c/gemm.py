@@ -212,9 +212,9 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 heap.append(pa)
             else:
                 tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
-            iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
-            kscope, kk = _k_loops(r, iscope, p)
-            kscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
+            kscope, kk = _k_loops(r, tile, p)
+            iscope, ii = _bind_rows(r, kscope, i, base, rows)
+            iscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
         tile = _open(tile, panel_head, r)

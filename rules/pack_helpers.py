@@ -41,8 +41,8 @@ class Pack:
     """The packing action on a STORE (its arg): range ids of the rows (flattened in this order)
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
-    loop is split across cores: "batch" (the outermost batch loop), "tiles" (panels, then row
-    tiles) or "" (one core)."""
+    loop is split across cores: "batch" (the outermost batch loop), "tiles" (the panels, or the
+    row tiles when x is packed: each thread packs every panel for itself) or "" (one core)."""
 
     rows: tuple[int, ...]
     cols: int

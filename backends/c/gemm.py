@@ -26,8 +26,9 @@ each step is a fused multiply-add (one rounding instead of two) where the CPU ha
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-panel loop (with `pack_a`, the packing and then the row tiles). Packed panels live on the stack
-up to STACK_PANEL_BYTES (each thread's own inside a parallel loop), on the heap beyond.
+panel loop, or with `pack_a` the row tiles, in one parallel region where each thread first packs
+every panel for itself (no barrier between packing and tiles). Packed panels live on the stack
+up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the heap beyond.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ each step is a fused multiply-add (one rounding instead of two) where the CPU ha
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-panel loop, or with `pack_a` the row tiles, in one parallel region where each thread first packs
-every panel for itself (no barrier between packing and tiles). Packed panels live on the stack
+panel loop, or with `pack_a` or a single panel the row tiles, in one parallel region where each
+thread first packs every panel for itself (no barrier between packing and tiles). Packed panels live on the stack
 up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the heap beyond.
 """
 
@@ -96,6 +96,8 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         scope = r.open_loop(scope, b, omp if batch_parallel and n == 0 else "")
         r.stack.append(scope)
     pv = r.fresh("pn")
+    grab = f", {pack.grab}" if pack.grab > 1 else ""
+    tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.pack_a:  # every panel packed first, then row tiles over all panels
         # threaded: one parallel region in which each thread packs every panel for itself, then
@@ -107,8 +109,14 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _scratch(r, region, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(region, panel_head, r), j, prods, pv, g)
         _close(r, region)
-        _row_tiles(r, st, region, rows, j, prods, pv, panel_head,
-                   "#pragma omp for schedule(dynamic)\n" if inner_pragma else "", g)
+        _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g)
+        _free(region, prods)
+    elif inner_pragma and g.npanels == 1:  # one panel: as above, x read in place
+        region = _open(scope, "#pragma omp parallel\n", r)
+        region.add(f"const int64_t {pv} = 0;")
+        _scratch(r, region, prods, g.ct, 1, g.tj)
+        _pack_y(r, region, j, prods, pv, g, per_panel=True)
+        _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g)
         _free(region, prods)
     else:  # each panel packed, then its row tiles
         panel = _open(scope, inner_pragma + panel_head, r)
@@ -245,12 +253,18 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                  f"*({vt} *)({p.cell} + u_ * {g.tj} + v_ * {g.lanes}) = {a}[u_][v_];")
     # epilogue: each reduce's value is its cell
-    iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
-    jscope, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
+    # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
+    # convolution's pixels, where the columns are channels a plane apart)
+    if st.src[-1] in i:
+        jscope, jj = _bind(r, tile, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
+        cell, ii = _bind_rows(r, jscope, i, base, rows)
+    else:
+        iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
+        cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
     for p in prods:
         name = r.fresh()
-        jscope.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
-        jscope.names[p.red] = name
+        cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
+        cell.names[p.red] = name
     r._emit_store(st)
     _close(r, tile)
     if heap:

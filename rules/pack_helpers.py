@@ -49,7 +49,8 @@ class Pack:
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
     loop is split across cores: "batch" (the outermost batch loop), "tiles" (the panels, or the
-    row tiles when x is packed or there is one panel: each thread packs the panels for itself) or "" (one core)."""
+    row tiles when x is packed or there is one panel: each thread packs the panels for itself)
+    or "" (one core)."""
 
     rows: tuple[int, ...]
     cols: int

@@ -27,8 +27,9 @@ does (numpy's matmul included): the FMA contract of runtime/semantics.py's docst
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
 panel loop, or with `pack_a` or a single panel the row tiles, in one parallel region where each
-thread first packs every panel for itself (no barrier between packing and tiles). Packed panels live on the stack
-up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the heap beyond.
+thread first packs every panel for itself (no barrier between packing and tiles). Packed panels
+live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
+heap beyond.
 """
 
 from __future__ import annotations

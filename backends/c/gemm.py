@@ -222,9 +222,14 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 heap.append(pa)
             else:
                 tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
-            kscope, kk = _k_loops(r, tile, p)
-            iscope, ii = _bind_rows(r, kscope, i, base, rows)
-            iscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
+            if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
+                # outside, so each step's index arithmetic serves the tile's rows
+                kscope, kk = _k_loops(r, tile, p)
+                inner, ii = _bind_rows(r, kscope, i, base, rows)
+            else:  # one row range: each row read contiguously along k
+                iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
+                inner, kk = _k_loops(r, iscope, p)
+            inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
         tile = _open(tile, panel_head, r)

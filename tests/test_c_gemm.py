@@ -52,6 +52,17 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     # images and pixels as the rows (3*7*9 = 189: 3 left over), 20 output channels as columns
     ("conv2d rows left over", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
      [(3, 5, 9, 11), (20, 5, 3, 3)]),
+    # a 16-wide image: the window's row is (ky * 17 + ho) % 16, an AND that opt.rules'
+    # and_scaled turns into ky + ho for the packing loop
+    ("conv2d 16x16", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
+     [(2, 4, 16, 16), (8, 4, 3, 3)]),
+    # threaded row tiles side by side in the output's lines (4*17*23 pixels): several taken at
+    # a time, the store's pixels innermost, the last tile (4 rows) among them; with 32 output
+    # channels (two panels, x packed) and with 16 (one panel, x read in place)
+    ("conv2d tiles grabbed", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
+     [(4, 8, 19, 25), (32, 8, 3, 3)]),
+    ("conv2d one panel", lambda x, w: x.conv2d(w), lambda x, w: _conv_np(x, w),
+     [(4, 8, 19, 25), (16, 8, 3, 3)]),
     # several reduces in one store: a 3x3 convolution as 9 shifted contractions
     ("conv 3x3 as 9 sums", None, None, [(2, 8, 12, 20), (16, 8, 3, 3)]),
 ]

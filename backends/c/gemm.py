@@ -26,8 +26,10 @@ each step is a fused multiply-add (one rounding instead of two) where the CPU ha
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-panel loop (with `pack_a`, the packing and then the row tiles). Packed panels live on the stack
-up to STACK_PANEL_BYTES (each thread's own inside a parallel loop), on the heap beyond.
+panel loop, or with `pack_a` or a single panel the row tiles, in one parallel region where each
+thread first packs every panel for itself (no barrier between packing and tiles). Packed panels
+live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
+heap beyond.
 """
 
 from __future__ import annotations
@@ -95,13 +97,28 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         scope = r.open_loop(scope, b, omp if batch_parallel and n == 0 else "")
         r.stack.append(scope)
     pv = r.fresh("pn")
+    grab = f", {pack.grab}" if pack.grab > 1 else ""
+    tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.pack_a:  # every panel packed first, then row tiles over all panels
-        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
-        _pack_y(r, _open(scope, inner_pragma + panel_head, r), j, prods, pv, g)
-        _close(r, scope)
-        _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, inner_pragma, g)
-        _free(scope, prods)
+        # threaded: one parallel region in which each thread packs every panel for itself, then
+        # takes row tiles; no barrier between packing and tiles (on a loaded machine a barrier
+        # waits for a thread the OS took off its core: a time slice), and each thread reads
+        # panels from its own caches. The copy is vector loads and stores, cheap beside the
+        # tiles' multiply-adds
+        region = _open(scope, "#pragma omp parallel\n", r) if inner_pragma else scope
+        _scratch(r, region, prods, g.ct, g.npanels, g.tj)
+        _pack_y(r, _open(region, panel_head, r), j, prods, pv, g)
+        _close(r, region)
+        _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g)
+        _free(region, prods)
+    elif inner_pragma and g.npanels == 1:  # one panel: as above, x read in place
+        region = _open(scope, "#pragma omp parallel\n", r)
+        region.add(f"const int64_t {pv} = 0;")
+        _scratch(r, region, prods, g.ct, 1, g.tj)
+        _pack_y(r, region, j, prods, pv, g, per_panel=True)
+        _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g)
+        _free(region, prods)
     else:  # each panel packed, then its row tiles
         panel = _open(scope, inner_pragma + panel_head, r)
         _scratch(r, panel, prods, g.ct, 1, g.tj)
@@ -169,19 +186,22 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
 def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry) -> None:
-    """Full tiles of TI rows, then the rows left over (a smaller tile, no guards). With a
-    `panel_head`, x is packed per tile and the panel loop runs inside each tile."""
+    """Tiles of TI rows, the last one smaller when TI does not divide the rows (no guards),
+    in one loop: threaded, the last tile is shared out with the others instead of running on
+    one core after them. With a `panel_head`, x is packed per tile and the panel loop runs
+    inside each tile."""
     ti = g.ti
     full, rest = divmod(g.ni, ti)
-    if full:
-        tv = r.fresh("tl")
-        tile = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {full}; {tv}++)", r)
-        _tile(r, st, tile, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g)
-        _close(r, parent)
-    if rest:
-        tile = _open(parent, "/* the last rows */", r)
-        _tile(r, st, tile, i, j, prods, str(full * ti), rest, pv, panel_head, g)
-        _close(r, parent)
+    tv = r.fresh("tl")
+    loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {full + (rest > 0)}; {tv}++)", r)
+    if full and rest:
+        _tile(r, st, _open(loop, f"if ({tv} < {full})", r), i, j, prods, f"{tv} * {ti}", ti, pv,
+              panel_head, g)
+        _close(r, loop)
+        _tile(r, st, _open(loop, "else", r), i, j, prods, f"{tv} * {ti}", rest, pv, panel_head, g)
+    else:
+        _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti if full else rest, pv, panel_head, g)
+    _close(r, parent)
 
 
 def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
@@ -202,9 +222,14 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 heap.append(pa)
             else:
                 tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
-            iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
-            kscope, kk = _k_loops(r, iscope, p)
-            kscope.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
+            if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
+                # outside, so each step's index arithmetic serves the tile's rows
+                kscope, kk = _k_loops(r, tile, p)
+                inner, ii = _bind_rows(r, kscope, i, base, rows)
+            else:  # one row range: each row read contiguously along k
+                iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
+                inner, kk = _k_loops(r, iscope, p)
+            inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
         tile = _open(tile, panel_head, r)
@@ -214,7 +239,11 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         tile.add(f"{vt} {a}[{rows}][{nv}];")
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                  f"{a}[u_][v_] = ({vt}){{0}};")
-        kscope, kk = _k_loops(r, tile, p)
+        if p in xs:  # both operands packed: the k loops are one flat loop over the panels
+            kk = r.fresh("k")
+            kscope = _open(tile, f"for (int64_t {kk} = 0; {kk} < {p.k}; {kk}++)", r)
+        else:
+            kscope, kk = _k_loops(r, tile, p)
         kscope.add(f"{vt} w_[{nv}];")
         kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")
@@ -230,12 +259,18 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                  f"*({vt} *)({p.cell} + u_ * {g.tj} + v_ * {g.lanes}) = {a}[u_][v_];")
     # epilogue: each reduce's value is its cell
-    iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
-    jscope, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
+    # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
+    # convolution's pixels, where the columns are channels a plane apart)
+    if st.src[-1] in i:
+        jscope, jj = _bind(r, tile, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
+        cell, ii = _bind_rows(r, jscope, i, base, rows)
+    else:
+        iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
+        cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
     for p in prods:
         name = r.fresh()
-        jscope.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
-        jscope.names[p.red] = name
+        cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
+        cell.names[p.red] = name
     r._emit_store(st)
     _close(r, tile)
     if heap:

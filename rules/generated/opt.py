@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 7a0107544cb0964e08688595afcae6321823b0415916b346eb77874c808e08b9
+# source sha256: 13bd2ac6a180410dc8a6188103ff5fd47bdc60b97d602b21f5ba30b12fee7d44
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -29,10 +29,11 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '7a0107544cb0964e08688595afcae6321823b0415916b346eb77874c808e08b9'
+SOURCE_SHA256 = '13bd2ac6a180410dc8a6188103ff5fd47bdc60b97d602b21f5ba30b12fee7d44'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ADD = Ops.ADD
 _CONST = Ops.CONST
+_MUL = Ops.MUL
 _dt_index = dtypes.index
 
 
@@ -106,6 +107,7 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 _opt_index_rules = (
     RuleInfo('and_in_range', 'rules/opt.rules', 57, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
     RuleInfo('and_offset', 'rules/opt.rules', 60, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
+    RuleInfo('and_scaled', 'rules/opt.rules', 63, 'and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
@@ -135,7 +137,8 @@ def _opt_index_AND(n, ctx):
                 if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % (m.arg + 1) and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % (m.arg + 1) <= m.arg:
                     _r = _as_uop(n, x + c.arg % (m.arg + 1))
                     if _r is not None and _r is not n: return _r, _opt_index_rules[1]
-            if n0_0.op is _CONST and n0_1.dtype is _dt_index:
+            o0_0 = n0_0.op
+            if o0_0 is _CONST and n0_1.dtype is _dt_index:
                 # rule and_offset at rules/opt.rules:60
                 #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                 if _opt_index_st: _opt_index_st.attempts[1] += 1
@@ -145,6 +148,55 @@ def _opt_index_AND(n, ctx):
                 if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % (m.arg + 1) and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % (m.arg + 1) <= m.arg:
                     _r = _as_uop(n, x + c.arg % (m.arg + 1))
                     if _r is not None and _r is not n: return _r, _opt_index_rules[1]
+            elif o0_0 is _MUL and len(n0_0.src) == 2:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_1.dtype is _dt_index:
+                    if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                        # rule and_scaled at rules/opt.rules:63
+                        #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
+                        if _opt_index_st: _opt_index_st.attempts[2] += 1
+                        c = n0_0_1
+                        m = n1
+                        x = n0_0_0
+                        y = n0_1
+                        if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and 0 <= (y._bounds if y._bounds is not _UNSET else y._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] * (c.arg % (m.arg + 1)) + (y._bounds if y._bounds is not _UNSET else y._bounds_())[1] <= m.arg:
+                            _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
+                            if _r is not None and _r is not n: return _r, _opt_index_rules[2]
+                    if n0_0_0.op is _CONST and n0_0_1.dtype is _dt_index:
+                        # rule and_scaled at rules/opt.rules:63
+                        #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
+                        if _opt_index_st: _opt_index_st.attempts[2] += 1
+                        c = n0_0_0
+                        m = n1
+                        x = n0_0_1
+                        y = n0_1
+                        if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and 0 <= (y._bounds if y._bounds is not _UNSET else y._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] * (c.arg % (m.arg + 1)) + (y._bounds if y._bounds is not _UNSET else y._bounds_())[1] <= m.arg:
+                            _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
+                            if _r is not None and _r is not n: return _r, _opt_index_rules[2]
+            if n0_0.dtype is _dt_index and n0_1.op is _MUL and len(n0_1.src) == 2:
+                n0_1_0, n0_1_1 = n0_1.src
+                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                    # rule and_scaled at rules/opt.rules:63
+                    #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
+                    if _opt_index_st: _opt_index_st.attempts[2] += 1
+                    c = n0_1_1
+                    m = n1
+                    x = n0_1_0
+                    y = n0_0
+                    if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and 0 <= (y._bounds if y._bounds is not _UNSET else y._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] * (c.arg % (m.arg + 1)) + (y._bounds if y._bounds is not _UNSET else y._bounds_())[1] <= m.arg:
+                        _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[2]
+                if n0_1_0.op is _CONST and n0_1_1.dtype is _dt_index:
+                    # rule and_scaled at rules/opt.rules:63
+                    #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
+                    if _opt_index_st: _opt_index_st.attempts[2] += 1
+                    c = n0_1_0
+                    m = n1
+                    x = n0_1_1
+                    y = n0_0
+                    if is_pow2(m.arg + 1) and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and 0 <= (y._bounds if y._bounds is not _UNSET else y._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] * (c.arg % (m.arg + 1)) + (y._bounds if y._bounds is not _UNSET else y._bounds_())[1] <= m.arg:
+                        _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
+                        if _r is not None and _r is not n: return _r, _opt_index_rules[2]
     return None
 
 

@@ -52,6 +52,7 @@ from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 
+from .contexts import UNSET_LINE, context_source
 from .match_ir import (
     ArgTest,
     Branch,
@@ -139,6 +140,7 @@ class ModuleModel:
     parts: list[PartModel]
     sets: list[SetModel]
     pipelines: list[PipelineModel] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)  # the declared classes' source lines
 
     @property
     def docstring(self) -> str:
@@ -582,7 +584,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
     helpers = _helpers(cf)
     # pipelines are called by name from rules, like helpers (`kernel(SINK(st))`)
-    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines}
+    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines} \
+        | {c.name for c in cf.file.contexts}
     reserved = frozenset(BUILTINS) | helper_names | frozenset(GLOBALS) | {"ctx"}
     cx = _Ctx(helper_names, reserved)
     imports: list[str] = []
@@ -670,7 +673,17 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         parts=parts,
         sets=sets,
         pipelines=pipelines,
+        contexts=_contexts(cf, helper_names, src_path),
     )
+
+
+def _contexts(cf: CheckedFile, names: frozenset[str], src_path: dict[str, str]) -> list[str]:
+    """The source of the file's declared classes (generator/contexts.py)."""
+    lines: list[str] = []
+    for c in cf.file.contexts:
+        where = f"{src_path.get(c.span.path, c.span.path)}:{c.span.line}"
+        lines += ["", "", *context_source(c, names, where)]
+    return [UNSET_LINE, *lines] if lines else []
 
 
 def _pipeline_model(cp: CheckedPipeline, var_of: dict[str, str], modules: dict[str, str],

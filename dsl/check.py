@@ -736,8 +736,10 @@ class _FileChecker:
                        f"{at.line}:{at.col}, not on every path to the {where}")
             return
         known = scope | set(self.helpers) | set(BUILTINS) | KEYWORD_NAMES
-        self.error(e.span, f"unknown name '{name}' in the {where}: not a capture of the "
-                   "pattern, a helper or a builtin" + _did_you_mean(name, known))
+        what = "a capture of the pattern" if where in ("guard", "right-hand side") else \
+            "an input or parameter of the context, a where name"
+        self.error(e.span, f"unknown name '{name}' in the {where}: not {what}, a helper or a "
+                   "builtin" + _did_you_mean(name, known))
 
     def check_attr(self, e: A.EAttr) -> None:
         obj = e.obj

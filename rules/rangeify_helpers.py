@@ -84,27 +84,6 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
 
 
-def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
-    """Read x from a buffer of its own (made once per node) at idx's indices."""
-    b = ctx.buffers.get(x)
-    if b is None:
-        rngs = ctx.new_ranges(x.shape)
-        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs),
-                                 device_of(x))
-    return index(b, *idx.src[1:])
-
-
-def index_child(ctx: RangeifyContext, c: UOp, idx: UOp) -> UOp:
-    """A shared node read by one of its consumers. Computed in place unless an earlier run
-    saw its consumers read it at different places (then every consumer reads a buffer); the
-    read is recorded for that decision."""
-    if c in ctx.force:
-        return bufferize_here(ctx, c, idx)
-    ctx.reads.setdefault(c, set()).add((idx.src[1:], idx.arg))
-    ctx.inlined.add(c)
-    return index(c, *idx.src[1:], arg=idx.arg)
-
-
 def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
     """Whether a reduction read by idx is computed once per output element of its kernel:
     no EXPAND above it dropped a range, and its indices use no enclosing reduce range and
@@ -196,16 +175,6 @@ def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
     rngs = ranges_in(*idxs)
     return bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and \
         set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
-
-
-def chose(ctx: RangeifyContext, node: UOp, why: str | None) -> bool:
-    """A kernel-local cost rule's choice for `node` ("local ..." or "not local: ..."), recorded
-    for DEBUG=2 (runtime/schedule.py's `cost_report`): whether it is local. None: not a
-    candidate, nothing to record."""
-    if why is None:
-        return False
-    ctx.costs.setdefault(node, {})[why] = None
-    return why.startswith("local")
 
 
 def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:

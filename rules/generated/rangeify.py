@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 15968f7971346654353f83b888ffbd4be8043252bce0d5a93b1f2b3e1c440e1d
+# source sha256: f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -42,7 +42,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '15968f7971346654353f83b888ffbd4be8043252bce0d5a93b1f2b3e1c440e1d'
+SOURCE_SHA256 = 'f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -581,19 +581,19 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
     RuleInfo('realize', 'rules/rangeify.rules', 201, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 206, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 207, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 210, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 212, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 222, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 232, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 241, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 243, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 255, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 265, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 268, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 270, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 272, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 205, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 208, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 211, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 213, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 223, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 233, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 242, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 244, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 256, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 266, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 269, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 271, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 273, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
@@ -685,7 +685,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule child_buffer at rules/rangeify.rules:206
+                    # rule child_buffer at rules/rangeify.rules:205
                     #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     at = n.src[1:]
@@ -693,7 +693,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if c in ctx.force:
                         _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(c)).dtype, (_t2, *at))
                         if _r is not n: return _r, _pm_rangeify_rules[1]
-                    # rule index_child at rules/rangeify.rules:207
+                    # rule index_child at rules/rangeify.rules:208
                     #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                     at = n.src[1:]
@@ -704,13 +704,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
                     if _r is not n: return _r, _pm_rangeify_rules[2]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:210
+                # rule index_const at rules/rangeify.rules:211
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 c = n0
                 return c, _pm_rangeify_rules[3]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:212
+                # rule index_assign at rules/rangeify.rules:213
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 a = n0
@@ -719,7 +719,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:222
+                # rule local_value at rules/rangeify.rules:223
                 #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
@@ -732,7 +732,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if ctx.chose(x, why):
                             _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-                # rule index_alu at rules/rangeify.rules:241
+                # rule index_alu at rules/rangeify.rules:242
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
@@ -743,7 +743,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:232
+                    # rule local_array at rules/rangeify.rules:233
                     #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                     at = n.src[1:]
@@ -759,7 +759,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if ctx.chose(x, why):
                                 _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
                                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-                    # rule local_reduce at rules/rangeify.rules:255
+                    # rule local_reduce at rules/rangeify.rules:256
                     #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                     at = n.src[1:]
@@ -773,7 +773,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if ctx.chose(red, why):
                             _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule reduce_buffer at rules/rangeify.rules:265
+                # rule reduce_buffer at rules/rangeify.rules:266
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 at = n.src[1:]
@@ -783,7 +783,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)):
                     _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(red)).dtype, (_t3, *at))
                     if _r is not n: return _r, _pm_rangeify_rules[10]
-                # rule index_reduce at rules/rangeify.rules:268
+                # rule index_reduce at rules/rangeify.rules:269
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
@@ -791,7 +791,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:243
+                # rule index_marker at rules/rangeify.rules:244
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 i = n
@@ -800,14 +800,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t4 := x.src[0]).dtype, (_t4, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:270
+                # rule index_memory at rules/rangeify.rules:271
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[12]
-        # rule index_other at rules/rangeify.rules:272
+        # rule index_other at rules/rangeify.rules:273
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
         x = n0
@@ -824,11 +824,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 280, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 282, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 285, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 288, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 291, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 281, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 283, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 286, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 289, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 292, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -837,7 +837,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:288
+            # rule copy_const_idx at rules/rangeify.rules:289
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -846,7 +846,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:291
+                # rule copy_keeps_src at rules/rangeify.rules:292
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -868,7 +868,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:280
+                # rule noop_buffer at rules/rangeify.rules:281
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -885,12 +885,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:282
+                # rule const_buffer at rules/rangeify.rules:283
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:285
+            # rule remove_buffer at rules/rangeify.rules:286
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -911,12 +911,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 299, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 300, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:299
+    # rule tagged_buffers at rules/rangeify.rules:300
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -968,14 +968,14 @@ simplify = _Pipeline('simplify', (
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:308'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:310'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:312'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:315'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:318'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:320'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:321'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:324'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:309'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:311'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:313'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:316'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:319'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:321'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:322'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:325'),
 ))
 
 PIPELINES = {

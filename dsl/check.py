@@ -411,12 +411,20 @@ class _FileChecker:
 
     def check_ctx_attrs(self, e: object, c: A.Context, what: str,
                         fields: list[str] | None = None) -> None:
-        """Every `ctx.name` in e is a field (one of `fields` when given) or a method of c."""
+        """Every `ctx.name` in e is a field (one of `fields` when given) or a method of c, and
+        every call of a method gets what its parameters ask for."""
         names = [f.name for f in c.fields] if fields is None else fields
         names += [m.name for m in c.methods]
+        methods = {m.name: m for m in c.methods}
         stack = [e]
         while stack:
             x = stack.pop()
+            if isinstance(x, A.ECall) and isinstance(x.func, A.EAttr) \
+                    and isinstance(x.func.obj, A.EName) and x.func.obj.name == "ctx" \
+                    and x.func.attr in methods:
+                m = methods[x.func.attr]
+                self.check_call(x, f"ctx.{m.name}",
+                                [(n, d is not None) for n, d in m.params], set())
             if isinstance(x, A.EAttr) and isinstance(x.obj, A.EName) and x.obj.name == "ctx" \
                     and x.attr not in names:
                 self.error(x.span, f"{what} has no '{x.attr}'" + _did_you_mean(x.attr, names))
@@ -424,6 +432,29 @@ class _FileChecker:
                 stack.extend(x)
             elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
                 stack.extend(getattr(x, k) for k in x.__dataclass_fields__ if k != "span")
+
+    def check_call(self, call: A.ECall, what: str, params: list[tuple[str, bool]],
+                   keywords: set[str]) -> None:
+        """A call of a declared method or class: `params` (name, has a default) by position
+        or keyword, `keywords` by keyword only."""
+        if any(isinstance(a, A.EStar) for a in call.args):
+            return  # `f(*xs)`: how many is known when the rule runs
+        problem = None
+        if len(call.args) > len(params):
+            problem = f"takes at most {len(params)} arguments, the call gives {len(call.args)}"
+        given = {n for n, _ in params[:len(call.args)]}
+        for key, _ in call.kwargs:
+            if key not in {n for n, _ in params} | keywords:
+                problem = problem or f"has no parameter '{key}'" + _did_you_mean(
+                    key, [n for n, _ in params] + sorted(keywords))
+            elif key in given:
+                problem = problem or f"is given '{key}' twice"
+            given.add(key)
+        missing = [n for n, optional in params if not optional and n not in given]
+        if missing and problem is None:
+            problem = f"needs {', '.join(missing)}"
+        if problem is not None:
+            self.error(call.span, f"{what} {problem}")
 
     # -------------------------------------------------------------- declarations
     def check_use(self, use: A.Use) -> None:
@@ -763,8 +794,12 @@ class _FileChecker:
     def check_constructor(self, e: A.ECall) -> None:
         assert isinstance(e.func, A.EOpName)
         name = e.func.name
-        if name in GLOBALS or name in self.contexts or name in self.helpers \
-                and name not in OP_NAMES:
+        if name in self.contexts:
+            c = self.contexts[name]
+            self.check_call(e, name, [(f.name, f.default is not None) for f in c.fields],
+                            set(c.inputs))
+            return
+        if name in GLOBALS or name in self.helpers and name not in OP_NAMES:
             return  # a global or a class declared with `use` or `context`: an ordinary call
         if name not in OP_NAMES:
             self.error(e.func.span, f"unknown op '{name}' in a constructor"

@@ -2,9 +2,10 @@
 
 In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
 replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (the children reconciliation, a reduction's fresh ranges, a
-kernel-local array's), or a walk over its indices; *when* it runs, and the cost rules' choices,
-are said by the rules that call it (reshape's index arithmetic is runtime/view.py's).
+loop over a node's axes or sources (a reduction's fresh ranges, a kernel-local array's), or a
+walk over its indices or its graph; *when* it runs, and the cost rules' choices, are said by
+the rules that call it (reshape's index arithmetic is runtime/view.py's). The passes' contexts
+(fresh ranges, buffers, the record of reads) are declared in the rules files.
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
@@ -22,7 +23,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules.flash_cost import too_long
-from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort

@@ -202,3 +202,17 @@ def test_declared_context_runs_in_a_pipeline(tmp_path: Path) -> None:
         assert ctx.counts == {a: 1, b: 1}, kind  # each run counts afresh: a NEG node once
         assert out.src[3] is a.alu(Ops.EXP2), kind  # Pair(x): its required field, positional
         assert ctx.note(a, by=3) == 4 and module.Pair(a).second == (), kind
+
+
+def test_imported_user_rules_build_their_file_s_record(tmp_path: Path) -> None:
+    """A user's set copied into an importer's module brings the classes its rules build."""
+    (tmp_path / "lib.rules").write_text(
+        "record Tagged {\n  x: UOp\n}\nrules wrap = {\n  keep: SQRT(x) -> Tagged(x).x\n}\n")
+    path = tmp_path / "main.rules"
+    path.write_text('from "lib.rules" import wrap\nrules all = wrap\n')
+    module = _import(tmp_path / "generated" / "main.py",
+                     compile_file(path, tmp_path / "generated"))
+    a = UOp.const(dtypes.float32, 2.0)
+    for kind, m in (("generated", module.MATCHERS["all"]),
+                    ("interp", interpret_all(load(str(path)))[0]["all"])):
+        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind

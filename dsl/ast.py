@@ -345,6 +345,44 @@ class Pass:
 
 
 @dataclass(frozen=True)
+class Field:
+    """`name: TYPE [= DEFAULT]` in a context: the default is evaluated per new context, with
+    `ctx` (the fields before it) and the context's inputs in scope; no default: required."""
+
+    name: str
+    type: str  # as written (`dict[UOp, int]`): documentation, printed as the annotation
+    default: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Method:
+    """`name(p, q=LITERAL) -> EXPR [where a = E, ...]`: a method of a context, its body one
+    expression; the `where` names are bound in order first (one may be bound for its effect on
+    `ctx`, as `noted = ctx.deps.setdefault(b)`)."""
+
+    name: str
+    params: tuple[tuple[str, ELit | None], ...]
+    body: Expr
+    lets: tuple[tuple[str, Expr], ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Context:
+    """`context NAME(inputs) { fields and methods }` (or `record NAME { fields }`, a value a rule
+    builds): a class the generated module defines. `inputs`: what `NAME.start(...)` is given
+    (a pass calls it with its graph) for the fields' defaults."""
+
+    name: str
+    inputs: tuple[str, ...]
+    fields: tuple[Field, ...]
+    methods: tuple[Method, ...]
+    record: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Pipeline:
     """`pipeline NAME { pass ... }`: passes run in order over a graph."""
 
@@ -361,6 +399,7 @@ class RulesFile:
     rulesets: tuple[RuleSet, ...]
     source: str = field(default="", compare=False, repr=False)
     pipelines: tuple[Pipeline, ...] = ()
+    contexts: tuple[Context, ...] = ()
 
 
 # ------------------------------------------------------------------------ the checked form

@@ -260,6 +260,7 @@ class _FileChecker:
         self.flat: dict[str, tuple[A.Rule, ...] | None] = {}
         self.helper_objs: dict[str, Any] = {}  # helper name -> the object, when it imported
         self.pipelines = {p.name for p in file.pipelines}  # callable from expressions
+        self.contexts: dict[str, A.Context] = {}  # declared classes, callable like helpers
 
     def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
         self.s.error(span, message, hint)
@@ -272,6 +273,8 @@ class _FileChecker:
             unavailable |= self.check_import(imp)
         self.collect_sets(unavailable)
         self.check_rule_names()
+        for c in self.file.contexts:
+            self.check_context(c)
         for rs in self.file.rulesets:
             for term in rs.terms:
                 if isinstance(term, A.RuleBlock):
@@ -285,13 +288,16 @@ class _FileChecker:
             if rules is not None:
                 self.check_shadowing(rs.name, rules)
                 checked.append(A.CheckedRuleSet(rs.name, rules, self.file.path))
-        pipelines = tuple(self.check_pipeline(p) for p in self.file.pipelines)
+        pipelines = tuple(self.check_pipeline(p, {c.name: c for c in checked})
+                          for p in self.file.pipelines)
         return A.CheckedFile(self.file, tuple(checked), tuple(self.helpers.values()),
                              tuple(self.imported_files), pipelines)
 
     # -------------------------------------------------------------- pipelines
-    def check_pipeline(self, pl: A.Pipeline) -> A.CheckedPipeline:
-        """Each pass names a known rule set and a known context; names are unique."""
+    def check_pipeline(self, pl: A.Pipeline, sets: dict[str, A.CheckedRuleSet]
+                       ) -> A.CheckedPipeline:
+        """Each pass names a known rule set and a known context; names are unique. A declared
+        context has what its pass's rules read: every `ctx.name` is a field or method."""
         from rulegrad.runtime.spec import STAGES as SPEC_STAGES
 
         if pl.name in self.own_sets or pl.name in self.imported_sets or pl.name in self.helpers:
@@ -313,6 +319,11 @@ class _FileChecker:
                            + _did_you_mean(ps.ruleset, known))
                 files.append("")
             self.check_pass_ctx(ps, seen)
+            decl = self.contexts.get(self.pass_context(ps, seen) or "")
+            if decl is not None and ps.ruleset in sets:
+                for rule in sets[ps.ruleset].rules:
+                    self.check_ctx_attrs((rule.guard, rule.rhs, rule.lets), decl,
+                                         f"the context of pass '{ps.name}'")
             if ps.spec is not None and ps.spec not in SPEC_STAGES:
                 self.error(ps.span, f"unknown spec stage '{ps.spec}'"
                            + _did_you_mean(ps.spec, SPEC_STAGES))
@@ -332,6 +343,13 @@ class _FileChecker:
                 self.error(ps.span, f"pass '{ps.name}' is until_settled: it needs a context "
                            "class of its own (each run starts a new one)")
             return
+        decl = self.contexts.get(ps.ctx)
+        if decl is not None:
+            again = next((m for m in decl.methods if m.name == "again"), None)
+            if ps.until_settled and (again is None or any(d is None for _, d in again.params)):
+                self.error(ps.ctx_span, f"context '{ps.ctx}' of an until_settled pass needs a "
+                           "method again() (the next run's context, or None once settled)")
+            return
         if ps.ctx not in self.helpers:
             known = {n for n, o in self.helper_objs.items() if isinstance(o, type)} | set(earlier)
             self.error(ps.ctx_span, f"unknown context '{ps.ctx}' in pass '{ps.name}': not a "
@@ -345,6 +363,98 @@ class _FileChecker:
         elif obj is not None and ps.until_settled and not callable(getattr(obj, "again", None)):
             self.error(ps.ctx_span, f"context '{ps.ctx}' of an until_settled pass needs a "
                        "method again() (the next run's context, or None once settled)")
+
+    @staticmethod
+    def pass_context(ps: A.Pass, earlier: dict[str, A.Pass]) -> str | None:
+        """The context class a pass runs with (a shared one is its first owner's)."""
+        ctx = ps.ctx
+        while ctx in earlier:
+            ctx = earlier[ctx].ctx
+        return ctx
+
+    # -------------------------------------------------------------- contexts
+    def check_context(self, c: A.Context) -> None:
+        """Names unique; required fields first; each default sees the inputs and the fields
+        before it; each method its parameters and its `where` names, in order."""
+        if c.name in self.helpers or c.name in self.contexts or c.name in GLOBALS:
+            self.error(c.span, f"context '{c.name}' has the name of a helper, a global or "
+                       "another context")
+        self.contexts[c.name] = c
+        members: set[str] = set()
+        optional = False
+        for f in c.fields:
+            if f.name in members:
+                self.error(f.span, f"field '{f.name}' of '{c.name}' is declared twice")
+            if f.default is None and optional:
+                self.error(f.span, f"field '{f.name}' of '{c.name}' has no default but comes "
+                           "after one that has: required fields come first")
+            optional = optional or f.default is not None
+            if f.default is not None:
+                self.check_expr(f.default, set(c.inputs), f"default of field '{f.name}'", {})
+                # a default reads only the fields already set (and methods)
+                known = [g.name for g in c.fields[:c.fields.index(f)]]
+                self.check_ctx_attrs(f.default, c, f"'{c.name}' when its field '{f.name}' is "
+                                     "set", known)
+            members.add(f.name)
+        for m in c.methods:
+            if m.name in members:
+                self.error(m.span, f"'{m.name}' of '{c.name}' is declared twice")
+            members.add(m.name)
+            scope = {name for name, _ in m.params}
+            if len(scope) != len(m.params):
+                self.error(m.span, f"method '{m.name}' of '{c.name}' repeats a parameter")
+            for name, e in m.lets:
+                self.check_expr(e, scope, f"method '{m.name}'", {})
+                scope = scope | {name}
+            self.check_expr(m.body, scope, f"method '{m.name}'", {})
+            self.check_ctx_attrs((m.body, m.lets), c, f"'{c.name}'")
+
+    def check_ctx_attrs(self, e: object, c: A.Context, what: str,
+                        fields: list[str] | None = None) -> None:
+        """Every `ctx.name` in e is a field (one of `fields` when given) or a method of c, and
+        every call of a method gets what its parameters ask for."""
+        names = [f.name for f in c.fields] if fields is None else fields
+        names += [m.name for m in c.methods]
+        methods = {m.name: m for m in c.methods}
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, A.ECall) and isinstance(x.func, A.EAttr) \
+                    and isinstance(x.func.obj, A.EName) and x.func.obj.name == "ctx" \
+                    and x.func.attr in methods:
+                m = methods[x.func.attr]
+                self.check_call(x, f"ctx.{m.name}",
+                                [(n, d is not None) for n, d in m.params], set())
+            if isinstance(x, A.EAttr) and isinstance(x.obj, A.EName) and x.obj.name == "ctx" \
+                    and x.attr not in names:
+                self.error(x.span, f"{what} has no '{x.attr}'" + _did_you_mean(x.attr, names))
+            if isinstance(x, (tuple, list)):
+                stack.extend(x)
+            elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
+                stack.extend(getattr(x, k) for k in x.__dataclass_fields__ if k != "span")
+
+    def check_call(self, call: A.ECall, what: str, params: list[tuple[str, bool]],
+                   keywords: set[str]) -> None:
+        """A call of a declared method or class: `params` (name, has a default) by position
+        or keyword, `keywords` by keyword only."""
+        if any(isinstance(a, A.EStar) for a in call.args):
+            return  # `f(*xs)`: how many is known when the rule runs
+        problem = None
+        if len(call.args) > len(params):
+            problem = f"takes at most {len(params)} arguments, the call gives {len(call.args)}"
+        given = {n for n, _ in params[:len(call.args)]}
+        for key, _ in call.kwargs:
+            if key not in {n for n, _ in params} | keywords:
+                problem = problem or f"has no parameter '{key}'" + _did_you_mean(
+                    key, [n for n, _ in params] + sorted(keywords))
+            elif key in given:
+                problem = problem or f"is given '{key}' twice"
+            given.add(key)
+        missing = [n for n, optional in params if not optional and n not in given]
+        if missing and problem is None:
+            problem = f"needs {', '.join(missing)}"
+        if problem is not None:
+            self.error(call.span, f"{what} {problem}")
 
     # -------------------------------------------------------------- declarations
     def check_use(self, use: A.Use) -> None:
@@ -608,7 +718,8 @@ class _FileChecker:
             if e.name in OP_NAMES:
                 self.error(e.span, f"op '{e.name}' used as a value (write Ops.{e.name}, or "
                            f"call it to build a node: {e.name}(...))")
-            elif e.name not in GLOBALS and e.name not in self.helpers:
+            elif e.name not in GLOBALS and e.name not in self.helpers \
+                    and e.name not in self.contexts:
                 self.error(e.span, f"unknown name '{e.name}' in the {where}"
                            + _did_you_mean(e.name, set(GLOBALS) | OP_NAMES))
         elif isinstance(e, A.EAttr):
@@ -648,7 +759,7 @@ class _FileChecker:
                    comp_locals: dict[str, A.Span]) -> None:
         name = e.name
         if name in scope or name in self.helpers or name in BUILTINS or name in KEYWORD_NAMES \
-                or name in self.pipelines:
+                or name in self.pipelines or name in self.contexts:
             return
         if name in comp_locals:
             at = comp_locals[name]
@@ -656,8 +767,10 @@ class _FileChecker:
                        f"{at.line}:{at.col}, not on every path to the {where}")
             return
         known = scope | set(self.helpers) | set(BUILTINS) | KEYWORD_NAMES
-        self.error(e.span, f"unknown name '{name}' in the {where}: not a capture of the "
-                   "pattern, a helper or a builtin" + _did_you_mean(name, known))
+        what = "a capture of the pattern" if where in ("guard", "right-hand side") else \
+            "an input or parameter of the context, a where name"
+        self.error(e.span, f"unknown name '{name}' in the {where}: not {what}, a helper or a "
+                   "builtin" + _did_you_mean(name, known))
 
     def check_attr(self, e: A.EAttr) -> None:
         obj = e.obj
@@ -681,8 +794,13 @@ class _FileChecker:
     def check_constructor(self, e: A.ECall) -> None:
         assert isinstance(e.func, A.EOpName)
         name = e.func.name
+        if name in self.contexts:
+            c = self.contexts[name]
+            self.check_call(e, name, [(f.name, f.default is not None) for f in c.fields],
+                            set(c.inputs))
+            return
         if name in GLOBALS or name in self.helpers and name not in OP_NAMES:
-            return  # a global or a class declared with `use`: an ordinary call
+            return  # a global or a class declared with `use` or `context`: an ordinary call
         if name not in OP_NAMES:
             self.error(e.func.span, f"unknown op '{name}' in a constructor"
                        + _did_you_mean(name, OP_NAMES | set(GLOBALS)))

@@ -32,7 +32,7 @@ BUILTINS: dict[str, object] = {
     "tuple": tuple, "list": list, "range": range, "int": int, "float": float, "bool": bool,
     "isinstance": isinstance, "zip": zip, "enumerate": enumerate, "prod": math.prod,
     "sorted": sorted, "reversed": reversed, "dict": dict, "str": str, "fold": fold,
-    "dtypes": dtypes,
+    "dtypes": dtypes, "set": set, "frozenset": frozenset, "next": next,
 }
 # capitalised globals (an EOpName that is not an op constructor)
 GLOBALS: dict[str, object] = {"Ops": Ops, "GroupOp": GroupOp, "UOp": UOp}

@@ -180,7 +180,7 @@ def _postlex(tokens: list[Token]) -> list[_Tok]:
             if opener is not None:
                 del stack[opener:]
             continue
-        if tok.type in (_t("rules"), _t("pipeline")) and stack:
+        if tok.type in (_t("rules"), _t("pipeline"), _t("context"), _t("record")) and stack:
             stack.clear()  # `rules` starts a declaration: whatever is open was left unclosed
         emit(tok)
         if tok.type == _t("->") and stack and stack[-1].type != BLOCK_OPEN:
@@ -491,6 +491,7 @@ class _ToAst(Transformer):
             tuple(x for x in items if isinstance(x, A.RuleSet)),
             source=self.source,
             pipelines=tuple(x for x in items if isinstance(x, A.Pipeline)),
+            contexts=tuple(x for x in items if isinstance(x, A.Context)),
         )
 
     def module(self, meta: Any, items: list[Token]) -> str:
@@ -522,6 +523,32 @@ class _ToAst(Transformer):
 
     def pipeline(self, meta: Any, items: list[Any]) -> A.Pipeline:
         return A.Pipeline(items[0].value, tuple(items[1:]), self.sp(meta))
+
+    def context(self, meta: Any, items: list[Any]) -> A.Context:
+        kind, name, rest = items[0], items[1].value, items[2:]
+        inputs = rest.pop(0) if rest and isinstance(rest[0], tuple) else ()
+        return A.Context(name, inputs, tuple(x for x in rest if isinstance(x, A.Field)),
+                         tuple(x for x in rest if isinstance(x, A.Method)),
+                         kind.value == "record", self.sp(meta))
+
+    def cinputs(self, meta: Any, items: list[Token]) -> tuple[str, ...]:
+        return tuple(t.value for t in items)
+
+    def cfield(self, meta: Any, items: list[Any]) -> A.Field:
+        default = items[2] if len(items) > 2 else None
+        return A.Field(items[0].value[:-1], items[1], default, self.sp(meta))
+
+    def ctype(self, meta: Any, items: list[Any]) -> str:
+        args = ["..." if isinstance(x, _Ellipsis) else x for x in items[1:]]
+        return items[0].value + (f"[{', '.join(args)}]" if args else "")
+
+    def cmethod(self, meta: Any, items: list[Any]) -> A.Method:
+        lets = items.pop().binds if isinstance(items[-1], _Lets) else ()
+        params = tuple(x for x in items[1:-1])
+        return A.Method(items[0].value, params, items[-1], lets, self.sp(meta))
+
+    def cparam(self, meta: Any, items: list[Any]) -> tuple[str, A.ELit | None]:
+        return items[0].value, (items[1] if len(items) > 1 else None)
 
     def popt(self, meta: Any, items: list[Token]) -> _Opt:
         value = items[1] if len(items) > 1 else None

@@ -240,6 +240,22 @@ def _block(out: _Lines, b: A.RuleBlock) -> None:
         out.write("}")
 
 
+def _context(out: _Lines, c: A.Context) -> None:
+    out.goto(c.span.line, blank=True)
+    inputs = f"({', '.join(c.inputs)})" if c.inputs else ""
+    out.write(f"{'record' if c.record else 'context'} {c.name}{inputs} {{")
+    for fd in c.fields:
+        out.goto(fd.span.line)
+        out.write(f"  {fd.name}: {fd.type}" + (f" = {expr(fd.default)}" if fd.default else ""))
+    for m in c.methods:
+        out.goto(m.span.line)
+        params = ", ".join(n if d is None else f"{n}={expr(d)}" for n, d in m.params)
+        lets = ", ".join(f"{name} = {expr(e)}" for name, e in m.lets)
+        out.write(f"  {m.name}({params}) -> {expr(m.body)}" + (f" where {lets}" if lets else ""))
+    out.goto(0)
+    out.write("}")
+
+
 def print_file(f: A.RulesFile) -> str:
     """The canonical text of a rules file. When the tree has source spans, every declaration and
     rule keeps its source line (blank lines fill in for comments), so the derived names of
@@ -251,6 +267,8 @@ def print_file(f: A.RulesFile) -> str:
     for i in f.imports:
         out.goto(i.span.line)
         out.write(f"from {_string(i.path)} import {', '.join(i.names)}")
+    for c in f.contexts:
+        _context(out, c)
     for rs in f.rulesets:
         out.goto(rs.span.line, blank=True)
         out.write(f"rules {rs.name} = ")

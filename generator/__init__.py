@@ -7,7 +7,9 @@ The phases, one module each (no phase reaches back into an earlier one):
          --match_ir.lower--> MatchIR (per block of rules: per root op, a decision tree)
          --emit.module_model--> ModuleModel --templates/matcher.py.j2--> Python source
 
-`interp.py` runs a CheckedFile directly (the oracle); `cli.py` is `rulegrad gen`.
+`contexts.py` prints the file's declared contexts and records as classes (the module holds
+them; `interp.py` runs the same source). `interp.py` runs a CheckedFile directly (the oracle);
+`cli.py` is `rulegrad gen`.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ import jinja2
 from rulegrad.dsl.ast import (
     CheckedFile,
     CheckedPipeline,
+    Context,
     EBool,
     ECall,
     EDefer,
@@ -52,6 +53,7 @@ from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 
+from .contexts import UNSET_LINE, context_source
 from .match_ir import (
     ArgTest,
     Branch,
@@ -139,6 +141,7 @@ class ModuleModel:
     parts: list[PartModel]
     sets: list[SetModel]
     pipelines: list[PipelineModel] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)  # the declared classes' source lines
 
     @property
     def docstring(self) -> str:
@@ -612,7 +615,9 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
     helpers = _helpers(cf)
     # pipelines are called by name from rules, like helpers (`kernel(SINK(st))`)
-    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines}
+    contexts = _contexts_of(cf)
+    helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines} \
+        | {c.name for c in contexts}
     reserved = frozenset(BUILTINS) | helper_names | frozenset(GLOBALS) | {"ctx"}
     cx = _Ctx(helper_names, reserved)
     imports: list[str] = []
@@ -701,7 +706,30 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         parts=parts,
         sets=sets,
         pipelines=pipelines,
+        contexts=_contexts(contexts, helper_names, src_path),
     )
+
+
+def _contexts_of(cf: CheckedFile) -> list[Context]:
+    """The declared classes this module defines: its file's, and those of imported files whose
+    rules it copies (as `_helpers`)."""
+    found: dict[str, Context] = {}
+    for f in _all_files(cf):
+        if f is cf or not in_package(f.file.path):
+            for c in f.file.contexts:
+                if found.setdefault(c.name, c) is not c:
+                    raise ValueError(f"two declared classes named {c.name!r}")
+    return list(found.values())
+
+
+def _contexts(contexts: list[Context], names: frozenset[str], src_path: dict[str, str]
+              ) -> list[str]:
+    """The source of the module's declared classes (generator/contexts.py)."""
+    lines: list[str] = []
+    for c in contexts:
+        where = f"{src_path.get(c.span.path, c.span.path)}:{c.span.line}"
+        lines += ["", "", *context_source(c, names, where)]
+    return [UNSET_LINE, *lines] if lines else []
 
 
 def _pipeline_model(cp: CheckedPipeline, var_of: dict[str, str], modules: dict[str, str],

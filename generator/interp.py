@@ -64,6 +64,7 @@ from rulegrad.runtime.pipeline import Pass, Pipeline
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
 from rulegrad.runtime.uop import UOp
 
+from .contexts import context_classes
 from .match_ir import root_ops, src_orders
 from .paths import display_path, in_package
 
@@ -345,6 +346,8 @@ def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pi
     """The interpreted matchers of a checked file, and its pipelines built over them (a
     pipeline is also a name its rules may call: `kernel(SINK(st))`)."""
     helpers = load_helpers(_all_helpers(cf))
+    contexts = tuple(c for f in _all_files(cf) for c in f.file.contexts)
+    helpers.update(context_classes(contexts, helpers))  # the generated classes
     matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
     pipelines: dict[str, Pipeline] = {}
     for cp in cf.pipelines:

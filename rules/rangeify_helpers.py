@@ -2,9 +2,10 @@
 
 In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
 replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (the children reconciliation, a reduction's fresh ranges, a
-kernel-local array's), or a walk over its indices; *when* it runs, and the cost rules' choices,
-are said by the rules that call it (reshape's index arithmetic is runtime/view.py's).
+loop over a node's axes or sources (a reduction's fresh ranges, a kernel-local array's), or a
+walk over its indices or its graph; *when* it runs, and the cost rules' choices, are said by
+the rules that call it (reshape's index arithmetic is runtime/view.py's). The passes' contexts
+(fresh ranges, buffers, the record of reads) are declared in the rules files.
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
@@ -19,16 +20,16 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules.flash_cost import too_long
-from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 from rulegrad.runtime.view import flatten
+
+if TYPE_CHECKING:  # declared in rangeify.rules
+    from rulegrad.rules.generated.rangeify import RangeifyContext
 
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
@@ -55,109 +56,23 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
     return list(out)
 
 
-# ====================================================================== 1. realize marking
-@dataclass
-class RealizeContext:
-    """Which tensor nodes must become buffers (`do_realize` adds them to `realize`), and the
-    number each REALIZE got (`add_realize`): `order` maps the node REALIZE tag i wraps to i,
-    numbered in the order met."""
-
-    realize: set[UOp] = field(default_factory=set)
-    order: dict[UOp, int] = field(default_factory=dict)
-
-
-# ====================================================================== 2. children marking
-@dataclass
-class ChildrenContext:
-    """The reductions read by several consumers (whose recomputation would be costly), and
-    those consumers, from one walk over the pass's input graph."""
-
-    children: dict[UOp, list[UOp]] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, sink: UOp) -> ChildrenContext:
-        users: dict[UOp, list[UOp]] = {}
-        for n in toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else ():  # (_ops: no walk)
-            for s in dict.fromkeys(n.src) if n.op is not Ops.SINK else ():
-                if s.op is Ops.REDUCE_AXIS:
-                    users.setdefault(s, []).append(n)
-        return cls({k: v for k, v in users.items() if len(v) > 1})
-
-
-# ====================================================================== 3. rangeify
-@dataclass
-class RangeifyContext:
-    """Fresh ranges, the buffers made during rangeify, and what each shared node was read at.
-
-    `force` holds the nodes an earlier run of rangeify found must be buffered (a shared node
-    whose readers disagree, a reduction some reader could not compute in place): this run reads
-    them from their buffer everywhere, so no reader recomputes them."""
-
-    force: frozenset[UOp] = frozenset()
-    # predict_buffers' guess (reductions read through a broadcast): buffered unless a reader
-    # can compute them locally (`local_reduce`); `force` is what a run proved must be buffered
-    predicted: frozenset[UOp] = frozenset()
-    next_range: int = FIRST_RANGE
-    group: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)  # range -> its buffer's ranges
-    buffers: dict[UOp, UOp] = field(default_factory=dict)  # node -> the BUFFERIZE made for it
-    reads: dict[UOp, set[tuple]] = field(default_factory=dict)  # shared node -> its reads
-    inlined: set[UOp] = field(default_factory=set)  # reductions / shared nodes computed in place
-    # reduce range -> the loop ranges of the kernel its REDUCE runs in
-    kernel_loops: dict[UOp, tuple[UOp, ...]] = field(default_factory=dict)
-    # (reduction, its indices) -> the REDUCE computed locally there: readers of one row share it
-    local: dict[tuple, UOp] = field(default_factory=dict)
-    # the reduce ranges of matmul-sized sums of products (`is_products`) -> their length
-    products: dict[UOp, int] = field(default_factory=dict)
-    # predict_local_values' guess: costly elementwise values a locally computed reduction and
-    # another reader of its kernel both read (softmax's exp) -> the axes that reduction reduces
-    local_values: dict[UOp, tuple[int, ...]] = field(default_factory=dict)
-    # the kernel-local cost rules' choices, for DEBUG=2 (`cost_report`): node -> each choice,
-    # in every run (a later run's "an earlier run buffered it" follows the first run's reason)
-    costs: dict[UOp, dict[str, None]] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, sink: UOp) -> RangeifyContext:
-        """The first run's context: it buffers what `predict_buffers` guesses it must (unless
-        a kernel-local rule computes it in its reader)."""
-        predicted = predict_buffers(sink)
-        return cls(predicted=predicted, local_values=predict_local_values(sink, predicted))
-
-    def again(self) -> RangeifyContext | None:
-        """The next run's context (`until_settled`), or None when a rerun would change nothing.
-
-        Whether a shared node needs a buffer depends on all its readers, which a single
-        bottom-up walk meets one at a time (tinygrad waits with RewriteNotReady; a bottom-up
-        pass here cannot defer). So a run records what it had to buffer and what was read at
-        several places, and the next run buffers those everywhere: all this run buffered, and
-        the shared nodes read at more than one place. The set only grows: usually one or two
-        runs. Settled when no node it must buffer was computed in place."""
-        disagree = {c for c, reads in self.reads.items() if len(reads) > 1}
-        again = self.force | frozenset(self.buffers) | frozenset(disagree)
-        if not (again - self.force) & self.inlined:
-            return None
-        return RangeifyContext(force=again, predicted=self.predicted,
-                               local_values=self.local_values, costs=self.costs)
-
-    def new_range(self, size: int, kind: str = "loop") -> UOp:
-        if size == 1:
-            return idx_const(0)  # a size-1 axis is never a loop
-        r = UOp.range(size, self.next_range, kind)
-        self.next_range += 1
-        return r
-
-    def new_ranges(self, shape: tuple[int, ...]) -> tuple[UOp, ...]:
-        rngs = tuple(self.new_range(s) for s in shape)
-        real = tuple(r for r in rngs if r.op is Ops.RANGE)
-        for r in real:
-            self.group[r] = real
-        return rngs
+# ====================================================================== the contexts' walks
+# (the pass contexts are declared in rangeify.rules and kernel.rules)
+def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
+    """The reductions read by several consumers -> those consumers (ChildrenContext)."""
+    users: dict[UOp, list[UOp]] = {}
+    for n in toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else ():  # (_ops: no walk)
+        for s in dict.fromkeys(n.src) if n.op is not Ops.SINK else ():
+            if s.op is Ops.REDUCE_AXIS:
+                users.setdefault(s, []).append(n)
+    return {k: v for k, v in users.items() if len(v) > 1}
 
 
 def predict_buffers(sink: UOp) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
     an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
     in its kernel: `inline_reduce_ok` decides). Rangeify's first
-    run starts from this guess, so it seldom needs a second (`RangeifyContext.start`)."""
+    run starts from this guess, so it seldom needs a second (rangeify.rules' RangeifyContext)."""
     under: dict[UOp, bool] = {}
     nodes = toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else []  # (no reduction: no walk)
     for n in reversed(nodes):  # every consumer before its sources
@@ -167,27 +82,6 @@ def predict_buffers(sink: UOp) -> frozenset[UOp]:
             for s in n.src:
                 under[s] = True
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
-
-
-def bufferize_here(ctx: RangeifyContext, x: UOp, idx: UOp) -> UOp:
-    """Read x from a buffer of its own (made once per node) at idx's indices."""
-    b = ctx.buffers.get(x)
-    if b is None:
-        rngs = ctx.new_ranges(x.shape)
-        b = ctx.buffers[x] = UOp(Ops.BUFFERIZE, x.dtype, (index(x, *rngs), *rngs),
-                                 device_of(x))
-    return index(b, *idx.src[1:])
-
-
-def index_child(ctx: RangeifyContext, c: UOp, idx: UOp) -> UOp:
-    """A shared node read by one of its consumers. Computed in place unless an earlier run
-    saw its consumers read it at different places (then every consumer reads a buffer); the
-    read is recorded for that decision."""
-    if c in ctx.force:
-        return bufferize_here(ctx, c, idx)
-    ctx.reads.setdefault(c, set()).add((idx.src[1:], idx.arg))
-    ctx.inlined.add(c)
-    return index(c, *idx.src[1:], arg=idx.arg)
 
 
 def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:
@@ -281,16 +175,6 @@ def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
     rngs = ranges_in(*idxs)
     return bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and \
         set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
-
-
-def chose(ctx: RangeifyContext, node: UOp, why: str | None) -> bool:
-    """A kernel-local cost rule's choice for `node` ("local ..." or "not local: ..."), recorded
-    for DEBUG=2 (runtime/schedule.py's `cost_report`): whether it is local. None: not a
-    candidate, nothing to record."""
-    if why is None:
-        return False
-    ctx.costs.setdefault(node, {})[why] = None
-    return why.startswith("local")
 
 
 def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
@@ -410,36 +294,3 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
     if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None
-
-
-# ====================================================================== 5. split into kernels
-@dataclass(frozen=True, eq=False)
-class Kernel:
-    """The arg of a KERNEL node: the kernel AST, its buffers (param order), a readable name."""
-
-    name: str
-    ast: UOp
-    bufs: tuple[Buffer, ...]
-
-
-@dataclass
-class KernelContext:
-    """One kernel being built: its buffer slots, what it depends on, its range numbering."""
-
-    slots: dict[Buffer, int] = field(default_factory=dict)
-    deps: dict[UOp, None] = field(default_factory=dict)
-    ranges: dict[UOp, UOp] = field(default_factory=dict)  # scheduler range -> numbered from 0
-
-    def define_global(self, b: UOp) -> UOp:
-        slot = self.slots.setdefault(b.arg, len(self.slots))
-        return UOp(Ops.DEFINE_GLOBAL, b.dtype, (), slot)
-
-    def read(self, b: UOp, dep: UOp | None = None) -> UOp:
-        """The slot of a buffer the kernel reads; the kernel runs after `dep` (the ASSIGN of
-        the kernel that writes it) or, for an input, after `b` itself."""
-        self.deps[b if dep is None else dep] = None
-        return self.define_global(b)
-
-    def number(self, r: UOp) -> UOp:
-        """A scheduler range, numbered from 0 in the order met."""
-        return self.ranges.setdefault(r, r.replace(arg=(len(self.ranges), r.arg[1])))

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules import pipeline
-from rulegrad.rules.rangeify_helpers import RangeifyContext, RealizeContext
 
 from .buffer import Buffer
 from .env import env_int
@@ -31,6 +30,9 @@ from .pipeline import Pipeline
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule
 from .uop import OP_BIT, UOp, print_graph, toposort
+
+if TYPE_CHECKING:  # the contexts are declared in rangeify.rules
+    from rulegrad.rules.generated.rangeify import RangeifyContext, RealizeContext
 
 
 @dataclass(frozen=True)

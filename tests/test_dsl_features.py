@@ -10,7 +10,10 @@ by the generated module and by the interpreted matcher, which must agree:
 - analyses (`analysis MODULE: f`) are asked by guards and where names (their misuse is a
   located error: tests/dsl/fail/analysis_*.rules);
 - a constant declared with `use` (`LOCAL_MAX_ROW`, read by rangeify.rules' cost rules; a name
-  that is not one is a located error: tests/dsl/fail/use_not_a_constant.rules).
+  that is not one is a located error: tests/dsl/fail/use_not_a_constant.rules);
+- contexts declared in the rules file (`context RangeifyContext(sink) { ... }`: fields with
+  defaults, `start` from the pass's graph, methods, `again` for until_settled) and records
+  (`record Kernel { ... }`); their misuse is a located error: tests/dsl/fail/context_*.rules.
 """
 
 from __future__ import annotations
@@ -158,3 +161,58 @@ def test_explain_binds_the_where_names_of_guard_and_right_side() -> None:
     assert explain(rule, {}, neg).verdict == "fires", explain(rule, {}, neg)
     why = explain(rule, {}, UOp.const(dtypes.int32, 6).alu(Ops.NEG))
     assert why.verdict == "guard false", why
+
+
+CONTEXT_TEXT = """
+context Seen(sink) {
+  counts: dict = dict()
+  roots:  int = len(sink.src)
+  runs:   int = 1
+  note(x, by=1) -> ctx.counts[x] where noted = ctx.counts.update([(x, ctx.counts.get(x, 0) + by)])
+  # the second run keeps `roots` (its default, which reads the graph, is not evaluated again)
+  again() -> Seen(roots=ctx.roots, runs=ctx.runs + 1) if ctx.runs < 2 else None
+}
+record Pair {
+  first:  UOp
+  second: tuple = ()
+}
+rules count_negs = {
+  seen_neg: NEG(x) if ctx.note(x) > 5 -> x
+  paired:   SQRT(x) -> Pair(x).first.alu(Ops.EXP2)
+}
+pipeline counting {
+  pass count = count_negs bottom_up ctx=Seen until_settled
+}
+"""
+
+
+def test_declared_context_runs_in_a_pipeline(tmp_path: Path) -> None:
+    """The same declared classes in the generated module and the interpreted matcher: start
+    from the graph, defaults per new context, methods with defaults and effects, again()."""
+    path = tmp_path / "ctx.rules"
+    path.write_text(CONTEXT_TEXT)
+    module = _import(tmp_path / "generated" / "ctx.py", compile_file(path, tmp_path / "generated"))
+    a, b = UOp.const(dtypes.float32, 2.0), UOp.const(dtypes.float32, 3.0)
+    sink = UOp.sink(a.alu(Ops.NEG), b.alu(Ops.NEG), a.alu(Ops.NEG).alu(Ops.ADD, b),
+                    a.alu(Ops.SQRT))
+    for kind, pipeline in (("generated", module.counting),
+                           ("interp", interpret_all(load(str(path)))[1]["counting"])):
+        out, ctx = pipeline(sink)
+        assert (ctx.runs, ctx.roots) == (2, 4), kind  # a second run, then settled
+        assert ctx.counts == {a: 1, b: 1}, kind  # each run counts afresh: a NEG node once
+        assert out.src[3] is a.alu(Ops.EXP2), kind  # Pair(x): its required field, positional
+        assert ctx.note(a, by=3) == 4 and module.Pair(a).second == (), kind
+
+
+def test_imported_user_rules_build_their_file_s_record(tmp_path: Path) -> None:
+    """A user's set copied into an importer's module brings the classes its rules build."""
+    (tmp_path / "lib.rules").write_text(
+        "record Tagged {\n  x: UOp\n}\nrules wrap = {\n  keep: SQRT(x) -> Tagged(x).x\n}\n")
+    path = tmp_path / "main.rules"
+    path.write_text('from "lib.rules" import wrap\nrules all = wrap\n')
+    module = _import(tmp_path / "generated" / "main.py",
+                     compile_file(path, tmp_path / "generated"))
+    a = UOp.const(dtypes.float32, 2.0)
+    for kind, m in (("generated", module.MATCHERS["all"]),
+                    ("interp", interpret_all(load(str(path)))[0]["all"])):
+        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind

@@ -161,9 +161,10 @@ def test_scheduler_rules_call_few_helpers() -> None:
     assert len((RULES / "analyses.py").read_text().splitlines()) <= MAX_ANALYSES_LINES
 
 
-# where the scheduler stands (6 of 48 rules, 445 lines; issue 12 asks for 25% and 340 lines;
+# where the scheduler stands (5 of 49 rules, 296 lines; issue 12 asks for 25% and 340 lines;
 # reshape's index map is runtime/view.py's, the kernel-local cost rules and the choice of a
-# reduction's buffer are rules): lower these as it improves, never raise them
-MAX_HELPER_RATIO = 6 / 48
-MAX_HELPER_LINES = 445
+# reduction's buffer are rules, the passes' contexts are declared in the rules files): lower
+# these as it improves, never raise them
+MAX_HELPER_RATIO = 5 / 49
+MAX_HELPER_LINES = 296
 MAX_ANALYSES_LINES = 80

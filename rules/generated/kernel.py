@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0
+# source sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -15,14 +15,12 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
-from rulegrad.rules.rangeify_helpers import Kernel
-from rulegrad.rules.rangeify_helpers import KernelContext
 from rulegrad.runtime.view import flatten
 from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '3966f24d9e7906db8ef6e70e8c7de1c4667c0bc98991e9e2e735e0c0688b9dd0'
+SOURCE_SHA256 = '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
@@ -36,11 +34,56 @@ _SINK = Ops.SINK
 _STORE = Ops.STORE
 
 
+# ======================================================================== the contexts
+_UNSET = object()  # a context's field not given to its constructor
+
+
+class KernelContext:
+    """`context KernelContext`, declared at rules/kernel.rules:17."""
+
+    slots: 'dict[Buffer, int]'
+    deps: 'dict[UOp, None]'
+    ranges: 'dict[UOp, UOp]'
+
+    def __init__(self, slots=_UNSET, deps=_UNSET, ranges=_UNSET):
+        ctx = self
+        ctx.slots = dict() if slots is _UNSET else slots
+        ctx.deps = dict() if deps is _UNSET else deps
+        ctx.ranges = dict() if ranges is _UNSET else ranges
+
+    def define_global(self, b):
+        ctx = self
+        return _new(UOp, Ops.DEFINE_GLOBAL, b.dtype, (), ctx.slots.setdefault(b.arg, len(ctx.slots)))
+
+    def read(self, b, dep=None):
+        ctx = self
+        noted = ctx.deps.setdefault(b if dep is None else dep)
+        return ctx.define_global(b)
+
+    def number(self, r):
+        ctx = self
+        return ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
+
+
+class Kernel:
+    """`record Kernel`, declared at rules/kernel.rules:31."""
+
+    name: 'str'
+    ast: 'UOp'
+    bufs: 'tuple[Buffer, ...]'
+
+    def __init__(self, name, ast, bufs):
+        ctx = self
+        ctx.name = name
+        ctx.ast = ast
+        ctx.bufs = bufs
+
+
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('store_assign', 'rules/kernel.rules', 20, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
-    RuleInfo('to_store', 'rules/kernel.rules', 23, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(BUFFER(arg=Buffer(prod(shape), b.dtype, device=b.arg), dtype=b.dtype), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]'),
-    RuleInfo('split_store', 'rules/kernel.rules', 32, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, KERNEL(*k.deps, arg=Kernel(name, ast, tuple(k.slots)), dtype=dtypes.void), arg=(off, rngs), tag=st.tag) where built = kernel(SINK(st)), ast = built[0], k = built[1], loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]], reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == "reduce"], kind = "copy" if v.op is Ops.COPY else "r" if reds else "E", name = kind + "_" + "_".join(loops + reds or ["1"])'),
+    RuleInfo('store_assign', 'rules/kernel.rules', 42, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
+    RuleInfo('to_store', 'rules/kernel.rules', 45, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(BUFFER(arg=Buffer(prod(shape), b.dtype, device=b.arg), dtype=b.dtype), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]'),
+    RuleInfo('split_store', 'rules/kernel.rules', 54, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, KERNEL(*k.deps, arg=Kernel(name, ast, tuple(k.slots)), dtype=dtypes.void), arg=(off, rngs), tag=st.tag) where built = kernel(SINK(st)), ast = built[0], k = built[1], loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]], reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == "reduce"], kind = "copy" if v.op is Ops.COPY else "r" if reds else "E", name = kind + "_" + "_".join(loops + reds or ["1"])'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
@@ -49,7 +92,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule store_assign at rules/kernel.rules:20
+            # rule store_assign at rules/kernel.rules:42
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             b = n
@@ -58,7 +101,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
             v = n0_1
             _r = _new(UOp, _STORE, t.dtype, (t, v, *rngs), None, b.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
-        # rule to_store at rules/kernel.rules:23
+        # rule to_store at rules/kernel.rules:45
         #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(BUFFER(arg=Buffer(prod(shape), b.dtype, device=b.arg), dtype=b.dtype), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         b = n
@@ -76,7 +119,7 @@ def _split_kernels_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            # rule split_store at rules/kernel.rules:32
+            # rule split_store at rules/kernel.rules:54
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, KERNEL(*k.deps, arg=Kernel(name, ast, tuple(k.slots)), dtype=dtypes.void), arg=(off, rngs), tag=st.tag) where built = kernel(SINK(st)), ast = built[0], k = built[1], loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]], reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == "reduce"], kind = "copy" if v.op is Ops.COPY else "r" if reds else "E", name = kind + "_" + "_".join(loops + reds or ["1"])
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             buf = n0_0
@@ -104,19 +147,19 @@ _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
 
 # ======================================================================== to_kernel
 _to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 46, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(g, unmask(off)[0]), v, *[ctx.number(r) for r in rngs if r.op is Ops.RANGE], dtype=dtypes.void) where g = ctx.define_global(b)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 51, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 54, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 61, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 63, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 65, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
+    RuleInfo('kernel_store', 'rules/kernel.rules', 68, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(g, unmask(off)[0]), v, *[ctx.number(r) for r in rngs if r.op is Ops.RANGE], dtype=dtypes.void) where g = ctx.define_global(b)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 73, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 76, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 83, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 85, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 87, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:63
+        # rule strip_marker at rules/kernel.rules:85
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -126,7 +169,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:63
+        # rule strip_marker at rules/kernel.rules:85
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -136,7 +179,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:63
+        # rule strip_marker at rules/kernel.rules:85
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -144,7 +187,7 @@ def _to_kernel_COPY(n, ctx):
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:65
+    # rule renumber at rules/kernel.rules:87
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
@@ -157,7 +200,7 @@ def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule load_input at rules/kernel.rules:51
+            # rule load_input at rules/kernel.rules:73
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             b = n0
@@ -170,7 +213,7 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
-                # rule load_kernel at rules/kernel.rules:54
+                # rule load_kernel at rules/kernel.rules:76
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 a = n0
@@ -188,7 +231,7 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER:
-                # rule kernel_store at rules/kernel.rules:46
+                # rule kernel_store at rules/kernel.rules:68
                 #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(g, unmask(off)[0]), v, *[ctx.number(r) for r in rngs if r.op is Ops.RANGE], dtype=dtypes.void) where g = ctx.define_global(b)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
                 b = n0_0
@@ -205,7 +248,7 @@ def _to_kernel_WHERE(n, ctx):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is _INVALID:
-            # rule unmask_value at rules/kernel.rules:61
+            # rule unmask_value at rules/kernel.rules:83
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             e = n1
@@ -240,7 +283,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:71'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:93'),
 ))
 
 PIPELINES = {

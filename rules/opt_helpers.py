@@ -9,7 +9,10 @@ The actions change how a kernel is computed, never what it computes:
   same order, as the loop: bit for bit);
 - `upcast(st)`: the STORE's innermost loop marked `RANGE(..., (id, "upcast"))`, which the C
   renderer prints as a vectorized loop (`omp simd`: the loop's iterations computed side by
-  side, each exactly as before).
+  side, each exactly as before), or `RANGE(..., (id, "vector"))` when every value along it
+  has an explicit vector form (`vectorizable`): the renderer then prints VECTOR_LANES-wide
+  vectors itself, a strided window's reads as vector loads and a shuffle, and the loop's last
+  vector overlapping the one before it instead of a scalar tail.
 """
 
 from __future__ import annotations
@@ -28,6 +31,15 @@ UNROLL_MAX = 16
 UPCAST_MIN = 8
 # reads further apart than this along the upcast axis are gathers (a transpose): left scalar
 UPCAST_MAX_STRIDE = 4
+# an explicit vector: 8 float32 lanes, 256 bits (AVX2; gcc splits it elsewhere)
+VECTOR_LANES = 8
+# the reads an explicit vector makes along its loop: contiguous, or every other element (a
+# stride-2 window: two loads and a shuffle); wider strides are left to gcc's `omp simd`
+VECTOR_STRIDES = (1, 2)
+# the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
+# along the loop must be one of them, and its index arithmetic affine in the loop variable
+_VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
+                         Ops.MIN, Ops.NEG})
 
 
 def stride(expr: UOp, r: UOp) -> int | None:
@@ -145,7 +157,35 @@ def _near(step: int | None) -> bool:
     return step is not None and abs(step) <= UPCAST_MAX_STRIDE
 
 
+def vectorizable(st: UOp, j: UOp) -> bool:
+    """An upcastable STORE (loop j innermost) printed as explicit vectors: a float32 value of
+    ops in _VECTOR_OPS, its reads VECTOR_STRIDES apart along j and its indices affine in j (a
+    constant times j plus terms free of it, so lane u reads offset(j) + stride * u), and no
+    read of the buffer it writes: the last vector recomputes some outputs of the one before
+    it, which must read what they read the first time."""
+    if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
+        return False
+    out = st.src[0].src[0]
+    on = {j}
+    for n in _along(st.src[1], j) + _along(st.src[0].src[1], j):
+        on.add(n)
+        if n.dtype is dtypes.index:
+            if n.op not in (Ops.ADD, Ops.SUB, Ops.MUL):
+                return False
+            if n.op is Ops.MUL and not any(s.op is Ops.CONST for s in n.src):
+                return False  # j times a variable: the step differs from row to row
+        elif n.op not in _VECTOR_OPS or n.dtype is not dtypes.float32:
+            return False
+        elif n.op is Ops.INDEX and n.src[0] is out:
+            return False
+        elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in VECTOR_STRIDES:
+            return False
+    return True
+
+
 def upcast(st: UOp) -> UOp:
-    """The STORE with its innermost loop marked for vectorizing."""
+    """The STORE with its innermost loop marked for vectorizing: explicit vectors where
+    `vectorizable`, else gcc's `omp simd`."""
     j = st.src[2:][-1]
-    return st.substitute({j: j.replace(arg=(j.arg[0], "upcast"))})
+    kind = "vector" if vectorizable(st, j) else "upcast"
+    return st.substitute({j: j.replace(arg=(j.arg[0], kind))})

@@ -16,6 +16,7 @@ from __future__ import annotations
 from rulegrad.rules import matcher
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.opt_helpers import VECTOR_LANES
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
@@ -50,6 +51,12 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+        if n.op is Ops.RANGE and n.arg[1] == "vector":
+            size = int(n.src[0].arg)
+            tail = ", the last overlapping" if size % VECTOR_LANES else ""
+            count = -(-size // VECTOR_LANES)
+            done.append(f"UPCAST r{n.arg[0]} ({size} iterations, {count} vector"
+                        f"{'s' if count > 1 else ''} of {VECTOR_LANES}{tail})")
         if n.op is Ops.STORE and isinstance(n.arg, (Pack, Flash)):
             done.append(n.arg.describe())
         if n.op is Ops.STORE and isinstance(n.arg, Interchange):

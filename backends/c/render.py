@@ -50,6 +50,7 @@ import re
 from dataclasses import dataclass, field
 
 from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.opt_helpers import VECTOR_LANES, stride
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -350,6 +351,65 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
 
+# ---------------------------------------------------------------------------- vectors
+# A "vector" loop (rules/opt_helpers.py, `vectorizable`) is printed with explicit 8-lane
+# float32 vectors: what gcc's `omp simd` made of a stride-2 window (lane-by-lane inserts and a
+# 16-byte and a scalar tail on a 31-wide row) cost a 3x3 max-pool half its time. Each kernel
+# that uses them carries these helpers once per library (the guard); they compute lane by lane
+# exactly what the scalar ops do (MAX/MIN as rg_max_f32, IEEE +, -, *, /, no contraction).
+VECTOR_HELPERS = r"""
+#ifndef RG_VECTORS
+#define RG_VECTORS 1
+typedef int32_t rg_vi32 __attribute__((vector_size(32)));
+static inline rg_vf32 rg_vset_f32(float x) { return (rg_vf32){x, x, x, x, x, x, x, x}; }
+static inline rg_vf32 rg_vload_f32(const float *p) { rg_vf32 v; memcpy(&v, p, 32); return v; }
+static inline void rg_vstore_f32(float *p, rg_vf32 v) { memcpy(p, &v, 32); }
+/* p[0], p[2], ..., p[14]: the loads end at p[14], so none reads past the window's last value */
+static inline rg_vf32 rg_vload2_f32(const float *p) {
+  rg_vf32 a = rg_vload_f32(p), b = rg_vload_f32(p + 7);
+#ifdef __clang__
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+#else
+  return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
+#endif
+}
+/* a > b ? a : b and a < b ? a : b lane by lane: x86's max and min instructions */
+#if defined(__AVX__) && defined(__GNUC__)
+#define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)
+#define rg_vlt_f32(a, b) __builtin_ia32_minps256(a, b)
+#else
+static inline rg_vf32 rg_vgt_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 m = a > b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
+static inline rg_vf32 rg_vlt_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 m = a < b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
+#endif
+/* the prelude's rg_max_f32 / rg_min_f32 on 8 lanes: both ways round, AND (OR) for a tie of
+   zeros, all ones (a NaN) where either side is NaN */
+static inline rg_vf32 rg_vmax_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 x = (rg_vi32)rg_vgt_f32(a, b), y = (rg_vi32)rg_vgt_f32(b, a);
+  return (rg_vf32)((x & y) | ((a != a) | (b != b))); }
+static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 x = (rg_vi32)rg_vlt_f32(a, b), y = (rg_vi32)rg_vlt_f32(b, a);
+  return (rg_vf32)((x | y) | ((a != a) | (b != b))); }
+#endif
+"""
+_VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
+_VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
+
+
+def render_vector(node: UOp, a: list[str]) -> str:
+    """The C expression of one float32 op on 8-lane vectors (operands already vectors)."""
+    infix = _VECTOR_INFIX.get(node.op)
+    if infix is not None:
+        return f"({a[0]} {infix} {a[1]})"
+    if node.op is Ops.NEG:
+        return f"(-{a[0]})"
+    if node.op in (Ops.MAX, Ops.MIN):
+        return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
+    raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
+                      "vectorizable)")
+
+
 # ---------------------------------------------------------------------------- structure
 @dataclass(eq=False)
 class Scope:
@@ -458,6 +518,8 @@ class _KernelRenderer:
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
         self.choices: list[str] = []  # decisions made here, not yet actions of rules/opt.rules
+        self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
+        self.used_vectors = False
 
     # -- names
     def fresh(self, prefix: str = "t") -> str:
@@ -568,6 +630,9 @@ class _KernelRenderer:
             # an INDEX names an address; LOAD and STORE print it
             scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
             return
+        if self._is_vector(n):
+            self._emit_vector(n, scope, srcs)  # type: ignore[arg-type]
+            return
         if n.op is Ops.LOAD:
             idx = n.src[0]
             if idx.op is not Ops.INDEX:
@@ -586,6 +651,50 @@ class _KernelRenderer:
         name = self.fresh()
         scope.add(self.stmt(name, ctype(n.dtype), expr))
         scope.names[n] = name
+
+    # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
+    def _is_vector(self, n: UOp) -> bool:
+        """A value that varies along the open vector loop: one 8-lane vector (its index
+        arithmetic stays scalar, the offset of lane 0)."""
+        return (self.vector is not None and n.dtype is not dtypes.index
+                and self.vector in self.deps[n])
+
+    def _lanes(self, n: UOp, name: str) -> str:
+        """An operand as a vector: a value that does not vary along the loop is broadcast."""
+        return name if self._is_vector(n) else f"rg_vset_f32({name})"
+
+    def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
+        if n.op is Ops.LOAD:
+            # lane u reads offset + step * u: the index is affine in the loop variable
+            step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
+            expr = f"{_VECTOR_LOAD[step]}(&{srcs[0]})"  # type: ignore[index]
+        else:
+            expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
+        name = self.fresh()
+        scope.add(self.stmt(name, "rg_vf32", expr))
+        scope.names[n] = name
+
+    def _open_vector(self, parent: Scope, r: UOp, pragma: str) -> Scope:
+        """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
+        the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
+        so the rest of a row is whole vectors, not a scalar tail."""
+        var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
+        n, lanes = _range_size(r), VECTOR_LANES
+        head = f"{pragma}\n" if pragma else ""
+        head += f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
+        if "omp parallel" in pragma:
+            self.choices.append(f"PARALLEL r{r.arg[0]}")
+        self.vartypes[var] = "int64_t"
+        scope = Scope(head, parent.bound | {r})
+        scope.names[r] = var
+        last = n - lanes
+        scope.items.append(f"const int64_t {var} = {var}_v < {last} ? {var}_v : {last};"
+                           if n % lanes else f"const int64_t {var} = {var}_v;")
+        parent.add(scope)
+        parent.open_child = scope
+        self.vector = r
+        self.used_vectors = True
+        return scope
 
     # -- reductions (in loop form: rules/lower.rules made each one REDUCE(op(acc, v), *ranges))
     def _open_reduce(self, red: UOp, saved: list) -> None:
@@ -702,7 +811,13 @@ class _KernelRenderer:
             threads = i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1
             # an upcast loop (rules/opt.rules) is vectorized: `omp simd`, with the threads if
             # it is also the outermost
-            simd = r.arg[1] == "upcast"
+            # explicit vectors assume no two buffers overlap (the last vector recomputes what
+            # the one before it wrote): without `restrict`, gcc's `omp simd` instead
+            if r.arg[1] == "vector" and self.restrict:
+                scope = self._open_vector(scope, r, "#pragma omp parallel for" if threads else "")
+                self.stack.append(scope)
+                continue
+            simd = r.arg[1] in ("upcast", "vector")
             pragma = ("#pragma omp parallel for" if threads else "") + (
                 (" simd" if threads else "#pragma omp simd") if simd else "")
             scope = self.open_loop(scope, r, pragma)
@@ -710,6 +825,7 @@ class _KernelRenderer:
         for st in stores:
             self._emit_store(st)
         self._close_loops()
+        self.vector = None
 
     def _emit_store(self, st: UOp) -> None:
         idx, value = st.src[0], st.src[1]
@@ -720,6 +836,8 @@ class _KernelRenderer:
         v = self.emit(value)
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
+        if self.vector is not None:  # 8 lanes from p[off] (the store's stride is 1)
+            line = f"rg_vstore_f32(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)
@@ -932,6 +1050,8 @@ class _KernelRenderer:
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
+        if self.used_vectors:
+            source = VECTOR_HELPERS + source
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices))
 
 

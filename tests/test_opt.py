@@ -19,6 +19,7 @@ from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0]
 
@@ -411,3 +412,89 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
     got = t.numpy()
     assert got.shape == (1, shape[1])
     _check_reduce(op, x, (0,), got[0])
+
+
+# ---------------------------------------------------------------- explicit vectors
+# (rules/opt_helpers.py `vectorizable`, printed by render.py with rg_v* helpers): 8 float32
+# lanes, stride-2 window reads as two loads and a shuffle, and a row's last vector overlapping
+# the one before it; every lane computes what the scalar loop computes, bit for bit
+
+
+def _kinds(opt: UOp) -> set[str]:
+    return {n.arg[1] for n in opt.toposort() if n.op is Ops.RANGE}
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_pool_with_a_partial_last_vector_bits_equal_numpy(op):
+    # 13 outputs a row: a vector of 8, then one overlapping it by 3 (no scalar tail), each
+    # lane reading its stride-2 window's pair; NaN, +-inf and +-0.0 in every position
+    x = _data((2, 3, 10, 26), np.float32, seed=11)
+    t = getattr(Tensor(x).reshape(2, 3, 5, 2, 13, 2), op)(axis=(3, 5))
+    low, opt, rk = _kernel(t)
+    assert "UPCAST r3 (13 iterations, 2 vectors of 8, the last overlapping)" in actions(low, opt)
+    assert "rg_vload2_f32(" in rk.source and "#pragma omp simd" not in rk.source
+    _same_bits(t.numpy(), _oracle(op, x.reshape(2, 3, 5, 2, 13, 2), (3, 5)))
+
+
+@pytest.mark.parametrize("width", [17, 19, 24, 40])
+def test_max_pool_3x3_stride_2_vectors_bits_equal_numpy(width):
+    # 8, 9, 11 and 19 outputs a row: one whole vector, and the overlapping last one
+    x = _data((2, 3, 9, width), np.float32, seed=width)
+    t = Tensor(x).max_pool2d(kernel_size=3, stride=2)
+    low, opt, _ = _kernel(t)
+    assert "vector" in _kinds(opt)
+    ref = _pool3(x, lambda w, axis: _oracle("max", w, tuple(a % w.ndim for a in axis)))
+    _same_bits(t.numpy(), ref)
+
+
+def test_avg_pool_3x3_stride_2_vectors_match_numpy():
+    x = np.random.default_rng(12).standard_normal((2, 3, 11, 29)).astype(np.float32)
+    t = Tensor(x).avg_pool2d(kernel_size=3, stride=2)
+    low, opt, _ = _kernel(t)
+    assert "vector" in _kinds(opt)
+    np.testing.assert_allclose(t.numpy(), _pool3(x, np.mean), rtol=1e-6, atol=1e-6)
+
+
+def test_vector_ops_and_broadcast_row_values_bits_equal_numpy():
+    # -, /, negation and a row's max (computed once per row, broadcast to every lane) on
+    # 8-lane vectors, with a partial last vector: each as numpy rounds it
+    rng = np.random.default_rng(13)
+    a, b = (rng.standard_normal((5, 37)).astype(np.float32) for _ in range(2))
+    t = -(Tensor(a) - Tensor(a).max(axis=1, keepdim=True)) / Tensor(b)
+    low, opt, rk = _kernel(t)
+    assert "vector" in _kinds(opt) and "rg_vset_f32(" in rk.source
+    np.testing.assert_array_equal(t.numpy(), -(a - a.max(axis=1, keepdims=True)) / b)
+
+
+def test_in_place_write_is_not_an_overlapping_vector():
+    # the last vector recomputes outputs of the one before it: reading the buffer it writes,
+    # it would read its own results (13 = 8 + 5: lanes 5..7 twice)
+    x = np.arange(3 * 13, dtype=np.float32).reshape(3, 13)
+    low = lower_only((Tensor(x) * 2 + 1).schedule()[0].ast)
+    (st,) = low.src
+    out, load = st.src[0].src[0], next(n for n in low.toposort() if n.op is Ops.DEFINE_GLOBAL
+                                       and n is not st.src[0].src[0])
+    in_place = low.substitute({load: out})
+    assert "vector" in _kinds(optimize_kernel(low))
+    assert "vector" not in _kinds(optimize_kernel(in_place))
+    a = Tensor(x.copy()).realize()
+    a.assign(a * 2 + 1)
+    np.testing.assert_array_equal(a.numpy(), x * 2 + 1)
+
+
+def test_vectors_need_restrict():
+    # without `restrict` two parameters may be one buffer: gcc's omp simd instead
+    t = Tensor(np.zeros((4, 13), np.float32)) + 1
+    low, opt, rk = _kernel(t)
+    assert "rg_vstore_f32(" in rk.source
+    plain = render_kernel(opt, "k", restrict=False).source
+    assert "rg_vstore_f32(" not in plain and "#pragma omp simd" in plain
+
+
+def test_wide_stride_is_left_to_omp_simd():
+    # a stride-3 read (a 3-wide window, stride 3) has no explicit vector load
+    x = _data((4, 8 * 3), np.float32, seed=14)
+    t = Tensor(x).reshape(4, 8, 3).max(axis=2)
+    low, opt, _ = _kernel(t)
+    assert "upcast" in _kinds(opt) and "vector" not in _kinds(opt)
+    _same_bits(t.numpy(), _oracle("max", x.reshape(4, 8, 3), (2,)))

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 13bd2ac6a180410dc8a6188103ff5fd47bdc60b97d602b21f5ba30b12fee7d44
+# source sha256: 9272be85cf3506e59528b67c4a14b9b88021d1b844fdcacb33106a9ab8cbcf47
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -29,7 +29,7 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '13bd2ac6a180410dc8a6188103ff5fd47bdc60b97d602b21f5ba30b12fee7d44'
+SOURCE_SHA256 = '9272be85cf3506e59528b67c4a14b9b88021d1b844fdcacb33106a9ab8cbcf47'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -108,8 +108,39 @@ _opt_index_rules = (
     RuleInfo('and_in_range', 'rules/opt.rules', 57, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
     RuleInfo('and_offset', 'rules/opt.rules', 60, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
     RuleInfo('and_scaled', 'rules/opt.rules', 63, 'and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y'),
+    RuleInfo('mod_offset', 'rules/opt.rules', 68, 'mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
+
+def _opt_index_MOD(n, ctx):
+    try:
+        n0, n1 = n.src
+    except ValueError:
+        return None
+    if n0.op is _ADD and len(n0.src) == 2:
+        n0_0, n0_1 = n0.src
+        if n1.op is _CONST:
+            if n0_0.dtype is _dt_index and n0_1.op is _CONST:
+                # rule mod_offset at rules/opt.rules:68
+                #   mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)
+                if _opt_index_st: _opt_index_st.attempts[3] += 1
+                c = n0_1
+                m = n1
+                x = n0_0
+                if m.arg > 0 and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % m.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % m.arg < m.arg:
+                    _r = _as_uop(n, x + c.arg % m.arg)
+                    if _r is not None and _r is not n: return _r, _opt_index_rules[3]
+            if n0_0.op is _CONST and n0_1.dtype is _dt_index:
+                # rule mod_offset at rules/opt.rules:68
+                #   mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)
+                if _opt_index_st: _opt_index_st.attempts[3] += 1
+                c = n0_0
+                m = n1
+                x = n0_1
+                if m.arg > 0 and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg and 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] + c.arg % m.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] + c.arg % m.arg < m.arg:
+                    _r = _as_uop(n, x + c.arg % m.arg)
+                    if _r is not None and _r is not n: return _r, _opt_index_rules[3]
+    return None
 
 def _opt_index_AND(n, ctx):
     try:
@@ -201,6 +232,7 @@ def _opt_index_AND(n, ctx):
 
 
 _opt_index_part = RuleMatcher('opt_index', _opt_index_rules, {
+    Ops.MOD: _opt_index_MOD,
     Ops.AND: _opt_index_AND,
 }, home=(globals(), '_opt_index_st'))
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rulegrad.rules.opt_helpers import stride
+from rulegrad.rules.opt_helpers import VECTOR_LANES, along, stride, vector_values
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable, range_size
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -33,6 +34,9 @@ TILE_I, TILE_J = 4, 16
 BLOCK_J = 1024
 # the fewest columns in a block: a vector's worth (8 float32 lanes)
 BLOCK_MIN = 8
+# the most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
+# block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
+VECTORS_MAX = 8
 _COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
                      Ops.FDIV, Ops.RECIPROCAL})
 
@@ -46,10 +50,14 @@ class Interchange:
 
     tile: tuple[int, int] | None
     block: int | None = None
+    vectors: int | None = None  # accumulators in registers: this many 8-lane vectors of j
 
     def describe(self, st: UOp) -> str:
         ranges = st.src[2:]
         j = ranges[-1]
+        if self.vectors is not None:
+            return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in blocks of "
+                    f"{self.vectors} vectors of {VECTOR_LANES} accumulators in registers")
         if self.block is not None:
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, THREAD r{j.arg[0]} in "
                     f"{int(j.src[0].arg) // self.block} blocks of {self.block}")
@@ -115,9 +123,34 @@ def _plan(st: UOp) -> Interchange | None:
             and not _costly_outside(reds[0], j, deps)):
         return Interchange((TILE_I, TILE_J))
     work = range_size(j) * max(math.prod(range_size(k) for k in r.src[1:]) for r in reds)  # type: ignore
+    if len(reds) == 1 and not per_row and len(ranges) >= 2:
+        vectors = _vectors(st, reds[0], j)
+        if vectors is not None:
+            return Interchange(None, vectors=vectors)
     if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
         return Interchange(None, _block(range_size(j)))  # type: ignore[arg-type]
     return Interchange(None)
+
+
+def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
+    """How many 8-lane vectors of accumulators a float32 reduce over rows (a max or sum down a
+    middle axis) keeps in registers per block of columns: the most, up to VECTORS_MAX, that
+    divide j's vectors; None when j is not whole vectors or a value along j (the reduce's reads,
+    contiguous in j, and what the store computes from it) has no explicit vector form. In
+    memory, every row's step loaded and stored each accumulator beside its one read."""
+    size = range_size(j)
+    if red.dtype is not dtypes.float32 or red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN):
+        return None
+    if size % VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
+        return None
+    out = st.src[0].src[0]
+    inside = set(toposort(red))  # the reduce's own body, and the reduce
+    outside = [n for n in along(st.src[1], j) if n not in inside]
+    if not vector_values(along(red.src[0], j) + outside + along(st.src[0].src[1], j), j, out,
+                         (1,)):
+        return None
+    count = size // VECTOR_LANES  # type: ignore[operator]
+    return max(d for d in range(1, VECTORS_MAX + 1) if count % d == 0)
 
 
 def _block(size: int) -> int | None:

@@ -129,7 +129,7 @@ def upcastable(st: UOp) -> bool:
     size = range_size(j)
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
         return False
-    for n in _along(st.src[1], j):
+    for n in along(st.src[1], j):
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
             return False
         # a read that steps far along j would be a gather in every lane: no faster than scalar
@@ -138,7 +138,7 @@ def upcastable(st: UOp) -> bool:
     return stride(st.src[0].src[1], j) == 1
 
 
-def _along(value: UOp, j: UOp) -> list[UOp]:
+def along(value: UOp, j: UOp) -> list[UOp]:
     """The nodes of `value` that change along loop j. The others (a softmax row's max and sum,
     a layernorm row's mean, a kernel-local array: computed once per row, before j's loop) are
     printed outside it, so their own loops and loads do not stop j's from vectorizing."""
@@ -165,10 +165,15 @@ def vectorizable(st: UOp, j: UOp) -> bool:
     it, which must read what they read the first time."""
     if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
         return False
-    out = st.src[0].src[0]
-    on = {j}
-    for n in _along(st.src[1], j) + _along(st.src[0].src[1], j):
-        on.add(n)
+    return vector_values(along(st.src[1], j) + along(st.src[0].src[1], j), j,
+                         st.src[0].src[0], VECTOR_STRIDES)
+
+
+def vector_values(nodes: list[UOp], j: UOp, out: UOp, strides: tuple[int, ...]) -> bool:
+    """True when `nodes` (those that vary along loop j) all have an explicit vector form:
+    float32 ops of _VECTOR_OPS reading `strides` apart along j and never the buffer `out`,
+    and index arithmetic affine in j."""
+    for n in nodes:
         if n.dtype is dtypes.index:
             if n.op not in (Ops.ADD, Ops.SUB, Ops.MUL):
                 return False
@@ -178,7 +183,7 @@ def vectorizable(st: UOp, j: UOp) -> bool:
             return False
         elif n.op is Ops.INDEX and n.src[0] is out:
             return False
-        elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in VECTOR_STRIDES:
+        elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in strides:
             return False
     return True
 

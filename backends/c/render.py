@@ -377,7 +377,9 @@ static inline rg_vf32 rg_vload2_f32(const float *p) {
 #if defined(__AVX__) && defined(__GNUC__)
 #define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)
 #define rg_vlt_f32(a, b) __builtin_ia32_minps256(a, b)
+#define rg_vnan_f32(a, b) ((rg_vi32)__builtin_ia32_cmpps256(a, b, 3)) /* one unordered compare */
 #else
+#define rg_vnan_f32(a, b) (((a) != (a)) | ((b) != (b)))
 static inline rg_vf32 rg_vgt_f32(rg_vf32 a, rg_vf32 b) {
   rg_vi32 m = a > b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
 static inline rg_vf32 rg_vlt_f32(rg_vf32 a, rg_vf32 b) {
@@ -387,10 +389,10 @@ static inline rg_vf32 rg_vlt_f32(rg_vf32 a, rg_vf32 b) {
    zeros, all ones (a NaN) where either side is NaN */
 static inline rg_vf32 rg_vmax_f32(rg_vf32 a, rg_vf32 b) {
   rg_vi32 x = (rg_vi32)rg_vgt_f32(a, b), y = (rg_vi32)rg_vgt_f32(b, a);
-  return (rg_vf32)((x & y) | ((a != a) | (b != b))); }
+  return (rg_vf32)((x & y) | rg_vnan_f32(a, b)); }
 static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
   rg_vi32 x = (rg_vi32)rg_vlt_f32(a, b), y = (rg_vi32)rg_vlt_f32(b, a);
-  return (rg_vf32)((x | y) | ((a != a) | (b != b))); }
+  return (rg_vf32)((x | y) | rg_vnan_f32(a, b)); }
 #endif
 """
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
@@ -519,6 +521,7 @@ class _KernelRenderer:
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
         self.choices: list[str] = []  # decisions made here, not yet actions of rules/opt.rules
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
+        self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
         self.used_vectors = False
 
     # -- names
@@ -657,7 +660,7 @@ class _KernelRenderer:
         """A value that varies along the open vector loop: one 8-lane vector (its index
         arithmetic stays scalar, the offset of lane 0)."""
         return (self.vector is not None and n.dtype is not dtypes.index
-                and self.vector in self.deps[n])
+                and (self.vector in self.deps[n] or n in self.vector_nodes))
 
     def _lanes(self, n: UOp, name: str) -> str:
         """An operand as a vector: a value that does not vary along the loop is broadcast."""
@@ -879,6 +882,9 @@ class _KernelRenderer:
         if how.tile is not None:
             self._tiled(st, reds[0], how.tile)
             return True
+        if how.vectors is not None:
+            self._vector_columns(st, reds[0], how.vectors)
+            return True
         # output loops but the last, parallel at the outermost (or j's blocks, in threads)
         scope = self.root
         cols: tuple[str, int] | None = None  # (the block's first column, its width)
@@ -929,6 +935,64 @@ class _KernelRenderer:
         self._emit_store(st)
         self._close_loops()
         return True
+
+    def _vector_columns(self, st: UOp, red: UOp, nvec: int) -> None:
+        """The interchanged reduce with its accumulators in registers: j in blocks of `nvec`
+        8-lane vectors, and for each block the reduce loops run once, each step combining the
+        block's row of values into the vectors (the C arrays `acc[nvec]`, indexed by unrolled
+        constants, are registers to gcc). Each output's combination over k keeps its order."""
+        ranges = st.src[2:]
+        j = ranges[-1]
+        work = math.prod(_range_size(r) for r in ranges + red.src[1:])
+        scope = self.root
+        for i, r in enumerate(ranges[:-1]):
+            pragma = ""
+            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
+                pragma = "#pragma omp parallel for"
+            scope = self.open_loop(scope, r, pragma)
+            self.stack.append(scope)
+        jb = self.fresh("jb")
+        head = f"for (int64_t {jb} = 0; {jb} < {_range_size(j)}; {jb} += {nvec * VECTOR_LANES})"
+        block = Scope(head, scope.bound)
+        scope.add(block)
+        scope.open_child = block
+        self.stack.append(block)
+        depth = len(self.stack)
+        reg = _accumulator(red)
+        acc = self.fresh("acc")
+        self.vartypes[acc] = "rg_vf32 *"
+        block.add(f"rg_vf32 {acc}[{nvec}];")
+        block.add(f"for (int u_ = 0; u_ < {nvec}; u_++) {acc}[u_] = "
+                  f"rg_vset_f32({render_const(reg.arg, reg.dtype)});")
+        self.vector, self.used_vectors = j, True
+        self.vector_nodes = {reg, red}
+        scope = block
+        for r in red.src[1:]:
+            scope = self.open_loop(scope, r)
+            self.stack.append(scope)
+        inner, cell = self._lane_block(scope, j, jb, nvec, acc)
+        inner.names[reg] = cell
+        inner.add(f"{cell} = {self.emit(red.src[0])};")
+        # close the reduce loops; the loops around the block are still being filled
+        for sc in self.stack[depth - 1:]:
+            sc.open_child = None
+        self.stack = self.stack[:depth]
+        last, cell = self._lane_block(block, j, jb, nvec, acc)
+        last.names[red] = cell
+        self._emit_store(st)
+        self._close_loops()
+        self.vector, self.vector_nodes = None, set()
+
+    def _lane_block(self, parent: Scope, j: UOp, jb: str, nvec: int,
+                    acc: str) -> tuple[Scope, str]:
+        """The unrolled loop over a block's vectors, binding j to each one's first lane; and
+        the C name of its accumulator."""
+        scope = self.open_loop(parent, j, f"#pragma GCC unroll {nvec}", jb, nvec)
+        self.stack.append(scope)
+        var = scope.names[j]
+        # (open_loop counts columns; each step of this loop is a vector of them)
+        scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
+        return scope, f"{acc}[{var}_u]"
 
     def _column_blocks(self, j: UOp, block: int) -> tuple[Scope, str]:
         """The threaded loop over blocks of `block` columns of j (an `Interchange` with a

@@ -2,7 +2,8 @@
 actions of `rules/opt.rules` applied, and the list of actions taken.
 
 In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
-small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast"), reduces
+small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast", or "vector"
+for explicit vectors), reduces
 interchanged (an `Interchange` in the STORE's arg: the last output axis innermost, maybe a
 register tile) and sums of products packed (a `Pack` in the STORE's arg: rows, columns,
 register tile, packed operand, threaded loop), which `render.py` and `gemm.py` print;

@@ -28,8 +28,10 @@ along its own axis k (matmul's B, a convolution's input rows) is interchanged: k
 inside with one accumulator per j, and for matmul-like kernels a 4x16 block of outputs is kept
 in registers. Each output's sum still runs over k in order. Kernels of at least
 `PARALLEL_MIN_WORK` iterations split their outermost loop across cores (OpenMP); reduce loops
-carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A float sum of
-products (matmul, batched or transposed products, convolutions) is printed by
+carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A loop the optimizer
+made a `vector` (rules/opt_helpers.py) is printed as explicit 8-lane float32 vectors
+(`VECTOR_HELPERS`), as are the register accumulators of an interchanged reduce with `vectors`.
+A float sum of products (matmul, batched or transposed products, convolutions) is printed by
 `backends/c/gemm.py` instead: packed operands and a register-blocked inner loop.
 
 Semantics are `runtime/semantics.py`'s table, tested cell by cell (tests/test_semantics.py): C

@@ -66,6 +66,46 @@ def test_libraries_so_linked_load_and_compute(tmp_path, monkeypatch):
     assert build.stats["compiles"] >= 3
 
 
+
+def test_prelude_defines_the_integer_helpers_only_for_kernels_that_call_them(tmp_path,
+                                                                             monkeypatch):
+    """A float kernel's library parses none of the 56 integer helpers; kernels that call one
+    (integer division, modulo, shifts, powers, float -> int casts, a threaded NaN-propagating
+    max) get exactly the ones they name, and compute what numpy computes."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    run._programs.clear()
+    sources: list[str] = []
+    full = build.full_source
+    monkeypatch.setattr(build, "full_source", lambda ks: sources.append(full(ks)) or sources[-1])
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(1000).astype(np.float32)
+    np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * 2 + 1)
+    assert not any(f"\n{h}" in sources[-1]
+                   for h in ("RG_INTS(", "RG_UINTS(", "RG_F2I_ALL(", "#pragma omp declare"))
+    a = rng.integers(-50, 50, 500).astype(np.int32)
+    b = rng.integers(-3, 4, 500).astype(np.int32)  # zeros: numpy gives 0 (with a warning)
+    with np.errstate(divide="ignore"):
+        want = a // np.where(b == 0, 1, b) * (b != 0) % np.int32(7)
+    got = ((Tensor(a) // Tensor(b)) % 7).numpy()
+    np.testing.assert_array_equal(got, np.where(b == 0, 0, want))
+    assert "RG_INTS(int32_t, uint32_t, i32, 32)" in sources[-1]
+    assert "\nRG_INTS(int8_t" not in sources[-1] and "\nRG_F2I_ALL(" not in sources[-1]
+    u = rng.integers(0, 200, 300).astype(np.uint8)
+    np.testing.assert_array_equal((Tensor(u) << 3).numpy(), u << 3)
+    assert "RG_UINTS(uint8_t, u8, 8)" in sources[-1]
+    f = (rng.standard_normal(300) * 100).astype(np.float64)
+    np.testing.assert_array_equal(Tensor(f).cast("int16").numpy(), f.astype(np.int16))
+    assert "RG_F2I_ALL(double, f64)" in sources[-1]
+    big = rng.standard_normal(1 << 21).astype(np.float32)
+    big[12345] = np.nan
+    assert np.isnan(Tensor(big).max().numpy())
+    if "reduction(rgmax_f32" in sources[-1]:  # threaded: OpenMP needs the declared reduction
+        assert "declare reduction(rgmax_f32" in sources[-1]
+
+
 # ---------------------------------------------------------------------------- parallel builds
 def _kernel(name: str, size: int, body: str = "") -> build.RenderedKernel:
     """A rendered kernel of about `size` characters of source (padded by a comment)."""

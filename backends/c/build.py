@@ -46,7 +46,7 @@ from rulegrad.runtime.env import env_int
 from . import cache as disk
 from . import flags as _flags
 from .errors import CompileError
-from .render import PRELUDE, RenderedKernel
+from .render import RenderedKernel, prelude
 
 # what every build needs whatever the user's flags: a position-independent shared object;
 # -pipe: no temporary assembly file between compiler and assembler (the flags: flags.py)
@@ -195,7 +195,8 @@ def compiler_version(cc: tuple[str, ...]) -> str:
 
 
 def full_source(kernels: list[RenderedKernel]) -> str:
-    return PRELUDE + "\n" + "\n".join(k.source for k in kernels)
+    body = "\n".join(k.source for k in kernels)
+    return prelude(body) + "\n" + body
 
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:

@@ -119,6 +119,33 @@ def test_prelude_defines_the_integer_helpers_only_for_kernels_that_call_them(tmp
         assert "declare reduction(rgmax_f32" in sources[-1]
 
 
+
+@pytest.mark.parametrize("size", [3 << 20, (1 << 20) + 1])
+def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
+    """An elementwise loop both threaded and vectorized is printed as threads over blocks, each
+    a vector loop of a constant count (gcc then compiles no peeled prologue and epilogue), when
+    a power of two of 64 or more divides it; otherwise as one `parallel for simd` loop. Either
+    way each element is what numpy computes."""
+    from rulegrad.backends.c import run
+
+    run._programs.clear()
+    sources: list[str] = []
+    full = build.full_source
+    monkeypatch.setattr(build, "full_source", lambda ks: sources.append(full(ks)) or sources[-1])
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(size).astype(np.float32) for _ in range(3))
+    a[5], b[size - 1] = np.nan, np.inf
+    got = (Tensor(a) * Tensor(b) + Tensor(c)).relu().numpy()
+    x = a * b + c
+    np.testing.assert_array_equal(got, np.where(x > 0, x, 0))  # relu: (x > 0).where(x, 0)
+    kernel = sources[-1][sources[-1].index("\nvoid k0"):]
+    if size % 64 == 0:
+        assert "#pragma omp parallel for\n" in kernel and "+= 4096)" in kernel
+        assert "_u < 4096;" in kernel and "parallel for simd" not in kernel
+    else:
+        assert "#pragma omp parallel for simd" in kernel
+
+
 # ---------------------------------------------------------------------------- parallel builds
 def _kernel(name: str, size: int, body: str = "") -> build.RenderedKernel:
     """A rendered kernel of about `size` characters of source (padded by a comment)."""

@@ -444,6 +444,20 @@ def _range_size(r: UOp) -> int:
 # below this many loop iterations (~1 ms on one core) a kernel runs on one core: waking the
 # thread team costs microseconds on an idle machine and milliseconds on a loaded one
 PARALLEL_MIN_WORK = 1 << 20
+# A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
+# unknown bounds, so gcc compiles its vector loop with a peeled prologue and epilogue: relu's
+# 4M-element loop cost 64M more compiler instructions threaded than not (callgrind). Threads
+# over blocks of a power of two dividing the loop, each block a vector loop of a known count,
+# cost 17M less than that, and each element is computed as before.
+VECTOR_BLOCK = 4096
+VECTOR_BLOCK_MIN = 64
+
+
+def _vector_block(size: int) -> int:
+    """The block of a threaded vector loop of `size` values (the largest power of two up to
+    VECTOR_BLOCK dividing it), or 0 when no block of VECTOR_BLOCK_MIN or more divides it."""
+    block = min(size & -size, VECTOR_BLOCK)
+    return block if block >= VECTOR_BLOCK_MIN and size > block else 0
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
@@ -712,13 +726,29 @@ class _KernelRenderer:
             # an upcast loop (rules/opt.rules) is vectorized: `omp simd`, with the threads if
             # it is also the outermost
             simd = r.arg[1] == "upcast"
-            pragma = ("#pragma omp parallel for" if threads else "") + (
-                (" simd" if threads else "#pragma omp simd") if simd else "")
-            scope = self.open_loop(scope, r, pragma)
+            block = _vector_block(_range_size(r)) if threads and simd else 0
+            if block:
+                scope = self._vector_blocks(scope, r, block)
+            else:
+                pragma = ("#pragma omp parallel for" if threads else "") + (
+                    (" simd" if threads else "#pragma omp simd") if simd else "")
+                scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
             self._emit_store(st)
         self._close_loops()
+
+    def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
+        """RANGE r threaded and vectorized as threads over blocks of `block` values, each
+        block a vector loop of that many (`_vector_block`); returns the vector loop."""
+        rb = self.fresh("rb")
+        outer = Scope(f"#pragma omp parallel for\nfor (int64_t {rb} = 0; {rb} < "
+                      f"{_range_size(r)}; {rb} += {block})", parent.bound)
+        parent.add(outer)
+        parent.open_child = outer
+        self.stack.append(outer)
+        self.choices.append(f"PARALLEL r{r.arg[0]} in blocks of {block}")
+        return self.open_loop(outer, r, "#pragma omp simd", rb, block)
 
     def _emit_store(self, st: UOp) -> None:
         idx, value = st.src[0], st.src[1]

@@ -36,14 +36,27 @@ def test_prelude_preprocesses_to_itself():
 
 
 @pytest.mark.skipif(not _is_gcc(), reason="the explicit link is gcc's")
-def test_gcc_link_names_the_kernel_libraries_only():
+def test_gcc_link_names_no_shared_library_the_process_has_loaded():
+    # libgomp, libmvec and libm are loaded into the process once (RTLD_GLOBAL) and the kernel
+    # libraries bind to them when loaded: the linker reads none of them
     cmd = build.compile_command(build.compiler(), build.cflags(), "k.c", "k.so")
-    assert "-nostdlib" in cmd
-    assert "-lgomp" in cmd  # the default flags have -fopenmp
-    assert "-lmvec" in cmd or "-lm" in cmd
-    assert "-lc" not in cmd  # libc comes with libgomp / libm (its linker script costs 5 ms)
-    no_omp = build.compile_command(build.compiler(), ["-O2"], "k.c", "k.so")
-    assert "-lgomp" not in no_omp
+    assert "-nostdlib" in cmd and "-lgcc" in cmd
+    assert not {"-lgomp", "-lmvec", "-lm", "-lc"} & set(cmd), cmd
+    loaded = open("/proc/self/maps").read() if os.path.exists("/proc/self/maps") else ""
+    for soname in ("libgomp.so.1", "libm.so.6"):
+        assert soname in loaded or not loaded
+
+
+@pytest.mark.skipif(not _is_gcc(), reason="the explicit link is gcc's")
+def test_gcc_link_names_a_library_the_process_cannot_load(monkeypatch):
+    monkeypatch.setitem(build._SONAMES, "-lgomp", "libgomp-missing.so.1")
+    build._runtime.cache_clear()
+    try:
+        cmd = build.compile_command(build.compiler(), build.cflags(), "k.c", "k.so")
+        assert "-lgomp" in cmd  # the default flags have -fopenmp
+        assert "-lgomp" not in build.compile_command(build.compiler(), ["-O2"], "k.c", "k.so")
+    finally:
+        build._runtime.cache_clear()
 
 
 def test_libraries_so_linked_load_and_compute(tmp_path, monkeypatch):
@@ -64,6 +77,73 @@ def test_libraries_so_linked_load_and_compute(tmp_path, monkeypatch):
     h = rng.standard_normal(100).astype(np.float16)
     np.testing.assert_array_equal((Tensor(h) * 3).numpy(), h * np.float16(3))
     assert build.stats["compiles"] >= 3
+
+
+
+def test_prelude_defines_the_integer_helpers_only_for_kernels_that_call_them(tmp_path,
+                                                                             monkeypatch):
+    """A float kernel's library parses none of the 56 integer helpers; kernels that call one
+    (integer division, modulo, shifts, powers, float -> int casts, a threaded NaN-propagating
+    max) get exactly the ones they name, and compute what numpy computes."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    run._programs.clear()
+    sources: list[str] = []
+    full = build.full_source
+    monkeypatch.setattr(build, "full_source", lambda ks: sources.append(full(ks)) or sources[-1])
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(1000).astype(np.float32)
+    np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * 2 + 1)
+    assert not any(f"\n{h}" in sources[-1]
+                   for h in ("RG_INTS(", "RG_UINTS(", "RG_F2I_ALL(", "#pragma omp declare"))
+    a = rng.integers(-50, 50, 500).astype(np.int32)
+    b = rng.integers(-3, 4, 500).astype(np.int32)  # zeros: numpy gives 0 (with a warning)
+    with np.errstate(divide="ignore"):
+        want = a // np.where(b == 0, 1, b) * (b != 0) % np.int32(7)
+    got = ((Tensor(a) // Tensor(b)) % 7).numpy()
+    np.testing.assert_array_equal(got, np.where(b == 0, 0, want))
+    assert "RG_INTS(int32_t, uint32_t, i32, 32)" in sources[-1]
+    assert "\nRG_INTS(int8_t" not in sources[-1] and "\nRG_F2I_ALL(" not in sources[-1]
+    u = rng.integers(0, 200, 300).astype(np.uint8)
+    np.testing.assert_array_equal((Tensor(u) << 3).numpy(), u << 3)
+    assert "RG_UINTS(uint8_t, u8, 8)" in sources[-1]
+    f = (rng.standard_normal(300) * 100).astype(np.float64)
+    np.testing.assert_array_equal(Tensor(f).cast("int16").numpy(), f.astype(np.int16))
+    assert "RG_F2I_ALL(double, f64)" in sources[-1]
+    big = rng.standard_normal(1 << 21).astype(np.float32)
+    big[12345] = np.nan
+    assert np.isnan(Tensor(big).max().numpy())
+    if "reduction(rgmax_f32" in sources[-1]:  # threaded: OpenMP needs the declared reduction
+        assert "declare reduction(rgmax_f32" in sources[-1]
+
+
+
+@pytest.mark.parametrize("size", [3 << 20, (1 << 20) + 1])
+def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
+    """An elementwise loop both threaded and vectorized is printed as threads over blocks, each
+    a vector loop of a constant count (gcc then compiles no peeled prologue and epilogue), when
+    a power of two of 64 or more divides it; otherwise as one `parallel for simd` loop. Either
+    way each element is what numpy computes."""
+    from rulegrad.backends.c import run
+
+    run._programs.clear()
+    sources: list[str] = []
+    full = build.full_source
+    monkeypatch.setattr(build, "full_source", lambda ks: sources.append(full(ks)) or sources[-1])
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.standard_normal(size).astype(np.float32) for _ in range(3))
+    a[5], b[size - 1] = np.nan, np.inf
+    got = (Tensor(a) * Tensor(b) + Tensor(c)).relu().numpy()
+    x = a * b + c
+    np.testing.assert_array_equal(got, np.where(x > 0, x, 0))  # relu: (x > 0).where(x, 0)
+    kernel = sources[-1][sources[-1].index("\nvoid k0"):]
+    if size % 64 == 0:
+        assert "#pragma omp parallel for\n" in kernel and "+= 4096)" in kernel
+        assert "_u < 4096;" in kernel and "parallel for simd" not in kernel
+    else:
+        assert "#pragma omp parallel for simd" in kernel
 
 
 # ---------------------------------------------------------------------------- parallel builds

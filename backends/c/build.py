@@ -46,7 +46,7 @@ from rulegrad.runtime.env import env_int
 from . import cache as disk
 from . import flags as _flags
 from .errors import CompileError
-from .render import PRELUDE, RenderedKernel
+from .render import RenderedKernel, prelude
 
 # what every build needs whatever the user's flags: a position-independent shared object;
 # -pipe: no temporary assembly file between compiler and assembler (the flags: flags.py)
@@ -69,18 +69,37 @@ def _mvec() -> list[str]:
 
 
 def link_flags(cc: list[str], flags: list[str]) -> list[str]:
-    """How the shared object is linked. With gcc: only the libraries the kernels call, named
-    (`-nostdlib` + libgomp for OpenMP, libmvec or libm, libgcc for the helpers gcc may call).
-    The driver's default link adds the start files and parses libc's and libm's linker
-    scripts: 14 of a small kernel's 47 ms of CPU time to build (7 with this). libc itself
-    needs no entry (`-lc` reads its linker script: 5 ms more): dlopen finds aligned_alloc or
-    write in the process (Python has libc loaded), and libgomp, libmvec and libm depend on it.
-    Other compilers (clang names another OpenMP runtime) link the default way."""
+    """How the shared object is linked. With gcc: no start files, no libc linker script, and no
+    shared library at all where the process has it loaded for the kernels (`_runtime`): the
+    library's calls (expf, GOMP_parallel, libmvec's _ZGVdN8v_expf) stay undefined and `dlopen`
+    binds them to the loaded ones. Reading libm's linker script, libm, libmvec and libgomp
+    took 17M of the linker's 23M instructions in every build (callgrind): ~4 ms of CPU. A
+    library that cannot be loaded so is named (`-lgomp`, ...), as before; libgcc (an archive
+    of helpers gcc may call, e.g. for float16) is always linked in. Other compilers (clang
+    names another OpenMP runtime) link the default way."""
     mvec = _mvec()
     if "clang" in compiler_version(tuple(cc)).lower():
         return mvec
-    omp = ["-lgomp"] if "-fopenmp" in flags else []
-    return [*mvec[:1], "-nostdlib", *omp, *(mvec[1:] or ["-lm"]), "-lgcc"]
+    named = [lib for lib, needed in (("-lgomp", "-fopenmp" in flags), ("-lmvec", bool(mvec)),
+                                     ("-lm", True)) if needed and not _runtime(lib)]
+    return [*mvec[:1], "-nostdlib", *named, "-lgcc"]
+
+
+_SONAMES = {"-lgomp": "libgomp.so.1", "-lmvec": "libmvec.so.1", "-lm": "libm.so.6"}
+
+
+@cache
+def _runtime(lib: str) -> bool:
+    """Whether the shared library the link flag `lib` names is loaded into this process for
+    every kernel library to bind to (`RTLD_GLOBAL`: a library loaded later resolves its
+    undefined symbols in it). libgomp reads its environment when it loads: the OpenMP
+    defaults are set first."""
+    _openmp_defaults()
+    try:
+        ctypes.CDLL(_SONAMES[lib], mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
 
 
 def compiler() -> list[str]:
@@ -195,7 +214,8 @@ def compiler_version(cc: tuple[str, ...]) -> str:
 
 
 def full_source(kernels: list[RenderedKernel]) -> str:
-    return PRELUDE + "\n" + "\n".join(k.source for k in kernels)
+    body = "\n".join(k.source for k in kernels)
+    return prelude(body) + "\n" + body
 
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:

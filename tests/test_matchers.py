@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import copy
 import dataclasses
+import itertools
 import math
 import os
 import re
@@ -287,7 +288,13 @@ def gradient_calls():
 
 
 def _same_ctx(a, b) -> bool:
-    return a == b if dataclasses.is_dataclass(a) or a is None else vars(a) == vars(b)
+    if dataclasses.is_dataclass(a) or a is None:
+        return a == b
+    # a counter (a context's source of fresh numbers) compares by identity: its state is the
+    # next number it gives, which its repr shows
+    def state(ctx) -> dict:
+        return {k: repr(v) if isinstance(v, itertools.count) else v for k, v in vars(ctx).items()}
+    return state(a) == state(b)
 
 
 def _shape_of_graph(root: UOp) -> list:

@@ -934,12 +934,7 @@ class _KernelRenderer:
             cols = (start, how.block)
         work = math.prod(_range_size(r) for r in ranges)
         work *= sum(math.prod(_range_size(k) for k in r.src[1:]) for r in reds)
-        for i, r in enumerate(ranges[:-1]):
-            pragma = ""
-            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
-                pragma = "#pragma omp parallel for"
-            scope = self.open_loop(scope, r, pragma)
-            self.stack.append(scope)
+        scope = self._output_loops(scope, ranges[:-1], work)
         outer = self.stack[-1]
         depth = len(self.stack)
         cells: list[tuple[UOp, str]] = []
@@ -977,6 +972,17 @@ class _KernelRenderer:
         self._close_loops()
         return True
 
+    def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...], work: int) -> Scope:
+        """An interchanged reduce's output loops but its columns, the outermost threaded when
+        the kernel's `work` pays for threads; returns the innermost."""
+        for i, r in enumerate(ranges):
+            pragma = ""
+            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
+                pragma = "#pragma omp parallel for"
+            scope = self.open_loop(scope, r, pragma)
+            self.stack.append(scope)
+        return scope
+
     def _vector_columns(self, st: UOp, red: UOp, nvec: int) -> None:
         """The interchanged reduce with its accumulators in registers: j in blocks of `nvec`
         8-lane vectors, and for each block the reduce loops run once, each step combining the
@@ -986,12 +992,7 @@ class _KernelRenderer:
         j = ranges[-1]
         work = math.prod(_range_size(r) for r in ranges + red.src[1:])
         scope = self.root
-        for i, r in enumerate(ranges[:-1]):
-            pragma = ""
-            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
-                pragma = "#pragma omp parallel for"
-            scope = self.open_loop(scope, r, pragma)
-            self.stack.append(scope)
+        scope = self._output_loops(scope, ranges[:-1], work)
         jb = self.fresh("jb")
         head = f"for (int64_t {jb} = 0; {jb} < {_range_size(j)}; {jb} += {nvec * VECTOR_LANES})"
         block = Scope(head, scope.bound)

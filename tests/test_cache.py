@@ -189,9 +189,9 @@ def _parallel_worker(cache: str, barrier, queue) -> None:
 
 
 def test_concurrent_parallel_builders_end_with_one_intact_library(tmp_path, monkeypatch):
-    """Three processes build the same two-part library at once (each: two compiler runs at
-    once, then a link); each computes the right values, and the cache ends with one library
-    whose sidecar verifies."""
+    """Three processes build the same two-part library at once (each that finds no library
+    stored: two compiler runs at once, then a link); each computes the right values, and the
+    cache ends with one library whose sidecar verifies."""
     from rulegrad.backends.c import cache as disk
 
     cache = tmp_path / "cache"
@@ -205,7 +205,10 @@ def test_concurrent_parallel_builders_end_with_one_intact_library(tmp_path, monk
     for p in procs:
         p.join(timeout=60)
     expect = (np.arange(100, dtype=np.float32) * 2 + 1).tolist()
-    assert all(r == ("ok", expect, 3) for r in results), results
+    # each built it (two parts and a link: 3 compiler runs) or, when another had already
+    # stored it, loaded it (0): which happens depends on the load, not on the code
+    assert all(r[:2] == ("ok", expect) and r[2] in (0, 3) for r in results), results
+    assert any(r[2] == 3 for r in results), results
     (lib,) = cache.glob("*.so")
     monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
     assert disk.lookup(lib.stem[3:]) == lib.read_bytes()  # intact: the sidecar verifies

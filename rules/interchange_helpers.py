@@ -99,10 +99,13 @@ def _plan(st: UOp) -> Interchange | None:
     j = ranges[-1]
     if range_size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
         return None
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
+    if not reds:  # an elementwise kernel: no dependency sets to compute (a walk of frozensets)
+        return None
     deps = free_ranges(st)
     # a reduce that does not depend on j (a kernel-local row max or sum) is computed once per
     # row outside j's loop wherever it is read: only the others are interchanged
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    reds = [n for n in reds if j in deps[n]]
     if not reds or any(range_size(k) is None for r in reds for k in r.src[1:]):
         return None
     # each reduce's body must hold no other reduce over j: every sum gets its own k loops

@@ -145,9 +145,12 @@ def along(value: UOp, j: UOp) -> list[UOp]:
     on: set[UOp] = {j}
     out: list[UOp] = []
     for n in toposort(value):
-        if n is not j and any(s in on for s in n.src):
-            on.add(n)
-            out.append(n)
+        for s in n.src:  # a loop, not any(...): no generator frame per node of the kernel
+            if s in on:
+                if n is not j:
+                    on.add(n)
+                    out.append(n)
+                break
     return out
 
 

@@ -458,11 +458,19 @@ def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
     """root with every node in `mapping` replaced (the replacements themselves not revisited)."""
     if not mapping:
         return root
-    new: dict[UOp, UOp] = {}
-    for node in toposort(root, stop=lambda n: n in mapping):
-        src = tuple(mapping[s] if s in mapping else new.get(s, s) for s in node.src)
-        new[node] = node if src == node.src else node.replace(src=src)
-    return mapping[root] if root in mapping else new[root]
+    if root in mapping:
+        return mapping[root]
+    # the replacements seed the table, so a source's new form is one lookup; the walk's stop
+    # and the rebuild call C methods, not a Python frame per node (upcast substitutes a RANGE
+    # under every node of a kernel: a 1.25M-op chain's whole graph)
+    new: dict[UOp, UOp] = dict(mapping)
+    get = new.get
+    for node in toposort(root, stop=mapping.__contains__):
+        src = node.src
+        changed = tuple([get(s, s) for s in src])
+        new[node] = node if changed == src else new_uop(UOp, node.op, node.dtype, changed,
+                                                        node.arg, node.tag)
+    return new[root]
 
 
 def print_graph(root: UOp) -> str:

@@ -204,11 +204,12 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         return
     in_graph: set[int] = set()
     held = 0
+    buffer, unplanned = Ops.BUFFER, (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY)  # read once
     for n in toposort(UOp.sink(*roots)):
-        if n.op is Ops.BUFFER:
+        if n.op is buffer:
             in_graph.add(id(n.arg))
             held += n.arg.size * n.arg.dtype.itemsize
-        elif n.op in (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY):
+        elif n.op in unplanned:
             return
     if held > PLAN_MAX_BYTES:
         return

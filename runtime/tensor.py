@@ -245,8 +245,14 @@ def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
     CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
     shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
-    return [_broadcast_uop(i.uop.cast(dtype), shape) if isinstance(i, Tensor)
-            else _const_uop(i, dtype, shape) for i in items]
+    out = []
+    for i in items:  # a loop: an operand already of this dtype and shape is taken as it is
+        if isinstance(i, Tensor):
+            u = i.uop.cast(dtype)
+            out.append(u if u.shape == shape else _broadcast_uop(u, shape))
+        else:
+            out.append(_const_uop(i, dtype, shape))
+    return out
 
 
 # A binary op of a tensor and a Python scalar or a tensor, built before, gives the same node

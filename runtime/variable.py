@@ -122,11 +122,13 @@ def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
         var_of[b] = b.src[0]
 
     nodes = toposort(UOp.sink(*roots))
-    # bound variables sit in movement args (shapes) and, as scalars, in the graph itself
+    # bound variables sit in movement args (shapes) and, as scalars, in the graph itself (the
+    # ops read once: an `Ops.X` is an enum attribute lookup, per node of a 1M-node graph)
+    bind, sized = Ops.BIND, (Ops.RESHAPE, Ops.EXPAND, Ops.SHRINK)
     for n in nodes:
-        if n.op is Ops.BIND:
+        if n.op is bind:
             take(n)
-        elif n.op in (Ops.RESHAPE, Ops.EXPAND, Ops.SHRINK):
+        elif n.op in sized:
             for b in _bound_in(n.arg):
                 take(b)
     if not var_of:

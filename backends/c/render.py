@@ -491,12 +491,13 @@ def _free_ranges(order: list[UOp]) -> dict[UOp, frozenset[UOp]]:
     """For every node (in topological `order`), the RANGEs it depends on; a REDUCE binds its
     own ranges."""
     deps: dict[UOp, frozenset[UOp]] = {}
+    rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
     for n in order:
-        if n.op is Ops.RANGE:
+        if n.op is rng:
             deps[n] = frozenset({n})
-        elif n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
+        elif n.op in binders:
             deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
-        elif n.op is Ops.STORE:
+        elif n.op is store:
             deps[n] = frozenset()
         elif len(n.src) == 1:
             deps[n] = deps[n.src[0]]
@@ -1228,13 +1229,11 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
     A segment's parameters are the names it reads from outside; its outputs (names defined
     in it and read later) come back through pointers. Returns (helper functions, body)."""
     flat = _flatten(root, indent)
-    last_read: dict[str, int] = {}
-    reads: list[list[str]] = []  # the names each line reads (a statement: its expression)
-    for i, (_, item) in enumerate(flat):
-        names = _IDENT.findall(item.expr if isinstance(item, Stmt) else item)
-        reads.append(names)
-        for ident in names:
-            last_read[ident] = i
+    # the names each line reads (a statement: its expression), and where each is read last
+    # (map and a comprehension: no Python frame per line of a million-statement kernel)
+    reads: list[list[str]] = list(map(_IDENT.findall, [
+        item.expr if type(item) is Stmt else item for _, item in flat]))
+    last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
     helpers: list[str] = []
     body: list[str] = []
     i = 0

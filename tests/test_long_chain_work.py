@@ -1,0 +1,101 @@
+"""The work a long elementwise chain makes the compiler do, counted (never timed).
+
+The suite's load test (test_reliability.py: 1.25M ops through the C backend, bench/chain.py
+times its phases) spent most of its time in a few places that grew with the kernel: a regex
+scan of the whole source per prelude helper that tried every position, an inline broadcast
+call per vector statement for gcc to expand, and whole-graph walks no elementwise kernel needs.
+Each is checked here by what is done (calls, patterns, emitted text), on kernels of seconds.
+"""
+
+from __future__ import annotations
+
+import re._constants as sre_constants
+import re._parser as sre_parser
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import _USED, prelude, render_kernel
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp
+
+
+def _kernel(t: Tensor) -> UOp:
+    items = t.schedule()
+    assert len(items) == 1
+    return items[0].ast
+
+
+# ---------------------------------------------------------------------- the prelude's scan
+def test_every_prelude_helper_pattern_starts_with_a_literal():
+    # re finds a pattern that starts with a literal by a fast scan for it; one that starts with
+    # `\b` is tried at every position of the source (3.4 s of a 100k-op chain's build)
+    for pattern, _ in _USED:
+        first = sre_parser.parse(pattern.pattern)[0][0]
+        assert first is sre_constants.LITERAL, pattern.pattern
+
+
+@pytest.mark.parametrize("body, named", [
+    ("x = rg_idiv_i32(a, b);", True),
+    ("rg_idiv_i32(a, b);", True),                        # at the very start
+    ("x = org_idiv_i32(a, b);", False),                  # a longer identifier
+    ("x = my_rg_idiv_i32(a, b);", False),
+    ("x = org_idiv_i32(a); y = rg_idiv_i32(b, c);", True),  # a later whole one counts
+    ("x = rg_idiv_i32x(a, b);", False),
+])
+def test_prelude_names_a_helper_only_as_a_whole_identifier(body, named):
+    assert ("RG_INTS(int32_t, uint32_t, i32, 32)" in prelude(body)) is named
+
+
+# ---------------------------------------------------------------------- vector statements
+def test_a_vector_op_reads_a_scalar_operand_without_a_broadcast_call():
+    """A float32 loop printed as 8-lane vectors writes `v * 0.5`, `1.0 - v`, `2.0 / v` as
+    they are (C broadcasts the scalar), not through an inline rg_vset_f32 call per statement
+    that gcc expanded at 3x the build time; only ops with no infix form (max) broadcast."""
+    rng = np.random.default_rng(3)
+    a = (rng.random(200) + 0.5).astype(np.float32)
+    x, ref = Tensor(a), a.copy()
+    for _ in range(20):
+        x, ref = (1.0 - x * 0.5) + 3.0, (np.float32(1.0) - ref * np.float32(0.5)) + np.float32(3)
+        x, ref = 2.0 / x, np.float32(2.0) / ref
+    x, ref = x.maximum(0.75), np.maximum(ref, np.float32(0.75))
+    source = render_kernel(optimize_kernel(lower_only(_kernel(x))), "k").source
+    statements = [line for line in source.splitlines() if line.lstrip().startswith("const ")]
+    vectors = [s for s in statements if "rg_vf32 t" in s]
+    assert len(vectors) >= 80  # the loop is vectorized
+    broadcasts = [s for s in vectors if "rg_vset_f32(" in s]
+    assert len(broadcasts) == 1 and "rg_vmax_f32" in broadcasts[0], broadcasts
+    np.testing.assert_array_equal(x.numpy(), ref)
+
+
+# ---------------------------------------------------------------------- the optimizer's walks
+def test_an_elementwise_store_plans_no_interchange_without_a_dependency_walk(monkeypatch):
+    from rulegrad.rules import interchange_helpers
+
+    calls: list[UOp] = []
+    walk = interchange_helpers.free_ranges
+    monkeypatch.setattr(interchange_helpers, "free_ranges",
+                        lambda root: calls.append(root) or walk(root))
+    rng = np.random.default_rng(4)
+    a = rng.random((8, 64)).astype(np.float32)
+    optimize_kernel(lower_only(_kernel((Tensor(a) * 0.5 + 1.0).exp())))
+    assert calls == []  # no REDUCE: no plan, and no dependency sets to compute
+    big = rng.random((256, 64)).astype(np.float32)
+    optimize_kernel(lower_only(_kernel(Tensor(big).sum(axis=0))))
+    assert len(calls) >= 1  # a reduce still gets its plan from them
+
+
+def test_substitute_does_not_revisit_its_replacements():
+    x = UOp(Ops.CONST, dtypes.float32, (), 1.0)
+    y = UOp(Ops.CONST, dtypes.float32, (), 2.0)
+    expr = (x + y) * x
+    twice = x + x  # holds x: a revisit would replace the x inside it again
+    out = expr.substitute({x: twice})
+    assert out is (twice + y) * twice
+    assert out.src[1].src[0] is x
+    tagged = expr.replace(tag=7)  # a rebuilt node keeps its arg and tag
+    assert tagged.substitute({y: x}) is ((x + x) * x).replace(tag=7)

@@ -20,7 +20,7 @@ from rulegrad.rules.opt_helpers import VECTOR_LANES, along, stride, vector_value
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable, range_size
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps this many accumulators (one output row) on the stack
 INTERCHANGE_MAX = 4096
@@ -99,13 +99,12 @@ def _plan(st: UOp) -> Interchange | None:
     j = ranges[-1]
     if range_size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
         return None
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-    if not reds:  # an elementwise kernel: no dependency sets to compute (a walk of frozensets)
-        return None
+    if not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return None  # an elementwise kernel (no REDUCE under it, known without a walk)
     deps = free_ranges(st)
     # a reduce that does not depend on j (a kernel-local row max or sum) is computed once per
     # row outside j's loop wherever it is read: only the others are interchanged
-    reds = [n for n in reds if j in deps[n]]
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
     if not reds or any(range_size(k) is None for r in reds for k in r.src[1:]):
         return None
     # each reduce's body must hold no other reduce over j: every sum gets its own k loops

@@ -129,13 +129,31 @@ def upcastable(st: UOp) -> bool:
     size = range_size(j)
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
         return False
-    for n in along(st.src[1], j):
+    nodes = along(st.src[1], j)
+    for n in nodes:
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
             return False
         # a read that steps far along j would be a gather in every lane: no faster than scalar
         if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
             return False
-    return stride(st.src[0].src[1], j) == 1
+    if stride(st.src[0].src[1], j) != 1:
+        return False
+    _walked[:] = (st.src[1], j, nodes)  # for `upcast`, this rule's right side, called next
+    return True
+
+
+# the last walk `upcastable` made of a STORE it accepted: (value, j, along(value, j)). Its rule's
+# right side walks the same kernel again (a million-node kernel: a second of work), so it takes
+# this one instead; taken once, then dropped (no graph is held after)
+_walked: list = []
+
+
+def _along_again(value: UOp, j: UOp) -> list[UOp]:
+    kept = tuple(_walked)
+    _walked.clear()
+    if kept and kept[0] is value and kept[1] is j:
+        return kept[2]
+    return along(value, j)
 
 
 def along(value: UOp, j: UOp) -> list[UOp]:
@@ -168,7 +186,7 @@ def vectorizable(st: UOp, j: UOp) -> bool:
     it, which must read what they read the first time."""
     if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
         return False
-    return vector_values(along(st.src[1], j) + along(st.src[0].src[1], j), j,
+    return vector_values(_along_again(st.src[1], j) + along(st.src[0].src[1], j), j,
                          st.src[0].src[0], VECTOR_STRIDES)
 
 
@@ -196,4 +214,5 @@ def upcast(st: UOp) -> UOp:
     `vectorizable`, else gcc's `omp simd`."""
     j = st.src[2:][-1]
     kind = "vector" if vectorizable(st, j) else "upcast"
+    _walked.clear()  # (not read by vectorizable when it returned early)
     return st.substitute({j: j.replace(arg=(j.arg[0], kind))})

@@ -646,10 +646,18 @@ class Tensor(TensorOps, NNOps):
         if key is not None and (ref := _binaries.get(key)) is not None and (
                 node := ref()) is not None:
             return _tensor(node)  # the node this op built last time (see _binaries)
-        other = _coerce(other)
-        items = (other, self) if reverse else (self, other)
-        dt = _probe(probe, *items)
-        a, b = _lift(items, dt)
+        if type(other) is float or type(other) is int:
+            # a Python number (most operands of a long chain of ops): _lift's work without
+            # its generality (one shape, nothing to broadcast)
+            dt = _probe(probe, *((other, self) if reverse else (self, other)))
+            x = self.uop.cast(dt)
+            c = _const_uop(other, dt, x.shape)
+            a, b = (c, x) if reverse else (x, c)
+        else:
+            other = _coerce(other)
+            items = (other, self) if reverse else (self, other)
+            dt = _probe(probe, *items)
+            a, b = _lift(items, dt)
         if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
             op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
         out = Tensor(a.alu(op, b))

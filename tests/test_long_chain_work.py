@@ -77,13 +77,14 @@ def test_an_elementwise_store_plans_no_interchange_without_a_dependency_walk(mon
     from rulegrad.rules import interchange_helpers
 
     calls: list[UOp] = []
-    walk = interchange_helpers.free_ranges
-    monkeypatch.setattr(interchange_helpers, "free_ranges",
-                        lambda root: calls.append(root) or walk(root))
+    for name in ("free_ranges", "toposort"):
+        walk = getattr(interchange_helpers, name)
+        monkeypatch.setattr(interchange_helpers, name,
+                            lambda root, *a, walk=walk: calls.append(root) or walk(root, *a))
     rng = np.random.default_rng(4)
     a = rng.random((8, 64)).astype(np.float32)
     optimize_kernel(lower_only(_kernel((Tensor(a) * 0.5 + 1.0).exp())))
-    assert calls == []  # no REDUCE: no plan, and no dependency sets to compute
+    assert calls == []  # no REDUCE (seen in the node's op summary): no plan, and no walk
     big = rng.random((256, 64)).astype(np.float32)
     optimize_kernel(lower_only(_kernel(Tensor(big).sum(axis=0))))
     assert len(calls) >= 1  # a reduce still gets its plan from them
@@ -99,3 +100,46 @@ def test_substitute_does_not_revisit_its_replacements():
     assert out.src[1].src[0] is x
     tagged = expr.replace(tag=7)  # a rebuilt node keeps its arg and tag
     assert tagged.substitute({y: x}) is ((x + x) * x).replace(tag=7)
+
+
+def test_upcast_walks_the_kernel_once_along_its_loop(monkeypatch):
+    # upcastable (the rule's guard) and vectorizable (its right side) ask for the same nodes
+    # along the innermost loop: the second takes the first's walk of the kernel
+    from rulegrad.rules import opt_helpers
+
+    walked: list[UOp] = []
+    walk = opt_helpers.along
+    monkeypatch.setattr(opt_helpers, "along", lambda v, j: walked.append(v) or walk(v, j))
+    rng = np.random.default_rng(5)
+    a = rng.random(256).astype(np.float32)
+    x = Tensor(a)
+    for _ in range(10):
+        x = x * 0.5 + 1.0
+    low = lower_only(_kernel(x))
+    opt = optimize_kernel(low)
+    (store,) = low.src
+    assert walked.count(store.src[1]) == 1
+    assert any(n.op is Ops.RANGE and n.arg[1] == "vector" for n in opt.toposort())
+    assert opt_helpers._walked == []  # no graph is held after
+
+
+# ---------------------------------------------------------------------- building the graph
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.uint8, np.float64])
+def test_an_op_with_a_python_number_skips_the_general_lift(dt, monkeypatch):
+    # `x + 1.0`, `2 - x`, ...: one probe and the lifted constant, not the operand lifting of two
+    # tensors (most of a long chain's graph building); numpy's promotion and values still hold
+    from rulegrad.runtime import tensor
+
+    lifted: list[object] = []
+    lift = tensor._lift
+    monkeypatch.setattr(tensor, "_lift", lambda items, d: lifted.append(items) or lift(items, d))
+    a = (np.arange(12).reshape(3, 4) % 7 + 1).astype(dt)
+    x = Tensor(a)
+    pairs = [(x + 1.0, a + 1.0), (2 - x, 2 - a), (x * 3, a * 3), (x / 2.0, a / 2.0),
+             (x - 0.5, a - 0.5), (7.0 * x, 7.0 * a)]
+    assert lifted == []
+    for got, want in pairs:
+        assert got.dtype.np == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_array_equal(got.numpy(), want)
+    _ = x + Tensor(a)  # two tensors: the general path
+    assert len(lifted) == 1

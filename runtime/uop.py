@@ -50,8 +50,8 @@ OP_BIT: dict[Ops, int] = {op: _OTHER for op in Ops}
 # (REDUCE_AXIS, a tensor graph's reduction, and REDUCE, a kernel's, share a bit: a kernel with
 # no reduction is known without a walk)
 OP_BIT.update({Ops.SINK: 1, Ops.BUFFERIZE: 2, Ops.STORE: 2, Ops.REALIZE: 4, Ops.INDEX: 8,
-               Ops.REDUCE_AXIS: 16, Ops.REDUCE: 16, Ops.ASSIGN: 32, Ops.CONTIGUOUS: 32, Ops.COPY: 32,
-               Ops.BUFFER_VIEW: 32, Ops.INVALID: 64})
+               Ops.REDUCE_AXIS: 16, Ops.REDUCE: 16, Ops.ASSIGN: 32, Ops.CONTIGUOUS: 32,
+               Ops.COPY: 32, Ops.BUFFER_VIEW: 32, Ops.INVALID: 64})
 
 
 def ops_mask(ops: Any) -> int:

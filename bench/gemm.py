@@ -71,7 +71,7 @@ def worker(names: list[str], runs: int) -> dict:
         prog = compile_program(sched)
         bufs = [[b.ensure() for b in item.bufs] for item in sched]
         env = dict(arrays)
-        fns = [lambda: eval(expr, _np_env(), env), lambda: prog.run(bufs)]
+        fns = [lambda e=expr, v=env: eval(e, _np_env(), v), lambda p=prog, b=bufs: p.run(b)]
         times: list[list[float]] = [[], []]
         cpus: list[list[float]] = [[], []]
         block = 5
@@ -131,7 +131,7 @@ def main() -> int:
             head += f" {'vs ms':>7s} {'np/vs':>6s} {'best':>6s} {'cpu':>6s} {'vs/ours':>8s}"
         print(head)
         for name in names:
-            def agg(key: str, field: str) -> float:
+            def agg(key: str, field: str, name: str = name, res: dict = res) -> float:
                 return statistics.median(r["cases"][name][field] for r in res[key])
             macs = res["ours"][0]["cases"][name]["macs"]
             ours, np_t = agg("ours", "ours"), agg("ours", "np")

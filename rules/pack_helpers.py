@@ -48,9 +48,8 @@ class Pack:
     """The packing action on a STORE (its arg): range ids of the rows (flattened in this order)
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
-    loop is split across cores: "batch" (the outermost batch loop), "tiles" (the panels, or the
-    row tiles when x is packed or there is one panel: each thread packs the panels for itself)
-    or "" (one core)."""
+    loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles:
+    each thread packs the panels for itself) or "" (one core)."""
 
     rows: tuple[int, ...]
     cols: int
@@ -178,14 +177,28 @@ def _plan(st: UOp) -> Pack | None:
     else:
         parallel = "tiles"
     # x packed per row tile (pa[k][row], computed once per element and read contiguously by
-    # every panel) whenever there is more than one panel: 6 strided rows of A read in the
-    # inner loop run about 1.3x slower than a packed tile, and a computed x (a fused softmax)
-    # would be computed once per panel
+    # every panel) when there is more than one panel and x is not a plain load contiguous in
+    # k: a computed x (a fused softmax) would be computed once per panel, and a strided one
+    # (a transposed A, a convolution's window) read from 6 scattered lines per step. A plain
+    # row of A is read in place: its 6 rows stay in L1 across the panels, and packing it costs
+    # a scalar copy of every element (512^3 on one thread: 3% faster in place, bench/gemm.py)
+    pack_a = npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red, rows)
+                                     for red in reds)  # type: ignore[index]
     tile = min(TILE_ROWS, ni)
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
         grab = max(1, min(GRAB_TILES, -(-ni // tile) // (2 * GRABS_PER_THREAD)))
-    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, npanels > 1, parallel, grab)
+    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
+
+
+def _in_place(x: UOp, red: UOp, rows: tuple[UOp, ...]) -> bool:
+    """Whether x is an ungated load of one row range, contiguous along the reduce's last
+    range: each row read forward one element per step."""
+    from rulegrad.rules.opt_helpers import stride  # it imports range_size from here
+
+    if x.op is not Ops.LOAD or len(x.src) != 1 or x.src[0].op is not Ops.INDEX:
+        return False
+    return len(rows) == 1 and stride(x.src[0].src[1], red.src[-1]) == 1
 
 
 def packable(st: UOp) -> bool:

@@ -33,6 +33,10 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     # batched, the batch loop split across cores; B read transposed (strided in j)
     ("batched a@b^T", lambda a, b: a @ b.transpose(1, 2),
      lambda a, b: a @ b.transpose(0, 2, 1), [(6, 50, 60), (6, 70, 60)]),
+    # A read in place over several panels, the last 15 columns wide, row tiles across cores
+    # (the last one 4 rows); and A stored transposed, so packed, with columns left over
+    ("matmul 202x150x95", lambda a, b: a @ b, lambda a, b: a @ b, [(202, 150), (150, 95)]),
+    ("a^T@b 40x30x50", lambda a, b: a.T @ b, lambda a, b: a.T @ b, [(30, 40), (30, 50)]),
     # a fused epilogue (bias, relu) and a fused operand (exp of A, computed in the loop)
     ("relu(exp(a)@b+c)", lambda a, b, c: (a.exp() @ b + c).relu(),
      lambda a, b, c: np.maximum(np.exp(a) @ b + c, 0), [(40, 30), (30, 50), (50,)]),
@@ -162,3 +166,23 @@ def test_random_contractions_match_numpy(monkeypatch: pytest.MonkeyPatch, batch:
     assert _packed(out)
     tol = 1e-5 if dtype is np.float32 else 1e-12
     np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("expr,packed", [
+    ("a @ b", False),         # each row of A read forward along k: read in place
+    ("a.T @ b", True),        # strided along k
+    ("a.exp() @ b", True),    # computed: once per element, not once per panel
+    ("(a + 1) @ b", True),    # computed (fused into the product)
+])
+def test_left_operand_is_packed_unless_a_plain_row(expr: str, packed: bool) -> None:
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    rng = np.random.default_rng(0)
+    a, b = _rand(rng, 48, 48), _rand(rng, 48, 64)  # 64 columns: four panels
+    t = eval(expr, {}, {"a": Tensor(a), "b": Tensor(b)})
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    assert ("A packed" in pack) == packed, pack
+    want = eval(expr.replace(".exp()", ""), {}, {"a": np.exp(a) if "exp" in expr else a, "b": b})
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

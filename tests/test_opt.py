@@ -268,8 +268,10 @@ def _chain(a: np.ndarray, b: np.ndarray, fused: bool) -> np.ndarray:
 
 @pytest.mark.skipif("fma" not in open("/proc/cpuinfo").read().split(),
                     reason="the CPU has no fused multiply-add")
-@pytest.mark.parametrize("cols", [16, 20])  # one panel (A read in place), two (A packed)
-def test_sum_of_products_is_a_fused_chain_in_order(monkeypatch, cols):
+# one panel; two (the second 4 columns wide), A read in place; two with A stored transposed
+# (strided along k), so packed per tile of rows
+@pytest.mark.parametrize("cols,a_packed", [(16, False), (20, False), (20, True)])
+def test_sum_of_products_is_a_fused_chain_in_order(monkeypatch, cols, a_packed):
     # the FMA contract (runtime/semantics.py): the packed loops (rules/opt.rules' pack_store)
     # sum each output over k in order, each step one fused multiply-add, as BLAS; an exact
     # oracle (fractions) of that chain, which differs from the twice-rounded one here
@@ -279,9 +281,11 @@ def test_sum_of_products_is_a_fused_chain_in_order(monkeypatch, cols):
     rng = np.random.default_rng(cols)
     a = (rng.standard_normal((7, 19)) * 10.0 ** rng.integers(-2, 3, (7, 19))).astype(np.float32)
     b = rng.standard_normal((19, cols)).astype(np.float32)
-    t = Tensor(a) @ Tensor(b)
+    ta = Tensor(np.ascontiguousarray(a.T)).T if a_packed else Tensor(a)
+    t = ta @ Tensor(b)
     low, opt, _ = _kernel(t)
-    assert any(s.startswith("PACK rows r0 x columns r1 (tile 6x16") for s in actions(low, opt))
+    (pack,) = [s for s in actions(low, opt) if s.startswith("PACK rows r0 x columns r1 (tile")]
+    assert ("A packed" in pack) == a_packed
     want = _chain(a, b, fused=True)
     assert not np.array_equal(want, _chain(a, b, fused=False))
     np.testing.assert_array_equal(t.numpy(), want)

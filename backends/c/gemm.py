@@ -16,18 +16,21 @@ iteration of the other ("batch") ranges:
 Several row ranges (a convolution's images and output pixels) are one flat row number, each
 range's value divided out of it. y is computed once per element and read contiguously, and
 TI x TJ accumulators stay in vector registers (GNU C vector types: 6 x 16 float32 = 12 AVX
-registers). With `pack_a` every panel is packed first, then each row tile packs
-pa[k][ii] = x(row, k) (computed once per element: a fused softmax's exp, the bias and relu the
-scheduler leaves to the next layer's matmul) and runs over all panels; without it (one panel)
-x is read in the inner loop.
+registers). With several panels, every panel is packed first, then each row tile runs over
+all panels: with `pack_a` the tile first packs pa[k][ii] = x(row, k) (computed once per
+element: a fused softmax's exp, the bias and relu the scheduler leaves to the next layer's
+matmul; or a strided x gathered once), without it x is read in the inner loop, each of the
+tile's rows forward along k (its lines stay in L1 across the panels). With one panel x is read
+in the inner loop. Whole panels and the last, narrower one are loops of known counts, so
+neither the packing nor the epilogue tests a column per element.
 
 Each output's sum still runs over k in order; the one difference from the plain loops is that
 each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-panel loop, or with `pack_a` or a single panel the row tiles, in one parallel region where each
-thread first packs every panel for itself (no barrier between packing and tiles). Packed panels
+row tiles, in one parallel region where each thread first packs every panel for itself (no
+barrier between packing and tiles). Packed panels
 live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
 heap beyond.
 """
@@ -100,7 +103,7 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     grab = f", {pack.grab}" if pack.grab > 1 else ""
     tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
-    if pack.pack_a:  # every panel packed first, then row tiles over all panels
+    if g.npanels > 1:  # every panel packed first, then row tiles over all panels
         # threaded: one parallel region in which each thread packs every panel for itself, then
         # takes row tiles; no barrier between packing and tiles (on a loaded machine a barrier
         # waits for a thread the OS took off its core: a time slice), and each thread reads
@@ -119,8 +122,8 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _pack_y(r, region, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g)
         _free(region, prods)
-    else:  # each panel packed, then its row tiles
-        panel = _open(scope, inner_pragma + panel_head, r)
+    else:  # one panel on one core: packed, then its row tiles
+        panel = _open(scope, panel_head, r)
         _scratch(r, panel, prods, g.ct, 1, g.tj)
         _pack_y(r, panel, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
@@ -157,6 +160,7 @@ class _Geometry:
     def __init__(self, dt: DType, ni: int, nj: int, pack: Pack) -> None:
         self.ct, self.sfx = ctype(dt), "f32" if dt is dtypes.float32 else "f64"
         self.tj, self.ti = pack.panel, pack.tile
+        self.pack_x = pack.pack_a
         self.lanes = 32 // dt.itemsize  # one vector register, rg_vf32 / rg_vf64
         self.nv = self.tj // self.lanes
         self.ni, self.nj = ni, nj
@@ -169,18 +173,38 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
     past the last column are 0, so they add nothing."""
     for p in prods:
         at = "" if per_panel else f"{pv} * {p.k * g.tj} + "
-        kscope, kk = _k_loops(r, panel, p)
         # a panel's row is copied as vectors (gcc does not see through the index arithmetic
         # alone), unless a read is gated: gcc 12.2 has dropped lanes of those (flags.py)
         gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(p.y))
-        jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False,
-                           simd=not gated and g.nj % g.tj == 0)
-        jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
-        _close(r, panel)
-        if g.nj % g.tj:
-            panel.add(f"if ({pv} == {g.npanels - 1}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-                      f"for (int c_ = {g.nj % g.tj}; c_ < {g.tj}; c_++) "
-                      f"{p.pb}[{at}n_ * {g.tj} + c_] = 0;")
+
+        def copy(scope: Scope, count: int, p: _Product = p, at: str = at,
+                 gated: bool = gated) -> None:
+            kscope, kk = _k_loops(r, scope, p)
+            jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
+                               simd=not gated)
+            jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
+            _close(r, scope)
+            if count < g.tj:
+                scope.add(f"for (int64_t n_ = 0; n_ < {p.k}; n_++) "
+                          f"for (int c_ = {count}; c_ < {g.tj}; c_++) "
+                          f"{p.pb}[{at}n_ * {g.tj} + c_] = 0;")
+
+        _by_panel(r, panel, pv, g, copy)
+
+
+def _by_panel(r: _KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> None:
+    """body(scope, columns) for panel `pv`: whole panels with TJ columns, the last one with
+    the columns left over, each a loop of a known count with no guard (a guarded lane is a
+    branch per element, and gcc copies and stores such loops element by element: 500^3 ran
+    8% slower than with whole panels)."""
+    full, rest = divmod(g.nj, g.tj)
+    if full and rest:
+        body(_open(parent, f"if ({pv} < {full})", r), g.tj)
+        _close(r, parent)
+        body(_open(parent, "else", r), rest)
+        _close(r, parent)
+    else:
+        body(parent, g.tj if full else rest)
 
 
 def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
@@ -188,8 +212,8 @@ def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j
                g: _Geometry) -> None:
     """Tiles of TI rows, the last one smaller when TI does not divide the rows (no guards),
     in one loop: threaded, the last tile is shared out with the others instead of running on
-    one core after them. With a `panel_head`, x is packed per tile and the panel loop runs
-    inside each tile."""
+    one core after them. With a `panel_head`, the panel loop runs inside each tile (x packed
+    per tile first when the action packs it)."""
     ti = g.ti
     full, rest = divmod(g.ni, ti)
     tv = r.fresh("tl")
@@ -208,13 +232,13 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
           prods: list[_Product],
           base: str, rows: int, pv: str, panel_head: str, g: _Geometry) -> None:
     """`rows` output rows from `base`: per panel, each product's register block summed over k
-    in order (x broadcast, fused-multiply-added), then the epilogue. With a `panel_head`, x is
-    first packed into pa[k][row] and the panels are looped here."""
+    in order (x broadcast, fused-multiply-added), then the epilogue. With a `panel_head` the
+    panels are looped here, x first packed into pa[k][row] when the action packs it."""
     nv, vt = g.nv, f"rg_v{g.sfx}"
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
     outer = tile
-    if panel_head:
+    if panel_head and g.pack_x:
         for p in prods:
             pa = r.fresh("pa")
             if p.k * rows * (4 if g.ct == "float" else 8) > STACK_PANEL_BYTES:  # a long sum
@@ -232,6 +256,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
+    if panel_head:
         tile = _open(tile, panel_head, r)
     for p in prods:
         at = f"{pv} * {p.k * g.tj} + " if panel_head else ""
@@ -261,17 +286,21 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     # epilogue: each reduce's value is its cell
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
-    if st.src[-1] in i:
-        jscope, jj = _bind(r, tile, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
-        cell, ii = _bind_rows(r, jscope, i, base, rows)
-    else:
-        iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False)
-        cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", g.tj, g.nj, unroll=False)
-    for p in prods:
-        name = r.fresh()
-        cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
-        cell.names[p.red] = name
-    r._emit_store(st)
+    def epilogue(scope: Scope, count: int) -> None:
+        if st.src[-1] in i:
+            jscope, jj = _bind(r, scope, j, f"{pv} * {g.tj}", count, None, unroll=False)
+            cell, ii = _bind_rows(r, jscope, i, base, rows)
+        else:
+            iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False)
+            cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False)
+        for p in prods:
+            name = r.fresh()
+            cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
+            cell.names[p.red] = name
+        r._emit_store(st)
+        _close(r, scope)
+
+    _by_panel(r, tile, pv, g, epilogue)
     _close(r, tile)
     if heap:
         outer.open_child = None  # after the panel loop, which reads them

@@ -286,13 +286,18 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     # epilogue: each reduce's value is its cell
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
+    # the row's columns as one vector loop (gcc unrolls the 16 columns of a bias and relu into
+    # scalar code otherwise), unless a read is gated (see _pack_y)
+    gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(st.src[1]))
+
     def epilogue(scope: Scope, count: int) -> None:
         if st.src[-1] in i:
             jscope, jj = _bind(r, scope, j, f"{pv} * {g.tj}", count, None, unroll=False)
             cell, ii = _bind_rows(r, jscope, i, base, rows)
         else:
             iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False)
-            cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False)
+            cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
+                             simd=not gated)
         for p in prods:
             name = r.fresh()
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))

@@ -179,10 +179,11 @@ def _plan(st: UOp) -> Pack | None:
     # x packed per row tile (pa[k][row], computed once per element and read contiguously by
     # every panel) when there is more than one panel and x is not a plain load contiguous in
     # k: a computed x (a fused softmax) would be computed once per panel, and a strided one
-    # (a transposed A, a convolution's window) read from 6 scattered lines per step. A plain
-    # row of A is read in place: its 6 rows stay in L1 across the panels, and packing it costs
-    # a scalar copy of every element (512^3 on one thread: 3% faster in place, bench/gemm.py)
-    pack_a = npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red, rows)
+    # (a transposed A) read from 6 scattered lines per step. A plain row of A is read in
+    # place: its 6 rows stay in L1 across the panels, and packing it costs a scalar copy of
+    # every element (one thread, bench/gemm.py: 512^3 3% faster in place, the 8x16x32x32
+    # convolution's window 5%)
+    pack_a = npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red)
                                      for red in reds)  # type: ignore[index]
     tile = min(TILE_ROWS, ni)
     grab = 1
@@ -191,14 +192,15 @@ def _plan(st: UOp) -> Pack | None:
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
 
 
-def _in_place(x: UOp, red: UOp, rows: tuple[UOp, ...]) -> bool:
-    """Whether x is an ungated load of one row range, contiguous along the reduce's last
-    range: each row read forward one element per step."""
+def _in_place(x: UOp, red: UOp) -> bool:
+    """Whether x is an ungated load contiguous along the reduce's last range: each row read
+    forward one element per step (a matmul's A; a convolution's window, whose 6 rows are
+    mostly 6 neighbouring pixels, one line)."""
     from rulegrad.rules.opt_helpers import stride  # it imports range_size from here
 
     if x.op is not Ops.LOAD or len(x.src) != 1 or x.src[0].op is not Ops.INDEX:
         return False
-    return len(rows) == 1 and stride(x.src[0].src[1], red.src[-1]) == 1
+    return stride(x.src[0].src[1], red.src[-1]) == 1
 
 
 def packable(st: UOp) -> bool:

@@ -173,16 +173,27 @@ def test_random_contractions_match_numpy(monkeypatch: pytest.MonkeyPatch, batch:
     ("a.T @ b", True),        # strided along k
     ("a.exp() @ b", True),    # computed: once per element, not once per panel
     ("(a + 1) @ b", True),    # computed (fused into the product)
+    ("x.conv2d(w)", False),   # the window: each pixel's row forward along the kernel's columns
+    ("x.conv2d(w, stride=2)", False),
+    ("x.conv2d(w, padding=1)", True),  # reads gated by the padding
 ])
 def test_left_operand_is_packed_unless_a_plain_row(expr: str, packed: bool) -> None:
     from rulegrad.backends.c.lower import lower_only
     from rulegrad.backends.c.opt import actions, optimize_kernel
 
     rng = np.random.default_rng(0)
-    a, b = _rand(rng, 48, 48), _rand(rng, 48, 64)  # 64 columns: four panels
-    t = eval(expr, {}, {"a": Tensor(a), "b": Tensor(b)})
+    # 64 columns: four panels; 32 output channels: two
+    a, b = _rand(rng, 48, 48), _rand(rng, 48, 64)
+    x, w = _rand(rng, 2, 8, 13, 15), _rand(rng, 32, 8, 3, 3)
+    t = eval(expr, {}, {"a": Tensor(a), "b": Tensor(b), "x": Tensor(x), "w": Tensor(w)})
     low = lower_only(t.schedule()[-1].ast)
     (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
     assert ("A packed" in pack) == packed, pack
-    want = eval(expr.replace(".exp()", ""), {}, {"a": np.exp(a) if "exp" in expr else a, "b": b})
+    if expr.startswith("x."):
+        pad, step = ("padding=1" in expr), 2 if "stride" in expr else 1
+        want = _conv_np(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))) if pad else x, w)
+        want = want[:, :, ::step, ::step]
+    else:
+        env = {"a": np.exp(a) if "exp" in expr else a, "b": b}
+        want = eval(expr.replace(".exp()", ""), {}, env)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

@@ -48,8 +48,8 @@ class Pack:
     """The packing action on a STORE (its arg): range ids of the rows (flattened in this order)
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
-    loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles:
-    each thread packs the panels for itself) or "" (one core)."""
+    loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles,
+    the panels packed once and shared) or "" (one core)."""
 
     rows: tuple[int, ...]
     cols: int

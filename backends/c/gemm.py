@@ -29,8 +29,9 @@ each step is a fused multiply-add (one rounding instead of two) where the CPU ha
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-row tiles, in one parallel region where each thread first packs every panel for itself (no
-barrier between packing and tiles). Packed panels
+row tiles, in one parallel region: with several panels the threads share them (each packed
+once, by the thread that claims it, then marked ready; no barrier), with one each thread packs
+it for itself. Packed panels
 live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
 heap beyond.
 """
@@ -103,19 +104,34 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     grab = f", {pack.grab}" if pack.grab > 1 else ""
     tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
-    if g.npanels > 1:  # every panel packed first, then row tiles over all panels
-        # threaded: one parallel region in which each thread packs every panel for itself, then
-        # takes row tiles; no barrier between packing and tiles (on a loaded machine a barrier
-        # waits for a thread the OS took off its core: a time slice), and each thread reads
-        # panels from its own caches. The copy is vector loads and stores, cheap beside the
-        # tiles' multiply-adds
-        region = _open(scope, "#pragma omp parallel\n", r) if inner_pragma else scope
-        _scratch(r, region, prods, g.ct, g.npanels, g.tj)
-        _pack_y(r, _open(region, panel_head, r), j, prods, pv, g)
+    if g.npanels > 1 and inner_pragma:  # threaded: the panels shared, then row tiles
+        # each panel packed once, by the thread that claims it (a counter), then marked ready;
+        # a thread claims panels until none is left, then takes row tiles, and waits on a
+        # panel's mark only while another thread is still copying it. No barrier: a thread the
+        # OS has not started yet (a loaded machine) leaves every panel to the others, and
+        # packing each panel once halves a thread's copying (512^3: a 1 MB copy a thread)
+        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
+        nx, g.ready = r.fresh("nx"), r.fresh("rdy")
+        scope.add(f"int64_t {nx} = 0;")
+        scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
+        region = _open(scope, "#pragma omp parallel\n", r)
+        claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
+        loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
+                     r)
+        _pack_y(r, loop, j, prods, pv, g)
+        loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         _close(r, region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g)
-        _free(region, prods)
-    elif inner_pragma and g.npanels == 1:  # one panel: as above, x read in place
+        _close(r, scope)
+        _free(scope, prods)
+    elif g.npanels > 1:  # every panel packed first, then row tiles over all panels
+        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
+        _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
+        _close(r, scope)
+        _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
+        _close(r, scope)
+        _free(scope, prods)
+    elif inner_pragma:  # one panel: each thread packs it for itself, then takes row tiles
         region = _open(scope, "#pragma omp parallel\n", r)
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
@@ -161,6 +177,7 @@ class _Geometry:
         self.ct, self.sfx = ctype(dt), "f32" if dt is dtypes.float32 else "f64"
         self.tj, self.ti = pack.panel, pack.tile
         self.pack_x = pack.pack_a
+        self.ready = ""  # the shared panels' ready marks, when threads share them
         self.lanes = 32 // dt.itemsize  # one vector register, rg_vf32 / rg_vf64
         self.nv = self.tj // self.lanes
         self.ni, self.nj = ni, nj
@@ -258,6 +275,8 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             xs[p] = pa
     if panel_head:
         tile = _open(tile, panel_head, r)
+        if g.ready:  # another thread may still be copying this panel
+            tile.add(f"while (!__atomic_load_n(&{g.ready}[{pv}], __ATOMIC_ACQUIRE)) {{}}")
     for p in prods:
         at = f"{pv} * {p.k * g.tj} + " if panel_head else ""
         a = r.fresh("acc")

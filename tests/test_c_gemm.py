@@ -36,6 +36,10 @@ CASES: list[tuple[str, Callable, Callable, list[tuple[int, ...]]]] = [
     # A read in place over several panels, the last 15 columns wide, row tiles across cores
     # (the last one 4 rows); and A stored transposed, so packed, with columns left over
     ("matmul 202x150x95", lambda a, b: a @ b, lambda a, b: a @ b, [(202, 150), (150, 95)]),
+    # two batches (too few to split): the row tiles split inside each batch's loop, the
+    # panels shared by the threads (claimed and marked ready afresh per batch)
+    ("batched 2x150x100x90", lambda a, b: a @ b, lambda a, b: a @ b,
+     [(2, 150, 100), (2, 100, 90)]),
     ("a^T@b 40x30x50", lambda a, b: a.T @ b, lambda a, b: a.T @ b, [(30, 40), (30, 50)]),
     # a fused epilogue (bias, relu) and a fused operand (exp of A, computed in the loop)
     ("relu(exp(a)@b+c)", lambda a, b, c: (a.exp() @ b + c).relu(),

@@ -253,3 +253,100 @@ def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path)
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     runs = log.read_text().splitlines()
     assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs
+
+
+def _built_commands(monkeypatch, tmp_path, programs) -> list[tuple[list[str], str]]:
+    """Realize each program in a fresh cache; the compiler runs it took: (command, source)."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    run._programs.clear()
+    seen: list[tuple[list[str], str]] = []
+    real = build._run
+
+    def spy(key, cwd, sources, command):
+        seen.extend((command(name), text) for name, text in sources.items())
+        return real(key, cwd, sources, command)
+
+    monkeypatch.setattr(build, "_run", spy)
+    for program in programs:
+        program()
+    return seen
+
+
+def _level(cmd: list[str]) -> list[str]:
+    return [f for f in cmd if f.startswith("-O")]
+
+
+def _programs():
+    """A packed product, a 2x2 max-pool (explicit vectors) and relu (a loop gcc vectorizes),
+    each checked against numpy."""
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal((64, 64)).astype(np.float32) for _ in range(2))
+    x = rng.standard_normal((2, 4, 16, 32)).astype(np.float32)
+    y = rng.standard_normal(5000).astype(np.float32)
+
+    def matmul():
+        np.testing.assert_allclose((Tensor(a) @ Tensor(b)).numpy(), a @ b, rtol=1e-5, atol=1e-4)
+
+    def maxpool():
+        shape = (2, 4, 8, 2, 16, 2)
+        out = Tensor(x).reshape(*shape).max(axis=(3, 5)).numpy()
+        np.testing.assert_array_equal(out, x.reshape(shape).max(axis=(3, 5)))
+
+    def relu():
+        np.testing.assert_array_equal(Tensor(y).relu().numpy(), np.maximum(y, 0))
+
+    return [matmul, maxpool, relu]
+
+
+def test_each_kind_of_kernel_is_compiled_at_its_level(monkeypatch, tmp_path):
+    """Register tiles and explicit vectors at flags.LEVELS' level for them (-O1: -O3 spent
+    most of their builds and gained nothing), gcc-vectorized loops at theirs (-O3)."""
+    from rulegrad.backends.c import flags
+
+    monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
+    runs = _built_commands(monkeypatch, tmp_path, _programs())
+    assert len(runs) == 3, [_level(c) for c, _ in runs]
+    (packed, _), (vector, vsrc), (loops, _) = runs
+    assert "rg_vload2_f32(" in vsrc.split("\nvoid k")[-1]  # the pool's explicit vectors
+    assert _level(packed) == [flags.LEVELS["packed"]]
+    assert _level(vector) == [flags.LEVELS["vector"]]
+    assert _level(loops) == [flags.LEVELS["loops"]]
+    assert flags.LEVELS["packed"] != flags.LEVELS["loops"]
+
+
+def test_user_cflags_win_over_the_levels(monkeypatch, tmp_path):
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -march=native -fopenmp")
+    runs = _built_commands(monkeypatch, tmp_path, _programs())
+    assert [_level(c) for c, _ in runs] == [["-O2"]] * 3
+
+
+def test_kernels_of_different_levels_are_built_apart_into_one_library(monkeypatch, tmp_path):
+    """Kernels of two kinds are compiled by two runs, each at its kind's level, and linked into
+    one library; the level is part of the cache key (the same source at another level is
+    another library)."""
+    from dataclasses import replace
+
+    from rulegrad.backends.c import flags
+
+    monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "1")
+    one = _kernel("k_one", 100, "*(int *)v0 = 1;")
+    two = replace(_kernel("k_two", 100, "*(int *)v0 = 2;"), kind="packed")
+    parts = build.build_parts([one, two], 1)
+    assert [([k.cname for k in p], _level(fl)) for fl, p in parts] == [
+        (["k_one"], [flags.LEVELS["loops"]]), (["k_two"], [flags.LEVELS["packed"]])]
+    build.clear_memory_cache()
+    before = build.stats["compiler_runs"]
+    lib = build.build_library([one, two])
+    assert build.stats["compiler_runs"] - before == 3  # two parts and the link
+    out = np.zeros(2, np.int32)
+    lib.function("k_one", 1)(out.ctypes.data)
+    lib.function("k_two", 1)(out.ctypes.data + 4)
+    assert out.tolist() == [1, 2]
+    key = build._key_flags(parts)
+    monkeypatch.setitem(flags.LEVELS, "packed", flags.LEVELS["loops"])
+    assert build._key_flags(build.build_parts([one, two], 1)) != key

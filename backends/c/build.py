@@ -110,9 +110,21 @@ def compiler() -> list[str]:
     return shlex.split(cc)[:1] if cc else ["cc"]
 
 
-def cflags() -> list[str]:
-    # the user's flags plus the ones rulegrad's semantics need (flags.py refuses unsafe ones)
-    return _flags.cflags()
+def cflags(kind: str | None = None) -> list[str]:
+    # the user's flags (else the level of the kernel's kind) plus the ones rulegrad's semantics
+    # need (flags.py refuses unsafe ones)
+    return _flags.cflags(kind=kind)
+
+
+def build_parts(kernels: list[RenderedKernel], jobs: int
+                ) -> list[tuple[list[str], list[RenderedKernel]]]:
+    """The compiler runs of a library: (flags, kernels) each. Kernels compiled with different
+    flags (their kinds' levels, `flags.LEVELS`) are in different runs; each group of the same
+    flags is split further where that pays (`partition`)."""
+    groups: dict[tuple[str, ...], list[RenderedKernel]] = {}
+    for k in kernels:
+        groups.setdefault(tuple(cflags(k.kind)), []).append(k)
+    return [(list(f), part) for f, group in groups.items() for part in partition(group, jobs)]
 
 
 def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
@@ -219,6 +231,7 @@ def full_source(kernels: list[RenderedKernel]) -> str:
 
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
+    """`flags`: every flag a library's build used (`_key_flags`)."""
     h = hashlib.sha256()
     link = link_flags(cc, flags)
     for part in (_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + link),
@@ -293,11 +306,18 @@ def clear_memory_cache() -> None:
     _loaded.clear()
 
 
+def _key_flags(parts: list[tuple[list[str], list[RenderedKernel]]]) -> list[str]:
+    """The flags of a build for its cache key: each kernel's (a kind compiled at another level
+    is another library), the same whatever the parts' split."""
+    flags = {k.cname: fl for fl, part in parts for k in part}
+    return [f for name in sorted(flags) for f in (f"@{name}", *flags[name])]
+
+
 def build_library(kernels: list[RenderedKernel]) -> Library:
     """The loaded library holding `kernels`: from memory, from disk, or compiled now."""
     source = full_source(kernels)
-    cc, flags = compiler(), cflags()
-    key = cache_key(source, cc, flags)
+    cc, parts = compiler(), build_parts(kernels, build_jobs())
+    key = cache_key(source, cc, _key_flags(parts))
     lib = _loaded.get(key)
     if lib is not None:
         stats["memory_hits"] += 1
@@ -316,7 +336,7 @@ def build_library(kernels: list[RenderedKernel]) -> Library:
             except OSError:
                 lib = None  # verified but not loadable (another machine's?): rebuilt
         if lib is None:
-            lib = _compile(key, source, kernels, cc, flags)
+            lib = _compile(key, source, parts, cc)
             stats["compiles"] += 1
         _loaded[key] = lib
         return lib
@@ -345,23 +365,25 @@ def _load_bytes(key: str, data: bytes) -> Library:
         shutil.rmtree(tmp, ignore_errors=True)  # the mapping outlives the file
 
 
-def _compile(key: str, source: str, kernels: list[RenderedKernel], cc: list[str],
-             flags: list[str]) -> Library:
-    """Compile in a private build folder (in parts, concurrently, when that pays: `partition`),
-    install into the cache, load the built file."""
+def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKernel]]],
+             cc: list[str]) -> Library:
+    """Compile in a private build folder (in parts, concurrently, when that pays or their flags
+    differ: `build_parts`), install into the cache, load the built file."""
     tmp = disk.new_build_dir()
+    flags = cflags()  # the link's: the parts differ in optimization level only
     try:
         # the same file names in every process, so racing builds produce identical bytes;
         # relative names: the object records the source's name, so no random folder in it
         out = tmp / f"rg_{key}.so"
-        parts = partition(kernels, build_jobs())
         t0 = time.perf_counter()
         if len(parts) == 1:
             _run(key, tmp, {f"rg_{key}.c": source},
-                 lambda c: compile_command(cc, flags, c, out.name))
+                 lambda c: compile_command(cc, parts[0][0], c, out.name))
         else:
-            sources = {f"rg_{key}_{i}.c": full_source(part) for i, part in enumerate(parts)}
-            _run(key, tmp, sources, lambda c: object_command(cc, flags, c, c[:-2] + ".o"))
+            sources = {f"rg_{key}_{i}.c": full_source(part) for i, (_, part) in enumerate(parts)}
+            part_flags = {c: fl for c, (fl, _) in zip(sources, parts)}
+            _run(key, tmp, sources,
+                 lambda c: object_command(cc, part_flags[c], c, c[:-2] + ".o"))
             objects = [c[:-2] + ".o" for c in sources]
             _run(key, tmp, {"": source}, lambda _: link_command(cc, flags, objects, out.name))
         stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")

@@ -1,7 +1,9 @@
 """The C compiler's flags: the user's tuning, plus the flags rulegrad's semantics need.
 
-In: `RULEGRAD_CFLAGS` (or the default tuning). Out: the flag list of a build. The user chooses
-optimization and target (`-O2`, `-march=...`, `-fopenmp`, ...); the flags that make C compute
+In: `RULEGRAD_CFLAGS` (or the default tuning and the kernel's kind). Out: the flag list of a
+build. Unset, each kernel is compiled at the optimization level its kind needs (`LEVELS`);
+set, the user chooses optimization and target (`-O2`, `-march=...`, `-fopenmp`, ...) for every
+kernel, and no level of ours is added; the flags that make C compute
 what numpy computes (`SEMANTIC`) are always added, last, and a flag that would change results
 (`-ffast-math`, `-ffp-contract=fast`, `-fno-wrapv`, `-Ofast`, ...) is refused with an error
 naming it, at the first build, never silently.
@@ -12,13 +14,25 @@ from __future__ import annotations
 import os
 import shlex
 
-# -O3 -march=native: vectorize for this CPU. -fno-math-errno: sqrt & co. need not set errno, so
-# they vectorize; values are unchanged. -fno-trapping-math: no program reads the floating-point
-# exception flags, so gcc may compute both sides of a select and blend them (clang's default);
-# without it a NaN-propagating max never vectorizes (a comparison "could trap"), and a 2x2
-# max-pool runs 7x slower. Values are unchanged. -fopenmp: the `omp` pragmas the renderer writes
-# (without it the kernels run on one thread, with the same results).
-DEFAULT_TUNING = "-O3 -march=native -fno-math-errno -fno-trapping-math -fopenmp"
+# -march=native: vectorize for this CPU (the level: LEVELS, per kind of kernel).
+# -fno-math-errno: sqrt & co. need not set errno, so they vectorize; values are unchanged.
+# -fno-trapping-math: no program reads the floating-point exception flags, so gcc may compute
+# both sides of a select and blend them (clang's default); without it a NaN-propagating max
+# never vectorizes (a comparison "could trap"), and a 2x2 max-pool runs 7x slower. Values are
+# unchanged. -fopenmp: the `omp` pragmas the renderer writes (without it the kernels run on one
+# thread, with the same results).
+DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
+# The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels whose loops
+# are written as explicit vectors or register tiles (gemm.py, flash.py, render.py's vector
+# paths) leave gcc's -O3 nothing to win, and -O3 spent most of a build on them: the sources of
+# bench/kernels.py cost cc1 (instructions under callgrind, repeatable under load) at -O3 / -O1:
+# 2x2 max-pool 507M / 157M, middle sum 272M / 131M, matmul+bias+relu 952M / 344M (the whole
+# build), while each such case's kernel time at -O1 was within the noise of -O3's (medians and
+# fastest of 45-90 calls, levels interleaved in one process, one thread; results bit for bit the
+# same). Plain loops, which gcc vectorizes itself, keep -O3: -O1 saves ~20% of their small
+# builds, and a sum's loop ran up to 1.3x slower.
+LEVELS = {"loops": "-O3", "vector": "-O1", "packed": "-O1", "flash": "-O1"}
+DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
 # as numpy computes it (the packed matmul loops call fma() explicitly).
 # -fvect-cost-model=very-cheap: gcc 12.2's loop vectorizer under its default (dynamic) cost
@@ -31,7 +45,7 @@ DEFAULT_TUNING = "-O3 -march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # 13 of 16 within 0.84-1.06 and no case consistently slower (a loaded machine). Always added,
 # last.
 SEMANTIC = ("-fwrapv", "-ffp-contract=off", "-fvect-cost-model=very-cheap")
-DEFAULT_CFLAGS = f"{DEFAULT_TUNING} {' '.join(SEMANTIC)}"
+DEFAULT_CFLAGS = f"{DEFAULT_LEVEL} {DEFAULT_TUNING} {' '.join(SEMANTIC)}"
 
 # flags whose effect on values no later flag undoes, and why each is refused
 _REFUSED = {
@@ -66,12 +80,13 @@ class CFlagsError(ValueError):
     """RULEGRAD_CFLAGS holds a flag that would change results, or cannot be read."""
 
 
-def cflags(env: str | None = None) -> list[str]:
-    """The flags of a build: the user's (`RULEGRAD_CFLAGS`, default `DEFAULT_TUNING`), then
-    `SEMANTIC`. Raises CFlagsError for a flag that would change results."""
+def cflags(env: str | None = None, kind: str | None = None) -> list[str]:
+    """The flags of a build: the user's (`RULEGRAD_CFLAGS`), else the level of the kernel's
+    `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`. Raises CFlagsError for a flag that
+    would change results."""
     text = os.environ.get("RULEGRAD_CFLAGS") if env is None else env
     if text is None:
-        text = DEFAULT_TUNING
+        text = f"{LEVELS.get(kind or '', DEFAULT_LEVEL)} {DEFAULT_TUNING}"
     try:
         user = shlex.split(text)
     except ValueError as e:

@@ -482,6 +482,10 @@ class RenderedKernel:
     param_dtypes: tuple[DType, ...]
     var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
     choices: tuple[str, ...] = ()  # what the renderer itself decided (threads, tiles), for DEBUG
+    # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
+    # vectors), "packed" / "flash" (gemm.py's, flash.py's register tiles); flags.py's LEVELS
+    # maps it to the optimization level the kernel is compiled at
+    kind: str = "loops"
 
 
 _NO_RANGES: frozenset[UOp] = frozenset()
@@ -561,6 +565,7 @@ class _KernelRenderer:
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
         self.used_vectors = False
+        self.kind = "loops"  # RenderedKernel.kind
 
     # -- names
     def fresh(self, prefix: str = "t") -> str:
@@ -913,7 +918,10 @@ class _KernelRenderer:
     def _try_flash(self, st: UOp) -> bool:
         from .flash import render_flash  # flash builds on this module's scopes
 
-        return render_flash(self, st)
+        if not render_flash(self, st):
+            return False
+        self.kind = "flash"
+        return True
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:
@@ -923,6 +931,8 @@ class _KernelRenderer:
         if found is None:
             return False
         render_packed(self, st, *found)
+        if self.kind == "loops":
+            self.kind = "packed"
         return True
 
     # -- loop interchange (rules/opt.rules' `interchange_store`: an `Interchange` in the arg)
@@ -1176,7 +1186,10 @@ class _KernelRenderer:
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
         if self.used_vectors:
             source = VECTOR_HELPERS + source
-        return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices))
+            if self.kind == "loops":
+                self.kind = "vector"
+        return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
+                              self.kind)
 
 
 def _accumulator(red: UOp) -> UOp:

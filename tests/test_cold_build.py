@@ -350,3 +350,14 @@ def test_kernels_of_different_levels_are_built_apart_into_one_library(monkeypatc
     key = build._key_flags(parts)
     monkeypatch.setitem(flags.LEVELS, "packed", flags.LEVELS["loops"])
     assert build._key_flags(build.build_parts([one, two], 1)) != key
+
+
+def test_a_library_of_no_kernels_is_one_compiler_run(monkeypatch, tmp_path):
+    # (a program whose buffers are only copied or sharded; `rulegrad fuzz --backend c` found a
+    # build of no parts linking nothing into a file that is no ELF)
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    assert [fl for fl, _ in build.build_parts([], 2)] == [build.cflags()]
+    before = build.stats["compiler_runs"]
+    build.build_library([])
+    assert build.stats["compiler_runs"] - before == 1

@@ -121,7 +121,8 @@ def build_parts(kernels: list[RenderedKernel], jobs: int
     """The compiler runs of a library: (flags, kernels) each. Kernels compiled with different
     flags (their kinds' levels, `flags.LEVELS`) are in different runs; each group of the same
     flags is split further where that pays (`partition`)."""
-    groups: dict[tuple[str, ...], list[RenderedKernel]] = {}
+    # (a program with no kernels, its buffers only copied or sharded, is one empty library)
+    groups: dict[tuple[str, ...], list[RenderedKernel]] = {} if kernels else {tuple(cflags()): []}
     for k in kernels:
         groups.setdefault(tuple(cflags(k.kind)), []).append(k)
     return [(list(f), part) for f, group in groups.items() for part in partition(group, jobs)]

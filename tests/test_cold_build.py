@@ -276,7 +276,13 @@ def _built_commands(monkeypatch, tmp_path, programs) -> list[tuple[list[str], st
 
 
 def _level(cmd: list[str]) -> list[str]:
-    return [f for f in cmd if f.startswith("-O")]
+    return [f for f in cmd if f.startswith("-O") or f == "-ftree-vectorize"]
+
+
+def _expected(kind: str) -> list[str]:
+    from rulegrad.backends.c import flags
+
+    return flags.LEVELS[kind].split()
 
 
 def _programs():
@@ -302,8 +308,8 @@ def _programs():
 
 
 def test_each_kind_of_kernel_is_compiled_at_its_level(monkeypatch, tmp_path):
-    """Register tiles and explicit vectors at flags.LEVELS' level for them (-O1: -O3 spent
-    most of their builds and gained nothing), gcc-vectorized loops at theirs (-O3)."""
+    """Register tiles and explicit vectors at flags.LEVELS' level for them (-O1 -ftree-vectorize:
+    -O3 spent most of their builds and gained nothing), gcc-vectorized loops at theirs (-O3)."""
     from rulegrad.backends.c import flags
 
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
@@ -311,9 +317,9 @@ def test_each_kind_of_kernel_is_compiled_at_its_level(monkeypatch, tmp_path):
     assert len(runs) == 3, [_level(c) for c, _ in runs]
     (packed, _), (vector, vsrc), (loops, _) = runs
     assert "rg_vload2_f32(" in vsrc.split("\nvoid k")[-1]  # the pool's explicit vectors
-    assert _level(packed) == [flags.LEVELS["packed"]]
-    assert _level(vector) == [flags.LEVELS["vector"]]
-    assert _level(loops) == [flags.LEVELS["loops"]]
+    assert _level(packed) == _expected("packed")
+    assert _level(vector) == _expected("vector")
+    assert _level(loops) == _expected("loops")
     assert flags.LEVELS["packed"] != flags.LEVELS["loops"]
 
 
@@ -338,7 +344,7 @@ def test_kernels_of_different_levels_are_built_apart_into_one_library(monkeypatc
     two = replace(_kernel("k_two", 100, "*(int *)v0 = 2;"), kind="packed")
     parts = build.build_parts([one, two], 1)
     assert [([k.cname for k in p], _level(fl)) for fl, p in parts] == [
-        (["k_one"], [flags.LEVELS["loops"]]), (["k_two"], [flags.LEVELS["packed"]])]
+        (["k_one"], _expected("loops")), (["k_two"], _expected("packed"))]
     build.clear_memory_cache()
     before = build.stats["compiler_runs"]
     lib = build.build_library([one, two])
@@ -361,3 +367,22 @@ def test_a_library_of_no_kernels_is_one_compiler_run(monkeypatch, tmp_path):
     before = build.stats["compiler_runs"]
     build.build_library([])
     assert build.stats["compiler_runs"] - before == 1
+
+
+@pytest.mark.skipif(not build._mvec(), reason="needs glibc's vector math library (libmvec)")
+def test_plain_loops_inside_a_vector_kernel_are_still_vectorized(monkeypatch, tmp_path):
+    """softmax's kernel is of the `vector` kind, and its exp loop is a plain loop: the level of
+    that kind must still vectorize it (at plain -O1 it called scalar expf once per element and
+    ran 6.5x slower), which shows as a call of libmvec's vector expf in the library."""
+    monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
+    x = np.random.default_rng(3).standard_normal((64, 256)).astype(np.float32)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+
+    def softmax():
+        np.testing.assert_allclose(Tensor(x).softmax().numpy(), e / e.sum(axis=1, keepdims=True),
+                                   rtol=1e-6, atol=1e-7)
+
+    ((command, _),) = _built_commands(monkeypatch, tmp_path, [softmax])
+    assert _level(command) == _expected("vector")
+    (library,) = tmp_path.rglob("rg_*.so")
+    assert b"_ZGV" in library.read_bytes() and b"expf" in library.read_bytes()

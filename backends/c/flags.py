@@ -24,14 +24,17 @@ import shlex
 DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels whose loops
 # are written as explicit vectors or register tiles (gemm.py, flash.py, render.py's vector
-# paths) leave gcc's -O3 nothing to win, and -O3 spent most of a build on them: the sources of
+# paths) leave gcc's -O3 little to win, and -O3 spent most of a build on them: the sources of
 # bench/kernels.py cost cc1 (instructions under callgrind, repeatable under load) at -O3 / -O1:
 # 2x2 max-pool 507M / 157M, middle sum 272M / 131M, matmul+bias+relu 952M / 344M (the whole
-# build), while each such case's kernel time at -O1 was within the noise of -O3's (medians and
-# fastest of 45-90 calls, levels interleaved in one process, one thread; results bit for bit the
-# same). Plain loops, which gcc vectorizes itself, keep -O3: -O1 saves ~20% of their small
-# builds, and a sum's loop ran up to 1.3x slower.
-LEVELS = {"loops": "-O3", "vector": "-O1", "packed": "-O1", "flash": "-O1"}
+# build). -O1 alone does not vectorize the plain loops such kernels also hold (softmax's exp,
+# attention's rows): softmax ran 6.5x and attention 20x slower. With -ftree-vectorize, every
+# bench case's kernel at this level ran as fast as at -O3 (softmax 0.81 / 0.81 ms, attention
+# 1.93 / 2.00, matmul 2.02 / 2.20, medians of 75 calls, levels interleaved in one process, quiet
+# machine; results bit for bit the same). Plain loops, which gcc vectorizes itself, keep -O3:
+# at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
+LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize", "packed": "-O1 -ftree-vectorize",
+          "flash": "-O1 -ftree-vectorize"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
 # as numpy computes it (the packed matmul loops call fma() explicitly).

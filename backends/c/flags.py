@@ -28,12 +28,15 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # bench/kernels.py cost cc1 (instructions under callgrind, repeatable under load) at -O3 / -O1:
 # 2x2 max-pool 507M / 157M, middle sum 272M / 131M, matmul+bias+relu 952M / 344M (the whole
 # build). -O1 alone does not vectorize the plain loops such kernels also hold (softmax's exp,
-# attention's rows): softmax ran 6.5x and attention 20x slower. With -ftree-vectorize, every
-# bench case's kernel at this level ran as fast as at -O3 (softmax 0.81 / 0.81 ms, attention
-# 1.93 / 2.00, matmul 2.02 / 2.20, medians of 75 calls, levels interleaved in one process, quiet
-# machine; results bit for bit the same). Plain loops, which gcc vectorizes itself, keep -O3:
-# at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
-LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize", "packed": "-O1 -ftree-vectorize",
+# attention's rows): softmax ran 6.5x and attention 20x slower. With -ftree-vectorize, the
+# explicit-vector and flash kernels of the bench ran as fast as at -O3 (softmax 0.81 / 0.81 ms,
+# attention 1.93 / 2.00, the pools and middle reductions within noise; medians of 75 calls,
+# levels interleaved in one process, quiet machine; results bit for bit the same). The packed
+# products take -O2: at -O1 -ftree-vectorize the convolution's tiles ran 1.4-1.6x slower (its
+# index arithmetic per row; 2 threads 1.27 / 0.77 ms, 1 thread 2.37 / 2.04), at -O2 as fast as
+# at -O3, for about two thirds of -O3's compiler work. Plain loops, which gcc vectorizes
+# itself, keep -O3: at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
+LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize", "packed": "-O2",
           "flash": "-O1 -ftree-vectorize"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,

@@ -139,11 +139,12 @@ def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
     x = a * b + c
     np.testing.assert_array_equal(got, np.where(x > 0, x, 0))  # relu: (x > 0).where(x, 0)
     kernel = sources[-1][sources[-1].index("\nvoid k0"):]
+    # (launched: the threads' loop runs the iterations [lo_, hi_) launch.py gives it)
     if size % 64 == 0:
-        assert "#pragma omp parallel for\n" in kernel and "+= 4096)" in kernel
-        assert "_u < 4096;" in kernel and "parallel for simd" not in kernel
+        assert "< hi_ * 4096; rb1 += 4096)" in kernel and "_u < 4096;" in kernel
+        assert "omp simd\nfor (int64_t r0 = lo_" not in kernel.replace("  ", "")
     else:
-        assert "#pragma omp parallel for simd" in kernel
+        assert "#pragma omp simd\n  for (int64_t r0 = lo_; r0 < hi_; r0++)" in kernel
 
 
 # ---------------------------------------------------------------------------- parallel builds

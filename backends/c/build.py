@@ -110,22 +110,25 @@ def compiler() -> list[str]:
     return shlex.split(cc)[:1] if cc else ["cc"]
 
 
-def cflags(kind: str | None = None) -> list[str]:
+def cflags(kind: str | None = None, openmp: bool = True) -> list[str]:
     # the user's flags (else the level of the kernel's kind) plus the ones rulegrad's semantics
     # need (flags.py refuses unsafe ones)
-    return _flags.cflags(kind=kind)
+    return _flags.cflags(kind=kind, openmp=openmp)
 
 
 def build_parts(kernels: list[RenderedKernel], jobs: int
                 ) -> list[tuple[list[str], list[RenderedKernel]]]:
-    """The compiler runs of a library: (flags, kernels) each. Kernels compiled with different
-    flags (their kinds' levels, `flags.LEVELS`) are in different runs; each group of the same
-    flags is split further where that pays (`partition`)."""
+    """The compiler runs of a library: (flags, kernels) each. Kernels compiled at different
+    optimization levels (their kinds', `flags.LEVELS`) are in different runs; each group of
+    one level is split further where that pays (`partition`), and has -fopenmp only if one
+    of its kernels starts threads itself (an extra compiler run would cost more)."""
     # (a program with no kernels, its buffers only copied or sharded, is one empty library)
     groups: dict[tuple[str, ...], list[RenderedKernel]] = {} if kernels else {tuple(cflags()): []}
     for k in kernels:
         groups.setdefault(tuple(cflags(k.kind)), []).append(k)
-    return [(list(f), part) for f, group in groups.items() for part in partition(group, jobs)]
+    return [(list(f) if not group or any(k.openmp for k in group)
+             else cflags(group[0].kind, openmp=False), part)
+            for f, group in groups.items() for part in partition(group, jobs)]
 
 
 def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
@@ -258,10 +261,16 @@ class Library:
         self._keep: list[Any] = []  # cffi views of the same handle
         Library.live += 1
 
-    def function(self, cname: str, nparams: int, nvars: int = 0) -> Any:
+    def function(self, cname: str, nparams: int, nvars: int = 0, launch: int = 0) -> Any:
         """The kernel `cname`, called with one address (int) per buffer, then one `long long`
-        per symbolic size (DEFINE_VAR)."""
+        per symbolic size (DEFINE_VAR); a launched kernel (`launch` iterations) on the
+        threads of launch.py."""
         assert self._dll is not None, "library already released"
+        if launch:
+            from .launch import launched
+
+            fn = getattr(self._dll, cname)
+            return launched(ctypes.cast(fn, ctypes.c_void_p).value, nparams, launch)
         if nparams + nvars > _CTYPES_MAX_ARGS:
             return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)
@@ -371,7 +380,8 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
     """Compile in a private build folder (in parts, concurrently, when that pays or their flags
     differ: `build_parts`), install into the cache, load the built file."""
     tmp = disk.new_build_dir()
-    flags = cflags()  # the link's: the parts differ in optimization level only
+    # the link's: the parts differ in optimization level and OpenMP only
+    flags = cflags(openmp=any(k.openmp for _, part in parts for k in part))
     try:
         # the same file names in every process, so racing builds produce identical bytes;
         # relative names: the object records the source's name, so no random folder in it

@@ -86,10 +86,12 @@ class CFlagsError(ValueError):
     """RULEGRAD_CFLAGS holds a flag that would change results, or cannot be read."""
 
 
-def cflags(env: str | None = None, kind: str | None = None) -> list[str]:
+def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True) -> list[str]:
     """The flags of a build: the user's (`RULEGRAD_CFLAGS`), else the level of the kernel's
-    `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`. Raises CFlagsError for a flag that
-    would change results."""
+    `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`. A kernel that starts no threads of
+    its own (`openmp` false: serial, or launched by launch.py) takes -fopenmp-simd for
+    -fopenmp: its `omp simd` loops as before, and neither the OpenMP builtins nor libgomp in
+    its build. Raises CFlagsError for a flag that would change results."""
     text = os.environ.get("RULEGRAD_CFLAGS") if env is None else env
     if text is None:
         text = f"{LEVELS.get(kind or '', DEFAULT_LEVEL)} {DEFAULT_TUNING}"
@@ -104,6 +106,8 @@ def cflags(env: str | None = None, kind: str | None = None) -> list[str]:
                 f"RULEGRAD_CFLAGS: {flag} would change results ({why}); rulegrad's kernels "
                 f"compute what numpy computes and always build with {' '.join(SEMANTIC)}. "
                 f"Remove {flag} (optimization flags such as -O2 or -march=... are fine).")
+    if not openmp:
+        user = ["-fopenmp-simd" if f == "-fopenmp" else f for f in user]
     return user + [f for f in SEMANTIC]
 
 

@@ -486,6 +486,16 @@ class RenderedKernel:
     # vectors), "packed" / "flash" (gemm.py's, flash.py's register tiles); flags.py's LEVELS
     # maps it to the optimization level the kernel is compiled at
     kind: str = "loops"
+    # > 0: a launched kernel (`_launched`), `void name(void *const *args, int64_t lo, int64_t
+    # hi)` running iterations [lo, hi) of its one threaded loop of `launch` iterations; the
+    # threads come from launch.py. 0: `void name(void *v0, ...)`, called once.
+    launch: int = 0
+
+    @property
+    def openmp(self) -> bool:
+        """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
+        compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
+        return "#pragma omp parallel" in self.source
 
 
 _NO_RANGES: frozenset[UOp] = frozenset()
@@ -1171,14 +1181,21 @@ class _KernelRenderer:
         pdt = tuple(self.params[i].dtype if i in self.params else dtypes.uint8
                     for i in range(nparams))
         var_names = tuple(sorted(self.vars))
-        params = [f"void *v{i}" for i in range(nparams)] + [f"long long var_{v}" for v in var_names]
-        lines = [f"void {cname}({', '.join(params) or 'void'})", "{"]
+        launch = 0 if var_names else _launched(self.root)
+        if launch:
+            lines = [f"void {cname}(void *const *a_, int64_t lo_, int64_t hi_)", "{"]
+            self.choices.append(f"LAUNCH {launch}")
+        else:
+            params = ([f"void *v{i}" for i in range(nparams)]
+                      + [f"long long var_{v}" for v in var_names])
+            lines = [f"void {cname}({', '.join(params) or 'void'})", "{"]
         for i in range(nparams):
             const = "" if i in self.written else "const "
             t = ctype(pdt[i])
             # restrict: no two buffers overlap, so gcc may vectorize without runtime checks
             qual = "restrict " if self.restrict else ""
-            lines.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *)v{i};")
+            arg = f"a_[{i}]" if launch else f"v{i}"
+            lines.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *){arg};")
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
         segments, body = _layout(self.root, "  ", self.vartypes, cname)
         lines.extend(body)
@@ -1189,7 +1206,36 @@ class _KernelRenderer:
             if self.kind == "loops":
                 self.kind = "vector"
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
-                              self.kind)
+                              self.kind, launch)
+
+
+# A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
+# constant step, with nothing before or after it) is printed as that loop's body over a range
+# of its iterations, and launch.py's one precompiled OpenMP region runs it on each thread's
+# share, as `omp parallel for` would (its static schedule: the same iterations per thread).
+# gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
+# relu(a*b+c)'s library cost gcc and the assembler 135M instructions with the region and 104M
+# launched (callgrind; the floor of any C function is ~55M).
+_LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?\n"
+                         r"for \(int64_t (\w+) = 0; \2 < (\d+); \2(?:\+\+| \+= (\d+))\)")
+
+
+def _launched(root: Scope) -> int:
+    """The iterations of the kernel's one threaded loop when it can be launched (rewriting its
+    header to run [lo_, hi_) of them), else 0."""
+    if len(root.items) != 1 or not isinstance(loop := root.items[0], Scope):
+        return 0
+    m = _LAUNCHABLE.fullmatch(loop.header)
+    if m is None:
+        return 0
+    simd, var, size, step = m[1], m[2], int(m[3]), int(m[4] or 1)
+    head = "#pragma omp simd\n" if simd else ""
+    if step == 1:
+        loop.header = f"{head}for (int64_t {var} = lo_; {var} < hi_; {var}++)"
+    else:  # iteration i is the loop's value i * step, as in the loop it replaces
+        loop.header = (f"{head}for (int64_t {var} = lo_ * {step}; {var} < hi_ * {step}; "
+                       f"{var} += {step})")
+    return -(-size // step)
 
 
 def _accumulator(red: UOp) -> UOp:

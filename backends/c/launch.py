@@ -1,0 +1,76 @@
+"""Threads for launched kernels: one OpenMP region, compiled once, runs any of them.
+
+In: a launched kernel (`render.RenderedKernel.launch` > 0): `void k(void *const *args,
+int64_t lo, int64_t hi)`, which runs iterations [lo, hi) of its one threaded loop. Out: a
+Python callable taking the kernel's buffer addresses, as a plain kernel's ctypes function
+does.
+
+gcc spends about a third of a small kernel's build on each OpenMP region (outlining it into a
+function of its own, the runtime calls, twice the assembly: relu(a*b+c) 135M instructions of
+compiler and assembler with its region, 104M launched). So the region is written once, here,
+built into a library of its own (cached on disk like any kernel library), and a launched
+kernel's library is compiled without -fopenmp. Each thread runs the share of the iterations
+that `omp parallel for`'s static schedule gives it, so the threads touch the same memory as
+before, in the same order. Without OpenMP (a user's RULEGRAD_CFLAGS without -fopenmp) the
+region runs once, over every iteration.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from typing import Any
+
+SOURCE = r"""
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+typedef void (*rg_body)(void *const *, int64_t, int64_t);
+/* run fn on [0, n) as `omp parallel for schedule(static)` would: thread t of nt gets the
+   t-th of nt contiguous shares, the first n % nt of them one iteration longer */
+void rg_launch(rg_body fn, void *const *args, int64_t n)
+{
+#ifdef _OPENMP
+  #pragma omp parallel
+  {
+    const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t q = n / nt, r = n % nt;
+    const int64_t lo = t * q + (t < r ? t : r), hi = lo + q + (t < r);
+    if (lo < hi) fn(args, lo, hi);
+  }
+#else
+  fn(args, 0, n);
+#endif
+}
+"""
+
+_lock = threading.Lock()
+_launch: Any = None  # rg_launch, loaded once per process (its library never unloaded)
+
+
+def launcher() -> Any:
+    """`rg_launch` as a ctypes function: built (or read from the compile cache) on first use."""
+    global _launch
+    with _lock:
+        if _launch is None:
+            from rulegrad.runtime.dtype import dtypes
+
+            from .build import build_library
+            from .render import RenderedKernel
+
+            lib = build_library([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
+            fn = lib.function("rg_launch", 0)
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+            _launch = (lib, fn)  # the library stays loaded with the function
+        return _launch[1]
+
+
+def launched(address: int, nargs: int, iterations: int) -> Callable[..., None]:
+    """A callable running the launched kernel at `address` (taking `nargs` addresses) on the
+    threads."""
+    launch, args = launcher(), ctypes.c_void_p * nargs
+
+    def call(*addresses: int) -> None:
+        launch(address, args(*addresses), iterations)
+
+    return call

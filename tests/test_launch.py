@@ -1,0 +1,143 @@
+"""Launched kernels: a kernel whose body is one threaded loop runs on launch.py's threads.
+
+Checked: the launcher gives every iteration to exactly one thread, whatever the team size;
+kernels printed so compute what numpy computes (loops by 1, by blocks, by overlapping vectors,
+counts the threads do not divide); and their libraries are built without OpenMP (no region
+for gcc to outline, no libgomp to link), which is what launching buys.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import build, launch, run
+from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime.dtype import dtypes
+
+_COUNT = r"""
+void rg_count(void *const *a_, int64_t lo_, int64_t hi_)
+{
+  int32_t *hits = (int32_t *)a_[0];
+  for (int64_t i = lo_; i < hi_; i++) __atomic_fetch_add(&hits[i], 1, __ATOMIC_RELAXED);
+}
+"""
+
+
+def _gomp() -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        pytest.skip("no libgomp to set the team size with")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+def test_launcher_runs_every_iteration_once(threads):
+    """A kernel counting the iterations it is given, on teams of 1 to 5 threads, for loops of
+    1 to 12 iterations: each iteration is run by exactly one thread."""
+    lib = build.build_library([build.RenderedKernel("rg_count", _COUNT, 1, (dtypes.int32,))])
+    gomp = _gomp()
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(threads)
+    try:
+        for n in range(1, 13):
+            hits = np.zeros(n + 1, np.int32)
+            lib.function("rg_count", 1, launch=n)(hits.ctypes.data)
+            np.testing.assert_array_equal(hits, [1] * n + [0])
+    finally:
+        gomp.omp_set_num_threads(before)
+
+
+def _launched_kernel(t: Tensor):
+    (item,) = t.schedule()
+    low = run.lower_only(item.ast)
+    return render_kernel(run.optimize_kernel(low), "k0_test")
+
+
+@pytest.mark.parametrize("shape", [(1 << 22,), (3 << 20,), (1 << 20) + 8, (2048, 2048)])
+def test_threaded_elementwise_kernels_are_launched_and_exact(shape):
+    """relu(a*b+c) over sizes threaded by blocks of 4,096 (a power of two divides the size)
+    or as one loop, and over rows: the kernel is launched, and each element is numpy's."""
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    a.flat[7], b.flat[-1] = np.nan, np.inf
+    t = (Tensor(a) * Tensor(b) + Tensor(c)).relu()
+    rk = _launched_kernel(t)
+    assert rk.launch > 0 and not rk.openmp, rk.source
+    x = a * b + c
+    np.testing.assert_array_equal(t.numpy(), np.where(x > 0, x, 0))
+
+
+_REDUCTIONS = {
+    # a row max: vectors over the rows, a NaN-propagating max; rows threaded
+    "row max 3": (lambda x: x.max(axis=1), (3, 1030)),
+    "row max 7": (lambda x: x.max(axis=1), (7, 1030)),
+    "row max 4096": (lambda x: x.max(axis=1), (4096, 130)),
+    # a column sum: columns threaded in 7 blocks of 143, or 2 blocks of 500
+    "column sum 1001": (lambda x: x.sum(axis=0), (1030, 1001)),
+    "column sum 1000": (lambda x: x.sum(axis=0), (1030, 1000)),
+}
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("case", sorted(_REDUCTIONS))
+def test_launched_reductions_split_unevenly_are_exact(threads, case, monkeypatch):
+    """Reductions launched on teams their loops' counts do not divide: each output is
+    computed once, as numpy's (a NaN included)."""
+    from rulegrad.backends.c import render
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(render, "PARALLEL_MIN_WORK", 64)
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 64)
+    run._programs.clear()
+    gomp = _gomp()
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(threads)
+    try:
+        op, shape = _REDUCTIONS[case]
+        x = np.random.default_rng(len(case)).standard_normal(shape).astype(np.float32)
+        x[shape[0] // 2, 3] = np.nan
+        t = op(Tensor(x))
+        assert _launched_kernel(t).launch > 0
+        np.testing.assert_allclose(t.numpy(), op(x), rtol=2e-5, atol=1e-4)
+    finally:
+        gomp.omp_set_num_threads(before)
+        run._programs.clear()
+
+
+def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
+    """The library of a launched kernel is compiled with -fopenmp-simd, not -fopenmp, and
+    holds no OpenMP region: it calls nothing of libgomp."""
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    run._programs.clear()
+    commands: list[list[str]] = []
+    real = build.compile_command
+    monkeypatch.setattr(build, "compile_command",
+                        lambda cc, fl, src, out: commands.append(fl) or real(cc, fl, src, out))
+    x = np.random.default_rng(1).standard_normal(1 << 21).astype(np.float32)
+    np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * 2 + 1)
+    assert commands and "-fopenmp-simd" in commands[-1] and "-fopenmp" not in commands[-1]
+    (program,) = run._programs.values()
+    assert "omp parallel" not in program.source and "lo_" in program.source
+
+
+def test_without_openmp_a_launched_kernel_runs_on_one_thread(tmp_path, monkeypatch):
+    """A user's RULEGRAD_CFLAGS without -fopenmp: the launcher is built without OpenMP and
+    runs the kernel once over all its iterations."""
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2")
+    monkeypatch.setattr(launch, "_launch", None)
+    build.clear_memory_cache()
+    run._programs.clear()
+    try:
+        x = np.random.default_rng(3).standard_normal(3 << 20).astype(np.float32)
+        t = Tensor(x) * 3 + 1
+        assert _launched_kernel(t).launch > 0
+        np.testing.assert_array_equal(t.numpy(), x * np.float32(3) + np.float32(1))
+    finally:
+        monkeypatch.setattr(launch, "_launch", None)
+        run._programs.clear()

@@ -108,6 +108,23 @@ def test_launched_reductions_split_unevenly_are_exact(threads, case, monkeypatch
         run._programs.clear()
 
 
+def test_a_kernel_with_values_before_its_loop_is_launched_and_exact():
+    """A layer norm whose epsilon is read from a buffer: that read is computed before the
+    threaded loop over rows, by each thread for itself; each row is numpy's (in float64)."""
+    x = np.random.default_rng(8).standard_normal((1024, 1024)).astype(np.float32)
+    eps = np.array([1e-5], np.float32)
+    t, e = Tensor(x), Tensor(eps)
+    d = t - t.mean(axis=1, keepdim=True)
+    out = d / ((d * d).mean(axis=1, keepdim=True) + e).sqrt()
+    rk = _launched_kernel(out)
+    before = rk.source[:rk.source.index("for (")]
+    assert rk.launch == 1024 and "= p2[" in before, rk.source
+    x64 = x.astype(np.float64)
+    d64 = x64 - x64.mean(axis=1, keepdims=True)
+    want = d64 / np.sqrt((d64 * d64).mean(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+
+
 def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     """The library of a launched kernel is compiled with -fopenmp-simd, not -fopenmp, and
     holds no OpenMP region: it calls nothing of libgomp."""

@@ -1210,8 +1210,8 @@ class _KernelRenderer:
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
-# constant step, with nothing before or after it) is printed as that loop's body over a range
-# of its iterations, and launch.py's one precompiled OpenMP region runs it on each thread's
+# constant step, after nothing but `const` statements, which each thread then computes for
+# itself, and before nothing) is printed as that loop's body over a range of its iterations, and launch.py's one precompiled OpenMP region runs it on each thread's
 # share, as `omp parallel for` would (its static schedule: the same iterations per thread).
 # gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
 # relu(a*b+c)'s library cost gcc and the assembler 135M instructions with the region and 104M
@@ -1223,7 +1223,8 @@ _LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?\n"
 def _launched(root: Scope) -> int:
     """The iterations of the kernel's one threaded loop when it can be launched (rewriting its
     header to run [lo_, hi_) of them), else 0."""
-    if len(root.items) != 1 or not isinstance(loop := root.items[0], Scope):
+    *before, loop = root.items or [None]
+    if not isinstance(loop, Scope) or not all(isinstance(x, Stmt) for x in before):
         return 0
     m = _LAUNCHABLE.fullmatch(loop.header)
     if m is None:

@@ -1211,8 +1211,9 @@ class _KernelRenderer:
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
 # constant step, after nothing but `const` statements, which each thread then computes for
-# itself, and before nothing) is printed as that loop's body over a range of its iterations, and launch.py's one precompiled OpenMP region runs it on each thread's
-# share, as `omp parallel for` would (its static schedule: the same iterations per thread).
+# itself, and before nothing) is printed as that loop's body over a range of its iterations,
+# and launch.py's one precompiled OpenMP region runs it on each thread's share, as `omp
+# parallel for` would (its static schedule: the same iterations per thread).
 # gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
 # relu(a*b+c)'s library cost gcc and the assembler 135M instructions with the region and 104M
 # launched (callgrind; the floor of any C function is ~55M).

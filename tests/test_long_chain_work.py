@@ -9,6 +9,7 @@ Each is checked here by what is done (calls, patterns, emitted text), on kernels
 
 from __future__ import annotations
 
+import re
 import re._constants as sre_constants
 import re._parser as sre_parser
 
@@ -143,3 +144,39 @@ def test_an_op_with_a_python_number_skips_the_general_lift(dt, monkeypatch):
         np.testing.assert_array_equal(got.numpy(), want)
     _ = x + Tensor(a)  # two tensors: the general path
     assert len(lifted) == 1
+
+
+# ---------------------------------------------------------------------- the kernel's segments
+def _segment_chain(n: int, a: np.ndarray, periodic: bool) -> tuple[Tensor, np.ndarray]:
+    # every segment reads the loaded x and the previous segment's y; the divisors (whole
+    # numbers: literals in the C, not kernel arguments) make every segment different
+    x, ref_x = Tensor(a), a.copy()
+    y, ref = x, a.copy()
+    for i in range(n):
+        if periodic:
+            y, ref = y * 0.5 + x, ref * np.float32(0.5) + ref_x
+        else:
+            y, ref = (y + x) / float(i + 2), (ref + ref_x) / np.float32(i + 2)
+    return y, ref
+
+
+@pytest.mark.parametrize("periodic", [True, False])
+def test_segments_that_compute_alike_are_one_function(monkeypatch, periodic):
+    """A run of statements longer than SEGMENT is split into functions; runs that compute
+    alike from different names are one function called again (gcc -O1 folds no identical
+    functions: a 1.25M-op chain's 1,250 copies were most of its build), others stay apart."""
+    from rulegrad.backends.c import render
+
+    monkeypatch.setattr(render, "SEGMENT", 40)
+    a = (np.random.default_rng(6).random(64) + 0.5).astype(np.float32)
+    y, ref = _segment_chain(300, a, periodic)
+    source = render_kernel(optimize_kernel(lower_only(_kernel(y))), "k").source
+    defined = re.findall(r"void (k_s[0-9]+)\(", source)
+    called = re.findall(r"^\s+(k_s[0-9]+)\(", source, re.M)
+    assert len(called) == 16  # 601 statements (a load, 300 products and sums) in runs of 40
+    assert set(called) == set(defined) and len(defined) == len(set(defined))
+    if periodic:
+        assert len(defined) <= 4  # the first (its load), the last, and the ones between
+    else:
+        assert len(defined) == 16
+    np.testing.assert_array_equal(y.numpy(), ref)

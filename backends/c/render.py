@@ -1288,7 +1288,8 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
     """Print the body; split runs of more than SEGMENT statements into helper functions.
 
     A segment's parameters are the names it reads from outside; its outputs (names defined
-    in it and read later) come back through pointers. Returns (helper functions, body)."""
+    in it and read later) come back through pointers. Segments that compute alike are one
+    function called several times (`_segment`). Returns (helper functions, body)."""
     flat = _flatten(root, indent)
     # the names each line reads (a statement: its expression), and where each is read last
     # (map and a comprehension: no Python frame per line of a million-statement kernel)
@@ -1296,6 +1297,7 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
         item.expr if type(item) is Stmt else item for _, item in flat]))
     last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
     helpers: list[str] = []
+    named: dict[str, str] = {}  # a helper's text without its name -> its name
     body: list[str] = []
     i = 0
     while i < len(flat):
@@ -1313,33 +1315,47 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
             for lo in range(i, end, SEGMENT):
                 hi = min(end, lo + SEGMENT)
                 run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                fn, call = _segment(run, reads[lo:hi], hi, last_read, vartypes,
-                                    f"{cname}_s{len(helpers)}")
-                helpers.append(fn)
-                body.extend(ind + line for line in call)
+                fn, call = _segment(run, reads[lo:hi], hi, last_read, vartypes)
+                fname = named.get(fn)
+                if fname is None:
+                    fname = named[fn] = f"{cname}_s{len(helpers)}"
+                    helpers.append(fn.replace(_FNAME, fname, 1))
+                body.extend(ind + line.replace(_FNAME, fname, 1) for line in call)
         i = end
     return helpers, body
 
 
+_FNAME = "@FN@"  # a segment's name in its text until it has one (no C text holds an @)
+
+
 def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dict[str, int],
-             vartypes: dict[str, str], fname: str) -> tuple[str, list[str]]:
-    """One run of statements (and the names each reads) as a function, and the lines that
-    call it."""
-    defined = {st.name for st in run}
-    inputs: dict[str, None] = {}
+             vartypes: dict[str, str]) -> tuple[str, list[str]]:
+    """One run of statements (and the names each reads) as a function named `_FNAME`, and the
+    lines that call it. The function has names of its own (`a<i>` what it reads from outside,
+    in the order first read; `v<i>` its i-th statement), so runs that compute alike from
+    different names print alike (a long periodic chain: every segment one function, which gcc
+    then compiles once; at -O1 it does not fold identical functions itself)."""
+    local: dict[str, str] = {st.name: f"v{k}" for k, st in enumerate(run)}
+    inputs: list[str] = []
     for names in reads:
         for ident in names:
-            if ident not in defined:
-                inputs[ident] = None
-    outputs = [st for st in run if last_read.get(st.name, -1) >= after]
-    params = [f"{vartypes[x]} {x}" for x in inputs] + [f"{st.ctype} *o_{st.name}" for st in outputs]
-    lines = [f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{"]
-    lines.extend("  " + str(st) for st in run)
-    lines.extend(f"  *o_{st.name} = {st.name};" for st in outputs)
+            if ident not in local:
+                local[ident] = f"a{len(inputs)}"
+                inputs.append(ident)
+    rename = local.__getitem__
+    outputs = [(k, st) for k, st in enumerate(run) if last_read.get(st.name, -1) >= after]
+    params = [f"{vartypes[x]} {local[x]}" for x in inputs] + [
+        f"{st.ctype} *o{k}" for k, st in outputs]
+    lines = [f"static __attribute__((noinline)) void {_FNAME}({', '.join(params) or 'void'})",
+             "{"]
+    sub = _IDENT.sub
+    lines.extend(f"  const {st.ctype} v{k} = {sub(lambda m: rename(m[0]), st.expr)};"
+                 for k, st in enumerate(run))
+    lines.extend(f"  *o{k} = v{k};" for k, _ in outputs)
     lines.append("}")
-    call = [f"{st.ctype} {st.name};" for st in outputs]
-    args = list(inputs) + [f"&{st.name}" for st in outputs]
-    call.append(f"{fname}({', '.join(args)});")
+    call = [f"{st.ctype} {st.name};" for _, st in outputs]
+    args = inputs + [f"&{st.name}" for _, st in outputs]
+    call.append(f"{_FNAME}({', '.join(args)});")
     return "\n".join(lines), call
 
 

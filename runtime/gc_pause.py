@@ -13,6 +13,17 @@ leaves the collector alone and pays one comparison.
 
 Nested and concurrent pauses are counted: the collector is back on when the last one ends,
 and only if it was on when the first one began.
+
+Building a large graph (a 1.25M-op chain through the Tensor API) is the user's own loop, which
+no pause can wrap: there the collector's full passes each walk every node built so far (a
+quarter of the build). So while a graph is being built (the process holds more than
+`PAUSE_MIN_NODES` live nodes, `FREEZE_MIN_GROWTH` more than at the end of the last full
+collection), what survives a full collection is frozen (`gc.freeze`): the next ones walk only
+what was built since. Freezing changes no lifetime in an acyclic graph (reference counts free
+its nodes, frozen or not); only cyclic garbage among the frozen objects waits, until the first
+full collection that starts when no graph has grown since the last one (a graph built and kept
+holds nothing back): it unfreezes them first, and so walks and frees as if nothing had been
+frozen. A process that froze objects itself (`gc.freeze()` before a fork) is left alone.
 """
 
 from __future__ import annotations
@@ -27,6 +38,11 @@ PAUSE_MIN_NODES = 20_000
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
+_froze = False  # the permanent generation holds what we froze (and nothing of anyone else's)
+# a graph being built: this many nodes more than at the end of the last full collection (one
+# comes every ~15,000 nodes of a chain built through the Tensor API)
+FREEZE_MIN_GROWTH = 5_000
+_last_nodes = 0  # live nodes at the end of the last full collection
 
 
 class gc_paused:  # noqa: N801 - used as `with gc_paused():`, like the function it replaced
@@ -54,3 +70,26 @@ class gc_paused:  # noqa: N801 - used as `with gc_paused():`, like the function 
                 _depth -= 1
                 if _depth == 0 and _was_enabled:
                     gc.enable()
+
+
+def _on_collection(phase: str, info: dict) -> None:
+    """gc.callbacks: freeze what a full collection leaves while a large graph is being built,
+    and give it back to the collector at the start of the first one after (see above)."""
+    global _froze, _last_nodes
+    if info["generation"] != 2:
+        return
+    nodes = len(_uop._cache)
+    building = nodes > PAUSE_MIN_NODES and nodes - _last_nodes >= FREEZE_MIN_GROWTH
+    if phase == "start":
+        if _froze and not building:
+            gc.unfreeze()  # this collection walks them all, and frees any cycle among them
+            _froze = False
+        return
+    _last_nodes = nodes
+    # (get_freeze_count walks the frozen objects: asked only before our first freeze)
+    if building and (_froze or gc.get_freeze_count() == 0):
+        gc.freeze()
+        _froze = True
+
+
+gc.callbacks.append(_on_collection)

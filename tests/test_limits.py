@@ -264,6 +264,68 @@ def test_gc_pauses_nest_and_keep_a_collector_the_user_turned_off():
     assert gc.isenabled()
 
 
+def test_a_large_graph_being_built_leaves_the_collectors_full_passes(monkeypatch):
+    # runtime/gc_pause.py: while a large graph is being built, what a full collection leaves is
+    # frozen, so the next full passes walk only what was built since (building a 1.25M-op chain
+    # spent a quarter of its time in them); once it stops growing, a full collection walks it
+    # all again, and frees the cyclic garbage that waited
+    import gc
+    import weakref
+
+    from rulegrad.runtime import gc_pause
+    from rulegrad.runtime.uop import _cache
+
+    class Cell:
+        pass
+
+    # "large": 2,000 nodes more than the process holds now (what was frozen for earlier tests'
+    # graphs, which caches may keep, comes back at the first full collection)
+    monkeypatch.setattr(gc_pause, "PAUSE_MIN_NODES", len(_cache) + 2_000)
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+    cycle = Cell()
+    cycle.me = cycle  # cyclic garbage-to-be, alive while the graph is built
+    dead = weakref.ref(cycle)
+    x = Tensor(np.arange(8, dtype=np.float32))
+    for i in range(8_000):
+        x = x + 1.0 if i % 2 else x * 0.5
+    gc.collect()
+    walked = len(gc.get_objects())  # what a full collection walks now
+    try:
+        assert gc.get_freeze_count() > 5 * 8_000 and walked < 8_000
+        del cycle
+        gc.collect()  # the graph is kept, not growing: this one walks everything again
+        assert gc.get_freeze_count() == 0 and dead() is None
+        assert len(gc.get_objects()) > 5 * 8_000
+    finally:
+        gc.unfreeze()
+        gc_pause._froze = False
+
+
+def test_a_process_that_froze_objects_itself_is_left_alone(monkeypatch):
+    import gc
+
+    from rulegrad.runtime import gc_pause
+    from rulegrad.runtime.uop import _cache
+
+    monkeypatch.setattr(gc_pause, "PAUSE_MIN_NODES", len(_cache) + 2_000)
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # (as a server does before it forks)
+    try:
+        frozen = gc.get_freeze_count()
+        x = Tensor(np.arange(8, dtype=np.float32))
+        for i in range(8_000):
+            x = x + 1.0 if i % 2 else x * 0.5
+        gc.collect()
+        assert gc.get_freeze_count() == frozen  # nothing of ours added
+        del x
+        gc.collect()
+        assert gc.get_freeze_count() == frozen  # and nothing of theirs given back
+    finally:
+        gc.unfreeze()
+
+
 def test_only_large_graphs_pause_the_collector(monkeypatch):
     # the pause is process-wide: a small program's realize leaves the collector on
     import gc

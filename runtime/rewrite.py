@@ -359,35 +359,40 @@ class _Rewriter:
                 if not n._ops & mask:  # no rule fires anywhere in n's graph
                     replace[n] = n
                     continue
-                # the node itself to a fixed point first (its sources are not rewritten yet)
-                new_n = n
-                while (f := lookup(new_n.op)) is not None:
-                    hit = f(new_n, ctx)
-                    if hit is None or hit[0] is new_n:
+                # down a chain: the first source left to do is the stack's next entry, so it
+                # is taken at once (no push and pop of it); the others are pushed as before
+                while True:
+                    # the node itself to a fixed point first (its sources are not rewritten yet)
+                    new_n = n
+                    while (f := lookup(new_n.op)) is not None:
+                        hit = f(new_n, ctx)
+                        if hit is None or hit[0] is new_n:
+                            break
+                        new_n = hit[0]
+                        self.fired += 1
+                        if self.fired > self.budget:
+                            self._over_budget()
+                            if self.table is None:  # diagnosing: the general walk names them
+                                push((n, 2, new_n))
+                                push((new_n, 0, new_n))
+                                self.waiting = waiting
+                                return
+                    first = None  # the first source left to do (pushed last, popped next)
+                    for s in reversed(new_n.src):  # a loop, not a comprehension: no frame
+                        if s not in replace:
+                            # a source no rule can touch (a leaf without rules: a constant, a
+                            # buffer) is itself, decided here instead of by a push and a pop
+                            if not s._ops & mask or (not s.src and lookup(s.op) is None):
+                                replace[s] = s
+                                continue
+                            if first is None:
+                                push((n, 1, new_n))
+                            else:
+                                push((first, 0, first))
+                            first = s
+                    if first is None:  # every source is done: on to n's sources' results
                         break
-                    new_n = hit[0]
-                    self.fired += 1
-                    if self.fired > self.budget:
-                        self._over_budget()
-                        if self.table is None:  # diagnosing: the general walk names the rules
-                            push((n, 2, new_n))
-                            push((new_n, 0, new_n))
-                            self.waiting = waiting
-                            return
-                pending = False
-                for s in reversed(new_n.src):  # a loop, not a comprehension: no frame per node
-                    if s not in replace:
-                        # a source no rule can touch (a leaf without rules: a constant, a
-                        # buffer) is itself, decided here instead of by a push and a pop
-                        if not s._ops & mask or (not s.src and lookup(s.op) is None):
-                            replace[s] = s
-                            continue
-                        if not pending:
-                            push((n, 1, new_n))
-                            pending = True
-                        push((s, 0, s))
-                if pending:
-                    continue
+                    n = first
             elif stage == 2:
                 linked = replace.get(new_n)
                 if linked is None:

@@ -47,9 +47,12 @@ The only text that reaches the source is generated: identifiers are `p<i>`, `t<i
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import VECTOR_LANES, stride
@@ -460,9 +463,9 @@ class Scope:
         raise AssertionError("open child scope not among items")
 
 
-@dataclass(frozen=True)
-class Stmt:
-    """`const T name = expr;`: the one kind of statement a long run can be split at."""
+class Stmt(NamedTuple):
+    """`const T name = expr;`: the one kind of statement a long run can be split at (a named
+    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much)."""
 
     name: str
     ctype: str
@@ -648,24 +651,35 @@ class _KernelRenderer:
         work: list[tuple[UOp, int]] = [(root, 0)]
         # a REDUCE switches the scope stack to its own loops while its body is emitted
         saved: list[tuple[list[Scope], list[tuple[Scope, Scope | None]]]] = []
+        lookup, reduce_op, local_op = self.lookup, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
         while work:
             n, stage = work.pop()
             if stage == 0:
-                if self.lookup(n) is not None:
+                if lookup(n) is not None:
                     continue
-                if n.op is Ops.REDUCE:
-                    self._open_reduce(n, saved)
-                    work.append((n, 2))
-                    work.append((n.src[0], 0))
-                    continue
-                if n.op is Ops.DEFINE_LOCAL:
-                    self._open_local(n, saved)
-                    work.append((n, 3))
-                    work.append((n.src[0], 0))
-                    continue
-                work.append((n, 1))
-                for s in reversed(n.src):
-                    work.append((s, 0))
+                # down a chain: a source already named is not pushed, and the first one left
+                # to emit (the next entry popped) is taken at once, its lookup done
+                while True:
+                    if n.op is reduce_op:
+                        self._open_reduce(n, saved)
+                        work.append((n, 2))
+                        work.append((n.src[0], 0))
+                        break
+                    if n.op is local_op:
+                        self._open_local(n, saved)
+                        work.append((n, 3))
+                        work.append((n.src[0], 0))
+                        break
+                    work.append((n, 1))
+                    first = None
+                    for s in reversed(n.src):
+                        if lookup(s) is None:
+                            if first is not None:
+                                work.append((first, 0))
+                            first = s
+                    if first is None:
+                        break
+                    n = first
             elif stage == 1:
                 if self.lookup(n) is None:
                     self._emit_node(n)
@@ -724,7 +738,7 @@ class _KernelRenderer:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             expr = f"{_VECTOR_LOAD[step]}(&{srcs[0]})"  # type: ignore[index]
-        elif n.op in _VECTOR_INFIX and any(self._is_vector(s) for s in n.src):
+        elif n.op in _VECTOR_INFIX and (self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
@@ -1253,7 +1267,10 @@ def _accumulator(red: UOp) -> UOp:
 # allocator is superlinear in a basic block's size (20,000 statements: ~50 s; 100,000: the
 # compiler crashes), while 100 functions of 1,000 statements build in seconds
 SEGMENT = 1000
-_IDENT = re.compile(r"\b(?:t|acc|r|p)[0-9]+\b")
+# a generated name: t<i>, acc<i>, r<i> or p<i>, a whole word. Each branch starts with its letter
+# and looks back past it for a word character (rather than a leading \b): re then scans for
+# those four letters, not tries every position of a million-statement kernel's text
+_IDENT = re.compile(r"(?:t(?<!\wt)|acc(?<!\wacc)|r(?<!\wr)|p(?<!\wp))[0-9]+\b")
 
 
 def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
@@ -1297,7 +1314,7 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
         item.expr if type(item) is Stmt else item for _, item in flat]))
     last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
     helpers: list[str] = []
-    named: dict[str, str] = {}  # a helper's text without its name -> its name
+    named: dict[tuple, str] = {}  # what defines a helper's text -> its name
     body: list[str] = []
     i = 0
     while i < len(flat):
@@ -1315,26 +1332,26 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
             for lo in range(i, end, SEGMENT):
                 hi = min(end, lo + SEGMENT)
                 run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                fn, call = _segment(run, reads[lo:hi], hi, last_read, vartypes)
-                fname = named.get(fn)
-                if fname is None:
-                    fname = named[fn] = f"{cname}_s{len(helpers)}"
-                    helpers.append(fn.replace(_FNAME, fname, 1))
-                body.extend(ind + line.replace(_FNAME, fname, 1) for line in call)
+                call = _segment(run, reads[lo:hi], hi, last_read, vartypes, named, helpers,
+                                cname)
+                body.extend(ind + line for line in call)
         i = end
     return helpers, body
 
 
-_FNAME = "@FN@"  # a segment's name in its text until it has one (no C text holds an @)
+_STMT_EXPR, _STMT_CTYPE = operator.itemgetter(2), operator.itemgetter(1)  # read by C
 
 
 def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dict[str, int],
-             vartypes: dict[str, str]) -> tuple[str, list[str]]:
-    """One run of statements (and the names each reads) as a function named `_FNAME`, and the
-    lines that call it. The function has names of its own (`a<i>` what it reads from outside,
-    in the order first read; `v<i>` its i-th statement), so runs that compute alike from
-    different names print alike (a long periodic chain: every segment one function, which gcc
-    then compiles once; at -O1 it does not fold identical functions itself)."""
+             vartypes: dict[str, str], named: dict[tuple, str], helpers: list[str],
+             cname: str) -> list[str]:
+    """The lines that call one run of statements (and the names each reads) as a function.
+
+    The function has names of its own (`a<i>` what it reads from outside, in the order first
+    read; `v<i>` its i-th statement), so runs that compute alike from different names are one
+    function (`named`: what defines its text -> its name; a new one is added to `helpers`): a
+    long periodic chain's segments are all one, which gcc then compiles once (at -O1 it does
+    not fold identical functions itself)."""
     local: dict[str, str] = {st.name: f"v{k}" for k, st in enumerate(run)}
     inputs: list[str] = []
     for names in reads:
@@ -1342,21 +1359,40 @@ def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dic
             if ident not in local:
                 local[ident] = f"a{len(inputs)}"
                 inputs.append(ident)
-    rename = local.__getitem__
-    outputs = [(k, st) for k, st in enumerate(run) if last_read.get(st.name, -1) >= after]
-    params = [f"{vartypes[x]} {local[x]}" for x in inputs] + [
-        f"{st.ctype} *o{k}" for k, st in outputs]
-    lines = [f"static __attribute__((noinline)) void {_FNAME}({', '.join(params) or 'void'})",
-             "{"]
-    sub = _IDENT.sub
-    lines.extend(f"  const {st.ctype} v{k} = {sub(lambda m: rename(m[0]), st.expr)};"
-                 for k, st in enumerate(run))
-    lines.extend(f"  *o{k} = v{k};" for k, _ in outputs)
+    outputs = [k for k, st in enumerate(run) if last_read.get(st.name, -1) >= after]
+    # the text: the statements' expressions split at their names (one C call for the run), and
+    # the names renamed (reads[k] are expression k's names, in order); the same key, the
+    # same function text
+    pieces = _IDENT.split("\n".join(map(_STMT_EXPR, run)))
+    idents = list(map(local.__getitem__, itertools.chain.from_iterable(reads)))
+    ctypes = tuple(map(_STMT_CTYPE, run))
+    intypes = tuple(map(vartypes.__getitem__, inputs))
+    key = (ctypes, tuple(pieces), tuple(idents), tuple(outputs), intypes)
+    fname = named.get(key)
+    if fname is None:
+        fname = named[key] = f"{cname}_s{len(helpers)}"
+        helpers.append(_segment_function(fname, ctypes, pieces, idents, outputs, intypes))
+    call = [f"{run[k].ctype} {run[k].name};" for k in outputs]
+    args = inputs + [f"&{run[k].name}" for k in outputs]
+    call.append(f"{fname}({', '.join(args)});")
+    return call
+
+
+def _segment_function(fname: str, ctypes: tuple[str, ...], pieces: list[str], idents: list[str],
+                      outputs: list[int], intypes: tuple[str, ...]) -> str:
+    """The text of a segment's function (see `_segment`)."""
+    text = [""] * (2 * len(pieces) - 1)
+    text[0::2] = pieces
+    text[1::2] = idents
+    exprs = "".join(text).split("\n")
+    if len(exprs) != len(ctypes):
+        raise RenderError("a statement's expression spans lines")
+    params = [f"{t} a{j}" for j, t in enumerate(intypes)] + [f"{ctypes[k]} *o{k}" for k in outputs]
+    lines = [f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{"]
+    lines.extend(f"  const {ct} v{k} = {e};" for k, (ct, e) in enumerate(zip(ctypes, exprs)))
+    lines.extend(f"  *o{k} = v{k};" for k in outputs)
     lines.append("}")
-    call = [f"{st.ctype} {st.name};" for _, st in outputs]
-    args = inputs + [f"&{st.name}" for _, st in outputs]
-    call.append(f"{_FNAME}({', '.join(args)});")
-    return "\n".join(lines), call
+    return "\n".join(lines)
 
 
 def render_kernel(ast: UOp, cname: str, parallel: bool = True,

@@ -36,8 +36,13 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # index arithmetic per row; 2 threads 1.27 / 0.77 ms, 1 thread 2.37 / 2.04), at -O2 as fast as
 # at -O3, for about two thirds of -O3's compiler work. Plain loops, which gcc vectorizes
 # itself, keep -O3: at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
-LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize", "packed": "-O2",
-          "flash": "-O1 -ftree-vectorize"}
+# -fno-tree-bit-ccp: gcc's propagation of known bits spent a sixth of the build of a pool (the
+# NaN-propagating max's integer masks on vectors; a 3x3 max-pool 193M / 161M instructions,
+# attention 747M / 640M) and changed nothing these kernels compute or how fast (bench/kernels.py's
+# explicit-vector and flash cases: the same bits, kernel times 0.98-1.04 of before, quiet
+# machine, both builds interleaved in one process); plain loops would save ~1%: they keep it.
+LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "packed": "-O2",
+          "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
 # as numpy computes it (the packed matmul loops call fma() explicitly).

@@ -127,7 +127,7 @@ def test_a_kernel_with_values_before_its_loop_is_launched_and_exact():
 
 def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     """The library of a launched kernel is compiled with -fopenmp-simd, not -fopenmp, and
-    holds no OpenMP region: it calls nothing of libgomp."""
+    holds no OpenMP region of its own."""
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     build.clear_memory_cache()
     run._programs.clear()
@@ -142,9 +142,9 @@ def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     assert "omp parallel" not in program.source and "lo_" in program.source
 
 
-def test_without_openmp_a_launched_kernel_runs_on_one_thread(tmp_path, monkeypatch):
+def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeypatch):
     """A user's RULEGRAD_CFLAGS without -fopenmp: the launcher is built without OpenMP and
-    runs the kernel once over all its iterations."""
+    calls the kernel once over all its iterations: every element is numpy's."""
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2")
     monkeypatch.setattr(launch, "_launch", None)

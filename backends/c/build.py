@@ -127,7 +127,7 @@ def build_parts(kernels: list[RenderedKernel], jobs: int
     for k in kernels:
         groups.setdefault(tuple(cflags(k.kind)), []).append(k)
     return [(list(f) if not group or any(k.openmp for k in group)
-             else cflags(group[0].kind, openmp=False), part)
+             else _flags.without_openmp(list(f)), part)
             for f, group in groups.items() for part in partition(group, jobs)]
 
 

@@ -111,9 +111,12 @@ def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True)
                 f"RULEGRAD_CFLAGS: {flag} would change results ({why}); rulegrad's kernels "
                 f"compute what numpy computes and always build with {' '.join(SEMANTIC)}. "
                 f"Remove {flag} (optimization flags such as -O2 or -march=... are fine).")
-    if not openmp:
-        user = ["-fopenmp-simd" if f == "-fopenmp" else f for f in user]
-    return user + [f for f in SEMANTIC]
+    return (user if openmp else without_openmp(user)) + [f for f in SEMANTIC]
+
+
+def without_openmp(flags: list[str]) -> list[str]:
+    """The flags of a kernel that starts no threads itself: -fopenmp-simd for -fopenmp."""
+    return ["-fopenmp-simd" if f == "-fopenmp" else f for f in flags]
 
 
 def _refusal(flag: str) -> str | None:

@@ -22,6 +22,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from rulegrad.runtime.dtype import dtypes
+
+from .build import build_library
+from .render import RenderedKernel
+
 SOURCE = r"""
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
@@ -53,11 +58,6 @@ def launcher() -> Any:
     global _launch
     with _lock:
         if _launch is None:
-            from rulegrad.runtime.dtype import dtypes
-
-            from .build import build_library
-            from .render import RenderedKernel
-
             lib = build_library([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
             fn = lib.function("rg_launch", 0)
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]

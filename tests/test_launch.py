@@ -131,6 +131,7 @@ def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     build.clear_memory_cache()
     run._programs.clear()
+    launch.launcher()  # built once per process, maybe here: not the program's build
     commands: list[list[str]] = []
     real = build.compile_command
     monkeypatch.setattr(build, "compile_command",
@@ -147,7 +148,7 @@ def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeyp
     calls the kernel once over all its iterations: every element is numpy's."""
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2")
-    monkeypatch.setattr(launch, "_launch", None)
+    monkeypatch.setattr(launch, "_loaded", None)
     build.clear_memory_cache()
     run._programs.clear()
     try:
@@ -156,5 +157,54 @@ def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeyp
         assert _launched_kernel(t).launch > 0
         np.testing.assert_array_equal(t.numpy(), x * np.float32(3) + np.float32(1))
     finally:
-        monkeypatch.setattr(launch, "_launch", None)
+        monkeypatch.setattr(launch, "_loaded", None)
         run._programs.clear()
+
+
+_FULL = {
+    # the scheduler splits each into 256 rows: a value per row, combined in order
+    "float32 sum": (lambda x: x.sum(), np.float32),
+    "float32 mean": (lambda x: x.mean(), np.float32),
+    "float32 max, a NaN": (lambda x: x.max(), np.float32),
+    "float64 min": (lambda x: x.min(), np.float64),
+    "int32 sum": (lambda x: x.sum(), np.int32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FULL))
+def test_full_reductions_are_launched_and_give_the_same_bits_on_any_team(case):
+    """A full reduction of 4M values is launched with a finishing function (no OpenMP region
+    of its own). Each of the 256 rows leaves its value in a slot, combined in order after the
+    threads, so teams of 1, 2 and 3 threads give the same bits (OpenMP's reduction combined one
+    partial per thread). Max, min and the int sum are numpy's exactly; the float sum and mean
+    are within the reduction contract's bound of the exact value."""
+    op, dt = _FULL[case]
+    rng = np.random.default_rng(len(case))
+    x = (rng.integers(-2**31, 2**31, 1 << 22) if dt is np.int32
+         else rng.standard_normal(1 << 22)).astype(dt)
+    if "NaN" in case:
+        x[12345] = np.nan
+    t = op(Tensor(x))
+    rk = _launched_kernel(t)
+    assert rk.launch == 256 and rk.combine == rk.param_dtypes[0].itemsize and not rk.openmp
+    assert f"{rk.cname}_fin" in rk.source, rk.source
+    gomp = _gomp()
+    before = gomp.omp_get_max_threads()
+    got = []
+    try:
+        for threads in (1, 2, 3):
+            gomp.omp_set_num_threads(threads)
+            run._programs.clear()
+            got.append(op(Tensor(x)).numpy())
+    finally:
+        gomp.omp_set_num_threads(before)
+        run._programs.clear()
+    assert got[0].tobytes() == got[1].tobytes() == got[2].tobytes(), got
+    if "sum" in case and dt is np.int32:
+        assert got[0] == x.sum(dtype=np.int64)
+    elif "sum" in case or "mean" in case:
+        exact = x.astype(np.float64).sum() / (x.size if "mean" in case else 1)
+        bound = np.abs(x).astype(np.float64).sum() * x.size * np.finfo(dt).eps
+        assert abs(float(got[0]) - exact) <= bound / (x.size if "mean" in case else 1)
+    else:
+        np.testing.assert_array_equal(got[0], op(x))

@@ -261,16 +261,20 @@ class Library:
         self._keep: list[Any] = []  # cffi views of the same handle
         Library.live += 1
 
-    def function(self, cname: str, nparams: int, nvars: int = 0, launch: int = 0) -> Any:
+    def function(self, cname: str, nparams: int, nvars: int = 0, launch: int = 0,
+                 combine: int = 0) -> Any:
         """The kernel `cname`, called with one address (int) per buffer, then one `long long`
         per symbolic size (DEFINE_VAR); a launched kernel (`launch` iterations) on the
-        threads of launch.py."""
+        threads of launch.py, a launched reduce (`combine`-byte slots) then `cname_fin`."""
         assert self._dll is not None, "library already released"
         if launch:
             from .launch import launched
 
-            fn = getattr(self._dll, cname)
-            return launched(ctypes.cast(fn, ctypes.c_void_p).value, nparams, launch)
+            def address(name: str) -> int:
+                return ctypes.cast(getattr(self._dll, name), ctypes.c_void_p).value or 0
+
+            finish = address(f"{cname}_fin") if combine else 0
+            return launched(address(cname), nparams, launch, finish, combine)
         if nparams + nvars > _CTYPES_MAX_ARGS:
             return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)

@@ -47,30 +47,53 @@ void rg_launch(rg_body fn, void *const *args, int64_t n)
   fn(args, 0, n);
 #endif
 }
+/* a launched reduce (render.py's `_launched`): fn stores iteration i's value in slot i of a
+   scratch array, the argument after the buffers; finish combines the slots in order */
+typedef void (*rg_finish)(void *const *);
+void rg_launch_reduce(rg_body fn, rg_finish finish, void **args, int64_t nargs, int64_t n,
+                      int64_t slot)
+{
+  args[nargs] = rg_alloc((size_t)(n * slot));
+  rg_launch(fn, args, n);
+  finish(args);
+  free(args[nargs]);
+}
 """
 
 _lock = threading.Lock()
-_launch: Any = None  # rg_launch, loaded once per process (its library never unloaded)
+_loaded: Any = None  # (library, rg_launch, rg_launch_reduce), loaded once per process
 
 
-def launcher() -> Any:
-    """`rg_launch` as a ctypes function: built (or read from the compile cache) on first use."""
-    global _launch
+def launcher() -> tuple[Any, Any]:
+    """`rg_launch` and `rg_launch_reduce` as ctypes functions: built (or read from the compile
+    cache) on first use; the library stays loaded for the process."""
+    global _loaded
     with _lock:
-        if _launch is None:
+        if _loaded is None:
             lib = build_library([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
-            fn = lib.function("rg_launch", 0)
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
-            _launch = (lib, fn)  # the library stays loaded with the function
-        return _launch[1]
+            plain, reduce = lib.function("rg_launch", 0), lib.function("rg_launch_reduce", 0)
+            plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+            reduce.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                               ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+            _loaded = (lib, plain, reduce)
+        return _loaded[1], _loaded[2]
 
 
-def launched(address: int, nargs: int, iterations: int) -> Callable[..., None]:
+def launched(address: int, nargs: int, iterations: int, finish: int = 0,
+             slot: int = 0) -> Callable[..., None]:
     """A callable running the launched kernel at `address` (taking `nargs` addresses) on the
-    threads."""
-    launch, args = launcher(), ctypes.c_void_p * nargs
+    threads; for a reduce, then its `finish` function over slots of `slot` bytes."""
+    plain, reduce = launcher()
+    if not finish:
+        args = ctypes.c_void_p * nargs
 
-    def call(*addresses: int) -> None:
-        launch(address, args(*addresses), iterations)
+        def call(*addresses: int) -> None:
+            plain(address, args(*addresses), iterations)
 
-    return call
+        return call
+    scratch = ctypes.c_void_p * (nargs + 1)  # the last: the slots, allocated per call
+
+    def call_reduce(*addresses: int) -> None:
+        reduce(address, finish, scratch(*addresses), nargs, iterations, slot)
+
+    return call_reduce

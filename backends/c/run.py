@@ -135,7 +135,8 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
             print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,
-                        lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch), lib,
+                        lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
+                                     rk.combine), lib,
                         rk.source,
                         rk.var_names) for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key)

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: b1548a51f4acf8350228b82bf2268386f598fe5b08ff686b28abfb6df02c5fdf
+# source sha256: 21661db58fe49f530b16944cd530e31a7bdc105da19f9e4ac603164a0c6657b3
 # imports rules/symbolic.rules sha256: 3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt_index, opt.'
 
@@ -29,7 +29,7 @@ from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'b1548a51f4acf8350228b82bf2268386f598fe5b08ff686b28abfb6df02c5fdf'
+SOURCE_SHA256 = '21661db58fe49f530b16944cd530e31a7bdc105da19f9e4ac603164a0c6657b3'
 DEPENDENCIES = (('rules/symbolic.rules', '3a79ef5199b66a4f8ac8b5e4b60bfde0bf127f7610db78415da268b63a7b0a70'), )
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -40,37 +40,37 @@ _dt_index = dtypes.index
 # ======================================================================== opt_actions
 _opt_actions_rules = (
     RuleInfo('unroll_reduce', 'rules/opt.rules', 22, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 27, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 32, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 38, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 44, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 50, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 28, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 33, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 39, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 45, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 51, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:32
+    # rule upcast_store at rules/opt.rules:33
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
-    # rule flash_store at rules/opt.rules:38
+    # rule flash_store at rules/opt.rules:39
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
-    # rule pack_store at rules/opt.rules:44
+    # rule pack_store at rules/opt.rules:45
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule interchange_store at rules/opt.rules:50
+    # rule interchange_store at rules/opt.rules:51
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
@@ -87,7 +87,7 @@ def _opt_actions_REDUCE(n, ctx):
     if small_reduce(r):
         _r = _as_uop(n, unrolled(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
-    # rule thread_reduce at rules/opt.rules:27
+    # rule thread_reduce at rules/opt.rules:28
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     r = n
@@ -105,10 +105,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== opt_index
 _opt_index_rules = (
-    RuleInfo('and_in_range', 'rules/opt.rules', 58, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
-    RuleInfo('and_offset', 'rules/opt.rules', 61, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
-    RuleInfo('and_scaled', 'rules/opt.rules', 64, 'and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y'),
-    RuleInfo('mod_offset', 'rules/opt.rules', 69, 'mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)'),
+    RuleInfo('and_in_range', 'rules/opt.rules', 59, 'and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x'),
+    RuleInfo('and_offset', 'rules/opt.rules', 62, 'and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))'),
+    RuleInfo('and_scaled', 'rules/opt.rules', 65, 'and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y'),
+    RuleInfo('mod_offset', 'rules/opt.rules', 70, 'mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)'),
 )
 _opt_index_st = match_stats('opt_index', _opt_index_rules)  # None unless counting
 
@@ -121,7 +121,7 @@ def _opt_index_MOD(n, ctx):
         n0_0, n0_1 = n0.src
         if n1.op is _CONST:
             if n0_0.dtype is _dt_index and n0_1.op is _CONST:
-                # rule mod_offset at rules/opt.rules:69
+                # rule mod_offset at rules/opt.rules:70
                 #   mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)
                 if _opt_index_st: _opt_index_st.attempts[3] += 1
                 c = n0_1
@@ -131,7 +131,7 @@ def _opt_index_MOD(n, ctx):
                     _r = _as_uop(n, x + c.arg % m.arg)
                     if _r is not None and _r is not n: return _r, _opt_index_rules[3]
             if n0_0.op is _CONST and n0_1.dtype is _dt_index:
-                # rule mod_offset at rules/opt.rules:69
+                # rule mod_offset at rules/opt.rules:70
                 #   mod_offset: MOD(ADD[x:index, c:CONST], m:CONST) if m.arg > 0 and 0 <= x.vmin + c.arg and 0 <= x.vmin + (c.arg % m.arg) and x.vmax + (c.arg % m.arg) < m.arg -> x + (c.arg % m.arg)
                 if _opt_index_st: _opt_index_st.attempts[3] += 1
                 c = n0_0
@@ -148,7 +148,7 @@ def _opt_index_AND(n, ctx):
     except ValueError:
         return None
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule and_in_range at rules/opt.rules:58
+        # rule and_in_range at rules/opt.rules:59
         #   and_in_range: AND(x:index, c:CONST) if is_pow2(c.arg + 1) and 0 <= x.vmin and x.vmax <= c.arg -> x
         if _opt_index_st: _opt_index_st.attempts[0] += 1
         c = n1
@@ -159,7 +159,7 @@ def _opt_index_AND(n, ctx):
         n0_0, n0_1 = n0.src
         if n1.op is _CONST:
             if n0_0.dtype is _dt_index and n0_1.op is _CONST:
-                # rule and_offset at rules/opt.rules:61
+                # rule and_offset at rules/opt.rules:62
                 #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                 if _opt_index_st: _opt_index_st.attempts[1] += 1
                 c = n0_1
@@ -170,7 +170,7 @@ def _opt_index_AND(n, ctx):
                     if _r is not None and _r is not n: return _r, _opt_index_rules[1]
             o0_0 = n0_0.op
             if o0_0 is _CONST and n0_1.dtype is _dt_index:
-                # rule and_offset at rules/opt.rules:61
+                # rule and_offset at rules/opt.rules:62
                 #   and_offset: AND(ADD[x:index, c:CONST], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin + (c.arg % (m.arg + 1)) and x.vmax + (c.arg % (m.arg + 1)) <= m.arg -> x + (c.arg % (m.arg + 1))
                 if _opt_index_st: _opt_index_st.attempts[1] += 1
                 c = n0_0
@@ -183,7 +183,7 @@ def _opt_index_AND(n, ctx):
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_1.dtype is _dt_index:
                     if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
-                        # rule and_scaled at rules/opt.rules:64
+                        # rule and_scaled at rules/opt.rules:65
                         #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
                         if _opt_index_st: _opt_index_st.attempts[2] += 1
                         c = n0_0_1
@@ -194,7 +194,7 @@ def _opt_index_AND(n, ctx):
                             _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
                             if _r is not None and _r is not n: return _r, _opt_index_rules[2]
                     if n0_0_0.op is _CONST and n0_0_1.dtype is _dt_index:
-                        # rule and_scaled at rules/opt.rules:64
+                        # rule and_scaled at rules/opt.rules:65
                         #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
                         if _opt_index_st: _opt_index_st.attempts[2] += 1
                         c = n0_0_0
@@ -207,7 +207,7 @@ def _opt_index_AND(n, ctx):
             if n0_0.dtype is _dt_index and n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
-                    # rule and_scaled at rules/opt.rules:64
+                    # rule and_scaled at rules/opt.rules:65
                     #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
                     if _opt_index_st: _opt_index_st.attempts[2] += 1
                     c = n0_1_1
@@ -218,7 +218,7 @@ def _opt_index_AND(n, ctx):
                         _r = _as_uop(n, x * (c.arg % (m.arg + 1)) + y)
                         if _r is not None and _r is not n: return _r, _opt_index_rules[2]
                 if n0_1_0.op is _CONST and n0_1_1.dtype is _dt_index:
-                    # rule and_scaled at rules/opt.rules:64
+                    # rule and_scaled at rules/opt.rules:65
                     #   and_scaled: AND(ADD[MUL[x:index, c:CONST], y:index], m:CONST) if is_pow2(m.arg + 1) and 0 <= x.vmin and 0 <= y.vmin and x.vmax * (c.arg % (m.arg + 1)) + y.vmax <= m.arg -> x * (c.arg % (m.arg + 1)) + y
                     if _opt_index_st: _opt_index_st.attempts[2] += 1
                     c = n0_1_0

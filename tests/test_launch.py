@@ -2,8 +2,9 @@
 
 Checked: the launcher gives every iteration to exactly one thread, whatever the team size;
 kernels printed so compute what numpy computes (loops by 1, by blocks, by overlapping vectors,
-counts the threads do not divide); and their libraries are built without OpenMP (no region
-for gcc to outline, no libgomp to link), which is what launching buys.
+counts the threads do not divide, full reductions combined after the threads); and their
+libraries are built without OpenMP (no region for gcc to outline, no libgomp to link), which
+is what launching buys.
 """
 
 from __future__ import annotations
@@ -145,7 +146,8 @@ def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
 
 def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeypatch):
     """A user's RULEGRAD_CFLAGS without -fopenmp: the launcher is built without OpenMP and
-    calls the kernel once over all its iterations: every element is numpy's."""
+    calls the kernel once over all its iterations: every element is numpy's, and a full max
+    (a launched reduce, then its finishing function) is numpy's."""
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2")
     monkeypatch.setattr(launch, "_loaded", None)
@@ -156,6 +158,10 @@ def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeyp
         t = Tensor(x) * 3 + 1
         assert _launched_kernel(t).launch > 0
         np.testing.assert_array_equal(t.numpy(), x * np.float32(3) + np.float32(1))
+        x[-5] = 1e30  # in the last of the 256 rows
+        m = Tensor(x).max()
+        assert _launched_kernel(m).combine == 4
+        assert m.numpy() == np.float32(1e30)
     finally:
         monkeypatch.setattr(launch, "_loaded", None)
         run._programs.clear()

@@ -311,8 +311,9 @@ def _programs():
 
 
 def test_each_kind_of_kernel_is_compiled_at_its_level(monkeypatch, tmp_path):
-    """Register tiles and explicit vectors at flags.LEVELS' level for them (-O1 -ftree-vectorize:
-    -O3 spent most of their builds and gained nothing), gcc-vectorized loops at theirs (-O3)."""
+    """Register tiles and explicit vectors at flags.LEVELS' level for them (-O1: -O3 spent most
+    of their builds and gained nothing; a pool, with no plain loop, without -ftree-vectorize),
+    gcc-vectorized loops at theirs (-O3)."""
     from rulegrad.backends.c import flags
 
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
@@ -321,7 +322,7 @@ def test_each_kind_of_kernel_is_compiled_at_its_level(monkeypatch, tmp_path):
     (packed, _), (vector, vsrc), (loops, _) = runs
     assert "rg_vload2_f32(" in vsrc.split("\nvoid k")[-1]  # the pool's explicit vectors
     assert _level(packed) == _expected("packed")
-    assert _level(vector) == _expected("vector")
+    assert _level(vector) == _expected("explicit")  # a pool: no plain loop to vectorize
     assert _level(loops) == _expected("loops")
     assert flags.LEVELS["packed"] != flags.LEVELS["loops"]
 

@@ -41,8 +41,12 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # attention 747M / 640M) and changed nothing these kernels compute or how fast (bench/kernels.py's
 # explicit-vector and flash cases: the same bits, kernel times 0.98-1.04 of before, quiet
 # machine, both builds interleaved in one process); plain loops would save ~1%: they keep it.
+# -ftree-vectorize is for the plain loops beside the explicit vectors: a kernel without any
+# (every innermost loop explicit vectors: the pools) leaves gcc's vectorizer nothing to do, and
+# it cost 7% of such a build (bench/kernels.py's pools: 10M of 145-161M compiler instructions;
+# the same bits, kernel times 0.96-1.01 of before, interleaved in one process).
 LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "packed": "-O2",
-          "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp"}
+          "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "explicit": "-O1 -fno-tree-bit-ccp"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
 # as numpy computes it (the packed matmul loops call fma() explicitly).

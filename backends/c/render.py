@@ -486,7 +486,9 @@ class RenderedKernel:
     var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
     choices: tuple[str, ...] = ()  # what the renderer itself decided (threads, tiles), for DEBUG
     # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
-    # vectors), "packed" / "flash" (gemm.py's, flash.py's register tiles); flags.py's LEVELS
+    # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
+    # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles);
+    # flags.py's LEVELS
     # maps it to the optimization level the kernel is compiled at
     kind: str = "loops"
     # > 0: a launched kernel (`_launched`), `void name(void *const *args, int64_t lo, int64_t
@@ -1240,7 +1242,7 @@ class _KernelRenderer:
         if self.used_vectors:
             source = VECTOR_HELPERS + source
             if self.kind == "loops":
-                self.kind = "vector"
+                self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine)
 
@@ -1321,6 +1323,19 @@ def _launch_header(loop: Scope, var: str, size: int, step: int, head: str) -> in
         loop.header = (f"{head}for (int64_t {var} = lo_ * {step}; {var} < hi_ * {step}; "
                        f"{var} += {step})")
     return -(-size // step)
+
+
+def _has_plain_innermost(root: Scope) -> bool:
+    """Whether some loop with no loop inside is a plain one, which gcc's vectorizer vectorizes
+    (softmax's exp), not a loop of explicit vectors (`_open_vector`: its variable ends in _v)."""
+    stack = [root]
+    while stack:
+        scope = stack.pop()
+        inner = [x for x in scope.items if isinstance(x, Scope)]
+        if not inner and scope.header and "_v = " not in scope.header:
+            return True
+        stack.extend(inner)
+    return False
 
 
 def _accumulator(red: UOp) -> UOp:

@@ -1309,7 +1309,7 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     # a loop with loops inside keeps their `omp simd`; one without may be a vector loop itself
     nested = any(isinstance(x, Scope) for x in loop.items)
     _launch_header(loop, var, size, 1, "#pragma omp simd\n" if simd and not nested else "")
-    root.items = [*before, loop]
+    root.items = [*(x for x in before if x is not declared[0]), loop]
     combining = Scope(f"for (int64_t i_ = 0; i_ < {size}; i_++)", root.bound)
     combining.items.append(f"{acc} = {render_alu(c.update, [acc, 'q_[i_]'])};")
     return size, _Finish(Scope("", root.bound, [*before, combining, *after]), c.update)

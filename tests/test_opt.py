@@ -517,6 +517,11 @@ def test_middle_axis_reduce_in_register_vectors_bits_equal_numpy(op, width, vect
     assert (f"INTERCHANGE r1 inside the reduce loops, in blocks of {vectors} vectors of 8 "
             "accumulators in registers") in actions(low, opt)
     assert f"rg_v{op}_f32(" in rk.source
+    # each row's vectors are fetched PREFETCH_ROWS rows ahead (a row is `width` values)
+    from rulegrad.backends.c.render import PREFETCH_ROWS
+
+    assert "__builtin_prefetch(&p1[" in rk.source
+    assert f"] + {PREFETCH_ROWS * width});" in rk.source
     _same_bits(t.numpy(), _oracle(op, x, (1,)))
 
 

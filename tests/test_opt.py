@@ -520,8 +520,8 @@ def test_middle_axis_reduce_in_register_vectors_bits_equal_numpy(op, width, vect
     # each row's vectors are fetched PREFETCH_ROWS rows ahead (a row is `width` values)
     from rulegrad.backends.c.render import PREFETCH_ROWS
 
-    assert "__builtin_prefetch(&p1[" in rk.source
-    assert f"] + {PREFETCH_ROWS * width});" in rk.source
+    assert "__builtin_prefetch((const void *)((uintptr_t)&p1[" in rk.source
+    assert f"] + {PREFETCH_ROWS * width} * sizeof p1[" in rk.source
     _same_bits(t.numpy(), _oracle(op, x, (1,)))
 
 

@@ -753,8 +753,11 @@ class _KernelRenderer:
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             expr = f"{_VECTOR_LOAD[step]}(&{srcs[0]})"  # type: ignore[index]
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch)
-            if row and PREFETCH_ROWS:  # (a prefetch never faults: past the end is harmless)
-                scope.add(f"__builtin_prefetch(&{srcs[0]} + {PREFETCH_ROWS * row});")
+            if row and PREFETCH_ROWS:
+                # an address, never dereferenced: computed as an integer (no pointer past the
+                # buffer in C), and a prefetch of an unmapped address does not fault
+                scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
+                          f"{PREFETCH_ROWS * row} * sizeof {srcs[0]}));")
         elif n.op in _VECTOR_INFIX and (self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline

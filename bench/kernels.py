@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -201,8 +202,6 @@ BUILD_REPEATS = 3
 def fresh_build(realize: Callable[[], object]) -> float:
     """Seconds the C compiler ran for `realize` in an empty cache, with no program or library
     of this process reused; the bench's cache is restored after."""
-    import shutil
-
     from rulegrad.backends.c import build, run
 
     cache = os.environ["RULEGRAD_CACHE"]

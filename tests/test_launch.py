@@ -178,7 +178,7 @@ _FULL = {
 
 
 @pytest.mark.parametrize("case", sorted(_FULL))
-def test_full_reductions_are_launched_and_give_the_same_bits_on_any_team(case):
+def test_full_reductions_are_launched_and_give_the_same_bits_on_1_2_and_3_threads(case):
     """A full reduction of 4M values is launched with a finishing function (no OpenMP region
     of its own). Each of the 256 rows leaves its value in a slot, combined in order after the
     threads, so teams of 1, 2 and 3 threads give the same bits (OpenMP's reduction combined one

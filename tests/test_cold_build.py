@@ -214,6 +214,58 @@ def test_parallel_build_error_names_the_failing_part(tmp_path, monkeypatch):
     assert "k_bad" in kept and "k_good" not in kept  # the part that failed, for inspection
 
 
+# ---------------------------------------------------------------------------- gcc's stages
+def _build_both_ways(tmp_path, monkeypatch, kernels) -> list[bytes]:
+    """The library of `kernels` built with gcc's stages run directly, then through the
+    driver (stages.plan refusing every command)."""
+    from rulegrad.backends.c import stages
+
+    libraries = []
+    for way in ("stages", "driver"):
+        if way == "driver":
+            monkeypatch.setattr(stages, "plan", lambda cmd, name: None)
+        monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / way))
+        build.clear_memory_cache()
+        lib = build.build_library(kernels)
+        libraries.append(next((tmp_path / way).glob("rg_*.so")).read_bytes())
+        lib.release()
+    return libraries
+
+
+@pytest.mark.skipif(not _is_gcc(), reason="the stages are gcc's")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_gcc_stages_run_directly_and_build_the_drivers_library(jobs, tmp_path, monkeypatch):
+    """With gcc, a build runs cc1 | as and then ld itself, without the driver or collect2,
+    and makes the same library, byte for byte, as the driver would: in one compiler run, and
+    in two parts compiled at once, then linked."""
+    from rulegrad.backends.c import stages
+
+    cc = build.compiler()
+    steps = stages.plan(build.compile_command(cc, build.cflags(), "rg_K.c", "rg_K.so"), "K")
+    assert steps is not None
+    programs = [[os.path.basename(c[0]) for c in pipe] for pipe in steps]
+    assert programs == [["cc1", "as"], ["ld"]], programs
+    assert not any(a.startswith("-plugin") for a in steps[1][0])
+    assert "rg_K.c" in steps[0][0] and "rg_K.so" in steps[1][0]
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)
+    kernels = [_kernel(f"k{i}", 2000, f"((float *)v0)[{i}] = __builtin_expf({i});")
+               for i in range(2)]
+    assert len(build.partition(kernels, int(jobs))) == int(jobs)
+    direct, driver = _build_both_ways(tmp_path, monkeypatch, kernels)
+    assert direct == driver
+
+
+def test_a_compiler_that_is_not_gcc_itself_runs_as_the_user_named_it(tmp_path):
+    """A wrapper (ccache, a script) named by RULEGRAD_CC is run for the build, not bypassed."""
+    from rulegrad.backends.c import stages
+
+    cc = tmp_path / "cc"
+    cc.write_text(f'#!/bin/sh\nexec {build.compiler()[0]} "$@"\n')
+    cc.chmod(0o755)
+    assert stages.plan(build.compile_command([str(cc)], ["-O1"], "rg_K.c", "rg_K.so"), "K") \
+        is None
+
+
 def test_bad_build_jobs_is_refused(monkeypatch):
     from rulegrad.runtime.env import EnvError
 

@@ -8,7 +8,8 @@ straight into a shared object (a large program's kernels go into a few C files c
 once and linked into one: `partition`): no Python.h, no generated wrapper, no setuptools
 (cffi's API mode compiled the Python headers on every build, which cost more than our
 kernels). The library is loaded through ctypes (`dlopen`); its kernels are
-`void name(void *, ...)` and take addresses.
+`void name(void *, ...)` and take addresses. With gcc, the programs of a compiler run (cc1 | as,
+then ld) are run directly, not through the driver (`stages.py`).
 
 The compiler command and flags are assembled in one function, `compile_command`:
 `RULEGRAD_CC` (default: the C compiler Python was built with, else `cc`) and `RULEGRAD_CFLAGS`
@@ -45,6 +46,7 @@ from rulegrad.runtime.env import env_int
 
 from . import cache as disk
 from . import flags as _flags
+from . import stages
 from .errors import CompileError
 from .render import RenderedKernel, prelude
 
@@ -417,29 +419,31 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
 def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], list[str]]
          ) -> None:
     """Write each source (file name -> text; "" names none) into `cwd` and run the compiler
-    on them all at once; the first failure raises with the compiler's message, keeping the
-    source it failed on."""
-    runs: list[tuple[list[str], str, subprocess.Popen[str] | OSError]] = []
+    on them all at once (its stages run directly where that is gcc's plan: stages.py); the
+    first failure raises with the compiler's message, keeping the source it failed on."""
+    runs: list[tuple[list[str], str, stages.Job | OSError]] = []
     for name, text in sources.items():
         if name:
             (cwd / name).write_text(text)
         cmd = command(name)
         try:
-            proc: subprocess.Popen[str] | OSError = subprocess.Popen(
-                cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            job: stages.Job | OSError = stages.Job(cmd, key, cwd, f"{name or 'link'}.log")
         except OSError as e:
-            proc = e
-        runs.append((cmd, text, proc))
+            job = e
+        runs.append((cmd, text, job))
     stats["compiler_runs"] += len(runs)
     failure: CompileError | None = None
-    for cmd, text, proc in runs:
-        if isinstance(proc, OSError):
-            failure = failure or CompileError(str(proc), _keep_source(key, text), cmd)
+    for cmd, text, job in runs:
+        if isinstance(job, OSError):
+            failure = failure or CompileError(str(job), _keep_source(key, text), cmd)
             continue
-        stdout, stderr = proc.communicate()  # (wait for every run, failed or not)
-        if failure is None and proc.returncode != 0:
-            msg = (stderr or stdout or f"exit status {proc.returncode}").strip()
-            failure = CompileError(msg, _keep_source(key, text), cmd)
+        try:
+            status, messages = job.wait()  # (wait for every run, failed or not)
+        except OSError as e:
+            status, messages = 1, str(e)
+        if failure is None and status != 0:
+            failure = CompileError(messages.strip() or f"exit status {status}",
+                                   _keep_source(key, text), cmd)
     if failure is not None:
         raise failure
 

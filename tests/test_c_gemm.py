@@ -112,6 +112,33 @@ def test_packed_products_match_numpy(name: str, rg: Callable | None, ref: Callab
     np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
 
 
+@pytest.mark.parametrize("name", ["matmul 33x47x35", "relu(exp(a)@b+c)",
+                                  "conv2d rows left over"])
+def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(name: str
+                                                                               ) -> None:
+    """When the tile does not divide the rows, the last tile runs the same register block (one
+    copy in the C, not a second for the rows left over), computing its rows past the end as the
+    last row, and stores none of them: the output's neighbours in memory keep their bytes."""
+    _, rg, ref, shapes = next(c for c in CASES if c[0] == name)
+    rng = np.random.default_rng(7)
+    arrays = [_rand(rng, *s) for s in shapes]
+    rg, ref = (rg, ref) if rg is not None else (_conv_rg, _conv_np)
+    sched = rg(*(Tensor(a) for a in arrays)).schedule()
+    prog = compile_program(sched)
+    kernel = prog.source[prog.source.rindex("void k"):]
+    assert kernel.count("rg_fma_") == 1, "one register block"
+    bufs = [[b.ensure() for b in item.bufs] for item in sched]
+    out = bufs[-1][0]
+    # the output inside a larger buffer: canaries before and after it
+    room = np.full(out.size + 2 * 4096, 12345.0, out.dtype)
+    bufs[-1][0] = room[4096:4096 + out.size].reshape(out.shape)
+    prog.run(bufs)
+    assert (room[:4096] == 12345.0).all() and (room[4096 + out.size:] == 12345.0).all()
+    want = ref(*arrays).reshape(-1)
+    np.testing.assert_allclose(bufs[-1][0].reshape(-1), want, rtol=2e-5,
+                               atol=1e-5 * np.abs(want).max())
+
+
 def test_reduce_over_two_ranges_and_float64() -> None:
     rng = np.random.default_rng(1)
     a, b = _rand(rng, 30, 4, 20, dtype=np.float64), _rand(rng, 4, 20, 40, dtype=np.float64)

@@ -438,8 +438,8 @@ def _kernelize_program() -> str | None:
 
 
 def _pool_program() -> str | None:
-    """3x3 pooling windows at stride 2, whose unrolled index arithmetic opt.rules' opt_index
-    simplifies (a power-of-two row read at a window's offset: the fuzzer rarely makes one)."""
+    """3x3 pooling windows at stride 2, whose index arithmetic symbolic.rules' mod_coeff
+    makes affine (a power-of-two row read at a window's offset: the fuzzer rarely makes one)."""
     from rulegrad import Tensor
 
     x = np.linspace(-3, 3, 2 * 9 * 32, dtype=np.float32).reshape(1, 2, 9, 32)

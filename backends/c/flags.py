@@ -32,9 +32,9 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # explicit-vector and flash kernels of the bench ran as fast as at -O3 (softmax 0.81 / 0.81 ms,
 # attention 1.93 / 2.00, the pools and middle reductions within noise; medians of 75 calls,
 # levels interleaved in one process, quiet machine; results bit for bit the same). The packed
-# products take -O2: at -O1 -ftree-vectorize the convolution's tiles ran 1.4-1.6x slower (its
-# index arithmetic per row; 2 threads 1.27 / 0.77 ms, 1 thread 2.37 / 2.04), at -O2 as fast as
-# at -O3, for about two thirds of -O3's compiler work. Plain loops, which gcc vectorizes
+# products took -O2 (as fast as -O3, for two thirds of its work) while the convolution's tiles
+# ran 1.4-1.6x slower at -O1 -ftree-vectorize (its index arithmetic per row; see below for
+# what changed that). Plain loops, which gcc vectorizes
 # itself, keep -O3: at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
 # -fno-tree-bit-ccp: gcc's propagation of known bits spent a sixth of the build of a pool (the
 # NaN-propagating max's integer masks on vectors; a 3x3 max-pool 193M / 161M instructions,
@@ -45,7 +45,16 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # (every innermost loop explicit vectors: the pools) leaves gcc's vectorizer nothing to do, and
 # it cost 7% of such a build (bench/kernels.py's pools: 10M of 145-161M compiler instructions;
 # the same bits, kernel times 0.96-1.01 of before, interleaved in one process).
-LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "packed": "-O2",
+# The packed products, once their tiles read x through a pointer per row and their rows'
+# divisions were out of the k loops (gemm.py's _RowOffsets), ran at -O1 -ftree-vectorize as
+# fast as at -O2 (single thread, interleaved, 30 calls each: matmul 1.05x, matmul+bias+relu
+# 1.02, conv 0.98, MLP 1.03; two threads 1.01-1.03; the same bits) for two thirds of its
+# compiler work (matmul 316M -> 212M, conv 476M -> 296M, MLP 657M -> 434M). -O2 also aligns
+# loops and jumps, which costs gcc next to nothing; without it a tile's loop ran 14% slower
+# in one build than in another of the same loop (its place in a cache line): kept.
+_ALIGN = "-falign-functions -falign-jumps -falign-labels -falign-loops"
+LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp",
+          "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp {_ALIGN}",
           "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "explicit": "-O1 -fno-tree-bit-ccp"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,

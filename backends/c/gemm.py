@@ -46,7 +46,7 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import RenderError, Scope, _range_size, ctype
+from .render import RenderError, Scope, _free_ranges, _range_size, ctype
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -252,6 +252,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     `size`, rows from `size` on are computed as row size - 1 and not stored."""
     last = None if size is None else size - 1
     nv, vt = g.nv, f"rg_v{g.sfx}"
+    offsets = _RowOffsets(r, tile, i, base, rows, last)
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
     outer = tile
@@ -265,12 +266,16 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
             if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
                 # outside, so each step's index arithmetic serves the tile's rows
+                x = offsets.of(p.x)
                 kscope, kk = _k_loops(r, tile, p)
-                inner, ii = _bind_rows(r, kscope, i, base, rows, last=last)
+                inner, ii = _bind_rows(r, kscope, i, base, rows, last=last,
+                                       bind=offsets.reads_rows(x))
+                offsets.name(inner, ii)
+                inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(x)};")
             else:  # one row range: each row read contiguously along k
                 iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False, last=last)
                 inner, kk = _k_loops(r, iscope, p)
-            inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
+                inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
     if panel_head:
@@ -291,8 +296,11 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         kscope.add(f"{vt} w_[{nv}];")
         kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")
-        iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last)
-        x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(p.x)
+        xo = p.x if p in xs else offsets.of(p.x)
+        iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
+                                bind=p not in xs and offsets.reads_rows(xo))
+        offsets.name(iscope, ii)
+        x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
         iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
         iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"{a}[{ii}][v_] = rg_fma_{g.sfx}(x_, w_[v_], {a}[{ii}][v_]);")
@@ -309,23 +317,30 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     # scalar code otherwise), unless a read is gated (see _pack_y)
     gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(st.src[1]))
 
+    store = st.replace(src=(offsets.of(st.src[0], index=True), *st.src[1:]))
+    sums = frozenset(p.red for p in prods)
+
     def epilogue(scope: Scope, count: int) -> None:
         if st.src[-1] in i:
             jscope, jj = _bind(r, scope, j, f"{pv} * {g.tj}", count, None, unroll=False)
-            cell, ii = _bind_rows(r, jscope, i, base, rows, size=size)
+            cell, ii = _bind_rows(r, jscope, i, base, rows, size=size,
+                                  bind=offsets.reads_rows(*store.src[:2], named=sums))
         else:
-            iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False, size=size)
+            iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False, size=size,
+                                    bind=offsets.reads_rows(*store.src[:2], named=sums))
             cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
                              simd=not gated)
         for p in prods:
             name = r.fresh()
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
             cell.names[p.red] = name
-        r._emit_store(st)
+        offsets.name(cell, ii)
+        r._emit_store(store)
         _close(r, scope)
 
     _by_panel(r, tile, pv, g, epilogue)
     _close(r, tile)
+    offsets.fill()
     if heap:
         outer.open_child = None  # after the panel loop, which reads them
         outer.add(" ".join(f"free({pa});" for pa in heap))
@@ -371,11 +386,12 @@ def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
 
 
 def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
-               unroll: bool = True, size: int | None = None, last: int | None = None
-               ) -> tuple[Scope, str]:
+               unroll: bool = True, size: int | None = None, last: int | None = None,
+               bind: bool = True) -> tuple[Scope, str]:
     """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
     (the last range fastest), as `_bind` binds one (`size`: rows past it skipped; `last`: rows
-    past it are `last`)."""
+    past it are `last`; not `bind`: the loop over the rows only, for code that reads no row
+    range but through `_RowOffsets`)."""
     if len(rows) == 1:
         return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
@@ -384,6 +400,8 @@ def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: s
     if size is not None:
         scope = _open(scope, f"if ({base} + {var}_u < {size})", r)
     scope.bound = scope.bound | set(rows)
+    if not bind:
+        return scope, f"{var}_u"
     scope.items.append(f"const int64_t {var} = {_clamped(f'{base} + {var}_u', last)};")
     inner = 1
     for rng in reversed(rows):
@@ -394,6 +412,120 @@ def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: s
         r.vartypes[name] = "int64_t"
         inner *= size
     return scope, f"{var}_u"
+
+
+class _RowOffsets:
+    """Addresses per row of a tile, computed once per tile, out of the k loops. An index
+    affine in the row ranges is sum_r c_r * r + the rest; the row part is computed once per
+    row of the tile, into an array, and the address reads it:
+    - a load of x reads through a pointer per row (buffer + row part; when the row part is
+      whole elements of the buffer: every c_r and the rest at least 0), `xr[row][rest]`: gcc
+      at -O1 kept the row's index arithmetic in the k loop (an add per row and step, 512^3
+      ran 1.25x slower than at -O2), as fast so as at -O2;
+    - where rows are several ranges (a convolution's images and pixels), each row's range
+      values are a division and a remainder of the flat row number, which gcc compiled for
+      every row at every step (a 3x3 convolution of 16 channels: 712M compiler instructions at
+      -O2, 554M with its offsets here, and at -O1 the tiles ran 1.3x slower, as fast so); the
+      output's address takes an offset per row too."""
+
+    def __init__(self, r: _KernelRenderer, tile: Scope, rows: tuple[UOp, ...], base: str,
+                 count: int, last: int | None):
+        self.r, self.tile, self.rows, self.base, self.count, self.last = \
+            r, tile, rows, base, count, last
+        self.at = len(tile.items)  # where the arrays are filled: before anything reads them
+        # (name, c_r, placeholder, the buffer's name for a pointer or "" for an offset, C type)
+        self.arrays: list[tuple[str, dict[UOp, int], UOp, str, str]] = []
+        self.done: dict[tuple[UOp, bool], UOp] = {}  # (INDEX, of a store) -> its new INDEX
+
+    def of(self, x: UOp, index: bool = False) -> UOp:
+        """x with each load's index affine in the rows read through its row's pointer (or
+        offset); with `index`, x is a store's INDEX, given an offset per row when the rows are
+        several ranges."""
+        rows, deps = frozenset(self.rows), self.r.deps
+        mapping = {}
+        for n in ([x] if index else toposort(x)):
+            if n.op is not Ops.INDEX or not rows & deps.get(n.src[1], rows):
+                continue
+            new = self.done.get((n, index)) or self._split(n, pointer=not index)
+            if new is not None:
+                mapping[n] = self.done[(n, index)] = new
+        out = x.substitute(mapping)
+        deps.update(_free_ranges(toposort(out)))
+        return out
+
+    def _split(self, node: UOp, pointer: bool) -> UOp | None:
+        """The INDEX `node` reading its row part from an array, or None when its index is not
+        affine in the rows (a remainder of a row, say) or gains nothing so."""
+        buf, idx = node.src[0], node.src[1]
+        terms, coeffs, rest = [(idx, 1)], {r: 0 for r in self.rows}, []
+        while terms:
+            n, scale = terms.pop()
+            if not self.r.deps[n] & coeffs.keys():
+                rest.append(n if scale == 1 else n * scale)
+            elif n in coeffs:
+                coeffs[n] += scale
+            elif n.op is Ops.ADD:
+                terms += [(x, scale) for x in n.src]
+            elif n.op is Ops.MUL and n.src[1].op is Ops.CONST:
+                terms.append((n.src[0], scale * n.src[1].arg))
+            elif n.op is Ops.MUL and n.src[0].op is Ops.CONST:
+                terms.append((n.src[1], scale * n.src[0].arg))
+            else:
+                return None
+        offset = rest[0] if rest else idx.const_like(0)
+        for t in rest[1:]:
+            offset = offset + t
+        pointer = (pointer and buf.op is Ops.DEFINE_GLOBAL and min(coeffs.values()) >= 0
+                   and offset.vmin >= 0)  # (a pointer inside the buffer, never before it)
+        if not pointer and len(self.rows) == 1:
+            return None  # gcc reduces row * stride itself
+        name = self.r.fresh("xr" if pointer else "ro")
+        # a placeholder the row loops name `name[row]`; it reads the row ranges, so nothing
+        # using it is hoisted above them (and, named nowhere else, it cannot be printed)
+        ph = UOp(Ops.NOOP, buf.dtype if pointer else dtypes.index, self.rows, name)
+        base = self.r.lookup(buf) if pointer else ""  # (the buffer a parameter of the kernel)
+        self.arrays.append((name, coeffs, ph, base or "", ctype(buf.dtype)))
+        out = node.replace(src=(ph, offset, *node.src[2:])) if pointer else \
+            node.replace(src=(buf, ph + offset, *node.src[2:]))
+        return out
+
+    def reads_rows(self, *xs: UOp, named: frozenset[UOp] = frozenset()) -> bool:
+        """Whether the xs still read a row range themselves, not only through the arrays or
+        nodes already `named` (a tile's sums, in its epilogue): else their row loop binds
+        none."""
+        rows = frozenset(self.rows)
+        for x in xs:
+            seen = toposort(x, lambda n: n in named or (n.op is Ops.NOOP and n.arg is not None))
+            if any(n in rows for n in seen):
+                return True
+        return False
+
+    def name(self, scope: Scope, row: str) -> None:
+        """Inside a loop over the tile's rows (`row`: its counter): each array's element."""
+        for name, _, ph, _, _ in self.arrays:
+            scope.names[ph] = f"{name}[{row}]"
+
+    def fill(self) -> None:
+        """The arrays, filled at the head of the tile, before whatever reads them."""
+        if not self.arrays:
+            return
+        row = _clamped(f"{self.base} + q_", self.last)
+        loop = Scope(f"for (int64_t q_ = 0; q_ < {self.count}; q_++)", self.tile.bound)
+        loop.items.append(f"const int64_t row_ = {row};")
+        values, inner = {}, 1
+        for rng in reversed(self.rows):  # the last range fastest, as _bind_rows
+            size = _range_size(rng)
+            value = "row_" if inner == 1 else f"(row_ / {inner})"
+            # (the first range needs no remainder: a row, clamped, is below the rows' count)
+            values[rng] = value if rng is self.rows[0] else f"{value} % {size}"
+            inner *= size
+        decls = []
+        for name, coeffs, _, base, ct in self.arrays:
+            terms = [f"{c} * ({values[rng]})" for rng, c in coeffs.items() if c] or ["0"]
+            loop.items.append(f"{name}[q_] = {base + ' + ' if base else ''}{' + '.join(terms)};")
+            decls.append(f"const {ct} *{name}[{self.count}];" if base else
+                         f"int64_t {name}[{self.count}];")
+        self.tile.items[self.at:self.at] = [" ".join(decls), loop]
 
 
 def _clamped(value: str, last: int | None) -> str:

@@ -254,3 +254,26 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert (f"ADD over axes (3,) of (1, 8, 512, 128): not local: a sum of products of "
             f"{512 * 128} multiply-adds per row > LOCAL_MAX_PANEL {LOCAL_MAX_PANEL}") in out
+
+
+def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
+    """Query rows that tiles of 6 do not divide (4 heads of 27): the last tile runs the same
+    loops (one copy of the tile's register tiles in the C, not a second for the rows left
+    over), computing its rows past the end as the last row, and stores none of them: the
+    output's neighbours in memory keep their bytes. The values are numpy's."""
+    from rulegrad.backends.c import compile_program
+
+    q, k, v = _data((4, 27, 32), (4, 64, 32), (4, 64, 32))
+    sched = _attention(*(Tensor(a) for a in (q, k, v)), "rg").schedule()
+    (item,) = sched
+    prog = compile_program(sched)
+    assert "FLASH" in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))[0]
+    assert prog.source.count("rg_fma_") == 2, "one tile: the scores' and the output's tiles"
+    bufs = [b.ensure() for b in item.bufs]
+    out = bufs[0]
+    room = np.full(out.size + 2 * 4096, 12345.0, out.dtype)
+    bufs[0] = room[4096:4096 + out.size].reshape(out.shape)
+    prog.run([bufs])
+    assert (room[:4096] == 12345.0).all() and (room[4096 + out.size:] == 12345.0).all()
+    np.testing.assert_allclose(bufs[0].reshape(4, 27, 32), _attention(q, k, v, "np"),
+                               rtol=1e-5, atol=1e-6)

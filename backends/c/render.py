@@ -637,9 +637,9 @@ class _KernelRenderer:
                           "loops over")
 
     def open_loop(self, parent: Scope, r: UOp, pragma: str = "", start: str = "0",
-                  count: int | None = None) -> Scope:
+                  count: int | None = None, last: int | None = None) -> Scope:
         """A loop binding RANGE r; by default over all of it, else `count` values from
-        `start` (one tile of a tiled loop)."""
+        `start` (one tile of a tiled loop; with a `last`, values past it are `last`)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         head = f"{pragma}\n" if pragma else ""
         if count is None:
@@ -654,7 +654,10 @@ class _KernelRenderer:
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
         if count is not None:
-            scope.items.append(f"const int64_t {var} = {start} + {var}_u;")
+            value = f"{start} + {var}_u"
+            if last is not None:
+                value = f"({value} < {last} ? {value} : {last})"
+            scope.items.append(f"const int64_t {var} = {value};")
         parent.add(scope)
         parent.open_child = scope
         return scope

@@ -10,6 +10,7 @@ and compute what numpy computes.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -443,3 +444,36 @@ def test_plain_loops_inside_a_vector_kernel_are_still_vectorized(monkeypatch, tm
     assert _level(command) == _expected("vector")
     (library,) = tmp_path.rglob("rg_*.so")
     assert b"_ZGV" in library.read_bytes() and b"expf" in library.read_bytes()
+
+
+def test_gcc_only_flags_are_left_out_for_another_compiler():
+    """clang refuses -fno-tree-bit-ccp and -fvect-cost-model= (and warns on -falign-*): they
+    are gcc's, left out of another compiler's flags, kept for gcc's."""
+    from rulegrad.backends.c import flags
+
+    level = flags.cflags(env=None, kind="packed")
+    assert {"-fno-tree-bit-ccp", "-fvect-cost-model=very-cheap", "-falign-loops"} <= set(level)
+    assert flags.for_compiler(level, gcc=True) == level
+    other = flags.for_compiler(level, gcc=False)
+    assert not [f for f in other if f.startswith(("-fno-tree-bit", "-fvect-cost", "-falign"))]
+    assert "-fwrapv" in other and "-ffp-contract=off" in other  # the semantics' flags stay
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+def test_clang_builds_kernels_that_compute_what_numpy_computes(tmp_path):
+    """RULEGRAD_CC=clang (without -fopenmp: libomp may be missing) builds a product, an
+    elementwise kernel and a pool, each numpy's values, in a process of its own."""
+    code = ("import numpy as np\nfrom rulegrad import Tensor\n"
+            "rng = np.random.default_rng(0)\n"
+            "a = rng.standard_normal((64, 64)).astype(np.float32)\n"
+            "np.testing.assert_allclose((Tensor(a) @ Tensor(a)).numpy(), a @ a, rtol=1e-5, "
+            "atol=1e-4)\n"
+            "x = rng.standard_normal(1 << 16).astype(np.float32)\n"
+            "assert np.array_equal((Tensor(x) * 2 + 1).numpy(), x * 2 + 1)\n"
+            "p = x.reshape(4, 8, 32, 64)\n"
+            "got = Tensor(p).reshape(4, 8, 16, 2, 32, 2).max(axis=(3, 5)).numpy()\n"
+            "assert np.array_equal(got, p.reshape(4, 8, 16, 2, 32, 2).max(axis=(3, 5)))\n")
+    env = {**os.environ, "RULEGRAD_CC": "clang", "RULEGRAD_CFLAGS": "-O2 -march=native",
+           "RULEGRAD_CACHE": str(tmp_path), "RULEGRAD_BACKEND": "c"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]

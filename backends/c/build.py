@@ -114,8 +114,10 @@ def compiler() -> list[str]:
 
 def cflags(kind: str | None = None, openmp: bool = True) -> list[str]:
     # the user's flags (else the level of the kernel's kind) plus the ones rulegrad's semantics
-    # need (flags.py refuses unsafe ones)
-    return _flags.cflags(kind=kind, openmp=openmp)
+    # need (flags.py refuses unsafe ones), without gcc's own for another compiler
+    cc = tuple(compiler())
+    return _flags.for_compiler(_flags.cflags(kind=kind, openmp=openmp),
+                               "clang" not in compiler_version(cc).lower())
 
 
 def build_parts(kernels: list[RenderedKernel], jobs: int

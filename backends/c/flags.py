@@ -104,6 +104,17 @@ class CFlagsError(ValueError):
     """RULEGRAD_CFLAGS holds a flag that would change results, or cannot be read."""
 
 
+# gcc's own flags, which other compilers (clang) refuse or ignore with a warning: left out for
+# them (clang has no known-bits pass to turn off, vectorizes without gcc 12.2's cost-model bug,
+# and aligns loops itself)
+GCC_ONLY = ("-fno-tree-bit-ccp", "-fvect-cost-model=", "-falign-")
+
+
+def for_compiler(flags: list[str], gcc: bool) -> list[str]:
+    """`flags` as the compiler takes them: gcc's own (GCC_ONLY) left out for another one."""
+    return flags if gcc else [f for f in flags if not f.startswith(GCC_ONLY)]
+
+
 def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True) -> list[str]:
     """The flags of a build: the user's (`RULEGRAD_CFLAGS`), else the level of the kernel's
     `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`. A kernel that starts no threads of

@@ -23,7 +23,7 @@ from rulegrad.backends.c.render import PRELUDE
 
 
 def _is_gcc() -> bool:
-    return "clang" not in build.compiler_version(tuple(build.compiler())).lower()
+    return build.is_gcc(build.compiler())
 
 
 def test_prelude_preprocesses_to_itself():
@@ -260,11 +260,18 @@ def test_a_compiler_that_is_not_gcc_itself_runs_as_the_user_named_it(tmp_path):
     """A wrapper (ccache, a script) named by RULEGRAD_CC is run for the build, not bypassed."""
     from rulegrad.backends.c import stages
 
+    log = tmp_path / "cc.log"
     cc = tmp_path / "cc"
-    cc.write_text(f'#!/bin/sh\nexec {build.compiler()[0]} "$@"\n')
+    cc.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {build.compiler()[0]} "$@"\n')
     cc.chmod(0o755)
-    assert stages.plan(build.compile_command([str(cc)], ["-O1"], "rg_K.c", "rg_K.so"), "K") \
-        is None
+    cmd = build.compile_command([str(cc)], ["-O1"], "rg_K.c", "rg_K.so")
+    assert stages.plan(cmd, "K") is None
+    (tmp_path / "rg_K.c").write_text("int k(void) { return 7; }\n")
+    status, messages = stages.Job(cmd, "K", tmp_path, "k.log").wait()
+    assert status == 0, messages
+    runs = [ln for ln in log.read_text().splitlines() if "-###" not in ln]
+    assert any("rg_K.c" in ln for ln in runs), runs  # the build itself went through it
+    assert (tmp_path / "rg_K.so").exists()
 
 
 def test_bad_build_jobs_is_refused(monkeypatch):

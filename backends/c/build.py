@@ -80,7 +80,7 @@ def link_flags(cc: list[str], flags: list[str]) -> list[str]:
     of helpers gcc may call, e.g. for float16) is always linked in. Other compilers (clang
     names another OpenMP runtime) link the default way."""
     mvec = _mvec()
-    if "clang" in compiler_version(tuple(cc)).lower():
+    if not is_gcc(cc):
         return mvec
     named = [lib for lib, needed in (("-lgomp", "-fopenmp" in flags), ("-lmvec", bool(mvec)),
                                      ("-lm", True)) if needed and not _runtime(lib)]
@@ -112,12 +112,16 @@ def compiler() -> list[str]:
     return shlex.split(cc)[:1] if cc else ["cc"]
 
 
+def is_gcc(cc: list[str]) -> bool:
+    """Whether the compiler `cc` is gcc (its version banner does not say clang): gcc's own
+    flags (flags.GCC_ONLY) and link (`link_flags`) are for it only."""
+    return "clang" not in compiler_version(tuple(cc)).lower()
+
+
 def cflags(kind: str | None = None, openmp: bool = True) -> list[str]:
     # the user's flags (else the level of the kernel's kind) plus the ones rulegrad's semantics
     # need (flags.py refuses unsafe ones), without gcc's own for another compiler
-    cc = tuple(compiler())
-    return _flags.for_compiler(_flags.cflags(kind=kind, openmp=openmp),
-                               "clang" not in compiler_version(cc).lower())
+    return _flags.for_compiler(_flags.cflags(kind=kind, openmp=openmp), is_gcc(compiler()))
 
 
 def build_parts(kernels: list[RenderedKernel], jobs: int

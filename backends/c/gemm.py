@@ -391,7 +391,8 @@ def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: s
     """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
     (the last range fastest), as `_bind` binds one (`size`: rows past it skipped; `last`: rows
     past it are `last`; not `bind`: the loop over the rows only, for code that reads no row
-    range but through `_RowOffsets`)."""
+    range but through `_RowOffsets`; one range is bound either way, a statement gcc drops
+    when nothing reads it)."""
     if len(rows) == 1:
         return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")

@@ -558,11 +558,14 @@ def _vector_block(size: int) -> int:
     VECTOR_BLOCK dividing it), or 0 when no block of VECTOR_BLOCK_MIN or more divides it."""
     block = min(size & -size, VECTOR_BLOCK)
     return block if block >= VECTOR_BLOCK_MIN and size > block else 0
+
+
 # A block of register accumulators reads a few cache lines of each row, then the next row, a
 # stride the hardware prefetchers follow late: gcc is told to fetch the row this many steps
 # ahead. A 64x256x256 max over the middle axis ran 1.6x faster (0.52 / 0.79 ms on 2 threads,
 # 3.1 / 5.4 ms on one; the kernel alone, interleaved; 4 rows ahead: 0.61 ms).
 PREFETCH_ROWS = 8
+
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 

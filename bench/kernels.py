@@ -480,7 +480,8 @@ def print_roofline(cases: list[Case], results: dict[str, dict]) -> None:
 
     m = roofline.machine()
     print(f"\nroofline: machine copy {m.copy_gbs:.1f} GB/s (numpy, best of 5), FMA peak "
-          f"{m.fma_gflops:.0f} GFLOP/s (float32, 256-bit, all threads, per thread CPU time)")
+          f"{m.fma_gflops:.0f} GFLOP/s (float32, {m.vector_bits}-bit, all threads, per thread "
+          f"CPU time)")
     print(f"{'case':32s} {'MB':>7s} {'MFLOP':>9s} {'GB/s':>7s} {'%copy':>6s} {'GFLOP/s':>8s} "
           f"{'%peak':>6s}")
     for c in cases:

@@ -22,10 +22,9 @@ import math
 from dataclasses import dataclass
 
 from rulegrad.rules.pack_helpers import (
-    PANEL_VECTORS,
     TILE_ROWS,
-    VECTOR_BYTES,
     free_ranges,
+    panel_width,
     range_size,
     split,
 )
@@ -107,8 +106,8 @@ def _plan(st: UOp) -> Flash | None:
         return None
     prods = [dl for dl in per_row
              if dl.op is Ops.DEFINE_LOCAL and local_product(dl, i, deps) is not None]
-    lanes = VECTOR_BYTES // dt.itemsize
-    panel = PANEL_VECTORS * lanes
+    columns = [range_size(cols) for cols in [dl.src[1] for dl in prods] + [c]]
+    panel = panel_width(dt, columns)  # type: ignore[arg-type]
     panels = 0
     for red, cols in [(dl.src[0], dl.src[1]) for dl in prods] + [(out, c)]:
         k = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]

@@ -20,13 +20,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-VECTOR_BYTES = 32     # one AVX register (this machine: AVX2, 16 vector registers, no AVX-512)
-PANEL_VECTORS = 2     # a panel is 2 vectors of columns (16 float32)
-# 6 rows x 2 vectors = 12 accumulators, plus 2 of B and 1 broadcast of A: 15 of 16 registers.
+# a panel is 2 vector registers of columns: 16 float32 with AVX2, 32 with AVX-512
+# (runtime/target.py)
+PANEL_VECTORS = 2
+# 6 rows x 2 vectors = 12 accumulators, plus 2 of B and 1 broadcast of A: 15 of AVX2's 16
+# registers (AVX-512 has 32; its 512-bit tile is the same 6 x 2 registers).
 # 6 rows beat 4 (8 accumulators barely cover the FMA latency) by about 1.3x (bench/kernels.py)
 TILE_ROWS = 6
 MIN_WORK = 1 << 15    # multiply-adds below which the plain loops are as good
@@ -109,13 +112,21 @@ def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
     return None
 
 
+def panel_width(dt: DType, columns: list[int]) -> int:
+    """A panel's columns: PANEL_VECTORS registers of dt, 512-bit where the target has them
+    (runtime/target.py) and every product has at least a whole wide panel of `columns`, else
+    256-bit (a narrower product's wide panel would be mostly padding)."""
+    wide = PANEL_VECTORS * vector_bytes() // dt.itemsize
+    return wide if all(n >= wide for n in columns) else PANEL_VECTORS * 32 // dt.itemsize
+
+
 def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
             ) -> tuple[tuple[UOp, ...], UOp] | None:
     """The rows and columns of the product: of the columns j that split every reduce, the one
     whose panels waste the fewest lanes (then the last: contiguous stores)."""
     ranges = st.src[2:]
-    lanes = VECTOR_BYTES // reds[0].dtype.itemsize
-    tj = PANEL_VECTORS * lanes
+    dt = reds[0].dtype
+    lanes = 32 // dt.itemsize  # a column range fills at least one 256-bit register
     best: tuple[float, int, tuple[UOp, ...], UOp] | None = None
     for pos, j in enumerate(ranges):
         size = range_size(j)
@@ -129,6 +140,7 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
         rows = tuple(i for i in ranges if i is not j and i in deps[x] and i not in deps[y])
         if not rows or any(split(red, rows, j, deps) is None for red in reds):
             continue
+        tj = panel_width(dt, [size])
         waste = -(-size // tj) * tj / size
         key = (waste, -pos, rows, j)
         if best is None or key[:2] < best[:2]:
@@ -166,8 +178,7 @@ def _plan(st: UOp) -> Pack | None:
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < MIN_WORK:
         return None
-    lanes = VECTOR_BYTES // reds[0].dtype.itemsize
-    panel = PANEL_VECTORS * lanes
+    panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     batch = [r for r in ranges if r is not j and r not in rows]
     if macs < PARALLEL_MIN_WORK:

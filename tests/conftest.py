@@ -4,6 +4,10 @@ The controller (or a run without xdist) makes one folder per session and puts it
 `RULEGRAD_CACHE` before any worker starts; xdist workers are started with the controller's
 environment, so they share it (`RULEGRAD_TEST_SESSION_CACHE` marks it as ours), and only the
 process that made it removes it. `RULEGRAD_TEST_CACHE=DIR` keeps a cache across runs instead.
+
+The packed products' tiles are 256-bit (`RULEGRAD_VECTOR_BYTES=32`) unless a test asks for
+512: their geometry (columns left over, panels) is the same on every machine, AVX-512 or not;
+tests/test_wide_vectors.py runs the products in 512-bit tiles.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 
 
 def pytest_configure(config) -> None:
+    os.environ.setdefault("RULEGRAD_VECTOR_BYTES", "32")
     if os.environ.get(_MARK) and os.environ.get("RULEGRAD_CACHE") == os.environ[_MARK]:
         return  # an xdist worker: the controller chose the folder
     chosen = os.environ.get("RULEGRAD_TEST_CACHE")

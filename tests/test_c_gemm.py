@@ -18,7 +18,7 @@ from rulegrad.backends.c import compile_program
 
 def _packed(t: Tensor) -> bool:
     """Whether the last kernel of t's schedule was rendered as packed products."""
-    return "rg_fma_" in compile_program(t.schedule()).source
+    return "fma_f" in compile_program(t.schedule()).source
 
 
 def _rand(rng: np.random.Generator, *shape: int, dtype: type = np.float32) -> np.ndarray:
@@ -126,7 +126,7 @@ def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(
     sched = rg(*(Tensor(a) for a in arrays)).schedule()
     prog = compile_program(sched)
     kernel = prog.source[prog.source.rindex("void k"):]
-    assert kernel.count("rg_fma_") == 1, "one register block"
+    assert kernel.count("fma_f") == 1, "one register block"
     bufs = [[b.ensure() for b in item.bufs] for item in sched]
     out = bufs[-1][0]
     # the output inside a larger buffer: canaries before and after it
@@ -155,12 +155,12 @@ def test_tiles_compute_each_rows_address_once_per_tile(name: str) -> None:
     fill = kernel.index("for (int64_t q_ = 0;")
     tile_end = kernel.index("}", fill)  # the loop filling the arrays of a tile
     assert "const float *xr" in kernel[:fill], "a pointer per row"
-    fma = next(line for line in kernel.splitlines() if "rg_fma_" in line)
+    fma = next(line for line in kernel.splitlines() if "fma_f" in line)
     block = kernel[kernel.rindex("for (int64_t", 0, kernel.index(fma)):kernel.index(fma)]
     assert "xr" in block and " / " not in block, block  # x through its row's pointer
     divisions = [i for i in range(len(kernel)) if kernel.startswith("row_ /", i)]
     assert all(fill < i < tile_end for i in divisions)
-    assert " / " not in kernel[tile_end:].split("rg_fma_")[-1], "no division in the epilogue"
+    assert " / " not in kernel[tile_end:].split("fma_f")[-1], "no division in the epilogue"
     want = ref(*arrays)
     np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
 

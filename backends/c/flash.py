@@ -28,13 +28,13 @@ import math
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_helpers import Flash, local_product
-from rulegrad.rules.pack_helpers import split
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, split
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .gemm import _close, _open
-from .render import _SUFFIX, RenderError, Scope, _range_size, ctype
+from .render import RenderError, Scope, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -42,11 +42,12 @@ if TYPE_CHECKING:
 
 
 class _Vec:
-    """The C names of one dtype's scalars and vector registers (rg_vf32 / rg_vf64, 256 bits)."""
+    """The C names of one dtype's scalars and vector registers (a panel of `tj` columns is
+    PANEL_VECTORS registers: 256- or 512-bit, runtime/target.py)."""
 
-    def __init__(self, dt: DType) -> None:
-        self.ct, self.sfx = ctype(dt), _SUFFIX[dt.name]
-        self.vt, self.lanes = f"rg_v{self.sfx}", 32 // dt.itemsize
+    def __init__(self, dt: DType, tj: int) -> None:
+        self.ct, self.lanes = ctype(dt), tj // PANEL_VECTORS
+        self.vt, self.fma = vector_names(dt, self.lanes)
 
 
 class _Product:
@@ -73,7 +74,7 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
         raise RenderError("a flash STORE whose rows and columns are not its last two ranges")
     tj = fl.panel
-    v = _Vec(st.src[1].dtype)
+    v = _Vec(st.src[1].dtype, tj)
     outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
     xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
     if xy is None:
@@ -203,7 +204,7 @@ def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Produc
     ii = f"{rs.names[i]}_u"
     rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
     rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-           f"{acc}[{ii}][v_] = rg_fma_{v.sfx}(x_, w_[v_], {acc}[{ii}][v_]);")
+           f"{acc}[{ii}][v_] = {v.fma}(x_, w_[v_], {acc}[{ii}][v_]);")
     _close(r, panel)
     panel.add(done(pv, acc))
     if after is not None:

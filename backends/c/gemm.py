@@ -41,12 +41,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.pack_helpers import Pack, split
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import RenderError, Scope, _free_ranges, _range_size, ctype
+from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -174,12 +174,14 @@ class _Geometry:
     columns."""
 
     def __init__(self, dt: DType, ni: int, nj: int, pack: Pack) -> None:
-        self.ct, self.sfx = ctype(dt), "f32" if dt is dtypes.float32 else "f64"
+        self.ct = ctype(dt)
         self.tj, self.ti = pack.panel, pack.tile
         self.pack_x = pack.pack_a
         self.ready = ""  # the shared panels' ready marks, when threads share them
-        self.lanes = 32 // dt.itemsize  # one vector register, rg_vf32 / rg_vf64
-        self.nv = self.tj // self.lanes
+        # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
+        self.nv = PANEL_VECTORS
+        self.lanes = self.tj // self.nv
+        self.vt, self.fma = vector_names(dt, self.lanes)
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
 
@@ -251,7 +253,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     panels are looped here, x first packed into pa[k][row] when the action packs it. With a
     `size`, rows from `size` on are computed as row size - 1 and not stored."""
     last = None if size is None else size - 1
-    nv, vt = g.nv, f"rg_v{g.sfx}"
+    nv, vt = g.nv, g.vt
     offsets = _RowOffsets(r, tile, i, base, rows, last)
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
@@ -303,7 +305,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
         iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
         iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"{a}[{ii}][v_] = rg_fma_{g.sfx}(x_, w_[v_], {a}[{ii}][v_]);")
+                   f"{a}[{ii}][v_] = {g.fma}(x_, w_[v_], {a}[{ii}][v_]);")
         _close(r, tile)
         p.cell = r.fresh("acc")
         r.vartypes[p.cell] = f"{g.ct} *"

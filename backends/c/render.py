@@ -167,6 +167,19 @@ typedef double rg_vf64 __attribute__((vector_size(32)));
 #define rg_fma_f32(a, b, c) ((a) * (b) + (c))
 #define rg_fma_f64(a, b, c) ((a) * (b) + (c))
 #endif
+/* the same in 512-bit registers, for a target with AVX-512 (runtime/target.py) */
+typedef float rg_zf32 __attribute__((vector_size(64)));
+typedef double rg_zf64 __attribute__((vector_size(64)));
+#if defined(RG_FMA_BUILTIN) && defined(__clang__)
+#define rg_zfma_f32(a, b, c) __builtin_elementwise_fma(a, b, c)
+#define rg_zfma_f64(a, b, c) __builtin_elementwise_fma(a, b, c)
+#elif defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#define rg_zfma_f32(a, b, c) __builtin_ia32_vfmaddps512_mask(a, b, c, (unsigned short)-1, 4)
+#define rg_zfma_f64(a, b, c) __builtin_ia32_vfmaddpd512_mask(a, b, c, (unsigned char)-1, 4)
+#else
+#define rg_zfma_f32(a, b, c) ((a) * (b) + (c))
+#define rg_zfma_f64(a, b, c) ((a) * (b) + (c))
+#endif
 /* a kernel's scratch memory (large packed panels): 64-byte aligned; a kernel has no error
    channel, so running out of memory ends the process with a message, never writes to NULL */
 static inline void *rg_alloc(size_t n) {
@@ -290,6 +303,14 @@ def _names(pattern: re.Pattern[str], body: str) -> bool:
 _SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index": "i64",
            "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
            "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
+
+
+def vector_names(dt: DType, lanes: int) -> tuple[str, str]:
+    """The prelude's C vector type of `lanes` values of dt and its fused multiply-add:
+    rg_vf32 / rg_fma_f32 in 256 bits, rg_zf32 / rg_zfma_f32 in 512 (runtime/target.py)."""
+    sfx = _SUFFIX[dt.name]
+    return ((f"rg_zf{sfx[1:]}", f"rg_zfma_{sfx}") if lanes * dt.itemsize == 64
+            else (f"rg_v{sfx}", f"rg_fma_{sfx}"))
 
 
 def _mfun(name: str, dt: DType) -> str:

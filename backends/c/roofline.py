@@ -19,6 +19,7 @@ import numpy as np
 
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -55,11 +56,13 @@ def work(ast: UOp, nbytes: Sequence[int]) -> Work:
 class Machine:
     copy_gbs: float   # bytes read + written per second by a large copy (numpy), in GB/s
     fma_gflops: float  # float32 multiply-adds x 2 per second, all threads, in GFLOP/s
+    vector_bits: int  # the width of the vectors fma_gflops was measured in
 
 
-# 12 independent 256-bit accumulators per thread (the packed loops' vectors), fused
-# multiply-add chains long enough to hide its latency. Each thread adds its rate over its own
-# CPU time, so time the thread spent preempted by other load is not counted against the CPU
+# 12 independent accumulators per thread, in the packed loops' vector registers (256- or
+# 512-bit: runtime/target.py), fused multiply-add chains long enough to hide its latency. Each
+# thread adds its rate over its own CPU time, so time the thread spent preempted by other load
+# is not counted against the CPU
 _PEAK_SOURCE = r"""
 #include <time.h>
 void rg_fma_peak(void *v0)
@@ -69,15 +72,15 @@ void rg_fma_peak(void *v0)
   {
     struct timespec t0, t1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    rg_vf32 acc[12], m = (rg_vf32){0}, c = (rg_vf32){0};
+    VT acc[12], m = (VT){0}, c = (VT){0};
     m += 0.999999f; c += 1e-7f;
-    for (int u = 0; u < 12; u++) acc[u] = (rg_vf32){0} + (float)u;
+    for (int u = 0; u < 12; u++) acc[u] = (VT){0} + (float)u;
     for (long i = 0; i < 200000; i++) {
       #pragma GCC unroll 12
-      for (int u = 0; u < 12; u++) acc[u] = rg_fma_f32(acc[u], m, c);
+      for (int u = 0; u < 12; u++) acc[u] = FMA(acc[u], m, c);
     }
     float s = 0;
-    for (int u = 0; u < 12; u++) for (int l = 0; l < 8; l++) s += acc[u][l];
+    for (int u = 0; u < 12; u++) for (int l = 0; l < LANES; l++) s += acc[u][l];
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     const double sec = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
     #pragma omp atomic
@@ -85,7 +88,6 @@ void rg_fma_peak(void *v0)
   }
 }
 """
-_PEAK_FLOPS_PER_THREAD = 200000 * 12 * 8 * 2
 
 
 @functools.cache
@@ -93,7 +95,7 @@ def machine() -> Machine:
     """This machine's copy bandwidth and FMA peak: the best of a few runs (a shared machine's
     other load only ever slows a run down)."""
     from .build import build_library
-    from .render import RenderedKernel
+    from .render import RenderedKernel, vector_names
 
     src = np.ones(1 << 23, np.float32)  # 32 MB: past every cache
     dst = np.empty_like(src)
@@ -103,7 +105,11 @@ def machine() -> Machine:
         np.copyto(dst, src)
         best = min(best, time.perf_counter() - t0)
     copy = 2 * src.nbytes / best / 1e9
-    lib = build_library([RenderedKernel("rg_fma_peak", _PEAK_SOURCE, 1, (dtypes.float64,))])
+    lanes = vector_bytes() // 4
+    vt, fma = vector_names(dtypes.float32, lanes)
+    source = (_PEAK_SOURCE.replace("VT", vt).replace("FMA", fma)
+              .replace("LANES", str(lanes)))
+    lib = build_library([RenderedKernel("rg_fma_peak", source, 1, (dtypes.float64,))])
     fn = lib.function("rg_fma_peak", 1)
     out = np.zeros(1, np.float64)
     rate = 0.0
@@ -111,8 +117,8 @@ def machine() -> Machine:
         out[:] = 0
         fn(out.ctypes.data)
         rate = max(rate, float(out[0]))  # loops per second, summed over the threads
-    peak = rate * _PEAK_FLOPS_PER_THREAD / 1e9
-    return Machine(copy, peak)
+    peak = rate * 200000 * 12 * lanes * 2 / 1e9  # loops x FMAs x lanes x 2 flops
+    return Machine(copy, peak, 8 * vector_bytes())
 
 
 def line(w: Work, seconds: float) -> str:

@@ -1,0 +1,104 @@
+"""The packed products in 512-bit registers (runtime/target.py): every shape case of
+tests/test_c_gemm.py, and attention's flash tiles, against numpy; and how the width is chosen.
+
+The rest of the suite runs 256-bit tiles (conftest.py). On a CPU without AVX-512 the 512-bit
+vectors are still valid C (the compiler splits them), so these tests run everywhere."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from test_c_gemm import CASES, _conv_np, _conv_rg, _rand
+from test_local_buffers import _attention, _data
+
+from rulegrad import Tensor
+from rulegrad.backends.c import compile_program
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.runtime.env import EnvError
+from rulegrad.runtime.target import vector_bytes
+
+
+@pytest.fixture
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+
+
+@pytest.mark.parametrize("name,rg,ref,shapes", CASES, ids=[c[0] for c in CASES])
+def test_packed_products_in_512_bit_tiles_match_numpy(wide: None, name: str,
+                                                      rg: Callable | None, ref: Callable | None,
+                                                      shapes: list[tuple[int, ...]]) -> None:
+    rng = np.random.default_rng(len(name) + 1)
+    arrays = [_rand(rng, *s) for s in shapes]
+    rg, ref = (rg, ref) if rg is not None else (_conv_rg, _conv_np)
+    out = rg(*(Tensor(a) for a in arrays))
+    sched = out.schedule()
+    acts = [a for item in sched
+            for a in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))]
+    packs = [a for a in acts if a.startswith(("PACK", "FLASH"))]
+    assert packs, acts
+    # a panel: two 512-bit registers of float32 columns, where there are 32 columns or more
+    wide = [a for a in packs if re.search(r"x32\b|panels of 32\b", a)]
+    assert ("rg_zfma_f32" in compile_program(sched).source) == bool(wide)
+    want = ref(*arrays)
+    np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("columns,panel", [(35, 32), (64, 32), (20, 16)])
+def test_products_with_a_whole_wide_panel_of_columns_take_512_bit_tiles(
+        wide: None, columns: int, panel: int) -> None:
+    """32 float32 columns or more: panels of 32 (512-bit registers); fewer: panels of 16, so a
+    product of 20 columns does not compute 12 of padding."""
+    rng = np.random.default_rng(columns)
+    a, b = _rand(rng, 40, 47), _rand(rng, 47, columns)
+    out = Tensor(a) @ Tensor(b)
+    (item,) = out.schedule()
+    acts = actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))
+    assert re.search(rf"tile 6x{panel}\b", " ".join(acts)), acts
+    source = compile_program([item]).source
+    assert ("rg_zfma_f32" in source) == (panel == 32)
+    np.testing.assert_allclose(out.numpy(), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_float64_products_in_512_bit_tiles_match_numpy(wide: None) -> None:
+    """Panels of two registers of 8 doubles: 35 columns are two whole panels and 3 left over."""
+    rng = np.random.default_rng(5)
+    a, b = _rand(rng, 33, 47, dtype=np.float64), _rand(rng, 47, 35, dtype=np.float64)
+    out = Tensor(a) @ Tensor(b)
+    assert "rg_zfma_f64" in compile_program(out.schedule()).source
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_attention_in_512_bit_tiles_matches_numpy(wide: None, dtype: type) -> None:
+    """Flash tiles of two 512-bit registers of columns: 27 query rows (tiles of 6, 3 left
+    over), 40 keys and 37 output columns (neither a whole number of panels)."""
+    q, k, v = _data((3, 27, 24), (3, 40, 24), (3, 40, 37), dtype=dtype)
+    out = _attention(*(Tensor(a) for a in (q, k, v)), "rg")
+    sched = out.schedule()
+    sfx = "f32" if dtype is np.float32 else "f64"
+    assert compile_program(sched).source.count(f"rg_zfma_{sfx}") == 2
+    np.testing.assert_allclose(out.numpy(), _attention(q, k, v, "np"), rtol=1e-5, atol=1e-6)
+
+
+def test_the_width_is_chosen_by_the_setting_then_the_flags_then_the_cpu(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    assert vector_bytes() == 64
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")
+    assert vector_bytes() == 32
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "48")
+    with pytest.raises(EnvError, match="RULEGRAD_VECTOR_BYTES='48'"):
+        vector_bytes()
+    monkeypatch.delenv("RULEGRAD_VECTOR_BYTES")
+    # flags for another CPU than this one: 256-bit, what any x86-64 target compiles well
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -march=x86-64-v3")
+    assert vector_bytes() == 32
+    # the default builds for this CPU: 512-bit where it has AVX-512F
+    monkeypatch.delenv("RULEGRAD_CFLAGS")
+    with open("/proc/cpuinfo") as f:
+        flags = next(line for line in f if line.startswith("flags")).split()
+    assert vector_bytes() == (64 if "avx512f" in flags else 32)

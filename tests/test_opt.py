@@ -419,6 +419,26 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
     _check_reduce(op, x, (0,), got[0])
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(2048, 1000), (36, 1000), (37, 1000), (40, 17)])
+def test_column_sum_adds_its_rows_in_order_several_per_pass(monkeypatch, dt, shape):
+    """A sum down the columns adds ROWS_PER_PASS rows per pass over its accumulators when they
+    divide the rows (threaded column blocks or not), each column's sum still row after row: the
+    bits of a running sum in numpy, one row at a time."""
+    from rulegrad.backends.c.render import ROWS_PER_PASS
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dt)
+    t = Tensor(x).sum(axis=0)
+    _, _, rk = _kernel(t)
+    assert (f"+= {ROWS_PER_PASS})" in rk.source) == (shape[0] % ROWS_PER_PASS == 0)
+    want = np.zeros(shape[1], dt)
+    for row in x:
+        want = want + row
+    _same_bits(t.numpy(), want)
+
+
 # ---------------------------------------------------------------- explicit vectors
 # (rules/opt_helpers.py `vectorizable`, printed by render.py with rg_v* helpers): 8 float32
 # lanes, stride-2 window reads as two loads and a shuffle, and a row's last vector overlapping

@@ -565,6 +565,11 @@ def _range_size(r: UOp) -> int:
 # below this many loop iterations (~1 ms on one core) a kernel runs on one core: waking the
 # thread team costs microseconds on an idle machine and milliseconds on a loaded one
 PARALLEL_MIN_WORK = 1 << 20
+# a sum down the columns (an interchanged reduce with no output loop but its columns) adds
+# this many rows per pass over its accumulators, in order, in a register: each accumulator is
+# loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
+# calls each): 0.28 -> 0.17 ms on two threads, 0.87 -> 0.36 on one; 8 rows per pass: 0.24
+ROWS_PER_PASS = 4
 # A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
 # unknown bounds, so gcc compiles its vector loop with a peeled prologue and epilogue: relu's
 # 4M-element loop cost 64M more compiler instructions threaded than not (callgrind). Threads
@@ -1051,14 +1056,32 @@ class _KernelRenderer:
             outer.open_child = None
             # the reduce loops, then j innermost
             scope = outer
-            for r in red.src[1:]:
+            k = red.src[-1]
+            steps = ROWS_PER_PASS if len(ranges) == 1 and _range_size(k) % ROWS_PER_PASS == 0 \
+                else 1
+            for r in red.src[1:] if steps == 1 else red.src[1:-1]:
                 scope = self.open_loop(scope, r)
                 self.stack.append(scope)
+            if steps > 1:  # the last reduce loop by `steps` rows: no RANGE bound here
+                kq = self.fresh("kq")
+                scope = self._open(scope, f"for (int64_t {kq} = 0; {kq} < {_range_size(k)}; "
+                                          f"{kq} += {steps})")
             inner = self._j_loop(scope, j, "#pragma omp simd", cols)
             self.stack.append(inner)
             cell = f"{acc}[{jv}]"
-            inner.names[reg] = cell
-            inner.add(f"{cell} = {self.emit(red.src[0])};")
+            if steps == 1:
+                inner.names[reg] = cell
+                inner.add(f"{cell} = {self.emit(red.src[0])};")
+            else:  # the rows of a pass added in order into a register, then stored once
+                run = self.fresh("a")
+                inner.add(f"{ctype(reg.dtype)} {run} = {cell};")
+                rows = self.open_loop(inner, k, f"#pragma GCC unroll {steps}", kq, steps)
+                self.stack.append(rows)
+                rows.names[reg] = run
+                rows.add(f"{run} = {self.emit(red.src[0])};")
+                inner.open_child = None
+                self.stack.pop()
+                inner.add(f"{cell} = {run};")
             # close this reduce's loops; the loops around `outer` are still being filled
             for sc in self.stack[depth - 1:]:
                 sc.open_child = None
@@ -1139,6 +1162,14 @@ class _KernelRenderer:
         # (open_loop counts columns; each step of this loop is a vector of them)
         scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
         return scope, f"{acc}[{var}_u]"
+
+    def _open(self, parent: Scope, head: str) -> Scope:
+        """A loop that binds no RANGE, pushed on the scope stack."""
+        scope = Scope(head, parent.bound)
+        parent.add(scope)
+        parent.open_child = scope
+        self.stack.append(scope)
+        return scope
 
     def _column_blocks(self, j: UOp, block: int) -> tuple[Scope, str]:
         """The threaded loop over blocks of `block` columns of j (an `Interchange` with a

@@ -5,7 +5,7 @@ have really taken the packed path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -16,9 +16,15 @@ from rulegrad import Tensor
 from rulegrad.backends.c import compile_program
 
 
+def _blocks(source: str) -> int:
+    """How many register blocks a kernel's C has: printed in it, or called from the block
+    library (backends/c/blocks.py)."""
+    return source.count("fma_f") + source.count("rg_block_")
+
+
 def _packed(t: Tensor) -> bool:
     """Whether the last kernel of t's schedule was rendered as packed products."""
-    return "fma_f" in compile_program(t.schedule()).source
+    return _blocks(compile_program(t.schedule()).source) > 0
 
 
 def _rand(rng: np.random.Generator, *shape: int, dtype: type = np.float32) -> np.ndarray:
@@ -99,9 +105,20 @@ def _conv_np(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.einsum("nchwyx,ocyx->nohw", win, w)
 
 
+@pytest.fixture(params=["library", "printed"])
+def blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Register blocks from the block library (the default), or printed in each kernel."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "1" if request.param == "library" else "0")
+    run._programs.clear()  # (a program is kept by its kernels' ASTs, the same either way)
+    yield request.param
+    run._programs.clear()
+
+
 @pytest.mark.parametrize("name,rg,ref,shapes", CASES, ids=[c[0] for c in CASES])
-def test_packed_products_match_numpy(name: str, rg: Callable | None, ref: Callable | None,
-                                     shapes: list[tuple[int, ...]]) -> None:
+def test_packed_products_match_numpy(blocks: str, name: str, rg: Callable | None,
+                                     ref: Callable | None, shapes: list[tuple[int, ...]]) -> None:
     rng = np.random.default_rng(len(name))
     arrays = [_rand(rng, *s) for s in shapes]
     rg, ref = (rg, ref) if rg is not None else (_conv_rg, _conv_np)
@@ -114,8 +131,8 @@ def test_packed_products_match_numpy(name: str, rg: Callable | None, ref: Callab
 
 @pytest.mark.parametrize("name", ["matmul 33x47x35", "relu(exp(a)@b+c)",
                                   "conv2d rows left over"])
-def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(name: str
-                                                                               ) -> None:
+def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(
+        blocks: str, name: str) -> None:
     """When the tile does not divide the rows, the last tile runs the same register block (one
     copy in the C, not a second for the rows left over), computing its rows past the end as the
     last row, and stores none of them: the output's neighbours in memory keep their bytes."""
@@ -126,7 +143,7 @@ def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(
     sched = rg(*(Tensor(a) for a in arrays)).schedule()
     prog = compile_program(sched)
     kernel = prog.source[prog.source.rindex("void k"):]
-    assert kernel.count("fma_f") == 1, "one register block"
+    assert _blocks(kernel) == 1, "one register block"
     bufs = [[b.ensure() for b in item.bufs] for item in sched]
     out = bufs[-1][0]
     # the output inside a larger buffer: canaries before and after it
@@ -140,11 +157,16 @@ def test_rows_left_over_share_the_register_block_and_store_nothing_past_the_end(
 
 
 @pytest.mark.parametrize("name", ["matmul 202x150x95", "conv2d rows left over"])
-def test_tiles_compute_each_rows_address_once_per_tile(name: str) -> None:
+def test_tiles_compute_each_rows_address_once_per_tile(name: str, monkeypatch) -> None:
     """A tile reads x through a pointer per row, set once per tile; a convolution's rows (an
     image and a pixel: a division and a remainder of the row number) are divided there too,
     never inside the loops over k or the epilogue's. (gcc at -O1 kept that arithmetic in the
-    k loop, 1.25x-1.3x slower.) The values are numpy's."""
+    k loop, 1.25x-1.3x slower.) The values are numpy's. (The blocks printed in the kernel: the
+    block library's read x through the same pointers.)"""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "0")
+    run._programs.clear()
     _, rg, ref, shapes = next(c for c in CASES if c[0] == name)
     rng = np.random.default_rng(3)
     arrays = [_rand(rng, *s) for s in shapes]

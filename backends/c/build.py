@@ -255,6 +255,7 @@ def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
 
 # ---------------------------------------------------------------------------- libraries
 _CTYPES_MAX_ARGS = 1024  # CTYPES_MAX_ARGCOUNT
+_LOCAL = os.RTLD_NOW | os.RTLD_LOCAL  # a library's symbols are its own
 _dlclose = getattr(_ctypes, "dlclose", None)  # POSIX only; elsewhere libraries stay loaded
 
 
@@ -263,9 +264,9 @@ class Library:
 
     live = 0  # libraries loaded and not yet released in this process
 
-    def __init__(self, key: str, path: Path):
+    def __init__(self, key: str, path: Path, mode: int = _LOCAL):
         self.key = key
-        self._dll: ctypes.CDLL | None = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        self._dll: ctypes.CDLL | None = ctypes.CDLL(str(path), mode=mode)
         self._keep: list[Any] = []  # cffi views of the same handle
         Library.live += 1
 
@@ -335,9 +336,16 @@ def _key_flags(parts: list[tuple[list[str], list[RenderedKernel]]]) -> list[str]
     return [f for name in sorted(flags) for f in (f"@{name}", *flags[name])]
 
 
-def build_library(kernels: list[RenderedKernel]) -> Library:
-    """The loaded library holding `kernels`: from memory, from disk, or compiled now."""
+def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
+    """The loaded library holding `kernels`: from memory, from disk, or compiled now (`mode`:
+    dlopen's; the block library, which kernels call, is global: blocks.py)."""
     source = full_source(kernels)
+    if mode == _LOCAL and "rg_block_" in source:
+        from .blocks import load_for
+
+        # before this library is loaded, so its calls bind to them (the kernels' own text:
+        # the prelude declares every block)
+        load_for("\n".join(k.source for k in kernels))
     cc, parts = compiler(), build_parts(kernels, build_jobs())
     key = cache_key(source, cc, _key_flags(parts))
     lib = _loaded.get(key)
@@ -353,12 +361,12 @@ def build_library(kernels: list[RenderedKernel]) -> Library:
         data = disk.lookup(key)
         if data is not None:
             try:
-                lib = _load_bytes(key, data)
+                lib = _load_bytes(key, data, mode)
                 stats["disk_hits"] += 1
             except OSError:
                 lib = None  # verified but not loadable (another machine's?): rebuilt
         if lib is None:
-            lib = _compile(key, source, parts, cc)
+            lib = _compile(key, source, parts, cc, mode)
             stats["compiles"] += 1
         _loaded[key] = lib
         return lib
@@ -375,20 +383,20 @@ def _openmp_defaults() -> None:
         os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 
-def _load_bytes(key: str, data: bytes) -> Library:
+def _load_bytes(key: str, data: bytes, mode: int = _LOCAL) -> Library:
     """Load verified library bytes from a fresh file of ours (a new name and inode)."""
     tmp = disk.new_build_dir()
     try:
         path = tmp / f"rg_{key}.so"
         path.write_bytes(data)
         _openmp_defaults()
-        return Library(key, path)
+        return Library(key, path, mode)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # the mapping outlives the file
 
 
 def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKernel]]],
-             cc: list[str]) -> Library:
+             cc: list[str], mode: int = _LOCAL) -> Library:
     """Compile in a private build folder (in parts, concurrently, when that pays or their flags
     differ: `build_parts`), install into the cache, load the built file."""
     tmp = disk.new_build_dir()
@@ -417,7 +425,7 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
             _keep_source(key, source)
         disk.install(key, out.read_bytes())
         _openmp_defaults()
-        return Library(key, out)
+        return Library(key, out, mode)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -64,6 +65,9 @@ class _Product:
         self.k = math.prod(_range_size(r) for r in self.ks)
         self.pb = self.cell = ""
         self.heap = False
+        # the block library's call (blocks.py): x's offset table (a C name, or "0") and
+        # stride, or None for a block printed here (x computed, or read off the rows)
+        self.block: tuple[str, str] | None = None
 
 
 def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
@@ -238,6 +242,10 @@ def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j
     packed per tile first when the action packs it)."""
     ti = min(g.ti, g.ni)
     tiles = -(-g.ni // ti)
+    for p in prods:
+        _plan_block(r, parent, p, i, bool(panel_head) and g.pack_x, ti)
+    if any(p.block for p in prods):
+        r.choices.append("BLOCKS from the block library")
     tv = r.fresh("tl")
     loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
@@ -286,6 +294,9 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             tile.add(f"while (!__atomic_load_n(&{g.ready}[{pv}], __ATOMIC_ACQUIRE)) {{}}")
     for p in prods:
         at = f"{pv} * {p.k * g.tj} + " if panel_head else ""
+        if p.block is not None:
+            _call_block(r, g, tile, p, offsets, xs.get(p), rows, at)
+            continue
         a = r.fresh("acc")
         tile.add(f"{vt} {a}[{rows}][{nv}];")
         tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
@@ -459,25 +470,11 @@ class _RowOffsets:
     def _split(self, node: UOp, pointer: bool) -> UOp | None:
         """The INDEX `node` reading its row part from an array, or None when its index is not
         affine in the rows (a remainder of a row, say) or gains nothing so."""
-        buf, idx = node.src[0], node.src[1]
-        terms, coeffs, rest = [(idx, 1)], {r: 0 for r in self.rows}, []
-        while terms:
-            n, scale = terms.pop()
-            if not self.r.deps[n] & coeffs.keys():
-                rest.append(n if scale == 1 else n * scale)
-            elif n in coeffs:
-                coeffs[n] += scale
-            elif n.op is Ops.ADD:
-                terms += [(x, scale) for x in n.src]
-            elif n.op is Ops.MUL and n.src[1].op is Ops.CONST:
-                terms.append((n.src[0], scale * n.src[1].arg))
-            elif n.op is Ops.MUL and n.src[0].op is Ops.CONST:
-                terms.append((n.src[1], scale * n.src[0].arg))
-            else:
-                return None
-        offset = rest[0] if rest else idx.const_like(0)
-        for t in rest[1:]:
-            offset = offset + t
+        buf = node.src[0]
+        split_ = _affine(self.r, node.src[1], self.rows)
+        if split_ is None:
+            return None
+        coeffs, offset = split_
         pointer = (pointer and buf.op is Ops.DEFINE_GLOBAL and min(coeffs.values()) >= 0
                    and offset.vmin >= 0)  # (a pointer inside the buffer, never before it)
         if not pointer and len(self.rows) == 1:
@@ -529,6 +526,93 @@ class _RowOffsets:
             decls.append(f"const {ct} *{name}[{self.count}];" if base else
                          f"int64_t {name}[{self.count}];")
         self.tile.items[self.at:self.at] = [" ".join(decls), loop]
+
+
+# an offset table (int64 per step of k) lives on the stack up to this many steps; a longer sum
+# keeps its block printed in the kernel
+TABLE_MAX = 4096
+
+
+def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, ...],
+                packed: bool, count: int) -> None:
+    """Whether p's register block is the block library's (`p.block`): when x is packed per
+    tile (pa[k][row]), or a load whose index is, per row, a pointer into its buffer plus an
+    offset that depends on k only: k times a stride, or an offset table filled here, in
+    `parent`, once for all tiles. `RULEGRAD_BLOCK_LIBRARY=0` prints every block here."""
+    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
+        return
+    if packed:
+        p.block = ("0", str(count))
+        return
+    x = p.x
+    r.deps.update(_free_ranges(toposort(x)))  # (x may be new: a product's operand, split off)
+    if not (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
+            and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+        return
+    split_ = _affine(r, x.src[0].src[1], rows)
+    if split_ is None:
+        return
+    coeffs, rest = split_
+    r.deps.update(_free_ranges(toposort(rest)))  # (the rest is a new sum of x's terms)
+    if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
+        return
+    k = p.ks[-1] if len(p.ks) == 1 else None
+    if rest is k:
+        p.block = ("0", "1")
+    elif k is not None and rest.op is Ops.MUL and rest.src[0] is k and rest.src[1].op is Ops.CONST:
+        p.block = ("0", str(rest.src[1].arg))
+    elif p.k <= TABLE_MAX:
+        table = r.fresh("xo")
+        parent.add(f"int64_t {table}[{p.k}];")
+        kscope, kk = _k_loops(r, parent, p)
+        kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
+        _close(r, parent)
+        p.block = (table, "0")
+
+
+def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
+                offsets: _RowOffsets, packed: str | None, rows: int, at: str) -> None:
+    """p's register block as a call of the block library's, into p's cell."""
+    from .blocks import name
+
+    if packed is not None:  # x packed per tile: row u at pa + u, a row apart per step
+        xr = r.fresh("xq")
+        tile.add(f"const {g.ct} *{xr}[{rows}]; "
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xr}[u_] = {packed} + u_;")
+    else:  # x read in place, through the tile's pointer per row
+        ph = offsets.of(p.x).src[0].src[0]
+        xr = next(n for n, _, placeholder, _, _ in offsets.arrays if placeholder is ph)
+    table, stride = p.block  # type: ignore[misc]
+    p.cell = r.fresh("acc")
+    r.vartypes[p.cell] = f"{g.ct} *"
+    tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+    fn = name(p.red.dtype, g.lanes, rows)
+    tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
+
+
+def _affine(r: _KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
+            ) -> tuple[dict[UOp, int], UOp] | None:
+    """idx as sum_r c_r * r over the row ranges plus the rest (what reads no row), or None
+    when it is not affine in the rows (a remainder of a row, say)."""
+    terms, coeffs, rest = [(idx, 1)], {rng: 0 for rng in rows}, []
+    while terms:
+        n, scale = terms.pop()
+        if not r.deps[n] & coeffs.keys():
+            rest.append(n if scale == 1 else n * scale)
+        elif n in coeffs:
+            coeffs[n] += scale
+        elif n.op is Ops.ADD:
+            terms += [(x, scale) for x in n.src]
+        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST:
+            terms.append((n.src[0], scale * n.src[1].arg))
+        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST:
+            terms.append((n.src[1], scale * n.src[0].arg))
+        else:
+            return None
+    offset = rest[0] if rest else idx.const_like(0)
+    for t in rest[1:]:
+        offset = offset + t
+    return coeffs, offset
 
 
 def _clamped(value: str, last: int | None) -> str:

@@ -268,6 +268,14 @@ RG_FMAX(double, uint64_t, f64)
 # defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
 # on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
 # instructions the whole prelude takes (callgrind, gcc 12), for nothing.
+def block_signature(ct: str) -> str:
+    """The parameters of a register block of the block library (blocks.py), whose kernels
+    call them: steps, x's row pointers, x's offset table or 0, x's stride, the packed panel,
+    the output and its row stride."""
+    return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
+            f"const {ct} *w, {ct} *out, int64_t ldo)")
+
+
 _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), text) for pattern, text in (
         (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
@@ -281,6 +289,9 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         *((rf"rg{m}_{s}\b", f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
            f"omp_out = rg_{m}_{s}(omp_out, omp_in)) initializer(omp_priv = omp_orig)")
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
+        *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)};"
+                                             for w in "vz" for rows in range(1, 7)))
+          for t, s in (("float", "f32"), ("double", "f64"))),
     ))
 
 

@@ -1,0 +1,88 @@
+"""Register blocks of the packed products, compiled once into a library of their own.
+
+In: the name a kernel calls, `rg_block_<vector type>_<rows>` (gemm.py prints the call). Out:
+the library holding it, built (or read from the compile cache) and loaded so that a kernel
+library loaded after it binds its calls to it (`RTLD_GLOBAL`).
+
+A register block is the inner loop of a packed product: for each of `rows` rows u,
+out[u][0:TJ] = sum_k x_u(k) * w[k][0:TJ], k in order, one fused multiply-add per step, in two
+vector registers per row (TJ = two registers of columns). gcc spent a quarter of a packed
+matmul's build on its block (53M of 204M compiler instructions; attention's two: 180M of 426M),
+the same few lines in every product. Here each block is compiled once per cache, and a
+product's kernel calls it once per tile and panel (512^3: 2,752 calls of 512 steps each), with
+the same operations in the same order, so the same bits.
+
+x_u(k) is xr[u][xo[k]] with an offset table `xo` (a convolution's window, read in place), or
+xr[u][k * xs] without one (a row of A read in place: xs = 1; a tile of x packed per row: xr[u]
+= pa + u, xs = rows).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+from rulegrad.runtime.dtype import DType, dtypes
+
+from .render import RenderedKernel, block_signature, ctype, vector_names
+
+ROWS = range(1, 7)  # a tile's rows: rules/pack_helpers.py's TILE_ROWS, or fewer
+NAME = re.compile(r"\brg_block_(v|z)f(32|64)_[1-6]\b")
+
+
+def name(dt: DType, lanes: int, rows: int) -> str:
+    """The block of `rows` rows of two `lanes`-wide registers of dt."""
+    vt, _ = vector_names(dt, lanes)
+    return f"rg_block_{vt[3:]}_{rows}"
+
+
+def _block(dt: DType, lanes: int, rows: int) -> str:
+    vt, fma = vector_names(dt, lanes)
+    ct, tj = ctype(dt), 2 * lanes
+    us = range(rows)
+    acc = " ".join(f"{vt} a{u}_0 = ({vt}){{0}}, a{u}_1 = ({vt}){{0}};" for u in us)
+    rowp = " ".join(f"const {ct} *x{u} = xr[{u}];" for u in us)
+    step = "\n".join(
+        f"    {{ const {vt} x = x{u}[o] - ({vt}){{0}}; a{u}_0 = {fma}(x, w0, a{u}_0); "
+        f"a{u}_1 = {fma}(x, w1, a{u}_1); }}" for u in us)
+    body = (f"    const {vt} w0 = *(const {vt} *)(w + k * {tj}), "
+            f"w1 = *(const {vt} *)(w + k * {tj} + {lanes});\n{step}")
+    stores = "\n".join(f"  *({vt} *)(out + {u} * ldo) = a{u}_0; "
+                       f"*({vt} *)(out + {u} * ldo + {lanes}) = a{u}_1;" for u in us)
+    return (f"void {name(dt, lanes, rows)}{block_signature(ct)}\n{{\n  {rowp}\n  {acc}\n"
+            f"  if (xo) for (int64_t k = 0; k < n; k++) {{\n    const int64_t o = xo[k];\n"
+            f"{body}\n  }}\n"
+            f"  else for (int64_t k = 0; k < n; k++) {{\n    const int64_t o = k * xs;\n"
+            f"{body}\n  }}\n{stores}\n}}\n")
+
+
+def source(dt: DType, lanes: int) -> str:
+    """The C of every block of two `lanes`-wide registers of dt."""
+    return "\n".join(_block(dt, lanes, rows) for rows in ROWS)
+
+
+_lock = threading.Lock()
+_loaded: dict[str, object] = {}  # vector type -> its library, loaded once per process
+
+
+def load_for(kernel_source: str) -> None:
+    """Load (building once per cache) the block libraries `kernel_source` calls, before the
+    library holding it is loaded."""
+    from .build import build_library
+
+    for m in sorted(set(NAME.findall(kernel_source))):
+        key = "".join(m)
+        with _lock:
+            if key in _loaded:
+                continue
+            dt = dtypes.float32 if m[1] == "32" else dtypes.float64
+            lanes = (32 if m[0] == "v" else 64) // dt.itemsize
+            kernel = RenderedKernel(f"rg_blocks_{key}", source(dt, lanes), 0, (),
+                                    kind="packed")
+            _loaded[key] = build_library([kernel], mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+
+
+def loaded() -> dict[str, object]:
+    """The block libraries this process has loaded (vector type -> library), for tests."""
+    return dict(_loaded)

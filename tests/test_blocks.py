@@ -1,0 +1,100 @@
+"""The block library (backends/c/blocks.py): its register blocks against numpy, called directly
+and from the kernels that call them, built once and read back from the compile cache."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import blocks, compile_program
+from rulegrad.runtime.dtype import dtypes
+
+_DT = {"f32": (np.float32, dtypes.float32), "f64": (np.float64, dtypes.float64)}
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+@pytest.mark.parametrize("sfx", ["f32", "f64"])
+@pytest.mark.parametrize("rows", [1, 4, 6])
+@pytest.mark.parametrize("table", [False, True])
+def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, table):
+    """out[u][0:TJ] = sum_k x_u(k) * w[k][0:TJ], x_u(k) read at k * xs or at a table's
+    offsets, each row's output ldo apart: numpy's values."""
+    np_dt, dt = _DT[sfx]
+    lanes = bits // 8 // np.dtype(np_dt).itemsize
+    tj, n = 2 * lanes, 37
+    name = blocks.name(dt, lanes, rows)
+    blocks.load_for(name)
+    fn = getattr(ctypes.CDLL(None), name)  # bound globally: what a kernel library sees
+    fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    rng = np.random.default_rng(rows)
+    xs = [rng.standard_normal(3 * n).astype(np_dt) for _ in range(rows)]
+    offsets = rng.permutation(3 * n)[:n].astype(np.int64) if table else np.arange(n) * 3
+    w = np.zeros(n * tj + 64, np_dt)
+    w = w[(-w.ctypes.data % 64) // w.itemsize:][:n * tj]  # 64-byte aligned, as a panel is
+    w[:] = rng.standard_normal(n * tj)
+    ldo = tj + 2 * lanes  # rows further apart than a panel: a scores row
+    out = np.zeros(rows * ldo + 64, np_dt)
+    out = out[(-out.ctypes.data % 64) // out.itemsize:][:rows * ldo]
+    xr = (ctypes.c_void_p * rows)(*(x.ctypes.data for x in xs))
+    fn(n, xr, offsets.ctypes.data if table else None, 0 if table else 3, w.ctypes.data,
+       out.ctypes.data, ldo)
+    want = np.stack([x[offsets].astype(np.float64) @ w.reshape(n, tj) for x in xs])
+    got = out.reshape(rows, ldo)[:, :tj]
+    np.testing.assert_allclose(got, want, rtol=1e-5 if sfx == "f32" else 1e-12, atol=1e-5)
+
+
+def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
+    """A matmul (x read in place: a stride), a convolution (x read in place: an offset per
+    step of its window, in a table) and a product of a computed x (packed per tile) call the
+    library's blocks; DEBUG=2 names it; the values are numpy's."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("DEBUG", "2")
+    run._programs.clear()
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((40, 70), np.float32), rng.standard_normal((70, 50), np.float32)
+    b1 = b[:, :16].copy()  # one panel of columns: x read in place
+    x = rng.standard_normal((2, 5, 9, 11), np.float32)
+    w = rng.standard_normal((20, 5, 3, 3), np.float32)
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
+    cases = [(Tensor(a) @ Tensor(b1), a @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, "),
+             (Tensor(x).conv2d(Tensor(w)), np.einsum("nchwyx,ocyx->nohw", win, w),
+              r"rg_block_vf32_6\(45, xr\d+, xo\d+, 0, "),
+             (Tensor(a).exp() @ Tensor(b), np.exp(a) @ b, r"rg_block_vf32_6\(70, xq\d+, 0, 6, ")]
+    for t, want, call in cases:
+        assert re.search(call, compile_program(t.schedule()).source), call
+        np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)
+    assert "BLOCKS from the block library" in capsys.readouterr().err
+    run._programs.clear()
+
+
+def test_a_library_calling_blocks_loads_from_the_cache_in_a_new_process(tmp_path):
+    """The second process reads both libraries from the cache (the blocks first, so the
+    kernel's calls bind): nothing compiled, numpy's values."""
+    script = textwrap.dedent("""
+        import numpy as np
+        from rulegrad import Tensor
+        from rulegrad.backends.c import build
+        rng = np.random.default_rng(1)
+        a = rng.standard_normal((60, 80), np.float32)
+        b = rng.standard_normal((80, 40), np.float32)
+        got = (Tensor(a) @ Tensor(b)).numpy()
+        assert np.allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+        print(build.stats["compiles"])
+    """)
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    assert int(runs[0].stdout) >= 2  # the blocks, the kernel (and the 1-element probes)
+    assert int(runs[1].stdout) == 0

@@ -98,3 +98,17 @@ def test_a_library_calling_blocks_loads_from_the_cache_in_a_new_process(tmp_path
         assert run.returncode == 0, run.stderr
     assert int(runs[0].stdout) >= 2  # the blocks, the kernel (and the 1-element probes)
     assert int(runs[1].stdout) == 0
+
+
+def test_attention_tiles_call_the_block_library():
+    """A flash tile's two products: the scores from q's rows read in place (a pointer per row,
+    the batch's offset in it), the output from the tile's probabilities; numpy's values."""
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal(s, np.float32) for s in ((3, 27, 24), (3, 40, 24), (3, 40, 37)))
+    t = (Tensor(q) @ Tensor(k).transpose(1, 2) / 5).softmax(-1) @ Tensor(v)
+    source = compile_program(t.schedule()).source
+    assert re.search(r"rg_block_vf32_6\(24, xr\d+, 0, 1, ", source)  # q's rows, 24 steps
+    assert re.search(r"rg_block_vf32_6\(40, xq\d+, 0, 1, ", source)  # probabilities, 40 keys
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 5
+    e = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)

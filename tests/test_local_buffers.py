@@ -151,9 +151,15 @@ def _random_case(seed: int):
     return (x,), lambda t: t.log_softmax(-1), lambda a: np.log(_np_softmax(a))
 
 
-@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("backend", ["c", "c printed blocks", "interp"])
 def test_random_sizes_against_numpy(backend, monkeypatch):
-    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    """(c: the flash tiles' register blocks from the block library, backends/c/blocks.py;
+    printed blocks: in the kernel)"""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend.split()[0])
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "0" if "printed" in backend else "1")
+    run._programs.clear()  # (kept by their kernels' ASTs, the same either way)
     for seed in range(16):
         inputs, program, expected = _random_case(seed)
         got = program(*[Tensor(a) for a in inputs]).numpy()
@@ -268,7 +274,8 @@ def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
     (item,) = sched
     prog = compile_program(sched)
     assert "FLASH" in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))[0]
-    assert prog.source.count("fma_f") == 2, "one tile: the scores' and the output's tiles"
+    blocks = prog.source.count("fma_f") + prog.source.count("rg_block_")  # printed or called
+    assert blocks == 2, "one tile: the scores' and the output's tiles"
     bufs = [b.ensure() for b in item.bufs]
     out = bufs[0]
     room = np.full(out.size + 2 * 4096, 12345.0, out.dtype)

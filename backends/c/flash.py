@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING
 from rulegrad.rules.flash_helpers import Flash, local_product
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, split
 from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .gemm import _close, _open
-from .render import RenderError, Scope, _range_size, ctype, vector_names
+from .blocks import name as block_name
+from .gemm import _affine, _clamped, _close, _open, _total
+from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -139,11 +141,8 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
         s = r.fresh("sc")
         tile.add(f"{v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
         _register_tiles(r, v, tile, i, p, base, rows, tj, last, lambda kscope, p=p: r.emit(p.x),
-                        lambda pv, acc, s=s, p=p: (
-                            f"for (int u_ = 0; u_ < {rows}; u_++) "
-                            f"for (int v_ = 0; v_ < {tj // v.lanes}; v_++) "
-                            f"*({v.vt} *)({s} + u_ * {p.width} + {pv} * {tj} + v_ * {v.lanes})"
-                            f" = {acc}[u_][v_];"))
+                        lambda pv, s=s, p=p: ("", f"{s} + {pv} * {tj}", p.width),
+                        xrows=_row_pointers(r, v, tile, i, p, base, rows, last))
         rowname[dl] = s
     # per row: its values (read from the local products' rows), then pa[row][k] = x(row, k),
     # written along k (a row's values are computed along k: the loop vectorizes)
@@ -160,12 +159,10 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
 
-    def epilogue(pv: str, acc: str) -> str:
+    def epilogue(pv: str) -> tuple[str, str, int]:
         cell = r.fresh("cell")
         cells.append(cell)
-        return (f"{v.ct} {cell}[{rows * tj}] __attribute__((aligned(64))); "
-                f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {tj // v.lanes}; "
-                f"v_++) *({v.vt} *)({cell} + u_ * {tj} + v_ * {v.lanes}) = {acc}[u_][v_];")
+        return f"{v.ct} {cell}[{rows * tj}] __attribute__((aligned(64)));", cell, tj
 
     def store(panel: Scope, pv: str) -> None:
         erow = _bind(r, panel, i, base, rows, _range_size(i))  # (rows past the end: none)
@@ -176,37 +173,89 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
         col.names[out.red] = name
         r._emit_store(st)
 
+    xrows = None
+    if env_flag("RULEGRAD_BLOCK_LIBRARY", True):  # pa's rows, a row of k apart
+        xq = r.fresh("xq")
+        tile.add(f"const {v.ct} *{xq}[{rows}]; "
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {out.k};")
+        xrows = (xq, "1")
     _register_tiles(r, v, tile, i, out, base, rows, tj, last,
                     lambda kscope: f"{pa}[{r.loop_names[i]}_u * {out.k} + "
                                    f"{_flat(r, kscope, out)}]",
-                    epilogue, store)
+                    epilogue, store, xrows)
+
+
+def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product, base: str,
+                  rows: int, last: int | None) -> tuple[str, str] | None:
+    """For the block library (blocks.py): a pointer per row of the tile into the buffer x is
+    read from and the stride along k, filled here, when x is a load at an index affine in the
+    row (and what is fixed in the tile, the batch), plus k times a stride; else None."""
+    x = p.x
+    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True) or len(p.ks) != 1:
+        return None
+    r.deps.update(_free_ranges(toposort(x)))
+    if not (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
+            and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+        return None
+    split_ = _affine(r, x.src[0].src[1], (i,))
+    if split_ is None:
+        return None
+    coeffs, terms = split_
+    k = p.ks[0]
+    steps = [t for t in terms if k in r.deps[t]]
+    fixed = _total([t for t in terms if k not in r.deps[t]], x.src[0].src[1])
+    if (len(steps) != 1 or coeffs[i] < 0 or fixed.vmin < 0
+            or not (steps[0] is k or (steps[0].op is Ops.MUL and steps[0].src[0] is k
+                                      and steps[0].src[1].op is Ops.CONST))):
+        return None
+    stride = "1" if steps[0] is k else str(steps[0].src[1].arg)
+    xr = r.fresh("xr")
+    at = r.emit(fixed)  # (in the tile: the batch is bound there)
+    tile.add(f"const {v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "
+             f"{xr}[q_] = {r.lookup(x.src[0].src[0])} + {at} + {coeffs[i]} * "
+             f"({_clamped(f'{base} + q_', last)});")
+    return xr, stride
 
 
 def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product, base: str,
-                    rows: int, tj: int, last: int | None, x_of, done, after=None) -> None:
-    """Per panel of p's columns: acc[rows][TJ] in vector registers, summed over k in order
-    (x broadcast, fused-multiply-added with the panel's row of pb), then `done(panel, acc)`'s
-    line and `after(panel scope, panel)`."""
+                    rows: int, tj: int, last: int | None, x_of, dest, after=None,
+                    xrows: tuple[str, str] | None = None) -> None:
+    """Per panel of p's columns: the rows' sums over k in order (x broadcast, fused-multiply-
+    added with the panel's row of pb) into `dest(panel)`'s (declaration, address, row
+    stride), then `after(panel scope, panel)`. With `xrows` (x's row pointers and stride) the
+    block library's block computes them (blocks.py), else a block printed here: acc[rows][TJ]
+    in vector registers."""
     nv = tj // v.lanes
     pv = r.fresh("pn")
     panel = _open(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
-    acc = r.fresh("acc")
-    panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
-    panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-              f"{acc}[u_][v_] = ({v.vt}){{0}};")
-    kscope, kk = _k_loops(r, panel, p)
-    kscope.add(f"{v.vt} w_[{nv}];")
-    kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-               f"w_[v_] = *(const {v.vt} *)({p.pb} + {pv} * {p.k * tj} + {kk} * {tj} + "
-               f"v_ * {v.lanes});")
-    rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
-    r.stack.append(rs)
-    ii = f"{rs.names[i]}_u"
-    rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
-    rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-           f"{acc}[{ii}][v_] = {v.fma}(x_, w_[v_], {acc}[{ii}][v_]);")
-    _close(r, panel)
-    panel.add(done(pv, acc))
+    decl, out, ldo = dest(pv)
+    if decl:
+        panel.add(decl)
+    if xrows is not None:
+        xr, stride = xrows
+        panel.add(f"{block_name(p.red.dtype, v.lanes, rows)}({p.k}, {xr}, 0, {stride}, "
+                  f"{p.pb} + {pv} * {p.k * tj}, {out}, {ldo});")
+        if "BLOCKS from the block library" not in r.choices:
+            r.choices.append("BLOCKS from the block library")
+    else:
+        acc = r.fresh("acc")
+        panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
+        panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+                  f"{acc}[u_][v_] = ({v.vt}){{0}};")
+        kscope, kk = _k_loops(r, panel, p)
+        kscope.add(f"{v.vt} w_[{nv}];")
+        kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+                   f"w_[v_] = *(const {v.vt} *)({p.pb} + {pv} * {p.k * tj} + {kk} * {tj} + "
+                   f"v_ * {v.lanes});")
+        rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
+        r.stack.append(rs)
+        ii = f"{rs.names[i]}_u"
+        rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
+        rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"{acc}[{ii}][v_] = {v.fma}(x_, w_[v_], {acc}[{ii}][v_]);")
+        _close(r, panel)
+        panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+                  f"*({v.vt} *)({out} + u_ * {ldo} + v_ * {v.lanes}) = {acc}[u_][v_];")
     if after is not None:
         after(panel, pv)
     _close(r, tile)

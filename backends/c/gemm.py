@@ -474,7 +474,7 @@ class _RowOffsets:
         split_ = _affine(self.r, node.src[1], self.rows)
         if split_ is None:
             return None
-        coeffs, offset = split_
+        coeffs, offset = split_[0], _total(split_[1], node.src[1])
         pointer = (pointer and buf.op is Ops.DEFINE_GLOBAL and min(coeffs.values()) >= 0
                    and offset.vmin >= 0)  # (a pointer inside the buffer, never before it)
         if not pointer and len(self.rows) == 1:
@@ -552,7 +552,7 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     split_ = _affine(r, x.src[0].src[1], rows)
     if split_ is None:
         return
-    coeffs, rest = split_
+    coeffs, rest = split_[0], _total(split_[1], x.src[0].src[1])
     r.deps.update(_free_ranges(toposort(rest)))  # (the rest is a new sum of x's terms)
     if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
         return
@@ -591,9 +591,9 @@ def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
 
 
 def _affine(r: _KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
-            ) -> tuple[dict[UOp, int], UOp] | None:
-    """idx as sum_r c_r * r over the row ranges plus the rest (what reads no row), or None
-    when it is not affine in the rows (a remainder of a row, say)."""
+            ) -> tuple[dict[UOp, int], list[UOp]] | None:
+    """idx as sum_r c_r * r over the row ranges plus the rest, terms that read no row (their
+    sum: `_total`), or None when it is not affine in the rows (a remainder of a row, say)."""
     terms, coeffs, rest = [(idx, 1)], {rng: 0 for rng in rows}, []
     while terms:
         n, scale = terms.pop()
@@ -609,10 +609,17 @@ def _affine(r: _KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
             terms.append((n.src[1], scale * n.src[0].arg))
         else:
             return None
-    offset = rest[0] if rest else idx.const_like(0)
-    for t in rest[1:]:
-        offset = offset + t
-    return coeffs, offset
+    for t in rest:  # (a term scaled here is a new node)
+        r.deps.update(_free_ranges(toposort(t)))
+    return coeffs, rest
+
+
+def _total(terms: list[UOp], like: UOp) -> UOp:
+    """The sum of `terms` (0, of `like`'s dtype, for none)."""
+    total = terms[0] if terms else like.const_like(0)
+    for t in terms[1:]:
+        total = total + t
+    return total
 
 
 def _clamped(value: str, last: int | None) -> str:

@@ -25,16 +25,33 @@ import threading
 
 from rulegrad.runtime.dtype import DType, dtypes
 
-from .render import RenderedKernel, block_signature, ctype, vector_names
+from .render import RenderedKernel, block_signature, ctype, pack_signature, vector_names
 
 ROWS = range(1, 7)  # a tile's rows: rules/pack_helpers.py's TILE_ROWS, or fewer
-NAME = re.compile(r"\brg_block_(v|z)f(32|64)_[1-6]\b")
+NAME = re.compile(r"\brg_(?:block|pack)_(v|z)f(32|64)\w*")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
     """The block of `rows` rows of two `lanes`-wide registers of dt."""
     vt, _ = vector_names(dt, lanes)
     return f"rg_block_{vt[3:]}_{rows}"
+
+
+def pack_name(dt: DType, lanes: int) -> str:
+    """The copy of one panel of y, in the library of the panels' register width."""
+    vt, _ = vector_names(dt, lanes)
+    return f"rg_pack_{vt[3:]}"
+
+
+def _pack(dt: DType, lanes: int) -> str:
+    # a panel: dst[k][0:tj] = src[k * sk + c * sj] for c < cols, then 0 (they add nothing)
+    ct = ctype(dt)
+    return (f"void {pack_name(dt, lanes)}{pack_signature(ct)}\n{{\n"
+            f"  for (int64_t k = 0; k < n; k++) {{\n"
+            f"    const {ct} *s = src + k * sk; {ct} *d = dst + k * tj;\n"
+            f"    if (sj == 1) for (int64_t c = 0; c < cols; c++) d[c] = s[c];\n"
+            f"    else for (int64_t c = 0; c < cols; c++) d[c] = s[c * sj];\n"
+            f"    for (int64_t c = cols; c < tj; c++) d[c] = 0;\n  }}\n}}\n")
 
 
 def _block(dt: DType, lanes: int, rows: int) -> str:
@@ -57,9 +74,12 @@ def _block(dt: DType, lanes: int, rows: int) -> str:
             f"{body}\n  }}\n{stores}\n}}\n")
 
 
-def source(dt: DType, lanes: int) -> str:
-    """The C of every block of two `lanes`-wide registers of dt."""
-    return "\n".join(_block(dt, lanes, rows) for rows in ROWS)
+def _kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
+    # one per row count: a build splits them into parts compiled at once (build.partition),
+    # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
+    return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
+            for rows in ROWS] + [RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
+                                                kind="packed")]
 
 
 _lock = threading.Lock()
@@ -78,9 +98,7 @@ def load_for(kernel_source: str) -> None:
                 continue
             dt = dtypes.float32 if m[1] == "32" else dtypes.float64
             lanes = (32 if m[0] == "v" else 64) // dt.itemsize
-            kernel = RenderedKernel(f"rg_blocks_{key}", source(dt, lanes), 0, (),
-                                    kind="packed")
-            _loaded[key] = build_library([kernel], mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+            _loaded[key] = build_library(_kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
 
 
 def loaded() -> dict[str, object]:

@@ -340,7 +340,7 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
     """The loaded library holding `kernels`: from memory, from disk, or compiled now (`mode`:
     dlopen's; the block library, which kernels call, is global: blocks.py)."""
     source = full_source(kernels)
-    if mode == _LOCAL and "rg_block_" in source:
+    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source):
         from .blocks import load_for
 
         # before this library is loaded, so its calls bind to them (the kernels' own text:

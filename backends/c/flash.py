@@ -35,7 +35,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .gemm import _affine, _clamped, _close, _open, _total
+from .gemm import _affine, _clamped, _close, _copy_panel, _open, _total
 from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
@@ -118,6 +118,11 @@ def _pack(r: _KernelRenderer, v: _Vec, scope: Scope, p: _Product, tj: int) -> No
     scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
     pv = r.fresh("pn")
     panel = _open(scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
+    cols = f"{p.n} - {pv} * {tj}"
+    if _copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
+                   f"{pv} * {tj}", f"{p.pb} + {pv} * {p.k * tj}", tj, v.lanes):
+        _close(r, scope)
+        return
     kscope, kk = _k_loops(r, panel, p)
     col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
     col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
@@ -204,6 +209,7 @@ def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product,
     k = p.ks[0]
     steps = [t for t in terms if k in r.deps[t]]
     fixed = _total([t for t in terms if k not in r.deps[t]], x.src[0].src[1])
+    r.deps.update(_free_ranges(toposort(fixed)))  # (a new sum)
     if (len(steps) != 1 or coeffs[i] < 0 or fixed.vmin < 0
             or not (steps[0] is k or (steps[0].op is Ops.MUL and steps[0].src[0] is k
                                       and steps[0].src[1].op is Ops.CONST))):

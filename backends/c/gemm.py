@@ -202,6 +202,9 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
 
         def copy(scope: Scope, count: int, p: _Product = p, at: str = at,
                  gated: bool = gated) -> None:
+            if _copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
+                           f"{p.pb} + {at}0", g.tj, g.lanes):
+                return
             kscope, kk = _k_loops(r, scope, p)
             jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
                                simd=not gated)
@@ -526,6 +529,37 @@ class _RowOffsets:
             decls.append(f"const {ct} *{name}[{self.count}];" if base else
                          f"int64_t {name}[{self.count}];")
         self.tile.items[self.at:self.at] = [" ".join(decls), loop]
+
+
+def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
+                cols: str, first: str, dst: str, tj: int, lanes: int) -> bool:
+    """One panel of y (`cols` columns from column `first`) copied into `dst` by the block
+    library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
+    the flat step number of the k ranges; fixed: the batch's part); False otherwise."""
+    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
+        return False
+    r.deps.update(_free_ranges(toposort(y)))
+    if not (y.op is Ops.LOAD and len(y.src) == 1 and y.src[0].op is Ops.INDEX
+            and len(y.src[0].src) == 2 and y.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+        return False
+    idx = y.src[0].src[1]
+    split_ = _affine(r, idx, (j, *ks))
+    if split_ is None:
+        return False
+    coeffs, terms = split_
+    fixed, sk, sj, inner = _total(terms, idx), coeffs[ks[-1]], coeffs[j], 1
+    r.deps.update(_free_ranges(toposort(fixed)))  # (a new sum)
+    for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
+        if coeffs[k] != sk * inner:
+            return False
+        inner *= _range_size(k)
+    if sk < 0 or sj < 0 or fixed.vmin < 0:
+        return False
+    from .blocks import pack_name
+
+    src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
+    scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
+    return True
 
 
 # an offset table (int64 per step of k) lives on the stack up to this many steps; a longer sum

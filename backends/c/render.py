@@ -276,6 +276,13 @@ def block_signature(ct: str) -> str:
             f"const {ct} *w, {ct} *out, int64_t ldo)")
 
 
+def pack_signature(ct: str) -> str:
+    """The parameters of the block library's copy of one panel of y: steps, columns, y's first
+    element of the panel, its strides along k and along the columns, the panel, its width."""
+    return (f"(int64_t n, int64_t cols, const {ct} *src, int64_t sk, int64_t sj, {ct} *dst, "
+            f"int64_t tj)")
+
+
 _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), text) for pattern, text in (
         (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
@@ -291,6 +298,8 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)};"
                                              for w in "vz" for rows in range(1, 7)))
+          for t, s in (("float", "f32"), ("double", "f64"))),
+        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
     ))
 

@@ -35,7 +35,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .gemm import _affine, _clamped, _close, _copy_panel, _open, _total
+from .gemm import _affine, _clamped, _close, _copy_panel, _open, _total, plain_load
 from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
@@ -196,11 +196,7 @@ def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product,
     read from and the stride along k, filled here, when x is a load at an index affine in the
     row (and what is fixed in the tile, the batch), plus k times a stride; else None."""
     x = p.x
-    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True) or len(p.ks) != 1:
-        return None
-    r.deps.update(_free_ranges(toposort(x)))
-    if not (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
-            and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+    if len(p.ks) != 1 or not plain_load(r, x):
         return None
     split_ = _affine(r, x.src[0].src[1], (i,))
     if split_ is None:

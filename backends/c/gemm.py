@@ -536,11 +536,7 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     """One panel of y (`cols` columns from column `first`) copied into `dst` by the block
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
     the flat step number of the k ranges; fixed: the batch's part); False otherwise."""
-    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
-        return False
-    r.deps.update(_free_ranges(toposort(y)))
-    if not (y.op is Ops.LOAD and len(y.src) == 1 and y.src[0].op is Ops.INDEX
-            and len(y.src[0].src) == 2 and y.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+    if not plain_load(r, y):
         return False
     idx = y.src[0].src[1]
     split_ = _affine(r, idx, (j, *ks))
@@ -562,6 +558,17 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     return True
 
 
+def plain_load(r: _KernelRenderer, x: UOp) -> bool:
+    """Whether the block library may read x (`RULEGRAD_BLOCK_LIBRARY`, default on): a load of
+    a kernel buffer, ungated, at an index (x's ranges noted in `r.deps`: an operand split off
+    a product may be a new node)."""
+    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
+        return False
+    r.deps.update(_free_ranges(toposort(x)))
+    return (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
+            and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL)
+
+
 # an offset table (int64 per step of k) lives on the stack up to this many steps; a longer sum
 # keeps its block printed in the kernel
 TABLE_MAX = 4096
@@ -579,9 +586,7 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
         p.block = ("0", str(count))
         return
     x = p.x
-    r.deps.update(_free_ranges(toposort(x)))  # (x may be new: a product's operand, split off)
-    if not (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
-            and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL):
+    if not plain_load(r, x):
         return
     split_ = _affine(r, x.src[0].src[1], rows)
     if split_ is None:

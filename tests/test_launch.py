@@ -126,6 +126,30 @@ def test_a_kernel_with_values_before_its_loop_is_launched_and_exact():
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_attention_threaded_over_its_heads_is_launched_and_exact(threads):
+    """Flash tiles threaded over the heads (`omp parallel for schedule(dynamic)`) are launched
+    like any one threaded loop: each head is computed once, on teams that do not divide the
+    heads, with numpy's values."""
+    rng = np.random.default_rng(threads)
+    q, k, v = (rng.standard_normal((5, 128, 32), np.float32) for _ in range(3))
+    t = (Tensor(q) @ Tensor(k).transpose(1, 2) / 8).softmax(-1) @ Tensor(v)
+    rk = _launched_kernel(t)
+    assert rk.launch == 5 and "omp parallel" not in rk.source, rk.choices
+    run._programs.clear()
+    gomp = _gomp()
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(threads)
+    try:
+        got = t.numpy()
+    finally:
+        gomp.omp_set_num_threads(before)
+        run._programs.clear()
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 8
+    e = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
+
+
 def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     """The library of a launched kernel is compiled with -fopenmp-simd, not -fopenmp, and
     holds no OpenMP region of its own."""

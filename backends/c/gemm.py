@@ -285,10 +285,13 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                                        bind=offsets.reads_rows(x))
                 offsets.name(inner, ii)
                 inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(x)};")
-            else:  # one row range: each row read contiguously along k
+            else:  # one row range: each row read contiguously along k (and written so for
+                # the block library's block, which reads each row through a pointer: a copy gcc
+                # vectorizes at less cost than one a tile's rows apart, 19M of an MLP layer's 183M)
                 iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False, last=last)
                 inner, kk = _k_loops(r, iscope, p)
-                inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(p.x)};")
+                at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
+                inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
             _close(r, tile)
             xs[p] = pa
     if panel_head:
@@ -582,8 +585,8 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     `parent`, once for all tiles. `RULEGRAD_BLOCK_LIBRARY=0` prints every block here."""
     if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
         return
-    if packed:
-        p.block = ("0", str(count))
+    if packed:  # (rows of one range packed row after row: _tile)
+        p.block = ("0", "1" if len(rows) == 1 else str(count))
         return
     x = p.x
     if not plain_load(r, x):
@@ -614,14 +617,15 @@ def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
     """p's register block as a call of the block library's, into p's cell."""
     from .blocks import name
 
-    if packed is not None:  # x packed per tile: row u at pa + u, a row apart per step
+    table, stride = p.block  # type: ignore[misc]
+    if packed is not None:  # x packed per tile: row after row, or a row apart per step
         xr = r.fresh("xq")
+        row = f"u_ * {p.k}" if stride == "1" else "u_"
         tile.add(f"const {g.ct} *{xr}[{rows}]; "
-                 f"for (int u_ = 0; u_ < {rows}; u_++) {xr}[u_] = {packed} + u_;")
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xr}[u_] = {packed} + {row};")
     else:  # x read in place, through the tile's pointer per row
         ph = offsets.of(p.x).src[0].src[0]
         xr = next(n for n, _, placeholder, _, _ in offsets.arrays if placeholder is ph)
-    table, stride = p.block  # type: ignore[misc]
     p.cell = r.fresh("acc")
     r.vartypes[p.cell] = f"{g.ct} *"
     tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")

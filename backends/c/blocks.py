@@ -13,8 +13,12 @@ product's kernel calls it once per tile and panel (512^3: 2,752 calls of 512 ste
 the same operations in the same order, so the same bits.
 
 x_u(k) is xr[u][xo[k]] with an offset table `xo` (a convolution's window, read in place), or
-xr[u][k * xs] without one (a row of A read in place: xs = 1; a tile of x packed per row: xr[u]
-= pa + u, xs = rows).
+xr[u][k * xs] without one (a row of A read in place, or of x packed per tile row after row:
+xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = rows).
+
+The library also holds the copy of one panel of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
+src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's
+B, a convolution's weights, attention's k and v).
 """
 
 from __future__ import annotations
@@ -99,8 +103,3 @@ def load_for(kernel_source: str) -> None:
             dt = dtypes.float32 if m[1] == "32" else dtypes.float64
             lanes = (32 if m[0] == "v" else 64) // dt.itemsize
             _loaded[key] = build_library(_kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
-
-
-def loaded() -> dict[str, object]:
-    """The block libraries this process has loaded (vector type -> library), for tests."""
-    return dict(_loaded)

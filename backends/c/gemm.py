@@ -24,6 +24,11 @@ tile's rows forward along k (its lines stay in L1 across the panels). With one p
 in the inner loop. Whole panels and the last, narrower one are loops of known counts, so
 neither the packing nor the epilogue tests a column per element.
 
+The register block and the copy of y's panels are calls of the block library's (blocks.py,
+compiled once per cache) wherever x and y are plain loads or x is packed: x's rows as pointers
+with a stride or an offset table per step (`_plan_block`), y at strides along k and the columns
+(`_copy_panel`); elsewhere (a computed x read in place, a computed y) they are printed here.
+
 Each output's sum still runs over k in order; the one difference from the plain loops is that
 each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.

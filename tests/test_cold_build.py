@@ -20,6 +20,7 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c import build
 from rulegrad.backends.c.render import PRELUDE
+from rulegrad.runtime.dtype import dtypes
 
 
 def _is_gcc() -> bool:
@@ -189,6 +190,7 @@ def test_parallel_build_is_one_library_that_computes(tmp_path, monkeypatch):
     x, w1, w2 = (rng.standard_normal(s).astype(np.float32)
                  for s in ((32, 256), (256, 256), (256, 16)))
     ref = np.maximum(x @ w1, 0) @ w2
+    _process_libraries()
     for jobs, runs in (("2", 3), ("1", 1)):
         monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)
         monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / jobs))
@@ -317,11 +319,22 @@ def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path)
     assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs
 
 
+def _process_libraries() -> None:
+    """Load what a process builds once and keeps (the threads' launcher, the float32 block
+    library of this width), so a test counting a program's builds counts only its own,
+    whichever test ran first in the process."""
+    from rulegrad.backends.c import blocks, launch
+    from rulegrad.runtime.target import vector_bytes
+
+    launch.launcher()
+    blocks.load_for(blocks.name(dtypes.float32, vector_bytes() // 4, 6))
+
+
 def _built_commands(monkeypatch, tmp_path, programs) -> list[tuple[list[str], str]]:
     """Realize each program in a fresh cache; the compiler runs it took: (command, source)."""
-    from rulegrad.backends.c import launch, run
+    from rulegrad.backends.c import run
 
-    launch.launcher()  # (loaded once per process: not one of the programs' builds)
+    _process_libraries()  # (loaded once per process: not one of the programs' builds)
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     build.clear_memory_cache()
     run._programs.clear()
@@ -392,6 +405,19 @@ def test_user_cflags_win_over_the_levels(monkeypatch, tmp_path):
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -march=native -fopenmp")
     runs = _built_commands(monkeypatch, tmp_path, _programs())
     assert [_level(c) for c, _ in runs] == [["-O2"]] * 3
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_empty_user_cflags_are_the_defaults(monkeypatch, empty):
+    """`RULEGRAD_CFLAGS= cmd` (set, empty) builds as unset: each kind at its level with the
+    default tuning, not at -O0 with no flags (30x slower kernels)."""
+    from rulegrad.backends.c import flags
+
+    monkeypatch.setenv("RULEGRAD_CFLAGS", empty)
+    for kind in ("loops", "packed"):
+        default = f"{flags.LEVELS[kind]} {flags.DEFAULT_TUNING}"
+        assert flags.cflags(kind=kind) == flags.cflags(env=default, kind=kind)
+        assert "-march=native" in flags.cflags(kind=kind)
 
 
 def test_kernels_of_different_levels_are_built_apart_into_one_library(monkeypatch, tmp_path):

@@ -122,7 +122,7 @@ def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True)
     -fopenmp: its `omp simd` loops as before, and neither the OpenMP builtins nor libgomp in
     its build. Raises CFlagsError for a flag that would change results."""
     text = os.environ.get("RULEGRAD_CFLAGS") if env is None else env
-    if text is None:
+    if text is None or not text.strip():  # (set but empty, as `RULEGRAD_CFLAGS= cmd`: unset)
         text = f"{LEVELS.get(kind or '', DEFAULT_LEVEL)} {DEFAULT_TUNING}"
     try:
         user = shlex.split(text)

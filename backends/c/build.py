@@ -340,18 +340,18 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
     """The loaded library holding `kernels`: from memory, from disk, or compiled now (`mode`:
     dlopen's; the block library, which kernels call, is global: blocks.py)."""
     source = full_source(kernels)
-    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source):
-        from .blocks import load_for
-
-        # before this library is loaded, so its calls bind to them (the kernels' own text:
-        # the prelude declares every block)
-        load_for("\n".join(k.source for k in kernels))
     cc, parts = compiler(), build_parts(kernels, build_jobs())
     key = cache_key(source, cc, _key_flags(parts))
     lib = _loaded.get(key)
     if lib is not None:
         stats["memory_hits"] += 1
         return lib
+    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source):
+        from .blocks import load_for
+
+        # before this library is loaded, so its calls bind to them (the kernels' own text:
+        # the prelude declares every block)
+        load_for("\n".join(k.source for k in kernels))
     with _lock:
         if (lib := _loaded.get(key)) is not None:
             return lib

@@ -30,12 +30,21 @@ from typing import TYPE_CHECKING
 from rulegrad.rules.flash_helpers import Flash, local_product
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, split
 from rulegrad.runtime.dtype import DType
-from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .gemm import _affine, _clamped, _close, _copy_panel, _open, _total, plain_load
+from .gemm import (
+    _affine,
+    _clamped,
+    _close,
+    _copy_panel,
+    _open,
+    _total,
+    block_library,
+    k_stride,
+    plain_load,
+)
 from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
@@ -179,7 +188,7 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
         r._emit_store(st)
 
     xrows = None
-    if env_flag("RULEGRAD_BLOCK_LIBRARY", True):  # pa's rows, a row of k apart
+    if block_library():  # pa's rows, a row of k apart
         xq = r.fresh("xq")
         tile.add(f"const {v.ct} *{xq}[{rows}]; "
                  f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {out.k};")
@@ -206,11 +215,9 @@ def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product,
     steps = [t for t in terms if k in r.deps[t]]
     fixed = _total([t for t in terms if k not in r.deps[t]], x.src[0].src[1])
     r.deps.update(_free_ranges(toposort(fixed)))  # (a new sum)
-    if (len(steps) != 1 or coeffs[i] < 0 or fixed.vmin < 0
-            or not (steps[0] is k or (steps[0].op is Ops.MUL and steps[0].src[0] is k
-                                      and steps[0].src[1].op is Ops.CONST))):
+    stride = k_stride(steps[0], k) if len(steps) == 1 else None
+    if stride is None or coeffs[i] < 0 or fixed.vmin < 0:
         return None
-    stride = "1" if steps[0] is k else str(steps[0].src[1].arg)
     xr = r.fresh("xr")
     at = r.emit(fixed)  # (in the tile: the batch is bound there)
     tile.add(f"const {v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "

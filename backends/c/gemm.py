@@ -70,9 +70,10 @@ class _Product:
         self.k = math.prod(_range_size(r) for r in self.ks)
         self.pb = self.cell = ""
         self.heap = False
-        # the block library's call (blocks.py): x's offset table (a C name, or "0") and
-        # stride, or None for a block printed here (x computed, or read off the rows)
-        self.block: tuple[str, str] | None = None
+        # the block library's call (blocks.py): x's offset table (a C name, or "0"), its
+        # stride and, for x packed per tile, the step between its rows; None for a block
+        # printed here (x computed, or read off the rows)
+        self.block: tuple[str, str, str] | None = None
 
 
 def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
@@ -372,11 +373,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
 
 def _open(parent: Scope, header: str, r: _KernelRenderer) -> Scope:
     """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
-    scope = Scope(header, parent.bound)
-    parent.add(scope)
-    parent.open_child = scope
-    r.stack.append(scope)
-    return scope
+    return r.open_counter(parent, header)
 
 
 def _close(r: _KernelRenderer, keep: Scope) -> None:
@@ -566,11 +563,25 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     return True
 
 
+def block_library() -> bool:
+    """Whether products call the block library (`RULEGRAD_BLOCK_LIBRARY`, default on)."""
+    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
+
+
+def k_stride(term: UOp, k: UOp) -> str | None:
+    """The stride of `term` along the range k when it is k or k times a constant, else None."""
+    if term is k:
+        return "1"
+    if term.op is Ops.MUL and term.src[0] is k and term.src[1].op is Ops.CONST:
+        return str(term.src[1].arg)
+    return None
+
+
 def plain_load(r: _KernelRenderer, x: UOp) -> bool:
-    """Whether the block library may read x (`RULEGRAD_BLOCK_LIBRARY`, default on): a load of
-    a kernel buffer, ungated, at an index (x's ranges noted in `r.deps`: an operand split off
-    a product may be a new node)."""
-    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
+    """Whether the block library may read x (`block_library()`): a load of a kernel buffer,
+    ungated, at an index (x's ranges noted in `r.deps`: an operand split off a product may be
+    a new node)."""
+    if not block_library():
         return False
     r.deps.update(_free_ranges(toposort(x)))
     return (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
@@ -588,10 +599,10 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     tile (pa[k][row]), or a load whose index is, per row, a pointer into its buffer plus an
     offset that depends on k only: k times a stride, or an offset table filled here, in
     `parent`, once for all tiles. `RULEGRAD_BLOCK_LIBRARY=0` prints every block here."""
-    if not env_flag("RULEGRAD_BLOCK_LIBRARY", True):
+    if not block_library():
         return
-    if packed:  # (rows of one range packed row after row: _tile)
-        p.block = ("0", "1" if len(rows) == 1 else str(count))
+    if packed:  # rows of one range packed row after row (_tile), several a row apart per step
+        p.block = ("0", "1", str(p.k)) if len(rows) == 1 else ("0", str(count), "1")
         return
     x = p.x
     if not plain_load(r, x):
@@ -603,18 +614,16 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     r.deps.update(_free_ranges(toposort(rest)))  # (the rest is a new sum of x's terms)
     if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
         return
-    k = p.ks[-1] if len(p.ks) == 1 else None
-    if rest is k:
-        p.block = ("0", "1")
-    elif k is not None and rest.op is Ops.MUL and rest.src[0] is k and rest.src[1].op is Ops.CONST:
-        p.block = ("0", str(rest.src[1].arg))
+    stride = k_stride(rest, p.ks[0]) if len(p.ks) == 1 else None
+    if stride is not None:
+        p.block = ("0", stride, "")
     elif p.k <= TABLE_MAX:
         table = r.fresh("xo")
         parent.add(f"int64_t {table}[{p.k}];")
         kscope, kk = _k_loops(r, parent, p)
         kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
         _close(r, parent)
-        p.block = (table, "0")
+        p.block = (table, "0", "")
 
 
 def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
@@ -622,15 +631,17 @@ def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
     """p's register block as a call of the block library's, into p's cell."""
     from .blocks import name
 
-    table, stride = p.block  # type: ignore[misc]
-    if packed is not None:  # x packed per tile: row after row, or a row apart per step
+    table, stride, row_step = p.block  # type: ignore[misc]
+    if packed is not None:  # x packed per tile: row u at pa + u * row_step
         xr = r.fresh("xq")
-        row = f"u_ * {p.k}" if stride == "1" else "u_"
         tile.add(f"const {g.ct} *{xr}[{rows}]; "
-                 f"for (int u_ = 0; u_ < {rows}; u_++) {xr}[u_] = {packed} + {row};")
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xr}[u_] = {packed} + u_ * {row_step};")
     else:  # x read in place, through the tile's pointer per row
         ph = offsets.of(p.x).src[0].src[0]
-        xr = next(n for n, _, placeholder, _, _ in offsets.arrays if placeholder is ph)
+        xr = next((n for n, _, placeholder, _, _ in offsets.arrays if placeholder is ph), None)
+        if xr is None:  # (_plan_block asks what _RowOffsets needs for a pointer per row)
+            raise RenderError("a product planned for the block library whose x has no row "
+                              "pointers")
     p.cell = r.fresh("acc")
     r.vartypes[p.cell] = f"{g.ct} *"
     tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")

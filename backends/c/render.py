@@ -1084,7 +1084,7 @@ class _KernelRenderer:
                 self.stack.append(scope)
             if steps > 1:  # the last reduce loop by `steps` rows: no RANGE bound here
                 kq = self.fresh("kq")
-                scope = self._open(scope, f"for (int64_t {kq} = 0; {kq} < {_range_size(k)}; "
+                scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {_range_size(k)}; "
                                           f"{kq} += {steps})")
             inner = self._j_loop(scope, j, "#pragma omp simd", cols)
             self.stack.append(inner)
@@ -1183,8 +1183,9 @@ class _KernelRenderer:
         scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
         return scope, f"{acc}[{var}_u]"
 
-    def _open(self, parent: Scope, head: str) -> Scope:
-        """A loop that binds no RANGE, pushed on the scope stack."""
+    def open_counter(self, parent: Scope, head: str) -> Scope:
+        """A loop that binds no RANGE (a counter: tiles, panels, blocks), pushed on the scope
+        stack."""
         scope = Scope(head, parent.bound)
         parent.add(scope)
         parent.open_child = scope
@@ -1198,11 +1199,7 @@ class _KernelRenderer:
         jb = self.fresh("jb")
         head = (f"#pragma omp parallel for\nfor (int64_t {jb} = 0; {jb} < {_range_size(j)}; "
                 f"{jb} += {block})")
-        scope = Scope(head, self.root.bound)
-        self.root.add(scope)
-        self.root.open_child = scope
-        self.stack.append(scope)
-        return scope, jb
+        return self.open_counter(self.root, head), jb
 
     def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
         """A loop over j: all of it, or the block of `cols` (first column, width)."""

@@ -204,7 +204,14 @@ def process_startup() -> dict[str, float]:
 
 # a case's build is timed this many times, each in an empty cache and with no library loaded
 # (the first is its cold start): one compiler run on a shared machine varies by a fifth
-BUILD_REPEATS = 3
+BUILD_REPEATS = 5
+# numpy's BLAS (OpenBLAS) keeps its worker threads spinning for about 0.1 s after each call, and
+# the bench times numpy's products right before the next case's cold start: a spinning thread
+# held one of this machine's two cores while gcc ran, and an MLP's build (two compiler runs at
+# once) took 66 ms instead of 45 (medians of 5, a 512^3 numpy matmul 20 times before each
+# build; the same with a 0.15 s pause: 43-54). Builds are timed after this pause, as a user's
+# first realize runs when no BLAS call has just finished.
+SETTLE_SECONDS = 0.2
 
 
 def fresh_build(realize: Callable[[], object]) -> float:
@@ -217,6 +224,7 @@ def fresh_build(realize: Callable[[], object]) -> float:
     build.clear_memory_cache()
     run._programs.clear()
     try:
+        time.sleep(SETTLE_SECONDS)
         built = build.stats["compile_seconds"]
         realize()
         return build.stats["compile_seconds"] - built
@@ -234,6 +242,7 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     tensors = {k: Tensor(v).realize() for k, v in arrays.items()}
     from rulegrad.backends.c import build
 
+    time.sleep(SETTLE_SECONDS)  # (numpy's BLAS threads from the last case: see above)
     built = build.stats["compile_seconds"]
     t0 = time.perf_counter()
     out = case.rg(**tensors).realize()

@@ -150,6 +150,64 @@ def test_attention_threaded_over_its_heads_is_launched_and_exact(threads):
     np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
 
 
+_SHARED = {
+    # 100 rows: the last of 17 tiles computes 2 rows past the end; 150 columns: 10 panels
+    "matmul float32": (lambda a, b: a @ b, [(100, 300), (300, 150)], np.float32),
+    # x packed per tile (the bias and relu computed into it), float64
+    "bias and relu into x, float64": (lambda x, w, b: (Tensor(x) + Tensor(b)).relu() @ w,
+                                      [(130, 400), (400, 70), (400,)], np.float64),
+    # images and pixels (4*17*23) as the rows, in 261 tiles claimed 8 at a time, the last one
+    # among them; 32 output channels: 2 panels
+    "convolution": (lambda x, w: x.conv2d(w), [(4, 8, 19, 25), (32, 8, 3, 3)], np.float32),
+    # 16 output channels: one panel, which each thread packs for itself
+    "convolution, one panel": (lambda x, w: x.conv2d(w), [(4, 8, 19, 25), (16, 8, 3, 3)],
+                               np.float32),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("case", sorted(_SHARED))
+def test_products_of_shared_panels_are_launched_and_match_numpy(case, threads):
+    """A kernel that is one threaded product is launched: its panels, claim counters and
+    ready marks are in the launcher's scratch (one panel: each thread packs its own), its
+    threads claim panels then row tiles (one or 8 at a time), and every output is numpy's
+    (float64, within the fused multiply-add's contract), on teams of 1 to 3 threads."""
+    op, shapes, dt = _SHARED[case]
+    rng = np.random.default_rng(len(case) + threads)
+    arrays = [rng.standard_normal(s).astype(dt) for s in shapes]
+    if case.startswith("bias"):
+        t = op(*arrays)  # (x and b as tensors inside: the sum is x's, not a separate kernel)
+        x, w, b = (a.astype(np.float64) for a in arrays)
+        want = np.maximum(x + b, 0) @ w
+    else:
+        t = op(*(Tensor(a) for a in arrays))
+        want = _SHARED_NP[case](*(a.astype(np.float64) for a in arrays))
+    rk = _launched_kernel(t)
+    assert rk.launch > 0 and rk.shared[0] > 0 and not rk.openmp, rk.choices
+    run._programs.clear()
+    gomp = _gomp()
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(threads)
+    try:
+        got = t.numpy()
+    finally:
+        gomp.omp_set_num_threads(before)
+        run._programs.clear()
+    tol = 1e-12 if dt is np.float64 else 1e-5
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+def _conv_np(x, w):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))
+    return np.einsum("nchwij,ocij->nohw", win, w)
+
+
+_SHARED_NP = {"matmul float32": lambda a, b: a @ b, "convolution": _conv_np,
+              "convolution, one panel": _conv_np}
+
+
 def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     """The library of a launched kernel is compiled with -fopenmp-simd, not -fopenmp, and
     holds no OpenMP region of its own."""

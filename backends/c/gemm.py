@@ -36,7 +36,8 @@ does (numpy's matmul included): the FMA contract of runtime/semantics.py's docst
 Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
 row tiles, in one parallel region: with several panels the threads share them (each packed
 once, by the thread that claims it, then marked ready; no barrier), with one each thread packs
-it for itself. Packed panels
+it for itself. A kernel that is only that product is launched instead (`_shared_scratch`: the
+shared panels and counters in the launcher's scratch, no region of its own). Packed panels
 live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
 heap beyond.
 """
@@ -120,20 +121,28 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         # panel's mark only while another thread is still copying it. No barrier: a thread the
         # OS has not started yet (a loaded machine) leaves every panel to the others, and
         # packing each panel once halves a thread's copying (512^3: a 1 MB copy a thread)
-        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         nx, g.ready = r.fresh("nx"), r.fresh("rdy")
-        scope.add(f"int64_t {nx} = 0;")
-        scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
-        region = _open(scope, "#pragma omp parallel\n", r)
+        shared = not batch and _alone(r)
+        tile_claim = f"{nx}[1]" if shared else ""
+        if shared:  # the whole kernel: launched, its shared state in the launcher's scratch
+            _shared_scratch(r, prods, g, nx, pack.grab)
+            region, nx = scope, f"{nx}[0]"
+        else:
+            _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
+            scope.add(f"int64_t {nx} = 0;")
+            scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
+            region = _open(scope, "#pragma omp parallel\n", r)
         claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
         loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
                      r)
         _pack_y(r, loop, j, prods, pv, g)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         _close(r, region)
-        _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g)
-        _close(r, scope)
-        _free(scope, prods)
+        _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
+                   claim=tile_claim, grab=pack.grab)
+        if not shared:
+            _close(r, scope)
+            _free(scope, prods)
     elif g.npanels > 1:  # every panel packed first, then row tiles over all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
@@ -142,11 +151,18 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _close(r, scope)
         _free(scope, prods)
     elif inner_pragma:  # one panel: each thread packs it for itself, then takes row tiles
-        region = _open(scope, "#pragma omp parallel\n", r)
+        shared = not batch and _alone(r)
+        if shared:  # launched: the tile counter in the launcher's scratch
+            nx = r.fresh("nx")
+            _shared_scratch(r, [], g, nx, pack.grab)
+            region = scope
+        else:
+            region = _open(scope, "#pragma omp parallel\n", r)
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
         _pack_y(r, region, j, prods, pv, g, per_panel=True)
-        _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g)
+        _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
+                   claim=f"{nx}[1]" if shared else "", grab=pack.grab)
         _free(region, prods)
     else:  # one panel on one core: packed, then its row tiles
         panel = _open(scope, panel_head, r)
@@ -170,6 +186,39 @@ def _scratch(r: _KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
             scope.add(f"{ct} *{p.pb} = ({ct} *)rg_alloc({count} * sizeof({ct}));")
         else:
             scope.add(f"{ct} {p.pb}[{count}] __attribute__((aligned(64)));")
+
+
+# A kernel that is one threaded product over shared panels is launched (render.py's launched
+# kernels: launch.py's one precompiled OpenMP region runs it on every thread) instead of
+# opening an OpenMP region of its own: its panels, its two claim counters (panels, row tiles)
+# and the panels' ready marks live in a scratch area the launcher allocates per call (the
+# counters and marks zeroed), and each thread claims row tiles from the counter as `omp for
+# schedule(dynamic)` handed them out. gcc outlined the region into a function of its own and
+# expanded the runtime's calls: 19M of the 143M compiler instructions of a 256x512x512
+# matmul's library, and the library is now compiled without -fopenmp.
+def _alone(r: _KernelRenderer) -> bool:
+    """Whether the kernel is one store, and none of its loops is printed yet."""
+    return len(r.ast.src) == 1 and not any(isinstance(x, Scope) for x in r.root.items)
+
+
+def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry, nx: str,
+                    grab: int) -> None:
+    """Name the scratch area's parts (`s_`, RenderedKernel.shared): the claim counters `nx`
+    (panels, row tiles), then with `prods` the panels' ready marks and each product's panels,
+    64-byte aligned (without, each thread packs its one panel for itself)."""
+    size = 4 if g.ct == "float" else 8
+    head = -(-(16 + g.npanels) // 64) * 64  # the zeroed part: counters and marks
+    r.root.add(f"int64_t *const {nx} = (int64_t *)s_;")
+    if prods:
+        r.root.add(f"unsigned char *const {g.ready} = s_ + 16;")
+    at = head
+    for p in prods:
+        p.pb, p.heap = r.fresh("pb"), False
+        r.root.add(f"{g.ct} *const {p.pb} = ({g.ct} *)(s_ + {at});")
+        at += -(-p.k * g.npanels * g.tj * size // 64) * 64
+    tiles = -(-g.ni // min(g.ti, g.ni))
+    # a thread of the launch starts when it gets iterations: as many as there are claims
+    r.shared = (max(-(-tiles // grab), g.npanels), at, head)
 
 
 def _free(scope: Scope, prods: list[_Product]) -> None:
@@ -241,7 +290,7 @@ def _by_panel(r: _KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) ->
 
 def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
-               g: _Geometry) -> None:
+               g: _Geometry, claim: str = "", grab: int = 1) -> None:
     """Tiles of TI rows in one loop (threaded, the last tile is shared out with the others
     instead of running on one core after them). When TI does not divide the rows, the last
     tile computes TI rows too, those past the end on the last row's values (its index clamped),
@@ -256,7 +305,19 @@ def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j
     if any(p.block for p in prods):
         r.choices.append("BLOCKS from the block library")
     tv = r.fresh("tl")
-    loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
+    if claim:  # a launched kernel's threads claim `grab` tiles at a time from a counter
+        take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
+        if grab == 1:
+            loop = _open(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; {tv} = {take})",
+                         r)
+        else:
+            cv = r.fresh("tc")
+            chunk = _open(parent, f"for (int64_t {cv} = {take}; {cv} * {grab} < {tiles}; "
+                                  f"{cv} = {take})", r)
+            loop = _open(chunk, f"for (int64_t {tv} = {cv} * {grab}; {tv} < ({cv} + 1) * "
+                                f"{grab} && {tv} < {tiles}; {tv}++)", r)
+    else:
+        loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
           g.ni if g.ni % ti else None)
     _close(r, parent)

@@ -1,7 +1,9 @@
 """Threads for launched kernels: one OpenMP region, compiled once, runs any of them.
 
 In: a launched kernel (`render.RenderedKernel.launch` > 0): `void k(void *const *args,
-int64_t lo, int64_t hi)`, which runs iterations [lo, hi) of its one threaded loop. Out: a
+int64_t lo, int64_t hi)`, which runs iterations [lo, hi) of its one threaded loop (or, a
+packed product's, claims its work from counters in a scratch area given after the buffers:
+`RenderedKernel.shared`). Out: a
 Python callable taking the kernel's buffer addresses, as a plain kernel's ctypes function
 does.
 
@@ -47,53 +49,58 @@ void rg_launch(rg_body fn, void *const *args, int64_t n)
   fn(args, 0, n);
 #endif
 }
-/* a launched reduce (render.py's `_launched`): fn stores iteration i's value in slot i of a
-   scratch array, the argument after the buffers; finish combines the slots in order */
+/* a launched kernel with a scratch area of `bytes`, the argument after the buffers, its first
+   `zeroed` bytes zero: a reduce's slots (render.py's `_launched`: fn stores iteration i's value
+   in slot i, then finish combines the slots in order) or a packed product's shared panels,
+   claim counters and ready marks (gemm.py; no finish) */
 typedef void (*rg_finish)(void *const *);
-void rg_launch_reduce(rg_body fn, rg_finish finish, void **args, int64_t nargs, int64_t n,
-                      int64_t slot)
+void rg_launch_scratch(rg_body fn, rg_finish finish, void **args, int64_t nargs, int64_t n,
+                       int64_t bytes, int64_t zeroed)
 {
-  args[nargs] = rg_alloc((size_t)(n * slot));
+  args[nargs] = rg_alloc((size_t)bytes);
+  __builtin_memset(args[nargs], 0, (size_t)zeroed);
   rg_launch(fn, args, n);
-  finish(args);
+  if (finish) finish(args);
   free(args[nargs]);
 }
 """
 
 _lock = threading.Lock()
-_loaded: Any = None  # (library, rg_launch, rg_launch_reduce), loaded once per process
+_loaded: Any = None  # (library, rg_launch, rg_launch_scratch), loaded once per process
 
 
 def launcher() -> tuple[Any, Any]:
-    """`rg_launch` and `rg_launch_reduce` as ctypes functions: built (or read from the compile
+    """`rg_launch` and `rg_launch_scratch` as ctypes functions: built (or read from the compile
     cache) on first use; the library stays loaded for the process."""
     global _loaded
     with _lock:
         if _loaded is None:
             lib = build_library([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
-            plain, reduce = lib.function("rg_launch", 0), lib.function("rg_launch_reduce", 0)
+            plain, scratch = lib.function("rg_launch", 0), lib.function("rg_launch_scratch", 0)
             plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
-            reduce.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                               ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
-            _loaded = (lib, plain, reduce)
+            scratch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                *[ctypes.c_int64] * 4]
+            _loaded = (lib, plain, scratch)
         return _loaded[1], _loaded[2]
 
 
-def launched(address: int, nargs: int, iterations: int, finish: int = 0,
-             slot: int = 0) -> Callable[..., None]:
+def launched(address: int, nargs: int, iterations: int, finish: int = 0, slot: int = 0,
+             shared: tuple[int, int] = (0, 0)) -> Callable[..., None]:
     """A callable running the launched kernel at `address` (taking `nargs` addresses) on the
-    threads; for a reduce, then its `finish` function over slots of `slot` bytes."""
-    plain, reduce = launcher()
-    if not finish:
+    threads; for a reduce, then its `finish` function over slots of `slot` bytes; for a kernel
+    of `shared` = (bytes, zeroed) scratch, with that scratch."""
+    plain, scratch = launcher()
+    if not finish and not shared[0]:
         args = ctypes.c_void_p * nargs
 
         def call(*addresses: int) -> None:
             plain(address, args(*addresses), iterations)
 
         return call
-    scratch = ctypes.c_void_p * (nargs + 1)  # the last: the slots, allocated per call
+    with_scratch = ctypes.c_void_p * (nargs + 1)  # the last: the scratch, allocated per call
+    size, zeroed = shared if shared[0] else (iterations * slot, 0)
 
-    def call_reduce(*addresses: int) -> None:
-        reduce(address, finish, scratch(*addresses), nargs, iterations, slot)
+    def call_scratch(*addresses: int) -> None:
+        scratch(address, finish, with_scratch(*addresses), nargs, iterations, size, zeroed)
 
-    return call_reduce
+    return call_scratch

@@ -540,6 +540,10 @@ class RenderedKernel:
     # slot i (this many bytes) of a scratch array, args[nparams], and `NAME_fin(args)` combines
     # the slots in order and stores the result. 0: no scratch, no finish.
     combine: int = 0
+    # (bytes, zeroed) > 0: the launched kernel shares a scratch area of this many bytes among
+    # its threads (a packed product's panels, claim counters and ready marks: gemm.py), given
+    # as args[nparams] with its first `zeroed` bytes zero; launch.py allocates it per call
+    shared: tuple[int, int] = (0, 0)
 
     @property
     def openmp(self) -> bool:
@@ -642,6 +646,9 @@ class _KernelRenderer:
         self.kind = "loops"  # RenderedKernel.kind
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
+        # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
+        # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
+        self.shared: tuple[int, int, int] | None = None
 
     # -- names
     def fresh(self, prefix: str = "t") -> str:
@@ -1295,10 +1302,16 @@ class _KernelRenderer:
         pdt = tuple(self.params[i].dtype if i in self.params else dtypes.uint8
                     for i in range(nparams))
         var_names = tuple(sorted(self.vars))
-        launch, finish = (0, None) if var_names else _launched(self.root, self.combines)
+        if self.shared is not None:
+            if var_names:
+                raise RenderError("a kernel of shared scratch takes no symbolic sizes")
+            launch, finish = self.shared[0], None
+        else:
+            launch, finish = (0, None) if var_names else _launched(self.root, self.combines)
         if launch:
             lines = [f"void {cname}(void *const *a_, int64_t lo_, int64_t hi_)", "{"]
-            self.choices.append(f"LAUNCH {launch}" + (" COMBINE" if finish else ""))
+            self.choices.append(f"LAUNCH {launch}" + (" COMBINE" if finish else "")
+                                + (" SHARED" if self.shared else ""))
         else:
             params = ([f"void *v{i}" for i in range(nparams)]
                       + [f"long long var_{v}" for v in var_names])
@@ -1325,6 +1338,8 @@ class _KernelRenderer:
             segments += more
         else:
             lines += pointers
+        if self.shared is not None:
+            lines.append(f"  unsigned char *const s_ = (unsigned char *)a_[{nparams}];")
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
@@ -1333,7 +1348,8 @@ class _KernelRenderer:
             if self.kind == "loops":
                 self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
-                              self.kind, launch, combine)
+                              self.kind, launch, combine,
+                              self.shared[1:] if self.shared is not None else (0, 0))
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a

@@ -136,7 +136,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,
                         lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
-                                     rk.combine), lib,
+                                     rk.combine, rk.shared), lib,
                         rk.source,
                         rk.var_names) for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key)

@@ -197,8 +197,10 @@ def _scratch(r: _KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
 # expanded the runtime's calls: 19M of the 143M compiler instructions of a 256x512x512
 # matmul's library, and the library is now compiled without -fopenmp.
 def _alone(r: _KernelRenderer) -> bool:
-    """Whether the kernel is one store, and none of its loops is printed yet."""
-    return len(r.ast.src) == 1 and not any(isinstance(x, Scope) for x in r.root.items)
+    """Whether the kernel is one store, none of its loops is printed yet, and it takes no
+    symbolic size (a launched kernel's arguments are its buffers only)."""
+    return (len(r.ast.src) == 1 and not any(isinstance(x, Scope) for x in r.root.items)
+            and all(n.op is not Ops.DEFINE_VAR for n in toposort(r.ast)))
 
 
 def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry, nx: str,

@@ -169,6 +169,7 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
         row.names[dl] = f"({rowname[dl]} + {ii} * {p.width})"
     kscope, kk = _k_loops(r, row, out)
     kscope.add(f"{pa}[{ii} * {out.k} + {kk}] = {r.emit(out.x)};")
+    kscope.fills = True
     _close(r, tile)
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
@@ -186,6 +187,7 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
                                       f"{col.names[out.cols]}_u]"))
         col.names[out.red] = name
         r._emit_store(st)
+        col.fills = True
 
     xrows = None
     if block_library():  # pa's rows, a row of k apart

@@ -491,6 +491,9 @@ class Scope:
     items: list[str | Stmt | Scope] = field(default_factory=list)
     names: dict[UOp, str] = field(default_factory=dict)
     open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
+    # each iteration writes an element of its own and reads none another wrote (a local
+    # array's fill, a row's store): `omp simd` holds for it (flash.py marks such loops)
+    fills: bool = False
 
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:
@@ -935,6 +938,7 @@ class _KernelRenderer:
             off.append(var if stride == 1 else f"{var} * {stride}")
             stride *= _range_size(r)
         inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
+        inner.fills = True
         host = self.stack[-len(dl.src)]
         self.stack = old_stack
         for s, child in opened:
@@ -1325,6 +1329,7 @@ class _KernelRenderer:
             arg = f"a_[{i}]" if launch else f"v{i}"
             pointers.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *){arg};")
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
+        _simd_fills(self.root)
         segments, body = _layout(self.root, "  ", self.vartypes, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
@@ -1432,6 +1437,25 @@ def _launch_header(loop: Scope, var: str, size: int, step: int, head: str) -> in
         loop.header = (f"{head}for (int64_t {var} = lo_ * {step}; {var} < hi_ * {step}; "
                        f"{var} += {step})")
     return -(-size // step)
+
+
+# Every build adds gcc's "very cheap" vectorizer cost model (flags.py's SEMANTIC), which
+# vectorizes a loop only at a width that divides its count: a row of 250 (softmax's exp, a
+# flash tile's probabilities) ran one value at a time, a row of 1000 in 8 lanes of 16. A loop
+# that fills an array, each iteration its own element (Scope.fills: a local array's values, a
+# flash tile's packed probabilities and its stores), says `omp simd`, which gcc vectorizes at
+# full width whatever the count, the rest in narrower vectors and one at a time.
+def _simd_fills(root: Scope) -> None:
+    """`omp simd` on every innermost filling loop (Scope.fills) that has no pragma and is not
+    a loop of explicit vectors."""
+    stack = [root]
+    while stack:
+        scope = stack.pop()
+        inner = [x for x in scope.items if isinstance(x, Scope)]
+        if (scope.fills and not inner and not scope.header.startswith("#pragma")
+                and "_v = " not in scope.header):
+            scope.header = f"#pragma omp simd\n{scope.header}"
+        stack.extend(inner)
 
 
 def _has_plain_innermost(root: Scope) -> bool:

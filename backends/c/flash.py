@@ -187,7 +187,6 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
                                       f"{col.names[out.cols]}_u]"))
         col.names[out.red] = name
         r._emit_store(st)
-        col.fills = True
 
     xrows = None
     if block_library():  # pa's rows, a row of k apart
@@ -286,6 +285,7 @@ def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     """`count` values of RANGE rng from `base`, those past `size` skipped (the guard binds the
     range, so nothing reading it is hoisted above the guard)."""
     loop = r.open_loop(parent, rng, "", base, count)
+    loop.fills = True  # (a panel's copy, a row's stores: each value its own element)
     r.stack.append(loop)
     if size % count == 0:
         return loop

@@ -1446,16 +1446,27 @@ def _launch_header(loop: Scope, var: str, size: int, step: int, head: str) -> in
 # flash tile's packed probabilities and its stores), says `omp simd`, which gcc vectorizes at
 # full width whatever the count, the rest in narrower vectors and one at a time.
 def _simd_fills(root: Scope) -> None:
-    """`omp simd` on every innermost filling loop (Scope.fills) that has no pragma and is not
-    a loop of explicit vectors."""
+    """`omp simd` on every filling loop (Scope.fills) with no loop inside (a guard, `if`, may
+    be) and no pragma, that is not a loop of explicit vectors."""
     stack = [root]
     while stack:
         scope = stack.pop()
         inner = [x for x in scope.items if isinstance(x, Scope)]
-        if (scope.fills and not inner and not scope.header.startswith("#pragma")
-                and "_v = " not in scope.header):
+        if (scope.fills and scope.header.startswith("for (") and "_v = " not in scope.header
+                and not _has_loop(scope)):
             scope.header = f"#pragma omp simd\n{scope.header}"
         stack.extend(inner)
+
+
+def _has_loop(scope: Scope) -> bool:
+    """Whether a loop runs inside `scope` (under its guards, too)."""
+    stack = [x for x in scope.items if isinstance(x, Scope)]
+    while stack:
+        s = stack.pop()
+        if not s.header.startswith("if ("):
+            return True
+        stack.extend(x for x in s.items if isinstance(x, Scope))
+    return False
 
 
 def _has_plain_innermost(root: Scope) -> bool:

@@ -103,3 +103,38 @@ def test_the_width_is_chosen_by_the_setting_then_the_flags_then_the_cpu(
     with open("/proc/cpuinfo") as f:
         flags = next(line for line in f if line.startswith("flags")).split()
     assert vector_bytes() == (64 if "avx512f" in flags else 32)
+
+
+def _upcasts(t: Tensor) -> list[str]:
+    return [a for item in t.schedule()
+            for a in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))
+            if a.startswith("UPCAST")]
+
+
+@pytest.mark.parametrize("width", ["32", "64"])
+def test_512_bit_targets_leave_contiguous_loops_to_gcc_and_keep_explicit_windows(
+        monkeypatch: pytest.MonkeyPatch, width: str) -> None:
+    """A softmax's and a layer norm's last loops read 1 apart: explicit 8-lane vectors on a
+    256-bit target, gcc's `omp simd` (16 lanes) on a 512-bit one. A 2x2 max-pool reads 2 apart:
+    explicit vectors on both. Every value is numpy's (the pool's and the softmax's division
+    exactly: only how the loop is vectorized changed)."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    rng = np.random.default_rng(int(width))
+    x = rng.standard_normal((64, 200)).astype(np.float32)
+    x[3, 7] = np.nan
+    soft = Tensor(x).softmax(-1)
+    d = Tensor(x) - Tensor(x).mean(axis=1, keepdim=True)
+    norm = d / ((d * d).mean(axis=1, keepdim=True) + 1e-5).sqrt()
+    p = rng.standard_normal((4, 8, 16, 32)).astype(np.float32)
+    pool = Tensor(p).reshape(4, 8, 8, 2, 16, 2).max(axis=(3, 5))
+    explicit = "vectors of 8"
+    for t in (soft, norm):
+        assert all((explicit in a) == (width == "32") for a in _upcasts(t)), _upcasts(t)
+    assert any(explicit in a for a in _upcasts(pool)), _upcasts(pool)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(soft.numpy(), e / e.sum(-1, keepdims=True), rtol=1e-6)
+    x64 = x.astype(np.float64)
+    d64 = x64 - x64.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(norm.numpy(), d64 / np.sqrt((d64 * d64).mean(1, keepdims=True)
+                                                           + 1e-5), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(pool.numpy(), p.reshape(4, 8, 8, 2, 16, 2).max(axis=(3, 5)))

@@ -12,7 +12,9 @@ The actions change how a kernel is computed, never what it computes:
   side, each exactly as before), or `RANGE(..., (id, "vector"))` when every value along it
   has an explicit vector form (`vectorizable`): the renderer then prints VECTOR_LANES-wide
   vectors itself, a strided window's reads as vector loads and a shuffle, and the loop's last
-  vector overlapping the one before it instead of a scalar tail.
+  vector overlapping the one before it instead of a scalar tail; or, on a 512-bit target
+  with every read contiguous, `RANGE(..., (id, "simd"))`: `omp simd` again, in a kernel
+  compiled as the explicit vectors' are.
 """
 
 from __future__ import annotations
@@ -179,23 +181,29 @@ def _near(step: int | None) -> bool:
     return step is not None and abs(step) <= UPCAST_MAX_STRIDE
 
 
-def vectorizable(st: UOp, j: UOp) -> bool:
-    """An upcastable STORE (loop j innermost) printed as explicit vectors: a float32 value of
-    ops in _VECTOR_OPS, its reads VECTOR_STRIDES apart along j and its indices affine in j (a
-    constant times j plus terms free of it, so lane u reads offset(j) + stride * u), and no
-    read of the buffer it writes: the last vector recomputes some outputs of the one before
-    it, which must read what they read the first time."""
+def vectorizable(st: UOp, j: UOp) -> str:
+    """How an upcastable STORE (loop j innermost) is vectorized when its value has an explicit
+    vector form: a float32 value of ops in _VECTOR_OPS, its reads VECTOR_STRIDES apart along j
+    and its indices affine in j (a constant times j plus terms free of it, so lane u reads
+    offset(j) + stride * u), and no read of the buffer it writes (the last vector recomputes
+    some outputs of the one before it, which must read what they read the first time). Then
+    "vector" (explicit vectors) or "simd" (left to gcc, see below); else "" (gcc's `omp simd`
+    on a plain loop, "upcast")."""
     if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
-        return False
+        return ""
     nodes = _along_again(st.src[1], j) + along(st.src[0].src[1], j)
     if not vector_values(nodes, j, st.src[0].src[0], VECTOR_STRIDES):
-        return False
-    # With 512-bit vectors (runtime/target.py), gcc's `omp simd` runs 16 lanes where ours run
-    # 8: a softmax's last loop (x / sum) took 0.39 ms that way against 0.44, a layernorm's
-    # 0.11 against 0.14 (2 threads, both built in one process, 80 calls each, medians). Ours
-    # keep what gcc does worse: a window read 2 apart (a pool's), two loads and a shuffle.
-    return vector_bytes() == 32 or any(
-        n.op is Ops.LOAD and stride(n.src[0].src[1], j) == 2 for n in nodes)
+        return ""
+    # With 512-bit vectors (runtime/target.py) gcc's `omp simd` runs 16 lanes where ours run
+    # 8: a layer norm's last loop took 0.11 ms that way against 0.13 (2 threads, both built in
+    # one process, 80 calls each, medians; a softmax's within noise). Ours keep what gcc does
+    # worse: a window read 2 apart (a pool's), two loads and a shuffle. Either way the kernel
+    # is compiled at the explicit vectors' level (flags.py: at -O3 a softmax's build took 27
+    # ms more).
+    if vector_bytes() == 32 or any(n.op is Ops.LOAD and stride(n.src[0].src[1], j) == 2
+                                   for n in nodes):
+        return "vector"
+    return "simd"
 
 
 def vector_values(nodes: list[UOp], j: UOp, out: UOp, strides: tuple[int, ...]) -> bool:
@@ -218,9 +226,9 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp, strides: tuple[int, ...]) 
 
 
 def upcast(st: UOp) -> UOp:
-    """The STORE with its innermost loop marked for vectorizing: explicit vectors where
-    `vectorizable`, else gcc's `omp simd`."""
+    """The STORE with its innermost loop marked for vectorizing: as `vectorizable` says, else
+    gcc's `omp simd` ("upcast")."""
     j = st.src[2:][-1]
-    kind = "vector" if vectorizable(st, j) else "upcast"
+    kind = vectorizable(st, j) or "upcast"
     _walked.clear()  # (not read by vectorizable when it returned early)
     return st.substitute({j: j.replace(arg=(j.arg[0], kind))})

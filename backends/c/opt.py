@@ -52,6 +52,8 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+        if n.op is Ops.RANGE and n.arg[1] == "simd":
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc)")
         if n.op is Ops.RANGE and n.arg[1] == "vector":
             size = int(n.src[0].arg)
             tail = ", the last overlapping" if size % VECTOR_LANES else ""

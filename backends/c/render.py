@@ -646,6 +646,9 @@ class _KernelRenderer:
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
         self.prefetch: UOp | None = None  # the reduce loop whose later rows are prefetched
         self.used_vectors = False
+        # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
+        # kernel is compiled at the explicit vectors' level all the same
+        self.gcc_vectors = False
         self.kind = "loops"  # RenderedKernel.kind
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
@@ -978,7 +981,8 @@ class _KernelRenderer:
                 scope = self._open_vector(scope, r, "#pragma omp parallel for" if threads else "")
                 self.stack.append(scope)
                 continue
-            simd = r.arg[1] in ("upcast", "vector")
+            simd = r.arg[1] in ("upcast", "vector", "simd")
+            self.gcc_vectors |= r.arg[1] == "simd"
             block = _vector_block(_range_size(r)) if threads and simd else 0
             if block:
                 scope = self._vector_blocks(scope, r, block)
@@ -1350,6 +1354,7 @@ class _KernelRenderer:
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
         if self.used_vectors:
             source = VECTOR_HELPERS + source
+        if self.used_vectors or self.gcc_vectors:
             if self.kind == "loops":
                 self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),

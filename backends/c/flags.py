@@ -52,10 +52,19 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # compiler work (matmul 316M -> 212M, conv 476M -> 296M, MLP 657M -> 434M). -O2 also aligns
 # loops and jumps, which costs gcc next to nothing; without it a tile's loop ran 14% slower
 # in one build than in another of the same loop (its place in a cache line): kept.
+# Since their register blocks moved to the block library (blocks.py), what is left of a packed
+# or flash kernel is loops of loops around calls, row pointers and stores, and gcc's register
+# allocator spent most on regions of that loop tree: -fira-region=one (one region for the
+# function) took attention 8x256x64's library 235M -> 218M compiler instructions and an MLP
+# layer's 145M -> 140M, and the induction-variable optimizer (-fno-ivopts) attention's 218M ->
+# 196M. Kernel times unchanged (attention, attention over rows of 250, MLP, conv, matmul: 2
+# threads, both builds interleaved in one process, 60 calls each, medians within 2%), except
+# the MLP's 1-2% slower without ivopts in three runs: the products keep it.
 _ALIGN = "-falign-functions -falign-jumps -falign-labels -falign-loops"
 LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp",
-          "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp {_ALIGN}",
-          "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp", "explicit": "-O1 -fno-tree-bit-ccp"}
+          "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp -fira-region=one {_ALIGN}",
+          "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp -fira-region=one -fno-ivopts",
+          "explicit": "-O1 -fno-tree-bit-ccp"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # -fwrapv: signed overflow wraps, as numpy's ints. -ffp-contract=off: a*b+c stays two roundings,
 # as numpy computes it (the packed matmul loops call fma() explicitly).
@@ -106,8 +115,8 @@ class CFlagsError(ValueError):
 
 # gcc's own flags, which other compilers (clang) refuse or ignore with a warning: left out for
 # them (clang has no known-bits pass to turn off, vectorizes without gcc 12.2's cost-model bug,
-# and aligns loops itself)
-GCC_ONLY = ("-fno-tree-bit-ccp", "-fvect-cost-model=", "-falign-")
+# aligns loops itself, and has neither gcc's register allocator regions nor its IV optimizer)
+GCC_ONLY = ("-fno-tree-bit-ccp", "-fvect-cost-model=", "-falign-", "-fira-", "-fno-ivopts")
 
 
 def for_compiler(flags: list[str], gcc: bool) -> list[str]:

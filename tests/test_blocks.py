@@ -139,3 +139,25 @@ def test_attention_tiles_call_the_block_library():
     s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 5
     e = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("library", ["1", "0"])
+def test_a_flash_kernel_is_compiled_at_the_level_of_its_blocks(library, monkeypatch):
+    """Calling the block library's blocks, a flash kernel is "flash" (flags.py: one register
+    allocator region, no IV optimizer); printing them itself, it is compiled as a packed
+    product, whose level keeps both for the blocks' k loops. Values are numpy's either way."""
+    from rulegrad.backends.c import flags, run
+    from rulegrad.backends.c.render import render_kernel
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", library)
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal(s, np.float32) for s in ((2, 30, 16), (2, 33, 16), (2, 33, 20)))
+    t = (Tensor(q) @ Tensor(k).transpose(1, 2) / 4).softmax(-1) @ Tensor(v)
+    (item,) = t.schedule()
+    kind = render_kernel(run.optimize_kernel(run.lower_only(item.ast)), "k").kind
+    assert kind == ("flash" if library == "1" else "packed")
+    assert ("-fira-region=one" in flags.cflags(kind=kind)) == (library == "1")
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 4
+    e = np.exp(s - s.max(-1, keepdims=True))
+    run._programs.clear()
+    np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)

@@ -52,17 +52,20 @@ DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fopenmp"
 # compiler work (matmul 316M -> 212M, conv 476M -> 296M, MLP 657M -> 434M). -O2 also aligns
 # loops and jumps, which costs gcc next to nothing; without it a tile's loop ran 14% slower
 # in one build than in another of the same loop (its place in a cache line): kept.
-# Since their register blocks moved to the block library (blocks.py), what is left of a packed
-# or flash kernel is loops of loops around calls, row pointers and stores, and gcc's register
+# Since its register blocks moved to the block library (blocks.py), what is left of a flash
+# kernel is loops of loops around calls, a row's softmax and stores, and gcc's register
 # allocator spent most on regions of that loop tree: -fira-region=one (one region for the
-# function) took attention 8x256x64's library 235M -> 218M compiler instructions and an MLP
-# layer's 145M -> 140M, and the induction-variable optimizer (-fno-ivopts) attention's 218M ->
-# 196M. Kernel times unchanged (attention, attention over rows of 250, MLP, conv, matmul: 2
-# threads, both builds interleaved in one process, 60 calls each, medians within 2%), except
-# the MLP's 1-2% slower without ivopts in three runs: the products keep it.
+# function) took attention 8x256x64's library 235M -> 218M compiler instructions, and the
+# induction-variable optimizer (-fno-ivopts) 218M -> 196M. Kernel times unchanged (attention,
+# attention over rows of 250: 2 threads, both builds interleaved in one process, 60 calls
+# each, medians within 2%). A register block's k loop wants both: with its blocks printed
+# (RULEGRAD_BLOCK_LIBRARY=0, a computed operand) attention ran 8% slower, so such a flash
+# kernel is compiled as a packed one. The packed products keep their level: an MLP layer's
+# library gained less (145M -> 131M), and a program whose products print their blocks and
+# call the library's would then be two compiler runs at two levels.
 _ALIGN = "-falign-functions -falign-jumps -falign-labels -falign-loops"
 LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp",
-          "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp -fira-region=one {_ALIGN}",
+          "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp {_ALIGN}",
           "flash": "-O1 -ftree-vectorize -fno-tree-bit-ccp -fira-region=one -fno-ivopts",
           "explicit": "-O1 -fno-tree-bit-ccp"}
 DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS

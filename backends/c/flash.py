@@ -248,6 +248,7 @@ def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Produc
         if "BLOCKS from the block library" not in r.choices:
             r.choices.append("BLOCKS from the block library")
     else:
+        r.printed_blocks = True
         acc = r.fresh("acc")
         panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
         panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "

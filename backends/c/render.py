@@ -531,7 +531,8 @@ class RenderedKernel:
     choices: tuple[str, ...] = ()  # what the renderer itself decided (threads, tiles), for DEBUG
     # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
     # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
-    # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles);
+    # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles; flash
+    # tiles that print a register block themselves are "packed", flags.py says why);
     # flags.py's LEVELS
     # maps it to the optimization level the kernel is compiled at
     kind: str = "loops"
@@ -649,6 +650,7 @@ class _KernelRenderer:
         # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
         # kernel is compiled at the explicit vectors' level all the same
         self.gcc_vectors = False
+        self.printed_blocks = False  # a flash register block printed here, not the library's
         self.kind = "loops"  # RenderedKernel.kind
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
@@ -1034,7 +1036,7 @@ class _KernelRenderer:
 
         if not render_flash(self, st):
             return False
-        self.kind = "flash"
+        self.kind = "packed" if self.printed_blocks else "flash"
         return True
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)

@@ -492,7 +492,8 @@ class Scope:
     names: dict[UOp, str] = field(default_factory=dict)
     open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
     # each iteration writes an element of its own and reads none another wrote (a local
-    # array's fill, a row's store): `omp simd` holds for it (flash.py marks such loops)
+    # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds for
+    # it (`_simd_fills`)
     fills: bool = False
 
     def add(self, line: str | Stmt | Scope) -> None:

@@ -228,8 +228,9 @@ def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
 
 def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeypatch):
     """A user's RULEGRAD_CFLAGS without -fopenmp: the launcher is built without OpenMP and
-    calls the kernel once over all its iterations: every element is numpy's, and a full max
-    (a launched reduce, then its finishing function) is numpy's."""
+    calls the kernel once over all its iterations: every element is numpy's, a full max (a
+    launched reduce, then its finishing function) is numpy's, and so is a matmul (a launched
+    product, its one call claiming all the work)."""
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2")
     monkeypatch.setattr(launch, "_loaded", None)
@@ -244,6 +245,12 @@ def test_without_openmp_a_launched_kernel_runs_every_iteration(tmp_path, monkeyp
         m = Tensor(x).max()
         assert _launched_kernel(m).combine == 4
         assert m.numpy() == np.float32(1e30)
+        # a product of shared panels: the one call claims every panel, then every row tile
+        a, b = (np.random.default_rng(4).standard_normal(s).astype(np.float32)
+                for s in ((100, 300), (300, 150)))
+        p = Tensor(a) @ Tensor(b)
+        assert _launched_kernel(p).shared[0] > 0
+        np.testing.assert_allclose(p.numpy(), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
     finally:
         monkeypatch.setattr(launch, "_loaded", None)
         run._programs.clear()

@@ -184,8 +184,6 @@ def process_startup() -> dict[str, float]:
     version), measured apart so each case's cold is its own."""
     from rulegrad import Tensor
     from rulegrad.backends.c import blocks, build, launch
-    from rulegrad.runtime.dtype import dtypes
-    from rulegrad.runtime.target import vector_bytes
 
     built = build.stats["compile_seconds"]
     t0 = time.perf_counter()
@@ -195,9 +193,8 @@ def process_startup() -> dict[str, float]:
     launch.launcher()
     # likewise the float32 register blocks of the packed products (backends/c/blocks.py),
     # built once per cache and loaded by the first product
-    lanes = vector_bytes() // 4
     before = build.stats["compile_seconds"]
-    blocks.load_for(blocks.name(dtypes.float32, lanes, 6))
+    blocks.load_float32()
     return {"cold": time.perf_counter() - t0, "build": build.stats["compile_seconds"] - built,
             "blocks": build.stats["compile_seconds"] - before}
 

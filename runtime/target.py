@@ -1,4 +1,5 @@
-"""The width of the vector registers the packed products' register tiles are made of.
+"""The width of the vector registers the packed products' register tiles are made of (and,
+at 512 bits, whether a contiguous upcast loop is left to gcc: rules/opt_helpers.py).
 
 In: the machine (Linux's /proc/cpuinfo), the C flags (`RULEGRAD_CFLAGS`) and
 `RULEGRAD_VECTOR_BYTES`. Out: 32 (AVX2's 256 bits) or 64 (AVX-512's 512 bits).

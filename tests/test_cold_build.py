@@ -20,7 +20,6 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c import build
 from rulegrad.backends.c.render import PRELUDE
-from rulegrad.runtime.dtype import dtypes
 
 
 def _is_gcc() -> bool:
@@ -324,10 +323,9 @@ def _process_libraries() -> None:
     library of this width), so a test counting a program's builds counts only its own,
     whichever test ran first in the process."""
     from rulegrad.backends.c import blocks, launch
-    from rulegrad.runtime.target import vector_bytes
 
     launch.launcher()
-    blocks.load_for(blocks.name(dtypes.float32, vector_bytes() // 4, 6))
+    blocks.load_float32()
 
 
 def _built_commands(monkeypatch, tmp_path, programs) -> list[tuple[list[str], str]]:

@@ -14,19 +14,13 @@ import re
 
 import numpy as np
 import pytest
+from test_c_gemm import _softmax
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build, run
 
-
-def _softmax(s: np.ndarray) -> np.ndarray:
-    e = np.exp(s - s.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
 _CASES = {
-    "softmax": (lambda x: x.softmax(-1), [(64, 250)],
-                lambda x: _softmax(x)),
+    "softmax": (lambda x: x.softmax(-1), [(64, 250)], _softmax),
     "attention": (lambda q, k, v: (q @ k.transpose(1, 2) * 0.125).softmax(-1) @ v,
                   [(2, 250, 32)] * 3,
                   lambda q, k, v: _softmax(q @ k.transpose(0, 2, 1) * 0.125) @ v),

@@ -9,10 +9,13 @@ is what launching buys.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from test_c_gemm import _conv_np
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build, launch, run
@@ -28,11 +31,22 @@ void rg_count(void *const *a_, int64_t lo_, int64_t hi_)
 """
 
 
-def _gomp() -> ctypes.CDLL:
+@contextlib.contextmanager
+def _team(threads: int) -> Iterator[None]:
+    """OpenMP teams of `threads` threads inside, and no program compiled before or inside
+    kept (each is built again, for its own test)."""
     try:
-        return ctypes.CDLL("libgomp.so.1")
+        gomp = ctypes.CDLL("libgomp.so.1")
     except OSError:
         pytest.skip("no libgomp to set the team size with")
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(threads)
+    run._programs.clear()
+    try:
+        yield
+    finally:
+        gomp.omp_set_num_threads(before)
+        run._programs.clear()
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
@@ -40,16 +54,11 @@ def test_launcher_runs_every_iteration_once(threads):
     """A kernel counting the iterations it is given, on teams of 1 to 5 threads, for loops of
     1 to 12 iterations: each iteration is run by exactly one thread."""
     lib = build.build_library([build.RenderedKernel("rg_count", _COUNT, 1, (dtypes.int32,))])
-    gomp = _gomp()
-    before = gomp.omp_get_max_threads()
-    gomp.omp_set_num_threads(threads)
-    try:
+    with _team(threads):
         for n in range(1, 13):
             hits = np.zeros(n + 1, np.int32)
             lib.function("rg_count", 1, launch=n)(hits.ctypes.data)
             np.testing.assert_array_equal(hits, [1] * n + [0])
-    finally:
-        gomp.omp_set_num_threads(before)
 
 
 def _launched_kernel(t: Tensor):
@@ -93,20 +102,13 @@ def test_launched_reductions_split_unevenly_are_exact(threads, case, monkeypatch
 
     monkeypatch.setattr(render, "PARALLEL_MIN_WORK", 64)
     monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 64)
-    run._programs.clear()
-    gomp = _gomp()
-    before = gomp.omp_get_max_threads()
-    gomp.omp_set_num_threads(threads)
-    try:
+    with _team(threads):
         op, shape = _REDUCTIONS[case]
         x = np.random.default_rng(len(case)).standard_normal(shape).astype(np.float32)
         x[shape[0] // 2, 3] = np.nan
         t = op(Tensor(x))
         assert _launched_kernel(t).launch > 0
         np.testing.assert_allclose(t.numpy(), op(x), rtol=2e-5, atol=1e-4)
-    finally:
-        gomp.omp_set_num_threads(before)
-        run._programs.clear()
 
 
 def test_a_kernel_with_values_before_its_loop_is_launched_and_exact():
@@ -136,32 +138,28 @@ def test_attention_threaded_over_its_heads_is_launched_and_exact(threads):
     t = (Tensor(q) @ Tensor(k).transpose(1, 2) / 8).softmax(-1) @ Tensor(v)
     rk = _launched_kernel(t)
     assert rk.launch == 5 and "omp parallel" not in rk.source, rk.choices
-    run._programs.clear()
-    gomp = _gomp()
-    before = gomp.omp_get_max_threads()
-    gomp.omp_set_num_threads(threads)
-    try:
+    with _team(threads):
         got = t.numpy()
-    finally:
-        gomp.omp_set_num_threads(before)
-        run._programs.clear()
     s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 8
     e = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
 
 
-_SHARED = {
+_SHARED = {  # (the product on tensors, on numpy's float64 arrays, the shapes, the dtype)
     # 100 rows: the last of 17 tiles computes 2 rows past the end; 150 columns: 10 panels
-    "matmul float32": (lambda a, b: a @ b, [(100, 300), (300, 150)], np.float32),
+    "matmul float32": (lambda a, b: a @ b, lambda a, b: a @ b, [(100, 300), (300, 150)],
+                       np.float32),
     # x packed per tile (the bias and relu computed into it), float64
-    "bias and relu into x, float64": (lambda x, w, b: (Tensor(x) + Tensor(b)).relu() @ w,
+    "bias and relu into x, float64": (lambda x, w, b: (x + b).relu() @ w,
+                                      lambda x, w, b: np.maximum(x + b, 0) @ w,
                                       [(130, 400), (400, 70), (400,)], np.float64),
     # images and pixels (4*17*23) as the rows, in 261 tiles claimed 8 at a time, the last one
     # among them; 32 output channels: 2 panels
-    "convolution": (lambda x, w: x.conv2d(w), [(4, 8, 19, 25), (32, 8, 3, 3)], np.float32),
+    "convolution": (lambda x, w: x.conv2d(w), _conv_np, [(4, 8, 19, 25), (32, 8, 3, 3)],
+                    np.float32),
     # 16 output channels: one panel, which each thread packs for itself
-    "convolution, one panel": (lambda x, w: x.conv2d(w), [(4, 8, 19, 25), (16, 8, 3, 3)],
-                               np.float32),
+    "convolution, one panel": (lambda x, w: x.conv2d(w), _conv_np,
+                               [(4, 8, 19, 25), (16, 8, 3, 3)], np.float32),
 }
 
 
@@ -172,40 +170,17 @@ def test_products_of_shared_panels_are_launched_and_match_numpy(case, threads):
     ready marks are in the launcher's scratch (one panel: each thread packs its own), its
     threads claim panels then row tiles (one or 8 at a time), and every output is numpy's
     (float64, within the fused multiply-add's contract), on teams of 1 to 3 threads."""
-    op, shapes, dt = _SHARED[case]
+    op, ref, shapes, dt = _SHARED[case]
     rng = np.random.default_rng(len(case) + threads)
     arrays = [rng.standard_normal(s).astype(dt) for s in shapes]
-    if case.startswith("bias"):
-        t = op(*arrays)  # (x and b as tensors inside: the sum is x's, not a separate kernel)
-        x, w, b = (a.astype(np.float64) for a in arrays)
-        want = np.maximum(x + b, 0) @ w
-    else:
-        t = op(*(Tensor(a) for a in arrays))
-        want = _SHARED_NP[case](*(a.astype(np.float64) for a in arrays))
+    t = op(*(Tensor(a) for a in arrays))
+    want = ref(*(a.astype(np.float64) for a in arrays))
     rk = _launched_kernel(t)
     assert rk.launch > 0 and rk.shared[0] > 0 and not rk.openmp, rk.choices
-    run._programs.clear()
-    gomp = _gomp()
-    before = gomp.omp_get_max_threads()
-    gomp.omp_set_num_threads(threads)
-    try:
+    with _team(threads):
         got = t.numpy()
-    finally:
-        gomp.omp_set_num_threads(before)
-        run._programs.clear()
     tol = 1e-12 if dt is np.float64 else 1e-5
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
-
-
-def _conv_np(x, w):
-    n, c, h, wd = x.shape
-    o, _, kh, kw = w.shape
-    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))
-    return np.einsum("nchwij,ocij->nohw", win, w)
-
-
-_SHARED_NP = {"matmul float32": lambda a, b: a @ b, "convolution": _conv_np,
-              "convolution, one panel": _conv_np}
 
 
 def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
@@ -283,17 +258,10 @@ def test_full_reductions_are_launched_and_give_the_same_bits_on_1_2_and_3_thread
     rk = _launched_kernel(t)
     assert rk.launch == 256 and rk.combine == rk.param_dtypes[0].itemsize and not rk.openmp
     assert f"{rk.cname}_fin" in rk.source, rk.source
-    gomp = _gomp()
-    before = gomp.omp_get_max_threads()
     got = []
-    try:
-        for threads in (1, 2, 3):
-            gomp.omp_set_num_threads(threads)
-            run._programs.clear()
+    for threads in (1, 2, 3):
+        with _team(threads):
             got.append(op(Tensor(x)).numpy())
-    finally:
-        gomp.omp_set_num_threads(before)
-        run._programs.clear()
     assert got[0].tobytes() == got[1].tobytes() == got[2].tobytes(), got
     if "sum" in case and dt is np.int32:
         assert got[0] == x.sum(dtype=np.int64)

@@ -29,9 +29,15 @@ import threading
 
 from rulegrad.runtime.dtype import DType, dtypes
 
-from .render import RenderedKernel, block_signature, ctype, pack_signature, vector_names
+from .render import (
+    BLOCK_ROWS,
+    RenderedKernel,
+    block_signature,
+    ctype,
+    pack_signature,
+    vector_names,
+)
 
-ROWS = range(1, 7)  # a tile's rows: rules/pack_helpers.py's TILE_ROWS, or fewer
 NAME = re.compile(r"\brg_(?:block|pack)_(v|z)f(32|64)\w*")
 
 
@@ -82,7 +88,7 @@ def _kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     # one per row count: a build splits them into parts compiled at once (build.partition),
     # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
-            for rows in ROWS] + [RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
+            for rows in BLOCK_ROWS] + [RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
                                                 kind="packed")]
 
 
@@ -103,3 +109,11 @@ def load_for(kernel_source: str) -> None:
             dt = dtypes.float32 if m[1] == "32" else dtypes.float64
             lanes = (32 if m[0] == "v" else 64) // dt.itemsize
             _loaded[key] = build_library(_kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+
+
+def load_float32() -> None:
+    """Load the float32 blocks of this target's width (runtime/target.py): what a process's
+    first float32 product loads, for a caller that counts builds to take it out of the way."""
+    from rulegrad.runtime.target import vector_bytes
+
+    load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)))

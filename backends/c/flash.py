@@ -45,7 +45,7 @@ from .gemm import (
     k_stride,
     plain_load,
 )
-from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
+from .render import RenderError, Scope, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -214,8 +214,7 @@ def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product,
     coeffs, terms = split_
     k = p.ks[0]
     steps = [t for t in terms if k in r.deps[t]]
-    fixed = _total([t for t in terms if k not in r.deps[t]], x.src[0].src[1])
-    r.deps.update(_free_ranges(toposort(fixed)))  # (a new sum)
+    fixed = _total(r, [t for t in terms if k not in r.deps[t]], x.src[0].src[1])
     stride = k_stride(steps[0], k) if len(steps) == 1 else None
     if stride is None or coeffs[i] < 0 or fixed.vmin < 0:
         return None

@@ -121,13 +121,13 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         # panel's mark only while another thread is still copying it. No barrier: a thread the
         # OS has not started yet (a loaded machine) leaves every panel to the others, and
         # packing each panel once halves a thread's copying (512^3: a 1 MB copy a thread)
-        nx, g.ready = r.fresh("nx"), r.fresh("rdy")
+        g.ready = r.fresh("rdy")
         shared = not batch and _alone(r)
-        tile_claim = f"{nx}[1]" if shared else ""
         if shared:  # the whole kernel: launched, its shared state in the launcher's scratch
-            _shared_scratch(r, prods, g, nx, pack.grab)
-            region, nx = scope, f"{nx}[0]"
+            nx, tile_claim = _shared_scratch(r, prods, g, pack.grab)
+            region = scope
         else:
+            nx, tile_claim = r.fresh("nx"), ""
             _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
@@ -151,10 +151,9 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _close(r, scope)
         _free(scope, prods)
     elif inner_pragma:  # one panel: each thread packs it for itself, then takes row tiles
-        shared = not batch and _alone(r)
-        if shared:  # launched: the tile counter in the launcher's scratch
-            nx = r.fresh("nx")
-            _shared_scratch(r, [], g, nx, pack.grab)
+        tile_claim = ""
+        if not batch and _alone(r):  # launched: the tile counter in the launcher's scratch
+            _, tile_claim = _shared_scratch(r, [], g, pack.grab)
             region = scope
         else:
             region = _open(scope, "#pragma omp parallel\n", r)
@@ -162,7 +161,7 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _scratch(r, region, prods, g.ct, 1, g.tj)
         _pack_y(r, region, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
-                   claim=f"{nx}[1]" if shared else "", grab=pack.grab)
+                   claim=tile_claim, grab=pack.grab)
         _free(region, prods)
     else:  # one panel on one core: packed, then its row tiles
         panel = _open(scope, panel_head, r)
@@ -203,13 +202,14 @@ def _alone(r: _KernelRenderer) -> bool:
             and all(n.op is not Ops.DEFINE_VAR for n in toposort(r.ast)))
 
 
-def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry, nx: str,
-                    grab: int) -> None:
-    """Name the scratch area's parts (`s_`, RenderedKernel.shared): the claim counters `nx`
-    (panels, row tiles), then with `prods` the panels' ready marks and each product's panels,
-    64-byte aligned (without, each thread packs its one panel for itself)."""
+def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry,
+                    grab: int) -> tuple[str, str]:
+    """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
+    with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
+    each thread packs its one panel for itself). Returns the counters of panels and tiles."""
     size = 4 if g.ct == "float" else 8
     head = -(-(16 + g.npanels) // 64) * 64  # the zeroed part: counters and marks
+    nx = r.fresh("nx")
     r.root.add(f"int64_t *const {nx} = (int64_t *)s_;")
     if prods:
         r.root.add(f"unsigned char *const {g.ready} = s_ + 16;")
@@ -221,6 +221,7 @@ def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry, nx:
     tiles = -(-g.ni // min(g.ti, g.ni))
     # a thread of the launch starts when it gets iterations: as many as there are claims
     r.shared = (max(-(-tiles // grab), g.npanels), at, head)
+    return f"{nx}[0]", f"{nx}[1]"
 
 
 def _free(scope: Scope, prods: list[_Product]) -> None:
@@ -545,7 +546,7 @@ class _RowOffsets:
         split_ = _affine(self.r, node.src[1], self.rows)
         if split_ is None:
             return None
-        coeffs, offset = split_[0], _total(split_[1], node.src[1])
+        coeffs, offset = split_[0], _total(self.r, split_[1], node.src[1])
         pointer = (pointer and buf.op is Ops.DEFINE_GLOBAL and min(coeffs.values()) >= 0
                    and offset.vmin >= 0)  # (a pointer inside the buffer, never before it)
         if not pointer and len(self.rows) == 1:
@@ -611,8 +612,7 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     if split_ is None:
         return False
     coeffs, terms = split_
-    fixed, sk, sj, inner = _total(terms, idx), coeffs[ks[-1]], coeffs[j], 1
-    r.deps.update(_free_ranges(toposort(fixed)))  # (a new sum)
+    fixed, sk, sj, inner = _total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
     for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
         if coeffs[k] != sk * inner:
             return False
@@ -673,8 +673,7 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     split_ = _affine(r, x.src[0].src[1], rows)
     if split_ is None:
         return
-    coeffs, rest = split_[0], _total(split_[1], x.src[0].src[1])
-    r.deps.update(_free_ranges(toposort(rest)))  # (the rest is a new sum of x's terms)
+    coeffs, rest = split_[0], _total(r, split_[1], x.src[0].src[1])
     if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
         return
     stride = k_stride(rest, p.ks[0]) if len(p.ks) == 1 else None
@@ -736,11 +735,13 @@ def _affine(r: _KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
     return coeffs, rest
 
 
-def _total(terms: list[UOp], like: UOp) -> UOp:
-    """The sum of `terms` (0, of `like`'s dtype, for none)."""
+def _total(r: _KernelRenderer, terms: list[UOp], like: UOp) -> UOp:
+    """The sum of `terms` (0, of `like`'s dtype, for none), its ranges noted in `r.deps` (the
+    sum is a new node)."""
     total = terms[0] if terms else like.const_like(0)
     for t in terms[1:]:
         total = total + t
+    r.deps.update(_free_ranges(toposort(total)))
     return total
 
 

@@ -56,6 +56,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import VECTOR_LANES, stride
+from rulegrad.rules.pack_helpers import TILE_ROWS
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -268,6 +269,9 @@ RG_FMAX(double, uint64_t, f64)
 # defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
 # on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
 # instructions the whole prelude takes (callgrind, gcc 12), for nothing.
+BLOCK_ROWS = range(1, TILE_ROWS + 1)  # the block library's blocks: a tile's rows, or fewer
+
+
 def block_signature(ct: str) -> str:
     """The parameters of a register block of the block library (blocks.py), whose kernels
     call them: steps, x's row pointers, x's offset table or 0, x's stride, the packed panel,
@@ -297,7 +301,7 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
            f"omp_out = rg_{m}_{s}(omp_out, omp_in)) initializer(omp_priv = omp_orig)")
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)};"
-                                             for w in "vz" for rows in range(1, 7)))
+                                             for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),

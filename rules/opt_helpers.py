@@ -14,7 +14,11 @@ The actions change how a kernel is computed, never what it computes:
   vectors itself, a strided window's reads as vector loads and a shuffle, and the loop's last
   vector overlapping the one before it instead of a scalar tail; or, on a 512-bit target
   with every read contiguous, `RANGE(..., (id, "simd"))`: `omp simd` again, in a kernel
-  compiled as the explicit vectors' are.
+  compiled as the explicit vectors' are;
+- `vector_reduce(red)`: a float32 sum, max or min along a contiguous loop with its innermost
+  range marked `RANGE(..., (id, "vector"))`: the renderer keeps REDUCE_VECTORS vectors of
+  partial results, so consecutive steps do not wait on each other. A max or min is exact in
+  any order; a float sum's order is the reduction contract's (runtime/semantics.py).
 """
 
 from __future__ import annotations
@@ -41,6 +45,12 @@ VECTOR_LANES = 8
 VECTOR_STRIDES = (1, 2)
 # the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
+# a reduce along a contiguous loop of at least this many values keeps REDUCE_VECTORS vectors of
+# partial results: one accumulator waits on its last step (a float add's latency, four
+# operations for a NaN-propagating max), several keep the vector units busy. A softmax's
+# 1024-wide row max ran in a third of the time with 4 (2: half, 8: no better than 4)
+VECTOR_REDUCE_MIN = 64
+REDUCE_VECTORS = 4
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                          Ops.MIN, Ops.NEG})
 
@@ -206,7 +216,7 @@ def vectorizable(st: UOp, j: UOp) -> str:
     return "simd"
 
 
-def vector_values(nodes: list[UOp], j: UOp, out: UOp, strides: tuple[int, ...]) -> bool:
+def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...]) -> bool:
     """True when `nodes` (those that vary along loop j) all have an explicit vector form:
     float32 ops of _VECTOR_OPS reading `strides` apart along j and never the buffer `out`,
     and index arithmetic affine in j."""
@@ -223,6 +233,32 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp, strides: tuple[int, ...]) 
         elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in strides:
             return False
     return True
+
+
+def vector_reducible(red: UOp) -> bool:
+    """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least
+    VECTOR_REDUCE_MIN long and whose value along it has an explicit vector form reading
+    contiguously (`vector_values`), ungated; not a sum of products (those are packed)."""
+    update = red.src[0]
+    if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
+            or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
+        return False
+    r, v = red.src[-1], update.src[1]
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_REDUCE_MIN:
+        return False
+    nodes = along(v, r)
+    if any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
+        return False
+    on = set(nodes)
+    if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src):
+        return False  # a sum of products: pack_store's
+    return vector_values(nodes, r, None, (1,))
+
+
+def vector_reduce(red: UOp) -> UOp:
+    """The REDUCE with its innermost loop marked for vector accumulators."""
+    r = red.src[-1]
+    return red.substitute({r: r.replace(arg=(r.arg[0], "vector"))})
 
 
 def upcast(st: UOp) -> UOp:

@@ -229,6 +229,7 @@ def test_attention_is_the_flash_kernel(monkeypatch):
     without local products."""
     q, k, v = (Tensor(a) for a in _data((8, 256, 64), (8, 256, 64), (8, 256, 64)))
     _, acts = _one_kernel(_attention(q, k, v, "rg"))
+    acts = [a for a in acts if not a.startswith("VECTOR")]  # (its rows' max and sum)
     assert len(acts) == 1 and acts[0].startswith("FLASH rows r1 in tiles of 6: local products "
                                                  "over r") and "PARALLEL batch" in acts[0], acts
     q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 512, 128), (1, 512, 16)))
@@ -236,7 +237,7 @@ def test_attention_is_the_flash_kernel(monkeypatch):
     assert actions(lower_only(scores.ast), optimize_kernel(lower_only(scores.ast)))[0].startswith(
         "PACK")
     acts = actions(lower_only(rest.ast), optimize_kernel(lower_only(rest.ast)))
-    assert acts[0].startswith("FLASH rows r0 in tiles of 6: local products over none"), acts
+    assert acts[-1].startswith("FLASH rows r0 in tiles of 6: local products over none"), acts
 
 
 def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
@@ -273,7 +274,7 @@ def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
     sched = _attention(*(Tensor(a) for a in (q, k, v)), "rg").schedule()
     (item,) = sched
     prog = compile_program(sched)
-    assert "FLASH" in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))[0]
+    assert "FLASH" in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))[-1]
     blocks = prog.source.count("fma_f") + prog.source.count("rg_block_")  # printed or called
     assert blocks == 2, "one tile: the scores' and the output's tiles"
     bufs = [b.ensure() for b in item.bufs]

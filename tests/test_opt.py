@@ -148,7 +148,7 @@ def test_unrolled_window_starts_from_its_first_value_where_that_is_exact(dt, op,
 
 
 def test_large_reduce_is_not_unrolled():
-    x = Tensor(np.zeros((8, 64), np.float32))
+    x = Tensor(np.zeros((8, 64), np.int32))
     low, opt, _ = _kernel(x.max(axis=1))
     assert opt is low and actions(low, opt) == []
 
@@ -384,6 +384,53 @@ def test_split_full_sum_counts_its_inner_loop_for_threads():
     low, opt, _ = _kernel(t)
     assert "THREAD ADD over r0 (256 iterations)" in actions(low, opt)
     _check_reduce("sum", x, (0,), t.numpy())
+
+
+@pytest.mark.parametrize("op", ["max", "min", "sum"])
+@pytest.mark.parametrize("width", [64, 85, 250, 1024])  # blocks of 4 vectors, whole vectors, values
+def test_row_reduce_keeps_vectors_of_partial_results(op, width):
+    """A float32 max, min or sum along a contiguous row of at least VECTOR_REDUCE_MIN keeps 4
+    vectors of 8 partial results over its blocks of 32, then the whole vectors left and the
+    last values one by one: max and min numpy's bits (NaN, signed zeros and infinities in every
+    position), a sum within the reduction contract's bound."""
+    x = _data((6, width), np.float32, seed=width) if op != "sum" else \
+        np.random.default_rng(width).standard_normal((6, width)).astype(np.float32)
+    t = getattr(Tensor(x), op)(axis=1)
+    low, opt, rk = _kernel(t)
+    name = {"sum": "ADD", "max": "MAX", "min": "MIN"}[op]
+    assert f"VECTOR {name} over r1 ({width} values: 4 vectors of 8 partial results)" in \
+        actions(low, opt)
+    assert "[4]; for (int u_ = 0; u_ < 4; u_++)" in rk.source and "rg_vload_f32(" in rk.source
+    _check_reduce(op, x, (1,), t.numpy())
+
+
+def test_vector_partial_results_of_a_nan_or_zeros_row_bits_equal_numpy():
+    # one NaN anywhere in the row (each of the four vectors, the leftover vector and values);
+    # rows of +0.0 and -0.0 in either order: MAX gives +0.0, MIN -0.0 (runtime/semantics.py)
+    width = 32 * 3 + 8 + 3
+    x = np.ones((width + 2, width), np.float32)
+    x[np.arange(width), np.arange(width)] = np.nan
+    x[width] = np.where(np.arange(width) % 2, -0.0, 0.0)
+    x[width + 1] = -0.0
+    for op in ("max", "min"):
+        _same_bits(getattr(Tensor(x), op)(axis=1).numpy(), _oracle(op, x, (1,)))
+
+
+def test_reduce_over_two_axes_keeps_its_vectors_across_the_outer_loop():
+    x = np.random.default_rng(12).standard_normal((5, 7, 100)).astype(np.float32)
+    t = Tensor(x).sum(axis=(1, 2))
+    low, opt, _ = _kernel(t)
+    assert any(a.startswith("VECTOR ADD over r2 (100 values") for a in actions(low, opt))
+    _check_reduce("sum", x, (1, 2), t.numpy())
+
+
+def test_gated_strided_or_short_reduces_keep_one_accumulator():
+    x = Tensor(np.ones((64, 64), np.float32))
+    for t in (x.pad(((0, 0), (1, 1))).sum(axis=1), x.sum(axis=0), x[:, :63].sum(axis=1),
+              Tensor(np.ones((8, 63), np.float32)).max(axis=1),
+              Tensor(np.ones((8, 64), np.float64)).sum(axis=1)):
+        low, opt, _ = _kernel(t)
+        assert not any(a.startswith("VECTOR") for a in actions(low, opt))
 
 
 def test_small_or_inner_reduces_are_not_threaded_by_the_action():

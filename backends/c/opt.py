@@ -3,7 +3,7 @@ actions of `rules/opt.rules` applied, and the list of actions taken.
 
 In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
 small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast", or "vector"
-for explicit vectors), reduces
+for explicit vectors; a reduce's own "vector" range: vectors of partial results), reduces
 interchanged (an `Interchange` in the STORE's arg: the last output axis innermost, maybe a
 register tile) and sums of products packed (a `Pack` in the STORE's arg: rows, columns,
 register tile, packed operand, threaded loop), which `render.py` and `gemm.py` print;
@@ -17,7 +17,7 @@ from __future__ import annotations
 from rulegrad.rules import matcher
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import VECTOR_LANES
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
@@ -38,6 +38,9 @@ def actions(before: UOp, after: UOp) -> list[str]:
         return tuple(r.arg[0] for r in red.src[1:])
 
     kept = {ids(n) for n in toposort(after) if n.op is Ops.REDUCE}
+    # a reduce's own "vector" range is its vector accumulators, not an upcast output loop
+    accumulated = {n.src[-1] for n in toposort(after)
+                   if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "vector"}
     for n in toposort(before):
         if n.op is Ops.REDUCE and ids(n) not in kept:
             sizes = [int(r.src[0].arg) for r in n.src[1:]]
@@ -54,7 +57,11 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "simd":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc)")
-        if n.op is Ops.RANGE and n.arg[1] == "vector":
+        if n.op is Ops.REDUCE and n.src[-1] in accumulated:
+            size = int(n.src[-1].src[0].arg)
+            done.append(f"VECTOR {n.arg.name} over r{n.src[-1].arg[0]} ({size} values: "
+                        f"{REDUCE_VECTORS} vectors of {VECTOR_LANES} partial results)")
+        if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated:
             size = int(n.src[0].arg)
             tail = ", the last overlapping" if size % VECTOR_LANES else ""
             count = -(-size // VECTOR_LANES)

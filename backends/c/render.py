@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import VECTOR_LANES, stride
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
 from rulegrad.rules.pack_helpers import TILE_ROWS
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -746,6 +746,9 @@ class _KernelRenderer:
                 # down a chain: a source already named is not pushed, and the first one left
                 # to emit (the next entry popped) is taken at once, its lookup done
                 while True:
+                    if n.op is reduce_op and n.src[-1].arg[1] == "vector":
+                        self._vector_reduce(n)
+                        break
                     if n.op is reduce_op:
                         self._open_reduce(n, saved)
                         work.append((n, 2))
@@ -884,6 +887,76 @@ class _KernelRenderer:
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((old_stack, opened, acc))
+
+    def _vector_reduce(self, red: UOp) -> None:
+        """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
+        `vector_reduce`): REDUCE_VECTORS vectors of partial results, each combining every
+        REDUCE_VECTORS-th vector of the loop's values over its blocks of that many, then the
+        whole vectors left; the last values (fewer than a vector) go into the scalar
+        accumulator, and the vectors are combined into it after the loops."""
+        host = self.home(red)
+        reg, update, r = _accumulator(red), red.src[0], red.src[-1]
+        ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        acc, accv = self.fresh("acc"), self.fresh("acc")
+        host.add(f"{ct} {acc} = {ident};")
+        self.vartypes[acc], self.vartypes[accv] = ct, "rg_vf32 *"
+        depth = self.stack.index(host)
+        old_stack, outside = self.stack, (self.vector, self.vector_nodes)
+        opened = [(s, s.open_child) for s in self.stack[depth:]]
+        self.stack = self.stack[: depth + 1]
+        scope = vhome = host
+        for i, outer in enumerate(red.src[1:-1]):
+            pragma = self._reduce_pragma(red, acc, innermost=False, outermost=i == 0)
+            scope = self.open_loop(scope, outer, pragma)
+            self.stack.append(scope)
+            if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
+                vhome = scope
+                self.combines.append(_Combine(acc, update))
+        vhome.add(f"rg_vf32 {accv}[{REDUCE_VECTORS}]; for (int u_ = 0; u_ < {REDUCE_VECTORS}; "
+                  f"u_++) {accv}[u_] = rg_vset_f32({ident});")
+        n, block = _range_size(r), REDUCE_VECTORS * VECTOR_LANES
+        main, whole = n - n % block, n - n % VECTOR_LANES
+        self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
+        if main:
+            kb = self.fresh("kb")
+            rest = scope.open_child  # (what is still being filled after these loops)
+            self.open_counter(scope, f"for (int64_t {kb} = 0; {kb} < {main}; {kb} += {block})")
+            self._vector_steps(red, accv, kb, REDUCE_VECTORS)
+            self.stack.pop()
+            scope.open_child = rest
+        if whole > main:
+            self._vector_steps(red, accv, str(main), (whole - main) // VECTOR_LANES)
+        self.vector, self.vector_nodes = None, set()
+        if n > whole:  # the last values, one at a time
+            tail = self.open_loop(scope, r, "", str(whole), n - whole)
+            self.stack.append(tail)
+            tail.names[reg] = acc
+            tail.add(f"{acc} = {self.emit(update)};")
+        for s in self.stack[depth:]:
+            s.open_child = None
+        self.stack = old_stack
+        for s, child in opened:
+            s.open_child = child
+        self.vector, self.vector_nodes = outside
+        both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
+        vhome.add(f"for (int u_ = 1; u_ < {REDUCE_VECTORS}; u_++) {accv}[0] = {both};")
+        lane = render_alu(update, [acc, f"{accv}[0][u_]"])
+        vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
+        host.names[red] = acc
+
+    def _vector_steps(self, red: UOp, accv: str, start: str, count: int) -> None:
+        """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
+        accv[u] (unrolled: the array is registers to gcc)."""
+        r, parent = red.src[-1], self.stack[-1]
+        rest = parent.open_child
+        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
+        var = lane.names[r]
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {VECTOR_LANES};"
+        self.stack.append(lane)
+        lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
+        lane.add(f"{cell} = {self.emit(red.src[0])};")
+        self.stack.pop()
+        parent.open_child = rest
 
     def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool) -> str:
         op, adt = red.arg, red.dtype

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 3479fd6c0b60fd70412a21528c16c3f625c87be62eb36af08c283052148c8374
+# source sha256: 9744a1bc160ab7d637facf8ef365e2193f5851be5355309c8ea4e29d67fb64d4
 # imports rules/symbolic.rules sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -25,10 +25,12 @@ from rulegrad.rules.thread_helpers import threaded
 from rulegrad.rules.opt_helpers import unrolled
 from rulegrad.rules.opt_helpers import upcast
 from rulegrad.rules.opt_helpers import upcastable
+from rulegrad.rules.opt_helpers import vector_reduce
+from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '3479fd6c0b60fd70412a21528c16c3f625c87be62eb36af08c283052148c8374'
+SOURCE_SHA256 = '9744a1bc160ab7d637facf8ef365e2193f5851be5355309c8ea4e29d67fb64d4'
 DEPENDENCIES = (('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'), )
 
 
@@ -36,42 +38,43 @@ DEPENDENCIES = (('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195de
 _opt_actions_rules = (
     RuleInfo('unroll_reduce', 'rules/opt.rules', 21, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
     RuleInfo('thread_reduce', 'rules/opt.rules', 27, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 32, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 38, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 44, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 50, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 31, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 36, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 42, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 48, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 54, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:32
+    # rule upcast_store at rules/opt.rules:36
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
-    # rule flash_store at rules/opt.rules:38
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
+    # rule flash_store at rules/opt.rules:42
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
-    # rule pack_store at rules/opt.rules:44
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+    # rule pack_store at rules/opt.rules:48
     #   pack_store: STORE as st if packable(st) -> packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule interchange_store at rules/opt.rules:50
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
+    # rule interchange_store at rules/opt.rules:54
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
     if interchangeable(st):
         _r = _as_uop(n, interchanged(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
@@ -89,6 +92,13 @@ def _opt_actions_REDUCE(n, ctx):
     if threadable(r):
         _r = _as_uop(n, threaded(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
+    # rule vector_reduce at rules/opt.rules:31
+    #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
+    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    r = n
+    if vector_reducible(r):
+        _r = _as_uop(n, vector_reduce(r))
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
     return None
 
 

@@ -238,7 +238,8 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 def vector_reducible(red: UOp) -> bool:
     """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least
     VECTOR_REDUCE_MIN long and whose value along it has an explicit vector form reading
-    contiguously (`vector_values`), ungated; not a sum of products (those are packed)."""
+    contiguously (`vector_values`), ungated; not a sum of products of two values (those are
+    packed)."""
     update = red.src[0]
     if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
@@ -250,8 +251,9 @@ def vector_reducible(red: UOp) -> bool:
     if any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
         return False
     on = set(nodes)
-    if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src):
-        return False  # a sum of products: pack_store's
+    if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src) \
+            and v.src[0] is not v.src[1]:
+        return False  # a sum of products: pack_store's (a sum of squares is not)
     return vector_values(nodes, r, None, (1,))
 
 

@@ -386,22 +386,54 @@ def test_split_full_sum_counts_its_inner_loop_for_threads():
     _check_reduce("sum", x, (0,), t.numpy())
 
 
+def _both_ways(monkeypatch, t_of):
+    """t_of()'s kernel and values with the row reductions of the block library and printed
+    in the kernel (RULEGRAD_BLOCK_LIBRARY=0): [(rendered C, values)] for each."""
+    from rulegrad.backends.c import run
+
+    out = []
+    for library in ("1", "0"):
+        monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", library)
+        run._programs.clear()  # (a program is kept by its kernels' ASTs, the same either way)
+        t = t_of()
+        low, opt, rk = _kernel(t)
+        out.append((actions(low, opt), rk.source, t.numpy()))
+    run._programs.clear()
+    return out
+
+
 @pytest.mark.parametrize("op", ["max", "min", "sum"])
 @pytest.mark.parametrize("width", [64, 85, 250, 1024])  # blocks of 4 vectors, whole vectors, values
-def test_row_reduce_keeps_vectors_of_partial_results(op, width):
+def test_row_reduce_keeps_vectors_of_partial_results(monkeypatch, op, width):
     """A float32 max, min or sum along a contiguous row of at least VECTOR_REDUCE_MIN keeps 4
     vectors of 8 partial results over its blocks of 32, then the whole vectors left and the
     last values one by one: max and min numpy's bits (NaN, signed zeros and infinities in every
-    position), a sum within the reduction contract's bound."""
+    position), a sum within the reduction contract's bound. A row of memory calls the block
+    library's reduction, which computes what the kernel prints without it, bit for bit."""
     x = _data((6, width), np.float32, seed=width) if op != "sum" else \
         np.random.default_rng(width).standard_normal((6, width)).astype(np.float32)
-    t = getattr(Tensor(x), op)(axis=1)
-    low, opt, rk = _kernel(t)
+    (acts, lib_src, lib), (_, src, printed) = _both_ways(
+        monkeypatch, lambda: getattr(Tensor(x), op)(axis=1))
     name = {"sum": "ADD", "max": "MAX", "min": "MIN"}[op]
-    assert f"VECTOR {name} over r1 ({width} values: 4 vectors of 8 partial results)" in \
-        actions(low, opt)
-    assert "[4]; for (int u_ = 0; u_ < 4; u_++)" in rk.source and "rg_vload_f32(" in rk.source
-    _check_reduce(op, x, (1,), t.numpy())
+    assert f"VECTOR {name} over r1 ({width} values: 4 vectors of 8 partial results)" in acts
+    assert f"rg_reduce_{name.lower()}_f32(&p1[" in lib_src and "rg_vload_f32(" not in lib_src
+    assert "[4]; for (int u_ = 0; u_ < 4; u_++)" in src and "rg_vload_f32(" in src
+    _check_reduce(op, x, (1,), lib)
+    _same_bits(lib, printed)
+
+
+def test_computed_row_values_keep_vectors_of_partial_results(monkeypatch):
+    # a value computed along the row (not a plain read) is printed in the kernel either way
+    x = np.random.default_rng(13).standard_normal((5, 300)).astype(np.float32)
+    def squares():
+        d = Tensor(x) - 0.5
+        return (d * d).sum(axis=1)  # (a sum of squares, not of products of two values)
+
+    (acts, lib_src, lib), (_, _, printed) = _both_ways(monkeypatch, squares)
+    assert "VECTOR ADD over r1 (300 values: 4 vectors of 8 partial results)" in acts
+    assert "rg_reduce_" not in lib_src and "[4]; for (int u_ = 0; u_ < 4; u_++)" in lib_src
+    _check_reduce("sum", (x - np.float32(0.5)) ** 2, (1,), lib)
+    _same_bits(lib, printed)
 
 
 def test_vector_partial_results_of_a_nan_or_zeros_row_bits_equal_numpy():

@@ -18,7 +18,13 @@ xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = row
 
 The library also holds the copy of one panel of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
 src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's
-B, a convolution's weights, attention's k and v).
+B, a convolution's weights, attention's k and v); and the reductions of a row of memory
+(`rg_reduce_{add,max,min}_*`) that a "vector" reduce of a plain load calls (render.py's
+`_vector_reduce`: a softmax's row max and sum, a row sum): four vectors of partial results,
+each combining every fourth vector of the row, then one by one the values left, then the
+vectors into the result. A max or min is exact in any order; a sum's order is the reduction
+contract's. Printed in each kernel, such a reduction cost gcc 15M instructions (a softmax's
+library 128M -> 158M).
 """
 
 from __future__ import annotations
@@ -28,17 +34,26 @@ import re
 import threading
 
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.ops import Ops
 
 from .render import (
     BLOCK_ROWS,
+    REDUCE_OPS,
+    REDUCE_VECTORS,
+    VECTOR_HELPERS,
+    VECTOR_LANES,
     RenderedKernel,
     block_signature,
     ctype,
     pack_signature,
+    reduce_name,
+    reduce_signature,
     vector_names,
 )
 
-NAME = re.compile(r"\brg_(?:block|pack)_(v|z)f(32|64)\w*")
+# a block or panel copy names its library's vector type; a row reduction (8-lane vectors
+# whatever the target) is in the float32 library of the target's width
+NAME = re.compile(r"\brg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32\b)")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -62,6 +77,36 @@ def _pack(dt: DType, lanes: int) -> str:
             f"    if (sj == 1) for (int64_t c = 0; c < cols; c++) d[c] = s[c];\n"
             f"    else for (int64_t c = 0; c < cols; c++) d[c] = s[c * sj];\n"
             f"    for (int64_t c = cols; c < tj; c++) d[c] = 0;\n  }}\n}}\n")
+
+
+def _reduce(op: Ops) -> str:
+    # render.py's `_vector_reduce` as a kernel prints it, step for step: the same bits
+    ident = {Ops.ADD: "0.0f", Ops.MAX: "-__builtin_inff()", Ops.MIN: "__builtin_inff()"}[op]
+    fn = op.name.lower()
+    vec = "({a} + {b})" if op is Ops.ADD else f"rg_v{fn}_f32({{a}}, {{b}})"
+    one = "({a} + {b})" if op is Ops.ADD else f"rg_{fn}_f32({{a}}, {{b}})"
+    lanes, nvec = VECTOR_LANES, REDUCE_VECTORS
+
+    def step(u: int, at: str) -> str:
+        return f"a{u} = {vec.format(a=f'a{u}', b=f'rg_vload_f32(x + {at})')};"
+
+    block = " ".join(step(u, f"k + {u * lanes}") for u in range(nvec))
+    # the whole vectors left: the u-th into a_u, as the kernel's loop over them
+    left = " ".join(f"if (k + {lanes} <= n) {{ {step(u, 'k')} k += {lanes};"
+                    for u in range(nvec - 1)) + " }" * (nvec - 1)
+    vectors = "a0"
+    for u in range(1, nvec):
+        vectors = vec.format(a=vectors, b=f"a{u}")
+    accs = ", ".join(f"a{u} = a0" for u in range(1, nvec))
+    return (f"{VECTOR_HELPERS}float {reduce_name(op)}{reduce_signature('float')}\n{{\n"
+            f"  float acc = {ident};\n  rg_vf32 a0 = rg_vset_f32({ident}), {accs};\n"
+            f"  int64_t k = 0;\n"
+            f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {block} }}\n"
+            f"  {left}\n"
+            f"  for (; k < n; k++) acc = {one.format(a='acc', b='x[k]')};\n"
+            f"  a0 = {vectors};\n"
+            f"  for (int u = 0; u < {lanes}; u++) acc = {one.format(a='acc', b='a0[u]')};\n"
+            f"  return acc;\n}}\n")
 
 
 def _block(dt: DType, lanes: int, rows: int) -> str:
@@ -89,7 +134,9 @@ def _kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
             for rows in BLOCK_ROWS] + [RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
-                                                kind="packed")]
+                                                kind="packed")] + [
+        RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
+        for op in REDUCE_OPS if dt is dtypes.float32]
 
 
 _lock = threading.Lock()
@@ -99,9 +146,13 @@ _loaded: dict[str, object] = {}  # vector type -> its library, loaded once per p
 def load_for(kernel_source: str) -> None:
     """Load (building once per cache) the block libraries `kernel_source` calls, before the
     library holding it is loaded."""
+    from rulegrad.runtime.target import vector_bytes
+
     from .build import build_library
 
     for m in sorted(set(NAME.findall(kernel_source))):
+        if not m[0]:  # a row reduction
+            m = ("z" if vector_bytes() == 64 else "v", "32")
         key = "".join(m)
         with _lock:
             if key in _loaded:

@@ -347,7 +347,8 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
     if lib is not None:
         stats["memory_hits"] += 1
         return lib
-    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source):
+    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source
+                           or "rg_reduce_" in source):
         from .blocks import load_for
 
         # before this library is loaded, so its calls bind to them (the kernels' own text:

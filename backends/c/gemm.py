@@ -49,11 +49,18 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import RenderError, Scope, _free_ranges, _range_size, ctype, vector_names
+from .render import (
+    RenderError,
+    Scope,
+    _free_ranges,
+    _range_size,
+    block_library,
+    ctype,
+    vector_names,
+)
 
 if TYPE_CHECKING:
     from .render import _KernelRenderer
@@ -624,11 +631,6 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
     scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
     return True
-
-
-def block_library() -> bool:
-    """Whether products call the block library (`RULEGRAD_BLOCK_LIBRARY`, default on)."""
-    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
 
 
 def k_stride(term: UOp, k: UOp) -> str | None:

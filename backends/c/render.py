@@ -58,6 +58,7 @@ from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
 from rulegrad.rules.pack_helpers import TILE_ROWS
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -280,6 +281,27 @@ def block_signature(ct: str) -> str:
             f"const {ct} *w, {ct} *out, int64_t ldo)")
 
 
+def block_library() -> bool:
+    """Whether kernels call the block library (blocks.py: register blocks, panel copies, row
+    reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`, default
+    on)."""
+    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
+
+
+# the row reductions of the block library: op(acc, x[0]), ..., x[n - 1] in any order (a
+# "vector" reduce of a row of memory, `_vector_reduce`), per op and vector type
+REDUCE_OPS = {Ops.ADD: "add", Ops.MAX: "max", Ops.MIN: "min"}
+
+
+def reduce_name(op: Ops) -> str:
+    return f"rg_reduce_{REDUCE_OPS[op]}_f32"
+
+
+def reduce_signature(ct: str) -> str:
+    """The parameters of a row reduction of the block library: the row, its length."""
+    return f"(const {ct} *x, int64_t n)"
+
+
 def pack_signature(ct: str) -> str:
     """The parameters of the block library's copy of one panel of y: steps, columns, y's first
     element of the panel, its strides along k and along the columns, the panel, its width."""
@@ -305,6 +327,8 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
           for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
+                                          for o in REDUCE_OPS)),
     ))
 
 
@@ -893,7 +917,9 @@ class _KernelRenderer:
         `vector_reduce`): REDUCE_VECTORS vectors of partial results, each combining every
         REDUCE_VECTORS-th vector of the loop's values over its blocks of that many, then the
         whole vectors left; the last values (fewer than a vector) go into the scalar
-        accumulator, and the vectors are combined into it after the loops."""
+        accumulator, and the vectors are combined into it after the loops. A row of memory
+        (the value a plain load) calls the block library's reduction instead (blocks.py: the
+        same steps, compiled once per cache)."""
         host = self.home(red)
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
@@ -912,6 +938,14 @@ class _KernelRenderer:
             if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
                 vhome = scope
                 self.combines.append(_Combine(acc, update))
+        value = update.src[1]
+        if value.op is Ops.LOAD and len(value.src) == 1 and block_library():
+            # a row of memory: the block library's reduction of it (compiled once per cache)
+            call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {_range_size(r)})"
+            scope.add(f"{acc} = {render_alu(update, [acc, call])};")
+            self._leave(depth, old_stack, opened)
+            host.names[red] = acc
+            return
         vhome.add(f"rg_vf32 {accv}[{REDUCE_VECTORS}]; for (int u_ = 0; u_ < {REDUCE_VECTORS}; "
                   f"u_++) {accv}[u_] = rg_vset_f32({ident});")
         n, block = _range_size(r), REDUCE_VECTORS * VECTOR_LANES
@@ -932,17 +966,35 @@ class _KernelRenderer:
             self.stack.append(tail)
             tail.names[reg] = acc
             tail.add(f"{acc} = {self.emit(update)};")
-        for s in self.stack[depth:]:
-            s.open_child = None
-        self.stack = old_stack
-        for s, child in opened:
-            s.open_child = child
+        self._leave(depth, old_stack, opened)
         self.vector, self.vector_nodes = outside
         both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
         vhome.add(f"for (int u_ = 1; u_ < {REDUCE_VECTORS}; u_++) {accv}[0] = {both};")
         lane = render_alu(update, [acc, f"{accv}[0][u_]"])
         vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
         host.names[red] = acc
+
+    def _leave(self, depth: int, old_stack: list[Scope], opened: list) -> None:
+        """Back to the scopes open before a reduce's loops were opened from `depth`: those
+        loops are closed, and what was being filled is again."""
+        for s in self.stack[depth:]:
+            s.open_child = None
+        self.stack = old_stack
+        for s, child in opened:
+            s.open_child = child
+
+    def _at_zero(self, idx: UOp, r: UOp) -> str:
+        """The C name of INDEX `idx` where RANGE r is 0 (its statements added to the open
+        scope)."""
+        parent = self.stack[-1]
+        at = Scope("", parent.bound | {r})
+        at.names[r] = "0"
+        self.stack.append(at)
+        name = self.emit(idx)
+        self.stack.pop()
+        for item in at.items:
+            parent.add(item)
+        return name
 
     def _vector_steps(self, red: UOp, accv: str, start: str, count: int) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 9744a1bc160ab7d637facf8ef365e2193f5851be5355309c8ea4e29d67fb64d4
+# source sha256: 77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded
 # imports rules/symbolic.rules sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -30,45 +30,45 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '9744a1bc160ab7d637facf8ef365e2193f5851be5355309c8ea4e29d67fb64d4'
+SOURCE_SHA256 = '77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded'
 DEPENDENCIES = (('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'), )
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 21, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 27, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 31, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 36, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 42, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 48, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 54, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 23, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 29, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 33, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 38, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 44, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 50, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 56, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:36
+    # rule upcast_store at rules/opt.rules:38
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
-    # rule flash_store at rules/opt.rules:42
+    # rule flash_store at rules/opt.rules:44
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule pack_store at rules/opt.rules:48
+    # rule pack_store at rules/opt.rules:50
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
-    # rule interchange_store at rules/opt.rules:54
+    # rule interchange_store at rules/opt.rules:56
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
@@ -78,21 +78,21 @@ def _opt_actions_STORE(n, ctx):
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unroll_reduce at rules/opt.rules:21
+    # rule unroll_reduce at rules/opt.rules:23
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     r = n
     if small_reduce(r):
         _r = _as_uop(n, unrolled(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
-    # rule thread_reduce at rules/opt.rules:27
+    # rule thread_reduce at rules/opt.rules:29
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     r = n
     if threadable(r):
         _r = _as_uop(n, threaded(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
-    # rule vector_reduce at rules/opt.rules:31
+    # rule vector_reduce at rules/opt.rules:33
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     r = n

@@ -251,6 +251,7 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     ref = case.np(**arrays)
     err = float(np.max(np.abs(out.numpy() - ref)) / (np.max(np.abs(ref)) + 1e-30))
     f_rg = lambda: case.rg(**tensors).realize()  # noqa: E731
+    f_rn = lambda: case.rg(**tensors).realize().numpy()  # noqa: E731  (as users read it)
     f_np = lambda: case.np(**arrays)  # noqa: E731
     sched = case.rg(**tensors).schedule()
     prog = compile_program(sched)
@@ -262,13 +263,14 @@ def run_case(case: Case, runs: int) -> dict[str, float]:
     f_kz = lambda: prog_kz.run(bufs_kz)  # noqa: E731
     out_kz = case.rg(**tensors).realize(scheduler="kernelize").numpy()
     err = max(err, float(np.max(np.abs(out_kz - ref)) / (np.max(np.abs(ref)) + 1e-30)))
-    warm, numpy_t, kern, kern_kz = median_times([f_rg, f_np, f_k, f_kz], runs)
+    warm, warm_np, numpy_t, kern, kern_kz = median_times([f_rg, f_rn, f_np, f_k, f_kz], runs)
     from rulegrad.backends.c import roofline
 
     works = [roofline.work(item.ast, [b.size * b.dtype.itemsize for b in item.bufs])
              for item in sched]
     written = sum(_written_bytes(item) for item in sched)
-    return {"cold": cold, "build": statistics.median(builds), "warm": warm, "numpy": numpy_t,
+    return {"cold": cold, "build": statistics.median(builds), "warm": warm, "warm_np": warm_np,
+            "numpy": numpy_t,
             "kernels": kern, "written": written,
             "kz": kern_kz, "nkz": len(sched_kz),
             "bytes": sum(w.nbytes for w in works), "flops": sum(w.flops for w in works),
@@ -440,12 +442,16 @@ for name, inputs, expr in cases:
     def f():
         r = eval(expr, {"Tensor": Tensor}, env).realize()
         Device[Device.DEFAULT].synchronize()
+    def f_np():  # the result read as users read it
+        eval(expr, {"Tensor": Tensor}, env).realize().numpy()
     t0 = time.perf_counter(); f(); cold = time.perf_counter() - t0
-    f(); f()
-    ts = []
+    f(); f(); f_np()
+    ts, ts_np = [], []
     for _ in range(runs):
         t0 = time.perf_counter(); f(); ts.append(time.perf_counter() - t0)
-    out[name] = {"warm": statistics.median(ts), "cold": cold}
+        t0 = time.perf_counter(); f_np(); ts_np.append(time.perf_counter() - t0)
+    out[name] = {"warm": statistics.median(ts), "warm_np": statistics.median(ts_np),
+                 "cold": cold}
 print(json.dumps(out))
 """
 
@@ -570,7 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     head = (f"{'case':32s} {'numpy ms':>9s} {'ours ms':>9s} {'np/ours':>8s} {'kern ms':>9s} "
             f"{'np/kern':>8s} {'best':>6s} {'#k':>3s} {'#kz':>3s} {'kz ms':>9s} {'cold ms':>9s} "
             f"{'build ms':>9s} {'tg cold':>9s} {'tg ms':>9s} "
-            f"{'tg/ours':>8s} {'relerr':>8s}")
+            f"{'tg/ours':>8s} {'+np ms':>9s} {'tg +np':>9s} {'tg/ours':>8s} {'relerr':>8s}")
     print(head)
     print("-" * len(head))
     for c in cases:
@@ -581,11 +587,14 @@ def main(argv: list[str] | None = None) -> int:
         t = tg.get(c.name) if tg else None
         tgw = t["warm"] if t else None
         tg_ratio = f"{tgw / r['warm']:8.2f}" if tgw else f"{'-':>8s}"
+        tgn = t.get("warm_np") if t else None
+        tgn_ratio = f"{tgn / r['warm_np']:8.2f}" if tgn else f"{'-':>8s}"
         print(f"{c.name:32s} {_ms(r['numpy'])} {_ms(r['warm'])} {r['numpy'] / r['warm']:8.2f} "
               f"{_ms(r['kernels'])} {r['numpy'] / r['kernels']:8.2f} "
               f"{r['best_np'] / r['best_kern']:6.2f} {r['nkernels']:3d} {r['nkz']:3d} "
               f"{_ms(r['kz'])} {_ms(r['cold'])} {_ms(r['build'])} "
-              f"{_ms(t['cold'] if t else None):>9s} {_ms(tgw):>9s} {tg_ratio} {r['relerr']:8.1e}")
+              f"{_ms(t['cold'] if t else None):>9s} {_ms(tgw):>9s} {tg_ratio} "
+              f"{_ms(r['warm_np'])} {_ms(tgn):>9s} {tgn_ratio} {r['relerr']:8.1e}")
     print_roofline(cases, results)
     print_bounds(cases, results)
     if not args.only or any("train".startswith(k.strip()) for k in args.only.split(",")):
@@ -595,7 +604,8 @@ def main(argv: list[str] | None = None) -> int:
           "best: fastest numpy run / fastest kernel run (the least disturbed by other load); "
           f"cold: the first realize in a fresh cache, of which build: the C compiler's run "
           f"(the median of {BUILD_REPEATS}, each in an empty cache); "
-          "tg cold: tinygrad's first realize")
+          "tg cold: tinygrad's first realize; +np: realize() then .numpy(), the result read as "
+          "users read it (ours: a read-only view of the buffer, no copy)")
     print(f"process start-up: the first realize of this process (a 1-element add, before the "
           f"cases), the threads' launcher and the float32 register blocks (each built once per "
           f"cache) {startup['cold'] * 1e3:.1f} ms, of which build {startup['build'] * 1e3:.1f} "

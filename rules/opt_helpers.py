@@ -43,14 +43,14 @@ VECTOR_LANES = 8
 # the reads an explicit vector makes along its loop: contiguous, or every other element (a
 # stride-2 window: two loads and a shuffle); wider strides are left to gcc's `omp simd`
 VECTOR_STRIDES = (1, 2)
-# the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
-# along the loop must be one of them, and its index arithmetic affine in the loop variable
 # a reduce along a contiguous loop of at least this many values keeps REDUCE_VECTORS vectors of
 # partial results: one accumulator waits on its last step (a float add's latency, four
 # operations for a NaN-propagating max), several keep the vector units busy. A softmax's
 # 1024-wide row max ran in a third of the time with 4 (2: half, 8: no better than 4)
 VECTOR_REDUCE_MIN = 64
 REDUCE_VECTORS = 4
+# the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
+# along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                          Ops.MIN, Ops.NEG})
 

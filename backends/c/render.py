@@ -288,8 +288,8 @@ def block_library() -> bool:
     return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
 
 
-# the row reductions of the block library: op(acc, x[0]), ..., x[n - 1] in any order (a
-# "vector" reduce of a row of memory, `_vector_reduce`), per op and vector type
+# the float32 row reductions of the block library, one per op: x[0] op ... op x[n - 1] in the
+# order of a "vector" reduce (`_vector_reduce`, which calls them for a row of memory)
 REDUCE_OPS = {Ops.ADD: "add", Ops.MAX: "max", Ops.MIN: "min"}
 
 

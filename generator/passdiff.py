@@ -489,6 +489,23 @@ def _full_reduce_program() -> str | None:
     return None
 
 
+def _row_reduce_program() -> str | None:
+    """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
+    the last values), a NaN in one row: a softmax, and a max and a sum along the rows."""
+    from rulegrad import Tensor
+
+    x = np.linspace(-3, 3, 300, dtype=np.float32).reshape(3, 100)
+    x[1, 57] = np.nan
+    sm, top, total = Tensor(x).softmax(-1), Tensor(x).max(-1), Tensor(x).sum(-1)
+    Tensor.realize(sm, top, total)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    for name, t, want in (("softmax", sm, e / e.sum(-1, keepdims=True)), ("max", top, x.max(-1)),
+                          ("sum", total, x.sum(-1))):
+        if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6, equal_nan=True):
+            return f"row {name}: {t.numpy()} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -498,6 +515,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -6: ("the pooling program", _pool_program),
     -7: ("the products program", _product_program),
     -8: ("the full reduction program", _full_reduce_program),
+    -9: ("the row reduction program", _row_reduce_program),
 }
 
 

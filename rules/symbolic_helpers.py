@@ -16,6 +16,7 @@ from typing import Any
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.semantics import defined
+from rulegrad.runtime.uop import UOp
 
 
 def wrap(dtype: DType, value: int) -> int | bool:
@@ -89,3 +90,56 @@ def cast_value(to: DType, frm: DType, value: Any) -> int | bool | None:
         return None
     return bool(value) if to.is_bool else wrap(to, int(value))
 
+
+
+def _linear(x: UOp) -> tuple[dict[UOp, int], int] | None:
+    """x as a sum of terms k * atom (in the order met, one per atom) plus a constant, ADDs and
+    MULs by constants walked through (iteratively); None when a coefficient or the constant is
+    negative."""
+    terms: dict[UOp, int] = {}
+    const, work = 0, [(x, 1)]
+    while work:
+        n, k = work.pop()
+        if n.op is Ops.ADD:
+            work.extend((s, k) for s in reversed(n.src))
+        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST and type(n.src[1].arg) is int:
+            work.append((n.src[0], k * n.src[1].arg))
+        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST and type(n.src[0].arg) is int:
+            work.append((n.src[1], k * n.src[0].arg))
+        elif n.op is Ops.CONST and type(n.arg) is int:
+            const += k * n.arg
+        else:
+            terms[n] = terms.get(n, 0) + k
+    if const < 0 or any(k < 0 for k in terms.values()):
+        return None
+    return terms, const
+
+
+def fold_divmod(e: UOp) -> UOp | None:
+    """x // c and x % c (index math, c > 0) for x a sum of terms k * atom, atoms and k >= 0,
+    plus a constant b >= 0, whose parts below c (each atom times k % c, plus b % c) stay below
+    c together: then x = c * (sum of atom * (k // c), plus b // c) + rest with 0 <= rest < c,
+    so x // c is that sum and x % c is rest (C's division of a non-negative x is the floor).
+    A flattened index split back into coordinates, ((r0 * 961 + r1 * 31 + r2) // 31) % 31 ->
+    r1, as the kernelize scheduler's reshapes make them. None (no rewrite) otherwise."""
+    x, c = e.src[0], e.src[1].arg
+    found = _linear(x)
+    if found is None or type(c) is not int or c <= 0:
+        return None
+    terms, b = found
+    if any(a.vmin < 0 for a in terms):
+        return None
+    if sum((k % c) * a.vmax for a, k in terms.items()) + b % c >= c:
+        return None
+    if e.op is Ops.IDIV:
+        parts, rest = [(a, k // c) for a, k in terms.items() if k >= c], b // c
+    else:
+        parts, rest = [(a, k % c) for a, k in terms.items() if k % c], b % c
+    out: UOp | None = None
+    for a, k in parts:
+        term = a if k == 1 else a * a.const_like(k)
+        out = term if out is None else out + term
+    if rest or out is None:
+        const = x.const_like(rest)
+        out = const if out is None else out + const
+    return out

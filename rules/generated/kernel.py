@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
-# imports rules/symbolic.rules sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
+# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
 from math import prod  # noqa: F401
@@ -21,7 +21,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'
-DEPENDENCIES = (('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'), )
+DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _COPY = Ops.COPY

@@ -1,6 +1,6 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
 # source sha256: 77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded
-# imports rules/symbolic.rules sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
+# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
 from math import prod  # noqa: F401
@@ -31,7 +31,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
 SOURCE_SHA256 = '77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded'
-DEPENDENCIES = (('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'), )
+DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 
 
 # ======================================================================== opt_actions

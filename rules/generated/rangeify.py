@@ -1,7 +1,7 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
 # source sha256: f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
-# imports rules/symbolic.rules sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
+# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
 'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
@@ -44,7 +44,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = 'f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
 _ASSIGN = Ops.ASSIGN

@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: 7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f
+# source sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -14,9 +14,10 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.symbolic_helpers import cast_value
 from rulegrad.rules.symbolic_helpers import fold_alu
+from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = '7ab0bece65d30db0cdb1095f99ec543b7195dee118be5e90c5d7c349b3ad168f'
+SOURCE_SHA256 = '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -453,9 +454,10 @@ _sym_rules = (
     RuleInfo('split_idiv', 'rules/symbolic.rules', 59, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
     RuleInfo('split_mod', 'rules/symbolic.rules', 60, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
     RuleInfo('mod_coeff', 'rules/symbolic.rules', 66, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
-    RuleInfo('mod_in_range', 'rules/symbolic.rules', 70, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
-    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 71, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
-    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 73, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
+    RuleInfo('divmod_fold', 'rules/symbolic.rules', 71, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
+    RuleInfo('mod_in_range', 'rules/symbolic.rules', 75, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
+    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 76, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
+    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 78, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
 )
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
@@ -775,14 +777,23 @@ def _sym_IDIV(n, ctx):
                     if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
                         return x, _sym_rules[7]
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule idiv_in_range at rules/symbolic.rules:71
+        # rule divmod_fold at rules/symbolic.rules:71
+        #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+        if _sym_st: _sym_st.attempts[10] += 1
+        c = n1
+        e = n
+        x = n0
+        if c.arg > 0:
+            _r = _as_uop(n, fold_divmod(e))
+            if _r is not None and _r is not n: return _r, _sym_rules[10]
+        # rule idiv_in_range at rules/symbolic.rules:76
         #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-        if _sym_st: _sym_st.attempts[11] += 1
+        if _sym_st: _sym_st.attempts[12] += 1
         c = n1
         x = n0
         if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
             _r = n.const_like(0)
-            if _r is not n: return _r, _sym_rules[11]
+            if _r is not n: return _r, _sym_rules[12]
     return None
 
 def _sym_MOD(n, ctx):
@@ -928,13 +939,22 @@ def _sym_MOD(n, ctx):
             if c.arg != 0:
                 return m, _sym_rules[6]
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule mod_in_range at rules/symbolic.rules:70
-        #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+        # rule divmod_fold at rules/symbolic.rules:71
+        #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
         if _sym_st: _sym_st.attempts[10] += 1
+        c = n1
+        e = n
+        x = n0
+        if c.arg > 0:
+            _r = _as_uop(n, fold_divmod(e))
+            if _r is not None and _r is not n: return _r, _sym_rules[10]
+        # rule mod_in_range at rules/symbolic.rules:75
+        #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+        if _sym_st: _sym_st.attempts[11] += 1
         c = n1
         x = n0
         if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
-            return x, _sym_rules[10]
+            return x, _sym_rules[11]
     return None
 
 def _sym_CMPLT(n, ctx):
@@ -949,15 +969,15 @@ def _sym_CMPLT(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:73
+        # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[12] += 1
+        if _sym_st: _sym_st.attempts[13] += 1
         a = n0
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
             _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[12]
+            if _r is not None and _r is not n: return _r, _sym_rules[13]
     return None
 
 def _sym_CMPNE(n, ctx):
@@ -972,15 +992,15 @@ def _sym_CMPNE(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:73
+        # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[12] += 1
+        if _sym_st: _sym_st.attempts[13] += 1
         a = n0
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
             _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[12]
+            if _r is not None and _r is not n: return _r, _sym_rules[13]
     return None
 
 def _sym_CMPEQ(n, ctx):
@@ -995,15 +1015,15 @@ def _sym_CMPEQ(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:73
+        # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[12] += 1
+        if _sym_st: _sym_st.attempts[13] += 1
         a = n0
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
             _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[12]
+            if _r is not None and _r is not n: return _r, _sym_rules[13]
     return None
 
 

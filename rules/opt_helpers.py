@@ -257,6 +257,25 @@ def vector_reducible(red: UOp) -> bool:
     return vector_values(nodes, r, None, (1,))
 
 
+def unscaled(red: UOp) -> UOp | None:
+    """A float MAX or MIN REDUCE of x * c, c a positive finite constant, as the REDUCE of x
+    times c: rounding is monotone, so the largest (smallest) product is the largest (smallest)
+    value's, bit for bit (a NaN stays a NaN, +-0.0 keep their order, a product that overflows
+    or underflows does so for the extreme value too). An attention row's max of its scaled
+    scores is then a max of a row of memory (`vector_reduce`: the block library's). None (no
+    rewrite) otherwise."""
+    update = red.src[0]
+    if (red.arg not in (Ops.MAX, Ops.MIN) or not red.dtype.is_float or len(update.src) != 2
+            or update.src[0].op is not Ops.DEFINE_REG or update.src[1].op is not Ops.MUL):
+        return None
+    a, b = update.src[1].src
+    for x, c in ((a, b), (b, a)):
+        if c.op is Ops.CONST and type(c.arg) is float and 0 < c.arg < math.inf:
+            inner = red.replace(src=(update.replace(src=(update.src[0], x)), *red.src[1:]))
+            return inner * c
+    return None
+
+
 def vector_reduce(red: UOp) -> UOp:
     """The REDUCE with its innermost loop marked for vector accumulators."""
     r = red.src[-1]

@@ -465,6 +465,34 @@ def test_gated_strided_or_short_reduces_keep_one_accumulator():
         assert not any(a.startswith("VECTOR") for a in actions(low, opt))
 
 
+# (constants, not kernel arguments: whole numbers and powers of two stay literals,
+# runtime/float_params.py)
+@pytest.mark.parametrize("c", [0.125, 3.0, 2.0**-100, 1e30])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_scale_moves_out_of_a_max_with_the_same_bits(op, c):
+    """max(x * c) -> max(x) * c for a positive finite c (opt.rules' max_scale): rounding is
+    monotone, so the bits are numpy's max of the products, specials included (NaN, signed
+    zeros, infinities, and products that overflow or underflow)."""
+    x = _data((7, 100), np.float32, seed=int(c * 8) % 1000)
+    x[0, :3] = [3e38, -3e38, 1e-40]  # x * 1e30 overflows, x * 2**-100 underflows
+    x[1, :] = np.where(np.arange(100) % 2, -1e-38, 1e-38)  # products that round to +-0.0
+    t = getattr(Tensor(x) * c, op)(axis=1)
+    low, opt, _ = _kernel(t)
+    assert f"UNSCALE {op.upper()} over r1 (times {c:g} after)" in actions(low, opt)
+    _same_bits(t.numpy(), _oracle(op, x * np.float32(c), (1,)))
+
+
+@pytest.mark.parametrize("c", [-2.0, 0.0, np.inf])
+def test_a_scale_that_is_not_positive_and_finite_stays_inside(c):
+    # max(x * -2) is -2 * min(x); x * 0 and x * inf make NaN of inf and 0, which max(x) lost
+    x = _data((4, 100), np.float32, seed=5)
+    t = (Tensor(x) * c).max(axis=1)
+    low, opt, _ = _kernel(t)
+    assert not any(a.startswith("UNSCALE") for a in actions(low, opt))
+    with np.errstate(invalid="ignore", over="ignore"):
+        _same_bits(t.numpy(), _oracle("max", x * np.float32(c), (1,)))
+
+
 def test_small_or_inner_reduces_are_not_threaded_by_the_action():
     x = Tensor(np.ones((64, 64), np.float32))
     for t in (x.sum(), x.sum(axis=1)):  # too little work; a reduce inside the rows' loop

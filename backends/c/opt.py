@@ -38,6 +38,11 @@ def actions(before: UOp, after: UOp) -> list[str]:
         return tuple(r.arg[0] for r in red.src[1:])
 
     kept = {ids(n) for n in toposort(after) if n.op is Ops.REDUCE}
+    # a max whose scale moved out of it (opt.rules' max_scale): its value was x * c, now is x
+    scaled = {ids(n): n.src[0].src[1] for n in toposort(before)
+              if n.op is Ops.REDUCE and n.arg in (Ops.MAX, Ops.MIN) and len(n.src[0].src) == 2
+              and n.src[0].src[1].op is Ops.MUL
+              and any(x.op is Ops.CONST for x in n.src[0].src[1].src)}
     # a reduce's own "vector" range is its vector accumulators, not an upcast output loop
     accumulated = {n.src[-1] for n in toposort(after)
                    if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "vector"}
@@ -57,6 +62,11 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "simd":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc)")
+        if n.op is Ops.REDUCE and ids(n) in scaled and len(n.src[0].src) == 2 \
+                and n.src[0].src[1].op is not Ops.MUL:
+            c = next(x.arg for x in scaled[ids(n)].src if x.op is Ops.CONST)
+            done.append(f"UNSCALE {n.arg.name} over {' '.join(f'r{i}' for i in ids(n))} "
+                        f"(times {c:g} after)")
         if n.op is Ops.REDUCE and n.src[-1] in accumulated:
             size = int(n.src[-1].src[0].arg)
             done.append(f"VECTOR {n.arg.name} over r{n.src[-1].arg[0]} ({size} values: "

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded
+# source sha256: 75b8768dc4fdaeb2fa49aab9e2df694bfd3029247be0744e3dfeb718e765743b
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -23,6 +23,7 @@ from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.thread_helpers import threadable
 from rulegrad.rules.thread_helpers import threaded
 from rulegrad.rules.opt_helpers import unrolled
+from rulegrad.rules.opt_helpers import unscaled
 from rulegrad.rules.opt_helpers import upcast
 from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.opt_helpers import vector_reduce
@@ -30,7 +31,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '77d2b1e94bf754b79f1d1f422d27f7daa096bdcbe15bf17caafa34e24bacfded'
+SOURCE_SHA256 = '75b8768dc4fdaeb2fa49aab9e2df694bfd3029247be0744e3dfeb718e765743b'
 DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 
 
@@ -38,43 +39,44 @@ DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f
 _opt_actions_rules = (
     RuleInfo('unroll_reduce', 'rules/opt.rules', 23, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
     RuleInfo('thread_reduce', 'rules/opt.rules', 29, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 33, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 38, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 44, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 50, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 56, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 33, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 37, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 42, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 48, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 54, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 60, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:38
+    # rule upcast_store at rules/opt.rules:42
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
-    # rule flash_store at rules/opt.rules:44
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+    # rule flash_store at rules/opt.rules:48
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule pack_store at rules/opt.rules:50
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
+    # rule pack_store at rules/opt.rules:54
     #   pack_store: STORE as st if packable(st) -> packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
-    # rule interchange_store at rules/opt.rules:56
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
+    # rule interchange_store at rules/opt.rules:60
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     st = n
     if interchangeable(st):
         _r = _as_uop(n, interchanged(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[7]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
@@ -92,13 +94,19 @@ def _opt_actions_REDUCE(n, ctx):
     if threadable(r):
         _r = _as_uop(n, threaded(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
-    # rule vector_reduce at rules/opt.rules:33
-    #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
+    # rule max_scale at rules/opt.rules:33
+    #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    r = n
+    _r = _as_uop(n, unscaled(r))
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
+    # rule vector_reduce at rules/opt.rules:37
+    #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
+    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     r = n
     if vector_reducible(r):
         _r = _as_uop(n, vector_reduce(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from .dtype import DType
-from .env import env_bytes
+from .env import env_bytes, env_get
 from .errors import InvalidArgument
 
 _default: int | None = None
@@ -43,7 +43,7 @@ _parsed: tuple[str | None, int] = ("", 0)
 def max_buffer_bytes() -> int:
     """The limit in bytes (parsed again only when the variable changes: read per tensor)."""
     global _parsed
-    text = os.environ.get("RULEGRAD_MAX_BUFFER_BYTES")
+    text = env_get("RULEGRAD_MAX_BUFFER_BYTES")  # (os.environ.get: 1.5 us, per large tensor)
     if _parsed[0] != text or not _parsed[1]:
         _parsed = (text, env_bytes("RULEGRAD_MAX_BUFFER_BYTES", default_limit()))
     return _parsed[1]

@@ -91,7 +91,6 @@ def cast_value(to: DType, frm: DType, value: Any) -> int | bool | None:
     return bool(value) if to.is_bool else wrap(to, int(value))
 
 
-
 def _linear(x: UOp) -> tuple[dict[UOp, int], int] | None:
     """x as a sum of terms k * atom (in the order met, one per atom) plus a constant, ADDs and
     MULs by constants walked through (iteratively); None when a coefficient or the constant is

@@ -759,8 +759,9 @@ class _KernelRenderer:
     def emit(self, root: UOp) -> str:
         """Emit the statements computing `root` in the open scopes; return its C name."""
         work: list[tuple[UOp, int]] = [(root, 0)]
-        # a REDUCE switches the scope stack to its own loops while its body is emitted
-        saved: list[tuple[list[Scope], list[tuple[Scope, Scope | None]]]] = []
+        # a REDUCE switches the scope stack to its own loops while its body is emitted: what
+        # `_enter` returned, and the accumulator's (or local array's) C name
+        saved: list[tuple[tuple, str]] = []
         lookup, reduce_op, local_op = self.lookup, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
         while work:
             n, stage = work.pop()
@@ -897,11 +898,7 @@ class _KernelRenderer:
         reg = _accumulator(red)
         host.add(f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};")
         self.vartypes[acc] = ctype(reg.dtype)
-        # switch to host + new loops; remember what to restore
-        depth = self.stack.index(host)
-        old_stack = self.stack
-        opened = [(s, s.open_child) for s in self.stack[depth:]]
-        self.stack = self.stack[: depth + 1]
+        mark = self._enter(host)  # host + new loops; what to restore
         scope = host
         ranges = red.src[1:]
         for i, r in enumerate(ranges):
@@ -910,7 +907,7 @@ class _KernelRenderer:
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
-        saved.append((old_stack, opened, acc))
+        saved.append((mark, acc))
 
     def _vector_reduce(self, red: UOp) -> None:
         """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
@@ -926,10 +923,8 @@ class _KernelRenderer:
         acc, accv = self.fresh("acc"), self.fresh("acc")
         host.add(f"{ct} {acc} = {ident};")
         self.vartypes[acc], self.vartypes[accv] = ct, "rg_vf32 *"
-        depth = self.stack.index(host)
-        old_stack, outside = self.stack, (self.vector, self.vector_nodes)
-        opened = [(s, s.open_child) for s in self.stack[depth:]]
-        self.stack = self.stack[: depth + 1]
+        outside = (self.vector, self.vector_nodes)
+        mark = self._enter(host)
         scope = vhome = host
         for i, outer in enumerate(red.src[1:-1]):
             pragma = self._reduce_pragma(red, acc, innermost=False, outermost=i == 0)
@@ -943,7 +938,7 @@ class _KernelRenderer:
             # a row of memory: the block library's reduction of it (compiled once per cache)
             call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {_range_size(r)})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
-            self._leave(depth, old_stack, opened)
+            self._leave(mark)
             host.names[red] = acc
             return
         vhome.add(f"rg_vf32 {accv}[{REDUCE_VECTORS}]; for (int u_ = 0; u_ < {REDUCE_VECTORS}; "
@@ -966,7 +961,7 @@ class _KernelRenderer:
             self.stack.append(tail)
             tail.names[reg] = acc
             tail.add(f"{acc} = {self.emit(update)};")
-        self._leave(depth, old_stack, opened)
+        self._leave(mark)
         self.vector, self.vector_nodes = outside
         both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
         vhome.add(f"for (int u_ = 1; u_ < {REDUCE_VECTORS}; u_++) {accv}[0] = {both};")
@@ -974,9 +969,18 @@ class _KernelRenderer:
         vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
         host.names[red] = acc
 
-    def _leave(self, depth: int, old_stack: list[Scope], opened: list) -> None:
-        """Back to the scopes open before a reduce's loops were opened from `depth`: those
-        loops are closed, and what was being filled is again."""
+    def _enter(self, host: Scope) -> tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]:
+        """Switch the scope stack to `host`, where a reduce's or a local array's loops open;
+        returns what `_leave` restores."""
+        depth = self.stack.index(host)
+        mark = (depth, self.stack, [(s, s.open_child) for s in self.stack[depth:]])
+        self.stack = self.stack[: depth + 1]
+        return mark
+
+    def _leave(self, mark: tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]) -> None:
+        """Back to the scopes open before `_enter`: the loops opened since are closed, and what
+        was being filled is again."""
+        depth, old_stack, opened = mark
         for s in self.stack[depth:]:
             s.open_child = None
         self.stack = old_stack
@@ -1035,14 +1039,12 @@ class _KernelRenderer:
         return any("omp parallel" in s.header for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
-        old_stack, opened, acc = saved.pop()
+        mark, acc = saved.pop()
         self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
         if red in self.threaded:
             self.combines.append(_Combine(acc, red.src[0]))
         host = self.stack[-(len(red.src) - 1) - 1]
-        self.stack = old_stack
-        for s, child in opened:
-            s.open_child = child
+        self._leave(mark)
         host.names[red] = acc
 
     # -- kernel-local arrays: DEFINE_LOCAL(value, *ranges), read by LOAD(INDEX(it, offset))
@@ -1054,18 +1056,15 @@ class _KernelRenderer:
         size = math.prod(_range_size(r) for r in dl.src[1:])
         host.add(f"{ctype(dl.dtype)} {name}[{size}];")
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
-        depth = self.stack.index(host)
-        old_stack = self.stack
-        opened = [(s, s.open_child) for s in self.stack[depth:]]
-        self.stack = self.stack[: depth + 1]
+        mark = self._enter(host)
         scope = host
         for r in dl.src[1:]:
             scope = self.open_loop(scope, r)
             self.stack.append(scope)
-        saved.append((old_stack, opened, name))
+        saved.append((mark, name))
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        old_stack, opened, name = saved.pop()
+        mark, name = saved.pop()
         inner = self.stack[-1]
         off, stride = [], 1
         for r in reversed(dl.src[1:]):
@@ -1075,9 +1074,7 @@ class _KernelRenderer:
         inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
         inner.fills = True
         host = self.stack[-len(dl.src)]
-        self.stack = old_stack
-        for s, child in opened:
-            s.open_child = child
+        self._leave(mark)
         host.names[dl] = name
 
     # -- stores

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from rulegrad.rules.pack_helpers import (
+    PARALLEL_MIN_WORK,
     TILE_ROWS,
     free_ranges,
     panel_width,
@@ -32,8 +33,6 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-# multiply-adds from which the flash kernel's batch (head) loop runs on all cores
-PARALLEL_MIN_WORK = 1 << 20
 # the packed panels of one head (every product's), at most: they live on the stack of the
 # thread, and are read again by each tile of rows, so they must stay in the L2 cache (the
 # rangeify cost rule keeps each below LOCAL_MAX_PANEL elements: 128 KB of float32)

@@ -33,7 +33,7 @@ PANEL_VECTORS = 2
 # 6 rows beat 4 (8 accumulators barely cover the FMA latency) by about 1.3x (bench/kernels.py)
 TILE_ROWS = 6
 MIN_WORK = 1 << 15    # multiply-adds below which the plain loops are as good
-# work below which the packed loops run on one core (render.py's PARALLEL_MIN_WORK, in
+# work below which a loop nest runs on one core (every action's: the packed loops', in
 # multiply-adds: waking the thread team costs more than the split saves)
 PARALLEL_MIN_WORK = 1 << 20
 BATCH_PARALLEL_MIN = 4  # batch iterations from which the batch loop is the threaded one

@@ -97,10 +97,9 @@ _REDUCTIONS = {
 def test_launched_reductions_split_unevenly_are_exact(threads, case, monkeypatch):
     """Reductions launched on teams their loops' counts do not divide: each output is
     computed once, as numpy's (a NaN included)."""
-    from rulegrad.backends.c import render
-    from rulegrad.rules import interchange_helpers
+    from rulegrad.rules import interchange_helpers, parallel_helpers
 
-    monkeypatch.setattr(render, "PARALLEL_MIN_WORK", 64)
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 64)
     monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 64)
     with _team(threads):
         op, shape = _REDUCTIONS[case]

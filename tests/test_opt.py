@@ -503,6 +503,64 @@ def test_small_or_inner_reduces_are_not_threaded_by_the_action():
         assert not any(a.startswith("THREAD") for a in actions(low, opt))
 
 
+def _relu_madd(shape: tuple[int, ...]) -> tuple[Tensor, np.ndarray]:
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    return (Tensor(a) * Tensor(b) + Tensor(c)).relu(), np.maximum(a * b + c, 0)
+
+
+def _int_matmul(m: int) -> tuple[Tensor, np.ndarray]:
+    a = np.arange(m * 16, dtype=np.int32).reshape(m, 16) % 7
+    b = np.arange(16 * 32, dtype=np.int32).reshape(16, 32) % 5
+    return Tensor(a) @ Tensor(b), a @ b
+
+
+def _middle_sum(n: int) -> tuple[Tensor, np.ndarray]:
+    x = np.random.default_rng(6).standard_normal((n, 40, 24)).astype(np.float32)
+    return Tensor(x).sum(axis=1), x.sum(axis=1)
+
+
+@pytest.mark.parametrize("make, arg, want", [
+    (_relu_madd, (37, 129), "PARALLEL r0 (37 iterations)"),   # elementwise: the rows
+    (_relu_madd, (5000,), "PARALLEL r0 (5000 iterations)"),   # one vector loop, in blocks
+    (_int_matmul, 8, "PARALLEL r0 (8 iterations)"),           # a register tile: its row tiles
+    (_middle_sum, 6, "PARALLEL r0 (6 iterations)"),           # interchanged: the outer rows
+])
+def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypatch, make, arg,
+                                                                        want):
+    # the action's threshold lowered to these small kernels, then raised past them
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    t, ref = make(arg)
+    low, opt, rk = _kernel(t)
+    assert [a for a in actions(low, opt) if a.startswith("PARALLEL")] == [want]
+    assert rk.launch > 0 and "PARALLEL" not in " ".join(rk.choices)  # printed as the rule says
+    if make is _middle_sum:  # a float sum: the reduction contract's order
+        np.testing.assert_allclose(t.numpy(), ref, rtol=1e-5, atol=1e-5)
+    else:
+        _same_bits(t.numpy(), ref)
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1 << 30)
+    t, ref = make(arg)
+    low, opt, rk = _kernel(t)
+    assert not any(a.startswith("PARALLEL") for a in actions(low, opt))
+    assert rk.launch == 0 and not rk.openmp and "omp parallel" not in rk.source
+
+
+def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
+    # a full sum's threads are its reduce's (THREAD), a column sum's its blocks' (INTERCHANGE)
+    from rulegrad.rules import interchange_helpers, parallel_helpers, thread_helpers
+
+    for mod in (parallel_helpers, thread_helpers, interchange_helpers):
+        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
+    x = np.random.default_rng(7).standard_normal((37, 1000)).astype(np.float32)
+    for t, kind in ((Tensor(x).sum(), "THREAD"), (Tensor(x).sum(axis=0), "INTERCHANGE")):
+        low, opt, rk = _kernel(t)
+        acts = actions(low, opt)
+        assert any(a.startswith(kind) for a in acts) and rk.launch > 0, acts
+        assert not any(a.startswith("PARALLEL") for a in acts), acts
+
+
 @pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
                                     (np.int32, "sum"), (np.float64, "sum")])
 @pytest.mark.parametrize("shape, blocks", [((37, 1000), "2 blocks of 500"),

@@ -98,7 +98,7 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
             if ab is None:
                 raise RenderError("a flash local array that is not a sum of products")
             local.append((dl, _Product(dl.src[0], *ab, dl.src[1], tj)))
-    threads = r.parallel and fl.parallel != ""
+    threads = fl.parallel != ""
     omp = "#pragma omp parallel for schedule(dynamic)"
     scope = r.root
     for n, b in enumerate(ranges[:-2]):

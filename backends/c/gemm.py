@@ -108,7 +108,7 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     dt = prods[0].red.dtype
     g = _Geometry(dt, math.prod(_range_size(i) for i in rows), _range_size(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
-    threads = r.parallel and pack.parallel != ""
+    threads = pack.parallel != ""
     batch_parallel = threads and pack.parallel == "batch"
     # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
     # others instead of holding up the join; each tile is whole outputs, so values are the same

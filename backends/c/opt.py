@@ -7,9 +7,9 @@ for explicit vectors; a reduce's own "vector" range: vectors of partial results)
 interchanged (an `Interchange` in the STORE's arg: the last output axis innermost, maybe a
 register tile) and sums of products packed (a `Pack` in the STORE's arg: rows, columns,
 register tile, packed operand, threaded loop), which `render.py` and `gemm.py` print;
-`actions(before, after)` names what changed, and `render.py` adds the one choice it still
-makes itself (which plain loop is split across cores), so `DEBUG=2` shows every decision
-taken for a kernel.
+`actions(before, after)` names what changed, and `render.py` adds how it printed them (a
+launched loop, the block library), so `DEBUG=2` shows every decision taken for a kernel;
+the loops split across cores are named in the SINK's arg (a `Parallel`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import Pack
+from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
@@ -81,4 +82,8 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(n.arg.describe())
         if n.op is Ops.STORE and isinstance(n.arg, Interchange):
             done.append(n.arg.describe(n))
+    if isinstance(after.arg, Parallel):
+        loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
+        done += [f"PARALLEL r{i} ({int(loops[i].src[0].arg)} iterations)"
+                 for i in after.arg.ranges]
     return done

@@ -26,10 +26,10 @@ row, not once per element).
 Loop order: a reduce whose inputs are contiguous along the last output axis j but strided
 along its own axis k (matmul's B, a convolution's input rows) is interchanged: k outside, j
 inside with one accumulator per j, and for matmul-like kernels a 4x16 block of outputs is kept
-in registers. Each output's sum still runs over k in order. Kernels of at least
-`PARALLEL_MIN_WORK` iterations split their outermost loop across cores (OpenMP); reduce loops
-carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A loop the optimizer
-made a `vector` (rules/opt_helpers.py) is printed as explicit 8-lane float32 vectors
+in registers. Each output's sum still runs over k in order. The loops that rules/opt.rules'
+parallel action names (rules/parallel_helpers.py) are split across cores (OpenMP); reduce
+loops carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A loop the
+optimizer made a `vector` (rules/opt_helpers.py) is printed as explicit 8-lane float32 vectors
 (`VECTOR_HELPERS`), as are the register accumulators of an interchanged reduce with `vectors`.
 A float sum of products (matmul, batched or transposed products, convolutions) is printed by
 `backends/c/gemm.py` instead: packed operands and a register-blocked inner loop.
@@ -57,6 +57,7 @@ from typing import NamedTuple
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
 from rulegrad.rules.pack_helpers import TILE_ROWS
+from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -619,9 +620,6 @@ def _range_size(r: UOp) -> int:
     return int(end.arg)
 
 
-# below this many loop iterations (~1 ms on one core) a kernel runs on one core: waking the
-# thread team costs microseconds on an idle machine and milliseconds on a loaded one
-PARALLEL_MIN_WORK = 1 << 20
 # a sum down the columns (an interchanged reduce with no output loop but its columns) adds
 # this many rows per pass over its accumulators, in order, in a register: each accumulator is
 # loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
@@ -656,12 +654,12 @@ _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 class _KernelRenderer:
     """The state of rendering one kernel: scopes, temporaries, deps."""
 
-    def __init__(self, ast: UOp, parallel: bool, restrict: bool):
-        self.ast, self.parallel, self.restrict = ast, parallel, restrict
+    def __init__(self, ast: UOp, restrict: bool):
+        self.ast, self.restrict = ast, restrict
+        # the loops the parallel action split across cores, by range id
+        self.parallel = frozenset(ast.arg.ranges if isinstance(ast.arg, Parallel) else ())
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = _free_ranges(self.order)
-        self.reduces = [n for n in self.order if n.op is Ops.REDUCE]
-        self.nloads = sum(n.op is Ops.LOAD for n in self.order)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
@@ -671,7 +669,7 @@ class _KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
-        self.choices: list[str] = []  # decisions made here, not yet actions of rules/opt.rules
+        self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
         self.prefetch: UOp | None = None  # the reduce loop whose later rows are prefetched
@@ -742,8 +740,6 @@ class _KernelRenderer:
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
-        if "omp parallel" in pragma and r.arg[1] != "thread":  # (a thread action: opt.py's)
-            self.choices.append(f"PARALLEL r{r.arg[0]}")
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
         if count is not None:
@@ -877,8 +873,6 @@ class _KernelRenderer:
         n, lanes = _range_size(r), VECTOR_LANES
         head = f"{pragma}\n" if pragma else ""
         head += f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
-        if "omp parallel" in pragma:
-            self.choices.append(f"PARALLEL r{r.arg[0]}")
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r})
         scope.names[r] = var
@@ -1026,8 +1020,7 @@ class _KernelRenderer:
         else:
             return ""
         # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
-        if (outermost and red.src[1].arg[1] == "thread" and self.parallel
-                and not self._in_parallel()):
+        if outermost and red.src[1].arg[1] == "thread" and not self._in_parallel():
             simd = " simd" if innermost and simd_ok else ""
             self.threaded.add(red)
             return f"#pragma omp parallel for{simd} reduction({clause})"
@@ -1078,15 +1071,6 @@ class _KernelRenderer:
         host.names[dl] = name
 
     # -- stores
-    def _work(self, stores: list[UOp]) -> int:
-        """Loop iterations of a store group, its reduce loops included: what decides threading.
-
-        (Counts every REDUCE of the kernel: kernels with several store groups are rare, and
-        overcounting only threads a loop a little early.)"""
-        ranges = set(stores[0].src[2:])
-        for red in self.reduces:
-            ranges.update(red.src[1:])
-        return math.prod(_range_size(r) for r in ranges)
 
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
@@ -1094,14 +1078,8 @@ class _KernelRenderer:
                 or self._try_interchange(stores[0])):
             return
         scope = self.root
-        # an unrolled window (rules/opt.rules) does the work of its loop in each iteration
-        if len(self.ast.src) == 1:  # the kernel's one STORE (index math reads no memory)
-            loads = self.nloads
-        else:
-            loads = sum(n.op is Ops.LOAD for st in stores for n in toposort(st.src[1]))
-        work = self._work(stores) * max(1, loads)
         for i, r in enumerate(ranges):
-            threads = i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1
+            threads = i == 0 and r.arg[0] in self.parallel
             # an upcast loop (rules/opt.rules) is vectorized: `omp simd`, with the threads if
             # it is also the outermost
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
@@ -1134,7 +1112,6 @@ class _KernelRenderer:
         parent.add(outer)
         parent.open_child = outer
         self.stack.append(outer)
-        self.choices.append(f"PARALLEL r{r.arg[0]} in blocks of {block}")
         return self.open_loop(outer, r, "#pragma omp simd", rb, block)
 
     def _emit_store(self, st: UOp) -> None:
@@ -1203,9 +1180,7 @@ class _KernelRenderer:
         if how.block is not None:
             scope, start = self._column_blocks(j, how.block)
             cols = (start, how.block)
-        work = math.prod(_range_size(r) for r in ranges)
-        work *= sum(math.prod(_range_size(k) for k in r.src[1:]) for r in reds)
-        scope = self._output_loops(scope, ranges[:-1], work)
+        scope = self._output_loops(scope, ranges[:-1])
         outer = self.stack[-1]
         depth = len(self.stack)
         cells: list[tuple[UOp, str]] = []
@@ -1261,13 +1236,11 @@ class _KernelRenderer:
         self._close_loops()
         return True
 
-    def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...], work: int) -> Scope:
+    def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...]) -> Scope:
         """An interchanged reduce's output loops but its columns, the outermost threaded when
-        the kernel's `work` pays for threads; returns the innermost."""
+        the parallel action says so; returns the innermost."""
         for i, r in enumerate(ranges):
-            pragma = ""
-            if i == 0 and self.parallel and work >= PARALLEL_MIN_WORK and _range_size(r) > 1:
-                pragma = "#pragma omp parallel for"
+            pragma = "#pragma omp parallel for" if i == 0 and r.arg[0] in self.parallel else ""
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         return scope
@@ -1279,9 +1252,7 @@ class _KernelRenderer:
         constants, are registers to gcc). Each output's combination over k keeps its order."""
         ranges = st.src[2:]
         j = ranges[-1]
-        work = math.prod(_range_size(r) for r in ranges + red.src[1:])
-        scope = self.root
-        scope = self._output_loops(scope, ranges[:-1], work)
+        scope = self._output_loops(self.root, ranges[:-1])
         jb = self.fresh("jb")
         head = f"for (int64_t {jb} = 0; {jb} < {_range_size(j)}; {jb} += {nvec * VECTOR_LANES})"
         block = Scope(head, scope.bound)
@@ -1362,24 +1333,18 @@ class _KernelRenderer:
         ranges = st.src[2:]
         i, j = ranges[-2], ranges[-1]
         ks = red.src[1:]
-        work = math.prod(_range_size(r) for r in ranges + ks)
-        threaded = False
 
-        def pragma_for(size: int) -> str:
-            nonlocal threaded
-            if threaded or not self.parallel or work < PARALLEL_MIN_WORK or size < 2:
-                return ""
-            threaded = True
-            return "#pragma omp parallel for"
+        def pragma_for(r: UOp) -> str:  # (the parallel action names one loop, or a tile loop)
+            return "#pragma omp parallel for" if r.arg[0] in self.parallel else ""
 
         scope = self.root
         for r in ranges[:-2]:
-            scope = self.open_loop(scope, r, pragma_for(_range_size(r)))
+            scope = self.open_loop(scope, r, pragma_for(r))
             self.stack.append(scope)
         # the tile loops bind no RANGE: i and j are bound by the loops inside each tile
         iv, jv = self.fresh("ti"), self.fresh("tj")
         for var, r, t in ((iv, i, TILE_I), (jv, j, TILE_J)):
-            head = pragma_for(_range_size(r) // t)
+            head = pragma_for(r)
             head = (head + "\n" if head else "")
             head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var} += {t})"
             tile = Scope(head, scope.bound)
@@ -1757,14 +1722,12 @@ def _segment_function(fname: str, ctypes: tuple[str, ...], pieces: list[str], id
     return "\n".join(lines)
 
 
-def render_kernel(ast: UOp, cname: str, parallel: bool = True,
-                  restrict: bool = True) -> RenderedKernel:
-    """Print one kernel AST as a C function named `cname` (a generated identifier).
-
-    `parallel` allows OpenMP pragmas; `restrict` false when two parameters may alias."""
+def render_kernel(ast: UOp, cname: str, restrict: bool = True) -> RenderedKernel:
+    """Print one kernel AST as a C function named `cname` (a generated identifier);
+    `restrict` false when two parameters may alias."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cname):
         raise RenderError(f"not a C identifier: {cname!r}")
-    return _KernelRenderer(ast, parallel, restrict).render(cname)
+    return _KernelRenderer(ast, restrict).render(cname)
 
 
 # numerics this renderer does not pin down (documented for users of the C path):

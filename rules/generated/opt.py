@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 75b8768dc4fdaeb2fa49aab9e2df694bfd3029247be0744e3dfeb718e765743b
+# source sha256: b8fe4bd2f5f12bf0693d29542ef735f14d30916c66b59e72fd4675a7dbde2ffa
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -19,6 +19,7 @@ from rulegrad.rules.interchange_helpers import interchangeable
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
+from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.thread_helpers import threadable
 from rulegrad.rules.thread_helpers import threaded
@@ -31,46 +32,56 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '75b8768dc4fdaeb2fa49aab9e2df694bfd3029247be0744e3dfeb718e765743b'
+SOURCE_SHA256 = 'b8fe4bd2f5f12bf0693d29542ef735f14d30916c66b59e72fd4675a7dbde2ffa'
 DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 23, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 29, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 33, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 37, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 42, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 48, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 54, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 60, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 24, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 30, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 34, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 38, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 43, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 49, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 55, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 61, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 67, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
+def _opt_actions_SINK(n, ctx):
+    # rule parallel_loops at rules/opt.rules:67
+    #   parallel_loops: SINK as s -> parallel(s)
+    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    s = n
+    _r = _as_uop(n, parallel(s))
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[8]
+    return None
+
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:42
+    # rule upcast_store at rules/opt.rules:43
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule flash_store at rules/opt.rules:48
+    # rule flash_store at rules/opt.rules:49
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
-    # rule pack_store at rules/opt.rules:54
+    # rule pack_store at rules/opt.rules:55
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
-    # rule interchange_store at rules/opt.rules:60
+    # rule interchange_store at rules/opt.rules:61
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     st = n
@@ -80,27 +91,27 @@ def _opt_actions_STORE(n, ctx):
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unroll_reduce at rules/opt.rules:23
+    # rule unroll_reduce at rules/opt.rules:24
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     r = n
     if small_reduce(r):
         _r = _as_uop(n, unrolled(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
-    # rule thread_reduce at rules/opt.rules:29
+    # rule thread_reduce at rules/opt.rules:30
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     r = n
     if threadable(r):
         _r = _as_uop(n, threaded(r))
         if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
-    # rule max_scale at rules/opt.rules:33
+    # rule max_scale at rules/opt.rules:34
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     r = n
     _r = _as_uop(n, unscaled(r))
     if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
-    # rule vector_reduce at rules/opt.rules:37
+    # rule vector_reduce at rules/opt.rules:38
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     r = n
@@ -111,6 +122,7 @@ def _opt_actions_REDUCE(n, ctx):
 
 
 _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
+    Ops.SINK: _opt_actions_SINK,
     Ops.STORE: _opt_actions_STORE,
     Ops.REDUCE: _opt_actions_REDUCE,
 }, home=(globals(), '_opt_actions_st'))

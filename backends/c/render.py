@@ -558,7 +558,7 @@ class RenderedKernel:
     nparams: int
     param_dtypes: tuple[DType, ...]
     var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
-    choices: tuple[str, ...] = ()  # what the renderer itself decided (threads, tiles), for DEBUG
+    choices: tuple[str, ...] = ()  # how the actions were printed (launched, blocks), for DEBUG
     # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
     # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
     # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles; flash

@@ -130,7 +130,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
         rk = render_kernel(opt, f"k{i}_{c_ident(name)}", restrict=r)
         rendered.append(rk)
-        if debug >= 2:  # the optimizer's actions and the renderer's own choices
+        if debug >= 2:  # the optimizer's actions, then how they were printed
             taken = actions(low, opt) + list(rk.choices)
             print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)
     lib = build_library(rendered)

@@ -37,6 +37,16 @@ BLOCK_MIN = 8
 # the most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
 # block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
 VECTORS_MAX = 8
+# A block of register accumulators reads a few cache lines of each row, then the next row, a
+# stride the hardware prefetchers follow late: gcc is told to fetch the row this many steps
+# ahead. A 64x256x256 max over the middle axis ran 1.6x faster (0.52 / 0.79 ms on 2 threads,
+# 3.1 / 5.4 ms on one; the kernel alone, interleaved; 4 rows ahead: 0.61 ms).
+PREFETCH_ROWS = 8
+# a sum down the columns (an interchanged reduce with no output loop but its columns) adds
+# this many rows per pass over its accumulators, in order, in a register: each accumulator is
+# loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
+# calls each): 0.28 -> 0.17 ms on two threads, 0.87 -> 0.36 on one; 8 rows per pass: 0.24
+ROWS_PER_PASS = 4
 _COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
                      Ops.FDIV, Ops.RECIPROCAL})
 
@@ -51,18 +61,22 @@ class Interchange:
     tile: tuple[int, int] | None
     block: int | None = None
     vectors: int | None = None  # accumulators in registers: this many 8-lane vectors of j
+    prefetch: int = 0  # with `vectors`: each row's vectors fetched this many rows ahead
+    rows: int = 1  # rows of the reduce's last loop added per pass, in a register per column
 
     def describe(self, st: UOp) -> str:
         ranges = st.src[2:]
         j = ranges[-1]
         if self.vectors is not None:
+            ahead = f", rows fetched {self.prefetch} ahead" if self.prefetch else ""
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in blocks of "
-                    f"{self.vectors} vectors of {VECTOR_LANES} accumulators in registers")
+                    f"{self.vectors} vectors of {VECTOR_LANES} accumulators in registers{ahead}")
+        rows = f", {self.rows} rows per pass" if self.rows > 1 else ""
         if self.block is not None:
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, THREAD r{j.arg[0]} in "
-                    f"{int(j.src[0].arg) // self.block} blocks of {self.block}")
+                    f"{int(j.src[0].arg) // self.block} blocks of {self.block}{rows}")
         if self.tile is None:
-            return f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
+            return f"INTERCHANGE r{j.arg[0]} inside the reduce loops{rows}"
         return (f"TILE r{ranges[-2].arg[0]} x r{ranges[-1].arg[0]} "
                 f"({self.tile[0]}x{self.tile[1]})")
 
@@ -128,10 +142,12 @@ def _plan(st: UOp) -> Interchange | None:
     if len(reds) == 1 and not per_row and len(ranges) >= 2:
         vectors = _vectors(st, reds[0], j)
         if vectors is not None:
-            return Interchange(None, vectors=vectors)
-    if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
-        return Interchange(None, _block(range_size(j)))  # type: ignore[arg-type]
-    return Interchange(None)
+            return Interchange(None, vectors=vectors, prefetch=PREFETCH_ROWS)
+    # with no output loop around j, every reduce's rows several per pass (when they divide)
+    rows = ROWS_PER_PASS if len(ranges) == 1 and all(
+        range_size(r.src[-1]) % ROWS_PER_PASS == 0 for r in reds) else 1  # type: ignore[operator]
+    block = _block(range_size(j)) if len(ranges) == 1 and work >= PARALLEL_MIN_WORK else None  # type: ignore[arg-type]
+    return Interchange(None, block, rows=rows)
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:

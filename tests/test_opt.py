@@ -580,6 +580,7 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
     t = getattr(Tensor(x), op)(axis=0, keepdim=True)
     low, opt, rk = _kernel(t)
     want = "INTERCHANGE r0 inside the reduce loops" + (f", THREAD r0 in {blocks}" if blocks else "")
+    want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
     assert actions(low, opt) == [want]
     assert (rk.launch > 0) == (blocks is not None)  # threads: launched (launch.py)
     got = t.numpy()
@@ -593,14 +594,16 @@ def test_column_sum_adds_its_rows_in_order_several_per_pass(monkeypatch, dt, sha
     """A sum down the columns adds ROWS_PER_PASS rows per pass over its accumulators when they
     divide the rows (threaded column blocks or not), each column's sum still row after row: the
     bits of a running sum in numpy, one row at a time."""
-    from rulegrad.backends.c.render import ROWS_PER_PASS
     from rulegrad.rules import interchange_helpers
+    from rulegrad.rules.interchange_helpers import ROWS_PER_PASS
 
     monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
     x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dt)
     t = Tensor(x).sum(axis=0)
-    _, _, rk = _kernel(t)
-    assert (f"+= {ROWS_PER_PASS})" in rk.source) == (shape[0] % ROWS_PER_PASS == 0)
+    low, opt, rk = _kernel(t)
+    several = shape[0] % ROWS_PER_PASS == 0
+    assert (f"+= {ROWS_PER_PASS})" in rk.source) == several
+    assert actions(low, opt)[0].endswith(f", {ROWS_PER_PASS} rows per pass") == several
     want = np.zeros(shape[1], dt)
     for row in x:
         want = want + row
@@ -702,12 +705,12 @@ def test_middle_axis_reduce_in_register_vectors_bits_equal_numpy(op, width, vect
     x = _data((3, 37, width), np.float32, seed=width)
     t = getattr(Tensor(x), op)(axis=1)
     low, opt, rk = _kernel(t)
-    assert (f"INTERCHANGE r1 inside the reduce loops, in blocks of {vectors} vectors of 8 "
-            "accumulators in registers") in actions(low, opt)
-    assert f"rg_v{op}_f32(" in rk.source
     # each row's vectors are fetched PREFETCH_ROWS rows ahead (a row is `width` values)
-    from rulegrad.backends.c.render import PREFETCH_ROWS
+    from rulegrad.rules.interchange_helpers import PREFETCH_ROWS
 
+    assert (f"INTERCHANGE r1 inside the reduce loops, in blocks of {vectors} vectors of 8 "
+            f"accumulators in registers, rows fetched {PREFETCH_ROWS} ahead") in actions(low, opt)
+    assert f"rg_v{op}_f32(" in rk.source
     assert "__builtin_prefetch((const void *)((uintptr_t)&p1[" in rk.source
     assert f"] + {PREFETCH_ROWS * width} * sizeof p1[" in rk.source
     _same_bits(t.numpy(), _oracle(op, x, (1,)))

@@ -620,11 +620,6 @@ def _range_size(r: UOp) -> int:
     return int(end.arg)
 
 
-# a sum down the columns (an interchanged reduce with no output loop but its columns) adds
-# this many rows per pass over its accumulators, in order, in a register: each accumulator is
-# loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
-# calls each): 0.28 -> 0.17 ms on two threads, 0.87 -> 0.36 on one; 8 rows per pass: 0.24
-ROWS_PER_PASS = 4
 # A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
 # unknown bounds, so gcc compiles its vector loop with a peeled prologue and epilogue: relu's
 # 4M-element loop cost 64M more compiler instructions threaded than not (callgrind). Threads
@@ -639,13 +634,6 @@ def _vector_block(size: int) -> int:
     VECTOR_BLOCK dividing it), or 0 when no block of VECTOR_BLOCK_MIN or more divides it."""
     block = min(size & -size, VECTOR_BLOCK)
     return block if block >= VECTOR_BLOCK_MIN and size > block else 0
-
-
-# A block of register accumulators reads a few cache lines of each row, then the next row, a
-# stride the hardware prefetchers follow late: gcc is told to fetch the row this many steps
-# ahead. A 64x256x256 max over the middle axis ran 1.6x faster (0.52 / 0.79 ms on 2 threads,
-# 3.1 / 5.4 ms on one; the kernel alone, interleaved; 4 rows ahead: 0.61 ms).
-PREFETCH_ROWS = 8
 
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
@@ -672,7 +660,8 @@ class _KernelRenderer:
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
-        self.prefetch: UOp | None = None  # the reduce loop whose later rows are prefetched
+        # the reduce loop whose later rows are prefetched, and how many rows ahead
+        self.prefetch: tuple[UOp, int] | None = None
         self.used_vectors = False
         # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
         # kernel is compiled at the explicit vectors' level all the same
@@ -848,12 +837,12 @@ class _KernelRenderer:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             expr = f"{_VECTOR_LOAD[step]}(&{srcs[0]})"  # type: ignore[index]
-            row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch)
-            if row and PREFETCH_ROWS:
+            row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
+            if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
                 scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
-                          f"{PREFETCH_ROWS * row} * sizeof {srcs[0]}));")
+                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")  # type: ignore[index]
         elif n.op in _VECTOR_INFIX and (self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
@@ -1172,7 +1161,7 @@ class _KernelRenderer:
             self._tiled(st, reds[0], how.tile)
             return True
         if how.vectors is not None:
-            self._vector_columns(st, reds[0], how.vectors)
+            self._vector_columns(st, reds[0], how)
             return True
         # output loops but the last, parallel at the outermost (or j's blocks, in threads)
         scope = self.root
@@ -1196,8 +1185,7 @@ class _KernelRenderer:
             # the reduce loops, then j innermost
             scope = outer
             k = red.src[-1]
-            steps = ROWS_PER_PASS if len(ranges) == 1 and _range_size(k) % ROWS_PER_PASS == 0 \
-                else 1
+            steps = how.rows
             for r in red.src[1:] if steps == 1 else red.src[1:-1]:
                 scope = self.open_loop(scope, r)
                 self.stack.append(scope)
@@ -1245,13 +1233,15 @@ class _KernelRenderer:
             self.stack.append(scope)
         return scope
 
-    def _vector_columns(self, st: UOp, red: UOp, nvec: int) -> None:
+    def _vector_columns(self, st: UOp, red: UOp, how: Interchange) -> None:
         """The interchanged reduce with its accumulators in registers: j in blocks of `nvec`
-        8-lane vectors, and for each block the reduce loops run once, each step combining the
-        block's row of values into the vectors (the C arrays `acc[nvec]`, indexed by unrolled
-        constants, are registers to gcc). Each output's combination over k keeps its order."""
+        (`how.vectors`) 8-lane vectors, and for each block the reduce loops run once, each step
+        combining the block's row of values into the vectors (the C arrays `acc[nvec]`, indexed
+        by unrolled constants, are registers to gcc), each row's vectors fetched `how.prefetch`
+        rows ahead. Each output's combination over k keeps its order."""
         ranges = st.src[2:]
-        j = ranges[-1]
+        j, nvec = ranges[-1], how.vectors
+        assert nvec is not None
         scope = self._output_loops(self.root, ranges[:-1])
         jb = self.fresh("jb")
         head = f"for (int64_t {jb} = 0; {jb} < {_range_size(j)}; {jb} += {nvec * VECTOR_LANES})"
@@ -1274,7 +1264,7 @@ class _KernelRenderer:
             self.stack.append(scope)
         inner, cell = self._lane_block(scope, j, jb, nvec, acc)
         inner.names[reg] = cell
-        self.prefetch = red.src[-1]
+        self.prefetch = (red.src[-1], how.prefetch) if how.prefetch else None
         inner.add(f"{cell} = {self.emit(red.src[0])};")
         self.prefetch = None
         # close the reduce loops; the loops around the block are still being filled

@@ -1060,7 +1060,6 @@ class _KernelRenderer:
         host.names[dl] = name
 
     # -- stores
-
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
         if (self._try_flash(stores[0]) or self._try_packed(stores[0])

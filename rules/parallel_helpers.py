@@ -6,8 +6,9 @@ actions. Out: `parallel(sink)`, the SINK with a `Parallel` as its arg naming tho
 range id, which backends/c/render.py prints as `omp parallel for` (each thread a contiguous
 share of the iterations); None when no loop is worth the threads.
 
-A group is the stores the renderer prints as one loop nest: those sharing their loops, or a
-STORE with an action of its own (render.py's `render`). The threaded loop is the group's
+A group is the stores the renderer prints as one loop nest (`store_groups`, which render.py's
+`render` prints by): those sharing their loops, or a STORE with an action of its own. The
+threaded loop is the group's
 outermost one, as printed: the first output loop, but for a register tile of an interchanged
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
 then its columns. Threads pay only for enough work: the loop iterations of the group, its
@@ -39,9 +40,10 @@ class Parallel:
     ranges: tuple[int, ...]
 
 
-def _outermost(st: UOp) -> tuple[UOp, int] | None:
-    """The loop that takes the threads when a group of stores led by `st` is threaded, and
-    its iterations as printed (a tile loop's are tiles); None when no loop of it can."""
+def _outermost(st: UOp) -> UOp | None:
+    """The RANGE whose loop takes the threads when a group of stores led by `st` is threaded
+    (the first printed of at least 2 iterations: a tile loop's are tiles); None when no loop
+    of it can."""
     how, ranges = st.arg, st.src[2:]
     if isinstance(how, (Pack, Flash)) or (isinstance(how, Interchange) and how.block):
         return None
@@ -53,11 +55,12 @@ def _outermost(st: UOp) -> tuple[UOp, int] | None:
         loops = [(r, range_size(r)) for r in ranges[:-1]][:1]  # j runs inside its reduce
     else:
         loops = [(r, range_size(r)) for r in ranges[:1]]
-    return next(((r, n) for r, n in loops if n >= 2), None)  # type: ignore[operator]
+    return next((r for r, n in loops if n >= 2), None)  # type: ignore[operator]
 
 
-def _groups(sink: UOp) -> list[list[UOp]]:
-    """The kernel's stores as render.py groups them: one loop nest each."""
+def store_groups(sink: UOp) -> list[list[UOp]]:
+    """The kernel's stores by loop nest, in order: those sharing their loops, and a STORE with
+    an action of its own (packed, interchanged) alone."""
     groups: dict[tuple, list[UOp]] = {}
     for st in sink.src:
         groups.setdefault((st.src[2:], st if st.arg is not None else None), []).append(st)
@@ -73,7 +76,7 @@ def _threads(sink: UOp) -> tuple[int, ...]:
         return ()  # the kernel's threads are its reduce's
     loads = sum(n.op is Ops.LOAD for n in order)
     chosen = []
-    for stores in _groups(sink):
+    for stores in store_groups(sink):
         loop = _outermost(stores[0])
         if loop is None:
             continue
@@ -82,7 +85,7 @@ def _threads(sink: UOp) -> tuple[int, ...]:
             ranges.update(red.src[1:])  # overcounting only threads a loop a little early)
         work = math.prod(range_size(r) for r in ranges) * max(1, loads)  # type: ignore[misc]
         if work >= PARALLEL_MIN_WORK:
-            chosen.append(loop[0].arg[0])
+            chosen.append(loop.arg[0])
     return tuple(chosen)
 
 

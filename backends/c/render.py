@@ -57,7 +57,7 @@ from typing import NamedTuple
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
 from rulegrad.rules.pack_helpers import TILE_ROWS
-from rulegrad.rules.parallel_helpers import Parallel
+from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -1380,14 +1380,10 @@ class _KernelRenderer:
     def render(self, cname: str) -> RenderedKernel:
         if self.ast.op is not Ops.SINK:
             raise RenderError(f"a kernel AST is a SINK, not {self.ast.op.name}")
-        groups: dict[tuple, list[UOp]] = {}
         for st in self.ast.src:
             if st.op is not Ops.STORE:
                 raise RenderError(f"a kernel SINK holds STOREs, not {st.op.name}")
-            # a STORE with an action of its own (packed, interchanged) is a loop nest of its own
-            alone = st if st.arg is not None else None
-            groups.setdefault((tuple(st.src[2:]), alone), []).append(st)
-        for stores in groups.values():
+        for stores in store_groups(self.ast):  # (the parallel action's loop nests)
             self.render_group(stores)
         nparams = max(self.params) + 1 if self.params else 0
         pdt = tuple(self.params[i].dtype if i in self.params else dtypes.uint8

@@ -5,8 +5,9 @@ connected component of the module import graph that holds more than one module (
 that imports itself), printed with the imports that close it; exit 1 if there is any.
 
 Every import counts, module level or inside a function (a lazy import is still a dependency);
-only imports under `if TYPE_CHECKING:` do not, since they never run. `from package import x` is an
-edge to the submodule `x` when there is one, else to the package's `__init__`. Imports of private names (`from m import _x`) are listed too.
+only imports under `if TYPE_CHECKING:` do not, since they never run. `from package import x`
+is an edge to the submodule `x` when there is one, else to the package's `__init__`. Imports
+of private names (`from m import _x`) are listed too.
 
 Run: `python bench/import_cycles.py` (tests/test_import_cycles.py runs it in CI).
 """

@@ -1,0 +1,235 @@
+"""rulegrad beside the compilers a CPU user would pick: numpy, torch eager, torch.compile and
+jax.jit, on every workload family and a training step.
+
+    python bench/peers.py [--only NAME,...] [--rounds N] [--no-compile] [--no-train]
+
+Each case is called as its users call it: inputs already in the framework's arrays, the result
+read as a numpy array. Times are wall-clock medians of `--rounds` (>= 5) interleaved rounds in
+one run; outputs are checked against torch eager. Every peer runs at its best on THREADS
+threads with OMP_WAIT_POLICY=passive (harness.py); torch.compile takes the better of its
+default and max-autotune-no-cudagraphs modes. "cold" is each side's first call (tracing,
+compiling), in this process. "best" is the fastest of torch eager, torch.compile and jax.jit;
+"vs best" is its time over rulegrad's (> 1: rulegrad is faster). "roof" is rulegrad's share of
+the measured FMA peak (products) or copy bandwidth (memory-bound cases). torch and jax are
+bench-only (`pip install -e ".[bench]"`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+from harness import (
+    close,
+    copy_bandwidth,
+    fma_peak,
+    geomean,
+    interleaved_medians,
+    jax_module,
+    roof_share,
+    torch_module,
+)
+from workloads import point
+
+CASES = [
+    ("elementwise", (1 << 22,)), ("sum", (1, 2048, 2048)), ("softmax", (1024, 1024)),
+    ("layernorm", (1024, 1024)), ("matmul", (512, 512, 512)),
+    ("linear_gelu", (256, 1024, 1024)), ("mlp", (256, 784, 512, 10)),
+    ("conv2d", (16, 32, 32, 64, 3, 1)), ("attention", (8, 512, 64)), ("maxpool", (16, 64, 64)),
+    ("batchnorm", (64, 64, 32)), ("logsumexp", (4096, 1024)), ("add", (16,)),
+]
+TRAIN = [(784, 256, 10, 128), (64, 128, 10, 64)]
+
+
+def _cold(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _compiled(torch, fn, ins, want, rounds):
+    """torch.compile's better mode for `fn`: (callable, cold seconds)."""
+    best = None
+    for mode in ("default", "max-autotune-no-cudagraphs"):
+        torch._dynamo.reset()
+        cf = torch.compile(fn, mode=mode)
+        call = lambda cf=cf: cf(**ins).numpy()  # noqa: E731
+        cold = _cold(call)
+        (t,) = interleaved_medians([call], max(2, rounds // 2))
+        if best is None or t < best[2]:
+            best = (call, cold, t)
+    return best[0], best[1]
+
+
+def run_case(torch, jax, family: str, shape: tuple, rounds: int, compile_: bool) -> dict:
+    import rulegrad
+    p = point(family, *shape)
+    ins_t = {k: torch.from_numpy(v.copy()) for k, v in p.inputs.items()}
+    with torch.no_grad():
+        want = p.torch(**ins_t).numpy()
+        sides: dict[str, object] = {}
+        cold: dict[str, float] = {}
+        ins_rg = {k: rulegrad.Tensor(v).realize() for k, v in p.inputs.items()}
+        sides["rulegrad"] = lambda: p.rg(**ins_rg).numpy()
+        cold["rulegrad"] = _cold(sides["rulegrad"])
+        sides["torch"] = lambda: p.torch(**ins_t).numpy()
+        if compile_:
+            sides["compile"], cold["compile"] = _compiled(torch, p.torch, ins_t, want, rounds)
+        if jax is not None:
+            ins_j = {k: jax.device_put(v) for k, v in p.inputs.items()}
+            jf = jax.jit(p.jax)
+            sides["jax"] = lambda: np.asarray(jf(**ins_j))
+            cold["jax"] = _cold(sides["jax"])
+        ok = {name: close(fn(), want, **p.tol) for name, fn in sides.items()}
+        times = dict(zip(sides, interleaved_medians(list(sides.values()), rounds)))
+    return {"name": p.name, "times": times, "cold": cold, "ok": ok,
+            "roof": roof_share(p.flops, p.nbytes, times["rulegrad"])}
+
+
+PEERS = ("torch", "compile", "jax")
+
+
+def _header() -> None:
+    print(f"{'case':<30} {'rulegrad':>9} {'torch':>9} {'compile':>9} {'jax':>9} "
+          f"{'vs best':>8} {'roof':>5}  cold ms (rulegrad / compile / jax)")
+
+
+def _report(rows: list[dict]) -> None:
+    peers = PEERS
+    for r in rows:
+        t = r["times"]
+        best = min(t[p] for p in peers if p in t)
+        cells = " ".join(f"{t[p] * 1e3:>9.3f}" if p in t else f"{'-':>9}" for p in peers)
+        cold = " / ".join(f"{r['cold'][p] * 1e3:.0f}" if p in r["cold"] else "-"
+                          for p in ("rulegrad", "compile", "jax"))
+        wrong = [name for name, ok in r["ok"].items() if not ok]
+        print(f"{r['name']:<30} {t['rulegrad'] * 1e3:>9.3f} {cells} "
+              f"{best / t['rulegrad']:>7.2f}x {r['roof'] * 100:>4.0f}%  {cold}"
+              + (f"  WRONG: {', '.join(wrong)}" if wrong else ""), flush=True)
+
+
+def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
+    """One SGD step of an MLP with a log-softmax loss: forward, backward, update, loss read."""
+    import rulegrad
+    from rulegrad.nn.optim import SGD
+
+    d, h, o, b = sizes
+    rng = np.random.default_rng(0)
+    w = {"w1": (rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32),
+         "b1": np.zeros(h, np.float32),
+         "w2": (rng.standard_normal((h, o)) / np.sqrt(h)).astype(np.float32),
+         "b2": np.zeros(o, np.float32)}
+    x = rng.standard_normal((b, d)).astype(np.float32)
+    y = np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]
+    lr = 0.01
+
+    rp = {k: rulegrad.Tensor(v.copy(), requires_grad=True).realize() for k, v in w.items()}
+    rx, ry = rulegrad.Tensor(x).realize(), rulegrad.Tensor(y).realize()
+    opt = SGD(list(rp.values()), lr=lr)
+
+    def rg_step():
+        opt.zero_grad()
+        logits = (rx @ rp["w1"] + rp["b1"]).relu() @ rp["w2"] + rp["b2"]
+        loss = -(logits.log_softmax(1) * ry).sum(1).mean()
+        loss.backward()
+        opt.step(loss)  # the loss realized with the update, from the weights before it
+        return loss.item()
+
+    tp = {k: torch.from_numpy(v.copy()).requires_grad_() for k, v in w.items()}
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    topt = torch.optim.SGD(list(tp.values()), lr=lr)
+
+    def t_fwd(p):
+        logits = torch.relu(tx @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+        return -(torch.log_softmax(logits, 1) * ty).sum(1).mean()
+
+    def t_step(fwd=t_fwd):
+        topt.zero_grad()
+        loss = fwd(tp)
+        loss.backward()
+        topt.step()
+        return loss.item()
+
+    sides = {"rulegrad": rg_step, "torch": t_step}
+    if compile_:
+        cf = torch.compile(t_fwd)
+        sides["compile"] = lambda: t_step(cf)
+    if jax is not None:
+        import jax.numpy as jnp
+
+        def j_loss(p, x, y):
+            logits = jnp.maximum(x @ p["w1"] + p["b1"], 0) @ p["w2"] + p["b2"]
+            return -(jax.nn.log_softmax(logits, 1) * y).sum(1).mean()
+
+        @jax.jit
+        def j_update(p, x, y):
+            loss, g = jax.value_and_grad(j_loss)(p, x, y)
+            return loss, {k: p[k] - lr * g[k] for k in p}
+
+        jp = {k: jax.device_put(v.copy()) for k, v in w.items()}
+        jx, jy = jax.device_put(x), jax.device_put(y)
+        state = {"p": jp}
+
+        def j_step():
+            loss, state["p"] = j_update(state["p"], jx, jy)
+            return float(loss)
+
+        sides["jax"] = j_step
+    # torch eager and compile share their parameters: torch's two steps are checked, then
+    # compile's first step goes on from them and is timed as its cold call
+    cold, losses = {}, {}
+    for k in ("rulegrad", "torch", "jax"):
+        if k in sides:
+            t0 = time.perf_counter()
+            losses[k] = [sides[k]()]
+            cold[k] = time.perf_counter() - t0
+            losses[k].append(sides[k]())  # the second loss shows the first update was right
+    if "compile" in sides:
+        cold["compile"] = _cold(sides["compile"])
+    ok = {k: np.allclose(v, losses["torch"], rtol=1e-4, atol=1e-5) for k, v in losses.items()}
+    times = dict(zip(sides, interleaved_medians(list(sides.values()), rounds)))
+    return {"name": f"train {d}-{h}-{o} b{b}", "times": times, "cold": cold, "ok": ok,
+            "roof": 0.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="", help="comma-separated families to run")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--no-train", action="store_true", help="skip the training steps")
+    args = ap.parse_args(argv)
+    torch, jax = torch_module(), jax_module()
+    if torch is None:
+        print("bench/peers.py needs torch: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    if jax is None:
+        print("jax is not installed: its column is left out", file=sys.stderr)
+    print(f"roofs: FMA peak {fma_peak() / 1e9:.0f} GFLOP/s, copy {copy_bandwidth() / 1e9:.1f} "
+          f"GB/s; times in ms")
+    only = set(filter(None, args.only.split(",")))
+    rows = []
+    _header()
+    for family, shape in CASES:
+        if only and family not in only:
+            continue
+        rows.append(run_case(torch, jax, family, shape, max(5, args.rounds),
+                             not args.no_compile))
+        _report(rows[-1:])
+    if not args.no_train:
+        for sizes in TRAIN:
+            rows.append(train_case(torch, jax, sizes, max(5, args.rounds), not args.no_compile))
+            _report(rows[-1:])
+    speeds = [min(r["times"][p] for p in ("torch", "compile", "jax") if p in r["times"])
+              / r["times"]["rulegrad"] for r in rows]
+    wrong = sum(not all(r["ok"].values()) for r in rows)
+    print(f"\ngeomean speed over the best peer: {geomean(speeds):.2f}x over {len(rows)} cases; "
+          f"worst {min(speeds):.2f}x; {wrong} with a wrong output")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())

@@ -10,7 +10,7 @@ from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import Variable
 
 __all__ = ["DType", "GroupOp", "Ops", "RewriteNotReady", "Tensor", "UOp", "Variable", "add_rules",
-           "dtypes", "graph_rewrite", "graph_rewrite_map", "remove_rules"]
+           "dtypes", "graph_rewrite", "graph_rewrite_map", "jit", "remove_rules"]
 __version__ = "0.1.0"
 
 
@@ -20,6 +20,10 @@ def __getattr__(name: str):
         from rulegrad.runtime.tensor import Tensor
 
         return Tensor
+    if name == "jit":  # record a step's kernels once, replay them (runtime/jit.py)
+        from rulegrad.runtime.jit import jit
+
+        return jit
     if name in ("add_rules", "remove_rules"):  # users' rule sets in the scheduler's pipeline
         from rulegrad.runtime import schedule
 

@@ -37,6 +37,7 @@ from sys import getrefcount
 from typing import Any
 
 from . import buffer as _buffer
+from . import capture
 from .buffer import Buffer
 from .env import env_flag, raw_reader
 from .kernelize import _chosen
@@ -107,7 +108,7 @@ def key(uops: Sequence[UOp]) -> tuple | None:
     for i in _WATCHERS:
         if env[i] not in _OFF:
             return None
-    if tracing_active():
+    if tracing_active() or capture.active is not None:  # (rulegrad.jit records every launch)
         return None
     users = tuple(id(up) for up in _user_passes) if _user_passes else ()
     return (tuple(uops), env, _chosen.get(), users)

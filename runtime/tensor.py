@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from . import capture
 from .buffer import Buffer
 from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .dtype import DType, dtypes, least_float, to_dtype
@@ -1135,6 +1136,7 @@ class Tensor(TensorOps, NNOps):
         device first."""
         if isinstance(devs := device_of(self.uop), tuple):
             return self.to(devs[0]).numpy()
+        capture.host_read()  # (rulegrad.jit: a value read inside a step is not replayed)
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None

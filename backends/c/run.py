@@ -25,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.runtime import capture
 from rulegrad.runtime.env import env_int
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
 
 from .build import Library, build_library, probe_compiler
 from .lower import lower_only
@@ -159,6 +161,8 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
     if timings is None and debug >= 1:
         timings = []  # DEBUG=1: kernel count and time per kernel
     prog.run_addresses(addrs, timings, var_vals)
+    if capture.active is not None:  # rulegrad.jit records this step's launches
+        _record_launch(schedule, prog, var_vals)
     if timings is not None and debug >= 1:
         from . import roofline  # DEBUG=1: each kernel's rates beside the machine's
 
@@ -167,3 +171,15 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
             print(f"  {item.name:<30s} {t * 1e6:9.1f} us  {roofline.line(w, t)}", file=sys.stderr)
         print(f"  {len(schedule)} kernels in {sum(timings) * 1e6:.1f} us (C)", file=sys.stderr)
     return prog
+
+
+def _record_launch(schedule: Sequence[Any], prog: CProgram,
+                   var_vals: dict[str, int] | None) -> None:
+    if var_vals:
+        capture.refuse("it has a symbolic size (its values are not replayed)")
+    elif len(prog.kernels) != len(schedule):
+        capture.refuse("a schedule item is not a C kernel")
+    written = [frozenset(n.src[0].src[0].arg for n in toposort(item.ast)
+                         if n.op is Ops.STORE and n.src[0].op is Ops.INDEX) for item in schedule]
+    capture.launched(prog, [tuple(item.bufs[:k.nparams]) for item, k in
+                            zip(schedule, prog.kernels)], written)

@@ -1,0 +1,282 @@
+"""`rulegrad.jit`: record the kernels a step launches once, then replay them with no graph work.
+
+In: a function of Tensors (a forward pass, a training step) that returns Tensors. Out: the same
+function; from its fourth call with inputs of the same kind, a call runs the recorded C kernels
+over the new inputs' buffers (tinygrad's TinyJit, CUDA graphs): no graph is built, scheduled,
+looked up or compiled.
+
+How a call goes, per key (each Tensor argument's shape, dtype and device, which arguments share
+a buffer, and every other argument's value; Tensor arguments are realized first):
+
+1. the first call runs the function as it is (it may make state: an optimizer's buffers);
+2. the second runs it with the launches recorded;
+3. the third runs it recorded again, and the two recordings must agree: the same programs, each
+   buffer in the same role (an argument, state that outlives the call, a buffer the call made),
+   and the same contents in every buffer the call made from Python values (a learning rate
+   read from a global, `Tensor([...])`, `Tensor.rand`). If they do not, the step is not
+   replayable: it runs as it is on every later call, and `jit.refused` says why;
+4. later calls replay the third recording: the arguments' buffers take the recorded ones'
+   places, the returned tensors get fresh buffers (a result kept from an earlier call keeps its
+   values), and every other buffer is the recorded one, written in place as the step wrote it
+   (parameters, optimizer state, the gradients the step left on them).
+
+What is not replayed, and so makes a step run as it is: reading a value back to Python inside
+the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic size, a sharded
+argument, a backend other than C, and a result that is not a Tensor. What a replay cannot see:
+Python code in the function does not run again, so a state change must be a Tensor `assign`
+(as optimizers do), not a rebinding of a Python name; a Python branch taken differently on a
+later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import capture
+from .buffer import Buffer
+from .ops import Ops
+from .realize import backend_name, buffer_of, result_node
+from .tensor import Tensor
+
+RECORD = 1  # calls of a key run as they are before its first recording
+
+
+@dataclass
+class _Replay:
+    """A step's recorded launches over slots of buffers, and where its arguments and results
+    go."""
+
+    base: list[Buffer | None]          # per slot: the recorded buffer (None: filled per call)
+    inputs: list[int]                  # per Tensor argument: its slot (-1: no kernel reads it)
+    fresh: list[tuple[int, Buffer]]    # (slot, recorded buffer) of each result made per call
+    written: list[int]                 # slots written in place: moved off arrays handed out
+    launches: list[tuple[Any, list[list[int]]]]  # (program, per kernel: its slots)
+    results: list[tuple[int, tuple]]   # per result: (slot, shape)
+
+
+@dataclass
+class _Entry:
+    """One key's calls: how many, its recordings, and its replay or why it has none."""
+
+    calls: int = 0
+    recording: capture.Recording | None = None
+    args: list[Buffer | None] | None = None  # the argument buffers of that recording
+    replay: _Replay | None = None
+    template: Any = None    # the recorded call's result, whose structure replays return
+    refused: str | None = None
+
+
+def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
+    """The Tensor arguments (positional, keyword, and one level into lists, tuples and dicts)
+    and a key of the call: each Tensor's kind, and every other argument's value."""
+    tensors: list[Tensor] = []
+
+    def one(x: Any) -> Any:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            return ("T", x.shape, x.dtype, str(x.device))
+        if isinstance(x, list | tuple):
+            return (type(x).__name__, tuple(one(v) for v in x))
+        if isinstance(x, dict):
+            return ("dict", tuple((k, one(v)) for k, v in sorted(x.items())))
+        return ("V", x)
+
+    key = tuple(one(a) for a in args) + tuple((k, one(kwargs[k])) for k in sorted(kwargs))
+    return tensors, key
+
+
+def _results(out: Any) -> list[Tensor] | None:
+    """The Tensors a step returned (None when it returned something else)."""
+    if out is None:
+        return []
+    if isinstance(out, Tensor):
+        return [out]
+    values = list(out.values()) if isinstance(out, dict) else out
+    if isinstance(out, list | tuple | dict) and all(isinstance(t, Tensor) for t in values):
+        return list(values)
+    return None
+
+
+def _rebuild(template: Any, tensors: list[Tensor]) -> Any:
+    if template is None:
+        return None
+    if isinstance(template, Tensor):
+        return tensors[0]
+    if isinstance(template, dict):
+        return dict(zip(template, tensors))
+    return type(template)(tensors)
+
+
+class Jit:
+    """A function whose calls replay recorded kernels (see the module's docstring)."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        self.entries: dict[tuple, _Entry] = {}
+        self.replays = 0
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    @property
+    def refused(self) -> list[str]:
+        """Why each kind of call that runs as it is could not be replayed."""
+        return [e.refused for e in self.entries.values() if e.refused]
+
+    def reset(self) -> None:
+        """Forget every recording: the next calls warm up and record again."""
+        self.entries.clear()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        tensors, key = _flatten(args, kwargs)
+        bufs = [buffer_of(t.uop) for t in tensors]
+        if None in bufs:  # (not part of the step: realized before it is recorded or replayed)
+            Tensor.realize(*tensors)
+            bufs = [buffer_of(t.uop) for t in tensors]
+        key = (key, tuple(bufs.index(b) for b in bufs))  # and which arguments share a buffer
+        try:
+            entry = self.entries.setdefault(key, _Entry())
+        except TypeError:  # an argument that is not hashable: no key, no replay
+            return self.fn(*args, **kwargs)
+        if entry.replay is not None:
+            self.replays += 1
+            return _rebuild(entry.template, _replay(entry.replay, bufs))
+        if entry.refused is not None or entry.calls < RECORD:
+            entry.calls += 1
+            return self.fn(*args, **kwargs)
+        return self._record(entry, bufs, args, kwargs)
+
+    def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
+                kwargs: dict) -> Any:
+        entry.calls += 1
+        if backend_name() != "c":
+            entry.refused = f"the backend is {backend_name()!r}: only C kernels are replayed"
+        elif any(b is None for b in bufs):
+            entry.refused = "an argument is not one buffer (a sharded tensor)"
+        if entry.refused is not None:
+            return self.fn(*args, **kwargs)
+        rec = capture.Recording()
+        outer, capture.active = capture.active, rec
+        try:
+            out = self.fn(*args, **kwargs)
+            results = _results(out)
+            if results is None:
+                capture.refuse(f"it returns {type(out).__name__}, not Tensors")
+            elif results:
+                Tensor.realize(*results)
+        finally:
+            capture.active = outer
+        if rec.refused is None and rec.host_reads:
+            rec.refused = "it reads values back to Python (.item(), .numpy()) inside the step"
+        if rec.refused is not None:
+            entry.refused = rec.refused
+            return out
+        rec.results = [(buffer_of(t.uop), t.shape) for t in results]  # type: ignore[union-attr]
+        if entry.recording is None or entry.args is None:
+            entry.recording, entry.args = rec, bufs
+            return out
+        why = _disagree(entry.recording, entry.args, rec, bufs)
+        if why is not None:
+            entry.refused = f"two calls differ: {why}"
+            return out
+        entry.replay, entry.template = _plan(rec, bufs), out
+        entry.recording = entry.args = None
+        return out
+
+
+# ---------------------------------------------------------------------- the recordings
+def _slots(rec: capture.Recording) -> list[tuple[Buffer, bool]]:
+    """Every kernel slot of a recording, in launch order: (its buffer, whether it writes)."""
+    return [(x, i in slots) for la in rec.launches
+            for kernel, slots in zip(la.bufs, la.written) for i, x in enumerate(kernel)]
+
+
+def _roles(rec: capture.Recording, args: list[Buffer | None]) -> list[tuple]:
+    """Each slot's buffer as a role: ("arg", k), or ("buf", n) for the n-th distinct other
+    buffer of the recording."""
+    arg_of = {id(b): k for k, b in enumerate(args) if b is not None}
+    order: dict[int, int] = {}
+    return [("arg", arg_of[id(x)]) if id(x) in arg_of
+            else ("buf", order.setdefault(id(x), len(order)), w) for x, w in _slots(rec)]
+
+
+def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
+              b_args: list) -> str | None:
+    """Why two recordings of one step are not the same step, or None."""
+    if [la.prog for la in a.launches] != [lb.prog for lb in b.launches]:
+        return "they launch different kernels (a Python branch, or a new shape inside)"
+    if _roles(a, a_args) != _roles(b, b_args):
+        return "their kernels read and write their buffers differently"
+    written_a = {id(x) for x, w in _slots(a) if w}
+    written_b = {id(x) for x, w in _slots(b) if w}
+    args = {id(x) for x in a_args + b_args}
+    for (x, _), (y, _) in zip(_slots(a), _slots(b)):
+        if id(x) in args:  # (then y is the same argument of its call: the roles agree)
+            continue
+        if id(y) in written_a and id(y) not in written_b:
+            # the second call reads, and never writes, what the first one made: state carried
+            # from call to call by a Python name, which a replay would not move on
+            return ("the step reads a value an earlier call made and rebinds it (keep state "
+                    "in place with Tensor.assign)")
+        if x is y or id(x) in written_a or id(y) in written_b:
+            continue
+        # read-only, and a different buffer each call: made from Python values in the step
+        if x.data is None or y.data is None or not np.array_equal(x.data, y.data):
+            return ("a value made from Python inside the step changes from call to call "
+                    "(pass it as a Tensor argument; draw random numbers outside)")
+    return None
+
+
+def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
+    """The replay of a recording: its buffers as slots, the arguments' and results' slots."""
+    slot: dict[int, int] = {}
+    base: list[Buffer | None] = []
+
+    def slot_of(x: Buffer) -> int:
+        if id(x) not in slot:
+            slot[id(x)] = len(base)
+            base.append(x)
+        return slot[id(x)]
+
+    launches = [(la.prog, [[slot_of(x) for x in kernel] for kernel in la.bufs])
+                for la in rec.launches]
+    inputs = [slot.get(id(b), -1) for b in args]
+    for s in inputs:
+        if s >= 0:
+            base[s] = None
+    # a result the step made (its first use writes it) gets a fresh buffer per call; one that
+    # is an argument's or state's buffer is that buffer
+    first_write: dict[int, bool] = {}
+    for x, w in _slots(rec):
+        first_write.setdefault(id(x), w)
+    results, fresh = [], {}
+    for buf, shape in rec.results:
+        s = slot_of(buf)
+        if s not in inputs and first_write.get(id(buf), False):
+            fresh[s] = buf
+        results.append((s, shape))
+    written = sorted({slot[id(x)] for x, w in _slots(rec) if w} - set(fresh))
+    return _Replay(base, inputs, sorted(fresh.items()), written, launches, results)
+
+
+def _replay(rp: _Replay, args: list[Buffer | None]) -> list[Tensor]:
+    """Run a replay over this call's argument buffers; the results as Tensors."""
+    bufs = list(rp.base)
+    for s, b in zip(rp.inputs, args):
+        if s >= 0:
+            bufs[s] = b
+    for s, old in rp.fresh:
+        bufs[s] = Buffer(old.size, old.dtype, device=old.device)
+    for s in rp.written:
+        bufs[s].prepare_write()  # type: ignore[union-attr]  (an array handed out keeps its values)
+    for prog, kernels in rp.launches:
+        prog.run_addresses([[bufs[i].address() for i in k] for k in kernels])  # type: ignore[union-attr]
+    return [Tensor(result_node(bufs[s], shape)) for s, shape in rp.results]  # type: ignore[arg-type]
+
+
+def jit(fn: Callable[..., Any]) -> Jit:
+    """Decorate a step so that later calls replay its kernels (see runtime/jit.py)."""
+    return Jit(fn)

@@ -39,7 +39,6 @@ import numpy as np
 
 from . import capture
 from .buffer import Buffer
-from .ops import Ops
 from .realize import backend_name, buffer_of, result_node
 from .tensor import Tensor
 

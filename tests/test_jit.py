@@ -92,7 +92,7 @@ def test_an_array_handed_out_keeps_its_values_across_replays():
         return w * 1
 
     seen = []
-    for i in range(CALLS):
+    for _ in range(CALLS):
         bump(Tensor(np.full(4, 1.0, np.float32)))
         seen.append(w.numpy())  # a read-only view; the next replay writes w in place
     for i, arr in enumerate(seen):

@@ -129,13 +129,17 @@ def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
     rx, ry = rulegrad.Tensor(x).realize(), rulegrad.Tensor(y).realize()
     opt = SGD(list(rp.values()), lr=lr)
 
-    def rg_step():
+    @rulegrad.jit  # the step's kernels recorded once, then replayed (runtime/jit.py)
+    def rg_train(x, y):
         opt.zero_grad()
-        logits = (rx @ rp["w1"] + rp["b1"]).relu() @ rp["w2"] + rp["b2"]
-        loss = -(logits.log_softmax(1) * ry).sum(1).mean()
+        logits = (x @ rp["w1"] + rp["b1"]).relu() @ rp["w2"] + rp["b2"]
+        loss = -(logits.log_softmax(1) * y).sum(1).mean()
         loss.backward()
         opt.step(loss)  # the loss realized with the update, from the weights before it
-        return loss.item()
+        return loss
+
+    def rg_step():
+        return rg_train(rx, ry).item()
 
     tp = {k: torch.from_numpy(v.copy()).requires_grad_() for k, v in w.items()}
     tx, ty = torch.from_numpy(x), torch.from_numpy(y)

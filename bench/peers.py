@@ -5,7 +5,8 @@ jax.jit, on every workload family and a training step.
 
 Each case is called as its users call it: inputs already in the framework's arrays, the result
 read as a numpy array. Times are wall-clock medians of `--rounds` (>= 5) interleaved rounds in
-one run; outputs are checked against torch eager. Every peer runs at its best on THREADS
+one run; outputs are checked against torch eager. rulegrad is called through `rulegrad.jit`
+(`--no-jit`: directly), as torch.compile and jax.jit are. Every peer runs at its best on THREADS
 threads with OMP_WAIT_POLICY=passive (harness.py); torch.compile takes the better of its
 default and max-autotune-no-cudagraphs modes. "cold" is each side's first call (tracing,
 compiling), in this process. "best" is the fastest of torch eager, torch.compile and jax.jit;
@@ -63,7 +64,8 @@ def _compiled(torch, fn, ins, want, rounds):
     return best[0], best[1]
 
 
-def run_case(torch, jax, family: str, shape: tuple, rounds: int, compile_: bool) -> dict:
+def run_case(torch, jax, family: str, shape: tuple, rounds: int, compile_: bool,
+             jit: bool) -> dict:
     import rulegrad
     p = point(family, *shape)
     ins_t = {k: torch.from_numpy(v.copy()) for k, v in p.inputs.items()}
@@ -72,7 +74,8 @@ def run_case(torch, jax, family: str, shape: tuple, rounds: int, compile_: bool)
         sides: dict[str, object] = {}
         cold: dict[str, float] = {}
         ins_rg = {k: rulegrad.Tensor(v).realize() for k, v in p.inputs.items()}
-        sides["rulegrad"] = lambda: p.rg(**ins_rg).numpy()
+        rg = rulegrad.jit(p.rg) if jit else p.rg  # as jax.jit and torch.compile are called
+        sides["rulegrad"] = lambda: rg(**ins_rg).numpy()
         cold["rulegrad"] = _cold(sides["rulegrad"])
         sides["torch"] = lambda: p.torch(**ins_t).numpy()
         if compile_:
@@ -204,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("--no-train", action="store_true", help="skip the training steps")
+    ap.add_argument("--no-jit", action="store_true",
+                    help="call rulegrad directly, not through rulegrad.jit's replay")
     args = ap.parse_args(argv)
     torch, jax = torch_module(), jax_module()
     if torch is None:
@@ -220,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         if only and family not in only:
             continue
         rows.append(run_case(torch, jax, family, shape, max(5, args.rounds),
-                             not args.no_compile))
+                             not args.no_compile, not args.no_jit))
         _report(rows[-1:])
     if not args.no_train:
         for sizes in TRAIN:

@@ -7,9 +7,10 @@ Per point: rulegrad's and torch eager's median wall time per call (inputs alread
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
 time over ours (> 1: rulegrad is faster), and the share of the machine's roof rulegrad reaches
 (the measured FMA peak for products, the measured copy bandwidth for memory-bound cases).
-Outputs are checked against torch; a mismatch is printed and counted. Points under 0.1 ms are
-dominated by per-call latency and are summarised apart. torch is bench-only
-(`pip install -e ".[bench]"`).
+rulegrad's side is called through `rulegrad.jit` (its kernels replayed, as a user who calls a
+function many times would; `--no-jit` calls it directly). Outputs are checked against torch;
+a mismatch is printed and counted. Points under 0.1 ms are dominated by per-call latency and
+are summarised apart. torch is bench-only (`pip install -e ".[bench]"`).
 """
 
 from __future__ import annotations
@@ -51,16 +52,17 @@ SWEEP: dict[str, list[tuple]] = {
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
-def run_point(torch, p, rounds: int) -> dict:
+def run_point(torch, p, rounds: int, jit: bool) -> dict:
     import rulegrad
+    rg = rulegrad.jit(p.rg) if jit else p.rg
     ins_rg = {k: rulegrad.Tensor(v).realize() for k, v in p.inputs.items()}
     ins_t = {k: torch.from_numpy(v.copy()) for k, v in p.inputs.items()}
     with torch.no_grad():
         want = p.torch(**ins_t).numpy()
-        got = p.rg(**ins_rg).numpy()
+        got = rg(**ins_rg).numpy()
         ok = close(got, want, **p.tol)
         ours, theirs = interleaved_medians(
-            [lambda: p.rg(**ins_rg).numpy(), lambda: p.torch(**ins_t).numpy()], rounds)
+            [lambda: rg(**ins_rg).numpy(), lambda: p.torch(**ins_t).numpy()], rounds)
     return {"name": p.name, "ours": ours, "torch": theirs, "ok": ok,
             "roof": roof_share(p.flops, p.nbytes, ours)}
 
@@ -70,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", default=",".join(SWEEP), help="comma-separated families")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="the first three shapes of each family")
+    ap.add_argument("--no-jit", action="store_true",
+                    help="call rulegrad directly, not through rulegrad.jit's replay")
     args = ap.parse_args(argv)
     torch = torch_module()
     if torch is None:
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     for family in args.family.split(","):
         shapes = SWEEP[family][:3] if args.quick else SWEEP[family]
         for shape in shapes:
-            r = run_point(torch, point(family, *shape), args.rounds)
+            r = run_point(torch, point(family, *shape), args.rounds, not args.no_jit)
             rows.append(r)
             bad += not r["ok"]
             speed = r["torch"] / r["ours"]

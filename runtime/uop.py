@@ -9,6 +9,7 @@ million nodes deep work at Python's default recursion limit.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import weakref
 from collections.abc import Callable
@@ -184,10 +185,16 @@ class UOp:
         return UOp(Ops.DEFINE_VAR, dtype, (), (name, vmin, vmax))
 
     def bind(self, value: int) -> UOp:
-        """A Variable (DEFINE_VAR) bound to `value`, checked against its range."""
-        from .variable import bind
-
-        return bind(self, value)
+        """A Variable (DEFINE_VAR) bound to `value`: a clear error when the value is not an
+        int or is outside the variable's range."""
+        if self.op is not Ops.DEFINE_VAR:
+            raise TypeError(f"bind() needs a Variable, got {self.op.name}")
+        name, lo, hi = self.arg
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"Variable {name!r} must be bound to an int, got {value!r}")
+        if not lo <= value <= hi:
+            raise ValueError(f"Variable {name!r} bound to {value}, outside its range [{lo}, {hi}]")
+        return UOp(Ops.BIND, self.dtype, (self, UOp.const(self.dtype, int(value))))
 
     @staticmethod
     def range(size: int | UOp, axis: int, kind: str = "loop") -> UOp:

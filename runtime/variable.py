@@ -26,24 +26,12 @@ from .uop import UOp, toposort
 
 
 def Variable(name: str, vmin: int, vmax: int) -> UOp:  # noqa: N802 - tinygrad's name
-    """A symbolic size `name` in [vmin, vmax]; `.bind(value)` (see `bind`) gives it a value."""
+    """A symbolic size `name` in [vmin, vmax]; `.bind(value)` (UOp.bind) gives it a value."""
     if not (isinstance(vmin, int) and isinstance(vmax, int) and 0 <= vmin <= vmax):
         raise ValueError(f"Variable {name!r}: need integers 0 <= min <= max, got ({vmin}, {vmax})")
     if not name.isidentifier():
         raise ValueError(f"Variable name {name!r} must be an identifier")
     return UOp.variable(name, vmin, vmax, dtypes.index)
-
-
-def bind(var: UOp, value: int) -> UOp:
-    """`var` bound to `value`: a clear error when the value is outside the variable's range."""
-    if var.op is not Ops.DEFINE_VAR:
-        raise TypeError(f"bind() needs a Variable, got {var.op.name}")
-    name, lo, hi = var.arg
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"Variable {name!r} must be bound to an int, got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"Variable {name!r} bound to {value}, outside its range [{lo}, {hi}]")
-    return UOp(Ops.BIND, var.dtype, (var, UOp.const(var.dtype, int(value))))
 
 
 def _bound_in(arg: tuple) -> list[UOp]:

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from .dtype import DType
+from .ops import Ops
+from .uop import UOp
 
 _ids = itertools.count()
 
@@ -166,3 +168,13 @@ class Buffer:
     def __repr__(self) -> str:
         on = "" if self.device == "CPU" else f", {self.device}"
         return f"Buffer(#{self.uid}, {self.size}, {self.dtype.name}{on})"
+
+
+def result_node(buf: Buffer, shape: tuple) -> UOp:
+    """What a tensor of `shape` realized into `buf` reads: BUFFER.reshape(shape); for a
+    symbolic shape (bound variables in it), the bound rows of the vmax rows the buffer holds."""
+    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
+    if any(isinstance(s, UOp) for s in shape):
+        stored = tuple(int(s.vmax) if isinstance(s, UOp) else s for s in shape)
+        return node.reshape(stored).shrink(tuple((0, s) for s in shape))
+    return node.reshape(shape)

@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 
 from . import capture
-from .buffer import Buffer
-from .realize import backend_name, buffer_of, result_node
+from .buffer import Buffer, result_node
+from .realize import backend_name, buffer_of
 from .tensor import Tensor
 
 RECORD = 1  # calls of a key run as they are before its first recording

@@ -38,7 +38,7 @@ from typing import Any
 
 from . import buffer as _buffer
 from . import capture
-from .buffer import Buffer
+from .buffer import Buffer, result_node
 from .env import env_flag, raw_reader
 from .kernelize import _chosen
 from .ops import Ops
@@ -168,8 +168,6 @@ def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:
 def _new_results(plan: Plan) -> None:
     """New buffers for the results (the last ones are someone else's now), their nodes, and
     the plan's own intermediate buffers on its first run."""
-    from .realize import result_node
-
     n_fixed = len(plan.fixed)
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
     owned = plan.owned or [None] * len(plan.fresh)
@@ -189,8 +187,6 @@ def _new_results(plan: Plan) -> None:
 
 def _run_fresh(plan: Plan, prog: Any) -> list[UOp]:
     """A run with buffers of its own (while another thread runs the plan's)."""
-    from .realize import result_node
-
     bufs = plan.fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
     addrs = [[bufs[i].address() for i in a] for a in plan.args]
     prog.run_addresses(addrs, None, plan.var_vals)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .buffer import Buffer
+from .buffer import Buffer, result_node
 from .device import DEFAULT, device_of
 from .gc_pause import gc_paused
 from .multi import Shards, layouts
@@ -89,8 +89,6 @@ def target_buffers(uop: UOp) -> tuple[Buffer, ...]:
 # ---------------------------------------------------------------------- backends
 def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     from rulegrad.backends.oracle import evaluate
-
-    from .variable import concrete, has_symbolic
 
     values = evaluate(uops)
     out: list[Buffer | Shards] = []
@@ -211,15 +209,6 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
             done = dict(zip(todo, BACKENDS[backend_name()](todo)))
         out = [b if b is not None else done[u] for u, b in zip(uops, out)]
     return out  # type: ignore[return-value]
-
-
-def result_node(buf: Buffer, shape: tuple) -> UOp:
-    """What a tensor of `shape` realized into `buf` reads: BUFFER.reshape(shape); for a
-    symbolic shape, the bound rows of the vmax rows the buffer holds."""
-    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
-    if has_symbolic(shape):
-        return node.reshape(concrete(shape)).shrink(tuple((0, s) for s in shape))
-    return node.reshape(shape)
 
 
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:

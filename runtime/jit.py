@@ -72,13 +72,15 @@ class _Entry:
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
     """The Tensor arguments (positional, keyword, and one level into lists, tuples and dicts)
-    and a key of the call: each Tensor's kind, and every other argument's value."""
+    and a key of the call: each Tensor's shape and dtype, and every other argument's value."""
+    if not kwargs and all(type(a) is Tensor for a in args):  # (the common call, made cheap)
+        return list(args), tuple((a.uop.shape, a.uop.dtype) for a in args)
     tensors: list[Tensor] = []
 
     def one(x: Any) -> Any:
         if isinstance(x, Tensor):
             tensors.append(x)
-            return ("T", x.shape, x.dtype, str(x.device))
+            return (x.shape, x.dtype)
         if isinstance(x, list | tuple):
             return (type(x).__name__, tuple(one(v) for v in x))
         if isinstance(x, dict):
@@ -135,7 +137,9 @@ class Jit:
         if None in bufs:  # (not part of the step: realized before it is recorded or replayed)
             Tensor.realize(*tensors)
             bufs = [buffer_of(t.uop) for t in tensors]
-        key = (key, tuple(bufs.index(b) for b in bufs))  # and which arguments share a buffer
+        # and each argument's device, and which arguments share a buffer
+        key = (key, tuple(None if b is None else b.device for b in bufs),
+               tuple(bufs.index(b) for b in bufs))
         try:
             entry = self.entries.setdefault(key, _Entry())
         except TypeError:  # an argument that is not hashable: no key, no replay
@@ -271,8 +275,9 @@ def _replay(rp: _Replay, args: list[Buffer | None]) -> list[Tensor]:
         bufs[s] = Buffer(old.size, old.dtype, device=old.device)
     for s in rp.written:
         bufs[s].prepare_write()  # type: ignore[union-attr]  (an array handed out keeps its values)
+    addr = [b.address() for b in bufs]  # type: ignore[union-attr]
     for prog, kernels in rp.launches:
-        prog.run_addresses([[bufs[i].address() for i in k] for k in kernels])  # type: ignore[union-attr]
+        prog.run_addresses([[addr[i] for i in k] for k in kernels])
     return [Tensor(result_node(bufs[s], shape)) for s, shape in rp.results]  # type: ignore[arg-type]
 
 

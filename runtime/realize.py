@@ -214,6 +214,11 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
+    for t in tensors:  # tensors already realized (`.numpy()` of a result) need no lookup at all
+        if buffer_of(t.uop) is None:
+            break
+    else:
+        return
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         uops = [t.uop for t in tensors]
         plans = _plans()  # the same small graph again: its plan hands out the result nodes

@@ -123,3 +123,18 @@ def test_a_value_read_where_it_is_written_stays_one_kernel_in_place(scheduler):
     np.testing.assert_array_equal(s.numpy(), a + 1)
     # a value read elsewhere is computed first: at least one more kernel
     assert len(assign_node(x.flip(1), x).schedule()) == 2
+
+
+@pytest.mark.parametrize("devices", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_assign_through_getitem_views_of_a_sharded_tensor(devices, scheduler):
+    """`x[:, ::-1]`, a shifted slice and a column, written with values read elsewhere."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = Tensor(a.copy()).shard(devices, axis=0).realize()
+    x[:, ::-1].assign(x + 1)
+    x[:, 1:].assign(x[:, :-1] * 2)
+    x[:, 2].assign(x[:, 3] - x.sum(1))
+    ref = a.copy()
+    ref[:, ::-1] = a + 1
+    ref[:, 1:] = ref[:, :-1].copy() * 2
+    ref[:, 2] = ref[:, 3] - ref.sum(1)
+    np.testing.assert_array_equal(x.numpy(), ref)

@@ -33,9 +33,9 @@ def reads_moved(target: UOp, value: UOp) -> bool:
     a read of the target view itself (through elementwise ops and reshapes) is at the element
     written, and any other read of the buffer, the plain buffer's included, is moved."""
     buf = target.base
-    # the target writes element i of itself to element i of the buffer (row-major)
-    plain = all(n.op in _SAME_INDEX for n in toposort(target, stop=lambda n: n is buf)
-                if n is not buf)
+    # the target writes element i of itself to element i of the buffer (row-major): its ops
+    # above the buffer (none for the buffer itself) all keep the index
+    plain = all(n.op in _SAME_INDEX for n in toposort(target, stop=lambda n: n is buf))
     anchor = buf if plain else target  # the node whose element i is written
     reads: set[UOp] = set()  # nodes whose value depends on buf
     moved: set[UOp] = set()  # ... at some other element than their own

@@ -138,3 +138,14 @@ def test_assign_through_getitem_views_of_a_sharded_tensor(devices, scheduler):
     ref[:, 1:] = ref[:, :-1].copy() * 2
     ref[:, 2] = ref[:, 3] - ref.sum(1)
     np.testing.assert_array_equal(x.numpy(), ref)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_tensor_assign_into_a_view_on_one_device(case, scheduler):
+    """Tensor.assign into a view of a tensor on one device (`x.flip(0).assign(x)`,
+    `x[:, ::-1].assign(x + 1)`) writes through the view in place, as for a shard."""
+    _, shape, view, npview, value, npvalue = case
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 7
+    x = Tensor(a.copy())
+    view(x).assign(value(x))
+    np.testing.assert_allclose(x.numpy(), expected(a, npview, npvalue), rtol=1e-6)

@@ -26,13 +26,26 @@ def reads_moved(target: UOp, value: UOp) -> bool:
     any op other than elementwise ones and reshapes on the way to the buffer counts. A
     CONTIGUOUS below the value is a buffer of its own, written by an earlier kernel: what it
     read of the target is no hazard (tinygrad's gate on ALWAYS_CONTIGUOUS in
-    fix_assign_hazard)."""
+    fix_assign_hazard).
+
+    A target that is a view of its buffer (a flip or permute of a shard: rules/multi.rules'
+    `assign_multi`) writes element i of the view to another element of the buffer: there only
+    a read of the target view itself (through elementwise ops and reshapes) is at the element
+    written, and any other read of the buffer, the plain buffer's included, is moved."""
     buf = target.base
+    # the target writes element i of itself to element i of the buffer (row-major): its ops
+    # above the buffer (none for the buffer itself) all keep the index
+    plain = all(n.op in _SAME_INDEX for n in toposort(target, stop=lambda n: n is buf))
+    anchor = buf if plain else target  # the node whose element i is written
     reads: set[UOp] = set()  # nodes whose value depends on buf
     moved: set[UOp] = set()  # ... at some other element than their own
     for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
-        if n is buf:
+        if n is anchor:
             reads.add(n)
+            continue
+        if n is buf:  # read under another view than the target's
+            reads.add(n)
+            moved.add(n)
             continue
         if any(s in moved for s in n.src):
             moved.add(n)

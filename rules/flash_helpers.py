@@ -39,22 +39,30 @@ from rulegrad.runtime.uop import UOp, toposort
 MAX_PANEL_BYTES = 1 << 18
 
 
+# the dtypes a register tile computes in: the prelude has their vectors and fused multiply-add
+TILE_DTYPES = (dtypes.float32, dtypes.float64)
+
+
 @dataclass(frozen=True)
 class Flash:
     """The flash action on a STORE (its arg): range ids of the row loop (tiled by `tile` rows)
     and of the output's columns, the range ids of the local arrays computed as register tiles
-    (the local products), the panel width, and which loop is split across cores: "batch"
-    (the outermost batch loop), "tiles" (the row tiles) or "" (one core)."""
+    (the local products) and each one's panel width, the output's panel width, and which loop
+    is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles) or ""
+    (one core). A local product may have a dtype of its own (float32 scores of a float64
+    softmax): its panels, registers and array are of its dtype, and so is its panel width."""
 
     rows: int
     cols: int
     products: tuple[int, ...]
+    product_panels: tuple[int, ...]
     tile: int
     panel: int
     parallel: str
 
     def describe(self) -> str:
-        prods = " ".join(f"r{r}" for r in self.products) or "none"
+        prods = " ".join(f"r{r}" + ("" if w == self.panel else f" (panels of {w})")
+                         for r, w in zip(self.products, self.product_panels)) or "none"
         what = (f"FLASH rows r{self.rows} in tiles of {self.tile}: local products over {prods}, "
                 f"output over r{self.cols} (panels of {self.panel})")
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
@@ -62,10 +70,13 @@ class Flash:
 
 def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
     """(a, b) of a local array DEFINE_LOCAL(sum_d a * b, l) over one range l, a reading the row
-    i and not l, b reading l and not i, and b no per-row value; else None."""
+    i and not l, b reading l and not i, and b no per-row value, in a dtype a register tile
+    computes in; else None (the array is then computed per row as the plain loops do)."""
     if len(dl.src) != 2 or dl.src[0].op is not Ops.REDUCE:
         return None
     red = dl.src[0]
+    if red.dtype not in TILE_DTYPES:
+        return None
     ab = split(red, (i,), dl.src[1], deps)
     if ab is None or any(range_size(k) is None for k in red.src[1:]) or _per_row(ab[1]):
         return None
@@ -81,7 +92,7 @@ def _plan(st: UOp) -> Flash | None:
     if st.arg is not None or len(ranges) < 2 or any(range_size(r) is None for r in ranges):
         return None
     dt = st.src[1].dtype
-    if len(st.src[0].src) != 2 or dt not in (dtypes.float32, dtypes.float64):
+    if len(st.src[0].src) != 2 or dt not in TILE_DTYPES:
         return None
     i, c = ranges[-2], ranges[-1]
     deps = free_ranges(st)
@@ -105,13 +116,17 @@ def _plan(st: UOp) -> Flash | None:
         return None
     prods = [dl for dl in per_row
              if dl.op is Ops.DEFINE_LOCAL and local_product(dl, i, deps) is not None]
+    # each product's panels are registers of its own dtype (a panel of float32 scores is twice
+    # the columns of the float64 output's); every panel is wide only where all products' are
     columns = [range_size(cols) for cols in [dl.src[1] for dl in prods] + [c]]
-    panel = panel_width(dt, columns)  # type: ignore[arg-type]
+    widths = [panel_width(red.dtype, columns)  # type: ignore[arg-type]
+              for red in [dl.src[0] for dl in prods] + [out]]
     panels = 0
-    for red, cols in [(dl.src[0], dl.src[1]) for dl in prods] + [(out, c)]:
+    for red, cols, w in zip([dl.src[0] for dl in prods] + [out],
+                            [dl.src[1] for dl in prods] + [c], widths):
         k = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]
-        panels += k * -(-range_size(cols) // panel) * panel  # type: ignore[operator]
-    if panels * dt.itemsize > MAX_PANEL_BYTES:
+        panels += k * -(-range_size(cols) // w) * w * red.dtype.itemsize  # type: ignore[operator]
+    if panels > MAX_PANEL_BYTES:
         return None
     batch = ranges[:-2]
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
@@ -121,8 +136,8 @@ def _plan(st: UOp) -> Flash | None:
         parallel = "batch"
     else:
         parallel = "tiles"
-    return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods),
-                 min(TILE_ROWS, range_size(i)), panel, parallel)  # type: ignore[type-var]
+    return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
+                 min(TILE_ROWS, range_size(i)), widths[-1], parallel)  # type: ignore[type-var]
 
 
 def flashable(st: UOp) -> bool:

@@ -1048,7 +1048,8 @@ class Tensor(TensorOps, NNOps):
         return Tensor(self.uop.f(Ops.FUSE))
 
     def assign(self, x: Any) -> Tensor:
-        """Write x into this tensor's buffer in place, now.
+        """Write x into this tensor's buffer in place, now. A reshape, permute, shrink or flip
+        of a realized tensor is a target too: written through in place.
 
         tinygrad defers the write to `realize()`; doing it at the call means an assign is
         applied exactly once even when other graphs already refer to the ASSIGN (the usual
@@ -1069,6 +1070,10 @@ class Tensor(TensorOps, NNOps):
             _assign_cut(*cut, value)
             return self
         layout = _sharded_target(self.uop) if isinstance(device_of(self.uop), tuple) else None
+        if layout is None and buffer_of(self.uop) is None and _view_of_buffer(self.uop):
+            # a view of one buffer (a flip, permute, shrink): written in place through it
+            Tensor(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))).realize()
+            return self
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
@@ -1444,3 +1449,10 @@ def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
                               f"own part, but {str(e).split(';')[0]}") from None
     assert layout is not None
     return layout
+
+
+def _view_of_buffer(uop: UOp) -> bool:
+    """A chain of WRITABLE_VIEWS over a realized buffer: each element is one of its storage."""
+    while uop.op in WRITABLE_VIEWS:
+        uop = uop.src[0]
+    return buffer_of(uop) is not None

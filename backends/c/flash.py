@@ -63,10 +63,13 @@ class _Vec:
 
 class _Product:
     """One sum of products: its REDUCE, the row operand `x`, the packed operand `y`, its
-    columns' range; `pb` names its packed panels."""
+    columns' range, its panel width `tj` and the C names of its dtype `v` (a local product may
+    be of another dtype than the output: float32 scores of a float64 softmax); `pb` names its
+    packed panels."""
 
     def __init__(self, red: UOp, x: UOp, y: UOp, cols: UOp, tj: int) -> None:
-        self.red, self.x, self.y, self.cols = red, x, y, cols
+        self.red, self.x, self.y, self.cols, self.tj = red, x, y, cols, tj
+        self.v = _Vec(red.dtype, tj)
         self.ks = red.src[1:]
         self.k = math.prod(_range_size(r) for r in self.ks)
         self.n = _range_size(cols)
@@ -84,20 +87,19 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     i, c = ranges[-2], ranges[-1]
     if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
         raise RenderError("a flash STORE whose rows and columns are not its last two ranges")
-    tj = fl.panel
-    v = _Vec(st.src[1].dtype, tj)
     outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
     xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
     if xy is None:
         raise RenderError("a flash STORE whose value is not one sum of products over its rows")
-    out = _Product(outs[0], *xy, c, tj)
+    out = _Product(outs[0], *xy, c, fl.panel)
     local: list[tuple[UOp, _Product]] = []
+    panels = dict(zip(fl.products, fl.product_panels))
     for dl in toposort(xy[0]):
-        if dl.op is Ops.DEFINE_LOCAL and dl.src[1].arg[0] in fl.products:
+        if dl.op is Ops.DEFINE_LOCAL and dl.src[1].arg[0] in panels:
             ab = local_product(dl, i, r.deps)
             if ab is None:
                 raise RenderError("a flash local array that is not a sum of products")
-            local.append((dl, _Product(dl.src[0], *ab, dl.src[1], tj)))
+            local.append((dl, _Product(dl.src[0], *ab, dl.src[1], panels[dl.src[1].arg[0]])))
     threads = fl.parallel != ""
     omp = "#pragma omp parallel for schedule(dynamic)"
     scope = r.root
@@ -106,7 +108,7 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
         scope = r.open_loop(scope, b, pragma)
         r.stack.append(scope)
     for p in [p for _, p in local] + [out]:
-        _pack(r, v, scope, p, tj)
+        _pack(r, scope, p)
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
     # second for the rows left over (attention 8x256x64: 640M -> 425M compiler instructions)
@@ -115,14 +117,15 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     tv = r.fresh("tl")
     head = f"for (int64_t {tv} = 0; {tv} < {-(-n // ti)}; {tv}++)"
     tile = _open(scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head, r)
-    _tile(r, v, st, tile, i, local, out, f"{tv} * {ti}", ti, tj, n - 1 if n % ti else None)
+    _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None)
     _close(r, scope)
     r._close_loops()
     return True
 
 
-def _pack(r: _KernelRenderer, v: _Vec, scope: Scope, p: _Product, tj: int) -> None:
+def _pack(r: _KernelRenderer, scope: Scope, p: _Product) -> None:
     """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (they add nothing)."""
+    v, tj = p.v, p.tj
     p.pb = r.fresh("pb")
     scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
     pv = r.fresh("pn")
@@ -144,22 +147,23 @@ def _pack(r: _KernelRenderer, v: _Vec, scope: Scope, p: _Product, tj: int) -> No
     _close(r, scope)
 
 
-def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
+def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
           local: list[tuple[UOp, _Product]], out: _Product, base: str, rows: int,
-          tj: int, last: int | None) -> None:
+          last: int | None) -> None:
     """`rows` rows from `base`: the local products as register tiles, each row's other values
     and the output's packed operand pa, then the output as register tiles and its store (with
     a `last`, rows past it computed as it, and not stored)."""
     rowname: dict[UOp, str] = {}
     for dl, p in local:
         s = r.fresh("sc")
-        tile.add(f"{v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
-        _register_tiles(r, v, tile, i, p, base, rows, tj, last, lambda kscope, p=p: r.emit(p.x),
-                        lambda pv, s=s, p=p: ("", f"{s} + {pv} * {tj}", p.width),
-                        xrows=_row_pointers(r, v, tile, i, p, base, rows, last))
+        tile.add(f"{p.v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
+        _register_tiles(r, tile, i, p, base, rows, last, lambda kscope, p=p: r.emit(p.x),
+                        lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
+                        xrows=_row_pointers(r, tile, i, p, base, rows, last))
         rowname[dl] = s
     # per row: its values (read from the local products' rows), then pa[row][k] = x(row, k),
     # written along k (a row's values are computed along k: the loop vectorizes)
+    v, tj = out.v, out.tj
     pa = r.fresh("pa")
     tile.add(f"{v.ct} {pa}[{out.k * rows}] __attribute__((aligned(64)));")
     row = r.open_loop(tile, i, "", base, rows, last)
@@ -194,13 +198,13 @@ def _tile(r: _KernelRenderer, v: _Vec, st: UOp, tile: Scope, i: UOp,
         tile.add(f"const {v.ct} *{xq}[{rows}]; "
                  f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {out.k};")
         xrows = (xq, "1")
-    _register_tiles(r, v, tile, i, out, base, rows, tj, last,
+    _register_tiles(r, tile, i, out, base, rows, last,
                     lambda kscope: f"{pa}[{r.loop_names[i]}_u * {out.k} + "
                                    f"{_flat(r, kscope, out)}]",
                     epilogue, store, xrows)
 
 
-def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product, base: str,
+def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
                   rows: int, last: int | None) -> tuple[str, str] | None:
     """For the block library (blocks.py): a pointer per row of the tile into the buffer x is
     read from and the stride along k, filled here, when x is a load at an index affine in the
@@ -220,20 +224,21 @@ def _row_pointers(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product,
         return None
     xr = r.fresh("xr")
     at = r.emit(fixed)  # (in the tile: the batch is bound there)
-    tile.add(f"const {v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "
+    tile.add(f"const {p.v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "
              f"{xr}[q_] = {r.lookup(x.src[0].src[0])} + {at} + {coeffs[i]} * "
              f"({_clamped(f'{base} + q_', last)});")
     return xr, stride
 
 
-def _register_tiles(r: _KernelRenderer, v: _Vec, tile: Scope, i: UOp, p: _Product, base: str,
-                    rows: int, tj: int, last: int | None, x_of, dest, after=None,
+def _register_tiles(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
+                    rows: int, last: int | None, x_of, dest, after=None,
                     xrows: tuple[str, str] | None = None) -> None:
     """Per panel of p's columns: the rows' sums over k in order (x broadcast, fused-multiply-
     added with the panel's row of pb) into `dest(panel)`'s (declaration, address, row
     stride), then `after(panel scope, panel)`. With `xrows` (x's row pointers and stride) the
     block library's block computes them (blocks.py), else a block printed here: acc[rows][TJ]
     in vector registers."""
+    v, tj = p.v, p.tj
     nv = tj // v.lanes
     pv = r.fresh("pn")
     panel = _open(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)

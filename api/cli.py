@@ -16,6 +16,19 @@ def _cmd_gen(args: argparse.Namespace) -> int:
     return run_gen(args.paths, out=args.out, check=args.check)
 
 
+def _cmd_fmt(args: argparse.Namespace) -> int:
+    from rulegrad.dsl.format import run_fmt
+    from rulegrad.generator.paths import package_rules_files
+
+    return run_fmt(args.paths or [str(p) for p in package_rules_files()], check=args.check)
+
+
+def _cmd_lsp(args: argparse.Namespace) -> int:
+    from rulegrad.lsp import serve
+
+    return serve()
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from rulegrad.generator.soundness import run_check  # provided by the soundness issue
 
@@ -75,9 +88,8 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS
-
     from rulegrad import __version__
+    from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS
 
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"rulegrad {__version__}")
@@ -88,6 +100,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 naming every committed module that is stale")
     g.set_defaults(func=_cmd_gen)
+    fm = sub.add_parser("fmt", help="lay out .rules files canonically (every comment kept)")
+    fm.add_argument("paths", nargs="*", help=".rules files or folders (default: all of "
+                    "rulegrad's rules/)")
+    fm.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 naming every file that would change")
+    fm.set_defaults(func=_cmd_fmt)
+    ls = sub.add_parser("lsp", help="a language server for .rules files, on stdin/stdout "
+                        "(for an editor to start)")
+    ls.set_defaults(func=_cmd_lsp)
     c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
     c.add_argument("paths", nargs="*", help=".rules files (default: all of rules/)")
     c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")

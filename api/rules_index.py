@@ -260,9 +260,9 @@ def references(text: str, path: str, line: int, col: int, files: dict[str, str]
     for other, body in sorted(files.items()):
         imported = any(d.kind == "import" and d.name == name
                        and resolve(other, d.source) == home for d in definitions(body, other))
-        if other == home or imported:
+        if other in (home, path) or imported:
             out.extend(_uses(other, body, name))
-    if home not in files and os.path.isfile(home) and home.endswith(".py"):
+    if home not in files:  # a helper: its `def` in the Python file too
         out.extend(d for d in defs if d not in out)
     return out
 

@@ -212,9 +212,13 @@ def test_definition_finds_rule_sets_across_files_and_helpers(ws):
     refs = client.request("textDocument/references", {
         "textDocument": {"uri": uri}, "position": {"line": 1, "character": 26},
         "context": {"includeDeclaration": True}})
-    where = sorted((Path(r["uri"]).name if "://" not in r["uri"] else r["uri"].rsplit("/", 1)[1],
-                    r["range"]["start"]["line"]) for r in refs)
+    where = sorted((r["uri"].rsplit("/", 1)[1], r["range"]["start"]["line"]) for r in refs)
     assert where == [("base.rules", 1), ("main.rules", 1), ("main.rules", 2)]
+    refs = client.request("textDocument/references", {
+        "textDocument": {"uri": uri}, "position": {"line": 3, "character": 20},
+        "context": {"includeDeclaration": True}})
+    assert sorted((r["uri"].rsplit("/", 1)[1], r["range"]["start"]["line"]) for r in refs) == [
+        ("helpers.py", 0), ("main.rules", 0), ("main.rules", 3)]
 
 
 def test_hover_completion_and_formatting(ws):

@@ -18,9 +18,8 @@ def _cmd_gen(args: argparse.Namespace) -> int:
 
 def _cmd_fmt(args: argparse.Namespace) -> int:
     from rulegrad.dsl.format import run_fmt
-    from rulegrad.generator.paths import package_rules_files
 
-    return run_fmt(args.paths or [str(p) for p in package_rules_files()], check=args.check)
+    return run_fmt(args.paths or ["."], check=args.check)
 
 
 def _cmd_lsp(args: argparse.Namespace) -> int:
@@ -101,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing; exit 1 naming every committed module that is stale")
     g.set_defaults(func=_cmd_gen)
     fm = sub.add_parser("fmt", help="lay out .rules files canonically (every comment kept)")
-    fm.add_argument("paths", nargs="*", help=".rules files or folders (default: all of "
-                    "rulegrad's rules/)")
+    fm.add_argument("paths", nargs="*", help=".rules files or folders (default: the current "
+                    "folder, recursively)")
     fm.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 naming every file that would change")
     fm.set_defaults(func=_cmd_fmt)

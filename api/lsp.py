@@ -15,6 +15,7 @@ setting `rulegrad.trusted` (workspace/didChangeConfiguration), or the command
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -237,5 +238,9 @@ def _code_action(ls: RulesServer, params: T.CodeActionParams) -> list[T.CodeActi
 
 def serve() -> int:
     """Run the server on stdin/stdout until the editor says exit."""
-    server.start_io()
+    stream = sys.stdout.buffer
+    # stdout is the editor's JSON-RPC stream: what anything else prints (a trusted helper
+    # module run on import, a warning) goes to stderr instead of corrupting it
+    sys.stdout = sys.stderr
+    server.start_io(sys.stdin.buffer, stream)
     return 0

@@ -257,7 +257,8 @@ def test_hover_completion_and_formatting(ws):
 def test_helpers_are_not_imported_until_the_workspace_is_trusted(ws):
     client, root = ws
     marker = root / "imported.txt"
-    (root / "h.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n"
+    # the module also prints on import: that must not reach the editor's JSON-RPC stream
+    (root / "h.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nprint('hello')\n"
                                "def one(x):\n    return x\n")
     text = "use .h: one, nothere\nrules s = {\n  r: NEG(x) -> one(x)\n}\n"
     uri = _open(client, root / "t.rules", text)

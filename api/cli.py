@@ -55,7 +55,8 @@ def _cmd_viz(args: argparse.Namespace) -> int:
     if (args.script is None) == (args.example is None):
         print("rulegrad viz: give a script or --example (one of them)", file=sys.stderr)
         return 2
-    return run_viz(args.script, args.example, args.out, args.open, script_args=args.script_args)
+    return run_viz(args.script, args.example, args.out, args.open,
+                   script_args=tuple(args.script_args))
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import runpy
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,7 @@ def _example(name: str) -> Callable[[], Any]:
     return lambda: blocks[name].build().numpy()  # type: ignore[attr-defined]
 
 
-def _script(path: str, script_args: Sequence[str] = ()) -> Callable[[], Any]:
+def _script(path: str, script_args: tuple[str, ...] = ()) -> Callable[[], Any]:
     if not Path(path).is_file():
         raise SystemExit(f"rulegrad viz: no such script: {path}")
 
@@ -157,7 +157,7 @@ def _script(path: str, script_args: Sequence[str] = ()) -> Callable[[], Any]:
 
 
 def run_viz(script: str | None, example: str | None, out: str, open_page: bool,
-            script_args: Sequence[str] = ()) -> int:
+            script_args: tuple[str, ...] = ()) -> int:
     program = (_example(example) if example
                else _script(script, script_args))  # type: ignore[arg-type]
     try:

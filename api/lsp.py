@@ -195,7 +195,7 @@ def _hover(ls: RulesServer, params: T.HoverParams) -> T.Hover | None:
 
 
 @server.feature(T.TEXT_DOCUMENT_COMPLETION,
-                T.CompletionOptions(trigger_characters=[":", "(", "[", ",", " "]))
+                T.CompletionOptions(trigger_characters=[":", "(", "[", ","]))
 def _completion(ls: RulesServer, params: T.CompletionParams) -> T.CompletionList:
     path = ls.path(params.text_document.uri)
     line, col = ls.from_client(path, params.position)

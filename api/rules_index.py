@@ -169,7 +169,11 @@ def definition(text: str, path: str, line: int, col: int, read: Reader) -> list[
     if tok.kind == "string":  # `from "other.rules" import ...`: the file itself
         target = resolve(path, tok.value.strip("\"'"))
         return [Loc(target, 0, 0, 0)] if read(target) is not None else []
-    return _find(tok.value, path, text, read)
+    found = _find(tok.value, path, text, read)
+    if not found and tok.value[0].islower():  # a capture: where its rule first names it
+        lo, hi = _statement_lines(text, line)
+        found = [u for u in _uses(path, text, tok.value) if lo <= u.line <= hi][:1]
+    return found
 
 
 def _find(name: str, path: str, text: str | None, read: Reader) -> list[Loc]:

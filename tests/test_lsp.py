@@ -206,6 +206,8 @@ def test_definition_finds_rule_sets_across_files_and_helpers(ws):
     assert loc["range"]["start"] == {"line": 1, "character": 6}
     (loc,) = goto(3, "twice")  # a helper: its `def` in the Python file (read, not imported)
     assert loc["uri"] == (root / "helpers.py").as_uri() and loc["range"]["start"]["line"] == 0
+    (loc,) = goto(3, "x", 1)  # a capture: where its rule binds it (`MUL[x, 2]`)
+    assert loc["uri"] == uri and loc["range"]["start"] == {"line": 3, "character": 9}
     (loc,) = goto(1, '"base.rules"')  # the import's path: the file
     assert loc["uri"] == (root / "base.rules").as_uri()
 

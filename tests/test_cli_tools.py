@@ -96,3 +96,21 @@ def test_viz_refuses_a_script_with_an_example(capsys):
     # the first word after the options is the script: with --example too, that is refused
     assert main(["viz", "--example", "mlp", "extra"]) == 2
     assert "one of them" in capsys.readouterr().err
+
+
+def test_package_module_missing_stale_and_source_gone_are_told_apart(tmp_path, monkeypatch):
+    import rulegrad.rules as rules
+    from rulegrad.rules import MatcherLoadError, matcher
+
+    with pytest.raises(MatcherLoadError, match="no generated matchers"):
+        matcher("no_such_file", "x")
+    fake = tmp_path / "rules"
+    fake.mkdir()
+    monkeypatch.setattr(rules, "RULES_DIR", fake)
+    monkeypatch.setattr(rules, "_cache", {})
+    with pytest.raises(MatcherLoadError, match="stale: it was generated from rules/symbolic"
+                       r"\.rules, which is gone"):
+        matcher("symbolic", "sym")
+    (fake / "symbolic.rules").write_text("rules sym = {\n}\n")
+    with pytest.raises(MatcherLoadError, match=r"stale \(rules/symbolic\.rules changed"):
+        matcher("symbolic", "sym")

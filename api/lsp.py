@@ -49,10 +49,9 @@ class RulesServer(LanguageServer):
 
     def read(self, path: str) -> str | None:
         """A file's text: the editor's buffer when it is open, else the disk."""
-        uri = from_fs_path(path)
-        doc = self.workspace.text_documents.get(uri) if uri else None
-        if doc is not None:
-            return doc.source
+        for uri, doc in self.workspace.text_documents.items():  # any scheme (untitled:...)
+            if self.path(uri) == path:
+                return doc.source
         try:
             return Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -89,8 +88,15 @@ class RulesServer(LanguageServer):
     def range(self, path: str, line: int, col: int, end_line: int, end_col: int) -> T.Range:
         return T.Range(self.to_client(path, line, col), self.to_client(path, end_line, end_col))
 
+    def uri(self, path: str) -> str:
+        """The URI the editor knows a file by (an open buffer's own, untitled ones too)."""
+        for uri in self.workspace.text_documents:
+            if self.path(uri) == path:
+                return uri
+        return from_fs_path(path) or path
+
     def location(self, loc: Loc) -> T.Location:
-        return T.Location(from_fs_path(loc.path) or loc.path,
+        return T.Location(self.uri(loc.path),
                           self.range(loc.path, loc.line, loc.start, loc.line, loc.end))
 
     # -------------------------------------------------------------- diagnostics

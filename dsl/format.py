@@ -13,9 +13,10 @@ breaks stay as written, so every line keeps its number (unnamed rules are named 
   its own indentation;
 - a run of blanks between two tokens becomes one space; `->` has a space on each side, `,` one
   after it; no space just inside `(` and `[` nor before `,`;
-- in a run of one-line rules (or fields) with no blank or comment line between them, the
-  labels, the `->` and the trailing comments are aligned in columns, within `WIDTH` columns
-  where possible (a line that would pass it is left out of the column);
+- in a block, rule labels (and field names) sit in one column, and so do a pipeline's pass
+  names, rule sets and directions; in a run of one-line rules (or fields) with no blank or
+  comment line between them, the `->` and the trailing comments are aligned in columns too,
+  within `WIDTH` columns where possible (a line that would pass it is left out of the column);
 - trailing blanks go; the file ends with one newline.
 
 `format_text` re-parses what it made and compares the tree with the original's: a formatter
@@ -146,6 +147,43 @@ def _classify(lines: list[_Line]) -> None:
             ln.depth = max(0, ln.depth - 1)
 
 
+_DIRECTIONS = ("top_down", "bottom_up")
+
+
+def _is_pass(ln: _Line) -> bool:
+    """`pass NAME = SET [options]`, a pass of a pipeline."""
+    t = ln.tokens
+    return ln.statement and len(t) >= 4 and t[0] == "pass" and t[2] == "="
+
+
+def _pass_widths(lines: list[_Line]) -> dict[int, tuple[int, int, int]]:
+    """Per block: the widest pass name, rule-set name and direction, for the passes' columns."""
+    out: dict[int, tuple[int, int, int]] = {}
+    for ln in lines:
+        if _is_pass(ln):
+            t = ln.tokens
+            d = len(t[4]) if len(t) > 4 and t[4] in _DIRECTIONS else 0
+            n, r, w = out.get(ln.block, (0, 0, 0))
+            # a rule set with nothing after it needs no column
+            out[ln.block] = (max(n, len(t[1])), max(r, len(t[3]) if len(t) > 4 else 0),
+                             max(w, d))
+    return out
+
+
+def _pass_text(ln: _Line, widths: tuple[int, int, int]) -> str:
+    """A pass with its name, rule set and direction in the block's columns."""
+    t, sp = ln.tokens, ln.spaced
+    name_w, set_w, dir_w = widths
+    text = f"pass {t[1].ljust(name_w)} = {t[3].ljust(set_w)}"
+    k = 4
+    if len(t) > k and t[k] in _DIRECTIONS:
+        text += " " + t[k].ljust(dir_w)
+        k += 1
+    if len(t) > k:
+        text += " " + _join(t[k:], [False] + sp[k + 1:])
+    return text.rstrip()
+
+
 def _cells(ln: _Line) -> list[str]:
     """A one-line statement as [label, head, tail]: `label:`, up to `->`, `->` and the rest.
     Either of label and tail may be empty."""
@@ -181,11 +219,12 @@ def _fit(widths: list[int], rest: list[int]) -> int:
     return 0
 
 
-def _render_group(group: list[_Line], label_w: int) -> list[str]:
+def _render_group(group: list[_Line], label_w: int, pass_w: tuple[int, int, int]
+                  ) -> list[str]:
     """Lines of one run of one-line statements, with labels, arrows and comments in columns
-    (the labels' column, `label_w`, is the whole block's)."""
+    (the columns of labels and of passes, `label_w` and `pass_w`, are the whole block's)."""
     indent = INDENT * group[0].depth
-    cells = [_cells(ln) for ln in group]
+    cells = [["", _pass_text(ln, pass_w), ""] if _is_pass(ln) else _cells(ln) for ln in group]
     prefixes = [c[0].ljust(label_w) if c[0] else "" for c in cells]
     heads = [len(indent) + len(p) + len(c[1]) for p, c in zip(prefixes, cells)]
     arrowed = [i for i, c in enumerate(cells) if c[2]]
@@ -208,10 +247,10 @@ def _render_group(group: list[_Line], label_w: int) -> list[str]:
     return out
 
 
-def _render_line(ln: _Line, label_w: int) -> str:
+def _render_line(ln: _Line, label_w: int, pass_w: tuple[int, int, int]) -> str:
     indent = INDENT * ln.depth if ln.statement or (not ln.tokens and not ln.inside) \
         else ln.indent
-    code = _join(ln.tokens, ln.spaced)
+    code = _pass_text(ln, pass_w) if _is_pass(ln) else _join(ln.tokens, ln.spaced)
     if ln.statement and _is_label(ln.tokens, 0, ln.spaced):  # its label in the block's column
         code = (ln.tokens[0] + ":").ljust(label_w) + _join(ln.tokens[2:], [False] + ln.spaced[3:])
     if ln.comment is None:
@@ -226,6 +265,7 @@ def _layout(text: str) -> str:
     for ln in lines:
         if ln.statement and ln.depth > 0 and _is_label(ln.tokens, 0, ln.spaced):
             label_w[ln.block] = max(label_w.get(ln.block, 0), len(ln.tokens[0]) + 2)
+    pass_w = _pass_widths(lines)
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -236,10 +276,11 @@ def _layout(text: str) -> str:
                     and lines[j].tokens[0] != "}":
                 j += 1
             if j > i:
-                out.extend(_render_group(lines[i:j], label_w.get(ln.block, 0)))
+                out.extend(_render_group(lines[i:j], label_w.get(ln.block, 0),
+                                         pass_w.get(ln.block, (0, 0, 0))))
                 i = j
                 continue
-        out.append(_render_line(ln, label_w.get(ln.block, 0)))
+        out.append(_render_line(ln, label_w.get(ln.block, 0), pass_w.get(ln.block, (0, 0, 0))))
         i += 1
     while out and out[-1] == "":
         out.pop()

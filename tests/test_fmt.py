@@ -65,6 +65,12 @@ context C {
   seen:   set[UOp] = set()
   order: dict[UOp, int] = dict()
 }
+pipeline p {
+  pass first = sym   bottom_up   ctx=C
+  # the second
+    pass second_one=sym top_down
+  pass last = sym
+}
 """
 TIDY = """\
 use .helpers: fold_alu  # helpers
@@ -80,6 +86,12 @@ rules sym = {
 context C {
   seen:  set[UOp] = set()
   order: dict[UOp, int] = dict()
+}
+pipeline p {
+  pass first      = sym bottom_up ctx=C
+  # the second
+  pass second_one = sym top_down
+  pass last       = sym
 }
 """
 

@@ -97,6 +97,7 @@ def definitions(text: str, path: str) -> list[Definition]:
     """Every name the file declares, with where: rule sets, contexts, pipelines, helpers,
     imported sets and rule labels."""
     toks = tokens(text)
+    lines = text.split("\n")
     out: list[Definition] = []
 
     def loc(t: Tok) -> Loc:
@@ -136,14 +137,14 @@ def definitions(text: str, path: str) -> list[Definition]:
                 else:
                     break
         elif first and t.kind == "name" and nxt is not None and nxt.value == ":" \
-                and nxt.col == t.end and _blank_after(text, nxt) and t.value[0].islower():
+                and nxt.col == t.end and _blank_after(lines, nxt) and t.value[0].islower():
             out.append(Definition("rule" if block == "set" else "field", t.value, loc(t)))
         i += 1
     return out
 
 
-def _blank_after(text: str, t: Tok) -> bool:
-    line = text.split("\n")[t.line]
+def _blank_after(lines: list[str], t: Tok) -> bool:
+    line = lines[t.line]
     return t.end < len(line) and line[t.end] in " \t"
 
 

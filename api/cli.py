@@ -16,6 +16,18 @@ def _cmd_gen(args: argparse.Namespace) -> int:
     return run_gen(args.paths, out=args.out, check=args.check)
 
 
+def _cmd_fmt(args: argparse.Namespace) -> int:
+    from rulegrad.dsl.format import run_fmt
+
+    return run_fmt(args.paths or ["."], check=args.check)
+
+
+def _cmd_lsp(args: argparse.Namespace) -> int:
+    from rulegrad.lsp import serve
+
+    return serve()
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from rulegrad.generator.soundness import run_check  # provided by the soundness issue
 
@@ -43,7 +55,8 @@ def _cmd_viz(args: argparse.Namespace) -> int:
     if (args.script is None) == (args.example is None):
         print("rulegrad viz: give a script or --example (one of them)", file=sys.stderr)
         return 2
-    return run_viz(args.script, args.example, args.out, args.open)
+    return run_viz(args.script, args.example, args.out, args.open,
+                   script_args=tuple(args.script_args))
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:
@@ -75,9 +88,11 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rulegrad import __version__
     from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS
 
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"rulegrad {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     g = sub.add_parser("gen", help="compile .rules files into Python matcher modules")
     g.add_argument("paths", nargs="*", help=".rules files (default: all of rulegrad's rules/)")
@@ -85,6 +100,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 naming every committed module that is stale")
     g.set_defaults(func=_cmd_gen)
+    fm = sub.add_parser("fmt", help="lay out .rules files canonically (every comment kept)")
+    fm.add_argument("paths", nargs="*", help=".rules files or folders (default: the current "
+                    "folder, recursively)")
+    fm.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 naming every file that would change")
+    fm.set_defaults(func=_cmd_fmt)
+    ls = sub.add_parser("lsp", help="a language server for .rules files, on stdin/stdout "
+                        "(for an editor to start)")
+    ls.set_defaults(func=_cmd_lsp)
     c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
     c.add_argument("paths", nargs="*", help=".rules files (default: all of rules/)")
     c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")
@@ -111,7 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     f.set_defaults(func=_cmd_fuzz)
     v = sub.add_parser("viz", help="record a program's rewrite passes; write a page that shows "
                        "them (graphs, firings, why a rule did not fire)")
-    v.add_argument("script", nargs="?", help="a Python script that builds and realizes tensors")
+    v.add_argument("script", nargs="?", help="a Python script that builds and realizes tensors "
+                   "(rulegrad viz's own options come before it)")
+    # everything after the script is its own command line (sys.argv[1:] inside it)
+    v.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARG",
+                   help="arguments passed to the script")
     v.add_argument("--example", choices=("mlp", "attention"), help="a built-in program instead")
     v.add_argument("-o", "--out", default="rulegrad-viz.html", help="the page to write "
                    "(default rulegrad-viz.html)")
@@ -138,6 +166,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except _user_errors() as e:  # what the user's machine or files lack: one line, no traceback
+        print(f"rulegrad {args.command}: {e}", file=sys.stderr)
+        return 1
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports as a message: the environment lacks something (a C
+    compiler) or the generated matchers are missing or stale."""
+    from rulegrad.backends.c.errors import CompilerNotFound
+    from rulegrad.generator.user import UserRulesError
+    from rulegrad.rules import MatcherLoadError
+
+    return (CompilerNotFound, UserRulesError, MatcherLoadError)
 
 
 if __name__ == "__main__":

@@ -142,13 +142,13 @@ def _example(name: str) -> Callable[[], Any]:
     return lambda: blocks[name].build().numpy()  # type: ignore[attr-defined]
 
 
-def _script(path: str) -> Callable[[], Any]:
+def _script(path: str, script_args: tuple[str, ...] = ()) -> Callable[[], Any]:
     if not Path(path).is_file():
         raise SystemExit(f"rulegrad viz: no such script: {path}")
 
     def run() -> None:
         saved = sys.argv
-        sys.argv = [path]
+        sys.argv = [path, *script_args]
         try:
             runpy.run_path(path, run_name="__main__")
         finally:
@@ -156,8 +156,10 @@ def _script(path: str) -> Callable[[], Any]:
     return run
 
 
-def run_viz(script: str | None, example: str | None, out: str, open_page: bool) -> int:
-    program = _example(example) if example else _script(script)  # type: ignore[arg-type]
+def run_viz(script: str | None, example: str | None, out: str, open_page: bool,
+            script_args: tuple[str, ...] = ()) -> int:
+    program = (_example(example) if example
+               else _script(script, script_args))  # type: ignore[arg-type]
     try:
         trace = record(program)
     except Exception as e:  # the user's program failed: say so, as its own error, not ours

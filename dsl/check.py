@@ -78,6 +78,11 @@ def _label_span(rule: A.Rule) -> A.Span:
 
 
 # ------------------------------------------------------------------------ helpers (`use`)
+def helper_file(module: str, rules_path: str) -> str:
+    """The `.py` file of a relative helper module (`use .m: f`), beside the rules file."""
+    return os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
+
+
 def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None, str | None,
                                                                 str | None]:
     """(module, .py file or None, error message or None) for `use MODULE`."""
@@ -88,7 +93,7 @@ def _load_helper_module(module: str, rules_path: str) -> tuple[ModuleType | None
             return None, None, f"helper module '{module}' not found ({e})"
         except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure is the user's to see
             return None, None, f"cannot import helper module '{module}': {type(e).__name__}: {e}"
-    file = os.path.join(os.path.dirname(rules_path), *module[1:].split(".")) + ".py"
+    file = helper_file(module, rules_path)
     if not os.path.isfile(file):
         return None, file, f"helper module '{module}' not found: no file {file}"
     # a unique name, in sys.modules only while the module runs (dataclasses and the like
@@ -133,6 +138,10 @@ class _Session:
     """State shared by the checks of a file and of everything it imports."""
 
     loader: Loader
+    # False: helper modules are not imported (their code is not run): names and kinds of
+    # helpers go unchecked, a relative module's file must exist (an editor on an untrusted
+    # workspace)
+    import_helpers: bool = True
     diags: list[Diagnostic] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     done: dict[str, A.CheckedFile | None] = field(default_factory=dict)  # by absolute path
@@ -464,7 +473,14 @@ class _FileChecker:
                        "not from modules that reach the system",
                        "write the helper as a function in a module beside the rules file")
             return
-        mod, file, problem = _load_helper_module(use.module, self.file.path)
+        if self.s.import_helpers:
+            mod, file, problem = _load_helper_module(use.module, self.file.path)
+        elif use.module.startswith("."):
+            mod, file = None, helper_file(use.module, self.file.path)
+            problem = None if os.path.isfile(file) else (
+                f"helper module '{use.module}' not found: no file {file}")
+        else:
+            mod, file, problem = None, None, None
         if problem is not None:
             self.error(use.span, problem)
         for name, span in zip(use.names, use.name_spans or (use.span,) * len(use.names)):
@@ -843,10 +859,11 @@ def _children(e: Any) -> list[A.Expr]:
 
 
 # ------------------------------------------------------------------------ entry points
-def check_collect(file: A.RulesFile, loader: Loader | None = None
+def check_collect(file: A.RulesFile, loader: Loader | None = None, import_helpers: bool = True
                   ) -> tuple[A.CheckedFile | None, list[Diagnostic], dict[str, str]]:
-    """Check a parsed file: (the checked file or None, every diagnostic, the sources read)."""
-    session = _Session(loader or read_file)
+    """Check a parsed file: (the checked file or None, every diagnostic, the sources read).
+    With `import_helpers=False` no helper module is imported (see `_Session`)."""
+    session = _Session(loader or read_file, import_helpers)
     checked = session.check_file(file)
     return checked, session.diags, session.sources
 

@@ -59,11 +59,13 @@ def load_rules(rules: str | Path, module_dir: str | Path | None = None,
     current = target.read_text(encoding="utf-8") if target.is_file() else None
     if current != text:
         if not regenerate:
-            state = "missing" if current is None else "stale"
-            raise UserRulesError(
-                f"{target} is {state} (generated from {rules}, which changed since, or by an "
-                f"older rulegrad): run `rulegrad gen {shlex.quote(str(rules))} --out "
-                f"{shlex.quote(str(target.parent))}`")
+            command = (f"rulegrad gen {shlex.quote(str(rules))} --out "
+                       f"{shlex.quote(str(target.parent))}")
+            if current is None:
+                raise UserRulesError(f"{target} is missing (no module was generated from "
+                                     f"{rules} there yet): run `{command}`")
+            raise UserRulesError(f"{target} is stale (generated from {rules}, which changed "
+                                 f"since, or by an older rulegrad): run `{command}`")
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_suffix(".py.tmp")
         tmp.write_text(text, encoding="utf-8")

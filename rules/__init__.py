@@ -57,7 +57,10 @@ def _generated(stem: str) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     # the module's stamp must match every rules file it was generated from
     for rel, sha in ((mod.SOURCE, mod.SOURCE_SHA256), *mod.DEPENDENCIES):
         path = RULES_DIR.parent / rel
-        if not path.is_file() or _sha(path) != sha:
+        if not path.is_file():
+            raise MatcherLoadError(f"rules/generated/{stem}.py is stale: it was generated from "
+                                   f"{rel}, which is gone: run `rulegrad gen`")
+        if _sha(path) != sha:
             raise MatcherLoadError(f"rules/generated/{stem}.py is stale ({rel} changed since it "
                                    "was generated): run `rulegrad gen`")
     return mod.MATCHERS, mod.PIPELINES

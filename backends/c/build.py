@@ -47,7 +47,7 @@ from rulegrad.runtime.env import env_int
 from . import cache as disk
 from . import flags as _flags
 from . import stages
-from .errors import CompileError
+from .errors import CompileError, CompilerNotFound
 from .render import RenderedKernel, prelude
 
 # what every build needs whatever the user's flags: a position-independent shared object;
@@ -226,8 +226,7 @@ def compiler_version(cc: tuple[str, ...]) -> str:
             return _versions[cc]
         proc = _probes.pop(cc)
         if isinstance(proc, OSError):
-            raise CompileError(f"cannot run the C compiler {cc[0]!r}: {proc}", "",
-                               list(cc)) from proc
+            raise CompilerNotFound(list(cc), proc.strerror or str(proc)) from None
         try:
             out, _ = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -450,7 +449,9 @@ def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], 
     stats["compiler_runs"] += len(runs)
     failure: CompileError | None = None
     for cmd, text, job in runs:
-        if isinstance(job, OSError):
+        if isinstance(job, OSError) and failure is None and _unstartable(job):
+            failure = CompilerNotFound(cmd, job.strerror or str(job))
+        elif isinstance(job, OSError):
             failure = failure or CompileError(str(job), _keep_source(key, text), cmd)
             continue
         try:
@@ -462,6 +463,12 @@ def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], 
                                    _keep_source(key, text), cmd)
     if failure is not None:
         raise failure
+
+
+def _unstartable(e: OSError) -> bool:
+    """Whether a compiler run failed to start because the program is not there (or not a
+    program): then nothing was compiled, and the error says what to install."""
+    return isinstance(e, (FileNotFoundError, PermissionError, NotADirectoryError))
 
 
 def _keep_source(key: str, text: str) -> str:

@@ -108,8 +108,10 @@ def record(program: Callable[[], Any]) -> Tracer:
     return trace
 
 
-def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT) -> dict[str, Any]:
-    """The trace as plain JSON data (the page's input; see viz.html for how it is read)."""
+def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT,
+               node_ids: dict[UOp, int] | None = None) -> dict[str, Any]:
+    """The trace as plain JSON data (the page's input; see viz.html for how it is read).
+    `node_ids`, if given, is filled with each node's number in the data."""
     from rulegrad.generator.explain import RuleIndex, explain
     from rulegrad.generator.match_ir import root_ops
 
@@ -160,6 +162,8 @@ def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT) -> dict[st
                     break
                 text = str(explain(rule, helpers, node, p.ctx))
                 why[f"{k}:{nodes.ids[node]}:{rid}"] = texts.setdefault(text, len(texts))
+    if node_ids is not None:
+        node_ids.update(nodes.ids)
     roots = {}
     for info in rules:
         found = index.rule(sources.get(info, info))

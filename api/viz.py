@@ -221,17 +221,21 @@ def _place_in_input(firings: list[list[int]], passes: list[dict[str, Any]],
                     if s not in inputs and s not in made_in and s not in origin_of:
                         made_in[s] = made
                         stack.append(s)
+        resolved: dict[int, int] = {}  # a node -> the input node it stands for, or -1
         for row in rows_k:
-            o, seen = row[4], set()
-            while o >= 0 and o not in inputs and o not in seen:
-                seen.add(o)
+            path, o = {}, row[4]  # (a dict: ordered, and a cycle is found at once)
+            while o >= 0 and o not in inputs and o not in resolved and o not in path:
+                path[o] = None
                 if origin_of.get(o, o) != o:  # a made node: its firing's origin
                     o = origin_of[o]
                 elif o in made_in:  # a node made inside a firing's result: that firing's
                     o = origin_of.get(made_in[o], -1)
                 else:
                     o = -1
-            row[4] = o if o in inputs else -1
+            end = resolved.get(o, o if o in inputs else -1)
+            for x in path:  # each node is followed once over the whole pass
+                resolved[x] = end
+            row[4] = end
 
 
 def _reach(root: int, rows: list[list[Any]]) -> set[int]:

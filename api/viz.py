@@ -146,7 +146,7 @@ def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT,
                 -1 if f.final is None else nodes.add(f.final)]
                for i, f in enumerate(trace.firings)]
     _place_in_input(firings, passes, nodes.rows)
-    _label_kernels(passes, nodes)
+    _label_kernels(passes, nodes, [f.after for f in trace.firings])
     texts: dict[str, int] = {}
     why: dict[str, int] = {}
     index = RuleIndex()
@@ -248,11 +248,15 @@ def _reach(root: int, rows: list[list[Any]]) -> set[int]:
     return seen
 
 
-def _label_kernels(passes: list[dict[str, Any]], nodes: _Table) -> None:
+def _label_kernels(passes: list[dict[str, Any]], nodes: _Table, made: list[UOp]) -> None:
     """Name the kernel each pass works on (`label`) and number repeated passes (`run`, `runs`).
+
     A kernel's AST is the output of its `to_kernel` pass and the input of its `lower`, whose
-    output `opt` reads: passes chained by their graphs work on one kernel, named by the KERNEL
-    node that holds the AST (its arg's name, as the C backend names the function)."""
+    output `opt` reads: passes chained by their graphs work on one AST, named by the KERNEL
+    node that holds it (its arg's name, as the C backend names the function). Kernels are
+    numbered in the order firings made them (`made`: the firings' results). Two kernels may
+    have one AST (the same loops on other buffers): then the k-th run of a pass on that AST is
+    the k-th of those kernels when the counts agree, and otherwise the label names them all."""
     parent = list(range(len(nodes.rows)))
 
     def find(x: int) -> int:
@@ -263,16 +267,32 @@ def _label_kernels(passes: list[dict[str, Any]], nodes: _Table) -> None:
 
     for p in passes:
         parent[find(p["before"])] = find(p["after"])
-    names: dict[int, str] = {}  # a kernel's component -> "kernel N name", N in order met
-    for node in nodes.ids:
-        ast, name = getattr(node.arg, "ast", None), getattr(node.arg, "name", None)
-        if node.op is Ops.KERNEL and isinstance(name, str) and ast in nodes.ids:
-            root = find(nodes.ids[ast])
-            if root not in names:
-                names[root] = f"kernel {len(names)} {name}"
+    kernels: dict[UOp, None] = {}  # KERNEL nodes in the order made, then any others
+    for node in [*made, *(s for m in made for s in m.src), *nodes.ids]:
+        if node.op is Ops.KERNEL and isinstance(getattr(node.arg, "name", None), str) \
+                and getattr(node.arg, "ast", None) in nodes.ids:
+            kernels.setdefault(node, None)
+    by_ast: dict[int, list[str]] = {}  # a component -> "kernel N name" of its kernels
+    for n, node in enumerate(kernels):
+        by_ast.setdefault(find(nodes.ids[node.arg.ast]), []).append(
+            f"kernel {n} {node.arg.name}")
+    runs: dict[tuple[int, str], int] = {}
+    for p in passes:
+        root = find(p["before"])
+        runs[(root, p["name"])] = runs.get((root, p["name"]), 0) + 1
+    seen: dict[tuple[int, str], int] = {}
+    for p in passes:
+        root = find(p["before"])
+        names = by_ast.get(root)
+        k = seen[(root, p["name"])] = seen.get((root, p["name"]), 0) + 1
+        if names is None:
+            p["label"] = None
+        elif len(names) == runs[(root, p["name"])]:
+            p["label"] = names[k - 1]
+        else:
+            p["label"] = "; ".join(names)
     count: dict[tuple[str, str | None], int] = {}
     for p in passes:
-        p["label"] = names.get(find(p["before"]))
         key = (p["name"], p["label"])
         count[key] = p["run"] = count.get(key, 0) + 1
     for p in passes:

@@ -256,7 +256,8 @@ def test_args_are_readable_and_nothing_is_clipped(browser, attention) -> None:
         texts = page.locator("#g-after g[data-id] text").evaluate_all(
             "els => els.map((e) => e.textContent)")
         assert any(re.fullmatch(r"(loop|reduce) r\d+", t) for t in texts), texts
-        longest = max((i for i, n in enumerate(T["nodes"]) if n[2]), key=lambda i: len(T["nodes"][i][2]))
+        longest = max((i for i, n in enumerate(T["nodes"]) if n[2]),
+                      key=lambda i: len(T["nodes"][i][2]))
         page.evaluate(f"selectNode({longest})")
         assert T["nodes"][longest][2] in page.inner_text("#node")
         pg.close()

@@ -143,9 +143,10 @@ def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT,
                 owner[i] = k
     firings = [[rule_id(f.rule), nodes.add(f.before), nodes.add(f.after), owner[i],
                 -1 if f.origin is None else nodes.add(f.origin),
-                -1 if f.final is None else nodes.add(f.final)]
+                -1 if f.final is None else nodes.add(f.final), 0]
                for i, f in enumerate(trace.firings)]
     _place_in_input(firings, passes, nodes.rows)
+    _place_in_output(firings, trace.passes, nodes)
     _label_kernels(passes, nodes, [f.after for f in trace.firings])
     texts: dict[str, int] = {}
     why: dict[str, int] = {}
@@ -213,7 +214,7 @@ def _place_in_input(firings: list[list[int]], passes: list[dict[str, Any]],
         made_in: dict[int, int] = {}  # a node new in this pass -> the made node holding it
         origin_of: dict[int, int] = {}  # a made node -> its firing's origin
         for row in rows_k:
-            _, _, made, _, origin, _ = row
+            made, origin = row[2], row[4]
             origin_of.setdefault(made, origin)
             stack = [made]
             while stack:  # the nodes this firing made (new ones, not seen before)
@@ -236,6 +237,43 @@ def _place_in_input(firings: list[list[int]], passes: list[dict[str, Any]],
             for x in path:  # each node is followed once over the whole pass
                 resolved[x] = end
             row[4] = end
+
+
+def _place_in_output(firings: list[list[int]], records: list[Any], nodes: _Table) -> None:
+    """A firing's result that a rewrite of its users absorbed (ADD(MULTI, MULTI) -> MULTI(ADD))
+    is in no output graph: its place there is what its nearest user in the input became.
+    Such a firing's final (row[5]) becomes that output node, and row[6] says so."""
+    uops = list(nodes.ids)  # a node's number is its position
+    outs: dict[int, set[UOp]] = {}
+    anchors: dict[int, dict[UOp, UOp]] = {}
+    for row in firings:
+        k, origin, final = row[3], row[4], row[5]
+        if k < 0 or origin < 0:
+            continue
+        p = records[k]
+        if k not in outs:
+            outs[k] = set(p.after.toposort())
+        if final >= 0 and uops[final] in outs[k]:
+            continue
+        if k not in anchors:  # only for a pass that absorbed a result
+            anchors[k] = _anchors(p.before, p.replace, outs[k])
+        found = anchors[k].get(uops[origin])
+        if found is not None and found is not uops[final]:
+            row[5], row[6] = nodes.add(found), 1
+
+
+def _anchors(before: UOp, replace: dict[UOp, UOp], out: set[UOp]) -> dict[UOp, UOp]:
+    """Each input node's place in the output: what it became, if that is in the output, else
+    its nearest user's (users are visited before their sources)."""
+    anchor: dict[UOp, UOp] = {}
+    for u in reversed(before.toposort()):
+        own = replace.get(u)
+        if own is not None and own in out:
+            anchor[u] = own
+        if u in anchor:
+            for s in u.src:
+                anchor.setdefault(s, anchor[u])
+    return anchor
 
 
 def _reach(root: int, rows: list[list[Any]]) -> set[int]:

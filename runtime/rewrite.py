@@ -99,6 +99,9 @@ class PassRecord:
     # shared, not copied), so the pass can be run again exactly (generator/passdiff.py)
     ctx_before: Any = None
     bottom_up: bool = False
+    # what each node the walk visited became (the pass's memo table, kept while tracing): a
+    # viewer places a firing whose result a user's rewrite absorbed
+    replace: dict[UOp, UOp] = field(default_factory=dict)
 
 
 @dataclass
@@ -540,7 +543,7 @@ def _record_pass(rw: _Rewriter, before: UOp, after: UOp, start: int) -> None:
     if rw.trace is None:
         return
     rec = PassRecord(rw.name, rw.matcher, rw.ctx, before, after, start, len(rw.trace.firings),
-                     ctx_before=rw.ctx_before, bottom_up=rw.bottom_up)
+                     ctx_before=rw.ctx_before, bottom_up=rw.bottom_up, replace=rw.replace)
     for f, at in rw.mine:
         f.final = rw.replace.get(at)
     if rw.stats0 is not None:

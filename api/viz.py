@@ -177,10 +177,12 @@ def trace_data(trace: Tracer, title: str, why_limit: int = WHY_LIMIT,
 
 def _located(info: RuleInfo, matcher: Any) -> RuleInfo:
     """`info` with a path the checker can open. A generated module names a user's rules file
-    relative to the module's own folder (`../my.rules`); the module's globals (the matcher's
-    counter homes) know where that folder is. Package rules (`rules/X.rules`) are found as they
-    are, and so are paths relative to the working folder (an interpreted rule set)."""
-    if info.path.startswith("rules/") or Path(info.path).is_absolute():
+    relative to the module's own folder (`../my.rules`; `rules/X.rules` when the module sits
+    above a folder `rules/`), and the module's globals (the matcher's counter homes) know where
+    that folder is: that file is the rule's, even if the package has a file of the same name.
+    Otherwise the path is the package's (`rules/X.rules`), absolute, or relative to the working
+    folder (an interpreted rule set)."""
+    if Path(info.path).is_absolute():
         return info
     for space, _var, _name, infos in getattr(matcher, "homes", ()):
         module = space.get("__file__") if isinstance(space, dict) else None

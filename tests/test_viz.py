@@ -340,3 +340,23 @@ def test_why_not_explains_a_users_rule_set(tmp_path: Path, monkeypatch) -> None:
     assert why, "no explanation for the user's rule"
     # the MUL by 3 stays in the output: the guard says why
     assert any("guard false" in t and "c.arg == 2.0" in t for t in why.values()), why
+
+
+def test_why_not_reads_a_users_file_named_like_a_package_file(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    # the generated module sits above the user's rules/ folder: it names the file
+    # `rules/symbolic.rules`, as the package names its own symbolic.rules
+    import rulegrad
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "symbolic.rules").write_text(USER_RULES.replace("mine", "symbolic"))
+    a = np.arange(6, dtype=np.float32)
+    with rulegrad.add_rules(tmp_path / "rules" / "symbolic.rules", after="pm_rangeify",
+                            module_dir=tmp_path):
+        data = trace_data(record(lambda: (Tensor(a) * 3.0).numpy()), "same name")
+    rid = next(i for i, r in enumerate(data["rules"]) if r[0] == "mul_two")
+    assert data["rules"][rid][3] == ["MUL"]
+    texts = [data["why_text"][v] for key, v in data["why"].items() if key.endswith(f":{rid}")]
+    assert texts and all("c.arg == 2.0" in t for t in texts if "guard" in t), texts
+    assert any("guard false" in t for t in texts), texts

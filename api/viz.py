@@ -3,9 +3,11 @@
 In: a Python script (or a built-in example) that builds and realizes tensors. Out: one static
 HTML file (no server, no network) holding the trace as JSON and the viewer (`viz.html`) that
 draws it: every pass with its graph before and after (SVG), every firing (rule, `file:line`,
-source text, the node it matched and the node it made), per-rule statistics with zero attempts
-included, and for a node and a rule of its pass, why the rule did not fire (the first failing
-test of its decision tree, from `generator/explain.py`, computed here and stored in the page).
+source text, the node it matched and the node it made, each drawn in context: under the input
+node it is a step of rewriting, and the output node it became), per-rule statistics with zero
+attempts included, and for a node and a rule of its pass, why the rule did not fire (the first
+failing test of its decision tree, from `generator/explain.py`, computed here and stored in the
+page). docs/viewer.md describes the page.
 
 The recording runs the program in this process under `tracing()` (which the schedule cache
 steps aside for, so every realize runs its passes).

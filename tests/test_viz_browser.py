@@ -125,6 +125,10 @@ def test_every_firing_clicked_highlights_its_nodes_drawn_in_context(browser, att
     assert T["rules"][T["firings"][i][0]][0] in panel and "rules/rangeify.rules:" in panel
     assert f"matched #{matched}" in panel and f"made #{made}" in panel
     assert "further" in page.inner_text("#why-out")  # not "not in this pass's output graph"
+    page.locator("#why-ask").click()  # asks the output node in the made node's place
+    assert page.input_value("#why-node") == str(final)
+    assert f"on #{final} " in page.inner_text("#why-out")
+    assert "not in this pass's output" not in page.inner_text("#why-out")
 
     # every firing of every pass: its nodes drawn, marked, with their sources and users
     assert _undrawn(page) == []

@@ -331,7 +331,7 @@ def test_viewer_stays_usable_on_a_10000_node_graph(browser, tmp_path) -> None:
     assert int(page.inner_text("#summary").split(" nodes")[0].split()[-1]) >= 10_000
     assert page.locator("#passes details[open]").count() == 0  # collapsed by default
     page.fill("#search", "MUL")
-    page.wait_for_timeout(400)
+    page.wait_for_function("document.querySelector('#pass-0 .count').textContent.includes(' of ')")
     texts = page.locator("#passes summary").all_inner_texts()
     assert any(" of " in t for t in texts)  # counts of matching firings
     k = next(i for i, t in enumerate(texts) if "earliest" in t)

@@ -207,6 +207,8 @@ def test_search_covers_ops_made_and_keeps_the_open_pass(browser, attention) -> N
     page.locator(f"#pass-{k} summary").click()
     firing = _hits(T, k, "index_reduce")[0]
     page.locator(f'#pass-{k} .firing[data-f="{firing}"]').click()
+    page.select_option("#why-rule", index=3)  # a why-not question the search must not reset
+    question = (page.input_value("#why-node"), page.input_value("#why-rule"))
     # an op some firing made, named neither by its rule nor by the op it matched
     made_only = next(T["nodes"][a][0] for rid, m, a, owner, *_ in T["firings"] if owner == k
                      and T["nodes"][a][0] not in T["nodes"][m][0]
@@ -221,6 +223,7 @@ def test_search_covers_ops_made_and_keeps_the_open_pass(browser, attention) -> N
             "els => els.map((e) => e.dataset.f)")]
         assert shown == _hits(T, k, q)
         assert "pm_rangeify" in page.inner_text("#pass-name")  # the view stays on the pass
+        assert (page.input_value("#why-node"), page.input_value("#why-rule")) == question
         # the firing shown stays shown, and stays highlighted if the search lists it
         assert page.locator(f'#g-after g[data-id="{T["firings"][firing][2]}"] rect.made').count()
         assert (page.locator(f'#pass-{k} .firing.active').count() == 1) == (firing in shown)

@@ -73,6 +73,12 @@ class Firing:
     rule: RuleInfo | None
     before: UOp
     after: UOp
+    # where in the pass's graph the firing happened, for a viewer to draw it in context: the
+    # node of the walk whose rewrite `before` is a step of (a node of the pass's input graph,
+    # or one a rule made inside another firing's result), and what it became when the pass
+    # ended (None until then)
+    origin: UOp | None = None
+    final: UOp | None = None
 
 
 @dataclass
@@ -93,6 +99,9 @@ class PassRecord:
     # shared, not copied), so the pass can be run again exactly (generator/passdiff.py)
     ctx_before: Any = None
     bottom_up: bool = False
+    # what each node the walk visited became (the pass's memo table, kept while tracing): a
+    # viewer places a firing whose result a user's rewrite absorbed
+    replace: dict[UOp, UOp] = field(default_factory=dict)
 
 
 @dataclass
@@ -158,6 +167,12 @@ class _Rewriter:
         self.trace = trace = _tracer
         self.stats0: tuple[list[int], list[int]] | None = None
         self.ctx_before = None
+        # while tracing: the walk node being rewritten now, the input node each node the walk
+        # made stands for (a firing's result, a node rebuilt on new sources), and this pass's
+        # firings (their `final` is filled in when the pass ends)
+        self.at: UOp | None = None
+        self.origins: dict[UOp, UOp] = {}
+        self.mine: list[tuple[Firing, UOp]] = []
         if trace is None:
             # the walks call the matcher's own op -> function table, not `rewrite` (off while
             # tracing, counting statistics, or diagnosing a spent budget)
@@ -183,7 +198,10 @@ class _Rewriter:
             new, rule = _rule_of(self.matcher, node, self.ctx)
             trace = self.trace
             if new is not None and trace is not None and len(trace.firings) < trace.limit:
-                trace.firings.append(Firing(self.name, rule, node, new))
+                at = self.at if self.at is not None else node
+                fired = Firing(self.name, rule, node, new, self.origins.get(at, at))
+                trace.firings.append(fired)
+                self.mine.append((fired, at))
             if new is not None and self.diagnose is not None:
                 self.diagnose[str(rule) if rule else type(self.matcher).__name__] += 1
         if new is None or new is node:
@@ -427,6 +445,7 @@ class _Rewriter:
                 continue
             if stage == 0:
                 if self.bottom_up:
+                    self.at = n
                     new_n = self.fixed_point(n)
                 # a source not yet rewritten is pushed even if an older entry waits deeper in
                 # the stack: it is then done first, and the older entry is skipped when popped
@@ -452,6 +471,7 @@ class _Rewriter:
                         replace[n] = new_n
                         continue
                     try:
+                        self.at = n
                         result = step(new_n)
                     except RewriteNotReady:
                         waiting += 1
@@ -467,6 +487,8 @@ class _Rewriter:
                         continue
                 else:
                     result = new_uop(UOp, new_n.op, new_n.dtype, src, new_n.arg, new_n.tag)
+                if self.trace is not None:  # the result's own rewrites are steps of n's
+                    self.origins.setdefault(result, self.origins.get(n, n))
                 stack.append((n, 2, result))
                 stack.append((result, 0, result))
                 continue
@@ -521,7 +543,9 @@ def _record_pass(rw: _Rewriter, before: UOp, after: UOp, start: int) -> None:
     if rw.trace is None:
         return
     rec = PassRecord(rw.name, rw.matcher, rw.ctx, before, after, start, len(rw.trace.firings),
-                     ctx_before=rw.ctx_before, bottom_up=rw.bottom_up)
+                     ctx_before=rw.ctx_before, bottom_up=rw.bottom_up, replace=rw.replace)
+    for f, at in rw.mine:
+        f.final = rw.replace.get(at)
     if rw.stats0 is not None:
         st = rw.matcher.stats
         rec.attempts = [a - b for a, b in zip(st.attempts, rw.stats0[0])]

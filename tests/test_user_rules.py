@@ -9,7 +9,8 @@ import pytest
 
 import rulegrad
 from rulegrad import Tensor
-from rulegrad.generator.user import UserRulesError, module_path
+from rulegrad.generator import user
+from rulegrad.generator.user import UnsoundRulesError, UserRulesError, module_path
 from rulegrad.runtime.rewrite import tracing
 
 # x * 2 -> x + x is exact in floating point; from pm_rangeify on, tensor constants are plain
@@ -59,7 +60,9 @@ def test_users_pass_changes_the_schedule_and_leaves_with_its_block(rules_dir):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     want = (a * 3).sum(axis=1) + 1
     np.testing.assert_array_equal(_program(a, 3.0), want)  # scheduled (and cached) without it
-    up = rulegrad.add_rules(rules_dir / "wrong.rules", "wrong", before="earliest")
+    with pytest.warns(RuntimeWarning, match="drop_three"):  # (refuted: run only when asked)
+        up = rulegrad.add_rules(rules_dir / "wrong.rules", "wrong", before="earliest",
+                                allow_refuted=True)
     try:  # as a default for every program: the cached schedule is not replayed
         np.testing.assert_array_equal(_program(a, 3.0), a.sum(axis=1) + 1)
         np.testing.assert_array_equal(_program(a, 2.0), (a * 2).sum(axis=1) + 1)
@@ -96,3 +99,52 @@ def test_bad_calls_say_what_is_wrong(rules_dir):
     (rules_dir / "broken.rules").write_text("rules b = {\n  ADDD[x, 0] -> x\n}\n")
     with pytest.raises(UserRulesError, match="broken.rules:2:.*ADDD"):
         rulegrad.add_rules(rules_dir / "broken.rules", after="earliest")
+
+
+# ====================================================================== refuted rules are refused
+def test_a_refuted_rule_is_refused_with_its_counterexample(rules_dir):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(UnsoundRulesError) as e:
+        rulegrad.add_rules(rules_dir / "wrong.rules", before="earliest")
+    text = str(e.value)
+    assert "wrong.rules:2" in text and "drop_three" in text and "counterexample" in text
+    assert "left side" in text and "allow_refuted=True" in text
+    # nothing was added: the program is still right
+    np.testing.assert_array_equal(_program(a, 3.0), (a * 3).sum(axis=1) + 1)
+
+
+HELPED = """use .two_helpers: is_two
+
+rules helped = {
+  mul_helped: MUL[x, c:CONST] if is_two(c.arg) -> ADD(x, x)
+}
+"""
+
+
+def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, monkeypatch):
+    from rulegrad.generator import soundness
+
+    rules = rules_dir / "helped.rules"
+    rules.write_text(HELPED)
+    helpers = rules_dir / "two_helpers.py"
+    helpers.write_text("def is_two(v: object) -> bool:\n    return v == 2.0\n")
+    runs = []
+    check = soundness.check_paths
+
+    def counting(paths, *a, **k):
+        runs.append(paths)
+        return check(paths, *a, **k)
+
+    monkeypatch.setattr(soundness, "check_paths", counting)
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))
+    assert len(runs) == 1
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))  # kept in memory
+    monkeypatch.setattr(user, "_verdicts", {})  # a new process: kept beside the module
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))
+    assert len(runs) == 1
+    assert module_path(rules).with_suffix(".check").is_file()
+    # the helper now says 3.0 is two: the rule is wrong, checked again, and refused
+    helpers.write_text("def is_two(v: object) -> bool:\n    return v in (2.0, 3.0)\n")
+    with pytest.raises(UnsoundRulesError, match="mul_helped"):
+        rulegrad.add_rules(rules, after="pm_rangeify")
+    assert len(runs) == 2

@@ -9,6 +9,10 @@ the rules file (and the files it imports): a module that is missing or stale is 
 (`regenerate=True`, the default), or refused with an error naming the module and the command
 that regenerates it. A stale module is never imported.
 
+`value_reads` says where a rule set may read a constant's value (a guard, a `where`, a helper
+call, a literal in a pattern): the schedule cache keeps such values in its key
+(runtime/schedule_cache.py), so a value on the other side of a guard is scheduled again.
+
 `refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
 that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
 of everything it depends on (`verdict_key`: the rules file and the files it imports, its helper
@@ -27,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from rulegrad.dsl import ast as A
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
@@ -204,3 +210,80 @@ def _write_verdict(path: Path, key: str, found: tuple[Refutation, ...]) -> None:
         tmp.replace(path)
     except OSError:
         pass  # a folder we cannot write: the verdict is kept in memory only
+
+
+# ---------------------------------------------------------------------- reading values
+@dataclass(frozen=True)
+class ValueReads:
+    """Where a rule set's rules may read a constant's value: the constants up to `depth`
+    sources below a node whose op is in `roots` (None: any node)."""
+
+    roots: frozenset[str] | None
+    depth: int
+
+
+def value_reads(rules: str | Path, rule_set: str) -> ValueReads | None:
+    """Where rule set `rule_set` of `rules` may read constants' values; None when no rule of
+    it does (no `.arg`, no call, no literal or `arg=` in its pattern: it matches structure)."""
+    from rulegrad.dsl import load
+
+    cf = load(str(rules))
+    stack, seen = [cf], set()
+    found = None
+    while stack and found is None:
+        f = stack.pop()
+        if f.file.path in seen:
+            continue
+        seen.add(f.file.path)
+        found = next((rs for rs in f.rulesets if rs.name == rule_set), None)
+        stack.extend(f.imported)
+    if found is None:
+        return None
+    roots: set[str] | None = set()
+    depth = -1
+    for rule in found.rules:
+        if not _reads_values(rule):
+            continue
+        pattern = rule.pattern
+        while isinstance(pattern, A.PBind):
+            pattern = pattern.pattern
+        if isinstance(pattern, A.PNode) and roots is not None:
+            roots.update(op.name for op in pattern.ops)
+        else:
+            roots = None  # a variable or literal at the root: any node
+        depth = max(depth, _depth(rule.pattern))
+    if depth < 0:
+        return None
+    return ValueReads(None if roots is None else frozenset(roots), depth)
+
+
+def _reads_values(rule: A.Rule) -> bool:
+    """Whether a rule may read a value: `.arg` or a call in its guard, lets or right side, or a
+    literal or `arg=` constraint in its pattern (walked without recursion)."""
+    stack: list[object] = [rule.guard, rule.rhs, rule.pattern, *(e for _, e in rule.lets)]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (A.ECall, A.PConst)) or (isinstance(e, A.EAttr) and e.attr == "arg"):
+            return True
+        if isinstance(e, A.PNode) and e.arg is not None:
+            return True
+        if isinstance(e, (tuple, list)):
+            stack.extend(e)
+        elif hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+            stack.extend(getattr(e, name) for name in e.__dataclass_fields__)
+    return False
+
+
+def _depth(pattern: A.Pattern) -> int:
+    """How many sources deep a pattern looks below its root."""
+    deepest, stack = 0, [(pattern, 0)]  # (pattern, how deep)
+    while stack:
+        p, d = stack.pop()
+        if isinstance(p, A.PBind):
+            stack.append((p.pattern, d))
+        elif isinstance(p, A.PNode):
+            deepest = max(deepest, d)
+            stack.extend((s, d + 1) for s in p.srcs or ())
+        else:
+            deepest = max(deepest, d)
+    return deepest

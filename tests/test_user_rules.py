@@ -148,3 +148,46 @@ def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, m
     with pytest.raises(UnsoundRulesError, match="mul_helped"):
         rulegrad.add_rules(rules, after="pm_rangeify")
     assert len(runs) == 2
+
+
+# ====================================================================== value guards and replay
+GUARDED = """rules maxmul = {
+  # max(x*c, y*c) = max(x, y)*c for a finite c > 0: rounding is monotone (c < 0 swaps them)
+  max_mul: MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > 1e-30 and c.arg < 1e30 -> MUL(MAX(x, y), c)
+}
+"""
+
+
+def test_a_guard_on_a_constants_value_is_asked_again_for_a_value_on_its_other_side(rules_dir):
+    # the schedules for 0.3 and 0.7 agree once their constant is lifted, so the cache used to
+    # replay them for -0.3 too: the guard never ran, and max became min
+    from rulegrad.runtime import schedule_cache
+
+    schedule_cache.clear()
+    (rules_dir / "maxmul.rules").write_text(GUARDED)
+    a = np.arange(1, 7, dtype=np.float32)
+    b = a[::-1].copy()
+    with rulegrad.add_rules(rules_dir / "maxmul.rules", after="pm_rangeify"):
+        for c in (0.3, 0.7, -0.3, -0.7, 0.9, -0.9, 0.3):
+            got = (Tensor(a) * c).maximum(Tensor(b) * c).numpy()
+            np.testing.assert_array_equal(got, np.maximum(a * np.float32(c), b * np.float32(c)))
+        # a constant no guard reads still replays: d is above the MAX, out of the rule's reach
+        hits = []
+        for d in (0.1, 0.2, 0.15, 0.35):
+            before = schedule_cache.stats["hits"]
+            got = ((Tensor(a) * 0.3).maximum(Tensor(b) * 0.3) + d).numpy()
+            hits.append(schedule_cache.stats["hits"] - before)
+            want = np.maximum(a * np.float32(0.3), b * np.float32(0.3)) + np.float32(d)
+            np.testing.assert_array_equal(got, want)
+        assert hits == [0, 0, 1, 1]
+
+
+def test_where_a_rule_set_reads_values(rules_dir):
+    path = rules_dir / "kinds.rules"
+    path.write_text("rules shape = {\n  same_max: MAX(x, x) -> x\n}\n"
+                    "rules value = {\n  same_max2: MAX(x, x) -> x\n"
+                    "  deep: ADD(MUL(x, c:CONST), y) if c.arg > 0.5 -> y\n}\n"
+                    "rules literal = {\n  half: MUL[x, 0.5] -> x\n}\n")
+    assert user.value_reads(path, "shape") is None  # structure only: no key needs a value
+    assert user.value_reads(path, "value") == user.ValueReads(frozenset({"ADD"}), 2)
+    assert user.value_reads(path, "literal") == user.ValueReads(frozenset({"MUL"}), 1)

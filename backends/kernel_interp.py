@@ -7,7 +7,10 @@ Vectorised over ranges: every RANGE of a kernel is one numpy axis (the STORE's l
 outermost first, then the reduce ranges), and each node evaluates to an array broadcastable to
 that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
 LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
-memory there; a STORE scatters its value over its loops. No Python loop per element.
+memory there; a STORE scatters its value over its loops. No Python loop per element. A grid
+larger than `CHUNK` elements (a matmul's rows x columns x k) is run a block of its outer loops
+at a time (`_blocks`), so no array of the whole grid is ever made: a broadcast product costs
+the memory of a block, as the C kernel's loop costs none.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 
@@ -17,7 +20,8 @@ the two backends cannot drift apart on what an op means.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +30,9 @@ from rulegrad.backends.oracle import _identity
 from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
+
+
+CHUNK = 1 << 20  # grid elements evaluated at once: 8 MB per int64 or float64 array of a block
 
 
 class KernelInterpError(RuntimeError):
@@ -62,12 +69,49 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     if st.op is not Ops.STORE or st.src[0].op is not Ops.INDEX:
         raise KernelInterpError(f"expected STORE(INDEX, value, *ranges), got {st!r}")
     axes = _axes_of(st)
-    ndim = len(axes)
     loops = tuple(int(r.src[0].arg) for r in st.src[2:])
-    target = st.src[0]
-    data = bufs[target.src[0].arg]
     if any(s == 0 for s in loops):
         return
+    inner = 1  # the grid elements of one iteration of the loops: the reduce ranges'
+    for r, a in axes.items():
+        if a >= len(loops):
+            inner *= int(r.src[0].arg)
+    for window in _blocks(loops, inner, _local_axes(st, axes)):
+        _run_block(st, bufs, var_vals, axes, loops, window)
+
+
+def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
+    """The axes of kernel-local arrays' own ranges: always evaluated whole."""
+    return {axes[r] for n in toposort(st.src[1]) if n.op is Ops.DEFINE_LOCAL
+            for r in n.src[1:] if r in axes}
+
+
+def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
+            ) -> Iterator[dict[int, tuple[int, int]]]:
+    """Windows (loop axis -> [lo, hi)) that tile the loops so each block of the grid holds at
+    most CHUNK elements where it can: the inner loops whole, the next one in runs, the outer
+    ones an index at a time. One empty window (the whole grid) when it fits."""
+    rest, j = inner, len(loops) - 1  # rest: the elements of one index of loop j
+    while j >= 0 and rest * loops[j] <= CHUNK:
+        rest *= loops[j]
+        j -= 1
+    if j < 0 or any(a in whole for a in range(j + 1)):
+        yield {}  # fits (or a local array's own loop, which is evaluated whole)
+        return
+    step = max(1, CHUNK // rest)
+    for outer in itertools.product(*(range(n) for n in loops[:j])):
+        window = {a: (i, i + 1) for a, i in enumerate(outer)}
+        for lo in range(0, loops[j], step):
+            yield {**window, j: (lo, min(lo + step, loops[j]))}
+
+
+def _run_block(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int],
+               axes: dict[UOp, int], loops: tuple[int, ...],
+               window: dict[int, tuple[int, int]]) -> None:
+    """Evaluate and store the block of the grid `window` marks (its loop axes' ranges)."""
+    ndim = len(axes)
+    target = st.src[0]
+    data = bufs[target.src[0].arg]
     values: dict[UOp, np.ndarray] = {}
     for n in toposort(UOp.sink(target.src[1], st.src[1])):
         if n.op is Ops.SINK:
@@ -77,22 +121,24 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
             values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
             continue
-        values[n] = _eval(n, values, axes, ndim, bufs)
-    grid = loops + (1,) * (ndim - len(loops))
+        values[n] = _eval(n, values, axes, ndim, bufs, window)
+    sizes = tuple(window[a][1] - window[a][0] if a in window else n for a, n in enumerate(loops))
+    grid = sizes + (1,) * (ndim - len(loops))
     off = np.broadcast_to(values[target.src[1]], grid).reshape(-1)
     val = np.broadcast_to(values[st.src[1]], grid).reshape(-1)
     data[off] = val.astype(data.dtype, copy=False)
 
 
 def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int,
-          bufs: list[np.ndarray]) -> np.ndarray:
+          bufs: list[np.ndarray], window: dict[int, tuple[int, int]]) -> np.ndarray:
     op = n.op
     if op is Ops.CONST:
         return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
-    if op is Ops.RANGE:
+    if op is Ops.RANGE:  # its values in the block (a loop `window` splits), else all of them
         shape = [1] * ndim
-        shape[axes[n]] = int(n.src[0].arg)
-        return np.arange(shape[axes[n]], dtype=np.int64).reshape(shape)
+        lo, hi = window.get(axes[n], (0, int(n.src[0].arg)))
+        shape[axes[n]] = hi - lo
+        return np.arange(lo, hi, dtype=np.int64).reshape(shape)
     if op in (Ops.DEFINE_GLOBAL, Ops.INDEX):
         return np.zeros((1,) * ndim, dtype=np.int64)  # only meaningful under LOAD / STORE
     src = [values[s] for s in n.src]

@@ -482,3 +482,15 @@ def test_a_product_costs_its_buffers_on_every_backend(monkeypatch, backend):
     want = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w)).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
     assert peak < 24 << 20, f"{backend}: peak {peak >> 20} MB for a conv of <1 MB buffers"
+
+
+def test_a_planned_program_is_checked_again_under_a_lower_limit(monkeypatch):
+    # the C backend's plans rerun a program without scheduling it: a lower memory limit set
+    # in between must still refuse its 4 MB output
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    x = Tensor(np.ones(1 << 20, np.float32)).realize()
+    y = x + 1
+    np.testing.assert_array_equal(y.numpy(), np.full(1 << 20, 2, np.float32))
+    monkeypatch.setenv("RULEGRAD_MAX_BUFFER_BYTES", "1M")
+    with pytest.raises(SizeLimitError, match="would allocate a buffer of 1,048,576 float32"):
+        (x + 1).numpy()

@@ -76,8 +76,9 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     for r, a in axes.items():
         if a >= len(loops):
             inner *= int(r.src[0].arg)
+    order = [n for n in toposort(UOp.sink(st.src[0].src[1], st.src[1])) if n.op is not Ops.SINK]
     for window in _blocks(loops, inner, _local_axes(st, axes)):
-        _run_block(st, bufs, var_vals, axes, loops, window)
+        _run_block(st, order, bufs, var_vals, axes, loops, window)
 
 
 def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
@@ -105,17 +106,16 @@ def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
             yield {**window, j: (lo, min(lo + step, loops[j]))}
 
 
-def _run_block(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int],
+def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict[str, int],
                axes: dict[UOp, int], loops: tuple[int, ...],
                window: dict[int, tuple[int, int]]) -> None:
-    """Evaluate and store the block of the grid `window` marks (its loop axes' ranges)."""
+    """Evaluate (`order`: the store's offset and value, sources first) and store the block of
+    the grid `window` marks (its loop axes' ranges)."""
     ndim = len(axes)
     target = st.src[0]
     data = bufs[target.src[0].arg]
     values: dict[UOp, np.ndarray] = {}
-    for n in toposort(UOp.sink(target.src[1], st.src[1])):
-        if n.op is Ops.SINK:
-            continue
+    for n in order:
         if n.op is Ops.DEFINE_VAR:
             if n.arg[0] not in var_vals:
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")

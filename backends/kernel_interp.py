@@ -77,8 +77,57 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
         if a >= len(loops):
             inner *= int(r.src[0].arg)
     order = [n for n in toposort(UOp.sink(st.src[0].src[1], st.src[1])) if n.op is not Ops.SINK]
-    for window in _blocks(loops, inner, _local_axes(st, axes)):
-        _run_block(st, order, bufs, var_vals, axes, loops, window)
+    whole = _local_axes(st, axes)
+    split = _reduce_split(order, axes, inner) if inner > CHUNK and not whole else None
+    if split is not None:  # one iteration of the loops is too large: a REDUCE in runs
+        red, r, step = split
+        below = toposort(red)
+        order = _above(order, [st.src[0].src[1], st.src[1]], red)  # (red itself: `fixed`)
+        size = int(r.src[0].arg)
+    for window in _blocks(loops, inner, whole):
+        fixed: dict[UOp, np.ndarray] = {}
+        if split is not None:
+            for lo in range(0, size, step):
+                part = _run_block(st, below, bufs, var_vals, axes, loops,
+                                  {**window, axes[r]: (lo, min(lo + step, size))}, {}, red)
+                fixed[red] = part if red not in fixed else \
+                    semantics.alu(red.arg, red.dtype.np, fixed[red], part)
+        _run_block(st, order, bufs, var_vals, axes, loops, window, fixed)
+
+
+def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
+    """The nodes of `order` the roots read without going through `stop` (and `stop`)."""
+    needed, stack = {stop}, [x for x in roots if x is not stop]
+    while stack:
+        n = stack.pop()
+        if n not in needed:
+            needed.add(n)
+            stack.extend(s for s in n.src if s not in needed)
+    return [n for n in order if n in needed]
+
+
+def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
+                  ) -> tuple[UOp, UOp, int] | None:
+    """A REDUCE to evaluate in runs of one of its ranges (the longest; a range no other REDUCE
+    has), and the run's length: its partial results combine with its op (ADD, MUL, MAX, MIN);
+    None when there is none (the grid is then evaluated whole)."""
+    reduces = [n for n in order if n.op is Ops.REDUCE]
+    owners: dict[UOp, int] = {}
+    for red in reduces:
+        for r in red.src[1:]:
+            owners[r] = owners.get(r, 0) + 1
+    best: tuple[UOp, UOp, int] | None = None
+    for red in reduces:
+        if red.arg not in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
+            continue
+        for r in red.src[1:]:
+            size = int(r.src[0].arg)
+            if owners[r] == 1 and r in axes and size > 1 and (best is None or size > best[2]):
+                best = (red, r, size)
+    if best is None:
+        return None
+    red, r, size = best
+    return red, r, max(1, CHUNK // (inner // size))
 
 
 def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
@@ -108,25 +157,32 @@ def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
 
 def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict[str, int],
                axes: dict[UOp, int], loops: tuple[int, ...],
-               window: dict[int, tuple[int, int]]) -> None:
-    """Evaluate (`order`: the store's offset and value, sources first) and store the block of
-    the grid `window` marks (its loop axes' ranges)."""
+               window: dict[int, tuple[int, int]], fixed: dict[UOp, np.ndarray],
+               until: UOp | None = None) -> np.ndarray | None:
+    """Evaluate (`order`: the store's offset and value, sources first; `fixed`: values known
+    already) and store the block of the grid `window` marks (its ranges' runs); with `until`,
+    evaluate only up to that node and return its value, storing nothing."""
     ndim = len(axes)
     target = st.src[0]
     data = bufs[target.src[0].arg]
-    values: dict[UOp, np.ndarray] = {}
+    values: dict[UOp, np.ndarray] = dict(fixed)
     for n in order:
+        if n in values:
+            continue
         if n.op is Ops.DEFINE_VAR:
             if n.arg[0] not in var_vals:
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
             values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
             continue
         values[n] = _eval(n, values, axes, ndim, bufs, window)
+    if until is not None:
+        return values[until]
     sizes = tuple(window[a][1] - window[a][0] if a in window else n for a, n in enumerate(loops))
     grid = sizes + (1,) * (ndim - len(loops))
     off = np.broadcast_to(values[target.src[1]], grid).reshape(-1)
     val = np.broadcast_to(values[st.src[1]], grid).reshape(-1)
     data[off] = val.astype(data.dtype, copy=False)
+    return None
 
 
 def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int,
@@ -153,7 +209,7 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
     if op is Ops.DEFINE_REG:  # lowered REDUCE's accumulator: op(acc, v) is then v, reduced
         return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
     if op is Ops.REDUCE:
-        return _reduce(n, src[0], axes)
+        return _reduce(n, src[0], axes, window)
     if op is Ops.CAST:
         return semantics.cast(src[0], n.dtype.np)
     if op is Ops.BITCAST:
@@ -208,11 +264,13 @@ def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.
     return np.where(gate, read, values[n.src[2]]).astype(n.dtype.np, copy=False)
 
 
-def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
+def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
+            window: dict[int, tuple[int, int]]) -> np.ndarray:
     red_axes = tuple(axes[r] for r in n.src[1:])
     shape = list(value.shape)
-    for r in n.src[1:]:
-        shape[axes[r]] = int(r.src[0].arg)  # a value constant along a range still counts n times
+    for r in n.src[1:]:  # a value constant along a range still counts n times (of its run)
+        lo, hi = window.get(axes[r], (0, int(r.src[0].arg)))
+        shape[axes[r]] = hi - lo
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
     out = semantics.reduce(op, value, red_axes, _identity(op, n.dtype))

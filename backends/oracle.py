@@ -96,8 +96,8 @@ def _numel(shape: tuple) -> int:
 
 
 def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, list[UOp]]:
-    """Per REDUCE_AXIS whose source is an elementwise value of more than CHUNK elements with a
-    kept axis to split: the elementwise nodes (ALU, CAST of that shape) only it reads, in
+    """Per REDUCE_AXIS whose source is an elementwise value of more than CHUNK elements with an
+    axis to split (`_splittable`): the elementwise nodes (ALU, CAST of that shape) only it reads, in
     evaluation order. Their value is never made whole."""
     users: dict[UOp, set[UOp]] = {}
     for node in order:
@@ -128,11 +128,16 @@ def _elementwise(node: UOp, shape: tuple) -> bool:
 
 def _splittable(red: UOp) -> tuple[int, int] | None:
     """(axis, block length) to evaluate a REDUCE_AXIS's source by, when it is larger than
-    CHUNK elements (concrete sizes) and has a kept axis longer than 1; else None."""
+    CHUNK elements (concrete sizes): its longest kept axis, else (a reduction to few values)
+    its longest reduced one when its op's partial results combine (ADD, MUL, MAX, MIN); None
+    when there is no axis to split."""
     shape = red.src[0].shape
     if shape is None or has_symbolic(shape) or _numel(shape) <= CHUNK:
         return None
-    kept = [a for a in range(len(shape)) if a not in red.arg[1] and shape[a] > 1]
+    op, reduced = red.arg
+    kept = [a for a in range(len(shape)) if a not in reduced and shape[a] > 1]
+    if not kept and op in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
+        kept = [a for a in reduced if shape[a] > 1]
     if not kept:
         return None
     axis = max(kept, key=lambda a: shape[a])
@@ -140,12 +145,14 @@ def _splittable(red: UOp) -> tuple[int, int] | None:
 
 
 def _reduce_in_blocks(red: UOp, cone: list[UOp], values: dict[UOp, Any]) -> np.ndarray:
-    """The REDUCE_AXIS of `cone`'s last node, evaluated a block of its kept axis at a time:
-    each block's elements are reduced exactly as they would be in the whole value."""
+    """The REDUCE_AXIS of `cone`'s last node, evaluated a block of one axis at a time: a kept
+    axis's blocks are parts of the result; a reduced axis's are partial results, combined with
+    the reduce's op."""
     axis, step = _splittable(red)  # type: ignore[misc]
     shape = red.src[0].shape
+    op, reduced = red.arg
     inside = set(cone)
-    out = np.empty(red.shape, dtype=red.dtype.np)
+    out: np.ndarray | None = None if axis in reduced else np.empty(red.shape, red.dtype.np)
     for lo in range(0, shape[axis], step):
         at = tuple(slice(lo, lo + step) if a == axis else slice(None) for a in range(len(shape)))
         block: dict[UOp, np.ndarray] = {}
@@ -153,8 +160,12 @@ def _reduce_in_blocks(red: UOp, cone: list[UOp], values: dict[UOp, Any]) -> np.n
             srcs = [block[s] if s in inside else _block(values[s], shape, at) for s in node.src]
             handler = _alu if node.op in _ALU_OPS else _cast
             block[node] = np.asarray(handler(node, srcs, {})).astype(node.dtype.np, copy=False)
-        out[at] = _reduce_axis(red, [block[cone[-1]]], {})
-    return out
+        part = _reduce_axis(red, [block[cone[-1]]], {}).astype(red.dtype.np, copy=False)
+        if axis not in reduced:
+            out[at] = part  # type: ignore[index]
+        else:
+            out = part if out is None else semantics.alu(op, red.dtype.np, out, part)
+    return out  # type: ignore[return-value]
 
 
 def _block(value: np.ndarray, shape: tuple, at: tuple[slice, ...]) -> np.ndarray:

@@ -494,3 +494,21 @@ def test_a_planned_program_is_checked_again_under_a_lower_limit(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MAX_BUFFER_BYTES", "1M")
     with pytest.raises(SizeLimitError, match="would allocate a buffer of 1,048,576 float32"):
         (x + 1).numpy()
+
+
+@pytest.mark.parametrize("backend", ["c", "interp", "oracle"])
+def test_a_full_reduction_of_a_product_costs_no_product(monkeypatch, backend):
+    # a sum and a max of an outer product of 16.7M elements (64 MB in float32) into one value:
+    # no axis is kept, so the numpy backends reduce it in runs of a reduced axis
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    rng = np.random.default_rng(7)
+    a, b = (rng.standard_normal(4096).astype(np.float32) for _ in range(2))
+    outer = a[:, None] * b[None, :]
+    got, peak = _peak(lambda: (Tensor(a).reshape(4096, 1) * Tensor(b).reshape(1, 4096)).sum()
+                      .numpy())
+    np.testing.assert_allclose(got, outer.astype(np.float64).sum(), rtol=1e-4)
+    assert peak < 24 << 20, f"{backend}: peak {peak >> 20} MB for a sum to one value"
+    got, peak = _peak(lambda: (Tensor(a).reshape(4096, 1) * Tensor(b).reshape(1, 4096)).max()
+                      .numpy())
+    assert got == outer.max()
+    assert peak < 24 << 20, f"{backend}: peak {peak >> 20} MB for a max to one value"

@@ -222,6 +222,9 @@ class ValueReads:
     depth: int
 
 
+UNBOUNDED = 1 << 30  # a depth no graph reaches
+
+
 def value_reads(rules: str | Path, rule_set: str) -> ValueReads | None:
     """Where rule set `rule_set` of `rules` may read constants' values; None when no rule of
     it does (no `.arg`, no call, no literal or `arg=` in its pattern: it matches structure)."""
@@ -242,7 +245,8 @@ def value_reads(rules: str | Path, rule_set: str) -> ValueReads | None:
     roots: set[str] | None = set()
     depth = -1
     for rule in found.rules:
-        if not _reads_values(rule):
+        reads = _reads_values(rule)
+        if reads is None:
             continue
         pattern = rule.pattern
         while isinstance(pattern, A.PBind):
@@ -251,27 +255,32 @@ def value_reads(rules: str | Path, rule_set: str) -> ValueReads | None:
             roots.update(op.name for op in pattern.ops)
         else:
             roots = None  # a variable or literal at the root: any node
-        depth = max(depth, _depth(rule.pattern))
+        depth = max(depth, UNBOUNDED if reads == "anywhere" else _depth(rule.pattern))
     if depth < 0:
         return None
     return ValueReads(None if roots is None else frozenset(roots), depth)
 
 
-def _reads_values(rule: A.Rule) -> bool:
-    """Whether a rule may read a value: `.arg` or a call in its guard, lets or right side, or a
-    literal or `arg=` constraint in its pattern (walked without recursion)."""
+def _reads_values(rule: A.Rule) -> str | None:
+    """Whether a rule may read a value: "anywhere" below its root when its guard, lets or right
+    side call a helper (a function given nodes) or walk `.src`; "matched" for `.arg` or a
+    method call there, or a literal or `arg=` constraint in its pattern; else None. (Walked
+    without recursion.)"""
+    found = None
     stack: list[object] = [rule.guard, rule.rhs, rule.pattern, *(e for _, e in rule.lets)]
     while stack:
         e = stack.pop()
-        if isinstance(e, (A.ECall, A.PConst)) or (isinstance(e, A.EAttr) and e.attr == "arg"):
-            return True
-        if isinstance(e, A.PNode) and e.arg is not None:
-            return True
+        if (isinstance(e, A.ECall) and not isinstance(e.func, A.EAttr)) or \
+                (isinstance(e, A.EAttr) and e.attr in ("src", "toposort", "base")):
+            return "anywhere"
+        if isinstance(e, (A.ECall, A.PConst)) or (isinstance(e, A.EAttr) and e.attr == "arg") \
+                or (isinstance(e, A.PNode) and e.arg is not None):
+            found = "matched"
         if isinstance(e, (tuple, list)):
             stack.extend(e)
         elif hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
             stack.extend(getattr(e, name) for name in e.__dataclass_fields__)
-    return False
+    return found
 
 
 def _depth(pattern: A.Pattern) -> int:

@@ -126,13 +126,13 @@ def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
     for n in toposort(sink):
         if roots is not None and n.op not in roots:
             continue
-        level = {n}
-        for k in range(depth + 1):
+        level, k = {n}, 0
+        while level:
             for m in level:
                 if m.op is const and type(m.arg) is float:
                     read.add((m.dtype, m.arg.hex()))
-            if k < depth:
-                level = {s for m in level for s in m.src}
+            k += 1
+            level = {s for m in level for s in m.src} if k <= depth else set()
 
 
 _cache: OrderedDict[tuple, _Entry] = OrderedDict()

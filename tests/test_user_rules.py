@@ -191,3 +191,13 @@ def test_where_a_rule_set_reads_values(rules_dir):
     assert user.value_reads(path, "shape") is None  # structure only: no key needs a value
     assert user.value_reads(path, "value") == user.ValueReads(frozenset({"ADD"}), 2)
     assert user.value_reads(path, "literal") == user.ValueReads(frozenset({"MUL"}), 1)
+
+
+def test_a_rule_handing_a_node_to_a_helper_may_read_anywhere_below(rules_dir):
+    path = rules_dir / "deep.rules"
+    (rules_dir / "deep_helpers.py").write_text("def big(x: object) -> bool:\n    return True\n")
+    path.write_text("use .deep_helpers: big\n\nrules deep = {\n"
+                    "  via_helper: NEG(x) if big(x) -> x\n}\n"
+                    "rules walk = {\n  via_src: NEG(x) if x.src and x.src[0].arg == 1.5 -> x\n}\n")
+    assert user.value_reads(path, "deep") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)
+    assert user.value_reads(path, "walk") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)

@@ -31,7 +31,6 @@ from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-
 CHUNK = 1 << 20  # grid elements evaluated at once: 8 MB per int64 or float64 array of a block
 
 

@@ -23,9 +23,9 @@ the choices where numpy has none). Beyond it:
 Evaluation walks `toposort` (no recursion) and frees each intermediate once its last user has
 run, so long chains stay small in memory. Movement ops are numpy views (an EXPAND is a
 broadcast, no copy), and a REDUCE_AXIS of an elementwise value larger than `CHUNK` elements (a
-matmul's broadcast product) evaluates that value a block of a kept axis at a time (`_cones`,
-`_reduce_in_blocks`), so the product is never made whole. Roots are returned as fresh arrays that never alias a
-Buffer's storage.
+matmul's broadcast product) evaluates that value a block of one axis at a time (`_cones`,
+`_reduce_in_blocks`), so the product is never made whole. Roots are returned as fresh arrays
+that never alias a Buffer's storage.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.variable import actual, has_symbolic, resolve
-
 
 CHUNK = 1 << 20  # elements of a reduced elementwise value evaluated at once (8 MB in float64)
 

@@ -104,8 +104,13 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
     programs compute, and is refused (`UnsoundRulesError`, with the counterexample), unless
     `allow_refuted=True` says to run it anyway (a warning names it). Rules the check can
     neither prove nor refute run."""
-    from rulegrad.generator.user import (UnsoundRulesError, UserRulesError, load_rules,
-                                         refutations, value_reads)
+    from rulegrad.generator.user import (
+        UnsoundRulesError,
+        UserRulesError,
+        load_rules,
+        refutations,
+        value_reads,
+    )
 
     if (before is None) == (after is None):
         raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "

@@ -153,7 +153,8 @@ def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, m
 # ====================================================================== value guards and replay
 GUARDED = """rules maxmul = {
   # max(x*c, y*c) = max(x, y)*c for a finite c > 0: rounding is monotone (c < 0 swaps them)
-  max_mul: MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > 1e-30 and c.arg < 1e30 -> MUL(MAX(x, y), c)
+  max_mul: MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > 1e-30 and c.arg < 1e30 \\
+             -> MUL(MAX(x, y), c)
 }
 """
 

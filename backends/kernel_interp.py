@@ -7,7 +7,10 @@ Vectorised over ranges: every RANGE of a kernel is one numpy axis (the STORE's l
 outermost first, then the reduce ranges), and each node evaluates to an array broadcastable to
 that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
 LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
-memory there; a STORE scatters its value over its loops. No Python loop per element.
+memory there; a STORE scatters its value over its loops. No Python loop per element. A grid
+larger than `CHUNK` elements (a matmul's rows x columns x k) is run a block of its outer loops
+at a time (`_blocks`), so no array of the whole grid is ever made: a broadcast product costs
+the memory of a block, as the C kernel's loop costs none.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 
@@ -17,7 +20,8 @@ the two backends cannot drift apart on what an op means.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +30,8 @@ from rulegrad.backends.oracle import _identity
 from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
+
+CHUNK = 1 << 20  # grid elements evaluated at once: 8 MB per int64 or float64 array of a block
 
 
 class KernelInterpError(RuntimeError):
@@ -62,37 +68,132 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     if st.op is not Ops.STORE or st.src[0].op is not Ops.INDEX:
         raise KernelInterpError(f"expected STORE(INDEX, value, *ranges), got {st!r}")
     axes = _axes_of(st)
-    ndim = len(axes)
     loops = tuple(int(r.src[0].arg) for r in st.src[2:])
-    target = st.src[0]
-    data = bufs[target.src[0].arg]
     if any(s == 0 for s in loops):
         return
-    values: dict[UOp, np.ndarray] = {}
-    for n in toposort(UOp.sink(target.src[1], st.src[1])):
-        if n.op is Ops.SINK:
+    inner = 1  # the grid elements of one iteration of the loops: the reduce ranges'
+    for r, a in axes.items():
+        if a >= len(loops):
+            inner *= int(r.src[0].arg)
+    order = [n for n in toposort(UOp.sink(st.src[0].src[1], st.src[1])) if n.op is not Ops.SINK]
+    whole = _local_axes(st, axes)
+    split = _reduce_split(order, axes, inner) if inner > CHUNK and not whole else None
+    if split is not None:  # one iteration of the loops is too large: a REDUCE in runs
+        red, r, step = split
+        below = toposort(red)
+        order = _above(order, [st.src[0].src[1], st.src[1]], red)  # (red itself: `fixed`)
+        size = int(r.src[0].arg)
+    for window in _blocks(loops, inner, whole):
+        fixed: dict[UOp, np.ndarray] = {}
+        if split is not None:
+            for lo in range(0, size, step):
+                part = _run_block(st, below, bufs, var_vals, axes, loops,
+                                  {**window, axes[r]: (lo, min(lo + step, size))}, {}, red)
+                fixed[red] = part if red not in fixed else \
+                    semantics.alu(red.arg, red.dtype.np, fixed[red], part)
+        _run_block(st, order, bufs, var_vals, axes, loops, window, fixed)
+
+
+def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
+    """The nodes of `order` the roots read without going through `stop` (and `stop`)."""
+    needed, stack = {stop}, [x for x in roots if x is not stop]
+    while stack:
+        n = stack.pop()
+        if n not in needed:
+            needed.add(n)
+            stack.extend(s for s in n.src if s not in needed)
+    return [n for n in order if n in needed]
+
+
+def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
+                  ) -> tuple[UOp, UOp, int] | None:
+    """A REDUCE to evaluate in runs of one of its ranges (the longest; a range no other REDUCE
+    has), and the run's length: its partial results combine with its op (ADD, MUL, MAX, MIN);
+    None when there is none (the grid is then evaluated whole)."""
+    reduces = [n for n in order if n.op is Ops.REDUCE]
+    owners: dict[UOp, int] = {}
+    for red in reduces:
+        for r in red.src[1:]:
+            owners[r] = owners.get(r, 0) + 1
+    best: tuple[UOp, UOp, int] | None = None
+    for red in reduces:
+        if red.arg not in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
+            continue
+        for r in red.src[1:]:
+            size = int(r.src[0].arg)
+            if owners[r] == 1 and r in axes and size > 1 and (best is None or size > best[2]):
+                best = (red, r, size)
+    if best is None:
+        return None
+    red, r, size = best
+    return red, r, max(1, CHUNK // (inner // size))
+
+
+def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
+    """The axes of kernel-local arrays' own ranges: always evaluated whole."""
+    return {axes[r] for n in toposort(st.src[1]) if n.op is Ops.DEFINE_LOCAL
+            for r in n.src[1:] if r in axes}
+
+
+def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
+            ) -> Iterator[dict[int, tuple[int, int]]]:
+    """Windows (loop axis -> [lo, hi)) that tile the loops so each block of the grid holds at
+    most CHUNK elements where it can: the inner loops whole, the next one in runs, the outer
+    ones an index at a time. One empty window (the whole grid) when it fits."""
+    rest, j = inner, len(loops) - 1  # rest: the elements of one index of loop j
+    while j >= 0 and rest * loops[j] <= CHUNK:
+        rest *= loops[j]
+        j -= 1
+    if j < 0 or any(a in whole for a in range(j + 1)):
+        yield {}  # fits (or a local array's own loop, which is evaluated whole)
+        return
+    step = max(1, CHUNK // rest)
+    for outer in itertools.product(*(range(n) for n in loops[:j])):
+        window = {a: (i, i + 1) for a, i in enumerate(outer)}
+        for lo in range(0, loops[j], step):
+            yield {**window, j: (lo, min(lo + step, loops[j]))}
+
+
+def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict[str, int],
+               axes: dict[UOp, int], loops: tuple[int, ...],
+               window: dict[int, tuple[int, int]], fixed: dict[UOp, np.ndarray],
+               until: UOp | None = None) -> np.ndarray | None:
+    """Evaluate (`order`: the store's offset and value, sources first; `fixed`: values known
+    already) and store the block of the grid `window` marks (its ranges' runs); with `until`,
+    evaluate only up to that node and return its value, storing nothing."""
+    ndim = len(axes)
+    target = st.src[0]
+    data = bufs[target.src[0].arg]
+    values: dict[UOp, np.ndarray] = dict(fixed)
+    for n in order:
+        if n in values:
             continue
         if n.op is Ops.DEFINE_VAR:
             if n.arg[0] not in var_vals:
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
             values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
             continue
-        values[n] = _eval(n, values, axes, ndim, bufs)
-    grid = loops + (1,) * (ndim - len(loops))
+        values[n] = _eval(n, values, axes, ndim, bufs, window)
+    if until is not None:
+        return values[until]
+    sizes = tuple(window[a][1] - window[a][0] if a in window else n for a, n in enumerate(loops))
+    grid = sizes + (1,) * (ndim - len(loops))
     off = np.broadcast_to(values[target.src[1]], grid).reshape(-1)
     val = np.broadcast_to(values[st.src[1]], grid).reshape(-1)
     data[off] = val.astype(data.dtype, copy=False)
+    return None
 
 
 def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int,
-          bufs: list[np.ndarray]) -> np.ndarray:
+          bufs: list[np.ndarray], window: dict[int, tuple[int, int]]) -> np.ndarray:
     op = n.op
     if op is Ops.CONST:
         return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
-    if op is Ops.RANGE:
+    if op is Ops.RANGE:  # its values in the block (a loop `window` splits), else all of them
         shape = [1] * ndim
-        shape[axes[n]] = int(n.src[0].arg)
-        return np.arange(shape[axes[n]], dtype=np.int64).reshape(shape)
+        lo, hi = window.get(axes[n], (0, int(n.src[0].arg)))
+        shape[axes[n]] = hi - lo
+        return np.arange(lo, hi, dtype=np.int64).reshape(shape)
     if op in (Ops.DEFINE_GLOBAL, Ops.INDEX):
         return np.zeros((1,) * ndim, dtype=np.int64)  # only meaningful under LOAD / STORE
     src = [values[s] for s in n.src]
@@ -107,7 +208,7 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
     if op is Ops.DEFINE_REG:  # lowered REDUCE's accumulator: op(acc, v) is then v, reduced
         return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
     if op is Ops.REDUCE:
-        return _reduce(n, src[0], axes)
+        return _reduce(n, src[0], axes, window)
     if op is Ops.CAST:
         return semantics.cast(src[0], n.dtype.np)
     if op is Ops.BITCAST:
@@ -162,11 +263,13 @@ def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.
     return np.where(gate, read, values[n.src[2]]).astype(n.dtype.np, copy=False)
 
 
-def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
+def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
+            window: dict[int, tuple[int, int]]) -> np.ndarray:
     red_axes = tuple(axes[r] for r in n.src[1:])
     shape = list(value.shape)
-    for r in n.src[1:]:
-        shape[axes[r]] = int(r.src[0].arg)  # a value constant along a range still counts n times
+    for r in n.src[1:]:  # a value constant along a range still counts n times (of its run)
+        lo, hi = window.get(axes[r], (0, int(r.src[0].arg)))
+        shape[axes[r]] = hi - lo
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
     out = semantics.reduce(op, value, red_axes, _identity(op, n.dtype))

@@ -21,8 +21,11 @@ the choices where numpy has none). Beyond it:
   elsewhere in the same graph are not ordered against the write.
 
 Evaluation walks `toposort` (no recursion) and frees each intermediate once its last user has
-run, so long chains stay small in memory. Roots are returned as fresh arrays that never alias a
-Buffer's storage.
+run, so long chains stay small in memory. Movement ops are numpy views (an EXPAND is a
+broadcast, no copy), and a REDUCE_AXIS of an elementwise value larger than `CHUNK` elements (a
+matmul's broadcast product) evaluates that value a block of one axis at a time (`_cones`,
+`_reduce_in_blocks`), so the product is never made whole. Roots are returned as fresh arrays
+that never alias a Buffer's storage.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.variable import actual, has_symbolic, resolve
+
+CHUNK = 1 << 20  # elements of a reduced elementwise value evaluated at once (8 MB in float64)
 
 
 class OracleError(RuntimeError):
@@ -59,14 +64,112 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
     # a bound variable's DEFINE_VAR takes the value it is bound to
     var_vals = {**{n.src[0].arg[0]: int(n.src[1].arg) for n in order if n.op is Ops.BIND},
                 **(var_vals or {})}
+    cones = _cones(order, keep)
+    deferred = {n for cone in cones.values() for n in cone}
+
+    def done(node: UOp) -> None:
+        for s in node.src:  # free what no later node needs
+            users[s] -= 1
+            if users[s] == 0 and s not in keep:
+                values.pop(s, None)
+
     with np.errstate(all="ignore"):
         for node in order:
-            values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
-            for s in node.src:  # free what no later node needs
-                users[s] -= 1
-                if users[s] == 0 and s not in keep:
-                    del values[s]
+            if node in deferred:
+                continue  # evaluated by its REDUCE_AXIS, a block at a time
+            if node in cones:
+                values[node] = _reduce_in_blocks(node, cones[node], values)
+                for c in cones[node]:
+                    done(c)
+            else:
+                values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
+            done(node)
     return [_detach(values[r]) for r in roots]
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, list[UOp]]:
+    """Per REDUCE_AXIS whose source is an elementwise value of more than CHUNK elements with an
+    axis to split (`_splittable`): the elementwise nodes (ALU, CAST of that shape) only it reads, in
+    evaluation order. Their value is never made whole."""
+    users: dict[UOp, set[UOp]] = {}
+    for node in order:
+        for s in node.src:
+            users.setdefault(s, set()).add(node)
+    position = {n: i for i, n in enumerate(order)}
+    cones: dict[UOp, list[UOp]] = {}
+    for red in order:
+        if red.op is not Ops.REDUCE_AXIS or not _splittable(red):
+            continue
+        x = red.src[0]
+        if x in keep or users.get(x) != {red} or not _elementwise(x, x.shape):
+            continue
+        cone, stack = {x}, [x]
+        while stack:  # (no recursion) the elementwise sources read only inside the cone
+            for s in stack.pop().src:
+                if s not in cone and s not in keep and _elementwise(s, x.shape) \
+                        and users[s] <= cone:
+                    cone.add(s)
+                    stack.append(s)
+        cones[red] = sorted(cone, key=position.__getitem__)
+    return cones
+
+
+def _elementwise(node: UOp, shape: tuple) -> bool:
+    return (node.op in _ALU_OPS or node.op is Ops.CAST) and node.shape == shape
+
+
+def _splittable(red: UOp) -> tuple[int, int] | None:
+    """(axis, block length) to evaluate a REDUCE_AXIS's source by, when it is larger than
+    CHUNK elements (concrete sizes): its longest kept axis, else (a reduction to few values)
+    its longest reduced one when its op's partial results combine (ADD, MUL, MAX, MIN); None
+    when there is no axis to split."""
+    shape = red.src[0].shape
+    if shape is None or has_symbolic(shape) or _numel(shape) <= CHUNK:
+        return None
+    op, reduced = red.arg
+    kept = [a for a in range(len(shape)) if a not in reduced and shape[a] > 1]
+    if not kept and op in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
+        kept = [a for a in reduced if shape[a] > 1]
+    if not kept:
+        return None
+    axis = max(kept, key=lambda a: shape[a])
+    return axis, max(1, CHUNK // (_numel(shape) // shape[axis]))
+
+
+def _reduce_in_blocks(red: UOp, cone: list[UOp], values: dict[UOp, Any]) -> np.ndarray:
+    """The REDUCE_AXIS of `cone`'s last node, evaluated a block of one axis at a time: a kept
+    axis's blocks are parts of the result; a reduced axis's are partial results, combined with
+    the reduce's op."""
+    axis, step = _splittable(red)  # type: ignore[misc]
+    shape = red.src[0].shape
+    op, reduced = red.arg
+    inside = set(cone)
+    out: np.ndarray | None = None if axis in reduced else np.empty(red.shape, red.dtype.np)
+    for lo in range(0, shape[axis], step):
+        at = tuple(slice(lo, lo + step) if a == axis else slice(None) for a in range(len(shape)))
+        block: dict[UOp, np.ndarray] = {}
+        for node in cone:
+            srcs = [block[s] if s in inside else _block(values[s], shape, at) for s in node.src]
+            handler = _alu if node.op in _ALU_OPS else _cast
+            block[node] = np.asarray(handler(node, srcs, {})).astype(node.dtype.np, copy=False)
+        part = _reduce_axis(red, [block[cone[-1]]], {}).astype(red.dtype.np, copy=False)
+        if axis not in reduced:
+            out[at] = part  # type: ignore[index]
+        else:
+            out = part if out is None else semantics.alu(op, red.dtype.np, out, part)
+    return out  # type: ignore[return-value]
+
+
+def _block(value: np.ndarray, shape: tuple, at: tuple[slice, ...]) -> np.ndarray:
+    """The block `at` of an operand of an elementwise node of `shape` (a view)."""
+    return np.broadcast_to(value, shape)[at] if value.ndim else value
 
 
 def evaluate_one(root: UOp, var_vals: dict[str, int] | None = None) -> Any:

@@ -8,16 +8,31 @@ A generated module is imported only when it is exactly what `rulegrad gen` would
 the rules file (and the files it imports): a module that is missing or stale is regenerated
 (`regenerate=True`, the default), or refused with an error naming the module and the command
 that regenerates it. A stale module is never imported.
+
+`value_reads` says where a rule set may read a constant's value (a guard, a `where`, a helper
+call, a literal in a pattern): the schedule cache keeps such values in its key
+(runtime/schedule_cache.py), so a value on the other side of a guard is scheduled again.
+
+`refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
+that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
+of everything it depends on (`verdict_key`: the rules file and the files it imports, its helper
+modules, the semantics table and the checker's own modules), in memory and beside the generated
+module (`<stem>.check`), so adding the same file again costs no check.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from rulegrad.dsl import ast as A
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
@@ -25,6 +40,10 @@ if TYPE_CHECKING:
 
 class UserRulesError(RuntimeError):
     """A user's rules file cannot be used: missing, broken, or its generated module is stale."""
+
+
+class UnsoundRulesError(UserRulesError):
+    """A user's rule set holds a rule `rulegrad check` refutes (it changes results)."""
 
 
 _loaded: dict[tuple[str, str], tuple[str, dict[str, RuleMatcher]]] = {}  # -> (text, matchers)
@@ -53,8 +72,9 @@ def load_rules(rules: str | Path, module_dir: str | Path | None = None,
     except RulesError as e:
         raise UserRulesError(str(e)) from None
     key = (str(rules.resolve()), str(target.resolve()))
+    content = text + content_key(rules)  # (a helper edited since: imported again)
     cached = _loaded.get(key)
-    if cached is not None and cached[0] == text:
+    if cached is not None and cached[0] == content:
         return cached[1]
     current = target.read_text(encoding="utf-8") if target.is_file() else None
     if current != text:
@@ -70,16 +90,17 @@ def load_rules(rules: str | Path, module_dir: str | Path | None = None,
         tmp = target.with_suffix(".py.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(target)  # atomic: an importer never sees half a module
-    found = _import(target, text).MATCHERS
-    _loaded[key] = (text, found)
+    found = _import(target, text, content).MATCHERS
+    _loaded[key] = (content, found)
     return found
 
 
-def _import(path: Path, text: str) -> ModuleType:
+def _import(path: Path, text: str, content: str | None = None) -> ModuleType:
     """The module `path` holds, run from `text` (the very text checked fresh: a file that
-    changes after the check is not what runs)."""
+    changes after the check is not what runs); `content` (default `text`) names it: its
+    helpers' text too, so an edited helper is imported again."""
     name = "rulegrad_user_rules_" + hashlib.sha256(
-        (str(path.resolve()) + text).encode()).hexdigest()[:16]
+        (str(path.resolve()) + (text if content is None else content)).encode()).hexdigest()[:16]
     if name in sys.modules:
         return sys.modules[name]
     mod = ModuleType(name)
@@ -87,3 +108,193 @@ def _import(path: Path, text: str) -> ModuleType:
     exec(compile(text, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own generated code
     sys.modules[name] = mod
     return mod
+
+
+# ---------------------------------------------------------------------- the check's verdict
+@dataclass(frozen=True)
+class Refutation:
+    """A rule `rulegrad check` refutes: its name and line, where, and the counterexample."""
+
+    rule: str
+    line: int
+    location: str
+    counterexample: str
+
+
+_verdicts: dict[str, tuple[Refutation, ...]] = {}  # verdict_key -> the refuted rules
+
+
+def _checker_files() -> list[Path]:
+    """The files a verdict depends on besides the user's: the semantics table (the meaning of
+    every op) and the checker (this package's modules: a better checker checks again)."""
+    spec = importlib.util.find_spec("rulegrad.runtime.semantics")
+    semantics = [Path(spec.origin)] if spec is not None and spec.origin else []
+    return semantics + sorted(Path(__file__).parent.glob("*.py"))
+
+
+def _module_file(module: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def verdict_key(rules: str | Path) -> str:
+    """The hash of what `rulegrad check`'s verdict on `rules` depends on: `content_key` and
+    `_checker_files`."""
+    h = hashlib.sha256(content_key(rules).encode())
+    for path in _checker_files():
+        h.update(f"checker {path.name}\0".encode() + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def content_key(rules: str | Path) -> str:
+    """The hash of the text of `rules`, of the rules files it imports and of its helper
+    modules."""
+    from rulegrad.dsl import load
+
+    cf = load(str(rules))
+    h = hashlib.sha256()
+    stack, seen = [cf], set()
+    while stack:  # the file and every file it imports (no recursion on the import graph)
+        f = stack.pop()
+        if f.file.path in seen:
+            continue
+        seen.add(f.file.path)
+        h.update(f"rules {f.file.path}\0{f.file.source}\0".encode())
+        for helper in f.helpers:
+            path = Path(helper.file) if helper.file else _module_file(helper.module)
+            data = path.read_bytes() if path is not None and path.is_file() else b"?"
+            h.update(f"helper {helper.module}\0".encode() + data + b"\0")
+        stack.extend(f.imported)
+    return h.hexdigest()
+
+
+def refutations(rules: str | Path, module_dir: str | Path | None = None
+                ) -> tuple[Refutation, ...]:
+    """The rules of `rules` that `rulegrad check` refutes (its default settings), from the kept
+    verdict when nothing it depends on changed."""
+    from .soundness import check_paths
+
+    key = verdict_key(rules)
+    if key in _verdicts:
+        return _verdicts[key]
+    kept = module_path(rules, module_dir).with_suffix(".check")
+    found = _read_verdict(kept, key)
+    if found is None:
+        report = check_paths([str(rules)])
+        found = tuple(Refutation(r.rule.name, r.rule.span.line, r.location,
+                                 r.counterexample or "")
+                      for r in report.rules if r.verdict == "refuted")
+        _write_verdict(kept, key, found)
+    _verdicts[key] = found
+    return found
+
+
+def _read_verdict(path: Path, key: str) -> tuple[Refutation, ...] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return tuple(Refutation(str(r["rule"]), int(r["line"]), str(r["location"]),
+                                str(r["counterexample"])) for r in data["refuted"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # missing, or not a verdict of ours: check again
+
+
+def _write_verdict(path: Path, key: str, found: tuple[Refutation, ...]) -> None:
+    data = {"key": key, "refuted": [r.__dict__ for r in found]}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".check.tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a folder we cannot write: the verdict is kept in memory only
+
+
+# ---------------------------------------------------------------------- reading values
+@dataclass(frozen=True)
+class ValueReads:
+    """Where a rule set's rules may read a constant's value: the constants up to `depth`
+    sources below a node whose op is in `roots` (None: any node)."""
+
+    roots: frozenset[str] | None
+    depth: int
+
+
+UNBOUNDED = 1 << 30  # a depth no graph reaches
+
+
+def value_reads(rules: str | Path, rule_set: str) -> ValueReads | None:
+    """Where rule set `rule_set` of `rules` may read constants' values; None when no rule of
+    it does (no `.arg`, no call, no literal or `arg=` in its pattern: it matches structure)."""
+    from rulegrad.dsl import load
+
+    cf = load(str(rules))
+    stack, seen = [cf], set()
+    found = None
+    while stack and found is None:
+        f = stack.pop()
+        if f.file.path in seen:
+            continue
+        seen.add(f.file.path)
+        found = next((rs for rs in f.rulesets if rs.name == rule_set), None)
+        stack.extend(f.imported)
+    if found is None:
+        return None
+    roots: set[str] | None = set()
+    depth = -1
+    for rule in found.rules:
+        reads = _reads_values(rule)
+        if reads is None:
+            continue
+        pattern = rule.pattern
+        while isinstance(pattern, A.PBind):
+            pattern = pattern.pattern
+        if isinstance(pattern, A.PNode) and roots is not None:
+            roots.update(op.name for op in pattern.ops)
+        else:
+            roots = None  # a variable or literal at the root: any node
+        depth = max(depth, UNBOUNDED if reads == "anywhere" else _depth(rule.pattern))
+    if depth < 0:
+        return None
+    return ValueReads(None if roots is None else frozenset(roots), depth)
+
+
+def _reads_values(rule: A.Rule) -> str | None:
+    """Whether a rule may read a value: "anywhere" below its root when its guard, lets or right
+    side call a helper (a function given nodes) or walk `.src`; "matched" for `.arg` or a
+    method call there, or a literal or `arg=` constraint in its pattern; else None. (Walked
+    without recursion.)"""
+    found = None
+    stack: list[object] = [rule.guard, rule.rhs, rule.pattern, *(e for _, e in rule.lets)]
+    while stack:
+        e = stack.pop()
+        if (isinstance(e, A.ECall) and not isinstance(e.func, A.EAttr)) or \
+                (isinstance(e, A.EAttr) and e.attr in ("src", "toposort", "base")):
+            return "anywhere"
+        if isinstance(e, (A.ECall, A.PConst)) or (isinstance(e, A.EAttr) and e.attr == "arg") \
+                or (isinstance(e, A.PNode) and e.arg is not None):
+            found = "matched"
+        if isinstance(e, (tuple, list)):
+            stack.extend(e)
+        elif hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+            stack.extend(getattr(e, name) for name in e.__dataclass_fields__)
+    return found
+
+
+def _depth(pattern: A.Pattern) -> int:
+    """How many sources deep a pattern looks below its root."""
+    deepest, stack = 0, [(pattern, 0)]  # (pattern, how deep)
+    while stack:
+        p, d = stack.pop()
+        if isinstance(p, A.PBind):
+            stack.append((p.pattern, d))
+        elif isinstance(p, A.PNode):
+            deepest = max(deepest, d)
+            stack.extend((s, d + 1) for s in p.srcs or ())
+        else:
+            deepest = max(deepest, d)
+    return deepest

@@ -274,22 +274,26 @@ def defer() -> Any:
     raise RewriteNotReady
 
 
-_helper_modules: dict[str, ModuleType] = {}
+_helper_modules: dict[tuple[str, str], ModuleType] = {}
 
 
 def load_helper_file(path: str | Path) -> ModuleType:
-    """Import a helper `.py` file by path (for rules files outside the package), once."""
+    """Import a helper `.py` file by path (for rules files outside the package), once per
+    content: a helper edited since is imported again (the rules that call it, and the check's
+    verdict on them, are about what the file says now)."""
     real = os.path.realpath(path)
-    mod = _helper_modules.get(real)
+    data = Path(real).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    mod = _helper_modules.get((real, digest))
     if mod is None:
-        name = "rulegrad_helpers_" + hashlib.sha256(real.encode()).hexdigest()[:12]
+        name = f"rulegrad_helpers_{hashlib.sha256(real.encode()).hexdigest()[:12]}_{digest}"
         spec = importlib.util.spec_from_file_location(name, real)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load rule helpers from {real}")
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
-        _helper_modules[real] = mod
+        _helper_modules[(real, digest)] = mod
     return mod
 
 

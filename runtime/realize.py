@@ -30,12 +30,14 @@ import numpy as np
 from .buffer import Buffer, result_node
 from .device import DEFAULT, device_of
 from .gc_pause import gc_paused
+from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
 from .uop import UOp
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
+    from .schedule import ScheduleItem
     from .tensor import Tensor
 
 DEFAULT_BACKEND = "c"
@@ -90,6 +92,9 @@ def target_buffers(uop: UOp) -> tuple[Buffer, ...]:
 def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     from rulegrad.backends.oracle import evaluate
 
+    for uop in uops:  # (its intermediates are bounded by the work limit, limits.py)
+        if uop.op is not Ops.ASSIGN and uop.shape:
+            check_buffer(_numel(uop.shape), uop.dtype, f"a {uop.op.name} of shape {uop.shape}")
     values = evaluate(uops)
     out: list[Buffer | Shards] = []
     for uop, value, layout in zip(uops, values, layouts(list(uops))):
@@ -110,6 +115,24 @@ def _realize_oracle(uops: Sequence[UOp]) -> list[Buffer]:
     return out
 
 
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s if type(s) is int else int(s.vmax)
+    return n
+
+
+def _check_allocations(items: Sequence[ScheduleItem]) -> None:
+    """Refuse, before the first kernel runs, a buffer the schedule would allocate above the
+    memory limit (the views its kernels loop over allocate nothing: limits.py)."""
+    seen: set[int] = set()
+    for item in items:
+        for b in item.bufs:
+            if b.data is None and id(b) not in seen:
+                seen.add(id(b))
+                check_buffer(b.size, b.dtype, f"kernel {item.name}")
+
+
 def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
                        plan_key: tuple | None = None) -> list[Buffer]:
     """Schedule the roots into kernels, run them, and return the buffer each root landed in.
@@ -126,6 +149,7 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
     flat, lowered = lower_multi(list(uops))
     roots, var_vals = unbind(flat)
     items, outs = schedule_with_outputs(roots)
+    _check_allocations(items)
     prog = run_schedule(items, var_vals=var_vals)
     bufs = [_need_buffer(out) for out in outs]
     # (a root on its own device: once any program used several devices, every root names one)

@@ -16,6 +16,7 @@ spec stage (`runtime/spec.py`). `DEBUG=2` prints each kernel's name, shape and b
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from .limit_buffers import limit_buffers, max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
 from .rewrite import graph_rewrite
-from .schedule_cache import cached_schedule
+from .schedule_cache import cached_schedule, note_reads
 from .uop import OP_BIT, UOp, print_graph, toposort
 
 if TYPE_CHECKING:  # the contexts are declared in rangeify.rules
@@ -72,6 +73,9 @@ class UserPass:
     stage: str
     bottom_up: bool
     matcher: Any
+    # where its rules may read constants' values (ops at their roots, None: any; how deep);
+    # None: they match structure only (the schedule cache keeps the values they read)
+    reads: tuple[frozenset[Ops] | None, int] | None = None
 
     def __enter__(self) -> UserPass:
         return self
@@ -86,15 +90,27 @@ _user_passes: list[UserPass] = []
 def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
               before: str | None = None, after: str | None = None, bottom_up: bool = False,
               module_dir: str | os.PathLike[str] | None = None,
-              regenerate: bool = True) -> UserPass:
+              regenerate: bool = True, allow_refuted: bool = False) -> UserPass:
     """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
     just `before` or `after` one of its passes (`stages()`), for every program realized from now
     on; in a `with` block, only for the programs realized inside it.
 
     The file's generated module (`module_dir/<stem>.py`, default `generated/` beside the file)
     is regenerated when missing or stale; with `regenerate=False` that is an error naming the
-    module instead. `rule_set` may be omitted when the file has one."""
-    from rulegrad.generator.user import UserRulesError, load_rules
+    module instead. `rule_set` may be omitted when the file has one.
+
+    The file is checked as `rulegrad check` checks it, once per content (the verdict is kept
+    beside the generated module): a rule of the set that the check refutes would change what
+    programs compute, and is refused (`UnsoundRulesError`, with the counterexample), unless
+    `allow_refuted=True` says to run it anyway (a warning names it). Rules the check can
+    neither prove nor refute run."""
+    from rulegrad.generator.user import (
+        UnsoundRulesError,
+        UserRulesError,
+        load_rules,
+        refutations,
+        value_reads,
+    )
 
     if (before is None) == (after is None):
         raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "
@@ -110,8 +126,21 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
         (rule_set,) = found
     if rule_set not in found:
         raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
+    ours = {(info.name, info.line) for info in found[rule_set].rules}
+    refuted = [r for r in refutations(path, module_dir) if (r.rule, r.line) in ours]
+    if refuted:
+        text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
+                         f"counterexample:\n{r.counterexample}" for r in refuted)
+        if not allow_refuted:
+            raise UnsoundRulesError(
+                f"add_rules: rule set {rule_set!r} of {path} would change what programs "
+                f"compute:\n{text}\nFix the rule, or pass allow_refuted=True to run it anyway.")
+        warnings.warn(f"add_rules: running refuted rules (allow_refuted=True):\n{text}",
+                      RuntimeWarning, stacklevel=2)
+    reads = value_reads(path, rule_set)
     up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,
-                  bottom_up, found[rule_set])
+                  bottom_up, found[rule_set],
+                  None if reads is None else (_ops(reads.roots), reads.depth))
     _user_passes.append(up)
     return up
 
@@ -124,10 +153,21 @@ def remove_rules(up: UserPass) -> None:
             return
 
 
+def _ops(names: frozenset[str] | None) -> frozenset[Ops] | None:
+    """The ops of a pattern's root names; None (any op) when a name is a group of ops."""
+    if names is None or any(name not in Ops.__members__ for name in names):
+        return None
+    return frozenset(Ops[name] for name in names)
+
+
 def _user(when: str, stage: str, sink: UOp) -> UOp:
     for up in list(_user_passes):
         if up.when == when and up.stage == stage:
+            if up.reads is not None:  # the values it may read: before and after it ran
+                note_reads(sink, *up.reads)
             sink = graph_rewrite(sink, up.matcher, bottom_up=up.bottom_up, name=up.rule_set)
+            if up.reads is not None:
+                note_reads(sink, *up.reads)
     return sink
 
 

@@ -17,6 +17,14 @@ shown it does not depend on them: `runtime/float_params.py` lifts them into kern
 (one-element buffers filled at each replay), and `_Form` records per masked key whether two
 schedules for different values agreed.
 
+A rule that reads a constant's value (a user's guard `c.arg > 0`) makes the schedule hold for
+the values on one side of it only, and two values on the same side agree. So while a miss is
+scheduled, the passes that may read values say which constants they could have read
+(`note_reads`, from schedule.py's users' passes: generator/user.py's `value_reads`); the slots
+holding those values are "pinned": never free in the form, the key keeps their values, and a
+value on the other side of the guard is scheduled again. Values no such pass looked at still
+replay.
+
 `RULEGRAD_SCHEDULE_CACHE=0` turns it off. It is bypassed while something watches the passes
 run (rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`) and with the interpreted matcher
 (`RULEGRAD_MATCHER=interp`), which is there to be compared with the generated one, pass by pass.
@@ -26,7 +34,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -66,20 +75,64 @@ class _Form:
     entry: _Entry
     free: tuple[bool, ...] | None = None
     failed: bool = False
+    pinned: frozenset[int] = frozenset()  # slots whose value some pass may have read
 
     def serves(self, values: list[tuple[object, float]]) -> bool:
         return self.free is not None and all(
             f or a[1].hex() == b[1].hex() for f, a, b in zip(self.free, values, self.values))
 
-    def learn(self, values: list[tuple[object, float]], entry: _Entry) -> None:
+    def learn(self, values: list[tuple[object, float]], entry: _Entry,
+              pinned: frozenset[int]) -> None:
+        self.pinned |= pinned
+        if self.free is not None and any(self.free[i] for i in pinned):
+            # a slot it replayed freely was read this time: free no more
+            self.free = tuple(f and i not in self.pinned for i, f in enumerate(self.free))
         if self.failed or self.free is not None:
             return
         if entry != self.entry:
             self.failed = True  # the schedule depends on the values: keyed by them for good
             return
-        free = tuple(a[1].hex() != b[1].hex() for a, b in zip(values, self.values))
+        free = tuple(a[1].hex() != b[1].hex() and i not in self.pinned
+                     for i, (a, b) in enumerate(zip(values, self.values)))
         if any(free):
             self.free = free
+
+
+_reading = threading.local()  # .read: the (dtype, value's hex) a miss's passes may have read
+
+
+@contextmanager
+def reading() -> Iterator[set[tuple[object, str]]]:
+    """Collect, while a graph is scheduled, the constants some pass may have read the value of
+    (`note_reads`)."""
+    outer = getattr(_reading, "read", None)
+    _reading.read = read = set()
+    try:
+        yield read
+    finally:
+        _reading.read = outer
+        if outer is not None:
+            outer |= read
+
+
+def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
+    """A pass that may read constants' values runs on `sink`: its rules look at most `depth`
+    sources below a node whose op is in `roots` (None: any). Every float constant there counts
+    as read (nothing is recorded unless a miss is being scheduled)."""
+    read = getattr(_reading, "read", None)
+    if read is None:
+        return
+    const = Ops.CONST
+    for n in toposort(sink):
+        if roots is not None and n.op not in roots:
+            continue
+        level, k = {n}, 0
+        while level:
+            for m in level:
+                if m.op is const and type(m.arg) is float:
+                    read.add((m.dtype, m.arg.hex()))
+            k += 1
+            level = {s for m in level for s in m.src} if k <= depth else set()
 
 
 _cache: OrderedDict[tuple, _Entry] = OrderedDict()
@@ -218,7 +271,9 @@ def cached_schedule(uops: list[UOp],
         stats["hits"] += 1
         return _replay(entry, inputs, floats)
     stats["misses"] += 1
-    items, outs = schedule(uops)
+    with reading() as read:
+        items, outs = schedule(uops)
+    pinned = frozenset(i for i, (dt, v) in enumerate(floats) if (dt, v.hex()) in read)
     entry = _record(items, outs, inputs)
     if entry is None:
         return items, outs
@@ -231,11 +286,11 @@ def cached_schedule(uops: list[UOp],
         if floats:
             form = _forms.get(form_key)
             if form is None:
-                _forms[form_key] = _Form(tuple(floats), entry)
+                _forms[form_key] = _Form(tuple(floats), entry, pinned=pinned)
                 if len(_forms) > MAX_ENTRIES:
                     _forms.popitem(last=False)
             else:
-                form.learn(floats, entry)
+                form.learn(floats, entry, pinned)
     return _replay(entry, inputs, floats) if floats else (items, outs)
 
 

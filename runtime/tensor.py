@@ -49,7 +49,7 @@ from .buffer import Buffer
 from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
-from .limits import check_shape
+from .limits import check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
@@ -153,7 +153,7 @@ _CHUNK = 1 << 16  # elements of float64 scratch per step when filling a float ar
 def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
     """numpy's `arange(start, start + n*step, step).astype(dt)`, bit for bit, made at `dt`: no
     float64 array of the whole size on the way (numpy fills x[i] = x[0] + i*(x[1] - x[0]))."""
-    check_shape((n,), dt, "arange")
+    check_buffer(n, dt, "arange")  # (made on the host: a buffer)
     if not dt.is_float and all(isinstance(v, int) for v in (start, step)):
         return np.arange(start, start + n * step, step, dtype=dt.np)
     out = np.empty(n, dt.np)
@@ -451,7 +451,7 @@ class Tensor(TensorOps, NNOps):
         dt = to_dtype(dtype)
         if not dt.is_float:
             raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
-        check_shape(shape, dt, "rand")
+        check_buffer(math.prod(shape), dt, "rand")  # (drawn on the host: a buffer)
         if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
             return Tensor(_from_owned(Tensor._rng.random(shape, dtype=dt.np)))
         out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time

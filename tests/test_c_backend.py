@@ -411,13 +411,14 @@ def test_kernel_names_never_reach_c_verbatim():
 def test_compile_error_carries_message_and_source(monkeypatch):
     from rulegrad.backends.c import CompileError
 
-    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 --no-such-flag-for-rulegrad")
+    # (an allowed flag the compiler refuses: an unknown one is refused before it runs)
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -march=no-such-cpu-for-rulegrad")
     r = UOp.range(3, 0)
     ast = UOp.sink(store(glob(0, f32), r, load(glob(1, f32), r) * 3.0, r))
     with pytest.raises(CompileError) as info:
         compile_program([("bad", ast)])
     err = info.value
-    assert "no-such-flag-for-rulegrad" in err.message
+    assert "no-such-cpu-for-rulegrad" in err.message
     assert os.path.exists(err.source_path)
     assert "k0_bad" in open(err.source_path).read()
 

@@ -287,3 +287,84 @@ def test_suite_runs_in_a_temporary_cache():
     assert path == os.environ.get("RULEGRAD_TEST_SESSION_CACHE")
     home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "rulegrad"
     assert Path(path) != home
+
+
+# ====================================================================== only our own files
+def _project_files(folder: Path) -> dict[Path, bytes | None]:
+    """A user's files in a project folder the cache is pointed at (names close to ours), made
+    old and large, so that eviction would take them first if it took them at all."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    results = folder / "rg_results"
+    results.mkdir()
+    files = {results / "run1.npy": b"x" * 4096, folder / "rg_notes.txt": b"notes",
+             folder / "rg_big.so": b"\0" * 100_000, folder / f"rg_{'a' * 40}.so.bak": b"keep",
+             folder / f"rg_{'b' * 39}.so": b"keep", folder / ".build-notes": b"keep",
+             folder / ".tmp-old-things": b"keep", folder / f"rg_{'c' * 40}.txt": b"keep"}
+    for path, data in files.items():
+        path.write_bytes(data)
+    old = time.time() - 10 * 86400
+    for path in [*files, results]:
+        os.utime(path, (old, old))
+    return files
+
+
+def _intact(files: dict[Path, bytes | None]) -> None:
+    for path, data in files.items():
+        assert path.read_bytes() == data, path
+    assert (next(iter(files)).parent).is_dir()
+
+
+def test_clear_and_eviction_delete_only_the_caches_own_entries(cache, monkeypatch, capsys):
+    from rulegrad.cli import main
+
+    files = _project_files(cache)
+    _run(40.0)
+    _run(41.0)
+    assert main(["cache", "info"]) == 0
+    assert "2 libraries" in capsys.readouterr().out  # (the user's files are not entries)
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", "1")  # evicts all but the entry just built
+    _run(42.0)
+    assert len(list(cache.glob("rg_*.sha256"))) == 1
+    _intact(files)
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 libraries" in capsys.readouterr().out
+    _intact(files)
+    assert not [p for p in cache.iterdir() if p.name.endswith(".sha256")]
+
+
+def test_clear_of_a_read_only_cache_says_it_removed_nothing(cache, capsys):
+    from rulegrad.backends.c import cache as disk
+    from rulegrad.cli import main
+
+    _run(43.0)
+    with pytest.MonkeyPatch.context() as mp:
+        if not _make_read_only(cache):  # (a system that cannot: deletion fails as on RO mounts)
+            def refuse(self, *a, **k):
+                raise OSError(30, "Read-only file system", str(self))
+            mp.setattr(Path, "unlink", refuse)
+        try:
+            assert main(["cache", "clear"]) == 1
+            out, err = capsys.readouterr()
+            assert "removed 0 libraries" in out
+            assert "could not remove 1 libraries" in err
+            assert disk.clear()[:2] == (0, 1)
+        finally:
+            _writable_again(cache)
+    assert len(list(cache.glob("rg_*.so"))) == 1  # it is still there, as reported
+
+
+def test_cache_max_zero_keeps_no_library(cache, monkeypatch):
+    from rulegrad.backends.c import build
+
+    files = _project_files(cache)
+    _run(44.0)  # an entry from before the limit
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", "0")
+    _forget()
+    _run(45.0)
+    _run(46.0)
+    assert not list(cache.glob("rg_*.sha256"))
+    _intact(files)
+    _forget()
+    builds = build.stats["compiler_runs"]
+    _run(45.0)  # nothing on disk: built again, and right
+    assert build.stats["compiler_runs"] > builds

@@ -9,7 +9,8 @@ import pytest
 
 import rulegrad
 from rulegrad import Tensor
-from rulegrad.generator.user import UserRulesError, module_path
+from rulegrad.generator import user
+from rulegrad.generator.user import UnsoundRulesError, UserRulesError, module_path
 from rulegrad.runtime.rewrite import tracing
 
 # x * 2 -> x + x is exact in floating point; from pm_rangeify on, tensor constants are plain
@@ -59,7 +60,9 @@ def test_users_pass_changes_the_schedule_and_leaves_with_its_block(rules_dir):
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     want = (a * 3).sum(axis=1) + 1
     np.testing.assert_array_equal(_program(a, 3.0), want)  # scheduled (and cached) without it
-    up = rulegrad.add_rules(rules_dir / "wrong.rules", "wrong", before="earliest")
+    with pytest.warns(RuntimeWarning, match="drop_three"):  # (refuted: run only when asked)
+        up = rulegrad.add_rules(rules_dir / "wrong.rules", "wrong", before="earliest",
+                                allow_refuted=True)
     try:  # as a default for every program: the cached schedule is not replayed
         np.testing.assert_array_equal(_program(a, 3.0), a.sum(axis=1) + 1)
         np.testing.assert_array_equal(_program(a, 2.0), (a * 2).sum(axis=1) + 1)
@@ -96,3 +99,106 @@ def test_bad_calls_say_what_is_wrong(rules_dir):
     (rules_dir / "broken.rules").write_text("rules b = {\n  ADDD[x, 0] -> x\n}\n")
     with pytest.raises(UserRulesError, match="broken.rules:2:.*ADDD"):
         rulegrad.add_rules(rules_dir / "broken.rules", after="earliest")
+
+
+# ====================================================================== refuted rules are refused
+def test_a_refuted_rule_is_refused_with_its_counterexample(rules_dir):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(UnsoundRulesError) as e:
+        rulegrad.add_rules(rules_dir / "wrong.rules", before="earliest")
+    text = str(e.value)
+    assert "wrong.rules:2" in text and "drop_three" in text and "counterexample" in text
+    assert "left side" in text and "allow_refuted=True" in text
+    # nothing was added: the program is still right
+    np.testing.assert_array_equal(_program(a, 3.0), (a * 3).sum(axis=1) + 1)
+
+
+HELPED = """use .two_helpers: is_two
+
+rules helped = {
+  mul_helped: MUL[x, c:CONST] if is_two(c.arg) -> ADD(x, x)
+}
+"""
+
+
+def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, monkeypatch):
+    from rulegrad.generator import soundness
+
+    rules = rules_dir / "helped.rules"
+    rules.write_text(HELPED)
+    helpers = rules_dir / "two_helpers.py"
+    helpers.write_text("def is_two(v: object) -> bool:\n    return v == 2.0\n")
+    runs = []
+    check = soundness.check_paths
+
+    def counting(paths, *a, **k):
+        runs.append(paths)
+        return check(paths, *a, **k)
+
+    monkeypatch.setattr(soundness, "check_paths", counting)
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))
+    assert len(runs) == 1
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))  # kept in memory
+    monkeypatch.setattr(user, "_verdicts", {})  # a new process: kept beside the module
+    rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))
+    assert len(runs) == 1
+    assert module_path(rules).with_suffix(".check").is_file()
+    # the helper now says 3.0 is two: the rule is wrong, checked again, and refused
+    helpers.write_text("def is_two(v: object) -> bool:\n    return v in (2.0, 3.0)\n")
+    with pytest.raises(UnsoundRulesError, match="mul_helped"):
+        rulegrad.add_rules(rules, after="pm_rangeify")
+    assert len(runs) == 2
+
+
+# ====================================================================== value guards and replay
+GUARDED = """rules maxmul = {
+  # max(x*c, y*c) = max(x, y)*c for a finite c > 0: rounding is monotone (c < 0 swaps them)
+  max_mul: MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > 1e-30 and c.arg < 1e30 \\
+             -> MUL(MAX(x, y), c)
+}
+"""
+
+
+def test_a_guard_on_a_constants_value_is_asked_again_for_a_value_on_its_other_side(rules_dir):
+    # the schedules for 0.3 and 0.7 agree once their constant is lifted, so the cache used to
+    # replay them for -0.3 too: the guard never ran, and max became min
+    from rulegrad.runtime import schedule_cache
+
+    schedule_cache.clear()
+    (rules_dir / "maxmul.rules").write_text(GUARDED)
+    a = np.arange(1, 7, dtype=np.float32)
+    b = a[::-1].copy()
+    with rulegrad.add_rules(rules_dir / "maxmul.rules", after="pm_rangeify"):
+        for c in (0.3, 0.7, -0.3, -0.7, 0.9, -0.9, 0.3):
+            got = (Tensor(a) * c).maximum(Tensor(b) * c).numpy()
+            np.testing.assert_array_equal(got, np.maximum(a * np.float32(c), b * np.float32(c)))
+        # a constant no guard reads still replays: d is above the MAX, out of the rule's reach
+        hits = []
+        for d in (0.1, 0.2, 0.15, 0.35):
+            before = schedule_cache.stats["hits"]
+            got = ((Tensor(a) * 0.3).maximum(Tensor(b) * 0.3) + d).numpy()
+            hits.append(schedule_cache.stats["hits"] - before)
+            want = np.maximum(a * np.float32(0.3), b * np.float32(0.3)) + np.float32(d)
+            np.testing.assert_array_equal(got, want)
+        assert hits == [0, 0, 1, 1]
+
+
+def test_where_a_rule_set_reads_values(rules_dir):
+    path = rules_dir / "kinds.rules"
+    path.write_text("rules shape = {\n  same_max: MAX(x, x) -> x\n}\n"
+                    "rules value = {\n  same_max2: MAX(x, x) -> x\n"
+                    "  deep: ADD(MUL(x, c:CONST), y) if c.arg > 0.5 -> y\n}\n"
+                    "rules literal = {\n  half: MUL[x, 0.5] -> x\n}\n")
+    assert user.value_reads(path, "shape") is None  # structure only: no key needs a value
+    assert user.value_reads(path, "value") == user.ValueReads(frozenset({"ADD"}), 2)
+    assert user.value_reads(path, "literal") == user.ValueReads(frozenset({"MUL"}), 1)
+
+
+def test_a_rule_handing_a_node_to_a_helper_may_read_anywhere_below(rules_dir):
+    path = rules_dir / "deep.rules"
+    (rules_dir / "deep_helpers.py").write_text("def big(x: object) -> bool:\n    return True\n")
+    path.write_text("use .deep_helpers: big\n\nrules deep = {\n"
+                    "  via_helper: NEG(x) if big(x) -> x\n}\n"
+                    "rules walk = {\n  via_src: NEG(x) if x.src and x.src[0].arg == 1.5 -> x\n}\n")
+    assert user.value_reads(path, "deep") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)
+    assert user.value_reads(path, "walk") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)

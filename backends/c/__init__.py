@@ -17,10 +17,11 @@ module each, in the order data flows:
 
 Environment: `RULEGRAD_BACKEND=c` routes `realize()` here; `RULEGRAD_CC` (compiler command),
 `RULEGRAD_CFLAGS` (tuning flags, to which `flags.SEMANTIC` is always added;
-flags that would change results are refused), `RULEGRAD_CACHE` (the cache folder,
-default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`), `RULEGRAD_CACHE_MAX` (its size
-limit, default 500M), `RULEGRAD_BUILD_JOBS` (compiler runs at once for one build, default the
-CPUs), `DEBUG=4` (print the C source).
+only flags known not to change results are taken, from either: `flags.allowed`),
+`RULEGRAD_CACHE` (the cache folder, default `$XDG_CACHE_HOME/rulegrad` or `~/.cache/rulegrad`;
+only the cache's own `rg_<key>.*` entries in it are ever deleted), `RULEGRAD_CACHE_MAX` (its
+size limit, default 500M; 0 keeps no library on disk), `RULEGRAD_BUILD_JOBS` (compiler runs
+at once for one build, default the CPUs), `DEBUG=4` (print the C source).
 
 Numerics: numpy's for every dtype (see `render`'s docstring). Not pinned down: float -> int
 casts of NaN, inf or out-of-range values (what the CPU's truncating conversion gives, as in

@@ -106,8 +106,13 @@ def _runtime(lib: str) -> bool:
 
 def compiler() -> list[str]:
     env = os.environ.get("RULEGRAD_CC")
-    if env:
-        return shlex.split(env)
+    if env:  # (its flags checked as RULEGRAD_CFLAGS's are: an allow-list, flags.py)
+        try:
+            words = shlex.split(env)
+        except ValueError as e:
+            raise _flags.CFlagsError(f"RULEGRAD_CC={env!r} cannot be split into words: {e}"
+                                     ) from e
+        return _flags.check_compiler(words)
     cc = sysconfig.get_config_var("CC")
     return shlex.split(cc)[:1] if cc else ["cc"]
 
@@ -212,7 +217,8 @@ def probe_compiler(cc: list[str] | None = None) -> None:
             return
         try:
             _probes[key] = subprocess.Popen([*key, "--version"], stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, text=True)
+                                            stderr=subprocess.DEVNULL, text=True,
+                                            env=_flags.compiler_env())
         except OSError as e:
             _probes[key] = e
 

@@ -22,9 +22,17 @@ atomic), so racing builders each install a complete file. A cache that cannot be
 for the rest of the process, after one warning. Build folders (`.build-<pid>-*`) left by killed
 processes are removed the first time a process uses the cache.
 
-Bounded: past `RULEGRAD_CACHE_MAX` bytes (default 500 MB; `500M`, `2G`, `0` = keep nothing)
-the least recently used entries are deleted. A library's modification time is its last use
-(a load touches it). `rulegrad cache info|clear` shows and empties the folder.
+Bounded: past `RULEGRAD_CACHE_MAX` bytes (default 500 MB; `500M`, `2G`) the least recently
+used entries are deleted. A library's modification time is its last use (a load touches it).
+`RULEGRAD_CACHE_MAX=0` keeps no library on disk: each build is loaded from its private build
+folder, nothing is installed, and the entries already there are deleted (every new process
+compiles again). `rulegrad cache info|clear` shows and empties the folder; clear reports what it
+removed, and exits non-zero naming the first error when some entry could not be removed.
+
+Only what the cache made is ever deleted: an entry is a regular file (or a link) named exactly
+`rg_<40 hex digits>.so|.sha256|.c`, a build folder or temporary file exactly
+`.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else in the folder (`rg_results/`,
+`rg_notes.txt`, when RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 """
 
 from __future__ import annotations
@@ -150,7 +158,9 @@ def new_build_dir() -> Path:
         return Path(tempfile.mkdtemp(prefix=f".build-{os.getpid()}-", dir=d))
 
 
-_ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-")
+# the names of what this module makes (see the module docstring); nothing else is deleted
+_ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-[A-Za-z0-9_]+(\.so|\.sha256|\.c)?")
+_ENTRY = re.compile(r"rg_([0-9a-f]{40})\.(so|sha256|c)")
 
 
 def clean_orphans(d: Path) -> int:
@@ -162,14 +172,14 @@ def clean_orphans(d: Path) -> int:
     except OSError:
         return 0
     for e in entries:
-        m = _ORPHAN.match(e.name)
-        if m is None and not e.name.startswith((".build-", ".tmp-")):
-            continue
+        m = _ORPHAN.fullmatch(e.name)
+        if m is None:
+            continue  # not a name of ours: someone else's file
         try:
             age = now - e.stat(follow_symlinks=False).st_mtime
         except OSError:
             continue
-        alive = m is not None and _alive(int(m.group(2)))
+        alive = _alive(int(m.group(2)))
         if (not alive and age > ORPHAN_AGE) or age > 86400:
             _remove(Path(e.path))
             removed += 1
@@ -186,15 +196,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _remove(path: Path) -> None:
-    """Delete whatever is at `path` (file, link, FIFO or folder), never following a link."""
+def _remove(path: Path) -> OSError | None:
+    """Delete whatever is at `path` (file, link, FIFO or folder), never following a link; the
+    error when it could not be deleted (it is still there)."""
     try:
         if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(path)
         else:
             path.unlink(missing_ok=True)
-    except OSError:
-        pass
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return e
+    return None
 
 
 # ---------------------------------------------------------------------------- reading
@@ -278,11 +292,15 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def install(key: str, data: bytes) -> Path:
+def install(key: str, data: bytes) -> Path | None:
     """Put a freshly built library into the cache, sidecar first, each atomically; evict past
     the size limit. A cache that cannot be written sends this and later entries to the
-    fallback folder (one warning)."""
+    fallback folder (one warning). With RULEGRAD_CACHE_MAX=0 nothing is installed (None) and
+    what is there is evicted."""
     d = write_dir()
+    if max_bytes() == 0:
+        evict(d, 0)
+        return None
     try:
         so = _install_in(d, key, data)
     except OSError as e:
@@ -334,13 +352,16 @@ def entries(d: Path) -> list[Entry]:
         return []
     for e in listing:
         name = e.name
-        if not name.startswith("rg_"):
-            continue
-        key = name[3:].split(".", 1)[0]
+        m = _ENTRY.fullmatch(name)
+        if m is None:
+            continue  # not a name of ours: someone else's file
+        key = m.group(1)
         try:
             st = e.stat(follow_symlinks=False)
         except OSError:
             continue
+        if stat.S_ISDIR(st.st_mode):
+            continue  # a folder under our name: not ours either (install replaces it)
         ent = groups.setdefault(key, Entry(key, [], 0, 0.0))
         ent.files.append(Path(e.path))
         ent.size += st.st_size
@@ -359,11 +380,16 @@ def evict(d: Path, limit: int, keep: Path | None = None) -> int:
             break
         if keep is not None and keep in ent.files:
             continue  # the entry just installed stays, even alone above the limit
-        for f in ent.files:
-            _remove(f)
-        total -= ent.size
-        removed += 1
+        if _remove_entry(ent) is None:
+            removed += 1
+        total -= ent.size  # (one that cannot be removed is not tried again and again)
     return removed
+
+
+def _remove_entry(ent: Entry) -> OSError | None:
+    """Delete an entry's files; the first error (some file is still there), else None."""
+    errors = [e for e in map(_remove, ent.files) if e is not None]
+    return errors[0] if errors else None
 
 
 # ---------------------------------------------------------------------------- the command
@@ -375,7 +401,7 @@ def info() -> str:
     ents = entries(d)
     total = sum(e.size for e in ents)
     limit = max_bytes()
-    orphans = [e.name for e in os.scandir(d) if e.name.startswith((".build-", ".tmp-"))]
+    orphans = [e.name for e in os.scandir(d) if _ORPHAN.fullmatch(e.name)]
     lines.append(f"entries   {len(ents)} libraries, {_human(total)}")
     lines.append(f"limit     {_human(limit)} (RULEGRAD_CACHE_MAX), least recently used go first")
     if ents:
@@ -386,18 +412,23 @@ def info() -> str:
     return "\n".join(lines)
 
 
-def clear() -> int:
-    """Delete every entry and every orphaned build folder; how many entries were deleted."""
+def clear() -> tuple[int, int, OSError | None]:
+    """Delete every entry and every orphaned build folder: how many entries were deleted, how
+    many could not be, and the first error."""
     d = configured_dir()
     if not d.exists():
-        return 0
+        return 0, 0, None
     ensure_private_dir(d, create=False)
-    ents = entries(d)
-    for ent in ents:
-        for f in ent.files:
-            _remove(f)
+    removed, failed, first = 0, 0, None
+    for ent in entries(d):
+        error = _remove_entry(ent)
+        if error is None:
+            removed += 1
+        else:
+            failed += 1
+            first = first or error
     clean_orphans(d)
-    return len(ents)
+    return removed, failed, first
 
 
 def _human(n: float) -> str:
@@ -415,8 +446,12 @@ def main(argv: list[str]) -> int:
             print(info())
             return 0
         if argv == ["clear"]:
-            n = clear()
+            n, failed, error = clear()
             print(f"removed {n} libraries from {configured_dir()}")
+            if failed:
+                print(f"rulegrad cache: could not remove {failed} libraries: {error}",
+                      file=sys.stderr)
+                return 1
             return 0
     except (CacheError, OSError) as e:
         print(f"rulegrad cache: {e}", file=sys.stderr)

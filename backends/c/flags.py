@@ -3,15 +3,21 @@
 In: `RULEGRAD_CFLAGS` (or the default tuning and the kernel's kind). Out: the flag list of a
 build. Unset, each kernel is compiled at the optimization level its kind needs (`LEVELS`);
 set, the user chooses optimization and target (`-O2`, `-march=...`, `-fopenmp`, ...) for every
-kernel, and no level of ours is added; the flags that make C compute
-what numpy computes (`SEMANTIC`) are always added, last, and a flag that would change results
-(`-ffast-math`, `-ffp-contract=fast`, `-fno-wrapv`, `-Ofast`, ...) is refused with an error
-naming it, at the first build, never silently.
+kernel, and no level of ours is added; the flags that make C compute what numpy computes
+(`SEMANTIC`) are always added, last.
+
+The user's words (RULEGRAD_CFLAGS, and RULEGRAD_CC's after its program) are checked against an
+allow-list of flags known not to change results (`allowed`): anything else (`-ffast-math`,
+`-specs=FILE`, `-Dexpf=exp2f`, `@FILE`, `-include`, a file name, an unknown flag) is refused with
+an error naming it and what is allowed, at the first build, never silently. The environment
+variables compilers read that could change results (CPATH, GCC_EXEC_PREFIX, ...:
+`COMPILER_ENV`) are cleared from every compiler run's environment (`compiler_env`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 # -march=native: vectorize for this CPU (the level: LEVELS, per kind of kernel).
@@ -83,7 +89,54 @@ DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 SEMANTIC = ("-fwrapv", "-ffp-contract=off", "-fvect-cost-model=very-cheap")
 DEFAULT_CFLAGS = f"{DEFAULT_LEVEL} {DEFAULT_TUNING} {' '.join(SEMANTIC)}"
 
-# flags whose effect on values no later flag undoes, and why each is refused
+# The flags a build may take from the user (RULEGRAD_CFLAGS, and RULEGRAD_CC's words after the
+# program): an ALLOW-list of flags known to change how fast a kernel runs, never what it computes.
+# A deny-list always missed one: `-specs=FILE` (a specs file adding -ffast-math), `-Dexpf=exp2f`
+# (a macro renaming a function of the prelude), `@FILE` (flags read from a file), `-include`,
+# `-I` (another header), `-Wl,...` and `-Wa,...` (other programs' options), a source or object
+# file. Anything not listed here is refused with its name and this list.
+_ALLOWED = frozenset({
+    # optimization levels (-Ofast is -ffast-math: refused below)
+    "-O", "-O0", "-O1", "-O2", "-O3", "-Os", "-Og",
+    # OpenMP: threads and `omp simd`, same values (the kernels' reductions are not `omp` ones)
+    "-fopenmp", "-fopenmp-simd",
+    # the semantic flags themselves and the defaults of safe math, spelled out
+    "-fwrapv", "-ffp-contract=off", "-fno-fast-math", "-fmath-errno", "-fno-math-errno",
+    "-ftrapping-math", "-fno-trapping-math", "-fsigned-zeros", "-fno-unsafe-math-optimizations",
+    "-fno-associative-math", "-fno-reciprocal-math", "-fno-finite-math-only",
+    "-fhonor-nans", "-fhonor-infinities", "-ffp-model=strict", "-mfpmath=sse",
+    # code generation that keeps every value: vectorizing (under -ffp-contract=off and no
+    # reassociation a vector lane computes what the scalar loop does), unrolling, alignment,
+    # register allocation, frame pointers, position independence, hardening, debug info
+    "-ftree-vectorize", "-fno-tree-vectorize", "-ftree-loop-vectorize",
+    "-fno-tree-loop-vectorize", "-ftree-slp-vectorize", "-fno-tree-slp-vectorize",
+    "-funroll-loops", "-fno-unroll-loops", "-funroll-all-loops", "-fpeel-loops",
+    "-fsplit-loops", "-fprefetch-loop-arrays", "-fno-prefetch-loop-arrays",
+    "-fno-tree-bit-ccp", "-fno-ivopts", "-fomit-frame-pointer", "-fno-omit-frame-pointer",
+    "-fstrict-aliasing", "-fno-strict-aliasing", "-fno-plt", "-fno-semantic-interposition",
+    "-fPIC", "-fpic", "-fno-common", "-fstack-protector", "-fstack-protector-strong",
+    "-fstack-protector-all", "-fno-stack-protector", "-fstack-clash-protection",
+    "-fcf-protection", "-pipe", "-w", "-g", "-g0", "-g1", "-g2", "-g3", "-ggdb",
+})
+# flags with a value, any value: their prefixes
+_ALLOWED_PREFIXES = (
+    "-march=", "-mtune=", "-mcpu=",  # which CPU: which instructions, not what they compute
+    "-mprefer-vector-width=", "-falign-functions", "-falign-jumps", "-falign-labels",
+    "-falign-loops", "-fira-region=", "-fira-algorithm=", "-fvect-cost-model=",
+    "-fsimd-cost-model=", "-fmax-errors=", "-fdiagnostics-color=",
+    "--param=",  # the optimizers' limits (unrolling, inlining): never a value
+)
+# instruction set extensions (-mavx2, -mno-avx512f, ...): which instructions, not what they
+# compute (FMA instructions are not used for a*b+c under -ffp-contract=off)
+_ISA = re.compile(r"-m(no-)?(sse[1-4]?(\.[12])?|sse4a|ssse3|avx|avx2|avx512[a-z0-9]+|avxvnni|fma|"
+                  r"fma4|f16c|bmi2?|popcnt|lzcnt|aes|pclmul|movbe|sha|adx|rdrnd|rdseed|"
+                  r"vzeroupper|xsave[a-z]*|neon|sve2?|simd)")
+# warnings (not -Wl, -Wa, -Wp: those pass options to other programs)
+_WARNING = re.compile(r"-W(no-)?[a-z][a-z0-9+=-]*")
+# a compiler launcher RULEGRAD_CC may name before the compiler ("ccache gcc")
+LAUNCHERS = ("ccache", "sccache")
+
+# flags that are known to change results, and why: the message says so in words
 _REFUSED = {
     "-ffast-math": "assumes no NaN or inf and reorders float arithmetic",
     "-Ofast": "turns on -ffast-math",
@@ -103,17 +156,42 @@ _REFUSED = {
     "-fstrict-overflow": "makes signed overflow undefined (numpy's ints wrap)",
     "-ftrapv": "aborts on signed overflow (numpy's ints wrap)",
 }
-# flags with a value: (prefix, allowed values, why the others are refused)
-_VALUED = (
-    ("-ffp-contract=", {"off"}, "fuses a*b+c into one rounding"),
-    ("-ffp-model=", {"strict"}, "relaxes float semantics"),
-    ("-mfpmath=", {"sse"}, "computes in x87 extended precision"),
-    ("-mrecip=", set(), "approximates division and square root"),
+_REFUSED_PREFIX = (
+    ("-ffp-contract=", "fuses a*b+c into one rounding"),
+    ("-ffp-model=", "relaxes float semantics"),
+    ("-mfpmath=", "computes in x87 extended precision"),
+    ("-mrecip=", "approximates division and square root"),
+    ("-specs", "reads a specs file, which may add any flag (-ffast-math)"),
+    ("@", "reads more flags from a file"),
+    ("-D", "defines a macro, which may rename a function of the kernels (-Dexpf=exp2f)"),
+    ("-U", "undefines a macro the kernels may use"),
+    ("-include", "puts another file into every kernel's source"),
+    ("-imacros", "puts another file's macros into every kernel's source"),
+    ("-I", "reads headers from another folder"),
+    ("-isystem", "reads headers from another folder"),
+    ("-iquote", "reads headers from another folder"),
+    ("-idirafter", "reads headers from another folder"),
+    ("-B", "runs the compiler's programs from another folder"),
+    ("-Wl,", "passes options to the linker"),
+    ("-Wa,", "passes options to the assembler"),
+    ("-Wp,", "passes options to the preprocessor"),
+    ("-Xlinker", "passes options to the linker"),
+    ("-L", "links libraries from another folder"),
+    ("-l", "links another library (which may replace expf, ...)"),
 )
+# the environment variables the compiler, its programs or the linker read, which could change
+# what a kernel computes (another header, another cc1, another libm, extra options): cleared
+# from the environment of every compiler run (`compiler_env`). LD_LIBRARY_PATH is kept: a
+# compiler installed outside the system's folders may need it to start at all.
+COMPILER_ENV = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+                "GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH", "GCC_COMPARE_DEBUG",
+                "DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES", "CCC_OVERRIDE_OPTIONS",
+                "COLLECT_GCC_OPTIONS", "COLLECT_GCC", "COLLECT_LTO_WRAPPER", "LD_PRELOAD",
+                "LD_RUN_PATH", "CL", "_CL_")
 
 
 class CFlagsError(ValueError):
-    """RULEGRAD_CFLAGS holds a flag that would change results, or cannot be read."""
+    """RULEGRAD_CFLAGS or RULEGRAD_CC holds a flag that may change results, or cannot be read."""
 
 
 # gcc's own flags, which other compilers (clang) refuse or ignore with a warning: left out for
@@ -140,13 +218,7 @@ def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True)
         user = shlex.split(text)
     except ValueError as e:
         raise CFlagsError(f"RULEGRAD_CFLAGS={text!r} cannot be split into flags: {e}") from e
-    for flag in user:
-        why = _refusal(flag)
-        if why is not None:
-            raise CFlagsError(
-                f"RULEGRAD_CFLAGS: {flag} would change results ({why}); rulegrad's kernels "
-                f"compute what numpy computes and always build with {' '.join(SEMANTIC)}. "
-                f"Remove {flag} (optimization flags such as -O2 or -march=... are fine).")
+    check_flags(user, "RULEGRAD_CFLAGS")
     return (user if openmp else without_openmp(user)) + [f for f in SEMANTIC]
 
 
@@ -155,10 +227,59 @@ def without_openmp(flags: list[str]) -> list[str]:
     return ["-fopenmp-simd" if f == "-fopenmp" else f for f in flags]
 
 
+def check_flags(words: list[str], source: str) -> None:
+    """Raise CFlagsError for the first word of `words` (from `source`, an environment variable)
+    that is not an allowed flag: it names the word, why it is refused when that is known, and
+    what is allowed."""
+    for word in words:
+        if allowed(word):
+            continue
+        why = _refusal(word)
+        if why is not None:
+            raise CFlagsError(
+                f"{source}: {word} would change results ({why}); rulegrad's kernels compute what "
+                f"numpy computes and always build with {' '.join(SEMANTIC)}. Remove {word}. "
+                f"{ALLOWED_TEXT}")
+        raise CFlagsError(
+            f"{source}: {word} is not a flag rulegrad builds with: only flags known not to "
+            f"change what a kernel computes are taken. {ALLOWED_TEXT}")
+
+
+ALLOWED_TEXT = ("Allowed: optimization levels (-O0..-O3, -Os, -Og), -march=/-mtune=/-mcpu=, "
+                "instruction sets (-mavx2, -mno-avx512f, ...), -fopenmp, vectorizing, unrolling "
+                "and alignment flags, --param=NAME=VALUE, warnings (-Wall, ...), -g (the whole "
+                "list: backends/c/flags.py's _ALLOWED).")
+
+
+def allowed(flag: str) -> bool:
+    """Whether `flag` is known not to change what a kernel computes."""
+    if flag in _ALLOWED or _ISA.fullmatch(flag) or _WARNING.fullmatch(flag):
+        return True
+    return flag.startswith(_ALLOWED_PREFIXES)
+
+
+def check_compiler(words: list[str]) -> list[str]:
+    """RULEGRAD_CC's words, checked: the program (after a launcher such as ccache), then
+    allowed flags only (`RULEGRAD_CC="gcc -ffast-math"` is refused as the same flag in
+    RULEGRAD_CFLAGS would be)."""
+    if not words:
+        raise CFlagsError("RULEGRAD_CC is set but names no program")
+    n = 2 if len(words) > 1 and os.path.basename(words[0]) in LAUNCHERS else 1
+    check_flags(words[n:], "RULEGRAD_CC")
+    return words
+
+
+def compiler_env() -> dict[str, str]:
+    """The environment of a compiler run: this process's, without `COMPILER_ENV`."""
+    return {k: v for k, v in os.environ.items() if k not in COMPILER_ENV}
+
+
 def _refusal(flag: str) -> str | None:
     if flag in _REFUSED:
         return _REFUSED[flag]
-    for prefix, allowed, why in _VALUED:
-        if flag.startswith(prefix) and flag[len(prefix):] not in allowed:
+    for prefix, why in _REFUSED_PREFIX:
+        if flag.startswith(prefix):
             return why
+    if not flag.startswith("-"):
+        return "a file given to the compiler: it would be compiled or linked into the kernels"
     return None

@@ -25,6 +25,8 @@ import threading
 from functools import cache
 from pathlib import Path
 
+from .flags import compiler_env
+
 _NAME = "@name@"  # stands for the file names' varying part in a plan
 _TEMP = "rg_@name@_stage{}.o"  # the driver's temporary objects, here in the build folder
 _plans: dict[tuple[str, ...], list[list[list[str]]] | None] = {}
@@ -128,7 +130,8 @@ class _Question:
     def __init__(self, cmd: list[str]):
         try:
             self.proc: subprocess.Popen[str] | None = subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=compiler_env())
         except OSError:
             self.proc = None
 
@@ -166,7 +169,8 @@ class Job:
                 last = i == len(pipe) - 1
                 procs.append(subprocess.Popen(
                     args, cwd=self.cwd, stdin=procs[-1].stdout if procs else subprocess.DEVNULL,
-                    stdout=self.log if last else subprocess.PIPE, stderr=self.log))
+                    stdout=self.log if last else subprocess.PIPE, stderr=self.log,
+                    env=compiler_env()))
                 if i:  # (the reader holds its end: the writer sees it close)
                     procs[-2].stdout.close()  # type: ignore[union-attr]
         except OSError:

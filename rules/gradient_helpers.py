@@ -51,3 +51,8 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
     at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
     return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)
+
+
+def no_gradient(node: UOp) -> tuple[None, ...]:
+    """One None per source: a node through which no gradient flows (an int or bool result)."""
+    return (None,) * len(node.src)

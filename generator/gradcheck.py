@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,7 @@ import numpy as np
 from rulegrad.dsl import ast as A
 
 GRADIENT_MARK = re.compile(r"#.*\bcheck:\s*gradient\b")
-MAX_EXAMPLES = 20  # instances per case (spread over its draws)
+MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
 RTOL_TORCH = 1e-9  # float64 against float64 autograd: only rounding differs
 RTOL_FD = 1e-6  # central differences at a step of eps^(1/3): error near 1e-10 relative
 FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)
@@ -536,11 +537,14 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int) -> GradResult:
     rng = np.random.default_rng(seed)
     torch = _torch()
     n = max(1, min(examples, MAX_EXAMPLES))
-    drawable = {c.op for c in _cases()}
+    cases = _cases()
+    # an op's instances are shared among its variants (24 permutations of 4 axes need not
+    # each take n), each variant taking at least one of each of its draws
+    variants = Counter(c.op for c in cases)
     per_op: dict[str, set[str]] = {}  # op -> the torch ops compared with
     count = skipped = 0
-    for case in _cases():
-        for k in range(max(n, len(case.draws))):
+    for case in cases:
+        for k in range(max(-(-n // variants[case.op]), len(case.draws))):
             draw = case.draws[k % len(case.draws)]
             matched, compared, bad = _check_one(matcher, case, draw, rng, torch)
             if not matched:
@@ -552,7 +556,7 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int) -> GradResult:
                 return GradResult("refuted", count, f"{case.label}: the rule disagrees with "
                                   f"{case.torch_op}", bad)
     rule_ops = {op.name for op in (matcher.table or {})}
-    missing = sorted(rule_ops - drawable)
+    missing = sorted(rule_ops - set(variants))
     if not per_op:
         return GradResult("unchecked", 0, "no drawable instance of the ops it matches: "
                           + ", ".join(sorted(rule_ops)))

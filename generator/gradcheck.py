@@ -263,6 +263,10 @@ def _cases() -> list[Case]:
                    lambda t, xs: xs[0].contiguous(), (FREE,))
               for op in (Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE)]
     cases += [
+        # to another device and back: the value, and the gradient, are the same numbers
+        Case("COPY", "COPY(to CPU:1)",
+             lambda xs: UOp(Ops.COPY, xs[0].dtype, (xs[0], UOp(Ops.DEVICE, arg="CPU:1"))),
+             "Tensor.to(device)", lambda t, xs: xs[0].clone(), (FREE,)),
         Case("DETACH", "DETACH", mop(Ops.DETACH, None), "Tensor.detach",
              lambda t, xs: xs[0].detach(), (FREE,)),
         Case("ASSIGN", "ASSIGN", lambda xs: UOp(Ops.ASSIGN, xs[0].dtype, tuple(xs)),
@@ -384,14 +388,14 @@ def _flat_cases(Ops: Any, UOp: Any, dtypes: Any) -> list[Case]:
 
 
 # ---------------------------------------------------------------------- references
-def _leaf(arr: np.ndarray) -> Any:
+def _leaf(arr: np.ndarray, device: Any = "CPU") -> Any:
     from rulegrad.runtime.buffer import Buffer
     from rulegrad.runtime.dtype import dtypes
     from rulegrad.runtime.ops import Ops
     from rulegrad.runtime.uop import UOp
 
     dt = dtypes.from_np(arr.dtype)
-    buf = Buffer(arr.size, dt, np.ascontiguousarray(arr).reshape(-1))
+    buf = Buffer(arr.size, dt, np.ascontiguousarray(arr).reshape(-1), device=device or "CPU")
     return UOp(Ops.BUFFER, dt, (), buf).reshape(arr.shape)
 
 
@@ -485,12 +489,14 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any
     """(matched, compared, counterexample) for one drawn instance: whether the rule applies
     to it, whether a reference was had (no torch: only smooth draws), and how the rule's
     gradient disagrees with the reference (None: it agrees)."""
+    from rulegrad.runtime.device import device_of
+
     xs = draw.fn(rng)
     node = case.build([_leaf(x) for x in xs])
     g = rng.uniform(-1, 1, node.shape) if node.dtype.is_float else np.ones(node.shape)
     if rng.random() < 0.5:  # zeros upstream: `ctx * where(..)` and `where(.., ctx * ..)` differ
         g = np.where(rng.random(g.shape) < 0.3, 0.0, g)
-    ctx = _leaf(g).cast(node.dtype)
+    ctx = _leaf(g, device_of(node)).cast(node.dtype)  # the gradient lives where the node does
     out = matcher.rewrite(node, ctx)
     if out is None:
         return False, False, None
@@ -523,6 +529,9 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any
             return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is "
                                 f"{v.dtype.name}{list(v.shape)}, the source "
                                 f"{src.dtype.name}{list(src.shape)}")
+        elif device_of(v) not in (None, device_of(src)):  # None: constants, anywhere
+            return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is on "
+                                f"{device_of(v)}, the source on {device_of(src)}")
         else:
             got = np.asarray(_value(v), dtype=np.float64)
         if not _agrees(got, want, rtol if src.dtype.itemsize == 8 else 1e-3):

@@ -34,6 +34,7 @@ WRONG = {
     "pow_textbook": "draw: zero",
     "prod_divides": "draw: zeros",
     "add_sub_same": "op: <SUB",              # each op of a multi-op rule on its own
+    "copy_stays": "is on CPU:1, the source on CPU",   # device
 }
 RIGHT = ["mul_right", "expand_right", "exp_right", "detach_right", "exp2_right", "permute_right",
          "mod_right", "reduce_right"]

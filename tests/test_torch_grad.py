@@ -311,3 +311,20 @@ def test_cast_gradient_comes_back_in_the_source_dtype():
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=0)
     (g,) = (x.cast("float64") * 3.0).sum().gradient(x)
     assert g.dtype.name == "float32" and g.numpy().dtype == np.float32
+
+
+def test_gradient_through_a_copy_to_another_device_comes_back_to_the_source():
+    """torch's `.to(device)` passes the gradient back to the source's device; a sharded tensor
+    gathered whole (`.to`) is refused with a message, never a wrong gradient."""
+    from rulegrad.runtime.errors import InvalidArgument
+
+    a = rng.standard_normal(6)
+    x = Tensor(a)
+    (g,) = (x.to("CPU:1") * x.to("CPU:1")).sum().gradient(x)
+    t = torch.tensor(a, requires_grad=True)
+    (tg,) = torch.autograd.grad((t * t).sum(), t)
+    assert g.device == x.device
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12)
+    s = Tensor(a.reshape(3, 2)).shard(("CPU", "CPU:1"), axis=1)
+    with pytest.raises(InvalidArgument, match="sharded tensor copied whole"):
+        s.to("CPU").sum().gradient(s)

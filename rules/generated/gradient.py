@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: de7d6b97ae9b1ee5840f04e19200fe2cb76bdda43da88bea42c435ee96a74d82
+# source sha256: a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -13,6 +13,7 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.gradient_helpers import argsort
+from rulegrad.rules.gradient_helpers import copy_back
 from rulegrad.rules.gradient_helpers import no_gradient
 from rulegrad.rules.gradient_helpers import reduce_grad
 from rulegrad.rules.gradient_helpers import sum_to
@@ -20,7 +21,7 @@ from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = 'de7d6b97ae9b1ee5840f04e19200fe2cb76bdda43da88bea42c435ee96a74d82'
+SOURCE_SHA256 = 'a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _LOG = Ops.LOG
@@ -65,8 +66,9 @@ _pm_gradient_rules = (
     RuleInfo('grad_shrink', 'rules/gradient.rules', 71, 'grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)'),
     RuleInfo('grad_flip', 'rules/gradient.rules', 72, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
     RuleInfo('grad_contig', 'rules/gradient.rules', 75, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 76, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 77, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_copy', 'rules/gradient.rules', 76, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 77, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 78, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
@@ -219,12 +221,12 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:76
+        # rule grad_detach at rules/gradient.rules:77
         #   grad_detach: DETACH(x) -> (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
         x = n0
         _r = _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[33]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
@@ -239,18 +241,33 @@ def _pm_gradient_FUSE(n, ctx):
             if _r is not None and _r is not n: return _r, _pm_gradient_rules[31]
     return None
 
+def _pm_gradient_COPY(n, ctx):
+    try:
+        n0, n1 = n.src
+    except ValueError:
+        return None
+    if n.dtype in _DT0:
+        # rule grad_copy at rules/gradient.rules:76
+        #   grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
+        d = n1
+        x = n0
+        _r = _as_uop(n, (copy_back(ctx, x), None))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
+    return None
+
 def _pm_gradient_ASSIGN(n, ctx):
     try:
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule grad_assign at rules/gradient.rules:77
+    # rule grad_assign at rules/gradient.rules:78
     #   grad_assign: ASSIGN(t, v) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
+    if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
     t = n0
     v = n1
     _r = _as_uop(n, (None, None))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[33]
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[34]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
@@ -608,6 +625,7 @@ _pm_gradient_part = RuleMatcher('pm_gradient', _pm_gradient_rules, {
     Ops.CONTIGUOUS_BACKWARD: _pm_gradient_CONTIGUOUS_BACKWARD,
     Ops.DETACH: _pm_gradient_DETACH,
     Ops.FUSE: _pm_gradient_FUSE,
+    Ops.COPY: _pm_gradient_COPY,
     Ops.ASSIGN: _pm_gradient_ASSIGN,
     Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS,
     Ops.CAST: _pm_gradient_CAST,

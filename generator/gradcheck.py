@@ -36,6 +36,7 @@ from rulegrad.dsl import ast as A
 GRADIENT_MARK = re.compile(r"#.*\bcheck:\s*gradient\b")
 MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
 RTOL_TORCH = 1e-9  # float64 against float64 autograd: only rounding differs
+RTOL_TORCH32 = 1e-4  # float32: a few roundings, and libm's float32 functions against torch's
 RTOL_FD = 1e-6  # central differences at a step of eps^(1/3): error near 1e-10 relative
 FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)
 
@@ -171,6 +172,7 @@ class Case:
     torch_op: str
     torch_fn: Callable[[Any, list[Any]], Any] | None
     draws: tuple[Draw, ...]
+    stops: bool = False  # the value passes, its gradient does not (DETACH): no central difference
 
 
 def _cases() -> list[Case]:
@@ -268,11 +270,23 @@ def _cases() -> list[Case]:
              lambda xs: UOp(Ops.COPY, xs[0].dtype, (xs[0], UOp(Ops.DEVICE, arg="CPU:1"))),
              "Tensor.to(device)", lambda t, xs: xs[0].clone(), (FREE,)),
         Case("DETACH", "DETACH", mop(Ops.DETACH, None), "Tensor.detach",
-             lambda t, xs: xs[0].detach(), (FREE,)),
+             lambda t, xs: xs[0].detach(), (FREE,), stops=True),
         Case("ASSIGN", "ASSIGN", lambda xs: UOp(Ops.ASSIGN, xs[0].dtype, tuple(xs)),
              "(none: an assign is a side effect)", None, (FREE2,)),
     ]
+    # the float ops once more in float32: a rule right in float64 only is wrong
+    cases += [_in_float32(c) for c in cases if c.op not in ("CAST", "BITCAST")]
     return cases + _flat_cases(Ops, UOp, dtypes)
+
+
+def _in_float32(case: Case) -> Case:
+    def draw(d: Draw) -> Draw:
+        fn = lambda r: [a.astype(np.float32) if a.dtype == np.float64 else a  # noqa: E731
+                        for a in d.fn(r)]
+        return Draw(d.name, fn, d.smooth)
+
+    return Case(case.op, case.label + " in float32", case.build, case.torch_op, case.torch_fn,
+                tuple(draw(d) for d in case.draws), case.stops)
 
 
 def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
@@ -421,7 +435,8 @@ def _torch_reference(torch: Any, case: Case, xs: list[np.ndarray], ours: np.ndar
     assert case.torch_fn is not None
     out = case.torch_fn(torch, ts)
     theirs = out.detach().numpy()
-    if theirs.shape != ours.shape or not np.allclose(theirs, ours, rtol=1e-12, atol=0,
+    same = 1e-12 if ours.dtype.itemsize == 8 else 1e-5
+    if theirs.shape != ours.shape or not np.allclose(theirs, ours, rtol=same, atol=same,
                                                       equal_nan=True):
         raise AssertionError(f"gradient check: {case.torch_op} does not compute {case.label} "
                              f"(ours {ours!r}, torch's {theirs!r})")
@@ -438,8 +453,8 @@ def _torch_reference(torch: Any, case: Case, xs: list[np.ndarray], ours: np.ndar
 def _fd_reference(case: Case, xs: list[np.ndarray], g: np.ndarray
                   ) -> list[np.ndarray | None]:
     """Central differences of sum(g * op(inputs)) in each float input element, with a step
-    scaled to the element (eps^(1/3) * max(1, |x|)), the differences taken elementwise before
-    the sum (no cancellation against the whole sum)."""
+    chosen per element, the differences taken elementwise before the sum (no cancellation
+    against the whole sum)."""
     leaves = [_leaf(x) for x in xs]
     out: list[np.ndarray | None] = []
     for i, x in enumerate(xs):
@@ -448,7 +463,9 @@ def _fd_reference(case: Case, xs: list[np.ndarray], g: np.ndarray
             continue
         d = np.zeros(x.shape)
         for j in np.ndindex(x.shape):
-            h = FD_STEP * max(1.0, abs(float(x[j])))
+            # eps^(1/3) balances truncation (h^2) against rounding (eps / h); far from 0 a
+            # few ulps of x at least, so that x + h and x - h differ from x
+            h = max(FD_STEP, 64 * float(np.spacing(np.abs(x[j]))))
             sides = []
             for step in (h, -h):
                 moved = x.copy()
@@ -503,14 +520,16 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any
         return False, False, None
     if not isinstance(out, tuple) or len(out) != len(node.src):
         return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
-    if case.torch_fn is None:  # no gradient flows into any source
+    if case.torch_fn is None or (case.stops and torch is None):  # none flows into any source
         wants: list[np.ndarray | None] = [None] * len(xs)
         against = case.torch_op
     elif torch is not None:
         g = np.asarray(_value(ctx), dtype=np.float64)  # g as the node's dtype rounds it
         wants = _torch_reference(torch, case, xs, _value(node), g)
         against = f"torch's autograd of {case.torch_op}"
-    elif draw.smooth:
+    elif draw.smooth and all(x.itemsize == 8 for x in [*xs, np.empty(0, node.dtype.np)]
+                             if x.dtype.kind == "f"):
+        # (float64 only: a step in float32 is too coarse for a tight central difference)
         g = np.asarray(_value(ctx), dtype=np.float64)
         wants = _fd_reference(case, xs, g)
         against = "central differences"
@@ -534,8 +553,8 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any
                                 f"{device_of(v)}, the source on {device_of(src)}")
         else:
             got = np.asarray(_value(v), dtype=np.float64)
-        # central differences through a float32 or float16 value are only as good as its rounding
-        rtol = RTOL_TORCH if torch is not None else RTOL_FD if src.dtype.itemsize == 8 else 1e-3
+        wide = src.dtype.itemsize == 8
+        rtol = (RTOL_TORCH if wide else RTOL_TORCH32) if torch is not None else RTOL_FD
         if not _agrees(got, want, rtol):
             return True, True, _instance_text(node, draw, xs, g, i, got, want, against)
     return True, True, None

@@ -35,6 +35,7 @@ WRONG = {
     "prod_divides": "draw: zeros",
     "add_sub_same": "op: <SUB",              # each op of a multi-op rule on its own
     "copy_stays": "is on CPU:1, the source on CPU",   # device
+    "exp_f64_only": "op: <EXP float32",               # float32 drawn too
 }
 RIGHT = ["mul_right", "expand_right", "exp_right", "detach_right", "exp2_right", "permute_right",
          "mod_right", "reduce_right"]
@@ -114,6 +115,8 @@ def test_without_torch_central_differences_still_refute_a_constant_off_by_1e4(mo
     assert report["mod_flat"].verdict == "refuted"
     assert report["permute_same"].verdict == "refuted"
     assert "skipped" in report["reduce_right"].detail
+    real = check_paths([str(RULES_DIR / "gradient.rules")], examples=2, seed=3).rules
+    assert {r.rule.name: r.verdict for r in real if r.verdict != "passed"} == {}
 
 
 def test_check_command_exits_1_on_a_wrong_gradient(capsys):

@@ -106,12 +106,20 @@ def _distinct(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
     return rng.permutation(np.arange(n) * 0.1 - n * 0.05 + rng.uniform(0, 0.01)).reshape(shape)
 
 
+def _away_or_zero(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    return _with_zeros(rng, _away(rng, shape))
+
+
 def _ints(rng: Gen, shape: tuple[int, ...] = SHAPE, lo: int = -5, hi: int = 6) -> np.ndarray:
     return rng.integers(lo, hi, shape).astype(np.int32)
 
 
 def _bools(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
     return rng.random(shape) < 0.5
+
+
+_KIND_NAMES = {_free: "free", _distinct: "distinct", _few: "ties", _away: "away",
+               _away_or_zero: "zeros"}
 
 
 @dataclass(frozen=True)
@@ -290,25 +298,28 @@ def _in_float32(case: Case) -> Case:
 
 
 def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
+    def torch_reduce(t: Any, x: Any, name: str, axes: tuple[int, ...]) -> Any:
+        if name != "prod":
+            return getattr(t, name)(x, dim=axes, keepdim=True)
+        for a in axes:  # torch.prod takes one dim at a time
+            x = t.prod(x, dim=a, keepdim=True)
+        return x
+
     out = []
-    ties = Draw("ties", _one(_few), smooth=False)
-    zeros = Draw("zeros", _one(lambda r: _with_zeros(r, _away(r))))  # prod is multilinear
-    for rop, name, draws in ((Ops.ADD, "sum", (FREE,)),
-                             (Ops.MAX, "amax", (Draw("distinct", _one(_distinct)), ties)),
-                             (Ops.MIN, "amin", (Draw("distinct", _one(_distinct)), ties)),
-                             (Ops.MUL, "prod", (Draw("away", _one(_away)), zeros))):
-        for axes in ((0,), (1,), (0, 1)):
-            def fn(t: Any, xs: list, name: str = name, axes: tuple = axes) -> Any:
-                if name == "prod":  # torch.prod takes one dim: a product over both is flat
-                    x = xs[0] if len(axes) == 1 else xs[0].reshape(1, -1)
-                    return t.prod(x, dim=axes[-1] if len(axes) == 1 else 1,
-                                  keepdim=True).reshape([1 if i in axes else s for i, s in
-                                                         enumerate(xs[0].shape)])
-                return getattr(t, name)(xs[0], dim=axes, keepdim=True)
+    for rop, name, kinds in ((Ops.ADD, "sum", ((_free, True),)),
+                             (Ops.MAX, "amax", ((_distinct, True), (_few, False))),
+                             (Ops.MIN, "amin", ((_distinct, True), (_few, False))),
+                             (Ops.MUL, "prod", ((_away, True), (_away_or_zero, True)))):
+        for shape, axes in (((3, 4), (0,)), ((3, 4), (1,)), ((3, 4), (0, 1)),
+                            ((2, 3, 4), (2,)), ((2, 3, 4), (0, 2))):
+            # prod is multilinear, so central differences hold at its zeros too
+            draws = tuple(Draw(_KIND_NAMES[f], _shaped(f, shape), smooth) for f, smooth in kinds)
             arg = (rop, axes)
-            out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS({rop.name}, {axes})",
+            out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS({rop.name}, {axes}) of {shape}",
                             lambda xs, arg=arg: UOp(Ops.REDUCE_AXIS, xs[0].dtype, (xs[0],), arg),
-                            f"torch.{name}(dim={axes}, keepdim=True)", fn, draws))
+                            f"torch.{name}(dim={axes}, keepdim=True)",
+                            lambda t, xs, name=name, axes=axes: torch_reduce(t, xs[0], name, axes),
+                            draws))
     return out
 
 

@@ -601,9 +601,21 @@ class TensorOps:
         upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
         idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
+        if self.dtype.is_float:
+            # torch gives each running max's gradient to the index it returns; a reduce max
+            # shares it among equal elements. So the gradient goes to the element at that
+            # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
+            # gradient, where at is finite (NaN has no index; inf - inf is NaN)
+            pick = T.arange(n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
+            finite = (at > float("-inf")) & (at < float("inf"))
+            values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
+        if self.dtype.is_float:  # negation is exact: cummax's values, and its gradient routing
+            values, idx = (-self).cummax(axis)
+            return -values, idx
         return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
 
     def logcumsumexp(self, axis: int = 0) -> Tensor:

@@ -328,3 +328,19 @@ def test_gradient_through_a_copy_to_another_device_comes_back_to_the_source():
     s = Tensor(a.reshape(3, 2)).shard(("CPU", "CPU:1"), axis=1)
     with pytest.raises(InvalidArgument, match="sharded tensor copied whole"):
         s.to("CPU").sum().gradient(s)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_cummax_cummin_give_a_tie_to_the_returned_index_as_torch(op, axis):
+    """A running max's gradient goes to the index cummax returns (torch), not shared among
+    equal elements as a reduce max would (integer-valued data ties often; zeros too)."""
+    a = np.random.default_rng(1).integers(-1, 3, (4, 6)).astype(np.float64)
+    a[0, :3] = [0.0, -0.0, 0.0]
+    up = _upstream(24).reshape(4, 6)
+    x = Tensor(a)
+    values, _ = getattr(x, op)(axis)
+    (g,) = values.gradient(x, gradient=Tensor(up))
+    t = torch.tensor(a, requires_grad=True)
+    (tg,) = torch.autograd.grad(getattr(torch, op)(t, axis)[0], t, torch.tensor(up))
+    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12)

@@ -1,21 +1,30 @@
-"""`rulegrad check`'s gradient method: gradient rules against central finite differences.
+"""`rulegrad check`'s gradient method: each gradient rule against torch's autograd.
 
 In: one rule of a rule set marked `# check: gradient` (rules/gradient.rules), run alone by the
-interpreted matcher. Out: a verdict: `passed` on N drawn instances, or `refuted` with the
-instance (op, inputs, the rule's gradient and the finite difference where they disagree most).
+interpreted matcher. Out: a verdict: `passed` on N drawn instances (naming, per op, the torch op
+compared with), `refuted` with the instance where the rule and the reference disagree most, or
+`unchecked` when an op the rule matches has no drawn instance here.
 
-For each op the rule matches, an instance is the op over float64 leaves of drawn values (in the
-op's domain: positive logarithms, no ties at MAX, values away from integers at TRUNC, ...) and
-a drawn upstream gradient `g`. The rule gives one gradient per source; the oracle
-(backends/oracle.py) evaluates each, and the finite difference of `sum(g * op(inputs))` in each
-input element, (L(x + h) - L(x - h)) / 2h, must agree with it. A source the rule gives no
-gradient (None) must have a zero finite difference. A result that is not a float (comparisons,
-integer ops) has no gradient: the rule must give None for every source.
+An instance is one op (the cases below) over leaves of drawn values and a drawn upstream
+gradient `g`. The draws aim at the points where derivatives go wrong: ties of MAX and MIN and
+of reduce max, zeros of prod, pow and division, kinks and integer points of TRUNC and MOD,
+negative and zero bases and zero exponents of POW, NaN and overflow; every permutation of
+3 and 4 axes, expands of every kind of broadcast axis; int and bool sources and results.
+
+The reference for a float op is torch's autograd of the torch op named by the case, in float64:
+the case's forward value must equal ours (so the name is right), and the rule's gradient of
+each source must equal torch's (rtol 1e-9: a constant off by 1e-4 relative is refuted), with
+the source's shape and dtype. Where torch gives no gradient (an int or bool source or result,
+DETACH, ASSIGN) the rule must give None. Without torch (a test-only extra), smooth draws are
+checked against central differences with a step chosen per point, and the others are skipped,
+saying so in the verdict.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +34,11 @@ import numpy as np
 from rulegrad.dsl import ast as A
 
 GRADIENT_MARK = re.compile(r"#.*\bcheck:\s*gradient\b")
-MAX_EXAMPLES = 20  # each example is tens of oracle runs; 20 draws per op find a wrong rule
-STEP = 1e-6
-RTOL, ATOL = 1e-4, 1e-6
+MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
+RTOL_TORCH = 1e-9  # float64 against float64 autograd: only rounding differs
+RTOL_TORCH32 = 1e-4  # float32: a few roundings, and libm's float32 functions against torch's
+RTOL_FD = 1e-6  # central differences at a step of eps^(1/3): error near 1e-10 relative
+FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)
 
 
 @dataclass
@@ -57,47 +68,119 @@ def gradient_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
             for term in rs.terms if isinstance(term, A.RuleBlock) for r in term.rules}
 
 
-# ---------------------------------------------------------------------- drawing instances
-Draw = Callable[[np.random.Generator], list[np.ndarray]]
+# ---------------------------------------------------------------------- drawing values
+Gen = np.random.Generator
 SHAPE = (3, 4)
 
 
-def _free(rng: np.random.Generator, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+def _free(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
     return rng.uniform(-2, 2, shape)
 
 
-def _away_from_zero(rng: np.random.Generator, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+def _away(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    """Away from zero, either sign."""
     return rng.uniform(0.5, 2, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-def _positive(rng: np.random.Generator) -> np.ndarray:
-    return rng.uniform(0.5, 2, SHAPE)
+def _positive(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    return rng.uniform(0.5, 2, shape)
 
 
-def _distinct(rng: np.random.Generator, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
-    """Values at least 0.1 apart: no ties for MAX/MIN within the finite difference's step."""
+def _with_zeros(rng: Gen, x: np.ndarray) -> np.ndarray:
+    """About a third of the entries +0.0 or -0.0."""
+    return np.where(rng.random(x.shape) < 0.35, rng.choice([0.0, -0.0], x.shape), x)
+
+
+def _with_nan(rng: Gen, x: np.ndarray) -> np.ndarray:
+    return np.where(rng.random(x.shape) < 0.25, np.nan, x)
+
+
+def _few(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    """Values from a small set (-0.0 and +0.0 among them): ties everywhere."""
+    return rng.choice([-1.0, -0.0, 0.0, 0.5, 1.0], shape)
+
+
+def _distinct(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    """Values at least 0.1 apart: no ties within a finite difference's step."""
     n = int(np.prod(shape))
     return rng.permutation(np.arange(n) * 0.1 - n * 0.05 + rng.uniform(0, 0.01)).reshape(shape)
 
 
-def _apart(rng: np.random.Generator) -> list[np.ndarray]:
+def _away_or_zero(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    return _with_zeros(rng, _away(rng, shape))
+
+
+def _ints(rng: Gen, shape: tuple[int, ...] = SHAPE, lo: int = -5, hi: int = 6) -> np.ndarray:
+    return rng.integers(lo, hi, shape).astype(np.int32)
+
+
+def _bools(rng: Gen, shape: tuple[int, ...] = SHAPE) -> np.ndarray:
+    return rng.random(shape) < 0.5
+
+
+_KIND_NAMES = {_free: "free", _distinct: "distinct", _few: "ties", _away: "away",
+               _away_or_zero: "zeros"}
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One kind of input of a case: its name (shown in a counterexample) and its values."""
+
+    name: str
+    fn: Callable[[Gen], list[np.ndarray]]
+    smooth: bool = True  # no tie, kink, pole, NaN or overflow: finite differences hold
+
+
+def _pow_zero_base(rng: Gen) -> list[np.ndarray]:
+    return [rng.choice([0.0, -0.0, 0.0, 1.5], SHAPE),
+            rng.choice([-2.0, -1.5, -1.0, -0.0, 0.0, 0.5, 1.0, 2.0, 3.0], SHAPE)]
+
+
+def _mod_multiples(rng: Gen) -> list[np.ndarray]:
+    y = rng.choice([0.25, 0.5, 1.0, -1.5, 2.0, -1.0], SHAPE)  # exact binary: k * y is exact
+    return [y * rng.integers(-4, 5, SHAPE), y]
+
+
+def _ties(rng: Gen) -> list[np.ndarray]:
+    x = _few(rng)
+    return [x, np.where(rng.random(SHAPE) < 0.5, x, _few(rng))]
+
+
+def _apart(rng: Gen) -> list[np.ndarray]:
     x = _free(rng)
     return [x, x + rng.uniform(0.1, 1, SHAPE) * rng.choice([-1.0, 1.0], SHAPE)]
 
 
-def _off_integers(rng: np.random.Generator) -> np.ndarray:
-    return rng.integers(-3, 3, SHAPE) + rng.uniform(0.2, 0.8, SHAPE)
+def _one(f: Callable[[Gen], np.ndarray]) -> Callable[[Gen], list[np.ndarray]]:
+    return lambda rng: [f(rng)]
+
+
+def _shaped(f: Callable[..., np.ndarray], shape: tuple[int, ...]) -> Callable[[Gen], list]:
+    return lambda rng: [f(rng, shape)]
+
+
+FREE = Draw("free", _one(_free))
+FREE2 = Draw("free", lambda r: [_free(r), _free(r)])
+
+
+# ---------------------------------------------------------------------- the cases
+INT_RESULT, BOOL_RESULT = "(an int result: none flows)", "(a bool result: none flows)"
+NONE_FLOWS = {INT_RESULT, BOOL_RESULT}
 
 
 @dataclass(frozen=True)
 class Case:
-    """How to build one op over leaves, and draw its float inputs."""
+    """One op (a variant: an axis, a permutation, a dtype) over leaves, its draws, and its
+    reference: the torch op whose autograd it is compared with, or `torch_fn=None` where no
+    gradient flows at all (an int or bool result, ASSIGN)."""
 
     op: str
-    draw: Draw
+    label: str
     build: Callable[[list[Any]], Any]  # leaves (UOps) -> the node
-    rtol: float = RTOL
-    step: float = STEP  # larger where the result is rounded to float32
+    torch_op: str
+    torch_fn: Callable[[Any, list[Any]], Any] | None
+    draws: tuple[Draw, ...]
+    stops: bool = False  # the value passes, its gradient does not (DETACH): no central difference
 
 
 def _cases() -> list[Case]:
@@ -108,154 +191,424 @@ def _cases() -> list[Case]:
     def alu(op: Ops) -> Callable[[list[Any]], Any]:
         return lambda xs: xs[0].alu(op, *xs[1:])
 
-    def mop(op: Ops, arg: Any) -> Callable[[list[Any]], Any]:
+    def mop(op: Ops, arg: Any, dtype: Any = None) -> Callable[[list[Any]], Any]:
+        return lambda xs: UOp(op, dtype or xs[0].dtype, (xs[0],), arg)
+
+    def unary(op: Ops, torch_op: str, *draws: Draw) -> Case:
+        fn = lambda t, xs: getattr(t, torch_op.split(".")[1])(xs[0])  # noqa: E731
+        return Case(op.name, op.name, alu(op), torch_op, fn, draws)
+
+    def binary(op: Ops, torch_op: str, fn: Callable, *draws: Draw) -> Case:
+        return Case(op.name, op.name, alu(op), torch_op, fn, draws)
+
+    zeros = Draw("zeros", _one(lambda r: _with_zeros(r, _positive(r))), smooth=False)
+    negative = Draw("negative", _one(lambda r: -_positive(r)), smooth=False)
+    positive = Draw("positive", _one(_positive))
+    cases = [
+        unary(Ops.NEG, "torch.neg", FREE, Draw("zeros", _one(lambda r: _with_zeros(r, _free(r))))),
+        unary(Ops.EXP, "torch.exp", FREE,
+              Draw("overflow", _one(lambda r: _away(r) * 400), smooth=False)),
+        unary(Ops.EXP2, "torch.exp2", FREE),
+        unary(Ops.LOG, "torch.log", positive, zeros, negative),
+        unary(Ops.LOG2, "torch.log2", positive, zeros, negative),
+        unary(Ops.SQRT, "torch.sqrt", positive, zeros),
+        unary(Ops.SIN, "torch.sin", FREE, Draw("large", _one(lambda r: _away(r) * 1000))),
+        unary(Ops.RECIPROCAL, "torch.reciprocal", Draw("away", _one(_away)),
+              Draw("zeros", _one(lambda r: _with_zeros(r, _away(r))), smooth=False)),
+        unary(Ops.TRUNC, "torch.trunc",
+              Draw("off integers", _one(lambda r: _ints(r) + r.uniform(0.2, 0.8, SHAPE))),
+              Draw("integers", _one(lambda r: _ints(r).astype(np.float64)), smooth=False)),
+        binary(Ops.ADD, "torch.add", lambda t, xs: xs[0] + xs[1], FREE2),
+        binary(Ops.SUB, "torch.sub", lambda t, xs: xs[0] - xs[1], FREE2),
+        binary(Ops.MUL, "torch.mul", lambda t, xs: xs[0] * xs[1], FREE2,
+               Draw("zeros", lambda r: [_with_zeros(r, _free(r)), _with_zeros(r, _free(r))])),
+        binary(Ops.FDIV, "torch.div", lambda t, xs: xs[0] / xs[1],
+               Draw("away", lambda r: [_free(r), _away(r)]),
+               Draw("zero divisors", lambda r: [_free(r), _with_zeros(r, _away(r))],
+                    smooth=False)),
+        binary(Ops.MOD, "torch.fmod", lambda t, xs: t.fmod(xs[0], xs[1]),
+               Draw("free", lambda r: [_free(r) * 3, _away(r)]),
+               Draw("multiples", _mod_multiples, smooth=False)),
+        binary(Ops.IDIV, "torch.div(rounding_mode='trunc')",
+               lambda t, xs: t.div(xs[0], xs[1], rounding_mode="trunc"),
+               Draw("free", lambda r: [_free(r) * 3, _away(r)])),
+        binary(Ops.POW, "torch.pow", lambda t, xs: t.pow(xs[0], xs[1]),
+               Draw("positive base", lambda r: [_positive(r), _free(r)]),
+               Draw("zero base", _pow_zero_base, smooth=False),
+               Draw("zero exponent", lambda r: [_with_zeros(r, _free(r)),
+                                                r.choice([0.0, -0.0], SHAPE)], smooth=False),
+               Draw("negative base", lambda r: [-_positive(r), r.uniform(-2, 3, SHAPE)
+                                                * (r.random(SHAPE) < 0.5).round()
+                                                + r.integers(-2, 3, SHAPE)], smooth=False)),
+        binary(Ops.MAX, "torch.maximum", lambda t, xs: t.maximum(xs[0], xs[1]),
+               Draw("apart", _apart), Draw("ties", _ties, smooth=False),
+               Draw("nan", lambda r: [_with_nan(r, _free(r)), _free(r)], smooth=False)),
+        binary(Ops.MIN, "torch.minimum", lambda t, xs: t.minimum(xs[0], xs[1]),
+               Draw("apart", _apart), Draw("ties", _ties, smooth=False),
+               Draw("nan", lambda r: [_free(r), _with_nan(r, _free(r))], smooth=False)),
+        Case("MULACC", "MULACC", alu(Ops.MULACC), "torch.addcmul(c, a, b)",
+             lambda t, xs: t.addcmul(xs[2], xs[0], xs[1]),
+             (Draw("free", lambda r: [_free(r), _with_zeros(r, _free(r)), _free(r)]),)),
+        Case("WHERE", "WHERE", alu(Ops.WHERE), "torch.where", lambda t, xs: t.where(*xs),
+             (Draw("free", lambda r: [_bools(r), _free(r), _free(r)]),)),
+    ]
+    # casts: a float source gets the gradient back in its own dtype; an int or bool one none
+    to_torch = {dtypes.float64: "float64", dtypes.float32: "float32", dtypes.float16: "float16"}
+    for src, dst in ((np.float64, dtypes.float32), (np.float64, dtypes.float16),
+                     (np.float32, dtypes.float64), (np.int32, dtypes.float64),
+                     (np.bool_, dtypes.float32)):
+        draw = {np.int32: _ints, np.bool_: _bools}.get(
+            src, lambda r, src=src: _free(r).astype(src))
+        name = to_torch[dst]
+        cases.append(Case("CAST", f"CAST({np.dtype(src).name} -> {dst.name})",
+                          mop(Ops.CAST, None, dst), f"Tensor.to({name})",
+                          lambda t, xs, name=name: xs[0].to(getattr(t, name)),
+                          (Draw("free", _one(draw)),)))
+    cases.append(Case("BITCAST", "BITCAST(int64 -> float64)", mop(Ops.BITCAST, None,
+                      dtypes.float64), "Tensor.view(float64)", None,
+                      (Draw("ints", _one(lambda r: _ints(r).astype(np.int64))),)))
+    cases += _reduce_cases(Ops, UOp)
+    cases += _movement_cases(Ops, UOp)
+    cases += [Case(op.name, op.name, mop(op, None), "Tensor.contiguous",
+                   lambda t, xs: xs[0].contiguous(), (FREE,))
+              for op in (Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE)]
+    cases += [
+        # to another device and back: the value, and the gradient, are the same numbers
+        Case("COPY", "COPY(to CPU:1)",
+             lambda xs: UOp(Ops.COPY, xs[0].dtype, (xs[0], UOp(Ops.DEVICE, arg="CPU:1"))),
+             "Tensor.to(device)", lambda t, xs: xs[0].clone(), (FREE,)),
+        Case("DETACH", "DETACH", mop(Ops.DETACH, None), "Tensor.detach",
+             lambda t, xs: xs[0].detach(), (FREE,), stops=True),
+        Case("ASSIGN", "ASSIGN", lambda xs: UOp(Ops.ASSIGN, xs[0].dtype, tuple(xs)),
+             "(none: an assign is a side effect)", None, (FREE2,)),
+    ]
+    # the float ops once more in float32: a rule right in float64 only is wrong
+    cases += [_in_float32(c) for c in cases if c.op not in ("CAST", "BITCAST")]
+    return cases + _flat_cases(Ops, UOp, dtypes)
+
+
+def _in_float32(case: Case) -> Case:
+    def draw(d: Draw) -> Draw:
+        fn = lambda r: [a.astype(np.float32) if a.dtype == np.float64 else a  # noqa: E731
+                        for a in d.fn(r)]
+        return Draw(d.name, fn, d.smooth)
+
+    return Case(case.op, case.label + " in float32", case.build, case.torch_op, case.torch_fn,
+                tuple(draw(d) for d in case.draws), case.stops)
+
+
+def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
+    def torch_reduce(t: Any, x: Any, name: str, axes: tuple[int, ...]) -> Any:
+        if name != "prod":
+            return getattr(t, name)(x, dim=axes, keepdim=True)
+        for a in axes:  # torch.prod takes one dim at a time
+            x = t.prod(x, dim=a, keepdim=True)
+        return x
+
+    out = []
+    for rop, name, kinds in ((Ops.ADD, "sum", ((_free, True),)),
+                             (Ops.MAX, "amax", ((_distinct, True), (_few, False))),
+                             (Ops.MIN, "amin", ((_distinct, True), (_few, False))),
+                             (Ops.MUL, "prod", ((_away, True), (_away_or_zero, True)))):
+        for shape, axes in (((3, 4), (0,)), ((3, 4), (1,)), ((3, 4), (0, 1)),
+                            ((2, 3, 4), (2,)), ((2, 3, 4), (0, 2))):
+            # prod is multilinear, so central differences hold at its zeros too
+            draws = tuple(Draw(_KIND_NAMES[f], _shaped(f, shape), smooth) for f, smooth in kinds)
+            arg = (rop, axes)
+            out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS({rop.name}, {axes}) of {shape}",
+                            lambda xs, arg=arg: UOp(Ops.REDUCE_AXIS, xs[0].dtype, (xs[0],), arg),
+                            f"torch.{name}(dim={axes}, keepdim=True)",
+                            lambda t, xs, name=name, axes=axes: torch_reduce(t, xs[0], name, axes),
+                            draws))
+    return out
+
+
+def _movement_cases(Ops: Any, UOp: Any) -> list[Case]:
+    def mop(op: Any, arg: Any) -> Callable[[list[Any]], Any]:
         return lambda xs: UOp(op, xs[0].dtype, (xs[0],), arg)
 
-    one = lambda f: lambda rng: [f(rng)]  # noqa: E731
-    cases = [Case(op.name, one(_free), alu(op)) for op in (Ops.NEG, Ops.EXP, Ops.SIN, Ops.EXP2)]
-    cases += [Case(op.name, one(_positive), alu(op)) for op in (Ops.LOG, Ops.LOG2, Ops.SQRT)]
-    cases += [
-        Case("RECIPROCAL", one(_away_from_zero), alu(Ops.RECIPROCAL)),
-        Case("TRUNC", one(_off_integers), alu(Ops.TRUNC)),
-        Case("CAST", one(_free), lambda xs: xs[0].cast(dtypes.float32), rtol=1e-3, step=1e-2),
-        Case("CAST", one(_free), lambda xs: xs[0].cast(dtypes.int32)),
-        Case("ADD", lambda r: [_free(r), _free(r)], alu(Ops.ADD)),
-        Case("SUB", lambda r: [_free(r), _free(r)], alu(Ops.SUB)),
-        Case("MUL", lambda r: [_free(r), _free(r)], alu(Ops.MUL)),
-        Case("FDIV", lambda r: [_free(r), _away_from_zero(r)], alu(Ops.FDIV)),
-        Case("POW", lambda r: [_positive(r), _free(r)], alu(Ops.POW)),
-        Case("MAX", _apart, alu(Ops.MAX)),
-        Case("MIN", _apart, alu(Ops.MIN)),
-        Case("MULACC", lambda r: [_free(r), _free(r), _free(r)], alu(Ops.MULACC)),
-        Case("WHERE", lambda r: [_free(r), _free(r), _free(r)],
-             lambda xs: xs[0].alu(Ops.CMPLT, 0.0).alu(Ops.WHERE, xs[1], xs[2])),
-    ]
-    cases += [Case(op.name, lambda r: [_free(r), _free(r)], alu(op))
-              for op in (Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ)]
-    for rop, axes in ((Ops.ADD, (1,)), (Ops.ADD, (0, 1)), (Ops.MAX, (0,)), (Ops.MIN, (1,)),
-                      (Ops.MUL, (1,))):
-        draw = _away_from_zero if rop is Ops.MUL else _distinct
-        cases.append(Case("REDUCE_AXIS", one(draw), mop(Ops.REDUCE_AXIS, (rop, axes))))
-    cases += [
-        Case("RESHAPE", one(_free), mop(Ops.RESHAPE, (2, 6))),
-        Case("PERMUTE", one(_free), mop(Ops.PERMUTE, (1, 0))),
-        Case("EXPAND", one(lambda r: _free(r, (3, 1))), mop(Ops.EXPAND, (3, 4))),
-        Case("PAD", one(_free), mop(Ops.PAD, ((1, 0), (2, 1)))),
-        Case("SHRINK", one(_free), mop(Ops.SHRINK, ((1, 3), (0, 2)))),
-        Case("FLIP", one(_free), mop(Ops.FLIP, (True, False))),
-    ]
-    cases += [Case(op.name, one(_free), mop(op, None))
-              for op in (Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE)]
-    return cases
+    out = []
+    for shape, new in (((3, 4), (2, 6)), ((3, 4), (12,)), ((3, 4), (2, 2, 3)),
+                       ((2, 3, 4), (4, 6))):
+        out.append(Case("RESHAPE", f"RESHAPE({shape} -> {new})", mop(Ops.RESHAPE, new),
+                        "torch.reshape", lambda t, xs, new=new: xs[0].reshape(new),
+                        (Draw("free", _shaped(_free, shape)),)))
+    # every permutation of 2, 3 and 4 axes, not only the self-inverse ones
+    for shape in ((3, 4), (2, 3, 4), (2, 3, 4, 5)):
+        for p in itertools.permutations(range(len(shape))):
+            out.append(Case("PERMUTE", f"PERMUTE{p}", mop(Ops.PERMUTE, p), "torch.permute",
+                            lambda t, xs, p=p: xs[0].permute(p),
+                            (Draw("free", _shaped(_free, shape)),)))
+    for shape, new in (((3, 1), (3, 4)), ((1, 4), (3, 4)), ((1, 1), (3, 4)),
+                       ((2, 1, 3), (2, 5, 3)), ((1, 3, 1), (4, 3, 2)), ((1, 1, 1), (2, 3, 4)),
+                       ((1,), (6,)), ((2, 3), (2, 3))):
+        out.append(Case("EXPAND", f"EXPAND({shape} -> {new})", mop(Ops.EXPAND, new),
+                        "torch.expand", lambda t, xs, new=new: xs[0].expand(new),
+                        (Draw("free", _shaped(_free, shape)),)))
+    for shape, pad in (((3, 4), ((1, 0), (2, 1))), ((3, 4), ((0, 0), (0, 3))),
+                       ((2, 3, 4), ((2, 2), (0, 0), (1, 3)))):
+        flat = [v for before, after in reversed(pad) for v in (before, after)]
+        out.append(Case("PAD", f"PAD{pad}", mop(Ops.PAD, pad), "torch.nn.functional.pad",
+                        lambda t, xs, flat=flat: t.nn.functional.pad(xs[0], flat),
+                        (Draw("free", _shaped(_free, shape)),)))
+    for shape, win in (((3, 4), ((1, 3), (0, 2))), ((3, 4), ((0, 3), (2, 4))),
+                       ((2, 3, 4), ((1, 2), (0, 3), (1, 3)))):
+        out.append(Case("SHRINK", f"SHRINK{win}", mop(Ops.SHRINK, win), "slicing",
+                        lambda t, xs, win=win: xs[0][tuple(slice(b, e) for b, e in win)],
+                        (Draw("free", _shaped(_free, shape)),)))
+    for shape in ((3, 4), (2, 3, 4)):
+        for flags in itertools.product((False, True), repeat=len(shape)):
+            dims = [i for i, f in enumerate(flags) if f]
+            out.append(Case("FLIP", f"FLIP{flags}", mop(Ops.FLIP, flags), "torch.flip",
+                            lambda t, xs, dims=dims: t.flip(xs[0], dims),
+                            (Draw("free", _shaped(_free, shape)),)))
+    return out
 
 
-# ---------------------------------------------------------------------- checking
-def _leaf(arr: np.ndarray) -> Any:
+def _flat_cases(Ops: Any, UOp: Any, dtypes: Any) -> list[Case]:
+    """Ops whose result is an int or a bool: no gradient flows into any source."""
+    def alu(op: Any) -> Callable[[list[Any]], Any]:
+        return lambda xs: xs[0].alu(op, *xs[1:])
+
+    def mop(op: Any, arg: Any, dtype: Any = None) -> Callable[[list[Any]], Any]:
+        return lambda xs: UOp(op, dtype or xs[0].dtype, (xs[0],), arg)
+
+    ints2 = Draw("ints", lambda r: [_ints(r), _ints(r, lo=1, hi=4)])
+    bools2 = Draw("bools", lambda r: [_bools(r), _bools(r)])
+    out = [Case(op.name, f"{op.name}(int32)", alu(op), INT_RESULT, None, (ints2,))
+           for op in (Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW,
+                      Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL,
+                      Ops.SHR)]
+    out += [Case(op.name, f"{op.name}(bool)", alu(op), BOOL_RESULT, None, (bools2,))
+            for op in (Ops.AND, Ops.OR, Ops.XOR, Ops.CMPNE, Ops.CMPEQ, Ops.MAX, Ops.MIN)]
+    out += [Case(op.name, f"{op.name}(float64) -> bool", alu(op), BOOL_RESULT, None,
+                 (FREE2,)) for op in (Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ)]
+    out += [Case(op.name, f"{op.name}(int32)", alu(op), INT_RESULT, None,
+                 (Draw("ints", _one(_ints)),)) for op in (Ops.NEG, Ops.TRUNC)]
+    out += [
+        Case("MULACC", "MULACC(int32)", alu(Ops.MULACC), INT_RESULT, None,
+             (Draw("ints", lambda r: [_ints(r), _ints(r), _ints(r)]),)),
+        Case("WHERE", "WHERE(int32)", alu(Ops.WHERE), INT_RESULT, None,
+             (Draw("ints", lambda r: [_bools(r), _ints(r), _ints(r)]),)),
+        Case("CAST", "CAST(float64 -> int32)", mop(Ops.CAST, None, dtypes.int32),
+             INT_RESULT, None, (FREE,)),
+        Case("CAST", "CAST(float64 -> bool)", mop(Ops.CAST, None, dtypes.bool),
+             BOOL_RESULT, None, (FREE,)),
+        Case("BITCAST", "BITCAST(float64 -> int64)", mop(Ops.BITCAST, None, dtypes.int64),
+             INT_RESULT, None, (FREE,)),
+        Case("REDUCE_AXIS", "REDUCE_AXIS(ADD, (1,)) of int32",
+             mop(Ops.REDUCE_AXIS, (Ops.ADD, (1,))), INT_RESULT, None,
+             (Draw("ints", _one(_ints)),)),
+        Case("REDUCE_AXIS", "REDUCE_AXIS(MAX, (0,)) of bool",
+             mop(Ops.REDUCE_AXIS, (Ops.MAX, (0,))), BOOL_RESULT, None,
+             (Draw("bools", _one(_bools)),)),
+    ]
+    for op, arg in ((Ops.RESHAPE, (2, 6)), (Ops.PERMUTE, (1, 0)), (Ops.EXPAND, (3, 4)),
+                    (Ops.PAD, ((1, 0), (0, 2))), (Ops.SHRINK, ((0, 2), (1, 3))),
+                    (Ops.FLIP, (True, False))):
+        shape = (3, 1) if op is Ops.EXPAND else SHAPE
+        out.append(Case(op.name, f"{op.name}(int32)", mop(op, arg), INT_RESULT, None,
+                        (Draw("ints", _shaped(_ints, shape)),)))
+    return out
+
+
+# ---------------------------------------------------------------------- references
+def _leaf(arr: np.ndarray, device: Any = "CPU") -> Any:
     from rulegrad.runtime.buffer import Buffer
     from rulegrad.runtime.dtype import dtypes
     from rulegrad.runtime.ops import Ops
     from rulegrad.runtime.uop import UOp
 
-    buf = Buffer(arr.size, dtypes.float64, arr)
-    return UOp(Ops.BUFFER, dtypes.float64, (), buf).reshape(arr.shape)
+    dt = dtypes.from_np(arr.dtype)
+    buf = Buffer(arr.size, dt, np.ascontiguousarray(arr).reshape(-1), device=device or "CPU")
+    return UOp(Ops.BUFFER, dt, (), buf).reshape(arr.shape)
 
 
 def _value(node: Any) -> np.ndarray:
     from rulegrad.backends.oracle import evaluate
 
-    return np.asarray(evaluate([node])[0], dtype=np.float64)
+    return np.asarray(evaluate([node])[0])
 
 
-def _finite_difference(case: Case, xs: list[np.ndarray], i: int, g: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(xs[i])
-    for j in np.ndindex(xs[i].shape):
-        sides = []
-        for h in (case.step, -case.step):
-            moved = [x.copy() for x in xs]
-            moved[i][j] += h
-            sides.append(float(np.sum(g * _value(case.build([_leaf(m) for m in moved])))))
-        out[j] = (sides[0] - sides[1]) / (2 * case.step)
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def _torch_reference(torch: Any, case: Case, xs: list[np.ndarray], ours: np.ndarray,
+                     g: np.ndarray) -> list[np.ndarray | None]:
+    """torch's gradient of each source (None: none flows), after checking that the torch op
+    computes our op's value (else the case names the wrong op: the checker's own error)."""
+    ts = [torch.tensor(x, requires_grad=x.dtype.kind == "f") for x in xs]
+    assert case.torch_fn is not None
+    out = case.torch_fn(torch, ts)
+    theirs = out.detach().numpy()
+    same = 1e-12 if ours.dtype.itemsize == 8 else 1e-5
+    if theirs.shape != ours.shape or not np.allclose(theirs, ours, rtol=same, atol=same,
+                                                      equal_nan=True):
+        raise AssertionError(f"gradient check: {case.torch_op} does not compute {case.label} "
+                             f"(ours {ours!r}, torch's {theirs!r})")
+    wanted = [t for t in ts if t.requires_grad]
+    grads: list[Any] = [None] * len(wanted)
+    if out.requires_grad and wanted:
+        upstream = torch.tensor(g).to(out.dtype)
+        grads = list(torch.autograd.grad(out, wanted, upstream, allow_unused=True))
+    it = iter(grads)
+    return [None if not t.requires_grad else
+            (None if (v := next(it)) is None else v.to(torch.float64).numpy()) for t in ts]
+
+
+def _fd_reference(case: Case, xs: list[np.ndarray], g: np.ndarray
+                  ) -> list[np.ndarray | None]:
+    """Central differences of sum(g * op(inputs)) in each float input element, with a step
+    chosen per element, the differences taken elementwise before the sum (no cancellation
+    against the whole sum)."""
+    leaves = [_leaf(x) for x in xs]
+    out: list[np.ndarray | None] = []
+    for i, x in enumerate(xs):
+        if x.dtype.kind != "f":
+            out.append(None)
+            continue
+        d = np.zeros(x.shape)
+        for j in np.ndindex(x.shape):
+            # eps^(1/3) balances truncation (h^2) against rounding (eps / h); far from 0 a
+            # few ulps of x at least, so that x + h and x - h differ from x
+            h = max(FD_STEP, 64 * float(np.spacing(np.abs(x[j]))))
+            sides = []
+            for step in (h, -h):
+                moved = x.copy()
+                moved[j] += step
+                sides.append((moved[j], _value(case.build(
+                    [_leaf(moved) if k == i else leaves[k] for k in range(len(xs))]))))
+            d[j] = np.sum(g * (sides[0][1].astype(np.float64) - sides[1][1])) / float(
+                sides[0][0] - sides[1][0])
+        out.append(d)
     return out
 
 
-def _instance_text(case: Case, node: Any, xs: list[np.ndarray], g: np.ndarray, i: int,
-                   got: np.ndarray, want: np.ndarray) -> str:
-    k = np.unravel_index(int(np.argmax(np.abs(got - want))), got.shape)
-    lines = [f"op: {node!r}"]
+# ---------------------------------------------------------------------- checking
+def _instance_text(node: Any, draw: Draw, xs: list[np.ndarray], g: np.ndarray, i: int,
+                   got: np.ndarray, want: np.ndarray, against: str) -> str:
+    # the worst element: the largest difference, a NaN or inf on one side only counting most
+    with np.errstate(invalid="ignore"):
+        err = np.where(np.isnan(got) & np.isnan(want), 0.0, np.abs(got - want))
+    err = np.where(got == want, 0.0, np.nan_to_num(err, nan=np.inf))
+    k = np.unravel_index(int(np.argmax(err)), got.shape)
+    lines = [f"op: {node!r}", f"draw: {draw.name}"]
     lines += [f"source {n}: {np.array2string(x, precision=4)}" for n, x in enumerate(xs)]
     lines.append(f"upstream gradient: {np.array2string(g, precision=4)}")
-    lines.append(f"gradient of source {i} by the rule: {np.array2string(got, precision=5)}")
-    lines.append(f"by finite differences:        {np.array2string(want, precision=5)}")
-    lines.append(f"worst at {tuple(int(v) for v in k)}: rule {got[k]:.6g}, "
-                 f"finite difference {want[k]:.6g}")
+    lines.append(f"gradient of source {i} by the rule: {np.array2string(got, precision=6)}")
+    lines.append(f"by {against}: {np.array2string(want, precision=6)}")
+    lines.append(f"worst at {tuple(int(v) for v in k)}: rule {got[k]!r}, {against} {want[k]!r}")
     return "\n".join(lines)
 
 
-def _check_one(matcher: Any, case: Case, rng: np.random.Generator) -> tuple[bool, str | None]:
-    """(matched, counterexample): whether the rule applies to this case's op, and how the
-    rule's gradient disagrees with finite differences on one drawn instance (None: it agrees)."""
-    xs = case.draw(rng)
+def _agrees(got: np.ndarray, want: np.ndarray, rtol: float) -> bool:
+    finite = np.isfinite(want)
+    scale = float(np.abs(want[finite]).max()) if finite.any() else 0.0
+    return bool(np.all(np.isclose(got, want, rtol=rtol, atol=rtol * max(scale, 1e-3),
+                                  equal_nan=True)))
+
+
+def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any
+               ) -> tuple[bool, bool, str | None]:
+    """(matched, compared, counterexample) for one drawn instance: whether the rule applies
+    to it, whether a reference was had (no torch: only smooth draws), and how the rule's
+    gradient disagrees with the reference (None: it agrees)."""
+    from rulegrad.runtime.device import device_of
+
+    xs = draw.fn(rng)
     node = case.build([_leaf(x) for x in xs])
     g = rng.uniform(-1, 1, node.shape) if node.dtype.is_float else np.ones(node.shape)
-    ctx = _leaf(g).cast(node.dtype)
+    if rng.random() < 0.5:  # zeros upstream: `ctx * where(..)` and `where(.., ctx * ..)` differ
+        g = np.where(rng.random(g.shape) < 0.3, 0.0, g)
+    ctx = _leaf(g, device_of(node)).cast(node.dtype)  # the gradient lives where the node does
     out = matcher.rewrite(node, ctx)
     if out is None:
-        return False, None
+        return False, False, None
     if not isinstance(out, tuple) or len(out) != len(node.src):
-        return True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
-    if not node.dtype.is_float:
-        bad = [i for i, v in enumerate(out) if v is not None]
-        return True, (f"op: {node!r}\nits result is {node.dtype.name}: no gradient flows, but "
-                      f"the rule gives one for source(s) {bad}") if bad else None
-    for i, src in enumerate(node.src):
-        if not src.dtype.is_float:
+        return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
+    if case.torch_fn is None or (case.stops and torch is None):  # none flows into any source
+        wants: list[np.ndarray | None] = [None] * len(xs)
+        against = case.torch_op
+    elif torch is not None:
+        g = np.asarray(_value(ctx), dtype=np.float64)  # g as the node's dtype rounds it
+        wants = _torch_reference(torch, case, xs, _value(node), g)
+        against = f"torch's autograd of {case.torch_op}"
+    elif draw.smooth and all(x.itemsize == 8 for x in [*xs, np.empty(0, node.dtype.np)]
+                             if x.dtype.kind == "f"):
+        # (float64 only: a step in float32 is too coarse for a tight central difference)
+        g = np.asarray(_value(ctx), dtype=np.float64)
+        wants = _fd_reference(case, xs, g)
+        against = "central differences"
+    else:
+        return True, False, None
+    for i, (src, want, v) in enumerate(zip(node.src, wants, out)):
+        if want is None:
+            if v is not None:
+                return True, True, (f"op: {node!r}\nno gradient flows into source {i} "
+                                    f"({src.dtype.name}; {case.torch_op}), but the rule gives "
+                                    f"{v!r}")
             continue
-        got = np.zeros(xs[i].shape) if out[i] is None else _value(out[i])
-        if got.shape != xs[i].shape:
-            return True, (f"op: {node!r}\nthe rule's gradient for source {i} has shape "
-                          f"{got.shape}, the source {xs[i].shape}")
-        want = _finite_difference(case, xs, i, g)
-        if not np.allclose(got, want, rtol=case.rtol, atol=ATOL + case.rtol * np.abs(want).max()):
-            return True, _instance_text(case, node, xs, g, i, got, want)
-    return True, None
-
-
-def _gradient_stop(matcher: Any, rng: np.random.Generator) -> GradResult:
-    """A rule for DETACH or ASSIGN: these stop the gradient by definition (no finite difference
-    applies), so what is checked is that the rule gives no gradient to any source."""
-    from rulegrad.runtime.ops import Ops
-    from rulegrad.runtime.uop import UOp
-
-    x = _leaf(rng.uniform(-1, 1, (3,)))
-    for op, srcs in ((Ops.DETACH, (x,)), (Ops.ASSIGN, (x, x))):
-        node = UOp(op, x.dtype, srcs)
-        out = matcher.rewrite(node, _leaf(np.ones(3)).cast(x.dtype))
-        if out is None:
-            continue
-        if isinstance(out, tuple) and len(out) == len(srcs) and all(v is None for v in out):
-            return GradResult("passed", 1, f"{op.name} stops the gradient: the rule gives none")
-        return GradResult("refuted", 1, f"{op.name} stops the gradient, but the rule gives "
-                          f"{out!r}", f"op: {node!r}\nthe rule gave {out!r}")
-    return GradResult("unchecked", detail="no drawable instance of the ops it matches")
+        if v is None:
+            got = np.zeros(src.shape)
+        elif v.shape != src.shape or v.dtype is not src.dtype:
+            return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is "
+                                f"{v.dtype.name}{list(v.shape)}, the source "
+                                f"{src.dtype.name}{list(src.shape)}")
+        elif device_of(v) not in (None, device_of(src)):  # None: constants, anywhere
+            return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is on "
+                                f"{device_of(v)}, the source on {device_of(src)}")
+        else:
+            got = np.asarray(_value(v), dtype=np.float64)
+        wide = src.dtype.itemsize == 8
+        rtol = (RTOL_TORCH if wide else RTOL_TORCH32) if torch is not None else RTOL_FD
+        if not _agrees(got, want, rtol):
+            return True, True, _instance_text(node, draw, xs, g, i, got, want, against)
+    return True, True, None
 
 
 def check_gradient_rule(matcher: Any, examples: int, seed: int) -> GradResult:
-    """Run one gradient rule (alone, in `matcher`) on drawn instances of every op it matches."""
+    """Run one gradient rule (alone, in `matcher`) on drawn instances of every case of every
+    op it matches; each op is reported on its own, and an op it matches that no case draws
+    leaves the rule unchecked."""
     rng = np.random.default_rng(seed)
-    n = min(examples, MAX_EXAMPLES)
-    ops: list[str] = []
-    count = 0
-    for case in _cases():
-        for _ in range(n):
-            matched, bad = _check_one(matcher, case, rng)
+    torch = _torch()
+    n = max(1, min(examples, MAX_EXAMPLES))
+    cases = _cases()
+    # an op's instances are shared among its variants (24 permutations of 4 axes need not
+    # each take n), each variant taking at least one of each of its draws
+    variants = Counter(c.op for c in cases)
+    per_op: dict[str, set[str]] = {}  # op -> the torch ops compared with
+    count = skipped = 0
+    for case in cases:
+        for k in range(max(-(-n // variants[case.op]), len(case.draws))):
+            draw = case.draws[k % len(case.draws)]
+            matched, compared, bad = _check_one(matcher, case, draw, rng, torch)
             if not matched:
-                break
-            count += 1
+                continue
+            per_op.setdefault(case.op, set()).add(case.torch_op)
+            count += compared
+            skipped += not compared
             if bad is not None:
-                return GradResult("refuted", count, f"{case.op}: finite differences disagree",
-                                  bad)
-        else:
-            ops.append(case.op)
-    if not ops:
-        return _gradient_stop(matcher, rng)
-    return GradResult("passed", count, "vs finite differences on " + ", ".join(dict.fromkeys(ops)))
+                return GradResult("refuted", count, f"{case.label}: the rule disagrees with "
+                                  f"{case.torch_op}", bad)
+    rule_ops = {op.name for op in (matcher.table or {})}
+    missing = sorted(rule_ops - set(variants))
+    if not per_op:
+        return GradResult("unchecked", 0, "no drawable instance of the ops it matches: "
+                          + ", ".join(sorted(rule_ops)))
+    if missing:
+        return GradResult("unchecked", count, "no instance drawn of " + ", ".join(missing))
+    how = "torch's autograd" if torch is not None else "central differences (torch is not " \
+        f"installed: {skipped} instances at ties, kinks and poles skipped)"
+    compared = [f"{op} vs {', '.join(sorted(t - NONE_FLOWS))}" for op, t in per_op.items()
+                if t - NONE_FLOWS]
+    flat = [op for op, t in per_op.items() if t & NONE_FLOWS]
+    text = (f"vs {how}: " + "; ".join(compared)) if compared else ""
+    if flat:
+        text += ("; " if text else "") + "no gradient flows (int or bool): " + ", ".join(flat)
+    return GradResult("passed", count, text)

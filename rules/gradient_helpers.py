@@ -5,6 +5,8 @@ gradient of the node's source as a UOp (tensor level, the source's shape)."""
 
 from __future__ import annotations
 
+from rulegrad.runtime.device import device_of
+from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
 
@@ -51,3 +53,22 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
     at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
     return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)
+
+
+def no_gradient(node: UOp) -> tuple[None, ...]:
+    """One None per source: a node through which no gradient flows (an int or bool result)."""
+    return (None,) * len(node.src)
+
+
+def copy_back(grad: UOp, src: UOp) -> UOp:
+    """COPY's gradient: the gradient moved back to the source's device (torch's `.to`). A
+    source of constants has no device: the gradient stays where it is. A sharded source
+    gathered whole has no single device to copy back to: refused, saying so."""
+    dev = device_of(src)
+    if dev is None:
+        return grad
+    if isinstance(dev, tuple):
+        raise InvalidArgument(f"the gradient of a sharded tensor copied whole to one device "
+                              f"(.to) is not supported: take it before the copy, on the "
+                              f"shards over {', '.join(dev)}")
+    return UOp(Ops.COPY, grad.dtype, (grad, UOp(Ops.DEVICE, arg=dev)))

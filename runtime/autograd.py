@@ -59,9 +59,10 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
         for src, g in zip(node.src, out):
             if g is None or src not in in_path or not src.dtype.is_float:
                 continue
-            if g.shape != src.shape:
+            if g.shape != src.shape or g.dtype is not src.dtype:
                 raise GradientError(f"the gradient rule for {node.op.name} gave a gradient of "
-                                    f"shape {g.shape} for a source of shape {src.shape}")
+                                    f"{g.dtype.name}{list(g.shape)} for a source of "
+                                    f"{src.dtype.name}{list(src.shape)}")
             grads[src] = g if src not in grads else grads[src] + g
     return {t: grads[t] for t in targets if t in grads}
 

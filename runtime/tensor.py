@@ -1372,9 +1372,12 @@ def _float_divmod(a: UOp, b: UOp) -> tuple[UOp, UOp]:
     div = a.alu(Ops.SUB, m).alu(Ops.FDIV, b)  # very nearly an integer
     # a nonzero remainder whose sign is not b's moves to the floor convention
     adjust = _floor_fix(m, b)
-    neg_b_zero = b.alu(Ops.CMPLT, zero).alu(Ops.WHERE, a.const_like(-0.0), zero)
-    mod = adjust.alu(Ops.WHERE, m.alu(Ops.ADD, b),
-                     m.alu(Ops.CMPEQ, zero).alu(Ops.WHERE, neg_b_zero, m))
+    # a zero remainder takes b's sign. Written from m, not as a constant, so that d mod / d a
+    # is 1 there too, as everywhere (torch's remainder): +-0 + 0 is +0, negated for b < 0
+    plus_zero = m.alu(Ops.ADD, zero)
+    b_zero = b.alu(Ops.CMPLT, zero).alu(Ops.WHERE, m.alu(Ops.NEG).alu(Ops.ADD, zero)
+                                      .alu(Ops.NEG), plus_zero)
+    mod = adjust.alu(Ops.WHERE, m.alu(Ops.ADD, b), m.alu(Ops.CMPEQ, zero).alu(Ops.WHERE, b_zero, m))
     div = adjust.alu(Ops.WHERE, div.alu(Ops.SUB, one), div)
     # snapped to the nearest integer: floor(div), one more when div - floor(div) > 0.5
     t = div.alu(Ops.TRUNC)

@@ -413,7 +413,9 @@ class TensorOps:
         x = self._float()
         t = 1.0 / (1.0 + 0.3275911 * x.abs())
         p = _poly(t, [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
-        return x.sign() * (1.0 - t * p * (-x.square()).exp())
+        # at 0, erf x = 2x / sqrt(pi): sign(x) * (...) has the value but gradient sign'(0) = 0
+        y = 1.0 - t * p * (-x.square()).exp()
+        return x.eq(0).where(x * (2 / math.sqrt(math.pi)), x.sign() * y)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
         if min_ is None and max_ is None:
@@ -473,17 +475,19 @@ class TensorOps:
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         return self + (end - self) * weight
 
-    def relu6(self) -> Tensor: return self.relu() - (self - 6).relu()
+    def relu6(self) -> Tensor: return self.hardtanh(0, 6)
     def hardswish(self) -> Tensor: return self * (self + 3).relu6() * (1 / 6)
 
     def hardsigmoid(self, alpha: float = 1 / 6, beta: float = 0.5) -> Tensor:
-        return (alpha * self + beta).relu() - (alpha * self + beta - 1).relu()
+        return (alpha * self + beta).hardtanh(0.0, 1.0)
 
     def hardtanh(self, min_val: float = -1, max_val: float = 1) -> Tensor:
-        return self.clip(min_val, max_val)
+        # no gradient at the bounds themselves, as torch's hardtanh (clamp passes it there)
+        return (self <= min_val).where(min_val, (self >= max_val).where(max_val, self))
 
     def leaky_relu(self, neg_slope: float = 0.01) -> Tensor:
-        return (self < 0).where(neg_slope * self, self)
+        # the slope at 0 is neg_slope, as torch's
+        return (self > 0).where(self, neg_slope * self)
 
     def quick_gelu(self) -> Tensor: return self * (self * 1.702).sigmoid()
 
@@ -499,13 +503,18 @@ class TensorOps:
     def swish(self) -> Tensor: return self * self.sigmoid()
     def silu(self) -> Tensor: return self.swish()
     def elu(self, alpha: float = 1.0) -> Tensor:
-        return self.relu() - alpha * (1 - self.exp()).relu()
+        # the slope at 0 is alpha, as torch's; exp reads min(x, 0), so a large x gives no
+        # inf to the backward graph (0 * inf = NaN)
+        return (self > 0).where(self, alpha * ((self > 0).where(0.0, self).exp() - 1))
 
     def celu(self, alpha: float = 1.0) -> Tensor:
         return self.maximum(0) + (alpha * ((self / alpha).exp() - 1)).minimum(0)
 
-    def selu(self, alpha: float = 1.67326, gamma: float = 1.0507) -> Tensor:
-        return gamma * (self >= 0).where(self, alpha * (self.exp() - 1))
+    def selu(self, alpha: float = 1.6732632423543772, gamma: float = 1.0507009873554805
+             ) -> Tensor:
+        # torch's constants (tinygrad's 1.67326 and 1.0507 are off by 2e-6 relative), and
+        # its slope at 0: gamma * alpha
+        return gamma * self.elu(alpha)
 
     def softplus(self, beta: float = 1.0) -> Tensor:
         return (1 / beta) * (self * beta).logaddexp(0.0)
@@ -528,7 +537,11 @@ class TensorOps:
         return self.cast(dtypes.bool)._reduce(Ops.MIN, axis, keepdim)
 
     def std(self, axis: Any = None, keepdim: bool = False, correction: int = 1) -> Tensor:
-        return self.var(axis, keepdim, correction).sqrt()
+        # sqrt's gradient at a zero variance is inf * 0 = NaN; torch's std gives 0 there. The
+        # zero branch reads sqrt(1), so no inf enters the backward graph
+        v = self.var(axis, keepdim, correction)
+        zero = v.eq(0)
+        return zero.where(0.0, zero.where(1.0, v).sqrt())
 
     def var_mean(self, axis: Any = None, keepdim: bool = False, correction: int = 1
                  ) -> tuple[Tensor, Tensor]:
@@ -588,9 +601,21 @@ class TensorOps:
         upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
         idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
+        if self.dtype.is_float:
+            # torch gives each running max's gradient to the index it returns; a reduce max
+            # shares it among equal elements. So the gradient goes to the element at that
+            # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
+            # gradient, where at is finite (NaN has no index; inf - inf is NaN)
+            pick = T.arange(n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
+            finite = (at > float("-inf")) & (at < float("inf"))
+            values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
+        if self.dtype.is_float:  # negation is exact: cummax's values, and its gradient routing
+            values, idx = (-self).cummax(axis)
+            return -values, idx
         return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
 
     def logcumsumexp(self, axis: int = 0) -> Tensor:

@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680
+# source sha256: a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -13,171 +13,247 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.gradient_helpers import argsort
+from rulegrad.rules.gradient_helpers import copy_back
+from rulegrad.rules.gradient_helpers import no_gradient
 from rulegrad.rules.gradient_helpers import reduce_grad
 from rulegrad.rules.gradient_helpers import sum_to
 from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '088f391a97fce639b31b6e3824bae1c7f92599fa82c41c51b680b06377b03680'
+SOURCE_SHA256 = 'a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4'
 DEPENDENCIES = ()
+_AND = Ops.AND
 _LOG = Ops.LOG
+_OR = Ops.OR
 _POW = Ops.POW
 _SIN = Ops.SIN
+_TRUNC = Ops.TRUNC
+_DT0 = DTYPE_CLASSES['floats']
 
 
 # ======================================================================== pm_gradient
 _pm_gradient_rules = (
-    RuleInfo('grad_neg', 'rules/gradient.rules', 13, 'grad_neg: NEG(x) -> (-ctx,)'),
-    RuleInfo('grad_exp', 'rules/gradient.rules', 14, 'grad_exp: EXP(x) as r -> (ctx * r,)'),
-    RuleInfo('grad_log', 'rules/gradient.rules', 15, 'grad_log: LOG(x) -> (ctx / x,)'),
-    RuleInfo('grad_exp2', 'rules/gradient.rules', 16, 'grad_exp2: EXP2(x) as r -> (ctx * r * 0.6931471805599453,)'),
-    RuleInfo('grad_log2', 'rules/gradient.rules', 17, 'grad_log2: LOG2(x) -> (ctx / (x * 0.6931471805599453),)'),
-    RuleInfo('grad_sin', 'rules/gradient.rules', 18, 'grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)'),
-    RuleInfo('grad_sqrt', 'rules/gradient.rules', 19, 'grad_sqrt: SQRT(x) as r -> (ctx / (r * 2),)'),
-    RuleInfo('grad_recip', 'rules/gradient.rules', 20, 'grad_recip: RECIPROCAL(x) as r -> (-ctx * r * r,)'),
-    RuleInfo('grad_trunc', 'rules/gradient.rules', 21, 'grad_trunc: TRUNC(x) -> (ctx.const_like(0),)'),
-    RuleInfo('grad_cast', 'rules/gradient.rules', 23, 'grad_cast: CAST(x) as c -> (ctx.cast(x.dtype),) if x.dtype.is_float and c.dtype.is_float else (None,)'),
-    RuleInfo('grad_add', 'rules/gradient.rules', 26, 'grad_add: ADD(x, y) -> (ctx, ctx)'),
-    RuleInfo('grad_sub', 'rules/gradient.rules', 27, 'grad_sub: SUB(x, y) -> (ctx, -ctx)'),
-    RuleInfo('grad_mul', 'rules/gradient.rules', 28, 'grad_mul: MUL(x, y) -> (ctx * y, ctx * x)'),
-    RuleInfo('grad_fdiv', 'rules/gradient.rules', 29, 'grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))'),
-    RuleInfo('grad_pow', 'rules/gradient.rules', 32, "grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))"),
-    RuleInfo('grad_max', 'rules/gradient.rules', 34, 'grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
-    RuleInfo('grad_min', 'rules/gradient.rules', 35, 'grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))'),
-    RuleInfo('grad_flat', 'rules/gradient.rules', 37, 'grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)'),
-    RuleInfo('grad_where', 'rules/gradient.rules', 38, 'grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))'),
-    RuleInfo('grad_mulacc', 'rules/gradient.rules', 39, 'grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)'),
-    RuleInfo('grad_reduce', 'rules/gradient.rules', 42, 'grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)'),
-    RuleInfo('grad_reshape', 'rules/gradient.rules', 45, 'grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)'),
-    RuleInfo('grad_permute', 'rules/gradient.rules', 46, 'grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)'),
-    RuleInfo('grad_expand', 'rules/gradient.rules', 47, 'grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)'),
-    RuleInfo('grad_pad', 'rules/gradient.rules', 48, 'grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)'),
-    RuleInfo('grad_shrink', 'rules/gradient.rules', 49, 'grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)'),
-    RuleInfo('grad_flip', 'rules/gradient.rules', 50, 'grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)'),
-    RuleInfo('grad_contig', 'rules/gradient.rules', 53, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 54, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 55, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_int_alu', 'rules/gradient.rules', 19, 'grad_int_alu: Elementwise as r if not r.dtype.is_float -> no_gradient(r)'),
+    RuleInfo('grad_int_view', 'rules/gradient.rules', 20, 'grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)'),
+    RuleInfo('grad_bitcast', 'rules/gradient.rules', 23, 'grad_bitcast: BITCAST(x) -> (None,)'),
+    RuleInfo('grad_idiv', 'rules/gradient.rules', 25, 'grad_idiv: IDIV(x, y) -> (None, None)'),
+    RuleInfo('grad_neg', 'rules/gradient.rules', 28, 'grad_neg: NEG(x):floats -> (-ctx,)'),
+    RuleInfo('grad_exp', 'rules/gradient.rules', 29, 'grad_exp: EXP(x):floats as r -> (ctx * r,)'),
+    RuleInfo('grad_log', 'rules/gradient.rules', 30, 'grad_log: LOG(x):floats -> (ctx / x,)'),
+    RuleInfo('grad_exp2', 'rules/gradient.rules', 31, 'grad_exp2: EXP2(x):floats as r -> (ctx * r * 0.6931471805599453,)'),
+    RuleInfo('grad_log2', 'rules/gradient.rules', 32, 'grad_log2: LOG2(x):floats -> (ctx / (x * 0.6931471805599453),)'),
+    RuleInfo('grad_sin', 'rules/gradient.rules', 33, 'grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)'),
+    RuleInfo('grad_sqrt', 'rules/gradient.rules', 34, 'grad_sqrt: SQRT(x):floats as r -> (ctx / (r * 2),)'),
+    RuleInfo('grad_recip', 'rules/gradient.rules', 35, 'grad_recip: RECIPROCAL(x):floats as r -> (-ctx * (r * r),)'),
+    RuleInfo('grad_trunc', 'rules/gradient.rules', 36, 'grad_trunc: TRUNC(x):floats -> (ctx.const_like(0),)'),
+    RuleInfo('grad_cast', 'rules/gradient.rules', 38, 'grad_cast: CAST(x):floats -> (ctx.cast(x.dtype) if x.dtype.is_float else None,)'),
+    RuleInfo('grad_add', 'rules/gradient.rules', 41, 'grad_add: ADD(x, y):floats -> (ctx, ctx)'),
+    RuleInfo('grad_sub', 'rules/gradient.rules', 42, 'grad_sub: SUB(x, y):floats -> (ctx, -ctx)'),
+    RuleInfo('grad_mul', 'rules/gradient.rules', 43, 'grad_mul: MUL(x, y):floats -> (ctx * y, ctx * x)'),
+    RuleInfo('grad_fdiv', 'rules/gradient.rules', 44, 'grad_fdiv: FDIV(x, y):floats as r -> (ctx / y, -ctx * (r / y))'),
+    RuleInfo('grad_mod', 'rules/gradient.rules', 46, 'grad_mod: MOD(x, y):floats -> (ctx, -ctx * TRUNC(x / y))'),
+    RuleInfo('grad_pow', 'rules/gradient.rules', 50, 'grad_pow: POW(x, y):floats as r -> (y.eq(0).where(ctx.const_like(0), ctx * (y * POW(x, y - 1))), ctx * AND(x.eq(0), OR(y.eq(0), y.const_like(0).lt(y))).where(ctx.const_like(0), r * LOG(x)))'),
+    RuleInfo('grad_max', 'rules/gradient.rules', 54, 'grad_max: MAX(x, y):floats -> (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))'),
+    RuleInfo('grad_min', 'rules/gradient.rules', 56, 'grad_min: MIN(x, y):floats -> (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))'),
+    RuleInfo('grad_where', 'rules/gradient.rules', 58, 'grad_where: WHERE(c, a, b):floats -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))'),
+    RuleInfo('grad_mulacc', 'rules/gradient.rules', 59, 'grad_mulacc: MULACC(a, b, c):floats -> (ctx * b, ctx * a, ctx)'),
+    RuleInfo('grad_reduce', 'rules/gradient.rules', 64, 'grad_reduce: REDUCE_AXIS(x):floats as r -> (reduce_grad(ctx, r),)'),
+    RuleInfo('grad_reshape', 'rules/gradient.rules', 67, 'grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)'),
+    RuleInfo('grad_permute', 'rules/gradient.rules', 68, 'grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)'),
+    RuleInfo('grad_expand', 'rules/gradient.rules', 69, 'grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)'),
+    RuleInfo('grad_pad', 'rules/gradient.rules', 70, 'grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)'),
+    RuleInfo('grad_shrink', 'rules/gradient.rules', 71, 'grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)'),
+    RuleInfo('grad_flip', 'rules/gradient.rules', 72, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
+    RuleInfo('grad_contig', 'rules/gradient.rules', 75, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
+    RuleInfo('grad_copy', 'rules/gradient.rules', 76, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 77, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 78, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
-def _pm_gradient_r17(n, ctx, x, y):
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    return _as_uop(n, (None, None))
+def _pm_gradient_r1(n, ctx, r, x):
+    # rule grad_int_view at rules/gradient.rules:20
+    #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+    if not (not r.dtype.is_float): return None
+    return _as_uop(n, (None,))
+
+def _pm_gradient_any0(n, ctx):
+    # rule grad_int_alu at rules/gradient.rules:19
+    #   grad_int_alu: Elementwise as r if not r.dtype.is_float -> no_gradient(r)
+    if _pm_gradient_st: _pm_gradient_st.attempts[0] += 1
+    r = n
+    if not r.dtype.is_float:
+        _r = _as_uop(n, no_gradient(r))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[0]
+    return None
 
 def _pm_gradient_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_reshape at rules/gradient.rules:45
-        #   grad_reshape: RESHAPE(x) -> (ctx.reshape(x.shape),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
-        x = n0
-        _r = _as_uop(n, (ctx.reshape(x.shape),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[21]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_reshape at rules/gradient.rules:67
+            #   grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
+            x = n0
+            _r = _as_uop(n, (ctx.reshape(x.shape),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[25]
     return None
 
 def _pm_gradient_PERMUTE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_permute at rules/gradient.rules:46
-        #   grad_permute: PERMUTE(x) as p -> (ctx.permute(argsort(p.arg)),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[22] += 1
-        p = n
-        x = n0
-        _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[22]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_permute at rules/gradient.rules:68
+            #   grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
+            p = n
+            x = n0
+            _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[26]
     return None
 
 def _pm_gradient_EXPAND(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_expand at rules/gradient.rules:47
-        #   grad_expand: EXPAND(x) -> (sum_to(ctx, x.shape),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[23] += 1
-        x = n0
-        _r = _as_uop(n, (sum_to(ctx, x.shape),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[23]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_expand at rules/gradient.rules:69
+            #   grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
+            x = n0
+            _r = _as_uop(n, (sum_to(ctx, x.shape),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
     return None
 
 def _pm_gradient_PAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_pad at rules/gradient.rules:48
-        #   grad_pad: PAD(x) as p -> (ctx.shrink(unpad(p)),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
-        p = n
-        x = n0
-        _r = _as_uop(n, (ctx.shrink(unpad(p)),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[24]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_pad at rules/gradient.rules:70
+            #   grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+            p = n
+            x = n0
+            _r = _as_uop(n, (ctx.shrink(unpad(p)),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[28]
     return None
 
 def _pm_gradient_SHRINK(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_shrink at rules/gradient.rules:49
-        #   grad_shrink: SHRINK(x) as s -> (ctx.pad(unshrink(s)),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
-        s = n
-        x = n0
-        _r = _as_uop(n, (ctx.pad(unshrink(s)),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[25]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_shrink at rules/gradient.rules:71
+            #   grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
+            s = n
+            x = n0
+            _r = _as_uop(n, (ctx.pad(unshrink(s)),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
     return None
 
 def _pm_gradient_FLIP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_flip at rules/gradient.rules:50
-        #   grad_flip: FLIP(x) as f -> (ctx.flip(f.arg),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
-        f = n
-        x = n0
-        _r = _as_uop(n, (ctx.flip(f.arg),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[26]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_flip at rules/gradient.rules:72
+            #   grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[30] += 1
+            f = n
+            x = n0
+            _r = _as_uop(n, (ctx.flip(f.arg),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[30]
     return None
 
 def _pm_gradient_CONTIGUOUS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:53
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
-        x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+        if n.dtype in _DT0:
+            # rule grad_contig at rules/gradient.rules:75
+            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
+            x = n0
+            _r = _as_uop(n, (ctx,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[31]
     return None
 
 def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:53
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
-        x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+        if n.dtype in _DT0:
+            # rule grad_contig at rules/gradient.rules:75
+            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
+            x = n0
+            _r = _as_uop(n, (ctx,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[31]
     return None
 
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:54
+        # rule grad_detach at rules/gradient.rules:77
         #   grad_detach: DETACH(x) -> (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
         x = n0
         _r = _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[28]
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[33]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_contig at rules/gradient.rules:53
-        #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x) -> (ctx,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
+        if n.dtype in _DT0:
+            # rule grad_contig at rules/gradient.rules:75
+            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
+            x = n0
+            _r = _as_uop(n, (ctx,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[31]
+    return None
+
+def _pm_gradient_COPY(n, ctx):
+    try:
+        n0, n1 = n.src
+    except ValueError:
+        return None
+    if n.dtype in _DT0:
+        # rule grad_copy at rules/gradient.rules:76
+        #   grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
+        d = n1
         x = n0
-        _r = _as_uop(n, (ctx,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+        _r = _as_uop(n, (copy_back(ctx, x), None))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
     return None
 
 def _pm_gradient_ASSIGN(n, ctx):
@@ -185,389 +261,356 @@ def _pm_gradient_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule grad_assign at rules/gradient.rules:55
+    # rule grad_assign at rules/gradient.rules:78
     #   grad_assign: ASSIGN(t, v) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
+    if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
     t = n0
     v = n1
     _r = _as_uop(n, (None, None))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
+    if _r is not None and _r is not n: return _r, _pm_gradient_rules[34]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_reduce at rules/gradient.rules:42
-        #   grad_reduce: REDUCE_AXIS(x) as r -> (reduce_grad(ctx, r),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
-        r = n
-        x = n0
-        _r = _as_uop(n, (reduce_grad(ctx, r),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[20]
+        # rule grad_int_view at rules/gradient.rules:20
+        #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
+        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
+        _r = _pm_gradient_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
+        if n.dtype in _DT0:
+            # rule grad_reduce at rules/gradient.rules:64
+            #   grad_reduce: REDUCE_AXIS(x):floats as r -> (reduce_grad(ctx, r),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
+            r = n
+            x = n0
+            _r = _as_uop(n, (reduce_grad(ctx, r),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[24]
     return None
 
 def _pm_gradient_CAST(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_cast at rules/gradient.rules:23
-        #   grad_cast: CAST(x) as c -> (ctx.cast(x.dtype),) if x.dtype.is_float and c.dtype.is_float else (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
-        c = n
-        x = n0
-        _r = _as_uop(n, (ctx.cast(x.dtype),)) if x.dtype.is_float and c.dtype.is_float else _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[9]
+        if n.dtype in _DT0:
+            # rule grad_cast at rules/gradient.rules:38
+            #   grad_cast: CAST(x):floats -> (ctx.cast(x.dtype) if x.dtype.is_float else None,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
+            x = n0
+            _r = _as_uop(n, (ctx.cast(x.dtype) if x.dtype.is_float else None,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
     return None
 
-def _pm_gradient_NEG(n, ctx):
+def _pm_gradient_BITCAST(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_neg at rules/gradient.rules:13
-        #   grad_neg: NEG(x) -> (-ctx,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[0] += 1
-        x = n0
-        _r = _as_uop(n, (-ctx,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[0]
-    return None
-
-def _pm_gradient_EXP(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_exp at rules/gradient.rules:14
-        #   grad_exp: EXP(x) as r -> (ctx * r,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[1] += 1
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx * r,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
-    return None
-
-def _pm_gradient_LOG(n, ctx):
-    if len(n.src) == 1:
-        n0 = n.src[0]
-        # rule grad_log at rules/gradient.rules:15
-        #   grad_log: LOG(x) -> (ctx / x,)
+        # rule grad_bitcast at rules/gradient.rules:23
+        #   grad_bitcast: BITCAST(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[2] += 1
         x = n0
-        _r = _as_uop(n, (ctx / x,))
+        _r = _as_uop(n, (None,))
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[2]
     return None
 
-def _pm_gradient_EXP2(n, ctx):
+def _pm_gradient_NEG(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_exp2 at rules/gradient.rules:16
-        #   grad_exp2: EXP2(x) as r -> (ctx * r * 0.6931471805599453,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[3] += 1
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[3]
+        if n.dtype in _DT0:
+            # rule grad_neg at rules/gradient.rules:28
+            #   grad_neg: NEG(x):floats -> (-ctx,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[4] += 1
+            x = n0
+            _r = _as_uop(n, (-ctx,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[4]
+    return None
+
+def _pm_gradient_EXP(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n.dtype in _DT0:
+            # rule grad_exp at rules/gradient.rules:29
+            #   grad_exp: EXP(x):floats as r -> (ctx * r,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
+            r = n
+            x = n0
+            _r = _as_uop(n, (ctx * r,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
+    return None
+
+def _pm_gradient_LOG(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n.dtype in _DT0:
+            # rule grad_log at rules/gradient.rules:30
+            #   grad_log: LOG(x):floats -> (ctx / x,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[6] += 1
+            x = n0
+            _r = _as_uop(n, (ctx / x,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[6]
+    return None
+
+def _pm_gradient_EXP2(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n.dtype in _DT0:
+            # rule grad_exp2 at rules/gradient.rules:31
+            #   grad_exp2: EXP2(x):floats as r -> (ctx * r * 0.6931471805599453,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[7] += 1
+            r = n
+            x = n0
+            _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[7]
     return None
 
 def _pm_gradient_LOG2(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_log2 at rules/gradient.rules:17
-        #   grad_log2: LOG2(x) -> (ctx / (x * 0.6931471805599453),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[4] += 1
-        x = n0
-        _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[4]
+        if n.dtype in _DT0:
+            # rule grad_log2 at rules/gradient.rules:32
+            #   grad_log2: LOG2(x):floats -> (ctx / (x * 0.6931471805599453),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[8] += 1
+            x = n0
+            _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[8]
     return None
 
 def _pm_gradient_SIN(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_sin at rules/gradient.rules:18
-        #   grad_sin: SIN(x) -> (ctx * SIN(1.5707963267948966 - x),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
-        x = n0
-        _r = _as_uop(n, (ctx * _new(UOp, _SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
+        if n.dtype in _DT0:
+            # rule grad_sin at rules/gradient.rules:33
+            #   grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
+            x = n0
+            _r = _as_uop(n, (ctx * _new(UOp, _SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[9]
     return None
 
 def _pm_gradient_SQRT(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_sqrt at rules/gradient.rules:19
-        #   grad_sqrt: SQRT(x) as r -> (ctx / (r * 2),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[6] += 1
-        r = n
-        x = n0
-        _r = _as_uop(n, (ctx / (r * 2),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[6]
+        if n.dtype in _DT0:
+            # rule grad_sqrt at rules/gradient.rules:34
+            #   grad_sqrt: SQRT(x):floats as r -> (ctx / (r * 2),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
+            r = n
+            x = n0
+            _r = _as_uop(n, (ctx / (r * 2),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
     return None
 
 def _pm_gradient_RECIPROCAL(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_recip at rules/gradient.rules:20
-        #   grad_recip: RECIPROCAL(x) as r -> (-ctx * r * r,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[7] += 1
-        r = n
-        x = n0
-        _r = _as_uop(n, (-ctx * r * r,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[7]
+        if n.dtype in _DT0:
+            # rule grad_recip at rules/gradient.rules:35
+            #   grad_recip: RECIPROCAL(x):floats as r -> (-ctx * (r * r),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
+            r = n
+            x = n0
+            _r = _as_uop(n, (-ctx * (r * r),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
     return None
 
 def _pm_gradient_TRUNC(n, ctx):
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_trunc at rules/gradient.rules:21
-        #   grad_trunc: TRUNC(x) -> (ctx.const_like(0),)
-        if _pm_gradient_st: _pm_gradient_st.attempts[8] += 1
-        x = n0
-        _r = _as_uop(n, (ctx.const_like(0),))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[8]
+        if n.dtype in _DT0:
+            # rule grad_trunc at rules/gradient.rules:36
+            #   grad_trunc: TRUNC(x):floats -> (ctx.const_like(0),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
+            x = n0
+            _r = _as_uop(n, (ctx.const_like(0),))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
     return None
 
 def _pm_gradient_ADD(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_add at rules/gradient.rules:26
-    #   grad_add: ADD(x, y) -> (ctx, ctx)
-    if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (ctx, ctx))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
+        if n.dtype in _DT0:
+            # rule grad_add at rules/gradient.rules:41
+            #   grad_add: ADD(x, y):floats -> (ctx, ctx)
+            if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (ctx, ctx))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
     return None
 
 def _pm_gradient_SUB(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_sub at rules/gradient.rules:27
-    #   grad_sub: SUB(x, y) -> (ctx, -ctx)
-    if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (ctx, -ctx))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
+        if n.dtype in _DT0:
+            # rule grad_sub at rules/gradient.rules:42
+            #   grad_sub: SUB(x, y):floats -> (ctx, -ctx)
+            if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (ctx, -ctx))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
     return None
 
 def _pm_gradient_MUL(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_mul at rules/gradient.rules:28
-    #   grad_mul: MUL(x, y) -> (ctx * y, ctx * x)
-    if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (ctx * y, ctx * x))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
+        if n.dtype in _DT0:
+            # rule grad_mul at rules/gradient.rules:43
+            #   grad_mul: MUL(x, y):floats -> (ctx * y, ctx * x)
+            if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (ctx * y, ctx * x))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
     return None
 
 def _pm_gradient_FDIV(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_fdiv at rules/gradient.rules:29
-    #   grad_fdiv: FDIV(x, y) -> (ctx / y, -ctx * x / (y * y))
-    if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (ctx / y, -ctx * x / (y * y)))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
+        if n.dtype in _DT0:
+            # rule grad_fdiv at rules/gradient.rules:44
+            #   grad_fdiv: FDIV(x, y):floats as r -> (ctx / y, -ctx * (r / y))
+            if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
+            r = n
+            x = n0
+            y = n1
+            _r = _as_uop(n, (ctx / y, -ctx * (r / y)))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_IDIV(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+        # rule grad_idiv at rules/gradient.rules:25
+        #   grad_idiv: IDIV(x, y) -> (None, None)
+        if _pm_gradient_st: _pm_gradient_st.attempts[3] += 1
+        x = n0
+        y = n1
+        _r = _as_uop(n, (None, None))
+        if _r is not None and _r is not n: return _r, _pm_gradient_rules[3]
     return None
 
 def _pm_gradient_MOD(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+        if n.dtype in _DT0:
+            # rule grad_mod at rules/gradient.rules:46
+            #   grad_mod: MOD(x, y):floats -> (ctx, -ctx * TRUNC(x / y))
+            if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (ctx, -ctx * _new(UOp, _TRUNC, (_t2 := x / y).dtype, (_t2,))))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
     return None
 
 def _pm_gradient_MAX(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_max at rules/gradient.rules:34
-    #   grad_max: MAX(x, y) -> (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-    if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
+        if n.dtype in _DT0:
+            # rule grad_max at rules/gradient.rules:54
+            #   grad_max: MAX(x, y):floats -> (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx))))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[20]
     return None
 
 def _pm_gradient_MIN(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_min at rules/gradient.rules:35
-    #   grad_min: MIN(x, y) -> (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)))
-    if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
-    x = n0
-    y = n1
-    _r = _as_uop(n, (x.lt(y).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5)), y.lt(x).where(ctx, x.ne(y).where(ctx.const_like(0), ctx * 0.5))))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
+        if n.dtype in _DT0:
+            # rule grad_min at rules/gradient.rules:56
+            #   grad_min: MIN(x, y):floats -> (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
+            x = n0
+            y = n1
+            _r = _as_uop(n, (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx))))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[21]
     return None
 
 def _pm_gradient_POW(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 2:
         n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_pow at rules/gradient.rules:32
-    #   grad_pow: POW(x, y) as r -> (ctx * y.eq(0).where(y, y * POW(x, y - 1)), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * LOG(x)))
-    if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
-    r = n
-    x = n0
-    y = n1
-    _r = _as_uop(n, (ctx * y.eq(0).where(y, y * _new(UOp, _POW, x.dtype, (x, y - 1))), ctx * x.eq(0).where(y.lt(0).where(ctx.const_like(float('-inf')), ctx.const_like(0)), r * _new(UOp, _LOG, x.dtype, (x,)))))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
-    return None
-
-def _pm_gradient_CMPLT(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_CMPNE(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_CMPEQ(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_AND(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_OR(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_XOR(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_SHL(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
-    return None
-
-def _pm_gradient_SHR(n, ctx):
-    try:
-        n0, n1 = n.src
-    except ValueError:
-        return None
-    # rule grad_flat at rules/gradient.rules:37
-    #   grad_flat: {CMPLT, CMPNE, CMPEQ, IDIV, MOD, AND, OR, XOR, SHL, SHR}(x, y) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-    _r = _pm_gradient_r17(n, ctx, n0, n1)
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+        if n.dtype in _DT0:
+            # rule grad_pow at rules/gradient.rules:50
+            #   grad_pow: POW(x, y):floats as r -> (y.eq(0).where(ctx.const_like(0), ctx * (y * POW(x, y - 1))), ctx * AND(x.eq(0), OR(y.eq(0), y.const_like(0).lt(y))).where(ctx.const_like(0), r * LOG(x)))
+            if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
+            r = n
+            x = n0
+            y = n1
+            _r = _as_uop(n, (y.eq(0).where(ctx.const_like(0), ctx * (y * _new(UOp, _POW, x.dtype, (x, y - 1)))), ctx * _new(UOp, _AND, (_t4 := x.eq(0)).dtype, (_t4, _new(UOp, _OR, (_t3 := y.eq(0)).dtype, (_t3, y.const_like(0).lt(y))))).where(ctx.const_like(0), r * _new(UOp, _LOG, x.dtype, (x,)))))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
     return None
 
 def _pm_gradient_WHERE(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 3:
         n0, n1, n2 = n.src
-    except ValueError:
-        return None
-    # rule grad_where at rules/gradient.rules:38
-    #   grad_where: WHERE(c, a, b) -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
-    if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
-    a = n1
-    b = n2
-    c = n0
-    _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
+        if n.dtype in _DT0:
+            # rule grad_where at rules/gradient.rules:58
+            #   grad_where: WHERE(c, a, b):floats -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
+            if _pm_gradient_st: _pm_gradient_st.attempts[22] += 1
+            a = n1
+            b = n2
+            c = n0
+            _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[22]
     return None
 
 def _pm_gradient_MULACC(n, ctx):
-    try:
+    _h = _pm_gradient_any0(n, ctx)
+    if _h is not None: return _h
+    if len(n.src) == 3:
         n0, n1, n2 = n.src
-    except ValueError:
-        return None
-    # rule grad_mulacc at rules/gradient.rules:39
-    #   grad_mulacc: MULACC(a, b, c) -> (ctx * b, ctx * a, ctx)
-    if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
-    a = n0
-    b = n1
-    c = n2
-    _r = _as_uop(n, (ctx * b, ctx * a, ctx))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
+        if n.dtype in _DT0:
+            # rule grad_mulacc at rules/gradient.rules:59
+            #   grad_mulacc: MULACC(a, b, c):floats -> (ctx * b, ctx * a, ctx)
+            if _pm_gradient_st: _pm_gradient_st.attempts[23] += 1
+            a = n0
+            b = n1
+            c = n2
+            _r = _as_uop(n, (ctx * b, ctx * a, ctx))
+            if _r is not None and _r is not n: return _r, _pm_gradient_rules[23]
     return None
 
 
@@ -582,9 +625,11 @@ _pm_gradient_part = RuleMatcher('pm_gradient', _pm_gradient_rules, {
     Ops.CONTIGUOUS_BACKWARD: _pm_gradient_CONTIGUOUS_BACKWARD,
     Ops.DETACH: _pm_gradient_DETACH,
     Ops.FUSE: _pm_gradient_FUSE,
+    Ops.COPY: _pm_gradient_COPY,
     Ops.ASSIGN: _pm_gradient_ASSIGN,
     Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS,
     Ops.CAST: _pm_gradient_CAST,
+    Ops.BITCAST: _pm_gradient_BITCAST,
     Ops.NEG: _pm_gradient_NEG,
     Ops.EXP: _pm_gradient_EXP,
     Ops.LOG: _pm_gradient_LOG,
@@ -603,14 +648,14 @@ _pm_gradient_part = RuleMatcher('pm_gradient', _pm_gradient_rules, {
     Ops.MAX: _pm_gradient_MAX,
     Ops.MIN: _pm_gradient_MIN,
     Ops.POW: _pm_gradient_POW,
-    Ops.CMPLT: _pm_gradient_CMPLT,
-    Ops.CMPNE: _pm_gradient_CMPNE,
-    Ops.CMPEQ: _pm_gradient_CMPEQ,
-    Ops.AND: _pm_gradient_AND,
-    Ops.OR: _pm_gradient_OR,
-    Ops.XOR: _pm_gradient_XOR,
-    Ops.SHL: _pm_gradient_SHL,
-    Ops.SHR: _pm_gradient_SHR,
+    Ops.CMPLT: _pm_gradient_any0,
+    Ops.CMPNE: _pm_gradient_any0,
+    Ops.CMPEQ: _pm_gradient_any0,
+    Ops.AND: _pm_gradient_any0,
+    Ops.OR: _pm_gradient_any0,
+    Ops.XOR: _pm_gradient_any0,
+    Ops.SHL: _pm_gradient_any0,
+    Ops.SHR: _pm_gradient_any0,
     Ops.WHERE: _pm_gradient_WHERE,
     Ops.MULACC: _pm_gradient_MULACC,
 }, home=(globals(), '_pm_gradient_st'))

@@ -12,6 +12,9 @@ first:
 - names in guards and right-hand sides: captures bound on every match path, comprehension
   variables inside their comprehension, `ctx`, helpers, builtins and globals; a called
   capitalised name must be an op (a constructor, whose arity is checked too) or `UOp`;
+- kinds of values in guards, where names and right-hand sides (dsl/kinds.py): what would
+  raise when the rule fires (an attribute a node does not have, a call its target never takes,
+  a literal as an op's source, `x + "s"`, a node as a truth value) is an error here;
 - duplicate rule names (per file), duplicate rule-set names, unknown sets in `+`, `+` cycles;
 - `use`: the module must import and have every named helper; `from "f.rules" import s`: the
   file must exist, check cleanly (recursively; import cycles are reported) and define `s`;

@@ -370,14 +370,16 @@ class Typer:
     def construct(self, e: A.ECall, args: list[Kind], kwargs: dict[str, Kind]) -> Kind:
         """`OP(srcs..., dtype=, arg=, tag=)`: every source is a node."""
         assert isinstance(e.func, A.EOpName)
+        # a node source to make a constant like (`x.const_like(2.0)`), to name in the hint
+        like = next((a.name for a, k in zip(e.args, args)
+                     if isinstance(a, A.EName) and k.name == "node"), "x")
         for a, k in zip(e.args, args):
             if isinstance(a, A.EStar) or k.name in ("node", "any"):
                 continue
             hint = None
             if k.name in _NUMBERS:
-                value = a.value if isinstance(a, A.ELit) else "value"
-                hint = (f"make the constant a node: other.const_like({value!r}), or write "
-                        "the arithmetic (x * 2.0)")
+                value = repr(a.value) if isinstance(a, A.ELit) else "value"
+                hint = f"make the constant a node like its sibling: {like}.const_like({value})"
             self.report(a.span, f"{word(k)} cannot be a source of {e.func.name}: sources are "
                         "nodes", hint)
         dt = kwargs.get("dtype")

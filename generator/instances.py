@@ -41,7 +41,7 @@ from rulegrad.runtime.uop import UOp, toposort
 
 from . import draws as st
 from .draws import assume, draw
-from .smt import _OPERAND_DOMAIN  # the dtypes each op computes on (one table for both checks)
+from .smt import OPERAND_DOMAIN  # the dtypes each op computes on (runtime/semantics.py)
 
 # ops a scalar (index-level) instance can hold, and those a tensor instance adds
 SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
@@ -532,7 +532,7 @@ def _op_accepts(op: Ops, dt: DType) -> bool:
     """Whether `op` can produce a node of dtype dt."""
     if op in GroupOp.Comparison:
         return dt is dtypes.bool
-    domain = _OPERAND_DOMAIN.get(op)
+    domain = OPERAND_DOMAIN.get(op)
     if op in (Ops.CAST, Ops.BITCAST, Ops.WHERE) or domain is None:
         return op not in (Ops.RANGE,) or dt is dtypes.index
     return dt in domain

@@ -337,6 +337,11 @@ class Typer:
             fn = getattr(UOp, func.obj)
             bound = isinstance(inspect.getattr_static(UOp, func.obj), staticmethod)
             self.arity(e, fn, f"x.{func.obj}", self_arg=not bound)
+            src = kwargs.get("src")
+            if func.obj == "replace" and src is not None and src.name in ("tuple", "list") \
+                    and src.item is not None and src.item.name not in ("node", "any"):
+                self.report(e.span, f"replace(src=...) is given {word(src.item)} as a source: "
+                            "sources are nodes", None)
             return _method_result(func.obj)
         if func.name == "callable":
             name = e.func.name if isinstance(e.func, A.EName) else "the function"

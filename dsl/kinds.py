@@ -206,8 +206,9 @@ class Typer:
         if isinstance(e, A.ECompare):
             return self.compare(e, scope)
         if isinstance(e, A.EBool):
+            # `a and b` asks a's truth; b's only where the whole is asked (a guard, an `if`)
             kinds = [self.kind(v, scope) for v in e.values]
-            for v, k in zip(e.values, kinds):
+            for v, k in zip(e.values[:-1], kinds):
                 self.truth(v, k)
             return _join(kinds)
         if isinstance(e, A.EIf):

@@ -111,8 +111,9 @@ def _signature(obj: Any) -> inspect.Signature | None:
 class Typer:
     """Infers kinds over one rule's expressions; `report(span, message, hint)` for each problem.
 
-    `names`: the kind of each name in scope (captures, where names); `helpers`: the objects of
-    the helpers the file loaded (a helper that failed to load is ANY, reported elsewhere)."""
+    `helpers`: the objects of the helpers the file loaded; `opaque`: names whose values are not
+    known here (ctx, pipelines, declared contexts, a helper that failed to load: reported
+    elsewhere). The kind of each name in scope (captures, where names) is passed per call."""
 
     def __init__(self, report: Report, helpers: dict[str, Any], opaque: set[str]):
         self.report = report

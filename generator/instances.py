@@ -171,8 +171,13 @@ def int_values(dt: DType) -> st.Strategy:
 
 def float_values(dt: DType) -> st.Strategy:
     width = {2: 16, 4: 32, 8: 64}[dt.itemsize]
+    # the edges of the dtype too: the largest finite value (x * 2 overflows there), the
+    # smallest normal and subnormal (x / 2 underflows there), as z3 may choose them
+    info = np.finfo(dt.np)
+    edges = st.sampled_from([float(info.max), -float(info.max), float(info.tiny),
+                             float(info.smallest_subnormal)])
     special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan])
-    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special,
+    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special, edges,
                      st.floats(width))
 
 

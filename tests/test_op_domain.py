@@ -173,11 +173,14 @@ def test_float_division_rules_are_checked_not_vacuous(tmp_path):
                  "  neg_bool:  NEG(x:bool) -> x\n"
                  "  sub_bool:  SUB(x:bool, y) -> x\n"
                  "  mod_mod:   MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m\n"
+                 "  idiv_mul:  IDIV(MUL(x:floats, 2), 2) -> TRUNC(x)\n"
                  "}\n")
-    reports = {r.rule.name: r for r in check_paths([str(f)], examples=30).rules}
+    reports = {r.rule.name: r for r in check_paths([str(f)], examples=100).rules}
     assert reports["idiv_one"].verdict == "refuted", reports["idiv_one"].line()
     assert reports["trunc_int"].verdict == "proved", reports["trunc_int"].line()
     assert reports["neg_bool"].verdict == "proved", reports["neg_bool"].line()
     assert reports["sub_bool"].verdict == "refuted", reports["sub_bool"].line()
     # sound for ints (z3) and floats (fmod of fmod: the examples)
     assert reports["mod_mod"].verdict == "passed", reports["mod_mod"].line()
+    # wrong where x * 2 overflows: the examples reach the dtype's largest value, as z3 would
+    assert reports["idiv_mul"].verdict == "refuted", reports["idiv_mul"].line()

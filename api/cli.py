@@ -33,7 +33,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     return run_check(args.paths, examples=args.examples, seed=args.seed, rule=args.rule,
                      rlimit=args.rlimit, allow_unknown=args.allow_unknown,
-                     hang_seconds=args.hang_timeout)
+                     hang_seconds=args.hang_timeout, max_ulp=args.max_ulp)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -90,6 +90,7 @@ def _seconds(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     from rulegrad import __version__
     from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS
+    from rulegrad.generator.soundness import MAX_ULP
 
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"rulegrad {__version__}")
@@ -110,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(for an editor to start)")
     ls.set_defaults(func=_cmd_lsp)
     c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
-    c.add_argument("paths", nargs="*", help=".rules files (default: all of rules/)")
+    c.add_argument("paths", nargs="*", help=".rules files or folders of them (default: all of "
+                   "rules/)")
     c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")
     c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
     c.add_argument("--rule", help="check only the rule with this name")
@@ -122,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "past it (a helper that never returns): error")
     c.add_argument("--allow-unknown", action="store_true",
                    help="exit 0, not 3, when a rule is unknown, unchecked or an error")
+    c.add_argument("--max-ulp", type=_count, default=MAX_ULP,
+                   help=f"the largest `# check: ulp N` honoured (default {MAX_ULP}); a rule "
+                   "asking for more is checked within this")
     c.set_defaults(func=_cmd_check)
     f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
     f.add_argument("--n", type=_count, default=1000, help="number of programs (default 1000)")

@@ -12,6 +12,9 @@ first:
 - names in guards and right-hand sides: captures bound on every match path, comprehension
   variables inside their comprehension, `ctx`, helpers, builtins and globals; a called
   capitalised name must be an op (a constructor, whose arity is checked too) or `UOp`;
+- kinds of values in guards, where names and right-hand sides (dsl/kinds.py): what would
+  raise when the rule fires (an attribute a node does not have, a call its target never takes,
+  a literal as an op's source, `x + "s"`, a node as a truth value) is an error here;
 - duplicate rule names (per file), duplicate rule-set names, unknown sets in `+`, `+` cycles;
 - `use`: the module must import and have every named helper; `from "f.rules" import s`: the
   file must exist, check cleanly (recursively; import cycles are reported) and define `s`;
@@ -42,6 +45,7 @@ from rulegrad.runtime.ops import Ops
 from . import ast as A
 from .errors import Diagnostic, RulesError
 from .files import RulesFileError, read_rules_file
+from .kinds import NODE, NODES, Kind, Typer, word
 from .names import (
     BUILTINS,
     DTYPE_NAMES,
@@ -61,6 +65,10 @@ from .subsume import ShadowIndex, capture_names, shadows
 Loader = Callable[[str], str]  # path -> text of a rules file; raises OSError when missing
 
 CONSTRUCTOR_KWARGS = ("dtype", "arg", "tag")
+# kinds of value a right-hand side can never be (the rewrite engine takes a node, a number, a
+# bool, None or a tuple)
+RHS_NOT_A_VALUE = frozenset({"str", "list", "dtype", "op", "callable", "method", "dict", "set",
+                             "gen"})
 
 
 read_file = read_rules_file  # the default loader: regular UTF-8 files of bounded size only
@@ -623,8 +631,28 @@ class _FileChecker:
             self.check_expr(rule.rhs.message, captures, "right-hand side", comp_locals)
         elif not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
-            self.check_rhs_value(rule.rhs)
             self.check_rhs_not_analysis(rule.rhs)
+        self.check_kinds(rule)
+
+    def check_kinds(self, rule: A.Rule) -> None:
+        """Type the rule's expressions (dsl/kinds.py): what would raise when the rule fires is
+        an error here, at its place in the file."""
+        opaque = (KEYWORD_NAMES | self.pipelines | set(self.contexts)
+                  | (set(self.helpers) - set(self.helper_objs)))
+        typer = Typer(self.error, self.helper_objs, opaque)
+        scope: dict[str, Kind] = {name: NODE for name in _bound_on_every_path(rule.pattern)}
+        scope |= {name: NODES for name, _ in _rest_captures(rule.pattern)}
+        for name, e in rule.lets:
+            scope = scope | {name: typer.kind(e, scope)}
+        if rule.guard is not None:
+            guard = rule.guard
+            for term in guard.values if isinstance(guard, A.EBool) else (guard,):
+                typer.truth(term, typer.kind(term, scope))
+        if isinstance(rule.rhs, A.EError):
+            typer.kind(rule.rhs.message, scope)
+        elif not isinstance(rule.rhs, A.EDefer):
+            typer.kind(rule.rhs, scope)
+            self.check_rhs_value(rule.rhs, lambda e: typer.kind(e, scope))
 
     def check_rhs_not_analysis(self, rhs: A.Expr) -> None:
         """A rule says its rewrite: the value of an analysis (any branch of a conditional) is
@@ -640,18 +668,20 @@ class _FileChecker:
                            "cannot be a rule's rewrite", "say the rewrite in the rule, and ask "
                            "the analysis in its guard or its where names")
 
-    def check_rhs_value(self, rhs: A.Expr) -> None:
+    def check_rhs_value(self, rhs: A.Expr, kind_of: Callable[[A.Expr], Kind]) -> None:
         """A right side is a node, a number or bool (a constant like the root), None (no
-        rewrite), or a tuple (a gradient rule's one value per source); a string, a list or a
-        comprehension can never be one (each branch of a conditional is checked alike)."""
+        rewrite), or a tuple (a gradient rule's one value per source); a string, a list, a
+        comprehension, a dtype, an op or a function can never be one (each branch of a
+        conditional is checked alike)."""
         stack = [rhs]
         while stack:
             e = stack.pop()
             if isinstance(e, A.EIf):
                 stack += [e.then, e.orelse]
                 continue
-            kind = ("a string" if isinstance(e, A.ELit) and isinstance(e.value, str) else
-                    "a list" if isinstance(e, (A.EList, A.EComp)) else None)
+            k = kind_of(e)
+            kind = ("a list" if isinstance(e, (A.EList, A.EComp)) else
+                    word(k) if k.name in RHS_NOT_A_VALUE else None)
             if kind is not None:
                 self.error(e.span, f"the right-hand side is {kind}, which cannot be a node",
                            "a rule rewrites to a node, a number, a bool, None or a tuple")

@@ -33,7 +33,8 @@ import numpy as np
 
 from rulegrad.backends.oracle import evaluate
 from rulegrad.dsl import ast as A
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -65,6 +66,38 @@ class _Enough(Exception):
 class Raised(Exception):
     """The rule itself raised on an instance: not a wrong value, but nothing was checked.
     (Some rules raise on purpose: a last rule that reports an unhandled op, say.)"""
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def index_overflows(inst: Instance, root: UOp) -> bool:
+    """Whether the exact value of some `index` node of a scalar instance leaves int64.
+
+    z3 assumes index arithmetic never overflows (C computes it in int64, and the scheduler's
+    index math stays far inside it: smt.py, INDEX_NOTE), so it proves rules that only hold
+    without overflow; an example outside that assumption would refute a rule z3 rightly
+    proved. Index nodes are computed exactly (Python ints, C's truncating division), every
+    other node by the oracle."""
+    if not any(n.dtype is dtypes.index and n.op in GroupOp.ALU for n in toposort(root)):
+        return False
+    exact = IndexedEval(inst)
+    vals: dict[UOp, Any] = {}
+    for n in toposort(root):
+        if n.dtype is dtypes.index:
+            try:
+                vals[n] = exact._scalar(n, [vals[s] for s in n.src])
+            except ValueError:  # an op index math does not have: the oracle's value
+                vals[n] = _oracle_scalar(inst, n)
+            if isinstance(vals[n], int) and not INT64_MIN <= vals[n] <= INT64_MAX:
+                return True
+        else:
+            vals[n] = _oracle_scalar(inst, n)
+    return False
+
+
+def _oracle_scalar(inst: Instance, n: UOp) -> Any:
+    return np.asarray(evaluate([inst.bind_ranges(n)], inst.var_vals)[0]).item()
 
 
 def _values(inst: Instance, node: UOp) -> Any:
@@ -228,6 +261,8 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
             # not a graph the oracle can run (shapes that do not line up, a value out of its
             # dtype's range): a malformed instance, not the rule's fault
             assume(False)
+        # the instances z3 assumes away are no counterexamples here either
+        assume(mode != "scalar" or not index_overflows(inst, lhs))
         try:
             rhs = one_rule.rewrite(lhs, None)
         except RewriteNotReady:
@@ -235,6 +270,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         except Exception as exc:  # noqa: BLE001 - a rule that crashes is reported, not hidden
             raise Raised(describe(inst, lhs, None, f"the rule raised {exc!r}")) from exc
         assume(rhs is not None and rhs is not lhs)
+        assume(mode != "scalar" or not index_overflows(inst, rhs))
         try:
             right = _values(inst, rhs)
         except Exception as exc:  # noqa: BLE001

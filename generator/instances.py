@@ -41,7 +41,7 @@ from rulegrad.runtime.uop import UOp, toposort
 
 from . import draws as st
 from .draws import assume, draw
-from .smt import _OPERAND_DOMAIN  # the dtypes each op computes on (one table for both checks)
+from .smt import OPERAND_DOMAIN  # the dtypes each op computes on (runtime/semantics.py)
 
 # ops a scalar (index-level) instance can hold, and those a tensor instance adds
 SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
@@ -171,8 +171,13 @@ def int_values(dt: DType) -> st.Strategy:
 
 def float_values(dt: DType) -> st.Strategy:
     width = {2: 16, 4: 32, 8: 64}[dt.itemsize]
+    # the edges of the dtype too: the largest finite value (x * 2 overflows there), the
+    # smallest normal and subnormal (x / 2 underflows there), as z3 may choose them
+    info = np.finfo(dt.np)
+    edges = st.sampled_from([float(info.max), -float(info.max), float(info.tiny),
+                             float(info.smallest_subnormal)])
     special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan])
-    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special,
+    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special, edges,
                      st.floats(width))
 
 
@@ -532,7 +537,7 @@ def _op_accepts(op: Ops, dt: DType) -> bool:
     """Whether `op` can produce a node of dtype dt."""
     if op in GroupOp.Comparison:
         return dt is dtypes.bool
-    domain = _OPERAND_DOMAIN.get(op)
+    domain = OPERAND_DOMAIN.get(op)
     if op in (Ops.CAST, Ops.BITCAST, Ops.WHERE) or domain is None:
         return op not in (Ops.RANGE,) or dt is dtypes.index
     return dt in domain

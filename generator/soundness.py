@@ -1,12 +1,12 @@
 """`rulegrad check`: prove or property-test that every rule preserves meaning.
 
-In: `.rules` paths (default: every `rules/*.rules` of the package), an example count, a seed,
-optionally one rule name. Out: one line per rule (name, `file:line`, method, verdict), the
-counterexample under each refuted rule, the loops found between rules of a set, then totals per
-verdict and per method. The exit status (`EXIT_*`): 1 when a rule is refuted or a loop is
-confirmed; 2 when a rules file does not load (its diagnostics are printed); 3 when a rule is
-`unknown`, `unchecked` or `error` (nothing showed it sound; `--allow-unknown` makes that 0);
-else 0.
+In: `.rules` paths or folders of them (default: every `rules/*.rules` of the package), an
+example count, a seed, optionally one rule name. Out: one line per rule (name, `file:line`,
+method, verdict), the counterexample under each refuted rule, the loops found between rules of
+a set, then totals per verdict and per method. The exit status (`EXIT_*`): 1 when a rule is
+refuted or a loop is confirmed; 2 when a rules file does not load (its diagnostics are
+printed); 3 when a rule is `unknown`, `unchecked` or `error` (nothing showed it sound;
+`--allow-unknown` makes that 0); else 0.
 
 Equal means identical bits in both methods (NaN equals NaN, -0.0 is not 0.0); a rule marked
 `# check: ulp N` (on its line, above it, or on its set's line) may differ by N units in the last
@@ -37,6 +37,7 @@ verdict `unchecked`, so no rule escapes silently.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import signal
 import sys
@@ -49,13 +50,19 @@ from pathlib import Path
 from typing import Any
 
 from rulegrad.dsl import ast as A
-from rulegrad.generator.paths import package_rules_files
+from rulegrad.generator.paths import in_package, package_rules_files
 
 from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
 
-STRUCTURAL_MARK = re.compile(r"#.*\bcheck:\s*structural\b")
-ULP_MARK = re.compile(r"#.*\bcheck:\s*ulp\s+(\d+)\b")
-UNREACHABLE_MARK = re.compile(r"#.*\bcheck:\s*unreachable\b")
+# A mark is a comment of its own that ends its line (`...  # check: structural`), never words
+# inside prose ("# rules that are not check: structural ...") nor inside a string literal
+STRUCTURAL_MARK = re.compile(r"#\s*check:\s*structural\s*$")
+ULP_MARK = re.compile(r"#\s*check:\s*ulp\s+(\d+)\s*$")
+UNREACHABLE_MARK = re.compile(r"#\s*check:\s*unreachable\s*$")
+# The largest `# check: ulp N` honoured without `--max-ulp`: what the package's own rules need
+# (rangeify.rules' float sums, 8); a larger tolerance would hide a wrong constant (8 ulp of
+# float16 is already 0.8%). A rule asking for more is checked at the cap, and says so.
+MAX_ULP = 8
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 INCONCLUSIVE = ("unknown", "unchecked", "error")
 BOUNDS_EXAMPLES = 10  # examples that test a z3 proof's vmin/vmax assumption on real graphs
@@ -161,7 +168,7 @@ def marked_rules(rf: A.RulesFile, mark: re.Pattern) -> dict[tuple[int, int], re.
     lines = rf.source.splitlines()
 
     def marked(line: int) -> re.Match | None:
-        if 1 <= line <= len(lines) and (m := mark.search(lines[line - 1])):
+        if 1 <= line <= len(lines) and (m := mark.search(comment_of(lines[line - 1]))):
             return m
         k = line - 1  # the comment block right above
         while 1 <= k <= len(lines) and lines[k - 1].lstrip().startswith("#"):
@@ -180,6 +187,26 @@ def marked_rules(rf: A.RulesFile, mark: re.Pattern) -> dict[tuple[int, int], re.
                     if m is not None:
                         out[(r.span.line, r.span.col)] = m
     return out
+
+
+def comment_of(line: str) -> str:
+    """The comment that ends a line of rules text ('' if none): from the first `#` outside a
+    string literal (`-> error "# check: unreachable"` is a message, not a mark)."""
+    quote = None
+    k = 0
+    while k < len(line):
+        c = line[k]
+        if quote is not None:
+            if c == "\\":
+                k += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            return line[k:]
+        k += 1
+    return ""
 
 
 def structural_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
@@ -215,6 +242,12 @@ def _mentions_ctx(e: Any) -> bool:
     return False
 
 
+def reports_a_bug(rule: A.Rule) -> bool:
+    """Whether the rule's right side is an explicit `error "..."` (what `# check: unreachable`
+    may be said of: a rule that changes no meaning, it stops the pass)."""
+    return isinstance(rule.rhs, A.EError)
+
+
 @dataclass
 class _Item:
     rule: A.Rule
@@ -248,9 +281,10 @@ class Checker:
     """Runs the checks of one rule at a time; holds the matchers built per rule set."""
 
     def __init__(self, examples: int = 100, seed: int = 0, rlimit: int = DEFAULT_RLIMIT,
-                 hang_seconds: float = HANG_SECONDS):
+                 hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP):
         self.examples, self.seed, self.rlimit = examples, seed, rlimit
-        self.hang_seconds = hang_seconds
+        self.hang_seconds, self.max_ulp = hang_seconds, max_ulp
+        self._recorded: set[str] | None = None  # rules in the recorded programs' passes
         self._helpers: dict[int, dict[str, Any]] = {}
         self._sets: dict[tuple[str, str], Any] = {}
         self.loops_seen: dict[tuple[str, str], str] = {}  # (set, message) from examples
@@ -282,8 +316,15 @@ class Checker:
         """The rule's report; whatever the rule's own code does (raise, exit, hang) is that
         rule's `error`, never the run's."""
         t0 = time.monotonic()
+        notes = []
+        if item.ulp > self.max_ulp:
+            notes.append(f"asks for {item.ulp} ulp, checked within the cap of {self.max_ulp} "
+                         "(--max-ulp raises it)")
+            item = dataclasses.replace(item, ulp=self.max_ulp)
         try:
             with _hang_limit(self.hang_seconds):
+                item, more = self._honoured_marks(item)
+                notes += more
                 report = self._check(item)
         except _Hung:
             report = RuleReport(item.rule, _location(item.rule), "-", "error",
@@ -294,8 +335,41 @@ class Checker:
             report = RuleReport(item.rule, _location(item.rule), "-", "error",
                                 f"raised {type(exc).__name__}: {exc}")
         report.ulp = item.ulp
+        report.detail = "; ".join([report.detail] * bool(report.detail) + notes)
         report.seconds = time.monotonic() - t0
         return report
+
+    def _honoured_marks(self, item: _Item) -> tuple[_Item, list[str]]:
+        """The item with the marks it may use, and a note per mark it may not.
+
+        `structural` and `unreachable` are verdicts of the recorded programs (passdiff.py),
+        which run the package's own pipelines: a rule in another file (a user's, even one named
+        `rules/symbolic.rules`) runs in none of them, so its firings there are another rule's.
+        `unreachable` is for a rule that reports a bug by raising (`-> error "..."`) and whose
+        pass is recorded; any other rule so marked is checked like an unmarked one."""
+        notes = []
+        recorded = in_package(item.checked.file.path)
+        if item.unreachable and not reports_a_bug(item.rule):
+            notes.append("'# check: unreachable' ignored: the right-hand side is not an "
+                         "`error`")
+            item = dataclasses.replace(item, unreachable=False)
+        if (item.unreachable or item.structural) and recorded:
+            recorded = _location(item.rule) in self._recorded_locations()
+        if (item.unreachable or item.structural) and not recorded:
+            mark = "unreachable" if item.unreachable else "structural"
+            notes.append(f"'# check: {mark}' ignored: its rule set runs in no recorded "
+                         "program's pass")
+            item = dataclasses.replace(item, unreachable=False, structural=False)
+        return item, notes
+
+    def _recorded_locations(self) -> set[str]:
+        """The `file:line` of every rule in a pass the recorded programs ran."""
+        from .passdiff import passdiff
+
+        if self._recorded is None:
+            runs = [run for p in passdiff(self.seed).programs for run in p.passes]
+            self._recorded = {r.location for run in runs for r in getattr(run.matcher, "rules", ())}
+        return self._recorded
 
     def _check(self, item: _Item) -> RuleReport:
         from .smt import prove_rule
@@ -487,17 +561,32 @@ def _firing_rules(msg: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------- the command
+def rules_files(paths: list[str]) -> list[Path]:
+    """The rules files the paths name: a file itself, a folder every `*.rules` directly in it
+    (in name order). Raises OSError for a folder with none."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(p.glob("*.rules"))
+            if not found:
+                raise OSError(f"{p}: no .rules files in this folder")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
 def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int = 0,
                 rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
                 progress: Callable[[int, int, str], None] | None = None,
-                hang_seconds: float = HANG_SECONDS) -> CheckReport:
+                hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP) -> CheckReport:
     """Check every rule of the files; raises RulesError for a file that does not load."""
     from rulegrad.dsl import load
 
-    files = [Path(p) for p in paths] if paths else package_rules_files()
+    files = rules_files(paths) if paths else package_rules_files()
     checked = [load(str(p)) for p in files]
     items = [it for cf in checked for it in _items(cf, rule)]
-    checker = Checker(examples, seed, rlimit, hang_seconds)
+    checker = Checker(examples, seed, rlimit, hang_seconds, max_ulp)
     report = CheckReport()
     t0 = time.monotonic()
     for k, item in enumerate(items):
@@ -563,13 +652,14 @@ def _progress_printer(stream: Any) -> tuple[Callable[[int, int, str], None], Cal
 
 def run_check(paths: list[str] | None, examples: int = 100, seed: int = 0,
               rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
-              allow_unknown: bool = False, hang_seconds: float = HANG_SECONDS) -> int:
+              allow_unknown: bool = False, hang_seconds: float = HANG_SECONDS,
+              max_ulp: int = MAX_ULP) -> int:
     """The `rulegrad check` command: print the report; the exit status (EXIT_*)."""
     from rulegrad.dsl.errors import RulesError
 
     update, stop = _progress_printer(sys.stderr)
     try:
-        report = check_paths(paths, examples, seed, rule, rlimit, update, hang_seconds)
+        report = check_paths(paths, examples, seed, rule, rlimit, update, hang_seconds, max_ulp)
     except RulesError as exc:
         stop()
         print(str(exc), file=sys.stderr)

@@ -11,6 +11,10 @@ not what the IR needs:
 
 - Dtype classes: bool, signed ints (`index` is a signed 64-bit int), unsigned ints, floats.
   `DOMAIN[op]` names the classes an op's operands may have; other cells are not ops of the IR.
+  It is the one table of which (op, dtype) exist: the graph verifier (runtime/spec.py), the
+  z3 model (generator/smt.py) and the checker's instance draws (generator/instances.py) all
+  read it through `operand_dtypes` / `defined`; tests/test_op_domain.py shows that everything
+  the Tensor API and the passes build is in it, and that the checker models and draws each cell.
 - Fixed-width integer ADD/SUB/MUL/NEG/POW wrap around (two's complement), as numpy's ufuncs.
 - Integer IDIV truncates toward zero and MOD takes the sign of the dividend (C, runtime/ops.py);
   the Tensor API builds numpy's floor `//` and `%` on top. Division or remainder by zero gives
@@ -74,6 +78,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from rulegrad.runtime.dtype import DTYPES, DType, dtypes
 from rulegrad.runtime.ops import Ops
 
 # dtype classes by numpy kind ('b', 'i', 'u', 'f'; index is an 'i')
@@ -93,6 +98,27 @@ LIBM_OPS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.POW})
 def defined(op: Ops, kind: str) -> bool:
     """True when `op` is an op of the IR on operands of numpy kind `kind` ('b', 'i', 'u', 'f')."""
     return kind in DOMAIN.get(op, "")
+
+
+def _kind(dt: DType) -> str:
+    return "i" if dt is dtypes.index else dt.kind
+
+
+def operand_dtypes(op: Ops) -> frozenset[DType]:
+    """The dtypes an ALU op's operands may have (DOMAIN, `index` among the signed ints); every
+    dtype for an op the table does not restrict (CAST, and the ops that are not ALU ops)."""
+    every = frozenset(DTYPES) | {dtypes.index}
+    if op not in DOMAIN:
+        return every
+    return frozenset(d for d in every if _kind(d) in DOMAIN[op])
+
+
+def operand_dtype(op: Ops, srcs: tuple[DType, ...]) -> DType | None:
+    """The dtype DOMAIN speaks of for `op` over sources of these dtypes: a WHERE's value, every
+    other op's first source (an ALU op's sources share it); None for an op with no operand."""
+    if op is Ops.WHERE:
+        return srcs[1] if len(srcs) > 1 else None
+    return srcs[0] if srcs else None
 
 
 def _as_int(x: np.ndarray) -> np.ndarray:

@@ -6,6 +6,8 @@ runtime/schedule.py calls `verify` after each pass when `RULEGRAD_SPEC=1`.
 
 Stages, in pipeline order:
 
+- every stage: each ALU node computes on a dtype its op is defined on (runtime/semantics.py's
+  DOMAIN: the one table of (op, dtype) that the oracle and the checker's z3 model read too).
 - `tensor`: a tensor graph with REALIZE markers: no scheduler nodes yet (INDEX, RANGE,
   BUFFERIZE, STORE, KERNEL); every REALIZE has one source.
 - `rangeified`: no tensor-level ops are left (movement, REDUCE_AXIS, REALIZE, CHILD); each
@@ -23,6 +25,7 @@ from collections.abc import Callable
 
 from .dtype import dtypes
 from .ops import GroupOp, Ops
+from .semantics import DOMAIN, operand_dtype, operand_dtypes
 from .uop import UOp, toposort
 
 
@@ -40,12 +43,26 @@ _TENSOR_OPS = GroupOp.Movement | {Ops.REDUCE_AXIS, Ops.REALIZE, Ops.CHILD, Ops.C
                                   Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE}
 
 
+_EVERY_DTYPE = operand_dtypes(Ops.CAST)  # the dtypes of values (not void)
+
+
+def _outside_domain(n: UOp) -> str | None:
+    """An ALU node on a dtype its op is not defined on: runtime/semantics.py's DOMAIN, the one
+    table of (op, dtype) the oracle, the C prelude and z3 read too."""
+    if n.op not in DOMAIN:
+        return None
+    dt = operand_dtype(n.op, tuple(s.dtype for s in n.src))
+    if dt is None or dt not in _EVERY_DTYPE or dt in operand_dtypes(n.op):
+        return None
+    return f"{n.op.name} is not an op on {dt.name} (runtime/semantics.py, DOMAIN)"
+
+
 def _tensor(n: UOp) -> str | None:
     if n.op in _SCHEDULER_OPS:
         return "a scheduler node in the tensor graph"
     if n.op is Ops.REALIZE and len(n.src) != 1:
         return "REALIZE takes exactly one source"
-    return None
+    return _outside_domain(n)
 
 
 def _closes_ranges(n: UOp, ranges: tuple[UOp, ...], kind: str, allow_const: bool) -> str | None:
@@ -76,7 +93,7 @@ def _rangeified(n: UOp) -> str | None:
         return _closes_ranges(n, n.src[1:], "loop", allow_const=True)
     if n.op is Ops.REDUCE:
         return _closes_ranges(n, n.src[1:], "reduce", allow_const=False)
-    return None
+    return _outside_domain(n)
 
 
 def _kernels(root: UOp) -> list[tuple[str, UOp]]:
@@ -115,6 +132,8 @@ def _kernel(root: UOp) -> list[tuple[str, UOp]]:
                 bad.append(("a DEFINE_LOCAL closes RANGEs", n))
             elif n.op is Ops.INDEX and any(i.dtype is not dtypes.index for i in n.src[1:2]):
                 bad.append(("an offset has dtype index", n))
+            elif (why := _outside_domain(n)) is not None:
+                bad.append((why, n))
     return bad
 
 

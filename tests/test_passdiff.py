@@ -108,5 +108,10 @@ def test_an_unreachable_rule_must_fire_on_no_program(monkeypatch):
     assert (rep.verdict, rep.detail) == ("structural", "unreachable as declared: never fired "
                                          f"on {80 + len(EXTRA_PROGRAMS)} programs"), rep.detail
     monkeypatch.setattr(soundness, "UNREACHABLE_MARK", soundness.STRUCTURAL_MARK)
+    # the mark is only for a rule whose right side is `error ...`: otherwise it is ignored
+    rep = soundness.check_paths([rules["kernel.rules"]], rule="kernel_store").rules[0]
+    assert "unreachable' ignored: the right-hand side is not an `error`" in rep.detail
+    # read as one that reports a bug, the rule fires on recorded programs: refuted
+    monkeypatch.setattr(soundness, "reports_a_bug", lambda rule: True)
     rep = soundness.check_paths([rules["kernel.rules"]], rule="kernel_store").rules[0]
     assert rep.verdict == "refuted" and "declared unreachable, but fired on" in rep.detail

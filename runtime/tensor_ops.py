@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
+from .uop import UOp
+from .variable import actual, has_symbolic
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -611,23 +613,47 @@ class TensorOps:
         return (s.log() + m).transpose(-1, axis)
 
     def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index of the first maximum, as int32 (tinygrad's index dtype; numpy gives int64)."""
+        """Index of the first maximum (NaN counts as the largest value, as in numpy and torch),
+        as int32 (tinygrad's index dtype; numpy gives int64)."""
         if axis is None:
-            out = self.flatten().argmax(0)
-            return out.reshape((1,) * self.ndim) if keepdim else out
+            if self.ndim == 0:
+                return _tensor().zeros((), dtype=dtypes.int32)
+            if not has_symbolic(self.shape):
+                out = self.flatten().argmax(0)
+                return out.reshape((1,) * self.ndim) if keepdim else out
+            # a symbolic axis does not flatten: the first hit by its row-major flat position
+            return self._first_hit(self._hits(None), None, keepdim)
         if self.ndim == 0:
             return _tensor().zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
-        n = self.shape[axis]
-        if n == 0:
+        if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
             raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
+        return self._first_hit(self._hits(axis), axis, keepdim)
+
+    def _hits(self, axis: int | None) -> Tensor:
+        """Where self equals its max over `axis` (NaN, the largest, where there is one)."""
         hit = self == self.max(axis, keepdim=True)
         if self.dtype.is_float:
             hit = hit | (self.isnan() & self.isnan().any(axis, keepdim=True))
-        rev = _tensor().arange(n, 0, -1).reshape(n, *[1] * (self.ndim - axis - 1))
-        return (n - hit.where(rev, 0).max(axis, keepdim=keepdim)).cast(dtypes.int32)
+        return hit
+
+    def _first_hit(self, hit: Tensor, axis: int | None, keepdim: bool) -> Tensor:
+        """The smallest (flat, row-major, for axis None) position where `hit` holds over
+        `axis`, as int32: positions masked by `hit`, then a MIN reduction."""
+        axes = tuple(range(self.ndim)) if axis is None else (axis,)
+        flat: Any = 0
+        for d in axes:  # the flat position: each axis' position times its stride
+            pos = _positions(self.shape[d]).reshape(
+                tuple(-1 if i == d else 1 for i in range(self.ndim)))
+            stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
+            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, _tensor())
+                                 else stride)
+        return hit.where(flat, dtypes.int32.max)._reduce(Ops.MIN, axis, keepdim) \
+            .cast(dtypes.int32)
 
     def argmin(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the first minimum; a NaN wins here too (numpy's and torch's argmin give
+        the first NaN, as argmax does)."""
         return self._inverse().argmax(axis, keepdim)
 
     def _inverse(self) -> Tensor:
@@ -637,9 +663,11 @@ class TensorOps:
         return -self if self.dtype.is_float else ~self
 
     def sort(self, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
-        """Stable sort along `dim`: values and int32 indices. Each element's rank is a count
-        (how many come before it), and a one-hot of the ranks places it: O(n^2) work in one
-        reduction, no data-dependent control flow."""
+        """Stable sort along `dim`: values and int32 indices, in torch's order: NaN is the
+        largest value (last ascending, first descending), -0.0 and 0.0 are equal (each keeps
+        its sign and its place among ties). Each element's rank is a count (how many come
+        before it), and a one-hot of the ranks places it: O(n^2) work in one reduction, no
+        data-dependent control flow. A symbolic axis sorts its bound rows."""
         T = _tensor()
         if self.ndim == 0:
             return self, T.zeros((), dtype=dtypes.int32)
@@ -647,12 +675,12 @@ class TensorOps:
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
-        before = (b > a) if descending else (b < a)
-        pos = T.arange(n)
+        pos = _positions(n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
-        rank = (before | ((b == a) & earlier)).cast(dtypes.int32)._reduce(Ops.ADD, -1, False)
+        before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
+        rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
         hot = rank.unsqueeze(-1) == pos  # [..., i, r]: element i goes to place r
-        vals = hot.where(x.unsqueeze(-1), x.unsqueeze(-1).zeros_like())._reduce(Ops.ADD, -2, False)
+        vals = _pick(x.unsqueeze(-1), hot, -2)
         idx = hot.where(pos.reshape(n, 1), 0).cast(dtypes.int32)._reduce(Ops.ADD, -2, False)
         return vals.transpose(-1, dim), idx.transpose(-1, dim)
 
@@ -661,11 +689,16 @@ class TensorOps:
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted_: bool = True
              ) -> tuple[Tensor, Tensor]:
+        """The k largest (smallest) along `dim`, in sort's order: NaN first when largest."""
         if not sorted_:
             raise NotImplementedError("topk with sorted_=False is not supported")
         dim = self._axis(dim)
-        if not 0 <= k <= self.shape[dim]:
-            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}")
+        size = self.shape[dim]
+        bound = actual((size,))[0]
+        if not isinstance(k, int) or not 0 <= k <= bound:
+            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}"
+                                  + (f" (its symbolic size is bound to {bound})"
+                                     if bound is not size else ""))
         vals, idx = self.sort(dim, descending=largest)
         keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
         return vals.shrink(keep), idx.shrink(keep)
@@ -865,6 +898,45 @@ def _tri(r: int, c: int, diagonal: int = 0) -> Tensor:
     """(r, c) bool mask: true where column - row >= diagonal."""
     T = _tensor()
     return T.arange(r).unsqueeze(-1) + diagonal <= T.arange(c)
+
+
+def _positions(n: int | UOp) -> Tensor:
+    """0, 1, ..., n-1 as int32; over a symbolic size (a bound Variable), the positions up to
+    its maximum shrunk to it, so the result has the symbolic size too."""
+    T = _tensor()
+    if isinstance(n, UOp):
+        return T.arange(int(n.vmax)).shrink(((0, n),))
+    return T.arange(n)
+
+
+def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
+    """Where b sorts strictly before a, in torch's order: NaN above every number (so ascending
+    puts it last, descending first); -0.0 and 0.0 are equal."""
+    if not b.dtype.is_float:
+        return (b > a) if descending else (b < a)
+    if descending:
+        return (b > a) | (b.isnan() & a.isnan().logical_not())
+    return (b < a) | (a.isnan() & b.isnan().logical_not())
+
+
+def _ties(a: Tensor, b: Tensor) -> Tensor:
+    """Where a and b sort as equal: equal numbers, or both NaN."""
+    return (a == b) | (a.isnan() & b.isnan()) if a.dtype.is_float else a == b
+
+
+def _pick(values: Tensor, hot: Tensor, axis: int) -> Tensor:
+    """The element of `values` that the one-hot `hot` marks along `axis` (broadcast together),
+    that axis reduced away, bit for bit: a masked sum of floats starts at +0.0, which would
+    turn a picked -0.0 into 0.0. So -0.0 is summed as 0.0 and its sign put back where the
+    picked element was -0.0; the gradient still flows to the picked element (a sign flip
+    on either side of the sum)."""
+    zero = values.zeros_like()
+    if not values.dtype.is_float:
+        return hot.where(values, zero)._reduce(Ops.ADD, axis, False)
+    negz = (values == 0) & (values.reciprocal() < 0)  # 1 / -0.0 is -inf
+    total = hot.where(negz.where(-values, values), zero)._reduce(Ops.ADD, axis, False)
+    flip = (hot & negz)._reduce(Ops.MAX, axis, False)
+    return flip.where(-total, total)
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

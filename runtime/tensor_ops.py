@@ -23,7 +23,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import UOp
-from .variable import actual, has_symbolic
+from .variable import actual, has_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -322,6 +322,11 @@ class TensorOps:
         repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
+        if has_symbolic(self.shape):
+            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
+                                  f"{show(self.shape)}: they are cut by reshapes that merge "
+                                  "axes, which a symbolic size cannot take (pool, unfold and "
+                                  "conv need concrete shapes)")
         if self.ndim < n:
             raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
         s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
@@ -558,7 +563,9 @@ class TensorOps:
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
-        the axis' length, reduce each (quadratic work, one kernel)."""
+        the axis' length, reduce each (quadratic work, one kernel). A tensor of symbolic shape
+        (which cannot be padded or pooled) scans by a triangular mask instead: out[i] reduces
+        x[j] for j <= i, the identity elsewhere (the same work)."""
         x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
         if self.ndim == 0:
             if axis not in (0, -1):
@@ -566,10 +573,14 @@ class TensorOps:
             return x
         axis = self._axis(axis)
         n = x.shape[axis]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return x
         ident = reduce_identity(op, x.dtype)
         xt = x.transpose(axis, -1)
+        if has_symbolic(x.shape):
+            upto = _lower_triangle(n)  # [i, j]: j <= i
+            out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
+            return out.transpose(axis, -1)
         pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
         return pooled._reduce(op, -1, False).transpose(axis, -1)
 
@@ -584,12 +595,12 @@ class TensorOps:
             return values, T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         n = self.shape[axis]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
+        upper = _lower_triangle(n).T  # [j, i]: j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
-        idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
+        idx = match.where(_positions(n).reshape(n, 1), -1).max(-2)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
@@ -601,12 +612,12 @@ class TensorOps:
         axis = self._axis(axis)
         x = self._float().transpose(axis, -1)
         n = x.shape[-1]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return self._float()
         # shift each prefix by its own running max, so no prefix underflows to log(0)
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()  # j <= i
+        lower = _lower_triangle(n)  # [i, j]: j <= i
         # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
         # it is masked out, and its gradient would be 0 * inf = NaN
         s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
@@ -644,7 +655,7 @@ class TensorOps:
         flat: Any = 0
         for d in axes:  # the flat position: each axis' position times its stride
             pos = _positions(self.shape[d]).reshape(
-                tuple(-1 if i == d else 1 for i in range(self.ndim)))
+                tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
             stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
             flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, _tensor())
                                  else stride)
@@ -680,7 +691,7 @@ class TensorOps:
         before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
         rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
         hot = rank.unsqueeze(-1) == pos  # [..., i, r]: element i goes to place r
-        vals = _pick(x.unsqueeze(-1), hot, -2)
+        vals = x.unsqueeze(-1)._pick(hot, -2)
         idx = hot.where(pos.reshape(n, 1), 0).cast(dtypes.int32)._reduce(Ops.ADD, -2, False)
         return vals.transpose(-1, dim), idx.transpose(-1, dim)
 
@@ -696,7 +707,8 @@ class TensorOps:
         size = self.shape[dim]
         bound = actual((size,))[0]
         if not isinstance(k, int) or not 0 <= k <= bound:
-            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}"
+            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of shape "
+                                  f"{show(self.shape)}"
                                   + (f" (its symbolic size is bound to {bound})"
                                      if bound is not size else ""))
         vals, idx = self.sort(dim, descending=largest)
@@ -704,6 +716,21 @@ class TensorOps:
         return vals.shrink(keep), idx.shrink(keep)
 
     # ------------------------------------------------------------------ indexing by tensors
+    def _pick(self, hot: Tensor, axis: Any) -> Tensor:
+        """The element of self that the one-hot `hot` marks along `axis` (broadcast together),
+        that axis reduced away (every selection by a one-hot: gather, indexing, sort, masks),
+        bit for bit: a masked sum of floats starts at +0.0, which would turn a picked -0.0
+        into 0.0. So -0.0 is summed as 0.0 and its sign put back where the picked element was
+        -0.0; the gradient still flows to the picked element (a sign flip on either side of
+        the sum). Nothing marked: 0."""
+        zero = self.zeros_like()
+        if not self.dtype.is_float:
+            return hot.where(self, zero)._reduce(Ops.ADD, axis, False)
+        negz = (self == 0) & (self.reciprocal() < 0)  # 1 / -0.0 is -inf
+        total = hot.where(negz.where(-self, self), zero)._reduce(Ops.ADD, axis, False)
+        flip = (hot & negz)._reduce(Ops.MAX, axis, False)
+        return flip.where(-total, total)
+
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
         return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
@@ -721,7 +748,8 @@ class TensorOps:
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
         dim = self._axis(dim)
-        if any(s > t for d, (s, t) in enumerate(zip(index.shape, self.shape)) if d != dim):
+        if any(_exceeds(s, t) for d, (s, t) in enumerate(zip(index.shape, self.shape))
+               if d != dim):
             raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
                                f"dim {dim}")
         if not index.dtype.is_int:
@@ -729,7 +757,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
+        return x._pick(hot, -1)
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -739,7 +767,7 @@ class TensorOps:
         if index.ndim != self.ndim or src.ndim != self.ndim:
             raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
                                f"{self.shape}, {index.shape}, {src.shape}")
-        if any((s > d) or (s > t and i != dim)
+        if any(_exceeds(s, d) or (_exceeds(s, t) and i != dim)
                for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
             raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
                                f"self {self.shape} off dim {dim}")
@@ -766,7 +794,7 @@ class TensorOps:
         later = mask.flip(-1).cast(dtypes.int32)._cum(-1, Ops.MAX).flip(-1)
         last = mask & (later.pad((*[None] * (mask.ndim - 1), (0, 1)))
                        .shrink((*[None] * (mask.ndim - 1), (1, n + 1))) == 0)
-        val = last.where(src, src.zeros_like())._reduce(Ops.ADD, -1, False)
+        val = src._pick(last, -1)
         return mask.any(-1).where(val, self)
 
     def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str,
@@ -807,7 +835,7 @@ class TensorOps:
         k = T.arange(size, dtype=dtypes.int32).reshape(size, 1)
         hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
         rows = self.reshape(1, *self.shape).expand(size, *self.shape)
-        picked = hit.where(rows, rows.zeros_like())._reduce(Ops.ADD, 1, False)
+        picked = rows._pick(hit, 1)
         fill = T.full(picked.shape, fill_value).cast(self.dtype)
         return (k < count).where(picked, fill)
 
@@ -877,7 +905,10 @@ class TensorOps:
             for c, n in zip(s, x.shape):
                 if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
                     raise InvalidArgument(f"einsum letter {c!r} has sizes {sizes[c]} and {n}")
-                sizes[c] = max(sizes[c], n)
+                if isinstance(n, UOp) or isinstance(sizes[c], UOp):  # a symbolic size wins
+                    sizes[c] = n if sizes[c] == 1 else sizes[c]
+                else:
+                    sizes[c] = max(sizes[c], n)
         alpha = sorted(sizes)
         aligned = [x.permute([s.index(c) for c in sorted(s)])
                    .reshape([x.shape[s.index(c)] if c in s else 1 for c in alpha])
@@ -894,10 +925,9 @@ class TensorOps:
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 
 
-def _tri(r: int, c: int, diagonal: int = 0) -> Tensor:
+def _tri(r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     """(r, c) bool mask: true where column - row >= diagonal."""
-    T = _tensor()
-    return T.arange(r).unsqueeze(-1) + diagonal <= T.arange(c)
+    return _positions(r).unsqueeze(-1) + diagonal <= _positions(c)
 
 
 def _positions(n: int | UOp) -> Tensor:
@@ -907,6 +937,17 @@ def _positions(n: int | UOp) -> Tensor:
     if isinstance(n, UOp):
         return T.arange(int(n.vmax)).shrink(((0, n),))
     return T.arange(n)
+
+
+def _exceeds(s: int | UOp, t: int | UOp) -> bool:
+    """Whether size s is larger than size t (a symbolic size by its bound value)."""
+    return s is not t and actual((s,))[0] > actual((t,))[0]
+
+
+def _lower_triangle(n: int | UOp) -> Tensor:
+    """(n, n) bool, [i, j] true where j <= i (n may be symbolic)."""
+    pos = _positions(n)
+    return pos.reshape(1, n) <= pos.reshape(n, 1)
 
 
 def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
@@ -922,21 +963,6 @@ def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
 def _ties(a: Tensor, b: Tensor) -> Tensor:
     """Where a and b sort as equal: equal numbers, or both NaN."""
     return (a == b) | (a.isnan() & b.isnan()) if a.dtype.is_float else a == b
-
-
-def _pick(values: Tensor, hot: Tensor, axis: int) -> Tensor:
-    """The element of `values` that the one-hot `hot` marks along `axis` (broadcast together),
-    that axis reduced away, bit for bit: a masked sum of floats starts at +0.0, which would
-    turn a picked -0.0 into 0.0. So -0.0 is summed as 0.0 and its sign put back where the
-    picked element was -0.0; the gradient still flows to the picked element (a sign flip
-    on either side of the sum)."""
-    zero = values.zeros_like()
-    if not values.dtype.is_float:
-        return hot.where(values, zero)._reduce(Ops.ADD, axis, False)
-    negz = (values == 0) & (values.reciprocal() < 0)  # 1 / -0.0 is -inf
-    total = hot.where(negz.where(-values, values), zero)._reduce(Ops.ADD, axis, False)
-    flip = (hot & negz)._reduce(Ops.MAX, axis, False)
-    return flip.where(-total, total)
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

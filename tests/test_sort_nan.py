@@ -133,3 +133,35 @@ def test_sort_gradient_flows_to_the_picked_elements():
     xt = torch.tensor(a, requires_grad=True)
     (torch.sort(xt, dim=1, descending=True, stable=True)[0] * torch.from_numpy(w)).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_cat_and_stack_keep_negative_zero(dt):
+    """cat adds zero-padded parts: the padding must not turn a -0.0 into 0.0."""
+    a, b = _draw(dt, (3, 4), 21), _draw(dt, (3, 2), 22)
+    for axis, parts in ((1, (a, b)), (0, (a, a[:1])), (1, (b, a, b))):
+        _same_bits(Tensor.cat(*map(Tensor, parts), dim=axis).numpy(),
+                   np.concatenate(parts, axis))
+    _same_bits(Tensor.stack(Tensor(a), Tensor(a), dim=2).numpy(), np.stack([a, a], 2))
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_selections_by_index_keep_negative_zero_and_nan(dt):
+    """gather, int-tensor indexing, masked_select and scatter pick elements by a one-hot sum;
+    each must give the picked element bit for bit (numpy's and torch's copies do)."""
+    a = _draw(dt, (5, 6), 31)
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, 6, (5, 4))
+    _same_bits(Tensor(a).gather(1, Tensor(idx.astype(np.int32))).numpy(),
+               np.take_along_axis(a, idx, 1))
+    rows = rng.integers(-5, 5, 7)
+    _same_bits(Tensor(a)[Tensor(rows.astype(np.int32))].numpy(), a[rows])
+    _same_bits(Tensor(a)[:, [5, 0, 0]].numpy(), a[:, [5, 0, 0]])
+    m = (a <= 0) | np.isnan(a)
+    _same_bits(Tensor(a).masked_select(Tensor(m)).numpy(), a[m])
+    src = _draw(dt, (5, 6), 32)
+    order = np.argsort(rng.random((5, 6)), 1)[:, :3]  # distinct targets per row
+    want = torch.from_numpy(a.copy()).scatter(1, torch.from_numpy(order),
+                                              torch.from_numpy(src.copy())).numpy()
+    got = Tensor(a).scatter(1, Tensor(order.astype(np.int32)), Tensor(src)).numpy()
+    _same_bits(got, want)

@@ -1482,7 +1482,8 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         hot = i._one_hot_along_dim(x.shape[d], dim=d - x.ndim)
         mask = hot if mask is None else mask & hot
     spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
-    out = spread._pick(mask, tuple(d + len(big) for d in dims))
+    picked = mask.where(spread, spread.zeros_like())
+    out = picked._reduce(Ops.ADD, tuple(d + len(big) for d in dims), keepdim=False)
     if first != 0 and dims != list(range(first, first + len(dims))):
         # numpy: tensor indices separated by a slice put their axes first
         nb = len(big)

@@ -718,18 +718,14 @@ class TensorOps:
     # ------------------------------------------------------------------ indexing by tensors
     def _pick(self, hot: Tensor, axis: Any) -> Tensor:
         """The element of self that the one-hot `hot` marks along `axis` (broadcast together),
-        that axis reduced away (every selection by a one-hot: gather, indexing, sort, masks),
-        bit for bit: a masked sum of floats starts at +0.0, which would turn a picked -0.0
-        into 0.0. So -0.0 is summed as 0.0 and its sign put back where the picked element was
-        -0.0; the gradient still flows to the picked element (a sign flip on either side of
-        the sum). Nothing marked: 0."""
-        zero = self.zeros_like()
+        that axis reduced away, bit for bit (sort, masked_select, scatter). A masked ADD starts
+        at +0.0, which turns a picked -0.0 into 0.0; a float MAX over -inf elsewhere gives the
+        picked element exactly (it orders -0.0 below 0.0 and propagates NaN), in one
+        reduction. Its gradient reaches the picked element, except a picked NaN (none) or
+        -inf (a share). Nothing marked: 0 for ints, -inf for floats (the callers mask it)."""
         if not self.dtype.is_float:
-            return hot.where(self, zero)._reduce(Ops.ADD, axis, False)
-        negz = (self == 0) & (self.reciprocal() < 0)  # 1 / -0.0 is -inf
-        total = hot.where(negz.where(-self, self), zero)._reduce(Ops.ADD, axis, False)
-        flip = (hot & negz)._reduce(Ops.MAX, axis, False)
-        return flip.where(-total, total)
+            return hot.where(self, self.zeros_like())._reduce(Ops.ADD, axis, False)
+        return hot.where(self, -math.inf)._reduce(Ops.MAX, axis, False)
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
@@ -757,7 +753,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return x._pick(hot, -1)
+        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)

@@ -49,6 +49,8 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
         grad = grads.get(node)
         if grad is None or not node.src or not any(s in in_path for s in node.src):
             continue
+        if node.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in node.arg):
+            raise GradientError(_symbolic_shrink_refusal(node))
         out = rules.rewrite(node, grad)
         if out is None:
             raise GradientError(f"no gradient rule for {node.op.name} (rules/gradient.rules): "
@@ -65,6 +67,17 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
                                     f"{src.dtype.name}{list(src.shape)}")
             grads[src] = g if src not in grads else grads[src] + g
     return {t: grads[t] for t in targets if t in grads}
+
+
+def _symbolic_shrink_refusal(node: UOp) -> str:
+    """Why no gradient flows back through a shrink to a symbolic size: it would be a pad by a
+    symbolic amount, which the IR cannot express (runtime/variable.py lists what is refused)."""
+    axes = ", ".join(f"axis {i} to {e.src[0].arg[0]}={int(e.src[1].arg)}"
+                     for i, (_, e) in enumerate(node.arg) if isinstance(e, UOp))
+    return (f"no gradient through a shrink to a symbolic size ({axes}, from shape "
+            f"{node.src[0].shape}): it would pad by a symbolic amount. Take the gradient "
+            "with respect to the shrunk tensor (make it a leaf: realize it, set requires_grad), "
+            "or shrink to a concrete size")
 
 
 # ---------------------------------------------------------------------- the Tensor side

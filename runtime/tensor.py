@@ -33,6 +33,10 @@ Where this differs from numpy or tinygrad, on purpose:
 - `dot` is `matmul`.
 - `assign` writes at the call, not at the next `realize()` (see `Tensor.assign`); a lazy tensor
   reads a buffer when it is realized, so one built before an assign sees the new value.
+- `t[index] = v` is such an assign of the whole of t (`Tensor.__setitem__`). A view such as
+  `u = t[1:]` is a lazy tensor of its own, not numpy's view: `u[0] = v` realizes u and writes
+  u, not t.
+- sort orders as torch does: NaN above every number, -0.0 equal to 0.0 (both keep their sign).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ from .ops import GroupOp, Ops
 from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
 from .tensor_ops import TensorOps
 from .uop import Shape, UOp
-from .variable import actual, concrete, has_symbolic, is_bound
+from .variable import actual, concrete, has_symbolic, is_bound, show
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
@@ -383,18 +387,45 @@ class Tensor(TensorOps, NNOps):
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return f"<Tensor {self.uop.op.name} shape={self.shape} dtype={self.dtype.name}>"
+        """The values of a realized tensor (read from its buffer); for any other, its shape,
+        dtype and device, and that it is lazy: a repr never compiles or runs anything."""
+        devs = self.device
+        buf = buffer_of(self.uop) if not isinstance(devs, tuple) else None
+        if buf is None or buf.data is None:
+            state = "lazy" if shards_of(self.uop) is None else "realized, sharded"
+            return (f"<Tensor {state} shape={self.shape} dtype={self.dtype.name} "
+                    f"device={devs!r}>")
+        data = buf.data.reshape(concrete(self.shape))
+        if has_symbolic(self.shape):
+            data = data[tuple(slice(0, n) for n in actual(self.shape))]
+        body = np.array2string(data, separator=", ", prefix="Tensor(")
+        where = f", device={devs!r}" if devs != DEFAULT else ""
+        return f"Tensor({body}, dtype={self.dtype.name}{where})"
 
     def __hash__(self) -> int:  # __eq__ builds a tensor, so hash by identity (like tinygrad)
         return id(self)
 
+    def _scalar(self, to: str) -> Scalar:
+        """The value of a one-element tensor (computed, if lazy), for float(), int(), bool()."""
+        if has_symbolic(self.shape) or self.numel() != 1:
+            raise InvalidArgument(f"{to}() of a tensor of shape {self.shape}: only a "
+                                  "one-element tensor has one value (use .numpy(), .tolist(), "
+                                  ".any() or .all())")
+        return self.item()
+
     def __bool__(self) -> bool:
-        raise TypeError("the truth value of a lazy Tensor is not defined; use .item() or .numpy()")
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
 
     # ------------------------------------------------------------------ creation
     @staticmethod
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
-        shape = _check_shape(_argfix((shape,)))
+        shape = _check_shape(_argfix((shape,)), symbolic=True)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
 
@@ -536,6 +567,15 @@ class Tensor(TensorOps, NNOps):
                 bounds.append((0, s))
                 continue
             b, e = a
+            if b == 0 and e is s:  # the whole axis, symbolic or not
+                bounds.append((0, s))
+                continue
+            if isinstance(s, UOp) and isinstance(e, (int, np.integer)) and \
+                    0 <= b <= e <= actual((s,))[0]:
+                # a concrete part of the bound rows (topk's first k): the same rows of the
+                # storage at every value that holds them, and this value does
+                bounds.append((int(b), int(e)))
+                continue
             if is_bound(e) or isinstance(s, UOp):  # a symbolic size: (0, bound variable)
                 if not (b == 0 and is_bound(e) and not isinstance(s, UOp) and e.vmax <= s):
                     raise ValueError(f"shrink {arg}: a symbolic size is (0, v) for a bound "
@@ -596,12 +636,53 @@ class Tensor(TensorOps, NNOps):
         """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
         as in tinygrad)."""
+        if (mask := _as_mask(index)) is not None:
+            return _mask_index(self, mask)
         if isinstance(index, list) and not _is_int_list(index):
             index = tuple(index)
         items = index if isinstance(index, tuple) else (index,)
+        if any(_as_mask(it) is not None for it in items):
+            raise IndexError("a boolean mask indexes alone (x[mask]); combined with other "
+                             "indices it is not supported")
         if not any(isinstance(it, (Tensor, list, tuple)) for it in items):
             return Tensor(_index(self.uop, index))
         return _advanced_index(self, items)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """`t[index] = value` as numpy does it, for basic indices (ints, slices with any step,
+        None, ...) and boolean masks (`t[t > 0.5] = 0`); the value is cast to t's dtype and
+        broadcast to what the index reads (a mask takes one value).
+
+        It is an `assign` of the whole tensor, `where(index, value, t)`, so it writes t's
+        buffer now (a lazy t is realized first): graphs built from the realized t read it
+        when they are realized and see the new values, as after `assign` (realize them before
+        to keep the old ones); graphs built from a lazy t before the write do not see it. A
+        value that reads t (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
+        if buffer_of(self.uop) is None and shards_of(self.uop) is None:
+            self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
+        val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
+        val = val.cast(self.dtype)
+        if (mask := _as_mask(index)) is not None:
+            _check_mask(self, mask)
+            if val.numel() != 1:
+                raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
+                                      f"one-element tensor), got shape {val.shape}")
+            hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
+            self.assign(hit.where(val.reshape(()).expand(self.shape), self))
+            return
+        if isinstance(index, list) or any(isinstance(it, (Tensor, list)) for it in
+                                          (index if isinstance(index, tuple) else (index,))):
+            raise IndexError("item assignment takes ints, slices, None, ... and boolean masks; "
+                             "int tensor indices are not supported (use scatter)")
+        plan = _basic_plan(self.shape, index)
+        view = tuple(plan[3])
+        try:
+            val = val.expand(view) if val.shape != view else val
+        except InvalidArgument:
+            raise InvalidArgument(f"could not broadcast a value of shape {val.shape} into "
+                                  f"t[{index!r}] of shape {view}") from None
+        hit = _place(Tensor.ones(*view, dtype=dtypes.bool), self.shape, plan)
+        self.assign(hit.where(_place(val, self.shape, plan), self))
 
     def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
         """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
@@ -616,6 +697,11 @@ class Tensor(TensorOps, NNOps):
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
                 raise InvalidArgument(f"cat along dim {dim} needs equal shapes off that axis, got "
                                  f"{[t.shape for t in tensors]}")
+        if any(isinstance(t.shape[axis], UOp) for t in tensors):
+            shapes = ", ".join(show(t.shape) for t in tensors)
+            raise InvalidArgument(f"cat along dim {dim}, a symbolic-size axis (shapes {shapes}): "
+                                  "the parts would be padded along it, and a symbolic axis "
+                                  "cannot be padded")
         dt = _probe(_np_concatenate, *tensors)
         total = sum(t.shape[axis] for t in tensors)
         combine = Ops.OR if dt is dtypes.bool else Ops.ADD
@@ -624,6 +710,10 @@ class Tensor(TensorOps, NNOps):
             pad = [(0, 0)] * first.ndim
             pad[axis] = (offset, total - offset - t.shape[axis])
             part = t.uop.cast(dt).pad(tuple(pad))
+            if dt.is_float and len(tensors) > 1:
+                # floats are padded with -0.0, the identity of ADD: x + 0.0 would turn a -0.0
+                # of the part into 0.0
+                part = Tensor(t.uop.cast(dt)).pad(tuple(pad), value=-0.0).uop
             out = part if out is None else out.alu(combine, part)
             offset += t.shape[axis]
         return Tensor(out)
@@ -941,7 +1031,9 @@ class Tensor(TensorOps, NNOps):
         x = self.cast(acc)
         dev = x - x.mean(axis, keepdim=True)
         squares = (dev * dev).sum(axis, keepdim)
-        return (squares / max(self._count(axis) - correction, 0)).cast(out)
+        count = self._count(axis) - correction  # a tensor over a symbolic size
+        count = count.maximum(0) if isinstance(count, Tensor) else max(count, 0)
+        return (squares / count).cast(out)
 
     def softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
@@ -1174,10 +1266,14 @@ def _non_ones(shape: tuple) -> list:
     return [s for s in shape if isinstance(s, UOp) or s != 1]
 
 
-def _check_shape(shape: tuple) -> Shape:
-    if not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-        raise InvalidArgument(f"shape {shape} must be non-negative integers")
-    return tuple(int(s) for s in shape)
+def _check_shape(shape: tuple, symbolic: bool = False) -> Shape:
+    """The shape as ints; with `symbolic`, a bound Variable may stand for a size (a constant
+    of symbolic shape: `zeros_like` of a tensor shrunk to a Variable)."""
+    if not all((isinstance(s, (int, np.integer)) and s >= 0) or (symbolic and is_bound(s))
+               for s in shape):
+        raise InvalidArgument(f"shape {shape} must be non-negative integers"
+                              + (" or bound Variables" if symbolic else ""))
+    return tuple(s if is_bound(s) else int(s) for s in shape)
 
 
 def _resolve_reshape(old: Shape, shape: tuple) -> Shape:
@@ -1216,8 +1312,18 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
 
 def _index(uop: UOp, index: Any) -> UOp:
     """Basic indexing (ints, slices with any step, None, Ellipsis) as movement ops."""
+    bounds, flips, strides, final = _basic_plan(uop.shape, index)
+    out = uop.shrink(tuple(bounds)).flip(tuple(flips))
+    for axis, step in enumerate(strides):
+        if step > 1:
+            out = _stride(out, axis, step)
+    return out.reshape(tuple(final))
+
+
+def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
+    """What a basic index reads, per axis of `shape`: the (start, end) span, whether it is
+    read backwards, the step; and the result's shape (None axes in, int-indexed axes out)."""
     items = index if isinstance(index, tuple) else (index,)
-    shape = uop.shape
     for it in items:
         if isinstance(it, bool) or not (it is None or it is Ellipsis or isinstance(it, slice)
                                         or isinstance(it, (int, np.integer))):
@@ -1241,6 +1347,13 @@ def _index(uop: UOp, index: Any) -> UOp:
             final.append(1)
             continue
         size = shape[axis]
+        if isinstance(size, UOp) and it == slice(None):  # a symbolic axis kept whole
+            bounds.append((0, size)), flips.append(False), strides.append(1)
+            final.append(size)
+            axis += 1
+            continue
+        if isinstance(size, UOp):  # else its bound rows, indexed as concrete ones
+            size = actual((size,))[0]
         if isinstance(it, slice):
             start, stop, step = it.indices(size)
             n = len(range(start, stop, step))
@@ -1261,11 +1374,58 @@ def _index(uop: UOp, index: Any) -> UOp:
             i %= size
             bounds.append((i, i + 1)), flips.append(False), strides.append(1)
         axis += 1
-    out = uop.shrink(tuple(bounds)).flip(tuple(flips))
+    return bounds, flips, strides, final
+
+
+def _place(value: Tensor, shape: Shape, plan: tuple[list, list, list, list]) -> Tensor:
+    """`value`, of the shape a basic index reads, at the places it reads in `shape` (zeros
+    elsewhere): `_index`'s movement ops backwards (unstride, flip, pad)."""
+    bounds, flips, strides, _ = plan
+    spans = [e - b for b, e in bounds]
+    counts = [-(-span // step) for span, step in zip(spans, strides)]
+    out = value.reshape(counts)
     for axis, step in enumerate(strides):
-        if step > 1:
-            out = _stride(out, axis, step)
-    return out.reshape(tuple(final))
+        if step > 1 and counts[axis]:  # every step-th place: the rest of each step is zeros
+            split = out.unsqueeze(axis + 1)
+            split = split.pad(tuple((0, step - 1) if i == axis + 1 else None
+                                    for i in range(split.ndim)))
+            out = split.reshape(out.shape[:axis] + (counts[axis] * step,) + out.shape[axis + 1:])
+            out = out.shrink(tuple((0, spans[axis]) if i == axis else None
+                                   for i in range(out.ndim)))
+    if any(flips):
+        out = out.flip([i for i, f in enumerate(flips) if f])
+    return out.pad(tuple((b, s - e) for (b, e), s in zip(bounds, shape)))
+
+
+def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
+    """numpy's `x[mask]` for a bool mask over x's leading axes: the selected elements (or rows
+    of the remaining axes) in row-major order. The count is data: the mask is computed first."""
+    _check_mask(x, mask)
+    k = mask.ndim
+    rows, rest = math.prod(x.shape[:k]), x.shape[k:]
+    picked = x.reshape(rows, math.prod(rest))._compact(mask.reshape(rows), None, 0)
+    return picked.reshape((picked.shape[0], *rest))
+
+
+def _check_mask(x: Tensor, mask: Tensor) -> None:
+    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the tensor of "
+                         f"shape {x.shape}: it must have the shape of its leading axes")
+
+
+def _as_mask(index: Any) -> Tensor | None:
+    """A boolean index (a bool tensor, bool array or list of bools only) as a bool tensor."""
+    if isinstance(index, Tensor):
+        return index if index.dtype is dtypes.bool else None
+    if isinstance(index, np.ndarray) and index.dtype == np.bool_:
+        return Tensor(index)
+    if isinstance(index, list) and index:
+        try:
+            arr = np.asarray(index)
+        except ValueError:  # ragged: not a mask (the int-list path says what is wrong)
+            return None
+        return Tensor(arr) if arr.dtype == np.bool_ else None
+    return None
 
 
 def _is_int_list(x: Any) -> bool:

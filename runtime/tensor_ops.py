@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
+from .uop import UOp
+from .variable import actual, has_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -320,6 +322,11 @@ class TensorOps:
         repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
+        if has_symbolic(self.shape):
+            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
+                                  f"{show(self.shape)}: they are cut by reshapes that merge "
+                                  "axes, which a symbolic size cannot take (pool, unfold and "
+                                  "conv need concrete shapes)")
         if self.ndim < n:
             raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
         s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
@@ -569,7 +576,9 @@ class TensorOps:
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
-        the axis' length, reduce each (quadratic work, one kernel)."""
+        the axis' length, reduce each (quadratic work, one kernel). A tensor of symbolic shape
+        (which cannot be padded or pooled) scans by a triangular mask instead: out[i] reduces
+        x[j] for j <= i, the identity elsewhere (the same work)."""
         x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
         if self.ndim == 0:
             if axis not in (0, -1):
@@ -577,10 +586,14 @@ class TensorOps:
             return x
         axis = self._axis(axis)
         n = x.shape[axis]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return x
         ident = reduce_identity(op, x.dtype)
         xt = x.transpose(axis, -1)
+        if has_symbolic(x.shape):
+            upto = _lower_triangle(n)  # [i, j]: j <= i
+            out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
+            return out.transpose(axis, -1)
         pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
         return pooled._reduce(op, -1, False).transpose(axis, -1)
 
@@ -595,18 +608,18 @@ class TensorOps:
             return values, T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         n = self.shape[axis]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = T.ones(n, n, dtype=dtypes.bool).triu()  # j <= i
+        upper = _lower_triangle(n).T  # [j, i]: j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
-        idx = match.where(T.arange(n).reshape(n, 1), -1).max(-2)
+        idx = match.where(_positions(n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
             # shares it among equal elements. So the gradient goes to the element at that
             # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
             # gradient, where at is finite (NaN has no index; inf - inf is NaN)
-            pick = T.arange(n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            pick = _positions(n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
             at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
             finite = (at > float("-inf")) & (at < float("inf"))
             values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
@@ -624,35 +637,59 @@ class TensorOps:
         axis = self._axis(axis)
         x = self._float().transpose(axis, -1)
         n = x.shape[-1]
-        if n == 0:
+        if isinstance(n, int) and n == 0:
             return self._float()
         # shift each prefix by its own running max, so no prefix underflows to log(0)
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _tensor().ones(n, n, dtype=dtypes.bool).tril()  # j <= i
+        lower = _lower_triangle(n)  # [i, j]: j <= i
         # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
         # it is masked out, and its gradient would be 0 * inf = NaN
         s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
         return (s.log() + m).transpose(-1, axis)
 
     def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index of the first maximum, as int32 (tinygrad's index dtype; numpy gives int64)."""
+        """Index of the first maximum (NaN counts as the largest value, as in numpy and torch),
+        as int32 (tinygrad's index dtype; numpy gives int64)."""
         if axis is None:
-            out = self.flatten().argmax(0)
-            return out.reshape((1,) * self.ndim) if keepdim else out
+            if self.ndim == 0:
+                return _tensor().zeros((), dtype=dtypes.int32)
+            if not has_symbolic(self.shape):
+                out = self.flatten().argmax(0)
+                return out.reshape((1,) * self.ndim) if keepdim else out
+            # a symbolic axis does not flatten: the first hit by its row-major flat position
+            return self._first_hit(self._hits(None), None, keepdim)
         if self.ndim == 0:
             return _tensor().zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
-        n = self.shape[axis]
-        if n == 0:
+        if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
             raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
+        return self._first_hit(self._hits(axis), axis, keepdim)
+
+    def _hits(self, axis: int | None) -> Tensor:
+        """Where self equals its max over `axis` (NaN, the largest, where there is one)."""
         hit = self == self.max(axis, keepdim=True)
         if self.dtype.is_float:
             hit = hit | (self.isnan() & self.isnan().any(axis, keepdim=True))
-        rev = _tensor().arange(n, 0, -1).reshape(n, *[1] * (self.ndim - axis - 1))
-        return (n - hit.where(rev, 0).max(axis, keepdim=keepdim)).cast(dtypes.int32)
+        return hit
+
+    def _first_hit(self, hit: Tensor, axis: int | None, keepdim: bool) -> Tensor:
+        """The smallest (flat, row-major, for axis None) position where `hit` holds over
+        `axis`, as int32: positions masked by `hit`, then a MIN reduction."""
+        axes = tuple(range(self.ndim)) if axis is None else (axis,)
+        flat: Any = 0
+        for d in axes:  # the flat position: each axis' position times its stride
+            pos = _positions(self.shape[d]).reshape(
+                tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
+            stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
+            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, _tensor())
+                                 else stride)
+        return hit.where(flat, dtypes.int32.max)._reduce(Ops.MIN, axis, keepdim) \
+            .cast(dtypes.int32)
 
     def argmin(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the first minimum; a NaN wins here too (numpy's and torch's argmin give
+        the first NaN, as argmax does)."""
         return self._inverse().argmax(axis, keepdim)
 
     def _inverse(self) -> Tensor:
@@ -662,9 +699,11 @@ class TensorOps:
         return -self if self.dtype.is_float else ~self
 
     def sort(self, dim: int = -1, descending: bool = False) -> tuple[Tensor, Tensor]:
-        """Stable sort along `dim`: values and int32 indices. Each element's rank is a count
-        (how many come before it), and a one-hot of the ranks places it: O(n^2) work in one
-        reduction, no data-dependent control flow."""
+        """Stable sort along `dim`: values and int32 indices, in torch's order: NaN is the
+        largest value (last ascending, first descending), -0.0 and 0.0 are equal (each keeps
+        its sign and its place among ties). Each element's rank is a count (how many come
+        before it), and a one-hot of the ranks places it: O(n^2) work in one reduction, no
+        data-dependent control flow. A symbolic axis sorts its bound rows."""
         T = _tensor()
         if self.ndim == 0:
             return self, T.zeros((), dtype=dtypes.int32)
@@ -672,12 +711,12 @@ class TensorOps:
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
-        before = (b > a) if descending else (b < a)
-        pos = T.arange(n)
+        pos = _positions(n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
-        rank = (before | ((b == a) & earlier)).cast(dtypes.int32)._reduce(Ops.ADD, -1, False)
+        before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
+        rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
         hot = rank.unsqueeze(-1) == pos  # [..., i, r]: element i goes to place r
-        vals = hot.where(x.unsqueeze(-1), x.unsqueeze(-1).zeros_like())._reduce(Ops.ADD, -2, False)
+        vals = x.unsqueeze(-1)._pick(hot, -2)
         idx = hot.where(pos.reshape(n, 1), 0).cast(dtypes.int32)._reduce(Ops.ADD, -2, False)
         return vals.transpose(-1, dim), idx.transpose(-1, dim)
 
@@ -686,16 +725,33 @@ class TensorOps:
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted_: bool = True
              ) -> tuple[Tensor, Tensor]:
+        """The k largest (smallest) along `dim`, in sort's order: NaN first when largest."""
         if not sorted_:
             raise NotImplementedError("topk with sorted_=False is not supported")
         dim = self._axis(dim)
-        if not 0 <= k <= self.shape[dim]:
-            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of {self.shape}")
+        size = self.shape[dim]
+        bound = actual((size,))[0]
+        if not isinstance(k, int) or not 0 <= k <= bound:
+            raise InvalidArgument(f"topk k={k} is out of range for axis {dim} of shape "
+                                  f"{show(self.shape)}"
+                                  + (f" (its symbolic size is bound to {bound})"
+                                     if bound is not size else ""))
         vals, idx = self.sort(dim, descending=largest)
         keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
         return vals.shrink(keep), idx.shrink(keep)
 
     # ------------------------------------------------------------------ indexing by tensors
+    def _pick(self, hot: Tensor, axis: Any) -> Tensor:
+        """The element of self that the one-hot `hot` marks along `axis` (broadcast together),
+        that axis reduced away, bit for bit (sort, masked_select, scatter). A masked ADD starts
+        at +0.0, which turns a picked -0.0 into 0.0; a float MAX over -inf elsewhere gives the
+        picked element exactly (it orders -0.0 below 0.0 and propagates NaN), in one
+        reduction. Its gradient reaches the picked element, except a picked NaN (none) or
+        -inf (a share). Nothing marked: 0 for ints, -inf for floats (the callers mask it)."""
+        if not self.dtype.is_float:
+            return hot.where(self, self.zeros_like())._reduce(Ops.ADD, axis, False)
+        return hot.where(self, -math.inf)._reduce(Ops.MAX, axis, False)
+
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
         return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
@@ -713,7 +769,8 @@ class TensorOps:
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
         dim = self._axis(dim)
-        if any(s > t for d, (s, t) in enumerate(zip(index.shape, self.shape)) if d != dim):
+        if any(_exceeds(s, t) for d, (s, t) in enumerate(zip(index.shape, self.shape))
+               if d != dim):
             raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
                                f"dim {dim}")
         if not index.dtype.is_int:
@@ -731,7 +788,7 @@ class TensorOps:
         if index.ndim != self.ndim or src.ndim != self.ndim:
             raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
                                f"{self.shape}, {index.shape}, {src.shape}")
-        if any((s > d) or (s > t and i != dim)
+        if any(_exceeds(s, d) or (_exceeds(s, t) and i != dim)
                for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
             raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
                                f"self {self.shape} off dim {dim}")
@@ -758,7 +815,7 @@ class TensorOps:
         later = mask.flip(-1).cast(dtypes.int32)._cum(-1, Ops.MAX).flip(-1)
         last = mask & (later.pad((*[None] * (mask.ndim - 1), (0, 1)))
                        .shrink((*[None] * (mask.ndim - 1), (1, n + 1))) == 0)
-        val = last.where(src, src.zeros_like())._reduce(Ops.ADD, -1, False)
+        val = src._pick(last, -1)
         return mask.any(-1).where(val, self)
 
     def scatter_reduce(self, dim: int, index: Tensor, src: Tensor, reduce: str,
@@ -799,7 +856,7 @@ class TensorOps:
         k = T.arange(size, dtype=dtypes.int32).reshape(size, 1)
         hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
         rows = self.reshape(1, *self.shape).expand(size, *self.shape)
-        picked = hit.where(rows, rows.zeros_like())._reduce(Ops.ADD, 1, False)
+        picked = rows._pick(hit, 1)
         fill = T.full(picked.shape, fill_value).cast(self.dtype)
         return (k < count).where(picked, fill)
 
@@ -869,7 +926,10 @@ class TensorOps:
             for c, n in zip(s, x.shape):
                 if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
                     raise InvalidArgument(f"einsum letter {c!r} has sizes {sizes[c]} and {n}")
-                sizes[c] = max(sizes[c], n)
+                if isinstance(n, UOp) or isinstance(sizes[c], UOp):  # a symbolic size wins
+                    sizes[c] = n if sizes[c] == 1 else sizes[c]
+                else:
+                    sizes[c] = max(sizes[c], n)
         alpha = sorted(sizes)
         aligned = [x.permute([s.index(c) for c in sorted(s)])
                    .reshape([x.shape[s.index(c)] if c in s else 1 for c in alpha])
@@ -886,10 +946,44 @@ class TensorOps:
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 
 
-def _tri(r: int, c: int, diagonal: int = 0) -> Tensor:
+def _tri(r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     """(r, c) bool mask: true where column - row >= diagonal."""
+    return _positions(r).unsqueeze(-1) + diagonal <= _positions(c)
+
+
+def _positions(n: int | UOp) -> Tensor:
+    """0, 1, ..., n-1 as int32; over a symbolic size (a bound Variable), the positions up to
+    its maximum shrunk to it, so the result has the symbolic size too."""
     T = _tensor()
-    return T.arange(r).unsqueeze(-1) + diagonal <= T.arange(c)
+    if isinstance(n, UOp):
+        return T.arange(int(n.vmax)).shrink(((0, n),))
+    return T.arange(n)
+
+
+def _exceeds(s: int | UOp, t: int | UOp) -> bool:
+    """Whether size s is larger than size t (a symbolic size by its bound value)."""
+    return s is not t and actual((s,))[0] > actual((t,))[0]
+
+
+def _lower_triangle(n: int | UOp) -> Tensor:
+    """(n, n) bool, [i, j] true where j <= i (n may be symbolic)."""
+    pos = _positions(n)
+    return pos.reshape(1, n) <= pos.reshape(n, 1)
+
+
+def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
+    """Where b sorts strictly before a, in torch's order: NaN above every number (so ascending
+    puts it last, descending first); -0.0 and 0.0 are equal."""
+    if not b.dtype.is_float:
+        return (b > a) if descending else (b < a)
+    if descending:
+        return (b > a) | (b.isnan() & a.isnan().logical_not())
+    return (b < a) | (a.isnan() & b.isnan().logical_not())
+
+
+def _ties(a: Tensor, b: Tensor) -> Tensor:
+    """Where a and b sort as equal: equal numbers, or both NaN."""
+    return (a == b) | (a.isnan() & b.isnan()) if a.dtype.is_float else a == b
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

@@ -12,6 +12,21 @@ a SHRINK to `vmax`, a buffer holding a symbolic axis has `vmax` rows, and a redu
 symbolic axis reads the rows at or past the value as its identity (`WHERE(i < v, x, identity)`,
 so index rules see the variable's range, not a value). Rows past the value are computed but
 never read.
+
+What the Tensor API does over a symbolic axis (tests/test_symbolic_ops.py):
+
+- supported: elementwise ops; every reduction (sum, prod, max, min, mean, var, std, any, all,
+  logsumexp, softmax, log_softmax, softmin, layernorm, normalize, argmax, argmin, the losses);
+  the scans (cumsum, cumprod, cummax, cummin, logcumsumexp: a triangular mask, since a
+  symbolic axis cannot be padded into windows); sort, argsort, topk (k at most the bound
+  value); matmul and einsum over it; gather along another axis; tril, triu and attention
+  (causal too); indexing (`:` keeps the axis symbolic, any other index reads the bound rows
+  as concrete ones);
+- refused, with an error naming the op and the axis: flip and pad of it, cat along it,
+  reshapes that merge or split it (flatten, repeat, masked_select), pooling, unfold and
+  convolutions of a tensor of symbolic shape, and a gradient through
+  the shrink that made it (it would pad by a symbolic amount: realize the shrunk tensor and
+  take the gradient with respect to it instead).
 """
 
 from __future__ import annotations
@@ -58,6 +73,12 @@ def concrete(shape: tuple) -> tuple[int, ...]:
 def actual(shape: tuple) -> tuple[int, ...]:
     """The shape at the bound values."""
     return tuple(int(s.src[1].arg) if isinstance(s, UOp) else s for s in shape)
+
+
+def show(shape: tuple) -> str:
+    """A shape for a person: each bound variable as name=value, `(1, n=6, 4)`."""
+    parts = [f"{s.src[0].arg[0]}={int(s.src[1].arg)}" if is_bound(s) else str(s) for s in shape]
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
 
 def has_symbolic(shape: tuple | None) -> bool:

@@ -546,6 +546,21 @@ def run_programs(seeds: Iterable[int]) -> PassDiff:
 _cache: dict[tuple[int, ...], PassDiff] = {}
 
 
+def rule_verdict(location: str, name: str, alone: Callable[[], Any], seed: int = 0
+                 ) -> tuple[str, str, str, int]:
+    """(method, verdict, detail, kernels or programs) for a rule `rulegrad check` cannot
+    prove: an optimizer rule (rules/opt*.rules) is run, its kernels in C before and after it
+    (generator/optdiff.py: method `kernel`); any other gets this module's verdict (method
+    `structural`)."""
+    from . import optdiff
+
+    if location in optdiff.optimizer_rules():
+        method, verdict, detail, n = optdiff.verdict(location, name, alone, seed)
+        return method, verdict, detail, n
+    verdict, detail = passdiff(seed).verdict(location, alone)
+    return "structural", verdict, detail, 0
+
+
 def passdiff(seed: int = 0, n: int = DEFAULT_PROGRAMS) -> PassDiff:
     """Fuzzer programs seed .. seed+n-1 and the extra programs, run once per process
     (`rulegrad check` asks once per rule)."""

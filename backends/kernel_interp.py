@@ -169,5 +169,68 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
         shape[axes[r]] = int(r.src[0].arg)  # a value constant along a range still counts n times
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
-    out = semantics.reduce(op, value, red_axes, _identity(op, n.dtype))
+    ident = _identity(op, n.dtype)
+    kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
+    if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)):  # exact in any order
+        out = semantics.reduce(op, value, red_axes, ident)
+    elif kinds[-1] == "vector" and len(red_axes) == 1:
+        out = _vector_order(op, value, red_axes[0], ident)
+    elif kinds[0] == "thread" and red_axes:
+        out = _threaded_order(op, value, red_axes, ident)
+    else:
+        out = semantics.reduce(op, value, red_axes, ident)
     return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)
+
+
+# ---------------------------------------------------------------------- the optimizer's orders
+# A float sum is the one value whose bits depend on how the loop runs (runtime/semantics.py's
+# reduction contract). Where the kernel optimizer (rules/opt.rules) fixed an order, the
+# interpreter sums in that order, so it can be compared with the C kernel bit for bit; a plain
+# reduce is numpy's (pairwise), within the contract of any order.
+def _fold(op: Ops, acc: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
+    """acc op x[0] op x[1] ... along `axis`, strictly left to right (ufunc.accumulate: no
+    pairwise summation)."""
+    ufunc = np.add if op is Ops.ADD else np.multiply
+    x = np.moveaxis(x, axis, 0)
+    if x.shape[0] == 0:
+        return np.broadcast_to(acc, x.shape[1:]).copy()
+    both = np.concatenate([np.broadcast_to(acc, x.shape[1:])[None].astype(x.dtype), x])
+    return ufunc.accumulate(both, axis=0)[-1]
+
+
+def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarray:
+    """A reduce whose range is marked "vector" (opt_helpers.vector_reduce), as the C backend
+    runs it (render.py's `_vector_reduce`): REDUCE_VECTORS vectors of VECTOR_LANES partial
+    results, vector u taking the values u*LANES.. of each block of VECTORS*LANES; then the
+    whole vectors left, one into each of the first vectors; the values left (fewer than a
+    vector) into the scalar result, in order; then the vectors into the first, and its lanes
+    into the result, in order."""
+    from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    n, lead = x.shape[-1], x.shape[:-1]
+    block = REDUCE_VECTORS * VECTOR_LANES
+    main, whole = n - n % block, n - n % VECTOR_LANES
+    ident_arr = np.full((), ident, dtype=x.dtype)
+    vec = np.full(lead + (REDUCE_VECTORS, VECTOR_LANES), ident_arr, dtype=x.dtype)
+    if main:
+        blocks = x[..., :main].reshape(lead + (main // block, REDUCE_VECTORS, VECTOR_LANES))
+        vec = _fold(op, vec, blocks, len(lead))
+    for u in range((whole - main) // VECTOR_LANES):
+        lo = main + u * VECTOR_LANES
+        vec[..., u, :] = _fold(op, vec[..., u, :], x[..., None, lo:lo + VECTOR_LANES], -2)
+    acc = _fold(op, np.full(lead, ident_arr), x[..., whole:], -1)
+    first = _fold(op, vec[..., 0, :], vec[..., 1:, :], -2)
+    acc = _fold(op, acc, first, -1)
+    return np.expand_dims(acc, axis)
+
+
+def _threaded_order(op: Ops, x: np.ndarray, axes: tuple[int, ...], ident: object) -> np.ndarray:
+    """A reduce whose outermost range is marked "thread" (thread_helpers.threaded): each of
+    its iterations reduces the inner ranges into a value of its own, and the values are
+    combined in the loop's order at the end (render.py's `_launched`). The inner sums' own
+    order is the printer's (`omp simd`): numpy's here, within the contract."""
+    inner = semantics.reduce(op, x, axes[1:], ident) if axes[1:] else x
+    acc = np.full((), ident, dtype=x.dtype)
+    out = _fold(op, acc, np.asarray(inner), axes[0])
+    return np.expand_dims(out, axes[0])

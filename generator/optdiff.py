@@ -42,8 +42,10 @@ from rulegrad.runtime.uop import UOp, toposort
 # the optimizer rules that may reorder a float sum or round its products once (fused multiply-
 # add): opt.rules says so of each. Every other rule must keep every bit.
 REORDERS_SUMS = frozenset({"thread_reduce", "vector_reduce", "pack_store", "flash_store"})
+LIBM_SLACK = 64  # eps per output for the C library's last-bit differences (semantics.LIBM_OPS)
 SPECIAL_SHARE = 0.05  # of a float input's elements, in the second draw: NaN, +-inf, -0.0
 SHOWN = 6
+CORPUS_PROGRAMS = 24  # the optimizer fuzzer's programs whose kernels `rulegrad check` runs
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,8 @@ class RuleResult:
         if not self.fired:
             return "kernel", "unknown", f"changed none of {corpus} kernels: nothing ran it", 0
         shown = ", ".join(self.fired[:SHOWN]) + (", ..." if len(self.fired) > SHOWN else "")
-        return "kernel", "passed", (f"C before and after agree on {n} kernels, {how} "
-                                    f"({shown})"), n
+        return "kernel", "passed", (f"C before and after agree on {n} kernels, {how}, and "
+                                    f"the interpreter on the optimized AST with its C ({shown})"), n
 
 
 # ---------------------------------------------------------------------- running C as it is
@@ -178,9 +180,62 @@ def contract_close(got: np.ndarray, want: np.ndarray, terms: int, scale: np.ndar
     return same_bits(got, want) | near
 
 
-def _first_bad(ok: np.ndarray, got: np.ndarray, want: np.ndarray) -> str:
+def _first_bad(ok: np.ndarray, got: np.ndarray, want: np.ndarray,
+               names: tuple[str, str] = ("after", "before")) -> str:
     i = int(np.flatnonzero(~ok)[0])
-    return f"output[{i}] is {got[i]!r} after, {want[i]!r} before ({int((~ok).sum())} differ)"
+    return (f"output[{i}] is {got[i]!r} {names[0]}, {want[i]!r} {names[1]} "
+            f"({int((~ok).sum())} differ)")
+
+
+def pinned(ast: UOp) -> bool:
+    """Whether the kernel interpreter computes this kernel's bits exactly as its C does: every
+    float sum in an order the optimizer fixed (a "vector" or "thread" range alone: the
+    interpreter models both), and no C library function (numpy's may differ in the last
+    bit)."""
+    from rulegrad.runtime.semantics import LIBM_OPS
+
+    for n in toposort(ast):
+        if n.op in LIBM_OPS:
+            return False
+        if n.op is Ops.REDUCE and n.arg in (Ops.ADD, Ops.MUL) and n.dtype.is_float:
+            if len(n.src) != 2 or n.src[1].arg[1] not in ("vector", "thread"):
+                return False
+    return True
+
+
+def scale_of(arrays: list, at: int, exact: bool) -> np.ndarray | None:
+    """The |x|-sum outputs of the pair that ends at `at` (None for a bit-for-bit pair)."""
+    return None if exact else np.abs(arrays[at - 1][0]).astype(np.float64)
+
+
+def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
+                      scale: np.ndarray | None, terms: int) -> str | None:
+    """The kernel interpreter on the optimized AST against its C output `got`: bits where the
+    interpreter pins the kernel's order (`pinned`), else the reduction contract."""
+    from rulegrad.backends.kernel_interp import run_kernel
+
+    bufs = [a.copy() for a in ins]
+    try:
+        run_kernel(after, bufs)
+    except Exception as e:  # noqa: BLE001 - an optimized AST it cannot run is a finding
+        return f"the kernel interpreter cannot run the optimized AST: {type(e).__name__}: {e}"
+    want = bufs[0]
+    if pinned(after):
+        ok, how = same_bits(got, want), "bits"
+    else:
+        # numpy's exp, log, sin and pow may differ from the C library's in the last bit, and
+        # a kernel carries that through its arithmetic: LIBM_SLACK more terms' worth of eps
+        from rulegrad.runtime.semantics import LIBM_OPS
+
+        slack = LIBM_SLACK if any(n.op in LIBM_OPS for n in toposort(after)) else 0
+        base = np.abs(want).astype(np.float64) if want.dtype.kind == "f" else want
+        ok = contract_close(got, want, terms + slack,
+                            base if scale is None else np.maximum(scale, base))
+        how = "the reduction contract"
+    if ok.all():
+        return None
+    return (f"the kernel interpreter on the optimized AST disagrees with its C ({how}): "
+            + _first_bad(ok, got, want, ("C", "the interpreter")))
 
 
 # ---------------------------------------------------------------------- one rule
@@ -211,8 +266,9 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
     res.exact = sum(bits)
     for special in (False, True):
         asts, arrays = [], []
+        ins_of: dict[str, list[np.ndarray]] = {}
         for (k, low, after), exact in zip(pairs, bits):
-            ins = draw_inputs(k.bufs, rng, special)
+            ins = ins_of[k.origin] = draw_inputs(k.bufs, rng, special)
             for ast in ((low, after) if exact else (low, after, abs_sums(low))):
                 asts.append(ast)
                 arrays.append([a.copy() for a in ins])
@@ -222,7 +278,7 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
             res.errors.append(f"the kernels do not build or run: {type(e).__name__}: {e}")
             return res
         at = 0
-        for (k, low, _), exact in zip(pairs, bits):
+        for (k, low, after), exact in zip(pairs, bits):
             before, got = arrays[at][0], arrays[at + 1][0]
             if exact:
                 ok = same_bits(got, before)
@@ -232,6 +288,10 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
                     if before.dtype.kind == "f" else before
                 ok = contract_close(got, before, sum_terms(low), scale)
             at += 2 if exact else 3
+            bad = _interp_disagrees(after, ins_of[k.origin], got, scale_of(arrays, at, exact),
+                                    sum_terms(low))
+            if bad is not None:
+                res.failures.append(f"{k.origin}: {bad}")
             if not ok.all():
                 what = "NaN/inf/-0.0 inputs" if special else "random inputs"
                 how = "bits" if exact else "the reduction contract"
@@ -254,7 +314,7 @@ def corpus_of(items: Iterable[Any], origin: str) -> list[OptKernel]:
     return out
 
 
-def opt_corpus(seed: int = 0, n: int = 24) -> list[OptKernel]:
+def opt_corpus(seed: int = 0, n: int = CORPUS_PROGRAMS) -> list[OptKernel]:
     """The kernels of the optimizer fuzzer's programs seed .. seed+n-1 (runtime/fuzz.py), one
     of each distinct AST."""
     from rulegrad.runtime.fuzz import opt_schedule
@@ -285,12 +345,12 @@ _cache: dict[tuple, list[OptKernel]] = {}
 
 
 def verdict(location: str, name: str, alone: Callable[[], Any], seed: int = 0,
-            n: int = 24) -> tuple[str, str, str, int]:
+            n: int | None = None) -> tuple[str, str, str, int]:
     """(method, verdict, detail, kernels it changed) of optimizer rule `name` at `location`,
     its matcher `alone()`; the corpus is built once per process."""
-    key = (seed, n)
+    key = (seed, CORPUS_PROGRAMS if n is None else n)
     if key not in _cache:
-        _cache[key] = opt_corpus(seed, n)
+        _cache[key] = opt_corpus(*key)
     corpus = _cache[key]
     res = check_rule(name, alone(), corpus, seed)
     return res.verdict(name, len(corpus))

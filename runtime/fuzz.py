@@ -895,7 +895,7 @@ def _view_ops(rng: random.Random, shape: Shape, keep: int | None, count: int
     return ops, shape, keep
 
 
-def _gen_assign(seed: int) -> Case:
+def _gen_assign_case(seed: int) -> Case:
     """An assign whose value reads its own target through another view: into a view of a
     sharded tensor (over 2 or 4 devices, along an axis or replicated; views that keep each
     shard whole, as Tensor.assign documents), or into an unsharded realized buffer. numpy
@@ -1016,7 +1016,7 @@ def _gen_symbolic(seed: int) -> Case:
 
 
 CLASS_GENERATORS: dict[str, Callable[[int], Case]] = {
-    "mixed": _gen_mixed, "sort": _gen_sort, "assign": _gen_assign, "rules": _gen_rules,
+    "mixed": _gen_mixed, "sort": _gen_sort, "assign": _gen_assign_case, "rules": _gen_rules,
     "symbolic": _gen_symbolic, "opt": _gen_opt,
 }
 CLASSES = ("schedule", *CLASS_GENERATORS)

@@ -889,13 +889,17 @@ def _view_ops(rng: random.Random, shape: Shape, keep: int | None, count: int
     ops: list[tuple[str, Any]] = []
     for _ in range(count):
         nd = len(shape)
-        kind = rng.choice(["flip", "permute", "shrink"] + (["reshape"] if keep is None else []))
+        # flips and permutes most: they send element i somewhere else, which aliasing needs
+        kind = rng.choice(["flip", "flip", "permute", "permute", "shrink"] +
+                          (["reshape"] if keep is None else []))
         if kind == "flip":
             axes = tuple(a for a in range(nd) if a != keep and rng.random() < 0.6)
             if axes:
                 ops.append(("flip", axes))
         elif kind == "permute":
             order = tuple(rng.sample(range(nd), nd))
+            while nd > 1 and order == tuple(range(nd)):  # not the identity
+                order = tuple(rng.sample(range(nd), nd))
             ops.append(("permute", order))
             shape = tuple(shape[o] for o in order)
             keep = None if keep is None else order.index(keep)
@@ -945,7 +949,10 @@ def _gen_assign_case(seed: int) -> Case:
             cands.append(([("permute", order)], None if keep is None else order.index(keep)))
     rops, rkeep = rng.choice(cands)
     axes = [a for a in range(len(vshape)) if a != rkeep]
-    if axes and (rng.random() < 0.6 or rops == tops):
+    if vshape == shape and tops and rng.random() < 0.5:
+        rops = []  # the tensor itself, written through another view: each kernel reads what
+        # another of its iterations writes (x.flip(1).assign(x))
+    elif axes and (rng.random() < 0.6 or rops == tops):
         rops = rops + [("flip", tuple(sorted(rng.sample(axes, rng.randint(1, len(axes))))))]
     tview, nview = _view_src(tops, nd)
     rt, rn = _view_src(rops, nd)

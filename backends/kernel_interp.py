@@ -10,6 +10,13 @@ LOAD gathers with fancy indexing, reading 0 where its valid mask is false withou
 memory there; a STORE scatters its value over its loops. No Python loop per element.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
+So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
+RANGE of any kind is a loop, and a float sum whose order an action fixed is summed in that
+order (a "vector" range: partial results per vector lane, a "thread" range: a partial per
+iteration, combined in order), so the interpreter gives its C kernel's bits
+(generator/optdiff.py checks them). What an action only tells the printer (a `Pack`, `Flash`
+or `Interchange` in a STORE's arg, a `Parallel` in the SINK's) changes no value here: the
+check runs those kernels in C before and after the action instead.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.

@@ -16,6 +16,10 @@ Each step is checked where an independent evaluator can read both sides:
 - lowering (`lower.rules`): each kernel run by the kernel interpreter before and after `lower`,
   on the same random inputs.
 
+The optimizer's rules (rules/opt*.rules) are not judged here: `rule_verdict` hands them to
+generator/optdiff.py, which runs each kernel in C before and after the rule alone (its actions
+are instructions to the C printer, which no evaluator of the AST alone can read).
+
 A rule fires on a program when it returns a node other than its input. A rule that only fills
 the pass context (it returns nothing, e.g. `do_realize`) is credited where, replayed alone on
 the pass's recorded input and context, it changes that context. When a step disagrees, the

@@ -1088,6 +1088,7 @@ def _compare(case: Case, ns: dict[str, Any]) -> str | None:
     if case.cls == "sort" and "topk" in case.source:
         return _compare_topk(ns, got, want)
     for k, (g, w) in enumerate(zip(got, want)):
+        ns["bad"] = k  # (read when this returns a failure: which output, so which kernels)
         if g.shape != w.shape:
             return f"output {k}: shape {g.shape}, the oracle's {w.shape}"
         if g.dtype.kind == "f" and not w.dtype.kind == "f" and case.cls != "symbolic":
@@ -1146,37 +1147,44 @@ class Outcome:
     seed: int
     status: str
     message: str = ""
-    actions: frozenset[str] = frozenset()
+    actions: frozenset[str] = frozenset()  # the optimizer rules that fired on its kernels
+    blamed: frozenset[str] = frozenset()   # those of the kernels of a wrong output
 
 
 def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
              count_actions: bool = False) -> Outcome:
     """The case on `backend`, against its oracle; with `count_actions`, the optimizer rules
     that changed a kernel of its schedule (scheduled without running, before it runs)."""
-    actions: frozenset[str] = frozenset()
+    per_output: list[frozenset[str]] = []
+    ns: dict[str, Any] = {}
     try:
         if count_actions:
-            actions = frozenset(fired_actions(_schedule_case(case, scheduler)))
+            per_output = [frozenset(fired_actions(items))
+                          for items in _schedule_outputs(case, scheduler)]
         ns = _execute(case, backend, scheduler)
         err = _compare(case, ns)
     except Exception as e:  # noqa: BLE001 - a crash or a refusal no doc promises: a failure
         err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    return Outcome(case.cls, case.seed, "ok" if err is None else "fail", err or "", actions)
+    actions = frozenset().union(*per_output)
+    # a wrong output blames the actions of its own kernels; a crash, every action
+    blamed = per_output[ns["bad"]] if err and "bad" in ns and per_output else actions
+    return Outcome(case.cls, case.seed, "ok" if err is None else "fail", err or "", actions,
+                   blamed if err else frozenset())
 
 
-def _schedule_case(case: Case, scheduler: str) -> list[Any]:
+def _schedule_outputs(case: Case, scheduler: str) -> list[list[Any]]:
+    """The schedule of each of the case's outputs on its own."""
     from rulegrad.runtime.kernelize import using
 
     ns: dict[str, Any] = {}
     with using(scheduler), np.errstate(all="ignore"):
         exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
-        outs = ns["outs"]
-        return list(outs[0].schedule(*outs[1:]))
+        return [list(o.schedule()) for o in ns["outs"]]
 
 
 def opt_schedule(seed: int) -> list[Any]:
     """The schedule items of the optimizer fuzzer's program `seed` (class "opt")."""
-    return _schedule_case(_gen_opt(seed), "rangeify")
+    return [it for items in _schedule_outputs(_gen_opt(seed), "rangeify") for it in items]
 
 
 def fired_actions(items: list[Any]) -> set[str]:
@@ -1243,13 +1251,14 @@ def class_table(outcomes: Sequence[Outcome]) -> str:
 
 
 def action_table(outcomes: Sequence[Outcome], want: int) -> tuple[str, bool]:
-    """Per optimizer rule: the programs it fired on, and of those how many failed; and whether
-    each fired on at least `want` programs."""
+    """Per optimizer rule: the programs it fired on, and of those how many had a wrong output
+    computed by a kernel it changed (or crashed); and whether each fired on at least `want`
+    programs."""
     lines = [f"{'action':<20s} {'programs':>8s} {'failed':>7s}"]
     enough = True
     for name in optimizer_rule_names():
         on = [o for o in outcomes if name in o.actions]
-        bad = sum(o.status != "ok" for o in on)
+        bad = sum(o.status != "ok" and name in o.blamed for o in on)
         short = len(on) < want
         enough &= not short
         lines.append(f"{name:<20s} {len(on):>8d} {bad:>7d}" + (f"  (< {want})" if short else ""))

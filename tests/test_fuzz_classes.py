@@ -81,14 +81,37 @@ def test_a_wrong_answer_is_reported(monkeypatch):
 
 
 def test_tables_count_per_class_and_per_action():
+    both = frozenset({"pack_store", "upcast_store"})
     outs = [fuzz.Outcome("sort", 0, "ok"), fuzz.Outcome("sort", 1, "fail", "x"),
-            fuzz.Outcome("opt", 2, "ok", actions=frozenset({"pack_store"}))]
+            fuzz.Outcome("opt", 2, "ok", actions=frozenset({"pack_store"})),
+            # a wrong output computed by a kernel only upcast_store changed
+            fuzz.Outcome("opt", 3, "fail", "y", actions=both,
+                         blamed=frozenset({"upcast_store"}))]
     table = fuzz.class_table(outs)
     assert "sort" in table and table.splitlines()[1].split() == ["sort", "2", "1", "1"]
     text, enough = fuzz.action_table(outs, 1)
-    assert not enough and "pack_store" in text
-    row = next(line for line in text.splitlines() if line.startswith("pack_store"))
-    assert row.split()[:3] == ["pack_store", "1", "0"]
+    assert not enough and "pack_store" in text  # (most actions fired on no program)
+    rows = {line.split()[0]: line.split()[1:3] for line in text.splitlines()[1:]}
+    assert rows["pack_store"] == ["2", "0"] and rows["upcast_store"] == ["1", "1"]
+    assert rows["unroll_reduce"] == ["0", "0"]
+
+
+def test_a_wrong_output_blames_the_actions_of_its_kernels(monkeypatch):
+    """A wrong output of an --opt program counts against the actions of its own kernels, not
+    against every action of the program."""
+    case = fuzz.CLASS_GENERATORS["opt"](1)
+    flash = next(k for k, line in enumerate(ln for ln in case.source.splitlines()
+                                            if ln.startswith("outs +=")) if "softmax" in line)
+
+    def flash_wrong(case, ns):  # the attention output is the one reported wrong
+        ns["bad"] = flash
+        return f"output {flash}: wrong"
+
+    monkeypatch.setattr(fuzz, "_compare", flash_wrong)
+    out = fuzz.run_case(case, count_actions=True)
+    assert out.status == "fail"
+    assert out.actions >= {"flash_store", "pack_store", "thread_reduce", "unroll_reduce"}
+    assert "flash_store" in out.blamed and "thread_reduce" not in out.blamed
 
 
 # ---------------------------------------------------------------------- a few dozen per class

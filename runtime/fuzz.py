@@ -667,10 +667,18 @@ class Case:
     source: str
     exact: bool = False
 
-    def program(self) -> str:
-        """The reproducer: the source, then what it is compared with."""
-        return self.source + "\ngot = [o.numpy() for o in outs]  # compare with `want`\n"
+    def program(self, output: int | None = None) -> str:
+        """The reproducer: the source (only the part computing `output` where the program is
+        made of parts, each with its own random stream), then what it is compared with."""
+        src = self.source
+        if output is not None and PART in src:
+            head, *parts = src.split(PART)
+            src = head + PART + parts[output]
+            src += "" if src.endswith("low = None\n") else "low = None\n"
+        return src + "\ngot = [o.numpy() for o in outs]  # compare with `want`\n"
 
+
+PART = "# part\n"  # starts each part of a mixed or opt program
 
 F32, F64, F16 = "np.float32", "np.float64", "np.float16"
 FLOATS = (F32, F32, F32, F64, F16)  # float32 most often: the packed and vector paths' dtype
@@ -708,6 +716,7 @@ def _gen_mixed(seed: int) -> Case:
     rng = random.Random(f"mixed-{seed}")
     src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
     for part in range(rng.randint(2, 4)):
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(rng, str(part), rng.choice(MIXED_FAMILIES))
     return Case("mixed", seed, src + "low = None\n")
 
@@ -721,6 +730,7 @@ def _gen_opt(seed: int) -> Case:
     fams = sorted(set(MIXED_FAMILIES)) + ["scaledmax"]
     rng.shuffle(fams)
     for part, fam in enumerate(fams):
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(rng, str(part), fam)
     return Case("opt", seed, src + "low = None\n")
 
@@ -1149,6 +1159,7 @@ class Outcome:
     message: str = ""
     actions: frozenset[str] = frozenset()  # the optimizer rules that fired on its kernels
     blamed: frozenset[str] = frozenset()   # those of the kernels of a wrong output
+    output: int | None = None  # the wrong output
 
 
 def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
@@ -1169,7 +1180,7 @@ def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
     # a wrong output blames the actions of its own kernels; a crash, every action
     blamed = per_output[ns["bad"]] if err and "bad" in ns and per_output else actions
     return Outcome(case.cls, case.seed, "ok" if err is None else "fail", err or "", actions,
-                   blamed if err else frozenset())
+                   blamed if err else frozenset(), ns.get("bad") if err else None)
 
 
 def _schedule_outputs(case: Case, scheduler: str) -> list[list[Any]]:
@@ -1233,7 +1244,7 @@ def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "
             else:
                 case = CLASS_GENERATORS[cls](seed)
                 res = run_case(case, backend, scheduler, count_actions)
-                repro = case.program()
+                repro = case.program(res.output)
             out.append(res)
             if res.status != "ok" and report is not None:
                 report(res, repro)

@@ -1008,8 +1008,8 @@ def _gen_rules(seed: int) -> Case:
     return Case("rules", seed, src + "low = np.float32\nmag = None\n", exact=True)
 
 
-SYM_OPS = ("sum", "max", "min", "mean", "var", "argmax", "softmax", "log_softmax", "cumsum",
-           "sort")
+SYM_OPS = ("sum", "max", "min", "mean", "var", "std", "prod", "argmax", "argmin", "softmax",
+           "log_softmax", "logsumexp", "cumsum", "cumprod", "cummax", "sort", "any", "all")
 
 
 def _gen_symbolic(seed: int) -> Case:
@@ -1020,7 +1020,7 @@ def _gen_symbolic(seed: int) -> Case:
     vmax_axis = rng.choice([0, 1])
     full = (rows, cols)
     value = rng.randint(1, full[vmax_axis])
-    op = rng.choice(SYM_OPS)
+    op = SYM_OPS[seed % len(SYM_OPS)]  # every reduction, in turn
     axis = rng.choice([0, 1, -1])
     src = _HEAD.format(seed=seed) + "from rulegrad import Variable\n"
     src += _arr("a", full, F32, rng)
@@ -1044,8 +1044,17 @@ def _gen_symbolic(seed: int) -> Case:
                                                   f".sum({axis}, keepdims=True))"),
         "cumsum": (f".cumsum({axis})", f"p.cumsum({axis})"),
         "sort": (f".sort({axis})[0]", f"np.sort(p, {axis})"),
+        "std": (f".std(axis={axis})", f"p.std(axis={axis}, ddof=1)"),
+        "prod": (f".prod(axis={axis})", f"p.prod(axis={axis})"),
+        "argmin": (f".argmin(axis={axis})", f"p.argmin(axis={axis})"),
+        "logsumexp": (f".logsumexp(axis={axis})", f"np.log(np.exp(p).sum(axis={axis}))"),
+        "cumprod": (f".cumprod({axis})", f"p.cumprod({axis})"),
+        "cummax": (f".cummax({axis})[0]", f"np.maximum.accumulate(p, {axis})"),
+        "any": (f"(x > 0).any(axis={axis})", f"(p > 0).any(axis={axis})"),
+        "all": (f"(x > 0).all(axis={axis})", f"(p > 0).all(axis={axis})"),
     }[op]
-    src += f"outs = [x{t_call}]\nwant = [{n_ref}]\n"
+    expr = f"x{t_call}" if t_call.startswith(".") else t_call
+    src += f"outs = [{expr}]\nwant = [{n_ref}]\n"
     return Case("symbolic", seed, src + f"mag = [np.abs({n_ref})]\nlow = np.float32\n")
 
 

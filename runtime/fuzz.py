@@ -1241,9 +1241,10 @@ def _schedule_outcome(seed: int, backend: str, scheduler: str) -> Outcome:
 
 def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "c",
                 scheduler: str = "rangeify", count_actions: bool = False,
-                report: Callable[[Outcome, str], None] | None = None) -> list[Outcome]:
+                report: Callable[[Outcome, str], None] | None = None,
+                verbose: bool = False) -> list[Outcome]:
     """n programs of each class (seeds start..start+n-1); `report(outcome, reproducer)` is
-    called on each failure."""
+    called on each failure (on every program with `verbose`)."""
     out = []
     for cls in classes:
         for seed in range(start, start + n):
@@ -1255,7 +1256,7 @@ def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "
                 res = run_case(case, backend, scheduler, count_actions)
                 repro = case.program(res.output)
             out.append(res)
-            if res.status != "ok" and report is not None:
+            if report is not None and (res.status != "ok" or verbose):
                 report(res, repro)
     return out
 
@@ -1321,10 +1322,12 @@ def main(argv: list[str] | None = None) -> int:
     backend = args.backend or "c"
 
     def report(o: Outcome, repro: str) -> None:
-        print(f"FAIL {o.cls} seed {o.seed}: {o.message}\n{repro}", flush=True)
+        head = "FAIL" if o.status != "ok" else "ok"
+        print(f"{head} {o.cls} seed {o.seed}{': ' + o.message if o.message else ''}\n{repro}",
+              flush=True)
 
     outcomes = run_classes(classes, args.n, args.seed, backend, args.scheduler,
-                           count_actions=args.opt, report=report)
+                           count_actions=args.opt, report=report, verbose=args.verbose)
     print(class_table(outcomes))
     failed = sum(o.status != "ok" for o in outcomes)
     enough = True

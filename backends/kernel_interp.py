@@ -178,7 +178,7 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int]) -> np.ndarray:
     op: Ops = n.arg
     ident = _identity(op, n.dtype)
     kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
-    if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)):  # exact in any order
+    if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
         out = semantics.reduce(op, value, red_axes, ident)
     elif kinds[-1] == "vector" and len(red_axes) == 1:
         out = _vector_order(op, value, red_axes[0], ident)

@@ -12,11 +12,12 @@ The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG ac
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
 RANGE of any kind is a loop, and a float sum whose order an action fixed is summed in that
-order (a "vector" range: partial results per vector lane, a "thread" range: a partial per
-iteration, combined in order), so the interpreter gives its C kernel's bits
-(generator/optdiff.py checks them). What an action only tells the printer (a `Pack`, `Flash`
-or `Interchange` in a STORE's arg, a `Parallel` in the SINK's) changes no value here: the
-check runs those kernels in C before and after the action instead.
+order (a "vector" range: partial results per vector lane; a "thread" range: a partial per
+iteration, combined in order; a packed product, a `Pack` in its STORE's arg: over k in order,
+each step one fused multiply-add), so the interpreter gives its C kernel's bits where
+`exact_order` says so (generator/optdiff.py checks them). What an action only tells the
+printer about speed (an `Interchange`, a `Flash`, a `Parallel` in the SINK's arg) changes
+no value here: the check runs those kernels in C before and after the action as well.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.
@@ -76,6 +77,7 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     if any(s == 0 for s in loops):
         return
     values: dict[UOp, np.ndarray] = {}
+    chained = _fused_chains(st)
     for n in toposort(UOp.sink(target.src[1], st.src[1])):
         if n.op is Ops.SINK:
             continue
@@ -83,6 +85,9 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
             if n.arg[0] not in var_vals:
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
             values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
+            continue
+        if n in chained:
+            values[n] = _fused_chain(n, values, axes)
             continue
         values[n] = _eval(n, values, axes, ndim, bufs)
     grid = loops + (1,) * (ndim - len(loops))
@@ -230,6 +235,80 @@ def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarra
     first = _fold(op, vec[..., 0, :], vec[..., 1:, :], -2)
     acc = _fold(op, acc, first, -1)
     return np.expand_dims(acc, axis)
+
+
+def exact_order(ast: UOp) -> bool:
+    """Whether every float sum of this (optimized) kernel is summed here in the order its C
+    kernel sums it: along a "vector" range or a "thread" range alone, or a packed chain of
+    fused multiply-adds. (A plain reduce loop is printed with `omp simd reduction`, whose order
+    is gcc's.)"""
+    chained: set[UOp] = set()
+    for st in ast.src:
+        chained |= _fused_chains(st) if st.op is Ops.STORE else set()
+    for n in toposort(ast):
+        if n.op is not Ops.REDUCE or n.arg not in (Ops.ADD, Ops.MUL) or not n.dtype.is_float:
+            continue
+        kind = n.src[1].arg[1] if len(n.src) == 2 and isinstance(n.src[1].arg, tuple) else ""
+        if n not in chained and kind not in ("vector", "thread"):
+            return False
+    return True
+
+
+def _fused_chains(st: UOp) -> set[UOp]:
+    """The reduces of a STORE the packing action took (a `Pack` in its arg) that the C backend
+    sums over k in order, each step one fused multiply-add (runtime/semantics.py's FMA
+    contract): float32 sums of products over one range, on a CPU with FMA."""
+    from rulegrad.rules.pack_helpers import Pack, operands
+
+    if not isinstance(st.arg, Pack) or not _has_fma():
+        return set()
+    return {n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and len(n.src) >= 2
+            and n.dtype.np == np.float32 and operands(n) is not None}
+
+
+def _has_fma() -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "fma" in f.read().split()
+    except OSError:
+        return False
+
+
+def _fused_chain(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:
+    """acc = fma(x_k, y_k, acc) from acc = 0 (float32), k over the reduce's ranges in
+    order, the last fastest."""
+    update = n.src[0]
+    x, y = update.src[1].src
+    ks = [axes[r] for r in n.src[1:]]
+    shape = list(np.broadcast_shapes(values[x].shape, values[y].shape))
+    for r in n.src[1:]:
+        shape[axes[r]] = int(r.src[0].arg)
+    front = list(range(len(ks)))
+    xs = np.moveaxis(np.broadcast_to(values[x], shape), ks, front)
+    ys = np.moveaxis(np.broadcast_to(values[y], shape), ks, front)
+    rest = xs.shape[len(ks):]
+    acc = np.zeros(rest, np.float32)
+    for xk, yk in zip(xs.reshape((-1, *rest)), ys.reshape((-1, *rest))):
+        acc = _fma32(xk, yk, acc)
+    return np.expand_dims(acc, tuple(sorted(ks)))
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once to float32: the product is exact in float64 and the sum's
+    rounding error exact by TwoSum; rounding that float64 sum to float32 rounds twice only
+    when it lands on a float32 midpoint, where the error's sign says which side is right."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    s = p + c64
+    bb = s - p
+    err = (p - (s - bb)) + (c64 - bb)
+    r = s.astype(np.float32)
+    r64 = r.astype(np.float64)
+    side = np.where(s > r64, np.float32(np.inf), np.float32(-np.inf))
+    other = np.nextafter(r, side)
+    tie = (s == (r64 + other.astype(np.float64)) / 2) & (err != 0) & np.isfinite(s)
+    fix = np.where(err > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(tie, fix, r)
 
 
 def _threaded_order(op: Ops, x: np.ndarray, axes: tuple[int, ...], ident: object) -> np.ndarray:

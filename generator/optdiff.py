@@ -67,6 +67,7 @@ class RuleResult:
     failures: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     exact: int = 0  # of the kernels it changed, those compared bit for bit
+    pinned: int = 0  # of those, the ones the interpreter matched bit for bit (`pinned`)
 
     def verdict(self, name: str, corpus: int) -> tuple[str, str, str, int]:
         """(method, verdict, detail, kernels it changed): `refuted` when a kernel it changed
@@ -84,8 +85,9 @@ class RuleResult:
         if not self.fired:
             return "kernel", "unknown", f"changed none of {corpus} kernels: nothing ran it", 0
         shown = ", ".join(self.fired[:SHOWN]) + (", ..." if len(self.fired) > SHOWN else "")
-        return "kernel", "passed", (f"C before and after agree on {n} kernels, {how}, and "
-                                    f"the interpreter on the optimized AST with its C ({shown})"), n
+        return "kernel", "passed", (f"C before and after agree on {n} kernels, {how}; the "
+                                    "interpreter on the optimized AST agrees with its C, bit "
+                                    f"for bit on {self.pinned} ({shown})"), n
 
 
 # ---------------------------------------------------------------------- running C as it is
@@ -192,18 +194,12 @@ def _first_bad(ok: np.ndarray, got: np.ndarray, want: np.ndarray,
 
 def pinned(ast: UOp) -> bool:
     """Whether the kernel interpreter computes this kernel's bits exactly as its C does: every
-    float sum in an order the optimizer fixed (a "vector" or "thread" range alone: the
-    interpreter models both), and no C library function (numpy's may differ in the last
-    bit)."""
+    float sum in the order the C sums it (kernel_interp.exact_order), and no C library
+    function (numpy's may differ in the last bit)."""
+    from rulegrad.backends.kernel_interp import exact_order
     from rulegrad.runtime.semantics import LIBM_OPS
 
-    for n in toposort(ast):
-        if n.op in LIBM_OPS:
-            return False
-        if n.op is Ops.REDUCE and n.arg in (Ops.ADD, Ops.MUL) and n.dtype.is_float:
-            if len(n.src) != 2 or n.src[1].arg[1] not in ("vector", "thread"):
-                return False
-    return True
+    return exact_order(ast) and not any(n.op in LIBM_OPS for n in toposort(ast))
 
 
 def scale_of(arrays: list, at: int, exact: bool) -> np.ndarray | None:
@@ -293,6 +289,7 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
             at += 2 if exact else 3
             bad = _interp_disagrees(after, ins_of[k.origin], got, scale_of(arrays, at, exact),
                                     sum_terms(low))
+            res.pinned += not special and pinned(after)
             if bad is not None:
                 res.failures.append(f"{k.origin}: {bad}")
             if not ok.all():

@@ -76,6 +76,32 @@ def test_the_interpreter_sums_in_the_optimized_order(shape):
     assert (np.abs(py[0] - want) <= n * np.finfo(np.float32).eps * mag).all()
 
 
+@pytest.mark.skipif("fma" not in open("/proc/cpuinfo").read().split(),
+                    reason="the CPU has no fused multiply-add (the packed loops then round twice)")
+def test_the_interpreter_sums_packed_products_as_fused_chains():
+    """A packed matmul (A read in place, and A stored transposed: packed), one with a bias and
+    relu after it, and a convolution: the interpreter's chain of fused multiply-adds over k
+    gives the C kernel's bits; its values are numpy's within the FMA contract."""
+    a = (RNG.standard_normal((37, 64)) * 10.0 ** RNG.integers(-2, 3, (37, 64))).astype(np.float32)
+    b = RNG.standard_normal((64, 41)).astype(np.float32)
+    x = RNG.standard_normal((2, 4, 12, 12)).astype(np.float32)
+    w = RNG.standard_normal((16, 4, 3, 3)).astype(np.float32)
+    progs = [Tensor(a) @ Tensor(b), Tensor(np.ascontiguousarray(a.T)).T @ Tensor(b),
+             (Tensor(a) @ Tensor(b) + Tensor(b[0])).relu(), Tensor(x).conv2d(Tensor(w))]
+    for t in progs:
+        (k,) = _kernels(t)
+        opt = lower_kernel(k.ast)
+        assert type(opt.src[0].arg).__name__ == "Pack" and kernel_interp.exact_order(opt)
+        ins = optdiff.draw_inputs(k.bufs, np.random.default_rng(2), special=False)
+        c, py = [v.copy() for v in ins], [v.copy() for v in ins]
+        optdiff.run_c([opt], [c])
+        kernel_interp.run_kernel(opt, py)
+        assert optdiff.same_bits(py[0], c[0]).all()
+        plain = [v.copy() for v in ins]
+        kernel_interp.run_kernel(k.ast, plain)  # numpy's sums: the same values, other bits
+        np.testing.assert_allclose(py[0], plain[0], rtol=1e-4, atol=1e-4)
+
+
 def test_the_vector_order_is_not_numpys():
     """The modelled order matters: numpy's pairwise sum of the same row has other bits (so the
     bit-for-bit test above could fail)."""

@@ -25,6 +25,7 @@ the two backends cannot drift apart on what an op means.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -266,6 +267,7 @@ def _fused_chains(st: UOp) -> set[UOp]:
             and n.dtype.np == np.float32 and operands(n) is not None}
 
 
+@functools.cache
 def _has_fma() -> bool:
     try:
         with open("/proc/cpuinfo") as f:

@@ -1,29 +1,31 @@
 """The optimizer's rules checked by running: each kernel in C before and after each rule.
 
-In: kernel ASTs with their buffers (`ScheduleItem`s of the optimizer fuzzer's programs,
-`runtime/fuzz.py`'s `opt` class: mixed dtypes, prime sizes, broadcasts, sizes past every
-action's threshold), and a matcher holding one optimizer rule alone. Out: `OptDiff`, per rule
-the kernels it changed and whether each one still computes the same values, and a verdict.
+In: kernel ASTs with their buffers (`OptKernel`s: the schedules of the optimizer fuzzer's
+programs, runtime/fuzz.py's `opt` class: mixed dtypes, prime sizes, broadcasts, NaN and -0.0,
+sizes past every action's threshold), and a matcher holding one optimizer rule alone. Out: a
+`RuleResult` per rule: the kernels it changed, those that disagreed, and a verdict (`rulegrad
+check`'s method `kernel`: generator/passdiff.py's `rule_verdict` hands optimizer rules here).
 
-The optimizer's actions are mostly instructions to the C printer (a RANGE kind, a `Pack`,
-`Flash` or `Interchange` in a STORE's arg, a `Parallel` in the SINK's): only the printed C
-shows what they do, so the check runs the C. For each kernel: lower it (`lower_only`), apply
-the rule alone, and when that changed the kernel, build both ASTs exactly as they are (no
-further optimizer pass) into one library and call both on the same inputs: random values,
-then the same with NaN, +-inf and -0.0 sprinkled in. The outputs must be
+Most of the optimizer's actions are instructions to the C printer (a RANGE kind, a `Pack`,
+`Flash` or `Interchange` in a STORE's arg, a `Parallel` in the SINK's): the printed C shows
+what they do, so the check runs the C. For each kernel: lower it (`lower_only`), apply the
+rule alone, and when that changed the kernel, build both ASTs exactly as they are (no further
+optimizer pass) into one library and call both on the same inputs: random values, then the
+same with NaN, +-inf and -0.0 sprinkled in. The outputs must be
 
-- identical bits (any NaN equals any NaN, -0.0 is not 0.0) for a rule whose action keeps
-  bits (`EXACT`: every rule not in `REORDERS_SUMS`), and
-- within the reduction contract (runtime/semantics.py) for a rule that may reorder a float
-  sum or fuse its multiply-adds: |after - before| <= 2 * n * eps * sum |x_i| per output, where
-  n and sum |x_i| are those of the kernel's float sums, computed by running the kernel with
-  every float sum's terms made absolute (`abs_sums`); NaN and infinities where they were.
-  Where a sum feeds further arithmetic the bound is that of the sum's own inputs, scaled
-  by the output's magnitude (`_contract_close`).
+- identical bits (any NaN equals any NaN, -0.0 is not 0.0) for a rule outside
+  `REORDERS_SUMS` on a kernel without a float sum (the printer gives every plain reduce loop
+  `omp simd reduction`, so a float sum's order is not fixed before the rule either), and
+- otherwise within the reduction contract (runtime/semantics.py): |after - before| <=
+  2 * n * eps * S per output, n the most terms of a float sum in the kernel and S the output
+  of the kernel with every float addition one of magnitudes (`abs_sums`); NaN and infinities
+  where they were.
 
-The kernel interpreter runs the optimized AST as well (the actions it can read: unrolled
-chains, a max's scale moved out, any RANGE kind), and must agree with the C of the optimized
-kernel within the same contract: this ties the C back to an independent evaluator.
+The kernel interpreter (backends/kernel_interp.py) then runs the optimized AST on the same
+inputs and must agree with its C: bit for bit where it sums every float sum in the C's order
+(`pinned`: vector accumulators, threads, packed chains of fused multiply-adds), else within
+the contract (plus LIBM_SLACK for the C library's last bits). This ties the C back to an
+independent evaluator.
 """
 
 from __future__ import annotations
@@ -203,7 +205,8 @@ def pinned(ast: UOp) -> bool:
 
 
 def scale_of(arrays: list, at: int, exact: bool) -> np.ndarray | None:
-    """The |x|-sum outputs of the pair that ends at `at` (None for a bit-for-bit pair)."""
+    """The magnitudes kernel's output (`abs_sums`) of the runs that end before `at` (before,
+    after, magnitudes); None for a kernel compared bit for bit (before, after)."""
     return None if exact else np.abs(arrays[at - 1][0]).astype(np.float64)
 
 

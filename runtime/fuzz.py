@@ -827,10 +827,10 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
     # attention: q, k, v (float32 most often), scores scaled by a Python, numpy float64 or
     # numpy float32 scalar (a float64 one makes the softmax float64: issue 31's first item)
     s, n, d = rng.choice([6, 13, 37, 64, 97]), rng.choice([6, 17, 64, 101]), rng.choice([4, 8, 16])
-    dq = rng.choice([F32, F32, F64])
+    dq = rng.choice([F32, F32, F64, F16])
     q, k, v = "q" + t, "k" + t, "v" + t
     src = _arr(q, (s, d), dq, rng, special) + _arr(k, (n, d), dq, rng) + _arr(v, (n, d), dq, rng)
-    scale = rng.choice(["(1 / np.sqrt(8))", "0.25", "np.float32(0.3)"])
+    scale = rng.choice(["(1 / np.sqrt(8))", "0.25", "np.float32(0.3)", "np.float16(0.25)"])
     src += f"outs += [((Tensor({q}) @ Tensor({k}).T) * {scale}).softmax(-1) @ Tensor({v})]\n"
     q64, k64, v64 = (f"{z}.astype(np.float64)" for z in (q, k, v))
     src += (f"sc = ({q64} @ {k64}.T) * float({scale})\n"

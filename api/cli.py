@@ -45,8 +45,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from rulegrad.runtime.fuzz import main as fuzz_main
 
-    return fuzz_main(["--n", str(args.n), "--seed", str(args.seed), "--backend", args.backend,
-                      "--scheduler", args.scheduler] + (["-v"] if args.v else []))
+    argv = ["--n", str(args.n), "--seed", str(args.seed), "--scheduler", args.scheduler]
+    argv += ["--backend", args.backend] if args.backend else []
+    argv += [f"--class={c}" for c in args.classes or ()]
+    return fuzz_main(argv + (["-v"] if args.v else []) + (["--opt"] if args.opt else []))
 
 
 def _cmd_viz(args: argparse.Namespace) -> int:
@@ -129,11 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
                    "asking for more is checked within this")
     c.set_defaults(func=_cmd_check)
     f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
-    f.add_argument("--n", type=_count, default=1000, help="number of programs (default 1000)")
+    f.add_argument("--n", type=_count, default=1000, help="programs per class (default 1000)")
     f.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     f.add_argument("-v", action="store_true", help="print every program")
-    f.add_argument("--backend", choices=("interp", "c"), default="interp",
-                   help="what runs the schedule: the kernel interpreter (default) or C")
+    f.add_argument("--backend", choices=("interp", "c"), default=None,
+                   help="what runs the schedule: the kernel interpreter (class schedule's "
+                        "default) or C (the other classes' default)")
+    f.add_argument("--class", dest="classes", action="append",
+                   choices=("schedule", "mixed", "sort", "assign", "rules", "symbolic", "all"),
+                   help="a class of programs (repeatable; all: every class); per-class counts")
+    f.add_argument("--opt", action="store_true",
+                   help="the optimizer's programs: each action fires on >= 200 of them (--n 300)")
     f.add_argument("--scheduler", choices=("rangeify", "kernelize", "both"), default="rangeify",
                    help="what makes the schedule: rangeify (default), kernelize, or both (each "
                         "against the oracle and against each other)")

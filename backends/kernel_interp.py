@@ -13,6 +13,14 @@ at a time (`_blocks`), so no array of the whole grid is ever made: a broadcast p
 the memory of a block, as the C kernel's loop costs none.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
+So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
+RANGE of any kind is a loop, and a float sum whose order an action fixed is summed in that
+order (a "vector" range: partial results per vector lane; a "thread" range: a partial per
+iteration, combined in order; a packed product, a `Pack` in its STORE's arg: over k in order,
+each step one fused multiply-add), so the interpreter gives its C kernel's bits where
+`exact_order` says so (generator/optdiff.py checks them). What an action only tells the
+printer about speed (an `Interchange`, a `Flash`, a `Parallel` in the SINK's arg) changes
+no value here: the check runs those kernels in C before and after the action as well.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.
@@ -20,6 +28,7 @@ the two backends cannot drift apart on what an op means.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -77,7 +86,9 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
             inner *= int(r.src[0].arg)
     order = [n for n in toposort(UOp.sink(st.src[0].src[1], st.src[1])) if n.op is not Ops.SINK]
     whole = _local_axes(st, axes)
-    split = _reduce_split(order, axes, inner) if inner > CHUNK and not whole else None
+    chained = _fused_chains(st)  # packed float32 sums: k in order (their ranges never split)
+    split = (_reduce_split(order, axes, inner) if inner > CHUNK and not whole and not chained
+             else None)
     if split is not None:  # one iteration of the loops is too large: a REDUCE in runs
         red, r, step = split
         below = toposort(red)
@@ -88,10 +99,11 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
         if split is not None:
             for lo in range(0, size, step):
                 part = _run_block(st, below, bufs, var_vals, axes, loops,
-                                  {**window, axes[r]: (lo, min(lo + step, size))}, {}, red)
+                                  {**window, axes[r]: (lo, min(lo + step, size))}, {}, chained,
+                                  red)
                 fixed[red] = part if red not in fixed else \
                     semantics.alu(red.arg, red.dtype.np, fixed[red], part)
-        _run_block(st, order, bufs, var_vals, axes, loops, window, fixed)
+        _run_block(st, order, bufs, var_vals, axes, loops, window, fixed, chained)
 
 
 def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
@@ -157,7 +169,7 @@ def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
 def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict[str, int],
                axes: dict[UOp, int], loops: tuple[int, ...],
                window: dict[int, tuple[int, int]], fixed: dict[UOp, np.ndarray],
-               until: UOp | None = None) -> np.ndarray | None:
+               chained: set[UOp], until: UOp | None = None) -> np.ndarray | None:
     """Evaluate (`order`: the store's offset and value, sources first; `fixed`: values known
     already) and store the block of the grid `window` marks (its ranges' runs); with `until`,
     evaluate only up to that node and return its value, storing nothing."""
@@ -172,6 +184,9 @@ def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict
             if n.arg[0] not in var_vals:
                 raise KernelInterpError(f"variable {n.arg[0]!r} has no value")
             values[n] = np.full((1,) * ndim, var_vals[n.arg[0]], dtype=n.dtype.np)
+            continue
+        if n in chained:
+            values[n] = _fused_chain(n, values, axes)
             continue
         values[n] = _eval(n, values, axes, ndim, bufs, window)
     if until is not None:
@@ -272,5 +287,143 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
         shape[axes[r]] = hi - lo
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
-    out = semantics.reduce(op, value, red_axes, _identity(op, n.dtype))
+    ident = _identity(op, n.dtype)
+    kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
+    if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
+        out = semantics.reduce(op, value, red_axes, ident)
+    elif kinds[-1] == "vector" and len(red_axes) == 1:
+        out = _vector_order(op, value, red_axes[0], ident)
+    elif kinds[0] == "thread" and red_axes:
+        out = _threaded_order(op, value, red_axes, ident)
+    else:
+        out = semantics.reduce(op, value, red_axes, ident)
     return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)
+
+
+# ---------------------------------------------------------------------- the optimizer's orders
+# A float sum is the one value whose bits depend on how the loop runs (runtime/semantics.py's
+# reduction contract). Where the kernel optimizer (rules/opt.rules) fixed an order, the
+# interpreter sums in that order, so it can be compared with the C kernel bit for bit; a plain
+# reduce is numpy's (pairwise), within the contract of any order.
+def _fold(op: Ops, acc: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
+    """acc op x[0] op x[1] ... along `axis`, strictly left to right (ufunc.accumulate: no
+    pairwise summation)."""
+    ufunc = np.add if op is Ops.ADD else np.multiply
+    x = np.moveaxis(x, axis, 0)
+    if x.shape[0] == 0:
+        return np.broadcast_to(acc, x.shape[1:]).copy()
+    both = np.concatenate([np.broadcast_to(acc, x.shape[1:])[None].astype(x.dtype), x])
+    return ufunc.accumulate(both, axis=0)[-1]
+
+
+def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarray:
+    """A reduce whose range is marked "vector" (opt_helpers.vector_reduce), as the C backend
+    runs it (render.py's `_vector_reduce`): REDUCE_VECTORS vectors of VECTOR_LANES partial
+    results, vector u taking the values u*LANES.. of each block of VECTORS*LANES; then the
+    whole vectors left, one into each of the first vectors; the values left (fewer than a
+    vector) into the scalar result, in order; then the vectors into the first, and its lanes
+    into the result, in order."""
+    from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    n, lead = x.shape[-1], x.shape[:-1]
+    block = REDUCE_VECTORS * VECTOR_LANES
+    main, whole = n - n % block, n - n % VECTOR_LANES
+    ident_arr = np.full((), ident, dtype=x.dtype)
+    vec = np.full(lead + (REDUCE_VECTORS, VECTOR_LANES), ident_arr, dtype=x.dtype)
+    if main:
+        blocks = x[..., :main].reshape(lead + (main // block, REDUCE_VECTORS, VECTOR_LANES))
+        vec = _fold(op, vec, blocks, len(lead))
+    for u in range((whole - main) // VECTOR_LANES):
+        lo = main + u * VECTOR_LANES
+        vec[..., u, :] = _fold(op, vec[..., u, :], x[..., None, lo:lo + VECTOR_LANES], -2)
+    acc = _fold(op, np.full(lead, ident_arr), x[..., whole:], -1)
+    first = _fold(op, vec[..., 0, :], vec[..., 1:, :], -2)
+    acc = _fold(op, acc, first, -1)
+    return np.expand_dims(acc, axis)
+
+
+def exact_order(ast: UOp) -> bool:
+    """Whether every float sum of this (optimized) kernel is summed here in the order its C
+    kernel sums it: along a "vector" range or a "thread" range alone, or a packed chain of
+    fused multiply-adds. (A plain reduce loop is printed with `omp simd reduction`, whose order
+    is gcc's.)"""
+    chained: set[UOp] = set()
+    for st in ast.src:
+        chained |= _fused_chains(st) if st.op is Ops.STORE else set()
+    for n in toposort(ast):
+        if n.op is not Ops.REDUCE or n.arg not in (Ops.ADD, Ops.MUL) or not n.dtype.is_float:
+            continue
+        kind = n.src[1].arg[1] if len(n.src) == 2 and isinstance(n.src[1].arg, tuple) else ""
+        if n not in chained and kind not in ("vector", "thread"):
+            return False
+    return True
+
+
+def _fused_chains(st: UOp) -> set[UOp]:
+    """The reduces of a STORE the packing action took (a `Pack` in its arg) that the C backend
+    sums over k in order, each step one fused multiply-add (runtime/semantics.py's FMA
+    contract): float32 sums of products over one range, on a CPU with FMA."""
+    from rulegrad.rules.pack_helpers import Pack, operands
+
+    if not isinstance(st.arg, Pack) or not _has_fma():
+        return set()
+    return {n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and len(n.src) >= 2
+            and n.dtype.np == np.float32 and operands(n) is not None}
+
+
+@functools.cache
+def _has_fma() -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "fma" in f.read().split()
+    except OSError:
+        return False
+
+
+def _fused_chain(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:
+    """acc = fma(x_k, y_k, acc) from acc = 0 (float32), k over the reduce's ranges in
+    order, the last fastest."""
+    update = n.src[0]
+    x, y = update.src[1].src
+    ks = [axes[r] for r in n.src[1:]]
+    shape = list(np.broadcast_shapes(values[x].shape, values[y].shape))
+    for r in n.src[1:]:
+        shape[axes[r]] = int(r.src[0].arg)
+    front = list(range(len(ks)))
+    xs = np.moveaxis(np.broadcast_to(values[x], shape), ks, front)
+    ys = np.moveaxis(np.broadcast_to(values[y], shape), ks, front)
+    rest = xs.shape[len(ks):]
+    acc = np.zeros(rest, np.float32)
+    for xk, yk in zip(xs.reshape((-1, *rest)), ys.reshape((-1, *rest))):
+        acc = _fma32(xk, yk, acc)
+    return np.expand_dims(acc, tuple(sorted(ks)))
+
+
+def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """a * b + c rounded once to float32: the product is exact in float64 and the sum's
+    rounding error exact by TwoSum; rounding that float64 sum to float32 rounds twice only
+    when it lands on a float32 midpoint, where the error's sign says which side is right."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    s = p + c64
+    bb = s - p
+    err = (p - (s - bb)) + (c64 - bb)
+    r = s.astype(np.float32)
+    r64 = r.astype(np.float64)
+    side = np.where(s > r64, np.float32(np.inf), np.float32(-np.inf))
+    other = np.nextafter(r, side)
+    tie = (s == (r64 + other.astype(np.float64)) / 2) & (err != 0) & np.isfinite(s)
+    fix = np.where(err > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(tie, fix, r)
+
+
+def _threaded_order(op: Ops, x: np.ndarray, axes: tuple[int, ...], ident: object) -> np.ndarray:
+    """A reduce whose outermost range is marked "thread" (thread_helpers.threaded): each of
+    its iterations reduces the inner ranges into a value of its own, and the values are
+    combined in the loop's order at the end (render.py's `_launched`). The inner sums' own
+    order is the printer's (`omp simd`): numpy's here, within the contract."""
+    inner = semantics.reduce(op, x, axes[1:], ident) if axes[1:] else x
+    acc = np.full((), ident, dtype=x.dtype)
+    out = _fold(op, acc, np.asarray(inner), axes[0])
+    return np.expand_dims(out, axes[0])

@@ -16,6 +16,10 @@ Each step is checked where an independent evaluator can read both sides:
 - lowering (`lower.rules`): each kernel run by the kernel interpreter before and after `lower`,
   on the same random inputs.
 
+The optimizer's rules (rules/opt*.rules) are not judged here: `rule_verdict` hands them to
+generator/optdiff.py, which runs each kernel in C before and after the rule alone (its actions
+are instructions to the C printer, which no evaluator of the AST alone can read).
+
 A rule fires on a program when it returns a node other than its input. A rule that only fills
 the pass context (it returns nothing, e.g. `do_realize`) is credited where, replayed alone on
 the pass's recorded input and context, it changes that context. When a step disagrees, the
@@ -544,6 +548,21 @@ def run_programs(seeds: Iterable[int]) -> PassDiff:
 
 
 _cache: dict[tuple[int, ...], PassDiff] = {}
+
+
+def rule_verdict(location: str, name: str, alone: Callable[[], Any], seed: int = 0
+                 ) -> tuple[str, str, str, int]:
+    """(method, verdict, detail, kernels or programs) for a rule `rulegrad check` cannot
+    prove: an optimizer rule (rules/opt*.rules) is run, its kernels in C before and after it
+    (generator/optdiff.py: method `kernel`); any other gets this module's verdict (method
+    `structural`)."""
+    from . import optdiff
+
+    if location in optdiff.optimizer_rules():
+        method, verdict, detail, n = optdiff.verdict(location, name, alone, seed)
+        return method, verdict, detail, n
+    verdict, detail = passdiff(seed).verdict(location, alone)
+    return "structural", verdict, detail, 0
 
 
 def passdiff(seed: int = 0, n: int = DEFAULT_PROGRAMS) -> PassDiff:

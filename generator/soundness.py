@@ -74,7 +74,7 @@ class RuleReport:
 
     rule: A.Rule
     location: str  # file:line
-    method: str  # z3 | examples | structural | -
+    method: str  # z3 | examples | gradient | kernel | structural | -
     verdict: str  # proved | passed | refuted | unknown | structural | unchecked | error
     detail: str = ""
     examples: int = 0
@@ -142,8 +142,8 @@ class CheckReport:
         verdicts, methods = self.totals()
         order = ["proved", "passed", "refuted", "unknown", "error", "structural", "unchecked"]
         v = ", ".join(f"{k} {verdicts[k]}" for k in order if verdicts[k])
-        m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "gradient", "structural",
-                                                     "-")
+        m = ", ".join(f"{k} {methods[k]}" for k in ("z3", "examples", "gradient", "kernel",
+                                                     "structural", "-")
                       if methods[k])
         loops = sum(lp.confirmed for lp in self.loops)
         return (f"{len(self.rules)} rules in {self.seconds:.1f}s: {v}\n"
@@ -437,10 +437,12 @@ class Checker:
     def _pass_differential(self, item: _Item, loc: str) -> RuleReport:
         """A structural rule: where the fuzzer's programs made it fire, and whether each pass
         it fired in agreed with the oracle (generator/passdiff.py; one run per invocation)."""
-        from .passdiff import passdiff
+        from .passdiff import rule_verdict
 
-        verdict, detail = passdiff(self.seed).verdict(loc, lambda: self.one_rule_matcher(item))
-        return RuleReport(item.rule, loc, "structural", verdict, detail)
+        # (an optimizer rule is run instead: its kernels in C before and after it, optdiff.py)
+        method, verdict, detail, n = rule_verdict(loc, item.rule.name,
+                                                  lambda: self.one_rule_matcher(item), self.seed)
+        return RuleReport(item.rule, loc, method, verdict, detail, n)
 
     def _unreachable(self, item: _Item, loc: str) -> RuleReport:
         """A rule that reports a bug in its rule set (it raises when it fires): it changes no

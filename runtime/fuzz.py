@@ -18,6 +18,20 @@ one device, so every program is valid (`_place_devices`).
 
     python -m rulegrad.runtime.fuzz --n 10000          # zero mismatches expected
     python -m rulegrad.runtime.fuzz --seed 1234 -v     # one program, printed
+
+Those are class `schedule`. The other classes (`--class NAME`, or `all`) are the kinds of
+program issue 31 found wrong answers in, each generated as runnable Python with an independent
+oracle and run on C (`Case`, the "classes of programs" section below): `mixed` (mixed dtypes
+around reductions and products, at sizes past the optimizer's thresholds), `sort` (sort,
+argsort and topk with NaN and -0.0, against torch), `assign` (assigns into views of sharded or
+unsharded tensors that read the target), `rules` (a user rule guarded on a constant's value,
+replayed over several constants) and `symbolic` (every reduction over a symbolic axis). A crash
+or a refusal counts as a failure. Per class it prints programs, passed and failed; `--opt`
+runs class `opt` (every family in each program) and prints, per optimizer action, the
+programs it fired on (at least 200 each are asked for: `--opt --n 300`).
+
+    rulegrad fuzz --class all --n 500                  # per-class counts
+    rulegrad fuzz --opt --n 300                        # each optimizer action on 200+
 """
 
 from __future__ import annotations
@@ -28,7 +42,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -631,27 +645,711 @@ def fuzz(n: int, start: int = 0, verbose: bool = False, backend: str = "interp",
     return failures
 
 
+
+
+# ====================================================================== classes of programs
+# Beside the random programs above (class "schedule"), each class below generates one kind of
+# program that has given wrong answers (issue 31), as runnable Python: the source builds the
+# rulegrad tensors `outs` and the independent oracle's values `want` (numpy, or torch for
+# sort), plus the tolerance's inputs. The reproducer printed for a failure is that source.
+#
+#   rulegrad fuzz --class all --n 50      # per class: programs, passed, failed
+#   rulegrad fuzz --opt --n 300           # every optimizer action on >= 200 programs
+@dataclass(frozen=True)
+class Case:
+    """One generated program of a class: `source` defines `outs` (Tensors, or arrays read
+    back after the program ran: `got`), `want` (arrays), `low` (the least precise float dtype
+    involved, for the tolerance) and, where a float sum is involved, `mag` (the values with
+    every input made absolute: the sum's error bound scales with it). `exact` means bits."""
+
+    cls: str
+    seed: int
+    source: str
+    exact: bool = False
+
+    def program(self, output: int | None = None) -> str:
+        """The reproducer: the source (only the part computing `output` where the program is
+        made of parts, each with its own random stream), then what it is compared with."""
+        src = self.source
+        if output is not None and PART in src:
+            head, *parts = src.split(PART)
+            src = head + PART + parts[output]
+            src += "" if src.endswith("low = None\n") else "low = None\n"
+        return src + "\ngot = [o.numpy() for o in outs]  # compare with `want`\n"
+
+
+PART = "# part\n"  # starts each part of a mixed or opt program
+
+F32, F64, F16 = "np.float32", "np.float64", "np.float16"
+FLOATS = (F32, F32, F32, F64, F16)  # float32 most often: the packed and vector paths' dtype
+PRIMES = (3, 5, 7, 11, 13, 17, 31, 37, 41, 53, 67, 71, 97, 101, 131, 257)
+_HEAD = ("import numpy as np\nfrom rulegrad import Tensor\nrng = np.random.default_rng({seed})\n"
+         "relu = lambda t: np.where(t > 0, t, 0)  # tinygrad's: a NaN becomes 0\n")
+
+
+def _arr(name: str, shape: Shape, dt: str, rng: random.Random, special: bool = False) -> str:
+    """Source for an input array: normal floats (a NaN and a -0.0 in when `special`), or
+    small ints."""
+    if "int" in dt:
+        line = f"{name} = rng.integers(-9, 9, {shape}).astype({dt})\n"
+    else:
+        line = f"{name} = rng.standard_normal({shape}).astype({dt})\n"
+        if special and math.prod(shape) > 2:
+            line += (f"{name}.flat[{rng.randrange(math.prod(shape))}] = np.nan; "
+                     f"{name}.flat[{rng.randrange(math.prod(shape))}] = -0.0\n")
+    return line
+
+
+def _low(*dts: str) -> str:
+    order = [F16, F32, F64]
+    fl = [d for d in dts if d in order]
+    return min(fl, key=order.index) if fl else "None"
+
+
+def _gen_mixed(seed: int) -> Case:
+    """Mixed dtypes around reductions and products, at prime and broadcast sizes past the
+    optimizer's thresholds, two to four parts per program (outputs realized together):
+    products (pack, interchange), row and column reductions (vector accumulators,
+    interchange), a scaled max (unscale), pooling windows (unroll), long full reductions
+    (threads), wide elementwise loops (upcast, parallel), attention (flash). Each output has
+    its own tolerance: `lows[k]` and `mag[k]`, bits where `exact[k]`."""
+    rng = random.Random(f"mixed-{seed}")
+    src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
+    for part in range(rng.randint(2, 4)):
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+        src += _mixed_part(rng, str(part), rng.choice(MIXED_FAMILIES))
+    return Case("mixed", seed, src + "low = None\n")
+
+
+def _gen_opt(seed: int) -> Case:
+    """A mixed program with one part of every family (`rulegrad fuzz --opt`): each optimizer
+    action has a family whose sizes cross its threshold, so each fires on most programs."""
+    rng = random.Random(f"opt-{seed}")
+    src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
+    # (two scaled maxes: one in four has a lifted scale, which max_scale leaves alone)
+    fams = sorted(set(MIXED_FAMILIES)) + ["scaledmax"]
+    rng.shuffle(fams)
+    for part, fam in enumerate(fams):
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+        src += _mixed_part(rng, str(part), fam)
+    return Case("opt", seed, src + "low = None\n")
+
+
+# matmul, conv: pack (interchange for ints); rows: vector accumulators; cols: interchange;
+# scaledmax: unscale; pool: unroll and upcast; full: threads; big: parallel loops; attention:
+# flash
+MIXED_FAMILIES = ("matmul", "matmul", "conv", "rows", "cols", "scaledmax", "pool", "full",
+                  "ewise", "big", "attention", "attention")
+
+
+def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
+    """One part of family `fam` of a mixed program; its arrays' names end in `t`."""
+    p = lambda: rng.choice(PRIMES)  # noqa: E731
+    special = rng.random() < 0.3
+    d1, d2 = rng.choice(FLOATS), rng.choice(FLOATS + ("np.int32",))
+    a, b, c, x, w, y = (n + t for n in "abcxwy")
+    if fam == "matmul":
+        m, k, n = rng.choice([p(), 1, 64]), rng.choice([p(), 64, 128]), rng.choice([p(), 48, 96])
+        if m * k * n < 1 << 15 and rng.random() < 0.85:  # past pack's MIN_WORK, mostly
+            m = max(m, (1 << 15) // (k * n) + rng.randrange(1, 9))
+        if rng.random() < 0.2:
+            d1 = d2 = "np.int32"
+        src = _arr(a, (m, k), d1, rng, special) + _arr(b, (k, n), d2, rng, special)
+        bias = rng.random() < 0.5
+        src += _arr(c, (n,), d1, rng) if bias else ""
+        epi = rng.choice(["", ".relu()", " * 0.5"])
+        src += f"outs += [((Tensor({a}) @ Tensor({b})){f' + Tensor({c})' if bias else ''}){epi}]\n"
+        ref = f"{a}.astype(np.float64) @ {b}.astype(np.float64)"
+        ref += f" + {c}.astype(np.float64)" if bias else ""
+        # relu is tinygrad's (x > 0).where(x, 0): a NaN becomes 0
+        ref = {"": ref, ".relu()": f"relu({ref})", " * 0.5": f"({ref}) * 0.5"}[epi]
+        src += (f"want += [{ref}]\nmag += [np.abs({a}.astype(np.float64)) @ "
+                f"np.abs({b}.astype(np.float64))"
+                f"{f' + np.abs({c}.astype(np.float64))' if bias else ''}]\n")
+        return src + f"lows += [{_low(d1, d2)}]\nexact += [{d1 == d2 == 'np.int32'}]\n"
+    if fam == "conv":
+        n, ch, o = rng.choice([1, 2]), rng.choice([1, 3, 4]), rng.choice([5, 8, 16])
+        h, wd, ks = rng.choice([9, 13, 17]), rng.choice([11, 16, 19]), rng.choice([1, 3, 5])
+        src = _arr(x, (n, ch, h, wd), d1, rng, special) + _arr(w, (o, ch, ks, ks), d1, rng)
+        src += f"outs += [Tensor({x}).conv2d(Tensor({w}))]\n"
+        win = (f"np.lib.stride_tricks.sliding_window_view({x}.astype(np.float64), ({ks}, {ks}), "
+               "axis=(2, 3))")
+        src += (f"want += [np.einsum('nchwyx,ocyx->nohw', {win}, {w}.astype(np.float64))]\n"
+                f"mag += [np.einsum('nchwyx,ocyx->nohw', np.abs({win}), "
+                f"np.abs({w}.astype(np.float64)))]\n")
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam in ("rows", "cols", "scaledmax"):
+        r, cl = rng.choice([1, 3, p()]), rng.choice([64, 100, 131, 257, 1000, p()])
+        if fam == "cols":
+            r, cl = rng.choice([64, 101, 257]), rng.choice([p(), 16, 33])
+        src = _arr(x, (r, cl), d1, rng, special)
+        axis = 0 if fam == "cols" else -1
+        op = rng.choice(["sum", "max", "min"]) if fam != "scaledmax" else rng.choice(["max", "min"])
+        # (0.37 is a lifted constant, runtime/float_params.py: not a CONST for max_scale)
+        scale = rng.choice([" * 0.37", " * 3.0", " * 0.125", " * 0.5"]) \
+            if fam == "scaledmax" else ""
+        cast = rng.choice(["", "", f".cast('{d2[3:]}')"]) if "int" not in d2 else ""
+        src += f"outs += [(Tensor({x}){cast}{scale}).{op}(axis={axis})]\n"
+        base = f"{x}.astype({d2})" if cast else x
+        src += f"want += [({base}.astype(np.float64){scale}).{op}(axis={axis})]\n"
+        src += (f"mag += [np.abs({base}.astype(np.float64){scale})"
+                f".{'sum' if op == 'sum' else 'max'}(axis={axis})]\n")
+        return src + f"lows += [{_low(d1, d2 if cast else d1)}]\nexact += [False]\n"
+    if fam == "pool":
+        ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])
+        ks, st = rng.choice([2, 3, 4]), rng.choice([1, 2])
+        op = rng.choice(["max_pool2d", "avg_pool2d"])
+        src = _arr(x, (1, ch, h, wd), d1, rng, special)
+        src += f"outs += [Tensor({x}).{op}({ks}, stride={st})]\n"
+        win = (f"np.lib.stride_tricks.sliding_window_view({x}.astype(np.float64), ({ks}, {ks}), "
+               f"axis=(2, 3))[:, :, ::{st}, ::{st}]")
+        red = "max" if op == "max_pool2d" else "mean"
+        src += f"want += [{win}.{red}(axis=(-2, -1))]\nmag += [np.abs({win}).max(axis=(-2, -1))]\n"
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "full":
+        size = rng.choice([(1 << 20) + 7, (1 << 20) + 13, 1031 * 1021])
+        op = rng.choice(["sum", "max", "min"])
+        dt = rng.choice([F32, F64, "np.int32"])
+        # small whole numbers: every partial sum is exact in float32 (< 2^24) in any order,
+        # so a sum of 2^20 values is checked bit for bit (a lost or doubled value shows)
+        src = f"{x} = rng.integers(-3, 4, {size}).astype({dt})\n"
+        src += f"outs += [Tensor({x}).{op}()]\nwant += [{x}.astype(np.float64).{op}()]\n"
+        return src + f"mag += [None]\nlows += [{_low(dt)}]\nexact += [True]\n"
+    if fam in ("ewise", "big"):
+        r, cl = rng.choice([1, 7, 33, p(), 1031]), rng.choice([8, 13, 64, p(), 1021])
+        if fam == "big":  # past PARALLEL_MIN_WORK: a loop nest split across cores
+            r, cl = rng.choice([1031, 2053, 4099]), rng.choice([257, 521, 1021])
+        src = _arr(x, (r, cl), d1, rng, special) + _arr(y, (cl,), d2, rng)
+        op = rng.choice(["+", "*", "-"])
+        src += f"outs += [(Tensor({x}) {op} Tensor({y})).relu()]\n"
+        src += f"want += [relu({x}.astype(np.float64) {op} {y}.astype(np.float64))]\n"
+        return src + f"mag += [None]\nlows += [{_low(d1, d2)}]\nexact += [False]\n"
+    # attention: q, k, v (float32 most often), scores scaled by a Python, numpy float64 or
+    # numpy float32 scalar (a float64 one makes the softmax float64: issue 31's first item)
+    s, n, d = rng.choice([6, 13, 37, 64, 97]), rng.choice([6, 17, 64, 101]), rng.choice([4, 8, 16])
+    dq = rng.choice([F32, F32, F64, F16])
+    q, k, v = "q" + t, "k" + t, "v" + t
+    src = _arr(q, (s, d), dq, rng, special) + _arr(k, (n, d), dq, rng) + _arr(v, (n, d), dq, rng)
+    scale = rng.choice(["(1 / np.sqrt(8))", "0.25", "np.float32(0.3)", "np.float16(0.25)"])
+    src += f"outs += [((Tensor({q}) @ Tensor({k}).T) * {scale}).softmax(-1) @ Tensor({v})]\n"
+    q64, k64, v64 = (f"{z}.astype(np.float64)" for z in (q, k, v))
+    src += (f"sc = ({q64} @ {k64}.T) * float({scale})\n"
+            "e = np.exp(sc - sc.max(-1, keepdims=True))\n"
+            f"want += [e / e.sum(-1, keepdims=True) @ {v64}]\n"
+            # a score's rounding error moves its weight by as much, relative: the bound on the
+            # scores, times the output's magnitude
+            f"mag += [np.abs(e / e.sum(-1, keepdims=True)) @ np.abs({v64}) * (1 + "
+            f"np.nanmax(np.abs({q64}) @ np.abs({k64}).T) * abs(float({scale})))]\n")
+    return src + f"lows += [{_low(dq)}]\nexact += [False]\n"
+
+
+def _gen_sort(seed: int) -> Case:
+    """sort / argsort / topk over rows holding NaN, -0.0, 0.0 and ties, against torch
+    (NaN largest, -0.0 equal to 0.0 and kept, stable)."""
+    rng = random.Random(f"sort-{seed}")
+    shape = rng.choice([(rng.randint(1, 9),), (rng.randint(1, 4), rng.randint(1, 9)),
+                        (2, rng.randint(1, 5), 3)])
+    dim = rng.randrange(-len(shape), len(shape))
+    dt = rng.choice(["np.float32", "np.float32", "np.float64", "np.float16"])
+    src = _HEAD.format(seed=seed) + "import torch\n"
+    src += (f"x = rng.choice(np.array([np.nan, -0.0, 0.0, 1.0, -1.0, 2.5, np.inf, -np.inf]), "
+            f"{shape}).astype({dt})\n")
+    op = rng.choice(["sort", "argsort", "topk"])
+    desc = rng.random() < 0.5
+    if op == "topk":
+        k = rng.randint(0, shape[dim])
+        src += (f"v, i = Tensor(x).topk({k}, dim={dim}, largest={desc})\noutsv = [v, i]\n"
+                f"tv, ti = torch.from_numpy(x).topk({k}, dim={dim}, largest={desc})\n")
+    elif op == "sort":
+        src += (f"v, i = Tensor(x).sort(dim={dim}, descending={desc})\noutsv = [v, i]\n"
+                f"tv, ti = torch.from_numpy(x).sort(dim={dim}, descending={desc}, stable=True)\n")
+    else:
+        src += (f"i = Tensor(x).argsort(dim={dim}, descending={desc})\noutsv = [i]\n"
+                f"tv, ti = torch.from_numpy(x).sort(dim={dim}, descending={desc}, stable=True)\n")
+    src += ("outs = outsv\n"
+            f"want = [tv.numpy(), ti.numpy()]{'[1:]' if op == 'argsort' else ''}\n"
+            f"dim = {dim}\nlow = None\nmag = None\n")
+    return Case("sort", seed, src, exact=True)
+
+
+def _view_src(ops: Sequence[tuple[str, Any]], nd: int) -> tuple[str, str]:
+    """(tensor method chain, the same on a numpy array) for view ops (flip, permute, shrink,
+    reshape) of a tensor of `nd` axes."""
+    t, n = "", ""
+    for op, arg in ops:
+        if op == "flip":
+            t += f".flip({arg})"
+            n += f"[{', '.join('::-1' if a in arg else ':' for a in range(nd))}]"
+        elif op == "permute":
+            t, n = t + f".permute({arg})", n + f".transpose({arg})"
+        elif op == "shrink":
+            t += f".shrink({arg})"
+            n += f"[{', '.join(f'{lo}:{hi}' for lo, hi in arg)}]"
+        else:
+            t, n = t + f".reshape({arg})", n + f".reshape({arg})"
+            nd = len(arg)
+    return t, n
+
+
+def _view_ops(rng: random.Random, shape: Shape, keep: int | None, count: int
+              ) -> tuple[list[tuple[str, Any]], Shape, int | None]:
+    """`count` random view ops of a tensor of `shape` (flips, permutes, shrinks and, unless
+    an axis `keep` must stay whole (a sharded one), reshapes); the view's shape and where
+    `keep` went."""
+    ops: list[tuple[str, Any]] = []
+    for _ in range(count):
+        nd = len(shape)
+        # flips and permutes most: they send element i somewhere else, which aliasing needs
+        kind = rng.choice(["flip", "flip", "permute", "permute", "shrink"] +
+                          (["reshape"] if keep is None else []))
+        if kind == "flip":
+            axes = tuple(a for a in range(nd) if a != keep and rng.random() < 0.6)
+            if axes:
+                ops.append(("flip", axes))
+        elif kind == "permute":
+            order = tuple(rng.sample(range(nd), nd))
+            while nd > 1 and order == tuple(range(nd)):  # not the identity
+                order = tuple(rng.sample(range(nd), nd))
+            ops.append(("permute", order))
+            shape = tuple(shape[o] for o in order)
+            keep = None if keep is None else order.index(keep)
+        elif kind == "shrink":
+            arg = []
+            for a, s in enumerate(shape):
+                lo = 0 if a == keep else rng.randrange(s)
+                arg.append((lo, s if a == keep else rng.randint(lo + 1, s)))
+            ops.append(("shrink", tuple(arg)))
+            shape = tuple(hi - lo for lo, hi in arg)
+        else:
+            shape = _factorizations(math.prod(shape), rng)
+            ops.append(("reshape", shape))
+    return ops, shape, keep
+
+
+def _gen_assign_case(seed: int) -> Case:
+    """An assign whose value reads its own target through another view: into a view of a
+    sharded tensor (over 2 or 4 devices, along an axis or replicated; views that keep each
+    shard whole, as Tensor.assign documents), or into an unsharded realized buffer. numpy
+    reads the whole value first, then writes."""
+    rng = random.Random(f"assign-{seed}")
+    nd = rng.choice([2, 3])
+    shape = tuple(rng.choice([2, 3, 4, 6]) for _ in range(nd))
+    src = _HEAD.format(seed=seed) + _arr("a", shape, rng.choice([F32, F64, "np.int32"]), rng)
+    shard = rng.random() < 0.6
+    x, keep = "Tensor(a)", None
+    if shard:
+        devs = ("CPU", "CPU:1") if rng.random() < 0.7 else ("CPU", "CPU:1", "CPU:2", "CPU:3")
+        axes = [k for k, s in enumerate(shape) if s % len(devs) == 0]
+        keep = rng.choice(axes + [None]) if axes else None
+        x += f".shard({devs}, axis={keep})"
+    src += f"x = {x}.realize()\n"
+    # the target: a view of a sharded tensor, the buffer itself otherwise (an unsharded view
+    # is not assignable: Tensor.assign)
+    tops, vshape, vkeep = _view_ops(rng, shape, keep, rng.randint(1, 2)) if shard \
+        else ([], shape, None)
+    # the value: the target read through another view of the written view's shape: the
+    # tensor itself, a permute of it, or the written view; then maybe a flip. Never along a
+    # sharded axis (that moves data between shards: Tensor.shard's views refuse it)
+    cands: list[tuple[list[tuple[str, Any]], int | None]] = [(tops, vkeep)]
+    if vshape == shape:  # the tensor itself (x.flip(1).assign(x): issue 31's example)
+        cands += [([], keep)] * 2
+    for _ in range(3):
+        order = tuple(rng.sample(range(nd), nd))
+        if tuple(shape[o] for o in order) == vshape:
+            cands.append(([("permute", order)], None if keep is None else order.index(keep)))
+    rops, rkeep = rng.choice(cands)
+    axes = [a for a in range(len(vshape)) if a != rkeep]
+    if vshape == shape and tops and rng.random() < 0.5:
+        rops = []  # the tensor itself, written through another view: each kernel reads what
+        # another of its iterations writes (x.flip(1).assign(x))
+    elif axes and (rng.random() < 0.6 or rops == tops):
+        rops = rops + [("flip", tuple(sorted(rng.sample(axes, rng.randint(1, len(axes))))))]
+    tview, nview = _view_src(tops, nd)
+    rt, rn = _view_src(rops, nd)
+    plus = rng.choice(["", " + 1"])
+    src += f"x{tview}.assign(x{rt}{plus})\noutsv = [x]\n"
+    src += ("want = [a.copy()]\nidx = np.arange(a.size).reshape(a.shape)\n"
+            f"want[0].flat[idx{nview}.ravel()] = (a{rn}{plus}).ravel()\n")
+    return Case("assign", seed, src + "outs = outsv\nlow = None\nmag = None\n", exact=True)
+
+
+def _gen_rules(seed: int) -> Case:
+    """A user rule guarded on a constant's value (`c.arg` compared with a threshold), through
+    add_rules, run for several constants of the program (lifted float constants among them:
+    runtime/float_params.py) in one process, so the schedule cache replays across them."""
+    rng = random.Random(f"rules-{seed}")
+    op, np_op = rng.choice([("MAX", "maximum"), ("MIN", "minimum")])
+    cmp, thr = rng.choice([(">", rng.choice(["1e-30", "0.0", "0.5"])), ("<", "-1e-30")])
+    x = rng.choice(["x", "x:float32"])
+    rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if c.arg {cmp} {thr} -> MUL({op}(x, y), c)"
+    if cmp == "<":  # a negative c swaps max and min, so the sound rule for c < 0 swaps
+        other = "MIN" if op == "MAX" else "MAX"
+        rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if c.arg {cmp} {thr} -> MUL({other}(x, y), c)"
+    # constants the guard accepts, then ones it refuses: a replayed schedule must run the
+    # guard again (round ones stay CONSTs, the others are lifted: runtime/float_params.py)
+    pick = lambda: rng.choice([0.5, 0.3, 0.7, 1.3, round(rng.uniform(0.05, 3), 3)])  # noqa
+    consts = [pick(), pick(), -pick(), -pick()]
+    if cmp == "<":
+        consts = [-c for c in consts]
+    if rng.random() < 0.3:
+        rng.shuffle(consts)
+    n = rng.choice([4, 7, 16])
+    src = _HEAD.format(seed=seed) + "import os, tempfile, rulegrad\n"
+    src += f"a = rng.standard_normal({n}).astype(np.float32)\n"
+    src += f"b = rng.standard_normal({n}).astype(np.float32)\n"
+    src += ("d = tempfile.mkdtemp()\npath = os.path.join(d, 'guard.rules')\n"
+            f"open(path, 'w').write('rules guard = {{\\n  g: {rule}\\n}}\\n')\n"
+            "outs, want = [], []\n"
+            f"with rulegrad.add_rules(path, {rng.choice(['before', 'after'])}="
+            f"{rng.choice(['earliest', 'pm_rangeify', 'pm_rangeify', 'pm_cleanups'])!r}):\n"
+            f"    for c in {consts}:\n"
+            f"        outs.append(((Tensor(a) * c).{np_op}(Tensor(b) * c)).realize())\n"
+            f"        want.append(np.{np_op}(a * np.float32(c), b * np.float32(c)))\n")
+    return Case("rules", seed, src + "low = np.float32\nmag = None\n", exact=True)
+
+
+SYM_OPS = ("sum", "max", "min", "mean", "var", "std", "prod", "argmax", "argmin", "softmax",
+           "log_softmax", "logsumexp", "cumsum", "cumprod", "cummax", "sort", "any", "all")
+
+
+def _gen_symbolic(seed: int) -> Case:
+    """Every reduction over a tensor with a symbolic axis (a Variable bound to a value), along
+    that axis or another; against numpy on the bound prefix."""
+    rng = random.Random(f"symbolic-{seed}")
+    rows, cols = rng.choice([3, 5, 8]), rng.choice([4, 6, 9])
+    vmax_axis = rng.choice([0, 1])
+    full = (rows, cols)
+    value = rng.randint(1, full[vmax_axis])
+    op = SYM_OPS[seed % len(SYM_OPS)]  # every reduction, in turn
+    axis = rng.choice([0, 1, -1])
+    src = _HEAD.format(seed=seed) + "from rulegrad import Variable\n"
+    src += _arr("a", full, F32, rng)
+    ends = ", ".join(f"(0, Variable('n', 1, {full[k]}).bind({value}))" if k == vmax_axis
+                     else "None" for k in range(2))
+    src += f"x = Tensor(a).shrink(({ends}))\n"
+    sl = f"a[:{value}]" if vmax_axis == 0 else f"a[:, :{value}]"
+    src += f"p = {sl}.astype(np.float64)\n"
+    t_call, n_ref = {
+        "sum": (f".sum(axis={axis})", f"p.sum(axis={axis})"),
+        "max": (f".max(axis={axis})", f"p.max(axis={axis})"),
+        "min": (f".min(axis={axis})", f"p.min(axis={axis})"),
+        "mean": (f".mean(axis={axis})", f"p.mean(axis={axis})"),
+        "var": (f".var(axis={axis})", f"p.var(axis={axis}, ddof=1)"),
+        "argmax": (f".argmax(axis={axis})", f"p.argmax(axis={axis})"),
+        "softmax": (f".softmax({axis})", f"np.exp(p - p.max({axis}, keepdims=True)) / "
+                                          f"np.exp(p - p.max({axis}, keepdims=True)).sum({axis}, "
+                                          "keepdims=True)"),
+        "log_softmax": (f".log_softmax({axis})", f"p - p.max({axis}, keepdims=True) - np.log("
+                                                  f"np.exp(p - p.max({axis}, keepdims=True))"
+                                                  f".sum({axis}, keepdims=True))"),
+        "cumsum": (f".cumsum({axis})", f"p.cumsum({axis})"),
+        "sort": (f".sort({axis})[0]", f"np.sort(p, {axis})"),
+        "std": (f".std(axis={axis})", f"p.std(axis={axis}, ddof=1)"),
+        "prod": (f".prod(axis={axis})", f"p.prod(axis={axis})"),
+        "argmin": (f".argmin(axis={axis})", f"p.argmin(axis={axis})"),
+        "logsumexp": (f".logsumexp(axis={axis})", f"np.log(np.exp(p).sum(axis={axis}))"),
+        "cumprod": (f".cumprod({axis})", f"p.cumprod({axis})"),
+        "cummax": (f".cummax({axis})[0]", f"np.maximum.accumulate(p, {axis})"),
+        "any": (f"(x > 0).any(axis={axis})", f"(p > 0).any(axis={axis})"),
+        "all": (f"(x > 0).all(axis={axis})", f"(p > 0).all(axis={axis})"),
+    }[op]
+    expr = f"x{t_call}" if t_call.startswith(".") else t_call
+    src += f"outs = [{expr}]\nwant = [{n_ref}]\n"
+    return Case("symbolic", seed, src + f"mag = [np.abs({n_ref})]\nlow = np.float32\n")
+
+
+CLASS_GENERATORS: dict[str, Callable[[int], Case]] = {
+    "mixed": _gen_mixed, "sort": _gen_sort, "assign": _gen_assign_case, "rules": _gen_rules,
+    "symbolic": _gen_symbolic, "opt": _gen_opt,
+}
+CLASSES = ("schedule", *CLASS_GENERATORS)
+# a float sum's result may differ from the exact one by its terms' count times eps times the
+# sum of their magnitudes (runtime/semantics.py's reduction contract); the programs' sums are
+# of at most ~2^20 terms summed in blocks, so this many eps of `mag` bounds every backend's
+SUM_EPS = 64
+
+
+def _execute(case: Case, backend: str, scheduler: str) -> dict[str, Any]:
+    """Run the case's source with `backend` and `scheduler`; its namespace, `got` filled."""
+    from rulegrad.runtime.kernelize import using
+
+    saved = os.environ.get("RULEGRAD_BACKEND")
+    os.environ["RULEGRAD_BACKEND"] = backend
+    try:
+        with using(scheduler), np.errstate(all="ignore"):
+            ns: dict[str, Any] = {}
+            exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
+            outs = ns["outs"]
+            if len(outs) > 1 and case.cls in ("mixed", "opt"):
+                from rulegrad import Tensor
+                Tensor.realize(*outs)
+            ns["got"] = [np.asarray(o.numpy()) for o in outs]
+            return ns
+    finally:
+        if saved is None:
+            os.environ.pop("RULEGRAD_BACKEND", None)
+        else:
+            os.environ["RULEGRAD_BACKEND"] = saved
+
+
+def _bits_equal(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    if g.dtype.kind == "f" and w.dtype.kind == "f":
+        g, w = g.astype(np.float64), w.astype(np.float64)
+        return (np.isnan(g) & np.isnan(w)) | ((g == w) & (np.signbit(g) == np.signbit(w)))
+    return g == w
+
+
+def _compare(case: Case, ns: dict[str, Any]) -> str | None:
+    """None when the case's outputs are its oracle's, else what differs."""
+    got, want = ns["got"], [np.asarray(w) for w in ns["want"]]
+    if len(got) != len(want):
+        return f"{len(got)} outputs, the oracle has {len(want)}"
+    if case.cls == "sort" and "topk" in case.source:
+        return _compare_topk(ns, got, want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        ns["bad"] = k  # (read when this returns a failure: which output, so which kernels)
+        if g.shape != w.shape:
+            return f"output {k}: shape {g.shape}, the oracle's {w.shape}"
+        if g.dtype.kind == "f" and w.dtype.kind != "f":  # (a float for an index: argmax)
+            return f"output {k}: dtype {g.dtype}, the oracle's {w.dtype}"
+        if case.exact or g.dtype.kind != "f" or (ns.get("exact") or [False] * k + [0])[k]:
+            ok = _bits_equal(g, w)
+        else:
+            ok = _within(g, w, ns, k)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok.reshape(-1))[0])
+            return (f"output {k}: {int((~ok).sum())} of {ok.size} values differ; at flat index "
+                    f"{i}: {g.reshape(-1)[i]!r}, the oracle's {w.reshape(-1)[i]!r}")
+    return None
+
+
+def _within(g: np.ndarray, w: np.ndarray, ns: dict[str, Any], k: int) -> np.ndarray:
+    low = (ns["lows"][k] if ns.get("lows") else ns.get("low")) or np.float32
+    eps = float(np.finfo(low).eps)
+    mag = ns.get("mag")
+    scale = np.abs(w.astype(np.float64))
+    if mag is not None and mag[k] is not None:
+        scale = np.maximum(scale, np.abs(np.asarray(mag[k], np.float64)))
+    g64, w64 = g.astype(np.float64), w.astype(np.float64)
+    tol = SUM_EPS * eps * scale + np.finfo(low).tiny
+    with np.errstate(invalid="ignore"):
+        close = np.isfinite(g64) & np.isfinite(w64) & (np.abs(g64 - w64) <= tol)
+    return close | _bits_equal(g64, w64)
+
+
+def _compare_topk(ns: dict[str, Any], got: list, want: list) -> str | None:
+    """topk: the values are torch's bit for bit; each index points at its value, once per
+    row (torch does not pin which of equal values topk takes)."""
+    (gv, gi), (wv, _) = got, want
+    if gv.shape != wv.shape or gi.shape != wv.shape:
+        return f"shapes {gv.shape} and {gi.shape}, torch's {wv.shape}"
+    ok = _bits_equal(gv, wv)
+    if not ok.all():
+        return f"values {gv.tolist()}, torch's {wv.tolist()}"
+    x, dim = ns["x"], ns["dim"]
+    if gi.size and (gi.min() < 0 or gi.max() >= x.shape[dim]):
+        return f"indices {gi.tolist()} out of range"
+    picked = np.take_along_axis(x, gi.astype(np.int64), axis=dim)
+    if not _bits_equal(picked, gv).all():
+        return f"indices {gi.tolist()} do not point at the values {gv.tolist()}"
+    srt = np.sort(gi, axis=dim)
+    if srt.shape[dim] > 1 and (np.diff(srt, axis=dim) == 0).any():
+        return f"indices {gi.tolist()} repeat an element"
+    return None
+
+
+@dataclass
+class Outcome:
+    """One program's result: `ok`, or `fail` (a wrong value, a crash or a refusal)."""
+
+    cls: str
+    seed: int
+    status: str
+    message: str = ""
+    actions: frozenset[str] = frozenset()  # the optimizer rules that fired on its kernels
+    blamed: frozenset[str] = frozenset()   # those of the kernels of a wrong output
+    output: int | None = None  # the wrong output
+
+
+def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
+             count_actions: bool = False) -> Outcome:
+    """The case on `backend`, against its oracle; with `count_actions`, the optimizer rules
+    that changed a kernel of its schedule (scheduled without running, before it runs)."""
+    per_output: list[frozenset[str]] = []
+    ns: dict[str, Any] = {}
+    try:
+        if count_actions:
+            per_output = [frozenset(fired_actions(items))
+                          for items in _schedule_outputs(case, scheduler)]
+        ns = _execute(case, backend, scheduler)
+        err = _compare(case, ns)
+    except Exception as e:  # noqa: BLE001 - a crash or a refusal no doc promises: a failure
+        err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    actions = frozenset().union(*per_output)
+    # a wrong output blames the actions of its own kernels; a crash, every action
+    blamed = per_output[ns["bad"]] if err and "bad" in ns and per_output else actions
+    return Outcome(case.cls, case.seed, "ok" if err is None else "fail", err or "", actions,
+                   blamed if err else frozenset(), ns.get("bad") if err else None)
+
+
+def _schedule_outputs(case: Case, scheduler: str) -> list[list[Any]]:
+    """The schedule of each of the case's outputs on its own."""
+    from rulegrad.runtime.kernelize import using
+
+    ns: dict[str, Any] = {}
+    with using(scheduler), np.errstate(all="ignore"):
+        exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
+        return [list(o.schedule()) for o in ns["outs"]]
+
+
+def opt_schedule(seed: int) -> list[Any]:
+    """The schedule items of the optimizer fuzzer's program `seed` (class "opt")."""
+    return [it for items in _schedule_outputs(_gen_opt(seed), "rangeify") for it in items]
+
+
+def fired_actions(items: list[Any]) -> set[str]:
+    """The names of the optimizer rules (rules/opt*.rules) that changed a kernel of `items`."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import optimize_kernel
+    from rulegrad.runtime.rewrite import tracing
+
+    names: set[str] = set()
+    for it in items:
+        with tracing() as t:
+            optimize_kernel(lower_only(it.ast))
+        names |= {f.rule.name for f in t.firings
+                  if f.rule is not None and f.after is not f.before
+                  and f.rule.location.startswith("rules/opt")}
+    return names
+
+
+def optimizer_rule_names() -> list[str]:
+    """The optimizer's own rules, in file order."""
+    from rulegrad.rules import matcher
+
+    return [r.name for r in matcher("opt", "opt").rules if r.location.startswith("rules/opt")]
+
+
+def _schedule_outcome(seed: int, backend: str, scheduler: str) -> Outcome:
+    """A program of class "schedule" (the random programs above) against the oracle."""
+    try:
+        err = mismatch(generate(seed), "interp" if backend == "interp" else backend, scheduler)
+    except Exception as e:  # noqa: BLE001
+        err = f"{type(e).__name__}: {e}"
+    return Outcome("schedule", seed, "ok" if err is None else "fail", err or "")
+
+
+def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "c",
+                scheduler: str = "rangeify", count_actions: bool = False,
+                report: Callable[[Outcome, str], None] | None = None,
+                verbose: bool = False) -> list[Outcome]:
+    """n programs of each class (seeds start..start+n-1); `report(outcome, reproducer)` is
+    called on each failure (on every program with `verbose`)."""
+    out = []
+    for cls in classes:
+        for seed in range(start, start + n):
+            if cls == "schedule":
+                res = _schedule_outcome(seed, backend, scheduler)
+                repro = generate(seed).source()
+            else:
+                case = CLASS_GENERATORS[cls](seed)
+                res = run_case(case, backend, scheduler, count_actions)
+                repro = case.program(res.output)
+            out.append(res)
+            if report is not None and (res.status != "ok" or verbose):
+                report(res, repro)
+    return out
+
+
+def class_table(outcomes: Sequence[Outcome]) -> str:
+    """Per class: programs, passed, failed."""
+    lines = [f"{'class':<10s} {'programs':>8s} {'passed':>7s} {'failed':>7s}"]
+    for cls in dict.fromkeys(o.cls for o in outcomes):
+        mine = [o for o in outcomes if o.cls == cls]
+        ok = sum(o.status == "ok" for o in mine)
+        lines.append(f"{cls:<10s} {len(mine):>8d} {ok:>7d} {len(mine) - ok:>7d}")
+    return "\n".join(lines)
+
+
+def action_table(outcomes: Sequence[Outcome], want: int) -> tuple[str, bool]:
+    """Per optimizer rule: the programs it fired on, and of those how many had a wrong output
+    computed by a kernel it changed (or crashed); and whether each fired on at least `want`
+    programs."""
+    lines = [f"{'action':<20s} {'programs':>8s} {'failed':>7s}"]
+    enough = True
+    for name in optimizer_rule_names():
+        on = [o for o in outcomes if name in o.actions]
+        bad = sum(o.status != "ok" and name in o.blamed for o in on)
+        short = len(on) < want
+        enough &= not short
+        lines.append(f"{name:<20s} {len(on):>8d} {bad:>7d}" + (f"  (< {want})" if short else ""))
+    return "\n".join(lines), enough
+
+
+# ---------------------------------------------------------------------- the command
+OPT_MIN_PROGRAMS = 200  # `--opt`: each optimizer action fires on at least this many programs
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m rulegrad.runtime.fuzz", description=__doc__)
-    p.add_argument("--n", type=int, default=1000, help="number of programs (default 1000)")
+    p = argparse.ArgumentParser(prog="rulegrad fuzz", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=1000, help="programs per class (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
-    p.add_argument("--backend", choices=("interp", "c"), default="interp",
-                   help="what runs the schedule: the kernel interpreter (default) or C")
+    p.add_argument("--backend", choices=("interp", "c"), default=None,
+                   help="what runs the schedule: the kernel interpreter or C (the default for "
+                        "every class but `schedule`, whose default is the interpreter)")
     p.add_argument("--scheduler", choices=SCHEDULERS, default="rangeify",
                    help="what makes the schedule: rangeify (default), kernelize, or both "
-                        "(each against the oracle and against each other)")
+                        "(each against the oracle and against each other; class schedule)")
+    p.add_argument("--class", dest="classes", action="append", choices=(*CLASSES, "all"),
+                   help="a class of programs (repeatable; `all`: every class); default: "
+                        "schedule, the random programs")
+    p.add_argument("--opt", action="store_true",
+                   help="the optimizer's programs (class mixed, on C): each optimizer action "
+                        f"must fire on at least {OPT_MIN_PROGRAMS} programs (--n 300)")
     args = p.parse_args(argv)
     if args.n < 1:
         p.error(f"--n must be at least 1, got {args.n}")
+    classes = list(args.classes or (["opt"] if args.opt else ["schedule"]))
+    if "all" in classes:
+        classes = [c for c in CLASSES if c != "opt"]
+    if args.scheduler == "both" and classes != ["schedule"]:
+        p.error("--scheduler both is for class schedule; run the others once per scheduler")
     t0 = time.perf_counter()
+    if classes == ["schedule"] and not args.opt:
+        return _main_schedule(args, t0)
+    backend = args.backend or "c"
+
+    def report(o: Outcome, repro: str) -> None:
+        head = "FAIL" if o.status != "ok" else "ok"
+        print(f"{head} {o.cls} seed {o.seed}{': ' + o.message if o.message else ''}\n{repro}",
+              flush=True)
+
+    outcomes = run_classes(classes, args.n, args.seed, backend, args.scheduler,
+                           count_actions=args.opt, report=report, verbose=args.verbose)
+    print(class_table(outcomes))
+    failed = sum(o.status != "ok" for o in outcomes)
+    enough = True
+    if args.opt:
+        table, enough = action_table(outcomes, OPT_MIN_PROGRAMS)
+        print(table)
+        if not enough:
+            print(f"some action fired on fewer than {OPT_MIN_PROGRAMS} programs")
+    print(f"{len(outcomes)} programs, {failed} failed, {time.perf_counter() - t0:.1f}s")
+    return 1 if failed or not enough else 0
+
+
+def _main_schedule(args: argparse.Namespace, t0: float) -> int:
+    """The random programs (class schedule), shrunk on failure, as before."""
 
     def progress(done: int, n: int, failed: int) -> None:  # a line every ~10% on stderr
         if done % max(1, n // 10) == 0:
             print(f"[{done}/{n}] {failed} mismatches, {time.perf_counter() - t0:.0f}s",
                   file=sys.stderr, flush=True)
 
-    failures = fuzz(args.n, args.seed, args.verbose, args.backend, progress, args.scheduler)
+    failures = fuzz(args.n, args.seed, args.verbose, args.backend or "interp", progress,
+                    args.scheduler)
     dt = time.perf_counter() - t0
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0

@@ -131,6 +131,8 @@ def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
     for red in reduces:
         if red.arg not in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
             continue
+        if any(isinstance(r.arg, tuple) and r.arg[1] in ("vector", "thread") for r in red.src[1:]):
+            continue  # an order the optimizer fixed is summed whole, in that order
         for r in red.src[1:]:
             size = int(r.src[0].arg)
             if owners[r] == 1 and r in axes and size > 1 and (best is None or size > best[2]):

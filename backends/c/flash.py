@@ -150,31 +150,28 @@ def _pack(r: _KernelRenderer, scope: Scope, p: _Product) -> None:
 def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
           local: list[tuple[UOp, _Product]], out: _Product, base: str, rows: int,
           last: int | None) -> None:
-    """`rows` rows from `base`: the local products as register tiles, each row's other values
-    and the output's packed operand pa, then the output as register tiles and its store (with
-    a `last`, rows past it computed as it, and not stored)."""
-    rowname: dict[UOp, str] = {}
+    """`rows` rows from `base`: the local products as register tiles, then the output as
+    register tiles and its store (with a `last`, rows past it computed as it, and not stored).
+    Each product's row operand x is a plain load read in place, or else computed per row into
+    pa[row][k] (`_row_operand`) before its register tile: x, and the per-row values it reads
+    (an earlier product's row, a max, an exp array, a sum), are then computed once per row, not
+    once per step of the tile's k loop and panel (13 ms -> ~0.1 ms for the demo's attention)."""
+    rowname: dict[UOp, tuple[str, int]] = {}
     for dl, p in local:
         s = r.fresh("sc")
         tile.add(f"{p.v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
-        _register_tiles(r, tile, i, p, base, rows, last, lambda kscope, p=p: r.emit(p.x),
+        xrows = _row_pointers(r, tile, i, p, base, rows, last)
+        if xrows is not None:
+            def x_of(kscope: Scope, p: _Product = p) -> str:
+                return r.emit(p.x)
+        else:
+            x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
+        _register_tiles(r, tile, i, p, base, rows, last, x_of,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
-                        xrows=_row_pointers(r, tile, i, p, base, rows, last))
-        rowname[dl] = s
-    # per row: its values (read from the local products' rows), then pa[row][k] = x(row, k),
-    # written along k (a row's values are computed along k: the loop vectorizes)
+                        xrows=xrows)
+        rowname[dl] = (s, p.width)
     v, tj = out.v, out.tj
-    pa = r.fresh("pa")
-    tile.add(f"{v.ct} {pa}[{out.k * rows}] __attribute__((aligned(64)));")
-    row = r.open_loop(tile, i, "", base, rows, last)
-    r.stack.append(row)
-    ii = f"{row.names[i]}_u"
-    for dl, p in local:
-        row.names[dl] = f"({rowname[dl]} + {ii} * {p.width})"
-    kscope, kk = _k_loops(r, row, out)
-    kscope.add(f"{pa}[{ii} * {out.k} + {kk}] = {r.emit(out.x)};")
-    kscope.fills = True
-    _close(r, tile)
+    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last)
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
 
@@ -192,16 +189,44 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
         col.names[out.red] = name
         r._emit_store(st)
 
+    _register_tiles(r, tile, i, out, base, rows, last, x_out, epilogue, store, xrows)
+
+
+def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
+                 p: _Product, base: str, rows: int, last: int | None):
+    """pa[row][k] = x(row, k) for the tile's rows, in a row loop of its own outside every k
+    loop and panel: the row's values x reads (the earlier products' rows, named here, and the
+    max, exp and sum the plain renderer prints) are computed once per row. Returns how the
+    register tile reads pa: an expression per step, and the rows' pointers for the block
+    library (blocks.py), or None when it is not used."""
+    pa = r.fresh("pa")
+    # the rows past the end (a last tile that TI does not divide) are skipped, their pa 0: the
+    # register tile computes them (and stores none), but no per-row value is computed for them
+    zero = "" if last is None else " = {0}"
+    tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64))){zero};")
+    if last is None:
+        row = r.open_loop(tile, i, "", base, rows)
+        r.stack.append(row)
+    else:
+        row = _bind(r, tile, i, base, rows, _range_size(i))
+    ii = f"{row.names[i]}_u"
+    for dl, (s, width) in rowname.items():
+        row.names[dl] = f"({s} + {ii} * {width})"
+    kscope, kk = _k_loops(r, row, p)
+    # written along k (a row's values are computed along k: the loop vectorizes)
+    kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
+    kscope.fills = True
+    _close(r, tile)
     xrows = None
     if block_library():  # pa's rows, a row of k apart
         xq = r.fresh("xq")
-        tile.add(f"const {v.ct} *{xq}[{rows}]; "
-                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {out.k};")
+        tile.add(f"const {p.v.ct} *{xq}[{rows}]; "
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k};")
         xrows = (xq, "1")
-    _register_tiles(r, tile, i, out, base, rows, last,
-                    lambda kscope: f"{pa}[{r.loop_names[i]}_u * {out.k} + "
-                                   f"{_flat(r, kscope, out)}]",
-                    epilogue, store, xrows)
+
+    def x_of(kscope: Scope) -> str:
+        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {_flat(r, kscope, p)}]"
+    return x_of, xrows
 
 
 def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,

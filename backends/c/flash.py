@@ -200,15 +200,18 @@ def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tup
     register tile reads pa: an expression per step, and the rows' pointers for the block
     library (blocks.py), or None when it is not used."""
     pa = r.fresh("pa")
-    # the rows past the end (a last tile that TI does not divide) are skipped, their pa 0: the
-    # register tile computes them (and stores none), but no per-row value is computed for them
-    zero = "" if last is None else " = {0}"
-    tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64))){zero};")
+    # the rows past the end (a last tile that TI does not divide) are skipped, their pa 0 (set
+    # in that tile only): the register tile computes them (and stores none), but no per-row
+    # value is computed for them
+    tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
     if last is None:
         row = r.open_loop(tile, i, "", base, rows)
         r.stack.append(row)
     else:
-        row = _bind(r, tile, i, base, rows, _range_size(i))
+        n = _range_size(i)
+        tile.add(f"if ({base} + {rows} > {n}) for (int64_t u_ = {n} - ({base}); u_ < {rows}; "
+                 f"u_++) for (int64_t q_ = 0; q_ < {p.k}; q_++) {pa}[u_ * {p.k} + q_] = 0;")
+        row = _bind(r, tile, i, base, rows, n)
     ii = f"{row.names[i]}_u"
     for dl, (s, width) in rowname.items():
         row.names[dl] = f"({s} + {ii} * {width})"

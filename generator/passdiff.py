@@ -508,23 +508,25 @@ def _row_reduce_program() -> str | None:
 
 def _norm_linear_program() -> str | None:
     """A layernorm, then a linear, relu, linear and softmax in one kernel (the demo's MLP
-    block): opt.rules' stage_operands reads the normalized row, and relu's, from arrays filled
-    once per row (the fuzzer makes no product whose operand is arithmetic)."""
+    block, flash_store's rows without an output product), and for one row (separate kernels,
+    interchanged): opt.rules' stage_operands reads the normalized row from an array filled once,
+    not once per column (the fuzzer makes no product whose operand is arithmetic)."""
     from rulegrad import Tensor
 
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((6, 24), np.float32)
     w1, w2 = rng.standard_normal((24, 40), np.float32), rng.standard_normal((40, 5), np.float32)
-    mu = Tensor(x).mean(axis=1, keepdim=True)
-    d = Tensor(x) - mu
-    n = d / ((d * d).mean(axis=1, keepdim=True) + 1e-5) ** 0.5
-    got = ((n @ Tensor(w1)).relu() @ Tensor(w2)).softmax().numpy()
-    dn = x - x.mean(1, keepdims=True)
-    z = np.maximum((dn / np.sqrt((dn * dn).mean(1, keepdims=True) + 1e-5)) @ w1, 0) @ w2
-    e = np.exp(z - z.max(-1, keepdims=True))
-    want = e / e.sum(-1, keepdims=True)
-    if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
-        return f"norm linear: {got} != {want}"
+    for rows in (6, 1):
+        x = rng.standard_normal((rows, 24), np.float32)
+        mu = Tensor(x).mean(axis=1, keepdim=True)
+        d = Tensor(x) - mu
+        n = d / ((d * d).mean(axis=1, keepdim=True) + 1e-5) ** 0.5
+        got = ((n @ Tensor(w1)).relu() @ Tensor(w2)).softmax().numpy()
+        dn = x - x.mean(1, keepdims=True)
+        z = np.maximum((dn / np.sqrt((dn * dn).mean(1, keepdims=True) + 1e-5)) @ w1, 0) @ w2
+        e = np.exp(z - z.max(-1, keepdims=True))
+        want = e / e.sum(-1, keepdims=True)
+        if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+            return f"norm linear, {rows} rows: {got} != {want}"
     return None
 
 

@@ -14,7 +14,8 @@ from the block library) and run on the real inputs. The counts are held against:
   is not kernel-local in each of its two readers, the row's sum and the output: a fixed factor,
   never a loop's trip count);
 - the unfused schedule (no kernel-local sums of products: `LOCAL_MAX_PANEL` 0), whose kernels
-  are separate loop nests: the fused kernel does no more multiplies.
+  are separate loop nests: the fused kernel does no more exps or divisions, and no more
+  multiplies but for the padding of whole register panels.
 
 The values the counted build computes are checked against numpy too.
 """
@@ -169,7 +170,10 @@ def test_a_fused_block_repeats_no_work(counted, name):
     counted.setattr(flash_cost, "LOCAL_MAX_PANEL", 0)  # no sum of products local to a kernel
     unfused, got = _run_counted(build())
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-    assert fused["mul"] <= unfused["mul"], (fused, unfused)
+    # (a register tile multiplies whole panels of 16 columns: a 10-column product costs 16
+    # lanes where the unfused packed kernel may put its rows on the columns; up to 1.25x. The
+    # repeated work this guards against multiplies by a loop's trip count: 10x and more)
+    assert fused["mul"] <= 1.25 * unfused["mul"], (fused, unfused)
     assert fused["exp"] <= unfused["exp"] and fused["div"] <= unfused["div"], (fused, unfused)
 
 
@@ -183,3 +187,22 @@ def test_the_demo_attention_is_one_fused_kernel_that_repeats_nothing(counted):
     assert fused["kernels"] == 3, fused
     products = 4 * 32 * 64 * 64 + 2 * 32 * 32 * 64
     assert fused["mul"] <= 1.2 * products, (fused, products)
+
+
+def test_the_demo_mlp_prints_its_local_products_as_register_tiles(counted):
+    """The MLP block fused into one kernel has no product over its output's columns (softmax is
+    its store), so the work counts above cannot tell its local products printed as register
+    tiles from plain dot products per column reading their weights strided (the same count,
+    5x slower than the unfused kernels: 0.15 ms against 0.025 ms for the demo's). The flash
+    action takes them: per tile of rows, each product a register tile over packed panels, then
+    each row's softmax and store as plain loops."""
+    from rulegrad.backends.c.opt import actions
+
+    build, want, _, _ = _mlp(32, 64, 128, 10)
+    items, _ = schedule_with_outputs([build().uop])
+    assert len(items) == 1
+    low = lower_only(items[0].ast)
+    acts = actions(low, optimize_kernel(low))
+    flash = [a for a in acts if a.startswith("FLASH")]
+    assert len(flash) == 1 and "each row's outputs over r" in flash[0], acts
+    assert "local products over r" in flash[0] and "none" not in flash[0], acts

@@ -87,14 +87,17 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     i, c = ranges[-2], ranges[-1]
     if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
         raise RenderError("a flash STORE whose rows and columns are not its last two ranges")
-    outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
-    xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
-    if xy is None:
-        raise RenderError("a flash STORE whose value is not one sum of products over its rows")
-    out = _Product(outs[0], *xy, c, fl.panel)
+    out: _Product | None = None
+    reads = st.src[1]  # where the local products are read
+    if fl.panel:
+        outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
+        xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
+        if xy is None:
+            raise RenderError("a flash STORE whose value is not one sum of products over its rows")
+        out, reads = _Product(outs[0], *xy, c, fl.panel), xy[0]
     local: list[tuple[UOp, _Product]] = []
     panels = dict(zip(fl.products, fl.product_panels))
-    for dl in toposort(xy[0]):
+    for dl in toposort(reads):
         if dl.op is Ops.DEFINE_LOCAL and dl.src[1].arg[0] in panels:
             ab = local_product(dl, i, r.deps)
             if ab is None:
@@ -107,7 +110,7 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
         pragma = omp if threads and fl.parallel == "batch" and n == 0 else ""
         scope = r.open_loop(scope, b, pragma)
         r.stack.append(scope)
-    for p in [p for _, p in local] + [out]:
+    for p in [p for _, p in local] + ([out] if out is not None else []):
         _pack(r, scope, p)
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
@@ -148,7 +151,7 @@ def _pack(r: _KernelRenderer, scope: Scope, p: _Product) -> None:
 
 
 def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
-          local: list[tuple[UOp, _Product]], out: _Product, base: str, rows: int,
+          local: list[tuple[UOp, _Product]], out: _Product | None, base: str, rows: int,
           last: int | None) -> None:
     """`rows` rows from `base`: the local products as register tiles, then the output as
     register tiles and its store (with a `last`, rows past it computed as it, and not stored).
@@ -170,6 +173,20 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
                         xrows=xrows)
         rowname[dl] = (s, p.width)
+    if out is None:  # each row's values and its store, as plain loops over its columns
+        n = _range_size(i)
+        row = _bind(r, tile, i, base, rows, n) if last is not None else \
+            r.open_loop(tile, i, "", base, rows)
+        if last is None:
+            r.stack.append(row)
+        ii = f"{row.names[i]}_u"
+        for dl, (s, width) in rowname.items():
+            row.names[dl] = f"({s} + {ii} * {width})"
+        col = r.open_loop(row, st.src[-1])
+        r.stack.append(col)
+        r._emit_store(st)
+        _close(r, tile)
+        return
     v, tj = out.v, out.tj
     x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last)
     # the output: a register tile per panel of columns, then the store of each (row, column)

@@ -14,6 +14,10 @@ other values (max, exp, sum) as the plain renderer prints them, once per row, an
 a register tile over packed panels of y, whose A operand x is computed once per element. Each
 sum keeps its order over its k; each step is a fused multiply-add, the FMA contract of
 runtime/semantics.py (as the packing action).
+
+A STORE with no sum of products over its columns that reads local products (an MLP block:
+softmax(relu(norm(x) @ w1) @ w2)) qualifies too, with `panel` 0: the local products as register
+tiles per tile of rows, then each row's other values and its store as plain loops.
 """
 
 from __future__ import annotations
@@ -65,7 +69,8 @@ class Flash:
                          for r, w in zip(self.products, self.product_panels)) or "none"
         out = (f"output over r{self.cols} (panels of {self.panel})" if self.panel else
                f"each row's outputs over r{self.cols} as plain loops")
-        what = f"FLASH rows r{self.rows} in tiles of {self.tile}: local products over {prods}, {out}"
+        what = (f"FLASH rows r{self.rows} in tiles of {self.tile}: local products over {prods}, "
+                f"{out}")
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
 
 
@@ -133,7 +138,8 @@ def _plan(st: UOp) -> Flash | None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
-                 min(TILE_ROWS, range_size(i)), widths[-1], _threads(ranges, work))  # type: ignore[type-var]
+                 min(TILE_ROWS, range_size(i)), widths[-1],  # type: ignore[type-var]
+                 _threads(ranges, work))
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
@@ -166,7 +172,8 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
     panels, work = 0, 0
     for dl, w in zip(prods, widths):
         k = math.prod(range_size(r) for r in dl.src[0].src[1:])  # type: ignore[misc]
-        panels += k * -(-range_size(dl.src[1]) // w) * w * dl.src[0].dtype.itemsize  # type: ignore[operator]
+        cols = -(-range_size(dl.src[1]) // w) * w  # type: ignore[operator]
+        panels += k * cols * dl.src[0].dtype.itemsize
         work += k * range_size(dl.src[1])  # type: ignore[operator]
     if panels > MAX_PANEL_BYTES:
         return None

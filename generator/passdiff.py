@@ -510,6 +510,30 @@ def _row_reduce_program() -> str | None:
     return None
 
 
+def _norm_linear_program() -> str | None:
+    """A layernorm, then a linear, relu, linear and softmax in one kernel (the demo's MLP
+    block, flash_store's rows without an output product), and for one row (separate kernels,
+    interchanged): opt.rules' stage_operands reads the normalized row from an array filled once,
+    not once per column (the fuzzer makes no product whose operand is arithmetic)."""
+    from rulegrad import Tensor
+
+    rng = np.random.default_rng(3)
+    w1, w2 = rng.standard_normal((24, 40), np.float32), rng.standard_normal((40, 5), np.float32)
+    for rows in (6, 1):
+        x = rng.standard_normal((rows, 24), np.float32)
+        mu = Tensor(x).mean(axis=1, keepdim=True)
+        d = Tensor(x) - mu
+        n = d / ((d * d).mean(axis=1, keepdim=True) + 1e-5) ** 0.5
+        got = ((n @ Tensor(w1)).relu() @ Tensor(w2)).softmax().numpy()
+        dn = x - x.mean(1, keepdims=True)
+        z = np.maximum((dn / np.sqrt((dn * dn).mean(1, keepdims=True) + 1e-5)) @ w1, 0) @ w2
+        e = np.exp(z - z.max(-1, keepdims=True))
+        want = e / e.sum(-1, keepdims=True)
+        if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+            return f"norm linear, {rows} rows: {got} != {want}"
+    return None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -520,6 +544,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -7: ("the products program", _product_program),
     -8: ("the full reduction program", _full_reduce_program),
     -9: ("the row reduction program", _row_reduce_program),
+    -10: ("the norm-linear program", _norm_linear_program),
 }
 
 

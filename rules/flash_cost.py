@@ -7,7 +7,9 @@ the kernel each runs in) and the INDEX a local value is read at. Out: None when 
 short enough, else the reason, for DEBUG=2's `cost` lines.
 
 Why: the C backend prints a kernel whose sum of products reads per-row local values as the
-flash kernel (rules/flash_helpers.py, backends/c/flash.py): per tile of 6 rows, each product's
+flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel's store is not a
+product itself, an MLP block's softmax: its rows' stores are then plain loops after the products'
+register tiles): per tile of 6 rows, each product's
 operand that does not vary by row (attention's K^T and V) is packed once per head and read whole
 by every tile. At most LOCAL_MAX_PANEL multiply-adds per row, that operand is at most 32K floats
 (128 KB), so both of attention's stay in the L2 cache (512 KB a core here) between tiles: there

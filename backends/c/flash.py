@@ -87,14 +87,17 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
     i, c = ranges[-2], ranges[-1]
     if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
         raise RenderError("a flash STORE whose rows and columns are not its last two ranges")
-    outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
-    xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
-    if xy is None:
-        raise RenderError("a flash STORE whose value is not one sum of products over its rows")
-    out = _Product(outs[0], *xy, c, fl.panel)
+    out: _Product | None = None
+    reads = st.src[1]  # where the local products are read
+    if fl.panel:
+        outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in r.deps[n]]
+        xy = split(outs[0], (i,), c, r.deps) if len(outs) == 1 else None
+        if xy is None:
+            raise RenderError("a flash STORE whose value is not one sum of products over its rows")
+        out, reads = _Product(outs[0], *xy, c, fl.panel), xy[0]
     local: list[tuple[UOp, _Product]] = []
     panels = dict(zip(fl.products, fl.product_panels))
-    for dl in toposort(xy[0]):
+    for dl in toposort(reads):
         if dl.op is Ops.DEFINE_LOCAL and dl.src[1].arg[0] in panels:
             ab = local_product(dl, i, r.deps)
             if ab is None:
@@ -107,7 +110,7 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
         pragma = omp if threads and fl.parallel == "batch" and n == 0 else ""
         scope = r.open_loop(scope, b, pragma)
         r.stack.append(scope)
-    for p in [p for _, p in local] + [out]:
+    for p in [p for _, p in local] + ([out] if out is not None else []):
         _pack(r, scope, p)
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
@@ -148,33 +151,44 @@ def _pack(r: _KernelRenderer, scope: Scope, p: _Product) -> None:
 
 
 def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
-          local: list[tuple[UOp, _Product]], out: _Product, base: str, rows: int,
+          local: list[tuple[UOp, _Product]], out: _Product | None, base: str, rows: int,
           last: int | None) -> None:
-    """`rows` rows from `base`: the local products as register tiles, each row's other values
-    and the output's packed operand pa, then the output as register tiles and its store (with
-    a `last`, rows past it computed as it, and not stored)."""
-    rowname: dict[UOp, str] = {}
+    """`rows` rows from `base`: the local products as register tiles, then the output as
+    register tiles and its store (with a `last`, rows past it computed as it, and not stored).
+    Each product's row operand x is a plain load read in place, or else computed per row into
+    pa[row][k] (`_row_operand`) before its register tile: x, and the per-row values it reads
+    (an earlier product's row, a max, an exp array, a sum), are then computed once per row, not
+    once per step of the tile's k loop and panel (13 ms -> ~0.1 ms for the demo's attention)."""
+    rowname: dict[UOp, tuple[str, int]] = {}
     for dl, p in local:
         s = r.fresh("sc")
         tile.add(f"{p.v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
-        _register_tiles(r, tile, i, p, base, rows, last, lambda kscope, p=p: r.emit(p.x),
+        xrows = _row_pointers(r, tile, i, p, base, rows, last)
+        if xrows is not None:
+            def x_of(kscope: Scope, p: _Product = p) -> str:
+                return r.emit(p.x)
+        else:
+            x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
+        _register_tiles(r, tile, i, p, base, rows, last, x_of,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
-                        xrows=_row_pointers(r, tile, i, p, base, rows, last))
-        rowname[dl] = s
-    # per row: its values (read from the local products' rows), then pa[row][k] = x(row, k),
-    # written along k (a row's values are computed along k: the loop vectorizes)
+                        xrows=xrows)
+        rowname[dl] = (s, p.width)
+    if out is None:  # each row's values and its store, as plain loops over its columns
+        n = _range_size(i)
+        row = _bind(r, tile, i, base, rows, n) if last is not None else \
+            r.open_loop(tile, i, "", base, rows)
+        if last is None:
+            r.stack.append(row)
+        ii = f"{row.names[i]}_u"
+        for dl, (s, width) in rowname.items():
+            row.names[dl] = f"({s} + {ii} * {width})"
+        col = r.open_loop(row, st.src[-1])
+        r.stack.append(col)
+        r._emit_store(st)
+        _close(r, tile)
+        return
     v, tj = out.v, out.tj
-    pa = r.fresh("pa")
-    tile.add(f"{v.ct} {pa}[{out.k * rows}] __attribute__((aligned(64)));")
-    row = r.open_loop(tile, i, "", base, rows, last)
-    r.stack.append(row)
-    ii = f"{row.names[i]}_u"
-    for dl, p in local:
-        row.names[dl] = f"({rowname[dl]} + {ii} * {p.width})"
-    kscope, kk = _k_loops(r, row, out)
-    kscope.add(f"{pa}[{ii} * {out.k} + {kk}] = {r.emit(out.x)};")
-    kscope.fills = True
-    _close(r, tile)
+    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last)
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
 
@@ -192,16 +206,47 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
         col.names[out.red] = name
         r._emit_store(st)
 
+    _register_tiles(r, tile, i, out, base, rows, last, x_out, epilogue, store, xrows)
+
+
+def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
+                 p: _Product, base: str, rows: int, last: int | None):
+    """pa[row][k] = x(row, k) for the tile's rows, in a row loop of its own outside every k
+    loop and panel: the row's values x reads (the earlier products' rows, named here, and the
+    max, exp and sum the plain renderer prints) are computed once per row. Returns how the
+    register tile reads pa: an expression per step, and the rows' pointers for the block
+    library (blocks.py), or None when it is not used."""
+    pa = r.fresh("pa")
+    # the rows past the end (a last tile that TI does not divide) are skipped, their pa 0 (set
+    # in that tile only): the register tile computes them (and stores none), but no per-row
+    # value is computed for them
+    tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
+    if last is None:
+        row = r.open_loop(tile, i, "", base, rows)
+        r.stack.append(row)
+    else:
+        n = _range_size(i)
+        tile.add(f"if ({base} + {rows} > {n}) for (int64_t u_ = {n} - ({base}); u_ < {rows}; "
+                 f"u_++) for (int64_t q_ = 0; q_ < {p.k}; q_++) {pa}[u_ * {p.k} + q_] = 0;")
+        row = _bind(r, tile, i, base, rows, n)
+    ii = f"{row.names[i]}_u"
+    for dl, (s, width) in rowname.items():
+        row.names[dl] = f"({s} + {ii} * {width})"
+    kscope, kk = _k_loops(r, row, p)
+    # written along k (a row's values are computed along k: the loop vectorizes)
+    kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
+    kscope.fills = True
+    _close(r, tile)
     xrows = None
     if block_library():  # pa's rows, a row of k apart
         xq = r.fresh("xq")
-        tile.add(f"const {v.ct} *{xq}[{rows}]; "
-                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {out.k};")
+        tile.add(f"const {p.v.ct} *{xq}[{rows}]; "
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k};")
         xrows = (xq, "1")
-    _register_tiles(r, tile, i, out, base, rows, last,
-                    lambda kscope: f"{pa}[{r.loop_names[i]}_u * {out.k} + "
-                                   f"{_flat(r, kscope, out)}]",
-                    epilogue, store, xrows)
+
+    def x_of(kscope: Scope) -> str:
+        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {_flat(r, kscope, p)}]"
+    return x_of, xrows
 
 
 def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,

@@ -24,8 +24,12 @@ def __getattr__(name: str):
         from rulegrad.runtime.jit import jit
 
         return jit
-    if name in ("add_rules", "remove_rules"):  # users' rule sets in the scheduler's pipeline
-        from rulegrad.runtime import schedule
+    if name == "add_rules":  # a user's rule set, loaded and checked, as a pass of the pipeline
+        from rulegrad.generator.user import add_rules
 
-        return getattr(schedule, name)
+        return add_rules
+    if name == "remove_rules":
+        from rulegrad.runtime.schedule import remove_rules
+
+        return remove_rules
     raise AttributeError(f"module 'rulegrad' has no attribute {name!r}")

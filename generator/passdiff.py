@@ -366,7 +366,7 @@ def _seeds(seeds: list[int]) -> str:
 # What the fuzzer does not generate yet, as fixed programs compared with numpy itself: each
 # returns what went wrong, or None. Their ProgramRuns have negative seeds.
 def _assign_program() -> str | None:
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     w = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)).realize()
     w.assign(w.permute((1, 0)).reshape((2, 3)) * 2 + 1).realize()
@@ -375,7 +375,7 @@ def _assign_program() -> str | None:
 
 
 def _half_sum_program() -> str | None:
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     half = np.linspace(-2, 2, 16, dtype=np.float16).reshape(4, 4)
     got = Tensor(half).sum(axis=1).numpy().astype(np.float32)
@@ -384,7 +384,7 @@ def _half_sum_program() -> str | None:
 
 
 def _empty_sum_program() -> str | None:
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     # a sum over an empty axis is the constant 0; realized and read again, its buffer of a
     # constant is read as the constant itself (const_buffer)
@@ -400,7 +400,7 @@ def _empty_sum_program() -> str | None:
 
 def _attention_program() -> str | None:
     """An attention head: its scores are a kernel-local array (rangeify.rules' local_array)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     rng = np.random.default_rng(0)
     q, k, v = (rng.standard_normal((1, 5, 3)).astype(np.float32) for _ in range(3))
@@ -415,7 +415,7 @@ def _attention_program() -> str | None:
 def _kernelize_program() -> str | None:
     """The kernelize scheduler's features, which the fuzzer's programs do not ask for: fuse(),
     the buffer limit (MAX_KERNEL_BUFFERS) and a fused arange-like reduction (FUSE_ARANGE)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     a = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
     ins = [a[0] + i for i in range(6)]
@@ -444,7 +444,7 @@ def _kernelize_program() -> str | None:
 def _pool_program() -> str | None:
     """3x3 pooling windows at stride 2, whose index arithmetic symbolic.rules' mod_coeff
     makes affine (a power-of-two row read at a window's offset: the fuzzer rarely makes one)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(-3, 3, 2 * 9 * 32, dtype=np.float32).reshape(1, 2, 9, 32)
     mx, avg = Tensor(x).max_pool2d(kernel_size=3, stride=2), Tensor(x).avg_pool2d(3, stride=2)
@@ -462,7 +462,7 @@ def _product_program() -> str | None:
     multiply-adds: the fuzzer's programs are smaller), and an integer matmul for its
     interchange_store (packing takes float sums only; the attention program's output sum,
     interchange's before the flash kernel, is flash_store's now)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal((20, 40), np.float32), rng.standard_normal((40, 48), np.float32)
@@ -482,7 +482,7 @@ def _product_program() -> str | None:
 def _full_reduce_program() -> str | None:
     """Full reductions of 1M values, past opt.rules' thread_reduce threshold (the fuzzer's
     programs are smaller)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(0, 1, 1 << 20, dtype=np.float32)  # no cancellation: a sum's order shows little
     total, top = Tensor(x).sum(), Tensor(x).max()
@@ -496,7 +496,7 @@ def _full_reduce_program() -> str | None:
 def _row_reduce_program() -> str | None:
     """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
     the last values), a NaN in one row: a softmax, and a max and a sum along the rows."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(-3, 3, 300, dtype=np.float32).reshape(3, 100)
     x[1, 57] = np.nan
@@ -515,7 +515,7 @@ def _norm_linear_program() -> str | None:
     block, flash_store's rows without an output product), and for one row (separate kernels,
     interchanged): opt.rules' stage_operands reads the normalized row from an array filled once,
     not once per column (the fuzzer makes no product whose operand is arithmetic)."""
-    from rulegrad import Tensor
+    from rulegrad.runtime.tensor import Tensor
 
     rng = np.random.default_rng(3)
     w1, w2 = rng.standard_normal((24, 40), np.float32), rng.standard_normal((40, 5), np.float32)

@@ -25,12 +25,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shlex
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rulegrad.dsl import ast as A
 
@@ -298,3 +300,63 @@ def _depth(pattern: A.Pattern) -> int:
         else:
             deepest = max(deepest, d)
     return deepest
+
+
+# ---------------------------------------------------------------------- the entry point
+def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
+              before: str | None = None, after: str | None = None, bottom_up: bool = False,
+              module_dir: str | os.PathLike[str] | None = None,
+              regenerate: bool = True, allow_refuted: bool = False) -> Any:
+    """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
+    just `before` or `after` one of its passes (`stages()`), for every program realized from now
+    on; in a `with` block, only for the programs realized inside it.
+
+    The file's generated module (`module_dir/<stem>.py`, default `generated/` beside the file)
+    is regenerated when missing or stale; with `regenerate=False` that is an error naming the
+    module instead. `rule_set` may be omitted when the file has one.
+
+    The file is checked as `rulegrad check` checks it, once per content (the verdict is kept
+    beside the generated module): a rule of the set that the check refutes would change what
+    programs compute, and is refused (`UnsoundRulesError`, with the counterexample), unless
+    `allow_refuted=True` says to run it anyway (a warning names it). Rules the check can
+    neither prove nor refute run."""
+    from rulegrad.runtime.schedule import UserPass, register, stages
+
+    if (before is None) == (after is None):
+        raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "
+                         f"(one of {', '.join(stages())})")
+    stage = before if before is not None else after
+    found = load_rules(path, module_dir, regenerate)
+    if rule_set is None:
+        if len(found) != 1:
+            raise UserRulesError(f"{path} has rule sets {', '.join(found)}: name one")
+        (rule_set,) = found
+    if rule_set not in found:
+        raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
+    ours = {(info.name, info.line) for info in found[rule_set].rules}
+    refuted = [r for r in refutations(path, module_dir) if (r.rule, r.line) in ours]
+    if refuted:
+        text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
+                         f"counterexample:\n{r.counterexample}" for r in refuted)
+        if not allow_refuted:
+            raise UnsoundRulesError(
+                f"add_rules: rule set {rule_set!r} of {path} would change what programs "
+                f"compute:\n{text}\nFix the rule, or pass allow_refuted=True to run it anyway.")
+        warnings.warn(f"add_rules: running refuted rules (allow_refuted=True):\n{text}",
+                      RuntimeWarning, stacklevel=2)
+    reads = value_reads(path, rule_set)
+    up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,
+                  bottom_up, found[rule_set],
+                  None if reads is None else (_ops(reads.roots), reads.depth))
+    return register(up)
+
+
+
+
+def _ops(names: frozenset[str] | None) -> frozenset[Any] | None:
+    """The ops of a pattern's root names; None (any op) when a name is a group of ops."""
+    from rulegrad.runtime.ops import Ops
+
+    if names is None or any(name not in Ops.__members__ for name in names):
+        return None
+    return frozenset(Ops[name] for name in names)

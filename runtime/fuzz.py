@@ -493,7 +493,8 @@ def run(prog: Program, backend: str, scheduler: str = "rangeify") -> list[np.nda
 
 
 def _run(prog: Program, backend: str) -> list[np.ndarray]:
-    from rulegrad import Tensor, Variable
+    from rulegrad.runtime.tensor import Tensor
+    from rulegrad.runtime.variable import Variable
 
     saved = os.environ.get("RULEGRAD_BACKEND")
     os.environ["RULEGRAD_BACKEND"] = backend
@@ -1081,7 +1082,7 @@ def _execute(case: Case, backend: str, scheduler: str) -> dict[str, Any]:
             exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
             outs = ns["outs"]
             if len(outs) > 1 and case.cls in ("mixed", "opt"):
-                from rulegrad import Tensor
+                from rulegrad.runtime.tensor import Tensor
                 Tensor.realize(*outs)
             ns["got"] = [np.asarray(o.numpy()) for o in outs]
             return ns

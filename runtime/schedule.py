@@ -15,8 +15,6 @@ spec stage (`runtime/spec.py`). `DEBUG=2` prints each kernel's name, shape and b
 
 from __future__ import annotations
 
-import os
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +63,7 @@ def stages() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class UserPass:
     """A rule set of a user's `.rules` file, run as a pass of its own at a point of the
-    pipeline. Also a context manager: `with add_rules(...):` removes it at the end."""
+    pipeline. Also a context manager: `with rulegrad.add_rules(...):` removes it at the end."""
 
     path: str
     rule_set: str
@@ -87,60 +85,12 @@ class UserPass:
 _user_passes: list[UserPass] = []
 
 
-def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
-              before: str | None = None, after: str | None = None, bottom_up: bool = False,
-              module_dir: str | os.PathLike[str] | None = None,
-              regenerate: bool = True, allow_refuted: bool = False) -> UserPass:
-    """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
-    just `before` or `after` one of its passes (`stages()`), for every program realized from now
-    on; in a `with` block, only for the programs realized inside it.
-
-    The file's generated module (`module_dir/<stem>.py`, default `generated/` beside the file)
-    is regenerated when missing or stale; with `regenerate=False` that is an error naming the
-    module instead. `rule_set` may be omitted when the file has one.
-
-    The file is checked as `rulegrad check` checks it, once per content (the verdict is kept
-    beside the generated module): a rule of the set that the check refutes would change what
-    programs compute, and is refused (`UnsoundRulesError`, with the counterexample), unless
-    `allow_refuted=True` says to run it anyway (a warning names it). Rules the check can
-    neither prove nor refute run."""
-    from rulegrad.generator.user import (
-        UnsoundRulesError,
-        UserRulesError,
-        load_rules,
-        refutations,
-        value_reads,
-    )
-
-    if (before is None) == (after is None):
-        raise ValueError("add_rules: say where the pass runs, before=STAGE or after=STAGE "
-                         f"(one of {', '.join(stages())})")
-    stage = before if before is not None else after
-    if stage not in stages():
-        raise ValueError(f"add_rules: no pass {stage!r} to run beside; the stages are "
+def register(up: UserPass) -> UserPass:
+    """Put a user's pass into the pipeline (`rulegrad.add_rules`, generator/user.py, loads and
+    checks it first)."""
+    if up.stage not in stages():
+        raise ValueError(f"add_rules: no pass {up.stage!r} to run beside; the stages are "
                          f"{', '.join(stages())}")
-    found = load_rules(path, module_dir, regenerate)
-    if rule_set is None:
-        if len(found) != 1:
-            raise UserRulesError(f"{path} has rule sets {', '.join(found)}: name one")
-        (rule_set,) = found
-    if rule_set not in found:
-        raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
-    ours = {(info.name, info.line) for info in found[rule_set].rules}
-    refuted = [r for r in refutations(path, module_dir) if (r.rule, r.line) in ours]
-    if refuted:
-        text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
-                         f"counterexample:\n{r.counterexample}" for r in refuted)
-        if not allow_refuted:
-            raise UnsoundRulesError(
-                f"add_rules: rule set {rule_set!r} of {path} would change what programs "
-                f"compute:\n{text}\nFix the rule, or pass allow_refuted=True to run it anyway.")
-        warnings.warn(f"add_rules: running refuted rules (allow_refuted=True):\n{text}",
-                      RuntimeWarning, stacklevel=2)
-    reads = value_reads(path, rule_set)
-    up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,
-                  bottom_up, found[rule_set],
-                  None if reads is None else (_ops(reads.roots), reads.depth))
     _user_passes.append(up)
     return up
 
@@ -151,13 +101,6 @@ def remove_rules(up: UserPass) -> None:
         if other is up:
             del _user_passes[i]
             return
-
-
-def _ops(names: frozenset[str] | None) -> frozenset[Ops] | None:
-    """The ops of a pattern's root names; None (any op) when a name is a group of ops."""
-    if names is None or any(name not in Ops.__members__ for name in names):
-        return None
-    return frozenset(Ops[name] for name in names)
 
 
 def _user(when: str, stage: str, sink: UOp) -> UOp:

@@ -1,19 +1,18 @@
-"""Analyses: questions the scheduler's rules ask about nodes (`analysis .analyses: f` in a
-`.rules` file; LANGUAGE.md, "Analyses").
-
-In: nodes (and plain values). Out: an answer (a bool, a list of nodes), never a rewrite, and
-nothing read from or written to a pass context: the rule that asks says what changes. Each is
-here because its answer needs a walk over a graph, which no pattern can say.
+"""Analyses: questions the scheduler's rules ask about nodes (`analysis .analyses: f`;
+LANGUAGE.md, "Analyses"). In: nodes. Out: an answer, never a rewrite, and no pass context:
+the rule that asks says what changes. Each needs a walk over a graph, which no pattern says.
 """
 
 from __future__ import annotations
+
+import functools
+import operator
 
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
-# ops after which element i of a node is element i of its sources (row-major): a value built
-# only from these reads the target exactly where the ASSIGN writes
+# ops after which element i of a node is element i of its sources (row-major)
 _SAME_INDEX = GroupOp.Elementwise | GroupOp.Meta | {Ops.RESHAPE, Ops.CONTIGUOUS}
 
 # what a buffer's value may not hold for its readers to recompute it instead (the cost function)
@@ -22,21 +21,14 @@ _EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN, Ops.DEFINE_LOCAL})
 
 def reads_moved(target: UOp, value: UOp) -> bool:
     """Does `value` read the buffer under `target` at other elements than the one an ASSIGN
-    writes (through a flip, a shift, a transpose, a broadcast, a reduction ...)? Conservative:
-    any op other than elementwise ones and reshapes on the way to the buffer counts. A
-    CONTIGUOUS below the value is a buffer of its own, written by an earlier kernel: what it
-    read of the target is no hazard (tinygrad's gate on ALWAYS_CONTIGUOUS in
-    fix_assign_hazard).
-
-    A target that is a view of its buffer (a flip or permute of a shard: rules/multi.rules'
-    `assign_multi`) writes element i of the view to another element of the buffer: there only
-    a read of the target view itself (through elementwise ops and reshapes) is at the element
-    written, and any other read of the buffer, the plain buffer's included, is moved."""
+    writes (a flip, shift, transpose, broadcast, reduction ...)? Conservative: any op but
+    elementwise ones and reshapes on the way counts. A CONTIGUOUS below the value is a buffer
+    written by an earlier kernel: no hazard (tinygrad's fix_assign_hazard). A target that is a
+    view (a flip of a shard: multi.rules' `assign_multi`) writes element i of the view
+    elsewhere in the buffer: only a read of that same view is in place."""
     buf = target.base
-    # the target writes element i of itself to element i of the buffer (row-major): its ops
-    # above the buffer (none for the buffer itself) all keep the index
     plain = all(n.op in _SAME_INDEX for n in toposort(target, stop=lambda n: n is buf))
-    anchor = buf if plain else target  # the node whose element i is written
+    anchor = buf if plain else target  # the node whose element i is written at element i
     reads: set[UOp] = set()  # nodes whose value depends on buf
     moved: set[UOp] = set()  # ... at some other element than their own
     for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
@@ -57,9 +49,8 @@ def reads_moved(target: UOp, value: UOp) -> bool:
 
 
 def expensive(value: UOp) -> bool:
-    """Does computing `value` in its kernel take a reduction, a copy, an assign or a
-    kernel-local array? The walk stops at reads of other buffers (INDEX of a BUFFERIZE or of
-    memory), whose work is done elsewhere; a read of a kernel-local array is work here."""
+    """Does computing `value` in its kernel take a reduction, copy, assign or kernel-local
+    array? Reads of other buffers (their work is done elsewhere) end the walk."""
     def other_buffer(n: UOp) -> bool:
         return n.op in (Ops.INDEX, Ops.BUFFERIZE) and n is not value \
             and n.src[0].op is not Ops.DEFINE_LOCAL
@@ -86,7 +77,4 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
         return never
     if not conds:
         return (off,)
-    valid = conds[0]
-    for c in conds[1:]:
-        valid = valid & c
-    return off, valid
+    return off, functools.reduce(operator.and_, conds)

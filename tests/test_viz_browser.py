@@ -86,7 +86,7 @@ def _viz(out: Path, *args: str, cwd: Path | None = None, backend: str | None = N
     env = dict(os.environ)
     if backend:
         env["RULEGRAD_BACKEND"] = backend
-    run = subprocess.run([sys.executable, "-m", "rulegrad.cli", "viz", *args, "-o", str(out)],
+    run = subprocess.run([sys.executable, "-m", "rulegrad.cli", "viz", "-o", str(out), *args],
                          capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
     assert run.returncode == 0, run.stderr
     return out

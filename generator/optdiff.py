@@ -232,7 +232,7 @@ def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
         slack = LIBM_SLACK if any(n.op in LIBM_OPS for n in toposort(after)) else 0
         base = np.abs(want).astype(np.float64) if want.dtype.kind == "f" else want
         ok = contract_close(got, want, terms + slack,
-                            base if scale is None else np.maximum(scale, base))
+                            base if scale is None else np.fmax(scale, base))
         how = "the reduction contract"
     if ok.all():
         return None
@@ -285,7 +285,8 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
             if exact:
                 ok = same_bits(got, before)
             else:
-                scale = np.maximum(np.abs(arrays[at + 2][0]).astype(np.float64),
+                # (fmax: a magnitude the abs-sums kernel made NaN, inf - inf, is no scale)
+                scale = np.fmax(np.abs(arrays[at + 2][0]).astype(np.float64),
                                    np.abs(before).astype(np.float64)) \
                     if before.dtype.kind == "f" else before
                 ok = contract_close(got, before, sum_terms(low), scale)

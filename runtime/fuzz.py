@@ -738,9 +738,9 @@ def _gen_opt(seed: int) -> Case:
 
 # matmul, conv: pack (interchange for ints); rows: vector accumulators; cols: interchange;
 # scaledmax: unscale; pool: unroll and upcast; full: threads; big: parallel loops; attention:
-# flash
+# flash; normlin: stage_operands
 MIXED_FAMILIES = ("matmul", "matmul", "conv", "rows", "cols", "scaledmax", "pool", "full",
-                  "ewise", "big", "attention", "attention")
+                  "ewise", "big", "attention", "attention", "normlin")
 
 
 def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
@@ -768,6 +768,15 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
                 f"np.abs({b}.astype(np.float64))"
                 f"{f' + np.abs({c}.astype(np.float64))' if bias else ''}]\n")
         return src + f"lows += [{_low(d1, d2)}]\nexact += [{d1 == d2 == 'np.int32'}]\n"
+    if fam == "normlin":  # a row's layernorm read by a product: stage_operands (its row once)
+        k, n = rng.choice([64, 100, p()]), rng.choice([p(), 20, 48])
+        src = _arr(x, (1, k), d1, rng, special) + _arr(w, (k, n), d1, rng)
+        src += f"outs += [Tensor({x}).layernorm() @ Tensor({w})]\n"
+        ln = (f"(({x}.astype(np.float64) - {x}.astype(np.float64).mean(-1, keepdims=True)) / "
+              f"np.sqrt({x}.astype(np.float64).var(-1, keepdims=True) + 1e-5))")
+        src += (f"want += [{ln} @ {w}.astype(np.float64)]\n"
+                f"mag += [np.abs({ln}) @ np.abs({w}.astype(np.float64))]\n")
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam == "conv":
         n, ch, o = rng.choice([1, 2]), rng.choice([1, 3, 4]), rng.choice([5, 8, 16])
         h, wd, ks = rng.choice([9, 13, 17]), rng.choice([11, 16, 19]), rng.choice([1, 3, 5])
@@ -980,12 +989,16 @@ def _gen_rules(seed: int) -> Case:
     runtime/float_params.py) in one process, so the schedule cache replays across them."""
     rng = random.Random(f"rules-{seed}")
     op, np_op = rng.choice([("MAX", "maximum"), ("MIN", "minimum")])
-    cmp, thr = rng.choice([(">", rng.choice(["1e-30", "0.0", "0.5"])), ("<", "-1e-30")])
-    x = rng.choice(["x", "x:float32"])
-    rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if c.arg {cmp} {thr} -> MUL({op}(x, y), c)"
+    # float32 only, c finite and not 0 in float32: on ints x * c wraps, a float16 CONST of
+    # 1e-118 is 0, -0.0 * inf is NaN; such rules are refuted, and add_rules refuses them
+    cmp, thr = rng.choice([(">", rng.choice(["1e-30", "0.5"])), ("<", "-1e-30")])
+    x = "x:float32"
+    # (c finite: -0.0 * inf is NaN, and the rule would be refuted, so add_rules refuses it)
+    guard = f"c.arg {cmp} {thr} and c.arg < 1e30 and c.arg > -1e30"
+    rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if {guard} -> MUL({op}(x, y), c)"
     if cmp == "<":  # a negative c swaps max and min, so the sound rule for c < 0 swaps
         other = "MIN" if op == "MAX" else "MAX"
-        rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if c.arg {cmp} {thr} -> MUL({other}(x, y), c)"
+        rule = f"{op}(MUL({x}, c:CONST), MUL(y, c)) if {guard} -> MUL({other}(x, y), c)"
     # constants the guard accepts, then ones it refuses: a replayed schedule must run the
     # guard again (round ones stay CONSTs, the others are lifted: runtime/float_params.py)
     pick = lambda: rng.choice([0.5, 0.3, 0.7, 1.3, round(rng.uniform(0.05, 3), 3)])  # noqa

@@ -153,6 +153,7 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         _f32(37, 64) @ _f32(64, 41),                               # pack
         Tensor(RNG.integers(-9, 9, (9, 13)).astype(np.int32))
         @ Tensor(RNG.integers(-9, 9, (13, 40)).astype(np.int32)),  # interchange
+        _f32(1, 64).layernorm() @ _f32(64, 20),                    # stage operands
     )
     for name in _opt_rules():
         if name == "flash_store":

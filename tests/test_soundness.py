@@ -32,12 +32,9 @@ FIXTURES = HERE / "soundness"
 CI_EXAMPLES = 10
 # rules of rules/ that `rulegrad check` refutes and whose owners have not fixed them yet: each
 # is an expected failure, with the counterexample in the reason (remove the entry once fixed)
-KNOWN_UNSOUND: dict[str, str] = {
-    # run before and after it (generator/optdiff.py), the flash kernel gives NaN or wrong
-    # values on float32 q, k, v whose scores are scaled by a numpy float64 scalar (the softmax
-    # float64): issue 31's first item, being fixed on its own
-    "flash_store": "issue 31 item 1: flash attention with mixed float32/float64 precision",
-}
+# rules refuted by a known, open bug (none now: flash_store's mixed precision, issue 31 item 1,
+# is fixed, and the check runs its kernels before and after it)
+KNOWN_UNSOUND: dict[str, str] = {}
 
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)
 test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],

@@ -173,13 +173,15 @@ def sum_terms(ast: UOp) -> int:
     return most
 
 
-def contract_close(got: np.ndarray, want: np.ndarray, terms: int, scale: np.ndarray
-                   ) -> np.ndarray:
+def contract_close(got: np.ndarray, want: np.ndarray, terms: int, scale: np.ndarray,
+                   eps: float | None = None) -> np.ndarray:
     """Per element: within 2 * terms * eps * scale (the reduction contract for two orders of
-    one sum), or the same bits; NaN and infinities where the other has them."""
+    one sum; eps the unit roundoff of the sums' dtype, by default the output's), or the same
+    bits; NaN and infinities where the other has them."""
     if got.dtype.kind != "f":
         return got == want
-    eps = float(np.finfo(got.dtype).eps) / 2
+    if eps is None:
+        eps = float(np.finfo(got.dtype).eps) / 2
     g, w = got.astype(np.float64), want.astype(np.float64)
     tol = 2 * terms * eps * np.abs(scale.astype(np.float64)) + np.finfo(got.dtype).tiny
     with np.errstate(invalid="ignore"):
@@ -210,6 +212,24 @@ def scale_of(arrays: list, at: int, exact: bool) -> np.ndarray | None:
     return None if exact else np.abs(arrays[at - 1][0]).astype(np.float64)
 
 
+def sum_eps(ast: UOp, out: np.dtype) -> float:
+    """The unit roundoff of the least precise float a kernel sums in or writes (a float32
+    product inside a float64 kernel rounds at float32's eps)."""
+    dts = [np.dtype(n.dtype.np) for n in toposort(ast)
+           if n.op is Ops.REDUCE and n.dtype.is_float] + [np.dtype(out)]
+    return max(float(np.finfo(d).eps) / 2 for d in dts if d.kind == "f") \
+        if np.dtype(out).kind == "f" else 0.0
+
+
+def _libm_slack(ast: UOp) -> int:
+    """LIBM_SLACK more terms' worth of eps for a kernel that calls the C library (exp, log,
+    sin, pow): their last bits differ from numpy's, and a sum's rounding carries through
+    them."""
+    from rulegrad.runtime.semantics import LIBM_OPS
+
+    return LIBM_SLACK if any(n.op in LIBM_OPS for n in toposort(ast)) else 0
+
+
 def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
                       scale: np.ndarray | None, terms: int) -> str | None:
     """The kernel interpreter on the optimized AST against its C output `got`: bits where the
@@ -227,12 +247,12 @@ def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
     else:
         # numpy's exp, log, sin and pow may differ from the C library's in the last bit, and
         # a kernel carries that through its arithmetic: LIBM_SLACK more terms' worth of eps
-        from rulegrad.runtime.semantics import LIBM_OPS
 
-        slack = LIBM_SLACK if any(n.op in LIBM_OPS for n in toposort(after)) else 0
+        slack = _libm_slack(after)
         base = np.abs(want).astype(np.float64) if want.dtype.kind == "f" else want
         ok = contract_close(got, want, terms + slack,
-                            base if scale is None else np.fmax(scale, base))
+                            base if scale is None else np.fmax(scale, base),
+                            sum_eps(after, got.dtype))
         how = "the reduction contract"
     if ok.all():
         return None
@@ -289,7 +309,9 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
                 scale = np.fmax(np.abs(arrays[at + 2][0]).astype(np.float64),
                                    np.abs(before).astype(np.float64)) \
                     if before.dtype.kind == "f" else before
-                ok = contract_close(got, before, sum_terms(low), scale)
+                # a sum's rounding carried through exp, log, ... (LIBM_OPS): their slack too
+                ok = contract_close(got, before, sum_terms(low) + _libm_slack(low), scale,
+                                    sum_eps(low, got.dtype))
             at += 2 if exact else 3
             bad = _interp_disagrees(after, ins_of[k.origin], got, scale_of(arrays, at, exact),
                                     sum_terms(low))

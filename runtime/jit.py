@@ -213,10 +213,11 @@ def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
         return "they launch different kernels (a Python branch, or a new shape inside)"
     if _roles(a, a_args) != _roles(b, b_args):
         return "their kernels read and write their buffers differently"
-    written_a = {id(x) for x, w in _slots(a) if w}
-    written_b = {id(x) for x, w in _slots(b) if w}
+    slots_a, slots_b = _slots(a), _slots(b)
+    written_a = {id(x) for x, w in slots_a if w}
+    written_b = {id(x) for x, w in slots_b if w}
     args = {id(x) for x in a_args + b_args}
-    for (x, _), (y, _) in zip(_slots(a), _slots(b)):
+    for (x, _), (y, _) in zip(slots_a, slots_b):
         if id(x) in args:  # (then y is the same argument of its call: the roles agree)
             continue
         if id(y) in written_a and id(y) not in written_b:

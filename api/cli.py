@@ -57,6 +57,10 @@ def _cmd_viz(args: argparse.Namespace) -> int:
     if (args.script is None) == (args.example is None):
         print("rulegrad viz: give a script or --example (one of them)", file=sys.stderr)
         return 2
+    mine = [a for a in args.script_args if a.split("=")[0] in ("-o", "--out", "--open")]
+    if mine:  # (a likely slip: they go to the script, not to viz)
+        print(f"rulegrad viz: {' '.join(mine)} after the script go to the script; viz's own "
+              "options come before it (rulegrad viz -o PAGE script.py ARG...)", file=sys.stderr)
     return run_viz(args.script, args.example, args.out, args.open,
                    script_args=tuple(args.script_args))
 

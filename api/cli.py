@@ -37,13 +37,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from rulegrad.runtime.demo import run_demo
+    from rulegrad.tools.demo import run_demo
 
     return run_demo()
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from rulegrad.runtime.fuzz import main as fuzz_main
+    from rulegrad.tools.fuzz import main as fuzz_main
 
     argv = ["--n", str(args.n), "--seed", str(args.seed), "--scheduler", args.scheduler]
     argv += ["--backend", args.backend] if args.backend else []

@@ -356,9 +356,9 @@ def render_html(data: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------- programs to record
 def _example(name: str) -> Callable[[], Any]:
-    from rulegrad.runtime.demo import _blocks
+    from rulegrad.tools.demo import demo_blocks
 
-    blocks = {b.name.split()[0]: b for b in _blocks()}  # "mlp", "attention"
+    blocks = {b.name.split()[0]: b for b in demo_blocks()}  # "mlp", "attention"
     if name not in blocks:
         raise SystemExit(f"rulegrad viz: unknown example {name!r}; choose from "
                          f"{', '.join(sorted(blocks))}")

@@ -1,7 +1,7 @@
 """The optimizer's rules checked by running: each kernel in C before and after each rule.
 
 In: kernel ASTs with their buffers (`OptKernel`s: the schedules of the optimizer fuzzer's
-programs, runtime/fuzz.py's `opt` class: mixed dtypes, prime sizes, broadcasts, NaN and -0.0,
+programs, tools/fuzz.py's `opt` class: mixed dtypes, prime sizes, broadcasts, NaN and -0.0,
 sizes past every action's threshold), and a matcher holding one optimizer rule alone. Out: a
 `RuleResult` per rule: the kernels it changed, those that disagreed, and a verdict (`rulegrad
 check`'s method `kernel`: generator/passdiff.py's `rule_verdict` hands optimizer rules here).
@@ -341,9 +341,9 @@ def corpus_of(items: Iterable[Any], origin: str) -> list[OptKernel]:
 
 
 def opt_corpus(seed: int = 0, n: int = CORPUS_PROGRAMS) -> list[OptKernel]:
-    """The kernels of the optimizer fuzzer's programs seed .. seed+n-1 (runtime/fuzz.py), one
+    """The kernels of the optimizer fuzzer's programs seed .. seed+n-1 (tools/fuzz.py), one
     of each distinct AST."""
-    from rulegrad.runtime.fuzz import opt_schedule
+    from rulegrad.tools.fuzz import opt_schedule
 
     seen: set[UOp] = set()
     out: list[OptKernel] = []

@@ -1,6 +1,6 @@
 """Pass-differential checking: the fuzzer's programs through the scheduler, pass by pass.
 
-In: fuzzer seeds (`runtime/fuzz.py`; a fixed, modest range by default), plus a few fixed
+In: fuzzer seeds (`tools/fuzz.py`; a fixed, modest range by default), plus a few fixed
 programs for what the fuzzer does not generate (assign, float16). Out: a `PassDiff`,
 which holds for each program every pass it went through (the rewrite engine's
 `tracing(copy_ctx=True)`: the pass's input, a copy of its context, its firings) and what
@@ -83,7 +83,7 @@ def step_of(pass_name: str) -> str:
 def run_program(seed: int) -> ProgramRun:
     """Program `seed` through both schedulers and the kernel interpreter, every pass recorded,
     then each recorded kernel lowered; every step compared."""
-    from rulegrad.runtime.fuzz import generate, mismatch
+    from rulegrad.tools.fuzz import generate, mismatch
 
     prog = generate(seed)
     errors: list[str] = []

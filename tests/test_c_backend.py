@@ -511,9 +511,9 @@ def test_tensor_program_through_c(monkeypatch):
 
 
 def test_fuzzer_programs_through_c_match_the_oracle():
-    # a bounded run of the scheduler's differential fuzzer (runtime/fuzz.py) on the C path:
+    # a bounded run of the scheduler's differential fuzzer (tools/fuzz.py) on the C path:
     # random tensor programs, scheduled, compiled and run, against the numpy oracle
-    from rulegrad.runtime.fuzz import generate, run
+    from rulegrad.tools.fuzz import generate, run
 
     n = int(os.environ.get("RULEGRAD_C_FUZZ", "12"))
     for seed in range(300_000, 300_000 + n):

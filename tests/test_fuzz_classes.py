@@ -1,4 +1,4 @@
-"""`rulegrad fuzz`'s classes of programs (runtime/fuzz.py): the kinds of program issue 31 found
+"""`rulegrad fuzz`'s classes of programs (tools/fuzz.py): the kinds of program issue 31 found
 wrong answers in, each generated as runnable Python with an independent oracle (numpy, or torch
 for sort), run on C and counted per class; `--opt` counts the programs each optimizer action
 fired on.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.runtime import fuzz
+from rulegrad.tools import fuzz
 
 ISSUE_CLASSES = ("mixed", "sort", "assign", "rules", "symbolic")
 

@@ -1,4 +1,4 @@
-"""Bounded runs of the scheduler's differential fuzzer (runtime/fuzz.py): random tensor
+"""Bounded runs of the scheduler's differential fuzzer (tools/fuzz.py): random tensor
 programs through schedule + kernel interpreter, and through schedule + C, compared with the
 numpy oracle.
 
@@ -6,7 +6,7 @@ The full run is `rulegrad fuzz --n 10000 [--backend c]`; here a few hundred seed
 suite fast. A failure prints its seed and the shrunk program.
 """
 
-from rulegrad.runtime.fuzz import fuzz, generate, mismatch
+from rulegrad.tools.fuzz import fuzz, generate, mismatch
 
 
 def test_a_few_hundred_random_programs_match_the_oracle() -> None:
@@ -28,7 +28,7 @@ def test_programs_are_deterministic_and_varied() -> None:
 
 
 def test_symbolic_size_programs_reduce_and_output_symbolic_shapes() -> None:
-    from rulegrad.runtime.fuzz import SymDim
+    from rulegrad.tools.fuzz import SymDim
 
     def symbolic_reduce(p, s):  # a sum or max over a symbolic axis
         shape = p.steps[s.srcs[0]].shape if s.srcs else ()

@@ -48,3 +48,13 @@ def test_the_counter_finds_a_cycle_it_is_shown():
 def test_no_new_import_of_a_private_name():
     _, private = _counter().graph()
     assert len(private) <= MAX_PRIVATE_IMPORTS, "\n".join(private)
+
+
+def test_the_runtime_imports_no_tool():
+    """fuzz, demo and the training demo are programs on top of the package (rulegrad.tools): the
+    layers a program runs on (dsl, rules, runtime, backends) never import them."""
+    edges, _ = _counter().graph()
+    lower = ("rulegrad.dsl", "rulegrad.rules", "rulegrad.runtime", "rulegrad.backends")
+    upward = [(a, b) for a, targets in edges.items() if a.startswith(lower)
+              for b in targets if b.startswith("rulegrad.tools")]
+    assert upward == []

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.runtime.fuzz import fuzz
 from rulegrad.runtime.kernelize import SchedulerError
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
+from rulegrad.tools.fuzz import fuzz
 
 RNG = np.random.default_rng(0)
 

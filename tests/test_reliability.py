@@ -82,7 +82,7 @@ def test_the_issues_assigns_through_c(name: str) -> None:
 
 
 def test_fuzzer_generates_assigns_of_views_of_their_target() -> None:
-    from rulegrad.runtime.fuzz import generate
+    from rulegrad.tools.fuzz import generate
 
     steps = [s for seed in range(300) for s in generate(seed).steps if s.op == "assign"]
     views = {m for s in steps for m, _ in s.arg}
@@ -386,7 +386,7 @@ def test_shadowing_check_of_4000_rules_is_about_linear(monkeypatch) -> None:
 def test_fuzz_programs_gcc_miscompiled_are_exact(seed: int) -> None:
     # gcc 12.2's vectorizer (dynamic cost model) dropped lanes of these padded reads; flags.py
     # keeps it to the very-cheap model (the fuzzer found them, the oracle judges them)
-    from rulegrad.runtime.fuzz import main as fuzz_main
+    from rulegrad.tools.fuzz import main as fuzz_main
 
     assert fuzz_main(["--n", "1", "--seed", str(seed), "--backend", "c"]) == 0
 

@@ -1,9 +1,9 @@
-"""The demo's training run (runtime/demo_train.py) converges: the MLP classifies held-out
+"""The demo's training run (tools/demo_train.py) converges: the MLP classifies held-out
 points it never saw, which only correct gradients and optimizer updates make possible."""
 
 from __future__ import annotations
 
-from rulegrad.runtime import demo_train
+from rulegrad.tools import demo_train
 
 
 def test_training_reaches_the_target_accuracy():

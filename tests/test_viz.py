@@ -153,9 +153,9 @@ def test_root_ops_of_rules_are_stored(monkeypatch) -> None:
 def attention():
     """The attention example recorded on the C backend (lowering and optimizing per kernel),
     with each pass's context copied so the pass can be replayed; its data and node numbers."""
-    from rulegrad.runtime.demo import _blocks
+    from rulegrad.tools.demo import demo_blocks
 
-    block = next(b for b in _blocks() if b.name.startswith("attention"))
+    block = next(b for b in demo_blocks() if b.name.startswith("attention"))
     with tracing(copy_ctx=True) as trace:
         block.build().numpy()
     ids: dict[UOp, int] = {}

@@ -16,8 +16,8 @@ virtual devices (`to`) and sharded over 2 or 4 of them (`shard`, along an axis o
 wherever an op would mix devices or move data across shards, its sources are first copied to
 one device, so every program is valid (`_place_devices`).
 
-    python -m rulegrad.runtime.fuzz --n 10000          # zero mismatches expected
-    python -m rulegrad.runtime.fuzz --seed 1234 -v     # one program, printed
+    python -m rulegrad.tools.fuzz --n 10000          # zero mismatches expected
+    python -m rulegrad.tools.fuzz --seed 1234 -v     # one program, printed
 
 Those are class `schedule`. The other classes (`--class NAME`, or `all`) are the kinds of
 program issue 31 found wrong answers in, each generated as runnable Python with an independent

@@ -1,7 +1,7 @@
 """`rulegrad demo`: the main job on a built-in model, end to end, checked against numpy.
 
 In: nothing (fixed-seed data, embedded model). Out: a table of the kernels the scheduler made
-(name, loop shape, time), totals, then a training run (runtime/demo_train.py: loss per epoch,
+(name, loop shape, time), totals, then a training run (tools/demo_train.py: loss per epoch,
 test accuracy), and exit status 0 only if every result matches numpy and the training converged.
 
 The model: an MLP block (layernorm -> linear -> relu -> linear -> softmax) and an attention
@@ -35,7 +35,7 @@ def _weights(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
 
 
-def _blocks() -> list[Block]:
+def demo_blocks() -> list[Block]:
     from rulegrad import Tensor
 
     rng = np.random.default_rng(SEED)
@@ -134,7 +134,7 @@ def run_demo() -> int:
     rows: list[list[str]] = []
     ok_all = True
     totals = {"schedule": 0.0, "compile": 0.0, "first": 0.0, "run": 0.0, "kernels": 0}
-    blocks = _blocks()
+    blocks = demo_blocks()
     for i, block in enumerate(blocks, 1):
         tag = f"[{i}/{len(blocks)}] {block.name}"
         with out.status(f"{tag}: scheduling"):
@@ -175,8 +175,8 @@ def run_demo() -> int:
               f"compile {totals['compile'] * 1e3:.1f} ms (0 when cached), first run "
               f"{totals['first'] * 1e3:.1f} ms, warm kernels {totals['run'] * 1e6:.1f} us")
     out.print("all results match numpy" if ok_all else "SOME RESULTS DIFFER FROM NUMPY")
-    # training: an MLP learns a synthetic task (runtime/demo_train.py); exit 1 if it does not
-    from rulegrad.runtime.demo_train import run_training
+    # training: an MLP learns a synthetic task (tools/demo_train.py); exit 1 if it does not
+    from rulegrad.tools.demo_train import run_training
 
     trained = run_training(out.print)
     return 0 if ok_all and trained else 1

@@ -35,9 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from rulegrad.backends.oracle import _identity
 from rulegrad.runtime import semantics
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 
 CHUNK = 1 << 20  # grid elements evaluated at once: 8 MB per int64 or float64 array of a block
@@ -289,7 +288,7 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
         shape[axes[r]] = hi - lo
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
-    ident = _identity(op, n.dtype)
+    ident = reduce_identity(op, n.dtype)
     kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
     if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
         out = semantics.reduce(op, value, red_axes, ident)

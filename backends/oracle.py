@@ -37,8 +37,7 @@ import numpy as np
 
 from rulegrad.runtime import semantics
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.dtype import DType
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.variable import actual, has_symbolic, resolve
 
@@ -274,20 +273,12 @@ def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray
 
 
 # ---------------------------------------------------------------------- reductions
-def _identity(op: Ops, dtype: DType) -> Any:
-    if op is Ops.ADD:
-        return 0
-    if op is Ops.MUL:
-        return 1
-    return dtype.min if op is Ops.MAX else dtype.max
-
-
 def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     op, axes = node.arg
     x: np.ndarray = srcs[0]
     try:
-        return semantics.reduce(op, x, tuple(axes), _identity(op, node.dtype))
-    except semantics.SemanticsError as e:
+        return semantics.reduce(op, x, tuple(axes), reduce_identity(op, node.dtype))
+    except (semantics.SemanticsError, ValueError) as e:  # ValueError: not a reduce op
         raise OracleError(f"REDUCE_AXIS: {e}") from None
 
 

@@ -10,7 +10,7 @@ import difflib
 import math
 import sys
 
-from rulegrad.runtime.dtype import _BY_NAME, DTYPE_CLASSES, DType, dtypes
+from rulegrad.runtime.dtype import DTYPE_BY_NAME, DTYPE_CLASSES, DType, dtypes
 from rulegrad.runtime.ops import ARITY, OP_GROUPS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp
 
@@ -76,8 +76,8 @@ def resolve_dtype(name: str) -> frozenset[DType] | None:
     """The dtypes a dtype-position name allows (a dtype or a class), or None if unknown."""
     if name in DTYPE_CLASSES:
         return DTYPE_CLASSES[name]
-    if name in _BY_NAME:
-        return frozenset({_BY_NAME[name]})
+    if name in DTYPE_BY_NAME:
+        return frozenset({DTYPE_BY_NAME[name]})
     return None
 
 
@@ -92,4 +92,4 @@ def suggest(name: str, candidates: frozenset[str] | list[str]) -> str | None:
     return close[0] if close else None
 
 
-DTYPE_NAMES: frozenset[str] = frozenset(DTYPE_CLASSES) | frozenset(_BY_NAME)
+DTYPE_NAMES: frozenset[str] = frozenset(DTYPE_CLASSES) | frozenset(DTYPE_BY_NAME)

@@ -23,7 +23,7 @@ from rulegrad.runtime.matcher import as_uop
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
 from rulegrad.runtime.uop import UOp
 
-from .interp import Interpreter, _all_helpers, _const_eq, load_helpers
+from .interp import Interpreter, all_helpers, const_eq, load_helpers
 from .match_ir import (
     ArgTest,
     ConstTest,
@@ -33,8 +33,8 @@ from .match_ir import (
     SameTest,
     TagTest,
     Test,
-    _order,
     alternatives,
+    ordered,
     root_ops,
 )
 from .match_ir import (
@@ -87,7 +87,7 @@ def _fails(t: Test, root: UOp, interp: Interpreter) -> str | None:
     if isinstance(t, DTypeTest):
         return None if n.dtype in t.dtypes else f"{where} has dtype {n.dtype.name}, not {t.name}"
     if isinstance(t, ConstTest):
-        if _const_eq(n.arg, t.value):
+        if const_eq(n.arg, t.value):
             return None
         return f"{where} is the constant {_short(n.arg)}; the rule needs {t.value!r}"
     if isinstance(t, ArgTest | TagTest):
@@ -115,7 +115,7 @@ def explain(rule: Rule, helpers: dict[str, Any], node: UOp, ctx: Any = None) -> 
     interp = Interpreter(helpers)
     best: tuple[int, str] | None = None
     for tests, bound in alternatives(rule.pattern, (), {}, root=True):
-        steps = sorted(dict.fromkeys(tests), key=_order)
+        steps = ordered(tests)
         for k, t in enumerate(steps):
             why = _fails(t, node, interp)
             if why is not None:
@@ -181,7 +181,7 @@ class RuleIndex:
                 for rs in f.rulesets:
                     for r in rs.rules:
                         rules[(r.name, r.span.line)] = r
-            self._files[path] = (rules, load_helpers(_all_helpers(cf)))
+            self._files[path] = (rules, load_helpers(all_helpers(cf)))
         return self._files[path]
 
     def rule(self, info: RuleInfo) -> tuple[Rule, dict[str, Any]] | None:

@@ -108,7 +108,7 @@ class Interpreter:
             if self._dtype_ok(p.dtype, n):
                 yield from _bind(p.name, n, bound)
         elif isinstance(p, PConst):
-            if n.op is Ops.CONST and _const_eq(n.arg, p.value) and self._dtype_ok(p.dtype, n):
+            if n.op is Ops.CONST and const_eq(n.arg, p.value) and self._dtype_ok(p.dtype, n):
                 yield bound
         elif isinstance(p, PBind):
             for b in self.match(p.pattern, n, bound, root):
@@ -288,7 +288,8 @@ def _bind(name: str | None, n: UOp, bound: Bound) -> Iterator[Bound]:
         yield {**bound, name: n}
 
 
-def _const_eq(arg: Any, value: Any) -> bool:
+def const_eq(arg: Any, value: Any) -> bool:
+    """A CONST's arg equals a pattern's constant (a NaN pattern matches a NaN arg)."""
     if isinstance(value, float) and math.isnan(value):
         return bool(arg != arg)
     return bool(arg == value)
@@ -327,7 +328,8 @@ def interpret_ruleset(rs: CheckedRuleSet, helpers: dict[str, Any]) -> RuleMatche
     return RuleMatcher(rs.name, infos, table, home=(home, "st"))
 
 
-def _all_helpers(cf: CheckedFile) -> list[Helper]:
+def all_helpers(cf: CheckedFile) -> list[Helper]:
+    """The helpers a rule of `cf` may call: its own `use`s and those of the files it imports."""
     out: list[Helper] = []
     stack = [cf]
     while stack:
@@ -345,7 +347,7 @@ def interpret_file(cf: CheckedFile) -> dict[str, RuleMatcher]:
 def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     """The interpreted matchers of a checked file, and its pipelines built over them (a
     pipeline is also a name its rules may call: `kernel(SINK(st))`)."""
-    helpers = load_helpers(_all_helpers(cf))
+    helpers = load_helpers(all_helpers(cf))
     contexts = tuple(c for f in _all_files(cf) for c in f.file.contexts)
     helpers.update(context_classes(contexts, helpers))  # the generated classes
     matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}

@@ -120,6 +120,13 @@ _RANK = {OpTest: 0, CountTest: 1, DTypeTest: 2, ConstTest: 3, ArgTest: 4, TagTes
          SameTest: 6}
 
 
+def ordered(tests: list[Test]) -> tuple[Test, ...]:
+    """One alternative's tests, duplicates dropped, in the order the matcher runs them (the
+    generated code, the trie and `rulegrad explain` all walk this order). Stable, so the
+    generated code is deterministic."""
+    return tuple(sorted(dict.fromkeys(tests), key=_order))
+
+
 def _order(t: Test) -> tuple:
     # breadth first by path (a parent's CountTest precedes every test of its sources); a
     # SameTest sits at the later of its two paths, after both are known
@@ -283,7 +290,7 @@ def rule_entries(index: int, rule: Rule) -> list[_Entry]:
     out: list[_Entry] = []
     seen: set[tuple] = set()
     for tests, bound in alternatives(rule.pattern, (), {}, root=True):
-        steps = tuple(sorted(dict.fromkeys(tests), key=_order))  # stable: deterministic
+        steps = ordered(tests)
         captures = tuple(sorted(bound.items()))
         key = (steps, captures)
         if key not in seen:

@@ -46,14 +46,14 @@ def _rule_items(paths: list[str]) -> list[Any]:
     from rulegrad.dsl import load
     from rulegrad.dsl.errors import RulesError
 
-    from .soundness import _items
+    from .soundness import rules_to_check
 
     out: list[Any] = []
     for pattern in paths:
         matched = sorted(glob.glob(pattern)) or [pattern]
         for path in matched:
             try:
-                out.extend(_items(load(path), None))
+                out.extend(rules_to_check(load(path), None))
             except (RulesError, OSError) as exc:
                 out.append(_BrokenFile(path, str(exc)))
     return out
@@ -158,13 +158,13 @@ class RulesFileCollector(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from rulegrad.dsl import load
 
-        from .soundness import Checker, _items
+        from .soundness import Checker, rules_to_check
 
         cfg = self.config
         checker = Checker(int(cfg.getini("rulegrad_examples")), int(cfg.getini("rulegrad_seed")))
         allow = bool(cfg.getini("rulegrad_allow_unknown"))
         checked = load(str(self.path))
-        items = list(_items(checked, None))
+        items = list(rules_to_check(checked, None))
         for it in items:
             yield RuleItem.from_parent(self, name=f"{it.rule.span.line}:{it.rule.name}",
                                        rule_item=it, checker=checker, allow_unknown=allow)
@@ -191,9 +191,9 @@ class TerminationItem(pytest.Item):
         self.rule_items, self.checked, self.checker = rule_items, checked, checker
 
     def runtest(self) -> None:
-        from .soundness import _loops
+        from .soundness import find_loops
 
-        loops = [lp for lp in _loops(self.checker, self.rule_items, [self.checked])
+        loops = [lp for lp in find_loops(self.checker, self.rule_items, [self.checked])
                  if lp.confirmed]
         if loops:
             pytest.fail("\n".join(lp.line() + "\n" + lp.detail for lp in loops), pytrace=False)

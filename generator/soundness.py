@@ -249,7 +249,9 @@ def reports_a_bug(rule: A.Rule) -> bool:
 
 
 @dataclass
-class _Item:
+class RuleToCheck:
+    """One rule written in a file, with what its file's marks say about checking it."""
+
     rule: A.Rule
     ruleset: A.CheckedRuleSet  # the largest set of the file holding it (for loop probes)
     checked: A.CheckedFile
@@ -258,11 +260,11 @@ class _Item:
     unreachable: bool = False
 
 
-def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
+def rules_to_check(cf: A.CheckedFile, only: str | None) -> Iterator[RuleToCheck]:
     """The rules written in this file (not imported), each once, in source order."""
     marks, ulps = structural_rules(cf.file), ulp_rules(cf.file)
     unreachable = set(marked_rules(cf.file, UNREACHABLE_MARK))
-    seen: dict[tuple[int, int], _Item] = {}
+    seen: dict[tuple[int, int], RuleToCheck] = {}
     path = cf.file.path
     for rs in cf.rulesets:
         for r in rs.rules:
@@ -270,7 +272,8 @@ def _items(cf: A.CheckedFile, only: str | None) -> Iterator[_Item]:
                 continue
             key = (r.span.line, r.span.col)
             if key not in seen:
-                seen[key] = _Item(r, rs, cf, key in marks, ulps.get(key, 0), key in unreachable)
+                seen[key] = RuleToCheck(r, rs, cf, key in marks, ulps.get(key, 0),
+                                        key in unreachable)
             elif len(rs.rules) > len(seen[key].ruleset.rules):
                 seen[key].ruleset = rs
     yield from sorted(seen.values(), key=lambda it: (it.rule.span.line, it.rule.span.col))
@@ -292,13 +295,13 @@ class Checker:
     def helpers(self, cf: A.CheckedFile) -> dict[str, Any]:
         """The names a rule of `cf` may call: its helpers, and its file's pipelines
         (rangeify.rules' index_reshape simplifies through `simplify`)."""
-        from .interp import _all_helpers, interpret_all, load_helpers
+        from .interp import all_helpers, interpret_all, load_helpers
 
         if id(cf) not in self._helpers:
-            self._helpers[id(cf)] = load_helpers(_all_helpers(cf)) | interpret_all(cf)[1]
+            self._helpers[id(cf)] = load_helpers(all_helpers(cf)) | interpret_all(cf)[1]
         return self._helpers[id(cf)]
 
-    def set_matcher(self, item: _Item) -> Any:
+    def set_matcher(self, item: RuleToCheck) -> Any:
         from .interp import interpret_ruleset
 
         key = (item.ruleset.path, item.ruleset.name)
@@ -306,13 +309,13 @@ class Checker:
             self._sets[key] = interpret_ruleset(item.ruleset, self.helpers(item.checked))
         return self._sets[key]
 
-    def one_rule_matcher(self, item: _Item) -> Any:
+    def one_rule_matcher(self, item: RuleToCheck) -> Any:
         from .interp import interpret_ruleset
 
         alone = A.CheckedRuleSet(item.rule.name, (item.rule,), item.ruleset.path)
         return interpret_ruleset(alone, self.helpers(item.checked))
 
-    def check(self, item: _Item) -> RuleReport:
+    def check(self, item: RuleToCheck) -> RuleReport:
         """The rule's report; whatever the rule's own code does (raise, exit, hang) is that
         rule's `error`, never the run's."""
         t0 = time.monotonic()
@@ -339,7 +342,7 @@ class Checker:
         report.seconds = time.monotonic() - t0
         return report
 
-    def _honoured_marks(self, item: _Item) -> tuple[_Item, list[str]]:
+    def _honoured_marks(self, item: RuleToCheck) -> tuple[RuleToCheck, list[str]]:
         """The item with the marks it may use, and a note per mark it may not.
 
         `structural` and `unreachable` are verdicts of the recorded programs (passdiff.py),
@@ -371,7 +374,8 @@ class Checker:
             self._recorded = {r.location for run in runs for r in getattr(run.matcher, "rules", ())}
         return self._recorded
 
-    def _check(self, item: _Item) -> RuleReport:
+    def _check(self, item: RuleToCheck) -> RuleReport:
+        from .interp import all_helpers
         from .smt import prove_rule
 
         rule, loc = item.rule, _location(item.rule)
@@ -381,7 +385,7 @@ class Checker:
             return self._pass_differential(item, loc)
         if self._is_gradient(item):  # a `# check: gradient` set: generator/gradcheck.py
             return self._gradient(item)
-        helper_names = {h.name for h in _helpers_of(item.checked)}
+        helper_names = {h.name for h in all_helpers(item.checked)}
         proof = prove_rule(rule, helper_names, self.rlimit, item.ulp)
         if proof.verdict == "proved":
             if _mentions_bounds(rule.guard):
@@ -421,20 +425,20 @@ class Checker:
         return RuleReport(rule, loc, "examples", ex.verdict, ex.detail if ex.verdict != "passed"
                           else "", ex.examples, ex.counterexample)
 
-    def _is_gradient(self, item: _Item) -> bool:
+    def _is_gradient(self, item: RuleToCheck) -> bool:
         from .gradcheck import gradient_rules
 
         rule = item.rule
         return (rule.span.line, rule.span.col) in gradient_rules(item.checked.file)
 
-    def _gradient(self, item: _Item) -> RuleReport:
+    def _gradient(self, item: RuleToCheck) -> RuleReport:
         from .gradcheck import check_gradient_rule
 
         res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed)
         return RuleReport(item.rule, _location(item.rule), "gradient", res.verdict, res.detail,
                           res.examples, res.counterexample)
 
-    def _pass_differential(self, item: _Item, loc: str) -> RuleReport:
+    def _pass_differential(self, item: RuleToCheck, loc: str) -> RuleReport:
         """A structural rule: where the fuzzer's programs made it fire, and whether each pass
         it fired in agreed with the oracle (generator/passdiff.py; one run per invocation)."""
         from .passdiff import rule_verdict
@@ -444,7 +448,7 @@ class Checker:
                                                   lambda: self.one_rule_matcher(item), self.seed)
         return RuleReport(item.rule, loc, method, verdict, detail, n)
 
-    def _unreachable(self, item: _Item, loc: str) -> RuleReport:
+    def _unreachable(self, item: RuleToCheck, loc: str) -> RuleReport:
         """A rule that reports a bug in its rule set (it raises when it fires): it changes no
         meaning, so what there is to check is that it never fires on the fuzzer's programs."""
         from .passdiff import passdiff
@@ -452,7 +456,7 @@ class Checker:
         verdict, detail = passdiff(self.seed).unreachable_verdict(loc)
         return RuleReport(item.rule, loc, "structural", verdict, detail)
 
-    def _examples(self, item: _Item, examples: int | None = None) -> Any:
+    def _examples(self, item: RuleToCheck, examples: int | None = None) -> Any:
         from .examples import ExampleResult, check_examples
         from .instances import CannotInstantiate, mode_of
 
@@ -513,16 +517,8 @@ def _timers() -> tuple[tuple[int, int, float], ...]:
             (signal.ITIMER_REAL, signal.SIGALRM, HANG_WALL_FACTOR))
 
 
-def _helpers_of(cf: A.CheckedFile) -> list[A.Helper]:
-    out, stack = [], [cf]
-    while stack:
-        f = stack.pop()
-        out += f.helpers
-        stack += f.imported
-    return out
-
-
-def _loops(checker: Checker, items: list[_Item], files: list[A.CheckedFile]) -> list[LoopReport]:
+def find_loops(checker: Checker, items: list[RuleToCheck], files: list[A.CheckedFile]
+               ) -> list[LoopReport]:
     """Static candidates per set, each confirmed or not by running the set under the budget;
     then loops the budget caught while examples ran that no candidate explains."""
     from .examples import probe_loop
@@ -539,7 +535,7 @@ def _loops(checker: Checker, items: list[_Item], files: list[A.CheckedFile]) -> 
                 msg = None
                 if item is not None:
                     try:
-                        probe = _Item(a, rs, cf, False)
+                        probe = RuleToCheck(a, rs, cf, False)
                         msg = probe_loop(a, checker.set_matcher(probe), mode_of(a),
                                          max(10, checker.examples // 4), checker.seed)
                     except CannotInstantiate:
@@ -587,7 +583,7 @@ def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int =
 
     files = rules_files(paths) if paths else package_rules_files()
     checked = [load(str(p)) for p in files]
-    items = [it for cf in checked for it in _items(cf, rule)]
+    items = [it for cf in checked for it in rules_to_check(cf, rule)]
     checker = Checker(examples, seed, rlimit, hang_seconds, max_ulp)
     report = CheckReport()
     t0 = time.monotonic()
@@ -597,8 +593,8 @@ def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int =
         report.rules.append(checker.check(item))
     if progress is not None:
         progress(len(items), len(items), "termination")
-    report.loops = _loops(checker, items, checked) if rule is None else [
-        lp for lp in _loops(checker, items, checked) if rule in lp.first or rule in lp.second]
+    report.loops = find_loops(checker, items, checked) if rule is None else [
+        lp for lp in find_loops(checker, items, checked) if rule in lp.first or rule in lp.second]
     report.seconds = time.monotonic() - t0
     return report
 

@@ -95,7 +95,7 @@ def reduce_multi(r: UOp, m: UOp) -> UOp:
     return _multi(_stack(out, devs), None, devs)
 
 
-def _reshape_axis(old: tuple, new: tuple, axis: int, n: int) -> int | None:
+def reshape_axis(old: tuple, new: tuple, axis: int, n: int) -> int | None:
     """The axis of `new` the shards of `old`'s `axis` become: the same elements before it, and
     a size that n parts divide (each shard stays a contiguous block of the rows after). With a
     symbolic size (any size that is not a plain int) a reshape only adds or drops 1s: the
@@ -128,7 +128,7 @@ def mop_multi(x: UOp, m: UOp) -> UOp:
     if op is Ops.PERMUTE:
         return _multi(v.permute(arg), arg.index(axis), devs)
     if op is Ops.RESHAPE:
-        k = _reshape_axis(full, arg, axis, n)
+        k = reshape_axis(full, arg, axis, n)
         if k is None:
             raise refuse("the reshape splits the sharded axis across shards")
         return _multi(v.reshape(arg[:k] + (arg[k] // n,) + arg[k + 1:]), k, devs)

@@ -3,6 +3,8 @@
 In: a tensor-level root UOp, the gradient flowing into it, and target UOps. Out: for each
 target reached, the UOp graph of the root's gradient with respect to it (lazy: it is scheduled,
 fused and run like any other program, together with the forward graph when realized with it).
+This module knows UOps only: `Tensor.gradient` and `Tensor.backward` (runtime/tensor.py) pick
+the targets, wrap the results in tensors and fill `.grad`.
 
 The walk is tinygrad's `compute_gradient`: the nodes that lie on a path from the root to a
 target, visited users before sources (reverse topological order, iterative: no recursion on
@@ -13,16 +15,10 @@ Gradients do not flow through DETACH or ASSIGN, nor into integer or boolean valu
 
 from __future__ import annotations
 
-import weakref
-from typing import TYPE_CHECKING
-
 from rulegrad.rules import matcher
 
 from .ops import Ops
 from .uop import UOp, toposort
-
-if TYPE_CHECKING:
-    from .tensor import Tensor
 
 
 class GradientError(RuntimeError):
@@ -80,21 +76,12 @@ def _symbolic_shrink_refusal(node: UOp) -> str:
             "or shrink to a concrete size")
 
 
-# ---------------------------------------------------------------------- the Tensor side
-# tensors whose requires_grad was set true: backward() looks for them in the loss's graph
-# (weak, so a parameter dropped by the user is not kept alive by having needed a gradient)
-_needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
-
-
-def track(t: Tensor) -> None:
-    _needs_grad.add(t)
-
-
-def _seed(root: Tensor, seed: Tensor | None, targets: list[UOp]) -> UOp:
-    """The gradient flowing into the root: 1 for a scalar, else the caller's."""
+def seed_gradient(root: UOp, seed: UOp | None, targets: list[UOp]) -> UOp:
+    """The gradient flowing into the root: 1 for a scalar, else the caller's `seed`, checked
+    (a float root whose graph is still there, a seed of its shape)."""
     # a root that is a (view of a) buffer is a realized result, unless it is a target itself
     # (`x.sum()` of a 0-d x, `x.reshape(x.shape)`: the op gave its input back)
-    if root.uop.base.op is Ops.BUFFER and not set(targets) & set(toposort(root.uop)):
+    if root.base.op is Ops.BUFFER and not set(targets) & set(toposort(root)):
         raise GradientError("this tensor is already realized, its graph is gone: take gradients "
                             "before realizing it (realize the loss with the step: opt.step(loss))")
     if not root.dtype.is_float:
@@ -106,33 +93,4 @@ def _seed(root: Tensor, seed: Tensor | None, targets: list[UOp]) -> UOp:
         return UOp.const(root.dtype, 1.0)
     if seed.shape != root.shape:
         raise GradientError(f"gradient of shape {seed.shape} for a result of shape {root.shape}")
-    return seed.uop.cast(root.dtype)
-
-
-def gradient(root: Tensor, targets: tuple[Tensor, ...], seed: Tensor | None) -> list[Tensor]:
-    """`root.gradient(*targets)`: d root / d target for each target, as lazy tensors."""
-    from .tensor import Tensor
-
-    uops = [t.uop for t in targets]
-    grads = compute_gradient(root.uop, _seed(root, seed, uops), uops)
-    # a target no gradient reaches (not in the graph, behind DETACH or integer values) gets
-    # zeros, as tinygrad's and torch's: d sign(x) / dx, d copysign(x, y) / dy
-    return [Tensor(grads[t.uop]) if t.uop in grads else Tensor.zeros(t.shape, dtype=t.dtype)
-            for t in targets]
-
-
-def backward(root: Tensor, seed: Tensor | None) -> None:
-    """`root.backward()`: accumulate d root / d t into `t.grad` for every tensor t with
-    requires_grad in root's graph (zeros for none: a parameter the loss does not use)."""
-    from .tensor import Tensor
-
-    nodes = set(toposort(root.uop))
-    params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
-    seed_uop = _seed(root, seed, [t.uop for t in params])
-    if not params:
-        raise GradientError("backward(): no tensor with requires_grad=True in this graph")
-    grads = compute_gradient(root.uop, seed_uop, [t.uop for t in params])
-    for t in params:
-        g = grads.get(t.uop)
-        g = Tensor(g) if g is not None else Tensor.zeros(t.shape, dtype=t.dtype)
-        t.grad = g if t.grad is None else t.grad + g
+    return seed.cast(root.dtype)

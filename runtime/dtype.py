@@ -94,14 +94,14 @@ class dtypes:  # noqa: N801 - mirrors tinygrad's spelling
     @staticmethod
     def from_np(dt: np.dtype | type) -> DType:
         name = np.dtype(dt).name
-        if name not in _BY_NAME or name == "index":
+        if name not in DTYPE_BY_NAME or name == "index":
             raise ValueError(f"unsupported numpy dtype {name!r}; supported: {DTYPE_NAMES}")
-        return _BY_NAME[name]
+        return DTYPE_BY_NAME[name]
 
     @staticmethod
     def from_name(name: str) -> DType:
-        if name in _BY_NAME:
-            return _BY_NAME[name]
+        if name in DTYPE_BY_NAME:
+            return DTYPE_BY_NAME[name]
         raise UnknownDType(f"unknown dtype name {name!r}; supported: {DTYPE_NAMES}")
 
 
@@ -109,7 +109,8 @@ DTYPES: tuple[DType, ...] = (
     dtypes.bool, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
     dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.float16, dtypes.float32, dtypes.float64,
 )
-_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES} | {
+# every name a dtype goes by (its own, and the aliases tinygrad and numpy spell it with)
+DTYPE_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES} | {
     "index": dtypes.index, "half": dtypes.float16, "float": dtypes.float32,
     "double": dtypes.float64, "int": dtypes.int32, "long": dtypes.int64,
 }

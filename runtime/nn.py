@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
-from .tensor_ops import _tensor, make_tuple
+from .tensor_ops import make_tuple
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -178,7 +178,7 @@ class NNOps:
             return pooled.max(axis)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
-        idx = _tensor().arange(size, 0, -1).reshape(spatial)
+        idx = type(self).arange(size, 0, -1).reshape(spatial)
         idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
         idx = idx._pool(k_, s_, dilation)
         hit = pooled == pooled.max(axis, keepdim=True)
@@ -204,7 +204,7 @@ class NNOps:
                     align_corners: bool = False) -> Tensor:
         """Resize the last len(size) axes: "linear" (per axis, so bilinear/trilinear),
         "nearest" or "nearest-exact", with torch's coordinate conventions."""
-        T = _tensor()
+        T = type(self)
         if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim:
             raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, "
                                   f"got {size}")
@@ -252,7 +252,7 @@ class NNOps:
         if is_causal:
             if attn_mask is not None:
                 raise InvalidArgument("cannot set attn_mask when is_causal=True")
-            attn_mask = _tensor().ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
+            attn_mask = type(self).ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
         if attn_mask is not None:
             if attn_mask.dtype is dtypes.bool:
                 attn_mask = attn_mask.where(0.0, -math.inf)

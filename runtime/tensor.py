@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from . import capture
+from .autograd import GradientError, compute_gradient, seed_gradient
 from .buffer import Buffer
 from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
 from .dtype import DType, dtypes, least_float, to_dtype
@@ -57,8 +58,8 @@ from .limits import check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
-from .tensor_ops import TensorOps
-from .uop import Shape, UOp
+from .tensor_ops import TensorOps, broadcast_shape
+from .uop import Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, show
 
 Scalar = bool | int | float
@@ -174,23 +175,6 @@ def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
     return out
 
 
-def _broadcast_shape(*shapes: Shape) -> Shape:
-    if shapes and all(s == shapes[0] for s in shapes):  # the common case: nothing to align
-        return tuple(shapes[0])
-    ndim = max((len(s) for s in shapes), default=0)
-    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
-    out = []
-    for axis in range(ndim):
-        sizes = {p[axis] for p in padded} - {1}
-        if len(sizes) > 1:
-            listed = ", ".join(str(tuple(s)) for s in shapes)
-            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} of "
-                                  f"the "
-                             f"aligned shapes has sizes {sorted(sizes)})")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
-
-
 def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
     """Explicit broadcasting: left-pad the shape with 1s, then EXPAND."""
     return uop.reshape((1,) * (len(shape) - uop.ndim) + uop.shape).expand(shape)
@@ -249,7 +233,7 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
 def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
     CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
-    shape = _broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
+    shape = broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
     out = []
     for i in items:  # a loop: an operand already of this dtype and shape is taken as it is
         if isinstance(i, Tensor):
@@ -318,6 +302,19 @@ def _coerce(x: Any) -> Tensor | Scalar:
 
 
 # ---------------------------------------------------------------------- the Tensor
+# tensors whose requires_grad was set true: backward() looks for them in the loss's graph
+# (weak, so a parameter dropped by the user is not kept alive by having needed a gradient)
+_needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
+
+
+def _wrap_grads(targets: Sequence[Tensor], grads: dict[UOp, UOp]) -> list[Tensor]:
+    """Each target's gradient as a tensor; a target no gradient reaches (not in the graph,
+    behind DETACH or integer values) gets zeros, as tinygrad's and torch's: d sign(x) / dx,
+    d copysign(x, y) / dy."""
+    return [Tensor(grads[t.uop]) if t.uop in grads else Tensor.zeros(t.shape, dtype=t.dtype)
+            for t in targets]
+
+
 class Tensor(TensorOps, NNOps):
     """A lazy tensor: a UOp graph (`self.uop`) evaluated on `realize()` / `numpy()`.
 
@@ -906,7 +903,7 @@ class Tensor(TensorOps, NNOps):
         else:
             dt = max((_default_dtype(v) for v in (x, y)),
                      key=lambda d: (d.is_float, d.is_int or d.is_float))
-        shape = _broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
+        shape = broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
         a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
@@ -1065,7 +1062,7 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"matmul shapes {self.shape} and {w.shape} do not match: "
                              f"{x1.shape[-1]} != {w1.shape[-2]} on the contracted axis")
         try:
-            batch = _broadcast_shape(x1.shape[:-2], w1.shape[:-2])
+            batch = broadcast_shape(x1.shape[:-2], w1.shape[:-2])
         except ValueError:
             raise InvalidArgument(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
                              f"cannot be broadcast together") from None
@@ -1087,7 +1084,7 @@ class Tensor(TensorOps, NNOps):
         return self.matmul(w)
 
     # ------------------------------------------------------------------ gradients
-    # (runtime/autograd.py; the rules are rules/gradient.rules)
+    # (runtime/autograd.py computes them on UOps; the rules are rules/gradient.rules)
     @property
     def requires_grad(self) -> bool | None:
         """True: backward() fills `.grad`. None (the default) and False: it does not."""
@@ -1095,11 +1092,9 @@ class Tensor(TensorOps, NNOps):
 
     @requires_grad.setter
     def requires_grad(self, value: bool | None) -> None:
-        from .autograd import track
-
         self._requires_grad = value
         if value:
-            track(self)
+            _needs_grad.add(self)
 
     def requires_grad_(self, value: bool = True) -> Tensor:
         self.requires_grad = value
@@ -1108,15 +1103,22 @@ class Tensor(TensorOps, NNOps):
     def gradient(self, *targets: Tensor, gradient: Tensor | None = None) -> list[Tensor]:
         """d self / d target for each target, as lazy tensors (self a scalar, or `gradient`
         given: the gradient of self)."""
-        from .autograd import gradient as compute
-
-        return compute(self, targets, gradient)
+        uops = [t.uop for t in targets]
+        seed = seed_gradient(self.uop, None if gradient is None else gradient.uop, uops)
+        return _wrap_grads(targets, compute_gradient(self.uop, seed, uops))
 
     def backward(self, gradient: Tensor | None = None) -> Tensor:
-        """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph."""
-        from .autograd import backward
-
-        backward(self, gradient)
+        """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph
+        (zeros for none: a parameter the loss does not use)."""
+        nodes = set(toposort(self.uop))
+        params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
+        uops = [t.uop for t in params]
+        seed = seed_gradient(self.uop, None if gradient is None else gradient.uop, uops)
+        if not params:
+            raise GradientError("backward(): no tensor with requires_grad=True in this graph")
+        grads = _wrap_grads(params, compute_gradient(self.uop, seed, uops))
+        for t, g in zip(params, grads):
+            t.grad = g if t.grad is None else t.grad + g
         return self
 
     def detach(self) -> Tensor:
@@ -1477,7 +1479,7 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         out += 0 if isinstance(it, (int, np.integer)) else 1
     x = Tensor(_index(x.uop, tuple(basic)))
     try:
-        big = _broadcast_shape(*(t.shape for t in idx))
+        big = broadcast_shape(*(t.shape for t in idx))
     except ValueError as e:
         raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
     idx = [(t < 0).where(t + x.shape[d], t) for d, t in zip(dims, idx)]

@@ -22,18 +22,32 @@ from typing import TYPE_CHECKING, Any
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
-from .uop import UOp
+from .uop import Shape, UOp
 from .variable import actual, has_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
+# Where a method needs the Tensor class (a creation, an isinstance test), it takes
+# `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
+# never imports tensor.py.
 
 
-def _tensor() -> type[Tensor]:
-    from .tensor import Tensor  # the mixin's class, imported late (tensor.py imports this)
-
-    return Tensor
+def broadcast_shape(*shapes: Shape) -> Shape:
+    """The shape numpy broadcasts `shapes` to (sizes may be symbolic: equal UOps agree)."""
+    if shapes and all(s == shapes[0] for s in shapes):  # the common case: nothing to align
+        return tuple(shapes[0])
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    out = []
+    for axis in range(ndim):
+        sizes = {p[axis] for p in padded} - {1}
+        if len(sizes) > 1:
+            listed = ", ".join(str(tuple(s)) for s in shapes)
+            raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} "
+                                  f"of the aligned shapes has sizes {sorted(sizes)})")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
 
 
 def _flat(args: tuple) -> tuple:
@@ -95,13 +109,13 @@ class TensorOps:
     __slots__ = ()
 
     # ------------------------------------------------------------------ creation
-    @staticmethod
-    def empty(*shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    @classmethod
+    def empty(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """No uninitialized memory here: an empty tensor is zeros."""
-        return _tensor().zeros(*shape, dtype=dtype)
+        return cls.zeros(*shape, dtype=dtype)
 
     def full_like(self, fill_value: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
-        return _tensor().full(self.shape, fill_value, dtype or self.dtype)
+        return type(self).full(self.shape, fill_value, dtype or self.dtype)
 
     def zeros_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return self.full_like(0, dtype)
@@ -112,78 +126,76 @@ class TensorOps:
     def const_like(self, value: Any) -> Tensor:
         return self.full_like(value)
 
-    @staticmethod
-    def linspace(start: float, stop: float, steps: int, dtype: DType | str | None = None
+    @classmethod
+    def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
-        T = _tensor()
         if steps < 0:
             raise InvalidArgument(f"linspace needs steps >= 0, got {steps}")
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if dt.is_bool:
             raise InvalidArgument("linspace does not make bool tensors")
         if steps == 1:
-            return T([start], dtype=dt)
-        t = T.arange(steps).cast(dtypes.float32) * ((stop - start) / (steps - 1)) + start
+            return cls([start], dtype=dt)
+        t = cls.arange(steps).cast(dtypes.float32) * ((stop - start) / (steps - 1)) + start
         return t.cast(dt)
 
-    @staticmethod
-    def randn(*shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    @classmethod
+    def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
-        T = _tensor()
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
-        u = T.rand(2, *_flat(shape), dtype=dtypes.float32)
+        u = cls.rand(2, *_flat(shape), dtype=dtypes.float32)
         r = ((1 - u[1]).log() * -2).sqrt()
         return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
 
-    @staticmethod
-    def normal(*shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
-        return (std * _tensor().randn(*shape, **kw)) + mean
+    @classmethod
+    def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        return (std * cls.randn(*shape, **kw)) + mean
 
-    @staticmethod
-    def uniform(*shape: Any, low: float = 0.0, high: float = 1.0,
+    @classmethod
+    def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
                 dtype: DType | str | None = None, **_: Any) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
-        return ((high - low) * _tensor().rand(*shape) + low).cast(dt)
+        return ((high - low) * cls.rand(*shape) + low).cast(dt)
 
-    @staticmethod
-    def randint(*shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
+    @classmethod
+    def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
         dt = to_dtype(dtype)
         if not dt.is_int or low >= high:
             raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "
                              f"[{low}, {high})")
-        return _tensor().uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
+        return cls.uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
             .cast(dt)
 
-    @staticmethod
-    def scaled_uniform(*shape: Any, **kw: Any) -> Tensor:
+    @classmethod
+    def scaled_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
         shape = _flat(shape)
-        return _tensor().uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
+        return cls.uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
 
-    @staticmethod
-    def glorot_uniform(*shape: Any, **kw: Any) -> Tensor:
+    @classmethod
+    def glorot_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = (6 / (shape[0] + math.prod(shape[1:]))) ** 0.5 if shape else 1.0
-        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+        return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
-    @staticmethod
-    def kaiming_uniform(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+    @classmethod
+    def kaiming_uniform(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
-        return _tensor().uniform(*shape, low=-bound, high=bound, **kw)
+        return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
-    @staticmethod
-    def kaiming_normal(*shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
+    @classmethod
+    def kaiming_normal(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
-        return _tensor().normal(*shape, mean=0.0, std=std, **kw)
+        return cls.normal(*shape, mean=0.0, std=std, **kw)
 
     def rand_like(self, **kw: Any) -> Tensor:
-        return _tensor().rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
+        return type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
 
     def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
-        return _tensor().randn(*self.shape, dtype=dtype or self.dtype)
+        return type(self).randn(*self.shape, dtype=dtype or self.dtype)
 
     def clone(self) -> Tensor:
         """A copy that is its own buffer once realized (the graph reads the same values)."""
@@ -297,7 +309,7 @@ class TensorOps:
         if self.ndim != 1:
             raise InvalidArgument(f"diag needs a 1-d tensor, got shape {self.shape}")
         n = self.shape[0]
-        T = _tensor()
+        T = type(self)
         return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
                                                  T.zeros(n, n, dtype=self.dtype))
 
@@ -361,10 +373,12 @@ class TensorOps:
         return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
 
     def tril(self, diagonal: int = 0) -> Tensor:
-        return _tri(self.shape[-2], self.shape[-1], diagonal + 1).where(self.zeros_like(), self)
+        above = _tri(type(self), self.shape[-2], self.shape[-1], diagonal + 1)
+        return above.where(self.zeros_like(), self)
 
     def triu(self, diagonal: int = 0) -> Tensor:
-        return _tri(self.shape[-2], self.shape[-1], diagonal).where(self, self.zeros_like())
+        upper = _tri(type(self), self.shape[-2], self.shape[-1], diagonal)
+        return upper.where(self, self.zeros_like())
 
     # ------------------------------------------------------------------ elementwise
     def _float(self) -> Tensor:
@@ -591,7 +605,7 @@ class TensorOps:
         ident = reduce_identity(op, x.dtype)
         xt = x.transpose(axis, -1)
         if has_symbolic(x.shape):
-            upto = _lower_triangle(n)  # [i, j]: j <= i
+            upto = _lower_triangle(type(self), n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
         pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
@@ -602,7 +616,7 @@ class TensorOps:
 
     def cummax(self, axis: int = 0) -> tuple[Tensor, Tensor]:
         """Running max and the index where it was (the last such index, as torch)."""
-        T = _tensor()
+        T = type(self)
         values = self._cum(axis, Ops.MAX)
         if self.ndim == 0:
             return values, T.zeros((), dtype=dtypes.int32)
@@ -611,15 +625,15 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = _lower_triangle(n).T  # [j, i]: j <= i
+        upper = _lower_triangle(T, n).T  # [j, i]: j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
-        idx = match.where(_positions(n).reshape(n, 1), -1).max(-2)
+        idx = match.where(_positions(T, n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
             # shares it among equal elements. So the gradient goes to the element at that
             # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
             # gradient, where at is finite (NaN has no index; inf - inf is NaN)
-            pick = _positions(n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            pick = _positions(T, n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
             at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
             finite = (at > float("-inf")) & (at < float("inf"))
             values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
@@ -642,7 +656,7 @@ class TensorOps:
         # shift each prefix by its own running max, so no prefix underflows to log(0)
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _lower_triangle(n)  # [i, j]: j <= i
+        lower = _lower_triangle(type(self), n)  # [i, j]: j <= i
         # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
         # it is masked out, and its gradient would be 0 * inf = NaN
         s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
@@ -653,14 +667,14 @@ class TensorOps:
         as int32 (tinygrad's index dtype; numpy gives int64)."""
         if axis is None:
             if self.ndim == 0:
-                return _tensor().zeros((), dtype=dtypes.int32)
+                return type(self).zeros((), dtype=dtypes.int32)
             if not has_symbolic(self.shape):
                 out = self.flatten().argmax(0)
                 return out.reshape((1,) * self.ndim) if keepdim else out
             # a symbolic axis does not flatten: the first hit by its row-major flat position
             return self._first_hit(self._hits(None), None, keepdim)
         if self.ndim == 0:
-            return _tensor().zeros((), dtype=dtypes.int32)
+            return type(self).zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
             raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
@@ -679,10 +693,10 @@ class TensorOps:
         axes = tuple(range(self.ndim)) if axis is None else (axis,)
         flat: Any = 0
         for d in axes:  # the flat position: each axis' position times its stride
-            pos = _positions(self.shape[d]).reshape(
+            pos = _positions(type(self), self.shape[d]).reshape(
                 tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
             stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
-            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, _tensor())
+            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, type(self))
                                  else stride)
         return hit.where(flat, dtypes.int32.max)._reduce(Ops.MIN, axis, keepdim) \
             .cast(dtypes.int32)
@@ -704,14 +718,14 @@ class TensorOps:
         its sign and its place among ties). Each element's rank is a count (how many come
         before it), and a one-hot of the ranks places it: O(n^2) work in one reduction, no
         data-dependent control flow. A symbolic axis sorts its bound rows."""
-        T = _tensor()
+        T = type(self)
         if self.ndim == 0:
             return self, T.zeros((), dtype=dtypes.int32)
         dim = self._axis(dim)
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
-        pos = _positions(n)
+        pos = _positions(T, n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
         before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
         rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
@@ -754,7 +768,7 @@ class TensorOps:
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        return self == _tensor().arange(num_classes).reshape((num_classes,) + (1,) * offset)
+        return self == type(self).arange(num_classes).reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
         """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
@@ -804,7 +818,7 @@ class TensorOps:
         if reduce not in (None, "add", "multiply"):
             raise TypeError(f"scatter reduce must be None, 'add' or 'multiply', got {reduce!r}")
         if not isinstance(src, type(self)):
-            src = _tensor().full(index.shape, src, self.dtype)
+            src = type(self).full(index.shape, src, self.dtype)
         elif reduce is not None:
             raise TypeError("scatter with reduce takes a scalar src; use scatter_reduce")
         if reduce is not None:
@@ -846,7 +860,7 @@ class TensorOps:
         rows, those past the count `fill_value`: output row k is the selected row whose rank
         (the count of selected rows before it) is k, a one-hot sum over n (no kernel of its
         own). `size` None: the count, which realizes the mask first (the size is data)."""
-        T, n = _tensor(), mask.shape[0]
+        T, n = type(self), mask.shape[0]
         count = mask.cast(dtypes.int32)._reduce(Ops.ADD, 0, False)
         if size is None:
             size = int(count.item())
@@ -863,7 +877,7 @@ class TensorOps:
     def nonzero(self, size: int | None = None, fill_value: Any = 0) -> Tensor:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
         With `size`, exactly that many rows (past the count, `fill_value`)."""
-        T, n = _tensor(), self.numel()
+        T, n = type(self), self.numel()
         flat = T.arange(n, dtype=dtypes.int32).reshape(n, 1)
         strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
         coords = [flat // st % sh for st, sh in zip(strides, self.shape)]
@@ -876,9 +890,7 @@ class TensorOps:
         With `size`, exactly that many (past the count, `fill_value`, in self's dtype)."""
         if mask.dtype is not dtypes.bool:
             raise InvalidArgument(f"masked_select needs a bool mask, got {mask.dtype.name}")
-        from .tensor import _broadcast_shape
-
-        shape = _broadcast_shape(self.shape, mask.shape)
+        shape = broadcast_shape(self.shape, mask.shape)
         x, m = (t.reshape((1,) * (len(shape) - t.ndim) + t.shape).expand(shape)
                 for t in (self, mask))
         return x.reshape(x.numel(), 1)._compact(m.reshape(m.numel()), size, fill_value).reshape(-1)
@@ -946,15 +958,15 @@ class TensorOps:
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 
 
-def _tri(r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
+def _tri(T: type[Tensor], r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     """(r, c) bool mask: true where column - row >= diagonal."""
-    return _positions(r).unsqueeze(-1) + diagonal <= _positions(c)
+    return _positions(T, r).unsqueeze(-1) + diagonal <= _positions(T, c)
 
 
-def _positions(n: int | UOp) -> Tensor:
+def _positions(T: type[Tensor], n: int | UOp) -> Tensor:
     """0, 1, ..., n-1 as int32; over a symbolic size (a bound Variable), the positions up to
-    its maximum shrunk to it, so the result has the symbolic size too."""
-    T = _tensor()
+    its maximum shrunk to it, so the result has the symbolic size too. T is the tensor class
+    (the caller's `type(self)`: this module is below tensor.py and does not import it)."""
     if isinstance(n, UOp):
         return T.arange(int(n.vmax)).shrink(((0, n),))
     return T.arange(n)
@@ -965,9 +977,9 @@ def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     return s is not t and actual((s,))[0] > actual((t,))[0]
 
 
-def _lower_triangle(n: int | UOp) -> Tensor:
+def _lower_triangle(T: type[Tensor], n: int | UOp) -> Tensor:
     """(n, n) bool, [i, j] true where j <= i (n may be symbolic)."""
-    pos = _positions(n)
+    pos = _positions(T, n)
     return pos.reshape(1, n) <= pos.reshape(n, 1)
 
 

@@ -18,10 +18,8 @@ KNOWN = [
                                           "render")},
     {"rulegrad.rules.kernelize_helpers", "rulegrad.runtime.kernelize",
      "rulegrad.runtime.schedule", "rulegrad.runtime.schedule_cache"},
-    {"rulegrad.runtime.autograd", "rulegrad.runtime.nn", "rulegrad.runtime.tensor",
-     "rulegrad.runtime.tensor_ops"},
 ]
-MAX_PRIVATE_IMPORTS = 26
+MAX_PRIVATE_IMPORTS = 12
 
 
 def _counter():

@@ -15,7 +15,7 @@ import pytest
 
 from rulegrad.dsl import load
 from rulegrad.generator.passdiff import EXTRA_PROGRAMS, PassDiff, passdiff
-from rulegrad.generator.soundness import Checker, _items, _location, package_rules_files
+from rulegrad.generator.soundness import Checker, _location, package_rules_files, rules_to_check
 
 # (rangeify's index_other, which raises on an INDEX no rule handles, is marked
 # `# check: unreachable` instead: tests/test_passdiff.py checks that no program fires it)
@@ -32,7 +32,7 @@ def programs() -> PassDiff:
 def structural_items() -> list:
     out = []
     for path in package_rules_files():
-        out += [it for it in _items(load(str(path)), None) if it.structural]
+        out += [it for it in rules_to_check(load(str(path)), None) if it.structural]
     return out
 
 

@@ -312,7 +312,7 @@ def _home(lay: Layout) -> str:
 def _reduced_axis(lay: Layout, sh: Shape, s: Step) -> Layout:
     """Where the sharded axis of a sum/max's source goes (rules/multi.rules: an all-reduce
     over it gives replicas; keepdim=False is a reshape after the reduction)."""
-    from rulegrad.rules.multi_helpers import _reshape_axis
+    from rulegrad.rules.multi_helpers import reshape_axis
 
     (axes, keep), k, devs = s.arg, lay[1], lay[2]
     if k in axes:
@@ -320,13 +320,13 @@ def _reduced_axis(lay: Layout, sh: Shape, s: Step) -> Layout:
     if keep:
         return lay
     kept = tuple(1 if a in axes else d for a, d in enumerate(sh))
-    return ("multi", _reshape_axis(kept, s.shape, k, len(devs)), devs)
+    return ("multi", reshape_axis(kept, s.shape, k, len(devs)), devs)
 
 
 def _layout(s: Step, lays: list[Layout], shapes: list[Shape]) -> Layout | None:
     """Where step s's result lives given its sources', or None when the op is not allowed on
     them (they mix devices, or it would move data between shards)."""
-    from rulegrad.rules.multi_helpers import _reshape_axis
+    from rulegrad.rules.multi_helpers import reshape_axis
 
     op = s.op
     if op == "input":
@@ -348,7 +348,7 @@ def _layout(s: Step, lays: list[Layout], shapes: list[Shape]) -> Layout | None:
     if op in ("sum", "max"):
         return _reduced_axis(lay, sh, s)
     if op == "reshape":
-        new = _reshape_axis(tuple(sh), s.shape, k, len(devs))
+        new = reshape_axis(tuple(sh), s.shape, k, len(devs))
         return None if new is None else ("multi", new, devs)
     ok = {"pad": lambda: s.arg[k] == (0, 0), "shrink": lambda: s.arg[k] == (0, sh[k]),
           "flip": lambda: k not in s.arg, "symshrink": lambda: s.arg[0] != k}[op]()

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rulegrad.runtime import capture
-from rulegrad.runtime.env import env_int
+from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -98,7 +98,11 @@ class CProgram:
                 timings.append(time.perf_counter() - t0)
 
 
-# hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program
+# hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program, with the
+# settings the optimizer reads (runtime/target.py's machine facts are fixed for the process)
+CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
+                   "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES")
+_choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256
 
@@ -118,7 +122,9 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     not be declared `restrict`."""
     pairs = [(k.name, k.ast) if hasattr(k, "ast") else (k[0], k[1]) for k in kernels]
     flags = tuple(restrict) if restrict is not None else (True,) * len(pairs)
-    key = tuple((name, ast, r) for (name, ast), r in zip(pairs, flags))
+    # the settings the optimizer's choices read are part of the key: the same kernels compile
+    # to other C with the optimizer off, or for other vectors or caches
+    key = (_choice_settings(), *((name, ast, r) for (name, ast), r in zip(pairs, flags)))
     prog = _programs.get(key)
     if prog is not None:
         _programs.move_to_end(key)

@@ -127,9 +127,11 @@ def cache_bytes(level: int) -> int:
 
 
 def threads() -> int:
-    """How many threads a kernel's threaded loop is split across: `RULEGRAD_THREADS`, else the
-    usable cores."""
-    return env_int("RULEGRAD_THREADS", cores(), minimum=1)
+    """How many threads a kernel's threaded loop is split across: `RULEGRAD_THREADS`, else
+    OpenMP's own `OMP_NUM_THREADS` when it is one whole number, else the usable cores."""
+    omp = (env_get("OMP_NUM_THREADS") or "").strip()
+    default = int(omp) if omp.isdigit() and int(omp) > 0 else cores()
+    return env_int("RULEGRAD_THREADS", default, minimum=1)
 
 
 def vector_bytes() -> int:

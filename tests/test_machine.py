@@ -85,6 +85,11 @@ def test_overrides(monkeypatch):
     assert [target.cache_bytes(v) for v in (1, 2, 3)] == [48 << 10, 2 << 20, 100000]
     assert target.threads() == 3
     monkeypatch.delenv("RULEGRAD_THREADS")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # OpenMP's own, when ours is not set
+    assert target.threads() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "4,2")  # a list per nesting level: not one count
+    assert target.threads() == len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS")
     assert target.threads() == len(os.sched_getaffinity(0))
 
 

@@ -31,6 +31,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .build import Library, build_library, probe_compiler
+from .launch import apply_threads
 from .lower import lower_only
 from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
@@ -55,6 +56,7 @@ class CKernel:
         for a in arrays[: self.nparams]:
             if not a.flags.c_contiguous:
                 raise ValueError(f"kernel {self.name} needs C-contiguous arrays")
+        apply_threads()
         self.fn(*[a.ctypes.data for a in arrays[: self.nparams]], *self.values(var_vals))
 
 
@@ -87,6 +89,7 @@ class CProgram:
                       timings: list[float] | None = None,
                       var_vals: dict[str, int] | None = None) -> None:
         """Call each kernel with its buffers' addresses (the realize path: no conversions)."""
+        apply_threads()  # RULEGRAD_THREADS, if it changed since this thread's last run
         if var_vals:  # symbolic sizes: each kernel's values after its addresses
             addrs = [[*a, *k.values(var_vals)] for k, a in zip(self.kernels, addrs)]
         for k, a in zip(self.kernels, addrs):

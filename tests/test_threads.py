@@ -1,0 +1,90 @@
+"""`RULEGRAD_THREADS` sets how many threads the kernels run (backends/c/launch.py): counted as
+the shares a launch makes and as OpenMP's own count, never timed."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import launch
+from rulegrad.backends.c.build import build_library
+from rulegrad.backends.c.render import RenderedKernel
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.env import EnvError
+
+# a launched kernel that counts the calls it gets: one per thread's share of the iterations
+COUNT = r"""
+void rg_count_shares(void *const *args, int64_t lo, int64_t hi)
+{
+  __atomic_add_fetch((int64_t *)args[0], 1, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch((int64_t *)args[0] + 1, hi - lo, __ATOMIC_SEQ_CST);
+}
+"""
+ITERATIONS = 1000
+
+
+@pytest.fixture(scope="module")
+def count_shares():
+    lib = build_library([RenderedKernel("rg_count_shares", COUNT, 1, (dtypes.int64,))])
+    fn = lib.function("rg_count_shares", 1, launch=ITERATIONS)
+
+    def shares() -> int:
+        counter = np.zeros(2, dtype=np.int64)
+        fn(counter.ctypes.data)
+        assert counter[1] == ITERATIONS  # every iteration run once, whatever the split
+        return int(counter[0])
+
+    shares.lib = lib  # (kept loaded)
+    return shares
+
+
+def _realize() -> None:
+    """A program run through the ordinary path (which applies the setting)."""
+    x = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal((Tensor(x) * 2).numpy(), x * 2)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_a_launch_makes_one_share_per_thread(monkeypatch, count_shares, n):
+    monkeypatch.setenv("RULEGRAD_THREADS", str(n))
+    _realize()
+    assert launch.max_threads() == n
+    assert count_shares() == n
+
+
+def test_the_setting_follows_each_change_and_each_python_thread(monkeypatch, count_shares):
+    monkeypatch.setenv("RULEGRAD_THREADS", "3")
+    _realize()
+    assert count_shares() == 3
+    monkeypatch.setenv("RULEGRAD_THREADS", "1")
+    _realize()
+    assert count_shares() == 1
+    seen = []
+
+    def other() -> None:  # OpenMP's count is per calling thread: a new one applies it too
+        _realize()
+        seen.append(count_shares())
+
+    monkeypatch.setenv("RULEGRAD_THREADS", "4")
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert seen == [4]
+
+
+def test_default_is_the_usable_cores(monkeypatch, count_shares):
+    import os
+
+    monkeypatch.delenv("RULEGRAD_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    _realize()
+    assert count_shares() == len(os.sched_getaffinity(0))
+
+
+def test_a_bad_count_is_an_error_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_THREADS", "0")
+    with pytest.raises(EnvError, match="RULEGRAD_THREADS"):
+        _realize()

@@ -1,5 +1,5 @@
-"""`RULEGRAD_THREADS` sets how many threads the kernels run (backends/c/launch.py): counted as
-the shares a launch makes and as OpenMP's own count, never timed."""
+"""`RULEGRAD_THREADS` sets how many threads the kernels run (backends/c/threads.py): counted as
+the shares a launch makes (backends/c/launch.py) and as OpenMP's own count, never timed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.backends.c import launch
+from rulegrad.backends.c import threads
 from rulegrad.backends.c.build import build_library
 from rulegrad.backends.c.render import RenderedKernel
 from rulegrad.runtime.dtype import dtypes
@@ -51,7 +51,7 @@ def _realize() -> None:
 def test_a_launch_makes_one_share_per_thread(monkeypatch, count_shares, n):
     monkeypatch.setenv("RULEGRAD_THREADS", str(n))
     _realize()
-    assert launch.max_threads() == n
+    assert threads.max_threads() == n
     assert count_shares() == n
 
 
@@ -88,3 +88,23 @@ def test_a_bad_count_is_an_error_naming_the_variable(monkeypatch):
     monkeypatch.setenv("RULEGRAD_THREADS", "0")
     with pytest.raises(EnvError, match="RULEGRAD_THREADS"):
         _realize()
+
+
+def test_a_fresh_process_applies_it_from_its_first_program(tmp_path):
+    """The first program of a process loads OpenMP while it compiles, before it runs: its own
+    run already has the setting's threads."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from rulegrad import Tensor\n"
+            "from rulegrad.backends.c import threads\n"
+            "x = np.ones(1 << 21, dtype=np.float32)\n"
+            "assert float((Tensor(x) * 2).sum().numpy()) == 2.0 * x.size\n"
+            "print(threads.max_threads())\n")
+    env = dict(os.environ, RULEGRAD_THREADS="3")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["3"]

@@ -15,11 +15,6 @@ kernel's library is compiled without -fopenmp. Each thread runs the share of the
 that `omp parallel for`'s static schedule gives it, so the threads touch the same memory as
 before, in the same order. Without OpenMP (a user's RULEGRAD_CFLAGS without -fopenmp) the
 region runs once, over every iteration.
-
-How many threads: `RULEGRAD_THREADS` (runtime/target.py's `threads()`). OpenMP keeps the count
-per calling thread, so `apply_threads()` sets it for the calling thread before a program runs,
-when the setting changed since that thread last looked (backends/c/run.py); every OpenMP region
-of every kernel library (one libgomp) then runs that many.
 """
 
 from __future__ import annotations
@@ -30,8 +25,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.env import env_get
-from rulegrad.runtime.target import threads
 
 from .build import build_library
 from .render import RenderedKernel
@@ -39,23 +32,6 @@ from .render import RenderedKernel
 SOURCE = r"""
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
-int omp_get_max_threads(void);
-void omp_set_num_threads(int);
-/* the threads the calling thread's next regions run, and how many that is now */
-void rg_set_threads(int n)
-{
-#ifdef _OPENMP
-  omp_set_num_threads(n);
-#endif
-}
-int rg_max_threads(void)
-{
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 typedef void (*rg_body)(void *const *, int64_t, int64_t);
 /* run fn on [0, n) as `omp parallel for schedule(static)` would: thread t of nt gets the
    t-th of nt contiguous shares, the first n % nt of them one iteration longer */
@@ -90,8 +66,7 @@ void rg_launch_scratch(rg_body fn, rg_finish finish, void **args, int64_t nargs,
 """
 
 _lock = threading.Lock()
-# (library, rg_launch, rg_launch_scratch, rg_set_threads, rg_max_threads), loaded once per process
-_loaded: Any = None
+_loaded: Any = None  # (library, rg_launch, rg_launch_scratch), loaded once per process
 
 
 def launcher() -> tuple[Any, Any]:
@@ -105,33 +80,8 @@ def launcher() -> tuple[Any, Any]:
             plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
             scratch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                 *[ctypes.c_int64] * 4]
-            set_threads, max_threads = lib.function("rg_set_threads", 0), \
-                lib.function("rg_max_threads", 0)
-            set_threads.argtypes, max_threads.restype = [ctypes.c_int], ctypes.c_int
-            _loaded = (lib, plain, scratch, set_threads, max_threads)
+            _loaded = (lib, plain, scratch)
         return _loaded[1], _loaded[2]
-
-
-# (OMP_NUM_THREADS, the default's source, is not watched: OpenMP reads it once, at its start)
-_applied = threading.local()  # per Python thread: the setting its OpenMP count was set from
-
-
-def apply_threads() -> None:
-    """Make the calling thread's OpenMP regions run `threads()` threads, if RULEGRAD_THREADS
-    changed since this thread last set them (a lookup per program run otherwise)."""
-    now = env_get("RULEGRAD_THREADS")
-    if getattr(_applied, "settings", False) == now:
-        return
-    n = threads()  # (a bad value is an EnvError here, and again at the next run)
-    launcher()
-    _loaded[3](n)
-    _applied.settings = now
-
-
-def max_threads() -> int:
-    """How many threads the calling thread's next OpenMP region runs (OpenMP's own count)."""
-    launcher()
-    return int(_loaded[4]())
 
 
 def launched(address: int, nargs: int, iterations: int, finish: int = 0, slot: int = 0,

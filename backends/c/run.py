@@ -31,7 +31,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .build import Library, build_library, probe_compiler
-from .launch import apply_threads
+from .threads import apply_threads
 from .lower import lower_only
 from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
@@ -104,7 +104,8 @@ class CProgram:
 # hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program, with the
 # settings the optimizer reads (runtime/target.py's machine facts are fixed for the process)
 CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
-                   "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES")
+                   "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS",
+                   "OMP_NUM_THREADS")
 _choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256

@@ -4,7 +4,7 @@ In: the machine (Linux's /proc/cpuinfo, /sys/devices/system/cpu/cpu0/cache, the 
 affinity), the C flags (`RULEGRAD_CFLAGS`) and the overrides `RULEGRAD_VECTOR_BYTES`,
 `RULEGRAD_L1_BYTES`, `RULEGRAD_L2_BYTES`, `RULEGRAD_L3_BYTES` and `RULEGRAD_THREADS`.
 Out: `vector_bytes()` (32 or 64), `vector_registers()` (16 or 32), `cache_bytes(level)`,
-`threads()`, and `machine_id()`, a short digest naming the CPU (model, flags, cores) for a
+`page_bytes()`, `cores()`, `threads()`, and `machine_id()`, a short digest naming the CPU (model, flags, cores) for a
 cache of choices timed on it.
 
 The machine is read once per process (the files do not change under a running program); an
@@ -114,6 +114,15 @@ def cores() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+@cache
+def page_bytes() -> int:
+    """The memory page size (4 KB on x86-64 Linux): the hardware prefetchers stop at its end."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return 4096
 
 
 def cache_bytes(level: int) -> int:

@@ -167,7 +167,7 @@ def test_a_fused_block_repeats_no_work(counted, name):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     assert fused["exp"] <= 2 * np_exps, (fused, np_exps)
     assert fused["div"] <= np_divs, (fused, np_divs)
-    counted.setattr(flash_cost, "LOCAL_MAX_PANEL", 0)  # no sum of products local to a kernel
+    counted.setattr(flash_cost, "local_max_panel", lambda: 0)  # no sum of products local
     unfused, got = _run_counted(build())
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     # (a register tile multiplies whole panels of 16 columns: a 10-column product costs 16

@@ -48,7 +48,7 @@ PARALLEL_MIN_WORK = 1 << 20
 # splits of the work per thread that keep the threads' shares even (the last grab, or the last
 # batch iteration, at most 1/16 or 1/2 of a share): fractions, not machine facts
 GRABS_PER_THREAD = 16
-BATCH_PER_CORE = 2
+BATCH_PER_THREAD = 2
 # row tiles a thread takes at a time, at most, when the rows are the output's contiguous axis
 # (a convolution's pixels): neighbouring tiles share the output's cache lines, and two cores
 # writing one line pass it back and forth (the 8x16x32x32 conv: 1.17 -> 0.76 ms on 2 threads).
@@ -57,9 +57,9 @@ GRAB_TILES = 16
 
 
 def batch_parallel_min() -> int:
-    """Batch iterations from which the batch loop is the threaded one: BATCH_PER_CORE per thread
-    (runtime/target.py's `threads()`: the usable cores, or RULEGRAD_THREADS)."""
-    return BATCH_PER_CORE * threads()
+    """Batch iterations from which the batch loop is the threaded one: BATCH_PER_THREAD per
+    thread (runtime/target.py's `threads()`: the usable cores, or RULEGRAD_THREADS)."""
+    return BATCH_PER_THREAD * threads()
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,13 @@ def count_shares():
     return shares
 
 
+X = np.arange(1 << 21, dtype=np.float32)  # past PARALLEL_MIN_WORK: a threaded loop
+
+
 def _realize() -> None:
-    """A program run through the ordinary path (which applies the setting)."""
-    x = np.arange(64, dtype=np.float32)
-    np.testing.assert_array_equal((Tensor(x) * 2).numpy(), x * 2)
+    """A threaded program run through the ordinary path (which applies the setting before a
+    program with threads runs; one without needs none)."""
+    np.testing.assert_array_equal((Tensor(X) * 2).numpy(), X * 2)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5])

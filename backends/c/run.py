@@ -48,6 +48,7 @@ class CKernel:
     library: Library          # kept alive (loaded) as long as this kernel
     source: str
     var_names: tuple[str, ...] = ()  # symbolic sizes, passed after the buffers
+    threaded: bool = False  # it runs OpenMP threads (its own region, or launch.py's)
 
     def values(self, var_vals: dict[str, int] | None) -> list[int]:
         return [var_vals[v] for v in self.var_names] if self.var_names else []  # type: ignore[index]
@@ -56,7 +57,8 @@ class CKernel:
         for a in arrays[: self.nparams]:
             if not a.flags.c_contiguous:
                 raise ValueError(f"kernel {self.name} needs C-contiguous arrays")
-        apply_threads()
+        if self.threaded:
+            apply_threads()
         self.fn(*[a.ctypes.data for a in arrays[: self.nparams]], *self.values(var_vals))
 
 
@@ -67,6 +69,7 @@ class CProgram:
     kernels: list[CKernel]
     source: str
     key: tuple = ()  # its entry in the table of programs
+    threaded: bool = False  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
 
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least
@@ -89,7 +92,8 @@ class CProgram:
                       timings: list[float] | None = None,
                       var_vals: dict[str, int] | None = None) -> None:
         """Call each kernel with its buffers' addresses (the realize path: no conversions)."""
-        apply_threads()  # RULEGRAD_THREADS, if it changed since this thread's last run
+        if self.threaded:  # RULEGRAD_THREADS, if it changed since this thread's last run
+            apply_threads()
         if var_vals:  # symbolic sizes: each kernel's values after its addresses
             addrs = [[*a, *k.values(var_vals)] for k, a in zip(self.kernels, addrs)]
         for k, a in zip(self.kernels, addrs):
@@ -150,8 +154,10 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                         lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
                                      rk.combine, rk.shared), lib,
                         rk.source,
-                        rk.var_names) for (name, _), rk in zip(pairs, rendered)]
-    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key)
+                        rk.var_names, rk.openmp or rk.launch > 0)
+                for (name, _), rk in zip(pairs, rendered)]
+    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key,
+                    any(k.threaded for k in ckernels))
     _programs[key] = prog
     bound = max_programs()
     while len(_programs) > bound:  # a dropped program's library is unloaded (build.Library)

@@ -13,7 +13,7 @@ from the block library) and run on the real inputs. The counts are held against:
   computes its lanes past a row's end too); an exp at most twice (rangeify recomputes one that
   is not kernel-local in each of its two readers, the row's sum and the output: a fixed factor,
   never a loop's trip count);
-- the unfused schedule (no kernel-local sums of products: `LOCAL_MAX_PANEL` 0), whose kernels
+- the unfused schedule (no kernel-local sums of products: `local_max_panel()` 0), whose kernels
   are separate loop nests: the fused kernel does no more exps or divisions, and no more
   multiplies but for the padding of whole register panels.
 

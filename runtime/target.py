@@ -4,8 +4,8 @@ In: the machine (Linux's /proc/cpuinfo, /sys/devices/system/cpu/cpu0/cache, the 
 affinity), the C flags (`RULEGRAD_CFLAGS`) and the overrides `RULEGRAD_VECTOR_BYTES`,
 `RULEGRAD_L1_BYTES`, `RULEGRAD_L2_BYTES`, `RULEGRAD_L3_BYTES` and `RULEGRAD_THREADS`.
 Out: `vector_bytes()` (32 or 64), `vector_registers()` (16 or 32), `cache_bytes(level)`,
-`page_bytes()`, `cores()`, `threads()`, and `machine_id()`, a short digest naming the CPU (model, flags, cores) for a
-cache of choices timed on it.
+`page_bytes()`, `cores()`, `threads()`, and `machine_id()`, a short digest naming the CPU
+(model, flags, cores) for a cache of choices timed on it.
 
 The machine is read once per process (the files do not change under a running program); an
 override is read at each use, so a setting may change between programs. A value that is not a

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.rules import flash_cost, flash_helpers, interchange_helpers, pack_helpers
-from rulegrad.rules import rangeify_helpers, stage_helpers
+from rulegrad.rules import (
+    flash_cost,
+    flash_helpers,
+    interchange_helpers,
+    pack_helpers,
+    rangeify_helpers,
+    stage_helpers,
+)
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ plain loop nest it was lowered to, and still gives numpy's answer.
 For each program (matmul, softmax, attention, a convolution, reductions along each axis,
 mixed dtypes), through the scheduler and C: with the optimizer off, each kernel's optimized
 AST is its lowered AST itself, no STORE or SINK carries an action, and the C has no register
-block (printed or the block library's) and no threads (`omp parallel`); the answer is
-numpy's. (The renderer still prints `omp simd` on a reduce: a decision of its own, issue 32.) With it on,
-the same programs do take actions (a packed product, a flash kernel), so the check above is not
-vacuous.
+block (printed or the block library's) and no threads (`omp parallel`); the answer is numpy's.
+(The renderer still prints `omp simd` on a reduce: a decision of its own, issue 32.) With it
+on, the same programs do take actions (a packed product, a flash kernel), so the check above
+is not vacuous.
 """
 
 from __future__ import annotations

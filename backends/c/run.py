@@ -31,10 +31,10 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .build import Library, build_library, probe_compiler
-from .threads import apply_threads
 from .lower import lower_only
 from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
+from .threads import apply_threads
 
 
 @dataclass

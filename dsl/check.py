@@ -128,7 +128,7 @@ def _plain_helper(obj: Any) -> bool:
 
 
 def _constant(name: str, obj: Any) -> bool:
-    """A named constant (`LOCAL_MAX_ROW`): an all-caps name of a number or a string, which a
+    """A named constant (`UNROLL_MAX`): an all-caps name of a number or a string, which a
     rule reads and never changes."""
     return name.isupper() and isinstance(obj, (bool, int, float, str))
 

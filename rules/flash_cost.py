@@ -11,12 +11,14 @@ flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel'
 product itself, an MLP block's softmax: its rows' stores are then plain loops after the products'
 register tiles): per tile of 6 rows, each product's
 operand that does not vary by row (attention's K^T and V) is packed once per head and read whole
-by every tile. At most LOCAL_MAX_PANEL multiply-adds per row, that operand is at most 32K floats
-(128 KB), so both of attention's stay in the L2 cache (512 KB a core here) between tiles: there
-the flash kernel is faster than packed kernels of their own plus the row's max and sum (8 heads
-x 256 x 64, 16K multiply-adds per row each: README, "Kernel-local buffers"). A longer one (an
-MLP's hidden layer, 784 x 256 per row) would stream its operand from memory per tile: the packed
-loops of its own kernel win.
+by every tile. At most `local_max_panel()` multiply-adds per row, that operand (one float32 per
+multiply-add) fills at most an eighth of the L2 cache (runtime/target.py), so both of attention's
+fill at most a quarter and stay there between tiles beside the tiles' scores, outputs and the
+rows streamed through (1 MB of L2: 32K multiply-adds, 128 KB each): there the flash kernel is
+faster than packed kernels of their own plus the row's max and sum (8 heads x 256 x 64, 16K
+multiply-adds per row each: README, "Kernel-local buffers"). A longer one (an MLP's hidden
+layer, 784 x 256 per row) would stream its operand from memory per tile: the packed loops of
+its own kernel win.
 """
 
 from __future__ import annotations
@@ -25,9 +27,16 @@ import math
 from typing import Any
 
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-LOCAL_MAX_PANEL = 1 << 15
+
+def local_max_panel() -> int:
+    """The most multiply-adds per row of a kernel-local sum of products: its packed float32
+    operand at most an eighth of L2 (see the module's docstring)."""
+    return cache_bytes(2) // (8 * 4)
+
+
 # the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as
 # much as 16, so they count as 16
 PANEL = 16
@@ -39,12 +48,12 @@ def _panels(n: int) -> int:
 
 def _size(r: UOp) -> int:
     end = r.src[0]
-    return end.arg if end.op is Ops.CONST else LOCAL_MAX_PANEL + 1  # symbolic: never local
+    return end.arg if end.op is Ops.CONST else local_max_panel() + 1  # symbolic: never local
 
 
 def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
     """Why a value read at `idx` (its row: idx's loop ranges) is not local: a sum of products of
-    more than LOCAL_MAX_PANEL multiply-adds per row computes it (`products`, attention's scores:
+    more than `local_max_panel()` multiply-adds per row computes it (`products`, attention's scores:
     their length times the array's panels) or reads it (one whose reduce ranges are among idx's:
     its length times the panels of its kernel's loops past the row); else None."""
     rngs = [n for e in (*idx.src[1:], *(idx.arg or ())) for n in toposort(e) if n.op is Ops.RANGE]
@@ -58,7 +67,8 @@ def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
         if k is not None:
             cols = math.prod(_size(x) for x in ctx.kernel_loops.get(r, ()) if x not in row)
             most = max(most, k * _panels(cols))
-    if most <= LOCAL_MAX_PANEL:
+    bound = local_max_panel()
+    if most <= bound:
         return None
     return (f"a sum of products of {most} multiply-adds per row > LOCAL_MAX_PANEL "
-            f"{LOCAL_MAX_PANEL} computes or reads it")
+            f"{bound} computes or reads it")

@@ -35,12 +35,15 @@ from rulegrad.rules.pack_helpers import (
 )
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-# the packed panels of one head (every product's), at most: they live on the stack of the
-# thread, and are read again by each tile of rows, so they must stay in the L2 cache (the
-# rangeify cost rule keeps each below LOCAL_MAX_PANEL elements: 128 KB of float32)
-MAX_PANEL_BYTES = 1 << 18
+
+def max_panel_bytes() -> int:
+    """The packed panels of one head (every product's), at most: they live on the stack of the
+    thread and are read again by each tile of rows, so they fill at most a quarter of L2 (the
+    rangeify cost rule keeps each below an eighth: rules/flash_cost.py)."""
+    return cache_bytes(2) // 4
 
 
 # the dtypes a register tile computes in: the prelude has their vectors and fused multiply-add
@@ -134,7 +137,7 @@ def _plan(st: UOp) -> Flash | None:
                             [dl.src[1] for dl in prods] + [c], widths):
         k = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]
         panels += k * -(-range_size(cols) // w) * w * red.dtype.itemsize  # type: ignore[operator]
-    if panels > MAX_PANEL_BYTES:
+    if panels > max_panel_bytes():
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
@@ -175,7 +178,7 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
         cols = -(-range_size(dl.src[1]) // w) * w  # type: ignore[operator]
         panels += k * cols * dl.src[0].dtype.itemsize
         work += k * range_size(dl.src[1])  # type: ignore[operator]
-    if panels > MAX_PANEL_BYTES:
+    if panels > max_panel_bytes():
         return None
     work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),

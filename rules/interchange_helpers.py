@@ -20,28 +20,18 @@ from rulegrad.rules.opt_helpers import VECTOR_LANES, along, stride, vector_value
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable, range_size
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes, page_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps this many accumulators (one output row) on the stack
 INTERCHANGE_MAX = 4096
 # the output block a tiled product keeps in registers (rows x contiguous columns)
 TILE_I, TILE_J = 4, 16
-# with no output loop around j to split across cores (a sum down the columns of a matrix), the
-# threads take blocks of at most this many columns: each streams its own part of every row.
-# Narrow blocks start a new page on every row and defeat the prefetcher: a 2048x2048 float32
-# column sum on one core, best of 120, took 1.10 ms in blocks of 256 columns, 1.05 in blocks
-# of 512, 0.70-0.83 in blocks of 1024 and 0.54-0.65 as whole rows (a loaded machine)
-BLOCK_J = 1024
 # the fewest columns in a block: a vector's worth (8 float32 lanes)
 BLOCK_MIN = 8
 # the most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
 # block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
 VECTORS_MAX = 8
-# A block of register accumulators reads a few cache lines of each row, then the next row, a
-# stride the hardware prefetchers follow late: gcc is told to fetch the row this many steps
-# ahead. A 64x256x256 max over the middle axis ran 1.6x faster (0.52 / 0.79 ms on 2 threads,
-# 3.1 / 5.4 ms on one; the kernel alone, interleaved; 4 rows ahead: 0.61 ms).
-PREFETCH_ROWS = 8
 # a sum down the columns (an interchanged reduce with no output loop but its columns) adds
 # this many rows per pass over its accumulators, in order, in a register: each accumulator is
 # loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
@@ -49,6 +39,26 @@ PREFETCH_ROWS = 8
 ROWS_PER_PASS = 4
 _COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
                      Ops.FDIV, Ops.RECIPROCAL})
+
+
+def block_j(itemsize: int) -> int:
+    """With no output loop around j to split across cores (a sum down the columns of a matrix),
+    the threads take blocks of at most this many columns: each streams its own part of every
+    row, a whole page of it (runtime/target.py's page size). A narrower block starts a new
+    page on every row, where the hardware prefetcher stops: a 2048x2048 float32 column sum on
+    one core, best of 120, took 1.10 ms in blocks of 256 columns, 1.05 in blocks of 512,
+    0.70-0.83 in blocks of 1024 (a 4 KB page) and 0.54-0.65 as whole rows (a loaded machine)."""
+    return page_bytes() // itemsize
+
+
+def prefetch_rows() -> int:
+    """A block of register accumulators reads a few cache lines of each row, then the next row,
+    a stride the hardware prefetchers follow late: gcc is told to fetch the row this many steps
+    ahead, as many as keep the rows in flight (a block: VECTORS_MAX float32 vectors of a row)
+    within a sixteenth of the L1 data cache, so none is evicted before it is read (32 KB: 8
+    rows). A 64x256x256 max over the middle axis ran 1.6x faster (0.52 / 0.79 ms on 2 threads,
+    3.1 / 5.4 ms on one; the kernel alone, interleaved; 4 rows ahead: 0.61 ms)."""
+    return max(1, cache_bytes(1) // 16 // (VECTORS_MAX * VECTOR_LANES * 4))
 
 
 @dataclass(frozen=True)
@@ -142,11 +152,12 @@ def _plan(st: UOp) -> Interchange | None:
     if len(reds) == 1 and not per_row and len(ranges) >= 2:
         vectors = _vectors(st, reds[0], j)
         if vectors is not None:
-            return Interchange(None, vectors=vectors, prefetch=PREFETCH_ROWS)
+            return Interchange(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     rows = ROWS_PER_PASS if len(ranges) == 1 and all(
         range_size(r.src[-1]) % ROWS_PER_PASS == 0 for r in reds) else 1  # type: ignore[operator]
-    block = _block(range_size(j)) if len(ranges) == 1 and work >= PARALLEL_MIN_WORK else None  # type: ignore[arg-type]
+    block = (_block(range_size(j), block_j(reds[0].dtype.itemsize))  # type: ignore[arg-type]
+             if len(ranges) == 1 and work >= PARALLEL_MIN_WORK else None)
     return Interchange(None, block, rows=rows)
 
 
@@ -171,11 +182,11 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
     return max(d for d in range(1, VECTORS_MAX + 1) if count % d == 0)
 
 
-def _block(size: int) -> int | None:
+def _block(size: int, widest: int) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
-    fewest that makes them at most BLOCK_J wide (else the narrowest wider split), at least
-    BLOCK_MIN wide; None when no split fits (a prime size stays on one core)."""
-    first = max(2, -(-size // BLOCK_J))
+    fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
+    at least BLOCK_MIN wide; None when no split fits (a prime size stays on one core)."""
+    first = max(2, -(-size // widest))
     fits = [size // n for n in range(first, size // BLOCK_MIN + 1) if size % n == 0]
     fits = fits or [size // n for n in range(first - 1, 1, -1) if size % n == 0]
     return fits[0] if fits else None

@@ -38,17 +38,22 @@ UNROLL_MAX = 16
 UPCAST_MIN = 8
 # reads further apart than this along the upcast axis are gathers (a transpose): left scalar
 UPCAST_MAX_STRIDE = 4
-# an explicit vector: 8 float32 lanes, 256 bits (AVX2; gcc splits it elsewhere)
-VECTOR_LANES = 8
+# an explicit vector: 8 float32 lanes, 256 bits, on every target (the renderer's `rg_vf32`;
+# gcc splits it without AVX2). Not a machine choice: at 512 bits a contiguous loop is left to
+# gcc's `omp simd` instead (`upcast`), and only strided reads keep these
+AVX2_BYTES = 32
+VECTOR_LANES = AVX2_BYTES // 4
 # the reads an explicit vector makes along its loop: contiguous, or every other element (a
 # stride-2 window: two loads and a shuffle); wider strides are left to gcc's `omp simd`
 VECTOR_STRIDES = (1, 2)
-# a reduce along a contiguous loop of at least this many values keeps REDUCE_VECTORS vectors of
-# partial results: one accumulator waits on its last step (a float add's latency, four
-# operations for a NaN-propagating max), several keep the vector units busy. A softmax's
-# 1024-wide row max ran in a third of the time with 4 (2: half, 8: no better than 4)
-VECTOR_REDUCE_MIN = 64
+# a reduce along a contiguous loop keeps REDUCE_VECTORS vectors of partial results: one
+# accumulator waits on its last step (a float add's latency, four operations for a
+# NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
+# in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
 REDUCE_VECTORS = 4
+# ... from a loop that fills every accumulator at least twice (shorter: their final combine
+# costs as much as the steps they saved)
+VECTOR_REDUCE_MIN = 2 * REDUCE_VECTORS * VECTOR_LANES
 # the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,

@@ -22,28 +22,44 @@ from dataclasses import dataclass
 
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-# a panel is 2 vector registers of columns: 16 float32 with AVX2, 32 with AVX-512
-# (runtime/target.py)
+# The register tile's geometry is not a size choice: the block library's blocks are compiled
+# for it once per cache, whatever the width (backends/c/blocks.py). A panel is 2 vector
+# registers of columns (16 float32 with AVX2, 32 with AVX-512: runtime/target.py), two
+# independent FMA chains per broadcast of A.
 PANEL_VECTORS = 2
-# 6 rows x 2 vectors = 12 accumulators, plus 2 of B and 1 broadcast of A: 15 of AVX2's 16
-# registers (AVX-512 has 32; its 512-bit tile is the same 6 x 2 registers).
-# 6 rows beat 4 (8 accumulators barely cover the FMA latency) by about 1.3x (bench/kernels.py)
-TILE_ROWS = 6
-MIN_WORK = 1 << 15    # multiply-adds below which the plain loops are as good
+# the vector registers of the narrowest target the tile must fit (AVX2; AVX-512 has 32, and
+# keeps the same tile: its 12 accumulators already cover the FMA latency)
+TILE_REGISTERS = 16
+# as many rows as fit beside one broadcast of A and a panel of B: 6 rows x 2 vectors = 12
+# accumulators + 2 + 1 = 15 of 16 registers. 6 rows beat 4 (8 accumulators barely cover the
+# FMA latency) by about 1.3x (bench/kernels.py)
+TILE_ROWS = (TILE_REGISTERS - PANEL_VECTORS - 1) // PANEL_VECTORS
+# multiply-adds below which the plain loops are as good: packing's fixed cost (a panel copy, a
+# team) against its speed-up, a ratio of times no machine file gives; search would tune it
+MIN_WORK = 1 << 15
 # work below which a loop nest runs on one core (every action's: the packed loops', in
-# multiply-adds: waking the thread team costs more than the split saves)
+# multiply-adds): waking the thread team (microseconds) costs more than the split saves. A ratio
+# of a latency to an operation's time, neither a size nor a width: a constant until search
+# (RULEGRAD_BEAM) times it per machine
 PARALLEL_MIN_WORK = 1 << 20
-BATCH_PARALLEL_MIN = 4  # batch iterations from which the batch loop is the threaded one
+# splits of the work per thread that keep the threads' shares even (the last grab, or the last
+# batch iteration, at most 1/16 or 1/2 of a share): fractions, not machine facts
+GRABS_PER_THREAD = 16
+BATCH_PER_THREAD = 2
 # row tiles a thread takes at a time, at most, when the rows are the output's contiguous axis
 # (a convolution's pixels): neighbouring tiles share the output's cache lines, and two cores
 # writing one line pass it back and forth (the 8x16x32x32 conv: 1.17 -> 0.76 ms on 2 threads).
-# A matmul's tiles are whole rows apart: one at a time. At least GRABS_PER_THREAD grabs per
-# thread of 2 keep the split even.
+# A matmul's tiles are whole rows apart: one at a time. Measured on one shape: search's to tune
 GRAB_TILES = 16
-GRABS_PER_THREAD = 16
+
+
+def batch_parallel_min() -> int:
+    """Batch iterations from which the batch loop is the threaded one: BATCH_PER_THREAD per
+    thread (runtime/target.py's `threads()`: the usable cores, or RULEGRAD_THREADS)."""
+    return BATCH_PER_THREAD * threads()
 
 
 @dataclass(frozen=True)
@@ -183,7 +199,7 @@ def _plan(st: UOp) -> Pack | None:
     batch = [r for r in ranges if r is not j and r not in rows]
     if macs < PARALLEL_MIN_WORK:
         parallel = ""
-    elif batch and range_size(batch[0]) >= BATCH_PARALLEL_MIN:  # type: ignore[operator]
+    elif batch and range_size(batch[0]) >= batch_parallel_min():  # type: ignore[operator]
         parallel = "batch"
     else:
         parallel = "tiles"
@@ -199,7 +215,7 @@ def _plan(st: UOp) -> Pack | None:
     tile = min(TILE_ROWS, ni)
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
-        grab = max(1, min(GRAB_TILES, -(-ni // tile) // (2 * GRABS_PER_THREAD)))
+        grab = max(1, min(GRAB_TILES, -(-ni // tile) // (threads() * GRABS_PER_THREAD)))
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 from rulegrad.runtime.view import flatten
 
@@ -140,11 +141,13 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
 
 
 # ---------------------------------------------------------------------- kernel-local reductions
-# the most elements a reduction computed locally may read per row: beyond this a row no longer
-# stays in the L2 cache between the passes of its kernel that read it (the row's max, its sum,
-# the output), so each pass streams it from memory again and the reduction's own kernel is as
-# good; 16K float32 is 64 KB
-LOCAL_MAX_ROW = 1 << 14
+def local_max_row() -> int:
+    """The most elements a reduction computed locally may read per row: as float32, a sixteenth
+    of the L2 cache (runtime/target.py; 1 MB: 16K elements, 64 KB), so the row stays there
+    between the passes of its kernel that read it (the row's max, its sum, the output) beside
+    what each pass streams in and writes; a longer row streams from memory for each pass, and
+    the reduction's own kernel is as good."""
+    return cache_bytes(2) // (16 * 4)
 
 
 # a sum of at least this many products is printed by the C backend as packed loops with fused
@@ -189,9 +192,11 @@ def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
     return out
 
 
-# the most elements of a kernel-local array: 16 KB of float32 per thread, on the stack and in
-# the L1 cache while its row's readers run (a larger one goes to a global buffer)
-LOCAL_MAX_ARRAY = 1 << 12
+def local_max_array() -> int:
+    """The most elements of a kernel-local array: as float32, half the L1 data cache per thread
+    (32 KB: 4K elements), on the stack and in L1 while its row's readers run (a larger one goes
+    to a global buffer)."""
+    return cache_bytes(1) // (2 * 4)
 
 
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:

@@ -23,11 +23,15 @@ from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import free_ranges, operands, range_size
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, substitute, toposort
 
-# the most elements a staged operand's array holds: 16 KB of float32, in the L1 cache with the
-# rows that read it (rangeify's LOCAL_MAX_ARRAY for its own kernel-local arrays)
-STAGE_MAX = 1 << 12
+
+def stage_max() -> int:
+    """The most elements a staged operand's array holds: as float32, half the L1 data cache, so
+    it stays there beside the rows that read it (32 KB: 4K elements; rangeify's
+    `local_max_array` for its own kernel-local arrays)."""
+    return cache_bytes(1) // (2 * 4)
 
 
 def _computes(x: UOp) -> bool:
@@ -63,7 +67,7 @@ def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
             xy = operands(red)
             ks = red.src[1:]
             sizes = [range_size(k) for k in ks]
-            if xy is None or None in sizes or math.prod(sizes) > STAGE_MAX:  # type: ignore[arg-type]
+            if xy is None or None in sizes or math.prod(sizes) > stage_max():  # type: ignore[arg-type]
                 continue
             for x, y in (xy, xy[::-1]):
                 # the columns: loops around the reduce that y reads and x does not; x is then

@@ -57,7 +57,10 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              "RULEGRAD_MATCHER", "RULEGRAD_FLOAT_PARAMS", "RULEGRAD_MAX_KERNEL_BUFFERS",
              "RULEGRAD_MAX_PROGRAMS", "MAX_KERNEL_BUFFERS", "DONT_REALIZE_EXPAND",
              "DONT_GROUP_REDUCES", "FUSE_ARANGE",
-             "RULEGRAD_MAX_BUFFER_BYTES")  # (a plan's buffers were checked against the limit)
+             "RULEGRAD_MAX_BUFFER_BYTES",  # (a plan's buffers were checked against the limit)
+             # what the optimizer's choices read (backends/c/run.py's CHOICE_SETTINGS)
+             "RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES", "RULEGRAD_L2_BYTES",
+             "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS", "OMP_NUM_THREADS")
 _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",

@@ -1,24 +1,146 @@
-"""The width of the vector registers the packed products' register tiles are made of (and,
-at 512 bits, whether a contiguous upcast loop is left to gcc: rules/opt_helpers.py).
+"""The machine's facts the optimizer's choices are made from: vector width, cache sizes, cores.
 
-In: the machine (Linux's /proc/cpuinfo), the C flags (`RULEGRAD_CFLAGS`) and
-`RULEGRAD_VECTOR_BYTES`. Out: 32 (AVX2's 256 bits) or 64 (AVX-512's 512 bits).
+In: the machine (Linux's /proc/cpuinfo, /sys/devices/system/cpu/cpu0/cache, the process's CPU
+affinity), the C flags (`RULEGRAD_CFLAGS`) and the overrides `RULEGRAD_VECTOR_BYTES`,
+`RULEGRAD_L1_BYTES`, `RULEGRAD_L2_BYTES`, `RULEGRAD_L3_BYTES` and `RULEGRAD_THREADS`.
+Out: `vector_bytes()` (32 or 64), `vector_registers()` (16 or 32), `cache_bytes(level)`,
+`page_bytes()`, `cores()`, `threads()`, and `machine_id()`, a short digest naming the CPU
+(model, flags, cores) for a cache of choices timed on it.
 
-The tiles are TILE_ROWS rows x 2 registers of columns (`rules/pack_helpers.py`), whatever the
-width: with 512-bit registers a tile holds twice the columns, so each load of x and of the
-packed panel feeds twice the multiply-adds. On this project's machine (AVX-512 cores with
-full-width FMA) a 512^3 matmul ran 1.6x faster than with 256-bit tiles (interleaved, 80 calls
-each; bench/kernels.py shows the ratio to numpy's BLAS). The default builds with
--march=native, so 512-bit tiles are used where the CPU has AVX-512F; a user's RULEGRAD_CFLAGS
-without -march=native targets another CPU, so the tiles stay 256-bit (what x86-64 compilers
-handle for any target). `RULEGRAD_VECTOR_BYTES=32` (or 64) chooses.
+The machine is read once per process (the files do not change under a running program); an
+override is read at each use, so a setting may change between programs. A value that is not a
+size, or a thread count below 1, is an `EnvError` naming the variable. Where a file is absent
+(not Linux, a container without sysfs) the fallbacks are a common x86-64 core's: 32 KB of L1
+data cache, 512 KB of L2, 8 MB of L3, AVX2.
+
+The packed products' tiles are TILE_ROWS rows x 2 registers of columns
+(`rules/pack_helpers.py`), whatever the width: with 512-bit registers a tile holds twice the
+columns, so each load of x and of the packed panel feeds twice the multiply-adds. On this
+project's machine (AVX-512 cores with full-width FMA) a 512^3 matmul ran 1.6x faster than with
+256-bit tiles (interleaved, 80 calls each; bench/kernels.py shows the ratio to numpy's BLAS).
+The default builds with -march=native, so 512-bit tiles are used where the CPU has AVX-512F; a
+user's RULEGRAD_CFLAGS without -march=native targets another CPU, so the tiles stay 256-bit
+(what x86-64 compilers handle for any target). `RULEGRAD_VECTOR_BYTES=32` (or 64) chooses.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
-from .env import EnvError, env_get
+from .env import EnvError, env_bytes, env_get, env_int
+
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+CPUINFO = Path("/proc/cpuinfo")
+# a common x86-64 core's caches, used where sysfs does not say (by level)
+FALLBACK_CACHE = {1: 32 << 10, 2: 512 << 10, 3: 8 << 20}
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """What /proc/cpuinfo says of the first CPU: its model name and its flags."""
+
+    model: str
+    flags: frozenset[str]
+
+
+def parse_cpuinfo(text: str) -> Cpu:
+    """The first processor's `model name` and `flags` lines of /proc/cpuinfo's text (empty when
+    absent: another architecture's cpuinfo names them otherwise)."""
+    model, flags = "", frozenset[str]()
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key = key.strip()
+        if key == "model name" and not model:
+            model = value.strip()
+        elif key == "flags" and not flags:
+            flags = frozenset(value.split())
+        if model and flags:
+            break
+    return Cpu(model, flags)
+
+
+def parse_size(text: str) -> int | None:
+    """sysfs's cache size (`32K`, `1024K`, `32M`, or bytes) in bytes; None if it is not one."""
+    text = text.strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    return int(digits) * scale if digits.isdigit() and int(digits) > 0 else None
+
+
+def read_caches(root: Path) -> dict[int, int]:
+    """The data (or unified) cache sizes of one CPU by level, from sysfs's `index*/` folders
+    under `root` ({level, type, size} files); a level with no readable entry is absent."""
+    sizes: dict[int, int] = {}
+    try:
+        entries = sorted(root.glob("index*"))
+    except OSError:
+        return sizes
+    for entry in entries:
+        try:
+            level = int((entry / "level").read_text().strip())
+            kind = (entry / "type").read_text().strip()
+            size = parse_size((entry / "size").read_text())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified") and size is not None:
+            sizes.setdefault(level, size)
+    return sizes
+
+
+@cache
+def cpu() -> Cpu:
+    """This machine's CPU (read once)."""
+    try:
+        return parse_cpuinfo(CPUINFO.read_text())
+    except OSError:
+        return Cpu("", frozenset())
+
+
+@cache
+def _caches() -> dict[int, int]:
+    return {**FALLBACK_CACHE, **read_caches(CACHE_DIR)}
+
+
+@cache
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity), read once."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@cache
+def page_bytes() -> int:
+    """The memory page size (4 KB on x86-64 Linux): the hardware prefetchers stop at its end."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return 4096
+
+
+def cache_bytes(level: int) -> int:
+    """The size of one core's level-`level` data cache (1, 2 or 3) in bytes:
+    `RULEGRAD_L{level}_BYTES` (`48K`, `2M`, bytes) if set, else sysfs's, else the fallback."""
+    name = f"RULEGRAD_L{level}_BYTES"
+    value = env_bytes(name, _caches()[level])
+    if value < 1:
+        raise EnvError(f"{name}={env_get(name)!r}: a cache size must be at least 1 byte")
+    return value
+
+
+def threads() -> int:
+    """How many threads a kernel's threaded loop is split across: `RULEGRAD_THREADS`, else
+    OpenMP's own `OMP_NUM_THREADS` when it is one whole number, else the usable cores."""
+    omp = (env_get("OMP_NUM_THREADS") or "").strip()
+    default = int(omp) if omp.isdigit() and int(omp) > 0 else cores()
+    return env_int("RULEGRAD_THREADS", default, minimum=1)
 
 
 def vector_bytes() -> int:
@@ -33,16 +155,17 @@ def vector_bytes() -> int:
     flags = env_get("RULEGRAD_CFLAGS")
     if flags is not None and flags.strip() and "-march=native" not in flags.split():
         return 32
-    return 64 if _cpu_has_avx512f() else 32
+    return 64 if "avx512f" in cpu().flags else 32
 
 
-@cache
-def _cpu_has_avx512f() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return "avx512f" in line.split()
-    except OSError:
-        pass
-    return False
+def vector_registers() -> int:
+    """The vector registers a register tile may use: AVX-512's 32 at 512 bits, else AVX2's 16."""
+    return 32 if vector_bytes() == 64 else 16
+
+
+def machine_id() -> str:
+    """A short digest of what makes a timing on this machine valid on another: the CPU model,
+    its flags and the usable cores (a key for choices timed here)."""
+    c = cpu()
+    text = f"{c.model}\n{' '.join(sorted(c.flags))}\n{cores()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -7,7 +7,10 @@ process that made it removes it. `RULEGRAD_TEST_CACHE=DIR` keeps a cache across 
 
 The packed products' tiles are 256-bit (`RULEGRAD_VECTOR_BYTES=32`) unless a test asks for
 512: their geometry (columns left over, panels) is the same on every machine, AVX-512 or not;
-tests/test_wide_vectors.py runs the products in 512-bit tiles.
+tests/test_wide_vectors.py runs the products in 512-bit tiles. The machine facts the
+optimizer's sizes come from (runtime/target.py: cache sizes, threads) are pinned too, to this
+project's machine's, so a test's kernels are the same on every machine; tests/test_machine.py
+reads the machine itself.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 
 def pytest_configure(config) -> None:
     os.environ.setdefault("RULEGRAD_VECTOR_BYTES", "32")
+    for name, value in (("RULEGRAD_L1_BYTES", "32K"), ("RULEGRAD_L2_BYTES", "1M"),
+                        ("RULEGRAD_L3_BYTES", "32M"), ("RULEGRAD_THREADS", "2")):
+        os.environ.setdefault(name, value)
     if os.environ.get(_MARK) and os.environ.get("RULEGRAD_CACHE") == os.environ[_MARK]:
         return  # an xdist worker: the controller chose the folder
     chosen = os.environ.get("RULEGRAD_TEST_CACHE")

@@ -9,7 +9,7 @@ by the generated module and by the interpreted matcher, which must agree:
   index_pad: the AND of the padded axes' conditions);
 - analyses (`analysis MODULE: f`) are asked by guards and where names (their misuse is a
   located error: tests/dsl/fail/analysis_*.rules);
-- a constant declared with `use` (`LOCAL_MAX_ROW`, read by rangeify.rules' cost rules; a name
+- a constant declared with `use` (an all-caps name of the helper module; a name
   that is not one is a located error: tests/dsl/fail/use_not_a_constant.rules);
 - contexts declared in the rules file (`context RangeifyContext(sink) { ... }`: fields with
   defaults, `start` from the pass's graph, methods, `again` for until_settled) and records

@@ -706,7 +706,9 @@ def test_middle_axis_reduce_in_register_vectors_bits_equal_numpy(op, width, vect
     t = getattr(Tensor(x), op)(axis=1)
     low, opt, rk = _kernel(t)
     # each row's vectors are fetched PREFETCH_ROWS rows ahead (a row is `width` values)
-    from rulegrad.rules.interchange_helpers import PREFETCH_ROWS
+    from rulegrad.rules.interchange_helpers import prefetch_rows
+
+    PREFETCH_ROWS = prefetch_rows()
 
     assert (f"INTERCHANGE r1 inside the reduce loops, in blocks of {vectors} vectors of 8 "
             f"accumulators in registers, rows fetched {PREFETCH_ROWS} ahead") in actions(low, opt)

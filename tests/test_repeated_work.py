@@ -13,7 +13,7 @@ from the block library) and run on the real inputs. The counts are held against:
   computes its lanes past a row's end too); an exp at most twice (rangeify recomputes one that
   is not kernel-local in each of its two readers, the row's sum and the output: a fixed factor,
   never a loop's trip count);
-- the unfused schedule (no kernel-local sums of products: `LOCAL_MAX_PANEL` 0), whose kernels
+- the unfused schedule (no kernel-local sums of products: `local_max_panel()` 0), whose kernels
   are separate loop nests: the fused kernel does no more exps or divisions, and no more
   multiplies but for the padding of whole register panels.
 
@@ -167,7 +167,7 @@ def test_a_fused_block_repeats_no_work(counted, name):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     assert fused["exp"] <= 2 * np_exps, (fused, np_exps)
     assert fused["div"] <= np_divs, (fused, np_divs)
-    counted.setattr(flash_cost, "LOCAL_MAX_PANEL", 0)  # no sum of products local to a kernel
+    counted.setattr(flash_cost, "local_max_panel", lambda: 0)  # no sum of products local
     unfused, got = _run_counted(build())
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     # (a register tile multiplies whole panels of 16 columns: a 10-column product costs 16

@@ -10,6 +10,10 @@ register tile, packed operand, threaded loop), which `render.py` and `gemm.py` p
 `actions(before, after)` names what changed, and `render.py` adds how it printed them (a
 launched loop, the block library), so `DEBUG=2` shows every decision taken for a kernel;
 the loops split across cores are named in the SINK's arg (a `Parallel`).
+
+`RULEGRAD_OPT=0` switches the optimizer off: the kernel is printed as the plain loop nest it
+was lowered to (no action, so no packed, flash, staged or threaded path), computing the same
+values; a way to tell the optimizer's fault from the rest's.
 """
 
 from __future__ import annotations
@@ -20,12 +24,21 @@ from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
+from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 
 
+def optimizer_on() -> bool:
+    """Whether the optimizer runs (`RULEGRAD_OPT`, default on; read at each program: a program
+    compiled with it off is kept apart from one compiled with it on)."""
+    return env_flag("RULEGRAD_OPT", default=True)
+
+
 def optimize_kernel(ast: UOp) -> UOp:
+    if not optimizer_on():
+        return ast
     # unroll first (sources are rewritten before their STORE): a STORE whose reduces were all
     # unrolled is then an elementwise loop the upcast rule can vectorize
     return graph_rewrite(ast, matcher("opt", "opt"), name="opt")

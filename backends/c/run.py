@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rulegrad.runtime import capture
-from rulegrad.runtime.env import env_int
+from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -34,6 +34,7 @@ from .build import Library, build_library, probe_compiler
 from .lower import lower_only
 from .opt import actions, optimize_kernel
 from .render import RenderedKernel, c_ident, render_kernel
+from .threads import apply_threads
 
 
 @dataclass
@@ -47,6 +48,7 @@ class CKernel:
     library: Library          # kept alive (loaded) as long as this kernel
     source: str
     var_names: tuple[str, ...] = ()  # symbolic sizes, passed after the buffers
+    threaded: bool = False  # it runs OpenMP threads (its own region, or launch.py's)
 
     def values(self, var_vals: dict[str, int] | None) -> list[int]:
         return [var_vals[v] for v in self.var_names] if self.var_names else []  # type: ignore[index]
@@ -55,6 +57,8 @@ class CKernel:
         for a in arrays[: self.nparams]:
             if not a.flags.c_contiguous:
                 raise ValueError(f"kernel {self.name} needs C-contiguous arrays")
+        if self.threaded:
+            apply_threads()
         self.fn(*[a.ctypes.data for a in arrays[: self.nparams]], *self.values(var_vals))
 
 
@@ -65,6 +69,7 @@ class CProgram:
     kernels: list[CKernel]
     source: str
     key: tuple = ()  # its entry in the table of programs
+    threaded: bool = False  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
 
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least
@@ -87,6 +92,8 @@ class CProgram:
                       timings: list[float] | None = None,
                       var_vals: dict[str, int] | None = None) -> None:
         """Call each kernel with its buffers' addresses (the realize path: no conversions)."""
+        if self.threaded:  # RULEGRAD_THREADS, if it changed since this thread's last run
+            apply_threads()
         if var_vals:  # symbolic sizes: each kernel's values after its addresses
             addrs = [[*a, *k.values(var_vals)] for k, a in zip(self.kernels, addrs)]
         for k, a in zip(self.kernels, addrs):
@@ -98,7 +105,12 @@ class CProgram:
                 timings.append(time.perf_counter() - t0)
 
 
-# hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program
+# hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program, with the
+# settings the optimizer reads (runtime/target.py's machine facts are fixed for the process)
+CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
+                   "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS",
+                   "OMP_NUM_THREADS")
+_choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256
 
@@ -118,7 +130,9 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     not be declared `restrict`."""
     pairs = [(k.name, k.ast) if hasattr(k, "ast") else (k[0], k[1]) for k in kernels]
     flags = tuple(restrict) if restrict is not None else (True,) * len(pairs)
-    key = tuple((name, ast, r) for (name, ast), r in zip(pairs, flags))
+    # the settings the optimizer's choices read are part of the key: the same kernels compile
+    # to other C with the optimizer off, or for other vectors or caches
+    key = (_choice_settings(), *((name, ast, r) for (name, ast), r in zip(pairs, flags)))
     prog = _programs.get(key)
     if prog is not None:
         _programs.move_to_end(key)
@@ -140,8 +154,10 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                         lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
                                      rk.combine, rk.shared), lib,
                         rk.source,
-                        rk.var_names) for (name, _), rk in zip(pairs, rendered)]
-    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key)
+                        rk.var_names, rk.openmp or rk.launch > 0)
+                for (name, _), rk in zip(pairs, rendered)]
+    prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key,
+                    any(k.threaded for k in ckernels))
     _programs[key] = prog
     bound = max_programs()
     while len(_programs) > bound:  # a dropped program's library is unloaded (build.Library)

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d
+# source sha256: 2fd92ee7daff0be3ef17c51bea30755e6a73675d927dc7e0dfa3da94f4390978
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -16,14 +16,14 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
-from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ARRAY
-from rulegrad.rules.rangeify_helpers import LOCAL_MAX_ROW
 from itertools import count
 from rulegrad.runtime.device import device_of
 from rulegrad.rules.analyses import expensive
 from rulegrad.rules.rangeify_helpers import inline_reduce_ok
 from rulegrad.rules.rangeify_helpers import is_products
 from rulegrad.rules.rangeify_helpers import local_axes
+from rulegrad.rules.rangeify_helpers import local_max_array
+from rulegrad.rules.rangeify_helpers import local_max_row
 from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
@@ -43,7 +43,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'f200172291972cb04a7fd76ced32b2ec9ec0ef68bb51c4634ac4eb491d564a4d'
+SOURCE_SHA256 = '2fd92ee7daff0be3ef17c51bea30755e6a73675d927dc7e0dfa3da94f4390978'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -588,11 +588,11 @@ _pm_rangeify_rules = (
     RuleInfo('index_child', 'rules/rangeify.rules', 208, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
     RuleInfo('index_const', 'rules/rangeify.rules', 211, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
     RuleInfo('index_assign', 'rules/rangeify.rules', 213, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 223, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 233, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 223, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 233, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")'),
     RuleInfo('index_alu', 'rules/rangeify.rules', 242, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
     RuleInfo('index_marker', 'rules/rangeify.rules', 244, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 256, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 256, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
     RuleInfo('reduce_buffer', 'rules/rangeify.rules', 266, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
     RuleInfo('index_reduce', 'rules/rangeify.rules', 269, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
     RuleInfo('index_memory', 'rules/rangeify.rules', 271, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
@@ -723,7 +723,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
                 # rule local_value at rules/rangeify.rules:223
-                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) + ")" if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
+                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
                 x = n0
@@ -731,7 +731,8 @@ def _pm_rangeify_INDEX(n, ctx):
                     kernel = local_value_row(ctx, x, idx)
                     if kernel is not None:
                         c_n = prod(x.shape[a] for a in ctx.local_values[x])
-                        why = 'not local: recomputed by each reader (array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(LOCAL_MAX_ARRAY) + ')' if c_n > LOCAL_MAX_ARRAY else 'local array [' + str(c_n) + '] once per row: each element computed once, not once per reader'
+                        most = local_max_array()
+                        why = 'not local: recomputed by each reader (array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(most) + ')' if c_n > most else 'local array [' + str(c_n) + '] once per row: each element computed once, not once per reader'
                         if ctx.chose(x, why):
                             _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
@@ -747,7 +748,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
                     # rule local_array at rules/rangeify.rules:233
-                    #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(LOCAL_MAX_ARRAY) if n > LOCAL_MAX_ARRAY else "local array [" + str(n) + "] once per row of its reader")
+                    #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                     at = n.src[1:]
                     idx = n
@@ -757,13 +758,14 @@ def _pm_rangeify_INDEX(n, ctx):
                         found = local_axes(ctx, idx)
                         if found is not None:
                             c_n = prod(x.shape[a] for a in found[1])
+                            most = local_max_array()
                             long = too_long(ctx, idx, x if is_products(x) else None)
-                            why = 'not local: ' + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else 'not local: array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(LOCAL_MAX_ARRAY) if c_n > LOCAL_MAX_ARRAY else 'local array [' + str(c_n) + '] once per row of its reader'
+                            why = 'not local: ' + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else 'not local: array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(most) if c_n > most else 'local array [' + str(c_n) + '] once per row of its reader'
                             if ctx.chose(x, why):
                                 _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
                                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
                     # rule local_reduce at rules/rangeify.rules:256
-                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
+                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                     at = n.src[1:]
                     idx = n
@@ -772,7 +774,8 @@ def _pm_rangeify_INDEX(n, ctx):
                     if idx.arg:
                         row = x.size // max(red.size, 1)
                         long = too_long(ctx, idx)
-                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: ' + long if long is not None else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(LOCAL_MAX_ROW) if row > LOCAL_MAX_ROW else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
+                        most = local_max_row()
+                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: ' + long if long is not None else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
                         if ctx.chose(red, why):
                             _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]

@@ -1,0 +1,79 @@
+"""The optimizer's and the cost rules' sizes follow the machine's facts (runtime/target.py), not
+constants: a larger L2 lets a longer row's reductions, and a longer sum of products, be local
+to their kernel; answers stay numpy's either way. (The suite pins the facts to this project's
+machine, tests/conftest.py; these tests set others.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.rules import (
+    flash_cost,
+    flash_helpers,
+    interchange_helpers,
+    pack_helpers,
+    rangeify_helpers,
+    stage_helpers,
+)
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """Each program scheduled afresh: the schedule cache keys a graph's form, not the facts."""
+    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
+    return monkeypatch
+
+
+def _softmax_np(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_bounds_scale_with_the_caches(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
+    small = (rangeify_helpers.local_max_array(), stage_helpers.stage_max(),
+             interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
+             flash_helpers.max_panel_bytes(), rangeify_helpers.local_max_row())
+    # the values tuned on this project's machine (32 KB L1d, 1 MB L2), kept
+    assert small == (4096, 4096, 8, 1 << 15, 1 << 18, 1 << 14)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "64K")
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "2M")
+    large = (rangeify_helpers.local_max_array(), stage_helpers.stage_max(),
+             interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
+             flash_helpers.max_panel_bytes(), rangeify_helpers.local_max_row())
+    assert large == tuple(2 * v for v in small)
+
+
+def test_work_shares_follow_the_threads(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    assert pack_helpers.batch_parallel_min() == 4
+    monkeypatch.setenv("RULEGRAD_THREADS", "8")
+    assert pack_helpers.batch_parallel_min() == 16
+
+
+def test_a_long_rows_max_is_local_only_where_the_row_fits_l2(fresh):
+    x = np.random.default_rng(0).standard_normal((2, 20000)).astype(np.float32)
+    counts = {}
+    for l2 in ("1M", "2M"):  # rows of 20,000 float32: past a sixteenth of 1 MB, within 2 MB's
+        fresh.setenv("RULEGRAD_L2_BYTES", l2)
+        out = Tensor(x).softmax(-1)
+        counts[l2] = len(out.schedule())
+        np.testing.assert_allclose(out.numpy(), _softmax_np(x), rtol=1e-5, atol=1e-7)
+    assert counts["2M"] == 1 < counts["1M"]
+
+
+def test_attentions_scores_are_local_only_where_k_and_v_fit_l2(fresh):
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((1, 512, 128)).astype(np.float32) for _ in range(3))
+    want = _softmax_np(q @ np.swapaxes(k, -1, -2) * 0.125) @ v
+    counts = {}
+    for l2 in ("1M", "4M"):  # 512 keys x 128 = 64K multiply-adds per row: 256 KB of K^T
+        fresh.setenv("RULEGRAD_L2_BYTES", l2)
+        tq, tk, tv = Tensor(q), Tensor(k), Tensor(v)
+        out = (tq @ tk.transpose(-1, -2) * 0.125).softmax(-1) @ tv
+        counts[l2] = len(out.schedule())
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+    assert counts["4M"] < counts["1M"]

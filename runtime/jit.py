@@ -35,27 +35,53 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sys import getrefcount
+
 import numpy as np
 
+from . import buffer as _buffer
 from . import capture
 from .buffer import Buffer, result_node
+from .dtype import DType
 from .realize import backend_name, buffer_of
 from .tensor import Tensor
+from .uop import UOp
 
 RECORD = 1  # calls of a key run as they are before its first recording
 
 
 @dataclass
+class _Fresh:
+    """A result the step makes, in a buffer of its own per call: where it goes, what a new
+    buffer for it is, and the node handed out over it last, with the reference counts that node
+    and its storage have while no one but the replay holds them (`_holders`)."""
+
+    slot: int
+    size: int
+    dtype: DType
+    device: str
+    shape: tuple
+    node: UOp | None = None
+    alone: tuple[int, ...] = ()
+
+
+@dataclass
 class _Replay:
-    """A step's recorded launches over slots of buffers, and where its arguments and results
-    go."""
+    """A step's recorded launches, prepared so that a replay only patches addresses and calls
+    the kernels: each kernel's function with its list of argument addresses, and for each slot
+    the places in those lists that its buffer's address fills."""
 
     base: list[Buffer | None]          # per slot: the recorded buffer (None: filled per call)
     inputs: list[int]                  # per Tensor argument: its slot (-1: no kernel reads it)
-    fresh: list[tuple[int, Buffer]]    # (slot, recorded buffer) of each result made per call
-    written: list[int]                 # slots written in place: moved off arrays handed out
-    launches: list[tuple[Any, list[list[int]]]]  # (program, per kernel: its slots)
-    results: list[tuple[int, tuple]]   # per result: (slot, shape)
+    fresh: list[_Fresh]                # each result made per call
+    written: list[Buffer]              # recorded buffers written in place
+    written_args: list[int]            # the arguments written in place (their indexes)
+    results: list[int]                 # per result: its slot
+    shapes: list[tuple]                # per result: its shape
+    calls: list[tuple[Callable[..., None], list[int]]]  # per kernel: (function, addresses)
+    sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
+    progs: list[Any]                   # the programs (their libraries stay loaded)
+    moves: int = -1                    # buffer.moves when the recorded addresses were filled
 
 
 @dataclass
@@ -70,11 +96,21 @@ class _Entry:
     refused: str | None = None
 
 
+_KEYWORDS = object()  # marks the key of a call by keywords only (no other key holds it)
+
+
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
     """The Tensor arguments (positional, keyword, and one level into lists, tuples and dicts)
     and a key of the call: each Tensor's shape and dtype, and every other argument's value."""
-    if not kwargs and all(type(a) is Tensor for a in args):  # (the common call, made cheap)
-        return list(args), tuple((a.uop.shape, a.uop.dtype) for a in args)
+    # the common calls, made cheap: only Tensors, all positional or all by keyword
+    if not kwargs:
+        if all(type(a) is Tensor for a in args):
+            return list(args), tuple([(a.uop.shape, a.uop.dtype) for a in args])
+    elif not args:
+        values = list(kwargs.values())
+        if all(type(v) is Tensor for v in values):  # (names in the call's order: its own key)
+            return values, (_KEYWORDS, tuple(kwargs),
+                            tuple([(v.uop.shape, v.uop.dtype) for v in values]))
     tensors: list[Tensor] = []
 
     def one(x: Any) -> Any:
@@ -138,12 +174,14 @@ class Jit:
             Tensor.realize(*tensors)
             bufs = [buffer_of(t.uop) for t in tensors]
         # and each argument's device, and which arguments share a buffer
-        key = (key, tuple(None if b is None else b.device for b in bufs),
-               tuple(bufs.index(b) for b in bufs))
+        key = (key, tuple([None if b is None else b.device for b in bufs]),
+               tuple(map(bufs.index, bufs)))
         try:
-            entry = self.entries.setdefault(key, _Entry())
+            entry = self.entries.get(key)
         except TypeError:  # an argument that is not hashable: no key, no replay
             return self.fn(*args, **kwargs)
+        if entry is None:
+            entry = self.entries[key] = _Entry()
         if entry.replay is not None:
             self.replays += 1
             return _rebuild(entry.template, _replay(entry.replay, bufs))
@@ -235,7 +273,8 @@ def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
 
 
 def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
-    """The replay of a recording: its buffers as slots, the arguments' and results' slots."""
+    """The replay of a recording: its buffers as slots, the arguments' and results' slots, and
+    each kernel's function with the list of addresses it is called with."""
     slot: dict[int, int] = {}
     base: list[Buffer | None] = []
 
@@ -256,30 +295,82 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
     first_write: dict[int, bool] = {}
     for x, w in _slots(rec):
         first_write.setdefault(id(x), w)
-    results, fresh = [], {}
+    fresh: dict[int, _Fresh] = {}
+    results, shapes = [], []
     for buf, shape in rec.results:
         s = slot_of(buf)
         if s not in inputs and first_write.get(id(buf), False):
-            fresh[s] = buf
-        results.append((s, shape))
-    written = sorted({slot[id(x)] for x, w in _slots(rec) if w} - set(fresh))
-    return _Replay(base, inputs, sorted(fresh.items()), written, launches, results)
+            fresh.setdefault(s, _Fresh(s, buf.size, buf.dtype, buf.device, shape))
+        results.append(s)
+        shapes.append(shape)
+    written = {slot[id(x)] for x, w in _slots(rec) if w} - set(fresh)
+    calls: list[tuple[Callable[..., None], list[int]]] = []
+    sites: list[list[tuple[list[int], int]]] = [[] for _ in base]
+    for prog, kernels in launches:
+        for kernel, slots in zip(prog.kernels, kernels):
+            addrs = [0] * len(slots)
+            calls.append((kernel.fn, addrs))
+            for i, s in enumerate(slots):
+                sites[s].append((addrs, i))
+    return _Replay(base, inputs, list(fresh.values()),
+                   [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
+                   [k for k, s in enumerate(inputs) if s in written], results, shapes, calls,
+                   sites, [prog for prog, _ in launches])
 
 
-def _replay(rp: _Replay, args: list[Buffer | None]) -> list[Tensor]:
+def _put(sites: list[tuple[list[int], int]], address: int) -> None:
+    for addrs, i in sites:
+        addrs[i] = address
+
+
+def _holders(node: UOp) -> tuple[int, ...]:
+    """Reference counts of a result node, its BUFFER node, the Buffer and its storage. Counted
+    once when the replay made them (it alone held them) and again before the next call: the
+    same counts say no Tensor, graph, plan or array handed out holds them any more, so the
+    buffer may be written again (a loop that drops each result allocates nothing)."""
+    base = node.base
+    buf = base.arg
+    return getrefcount(node), getrefcount(base), getrefcount(buf), getrefcount(buf.data)
+
+
+def _new_result(f: _Fresh) -> UOp:
+    buf = Buffer(f.size, f.dtype, device=f.device)
+    buf.ensure()  # (its storage is counted too)
+    return result_node(buf, f.shape)
+
+
+def _replay(rp: _Replay, args: list[Buffer]) -> list[Tensor]:
     """Run a replay over this call's argument buffers; the results as Tensors."""
-    bufs = list(rp.base)
+    for b in rp.written:  # an array handed out keeps its values: the buffer moves first
+        b.prepare_write()
+    for k in rp.written_args:
+        args[k].prepare_write()
+    if rp.moves != _buffer.moves:  # some buffer moved to new storage: every address again
+        for s, b in enumerate(rp.base):
+            if b is not None:
+                _put(rp.sites[s], b.address())
+        rp.moves = _buffer.moves
     for s, b in zip(rp.inputs, args):
         if s >= 0:
-            bufs[s] = b
-    for s, old in rp.fresh:
-        bufs[s] = Buffer(old.size, old.dtype, device=old.device)
-    for s in rp.written:
-        bufs[s].prepare_write()  # type: ignore[union-attr]  (an array handed out keeps its values)
-    addr = [b.address() for b in bufs]  # type: ignore[union-attr]
-    for prog, kernels in rp.launches:
-        prog.run_addresses([[addr[i] for i in k] for k in kernels])
-    return [Tensor(result_node(bufs[s], shape)) for s, shape in rp.results]  # type: ignore[arg-type]
+            _put(rp.sites[s], b.address())
+    nodes: dict[int, UOp] = {}
+    for f in rp.fresh:
+        if f.node is None or _holders(f.node) != f.alone:
+            f.node = None  # (someone holds the last one: theirs now)
+            f.node = _new_result(f)
+            f.alone = _holders(f.node)  # (no local here may refer to it: counted the same)
+        _put(rp.sites[f.slot], f.node.base.arg.address())
+        nodes[f.slot] = f.node
+    for fn, addrs in rp.calls:
+        fn(*addrs)
+    out = []
+    for s, shape in zip(rp.results, rp.shapes):
+        node = nodes.get(s)
+        if node is None:  # an argument's or state's own buffer
+            b = rp.base[s]
+            node = result_node(b if b is not None else args[rp.inputs.index(s)], shape)
+        out.append(Tensor(node))
+    return out
 
 
 def jit(fn: Callable[..., Any]) -> Jit:

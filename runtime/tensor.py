@@ -1231,9 +1231,14 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
-        if isinstance(devs := device_of(self.uop), tuple):
-            return self.to(devs[0]).numpy()
         capture.host_read()  # (rulegrad.jit: a value read inside a step is not replayed)
+        uop = self.uop
+        if (buf := buffer_of(uop)) is not None and uop.op is not Ops.SHRINK:
+            out = buf.data.reshape(uop.shape)  # (realized, no symbolic size: the common read)
+            out.flags.writeable = False
+            return out
+        if isinstance(devs := device_of(uop), tuple):
+            return self.to(devs[0]).numpy()
         self.realize()
         buf = buffer_of(self.uop)
         assert buf is not None and buf.data is not None

@@ -31,7 +31,7 @@ later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,8 +76,9 @@ class _Replay:
     fresh: list[_Fresh]                # each result made per call
     written: list[Buffer]              # recorded buffers written in place
     written_args: list[int]            # the arguments written in place (their indexes)
-    results: list[int]                 # per result: its slot
-    shapes: list[tuple]                # per result: its shape
+    # per result: the fresh one, or (slot, shape) of an argument's or state's buffer
+    results: list[_Fresh | tuple[int, tuple]]
+    arg_sites: list[list[tuple[list[int], int]]]  # per argument: its slot's sites
     calls: list[tuple[Callable[..., None], list[int]]]  # per kernel: (function, addresses)
     sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
     progs: list[Any]                   # the programs (their libraries stay loaded)
@@ -96,21 +97,9 @@ class _Entry:
     refused: str | None = None
 
 
-_KEYWORDS = object()  # marks the key of a call by keywords only (no other key holds it)
-
-
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
     """The Tensor arguments (positional, keyword, and one level into lists, tuples and dicts)
     and a key of the call: each Tensor's shape and dtype, and every other argument's value."""
-    # the common calls, made cheap: only Tensors, all positional or all by keyword
-    if not kwargs:
-        if all(type(a) is Tensor for a in args):
-            return list(args), tuple([(a.uop.shape, a.uop.dtype) for a in args])
-    elif not args:
-        values = list(kwargs.values())
-        if all(type(v) is Tensor for v in values):  # (names in the call's order: its own key)
-            return values, (_KEYWORDS, tuple(kwargs),
-                            tuple([(v.uop.shape, v.uop.dtype) for v in values]))
     tensors: list[Tensor] = []
 
     def one(x: Any) -> Any:
@@ -125,6 +114,34 @@ def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
 
     key = tuple(one(a) for a in args) + tuple((k, one(kwargs[k])) for k in sorted(kwargs))
     return tensors, key
+
+
+def _buffers(tensors: Sequence[Tensor]) -> list[Buffer | None]:
+    """The arguments' buffers, realizing them first when some are not (that is not part of
+    the step: it is neither recorded nor replayed)."""
+    bufs = [buffer_of(t.uop) for t in tensors]
+    if None in bufs:
+        Tensor.realize(*tensors)
+        bufs = [buffer_of(t.uop) for t in tensors]
+    return bufs
+
+
+def _tensors_key(names: tuple | None, tensors: Sequence[Tensor]) -> tuple[tuple, list]:
+    """The key of a call whose arguments are all Tensors, positional (`names` None) or by
+    keyword (`names`, in the call's order: a call in another order is another key), and their
+    buffers: one flat tuple, each Tensor's shape, dtype and device, then which share a buffer
+    (a call's cost is mostly its key: this is the common call, made in one pass)."""
+    bufs = _buffers(tensors)
+    key: list[Any] = [_TENSORS, names]
+    for t, b in zip(tensors, bufs):
+        u = t.uop
+        key += (u.shape, u.dtype, None if b is None else b.device)
+    if len(set(bufs)) != len(bufs):  # (Buffers hash by identity)
+        key.append(tuple(map(bufs.index, bufs)))
+    return tuple(key), bufs
+
+
+_TENSORS = object()  # heads the key of a call of Tensors only (no key of _flatten holds it)
 
 
 def _results(out: Any) -> list[Tensor] | None:
@@ -168,14 +185,20 @@ class Jit:
         self.entries.clear()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        tensors, key = _flatten(args, kwargs)
-        bufs = [buffer_of(t.uop) for t in tensors]
-        if None in bufs:  # (not part of the step: realized before it is recorded or replayed)
-            Tensor.realize(*tensors)
-            bufs = [buffer_of(t.uop) for t in tensors]
-        # and each argument's device, and which arguments share a buffer
-        key = (key, tuple([None if b is None else b.device for b in bufs]),
-               tuple(map(bufs.index, bufs)))
+        key: tuple | None = None
+        if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
+            values = list(kwargs.values()) if kwargs else args
+            for v in values:
+                if type(v) is not Tensor:
+                    break
+            else:
+                key, bufs = _tensors_key(tuple(kwargs) if kwargs else None, values)
+        if key is None:  # anything else: a key of the whole call's structure
+            tensors, key = _flatten(args, kwargs)
+            bufs = _buffers(tensors)
+            # and each argument's device, and which arguments share a buffer
+            key = (key, tuple([None if b is None else b.device for b in bufs]),
+                   tuple(map(bufs.index, bufs)))
         try:
             entry = self.entries.get(key)
         except TypeError:  # an argument that is not hashable: no key, no replay
@@ -296,13 +319,13 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
     for x, w in _slots(rec):
         first_write.setdefault(id(x), w)
     fresh: dict[int, _Fresh] = {}
-    results, shapes = [], []
+    results: list[_Fresh | tuple[int, tuple]] = []
     for buf, shape in rec.results:
         s = slot_of(buf)
         if s not in inputs and first_write.get(id(buf), False):
-            fresh.setdefault(s, _Fresh(s, buf.size, buf.dtype, buf.device, shape))
-        results.append(s)
-        shapes.append(shape)
+            results.append(fresh.setdefault(s, _Fresh(s, buf.size, buf.dtype, buf.device, shape)))
+        else:
+            results.append((s, shape))
     written = {slot[id(x)] for x, w in _slots(rec) if w} - set(fresh)
     calls: list[tuple[Callable[..., None], list[int]]] = []
     sites: list[list[tuple[list[int], int]]] = [[] for _ in base]
@@ -314,8 +337,9 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
                 sites[s].append((addrs, i))
     return _Replay(base, inputs, list(fresh.values()),
                    [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
-                   [k for k, s in enumerate(inputs) if s in written], results, shapes, calls,
-                   sites, [prog for prog, _ in launches])
+                   [k for k, s in enumerate(inputs) if s in written], results,
+                   [sites[s] if s >= 0 else [] for s in inputs], calls, sites,
+                   [prog for prog, _ in launches])
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -350,27 +374,30 @@ def _replay(rp: _Replay, args: list[Buffer]) -> list[Tensor]:
             if b is not None:
                 _put(rp.sites[s], b.address())
         rp.moves = _buffer.moves
-    for s, b in zip(rp.inputs, args):
-        if s >= 0:
-            _put(rp.sites[s], b.address())
-    nodes: dict[int, UOp] = {}
+    for sites, b in zip(rp.arg_sites, args):
+        if sites:
+            address = b.address()
+            for addrs, i in sites:
+                addrs[i] = address
     for f in rp.fresh:
         if f.node is None or _holders(f.node) != f.alone:
             f.node = None  # (someone holds the last one: theirs now)
             f.node = _new_result(f)
             f.alone = _holders(f.node)  # (no local here may refer to it: counted the same)
-        _put(rp.sites[f.slot], f.node.base.arg.address())
-        nodes[f.slot] = f.node
+        address = f.node.base.arg.address()
+        for addrs, i in rp.sites[f.slot]:
+            addrs[i] = address
     for fn, addrs in rp.calls:
         fn(*addrs)
-    out = []
-    for s, shape in zip(rp.results, rp.shapes):
-        node = nodes.get(s)
-        if node is None:  # an argument's or state's own buffer
-            b = rp.base[s]
-            node = result_node(b if b is not None else args[rp.inputs.index(s)], shape)
-        out.append(Tensor(node))
-    return out
+    return [Tensor(r.node if type(r) is _Fresh else _kept(rp, r, args))  # type: ignore[arg-type]
+            for r in rp.results]
+
+
+def _kept(rp: _Replay, result: tuple[int, tuple], args: list[Buffer]) -> UOp:
+    """The node of a result that is an argument's or state's own buffer."""
+    s, shape = result
+    b = rp.base[s]
+    return result_node(b if b is not None else args[rp.inputs.index(s)], shape)
 
 
 def jit(fn: Callable[..., Any]) -> Jit:

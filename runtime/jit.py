@@ -62,6 +62,7 @@ class _Fresh:
     device: str
     shape: tuple
     node: UOp | None = None
+    buf: Buffer | None = None
     alone: tuple[int, ...] = ()
 
 
@@ -357,12 +358,6 @@ def _holders(node: UOp) -> tuple[int, ...]:
     return getrefcount(node), getrefcount(base), getrefcount(buf), getrefcount(buf.data)
 
 
-def _new_result(f: _Fresh) -> UOp:
-    buf = Buffer(f.size, f.dtype, device=f.device)
-    buf.ensure()  # (its storage is counted too)
-    return result_node(buf, f.shape)
-
-
 def _replay(rp: _Replay, args: list[Buffer]) -> list[Tensor]:
     """Run a replay over this call's argument buffers; the results as Tensors."""
     for b in rp.written:  # an array handed out keeps its values: the buffer moves first
@@ -381,10 +376,12 @@ def _replay(rp: _Replay, args: list[Buffer]) -> list[Tensor]:
                 addrs[i] = address
     for f in rp.fresh:
         if f.node is None or _holders(f.node) != f.alone:
-            f.node = None  # (someone holds the last one: theirs now)
-            f.node = _new_result(f)
+            f.node = f.buf = None  # (someone holds the last one: theirs now)
+            f.buf = Buffer(f.size, f.dtype, device=f.device)
+            f.buf.ensure()  # (its storage is counted too)
+            f.node = result_node(f.buf, f.shape)
             f.alone = _holders(f.node)  # (no local here may refer to it: counted the same)
-        address = f.node.base.arg.address()
+        address = f.buf.address()
         for addrs, i in rp.sites[f.slot]:
             addrs[i] = address
     for fn, addrs in rp.calls:

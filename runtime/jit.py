@@ -31,6 +31,7 @@ later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,17 @@ class _Entry:
     replay: _Replay | None = None
     template: Any = None    # the recorded call's result, whose structure replays return
     refused: str | None = None
+
+
+@dataclass
+class _Last:
+    """The last replayed call of Tensors only: its keywords' names (None: positional), its
+    arguments' nodes, weakly (a node is immutable and keeps its buffer: the same nodes again
+    are the same key, found without building it), and its entry."""
+
+    names: tuple | None
+    nodes: list[weakref.ref]
+    entry: _Entry
 
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
@@ -174,6 +186,7 @@ class Jit:
         self.fn = fn
         self.entries: dict[tuple, _Entry] = {}
         self.replays = 0
+        self._last: _Last | None = None  # the last replayed call of Tensors only
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     @property
@@ -184,6 +197,7 @@ class Jit:
     def reset(self) -> None:
         """Forget every recording: the next calls warm up and record again."""
         self.entries.clear()
+        self._last = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key: tuple | None = None
@@ -193,7 +207,20 @@ class Jit:
                 if type(v) is not Tensor:
                     break
             else:
-                key, bufs = _tensors_key(tuple(kwargs) if kwargs else None, values)
+                names = tuple(kwargs) if kwargs else None
+                last = self._last
+                if last is not None and last.names == names and len(last.nodes) == len(values):
+                    for ref, v in zip(last.nodes, values):
+                        if ref() is not v.uop:
+                            break
+                    else:  # the very nodes of the last replayed call: the same key
+                        self.replays += 1
+                        replay = _replay(last.entry.replay,  # type: ignore[arg-type]
+                                         [buffer_of(v.uop) for v in values])  # type: ignore[misc]
+                        return _rebuild(last.entry.template, replay)
+                key, bufs = _tensors_key(names, values)
+                if (entry := self.entries.get(key)) is not None and entry.replay is not None:
+                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
         if key is None:  # anything else: a key of the whole call's structure
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)

@@ -286,3 +286,32 @@ def test_a_result_anyone_still_holds_is_never_written_again(holder):
     np.testing.assert_array_equal(held, want)  # the result handed out before, unchanged
     if holder == "plan":  # the plan's graph still reads the first result's buffer, unchanged
         np.testing.assert_array_equal(base().arg.data, x * 2 + 1)
+
+
+def test_the_same_arguments_again_are_not_keyed_again_and_read_current_values():
+    """A call with the very argument nodes of the last replayed call skips building its key;
+    it still reads the arguments' current values (an assign, a move to new storage), and any
+    other call (new nodes, another shape, a keyword call) is keyed and right."""
+    @rulegrad.jit
+    def f(a, b):
+        return a * b - a
+
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((2, 16)).astype(np.float32)
+    a, b = Tensor(x).realize(), Tensor(y).realize()
+    for i in range(6):
+        a.assign(Tensor(x + i))
+        np.testing.assert_allclose(f(a, b).numpy(), (x + i) * y - (x + i), rtol=1e-6)
+    held = a.numpy()  # the next assign moves a's buffer to new storage
+    a.assign(Tensor(x * 3))
+    calls = _python_calls(lambda: np.testing.assert_allclose(
+        f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6))
+    assert calls["jit.py:_tensors_key"] == 0 and calls["jit.py:_flatten"] == 0
+    np.testing.assert_array_equal(held, x + 5)
+    short = Tensor(x[:8]).realize()  # another shape right after: keyed, run as it is
+    np.testing.assert_allclose(f(short, b[:8]).numpy(), x[:8] * y[:8] - x[:8], rtol=1e-6)
+    np.testing.assert_allclose(f(b=b, a=a).numpy(), x * 3 * y - x * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(b, a).numpy(), y * x * 3 - y, rtol=1e-6)
+    replays = f.replays
+    np.testing.assert_allclose(f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6)
+    assert f.replays == replays + 1

@@ -16,9 +16,11 @@ a buffer, and every other argument's value; Tensor arguments are realized first)
    read from a global, `Tensor([...])`, `Tensor.rand`). If they do not, the step is not
    replayable: it runs as it is on every later call, and `jit.refused` says why;
 4. later calls replay the third recording: the arguments' buffers take the recorded ones'
-   places, the returned tensors get fresh buffers (a result kept from an earlier call keeps its
-   values), and every other buffer is the recorded one, written in place as the step wrote it
-   (parameters, optimizer state, the gradients the step left on them).
+   places, each returned tensor gets a buffer of its own (a result someone still holds keeps
+   its values; one no one holds any more is written again: `_holders`), and every other buffer
+   is the recorded one, written in place as the step wrote it (parameters, optimizer state,
+   the gradients the step left on them). The kernels' argument lists are prepared once: a
+   replay patches in its arguments' and results' addresses and calls the kernels.
 
 What is not replayed, and so makes a step run as it is: reading a value back to Python inside
 the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic size, a sharded

@@ -76,7 +76,7 @@ class _Replay:
     the places in those lists that its buffer's address fills."""
 
     base: list[Buffer | None]          # per slot: the recorded buffer (None: filled per call)
-    inputs: list[int]                  # per Tensor argument: its slot (-1: no kernel reads it)
+    inputs: list[int]                  # per Tensor argument: its slot
     fresh: list[_Fresh]                # each result made per call
     written: list[Buffer]              # recorded buffers written in place
     written_args: list[int]            # the arguments written in place (their indexes)
@@ -86,7 +86,9 @@ class _Replay:
     calls: list[tuple[Callable[..., None], list[int]]]  # per kernel: (function, addresses)
     sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
     progs: list[Any]                   # the programs (their libraries stay loaded)
+    needs_args: bool                   # it writes or returns an argument's buffer
     moves: int = -1                    # buffer.moves when the recorded addresses were filled
+    patched: Any = None                # the _Last whose arguments' addresses fill the sites
 
 
 @dataclass
@@ -217,9 +219,13 @@ class Jit:
                             break
                     else:  # the very nodes of the last replayed call: the same key
                         self.replays += 1
-                        replay = _replay(last.entry.replay,  # type: ignore[arg-type]
-                                         [buffer_of(v.uop) for v in values])  # type: ignore[misc]
-                        return _rebuild(last.entry.template, replay)
+                        rp: _Replay = last.entry.replay  # type: ignore[assignment]
+                        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+                            out = _replay(rp, None)  # (their addresses are in place already)
+                        else:
+                            out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
+                            rp.patched = last
+                        return _rebuild(last.entry.template, out)
                 key, bufs = _tensors_key(names, values)
                 if (entry := self.entries.get(key)) is not None and entry.replay is not None:
                     self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
@@ -339,10 +345,10 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
 
     launches = [(la.prog, [[slot_of(x) for x in kernel] for kernel in la.bufs])
                 for la in rec.launches]
-    inputs = [slot.get(id(b), -1) for b in args]
+    # every argument has a slot (one no kernel reads may still be returned: it is this call's)
+    inputs = [slot_of(b) for b in args]  # type: ignore[arg-type]  (None: refused, sharded)
     for s in inputs:
-        if s >= 0:
-            base[s] = None
+        base[s] = None
     # a result the step made (its first use writes it) gets a fresh buffer per call; one that
     # is an argument's or state's buffer is that buffer
     first_write: dict[int, bool] = {}
@@ -368,8 +374,10 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
     return _Replay(base, inputs, list(fresh.values()),
                    [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
                    [k for k, s in enumerate(inputs) if s in written], results,
-                   [sites[s] if s >= 0 else [] for s in inputs], calls, sites,
-                   [prog for prog, _ in launches])
+                   [sites[s] for s in inputs], calls, sites,
+                   [prog for prog, _ in launches],
+                   any(s in written for s in inputs)
+                   or any(type(r) is tuple and r[0] in inputs for r in results))
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -387,22 +395,27 @@ def _holders(node: UOp) -> tuple[int, ...]:
     return getrefcount(node), getrefcount(base), getrefcount(buf), getrefcount(buf.data)
 
 
-def _replay(rp: _Replay, args: list[Buffer]) -> list[Tensor]:
-    """Run a replay over this call's argument buffers; the results as Tensors."""
+def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
+    """Run a replay over this call's argument buffers (None: the last call's, whose addresses
+    are in place, when the replay neither writes nor returns an argument); the results as
+    Tensors."""
     for b in rp.written:  # an array handed out keeps its values: the buffer moves first
         b.prepare_write()
-    for k in rp.written_args:
-        args[k].prepare_write()
+    if args is not None:
+        for k in rp.written_args:
+            args[k].prepare_write()
     if rp.moves != _buffer.moves:  # some buffer moved to new storage: every address again
         for s, b in enumerate(rp.base):
             if b is not None:
                 _put(rp.sites[s], b.address())
         rp.moves = _buffer.moves
-    for sites, b in zip(rp.arg_sites, args):
-        if sites:
-            address = b.address()
-            for addrs, i in sites:
-                addrs[i] = address
+    if args is not None:
+        rp.patched = None  # (the caller says whose they are)
+        for sites, b in zip(rp.arg_sites, args):
+            if sites:
+                address = b.address()
+                for addrs, i in sites:
+                    addrs[i] = address
     for f in rp.fresh:
         if f.node is None or _holders(f.node) != f.alone:
             f.node = f.buf = None  # (someone holds the last one: theirs now)

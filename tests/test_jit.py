@@ -315,3 +315,19 @@ def test_the_same_arguments_again_are_not_keyed_again_and_read_current_values():
     replays = f.replays
     np.testing.assert_allclose(f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6)
     assert f.replays == replays + 1
+
+
+def test_a_returned_argument_is_this_calls_argument():
+    """A step that returns an argument, read by a kernel or by none, returns the argument of
+    this call on a replay, never the recorded call's."""
+    @rulegrad.jit
+    def f(a, b):
+        return a * 2, a, b
+
+    for i in range(CALLS):
+        a, b = Tensor(np.full(3, i, np.float32)), Tensor(np.full(3, 10 + i, np.float32))
+        x, y, z = f(a, b)
+        np.testing.assert_array_equal(x.numpy(), np.full(3, 2 * i, np.float32))
+        np.testing.assert_array_equal(y.numpy(), np.full(3, i, np.float32))
+        np.testing.assert_array_equal(z.numpy(), np.full(3, 10 + i, np.float32))
+    assert f.replays == CALLS - 3

@@ -65,6 +65,7 @@ class _Fresh:
     device: str
     shape: tuple
     node: UOp | None = None
+    base: UOp | None = None  # (the node itself, or the BUFFER node it reshapes)
     buf: Buffer | None = None
     alone: tuple[int, ...] = ()
 
@@ -225,7 +226,8 @@ class Jit:
                         else:
                             out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
                             rp.patched = last
-                        return _rebuild(last.entry.template, out)
+                        template = last.entry.template
+                        return out[0] if type(template) is Tensor else _rebuild(template, out)
                 key, bufs = _tensors_key(names, values)
                 if (entry := self.entries.get(key)) is not None and entry.replay is not None:
                     self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
@@ -385,14 +387,13 @@ def _put(sites: list[tuple[list[int], int]], address: int) -> None:
         addrs[i] = address
 
 
-def _holders(node: UOp) -> tuple[int, ...]:
-    """Reference counts of a result node, its BUFFER node, the Buffer and its storage. Counted
-    once when the replay made them (it alone held them) and again before the next call: the
-    same counts say no Tensor, graph, plan or array handed out holds them any more, so the
-    buffer may be written again (a loop that drops each result allocates nothing)."""
-    base = node.base
-    buf = base.arg
-    return getrefcount(node), getrefcount(base), getrefcount(buf), getrefcount(buf.data)
+def _holders(f: _Fresh) -> tuple[int, ...]:
+    """Reference counts of a result's node, its BUFFER node, its Buffer and the storage.
+    Counted once when the replay made them (it alone held them) and again before the next
+    call: the same counts say no Tensor, graph, plan or array handed out holds them any more,
+    so the buffer may be written again (a loop that drops each result allocates nothing)."""
+    return (getrefcount(f.node), getrefcount(f.base), getrefcount(f.buf),
+            getrefcount(f.buf.data))  # type: ignore[union-attr]
 
 
 def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
@@ -417,12 +418,13 @@ def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
                 for addrs, i in sites:
                     addrs[i] = address
     for f in rp.fresh:
-        if f.node is None or _holders(f.node) != f.alone:
-            f.node = f.buf = None  # (someone holds the last one: theirs now)
+        if f.node is None or _holders(f) != f.alone:
+            f.node = f.base = f.buf = None  # (someone holds the last one: theirs now)
             f.buf = Buffer(f.size, f.dtype, device=f.device)
             f.buf.ensure()  # (its storage is counted too)
             f.node = result_node(f.buf, f.shape)
-            f.alone = _holders(f.node)  # (no local here may refer to it: counted the same)
+            f.base = f.node.base
+            f.alone = _holders(f)  # (no local here may refer to them: counted the same)
         address = f.buf.address()
         for addrs, i in rp.sites[f.slot]:
             addrs[i] = address

@@ -36,9 +36,8 @@ import functools
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
 from sys import getrefcount
+from typing import Any
 
 import numpy as np
 
@@ -113,6 +112,14 @@ class _Last:
     names: tuple | None
     nodes: list[weakref.ref]
     entry: _Entry
+
+    def same(self, names: tuple | None, values: Sequence[Tensor]) -> bool:
+        if names != self.names or len(values) != len(self.nodes):
+            return False
+        for ref, v in zip(self.nodes, values):
+            if ref() is not v.uop:
+                return False
+        return True
 
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
@@ -213,21 +220,8 @@ class Jit:
                     break
             else:
                 names = tuple(kwargs) if kwargs else None
-                last = self._last
-                if last is not None and last.names == names and len(last.nodes) == len(values):
-                    for ref, v in zip(last.nodes, values):
-                        if ref() is not v.uop:
-                            break
-                    else:  # the very nodes of the last replayed call: the same key
-                        self.replays += 1
-                        rp: _Replay = last.entry.replay  # type: ignore[assignment]
-                        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
-                            out = _replay(rp, None)  # (their addresses are in place already)
-                        else:
-                            out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
-                            rp.patched = last
-                        template = last.entry.template
-                        return out[0] if type(template) is Tensor else _rebuild(template, out)
+                if (last := self._last) is not None and last.same(names, values):
+                    return self._again(last, values)
                 key, bufs = _tensors_key(names, values)
                 if (entry := self.entries.get(key)) is not None and entry.replay is not None:
                     self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
@@ -250,6 +244,18 @@ class Jit:
             entry.calls += 1
             return self.fn(*args, **kwargs)
         return self._record(entry, bufs, args, kwargs)
+
+    def _again(self, last: _Last, values: Sequence[Tensor]) -> Any:
+        """Replay the last replayed call's entry over the same argument nodes."""
+        self.replays += 1
+        rp: _Replay = last.entry.replay  # type: ignore[assignment]
+        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+            out = _replay(rp, None)  # (their addresses are in place already)
+        else:
+            out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
+            rp.patched = last
+        template = last.entry.template
+        return out[0] if type(template) is Tensor else _rebuild(template, out)
 
     def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
                 kwargs: dict) -> Any:

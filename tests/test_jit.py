@@ -213,7 +213,7 @@ def test_a_replay_builds_no_graph_and_allocates_nothing_for_a_dropped_result():
         for _ in range(5):
             step(x, y).item()
         before = next(buffer._ids)
-        calls = _python_calls(lambda: step(x, y).item())
+        calls = _python_calls(lambda step=step, x=x, y=y: step(x, y).item())
         assert next(buffer._ids) == before + 1  # (the read itself takes one id)
         assert [k for k in _GRAPH_WORK if calls[k]] == []
         assert step.replays == 3

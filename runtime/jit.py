@@ -16,9 +16,11 @@ a buffer, and every other argument's value; Tensor arguments are realized first)
    read from a global, `Tensor([...])`, `Tensor.rand`). If they do not, the step is not
    replayable: it runs as it is on every later call, and `jit.refused` says why;
 4. later calls replay the third recording: the arguments' buffers take the recorded ones'
-   places, the returned tensors get fresh buffers (a result kept from an earlier call keeps its
-   values), and every other buffer is the recorded one, written in place as the step wrote it
-   (parameters, optimizer state, the gradients the step left on them).
+   places, each returned tensor gets a buffer of its own (a result someone still holds keeps
+   its values; one no one holds any more is written again: `_holders`), and every other buffer
+   is the recorded one, written in place as the step wrote it (parameters, optimizer state,
+   the gradients the step left on them). The kernels' argument lists are prepared once: a
+   replay patches in its arguments' and results' addresses and calls the kernels.
 
 What is not replayed, and so makes a step run as it is: reading a value back to Python inside
 the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic size, a sharded
@@ -31,31 +33,62 @@ later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from sys import getrefcount
 from typing import Any
 
 import numpy as np
 
+from . import buffer as _buffer
 from . import capture
 from .buffer import Buffer, result_node
+from .dtype import DType
 from .realize import backend_name, buffer_of
 from .tensor import Tensor
+from .uop import UOp
 
 RECORD = 1  # calls of a key run as they are before its first recording
 
 
 @dataclass
+class _Fresh:
+    """A result the step makes, in a buffer of its own per call: where it goes, what a new
+    buffer for it is, and the node handed out over it last, with the reference counts that node
+    and its storage have while no one but the replay holds them (`_holders`)."""
+
+    slot: int
+    size: int
+    dtype: DType
+    device: str
+    shape: tuple
+    node: UOp | None = None
+    base: UOp | None = None  # (the node itself, or the BUFFER node it reshapes)
+    buf: Buffer | None = None
+    alone: tuple[int, ...] = ()
+
+
+@dataclass
 class _Replay:
-    """A step's recorded launches over slots of buffers, and where its arguments and results
-    go."""
+    """A step's recorded launches, prepared so that a replay only patches addresses and calls
+    the kernels: each kernel's function with its list of argument addresses, and for each slot
+    the places in those lists that its buffer's address fills."""
 
     base: list[Buffer | None]          # per slot: the recorded buffer (None: filled per call)
-    inputs: list[int]                  # per Tensor argument: its slot (-1: no kernel reads it)
-    fresh: list[tuple[int, Buffer]]    # (slot, recorded buffer) of each result made per call
-    written: list[int]                 # slots written in place: moved off arrays handed out
-    launches: list[tuple[Any, list[list[int]]]]  # (program, per kernel: its slots)
-    results: list[tuple[int, tuple]]   # per result: (slot, shape)
+    inputs: list[int]                  # per Tensor argument: its slot
+    fresh: list[_Fresh]                # each result made per call
+    written: list[Buffer]              # recorded buffers written in place
+    written_args: list[int]            # the arguments written in place (their indexes)
+    # per result: the fresh one, or (slot, shape) of an argument's or state's buffer
+    results: list[_Fresh | tuple[int, tuple]]
+    arg_sites: list[list[tuple[list[int], int]]]  # per argument: its slot's sites
+    calls: list[tuple[Callable[..., None], list[int]]]  # per kernel: (function, addresses)
+    sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
+    progs: list[Any]                   # the programs (their libraries stay loaded)
+    needs_args: bool                   # it writes or returns an argument's buffer
+    moves: int = -1                    # buffer.moves when the recorded addresses were filled
+    patched: Any = None                # the _Last whose arguments' addresses fill the sites
 
 
 @dataclass
@@ -70,11 +103,28 @@ class _Entry:
     refused: str | None = None
 
 
+@dataclass
+class _Last:
+    """The last replayed call of Tensors only: its keywords' names (None: positional), its
+    arguments' nodes, weakly (a node is immutable and keeps its buffer: the same nodes again
+    are the same key, found without building it), and its entry."""
+
+    names: tuple | None
+    nodes: list[weakref.ref]
+    entry: _Entry
+
+    def same(self, names: tuple | None, values: Sequence[Tensor]) -> bool:
+        if names != self.names or len(values) != len(self.nodes):
+            return False
+        for ref, v in zip(self.nodes, values):
+            if ref() is not v.uop:
+                return False
+        return True
+
+
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
     """The Tensor arguments (positional, keyword, and one level into lists, tuples and dicts)
     and a key of the call: each Tensor's shape and dtype, and every other argument's value."""
-    if not kwargs and all(type(a) is Tensor for a in args):  # (the common call, made cheap)
-        return list(args), tuple((a.uop.shape, a.uop.dtype) for a in args)
     tensors: list[Tensor] = []
 
     def one(x: Any) -> Any:
@@ -89,6 +139,34 @@ def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
 
     key = tuple(one(a) for a in args) + tuple((k, one(kwargs[k])) for k in sorted(kwargs))
     return tensors, key
+
+
+def _buffers(tensors: Sequence[Tensor]) -> list[Buffer | None]:
+    """The arguments' buffers, realizing them first when some are not (that is not part of
+    the step: it is neither recorded nor replayed)."""
+    bufs = [buffer_of(t.uop) for t in tensors]
+    if None in bufs:
+        Tensor.realize(*tensors)
+        bufs = [buffer_of(t.uop) for t in tensors]
+    return bufs
+
+
+def _tensors_key(names: tuple | None, tensors: Sequence[Tensor]) -> tuple[tuple, list]:
+    """The key of a call whose arguments are all Tensors, positional (`names` None) or by
+    keyword (`names`, in the call's order: a call in another order is another key), and their
+    buffers: one flat tuple, each Tensor's shape, dtype and device, then which share a buffer
+    (a call's cost is mostly its key: this is the common call, made in one pass)."""
+    bufs = _buffers(tensors)
+    key: list[Any] = [_TENSORS, names]
+    for t, b in zip(tensors, bufs):
+        u = t.uop
+        key += (u.shape, u.dtype, None if b is None else b.device)
+    if len(set(bufs)) != len(bufs):  # (Buffers hash by identity)
+        key.append(tuple(map(bufs.index, bufs)))
+    return tuple(key), bufs
+
+
+_TENSORS = object()  # heads the key of a call of Tensors only (no key of _flatten holds it)
 
 
 def _results(out: Any) -> list[Tensor] | None:
@@ -120,6 +198,7 @@ class Jit:
         self.fn = fn
         self.entries: dict[tuple, _Entry] = {}
         self.replays = 0
+        self._last: _Last | None = None  # the last replayed call of Tensors only
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     @property
@@ -130,20 +209,34 @@ class Jit:
     def reset(self) -> None:
         """Forget every recording: the next calls warm up and record again."""
         self.entries.clear()
+        self._last = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        tensors, key = _flatten(args, kwargs)
-        bufs = [buffer_of(t.uop) for t in tensors]
-        if None in bufs:  # (not part of the step: realized before it is recorded or replayed)
-            Tensor.realize(*tensors)
-            bufs = [buffer_of(t.uop) for t in tensors]
-        # and each argument's device, and which arguments share a buffer
-        key = (key, tuple(None if b is None else b.device for b in bufs),
-               tuple(bufs.index(b) for b in bufs))
+        key: tuple | None = None
+        if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
+            values = list(kwargs.values()) if kwargs else args
+            for v in values:
+                if type(v) is not Tensor:
+                    break
+            else:
+                names = tuple(kwargs) if kwargs else None
+                if (last := self._last) is not None and last.same(names, values):
+                    return self._again(last, values)
+                key, bufs = _tensors_key(names, values)
+                if (entry := self.entries.get(key)) is not None and entry.replay is not None:
+                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
+        if key is None:  # anything else: a key of the whole call's structure
+            tensors, key = _flatten(args, kwargs)
+            bufs = _buffers(tensors)
+            # and each argument's device, and which arguments share a buffer
+            key = (key, tuple([None if b is None else b.device for b in bufs]),
+                   tuple(map(bufs.index, bufs)))
         try:
-            entry = self.entries.setdefault(key, _Entry())
+            entry = self.entries.get(key)
         except TypeError:  # an argument that is not hashable: no key, no replay
             return self.fn(*args, **kwargs)
+        if entry is None:
+            entry = self.entries[key] = _Entry()
         if entry.replay is not None:
             self.replays += 1
             return _rebuild(entry.template, _replay(entry.replay, bufs))
@@ -151,6 +244,18 @@ class Jit:
             entry.calls += 1
             return self.fn(*args, **kwargs)
         return self._record(entry, bufs, args, kwargs)
+
+    def _again(self, last: _Last, values: Sequence[Tensor]) -> Any:
+        """Replay the last replayed call's entry over the same argument nodes."""
+        self.replays += 1
+        rp: _Replay = last.entry.replay  # type: ignore[assignment]
+        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+            out = _replay(rp, None)  # (their addresses are in place already)
+        else:
+            out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
+            rp.patched = last
+        template = last.entry.template
+        return out[0] if type(template) is Tensor else _rebuild(template, out)
 
     def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
                 kwargs: dict) -> Any:
@@ -235,7 +340,8 @@ def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
 
 
 def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
-    """The replay of a recording: its buffers as slots, the arguments' and results' slots."""
+    """The replay of a recording: its buffers as slots, the arguments' and results' slots, and
+    each kernel's function with the list of addresses it is called with."""
     slot: dict[int, int] = {}
     base: list[Buffer | None] = []
 
@@ -247,39 +353,98 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
 
     launches = [(la.prog, [[slot_of(x) for x in kernel] for kernel in la.bufs])
                 for la in rec.launches]
-    inputs = [slot.get(id(b), -1) for b in args]
+    # every argument has a slot (one no kernel reads may still be returned: it is this call's)
+    inputs = [slot_of(b) for b in args]  # type: ignore[arg-type]  (None: refused, sharded)
     for s in inputs:
-        if s >= 0:
-            base[s] = None
+        base[s] = None
     # a result the step made (its first use writes it) gets a fresh buffer per call; one that
     # is an argument's or state's buffer is that buffer
     first_write: dict[int, bool] = {}
     for x, w in _slots(rec):
         first_write.setdefault(id(x), w)
-    results, fresh = [], {}
+    fresh: dict[int, _Fresh] = {}
+    results: list[_Fresh | tuple[int, tuple]] = []
     for buf, shape in rec.results:
         s = slot_of(buf)
         if s not in inputs and first_write.get(id(buf), False):
-            fresh[s] = buf
-        results.append((s, shape))
-    written = sorted({slot[id(x)] for x, w in _slots(rec) if w} - set(fresh))
-    return _Replay(base, inputs, sorted(fresh.items()), written, launches, results)
+            results.append(fresh.setdefault(s, _Fresh(s, buf.size, buf.dtype, buf.device, shape)))
+        else:
+            results.append((s, shape))
+    written = {slot[id(x)] for x, w in _slots(rec) if w} - set(fresh)
+    calls: list[tuple[Callable[..., None], list[int]]] = []
+    sites: list[list[tuple[list[int], int]]] = [[] for _ in base]
+    for prog, kernels in launches:
+        for kernel, slots in zip(prog.kernels, kernels):
+            addrs = [0] * len(slots)
+            calls.append((kernel.fn, addrs))
+            for i, s in enumerate(slots):
+                sites[s].append((addrs, i))
+    return _Replay(base, inputs, list(fresh.values()),
+                   [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
+                   [k for k, s in enumerate(inputs) if s in written], results,
+                   [sites[s] for s in inputs], calls, sites,
+                   [prog for prog, _ in launches],
+                   any(s in written for s in inputs)
+                   or any(type(r) is tuple and r[0] in inputs for r in results))
 
 
-def _replay(rp: _Replay, args: list[Buffer | None]) -> list[Tensor]:
-    """Run a replay over this call's argument buffers; the results as Tensors."""
-    bufs = list(rp.base)
-    for s, b in zip(rp.inputs, args):
-        if s >= 0:
-            bufs[s] = b
-    for s, old in rp.fresh:
-        bufs[s] = Buffer(old.size, old.dtype, device=old.device)
-    for s in rp.written:
-        bufs[s].prepare_write()  # type: ignore[union-attr]  (an array handed out keeps its values)
-    addr = [b.address() for b in bufs]  # type: ignore[union-attr]
-    for prog, kernels in rp.launches:
-        prog.run_addresses([[addr[i] for i in k] for k in kernels])
-    return [Tensor(result_node(bufs[s], shape)) for s, shape in rp.results]  # type: ignore[arg-type]
+def _put(sites: list[tuple[list[int], int]], address: int) -> None:
+    for addrs, i in sites:
+        addrs[i] = address
+
+
+def _holders(f: _Fresh) -> tuple[int, ...]:
+    """Reference counts of a result's node, its BUFFER node, its Buffer and the storage.
+    Counted once when the replay made them (it alone held them) and again before the next
+    call: the same counts say no Tensor, graph, plan or array handed out holds them any more,
+    so the buffer may be written again (a loop that drops each result allocates nothing)."""
+    return (getrefcount(f.node), getrefcount(f.base), getrefcount(f.buf),
+            getrefcount(f.buf.data))  # type: ignore[union-attr]
+
+
+def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
+    """Run a replay over this call's argument buffers (None: the last call's, whose addresses
+    are in place, when the replay neither writes nor returns an argument); the results as
+    Tensors."""
+    for b in rp.written:  # an array handed out keeps its values: the buffer moves first
+        b.prepare_write()
+    if args is not None:
+        for k in rp.written_args:
+            args[k].prepare_write()
+    if rp.moves != _buffer.moves:  # some buffer moved to new storage: every address again
+        for s, b in enumerate(rp.base):
+            if b is not None:
+                _put(rp.sites[s], b.address())
+        rp.moves = _buffer.moves
+    if args is not None:
+        rp.patched = None  # (the caller says whose they are)
+        for sites, b in zip(rp.arg_sites, args):
+            if sites:
+                address = b.address()
+                for addrs, i in sites:
+                    addrs[i] = address
+    for f in rp.fresh:
+        if f.node is None or _holders(f) != f.alone:
+            f.node = f.base = f.buf = None  # (someone holds the last one: theirs now)
+            f.buf = Buffer(f.size, f.dtype, device=f.device)
+            f.buf.ensure()  # (its storage is counted too)
+            f.node = result_node(f.buf, f.shape)
+            f.base = f.node.base
+            f.alone = _holders(f)  # (no local here may refer to them: counted the same)
+        address = f.buf.address()
+        for addrs, i in rp.sites[f.slot]:
+            addrs[i] = address
+    for fn, addrs in rp.calls:
+        fn(*addrs)
+    return [Tensor(r.node if type(r) is _Fresh else _kept(rp, r, args))  # type: ignore[arg-type]
+            for r in rp.results]
+
+
+def _kept(rp: _Replay, result: tuple[int, tuple], args: list[Buffer]) -> UOp:
+    """The node of a result that is an argument's or state's own buffer."""
+    s, shape = result
+    b = rp.base[s]
+    return result_node(b if b is not None else args[rp.inputs.index(s)], shape)
 
 
 def jit(fn: Callable[..., Any]) -> Jit:

@@ -142,7 +142,11 @@ def run(k: tuple) -> list[UOp] | None:
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
             plan.addrs = [[slots[i] for i in a] for a in plan.args]
             plan.moves = _buffer.moves
-        prog.run_addresses(plan.addrs, None, plan.var_vals)
+        if plan.var_vals:
+            prog.run_addresses(plan.addrs, None, plan.var_vals)
+        else:  # (the kernels called directly: the common run, without a call around them)
+            for kernel, addrs in zip(prog.kernels, plan.addrs):
+                kernel.fn(*addrs)
         return list(plan.nodes)
     finally:
         plan.busy.release()

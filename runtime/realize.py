@@ -43,14 +43,21 @@ if TYPE_CHECKING:
 DEFAULT_BACKEND = "c"
 
 
+# (an Enum member read from its class costs several plain reads: buffer_of runs on every call)
+_SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
+
+
 def buffer_of(uop: UOp) -> Buffer | None:
     """The Buffer a realized tensor reads, when `uop` is `BUFFER` or `BUFFER.reshape(...)` (or
     a symbolic-size view of that: its bound rows, `.shrink(((0, v), ...))`)."""
-    if uop.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in uop.arg):
+    op = uop.op
+    if op is _SHRINK and any(isinstance(e, UOp) for _, e in uop.arg):
         uop = uop.src[0]
-    if uop.op is Ops.RESHAPE:
+        op = uop.op
+    if op is _RESHAPE:
         uop = uop.src[0]
-    if uop.op is Ops.BUFFER and uop.arg.is_allocated:
+        op = uop.op
+    if op is _BUFFER and uop.arg.data is not None:
         return uop.arg
     return None
 

@@ -6,12 +6,18 @@ that the replay path really ran (`replays`, a count of calls, never a time)."""
 
 from __future__ import annotations
 
+import collections
+import sys
+import weakref
+
 import numpy as np
 import pytest
 
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.nn.optim import SGD
+from rulegrad.runtime import buffer
+from rulegrad.runtime.realize import buffer_of
 
 CALLS = 8  # the first three record; the rest replay
 
@@ -136,3 +142,192 @@ def test_steps_that_cannot_be_replayed_run_as_they_are(case):
             want = acc_np
         np.testing.assert_allclose(got, want, rtol=1e-6)
     assert jf.replays == 0 and len(jf.refused) == 1
+
+
+# ---------------------------------------------------------------- the work of a replay
+def _python_calls(fn) -> collections.Counter:
+    """Every Python function `fn()` enters (module file:function), counted: the replay's work,
+    with no clock."""
+    calls: collections.Counter = collections.Counter()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            calls[f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_name}"] += 1
+        elif event == "c_call":
+            calls[f"C:{getattr(arg, '__qualname__', arg)}"] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+# what a replay must never do again: build a node, make a Buffer or a numpy array, schedule,
+# look a plan or a program up, walk a graph, convert with ctypes
+_GRAPH_WORK = ("uop.py:__new__", "buffer.py:__init__", "buffer.py:_take", "plans.py:key",
+               "plans.py:run", "run.py:compile_program", "run.py:run_schedule",
+               "schedule.py:schedule_with_outputs", "uop.py:toposort", "jit.py:_flatten",
+               "C:cast", "C:empty")
+
+
+def _mlp_step(sizes: tuple[int, ...], batch: int):
+    """An SGD step of an MLP of `sizes` with a log-softmax loss, jitted, and its data."""
+    rng = np.random.default_rng(7)
+    params = []
+    for d, h in zip(sizes, sizes[1:]):
+        params += [Tensor((rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32),
+                          requires_grad=True).realize(),
+                   Tensor(np.zeros(h, np.float32), requires_grad=True).realize()]
+    opt = SGD(params, lr=0.01)
+
+    @rulegrad.jit
+    def step(x, y):
+        opt.zero_grad()
+        h = x
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i + 2 < len(params):
+                h = h.relu()
+        loss = -(h.log_softmax(1) * y).sum(1).mean()
+        loss.backward()
+        opt.step(loss)
+        return loss
+
+    x = Tensor(rng.standard_normal((batch, sizes[0])).astype(np.float32)).realize()
+    y = Tensor(np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)]).realize()
+    return step, x, y, params
+
+
+def test_a_replay_builds_no_graph_and_allocates_nothing_for_a_dropped_result():
+    """A loop that reads each loss and drops it: from the second replay on, a call makes no
+    node and no Buffer (the dropped result's buffer is written again), schedules nothing and
+    looks nothing up. A deeper model (more kernels, more buffers) adds no Python call but the
+    guard of each buffer written in place (`Buffer.prepare_write`): the kernels' calls are
+    prepared once, and ctypes calls are no Python calls."""
+    counts = []
+    for sizes in ((6, 8, 3), (6, 8, 8, 8, 3)):
+        step, x, y, params = _mlp_step(sizes, 5)
+        for _ in range(5):
+            step(x, y).item()
+        before = next(buffer._ids)
+        calls = _python_calls(lambda step=step, x=x, y=y: step(x, y).item())
+        assert next(buffer._ids) == before + 1  # (the read itself takes one id)
+        assert [k for k in _GRAPH_WORK if calls[k]] == []
+        assert step.replays == 3
+        replay = next(iter(step.entries.values())).replay
+        assert calls["buffer.py:prepare_write"] == len(replay.written)
+        counts.append((len(replay.calls), calls))
+    (k1, c1), (k2, c2) = counts
+    assert k2 > k1
+    assert set(c2 - c1) == {"buffer.py:prepare_write", "C:getrefcount"}
+    assert set(c1 - c2) == set()
+
+
+def test_a_replayed_step_still_trains_as_numpy_does():
+    """The replay that reuses its loss buffer still computes every step from the current
+    weights: the losses of a long run match numpy's own step, call by call."""
+    step, x, y, params = _mlp_step((4, 5, 3), 6)
+    w1, b1, w2, b2 = (p.numpy().astype(np.float64) for p in params)
+    xs, ys = x.numpy().astype(np.float64), y.numpy().astype(np.float64)
+    for _ in range(12):
+        loss = step(x, y).item()
+        h = xs @ w1 + b1
+        a = np.maximum(h, 0)
+        z = a @ w2 + b2
+        logp = z - z.max(1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+        np.testing.assert_allclose(loss, -(logp * ys).sum(1).mean(), rtol=1e-4)
+        dz = (np.exp(logp) - ys) / len(xs)
+        da = dz @ w2.T * (h > 0)
+        w1, b1 = w1 - 0.01 * xs.T @ da, b1 - 0.01 * da.sum(0)
+        w2, b2 = w2 - 0.01 * a.T @ dz, b2 - 0.01 * dz.sum(0)
+    assert step.replays == 9
+
+
+@pytest.mark.parametrize("holder", ["tensor", "array", "graph", "buffer", "base", "plan"])
+def test_a_result_anyone_still_holds_is_never_written_again(holder):
+    """A result kept in any form (its Tensor, its array, a graph over it, its Buffer, its
+    BUFFER node, a realize plan whose graph reads it) keeps its values through later replays,
+    which write another buffer instead."""
+    @rulegrad.jit
+    def f(a):
+        return a * 2 + 1
+
+    x = np.arange(6, dtype=np.float32)
+    for _ in range(4):
+        f(Tensor(x)).numpy()
+    t = f(Tensor(x))
+    base = weakref.ref(t.uop.base)
+    if holder == "tensor":
+        held = t
+    elif holder == "array":
+        held = t.numpy()
+    elif holder == "graph":
+        held = t * 1
+    elif holder == "buffer":
+        held = buffer_of(t.uop)
+    elif holder == "base":
+        held = t.uop.base
+    else:
+        for _ in range(2):  # the second realize runs the plan the first one recorded
+            held = (t - 3).realize()
+    del t
+    for i in range(3):
+        np.testing.assert_array_equal(f(Tensor(x + 10 * (i + 1))).numpy(),
+                                      (x + 10 * (i + 1)) * 2 + 1)
+    if holder in ("tensor", "graph", "plan"):
+        held = held.numpy()
+    elif holder in ("buffer", "base"):
+        held = (held if holder == "buffer" else held.arg).data
+    want = x * 2 - 2 if holder == "plan" else x * 2 + 1
+    np.testing.assert_array_equal(held, want)  # the result handed out before, unchanged
+    if holder == "plan":  # the plan's graph still reads the first result's buffer, unchanged
+        np.testing.assert_array_equal(base().arg.data, x * 2 + 1)
+
+
+def test_the_same_arguments_again_are_not_keyed_again_and_read_current_values():
+    """A call with the very argument nodes of the last replayed call skips building its key;
+    it still reads the arguments' current values (an assign, a move to new storage), and any
+    other call (new nodes, another shape, a keyword call) is keyed and right."""
+    @rulegrad.jit
+    def f(a, b):
+        return a * b - a
+
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((2, 16)).astype(np.float32)
+    a, b = Tensor(x).realize(), Tensor(y).realize()
+    for i in range(6):
+        a.assign(Tensor(x + i))
+        np.testing.assert_allclose(f(a, b).numpy(), (x + i) * y - (x + i), rtol=1e-6)
+    held = a.numpy()  # the next assign moves a's buffer to new storage
+    a.assign(Tensor(x * 3))
+    calls = _python_calls(lambda: np.testing.assert_allclose(
+        f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6))
+    assert calls["jit.py:_tensors_key"] == 0 and calls["jit.py:_flatten"] == 0
+    np.testing.assert_array_equal(held, x + 5)
+    short = Tensor(x[:8]).realize()  # another shape right after: keyed, run as it is
+    np.testing.assert_allclose(f(short, b[:8]).numpy(), x[:8] * y[:8] - x[:8], rtol=1e-6)
+    np.testing.assert_allclose(f(b=b, a=a).numpy(), x * 3 * y - x * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(b, a).numpy(), y * x * 3 - y, rtol=1e-6)
+    replays = f.replays
+    np.testing.assert_allclose(f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6)
+    assert f.replays == replays + 1
+
+
+def test_a_returned_argument_is_this_calls_argument():
+    """A step that returns an argument, read by a kernel or by none, returns the argument of
+    this call on a replay, never the recorded call's."""
+    @rulegrad.jit
+    def f(a, b):
+        return a * 2, a, b
+
+    for i in range(CALLS):
+        a, b = Tensor(np.full(3, i, np.float32)), Tensor(np.full(3, 10 + i, np.float32))
+        x, y, z = f(a, b)
+        np.testing.assert_array_equal(x.numpy(), np.full(3, 2 * i, np.float32))
+        np.testing.assert_array_equal(y.numpy(), np.full(3, i, np.float32))
+        np.testing.assert_array_equal(z.numpy(), np.full(3, 10 + i, np.float32))
+    assert f.replays == CALLS - 3

@@ -18,6 +18,7 @@ Conventions of the kernelize graph:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rulegrad.rules.rangeify_helpers import (
@@ -63,9 +64,11 @@ class Flags:
 
 @dataclass
 class KernelizeContext:
-    """What the passes share: the switches, the realize decisions, fresh range ids."""
+    """What the passes share: the switches, the realize decisions, fresh range ids, and the
+    create_ast pass (runtime/kernelize.py's, given here so that no helper runs a pass)."""
 
     flags: Flags = field(default_factory=Flags)
+    create_ast: Callable[[UOp, KernelizeContext], UOp] | None = None
     realizes: dict[UOp, None] = field(default_factory=dict)
     order: list[UOp] = field(default_factory=list)   # REALIZE arg i -> the node realized
     next_range: int = FIRST_RANGE
@@ -278,8 +281,8 @@ def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
     """REALIZE(x) -> its kernel: a STORE of x over loops of its shape into a new buffer (an
     ASSIGN's into its target), the value's reads built by `create_ast`; then `to_kernel`.
     Readers get `VIEW(ASSIGN(BUFFER, KERNEL))`: the buffer once this kernel has written it."""
-    from rulegrad.runtime.kernelize import ast_passes
-
+    ast_passes = ctx.create_ast
+    assert ast_passes is not None, "create_kernels runs with runtime/kernelize.py's context"
     x = r.src[0]
     rngs = tuple(ctx.new_range(s, "loop") for s in x.shape)
     if x.op is Ops.ASSIGN:

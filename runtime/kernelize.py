@@ -25,6 +25,7 @@ from rulegrad.rules.kernelize_helpers import Flags, KernelizeContext, becomes
 from .env import env_get
 from .ops import Ops
 from .rewrite import graph_rewrite
+from .schedule_item import ScheduleItem, order_assigns, schedule_items
 from .uop import UOp, toposort
 
 SCHEDULERS = ("rangeify", "kernelize")
@@ -46,6 +47,11 @@ def scheduler_name(explicit: str | None = None) -> str:
         raise SchedulerError(f"scheduler {name!r} does not exist; choose one of "
                              f"{', '.join(SCHEDULERS)} (RULEGRAD_SCHEDULER or scheduler=)")
     return name
+
+
+def chosen_scheduler() -> str | None:
+    """The scheduler a `using(...)` block chose here (None: none chose one)."""
+    return _chosen.get()
 
 
 @contextlib.contextmanager
@@ -76,9 +82,8 @@ def _pass(sink: UOp, rules: str, ctx: object = None, bottom_up: bool = False) ->
 
 def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value})."""
-    from .schedule import order_assigns
-
-    ctx = KernelizeContext(Flags.from_env())  # a bad value is a clear error before any work
+    # (a bad flag value is a clear error before any work)
+    ctx = KernelizeContext(Flags.from_env(), create_ast=ast_passes)
     # fuse markers: Tensor.fuse()'s FUSE travels down to the reductions it marks (and, with
     # FUSE_ARANGE, reductions of constants are marked too); first, before anything drops FUSE
     tsink = _pass(sink, "do_fuse", ctx, bottom_up=True)
@@ -118,16 +123,12 @@ def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
 
 # ====================================================================== entry point
 def has_variables(uops: list[UOp]) -> bool:
+    """Whether the graph has symbolic sizes (which kernelize's integer views cannot hold)."""
     return any(n.op in (Ops.DEFINE_VAR, Ops.BIND) for n in toposort(UOp.sink(*uops)))
 
 
-def schedule_kernelize(uops: list[UOp]) -> tuple[list, list[UOp]]:
-    """The kernels that compute `uops` by kernelize, and per root what holds its value."""
-    from .schedule import ScheduleItem, _schedule_uncached
-
-    if has_variables(uops):  # views hold ints: symbolic sizes are rangeify's
-        return _schedule_uncached(uops)
+def schedule_kernelize(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+    """The kernels that compute `uops` by kernelize, and per root what holds its value (the
+    caller, runtime/schedule.py, sends a graph with variables to rangeify instead)."""
     ksink, out = kernelize(UOp.sink(*uops))
-    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
-             for k in toposort(ksink) if k.op is Ops.KERNEL]
-    return items, [out[u] for u in uops]
+    return schedule_items(ksink), [out[u] for u in uops]

@@ -131,6 +131,23 @@ def test_scheduler_selection(monkeypatch):
         soft().realize(scheduler="tinygrad")
 
 
+def test_symbolic_sizes_go_to_rangeify(backend, monkeypatch):
+    """kernelize's views hold ints: asked for a graph with a bound variable, schedule.py sends
+    it to rangeify (kernelize is never called), and the values are numpy's."""
+    from rulegrad import Variable
+    from rulegrad.runtime import schedule
+
+    def refuse(*_):
+        raise AssertionError("kernelize was given a graph with symbolic sizes")
+
+    monkeypatch.setattr(schedule, "schedule_kernelize", refuse)
+    a = RNG.standard_normal((6, 8)).astype(np.float32)
+    for v in (2, 5):
+        t = Tensor(a).shrink(((0, Variable("n", 1, 6).bind(v)), None))
+        got = (t.exp().sum(0) + t.max(0)).realize(scheduler="kernelize").numpy()
+        np.testing.assert_allclose(got, np.exp(a[:v]).sum(0) + a[:v].max(0), rtol=1e-5)
+
+
 def test_fuzz_both_schedulers_agree():
     """A few fuzzed programs: kernelize and rangeify each against the oracle and each other
     (the long run is `rulegrad fuzz --scheduler both`)."""

@@ -6,8 +6,8 @@ kernel ASTs of backends/KERNEL_AST.md (so the C backend, the kernel interpreter 
 serve both), and per root the node that holds its value afterwards.
 
 Selected by `RULEGRAD_SCHEDULER=kernelize` or per call (`t.realize(scheduler="kernelize")`,
-`t.schedule(scheduler=...)`); rangeify is the default. `kernelize` below is the pipeline: one
-line per pass of `rules/kernelize.rules`, each with why it is there.
+`t.schedule(scheduler=...)`); rangeify is the default. The passes, in order, each with why it is
+there, are the `pipeline kernelize` at the end of `rules/kernelize.rules`.
 
 A graph with symbolic sizes (variables) is scheduled by rangeify: views here hold ints.
 """
@@ -19,12 +19,11 @@ import contextvars
 import os
 from collections.abc import Iterator
 
-from rulegrad.rules import matcher
-from rulegrad.rules.kernelize_helpers import Flags, KernelizeContext, becomes
+from rulegrad.rules import pipeline
+from rulegrad.rules.kernelize_helpers import becomes
 
 from .env import env_get
 from .ops import Ops
-from .rewrite import graph_rewrite
 from .schedule_item import ScheduleItem, order_assigns, schedule_items
 from .uop import UOp, toposort
 
@@ -75,34 +74,14 @@ def cache_salt(name: str) -> tuple:
 
 
 # ====================================================================== the pipeline
-def _pass(sink: UOp, rules: str, ctx: object = None, bottom_up: bool = False) -> UOp:
-    return graph_rewrite(sink, matcher("kernelize", rules), ctx=ctx, bottom_up=bottom_up,
-                         name=rules)
-
-
 def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
-    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value})."""
-    # (a bad flag value is a clear error before any work)
-    ctx = KernelizeContext(Flags.from_env(), create_ast=ast_passes)
-    # fuse markers: Tensor.fuse()'s FUSE travels down to the reductions it marks (and, with
-    # FUSE_ARANGE, reductions of constants are marked too); first, before anything drops FUSE
-    tsink = _pass(sink, "do_fuse", ctx, bottom_up=True)
-    # earliest rewrites, shared with rangeify: markers, size 0, stride-0 and huge reductions
-    tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
-    early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
-    # merge views: movement chains become VIEW(base, ShapeTracker), the grouper's currency
-    tsink = _pass(tsink, "merge_views")
-    viewed = dict(zip(sink.src, tsink.src))
-    # realize decisions: roots, effects, unsafe pads and expands (only collects into ctx)
-    _pass(tsink, "do_realize", ctx)
-    # the grouper: each reduction joins its one reader's kernel, or is realized
-    _pass(tsink, "group", ctx)
-    # add_contiguous: every chosen node is wrapped in a numbered REALIZE
-    tsink = _pass(tsink, "add_contiguous", ctx, bottom_up=True)
-    # finalize_contiguous: the buffer limit per kernel, and the passes' tags go
-    tsink = _pass(tsink, "finalize_contiguous", ctx)
-    # create_kernels: producers first, each REALIZE becomes its kernel (create_ast inside)
-    tsink = _pass(tsink, "create_kernels", ctx)
+    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value}),
+    by the `pipeline kernelize` of rules/kernelize.rules."""
+    inputs: dict[str, UOp] = {}
+    tsink, ctxs = pipeline("kernelize", "kernelize").run(sink, None, inputs)
+    ctx = ctxs["do_realize"]
+    early = dict(zip(sink.src, inputs["merge_views"].src))  # the SINK keeps its sources' order
+    viewed = dict(zip(sink.src, inputs["do_realize"].src))
     ksink = UOp.sink(*[a for a in toposort(tsink)
                        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL])
     # assign ordering: a kernel reading a buffer's old value runs before the one that assigns it
@@ -113,12 +92,6 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
         new = becomes(ctx, written, viewed[root])
         out[root] = early[root] if new is None else new
     return ksink, out
-
-
-def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
-    """One kernel's value, read down to memory (called by `create_kernel` for each kernel)."""
-    return graph_rewrite(value, matcher("kernelize", "create_ast"), ctx=ctx, bottom_up=True,
-                         name="create_ast")
 
 
 # ====================================================================== entry point

@@ -23,7 +23,7 @@ from rulegrad.rules import pipeline
 from .env import env_int
 from .gc_pause import gc_paused
 from .kernelize import cache_salt, has_variables, schedule_kernelize, scheduler_name
-from .limit_buffers import limit_buffers, max_kernel_buffers
+from .limit_buffers import max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
 from .rewrite import graph_rewrite
@@ -118,10 +118,8 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
     root that needs no kernel (a view of an existing buffer) stays what it is."""
     inputs: dict[str, UOp] = {}
-    # no kernel reads more than RULEGRAD_MAX_KERNEL_BUFFERS buffers (a sum of 2,000 tensors)
-    # (the roots keep their order, so `early` below pairs the caller's roots with their forms)
     # (no hook at all while no user's pass is added: one call less per pass)
-    ksink, ctxs = scheduler().run(limit_buffers(sink), _user if _user_passes else None, inputs)
+    ksink, ctxs = scheduler().run(sink, _user if _user_passes else None, inputs)
     if env_int("DEBUG", 0) >= 2:  # the kernel-local cost rules' choices (when it is scheduled)
         for line in cost_report(ctxs["pm_rangeify"]):
             print(f"cost   {line}")

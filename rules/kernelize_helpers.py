@@ -19,7 +19,6 @@ Conventions of the kernelize graph:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.rangeify_helpers import (
@@ -29,7 +28,6 @@ from rulegrad.rules.rangeify_helpers import (
 )
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
@@ -49,26 +47,6 @@ PAD_SAFE = frozenset({Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG, Ops.MAX, Ops.MIN, Ops.
 # the tag of a REDUCE_AXIS that Tensor.fuse() (or FUSE_ARANGE) pushes into its reader (the rules
 # read it too)
 FUSED = "fuse"
-
-
-@dataclass(frozen=True)
-class Flags:
-    """The environment's kernelize switches, read once per schedule (so a recorded pass context
-    replays the same decisions)."""
-
-    dont_realize_expand: bool = False
-    dont_group_reduces: bool = False
-    fuse_arange: bool = False
-
-    @staticmethod
-    def from_env() -> Flags:
-        return Flags(env_flag("DONT_REALIZE_EXPAND"), env_flag("DONT_GROUP_REDUCES"),
-                     env_flag("FUSE_ARANGE"))
-
-    @staticmethod
-    def start(sink: UOp) -> Flags:
-        """The context of a pass that reads only the switches (the pipeline's `ctx=Flags`)."""
-        return Flags.from_env()
 
 
 # ====================================================================== analyses
@@ -245,19 +223,3 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
     if not new:
         return value if value.dtype is red.dtype else value.cast(red.dtype)
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
-
-
-def becomes(ctx: KernelizeContext, written: dict[int, UOp], x: UOp) -> UOp | None:
-    """The node a realized tensor node reads afterwards: its buffer, shaped like it
-    (`written`: REALIZE number -> the BUFFER its kernel wrote)."""
-    shape = x.shape
-    if x.op is Ops.BUFFER:
-        return x
-    if x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and \
-            x.size == x.src[0].size:
-        return x.src[0].reshape(shape)  # a root that already was its buffer, reshaped
-    x = root_value(x)
-    for i, y in enumerate(ctx.order):
-        if y is x and i in written:
-            return written[i].reshape(shape)
-    return None

@@ -18,14 +18,18 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rulegrad.rules import pipeline
-from rulegrad.rules.kernelize_helpers import becomes
+from rulegrad.rules.kernelize_helpers import root_value
 
 from .env import env_get
 from .ops import Ops
 from .schedule_item import ScheduleItem, order_assigns, schedule_items
 from .uop import UOp, toposort
+
+if TYPE_CHECKING:  # declared in rules/kernelize.rules
+    from rulegrad.rules.generated.kernelize import KernelizeContext
 
 SCHEDULERS = ("rangeify", "kernelize")
 # what else a kernelize schedule depends on (part of the schedule cache's key)
@@ -92,6 +96,22 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
         new = becomes(ctx, written, viewed[root])
         out[root] = early[root] if new is None else new
     return ksink, out
+
+
+def becomes(ctx: KernelizeContext, written: dict[int, UOp], x: UOp) -> UOp | None:
+    """The node a realized tensor node reads afterwards: its buffer, shaped like it
+    (`written`: REALIZE number -> the BUFFER its kernel wrote)."""
+    shape = x.shape
+    if x.op is Ops.BUFFER:
+        return x
+    if x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and \
+            x.size == x.src[0].size:
+        return x.src[0].reshape(shape)  # a root that already was its buffer, reshaped
+    x = root_value(x)
+    for i, y in enumerate(ctx.order):
+        if y is x and i in written:
+            return written[i].reshape(shape)
+    return None
 
 
 # ====================================================================== entry point

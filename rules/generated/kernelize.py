@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 84f749a4e3bf08e07bdbb6c7ff2451587bd0d08023068a19f7615dc08c40980b
+# source sha256: 66382a932a20ccb3927381701689f84b3dca21612183a49aad0f9b8f43a7609b
 # imports rules/rangeify.rules sha256: 112c1f607a51f572d89d0615c4d0faa6b2f7ae2a8bc00706d051f5fac38416b0
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
@@ -18,7 +18,6 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
 from rulegrad.rules.kernelize_helpers import FUSED
-from rulegrad.rules.kernelize_helpers import Flags
 from rulegrad.rules.buffer_limit import KernelBufferLimit
 from rulegrad.runtime.view import ShapeTracker
 from rulegrad.rules.kernelize_helpers import can_pad
@@ -26,6 +25,7 @@ from rulegrad.rules.kernelize_helpers import children_of
 from rulegrad.rules.kernelize_helpers import constants_only
 from itertools import count
 from rulegrad.rules.kernelize_helpers import create_kernel
+from rulegrad.runtime.env import env_flag
 from rulegrad.rules.kernelize_helpers import index_reduce
 from rulegrad.rules.kernelize_helpers import index_view
 from rulegrad.rules.kernelize_helpers import is_computed
@@ -37,7 +37,7 @@ from rulegrad.rules.kernelize_helpers import stops_fuse
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '84f749a4e3bf08e07bdbb6c7ff2451587bd0d08023068a19f7615dc08c40980b'
+SOURCE_SHA256 = '66382a932a20ccb3927381701689f84b3dca21612183a49aad0f9b8f43a7609b'
 DEPENDENCIES = (('rules/rangeify.rules', '112c1f607a51f572d89d0615c4d0faa6b2f7ae2a8bc00706d051f5fac38416b0'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _CONST = Ops.CONST
 _FUSE = Ops.FUSE
@@ -54,8 +54,22 @@ _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAS
 _UNSET = object()  # a context's field not given to its constructor
 
 
+class Flags:
+    """`context Flags`, declared at rules/kernelize.rules:25."""
+
+    dont_realize_expand: 'bool'
+    dont_group_reduces: 'bool'
+    fuse_arange: 'bool'
+
+    def __init__(self, dont_realize_expand=_UNSET, dont_group_reduces=_UNSET, fuse_arange=_UNSET):
+        ctx = self
+        ctx.dont_realize_expand = env_flag('DONT_REALIZE_EXPAND') if dont_realize_expand is _UNSET else dont_realize_expand
+        ctx.dont_group_reduces = env_flag('DONT_GROUP_REDUCES') if dont_group_reduces is _UNSET else dont_group_reduces
+        ctx.fuse_arange = env_flag('FUSE_ARANGE') if fuse_arange is _UNSET else fuse_arange
+
+
 class KernelizeContext:
-    """`context KernelizeContext`, declared at rules/kernelize.rules:25."""
+    """`context KernelizeContext`, declared at rules/kernelize.rules:34."""
 
     flags: 'Flags'
     children: 'dict[UOp, dict[UOp, None]]'
@@ -66,7 +80,7 @@ class KernelizeContext:
 
     def __init__(self, flags=_UNSET, children=_UNSET, realizes=_UNSET, reduce_for=_UNSET, order=_UNSET, ids=_UNSET, *, sink=None):
         ctx = self
-        ctx.flags = Flags.from_env() if flags is _UNSET else flags
+        ctx.flags = Flags() if flags is _UNSET else flags
         ctx.children = children_of(sink) if children is _UNSET else children
         ctx.realizes = dict() if realizes is _UNSET else realizes
         ctx.reduce_for = dict() if reduce_for is _UNSET else reduce_for
@@ -114,10 +128,10 @@ class KernelizeContext:
 
 # ======================================================================== do_fuse
 _do_fuse_rules = (
-    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 54, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)'),
-    RuleInfo('fuse_push', 'rules/kernelize.rules', 55, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))'),
-    RuleInfo('fuse_stop', 'rules/kernelize.rules', 56, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
-    RuleInfo('fuse_arange', 'rules/kernelize.rules', 58, 'fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)'),
+    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 63, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)'),
+    RuleInfo('fuse_push', 'rules/kernelize.rules', 64, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))'),
+    RuleInfo('fuse_stop', 'rules/kernelize.rules', 65, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
+    RuleInfo('fuse_arange', 'rules/kernelize.rules', 67, 'fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
 
@@ -126,20 +140,20 @@ def _do_fuse_FUSE(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _REDUCE_AXIS:
-            # rule fuse_reduce at rules/kernelize.rules:54
+            # rule fuse_reduce at rules/kernelize.rules:63
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             r = n0
             _r = _as_uop(n, r.replace(src=(r.src[0].f(_FUSE),), tag=FUSED))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
-            # rule fuse_push at rules/kernelize.rules:55
+            # rule fuse_push at rules/kernelize.rules:64
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             x = n0
             _r = _as_uop(n, x.replace(src=tuple(s.f(_FUSE) for s in x.src)))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[1]
-        # rule fuse_stop at rules/kernelize.rules:56
+        # rule fuse_stop at rules/kernelize.rules:65
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         x = n0
@@ -148,7 +162,7 @@ def _do_fuse_FUSE(n, ctx):
     return None
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
-    # rule fuse_arange at rules/kernelize.rules:58
+    # rule fuse_arange at rules/kernelize.rules:67
     #   fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     r = n
@@ -166,19 +180,19 @@ _do_fuse_part = RuleMatcher('do_fuse', _do_fuse_rules, {
 
 # ======================================================================== merge_views
 _merge_views_rules = (
-    RuleInfo('mop_on_view', 'rules/kernelize.rules', 65, 'mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)'),
-    RuleInfo('mop_to_view', 'rules/kernelize.rules', 66, 'mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)'),
-    RuleInfo('view_noop', 'rules/kernelize.rules', 68, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
+    RuleInfo('mop_on_view', 'rules/kernelize.rules', 74, 'mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('mop_to_view', 'rules/kernelize.rules', 75, 'mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('view_noop', 'rules/kernelize.rules', 77, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
 )
 _merge_views_st = match_stats('merge_views', _merge_views_rules)  # None unless counting
 
 def _merge_views_r0(n, ctx, m, x, y):
-    # rule mop_on_view at rules/kernelize.rules:65
+    # rule mop_on_view at rules/kernelize.rules:74
     #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
     return _new(UOp, _VIEW, m.dtype, (y,), x.arg.apply(m.op.name, m.arg))
 
 def _merge_views_r1(n, ctx, m, x):
-    # rule mop_to_view at rules/kernelize.rules:66
+    # rule mop_to_view at rules/kernelize.rules:75
     #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
     return _new(UOp, _VIEW, m.dtype, (x,), ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg))
 
@@ -187,12 +201,12 @@ def _merge_views_RESHAPE(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -204,12 +218,12 @@ def _merge_views_PERMUTE(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -221,12 +235,12 @@ def _merge_views_EXPAND(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -238,12 +252,12 @@ def _merge_views_PAD(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -255,12 +269,12 @@ def _merge_views_SHRINK(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -272,12 +286,12 @@ def _merge_views_FLIP(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:65
+            # rule mop_on_view at rules/kernelize.rules:74
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:66
+        # rule mop_to_view at rules/kernelize.rules:75
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -287,7 +301,7 @@ def _merge_views_FLIP(n, ctx):
 def _merge_views_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule view_noop at rules/kernelize.rules:68
+        # rule view_noop at rules/kernelize.rules:77
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
         if _merge_views_st: _merge_views_st.attempts[2] += 1
         v = n
@@ -310,15 +324,15 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/kernelize.rules', 76, 'realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))'),
-    RuleInfo('realize_effect', 'rules/kernelize.rules', 77, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)'),
-    RuleInfo('realize_pad', 'rules/kernelize.rules', 79, 'realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)'),
-    RuleInfo('realize_expand', 'rules/kernelize.rules', 81, 'realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)'),
+    RuleInfo('realize_roots', 'rules/kernelize.rules', 85, 'realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))'),
+    RuleInfo('realize_effect', 'rules/kernelize.rules', 86, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)'),
+    RuleInfo('realize_pad', 'rules/kernelize.rules', 88, 'realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)'),
+    RuleInfo('realize_expand', 'rules/kernelize.rules', 90, 'realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/kernelize.rules:76
+    # rule realize_roots at rules/kernelize.rules:85
     #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -327,7 +341,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:77
+    # rule realize_effect at rules/kernelize.rules:86
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -336,7 +350,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:77
+    # rule realize_effect at rules/kernelize.rules:86
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -345,7 +359,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:77
+    # rule realize_effect at rules/kernelize.rules:86
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -354,7 +368,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:77
+    # rule realize_effect at rules/kernelize.rules:86
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -365,7 +379,7 @@ def _do_realize_ASSIGN(n, ctx):
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_pad at rules/kernelize.rules:79
+        # rule realize_pad at rules/kernelize.rules:88
         #   realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         v = n
@@ -373,7 +387,7 @@ def _do_realize_VIEW(n, ctx):
         if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x):
             _r = _as_uop(n, ctx.realize(x))
             if _r is not None and _r is not n: return _r, _do_realize_rules[2]
-        # rule realize_expand at rules/kernelize.rules:81
+        # rule realize_expand at rules/kernelize.rules:90
         #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n
@@ -396,21 +410,21 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_off', 'rules/kernelize.rules', 90, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.flags.dont_group_reduces -> ctx.realize(r)'),
-    RuleInfo('group_join', 'rules/kernelize.rules', 91, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
-    RuleInfo('group_alone', 'rules/kernelize.rules', 92, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
+    RuleInfo('group_off', 'rules/kernelize.rules', 99, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.flags.dont_group_reduces -> ctx.realize(r)'),
+    RuleInfo('group_join', 'rules/kernelize.rules', 100, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
+    RuleInfo('group_alone', 'rules/kernelize.rules', 101, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_REDUCE_AXIS(n, ctx):
-    # rule group_off at rules/kernelize.rules:90
+    # rule group_off at rules/kernelize.rules:99
     #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.flags.dont_group_reduces -> ctx.realize(r)
     if _group_st: _group_st.attempts[0] += 1
     r = n
     if r.tag != FUSED and ctx.flags.dont_group_reduces:
         _r = _as_uop(n, ctx.realize(r))
         if _r is not None and _r is not n: return _r, _group_rules[0]
-    # rule group_join at rules/kernelize.rules:91
+    # rule group_join at rules/kernelize.rules:100
     #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
     if _group_st: _group_st.attempts[1] += 1
     r = n
@@ -419,7 +433,7 @@ def _group_REDUCE_AXIS(n, ctx):
         if ctx.fits(reads):
             _r = _as_uop(n, ctx.join(r, *reads))
             if _r is not None and _r is not n: return _r, _group_rules[1]
-    # rule group_alone at rules/kernelize.rules:92
+    # rule group_alone at rules/kernelize.rules:101
     #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
     if _group_st: _group_st.attempts[2] += 1
     r = n
@@ -436,12 +450,12 @@ _group_part = RuleMatcher('group', _group_rules, {
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 98, 'add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 107, 'add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:98
+    # rule add_realize at rules/kernelize.rules:107
     #   add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
@@ -458,12 +472,12 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 104, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 113, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:104
+    # rule remove_tags at rules/kernelize.rules:113
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     x = n
@@ -480,13 +494,13 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 111, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 112, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 120, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 121, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
 def _create_kernels_REALIZE(n, ctx):
-    # rule create_kernel at rules/kernelize.rules:111
+    # rule create_kernel at rules/kernelize.rules:120
     #   create_kernel: REALIZE as r -> create_kernel(ctx, r)
     if _create_kernels_st: _create_kernels_st.attempts[0] += 1
     r = n
@@ -499,7 +513,7 @@ def _create_kernels_VIEW(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule view_view at rules/kernelize.rules:112
+            # rule view_view at rules/kernelize.rules:121
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
             a = n0
@@ -518,11 +532,11 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view', 'rules/kernelize.rules', 120, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 121, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 123, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 124, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 125, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 129, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 130, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 132, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 133, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 134, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -532,7 +546,7 @@ def _create_ast_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _VIEW:
-                # rule ast_view at rules/kernelize.rules:120
+                # rule ast_view at rules/kernelize.rules:129
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
                 idx = n
@@ -540,7 +554,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_view(v, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[0]
             elif o0 in _OPS1:
-                # rule ast_alu at rules/kernelize.rules:121
+                # rule ast_alu at rules/kernelize.rules:130
                 #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                 if _create_ast_st: _create_ast_st.attempts[1] += 1
                 at = n.src[1:]
@@ -549,7 +563,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[1]
             elif o0 in _OPS2:
-                # rule ast_marker at rules/kernelize.rules:123
+                # rule ast_marker at rules/kernelize.rules:132
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 at = n.src[1:]
@@ -558,7 +572,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 is _REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:124
+                # rule ast_reduce at rules/kernelize.rules:133
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 idx = n
@@ -566,7 +580,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 is _CONST:
-                # rule ast_const at rules/kernelize.rules:125
+                # rule ast_const at rules/kernelize.rules:134
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 c = n0
@@ -613,15 +627,15 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=Flags, location='rules/kernelize.rules:133'),
-    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:135'),
-    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:137'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:139'),
-    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:141'),
-    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:143'),
-    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:146'),
-    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:148'),
-    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:150'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=Flags, location='rules/kernelize.rules:142'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:144'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:146'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:148'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:150'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:152'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:155'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:157'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:159'),
 ))
 
 PIPELINES = {

@@ -179,3 +179,20 @@ def test_scheduler_rules_call_few_helpers() -> None:
 MAX_HELPER_RATIO = 5 / 49
 MAX_HELPER_LINES = 296
 MAX_ANALYSES_LINES = 80
+
+
+def test_both_schedulers_say_what_changes_in_rules() -> None:
+    """Issue 35: across rangeify, kernel and kernelize.rules, at most a quarter of the rules have
+    a right-hand side that is only a helper call (`SINK as s -> walk(ctx, s)`: a rule that says
+    nothing of what changes). bench/rule_shares.py prints the count and the helpers' lines."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rule_shares", RULES.parent / "bench" /
+                                                  "rule_shares.py")
+    shares = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shares)  # type: ignore[union-attr]
+    bare = total = 0
+    for stem in shares.FILES:
+        b, t, _ = shares.bare_helper_calls(stem)
+        bare, total = bare + b, total + t
+    assert bare / total <= shares.MAX_SHARE, (bare, total)

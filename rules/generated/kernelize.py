@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 66382a932a20ccb3927381701689f84b3dca21612183a49aad0f9b8f43a7609b
+# source sha256: 886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181
 # imports rules/rangeify.rules sha256: 112c1f607a51f572d89d0615c4d0faa6b2f7ae2a8bc00706d051f5fac38416b0
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
@@ -37,7 +37,7 @@ from rulegrad.rules.kernelize_helpers import stops_fuse
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '66382a932a20ccb3927381701689f84b3dca21612183a49aad0f9b8f43a7609b'
+SOURCE_SHA256 = '886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181'
 DEPENDENCIES = (('rules/rangeify.rules', '112c1f607a51f572d89d0615c4d0faa6b2f7ae2a8bc00706d051f5fac38416b0'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _CONST = Ops.CONST
 _FUSE = Ops.FUSE
@@ -54,33 +54,31 @@ _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAS
 _UNSET = object()  # a context's field not given to its constructor
 
 
-class Flags:
-    """`context Flags`, declared at rules/kernelize.rules:25."""
+class FuseContext:
+    """`context FuseContext`, declared at rules/kernelize.rules:26."""
 
-    dont_realize_expand: 'bool'
-    dont_group_reduces: 'bool'
     fuse_arange: 'bool'
 
-    def __init__(self, dont_realize_expand=_UNSET, dont_group_reduces=_UNSET, fuse_arange=_UNSET):
+    def __init__(self, fuse_arange=_UNSET):
         ctx = self
-        ctx.dont_realize_expand = env_flag('DONT_REALIZE_EXPAND') if dont_realize_expand is _UNSET else dont_realize_expand
-        ctx.dont_group_reduces = env_flag('DONT_GROUP_REDUCES') if dont_group_reduces is _UNSET else dont_group_reduces
         ctx.fuse_arange = env_flag('FUSE_ARANGE') if fuse_arange is _UNSET else fuse_arange
 
 
 class KernelizeContext:
-    """`context KernelizeContext`, declared at rules/kernelize.rules:34."""
+    """`context KernelizeContext`, declared at rules/kernelize.rules:33."""
 
-    flags: 'Flags'
+    dont_realize_expand: 'bool'
+    dont_group_reduces: 'bool'
     children: 'dict[UOp, dict[UOp, None]]'
     realizes: 'dict[UOp, None]'
     reduce_for: 'dict[UOp, UOp]'
     order: 'list[UOp]'
     ids: 'count'
 
-    def __init__(self, flags=_UNSET, children=_UNSET, realizes=_UNSET, reduce_for=_UNSET, order=_UNSET, ids=_UNSET, *, sink=None):
+    def __init__(self, dont_realize_expand=_UNSET, dont_group_reduces=_UNSET, children=_UNSET, realizes=_UNSET, reduce_for=_UNSET, order=_UNSET, ids=_UNSET, *, sink=None):
         ctx = self
-        ctx.flags = Flags() if flags is _UNSET else flags
+        ctx.dont_realize_expand = env_flag('DONT_REALIZE_EXPAND') if dont_realize_expand is _UNSET else dont_realize_expand
+        ctx.dont_group_reduces = env_flag('DONT_GROUP_REDUCES') if dont_group_reduces is _UNSET else dont_group_reduces
         ctx.children = children_of(sink) if children is _UNSET else children
         ctx.realizes = dict() if realizes is _UNSET else realizes
         ctx.reduce_for = dict() if reduce_for is _UNSET else reduce_for
@@ -97,7 +95,7 @@ class KernelizeContext:
 
     def expands(self, v, x):
         ctx = self
-        return x.size < v.arg.size and not ctx.flags.dont_realize_expand and not plain_pad(v, x)
+        return x.size < v.arg.size and not ctx.dont_realize_expand and not plain_pad(v, x)
 
     def undecided(self, r):
         ctx = self
@@ -410,7 +408,7 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_off', 'rules/kernelize.rules', 99, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.flags.dont_group_reduces -> ctx.realize(r)'),
+    RuleInfo('group_off', 'rules/kernelize.rules', 99, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)'),
     RuleInfo('group_join', 'rules/kernelize.rules', 100, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
     RuleInfo('group_alone', 'rules/kernelize.rules', 101, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
 )
@@ -418,10 +416,10 @@ _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_REDUCE_AXIS(n, ctx):
     # rule group_off at rules/kernelize.rules:99
-    #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.flags.dont_group_reduces -> ctx.realize(r)
+    #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)
     if _group_st: _group_st.attempts[0] += 1
     r = n
-    if r.tag != FUSED and ctx.flags.dont_group_reduces:
+    if r.tag != FUSED and ctx.dont_group_reduces:
         _r = _as_uop(n, ctx.realize(r))
         if _r is not None and _r is not n: return _r, _group_rules[0]
     # rule group_join at rules/kernelize.rules:100
@@ -627,7 +625,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=Flags, location='rules/kernelize.rules:142'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:142'),
     _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:144'),
     _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:146'),
     _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:148'),

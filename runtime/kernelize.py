@@ -6,8 +6,8 @@ kernel ASTs of backends/KERNEL_AST.md (so the C backend, the kernel interpreter 
 serve both), and per root the node that holds its value afterwards.
 
 Selected by `RULEGRAD_SCHEDULER=kernelize` or per call (`t.realize(scheduler="kernelize")`,
-`t.schedule(scheduler=...)`); rangeify is the default. `kernelize` below is the pipeline: one
-line per pass of `rules/kernelize.rules`, each with why it is there.
+`t.schedule(scheduler=...)`); rangeify is the default. The passes, in order, each with why it is
+there, are the `pipeline kernelize` at the end of `rules/kernelize.rules`.
 
 A graph with symbolic sizes (variables) is scheduled by rangeify: views here hold ints.
 """
@@ -18,14 +18,18 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from rulegrad.rules import matcher
-from rulegrad.rules.kernelize_helpers import Flags, KernelizeContext, becomes
+from rulegrad.rules import pipeline
+from rulegrad.rules.kernelize_helpers import root_value
 
 from .env import env_get
 from .ops import Ops
-from .rewrite import graph_rewrite
+from .schedule_item import ScheduleItem, order_assigns, schedule_items
 from .uop import UOp, toposort
+
+if TYPE_CHECKING:  # declared in rules/kernelize.rules
+    from rulegrad.rules.generated.kernelize import KernelizeContext
 
 SCHEDULERS = ("rangeify", "kernelize")
 # what else a kernelize schedule depends on (part of the schedule cache's key)
@@ -46,6 +50,11 @@ def scheduler_name(explicit: str | None = None) -> str:
         raise SchedulerError(f"scheduler {name!r} does not exist; choose one of "
                              f"{', '.join(SCHEDULERS)} (RULEGRAD_SCHEDULER or scheduler=)")
     return name
+
+
+def chosen_scheduler() -> str | None:
+    """The scheduler a `using(...)` block chose here (None: none chose one)."""
+    return _chosen.get()
 
 
 @contextlib.contextmanager
@@ -69,35 +78,14 @@ def cache_salt(name: str) -> tuple:
 
 
 # ====================================================================== the pipeline
-def _pass(sink: UOp, rules: str, ctx: object = None, bottom_up: bool = False) -> UOp:
-    return graph_rewrite(sink, matcher("kernelize", rules), ctx=ctx, bottom_up=bottom_up,
-                         name=rules)
-
-
 def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
-    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value})."""
-    from .schedule import order_assigns
-
-    ctx = KernelizeContext(Flags.from_env())  # a bad value is a clear error before any work
-    # fuse markers: Tensor.fuse()'s FUSE travels down to the reductions it marks (and, with
-    # FUSE_ARANGE, reductions of constants are marked too); first, before anything drops FUSE
-    tsink = _pass(sink, "do_fuse", ctx, bottom_up=True)
-    # earliest rewrites, shared with rangeify: markers, size 0, stride-0 and huge reductions
-    tsink = graph_rewrite(tsink, matcher("rangeify", "earliest_rewrites"), name="earliest")
-    early = dict(zip(sink.src, tsink.src))  # the SINK keeps its sources' order
-    # merge views: movement chains become VIEW(base, ShapeTracker), the grouper's currency
-    tsink = _pass(tsink, "merge_views")
-    viewed = dict(zip(sink.src, tsink.src))
-    # realize decisions: roots, effects, unsafe pads and expands (only collects into ctx)
-    _pass(tsink, "do_realize", ctx)
-    # the grouper: each reduction joins its one reader's kernel, or is realized
-    _pass(tsink, "group", ctx)
-    # add_contiguous: every chosen node is wrapped in a numbered REALIZE
-    tsink = _pass(tsink, "add_contiguous", ctx, bottom_up=True)
-    # finalize_contiguous: the buffer limit per kernel, and the passes' tags go
-    tsink = _pass(tsink, "finalize_contiguous", ctx)
-    # create_kernels: producers first, each REALIZE becomes its kernel (create_ast inside)
-    tsink = _pass(tsink, "create_kernels", ctx)
+    """SINK of tensor roots -> (SINK of ASSIGN(BUFFER, KERNEL), {root: what holds its value}),
+    by the `pipeline kernelize` of rules/kernelize.rules."""
+    inputs: dict[str, UOp] = {}
+    tsink, ctxs = pipeline("kernelize", "kernelize").run(sink, None, inputs)
+    ctx = ctxs["do_realize"]
+    early = dict(zip(sink.src, inputs["merge_views"].src))  # the SINK keeps its sources' order
+    viewed = dict(zip(sink.src, inputs["do_realize"].src))
     ksink = UOp.sink(*[a for a in toposort(tsink)
                        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL])
     # assign ordering: a kernel reading a buffer's old value runs before the one that assigns it
@@ -110,24 +98,30 @@ def kernelize(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     return ksink, out
 
 
-def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
-    """One kernel's value, read down to memory (called by `create_kernel` for each kernel)."""
-    return graph_rewrite(value, matcher("kernelize", "create_ast"), ctx=ctx, bottom_up=True,
-                         name="create_ast")
+def becomes(ctx: KernelizeContext, written: dict[int, UOp], x: UOp) -> UOp | None:
+    """The node a realized tensor node reads afterwards: its buffer, shaped like it
+    (`written`: REALIZE number -> the BUFFER its kernel wrote)."""
+    shape = x.shape
+    if x.op is Ops.BUFFER:
+        return x
+    if x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and \
+            x.size == x.src[0].size:
+        return x.src[0].reshape(shape)  # a root that already was its buffer, reshaped
+    x = root_value(x)
+    for i, y in enumerate(ctx.order):
+        if y is x and i in written:
+            return written[i].reshape(shape)
+    return None
 
 
 # ====================================================================== entry point
 def has_variables(uops: list[UOp]) -> bool:
+    """Whether the graph has symbolic sizes (which kernelize's integer views cannot hold)."""
     return any(n.op in (Ops.DEFINE_VAR, Ops.BIND) for n in toposort(UOp.sink(*uops)))
 
 
-def schedule_kernelize(uops: list[UOp]) -> tuple[list, list[UOp]]:
-    """The kernels that compute `uops` by kernelize, and per root what holds its value."""
-    from .schedule import ScheduleItem, _schedule_uncached
-
-    if has_variables(uops):  # views hold ints: symbolic sizes are rangeify's
-        return _schedule_uncached(uops)
+def schedule_kernelize(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+    """The kernels that compute `uops` by kernelize, and per root what holds its value (the
+    caller, runtime/schedule.py, sends a graph with variables to rangeify instead)."""
     ksink, out = kernelize(UOp.sink(*uops))
-    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
-             for k in toposort(ksink) if k.op is Ops.KERNEL]
-    return items, [out[u] for u in uops]
+    return schedule_items(ksink), [out[u] for u in uops]

@@ -6,7 +6,8 @@ each pass's context.
 
 Each pass is one `graph_rewrite` of its rule set, in its direction, with its context:
 - `ctx=Class`: a new context per run of the pipeline, `Class.start(graph)` when the class has
-  it (a context that starts from what it sees), else `Class()`; `ctx=other_pass` shares the
+  it (a context that starts from what it sees; None: it saw nothing to do, and the pass does
+  not run), else `Class()`; `ctx=other_pass` shares the
   context of that earlier pass (a pass that collects, then one that acts on what was collected);
 - `until_settled`: after each run, `ctx.again()` is the next run's context, or None once a
   rerun would change nothing;
@@ -106,6 +107,9 @@ class Pipeline:
         elif p.ctx is not None:
             start = getattr(p.ctx, "start", None)
             ctx = start(sink) if start is not None else p.ctx()
+            if ctx is None:  # nothing to do in this graph (a whole walk of the engine saved)
+                ctxs[p.name] = None
+                return sink
         else:
             ctx = None
         while True:

@@ -40,10 +40,10 @@ from . import buffer as _buffer
 from . import capture
 from .buffer import Buffer, result_node
 from .env import env_flag, raw_reader
-from .kernelize import _chosen
+from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
-from .schedule import _user_passes
+from .schedule import user_pass_ids
 from .uop import UOp, toposort
 
 MAX_PLANS = 64
@@ -114,8 +114,7 @@ def key(uops: Sequence[UOp]) -> tuple | None:
             return None
     if tracing_active() or capture.active is not None:  # (rulegrad.jit records every launch)
         return None
-    users = tuple(id(up) for up in _user_passes) if _user_passes else ()
-    return (tuple(uops), env, _chosen.get(), users)
+    return (tuple(uops), env, chosen_scheduler(), user_pass_ids())
 
 
 def run(k: tuple) -> list[UOp] | None:

@@ -37,7 +37,7 @@ from .uop import UOp
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
-    from .schedule import ScheduleItem
+    from .schedule_item import ScheduleItem
     from .tensor import Tensor
 
 DEFAULT_BACKEND = "c"

@@ -20,32 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules import pipeline
 
-from .buffer import Buffer
 from .env import env_int
 from .gc_pause import gc_paused
-from .limit_buffers import limit_buffers, max_kernel_buffers
+from .kernelize import cache_salt, has_variables, schedule_kernelize, scheduler_name
+from .limit_buffers import max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule, note_reads
+from .schedule_item import ScheduleItem, order_assigns, schedule_items
 from .uop import OP_BIT, UOp, print_graph, toposort
 
 if TYPE_CHECKING:  # the contexts are declared in rangeify.rules
     from rulegrad.rules.generated.rangeify import RangeifyContext, RealizeContext
-
-
-@dataclass(frozen=True)
-class ScheduleItem:
-    """One kernel: `bufs[i]` is its DEFINE_GLOBAL i (bufs[0] is the output)."""
-
-    name: str
-    ast: UOp
-    bufs: tuple[Buffer, ...]
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The sizes of the kernel's output loops (outermost first)."""
-        return tuple(r.src[0].arg for r in self.ast.src[0].src[2:])
 
 
 # ====================================================================== users' rule sets
@@ -114,6 +101,11 @@ def _user(when: str, stage: str, sink: UOp) -> UOp:
     return sink
 
 
+def user_pass_ids() -> tuple[int, ...]:
+    """Which users' passes are in the pipeline now, by identity (runtime/plans.py's key)."""
+    return tuple(id(up) for up in _user_passes) if _user_passes else ()
+
+
 def user_passes_key() -> tuple:
     """What the pipeline's users' passes are now (part of the schedule cache's key)."""
     return tuple((up.when, up.stage, up.bottom_up, id(up.matcher)) for up in _user_passes)
@@ -126,10 +118,8 @@ def rangeify(sink: UOp) -> tuple[UOp, dict[UOp, UOp]]:
     A root or realized intermediate becomes `BUFFER.reshape(shape)` (a kernel writes it); a
     root that needs no kernel (a view of an existing buffer) stays what it is."""
     inputs: dict[str, UOp] = {}
-    # no kernel reads more than RULEGRAD_MAX_KERNEL_BUFFERS buffers (a sum of 2,000 tensors)
-    # (the roots keep their order, so `early` below pairs the caller's roots with their forms)
     # (no hook at all while no user's pass is added: one call less per pass)
-    ksink, ctxs = scheduler().run(limit_buffers(sink), _user if _user_passes else None, inputs)
+    ksink, ctxs = scheduler().run(sink, _user if _user_passes else None, inputs)
     if env_int("DEBUG", 0) >= 2:  # the kernel-local cost rules' choices (when it is scheduled)
         for line in cost_report(ctxs["pm_rangeify"]):
             print(f"cost   {line}")
@@ -154,60 +144,6 @@ def cost_report(ctx: RangeifyContext) -> list[str]:
 
 
 # ====================================================================== after the passes
-def order_assigns(sink: UOp) -> UOp:
-    """A kernel that reads the old value of a buffer another kernel assigns to must run first:
-    the assigning kernel gets the reader as an extra dependency (tinygrad's fix_assign).
-
-    The graph is rebuilt once, in an order that counts the new dependencies, so that a kernel
-    which gains a dependency is the same node everywhere it is used (several assigns in one
-    schedule: an optimizer step, where the parameter's update reads the old momentum)."""
-    nodes = toposort(sink)
-    readers: dict[UOp, list[UOp]] = {}
-    for a in nodes:
-        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL:
-            for s in a.src[1].src:
-                if s.op is Ops.BUFFER:
-                    readers.setdefault(s, []).append(a)
-    extra: dict[UOp, tuple[UOp, ...]] = {}  # kernel -> the assigns that must run before it
-    for w in nodes:
-        if w.op is Ops.ASSIGN and w.src[1].op is Ops.KERNEL:
-            before = tuple(r for r in readers.get(w.src[0], ()) if r is not w)
-            if before:
-                extra[w.src[1]] = extra.get(w.src[1], ()) + before
-    if not extra:
-        return sink
-    new: dict[UOp, UOp] = {}
-    for node in _order_with(sink, extra):
-        src = tuple(new[s] for s in node.src) + tuple(new[e] for e in extra.get(node, ()))
-        new[node] = node if src == node.src else node.replace(src=src)
-    return new[sink]
-
-
-def _order_with(sink: UOp, extra: dict[UOp, tuple[UOp, ...]]) -> list[UOp]:
-    """Sources (and extra dependencies) before users; iterative; a cycle is an error."""
-    order: list[UOp] = []
-    state: dict[UOp, int] = {}  # 1: on the walk's path, 2: done
-    stack: list[tuple[UOp, bool]] = [(sink, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            state[node] = 2
-            order.append(node)
-            continue
-        if state.get(node) == 2:
-            continue
-        state[node] = 1
-        stack.append((node, True))
-        for s in reversed(node.src + extra.get(node, ())):
-            if state.get(s) == 1:
-                buf = node.src[0].arg if node.op is Ops.ASSIGN else "?"
-                raise RuntimeError(f"cycle: a kernel reads buffer {buf} both before and after "
-                                   "an assign to it in the same schedule")
-            if state.get(s) != 2:
-                stack.append((s, False))
-    return order
-
-
 def becomes_map(sink: UOp, early: dict[UOp, UOp], realized: RealizeContext,
                 ksink: UOp) -> dict[UOp, UOp]:
     """{tensor node: what it became}: each root and each realized intermediate that got a
@@ -233,10 +169,10 @@ def schedule_with_outputs(uops: list[UOp],
     """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
     of a form scheduled before is not scheduled again: runtime/schedule_cache.py). `scheduler`:
     rangeify or kernelize (runtime/kernelize.py); default RULEGRAD_SCHEDULER, else rangeify."""
-    from .kernelize import cache_salt, schedule_kernelize, scheduler_name
-
     name = scheduler_name(scheduler)
-    run = _schedule_uncached if name == "rangeify" else schedule_kernelize
+    # kernelize's views hold ints: a graph with symbolic sizes (variables) is rangeify's
+    kernelized = name == "kernelize" and not has_variables(uops)
+    run = schedule_kernelize if kernelized else schedule_rangeify
     salt = (user_passes_key() + cache_salt(name), max_kernel_buffers())
     items, outs = cached_schedule(list(uops), run, salt=salt)
     debug = env_int("DEBUG", 0)
@@ -288,11 +224,10 @@ def _sizes(n: UOp) -> str:
     return "x".join(str(r.src[0].arg) for r in n.src[1:])
 
 
-def _schedule_uncached(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+def schedule_rangeify(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+    """The kernels that compute `uops` by rangeify, and per root what holds its value."""
     ksink, becomes = rangeify(UOp.sink(*uops))
-    items = [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
-             for k in toposort(ksink) if k.op is Ops.KERNEL]
-    return items, [becomes[u] for u in uops]
+    return schedule_items(ksink), [becomes[u] for u in uops]
 
 
 def create_schedule(uops: list[UOp], scheduler: str | None = None) -> list[ScheduleItem]:

@@ -37,7 +37,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rulegrad.rules import mode
 
@@ -47,10 +46,8 @@ from .env import env_flag
 from .matcher import stats_enabled
 from .ops import Ops
 from .rewrite import tracing_active
+from .schedule_item import ScheduleItem
 from .uop import UOp, toposort
-
-if TYPE_CHECKING:
-    from .schedule import ScheduleItem
 
 MAX_ENTRIES = 256
 
@@ -223,8 +220,6 @@ def _lift(entry: _Entry, floats: list[tuple[object, float]]) -> _Entry:
 
 def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, float]] = ()
             ) -> tuple[list[ScheduleItem], list[UOp]]:
-    from .schedule import ScheduleItem
-
     fresh = [Buffer(size, dtype, device=device)  # type: ignore[arg-type]
              for size, dtype, device in entry.new_buffers]
     values: dict[int, Buffer] = {}  # the float slots' buffers, made when a kernel reads one

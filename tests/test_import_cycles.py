@@ -16,8 +16,6 @@ KNOWN = [
     {"rulegrad.rules.opt_helpers", "rulegrad.rules.pack_helpers"},
     {f"rulegrad.backends.c.{m}" for m in ("blocks", "build", "flash", "gemm", "launch",
                                           "render")},
-    {"rulegrad.rules.kernelize_helpers", "rulegrad.runtime.kernelize",
-     "rulegrad.runtime.schedule", "rulegrad.runtime.schedule_cache"},
 ]
 MAX_PRIVATE_IMPORTS = 12
 

@@ -73,6 +73,23 @@ def test_max_kernel_buffers_splits_a_six_input_sum(backend, monkeypatch, schedul
                                rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("scheduler", ["kernelize", "rangeify"])
+def test_one_buffer_limit_for_both_schedulers(backend, monkeypatch, scheduler):
+    """RULEGRAD_MAX_KERNEL_BUFFERS (default 128) bounds kernelize's kernels as rangeify's: one
+    pass, rangeify.rules' limit_buffers, in both pipelines. A sum of 30 tensors, and a sum of
+    their reductions (buffers the grouper made), under a limit of 8."""
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "8")
+    ins = [RNG.standard_normal((3, 4)).astype(np.float32) for _ in range(30)]
+    programs = [(lambda ts: sum(ts[1:], ts[0]), sum(ins)),
+                (lambda ts: sum((t.sum(0) for t in ts[1:]), ts[0].sum(0)),
+                 sum(a.sum(0) for a in ins))]
+    for build, want in programs:
+        items = build([Tensor(a) for a in ins]).schedule(scheduler=scheduler)
+        assert all(len(k.bufs) <= 8 for k in items), [(k.name, len(k.bufs)) for k in items]
+        got = build([Tensor(a) for a in ins]).realize(scheduler=scheduler).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def _stores_of(items) -> list[set[Ops]]:
     """Per kernel, the ops of its stored value."""
     return [{n.op for n in toposort(k.ast.src[0].src[1])} for k in items]
@@ -91,6 +108,24 @@ def test_unsafe_pad_is_realized_before_its_view(backend):
     assert len(safe.schedule(scheduler="kernelize")) == 1
     np.testing.assert_array_equal(safe.realize(scheduler="kernelize").numpy(),
                                   np.pad(a * 2, ((1, 1), (0, 2))))
+
+
+def test_the_grouper_joins_a_reduction_only_into_one_whole_read(backend):
+    """kernelize.rules' group: a reduction joins the kernel its value flows into when that is
+    one kernel, reading it whole, with no reduction yet; otherwise it is a kernel of its own.
+    Kernel counts from those words, values from numpy."""
+    a = RNG.standard_normal((4, 5)).astype(np.float32)
+    cases = [  # (program, kernels, numpy)
+        (lambda x: x.sum(1) + 1, 1, a.sum(1) + 1),                      # joins its reader
+        (lambda x: x.sum(1) + x.max(1), 2, a.sum(1) + a.max(1)),        # that kernel has one
+        (lambda x: x.sum(1).flip(0) + 1, 2, a.sum(1)[::-1] + 1),        # not a contiguous read
+        (lambda x: x.sum(1) + x.sum(1).flip(0), 2, a.sum(1) + a.sum(1)[::-1]),  # read twice
+        (lambda x: (x.sum(1) + 1).sum(), 2, (a.sum(1) + 1).sum()),      # meets a reduction
+    ]
+    for f, kernels, want in cases:
+        assert len(f(Tensor(a)).schedule(scheduler="kernelize")) == kernels, want
+        np.testing.assert_allclose(f(Tensor(a)).realize(scheduler="kernelize").numpy(), want,
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_dont_group_reduces(monkeypatch):
@@ -129,6 +164,23 @@ def test_scheduler_selection(monkeypatch):
     assert len(soft().schedule(scheduler="rangeify")) == 1  # the keyword wins
     with pytest.raises(SchedulerError, match="choose one of rangeify, kernelize"):
         soft().realize(scheduler="tinygrad")
+
+
+def test_symbolic_sizes_go_to_rangeify(backend, monkeypatch):
+    """kernelize's views hold ints: asked for a graph with a bound variable, schedule.py sends
+    it to rangeify (kernelize is never called), and the values are numpy's."""
+    from rulegrad import Variable
+    from rulegrad.runtime import schedule
+
+    def refuse(*_):
+        raise AssertionError("kernelize was given a graph with symbolic sizes")
+
+    monkeypatch.setattr(schedule, "schedule_kernelize", refuse)
+    a = RNG.standard_normal((6, 8)).astype(np.float32)
+    for v in (2, 5):
+        t = Tensor(a).shrink(((0, Variable("n", 1, 6).bind(v)), None))
+        got = (t.exp().sum(0) + t.max(0)).realize(scheduler="kernelize").numpy()
+        np.testing.assert_allclose(got, np.exp(a[:v]).sum(0) + a[:v].max(0), rtol=1e-5)
 
 
 def test_fuzz_both_schedulers_agree():

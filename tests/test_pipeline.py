@@ -111,17 +111,28 @@ def test_error_rule_stops_with_its_message(tmp_path: Path) -> None:
             graph_rewrite(UOp.sink(cast), matcher)
 
 
-def test_scheduler_runs_the_declared_passes_in_order() -> None:
-    checked = load(str(RULES / "rangeify.rules"))
-    (pipeline,) = [cp.pipeline for cp in checked.pipelines if cp.pipeline.name == "rangeify"]
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+def test_scheduler_runs_the_declared_passes_in_order(monkeypatch, scheduler: str) -> None:
+    """Every pass runs, in the declared order (the graph reads 5 buffers and the limit is 4,
+    so the buffer limit has work too: it does not run where no kernel could read too many)."""
+    checked = load(str(RULES / f"{scheduler}.rules"))
+    (pipeline,) = [cp.pipeline for cp in checked.pipelines if cp.pipeline.name == scheduler]
     declared = [p.name for p in pipeline.passes]
+    monkeypatch.setenv("MAX_KERNEL_BUFFERS", "4")
     a = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
-    b = (a + 1).sum(axis=1) * a.max(axis=1)
+    c, d, e, f = (Tensor(np.full(3, float(i), np.float32)) for i in range(4))
+    b = (a + 1).sum(axis=1) * a.max(axis=1) + (c + d) + (e + f)
     with tracing() as t:
-        b.schedule()
+        b.schedule(scheduler=scheduler)
     ran = [p.name for p in t.passes if p.name in declared]
     ran = [n for i, n in enumerate(ran) if i == 0 or ran[i - 1] != n]  # reruns: once
     assert ran == declared
+    monkeypatch.setenv("MAX_KERNEL_BUFFERS", "0")  # no limit: that pass has nothing to do
+    with tracing() as t:
+        b.schedule(scheduler=scheduler)
+    assert "limit_buffers" not in [p.name for p in t.passes]
+    if scheduler == "kernelize":
+        return
     # users' rule sets run beside every pass but the one that only collects
     assert list(stages()) == [p.name for p in pipeline.passes if not p.collect]
 
@@ -168,3 +179,20 @@ def test_scheduler_rules_call_few_helpers() -> None:
 MAX_HELPER_RATIO = 5 / 49
 MAX_HELPER_LINES = 296
 MAX_ANALYSES_LINES = 80
+
+
+def test_both_schedulers_say_what_changes_in_rules() -> None:
+    """Issue 35: across rangeify, kernel and kernelize.rules, at most a quarter of the rules have
+    a right-hand side that is only a helper call (`SINK as s -> walk(ctx, s)`: a rule that says
+    nothing of what changes). bench/rule_shares.py prints the count and the helpers' lines."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rule_shares", RULES.parent / "bench" /
+                                                  "rule_shares.py")
+    shares = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shares)  # type: ignore[union-attr]
+    bare = total = 0
+    for stem in shares.FILES:
+        b, t, _ = shares.bare_helper_calls(stem)
+        bare, total = bare + b, total + t
+    assert bare / total <= shares.MAX_SHARE, (bare, total)

@@ -30,13 +30,13 @@ def _expected(v: int) -> tuple[np.ndarray, ...]:
 
 def _count_schedules(monkeypatch) -> list[int]:
     calls = [0]
-    real = schedule._schedule_uncached
+    real = schedule.schedule_rangeify
 
     def counted(uops):
         calls[0] += 1
         return real(uops)
 
-    monkeypatch.setattr(schedule, "_schedule_uncached", counted)
+    monkeypatch.setattr(schedule, "schedule_rangeify", counted)
     return calls
 
 

@@ -1,5 +1,9 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 4e59338214e21935b53ded6e1231a80b0ae88cf1564bb91781cf3f17ccd9eea9
+# source sha256: 886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181
+# imports rules/rangeify.rules sha256: fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b
+# imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
+# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
+# imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -12,30 +16,32 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
+from rulegrad.rules.rangeify_helpers import FIRST_RANGE
+from rulegrad.rules.kernelize_helpers import FUSED
+from rulegrad.rules.buffer_limit import KernelBufferLimit
+from rulegrad.runtime.view import ShapeTracker
+from rulegrad.rules.kernelize_helpers import can_pad
+from rulegrad.rules.kernelize_helpers import children_of
+from rulegrad.rules.kernelize_helpers import constants_only
+from itertools import count
 from rulegrad.rules.kernelize_helpers import create_kernel
-from rulegrad.rules.kernelize_helpers import fuse_reduce
-from rulegrad.rules.kernelize_helpers import fuse_srcs
-from rulegrad.rules.kernelize_helpers import group_realizes
+from rulegrad.runtime.env import env_flag
 from rulegrad.rules.kernelize_helpers import index_reduce
 from rulegrad.rules.kernelize_helpers import index_view
-from rulegrad.rules.kernelize_helpers import is_arange
 from rulegrad.rules.kernelize_helpers import is_computed
-from rulegrad.rules.kernelize_helpers import limit_bufs
-from rulegrad.rules.kernelize_helpers import push_index
-from rulegrad.rules.kernelize_helpers import push_index_first
-from rulegrad.rules.kernelize_helpers import realize
-from rulegrad.rules.kernelize_helpers import realize_before_view
-from rulegrad.rules.kernelize_helpers import realize_roots
-from rulegrad.rules.kernelize_helpers import realize_wrap
+from rulegrad.rules.kernelize_helpers import kernel_reads
+from rulegrad.rules.kernelize_helpers import plain_pad
+from rulegrad.rules.kernelize_helpers import root_value
+from rulegrad.rules.kernelize_helpers import row_major_buffer
 from rulegrad.rules.kernelize_helpers import stops_fuse
-from rulegrad.rules.kernelize_helpers import to_wrap
-from rulegrad.rules.kernelize_helpers import view_of
-from rulegrad.rules.kernelize_helpers import view_view
+from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '4e59338214e21935b53ded6e1231a80b0ae88cf1564bb91781cf3f17ccd9eea9'
-DEPENDENCIES = ()
+SOURCE_SHA256 = '886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181'
+DEPENDENCIES = (('rules/rangeify.rules', 'fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _CONST = Ops.CONST
+_FUSE = Ops.FUSE
+_INDEX = Ops.INDEX
 _REDUCE_AXIS = Ops.REDUCE_AXIS
 _VIEW = Ops.VIEW
 _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
@@ -44,12 +50,86 @@ _OPS2 = frozenset({Ops.CONTIGUOUS, Ops.COPY})
 _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC, Ops.VIEW})
 
 
+# ======================================================================== the contexts
+_UNSET = object()  # a context's field not given to its constructor
+
+
+class FuseContext:
+    """`context FuseContext`, declared at rules/kernelize.rules:26."""
+
+    fuse_arange: 'bool'
+
+    def __init__(self, fuse_arange=_UNSET):
+        ctx = self
+        ctx.fuse_arange = env_flag('FUSE_ARANGE') if fuse_arange is _UNSET else fuse_arange
+
+
+class KernelizeContext:
+    """`context KernelizeContext`, declared at rules/kernelize.rules:33."""
+
+    dont_realize_expand: 'bool'
+    dont_group_reduces: 'bool'
+    children: 'dict[UOp, dict[UOp, None]]'
+    realizes: 'dict[UOp, None]'
+    reduce_for: 'dict[UOp, UOp]'
+    order: 'list[UOp]'
+    ids: 'count'
+
+    def __init__(self, dont_realize_expand=_UNSET, dont_group_reduces=_UNSET, children=_UNSET, realizes=_UNSET, reduce_for=_UNSET, order=_UNSET, ids=_UNSET, *, sink=None):
+        ctx = self
+        ctx.dont_realize_expand = env_flag('DONT_REALIZE_EXPAND') if dont_realize_expand is _UNSET else dont_realize_expand
+        ctx.dont_group_reduces = env_flag('DONT_GROUP_REDUCES') if dont_group_reduces is _UNSET else dont_group_reduces
+        ctx.children = children_of(sink) if children is _UNSET else children
+        ctx.realizes = dict() if realizes is _UNSET else realizes
+        ctx.reduce_for = dict() if reduce_for is _UNSET else reduce_for
+        ctx.order = list() if order is _UNSET else order
+        ctx.ids = count(FIRST_RANGE) if ids is _UNSET else ids
+
+    @classmethod
+    def start(cls, sink):
+        return cls(sink=sink)
+
+    def realize(self, x):
+        ctx = self
+        return ctx.realizes.setdefault(x)
+
+    def expands(self, v, x):
+        ctx = self
+        return x.size < v.arg.size and not ctx.dont_realize_expand and not plain_pad(v, x)
+
+    def undecided(self, r):
+        ctx = self
+        return r.tag != FUSED and r not in ctx.realizes and r not in ctx.reduce_for
+
+    def fits(self, reads):
+        ctx = self
+        return reads is not None and len(reads) == 1 and all(whole and tr not in ctx.reduce_for and tr.op is not Ops.ASSIGN for tr, whole in reads.items())
+
+    def alone(self, r):
+        ctx = self
+        noted = ctx.reduce_for.setdefault(r, r)
+        return ctx.realize(r)
+
+    def join(self, r, into):
+        ctx = self
+        return ctx.reduce_for.update(((r, r), (into, r)))
+
+    def wrap(self, x):
+        ctx = self
+        noted = ctx.order.append(x)
+        return _new(UOp, Ops.REALIZE, x.dtype, (x.replace(tag='realized'),), len(ctx.order) - 1)
+
+    def new_range(self, size, kind):
+        ctx = self
+        return UOp.const(dtypes.index, 0) if size == 1 else UOp.range(size, next(ctx.ids), kind)
+
+
 # ======================================================================== do_fuse
 _do_fuse_rules = (
-    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 16, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)'),
-    RuleInfo('fuse_push', 'rules/kernelize.rules', 17, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)'),
-    RuleInfo('fuse_stop', 'rules/kernelize.rules', 18, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
-    RuleInfo('fuse_arange', 'rules/kernelize.rules', 20, 'fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")'),
+    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 63, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)'),
+    RuleInfo('fuse_push', 'rules/kernelize.rules', 64, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))'),
+    RuleInfo('fuse_stop', 'rules/kernelize.rules', 65, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
+    RuleInfo('fuse_arange', 'rules/kernelize.rules', 67, 'fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
 
@@ -58,20 +138,20 @@ def _do_fuse_FUSE(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _REDUCE_AXIS:
-            # rule fuse_reduce at rules/kernelize.rules:16
-            #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> fuse_reduce(r)
+            # rule fuse_reduce at rules/kernelize.rules:63
+            #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             r = n0
-            _r = _as_uop(n, fuse_reduce(r))
+            _r = _as_uop(n, r.replace(src=(r.src[0].f(_FUSE),), tag=FUSED))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
-            # rule fuse_push at rules/kernelize.rules:17
-            #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> fuse_srcs(x)
+            # rule fuse_push at rules/kernelize.rules:64
+            #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             x = n0
-            _r = _as_uop(n, fuse_srcs(x))
+            _r = _as_uop(n, x.replace(src=tuple(s.f(_FUSE) for s in x.src)))
             if _r is not None and _r is not n: return _r, _do_fuse_rules[1]
-        # rule fuse_stop at rules/kernelize.rules:18
+        # rule fuse_stop at rules/kernelize.rules:65
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         x = n0
@@ -80,12 +160,12 @@ def _do_fuse_FUSE(n, ctx):
     return None
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
-    # rule fuse_arange at rules/kernelize.rules:20
-    #   fuse_arange: REDUCE_AXIS as r if is_arange(ctx, r) -> r.replace(tag="fuse")
+    # rule fuse_arange at rules/kernelize.rules:67
+    #   fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     r = n
-    if is_arange(ctx, r):
-        _r = _as_uop(n, r.replace(tag='fuse'))
+    if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]):
+        _r = _as_uop(n, r.replace(tag=FUSED))
         if _r is not None and _r is not n: return _r, _do_fuse_rules[3]
     return None
 
@@ -98,86 +178,134 @@ _do_fuse_part = RuleMatcher('do_fuse', _do_fuse_rules, {
 
 # ======================================================================== merge_views
 _merge_views_rules = (
-    RuleInfo('mop_to_view', 'rules/kernelize.rules', 27, 'mop_to_view: Movement(x) as m -> view_of(m, x)'),
-    RuleInfo('view_noop', 'rules/kernelize.rules', 29, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
+    RuleInfo('mop_on_view', 'rules/kernelize.rules', 74, 'mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('mop_to_view', 'rules/kernelize.rules', 75, 'mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('view_noop', 'rules/kernelize.rules', 77, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
 )
 _merge_views_st = match_stats('merge_views', _merge_views_rules)  # None unless counting
 
-def _merge_views_r0(n, ctx, m, x):
-    # rule mop_to_view at rules/kernelize.rules:27
-    #   mop_to_view: Movement(x) as m -> view_of(m, x)
-    return _as_uop(n, view_of(m, x))
+def _merge_views_r0(n, ctx, m, x, y):
+    # rule mop_on_view at rules/kernelize.rules:74
+    #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+    return _new(UOp, _VIEW, m.dtype, (y,), x.arg.apply(m.op.name, m.arg))
+
+def _merge_views_r1(n, ctx, m, x):
+    # rule mop_to_view at rules/kernelize.rules:75
+    #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+    return _new(UOp, _VIEW, m.dtype, (x,), ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg))
 
 def _merge_views_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_PERMUTE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_EXPAND(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_PAD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_SHRINK(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_FLIP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule mop_to_view at rules/kernelize.rules:27
-        #   mop_to_view: Movement(x) as m -> view_of(m, x)
-        if _merge_views_st: _merge_views_st.attempts[0] += 1
-        _r = _merge_views_r0(n, ctx, n, n0)
-        if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule mop_on_view at rules/kernelize.rules:74
+            #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
+            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            _r = _merge_views_r0(n, ctx, n, n0, n0_0)
+            if _r is not None and _r is not n: return _r, _merge_views_rules[0]
+        # rule mop_to_view at rules/kernelize.rules:75
+        #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
+        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        _r = _merge_views_r1(n, ctx, n, n0)
+        if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
 
 def _merge_views_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule view_noop at rules/kernelize.rules:29
+        # rule view_noop at rules/kernelize.rules:77
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        if _merge_views_st: _merge_views_st.attempts[2] += 1
         v = n
         x = n0
         if v.arg.is_contiguous and v.shape == x.shape:
-            return x, _merge_views_rules[1]
+            return x, _merge_views_rules[2]
     return None
 
 
@@ -194,68 +322,77 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/kernelize.rules', 36, 'realize_roots: SINK as s -> realize_roots(ctx, s)'),
-    RuleInfo('realize_effect', 'rules/kernelize.rules', 37, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)'),
-    RuleInfo('realize_view', 'rules/kernelize.rules', 38, 'realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)'),
+    RuleInfo('realize_roots', 'rules/kernelize.rules', 85, 'realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))'),
+    RuleInfo('realize_effect', 'rules/kernelize.rules', 86, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)'),
+    RuleInfo('realize_pad', 'rules/kernelize.rules', 88, 'realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)'),
+    RuleInfo('realize_expand', 'rules/kernelize.rules', 90, 'realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/kernelize.rules:36
-    #   realize_roots: SINK as s -> realize_roots(ctx, s)
+    # rule realize_roots at rules/kernelize.rules:85
+    #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, realize_roots(ctx, s))
+    _r = _as_uop(n, ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x)))
     if _r is not None and _r is not n: return _r, _do_realize_rules[0]
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:37
-    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
+    # rule realize_effect at rules/kernelize.rules:86
+    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize(ctx, x))
+    _r = _as_uop(n, ctx.realize(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:37
-    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
+    # rule realize_effect at rules/kernelize.rules:86
+    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize(ctx, x))
+    _r = _as_uop(n, ctx.realize(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:37
-    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
+    # rule realize_effect at rules/kernelize.rules:86
+    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize(ctx, x))
+    _r = _as_uop(n, ctx.realize(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:37
-    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> realize(ctx, x)
+    # rule realize_effect at rules/kernelize.rules:86
+    #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, realize(ctx, x))
+    _r = _as_uop(n, ctx.realize(x))
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_view at rules/kernelize.rules:38
-        #   realize_view: VIEW(x) as v if is_computed(x) -> realize_before_view(ctx, v, x)
+        # rule realize_pad at rules/kernelize.rules:88
+        #   realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         v = n
         x = n0
-        if is_computed(x):
-            _r = _as_uop(n, realize_before_view(ctx, v, x))
+        if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x):
+            _r = _as_uop(n, ctx.realize(x))
             if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+        # rule realize_expand at rules/kernelize.rules:90
+        #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
+        if _do_realize_st: _do_realize_st.attempts[3] += 1
+        v = n
+        x = n0
+        if is_computed(x) and x.tag != FUSED and ctx.expands(v, x):
+            _r = _as_uop(n, ctx.realize(x))
+            if _r is not None and _r is not n: return _r, _do_realize_rules[3]
     return None
 
 
@@ -271,38 +408,57 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_reduces', 'rules/kernelize.rules', 43, 'group_reduces: SINK as s -> group_realizes(ctx, s)'),
+    RuleInfo('group_off', 'rules/kernelize.rules', 99, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)'),
+    RuleInfo('group_join', 'rules/kernelize.rules', 100, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
+    RuleInfo('group_alone', 'rules/kernelize.rules', 101, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
-def _group_SINK(n, ctx):
-    # rule group_reduces at rules/kernelize.rules:43
-    #   group_reduces: SINK as s -> group_realizes(ctx, s)
+def _group_REDUCE_AXIS(n, ctx):
+    # rule group_off at rules/kernelize.rules:99
+    #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)
     if _group_st: _group_st.attempts[0] += 1
-    s = n
-    _r = _as_uop(n, group_realizes(ctx, s))
-    if _r is not None and _r is not n: return _r, _group_rules[0]
+    r = n
+    if r.tag != FUSED and ctx.dont_group_reduces:
+        _r = _as_uop(n, ctx.realize(r))
+        if _r is not None and _r is not n: return _r, _group_rules[0]
+    # rule group_join at rules/kernelize.rules:100
+    #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
+    if _group_st: _group_st.attempts[1] += 1
+    r = n
+    if ctx.undecided(r):
+        reads = kernel_reads(ctx.children, ctx.realizes, r)
+        if ctx.fits(reads):
+            _r = _as_uop(n, ctx.join(r, *reads))
+            if _r is not None and _r is not n: return _r, _group_rules[1]
+    # rule group_alone at rules/kernelize.rules:101
+    #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
+    if _group_st: _group_st.attempts[2] += 1
+    r = n
+    if ctx.undecided(r):
+        _r = _as_uop(n, ctx.alone(r))
+        if _r is not None and _r is not n: return _r, _group_rules[2]
     return None
 
 
 _group_part = RuleMatcher('group', _group_rules, {
-    Ops.SINK: _group_SINK,
+    Ops.REDUCE_AXIS: _group_REDUCE_AXIS,
 }, home=(globals(), '_group_st'))
 
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 49, 'add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 107, 'add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:49
-    #   add_realize: x if to_wrap(ctx, x) -> realize_wrap(ctx, x)
+    # rule add_realize at rules/kernelize.rules:107
+    #   add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
-    if to_wrap(ctx, x):
-        _r = _as_uop(n, realize_wrap(ctx, x))
+    if x in ctx.realizes and x.tag != 'realized':
+        _r = _as_uop(n, ctx.wrap(x))
         if _r is not None and _r is not n: return _r, _add_contiguous_rules[0]
     return None
 
@@ -314,304 +470,35 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('limit_bufs', 'rules/kernelize.rules', 56, 'limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)'),
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 58, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 113, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
-def _finalize_contiguous_r0(n, ctx, root):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    return _as_uop(n, limit_bufs(ctx, root))
-
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:58
+    # rule remove_tags at rules/kernelize.rules:113
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[1] += 1
+    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     x = n
     if x.tag is not None:
         _r = _as_uop(n, x.replace(tag=None))
-        if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[1]
-    return None
-
-def _finalize_contiguous_ADD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_SUB(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_MUL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_FDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_IDIV(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_MOD(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_MAX(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_MIN(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_POW(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_CMPLT(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_CMPNE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_CMPEQ(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_AND(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_OR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_XOR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_SHL(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_SHR(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_WHERE(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
-    return None
-
-def _finalize_contiguous_MULACC(n, ctx):
-    # rule limit_bufs at rules/kernelize.rules:56
-    #   limit_bufs: {ADD, SUB, MUL, FDIV, IDIV, MOD, MAX, MIN, POW, CMPLT, CMPNE, CMPEQ, AND, OR, XOR, SHL, SHR, WHERE, MULACC} as root -> limit_bufs(ctx, root)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    _r = _finalize_contiguous_r0(n, ctx, n)
-    if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
-    _h = _finalize_contiguous_any0(n, ctx)
-    if _h is not None: return _h
+        if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
     return None
 
 
 _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contiguous_rules, {
-    Ops.SINK: _finalize_contiguous_any0,
-    Ops.NOOP: _finalize_contiguous_any0,
-    Ops.GROUP: _finalize_contiguous_any0,
-    Ops.BUFFER: _finalize_contiguous_any0,
-    Ops.DEVICE: _finalize_contiguous_any0,
-    Ops.UNIQUE: _finalize_contiguous_any0,
-    Ops.CONST: _finalize_contiguous_any0,
-    Ops.DEFINE_VAR: _finalize_contiguous_any0,
-    Ops.BIND: _finalize_contiguous_any0,
-    Ops.RESHAPE: _finalize_contiguous_any0,
-    Ops.PERMUTE: _finalize_contiguous_any0,
-    Ops.EXPAND: _finalize_contiguous_any0,
-    Ops.PAD: _finalize_contiguous_any0,
-    Ops.SHRINK: _finalize_contiguous_any0,
-    Ops.FLIP: _finalize_contiguous_any0,
-    Ops.CONTIGUOUS: _finalize_contiguous_any0,
-    Ops.CONTIGUOUS_BACKWARD: _finalize_contiguous_any0,
-    Ops.DETACH: _finalize_contiguous_any0,
-    Ops.FUSE: _finalize_contiguous_any0,
-    Ops.REALIZE: _finalize_contiguous_any0,
-    Ops.COPY: _finalize_contiguous_any0,
-    Ops.BUFFER_VIEW: _finalize_contiguous_any0,
-    Ops.ASSIGN: _finalize_contiguous_any0,
-    Ops.MSELECT: _finalize_contiguous_any0,
-    Ops.MSTACK: _finalize_contiguous_any0,
-    Ops.MULTI: _finalize_contiguous_any0,
-    Ops.REDUCE_AXIS: _finalize_contiguous_any0,
-    Ops.CHILD: _finalize_contiguous_any0,
-    Ops.CHILDREN: _finalize_contiguous_any0,
-    Ops.BUFFERIZE: _finalize_contiguous_any0,
-    Ops.RANGE: _finalize_contiguous_any0,
-    Ops.END: _finalize_contiguous_any0,
-    Ops.INDEX: _finalize_contiguous_any0,
-    Ops.LOAD: _finalize_contiguous_any0,
-    Ops.STORE: _finalize_contiguous_any0,
-    Ops.REDUCE: _finalize_contiguous_any0,
-    Ops.DEFINE_GLOBAL: _finalize_contiguous_any0,
-    Ops.DEFINE_LOCAL: _finalize_contiguous_any0,
-    Ops.DEFINE_REG: _finalize_contiguous_any0,
-    Ops.KERNEL: _finalize_contiguous_any0,
-    Ops.IF: _finalize_contiguous_any0,
-    Ops.ENDIF: _finalize_contiguous_any0,
-    Ops.INVALID: _finalize_contiguous_any0,
-    Ops.CAST: _finalize_contiguous_any0,
-    Ops.BITCAST: _finalize_contiguous_any0,
-    Ops.NEG: _finalize_contiguous_any0,
-    Ops.EXP: _finalize_contiguous_any0,
-    Ops.LOG: _finalize_contiguous_any0,
-    Ops.EXP2: _finalize_contiguous_any0,
-    Ops.LOG2: _finalize_contiguous_any0,
-    Ops.SIN: _finalize_contiguous_any0,
-    Ops.SQRT: _finalize_contiguous_any0,
-    Ops.RECIPROCAL: _finalize_contiguous_any0,
-    Ops.TRUNC: _finalize_contiguous_any0,
-    Ops.ADD: _finalize_contiguous_ADD,
-    Ops.SUB: _finalize_contiguous_SUB,
-    Ops.MUL: _finalize_contiguous_MUL,
-    Ops.FDIV: _finalize_contiguous_FDIV,
-    Ops.IDIV: _finalize_contiguous_IDIV,
-    Ops.MOD: _finalize_contiguous_MOD,
-    Ops.MAX: _finalize_contiguous_MAX,
-    Ops.MIN: _finalize_contiguous_MIN,
-    Ops.POW: _finalize_contiguous_POW,
-    Ops.CMPLT: _finalize_contiguous_CMPLT,
-    Ops.CMPNE: _finalize_contiguous_CMPNE,
-    Ops.CMPEQ: _finalize_contiguous_CMPEQ,
-    Ops.AND: _finalize_contiguous_AND,
-    Ops.OR: _finalize_contiguous_OR,
-    Ops.XOR: _finalize_contiguous_XOR,
-    Ops.SHL: _finalize_contiguous_SHL,
-    Ops.SHR: _finalize_contiguous_SHR,
-    Ops.WHERE: _finalize_contiguous_WHERE,
-    Ops.MULACC: _finalize_contiguous_MULACC,
-    Ops.VIEW: _finalize_contiguous_any0,
+    **dict.fromkeys(Ops, _finalize_contiguous_any0),
 }, home=(globals(), '_finalize_contiguous_st'))
 
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 65, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 66, 'view_view: VIEW(VIEW as a) as b -> view_view(a, b)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 120, 'create_kernel: REALIZE as r -> create_kernel(ctx, r)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 121, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
 def _create_kernels_REALIZE(n, ctx):
-    # rule create_kernel at rules/kernelize.rules:65
+    # rule create_kernel at rules/kernelize.rules:120
     #   create_kernel: REALIZE as r -> create_kernel(ctx, r)
     if _create_kernels_st: _create_kernels_st.attempts[0] += 1
     r = n
@@ -622,14 +509,16 @@ def _create_kernels_REALIZE(n, ctx):
 def _create_kernels_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n0.op is _VIEW:
-            # rule view_view at rules/kernelize.rules:66
-            #   view_view: VIEW(VIEW as a) as b -> view_view(a, b)
+        if n0.op is _VIEW and len(n0.src) == 1:
+            n0_0 = n0.src[0]
+            # rule view_view at rules/kernelize.rules:121
+            #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[1] += 1
             a = n0
             b = n
-            _r = _as_uop(n, view_view(a, b))
-            if _r is not None and _r is not n: return _r, _create_kernels_rules[1]
+            y = n0_0
+            _r = _new(UOp, _VIEW, b.dtype, (y,), a.arg + b.arg)
+            if _r is not n: return _r, _create_kernels_rules[1]
     return None
 
 
@@ -641,11 +530,11 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view', 'rules/kernelize.rules', 74, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 75, 'ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 76, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 77, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 78, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 129, 'ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 130, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 132, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 133, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 134, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -655,7 +544,7 @@ def _create_ast_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS3:
             if o0 is _VIEW:
-                # rule ast_view at rules/kernelize.rules:74
+                # rule ast_view at rules/kernelize.rules:129
                 #   ast_view: INDEX(VIEW as v, ...) as idx -> index_view(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[0] += 1
                 idx = n
@@ -663,23 +552,25 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_view(v, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[0]
             elif o0 in _OPS1:
-                # rule ast_alu at rules/kernelize.rules:75
-                #   ast_alu: INDEX(Elementwise as x, ...) as idx -> push_index(x, idx)
+                # rule ast_alu at rules/kernelize.rules:130
+                #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                 if _create_ast_st: _create_ast_st.attempts[1] += 1
+                at = n.src[1:]
                 idx = n
                 x = n0
-                _r = _as_uop(n, push_index(x, idx))
+                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[1]
             elif o0 in _OPS2:
-                # rule ast_marker at rules/kernelize.rules:76
-                #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, ...) as idx -> push_index_first(x, idx)
+                # rule ast_marker at rules/kernelize.rules:132
+                #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
+                at = n.src[1:]
                 idx = n
                 x = n0
-                _r = _as_uop(n, push_index_first(x, idx))
+                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 is _REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:77
+                # rule ast_reduce at rules/kernelize.rules:133
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> index_reduce(ctx, r, idx)
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 idx = n
@@ -687,7 +578,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, index_reduce(ctx, r, idx))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 is _CONST:
-                # rule ast_const at rules/kernelize.rules:78
+                # rule ast_const at rules/kernelize.rules:134
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 c = n0
@@ -729,4 +620,22 @@ MATCHERS = {
     'create_ast': _S_create_ast,
 }
 
-PIPELINES = {}
+
+# ======================================================================== the pipelines
+from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
+
+kernelize = _Pipeline('kernelize', (
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:142'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:144'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:146'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:148'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:150'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:152'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:155'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:157'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:159'),
+))
+
+PIPELINES = {
+    'kernelize': kernelize,
+}

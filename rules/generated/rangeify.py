@@ -1,9 +1,9 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 2fd92ee7daff0be3ef17c51bea30755e6a73675d927dc7e0dfa3da94f4390978
+# source sha256: fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
-'Matchers for the rule sets of rules/rangeify.rules: earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
+'Matchers for the rule sets of rules/rangeify.rules: limit_buffers, earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
 
@@ -15,7 +15,9 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
+from rulegrad.rules.buffer_limit import BufferLimit
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
+from rulegrad.rules.buffer_limit import buffers_loaded
 from itertools import count
 from rulegrad.runtime.device import device_of
 from rulegrad.rules.analyses import expensive
@@ -43,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '2fd92ee7daff0be3ef17c51bea30755e6a73675d927dc7e0dfa3da94f4390978'
+SOURCE_SHA256 = 'fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -88,7 +90,7 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 class RealizeContext:
-    """`context RealizeContext`, declared at rules/rangeify.rules:28."""
+    """`context RealizeContext`, declared at rules/rangeify.rules:30."""
 
     realize: 'set[UOp]'
     order: 'dict[UOp, int]'
@@ -100,7 +102,7 @@ class RealizeContext:
 
 
 class ChildrenContext:
-    """`context ChildrenContext`, declared at rules/rangeify.rules:35."""
+    """`context ChildrenContext`, declared at rules/rangeify.rules:37."""
 
     children: 'dict[UOp, list[UOp]]'
 
@@ -114,7 +116,7 @@ class ChildrenContext:
 
 
 class RangeifyContext:
-    """`context RangeifyContext`, declared at rules/rangeify.rules:40."""
+    """`context RangeifyContext`, declared at rules/rangeify.rules:42."""
 
     force: 'frozenset[UOp]'
     predicted: 'frozenset[UOp]'
@@ -179,20 +181,208 @@ class RangeifyContext:
         return rngs
 
 
+# ======================================================================== limit_buffers
+_limit_buffers_rules = (
+    RuleInfo('limit_buffers', 'rules/rangeify.rules', 97, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
+)
+_limit_buffers_st = match_stats('limit_buffers', _limit_buffers_rules)  # None unless counting
+
+def _limit_buffers_r0(n, ctx, c_n):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if not (len(buffers_loaded(ctx, c_n)) > ctx.limit - 1): return None
+    return _as_uop(n, c_n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in c_n.src)))
+
+def _limit_buffers_ADD(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_SUB(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_MUL(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_FDIV(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_IDIV(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_MOD(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_MAX(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_MIN(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_POW(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_CMPLT(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_CMPNE(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_CMPEQ(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_AND(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_OR(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_XOR(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_SHL(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_SHR(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_WHERE(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+def _limit_buffers_MULACC(n, ctx):
+    # rule limit_buffers at rules/rangeify.rules:97
+    #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
+    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    _r = _limit_buffers_r0(n, ctx, n)
+    if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
+    return None
+
+
+_limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
+    Ops.ADD: _limit_buffers_ADD,
+    Ops.SUB: _limit_buffers_SUB,
+    Ops.MUL: _limit_buffers_MUL,
+    Ops.FDIV: _limit_buffers_FDIV,
+    Ops.IDIV: _limit_buffers_IDIV,
+    Ops.MOD: _limit_buffers_MOD,
+    Ops.MAX: _limit_buffers_MAX,
+    Ops.MIN: _limit_buffers_MIN,
+    Ops.POW: _limit_buffers_POW,
+    Ops.CMPLT: _limit_buffers_CMPLT,
+    Ops.CMPNE: _limit_buffers_CMPNE,
+    Ops.CMPEQ: _limit_buffers_CMPEQ,
+    Ops.AND: _limit_buffers_AND,
+    Ops.OR: _limit_buffers_OR,
+    Ops.XOR: _limit_buffers_XOR,
+    Ops.SHL: _limit_buffers_SHL,
+    Ops.SHR: _limit_buffers_SHR,
+    Ops.WHERE: _limit_buffers_WHERE,
+    Ops.MULACC: _limit_buffers_MULACC,
+}, home=(globals(), '_limit_buffers_st'))
+
+
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 92, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 95, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 97, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 105, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 114, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 122, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 127, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 104, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 107, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 109, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 117, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 126, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 134, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 139, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:95
+    # rule size_zero at rules/rangeify.rules:107
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -204,7 +394,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:92
+        # rule drop_marker at rules/rangeify.rules:104
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -214,7 +404,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:92
+        # rule drop_marker at rules/rangeify.rules:104
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -224,7 +414,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:92
+        # rule drop_marker at rules/rangeify.rules:104
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -239,7 +429,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:122
+                    # rule copy_const at rules/rangeify.rules:134
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -252,7 +442,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:127
+    # rule assign_hazard at rules/rangeify.rules:139
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
     a = n
@@ -268,7 +458,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:97
+        # rule reduce_empty at rules/rangeify.rules:109
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -278,7 +468,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:105
+            # rule reduce_expand at rules/rangeify.rules:117
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -292,7 +482,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
                     _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
                     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:114
+        # rule split_reduceop at rules/rangeify.rules:126
         #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -359,15 +549,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 135, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 138, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 141, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 144, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 147, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 150, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 153, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 156, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:135
+    # rule realize_roots at rules/rangeify.rules:147
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -376,7 +566,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:138
+    # rule realize_effects at rules/rangeify.rules:150
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -385,7 +575,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:138
+    # rule realize_effects at rules/rangeify.rules:150
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -393,7 +583,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:141
+        # rule realize_copy_src at rules/rangeify.rules:153
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -403,7 +593,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:138
+    # rule realize_effects at rules/rangeify.rules:150
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -412,7 +602,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:138
+    # rule realize_effects at rules/rangeify.rules:150
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -420,7 +610,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:144
+        # rule realize_assign at rules/rangeify.rules:156
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -441,12 +631,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 148, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 160, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:148
+    # rule add_realize at rules/rangeify.rules:160
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -463,20 +653,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 157, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 160, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 169, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 172, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:157
+    # rule mark_children at rules/rangeify.rules:169
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:160
+    # rule unmark at rules/rangeify.rules:172
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -493,12 +683,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 167, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 169, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 171, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 174, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 179, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 187, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 179, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 181, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 183, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 186, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 191, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 199, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -508,7 +698,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:167
+                # rule index_shrink at rules/rangeify.rules:179
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -517,7 +707,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:169
+                # rule index_permute at rules/rangeify.rules:181
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -526,7 +716,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:171
+                # rule index_flip at rules/rangeify.rules:183
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -535,7 +725,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:174
+                # rule index_expand at rules/rangeify.rules:186
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -547,7 +737,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:179
+                # rule index_pad at rules/rangeify.rules:191
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -561,7 +751,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:187
+                # rule index_reshape at rules/rangeify.rules:199
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -583,25 +773,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 201, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 205, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 208, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 211, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 213, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 223, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 233, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 242, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 244, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 256, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 266, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 269, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 271, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 273, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 213, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 217, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 220, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 223, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 225, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 235, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 245, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 254, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 256, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 268, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 278, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 281, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 283, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 285, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:201
+    # rule realize at rules/rangeify.rules:213
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -617,7 +807,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:167
+                # rule index_shrink at rules/rangeify.rules:179
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -626,7 +816,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:169
+                # rule index_permute at rules/rangeify.rules:181
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -635,7 +825,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:171
+                # rule index_flip at rules/rangeify.rules:183
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -644,7 +834,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:174
+                # rule index_expand at rules/rangeify.rules:186
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -656,7 +846,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:179
+                # rule index_pad at rules/rangeify.rules:191
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -670,7 +860,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:187
+                # rule index_reshape at rules/rangeify.rules:199
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -688,7 +878,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule child_buffer at rules/rangeify.rules:205
+                    # rule child_buffer at rules/rangeify.rules:217
                     #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     at = n.src[1:]
@@ -696,7 +886,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if c in ctx.force:
                         _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(c)).dtype, (_t2, *at))
                         if _r is not n: return _r, _pm_rangeify_rules[1]
-                    # rule index_child at rules/rangeify.rules:208
+                    # rule index_child at rules/rangeify.rules:220
                     #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                     at = n.src[1:]
@@ -707,13 +897,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
                     if _r is not n: return _r, _pm_rangeify_rules[2]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:211
+                # rule index_const at rules/rangeify.rules:223
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 c = n0
                 return c, _pm_rangeify_rules[3]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:213
+                # rule index_assign at rules/rangeify.rules:225
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 a = n0
@@ -722,7 +912,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:223
+                # rule local_value at rules/rangeify.rules:235
                 #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
@@ -736,7 +926,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if ctx.chose(x, why):
                             _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-                # rule index_alu at rules/rangeify.rules:242
+                # rule index_alu at rules/rangeify.rules:254
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
@@ -747,7 +937,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:233
+                    # rule local_array at rules/rangeify.rules:245
                     #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                     at = n.src[1:]
@@ -764,7 +954,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if ctx.chose(x, why):
                                 _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
                                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-                    # rule local_reduce at rules/rangeify.rules:256
+                    # rule local_reduce at rules/rangeify.rules:268
                     #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                     at = n.src[1:]
@@ -779,7 +969,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if ctx.chose(red, why):
                             _r = _as_uop(n, map_reduce_local(ctx, red, idx))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule reduce_buffer at rules/rangeify.rules:266
+                # rule reduce_buffer at rules/rangeify.rules:278
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 at = n.src[1:]
@@ -789,7 +979,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)):
                     _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(red)).dtype, (_t3, *at))
                     if _r is not n: return _r, _pm_rangeify_rules[10]
-                # rule index_reduce at rules/rangeify.rules:269
+                # rule index_reduce at rules/rangeify.rules:281
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
@@ -797,7 +987,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:244
+                # rule index_marker at rules/rangeify.rules:256
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 i = n
@@ -806,14 +996,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t4 := x.src[0]).dtype, (_t4, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:271
+                # rule index_memory at rules/rangeify.rules:283
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[12]
-        # rule index_other at rules/rangeify.rules:273
+        # rule index_other at rules/rangeify.rules:285
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
         x = n0
@@ -830,11 +1020,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 281, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 283, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 286, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 289, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 292, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 293, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 295, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 298, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 301, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 304, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -843,7 +1033,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:289
+            # rule copy_const_idx at rules/rangeify.rules:301
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -852,7 +1042,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:292
+                # rule copy_keeps_src at rules/rangeify.rules:304
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 at = n0.src[1:]
@@ -874,7 +1064,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:281
+                # rule noop_buffer at rules/rangeify.rules:293
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -891,12 +1081,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:283
+                # rule const_buffer at rules/rangeify.rules:295
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:286
+            # rule remove_buffer at rules/rangeify.rules:298
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -917,12 +1107,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 300, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 312, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:300
+    # rule tagged_buffers at rules/rangeify.rules:312
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -937,6 +1127,8 @@ _keep_buffers_part = RuleMatcher('keep_buffers', _keep_buffers_rules, {
 
 
 # ======================================================================== the rule sets
+_S_limit_buffers = compose('limit_buffers', _limit_buffers_part)
+limit_buffers = _S_limit_buffers
 _S_earliest_rewrites = compose('earliest_rewrites', _generated_movement.MATCHERS['double_reshape'], _earliest_rewrites_part)
 earliest_rewrites = _S_earliest_rewrites
 _S_do_realize = compose('do_realize', _do_realize_part)
@@ -955,6 +1147,7 @@ _S_keep_buffers = compose('keep_buffers', _keep_buffers_part)
 keep_buffers = _S_keep_buffers
 
 MATCHERS = {
+    'limit_buffers': _S_limit_buffers,
     'earliest_rewrites': _S_earliest_rewrites,
     'do_realize': _S_do_realize,
     'add_realize': _S_add_realize,
@@ -970,18 +1163,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:196'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:208'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:309'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:311'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:313'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:316'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:319'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:321'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:322'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:325'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:321'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:323'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:325'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:327'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:330'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:333'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:335'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:336'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:339'),
 ))
 
 PIPELINES = {

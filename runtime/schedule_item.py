@@ -1,0 +1,92 @@
+"""What both schedulers hand to the backends: `ScheduleItem`s, in an order that runs every read
+of a buffer before an ASSIGN overwrites it.
+
+In: a SINK of `ASSIGN(BUFFER, KERNEL)` (the last pass of rangeify or kernelize). Out: the same
+SINK with each assigning kernel depending on the kernels that read the old value
+(`order_assigns`), and the kernels as `ScheduleItem`s, producers first (`schedule_items`).
+
+This module sits below the two front ends (runtime/schedule.py's rangeify, runtime/kernelize.py)
+and the schedule cache: it imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .buffer import Buffer
+from .ops import Ops
+from .uop import UOp, toposort
+
+
+@dataclass(frozen=True)
+class ScheduleItem:
+    """One kernel: `bufs[i]` is its DEFINE_GLOBAL i (bufs[0] is the output)."""
+
+    name: str
+    ast: UOp
+    bufs: tuple[Buffer, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The sizes of the kernel's output loops (outermost first)."""
+        return tuple(r.src[0].arg for r in self.ast.src[0].src[2:])
+
+
+def schedule_items(ksink: UOp) -> list[ScheduleItem]:
+    """The kernels of a scheduled SINK, producers first."""
+    return [ScheduleItem(k.arg.name, k.arg.ast, k.arg.bufs)
+            for k in toposort(ksink) if k.op is Ops.KERNEL]
+
+
+def order_assigns(sink: UOp) -> UOp:
+    """A kernel that reads the old value of a buffer another kernel assigns to must run first:
+    the assigning kernel gets the reader as an extra dependency (tinygrad's fix_assign).
+
+    The graph is rebuilt once, in an order that counts the new dependencies, so that a kernel
+    which gains a dependency is the same node everywhere it is used (several assigns in one
+    schedule: an optimizer step, where the parameter's update reads the old momentum)."""
+    nodes = toposort(sink)
+    readers: dict[UOp, list[UOp]] = {}
+    for a in nodes:
+        if a.op is Ops.ASSIGN and a.src[1].op is Ops.KERNEL:
+            for s in a.src[1].src:
+                if s.op is Ops.BUFFER:
+                    readers.setdefault(s, []).append(a)
+    extra: dict[UOp, tuple[UOp, ...]] = {}  # kernel -> the assigns that must run before it
+    for w in nodes:
+        if w.op is Ops.ASSIGN and w.src[1].op is Ops.KERNEL:
+            before = tuple(r for r in readers.get(w.src[0], ()) if r is not w)
+            if before:
+                extra[w.src[1]] = extra.get(w.src[1], ()) + before
+    if not extra:
+        return sink
+    new: dict[UOp, UOp] = {}
+    for node in _order_with(sink, extra):
+        src = tuple(new[s] for s in node.src) + tuple(new[e] for e in extra.get(node, ()))
+        new[node] = node if src == node.src else node.replace(src=src)
+    return new[sink]
+
+
+def _order_with(sink: UOp, extra: dict[UOp, tuple[UOp, ...]]) -> list[UOp]:
+    """Sources (and extra dependencies) before users; iterative; a cycle is an error."""
+    order: list[UOp] = []
+    state: dict[UOp, int] = {}  # 1: on the walk's path, 2: done
+    stack: list[tuple[UOp, bool]] = [(sink, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            state[node] = 2
+            order.append(node)
+            continue
+        if state.get(node) == 2:
+            continue
+        state[node] = 1
+        stack.append((node, True))
+        for s in reversed(node.src + extra.get(node, ())):
+            if state.get(s) == 1:
+                buf = node.src[0].arg if node.op is Ops.ASSIGN else "?"
+                raise RuntimeError(f"cycle: a kernel reads buffer {buf} both before and after "
+                                   "an assign to it in the same schedule")
+            if state.get(s) != 2:
+                stack.append((s, False))
+    return order

@@ -42,6 +42,19 @@ def local_max_panel() -> int:
 PANEL = 16
 
 
+def local_max_row() -> int:
+    """The most elements a reduction computed locally may read per row: a sixteenth of L2 as
+    float32, so the row stays there between its kernel's passes (max, sum, output); a longer
+    row streams from memory each pass, and the reduction's own kernel is as good."""
+    return cache_bytes(2) // (16 * 4)
+
+
+def local_max_array() -> int:
+    """The most elements of a kernel-local array: half of L1 as float32, on the stack and in
+    L1 while its row's readers run (a larger one goes to a global buffer)."""
+    return cache_bytes(1) // (2 * 4)
+
+
 def _panels(n: int) -> int:
     return -(-n // PANEL) * PANEL
 

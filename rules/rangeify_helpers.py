@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 from rulegrad.runtime.view import flatten
 
@@ -141,15 +140,6 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
 
 
 # ---------------------------------------------------------------------- kernel-local reductions
-def local_max_row() -> int:
-    """The most elements a reduction computed locally may read per row: as float32, a sixteenth
-    of the L2 cache (runtime/target.py; 1 MB: 16K elements, 64 KB), so the row stays there
-    between the passes of its kernel that read it (the row's max, its sum, the output) beside
-    what each pass streams in and writes; a longer row streams from memory for each pass, and
-    the reduction's own kernel is as good."""
-    return cache_bytes(2) // (16 * 4)
-
-
 # a sum of at least this many products is printed by the C backend as packed loops with fused
 # multiply-adds (rules/pack_helpers.py's MIN_WORK, a test keeps them equal), about twice as fast
 # as the plain loops a kernel with a local value in it gets: a local value never takes one there
@@ -190,13 +180,6 @@ def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
         ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
         out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
     return out
-
-
-def local_max_array() -> int:
-    """The most elements of a kernel-local array: as float32, half the L1 data cache per thread
-    (32 KB: 4K elements), on the stack and in L1 while its row's readers run (a larger one goes
-    to a global buffer)."""
-    return cache_bytes(1) // (2 * 4)
 
 
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:

@@ -14,7 +14,6 @@ from rulegrad.rules import (
     flash_helpers,
     interchange_helpers,
     pack_helpers,
-    rangeify_helpers,
     stage_helpers,
 )
 
@@ -34,16 +33,16 @@ def _softmax_np(x: np.ndarray) -> np.ndarray:
 def test_bounds_scale_with_the_caches(monkeypatch):
     monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
-    small = (rangeify_helpers.local_max_array(), stage_helpers.stage_max(),
+    small = (flash_cost.local_max_array(), stage_helpers.stage_max(),
              interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
-             flash_helpers.max_panel_bytes(), rangeify_helpers.local_max_row())
+             flash_helpers.max_panel_bytes(), flash_cost.local_max_row())
     # the values tuned on this project's machine (32 KB L1d, 1 MB L2), kept
     assert small == (4096, 4096, 8, 1 << 15, 1 << 18, 1 << 14)
     monkeypatch.setenv("RULEGRAD_L1_BYTES", "64K")
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "2M")
-    large = (rangeify_helpers.local_max_array(), stage_helpers.stage_max(),
+    large = (flash_cost.local_max_array(), stage_helpers.stage_max(),
              interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
-             flash_helpers.max_panel_bytes(), rangeify_helpers.local_max_row())
+             flash_helpers.max_panel_bytes(), flash_cost.local_max_row())
     assert large == tuple(2 * v for v in small)
 
 

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b
+# source sha256: c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -24,8 +24,8 @@ from rulegrad.rules.analyses import expensive
 from rulegrad.rules.rangeify_helpers import inline_reduce_ok
 from rulegrad.rules.rangeify_helpers import is_products
 from rulegrad.rules.rangeify_helpers import local_axes
-from rulegrad.rules.rangeify_helpers import local_max_array
-from rulegrad.rules.rangeify_helpers import local_max_row
+from rulegrad.rules.flash_cost import local_max_array
+from rulegrad.rules.flash_cost import local_max_row
 from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
@@ -45,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'fabb183fcd8c8db8e0d327a04df0944218ca3f6738c08d65d8a481fd1ea6c39b'
+SOURCE_SHA256 = 'c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND

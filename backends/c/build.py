@@ -314,7 +314,8 @@ class Library:
     def release(self) -> None:
         dll, self._dll = getattr(self, "_dll", None), None  # None: dlopen itself failed
         if dll is not None:
-            Library.live -= 1
+            # (through the instance: at interpreter exit the module's globals may be gone)
+            type(self).live -= 1
             if _dlclose is not None and not sys.is_finalizing():
                 _dlclose(dll._handle)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -38,8 +39,8 @@ def _panels(n: int) -> int:
 
 
 def _size(r: UOp) -> int:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST else LOCAL_MAX_PANEL + 1  # symbolic: never local
+    size = range_size(r)
+    return LOCAL_MAX_PANEL + 1 if size is None else size  # symbolic: never local
 
 
 def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:

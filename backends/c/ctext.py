@@ -20,6 +20,7 @@ from typing import NamedTuple
 from rulegrad.rules.pack_helpers import TILE_ROWS
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.env import env_flag
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
 
@@ -218,36 +219,9 @@ class RenderedKernel:
         return "#pragma omp parallel" in self.source
 
 
-_NO_RANGES: frozenset[UOp] = frozenset()
-
-
-def free_ranges(order: list[UOp]) -> dict[UOp, frozenset[UOp]]:
-    """For every node (in topological `order`), the RANGEs it depends on; a REDUCE binds its
-    own ranges."""
-    deps: dict[UOp, frozenset[UOp]] = {}
-    rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
-    for n in order:
-        if n.op is rng:
-            deps[n] = frozenset({n})
-        elif n.op in binders:
-            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
-        elif n.op is store:
-            deps[n] = frozenset()
-        elif len(n.src) == 1:
-            deps[n] = deps[n.src[0]]
-        else:
-            s = _NO_RANGES
-            for x in n.src:
-                d = deps[x]
-                if d and d is not s:
-                    s = d if not s else s | d
-            deps[n] = s
-    return deps
-
-
 def loop_count(r: UOp) -> int:
     """A RANGE's trip count, a constant (the C renderer prints no symbolic loop)."""
-    end = r.src[0]
-    if end.op is not Ops.CONST:
+    size = range_size(r)
+    if size is None:
         raise RenderError("symbolic range sizes are not supported by the C renderer")
-    return int(end.arg)
+    return size

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.loops import free_ranges, linear_terms
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -59,7 +60,6 @@ from .ctext import (
     Scope,
     block_library,
     ctype,
-    free_ranges,
     loop_count,
     vector_names,
 )
@@ -545,7 +545,7 @@ class _RowOffsets:
             if new is not None:
                 mapping[n] = self.done[(n, index)] = new
         out = x.substitute(mapping)
-        deps.update(free_ranges(toposort(out)))
+        deps.update(free_ranges(out))
         return out
 
     def _split(self, node: UOp, pointer: bool) -> UOp | None:
@@ -648,7 +648,7 @@ def plain_load(r: KernelRenderer, x: UOp) -> bool:
     a new node)."""
     if not block_library():
         return False
-    r.deps.update(free_ranges(toposort(x)))
+    r.deps.update(free_ranges(x))
     return (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
             and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL)
 
@@ -712,26 +712,25 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
 
 
 def affine(r: KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
-            ) -> tuple[dict[UOp, int], list[UOp]] | None:
+           ) -> tuple[dict[UOp, int], list[UOp]] | None:
     """idx as sum_r c_r * r over the row ranges plus the rest, terms that read no row (their
     sum: `total`), or None when it is not affine in the rows (a remainder of a row, say)."""
-    terms, coeffs, rest = [(idx, 1)], {rng: 0 for rng in rows}, []
-    while terms:
-        n, scale = terms.pop()
-        if not r.deps[n] & coeffs.keys():
-            rest.append(n if scale == 1 else n * scale)
-        elif n in coeffs:
+    coeffs: dict[UOp, int] = {rng: 0 for rng in rows}
+
+    def whole(n: UOp) -> bool:  # a row, or a term that reads none: not walked into
+        return n in coeffs or not r.deps[n] & coeffs.keys()
+
+    rest: list[UOp] = []
+    # (right to left: the rest's terms summed in the order the printed C has always had)
+    for n, scale in reversed(linear_terms(idx, whole)):
+        if n in coeffs:
             coeffs[n] += scale
-        elif n.op is Ops.ADD:
-            terms += [(x, scale) for x in n.src]
-        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST:
-            terms.append((n.src[0], scale * n.src[1].arg))
-        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST:
-            terms.append((n.src[1], scale * n.src[0].arg))
+        elif whole(n):
+            rest.append(n if scale == 1 else n * scale)
         else:
             return None
     for t in rest:  # (a term scaled here is a new node)
-        r.deps.update(free_ranges(toposort(t)))
+        r.deps.update(free_ranges(t))
     return coeffs, rest
 
 
@@ -741,7 +740,7 @@ def total(r: KernelRenderer, terms: list[UOp], like: UOp) -> UOp:
     total = terms[0] if terms else like.const_like(0)
     for t in terms[1:]:
         total = total + t
-    r.deps.update(free_ranges(toposort(total)))
+    r.deps.update(free_ranges(total))
     return total
 
 

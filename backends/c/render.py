@@ -54,9 +54,10 @@ import re
 from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -72,7 +73,6 @@ from .ctext import (
     block_library,
     block_signature,
     ctype,
-    free_ranges,
     loop_count,
     pack_signature,
     reduce_name,
@@ -437,7 +437,7 @@ class KernelRenderer:
         # the loops the parallel action split across cores, by range id
         self.parallel = frozenset(ast.arg.ranges if isinstance(ast.arg, Parallel) else ())
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
-        self.deps = free_ranges(self.order)
+        self.deps = free_ranges(ast, self.order)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())

@@ -1,12 +1,13 @@
 """The C text every printer of a kernel shares: types, names, scopes, the block library's calls.
 
 In: dtypes, ops and kernel UOps. Out: C text (a type's name, a vector type, a block's
-signature, the vector helpers) and the containers the printers fill (`Scope`, `Stmt`) and
-return (`RenderedKernel`). This is the bottom of backends/c: the workload printers (gemm.py,
-flash.py), the block library (blocks.py) and the renderer (render.py) build on it, and it
-imports none of them:
+signature, the vector helpers, a threaded loop's header) and the containers the printers fill
+(`Scope`, `Stmt`, a loop's `Threads`) and return (`RenderedKernel`). This is the bottom of
+backends/c: the workload printers (gemm.py, flash.py), the block library (blocks.py) and the
+renderer (render.py) build on it, and it imports none of them:
 
-    ctext -> blocks -> gemm -> flash -> render -> launch -> build
+    ctext, blocks, gemm, flash, render, launch, build   (bottom to top: each module imports
+                                                         only modules before it)
 
 (launch.py and blocks.py are handed the builder by build.py, which loads them; they never
 import it.)
@@ -142,6 +143,33 @@ static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
 #endif
 """
 # ---------------------------------------------------------------------------- structure
+class Threads(NamedTuple):
+    """A loop split across cores (`#pragma omp parallel for`), as the printer that opened it
+    decided: its clauses (`simd` too; a reduce's OpenMP operator and accumulator; a dynamic
+    schedule) and, once opened (`loop`), its variable running from 0 to `size` by `step` (None:
+    by one). The renderer launches a kernel whose body is one such loop (render.py's
+    `_launched`) from this, never from the header's text."""
+
+    simd: bool = False
+    reduction: tuple[str, str] | None = None
+    dynamic: bool = False
+    var: str = ""
+    size: int = 0
+    step: int | None = None
+
+    def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, str]:
+        """The opened loop's fact and its header: the pragma, then `for` from 0."""
+        clauses = " simd" if self.simd else ""
+        if self.reduction is not None:
+            clauses += f" reduction({self.reduction[0]}:{self.reduction[1]})"
+        if self.dynamic:
+            clauses += " schedule(dynamic)"
+        inc = f"{var}++" if step is None else f"{var} += {step}"
+        return (self._replace(var=var, size=size, step=step),
+                f"#pragma omp parallel for{clauses}\n"
+                f"for (int64_t {var} = 0; {var} < {size}; {inc})")
+
+
 @dataclass(eq=False)
 class Scope:
     """A block of C statements: the function body or a loop. Items are lines or child scopes.
@@ -157,6 +185,7 @@ class Scope:
     # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds for
     # it (`_simd_fills`)
     fills: bool = False
+    threads: Threads | None = None  # a loop split across cores: how (render.py's `_launched`)
 
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:

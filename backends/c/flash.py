@@ -34,7 +34,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .ctext import RenderError, Scope, block_library, ctype, loop_count, vector_names
+from .ctext import RenderError, Scope, Threads, block_library, ctype, loop_count, vector_names
 from .gemm import (
     affine,
     clamped,
@@ -102,11 +102,10 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
                 raise RenderError("a flash local array that is not a sum of products")
             local.append((dl, _Product(dl.src[0], *ab, dl.src[1], panels[dl.src[1].arg[0]])))
     threads = fl.parallel != ""
-    omp = "#pragma omp parallel for schedule(dynamic)"
     scope = r.root
     for n, b in enumerate(ranges[:-2]):
-        pragma = omp if threads and fl.parallel == "batch" and n == 0 else ""
-        scope = r.open_loop(scope, b, pragma)
+        threaded = threads and fl.parallel == "batch" and n == 0
+        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
         r.stack.append(scope)
     for p in [p for _, p in local] + ([out] if out is not None else []):
         _pack(r, scope, p)
@@ -115,9 +114,12 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
     # second for the rows left over (attention 8x256x64: 640M -> 425M compiler instructions)
     n = loop_count(i)
     ti = min(fl.tile, n)
-    tv = r.fresh("tl")
-    head = f"for (int64_t {tv} = 0; {tv} < {-(-n // ti)}; {tv}++)"
-    tile = r.open_counter(scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head)
+    tv, tiles = r.fresh("tl"), -(-n // ti)
+    if threads and fl.parallel == "tiles":
+        threaded, head = Threads(dynamic=True).loop(tv, tiles)
+        tile = r.open_counter(scope, head, threaded)
+    else:
+        tile = r.open_counter(scope, f"for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None)
     close_inside(r, scope)
     r.close_loops()

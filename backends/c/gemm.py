@@ -58,6 +58,7 @@ from .blocks import pack_name
 from .ctext import (
     RenderError,
     Scope,
+    Threads,
     block_library,
     ctype,
     loop_count,
@@ -118,7 +119,8 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     inner_pragma = omp + "\n" if threads and not batch_parallel else ""
     scope = r.root
     for n, b in enumerate(batch):
-        scope = r.open_loop(scope, b, omp if batch_parallel and n == 0 else "")
+        threaded = batch_parallel and n == 0
+        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
         r.stack.append(scope)
     pv = r.fresh("pn")
     grab = f", {pack.grab}" if pack.grab > 1 else ""

@@ -70,6 +70,7 @@ from .ctext import (
     RenderError,
     Scope,
     Stmt,
+    Threads,
     block_library,
     block_signature,
     ctype,
@@ -506,20 +507,25 @@ class KernelRenderer:
         raise RenderError(f"{n.op.name} reads {missing}, which no enclosing STORE or REDUCE "
                           "loops over")
 
-    def open_loop(self, parent: Scope, r: UOp, pragma: str = "", start: str = "0",
+    def open_loop(self, parent: Scope, r: UOp, pragma: str | Threads = "", start: str = "0",
                   count: int | None = None, last: int | None = None) -> Scope:
         """A loop binding RANGE r; by default over all of it, else `count` values from
-        `start` (one tile of a tiled loop; with a `last`, values past it are `last`)."""
+        `start` (one tile of a tiled loop; with a `last`, values past it are `last`); split
+        across cores when `pragma` is a `Threads`."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        head = f"{pragma}\n" if pragma else ""
-        if count is None:
+        threads: Threads | None = None
+        head = f"{pragma}\n" if isinstance(pragma, str) and pragma else ""
+        if isinstance(pragma, Threads):
+            assert count is None, "threads run a whole range"
+            threads, head = pragma.loop(var, loop_count(r))
+        elif count is None:
             head += f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var}++)"
         else:
             # count from 0 so the trip count is a constant gcc can unroll (with -fwrapv,
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
-        scope = Scope(head, parent.bound | {r})
+        scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         if count is not None:
             value = f"{start} + {var}_u"
@@ -644,16 +650,18 @@ class KernelRenderer:
         scope.add(self.stmt(name, "rg_vf32", expr))
         scope.names[n] = name
 
-    def _open_vector(self, parent: Scope, r: UOp, pragma: str) -> Scope:
+    def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None) -> Scope:
         """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
         the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
         so the rest of a row is whole vectors, not a scalar tail."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         n, lanes = loop_count(r), VECTOR_LANES
-        head = f"{pragma}\n" if pragma else ""
-        head += f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
+        if threads is not None:
+            threads, head = threads.loop(f"{var}_v", n, lanes)
+        else:
+            head = f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
         self.vartypes[var] = "int64_t"
-        scope = Scope(head, parent.bound | {r})
+        scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         last = n - lanes
         scope.items.append(f"const int64_t {var} = {var}_v < {last} ? {var}_v : {last};"
@@ -669,7 +677,8 @@ class KernelRenderer:
         host = self.home(red)
         acc = self.fresh("acc")
         reg = _accumulator(red)
-        host.add(f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};")
+        declaration = f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};"
+        host.add(declaration)
         self.vartypes[acc] = ctype(reg.dtype)
         mark = self._enter(host)  # host + new loops; what to restore
         scope = host
@@ -680,7 +689,7 @@ class KernelRenderer:
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
-        saved.append((mark, acc))
+        saved.append((mark, acc, declaration))
 
     def _vector_reduce(self, red: UOp) -> None:
         """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
@@ -694,7 +703,8 @@ class KernelRenderer:
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
         acc, accv = self.fresh("acc"), self.fresh("acc")
-        host.add(f"{ct} {acc} = {ident};")
+        declaration = f"{ct} {acc} = {ident};"
+        host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, "rg_vf32 *"
         outside = (self.vector, self.vector_nodes)
         mark = self._enter(host)
@@ -705,7 +715,7 @@ class KernelRenderer:
             self.stack.append(scope)
             if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
                 vhome = scope
-                self.combines.append(_Combine(acc, update))
+                self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
         if value.op is Ops.LOAD and len(value.src) == 1 and block_library():
             # a row of memory: the block library's reduction of it (compiled once per cache)
@@ -787,34 +797,32 @@ class KernelRenderer:
         self.stack.pop()
         parent.open_child = rest
 
-    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool) -> str:
+    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool,
+                       outermost: bool) -> str | Threads:
         op, adt = red.arg, red.dtype
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
-            clause = f"rg{op.name.lower()}_{SUFFIX[adt.name]}:{acc}"
-            simd_ok = True
+            omp_op = f"rg{op.name.lower()}_{SUFFIX[adt.name]}"
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
-            clause = f"{_OMP_REDUCE.get(op, op.name.lower())}:{acc}"
-            simd_ok = True
+            omp_op = _OMP_REDUCE.get(op, op.name.lower())
         else:
             return ""
         # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
         if outermost and red.src[1].arg[1] == "thread" and not self._in_parallel():
-            simd = " simd" if innermost and simd_ok else ""
             self.threaded.add(red)
-            return f"#pragma omp parallel for{simd} reduction({clause})"
-        if innermost and simd_ok:
-            return f"#pragma omp simd reduction({clause})"
+            return Threads(simd=innermost, reduction=(omp_op, acc))
+        if innermost:
+            return f"#pragma omp simd reduction({omp_op}:{acc})"
         return ""
 
     def _in_parallel(self) -> bool:
         return any("omp parallel" in s.header for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
-        mark, acc = saved.pop()
+        mark, acc, declaration = saved.pop()
         self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
         if red in self.threaded:
-            self.combines.append(_Combine(acc, red.src[0]))
+            self.combines.append(_Combine(acc, red.src[0], declaration))
         host = self.stack[-(len(red.src) - 1) - 1]
         self._leave(mark)
         host.names[red] = acc
@@ -863,7 +871,7 @@ class KernelRenderer:
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
             # the one before it wrote): without `restrict`, gcc's `omp simd` instead
             if r.arg[1] == "vector" and self.restrict:
-                scope = self._open_vector(scope, r, "#pragma omp parallel for" if threads else "")
+                scope = self._open_vector(scope, r, Threads() if threads else None)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
@@ -872,8 +880,8 @@ class KernelRenderer:
             if block:
                 scope = self._vector_blocks(scope, r, block)
             else:
-                pragma = ("#pragma omp parallel for" if threads else "") + (
-                    (" simd" if threads else "#pragma omp simd") if simd else "")
+                pragma: str | Threads = (Threads(simd=simd) if threads else
+                                         "#pragma omp simd" if simd else "")
                 scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
@@ -884,13 +892,9 @@ class KernelRenderer:
     def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
         """RANGE r threaded and vectorized as threads over blocks of `block` values, each
         block a vector loop of that many (`_vector_block`); returns the vector loop."""
-        rb = self.fresh("rb")
-        outer = Scope(f"#pragma omp parallel for\nfor (int64_t {rb} = 0; {rb} < "
-                      f"{loop_count(r)}; {rb} += {block})", parent.bound)
-        parent.add(outer)
-        parent.open_child = outer
-        self.stack.append(outer)
-        return self.open_loop(outer, r, "#pragma omp simd", rb, block)
+        threads, head = Threads().loop(self.fresh("rb"), loop_count(r), block)
+        outer = self.open_counter(parent, head, threads)
+        return self.open_loop(outer, r, "#pragma omp simd", threads.var, block)
 
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted
@@ -1016,8 +1020,8 @@ class KernelRenderer:
         """An interchanged reduce's output loops but its columns, the outermost threaded when
         the parallel action says so; returns the innermost."""
         for i, r in enumerate(ranges):
-            pragma = "#pragma omp parallel for" if i == 0 and r.arg[0] in self.parallel else ""
-            scope = self.open_loop(scope, r, pragma)
+            threads = i == 0 and r.arg[0] in self.parallel
+            scope = self.open_loop(scope, r, Threads() if threads else "")
             self.stack.append(scope)
         return scope
 
@@ -1076,10 +1080,10 @@ class KernelRenderer:
         scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
         return scope, f"{acc}[{var}_u]"
 
-    def open_counter(self, parent: Scope, head: str) -> Scope:
+    def open_counter(self, parent: Scope, head: str, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), pushed on the scope
-        stack."""
-        scope = Scope(head, parent.bound)
+        stack; `threads`: how it is split across cores (`Threads.loop` printed `head`)."""
+        scope = Scope(head, parent.bound, threads=threads)
         parent.add(scope)
         parent.open_child = scope
         self.stack.append(scope)
@@ -1089,10 +1093,8 @@ class KernelRenderer:
         """The threaded loop over blocks of `block` columns of j (an `Interchange` with a
         block: no output loop around j to split across cores) and its variable, the block's
         first column; it binds no RANGE, the j loops inside each block do (`_j_loop`)."""
-        jb = self.fresh("jb")
-        head = (f"#pragma omp parallel for\nfor (int64_t {jb} = 0; {jb} < {loop_count(j)}; "
-                f"{jb} += {block})")
-        return self.open_counter(self.root, head), jb
+        threads, head = Threads().loop(self.fresh("jb"), loop_count(j), block)
+        return self.open_counter(self.root, head, threads), threads.var
 
     def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
         """A loop over j: all of it, or the block of `cols` (first column, width)."""
@@ -1112,24 +1114,19 @@ class KernelRenderer:
         i, j = ranges[-2], ranges[-1]
         ks = red.src[1:]
 
-        def pragma_for(r: UOp) -> str:  # (the parallel action names one loop, or a tile loop)
-            return "#pragma omp parallel for" if r.arg[0] in self.parallel else ""
-
         scope = self.root
-        for r in ranges[:-2]:
-            scope = self.open_loop(scope, r, pragma_for(r))
+        for r in ranges[:-2]:  # (the parallel action names one loop, or a tile loop)
+            scope = self.open_loop(scope, r, Threads() if r.arg[0] in self.parallel else "")
             self.stack.append(scope)
         # the tile loops bind no RANGE: i and j are bound by the loops inside each tile
         iv, jv = self.fresh("ti"), self.fresh("tj")
         for var, r, t in ((iv, i, TILE_I), (jv, j, TILE_J)):
-            head = pragma_for(r)
-            head = (head + "\n" if head else "")
-            head += f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var} += {t})"
-            tile = Scope(head, scope.bound)
-            scope.add(tile)
-            scope.open_child = tile
-            self.stack.append(tile)
-            scope = tile
+            threads = None
+            if r.arg[0] in self.parallel:
+                threads, head = Threads().loop(var, loop_count(r), t)
+            else:
+                head = f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var} += {t})"
+            scope = self.open_counter(scope, head, threads)
         outer = scope
         reg = _accumulator(red)
         acc = self.fresh("acc")
@@ -1231,8 +1228,9 @@ class KernelRenderer:
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
-# constant step, after nothing but `const` statements, which each thread then computes for
-# itself, and before nothing) is printed as that loop's body over a range of its iterations,
+# constant step: a scope with a `Threads` fact, after nothing but `const` statements, which
+# each thread then computes for itself, and before nothing) is printed as that loop's body over
+# a range of its iterations,
 # and launch.py's one precompiled OpenMP region runs it on each thread's share, as `omp
 # parallel for` would (its static schedule: the same iterations per thread).
 # gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
@@ -1241,9 +1239,6 @@ class KernelRenderer:
 # heads of attention's flash tiles, a batch of packed products) is launched too, in the same
 # static shares: the bench's attention kernel costs gcc 232M instructions so, about 25M less
 # (its kernel 0.67 ms before, 0.73 after on two threads, in one noisy run).
-_LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?(?: reduction\(([^:]+):(\w+)\))?"
-                         r"(?: schedule\(dynamic\))?\n"
-                         r"for \(int64_t (\w+) = 0; \4 < (\d+); \4(?:\+\+| \+= (\d+))\)")
 # A threaded reduce (a full sum: rules/opt.rules' `thread_reduce`) is launched too: each
 # iteration of its threaded loop reduces into an accumulator of its own and stores it in a slot
 # of its own, and a second function, run once after the threads, combines the slots in order
@@ -1256,10 +1251,12 @@ _LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?(?: reduction\(([^:]+
 
 
 class _Combine(NamedTuple):
-    """A reduce given threads: its accumulator and its update node op(acc, value)."""
+    """A reduce given threads: its accumulator, its update node op(acc, value), and the
+    line that declares the accumulator."""
 
     acc: str
     update: UOp
+    declaration: str
 
 
 class _Finish(NamedTuple):
@@ -1277,10 +1274,11 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
         return 0, None
     before, loop, after = root.items[:at[0]], root.items[at[0]], root.items[at[0] + 1:]
     assert isinstance(loop, Scope)
-    m = _LAUNCHABLE.fullmatch(loop.header)
-    if m is None:
+    t = loop.threads  # (what opened the loop recorded how it is threaded: ctext.Threads)
+    if t is None:
         return 0, None
-    simd, op, acc, var, size, step = m[1], m[2], m[3], m[4], int(m[5]), int(m[6] or 1)
+    simd, var, size, step = t.simd, t.var, t.size, t.step or 1
+    op, acc = t.reduction if t.reduction is not None else (None, None)
     if op is None:
         if after or not all(isinstance(x, Stmt) for x in before):
             return 0, None
@@ -1288,7 +1286,7 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     c = next((c for c in combines if c.acc == acc), None)
     declared = [x for x in before if not isinstance(x, Stmt)]
     if (c is None or step != 1 or len(declared) != 1
-            or not str(declared[0]).startswith(f"{ctype(c.update.dtype)} {acc} = ")
+            or declared[0] != c.declaration
             or any(isinstance(x, Scope) for x in after)):
         return 0, None
     # each iteration: the accumulator from the identity, then into its slot
@@ -1507,3 +1505,4 @@ def render_kernel(ast: UOp, cname: str, restrict: bool = True) -> RenderedKernel
 # numerics this renderer does not pin down (documented for users of the C path):
 # - float sums may be reassociated (`omp simd reduction`, threads): the result equals
 #   numpy's within rounding, not bit for bit (numpy itself sums pairwise).
+

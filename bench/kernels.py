@@ -192,11 +192,11 @@ def process_startup() -> dict[str, float]:
     (Tensor([1.0]) + 1).realize()
     # the threads' launcher, built once per cache and loaded once per process, by the first
     # program with a launched kernel (backends/c/launch.py): counted here, not in that case
-    launch.launcher()
+    launch.launcher(build.build_library)
     # likewise the float32 register blocks of the packed products (backends/c/blocks.py),
     # built once per cache and loaded by the first product
     before = build.stats["compile_seconds"]
-    blocks.load_float32()
+    blocks.load_float32(build.build_library)
     return {"cold": time.perf_counter() - t0, "build": build.stats["compile_seconds"] - built,
             "blocks": build.stats["compile_seconds"] - before}
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -60,8 +61,8 @@ def _panels(n: int) -> int:
 
 
 def _size(r: UOp) -> int:
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST else local_max_panel() + 1  # symbolic: never local
+    size = range_size(r)
+    return local_max_panel() + 1 if size is None else size  # symbolic: never local
 
 
 def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
@@ -83,5 +84,5 @@ def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
     bound = local_max_panel()
     if most <= bound:
         return None
-    return (f"a sum of products of {most} multiply-adds per row > LOCAL_MAX_PANEL "
+    return (f"a sum of products of {most} multiply-adds per row > local_max_panel() "
             f"{bound} computes or reads it")

@@ -25,15 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rulegrad.rules.pack_helpers import (
-    PARALLEL_MIN_WORK,
-    TILE_ROWS,
-    free_ranges,
-    panel_width,
-    range_size,
-    split,
-)
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, TILE_ROWS, panel_width, split
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from rulegrad.rules.opt_helpers import VECTOR_LANES, along, stride, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, packable, range_size
+from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, packable
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes, page_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort

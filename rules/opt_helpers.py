@@ -26,8 +26,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from rulegrad.rules.pack_helpers import range_size
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -58,40 +58,6 @@ VECTOR_REDUCE_MIN = 2 * REDUCE_VECTORS * VECTOR_LANES
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                          Ops.MIN, Ops.NEG})
-
-
-def stride(expr: UOp, r: UOp) -> int | None:
-    """How far the index `expr` moves when RANGE r steps 0 -> 1 with every other range at 0,
-    or None when expr is not index arithmetic of constants and ranges."""
-    vals: list[int] = []
-    for at in (0, 1):
-        env: dict[UOp, int] = {}
-        for n in toposort(expr):
-            s = [env.get(x) for x in n.src]
-            if None in s:
-                return None
-            a, b = (s + [0, 0])[:2]
-            if n.op is Ops.CONST and type(n.arg) is int:
-                env[n] = n.arg
-            elif n.op is Ops.RANGE:
-                env[n] = at if n is r else 0
-            elif n.op is Ops.ADD:
-                env[n] = a + b  # type: ignore[operator]
-            elif n.op is Ops.SUB:
-                env[n] = a - b  # type: ignore[operator]
-            elif n.op is Ops.MUL:
-                env[n] = a * b  # type: ignore[operator]
-            elif n.op in (Ops.IDIV, Ops.MOD) and b:
-                q = int(a / b)  # type: ignore[operator]
-                env[n] = q if n.op is Ops.IDIV else a - q * b  # type: ignore[operator]
-            elif n.op is Ops.SHR:
-                env[n] = a >> b  # type: ignore[operator]
-            elif n.op is Ops.AND:
-                env[n] = a & b  # type: ignore[operator]
-            else:
-                return None
-        vals.append(env[expr])
-    return vals[1] - vals[0]
 
 
 def small_reduce(red: UOp) -> bool:

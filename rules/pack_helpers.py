@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -84,25 +85,6 @@ class Pack:
         what += ", A packed)" if self.pack_a else ")"
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
-
-
-def range_size(r: UOp) -> int | None:
-    """A RANGE's trip count, None while it is symbolic (the optimizer's actions need it)."""
-    end = r.src[0]
-    return end.arg if end.op is Ops.CONST and type(end.arg) is int else None
-
-
-def free_ranges(root: UOp) -> dict[UOp, frozenset[UOp]]:
-    """The RANGEs each node under root depends on (a REDUCE binds its own)."""
-    deps: dict[UOp, frozenset[UOp]] = {}
-    for n in toposort(root):
-        if n.op is Ops.RANGE:
-            deps[n] = frozenset({n})
-        elif n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
-            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
-        else:
-            deps[n] = frozenset().union(*(deps[s] for s in n.src)) if n.src else frozenset()
-    return deps
 
 
 def operands(red: UOp) -> tuple[UOp, UOp] | None:
@@ -223,8 +205,6 @@ def _in_place(x: UOp, red: UOp) -> bool:
     """Whether x is an ungated load contiguous along the reduce's last range: each row read
     forward one element per step (a matmul's A; a convolution's window, whose 6 rows are
     mostly 6 neighbouring pixels, one line)."""
-    from rulegrad.rules.opt_helpers import stride  # it imports range_size from here
-
     if x.op is not Ops.LOAD or len(x.src) != 1 or x.src[0].op is not Ops.INDEX:
         return False
     return stride(x.src[0].src[1], red.src[-1]) == 1

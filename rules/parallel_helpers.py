@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, range_size
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 

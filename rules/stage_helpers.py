@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.pack_helpers import free_ranges, operands, range_size
+from rulegrad.rules.pack_helpers import operands
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, substitute, toposort

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.loops import linear_terms
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.semantics import defined
 from rulegrad.runtime.uop import UOp
@@ -93,19 +94,12 @@ def cast_value(to: DType, frm: DType, value: Any) -> int | bool | None:
 
 def _linear(x: UOp) -> tuple[dict[UOp, int], int] | None:
     """x as a sum of terms k * atom (in the order met, one per atom) plus a constant, ADDs and
-    MULs by constants walked through (iteratively); None when a coefficient or the constant is
-    negative."""
+    MULs by constants walked through (runtime/loops.py's `linear_terms`); None when a
+    coefficient or the constant is negative."""
     terms: dict[UOp, int] = {}
-    const, work = 0, [(x, 1)]
-    while work:
-        n, k = work.pop()
-        if n.op is Ops.ADD:
-            work.extend((s, k) for s in reversed(n.src))
-        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST and type(n.src[1].arg) is int:
-            work.append((n.src[0], k * n.src[1].arg))
-        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST and type(n.src[0].arg) is int:
-            work.append((n.src[1], k * n.src[0].arg))
-        elif n.op is Ops.CONST and type(n.arg) is int:
+    const = 0
+    for n, k in linear_terms(x):
+        if n.op is Ops.CONST and type(n.arg) is int:
             const += k * n.arg
         else:
             terms[n] = terms.get(n, 0) + k

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, free_ranges, range_size
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
+from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 

@@ -322,10 +322,10 @@ def _process_libraries() -> None:
     """Load what a process builds once and keeps (the threads' launcher, the float32 block
     library of this width), so a test counting a program's builds counts only its own,
     whichever test ran first in the process."""
-    from rulegrad.backends.c import blocks, launch
+    from rulegrad.backends.c import blocks, build, launch
 
-    launch.launcher()
-    blocks.load_float32()
+    launch.launcher(build.build_library)
+    blocks.load_float32(build.build_library)
 
 
 def _built_commands(monkeypatch, tmp_path, programs) -> list[tuple[list[str], str]]:

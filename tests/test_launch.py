@@ -188,7 +188,8 @@ def test_launched_kernels_build_without_openmp(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     build.clear_memory_cache()
     run._programs.clear()
-    launch.launcher()  # built once per process, maybe here: not the program's build
+    # built once per process, maybe here: not the program's build
+    launch.launcher(build.build_library)
     commands: list[list[str]] = []
     real = build.compile_command
     monkeypatch.setattr(build, "compile_command",

@@ -8,10 +8,15 @@ module each, in the order data flows:
             float32, MULACC, power-of-two index division, decided valid masks)
 - `render`  kernel AST -> C text: a table from op to C plus the structural cases (loop nests,
             reduce accumulators, guarded loads, loop interchange and register tiles for
-            matmul-like kernels, OpenMP pragmas); deep expressions as temporaries
+            matmul-like kernels, OpenMP pragmas); deep expressions as temporaries. It builds
+            on `ctext` (the C text every printer shares), `blocks` (the block library's
+            source), `gemm` and `flash` (the packed products and attention tiles), none of
+            which imports it (bottom to top: ctext, blocks, gemm, flash, render)
 - `build`   C text -> loaded library: all kernels of a schedule in one plain shared object
             (compiled in parts at once when large), loaded with ctypes, the compiler command
             and flags in one place
+            (it hands itself to `launch`, the threads' region, and to `blocks`, which it
+            loads before a kernel that calls them, so neither imports it back)
 - `cache`   the library on disk (content-addressed, atomic, checked, healed, bounded)
 - `run`     schedule + numpy buffers -> kernels called
 

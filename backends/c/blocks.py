@@ -32,16 +32,18 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable
+from typing import Any
 
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import vector_bytes
 
-from .render import (
+from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
-    REDUCE_VECTORS,
     VECTOR_HELPERS,
-    VECTOR_LANES,
     RenderedKernel,
     block_signature,
     ctype,
@@ -129,7 +131,9 @@ def _block(dt: DType, lanes: int, rows: int) -> str:
             f"{body}\n  }}\n{stores}\n}}\n")
 
 
-def _kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
+def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
+    """The library of dt's blocks in `lanes`-wide registers: its register blocks, its panel
+    copy and (float32) its row reductions."""
     # one per row count: a build splits them into parts compiled at once (build.partition),
     # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
@@ -139,17 +143,18 @@ def _kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
         for op in REDUCE_OPS if dt is dtypes.float32]
 
 
+# build.py's `build_library` (rendered kernels, dlopen mode -> a loaded library): handed in by
+# the builder, which loads the blocks a kernel calls before the kernel, so this module never
+# imports it back
+Builder = Callable[..., Any]
+
 _lock = threading.Lock()
 _loaded: dict[str, object] = {}  # vector type -> its library, loaded once per process
 
 
-def load_for(kernel_source: str) -> None:
-    """Load (building once per cache) the block libraries `kernel_source` calls, before the
-    library holding it is loaded."""
-    from rulegrad.runtime.target import vector_bytes
-
-    from .build import build_library
-
+def load_for(kernel_source: str, build: Builder) -> None:
+    """Load (building once per cache, with `build`) the block libraries `kernel_source` calls,
+    before the library holding it is loaded."""
     for m in sorted(set(NAME.findall(kernel_source))):
         if not m[0]:  # a row reduction
             m = ("z" if vector_bytes() == 64 else "v", "32")
@@ -159,12 +164,10 @@ def load_for(kernel_source: str) -> None:
                 continue
             dt = dtypes.float32 if m[1] == "32" else dtypes.float64
             lanes = (32 if m[0] == "v" else 64) // dt.itemsize
-            _loaded[key] = build_library(_kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+            _loaded[key] = build(kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
 
 
-def load_float32() -> None:
+def load_float32(build: Builder) -> None:
     """Load the float32 blocks of this target's width (runtime/target.py): what a process's
     first float32 product loads, for a caller that counts builds to take it out of the way."""
-    from rulegrad.runtime.target import vector_bytes
-
-    load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)))
+    load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)), build)

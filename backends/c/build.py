@@ -47,7 +47,9 @@ from rulegrad.runtime.env import env_int
 from . import cache as disk
 from . import flags as _flags
 from . import stages
+from .blocks import load_for
 from .errors import CompileError, CompilerNotFound
+from .launch import launched, launcher
 from .render import RenderedKernel, prelude
 
 # what every build needs whatever the user's flags: a position-independent shared object;
@@ -283,13 +285,12 @@ class Library:
         kernel of shared scratch (RenderedKernel.shared) with its scratch."""
         assert self._dll is not None, "library already released"
         if launch:
-            from .launch import launched
-
             def address(name: str) -> int:
                 return ctypes.cast(getattr(self._dll, name), ctypes.c_void_p).value or 0
 
             finish = address(f"{cname}_fin") if combine else 0
-            return launched(address(cname), nparams, launch, finish, combine, shared)
+            return launched(launcher(build_library), address(cname), nparams, launch, finish,
+                            combine, shared)
         if nparams + nvars > _CTYPES_MAX_ARGS:
             return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)
@@ -313,7 +314,8 @@ class Library:
     def release(self) -> None:
         dll, self._dll = getattr(self, "_dll", None), None  # None: dlopen itself failed
         if dll is not None:
-            Library.live -= 1
+            # (through the instance: at interpreter exit the module's globals may be gone)
+            type(self).live -= 1
             if _dlclose is not None and not sys.is_finalizing():
                 _dlclose(dll._handle)
 
@@ -354,11 +356,9 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
         return lib
     if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source
                            or "rg_reduce_" in source):
-        from .blocks import load_for
-
         # before this library is loaded, so its calls bind to them (the kernels' own text:
         # the prelude declares every block)
-        load_for("\n".join(k.source for k in kernels))
+        load_for("\n".join(k.source for k in kernels), build_library)
     with _lock:
         if (lib := _loaded.get(key)) is not None:
             return lib

@@ -34,21 +34,19 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
+from .ctext import RenderError, Scope, Threads, block_library, ctype, loop_count, vector_names
 from .gemm import (
-    _affine,
-    _clamped,
-    _close,
-    _copy_panel,
-    _open,
-    _total,
-    block_library,
+    affine,
+    clamped,
+    close_inside,
+    copy_panel,
     k_stride,
     plain_load,
+    total,
 )
-from .render import RenderError, Scope, _range_size, ctype, vector_names
 
 if TYPE_CHECKING:
-    from .render import _KernelRenderer
+    from .render import KernelRenderer
 
 
 
@@ -71,14 +69,14 @@ class _Product:
         self.red, self.x, self.y, self.cols, self.tj = red, x, y, cols, tj
         self.v = _Vec(red.dtype, tj)
         self.ks = red.src[1:]
-        self.k = math.prod(_range_size(r) for r in self.ks)
-        self.n = _range_size(cols)
+        self.k = math.prod(loop_count(r) for r in self.ks)
+        self.n = loop_count(cols)
         self.npanels = -(-self.n // tj)
         self.width = self.npanels * tj  # a row of its results, padded to whole panels
         self.pb = ""
 
 
-def render_flash(r: _KernelRenderer, st: UOp) -> bool:
+def render_flash(r: KernelRenderer, st: UOp) -> bool:
     """Emit the flash loop nest for STORE `st` when its arg is a `Flash`; False otherwise."""
     fl = st.arg
     if not isinstance(fl, Flash):
@@ -104,53 +102,55 @@ def render_flash(r: _KernelRenderer, st: UOp) -> bool:
                 raise RenderError("a flash local array that is not a sum of products")
             local.append((dl, _Product(dl.src[0], *ab, dl.src[1], panels[dl.src[1].arg[0]])))
     threads = fl.parallel != ""
-    omp = "#pragma omp parallel for schedule(dynamic)"
     scope = r.root
     for n, b in enumerate(ranges[:-2]):
-        pragma = omp if threads and fl.parallel == "batch" and n == 0 else ""
-        scope = r.open_loop(scope, b, pragma)
+        threaded = threads and fl.parallel == "batch" and n == 0
+        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
         r.stack.append(scope)
     for p in [p for _, p in local] + ([out] if out is not None else []):
         _pack(r, scope, p)
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
     # second for the rows left over (attention 8x256x64: 640M -> 425M compiler instructions)
-    n = _range_size(i)
+    n = loop_count(i)
     ti = min(fl.tile, n)
-    tv = r.fresh("tl")
-    head = f"for (int64_t {tv} = 0; {tv} < {-(-n // ti)}; {tv}++)"
-    tile = _open(scope, (omp + "\n" if threads and fl.parallel == "tiles" else "") + head, r)
+    tv, tiles = r.fresh("tl"), -(-n // ti)
+    if threads and fl.parallel == "tiles":
+        threaded, head = Threads(dynamic=True).loop(tv, tiles)
+        tile = r.open_counter(scope, head, threaded)
+    else:
+        tile = r.open_counter(scope, f"for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None)
-    _close(r, scope)
-    r._close_loops()
+    close_inside(r, scope)
+    r.close_loops()
     return True
 
 
-def _pack(r: _KernelRenderer, scope: Scope, p: _Product) -> None:
+def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
     """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (they add nothing)."""
     v, tj = p.v, p.tj
     p.pb = r.fresh("pb")
     scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
     pv = r.fresh("pn")
-    panel = _open(scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
+    panel = r.open_counter(scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
     cols = f"{p.n} - {pv} * {tj}"
-    if _copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
+    if copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
                    f"{pv} * {tj}", f"{p.pb} + {pv} * {p.k * tj}", tj, v.lanes):
-        _close(r, scope)
+        close_inside(r, scope)
         return
     kscope, kk = _k_loops(r, panel, p)
     col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
     col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
             f"{r.emit(p.y)};")
-    _close(r, panel)
+    close_inside(r, panel)
     if p.n % tj:
         panel.add(f"if ({pv} == {p.npanels - 1}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
                   f"for (int c_ = {p.n % tj}; c_ < {tj}; c_++) "
                   f"{p.pb}[{pv} * {p.k * tj} + n_ * {tj} + c_] = 0;")
-    _close(r, scope)
+    close_inside(r, scope)
 
 
-def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
+def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
           local: list[tuple[UOp, _Product]], out: _Product | None, base: str, rows: int,
           last: int | None) -> None:
     """`rows` rows from `base`: the local products as register tiles, then the output as
@@ -174,7 +174,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
                         xrows=xrows)
         rowname[dl] = (s, p.width)
     if out is None:  # each row's values and its store, as plain loops over its columns
-        n = _range_size(i)
+        n = loop_count(i)
         row = _bind(r, tile, i, base, rows, n) if last is not None else \
             r.open_loop(tile, i, "", base, rows)
         if last is None:
@@ -184,8 +184,8 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
             row.names[dl] = f"({s} + {ii} * {width})"
         col = r.open_loop(row, st.src[-1])
         r.stack.append(col)
-        r._emit_store(st)
-        _close(r, tile)
+        r.emit_store(st)
+        close_inside(r, tile)
         return
     v, tj = out.v, out.tj
     x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last)
@@ -198,18 +198,18 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: UOp,
         return f"{v.ct} {cell}[{rows * tj}] __attribute__((aligned(64)));", cell, tj
 
     def store(panel: Scope, pv: str) -> None:
-        erow = _bind(r, panel, i, base, rows, _range_size(i))  # (rows past the end: none)
+        erow = _bind(r, panel, i, base, rows, loop_count(i))  # (rows past the end: none)
         col = _bind(r, erow, out.cols, f"{pv} * {tj}", tj, out.n)
         name = r.fresh()
         col.add(r.stmt(name, v.ct, f"{cells[-1]}[{erow.names[i]}_u * {tj} + "
                                       f"{col.names[out.cols]}_u]"))
         col.names[out.red] = name
-        r._emit_store(st)
+        r.emit_store(st)
 
     _register_tiles(r, tile, i, out, base, rows, last, x_out, epilogue, store, xrows)
 
 
-def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
+def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
                  p: _Product, base: str, rows: int, last: int | None):
     """pa[row][k] = x(row, k) for the tile's rows, in a row loop of its own outside every k
     loop and panel: the row's values x reads (the earlier products' rows, named here, and the
@@ -225,7 +225,7 @@ def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tup
         row = r.open_loop(tile, i, "", base, rows)
         r.stack.append(row)
     else:
-        n = _range_size(i)
+        n = loop_count(i)
         tile.add(f"if ({base} + {rows} > {n}) for (int64_t u_ = {n} - ({base}); u_ < {rows}; "
                  f"u_++) for (int64_t q_ = 0; q_ < {p.k}; q_++) {pa}[u_ * {p.k} + q_] = 0;")
         row = _bind(r, tile, i, base, rows, n)
@@ -236,7 +236,7 @@ def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tup
     # written along k (a row's values are computed along k: the loop vectorizes)
     kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
     kscope.fills = True
-    _close(r, tile)
+    close_inside(r, tile)
     xrows = None
     if block_library():  # pa's rows, a row of k apart
         xq = r.fresh("xq")
@@ -249,7 +249,7 @@ def _row_operand(r: _KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tup
     return x_of, xrows
 
 
-def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
+def _row_pointers(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
                   rows: int, last: int | None) -> tuple[str, str] | None:
     """For the block library (blocks.py): a pointer per row of the tile into the buffer x is
     read from and the stride along k, filled here, when x is a load at an index affine in the
@@ -257,13 +257,13 @@ def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: st
     x = p.x
     if len(p.ks) != 1 or not plain_load(r, x):
         return None
-    split_ = _affine(r, x.src[0].src[1], (i,))
+    split_ = affine(r, x.src[0].src[1], (i,))
     if split_ is None:
         return None
     coeffs, terms = split_
     k = p.ks[0]
     steps = [t for t in terms if k in r.deps[t]]
-    fixed = _total(r, [t for t in terms if k not in r.deps[t]], x.src[0].src[1])
+    fixed = total(r, [t for t in terms if k not in r.deps[t]], x.src[0].src[1])
     stride = k_stride(steps[0], k) if len(steps) == 1 else None
     if stride is None or coeffs[i] < 0 or fixed.vmin < 0:
         return None
@@ -271,11 +271,11 @@ def _row_pointers(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: st
     at = r.emit(fixed)  # (in the tile: the batch is bound there)
     tile.add(f"const {p.v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "
              f"{xr}[q_] = {r.lookup(x.src[0].src[0])} + {at} + {coeffs[i]} * "
-             f"({_clamped(f'{base} + q_', last)});")
+             f"({clamped(f'{base} + q_', last)});")
     return xr, stride
 
 
-def _register_tiles(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
+def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
                     rows: int, last: int | None, x_of, dest, after=None,
                     xrows: tuple[str, str] | None = None) -> None:
     """Per panel of p's columns: the rows' sums over k in order (x broadcast, fused-multiply-
@@ -286,7 +286,7 @@ def _register_tiles(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: 
     v, tj = p.v, p.tj
     nv = tj // v.lanes
     pv = r.fresh("pn")
-    panel = _open(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)", r)
+    panel = r.open_counter(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
     decl, out, ldo = dest(pv)
     if decl:
         panel.add(decl)
@@ -313,24 +313,24 @@ def _register_tiles(r: _KernelRenderer, tile: Scope, i: UOp, p: _Product, base: 
         rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
         rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                f"{acc}[{ii}][v_] = {v.fma}(x_, w_[v_], {acc}[{ii}][v_]);")
-        _close(r, panel)
+        close_inside(r, panel)
         panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                   f"*({v.vt} *)({out} + u_ * {ldo} + v_ * {v.lanes}) = {acc}[u_][v_];")
     if after is not None:
         after(panel, pv)
-    _close(r, tile)
+    close_inside(r, tile)
 
 
-def _flat(r: _KernelRenderer, scope: Scope, p: _Product) -> str:
+def _flat(r: KernelRenderer, scope: Scope, p: _Product) -> str:
     """The flat step number of p's k loops, as bound in `scope`."""
     flat = ""
     for k in p.ks:
         var = r.loop_names[k]
-        flat = f"({flat}) * {_range_size(k)} + {var}" if flat else var
+        flat = f"({flat}) * {loop_count(k)} + {var}" if flat else var
     return f"({flat})"
 
 
-def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
+def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
           size: int) -> Scope:
     """`count` values of RANGE rng from `base`, those past `size` skipped (the guard binds the
     range, so nothing reading it is hoisted above the guard)."""
@@ -350,7 +350,7 @@ def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     return guard
 
 
-def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
+def _k_loops(r: KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
     """The reduce's loops (in its order), and the C expression of the flat step number."""
     scope = parent
     for k in p.ks:

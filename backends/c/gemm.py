@@ -27,7 +27,7 @@ neither the packing nor the epilogue tests a column per element.
 The register block and the copy of y's panels are calls of the block library's (blocks.py,
 compiled once per cache) wherever x and y are plain loads or x is packed: x's rows as pointers
 with a stride or an offset table per step (`_plan_block`), y at strides along k and the columns
-(`_copy_panel`); elsewhere (a computed x read in place, a computed y) they are printed here.
+(`copy_panel`); elsewhere (a computed x read in place, a computed y) they are printed here.
 
 Each output's sum still runs over k in order; the one difference from the plain loops is that
 each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
@@ -49,21 +49,24 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.loops import free_ranges, linear_terms
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from .render import (
+from .blocks import name as block_name
+from .blocks import pack_name
+from .ctext import (
     RenderError,
     Scope,
-    _free_ranges,
-    _range_size,
+    Threads,
     block_library,
     ctype,
+    loop_count,
     vector_names,
 )
 
 if TYPE_CHECKING:
-    from .render import _KernelRenderer
+    from .render import KernelRenderer
 
 STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products), at most
 
@@ -75,7 +78,7 @@ class _Product:
     def __init__(self, red: UOp, x: UOp, y: UOp) -> None:
         self.red, self.x, self.y = red, x, y
         self.ks = red.src[1:]
-        self.k = math.prod(_range_size(r) for r in self.ks)
+        self.k = math.prod(loop_count(r) for r in self.ks)
         self.pb = self.cell = ""
         self.heap = False
         # the block library's call (blocks.py): x's offset table (a C name, or "0"), its
@@ -84,7 +87,7 @@ class _Product:
         self.block: tuple[str, str, str] | None = None
 
 
-def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
+def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
     """The STORE's packing action (rules/opt.rules' `pack_store` put a `Pack` in its arg), with
     its row and column ranges and its products, or None when it has none."""
     pack = st.arg
@@ -102,11 +105,11 @@ def plan(r: _KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[
     return pack, rows, j, prods
 
 
-def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...], j: UOp,
+def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...], j: UOp,
                   prods: list[_Product]) -> None:
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
-    g = _Geometry(dt, math.prod(_range_size(i) for i in rows), _range_size(j), pack)
+    g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
     threads = pack.parallel != ""
     batch_parallel = threads and pack.parallel == "batch"
@@ -116,7 +119,8 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
     inner_pragma = omp + "\n" if threads and not batch_parallel else ""
     scope = r.root
     for n, b in enumerate(batch):
-        scope = r.open_loop(scope, b, omp if batch_parallel and n == 0 else "")
+        threaded = batch_parallel and n == 0
+        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
         r.stack.append(scope)
     pv = r.fresh("pn")
     grab = f", {pack.grab}" if pack.grab > 1 else ""
@@ -144,18 +148,18 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
                      r)
         _pack_y(r, loop, j, prods, pv, g)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
-        _close(r, region)
+        close_inside(r, region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
                    claim=tile_claim, grab=pack.grab)
         if not shared:
-            _close(r, scope)
+            close_inside(r, scope)
             _free(scope, prods)
     elif g.npanels > 1:  # every panel packed first, then row tiles over all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
-        _close(r, scope)
+        close_inside(r, scope)
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
-        _close(r, scope)
+        close_inside(r, scope)
         _free(scope, prods)
     elif inner_pragma:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
@@ -176,10 +180,10 @@ def render_packed(r: _KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...]
         _pack_y(r, panel, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
         _free(panel, prods)
-    r._close_loops()
+    r.close_loops()
 
 
-def _scratch(r: _KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
+def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
              panels: int, lanes: int) -> None:
     """The packed panels (`panels` of them, TJ = `lanes` wide) of every product, in `scope`: on
     the stack when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope
@@ -202,14 +206,14 @@ def _scratch(r: _KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
 # schedule(dynamic)` handed them out. gcc outlined the region into a function of its own and
 # expanded the runtime's calls: 19M of the 143M compiler instructions of a 256x512x512
 # matmul's library, and the library is now compiled without -fopenmp.
-def _alone(r: _KernelRenderer) -> bool:
+def _alone(r: KernelRenderer) -> bool:
     """Whether the kernel is one store, none of its loops is printed yet, and it takes no
     symbolic size (a launched kernel's arguments are its buffers only)."""
     return (len(r.ast.src) == 1 and not any(isinstance(x, Scope) for x in r.root.items)
             and all(n.op is not Ops.DEFINE_VAR for n in toposort(r.ast)))
 
 
-def _shared_scratch(r: _KernelRenderer, prods: list[_Product], g: _Geometry,
+def _shared_scratch(r: KernelRenderer, prods: list[_Product], g: _Geometry,
                     grab: int) -> tuple[str, str]:
     """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
     with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
@@ -255,7 +259,7 @@ class _Geometry:
         self.npanels = -(-nj // self.tj)
 
 
-def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv: str,
+def _pack_y(r: KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv: str,
             g: _Geometry, per_panel: bool = False) -> None:
     """pb[panel][k][jj] = y(k, panel * TJ + jj) (pb[k][jj] when it holds one panel); lanes
     past the last column are 0, so they add nothing."""
@@ -267,14 +271,14 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
 
         def copy(scope: Scope, count: int, p: _Product = p, at: str = at,
                  gated: bool = gated) -> None:
-            if _copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
+            if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
                            f"{p.pb} + {at}0", g.tj, g.lanes):
                 return
             kscope, kk = _k_loops(r, scope, p)
             jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
                                simd=not gated)
             jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
-            _close(r, scope)
+            close_inside(r, scope)
             if count < g.tj:
                 scope.add(f"for (int64_t n_ = 0; n_ < {p.k}; n_++) "
                           f"for (int c_ = {count}; c_ < {g.tj}; c_++) "
@@ -283,7 +287,7 @@ def _pack_y(r: _KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv:
         _by_panel(r, panel, pv, g, copy)
 
 
-def _by_panel(r: _KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> None:
+def _by_panel(r: KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> None:
     """body(scope, columns) for panel `pv`: whole panels with TJ columns, the last one with
     the columns left over, each a loop of a known count with no guard (a guarded lane is a
     branch per element, and gcc copies and stores such loops element by element: 500^3 ran
@@ -291,14 +295,14 @@ def _by_panel(r: _KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) ->
     full, rest = divmod(g.nj, g.tj)
     if full and rest:
         body(_open(parent, f"if ({pv} < {full})", r), g.tj)
-        _close(r, parent)
+        close_inside(r, parent)
         body(_open(parent, "else", r), rest)
-        _close(r, parent)
+        close_inside(r, parent)
     else:
         body(parent, g.tj if full else rest)
 
 
-def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
+def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry, claim: str = "", grab: int = 1) -> None:
     """Tiles of TI rows in one loop (threaded, the last tile is shared out with the others
@@ -330,10 +334,10 @@ def _row_tiles(r: _KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j
         loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
           g.ni if g.ni % ti else None)
-    _close(r, parent)
+    close_inside(r, parent)
 
 
-def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
+def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
           prods: list[_Product], base: str, rows: int, pv: str, panel_head: str, g: _Geometry,
           size: int | None) -> None:
     """`rows` output rows from `base`: per panel, each product's register block summed over k
@@ -369,7 +373,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 inner, kk = _k_loops(r, iscope, p)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
-            _close(r, tile)
+            close_inside(r, tile)
             xs[p] = pa
     if panel_head:
         tile = _open(tile, panel_head, r)
@@ -400,7 +404,7 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
         iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"{a}[{ii}][v_] = {g.fma}(x_, w_[v_], {a}[{ii}][v_]);")
-        _close(r, tile)
+        close_inside(r, tile)
         p.cell = r.fresh("acc")
         r.vartypes[p.cell] = f"{g.ct} *"
         tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
@@ -431,23 +435,23 @@ def _tile(r: _KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
             cell.names[p.red] = name
         offsets.name(cell, ii)
-        r._emit_store(store)
-        _close(r, scope)
+        r.emit_store(store)
+        close_inside(r, scope)
 
     _by_panel(r, tile, pv, g, epilogue)
-    _close(r, tile)
+    close_inside(r, tile)
     offsets.fill()
     if heap:
         outer.open_child = None  # after the panel loop, which reads them
         outer.add(" ".join(f"free({pa});" for pa in heap))
 
 
-def _open(parent: Scope, header: str, r: _KernelRenderer) -> Scope:
+def _open(parent: Scope, header: str, r: KernelRenderer) -> Scope:
     """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
     return r.open_counter(parent, header)
 
 
-def _close(r: _KernelRenderer, keep: Scope) -> None:
+def close_inside(r: KernelRenderer, keep: Scope) -> None:
     """Close every scope opened inside `keep` (which stays open)."""
     depth = r.stack.index(keep)
     for s in r.stack[depth:]:
@@ -455,7 +459,7 @@ def _close(r: _KernelRenderer, keep: Scope) -> None:
     del r.stack[depth + 1:]
 
 
-def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
+def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
           size: int | None, unroll: bool = True, simd: bool = False,
           last: int | None = None) -> tuple[Scope, str]:
     """`count` values of RANGE rng from `base`, unrolled (or vectorized: `simd`); with a
@@ -471,13 +475,13 @@ def _bind(r: _KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     loop.add(scope)
     loop.open_child = scope
     r.stack.append(scope)
-    scope.items.append(f"const int64_t {var} = {_clamped(f'{base} + {var}_u', last)};")
+    scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
     scope.names[rng] = var
     r.vartypes[var] = "int64_t"
     return scope, f"{var}_u"
 
 
-def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
+def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
                unroll: bool = True, size: int | None = None, last: int | None = None,
                bind: bool = True) -> tuple[Scope, str]:
     """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
@@ -495,11 +499,11 @@ def _bind_rows(r: _KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: s
     scope.bound = scope.bound | set(rows)
     if not bind:
         return scope, f"{var}_u"
-    scope.items.append(f"const int64_t {var} = {_clamped(f'{base} + {var}_u', last)};")
+    scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
     inner = 1
     for rng in reversed(rows):
         name = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-        size = _range_size(rng)
+        size = loop_count(rng)
         scope.items.append(f"const int64_t {name} = ({var} / {inner}) % {size};")
         scope.names[rng] = name
         r.vartypes[name] = "int64_t"
@@ -521,7 +525,7 @@ class _RowOffsets:
       -O2, 554M with its offsets here, and at -O1 the tiles ran 1.3x slower, as fast so); the
       output's address takes an offset per row too."""
 
-    def __init__(self, r: _KernelRenderer, tile: Scope, rows: tuple[UOp, ...], base: str,
+    def __init__(self, r: KernelRenderer, tile: Scope, rows: tuple[UOp, ...], base: str,
                  count: int, last: int | None):
         self.r, self.tile, self.rows, self.base, self.count, self.last = \
             r, tile, rows, base, count, last
@@ -543,17 +547,17 @@ class _RowOffsets:
             if new is not None:
                 mapping[n] = self.done[(n, index)] = new
         out = x.substitute(mapping)
-        deps.update(_free_ranges(toposort(out)))
+        deps.update(free_ranges(out))
         return out
 
     def _split(self, node: UOp, pointer: bool) -> UOp | None:
         """The INDEX `node` reading its row part from an array, or None when its index is not
         affine in the rows (a remainder of a row, say) or gains nothing so."""
         buf = node.src[0]
-        split_ = _affine(self.r, node.src[1], self.rows)
+        split_ = affine(self.r, node.src[1], self.rows)
         if split_ is None:
             return None
-        coeffs, offset = split_[0], _total(self.r, split_[1], node.src[1])
+        coeffs, offset = split_[0], total(self.r, split_[1], node.src[1])
         pointer = (pointer and buf.op is Ops.DEFINE_GLOBAL and min(coeffs.values()) >= 0
                    and offset.vmin >= 0)  # (a pointer inside the buffer, never before it)
         if not pointer and len(self.rows) == 1:
@@ -588,12 +592,12 @@ class _RowOffsets:
         """The arrays, filled at the head of the tile, before whatever reads them."""
         if not self.arrays:
             return
-        row = _clamped(f"{self.base} + q_", self.last)
+        row = clamped(f"{self.base} + q_", self.last)
         loop = Scope(f"for (int64_t q_ = 0; q_ < {self.count}; q_++)", self.tile.bound)
         loop.items.append(f"const int64_t row_ = {row};")
         values, inner = {}, 1
         for rng in reversed(self.rows):  # the last range fastest, as _bind_rows
-            size = _range_size(rng)
+            size = loop_count(rng)
             value = "row_" if inner == 1 else f"(row_ / {inner})"
             # (the first range needs no remainder: a row, clamped, is below the rows' count)
             values[rng] = value if rng is self.rows[0] else f"{value} % {size}"
@@ -607,7 +611,7 @@ class _RowOffsets:
         self.tile.items[self.at:self.at] = [" ".join(decls), loop]
 
 
-def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
+def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
                 cols: str, first: str, dst: str, tj: int, lanes: int) -> bool:
     """One panel of y (`cols` columns from column `first`) copied into `dst` by the block
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
@@ -615,19 +619,17 @@ def _copy_panel(r: _KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j
     if not plain_load(r, y):
         return False
     idx = y.src[0].src[1]
-    split_ = _affine(r, idx, (j, *ks))
+    split_ = affine(r, idx, (j, *ks))
     if split_ is None:
         return False
     coeffs, terms = split_
-    fixed, sk, sj, inner = _total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
+    fixed, sk, sj, inner = total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
     for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
         if coeffs[k] != sk * inner:
             return False
-        inner *= _range_size(k)
+        inner *= loop_count(k)
     if sk < 0 or sj < 0 or fixed.vmin < 0:
         return False
-    from .blocks import pack_name
-
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
     scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
     return True
@@ -642,13 +644,13 @@ def k_stride(term: UOp, k: UOp) -> str | None:
     return None
 
 
-def plain_load(r: _KernelRenderer, x: UOp) -> bool:
+def plain_load(r: KernelRenderer, x: UOp) -> bool:
     """Whether the block library may read x (`block_library()`): a load of a kernel buffer,
     ungated, at an index (x's ranges noted in `r.deps`: an operand split off a product may be
     a new node)."""
     if not block_library():
         return False
-    r.deps.update(_free_ranges(toposort(x)))
+    r.deps.update(free_ranges(x))
     return (x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
             and len(x.src[0].src) == 2 and x.src[0].src[0].op is Ops.DEFINE_GLOBAL)
 
@@ -658,7 +660,7 @@ def plain_load(r: _KernelRenderer, x: UOp) -> bool:
 TABLE_MAX = 4096
 
 
-def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, ...],
+def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, ...],
                 packed: bool, count: int) -> None:
     """Whether p's register block is the block library's (`p.block`): when x is packed per
     tile (pa[k][row]), or a load whose index is, per row, a pointer into its buffer plus an
@@ -672,10 +674,10 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
     x = p.x
     if not plain_load(r, x):
         return
-    split_ = _affine(r, x.src[0].src[1], rows)
+    split_ = affine(r, x.src[0].src[1], rows)
     if split_ is None:
         return
-    coeffs, rest = split_[0], _total(r, split_[1], x.src[0].src[1])
+    coeffs, rest = split_[0], total(r, split_[1], x.src[0].src[1])
     if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
         return
     stride = k_stride(rest, p.ks[0]) if len(p.ks) == 1 else None
@@ -686,15 +688,13 @@ def _plan_block(r: _KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp,
         parent.add(f"int64_t {table}[{p.k}];")
         kscope, kk = _k_loops(r, parent, p)
         kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
-        _close(r, parent)
+        close_inside(r, parent)
         p.block = (table, "0", "")
 
 
-def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
+def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
                 offsets: _RowOffsets, packed: str | None, rows: int, at: str) -> None:
     """p's register block as a call of the block library's, into p's cell."""
-    from .blocks import name
-
     table, stride, row_step = p.block  # type: ignore[misc]
     if packed is not None:  # x packed per tile: row u at pa + u * row_step
         xr = r.fresh("xq")
@@ -709,56 +709,55 @@ def _call_block(r: _KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
     p.cell = r.fresh("acc")
     r.vartypes[p.cell] = f"{g.ct} *"
     tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
-    fn = name(p.red.dtype, g.lanes, rows)
+    fn = block_name(p.red.dtype, g.lanes, rows)
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
 
 
-def _affine(r: _KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
-            ) -> tuple[dict[UOp, int], list[UOp]] | None:
+def affine(r: KernelRenderer, idx: UOp, rows: tuple[UOp, ...]
+           ) -> tuple[dict[UOp, int], list[UOp]] | None:
     """idx as sum_r c_r * r over the row ranges plus the rest, terms that read no row (their
-    sum: `_total`), or None when it is not affine in the rows (a remainder of a row, say)."""
-    terms, coeffs, rest = [(idx, 1)], {rng: 0 for rng in rows}, []
-    while terms:
-        n, scale = terms.pop()
-        if not r.deps[n] & coeffs.keys():
-            rest.append(n if scale == 1 else n * scale)
-        elif n in coeffs:
+    sum: `total`), or None when it is not affine in the rows (a remainder of a row, say)."""
+    coeffs: dict[UOp, int] = {rng: 0 for rng in rows}
+
+    def whole(n: UOp) -> bool:  # a row, or a term that reads none: not walked into
+        return n in coeffs or not r.deps[n] & coeffs.keys()
+
+    rest: list[UOp] = []
+    # (right to left: the rest's terms summed in the order the printed C has always had)
+    for n, scale in reversed(linear_terms(idx, whole)):
+        if n in coeffs:
             coeffs[n] += scale
-        elif n.op is Ops.ADD:
-            terms += [(x, scale) for x in n.src]
-        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST:
-            terms.append((n.src[0], scale * n.src[1].arg))
-        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST:
-            terms.append((n.src[1], scale * n.src[0].arg))
+        elif whole(n):
+            rest.append(n if scale == 1 else n * scale)
         else:
             return None
     for t in rest:  # (a term scaled here is a new node)
-        r.deps.update(_free_ranges(toposort(t)))
+        r.deps.update(free_ranges(t))
     return coeffs, rest
 
 
-def _total(r: _KernelRenderer, terms: list[UOp], like: UOp) -> UOp:
+def total(r: KernelRenderer, terms: list[UOp], like: UOp) -> UOp:
     """The sum of `terms` (0, of `like`'s dtype, for none), its ranges noted in `r.deps` (the
     sum is a new node)."""
     total = terms[0] if terms else like.const_like(0)
     for t in terms[1:]:
         total = total + t
-    r.deps.update(_free_ranges(toposort(total)))
+    r.deps.update(free_ranges(total))
     return total
 
 
-def _clamped(value: str, last: int | None) -> str:
+def clamped(value: str, last: int | None) -> str:
     return value if last is None else f"({value} < {last} ? {value} : {last})"
 
 
-def _k_loops(r: _KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
+def _k_loops(r: KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
     """The reduce's loops (in its order), and the C expression of the flat step number."""
     scope, flat = parent, ""
     for k in p.ks:
         scope = r.open_loop(scope, k)
         r.stack.append(scope)
         var = scope.names[k]
-        flat = f"({flat}) * {_range_size(k)} + {var}" if flat else var
+        flat = f"({flat}) * {loop_count(k)} + {var}" if flat else var
     return scope, f"({flat})"
 
 

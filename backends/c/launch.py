@@ -26,8 +26,7 @@ from typing import Any
 
 from rulegrad.runtime.dtype import dtypes
 
-from .build import build_library
-from .render import RenderedKernel
+from .ctext import RenderedKernel
 
 SOURCE = r"""
 int omp_get_thread_num(void);
@@ -65,17 +64,21 @@ void rg_launch_scratch(rg_body fn, rg_finish finish, void **args, int64_t nargs,
 }
 """
 
+# build.py's `build_library` (rendered kernels -> a loaded library), handed in by the builder,
+# whose launched kernels this runs: this module never imports it back
+Builder = Callable[..., Any]
+
 _lock = threading.Lock()
 _loaded: Any = None  # (library, rg_launch, rg_launch_scratch), loaded once per process
 
 
-def launcher() -> tuple[Any, Any]:
-    """`rg_launch` and `rg_launch_scratch` as ctypes functions: built (or read from the compile
-    cache) on first use; the library stays loaded for the process."""
+def launcher(build: Builder) -> tuple[Any, Any]:
+    """`rg_launch` and `rg_launch_scratch` as ctypes functions: built with `build` (or read
+    from the compile cache) on first use; the library stays loaded for the process."""
     global _loaded
     with _lock:
         if _loaded is None:
-            lib = build_library([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
+            lib = build([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
             plain, scratch = lib.function("rg_launch", 0), lib.function("rg_launch_scratch", 0)
             plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
             scratch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -84,12 +87,14 @@ def launcher() -> tuple[Any, Any]:
         return _loaded[1], _loaded[2]
 
 
-def launched(address: int, nargs: int, iterations: int, finish: int = 0, slot: int = 0,
+def launched(region: tuple[Any, Any], address: int, nargs: int, iterations: int,
+             finish: int = 0, slot: int = 0,
              shared: tuple[int, int] = (0, 0)) -> Callable[..., None]:
     """A callable running the launched kernel at `address` (taking `nargs` addresses) on the
-    threads; for a reduce, then its `finish` function over slots of `slot` bytes; for a kernel
-    of `shared` = (bytes, zeroed) scratch, with that scratch."""
-    plain, scratch = launcher()
+    threads of `region` (`launcher`'s functions); for a reduce, then its `finish` function over
+    slots of `slot` bytes; for a kernel of `shared` = (bytes, zeroed) scratch, with that
+    scratch."""
+    plain, scratch = region
     if not finish and not shared[0]:
         args = ctypes.c_void_p * nargs
 

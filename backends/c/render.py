@@ -51,37 +51,36 @@ import itertools
 import math
 import operator
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES, stride
-from rulegrad.rules.pack_helpers import TILE_ROWS
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.env import env_flag
+from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-
-class RenderError(ValueError):
-    """The kernel AST is not in the form the renderer prints (a bug upstream, named here)."""
-
-
-# ---------------------------------------------------------------------------- types
-_CTYPE = {
-    "bool": "_Bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
-    "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
-    "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
-    "index": "int64_t",
-}
-
-
-def ctype(dt: DType) -> str:
-    try:
-        return _CTYPE[dt.name]
-    except KeyError:
-        raise RenderError(f"no C type for dtype {dt.name}") from None
+from .ctext import (
+    BLOCK_ROWS,
+    REDUCE_OPS,
+    SUFFIX,
+    VECTOR_HELPERS,
+    RenderedKernel,
+    RenderError,
+    Scope,
+    Stmt,
+    Threads,
+    block_library,
+    block_signature,
+    ctype,
+    loop_count,
+    pack_signature,
+    reduce_name,
+    reduce_signature,
+)
+from .flash import render_flash
+from .gemm import plan, render_packed
 
 
 def c_ident(text: str, limit: int = 48) -> str:
@@ -271,45 +270,6 @@ RG_FMAX(double, uint64_t, f64)
 # defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
 # on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
 # instructions the whole prelude takes (callgrind, gcc 12), for nothing.
-BLOCK_ROWS = range(1, TILE_ROWS + 1)  # the block library's blocks: a tile's rows, or fewer
-
-
-def block_signature(ct: str) -> str:
-    """The parameters of a register block of the block library (blocks.py), whose kernels
-    call them: steps, x's row pointers, x's offset table or 0, x's stride, the packed panel,
-    the output and its row stride."""
-    return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
-            f"const {ct} *w, {ct} *out, int64_t ldo)")
-
-
-def block_library() -> bool:
-    """Whether kernels call the block library (blocks.py: register blocks, panel copies, row
-    reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`, default
-    on)."""
-    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
-
-
-# the float32 row reductions of the block library, one per op: x[0] op ... op x[n - 1] in the
-# order of a "vector" reduce (`_vector_reduce`, which calls them for a row of memory)
-REDUCE_OPS = {Ops.ADD: "add", Ops.MAX: "max", Ops.MIN: "min"}
-
-
-def reduce_name(op: Ops) -> str:
-    return f"rg_reduce_{REDUCE_OPS[op]}_f32"
-
-
-def reduce_signature(ct: str) -> str:
-    """The parameters of a row reduction of the block library: the row, its length."""
-    return f"(const {ct} *x, int64_t n)"
-
-
-def pack_signature(ct: str) -> str:
-    """The parameters of the block library's copy of one panel of y: steps, columns, y's first
-    element of the panel, its strides along k and along the columns, the panel, its width."""
-    return (f"(int64_t n, int64_t cols, const {ct} *src, int64_t sk, int64_t sj, {ct} *dst, "
-            f"int64_t tj)")
-
-
 _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), text) for pattern, text in (
         (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
@@ -349,19 +309,6 @@ def _names(pattern: re.Pattern[str], body: str) -> bool:
     return False
 
 
-_SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index": "i64",
-           "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-           "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
-
-
-def vector_names(dt: DType, lanes: int) -> tuple[str, str]:
-    """The prelude's C vector type of `lanes` values of dt and its fused multiply-add:
-    rg_vf32 / rg_fma_f32 in 256 bits, rg_zf32 / rg_zfma_f32 in 512 (runtime/target.py)."""
-    sfx = _SUFFIX[dt.name]
-    return ((f"rg_zf{sfx[1:]}", f"rg_zfma_{sfx}") if lanes * dt.itemsize == 64
-            else (f"rg_v{sfx}", f"rg_fma_{sfx}"))
-
-
 def _mfun(name: str, dt: DType) -> str:
     """The libm function for `name` in dt: float16 computes in float (numpy's half loops do)."""
     return name if dt is dtypes.float64 else name + "f"
@@ -378,7 +325,7 @@ def render_alu(node: UOp, a: list[str]) -> str:
     sdt = node.src[0].dtype if node.src else dt
     if op is Ops.CAST:
         if sdt.is_float and dt.is_int:  # defined for every value (the prelude's rg_f2i)
-            return f"rg_f2i_{_SUFFIX[dt.name]}_{_SUFFIX[sdt.name]}({_fcast(sdt, a[0])})"
+            return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}({_fcast(sdt, a[0])})"
         return f"({ctype(dt)})({a[0]})"
     if op is Ops.BITCAST:
         if dt.itemsize != sdt.itemsize:
@@ -406,7 +353,7 @@ _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
-    s = _SUFFIX[dt.name]
+    s = SUFFIX[dt.name]
     if op in _LIBM:
         args = ", ".join(_fcast(dt, x) for x in a)
         return f"{_mfun(_LIBM[op], dt)}({args})"
@@ -430,7 +377,7 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
         if op is Ops.MIN:
             return f"({a[0]} & {a[1]})"
         raise RenderError(f"op {op.name} is not defined on bool")
-    s = _SUFFIX[dt.name]
+    s = SUFFIX[dt.name]
     if op in (Ops.MAX, Ops.MIN):
         cmp = ">" if op is Ops.MAX else "<"
         return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
@@ -447,50 +394,6 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
 
-# ---------------------------------------------------------------------------- vectors
-# A "vector" loop (rules/opt_helpers.py, `vectorizable`) is printed with explicit 8-lane
-# float32 vectors: what gcc's `omp simd` made of a stride-2 window (lane-by-lane inserts and a
-# 16-byte and a scalar tail on a 31-wide row) cost a 3x3 max-pool half its time. Each kernel
-# that uses them carries these helpers once per library (the guard); they compute lane by lane
-# exactly what the scalar ops do (MAX/MIN as rg_max_f32, IEEE +, -, *, /, no contraction).
-VECTOR_HELPERS = r"""
-#ifndef RG_VECTORS
-#define RG_VECTORS 1
-typedef int32_t rg_vi32 __attribute__((vector_size(32)));
-static inline rg_vf32 rg_vset_f32(float x) { return (rg_vf32){x, x, x, x, x, x, x, x}; }
-static inline rg_vf32 rg_vload_f32(const float *p) { rg_vf32 v; memcpy(&v, p, 32); return v; }
-static inline void rg_vstore_f32(float *p, rg_vf32 v) { memcpy(p, &v, 32); }
-/* p[0], p[2], ..., p[14]: the loads end at p[14], so none reads past the window's last value */
-static inline rg_vf32 rg_vload2_f32(const float *p) {
-  rg_vf32 a = rg_vload_f32(p), b = rg_vload_f32(p + 7);
-#ifdef __clang__
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
-#else
-  return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
-#endif
-}
-/* a > b ? a : b and a < b ? a : b lane by lane: x86's max and min instructions */
-#if defined(__AVX__) && defined(__GNUC__)
-#define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)
-#define rg_vlt_f32(a, b) __builtin_ia32_minps256(a, b)
-#define rg_vnan_f32(a, b) ((rg_vi32)__builtin_ia32_cmpps256(a, b, 3)) /* one unordered compare */
-#else
-#define rg_vnan_f32(a, b) (((a) != (a)) | ((b) != (b)))
-static inline rg_vf32 rg_vgt_f32(rg_vf32 a, rg_vf32 b) {
-  rg_vi32 m = a > b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
-static inline rg_vf32 rg_vlt_f32(rg_vf32 a, rg_vf32 b) {
-  rg_vi32 m = a < b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
-#endif
-/* the prelude's rg_max_f32 / rg_min_f32 on 8 lanes: both ways round, AND (OR) for a tie of
-   zeros, all ones (a NaN) where either side is NaN */
-static inline rg_vf32 rg_vmax_f32(rg_vf32 a, rg_vf32 b) {
-  rg_vi32 x = (rg_vi32)rg_vgt_f32(a, b), y = (rg_vi32)rg_vgt_f32(b, a);
-  return (rg_vf32)((x & y) | rg_vnan_f32(a, b)); }
-static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
-  rg_vi32 x = (rg_vi32)rg_vlt_f32(a, b), y = (rg_vi32)rg_vlt_f32(b, a);
-  return (rg_vf32)((x | y) | rg_vnan_f32(a, b)); }
-#endif
-"""
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
 _VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
 
@@ -506,118 +409,6 @@ def render_vector(node: UOp, a: list[str]) -> str:
         return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
     raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
                       "vectorizable)")
-
-
-# ---------------------------------------------------------------------------- structure
-@dataclass(eq=False)
-class Scope:
-    """A block of C statements: the function body or a loop. Items are lines or child scopes.
-
-    `bound` is every loop variable visible here; `names` the nodes already computed here."""
-
-    header: str
-    bound: frozenset[UOp]
-    items: list[str | Stmt | Scope] = field(default_factory=list)
-    names: dict[UOp, str] = field(default_factory=dict)
-    open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
-    # each iteration writes an element of its own and reads none another wrote (a local
-    # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds for
-    # it (`_simd_fills`)
-    fills: bool = False
-
-    def add(self, line: str | Stmt | Scope) -> None:
-        if self.open_child is None:
-            self.items.append(line)
-            return
-        # insert before the loop that is still being filled: it reads what we add here
-        for pos in range(len(self.items) - 1, -1, -1):
-            if self.items[pos] is self.open_child:
-                self.items.insert(pos, line)
-                return
-        raise AssertionError("open child scope not among items")
-
-
-class Stmt(NamedTuple):
-    """`const T name = expr;`: the one kind of statement a long run can be split at (a named
-    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much)."""
-
-    name: str
-    ctype: str
-    expr: str
-
-    def __str__(self) -> str:
-        return f"const {self.ctype} {self.name} = {self.expr};"
-
-
-@dataclass(frozen=True)
-class RenderedKernel:
-    """One kernel's C function: its C name, text, and how many buffer parameters it takes."""
-
-    cname: str
-    source: str
-    nparams: int
-    param_dtypes: tuple[DType, ...]
-    var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
-    choices: tuple[str, ...] = ()  # how the actions were printed (launched, blocks), for DEBUG
-    # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
-    # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
-    # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles; flash
-    # tiles that print a register block themselves are "packed", flags.py says why);
-    # flags.py's LEVELS
-    # maps it to the optimization level the kernel is compiled at
-    kind: str = "loops"
-    # > 0: a launched kernel (`_launched`), `void name(void *const *args, int64_t lo, int64_t
-    # hi)` running iterations [lo, hi) of its one threaded loop of `launch` iterations; the
-    # threads come from launch.py. 0: `void name(void *v0, ...)`, called once.
-    launch: int = 0
-    # > 0: the launched kernel is a reduce (`_launched`): each iteration leaves its value in
-    # slot i (this many bytes) of a scratch array, args[nparams], and `NAME_fin(args)` combines
-    # the slots in order and stores the result. 0: no scratch, no finish.
-    combine: int = 0
-    # (bytes, zeroed) > 0: the launched kernel shares a scratch area of this many bytes among
-    # its threads (a packed product's panels, claim counters and ready marks: gemm.py), given
-    # as args[nparams] with its first `zeroed` bytes zero; launch.py allocates it per call
-    shared: tuple[int, int] = (0, 0)
-
-    @property
-    def openmp(self) -> bool:
-        """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
-        compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
-        return "#pragma omp parallel" in self.source
-
-
-_NO_RANGES: frozenset[UOp] = frozenset()
-
-
-def _free_ranges(order: list[UOp]) -> dict[UOp, frozenset[UOp]]:
-    """For every node (in topological `order`), the RANGEs it depends on; a REDUCE binds its
-    own ranges."""
-    deps: dict[UOp, frozenset[UOp]] = {}
-    rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
-    for n in order:
-        if n.op is rng:
-            deps[n] = frozenset({n})
-        elif n.op in binders:
-            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
-        elif n.op is store:
-            deps[n] = frozenset()
-        elif len(n.src) == 1:
-            deps[n] = deps[n.src[0]]
-        else:
-            s = _NO_RANGES
-            for x in n.src:
-                d = deps[x]
-                if d and d is not s:
-                    s = d if not s else s | d
-            deps[n] = s
-    return deps
-
-
-def _range_size(r: UOp) -> int:
-    end = r.src[0]
-    if end.op is not Ops.CONST:
-        raise RenderError("symbolic range sizes are not supported by the C renderer")
-    return int(end.arg)
 
 
 # A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
@@ -639,7 +430,7 @@ _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
 
-class _KernelRenderer:
+class KernelRenderer:
     """The state of rendering one kernel: scopes, temporaries, deps."""
 
     def __init__(self, ast: UOp, restrict: bool):
@@ -647,7 +438,7 @@ class _KernelRenderer:
         # the loops the parallel action split across cores, by range id
         self.parallel = frozenset(ast.arg.ranges if isinstance(ast.arg, Parallel) else ())
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
-        self.deps = _free_ranges(self.order)
+        self.deps = free_ranges(ast, self.order)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
@@ -716,20 +507,25 @@ class _KernelRenderer:
         raise RenderError(f"{n.op.name} reads {missing}, which no enclosing STORE or REDUCE "
                           "loops over")
 
-    def open_loop(self, parent: Scope, r: UOp, pragma: str = "", start: str = "0",
+    def open_loop(self, parent: Scope, r: UOp, pragma: str | Threads = "", start: str = "0",
                   count: int | None = None, last: int | None = None) -> Scope:
         """A loop binding RANGE r; by default over all of it, else `count` values from
-        `start` (one tile of a tiled loop; with a `last`, values past it are `last`)."""
+        `start` (one tile of a tiled loop; with a `last`, values past it are `last`); split
+        across cores when `pragma` is a `Threads`."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        head = f"{pragma}\n" if pragma else ""
-        if count is None:
-            head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var}++)"
+        threads: Threads | None = None
+        head = f"{pragma}\n" if isinstance(pragma, str) and pragma else ""
+        if isinstance(pragma, Threads):
+            assert count is None, "threads run a whole range"
+            threads, head = pragma.loop(var, loop_count(r))
+        elif count is None:
+            head += f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var}++)"
         else:
             # count from 0 so the trip count is a constant gcc can unroll (with -fwrapv,
             # `start + count` might wrap, and a loop from start to it has no known count)
             head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
         self.vartypes[var] = "int64_t"
-        scope = Scope(head, parent.bound | {r})
+        scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         if count is not None:
             value = f"{start} + {var}_u"
@@ -854,16 +650,18 @@ class _KernelRenderer:
         scope.add(self.stmt(name, "rg_vf32", expr))
         scope.names[n] = name
 
-    def _open_vector(self, parent: Scope, r: UOp, pragma: str) -> Scope:
+    def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None) -> Scope:
         """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
         the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
         so the rest of a row is whole vectors, not a scalar tail."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        n, lanes = _range_size(r), VECTOR_LANES
-        head = f"{pragma}\n" if pragma else ""
-        head += f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
+        n, lanes = loop_count(r), VECTOR_LANES
+        if threads is not None:
+            threads, head = threads.loop(f"{var}_v", n, lanes)
+        else:
+            head = f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
         self.vartypes[var] = "int64_t"
-        scope = Scope(head, parent.bound | {r})
+        scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         last = n - lanes
         scope.items.append(f"const int64_t {var} = {var}_v < {last} ? {var}_v : {last};"
@@ -879,7 +677,8 @@ class _KernelRenderer:
         host = self.home(red)
         acc = self.fresh("acc")
         reg = _accumulator(red)
-        host.add(f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};")
+        declaration = f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};"
+        host.add(declaration)
         self.vartypes[acc] = ctype(reg.dtype)
         mark = self._enter(host)  # host + new loops; what to restore
         scope = host
@@ -890,7 +689,7 @@ class _KernelRenderer:
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
-        saved.append((mark, acc))
+        saved.append((mark, acc, declaration))
 
     def _vector_reduce(self, red: UOp) -> None:
         """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
@@ -904,7 +703,8 @@ class _KernelRenderer:
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
         acc, accv = self.fresh("acc"), self.fresh("acc")
-        host.add(f"{ct} {acc} = {ident};")
+        declaration = f"{ct} {acc} = {ident};"
+        host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, "rg_vf32 *"
         outside = (self.vector, self.vector_nodes)
         mark = self._enter(host)
@@ -915,18 +715,18 @@ class _KernelRenderer:
             self.stack.append(scope)
             if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
                 vhome = scope
-                self.combines.append(_Combine(acc, update))
+                self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
         if value.op is Ops.LOAD and len(value.src) == 1 and block_library():
             # a row of memory: the block library's reduction of it (compiled once per cache)
-            call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {_range_size(r)})"
+            call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {loop_count(r)})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
             host.names[red] = acc
             return
         vhome.add(f"rg_vf32 {accv}[{REDUCE_VECTORS}]; for (int u_ = 0; u_ < {REDUCE_VECTORS}; "
                   f"u_++) {accv}[u_] = rg_vset_f32({ident});")
-        n, block = _range_size(r), REDUCE_VECTORS * VECTOR_LANES
+        n, block = loop_count(r), REDUCE_VECTORS * VECTOR_LANES
         main, whole = n - n % block, n - n % VECTOR_LANES
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         if main:
@@ -997,34 +797,32 @@ class _KernelRenderer:
         self.stack.pop()
         parent.open_child = rest
 
-    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool, outermost: bool) -> str:
+    def _reduce_pragma(self, red: UOp, acc: str, innermost: bool,
+                       outermost: bool) -> str | Threads:
         op, adt = red.arg, red.dtype
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
-            clause = f"rg{op.name.lower()}_{_SUFFIX[adt.name]}:{acc}"
-            simd_ok = True
+            omp_op = f"rg{op.name.lower()}_{SUFFIX[adt.name]}"
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
-            clause = f"{_OMP_REDUCE.get(op, op.name.lower())}:{acc}"
-            simd_ok = True
+            omp_op = _OMP_REDUCE.get(op, op.name.lower())
         else:
             return ""
         # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
         if outermost and red.src[1].arg[1] == "thread" and not self._in_parallel():
-            simd = " simd" if innermost and simd_ok else ""
             self.threaded.add(red)
-            return f"#pragma omp parallel for{simd} reduction({clause})"
-        if innermost and simd_ok:
-            return f"#pragma omp simd reduction({clause})"
+            return Threads(simd=innermost, reduction=(omp_op, acc))
+        if innermost:
+            return f"#pragma omp simd reduction({omp_op}:{acc})"
         return ""
 
     def _in_parallel(self) -> bool:
         return any("omp parallel" in s.header for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
-        mark, acc = saved.pop()
+        mark, acc, declaration = saved.pop()
         self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
         if red in self.threaded:
-            self.combines.append(_Combine(acc, red.src[0]))
+            self.combines.append(_Combine(acc, red.src[0], declaration))
         host = self.stack[-(len(red.src) - 1) - 1]
         self._leave(mark)
         host.names[red] = acc
@@ -1035,7 +833,7 @@ class _KernelRenderer:
         loops over its own ranges there; the value is emitted inside them."""
         host = self.home(dl)
         name = self.fresh("loc")
-        size = math.prod(_range_size(r) for r in dl.src[1:])
+        size = math.prod(loop_count(r) for r in dl.src[1:])
         host.add(f"{ctype(dl.dtype)} {name}[{size}];")
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
@@ -1052,7 +850,7 @@ class _KernelRenderer:
         for r in reversed(dl.src[1:]):
             var = self.lookup(r)
             off.append(var if stride == 1 else f"{var} * {stride}")
-            stride *= _range_size(r)
+            stride *= loop_count(r)
         inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
         inner.fills = True
         host = self.stack[-len(dl.src)]
@@ -1073,36 +871,34 @@ class _KernelRenderer:
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
             # the one before it wrote): without `restrict`, gcc's `omp simd` instead
             if r.arg[1] == "vector" and self.restrict:
-                scope = self._open_vector(scope, r, "#pragma omp parallel for" if threads else "")
+                scope = self._open_vector(scope, r, Threads() if threads else None)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
             self.gcc_vectors |= r.arg[1] == "simd"
-            block = _vector_block(_range_size(r)) if threads and simd else 0
+            block = _vector_block(loop_count(r)) if threads and simd else 0
             if block:
                 scope = self._vector_blocks(scope, r, block)
             else:
-                pragma = ("#pragma omp parallel for" if threads else "") + (
-                    (" simd" if threads else "#pragma omp simd") if simd else "")
+                pragma: str | Threads = (Threads(simd=simd) if threads else
+                                         "#pragma omp simd" if simd else "")
                 scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
-            self._emit_store(st)
-        self._close_loops()
+            self.emit_store(st)
+        self.close_loops()
         self.vector = None
 
     def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
         """RANGE r threaded and vectorized as threads over blocks of `block` values, each
         block a vector loop of that many (`_vector_block`); returns the vector loop."""
-        rb = self.fresh("rb")
-        outer = Scope(f"#pragma omp parallel for\nfor (int64_t {rb} = 0; {rb} < "
-                      f"{_range_size(r)}; {rb} += {block})", parent.bound)
-        parent.add(outer)
-        parent.open_child = outer
-        self.stack.append(outer)
-        return self.open_loop(outer, r, "#pragma omp simd", rb, block)
+        threads, head = Threads().loop(self.fresh("rb"), loop_count(r), block)
+        outer = self.open_counter(parent, head, threads)
+        return self.open_loop(outer, r, "#pragma omp simd", threads.var, block)
 
-    def _emit_store(self, st: UOp) -> None:
+    def emit_store(self, st: UOp) -> None:
+        """The assignment of STORE st in the innermost open scope (its value and index emitted
+        first)."""
         idx, value = st.src[0], st.src[1]
         if idx.op is not Ops.INDEX or idx.src[0].op is not Ops.DEFINE_GLOBAL:
             raise RenderError("STORE must write an INDEX of a DEFINE_GLOBAL")
@@ -1117,15 +913,14 @@ class _KernelRenderer:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)
 
-    def _close_loops(self) -> None:
+    def close_loops(self) -> None:
+        """Close every open loop: what is emitted next goes in the function's body."""
         for s in self.stack:
             s.open_child = None
         self.stack = [self.root]
 
     # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
     def _try_flash(self, st: UOp) -> bool:
-        from .flash import render_flash  # flash builds on this module's scopes
-
         if not render_flash(self, st):
             return False
         self.kind = "packed" if self.printed_blocks else "flash"
@@ -1133,8 +928,6 @@ class _KernelRenderer:
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:
-        from .gemm import plan, render_packed  # gemm builds on this module's scopes
-
         found = plan(self, st)
         if found is None:
             return False
@@ -1175,7 +968,7 @@ class _KernelRenderer:
         for red in reds:
             reg = _accumulator(red)
             acc = self.fresh("acc")
-            outer.add(f"{ctype(reg.dtype)} {acc}[{how.block or _range_size(j)}];")
+            outer.add(f"{ctype(reg.dtype)} {acc}[{how.block or loop_count(j)}];")
             self.vartypes[acc] = f"{ctype(reg.dtype)} *"
             init = self._j_loop(outer, j, "#pragma omp simd", cols)
             jv = init.names[j] + ("_u" if cols else "")  # (the column within its block)
@@ -1190,7 +983,7 @@ class _KernelRenderer:
                 self.stack.append(scope)
             if steps > 1:  # the last reduce loop by `steps` rows: no RANGE bound here
                 kq = self.fresh("kq")
-                scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {_range_size(k)}; "
+                scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {loop_count(k)}; "
                                           f"{kq} += {steps})")
             inner = self._j_loop(scope, j, "#pragma omp simd", cols)
             self.stack.append(inner)
@@ -1219,16 +1012,16 @@ class _KernelRenderer:
         self.stack.append(last)
         for red, cell in cells:
             last.names[red] = cell
-        self._emit_store(st)
-        self._close_loops()
+        self.emit_store(st)
+        self.close_loops()
         return True
 
     def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...]) -> Scope:
         """An interchanged reduce's output loops but its columns, the outermost threaded when
         the parallel action says so; returns the innermost."""
         for i, r in enumerate(ranges):
-            pragma = "#pragma omp parallel for" if i == 0 and r.arg[0] in self.parallel else ""
-            scope = self.open_loop(scope, r, pragma)
+            threads = i == 0 and r.arg[0] in self.parallel
+            scope = self.open_loop(scope, r, Threads() if threads else "")
             self.stack.append(scope)
         return scope
 
@@ -1243,7 +1036,7 @@ class _KernelRenderer:
         assert nvec is not None
         scope = self._output_loops(self.root, ranges[:-1])
         jb = self.fresh("jb")
-        head = f"for (int64_t {jb} = 0; {jb} < {_range_size(j)}; {jb} += {nvec * VECTOR_LANES})"
+        head = f"for (int64_t {jb} = 0; {jb} < {loop_count(j)}; {jb} += {nvec * VECTOR_LANES})"
         block = Scope(head, scope.bound)
         scope.add(block)
         scope.open_child = block
@@ -1272,8 +1065,8 @@ class _KernelRenderer:
         self.stack = self.stack[:depth]
         last, cell = self._lane_block(block, j, jb, nvec, acc)
         last.names[red] = cell
-        self._emit_store(st)
-        self._close_loops()
+        self.emit_store(st)
+        self.close_loops()
         self.vector, self.vector_nodes = None, set()
 
     def _lane_block(self, parent: Scope, j: UOp, jb: str, nvec: int,
@@ -1287,10 +1080,10 @@ class _KernelRenderer:
         scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
         return scope, f"{acc}[{var}_u]"
 
-    def open_counter(self, parent: Scope, head: str) -> Scope:
+    def open_counter(self, parent: Scope, head: str, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), pushed on the scope
-        stack."""
-        scope = Scope(head, parent.bound)
+        stack; `threads`: how it is split across cores (`Threads.loop` printed `head`)."""
+        scope = Scope(head, parent.bound, threads=threads)
         parent.add(scope)
         parent.open_child = scope
         self.stack.append(scope)
@@ -1300,10 +1093,8 @@ class _KernelRenderer:
         """The threaded loop over blocks of `block` columns of j (an `Interchange` with a
         block: no output loop around j to split across cores) and its variable, the block's
         first column; it binds no RANGE, the j loops inside each block do (`_j_loop`)."""
-        jb = self.fresh("jb")
-        head = (f"#pragma omp parallel for\nfor (int64_t {jb} = 0; {jb} < {_range_size(j)}; "
-                f"{jb} += {block})")
-        return self.open_counter(self.root, head), jb
+        threads, head = Threads().loop(self.fresh("jb"), loop_count(j), block)
+        return self.open_counter(self.root, head, threads), threads.var
 
     def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
         """A loop over j: all of it, or the block of `cols` (first column, width)."""
@@ -1323,24 +1114,19 @@ class _KernelRenderer:
         i, j = ranges[-2], ranges[-1]
         ks = red.src[1:]
 
-        def pragma_for(r: UOp) -> str:  # (the parallel action names one loop, or a tile loop)
-            return "#pragma omp parallel for" if r.arg[0] in self.parallel else ""
-
         scope = self.root
-        for r in ranges[:-2]:
-            scope = self.open_loop(scope, r, pragma_for(r))
+        for r in ranges[:-2]:  # (the parallel action names one loop, or a tile loop)
+            scope = self.open_loop(scope, r, Threads() if r.arg[0] in self.parallel else "")
             self.stack.append(scope)
         # the tile loops bind no RANGE: i and j are bound by the loops inside each tile
         iv, jv = self.fresh("ti"), self.fresh("tj")
         for var, r, t in ((iv, i, TILE_I), (jv, j, TILE_J)):
-            head = pragma_for(r)
-            head = (head + "\n" if head else "")
-            head += f"for (int64_t {var} = 0; {var} < {_range_size(r)}; {var} += {t})"
-            tile = Scope(head, scope.bound)
-            scope.add(tile)
-            scope.open_child = tile
-            self.stack.append(tile)
-            scope = tile
+            threads = None
+            if r.arg[0] in self.parallel:
+                threads, head = Threads().loop(var, loop_count(r), t)
+            else:
+                head = f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var} += {t})"
+            scope = self.open_counter(scope, head, threads)
         outer = scope
         reg = _accumulator(red)
         acc = self.fresh("acc")
@@ -1373,8 +1159,8 @@ class _KernelRenderer:
         self.stack = self.stack[: depth + 1]
         last, cell = tile_loops(outer)
         last.names[red] = cell
-        self._emit_store(st)
-        self._close_loops()
+        self.emit_store(st)
+        self.close_loops()
 
     # -- the function
     def render(self, cname: str) -> RenderedKernel:
@@ -1442,8 +1228,9 @@ class _KernelRenderer:
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
-# constant step, after nothing but `const` statements, which each thread then computes for
-# itself, and before nothing) is printed as that loop's body over a range of its iterations,
+# constant step: a scope with a `Threads` fact, after nothing but `const` statements, which
+# each thread then computes for itself, and before nothing) is printed as that loop's body over
+# a range of its iterations,
 # and launch.py's one precompiled OpenMP region runs it on each thread's share, as `omp
 # parallel for` would (its static schedule: the same iterations per thread).
 # gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
@@ -1452,9 +1239,6 @@ class _KernelRenderer:
 # heads of attention's flash tiles, a batch of packed products) is launched too, in the same
 # static shares: the bench's attention kernel costs gcc 232M instructions so, about 25M less
 # (its kernel 0.67 ms before, 0.73 after on two threads, in one noisy run).
-_LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?(?: reduction\(([^:]+):(\w+)\))?"
-                         r"(?: schedule\(dynamic\))?\n"
-                         r"for \(int64_t (\w+) = 0; \4 < (\d+); \4(?:\+\+| \+= (\d+))\)")
 # A threaded reduce (a full sum: rules/opt.rules' `thread_reduce`) is launched too: each
 # iteration of its threaded loop reduces into an accumulator of its own and stores it in a slot
 # of its own, and a second function, run once after the threads, combines the slots in order
@@ -1467,10 +1251,12 @@ _LAUNCHABLE = re.compile(r"#pragma omp parallel for( simd)?(?: reduction\(([^:]+
 
 
 class _Combine(NamedTuple):
-    """A reduce given threads: its accumulator and its update node op(acc, value)."""
+    """A reduce given threads: its accumulator, its update node op(acc, value), and the
+    line that declares the accumulator."""
 
     acc: str
     update: UOp
+    declaration: str
 
 
 class _Finish(NamedTuple):
@@ -1488,10 +1274,11 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
         return 0, None
     before, loop, after = root.items[:at[0]], root.items[at[0]], root.items[at[0] + 1:]
     assert isinstance(loop, Scope)
-    m = _LAUNCHABLE.fullmatch(loop.header)
-    if m is None:
+    t = loop.threads  # (what opened the loop recorded how it is threaded: ctext.Threads)
+    if t is None:
         return 0, None
-    simd, op, acc, var, size, step = m[1], m[2], m[3], m[4], int(m[5]), int(m[6] or 1)
+    simd, var, size, step = t.simd, t.var, t.size, t.step or 1
+    op, acc = t.reduction if t.reduction is not None else (None, None)
     if op is None:
         if after or not all(isinstance(x, Stmt) for x in before):
             return 0, None
@@ -1499,7 +1286,7 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     c = next((c for c in combines if c.acc == acc), None)
     declared = [x for x in before if not isinstance(x, Stmt)]
     if (c is None or step != 1 or len(declared) != 1
-            or not str(declared[0]).startswith(f"{ctype(c.update.dtype)} {acc} = ")
+            or declared[0] != c.declaration
             or any(isinstance(x, Scope) for x in after)):
         return 0, None
     # each iteration: the accumulator from the identity, then into its slot
@@ -1712,9 +1499,10 @@ def render_kernel(ast: UOp, cname: str, restrict: bool = True) -> RenderedKernel
     `restrict` false when two parameters may alias."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", cname):
         raise RenderError(f"not a C identifier: {cname!r}")
-    return _KernelRenderer(ast, restrict).render(cname)
+    return KernelRenderer(ast, restrict).render(cname)
 
 
 # numerics this renderer does not pin down (documented for users of the C path):
 # - float sums may be reassociated (`omp simd reduction`, threads): the result equals
 #   numpy's within rounding, not bit for bit (numpy itself sums pairwise).
+

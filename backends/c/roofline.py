@@ -95,7 +95,7 @@ def machine() -> Machine:
     """This machine's copy bandwidth and FMA peak: the best of a few runs (a shared machine's
     other load only ever slows a run down)."""
     from .build import build_library
-    from .render import RenderedKernel, vector_names
+    from .ctext import RenderedKernel, vector_names
 
     src = np.ones(1 << 23, np.float32)  # 32 MB: past every cache
     dst = np.empty_like(src)

@@ -1,0 +1,256 @@
+"""The C text every printer of a kernel shares: types, names, scopes, the block library's calls.
+
+In: dtypes, ops and kernel UOps. Out: C text (a type's name, a vector type, a block's
+signature, the vector helpers, a threaded loop's header) and the containers the printers fill
+(`Scope`, `Stmt`, a loop's `Threads`) and return (`RenderedKernel`). This is the bottom of
+backends/c: the workload printers (gemm.py, flash.py), the block library (blocks.py) and the
+renderer (render.py) build on it, and it imports none of them:
+
+    ctext, blocks, gemm, flash, render, launch, build   (bottom to top: each module imports
+                                                         only modules before it)
+
+(launch.py and blocks.py are handed the builder by build.py, which loads them; they never
+import it.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from rulegrad.rules.pack_helpers import TILE_ROWS
+from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.env import env_flag
+from rulegrad.runtime.loops import range_size
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp
+
+
+class RenderError(ValueError):
+    """The kernel AST is not in the form the renderer prints (a bug upstream, named here)."""
+
+
+# ---------------------------------------------------------------------------- types
+_CTYPE = {
+    "bool": "_Bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+    "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+    "uint64": "uint64_t", "float16": "_Float16", "float32": "float", "float64": "double",
+    "index": "int64_t",
+}
+
+
+def ctype(dt: DType) -> str:
+    try:
+        return _CTYPE[dt.name]
+    except KeyError:
+        raise RenderError(f"no C type for dtype {dt.name}") from None
+
+
+BLOCK_ROWS = range(1, TILE_ROWS + 1)  # the block library's blocks: a tile's rows, or fewer
+
+
+def block_signature(ct: str) -> str:
+    """The parameters of a register block of the block library (blocks.py), whose kernels
+    call them: steps, x's row pointers, x's offset table or 0, x's stride, the packed panel,
+    the output and its row stride."""
+    return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
+            f"const {ct} *w, {ct} *out, int64_t ldo)")
+
+
+def block_library() -> bool:
+    """Whether kernels call the block library (blocks.py: register blocks, panel copies, row
+    reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`, default
+    on)."""
+    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
+
+
+# the float32 row reductions of the block library, one per op: x[0] op ... op x[n - 1] in the
+# order of a "vector" reduce (`_vector_reduce`, which calls them for a row of memory)
+REDUCE_OPS = {Ops.ADD: "add", Ops.MAX: "max", Ops.MIN: "min"}
+
+
+def reduce_name(op: Ops) -> str:
+    return f"rg_reduce_{REDUCE_OPS[op]}_f32"
+
+
+def reduce_signature(ct: str) -> str:
+    """The parameters of a row reduction of the block library: the row, its length."""
+    return f"(const {ct} *x, int64_t n)"
+
+
+def pack_signature(ct: str) -> str:
+    """The parameters of the block library's copy of one panel of y: steps, columns, y's first
+    element of the panel, its strides along k and along the columns, the panel, its width."""
+    return (f"(int64_t n, int64_t cols, const {ct} *src, int64_t sk, int64_t sj, {ct} *dst, "
+            f"int64_t tj)")
+
+
+SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index": "i64",
+           "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+           "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
+
+
+def vector_names(dt: DType, lanes: int) -> tuple[str, str]:
+    """The prelude's C vector type of `lanes` values of dt and its fused multiply-add:
+    rg_vf32 / rg_fma_f32 in 256 bits, rg_zf32 / rg_zfma_f32 in 512 (runtime/target.py)."""
+    sfx = SUFFIX[dt.name]
+    return ((f"rg_zf{sfx[1:]}", f"rg_zfma_{sfx}") if lanes * dt.itemsize == 64
+            else (f"rg_v{sfx}", f"rg_fma_{sfx}"))
+
+
+# ---------------------------------------------------------------------------- vectors
+# A "vector" loop (rules/opt_helpers.py, `vectorizable`) is printed with explicit 8-lane
+# float32 vectors: what gcc's `omp simd` made of a stride-2 window (lane-by-lane inserts and a
+# 16-byte and a scalar tail on a 31-wide row) cost a 3x3 max-pool half its time. Each kernel
+# that uses them carries these helpers once per library (the guard); they compute lane by lane
+# exactly what the scalar ops do (MAX/MIN as rg_max_f32, IEEE +, -, *, /, no contraction).
+VECTOR_HELPERS = r"""
+#ifndef RG_VECTORS
+#define RG_VECTORS 1
+typedef int32_t rg_vi32 __attribute__((vector_size(32)));
+static inline rg_vf32 rg_vset_f32(float x) { return (rg_vf32){x, x, x, x, x, x, x, x}; }
+static inline rg_vf32 rg_vload_f32(const float *p) { rg_vf32 v; memcpy(&v, p, 32); return v; }
+static inline void rg_vstore_f32(float *p, rg_vf32 v) { memcpy(p, &v, 32); }
+/* p[0], p[2], ..., p[14]: the loads end at p[14], so none reads past the window's last value */
+static inline rg_vf32 rg_vload2_f32(const float *p) {
+  rg_vf32 a = rg_vload_f32(p), b = rg_vload_f32(p + 7);
+#ifdef __clang__
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+#else
+  return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
+#endif
+}
+/* a > b ? a : b and a < b ? a : b lane by lane: x86's max and min instructions */
+#if defined(__AVX__) && defined(__GNUC__)
+#define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)
+#define rg_vlt_f32(a, b) __builtin_ia32_minps256(a, b)
+#define rg_vnan_f32(a, b) ((rg_vi32)__builtin_ia32_cmpps256(a, b, 3)) /* one unordered compare */
+#else
+#define rg_vnan_f32(a, b) (((a) != (a)) | ((b) != (b)))
+static inline rg_vf32 rg_vgt_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 m = a > b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
+static inline rg_vf32 rg_vlt_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 m = a < b; return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
+#endif
+/* the prelude's rg_max_f32 / rg_min_f32 on 8 lanes: both ways round, AND (OR) for a tie of
+   zeros, all ones (a NaN) where either side is NaN */
+static inline rg_vf32 rg_vmax_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 x = (rg_vi32)rg_vgt_f32(a, b), y = (rg_vi32)rg_vgt_f32(b, a);
+  return (rg_vf32)((x & y) | rg_vnan_f32(a, b)); }
+static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
+  rg_vi32 x = (rg_vi32)rg_vlt_f32(a, b), y = (rg_vi32)rg_vlt_f32(b, a);
+  return (rg_vf32)((x | y) | rg_vnan_f32(a, b)); }
+#endif
+"""
+# ---------------------------------------------------------------------------- structure
+class Threads(NamedTuple):
+    """A loop split across cores (`#pragma omp parallel for`), as the printer that opened it
+    decided: its clauses (`simd` too; a reduce's OpenMP operator and accumulator; a dynamic
+    schedule) and, once opened (`loop`), its variable running from 0 to `size` by `step` (None:
+    by one). The renderer launches a kernel whose body is one such loop (render.py's
+    `_launched`) from this, never from the header's text."""
+
+    simd: bool = False
+    reduction: tuple[str, str] | None = None
+    dynamic: bool = False
+    var: str = ""
+    size: int = 0
+    step: int | None = None
+
+    def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, str]:
+        """The opened loop's fact and its header: the pragma, then `for` from 0."""
+        clauses = " simd" if self.simd else ""
+        if self.reduction is not None:
+            clauses += f" reduction({self.reduction[0]}:{self.reduction[1]})"
+        if self.dynamic:
+            clauses += " schedule(dynamic)"
+        inc = f"{var}++" if step is None else f"{var} += {step}"
+        return (self._replace(var=var, size=size, step=step),
+                f"#pragma omp parallel for{clauses}\n"
+                f"for (int64_t {var} = 0; {var} < {size}; {inc})")
+
+
+@dataclass(eq=False)
+class Scope:
+    """A block of C statements: the function body or a loop. Items are lines or child scopes.
+
+    `bound` is every loop variable visible here; `names` the nodes already computed here."""
+
+    header: str
+    bound: frozenset[UOp]
+    items: list[str | Stmt | Scope] = field(default_factory=list)
+    names: dict[UOp, str] = field(default_factory=dict)
+    open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
+    # each iteration writes an element of its own and reads none another wrote (a local
+    # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds for
+    # it (`_simd_fills`)
+    fills: bool = False
+    threads: Threads | None = None  # a loop split across cores: how (render.py's `_launched`)
+
+    def add(self, line: str | Stmt | Scope) -> None:
+        if self.open_child is None:
+            self.items.append(line)
+            return
+        # insert before the loop that is still being filled: it reads what we add here
+        for pos in range(len(self.items) - 1, -1, -1):
+            if self.items[pos] is self.open_child:
+                self.items.insert(pos, line)
+                return
+        raise AssertionError("open child scope not among items")
+
+
+class Stmt(NamedTuple):
+    """`const T name = expr;`: the one kind of statement a long run can be split at (a named
+    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much)."""
+
+    name: str
+    ctype: str
+    expr: str
+
+    def __str__(self) -> str:
+        return f"const {self.ctype} {self.name} = {self.expr};"
+
+
+@dataclass(frozen=True)
+class RenderedKernel:
+    """One kernel's C function: its C name, text, and how many buffer parameters it takes."""
+
+    cname: str
+    source: str
+    nparams: int
+    param_dtypes: tuple[DType, ...]
+    var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
+    choices: tuple[str, ...] = ()  # how the actions were printed (launched, blocks), for DEBUG
+    # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
+    # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
+    # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles; flash
+    # tiles that print a register block themselves are "packed", flags.py says why);
+    # flags.py's LEVELS
+    # maps it to the optimization level the kernel is compiled at
+    kind: str = "loops"
+    # > 0: a launched kernel (`_launched`), `void name(void *const *args, int64_t lo, int64_t
+    # hi)` running iterations [lo, hi) of its one threaded loop of `launch` iterations; the
+    # threads come from launch.py. 0: `void name(void *v0, ...)`, called once.
+    launch: int = 0
+    # > 0: the launched kernel is a reduce (`_launched`): each iteration leaves its value in
+    # slot i (this many bytes) of a scratch array, args[nparams], and `NAME_fin(args)` combines
+    # the slots in order and stores the result. 0: no scratch, no finish.
+    combine: int = 0
+    # (bytes, zeroed) > 0: the launched kernel shares a scratch area of this many bytes among
+    # its threads (a packed product's panels, claim counters and ready marks: gemm.py), given
+    # as args[nparams] with its first `zeroed` bytes zero; launch.py allocates it per call
+    shared: tuple[int, int] = (0, 0)
+
+    @property
+    def openmp(self) -> bool:
+        """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
+        compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
+        return "#pragma omp parallel" in self.source
+
+
+def loop_count(r: UOp) -> int:
+    """A RANGE's trip count, a constant (the C renderer prints no symbolic loop)."""
+    size = range_size(r)
+    if size is None:
+        raise RenderError("symbolic range sizes are not supported by the C renderer")
+    return size

@@ -1,0 +1,117 @@
+"""Facts about a kernel's loops, read from its UOps, written once for every reader.
+
+In: kernel UOps (backends/KERNEL_AST.md). Out: a RANGE's trip count (`range_size`), the RANGEs
+each node depends on (`free_ranges`), an index as a sum of coefficient * term
+(`linear_terms`), and how far an index moves per step of one range (`stride`).
+
+The optimizer's helpers (rules/*_helpers.py), the algebra (rules/symbolic_helpers.py) and the C
+printers (backends/c) all ask these questions; they sit here, below both, so that each has one
+answer.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable
+
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+
+def range_size(r: UOp) -> int | None:
+    """A RANGE's trip count, None while it is symbolic."""
+    end = r.src[0]
+    if end.op is not Ops.CONST:
+        return None
+    if type(end.arg) is int:
+        return end.arg
+    # (uop.py's _const_arg leaves a numpy integer as it was given)
+    return int(end.arg) if isinstance(end.arg, numbers.Integral) else None
+
+
+_NO_RANGES: frozenset[UOp] = frozenset()
+
+
+def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, frozenset[UOp]]:
+    """For every node under root, the RANGEs it depends on. A REDUCE and a DEFINE_LOCAL bind
+    their own ranges, a STORE all of them. `order`: root's nodes in topological order, when the
+    caller has walked them already (a large kernel's walk is not repeated)."""
+    deps: dict[UOp, frozenset[UOp]] = {}
+    rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
+    for n in toposort(root) if order is None else order:
+        if n.op is rng:
+            deps[n] = frozenset({n})
+        elif n.op in binders:
+            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
+        elif n.op is store:
+            deps[n] = _NO_RANGES
+        elif len(n.src) == 1:
+            deps[n] = deps[n.src[0]]
+        else:
+            # a source's set is shared, not copied, when it is the only one with ranges (a
+            # kernel of a million nodes would otherwise build a million sets)
+            s = _NO_RANGES
+            for x in n.src:
+                d = deps[x]
+                if d and d is not s:
+                    s = d if not s else s | d
+            deps[n] = s
+    return deps
+
+
+def linear_terms(x: UOp, opaque: Callable[[UOp], bool] | None = None) -> list[tuple[UOp, int]]:
+    """x as a sum of coefficient * term: ADDs and MULs by an int CONST are walked through
+    (iteratively, each occurrence of a shared node once per path), every other node is a term,
+    and so is a node for which `opaque` holds, whatever it is. The terms come in the order
+    they appear in x, left to right, each as often as it appears."""
+    out: list[tuple[UOp, int]] = []
+    work: list[tuple[UOp, int]] = [(x, 1)]
+    while work:
+        n, k = work.pop()
+        if opaque is not None and opaque(n):
+            out.append((n, k))
+        elif n.op is Ops.ADD:
+            work.extend((s, k) for s in reversed(n.src))
+        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST and type(n.src[1].arg) is int:
+            work.append((n.src[0], k * n.src[1].arg))
+        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST and type(n.src[0].arg) is int:
+            work.append((n.src[1], k * n.src[0].arg))
+        else:
+            out.append((n, k))
+    return out
+
+
+def stride(expr: UOp, r: UOp) -> int | None:
+    """How far the index `expr` moves when RANGE r steps 0 -> 1 with every other range at 0,
+    or None when expr is not index arithmetic of constants and ranges. Evaluated at the two
+    points, not read off `linear_terms`: a division or remainder of a range (a window's
+    stride-2 read) has a step too."""
+    vals: list[int] = []
+    for at in (0, 1):
+        env: dict[UOp, int] = {}
+        for n in toposort(expr):
+            s = [env.get(x) for x in n.src]
+            if None in s:
+                return None
+            a, b = (s + [0, 0])[:2]
+            if n.op is Ops.CONST and type(n.arg) is int:
+                env[n] = n.arg
+            elif n.op is Ops.RANGE:
+                env[n] = at if n is r else 0
+            elif n.op is Ops.ADD:
+                env[n] = a + b  # type: ignore[operator]
+            elif n.op is Ops.SUB:
+                env[n] = a - b  # type: ignore[operator]
+            elif n.op is Ops.MUL:
+                env[n] = a * b  # type: ignore[operator]
+            elif n.op in (Ops.IDIV, Ops.MOD) and b:
+                q = int(a / b)  # type: ignore[operator]
+                env[n] = q if n.op is Ops.IDIV else a - q * b  # type: ignore[operator]
+            elif n.op is Ops.SHR:
+                env[n] = a >> b  # type: ignore[operator]
+            elif n.op is Ops.AND:
+                env[n] = a & b  # type: ignore[operator]
+            else:
+                return None
+        vals.append(env[expr])
+    return vals[1] - vals[0]

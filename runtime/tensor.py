@@ -1261,11 +1261,14 @@ class Tensor(TensorOps, NNOps):
         return self.numpy().tolist()
 
     def schedule(self, *others: Tensor, scheduler: str | None = None) -> Any:
-        """The kernels that would compute these tensors, without running them."""
+        """The kernels that would compute these tensors, without running them. Bound Variables
+        are taken out first, as realize does: the kernels read their values when they run."""
         from rulegrad.runtime.multi import lower_multi
         from rulegrad.runtime.schedule import create_schedule
+        from rulegrad.runtime.variable import unbind
 
-        return create_schedule(lower_multi([self.uop, *(t.uop for t in others)])[0], scheduler)
+        roots, _ = unbind(lower_multi([self.uop, *(t.uop for t in others)])[0])
+        return create_schedule(roots, scheduler)
 
 
 # ---------------------------------------------------------------------- shape arithmetic

@@ -113,3 +113,17 @@ def test_ops_a_symbolic_axis_cannot_take_are_clear_errors():
     u = t.reshape(n, 1, 5).expand(n, 3, 5)  # adding a 1 and expanding it is fine
     np.testing.assert_allclose(u.sum(1).numpy(), XN[:5] * 3, rtol=1e-5)
     np.testing.assert_allclose(t.pad((None, (1, 1))).numpy(), np.pad(XN[:5], ((0, 0), (1, 1))))
+
+
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+def test_schedule_of_a_bound_variable_program_runs_to_numpys_answer(scheduler):
+    """Tensor.schedule() takes bound Variables out as realize does (it raised a TypeError: a
+    symbolic size compared with an int); run with the Variable's value, its kernels give
+    numpy's sum of the shrunk rows."""
+    from rulegrad.backends.kernel_interp import run_schedule
+
+    a = np.arange(48, dtype=np.float32).reshape(6, 8)
+    n = Variable("n", 1, 6).bind(3)
+    items = Tensor(a).shrink(((0, n), None)).sum(0).schedule(scheduler=scheduler)
+    run_schedule(items, var_vals={"n": 3})
+    np.testing.assert_allclose(items[-1].bufs[0].ensure(), a[:3].sum(0))

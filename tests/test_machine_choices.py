@@ -20,8 +20,8 @@ from rulegrad.rules import (
 
 @pytest.fixture
 def fresh(monkeypatch):
-    """Each program scheduled afresh: the schedule cache keys a graph's form, not the facts."""
-    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
+    """The schedule cache stays on: a form scheduled under other cache sizes is scheduled
+    again (runtime/schedule.py keys the sizes), never replayed with the other choice."""
     return monkeypatch
 
 

@@ -24,13 +24,16 @@ Evaluation walks `toposort` (no recursion) and frees each intermediate once its 
 run, so long chains stay small in memory. Movement ops are numpy views (an EXPAND is a
 broadcast, no copy), and a REDUCE_AXIS of an elementwise value larger than `CHUNK` elements (a
 matmul's broadcast product) evaluates that value a block of one axis at a time (`_cones`,
-`_reduce_in_blocks`), so the product is never made whole. Roots are returned as fresh arrays
-that never alias a Buffer's storage.
+`_reduce_in_blocks`), so the product is never made whole. Movement ops between the product and
+its reduction (a permute, reshape, flip, shrink or expand of it) are moved onto the product's
+operands, as numpy views, and the blocks are taken after them. Roots are returned as fresh
+arrays that never alias a Buffer's storage.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,7 +67,7 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
     var_vals = {**{n.src[0].arg[0]: int(n.src[1].arg) for n in order if n.op is Ops.BIND},
                 **(var_vals or {})}
     cones = _cones(order, keep)
-    deferred = {n for cone in cones.values() for n in cone}
+    deferred = {n for cone in cones.values() for n in (*cone.nodes, *cone.moves)}
 
     def done(node: UOp) -> None:
         for s in node.src:  # free what no later node needs
@@ -78,7 +81,7 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
                 continue  # evaluated by its REDUCE_AXIS, a block at a time
             if node in cones:
                 values[node] = _reduce_in_blocks(node, cones[node], values)
-                for c in cones[node]:
+                for c in (*cones[node].nodes, *cones[node].moves):
                     done(c)
             else:
                 values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
@@ -93,21 +96,40 @@ def _numel(shape: tuple) -> int:
     return n
 
 
-def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, list[UOp]]:
+@dataclass(frozen=True)
+class _Cone:
+    """What a REDUCE_AXIS evaluates a block at a time: the elementwise `nodes` only it reads
+    (in evaluation order, the product last), and the movement ops between the product and the
+    reduction (`moves`, the product's user first)."""
+
+    nodes: list[UOp]
+    moves: list[UOp]
+
+
+# movement ops that commute with elementwise ops and are numpy views (a PAD is neither)
+_VIEW_MOVES = frozenset({Ops.PERMUTE, Ops.RESHAPE, Ops.EXPAND, Ops.SHRINK, Ops.FLIP})
+
+
+def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, _Cone]:
     """Per REDUCE_AXIS whose source is an elementwise value of more than CHUNK elements with an
-    axis to split (`_splittable`): the elementwise nodes (ALU, CAST of that shape) only it reads, in
-    evaluation order. Their value is never made whole."""
+    axis to split (`_splittable`), possibly under movement ops only it reads: that value's cone
+    of elementwise nodes (ALU, CAST of its shape) only the reduction reads. Their value is never
+    made whole."""
     users: dict[UOp, set[UOp]] = {}
     for node in order:
         for s in node.src:
             users.setdefault(s, set()).add(node)
     position = {n: i for i, n in enumerate(order)}
-    cones: dict[UOp, list[UOp]] = {}
+    cones: dict[UOp, _Cone] = {}
     for red in order:
         if red.op is not Ops.REDUCE_AXIS or not _splittable(red):
             continue
-        x = red.src[0]
-        if x in keep or users.get(x) != {red} or not _elementwise(x, x.shape):
+        x, moves, user = red.src[0], [], red
+        while x.op in _VIEW_MOVES and x not in keep and users.get(x) == {user} \
+                and not has_symbolic(x.shape):
+            moves.append(x)
+            x, user = x.src[0], x
+        if x in keep or users.get(x) != {user} or not _elementwise(x, x.shape):
             continue
         cone, stack = {x}, [x]
         while stack:  # (no recursion) the elementwise sources read only inside the cone
@@ -116,7 +138,7 @@ def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, list[UOp]]:
                         and users[s] <= cone:
                     cone.add(s)
                     stack.append(s)
-        cones[red] = sorted(cone, key=position.__getitem__)
+        cones[red] = _Cone(sorted(cone, key=position.__getitem__), moves)
     return cones
 
 
@@ -142,23 +164,35 @@ def _splittable(red: UOp) -> tuple[int, int] | None:
     return axis, max(1, CHUNK // (_numel(shape) // shape[axis]))
 
 
-def _reduce_in_blocks(red: UOp, cone: list[UOp], values: dict[UOp, Any]) -> np.ndarray:
-    """The REDUCE_AXIS of `cone`'s last node, evaluated a block of one axis at a time: a kept
+def _reduce_in_blocks(red: UOp, cone: _Cone, values: dict[UOp, Any]) -> np.ndarray:
+    """The REDUCE_AXIS of `cone`'s product, evaluated a block of one axis at a time: a kept
     axis's blocks are parts of the result; a reduced axis's are partial results, combined with
-    the reduce's op."""
-    axis, step = _splittable(red)  # type: ignore[misc]
+    the reduce's op. The cone's operands are moved as the product is (`_moved`), so a block is
+    a block of the reduction's source."""
     shape = red.src[0].shape
+    inside = set(cone.nodes)
+    operands = {s for n in cone.nodes for s in n.src if s not in inside}
+    moved = {s: _moved(values[s], cone) for s in operands}
+    if any(v is None for v in moved.values()):  # a reshape numpy cannot view
+        axes = _axes_before_reshape(red, cone)
+        if axes is not None:  # reduced in the product's own axes, then reshaped
+            before = UOp(Ops.REDUCE_AXIS, red.dtype, (cone.nodes[-1],), (red.arg[0], axes))
+            if _splittable(before):
+                out = _reduce_in_blocks(before, _Cone(cone.nodes, []), values)
+                return out.reshape(red.shape)
+        full = cone.nodes[-1].shape
+        whole = _evaluate_cone(cone.nodes, {s: np.broadcast_to(values[s], full)
+                                            for s in operands}, (slice(None),) * len(full))
+        for m in reversed(cone.moves):
+            whole = _movement(m, [whole], {})
+        return _reduce_axis(red, [whole], {}).astype(red.dtype.np, copy=False)
+    axis, step = _splittable(red)  # type: ignore[misc]
     op, reduced = red.arg
-    inside = set(cone)
     out: np.ndarray | None = None if axis in reduced else np.empty(red.shape, red.dtype.np)
     for lo in range(0, shape[axis], step):
         at = tuple(slice(lo, lo + step) if a == axis else slice(None) for a in range(len(shape)))
-        block: dict[UOp, np.ndarray] = {}
-        for node in cone:
-            srcs = [block[s] if s in inside else _block(values[s], shape, at) for s in node.src]
-            handler = _alu if node.op in _ALU_OPS else _cast
-            block[node] = np.asarray(handler(node, srcs, {})).astype(node.dtype.np, copy=False)
-        part = _reduce_axis(red, [block[cone[-1]]], {}).astype(red.dtype.np, copy=False)
+        part = _reduce_axis(red, [_evaluate_cone(cone.nodes, moved, at)], {})
+        part = part.astype(red.dtype.np, copy=False)
         if axis not in reduced:
             out[at] = part  # type: ignore[index]
         else:
@@ -166,9 +200,68 @@ def _reduce_in_blocks(red: UOp, cone: list[UOp], values: dict[UOp, Any]) -> np.n
     return out  # type: ignore[return-value]
 
 
-def _block(value: np.ndarray, shape: tuple, at: tuple[slice, ...]) -> np.ndarray:
-    """The block `at` of an operand of an elementwise node of `shape` (a view)."""
-    return np.broadcast_to(value, shape)[at] if value.ndim else value
+def _axes_before_reshape(red: UOp, cone: _Cone) -> tuple[int, ...] | None:
+    """When the cone's movement ops are reshapes only, each merging or splitting axes that the
+    reduction reduces all or keeps all (a flatten before a full sum): the product's axes the
+    reduction reduces. Else None."""
+    if not cone.moves or any(m.op is not Ops.RESHAPE for m in cone.moves):
+        return None
+    before, after = cone.nodes[-1].shape, red.src[0].shape
+    reduced = set(red.arg[1])
+    axes: list[int] = []
+    i = j = 0
+    while i < len(before) or j < len(after):  # one group of axes of equal size per pass
+        gi, gj, pi, pj = [], [], 1, 1
+        while True:
+            if pi <= pj and i < len(before):
+                pi *= before[i]
+                gi.append(i)
+                i += 1
+            elif j < len(after):
+                pj *= after[j]
+                gj.append(j)
+                j += 1
+            else:
+                break
+            if pi == pj and (i == len(before) or before[i] != 1) \
+                    and (j == len(after) or after[j] != 1):
+                break
+        sides = {a in reduced for a in gj if after[a] != 1}
+        if pi != pj or len(sides) > 1:
+            return None
+        if sides == {True}:
+            axes += gi
+    return tuple(axes)
+
+
+def _moved(value: np.ndarray, cone: _Cone) -> np.ndarray | None:
+    """An operand of the cone's product broadcast to the product's shape and moved by the
+    cone's movement ops: a view (an elementwise op commutes with a view op), or None when a
+    reshape of it would copy (a broadcast operand reshaped across its broadcast axes)."""
+    x = np.broadcast_to(value, cone.nodes[-1].shape) if value.ndim else value
+    if not value.ndim:
+        return x
+    for m in reversed(cone.moves):
+        if m.op is Ops.RESHAPE:
+            try:
+                x = np.reshape(x, m.arg, copy=False)
+            except ValueError:
+                return None
+        else:
+            x = _movement(m, [x], {})
+    return x
+
+
+def _evaluate_cone(nodes: list[UOp], operands: dict[UOp, np.ndarray],
+                   at: tuple[slice, ...]) -> np.ndarray:
+    """The block `at` of the cone's product, from the same block of each operand."""
+    block: dict[UOp, np.ndarray] = {}
+    for node in nodes:
+        srcs = [block[s] if s in block else (operands[s][at] if operands[s].ndim
+                                              else operands[s]) for s in node.src]
+        handler = _alu if node.op in _ALU_OPS else _cast
+        block[node] = np.asarray(handler(node, srcs, {})).astype(node.dtype.np, copy=False)
+    return block[nodes[-1]]
 
 
 def evaluate_one(root: UOp, var_vals: dict[str, int] | None = None) -> Any:

@@ -219,7 +219,7 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
         rngs[a] = rng
         if rng.op is Ops.RANGE:
             new.append(rng)
-    value = index(red.src[0], *rngs)
-    if not new:
-        return value if value.dtype is red.dtype else value.cast(red.dtype)
+    value = index(red.src[0], *rngs).cast(red.dtype)
+    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
+        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)

@@ -133,9 +133,9 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
     if is_products(red):
         ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
-    value = index(red.src[0], *rngs)
-    if not new:
-        return value if value.dtype is red.dtype else value.cast(red.dtype)
+    value = index(red.src[0], *rngs).cast(red.dtype)
+    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
+        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
 
 

@@ -141,3 +141,73 @@ def test_results_never_alias_buffers():
 def test_unknown_op_is_a_clear_error():
     with pytest.raises(OracleError, match="KERNEL"):
         evaluate_one(UOp(Ops.KERNEL, dtypes.void, ()))
+
+
+# ---------------------------------------------------------------------- products under movement
+def _product(m: int, n: int, k: int, seed: int) -> tuple[UOp, np.ndarray]:
+    """The broadcast product of a matmul, (m, n, k) float32, as a graph and in numpy (float32,
+    as the oracle computes it)."""
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in ((m, 1, k), (1, n, k)))
+    node = UOp(Ops.MUL, dtypes.float32, (buf(a).expand((m, n, k)), buf(b).expand((m, n, k))))
+    return node, a * b
+
+
+def _reduce(x: UOp, op: Ops, axes: tuple[int, ...]) -> UOp:
+    return UOp(Ops.REDUCE_AXIS, x.dtype, (x,), (op, axes))
+
+
+def _peak(fn) -> tuple[np.ndarray, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+M = 256  # a 256^3 product: 64 MB in float32, its operands 256 KB
+MOVED = [  # (movement ops between the product and its reduction, reduced axes, numpy of both)
+    (lambda u: u.permute((2, 0, 1)), (0,), lambda p: p.transpose(2, 0, 1).sum(0, keepdims=True)),
+    (lambda u: u.flip((False, True, False)), (2,), lambda p: p[:, ::-1].sum(2, keepdims=True)),
+    (lambda u: u.shrink(((0, 200), (10, 250), (0, 256))), (2,),
+     lambda p: p[:200, 10:250].sum(2, keepdims=True)),
+    (lambda u: u.reshape((M, M, 16, 16)), (2, 3),
+     lambda p: p.reshape(M, M, 16, 16).sum((2, 3), keepdims=True)),
+    (lambda u: u.reshape((M * M, M)), (1,), lambda p: p.reshape(M * M, M).sum(1, keepdims=True)),
+    (lambda u: u.reshape((M * M * M,)), (0,), lambda p: p.sum().reshape(1)),
+    (lambda u: u.reshape((M, M * M)), (1,), lambda p: p.reshape(M, M * M).sum(1, keepdims=True)),
+    (lambda u: u.permute((1, 0, 2)).reshape((M, M, 2, 128)).flip((True, False, False, True)),
+     (1, 3), lambda p: p.transpose(1, 0, 2).reshape(M, M, 2, 128)[::-1, :, :, ::-1]
+     .sum((1, 3), keepdims=True)),
+]
+
+
+@pytest.mark.parametrize("move,axes,ref", MOVED)
+def test_a_product_under_movement_ops_is_reduced_without_making_it(move, axes, ref):
+    """A permute, flip, shrink or reshape between a broadcast product and its sum: the oracle
+    sums it in blocks (the product's operands moved as views), never the 64 MB product whole."""
+    node, p = _product(M, M, M, 3)
+    got, peak = _peak(lambda: evaluate_one(_reduce(move(node), Ops.ADD, axes)))
+    want = ref(p.astype(np.float64))
+    assert got.dtype == np.float32 and got.shape == want.shape
+    # the sums' float32 rounding, bounded by the reduction contract on the terms' magnitudes
+    bound = 256 * np.finfo(np.float32).eps * ref(np.abs(p).astype(np.float64))
+    assert (np.abs(got - want) <= bound).all()
+    assert peak < 24 << 20, f"peak {peak >> 20} MB for a product of {p.nbytes >> 20} MB"
+
+
+def test_a_max_under_a_flatten_is_exact_and_blocked():
+    node, p = _product(M, M, M, 4)
+    got, peak = _peak(lambda: evaluate_one(_reduce(node.reshape((M * M * M,)), Ops.MAX, (0,))))
+    assert got.tolist() == [p.max()]
+    assert peak < 24 << 20, f"peak {peak >> 20} MB"
+
+
+def test_a_reshape_across_kept_and_reduced_axes_is_still_right():
+    # (m*n*k / 2, 2) summed over its last axis mixes the product's axes: evaluated whole
+    node, p = _product(128, 128, 128, 5)
+    got = evaluate_one(_reduce(node.reshape((128 ** 3 // 2, 2)), Ops.ADD, (1,)))
+    np.testing.assert_array_equal(got, p.reshape(-1, 2).sum(1, keepdims=True))

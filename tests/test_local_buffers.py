@@ -264,7 +264,7 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     _attention(q, k, v, "rg").schedule()
     out = capsys.readouterr().out
     assert (f"ADD over axes (3,) of (1, 8, 512, 128): not local: a sum of products of "
-            f"{512 * 128} multiply-adds per row > LOCAL_MAX_PANEL {LOCAL_MAX_PANEL}") in out
+            f"{512 * 128} multiply-adds per row > local_max_panel() {LOCAL_MAX_PANEL}") in out
 
 
 def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():

@@ -12,12 +12,12 @@ import weakref
 
 import numpy as np
 import pytest
+from result_holders import HOLDERS, hold, values_held
 
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.nn.optim import SGD
 from rulegrad.runtime import buffer
-from rulegrad.runtime.realize import buffer_of
 
 CALLS = 8  # the first three record; the rest replay
 
@@ -247,7 +247,7 @@ def test_a_replayed_step_still_trains_as_numpy_does():
     assert step.replays == 9
 
 
-@pytest.mark.parametrize("holder", ["tensor", "array", "graph", "buffer", "base", "plan"])
+@pytest.mark.parametrize("holder", [*HOLDERS, "plan"])
 def test_a_result_anyone_still_holds_is_never_written_again(holder):
     """A result kept in any form (its Tensor, its array, a graph over it, its Buffer, its
     BUFFER node, a realize plan whose graph reads it) keeps its values through later replays,
@@ -261,27 +261,16 @@ def test_a_result_anyone_still_holds_is_never_written_again(holder):
         f(Tensor(x)).numpy()
     t = f(Tensor(x))
     base = weakref.ref(t.uop.base)
-    if holder == "tensor":
-        held = t
-    elif holder == "array":
-        held = t.numpy()
-    elif holder == "graph":
-        held = t * 1
-    elif holder == "buffer":
-        held = buffer_of(t.uop)
-    elif holder == "base":
-        held = t.uop.base
-    else:
+    if holder == "plan":
         for _ in range(2):  # the second realize runs the plan the first one recorded
             held = (t - 3).realize()
+    else:
+        held = hold(t, holder)
     del t
     for i in range(3):
         np.testing.assert_array_equal(f(Tensor(x + 10 * (i + 1))).numpy(),
                                       (x + 10 * (i + 1)) * 2 + 1)
-    if holder in ("tensor", "graph", "plan"):
-        held = held.numpy()
-    elif holder in ("buffer", "base"):
-        held = (held if holder == "buffer" else held.arg).data
+    held = held.numpy() if holder == "plan" else values_held(held, holder)
     want = x * 2 - 2 if holder == "plan" else x * 2 + 1
     np.testing.assert_array_equal(held, want)  # the result handed out before, unchanged
     if holder == "plan":  # the plan's graph still reads the first result's buffer, unchanged

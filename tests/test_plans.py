@@ -9,6 +9,7 @@ import weakref
 
 import numpy as np
 import pytest
+from result_holders import HOLDERS, hold, values_held
 
 from rulegrad import Tensor
 from rulegrad.runtime import plans, schedule_cache
@@ -175,31 +176,19 @@ def test_a_warm_loop_writes_the_same_result_again_without_any_new_buffer():
     assert made == 0
 
 
-@pytest.mark.parametrize("holder", ["tensor", "array", "graph", "buffer", "base"])
+@pytest.mark.parametrize("holder", HOLDERS)
 def test_a_result_anyone_still_holds_is_never_written_again(holder):
     x = np.arange(6, dtype=np.float32)
     a = Tensor(x).realize()
     for _ in range(3):
         (a + 1).realize()
     t = (a + 1).realize()
-    if holder == "tensor":
-        held = t
-    elif holder == "array":
-        held = t.numpy()
-    elif holder == "graph":
-        held = t * 1
-    elif holder == "buffer":
-        held = buffer_of(t.uop)
-    else:
-        held = t.uop.base
+    held = hold(t, holder)
     del t
     a.assign(Tensor(x * 10))
     np.testing.assert_array_equal((a + 1).numpy(), x * 10 + 1)
-    if holder == "tensor" or holder == "graph":
-        held = held.numpy()
-    elif holder in ("buffer", "base"):
-        held = (held if holder == "buffer" else held.arg).data
-    np.testing.assert_array_equal(held, x + 1)  # the result handed out before, unchanged
+    # the result handed out before, unchanged
+    np.testing.assert_array_equal(values_held(held, holder), x + 1)
 
 
 def test_intermediates_of_a_plan_are_its_own_and_recomputed():

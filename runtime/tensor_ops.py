@@ -515,8 +515,11 @@ class TensorOps:
     def gelu(self, approximate: str = "tanh") -> Tensor:
         """tinygrad's default is the tanh approximation; approximate="none" uses erf."""
         if approximate == "tanh":
-            return 0.5 * self * (1 + (math.sqrt(2 / math.pi) * (self + 0.044715 * self ** 3))
-                                 .tanh())
+            # x * x * x, as torch's gelu kernel: POW is the C library's powf, whose vector form
+            # (libmvec) takes a scalar path for a negative base, a call per element in a
+            # product's epilogue
+            cube = self * self * self
+            return 0.5 * self * (1 + (math.sqrt(2 / math.pi) * (self + 0.044715 * cube)).tanh())
         if approximate == "none":
             return self * 0.5 * (1.0 + (self / math.sqrt(2)).erf())
         raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")

@@ -193,12 +193,13 @@ static inline void *rg_alloc(size_t n) {
 #ifdef RG_MVEC
 /* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
    vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics
-   for everything else) */
+   for everything else). pow too: gelu's x ** 3, a scalar call per element, kept a product's
+   epilogue (and every loop with it) from vectorizing */
 #define RG_SIMD __attribute__((simd("notinbranch")))
 RG_SIMD float expf(float); RG_SIMD float logf(float); RG_SIMD float exp2f(float);
-RG_SIMD float log2f(float); RG_SIMD float sinf(float);
+RG_SIMD float log2f(float); RG_SIMD float sinf(float); RG_SIMD float powf(float, float);
 RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(double);
-RG_SIMD double log2(double); RG_SIMD double sin(double);
+RG_SIMD double log2(double); RG_SIMD double sin(double); RG_SIMD double pow(double, double);
 #endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
    either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.

@@ -118,14 +118,60 @@ def panel_width(dt: DType, columns: list[int]) -> int:
     return wide if all(n >= wide for n in columns) else PANEL_VECTORS * 32 // dt.itemsize
 
 
+# a copied element (a panel's, or a packed tile of x's: a load and a store, gathered where the
+# operand is strided) against one vector multiply-add: x86 cores retire 2 vector FMAs a cycle
+# and store 1 value; a ratio of two throughputs of the core, not a size
+COPY_FMAS = 2
+
+
+def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
+          deps: dict[UOp, frozenset[UOp]]) -> int:
+    """The work of the packed loops with these rows and columns, in vector multiply-adds: the
+    register tiles over the panels (rows past the last tile and lanes past the last column
+    included), plus COPY_FMAS per element copied into a panel of y (once per iteration of the
+    batch loops) or into a tile of x (when `_pack_x` packs it). A convolution of 8 output
+    channels over 32 images could take the images as its columns (whole panels) and its 8
+    channels as rows, every pixel a batch iteration re-packing a panel of 32 images gathered
+    a plane apart: 3.4x slower than the 8 channels as half-empty panels read by every pixel."""
+    dt = reds[0].dtype
+    nj = range_size(j)
+    panel = panel_width(dt, [nj])  # type: ignore[list-item]
+    npanels = -(-nj // panel)  # type: ignore[operator]
+    ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
+    tile = min(TILE_ROWS, ni)
+    computed = -(-ni // tile) * tile
+    batch = math.prod(range_size(r) for r in st.src[2:]  # type: ignore[misc]
+                      if r is not j and r not in rows)
+    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    fmas = batch * computed * npanels * PANEL_VECTORS * k
+    copies = batch * k * npanels * panel
+    if _pack_x(reds, rows, j, deps, npanels):
+        copies += batch * computed * k
+    return fmas + COPY_FMAS * copies
+
+
+def _pack_x(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
+            deps: dict[UOp, frozenset[UOp]], npanels: int) -> bool:
+    """Whether x is packed per row tile (pa[k][row], computed once per element and read
+    contiguously by every panel): when there is more than one panel and x is not a plain load
+    contiguous in k. A computed x (a fused softmax) would be computed once per panel, and a
+    strided one (a transposed A) read from 6 scattered lines per step. A plain row of A is read
+    in place: its 6 rows stay in L1 across the panels, and packing it costs a scalar copy of
+    every element (one thread, bench/gemm.py: 512^3 3% faster in place, the 8x16x32x32
+    convolution's window 5%)."""
+    return npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red)  # type: ignore[index]
+                                   for red in reds)
+
+
 def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
             ) -> tuple[tuple[UOp, ...], UOp] | None:
     """The rows and columns of the product: of the columns j that split every reduce, the one
-    whose panels waste the fewest lanes (then the last: contiguous stores)."""
+    whose packed loops do the least work (`_cost`: lanes wasted in the panels, rows wasted in
+    the last tile, and copies), then the last (contiguous stores)."""
     ranges = st.src[2:]
     dt = reds[0].dtype
     lanes = 32 // dt.itemsize  # a column range fills at least one 256-bit register
-    best: tuple[float, int, tuple[UOp, ...], UOp] | None = None
+    best: tuple[int, int, tuple[UOp, ...], UOp] | None = None
     for pos, j in enumerate(ranges):
         size = range_size(j)
         xy = operands(reds[0])
@@ -138,9 +184,7 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
         rows = tuple(i for i in ranges if i is not j and i in deps[x] and i not in deps[y])
         if not rows or any(split(red, rows, j, deps) is None for red in reds):
             continue
-        tj = panel_width(dt, [size])
-        waste = -(-size // tj) * tj / size
-        key = (waste, -pos, rows, j)
+        key = (_cost(st, reds, rows, j, deps), -pos, rows, j)
         if best is None or key[:2] < best[:2]:
             best = key
     return None if best is None else (best[2], best[3])
@@ -185,15 +229,7 @@ def _plan(st: UOp) -> Pack | None:
         parallel = "batch"
     else:
         parallel = "tiles"
-    # x packed per row tile (pa[k][row], computed once per element and read contiguously by
-    # every panel) when there is more than one panel and x is not a plain load contiguous in
-    # k: a computed x (a fused softmax) would be computed once per panel, and a strided one
-    # (a transposed A) read from 6 scattered lines per step. A plain row of A is read in
-    # place: its 6 rows stay in L1 across the panels, and packing it costs a scalar copy of
-    # every element (one thread, bench/gemm.py: 512^3 3% faster in place, the 8x16x32x32
-    # convolution's window 5%)
-    pack_a = npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red)
-                                     for red in reds)  # type: ignore[index]
+    pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = min(TILE_ROWS, ni)
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines

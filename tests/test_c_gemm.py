@@ -276,3 +276,29 @@ def test_left_operand_is_packed_unless_a_plain_row(expr: str, packed: bool) -> N
         env = {"a": np.exp(a) if "exp" in expr else a, "b": b}
         want = eval(expr.replace(".exp()", ""), {}, env)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
+@pytest.mark.parametrize("n,c,hw,o", [(32, 8, 16, 8), (48, 5, 11, 8), (16, 3, 9, 12),
+                                      (64, 2, 6, 8)])
+def test_convolution_of_many_images_packs_its_weights(monkeypatch: pytest.MonkeyPatch,
+                                                      vector_bytes: str, n: int, c: int,
+                                                      hw: int, o: int) -> None:
+    """Many images and few output channels: the images would fill whole panels as the
+    columns, but then every pixel is a batch iteration that packs a panel of images gathered
+    a plane apart, read by a few rows (the channels). The columns are the channels, the rows
+    the images and pixels (three ranges), so the weights are packed once for the kernel
+    (pack_helpers' `_cost`)."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
+    rng = np.random.default_rng(n + c + hw + o)
+    x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c, 3, 3)
+    t = Tensor(x).conv2d(Tensor(w))
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    rows = pack.split(" x columns")[0].removeprefix("PACK rows ").split()
+    assert len(rows) == 3, pack
+    want = _conv_np(x, w)
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

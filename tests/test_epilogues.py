@@ -61,10 +61,7 @@ def _oracle(name: str, x: np.ndarray, w: np.ndarray, b: np.ndarray, r: np.ndarra
     return EPILOGUES[name][1](t[0] @ t[1] + t[2], t[3]).numpy()
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("name", EPILOGUES)
-def test_epilogue_in_the_products_store_matches_torch(scheduler: str, name: str,
-                                                       shape: tuple[int, int, int]) -> None:
+def _check(name: str, shape: tuple[int, int, int]) -> None:
     # scale 4: pre-activations up to about +-20, where gelu's and silu's exp runs far down
     x, w, b, r = _inputs(*shape, scale=4.0)
     t = _program(name, x, w, b, r)
@@ -76,6 +73,24 @@ def test_epilogue_in_the_products_store_matches_torch(scheduler: str, name: str,
     # a float32 sum of k products (each rounded once) and a few float32 ops after it
     bound = 4 * shape[1] * np.finfo(np.float32).eps * np.abs(want).max() + 1e-6
     np.testing.assert_allclose(got, want, rtol=0, atol=bound)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", EPILOGUES)
+def test_epilogue_in_the_products_store_matches_torch(scheduler: str, name: str,
+                                                       shape: tuple[int, int, int]) -> None:
+    _check(name, shape)
+
+
+@pytest.mark.parametrize("shape", [(131, 17, 67), (203, 64, 81)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", EPILOGUES)
+def test_epilogue_in_512_bit_tiles(monkeypatch: pytest.MonkeyPatch, name: str,
+                                   shape: tuple[int, int, int]) -> None:
+    """The same with AVX-512's tiles (6x32 float32; the suite pins 256-bit ones, conftest.py),
+    whose epilogue loops call libmvec's 16-lane functions on a machine that has them."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    _check(name, shape)
 
 
 def test_gelu_cube_is_multiplies_not_pow() -> None:

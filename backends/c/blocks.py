@@ -71,11 +71,16 @@ def pack_name(dt: DType, lanes: int) -> str:
 
 
 def _pack(dt: DType, lanes: int) -> str:
-    # a panel: dst[k][0:tj] = src[k * sk + c * sj] for c < cols, then 0 (they add nothing)
-    ct = ctype(dt)
+    # a panel: dst[k][0:tj] = src[k * sk + c * sj] for c < cols, then 0 (they add nothing).
+    # A whole panel's row of contiguous columns is one copy of a known size, which gcc makes
+    # two vector moves: the loop over `cols` (a count it does not know) stayed scalar at the
+    # cheap vector cost model, and a 512x512 B took 290 us to pack, 75 us so
+    ct, tj = ctype(dt), 2 * lanes
     return (f"void {pack_name(dt, lanes)}{pack_signature(ct)}\n{{\n"
             f"  for (int64_t k = 0; k < n; k++) {{\n"
             f"    const {ct} *s = src + k * sk; {ct} *d = dst + k * tj;\n"
+            f"    if (sj == 1 && cols == {tj} && tj == {tj}) {{\n"
+            f"      memcpy(d, s, sizeof({ct}) * {tj});\n      continue;\n    }}\n"
             f"    if (sj == 1) for (int64_t c = 0; c < cols; c++) d[c] = s[c];\n"
             f"    else for (int64_t c = 0; c < cols; c++) d[c] = s[c * sj];\n"
             f"    for (int64_t c = cols; c < tj; c++) d[c] = 0;\n  }}\n}}\n")

@@ -100,3 +100,46 @@ def test_gelu_cube_is_multiplies_not_pow() -> None:
     x, w, b, r = _inputs(37, 53, 45, scale=1.0)
     (item,) = _program("gelu_tanh", x, w, b, r).schedule()
     assert not any(n.op is Ops.POW for n in toposort(item.ast))
+
+
+# the float32 argument below which libmvec's vector expf returns a subnormal (or 0) and takes
+# a scalar call for its whole vector (about 30x slower: a vector with one such lane of 16)
+EXP_FAST_MIN = -87.33
+
+ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
+    "tanh": (lambda t: t.tanh(), torch.tanh),
+    "gelu_tanh": (lambda t: t.gelu(), lambda t: F.gelu(t, approximate="tanh")),
+    "gelu_erf": (lambda t: t.gelu(approximate="none"), F.gelu),
+}
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_exp_stays_on_the_vector_path_with_the_same_values(name: str) -> None:
+    """tanh (and gelu through it) and erf saturate long before their exp underflows: the
+    exp's argument is kept at or above -80, where libmvec's vector expf has no scalar path
+    (gelu of pre-activations past +-10 in a product's epilogue ran 7x slower), and the values
+    and gradients are torch's, exactly +-1 (and 0) where saturated, NaN kept."""
+    xs = np.array([-np.inf, -1e30, -1000, -100, -44.5, -20, -9.5, -3, -0.0, 0.0, 1e-3, 2.5,
+                   9.5, 20, 44.5, 100, 1000, 1e30, np.inf, np.nan], np.float32)
+    ours, theirs = ACTIVATIONS[name]
+    x = Tensor(xs, requires_grad=True)
+    y = ours(x)
+    for n in toposort(y.uop):
+        if n.op is Ops.EXP:
+            arg = Tensor(n.src[0]).numpy()
+            assert np.nanmin(arg) >= EXP_FAST_MIN, (name, arg)
+    y.sum().backward()
+    tx = torch.tensor(xs.astype(np.float64), requires_grad=True)
+    ty = theirs(tx)
+    ty.sum().backward()
+    want, got = ty.detach().numpy(), y.numpy()
+    finite = np.isfinite(xs)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-6, atol=2e-7)
+    big = finite & (np.abs(xs) >= 20)  # saturated: the exact values
+    np.testing.assert_array_equal(got[big], want[big].astype(np.float32))
+    assert np.isnan(got[-1])
+    # (gradients up to |x| = 1000: at 1e30 gelu's cube is inf in float32, and torch's float32
+    # gradient there is NaN too)
+    grad, want_grad = x.grad.numpy(), tx.grad.numpy()
+    some = finite & (np.abs(xs) <= 1000)
+    np.testing.assert_allclose(grad[some], want_grad[some], rtol=1e-5, atol=1e-6)

@@ -132,7 +132,7 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     batch loops) or into a tile of x (when `_pack_x` packs it). A convolution of 8 output
     channels over 32 images could take the images as its columns (whole panels) and its 8
     channels as rows, every pixel a batch iteration re-packing a panel of 32 images gathered
-    a plane apart: 3.4x slower than the 8 channels as half-empty panels read by every pixel."""
+    a plane apart: 4-8x slower than the 8 channels as half-empty panels read by every pixel."""
     dt = reds[0].dtype
     nj = range_size(j)
     panel = panel_width(dt, [nj])  # type: ignore[list-item]

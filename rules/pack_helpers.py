@@ -159,8 +159,10 @@ def _pack_x(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     in place: its 6 rows stay in L1 across the panels, and packing it costs a scalar copy of
     every element (one thread, bench/gemm.py: 512^3 3% faster in place, the 8x16x32x32
     convolution's window 5%)."""
-    return npanels > 1 and not all(_in_place(split(red, rows, j, deps)[0], red)  # type: ignore[index]
-                                   for red in reds)
+    if npanels < 2:
+        return False
+    xs = [split(red, rows, j, deps) for red in reds]
+    return not all(xy is not None and _in_place(xy[0], red) for xy, red in zip(xs, reds))
 
 
 def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]

@@ -40,6 +40,43 @@ def env_get(name: str) -> str | None:
     return None if raw is None else _decodevalue(raw)
 
 
+# Every write through os.environ (`os.environ[k] = v`, `del`, `pop`, `update`, `setdefault`,
+# monkeypatch.setenv: all go through __setitem__ / __delitem__) moves `generation` on, so a value
+# derived from the environment is kept until the next write instead of being read per call. The
+# class of the one os.environ object is swapped for a subclass that counts (no other mapping, and
+# no behaviour, changes). os.putenv writes past os.environ, which rulegrad never reads anyway.
+generation = 0
+
+
+class _CountingEnviron(type(_environ)):  # type: ignore[misc]
+    def __setitem__(self, key: str, value: str) -> None:
+        global generation
+        generation += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        global generation
+        generation += 1
+        super().__delitem__(key)
+
+
+try:
+    if type(_environ) is not _CountingEnviron:  # (a reload of this module counts once)
+        _environ.__class__ = _CountingEnviron
+except TypeError:  # an environ that is not os._Environ: no counting, every read is live
+    pass
+_counting = type(_environ) is _CountingEnviron
+
+
+def environ_version() -> object:
+    """Something equal to its last value exactly while nothing was written to os.environ
+    (a new object per call when writes cannot be counted: os.environ replaced, a strange
+    platform)."""
+    if _counting and os.environ is _environ:
+        return generation
+    return object()
+
+
 def raw_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
     """A function giving the current values of `names` as one tuple, undecoded (bytes from the
     raw table on POSIX): a cache key, at the cost of a lookup per name."""

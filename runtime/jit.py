@@ -37,8 +37,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from sys import getrefcount
-from weakref import getweakrefcount
 from typing import Any
+from weakref import getweakrefcount
 
 import numpy as np
 
@@ -220,8 +220,18 @@ class Jit:
                 for ref, v in zip(last.nodes, values):
                     if type(v) is not Tensor or ref() is not v.uop:
                         break
-                else:
-                    return self._again(last, values)
+                else:  # replay the last call's entry over the same argument nodes
+                    self.replays += 1
+                    rp: _Replay = last.entry.replay  # type: ignore[assignment]
+                    if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+                        _run(rp, None)  # (their addresses are in place already)
+                        if last.single and rp.all_fresh:  # (one result of its own: common)
+                            return rp.fresh[0].tensor
+                        return _rebuild(last.entry.template, _outputs(rp, None))
+                    bufs = [buffer_of(v.uop) for v in values]
+                    _run(rp, bufs)  # type: ignore[arg-type]
+                    rp.patched = last
+                    return _rebuild(last.entry.template, _outputs(rp, bufs))  # type: ignore
         key: tuple | None = None
         if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
             values = list(kwargs.values()) if kwargs else args
@@ -254,20 +264,6 @@ class Jit:
             entry.calls += 1
             return self.fn(*args, **kwargs)
         return self._record(entry, bufs, args, kwargs)
-
-    def _again(self, last: _Last, values: Any) -> Any:
-        """Replay the last replayed call's entry over the same argument nodes."""
-        self.replays += 1
-        rp: _Replay = last.entry.replay  # type: ignore[assignment]
-        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
-            _run(rp, None)  # (their addresses are in place already)
-            if last.single and rp.all_fresh:  # (one result, the step's own: the common case)
-                return rp.fresh[0].tensor
-            return _rebuild(last.entry.template, _outputs(rp, None))
-        args = [buffer_of(v.uop) for v in values]
-        _run(rp, args)  # type: ignore[arg-type]
-        rp.patched = last
-        return _rebuild(last.entry.template, _outputs(rp, args))  # type: ignore[arg-type]
 
     def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
                 kwargs: dict) -> Any:

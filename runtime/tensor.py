@@ -1235,13 +1235,15 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
-        capture.host_read()  # (rulegrad.jit: a value read inside a step is not replayed)
-        if (buf := buffer_of(self.uop)) is None:
-            if isinstance(devs := device_of(self.uop), tuple):
-                return self.to(devs[0]).numpy()
-            self.realize()
-            buf = buffer_of(self.uop)
+        if capture.active is not None:  # (rulegrad.jit: a value read in a step is not replayed)
+            capture.host_read()
         uop = self.uop
+        if (buf := buffer_of(uop)) is None:
+            if isinstance(devs := device_of(uop), tuple):
+                return self.to(devs[0]).numpy()
+            realize_tensors([self], None)  # (a small op's read is mostly calls: one fewer)
+            uop = self.uop
+            buf = buffer_of(uop)
         assert buf is not None and buf.data is not None
         # (a realized tensor of a symbolic size is the only SHRINK buffer_of looks through)
         if uop.op is _SHRINK:  # vmax rows stored; the bound ones are the value

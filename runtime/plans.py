@@ -109,27 +109,26 @@ _lock = threading.Lock()
 stats = {"hits": 0, "recorded": 0}
 
 
-def _environment() -> tuple[object, bool, int]:
-    """(environ_version, whether the settings let plans run, the settings' id), read again
-    only when os.environ was written since the last call."""
+def _read_environment(version: object) -> tuple[object, bool, int]:
+    """(version, whether the settings let plans run, the settings' id), read now."""
     global _env_state
-    version = environ_version()
-    if version != _env_state[0]:
-        env = _settings()
-        # (a value of RULEGRAD_PLANS that is no on/off setting is an error naming the variable:
-        # raised here on every call, since the state is not kept)
-        on = env[0] in _ON or env_flag("RULEGRAD_PLANS", default=True)
-        on = on and all(env[i] in _OFF for i in _WATCHERS)
-        _env_state = (version, on, _env_ids.setdefault(env, len(_env_ids)))
+    env = _settings()
+    # (a value of RULEGRAD_PLANS that is no on/off setting is an error naming the variable:
+    # raised on every call, since the state is then not kept)
+    on = env[0] in _ON or env_flag("RULEGRAD_PLANS", default=True)
+    on = on and all(env[i] in _OFF for i in _WATCHERS)
+    _env_state = (version, on, _env_ids.setdefault(env, len(_env_ids)))
     return _env_state
 
 
 def key(uops: Sequence[UOp]) -> tuple | None:
     """The lookup key of these roots now, or None when nothing may be planned."""
-    _, on, settings = _environment()
-    if not on or tracing_active() or capture.active is not None:  # (jit records every launch)
+    state = _env_state  # the settings, read again only after a write to os.environ
+    if state[0] != (version := environ_version()):
+        state = _read_environment(version)
+    if not state[1] or tracing_active() or capture.active is not None:  # (jit records launches)
         return None
-    return (tuple(uops), settings, chosen_scheduler(), user_pass_ids())
+    return (tuple(uops), state[2], chosen_scheduler(), user_pass_ids())
 
 
 def run(k: tuple) -> list[UOp] | None:

@@ -251,7 +251,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     else:
         return
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
-        uops = [t.uop for t in tensors]
+        uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
         plans = _plans()  # the same small graph again: its plan hands out the result nodes
         if (key := plans.key(uops)) is not None and (nodes := plans.run(key)) is not None:
             for t, node in zip(tensors, nodes):

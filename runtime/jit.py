@@ -90,6 +90,8 @@ class _Replay:
     progs: list[Any]                   # the programs (their libraries stay loaded)
     needs_args: bool                   # it writes or returns an argument's buffer
     all_fresh: bool                    # every result is a fresh one
+    # `calls` with each address list as the tuple a call takes (None: to be built again)
+    ready: list[tuple[Callable[..., None], tuple[int, ...]]] | None = None
     moves: int = -1                    # buffer.moves when the recorded addresses were filled
     patched: Any = None                # the _Last whose arguments' addresses fill the sites
 
@@ -424,13 +426,14 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
     if args is not None:
         for k in rp.written_args:
             args[k].prepare_write()
-    moved = rp.moves != _buffer.moves
+    moved = changed = rp.moves != _buffer.moves
     if moved:  # some buffer moved to new storage: every address again
         for s, b in enumerate(rp.base):
             if b is not None:
                 _put(rp.sites[s], b.address())
         rp.moves = _buffer.moves
     if args is not None:
+        changed = True
         rp.patched = None  # (the caller says whose they are)
         for sites, b in zip(rp.arg_sites, args):
             if sites:
@@ -453,9 +456,12 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
             f.tensor = Tensor(f.node)
             f.alone = _holders(f)  # (no local here may refer to them: counted the same)
             _put(rp.sites[f.slot], f.buf.address())
+            changed = True
         elif moved:
             _put(rp.sites[f.slot], f.buf.address())  # type: ignore[union-attr]
-    for fn, addrs in rp.calls:
+    if changed or rp.ready is None:  # each kernel's arguments as one tuple, built once
+        rp.ready = [(fn, tuple(addrs)) for fn, addrs in rp.calls]
+    for fn, addrs in rp.ready:
         fn(*addrs)
 
 

@@ -99,7 +99,7 @@ class Plan:
         self.owned: list[Buffer] | None = None
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
-        self.addrs: list[list[int]] = []
+        self.addrs: list[tuple[int, ...]] = []
         self.moves = -1
 
 
@@ -157,7 +157,7 @@ def run(k: tuple) -> list[UOp] | None:
             _new_results(plan)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
-            plan.addrs = [[slots[i] for i in a] for a in plan.args]
+            plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
             plan.moves = _buffer.moves
         if plan.var_vals:
             prog.run_addresses(plan.addrs, None, plan.var_vals)

@@ -49,15 +49,17 @@ generation = 0
 
 
 class _CountingEnviron(type(_environ)):  # type: ignore[misc]
+    # (counted after the write: a reader in another thread that sees the new count also sees
+    # the new value)
     def __setitem__(self, key: str, value: str) -> None:
         global generation
-        generation += 1
         super().__setitem__(key, value)
+        generation += 1
 
     def __delitem__(self, key: str) -> None:
         global generation
-        generation += 1
         super().__delitem__(key)
+        generation += 1
 
 
 try:

@@ -22,9 +22,9 @@ reduction where 0.1 ms of graph work is a tenth of the call) runs its plan.
 A plan is looked up under the settings that could change what the ordinary path would do
 (scheduler, flags, users' passes, debug output, ...), read from the environment's raw table
 only after a write to os.environ (runtime/env.py counts them): reading them per call cost a
-quarter of this path. Nothing is planned while
-DEBUG, rule tracing, match statistics or spec checks watch the passes, for ASSIGN roots (a
-write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` turns plans off
+quarter of this path. Nothing is planned while DEBUG, rule tracing, match statistics or spec
+checks watch the passes, for ASSIGN roots (a write's ordering is the scheduler's), or for
+sharded roots. `RULEGRAD_PLANS=0` turns plans off
 (on/off, true/false, yes/no also read; any other value is an `EnvError` naming the variable).
 """
 

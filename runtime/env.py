@@ -3,7 +3,8 @@
 In: a variable's name and what it may hold. Out: its value, or `EnvError` naming the variable,
 what it holds and what it should hold. A typo (`RULEGRAD_REWRITE_BUDGET=abc`, `DEBUG=two`) is
 a clear error where the value is needed, not a traceback from `int()` or an `import rulegrad`
-that fails.
+that fails. `environ_version()` changes with every write to os.environ: what a hot path
+derives from many variables (runtime/plans.py's settings) is read again only when it changed.
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ one run; outputs are checked against torch eager. rulegrad is called through `ru
 (`--no-jit`: directly), as torch.compile and jax.jit are. Every peer runs at its best on THREADS
 threads with OMP_WAIT_POLICY=passive (harness.py); torch.compile takes the better of its
 default and max-autotune-no-cudagraphs modes. "cold" is each side's first call (tracing,
-compiling), in this process. "best" is the fastest of torch eager, torch.compile and jax.jit;
-"vs best" is its time over rulegrad's (> 1: rulegrad is faster). "roof" is rulegrad's share of
-the measured FMA peak (products) or copy bandwidth (memory-bound cases). torch and jax are
-bench-only (`pip install -e ".[bench]"`).
+compiling), in this process; the cold start line is each side's first call in a fresh process
+with an empty cache (`--no-cold` skips it). "best" is the fastest of torch eager, torch.compile
+and jax.jit; "vs best" is its time over rulegrad's (> 1: rulegrad is faster). "roof" is
+rulegrad's share of the measured FMA peak (products) or copy bandwidth (memory-bound cases).
+torch and jax are bench-only (`pip install -e ".[bench]"`).
 """
 
 from __future__ import annotations
@@ -201,6 +202,71 @@ def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
             "roof": 0.0}
 
 
+# a first call in a fresh process: (imports, then the first add's seconds) printed by the child
+_COLD_CHILD = {
+    "rulegrad": ("import time; t0 = time.perf_counter(); import numpy as np; "
+                 "from rulegrad import Tensor; t1 = time.perf_counter(); "
+                 "x = np.arange(16, dtype=np.float32); r = (Tensor(x) + Tensor(x)).numpy(); "
+                 "t2 = time.perf_counter(); assert (r == 2 * x).all(); print(t1 - t0, t2 - t1)"),
+    "jax": ("import time; t0 = time.perf_counter(); import numpy as np, jax; "
+            "t1 = time.perf_counter(); x = jax.device_put(np.arange(16, dtype=np.float32)); "
+            "r = np.asarray(jax.jit(lambda a, b: a + b)(x, x)); t2 = time.perf_counter(); "
+            "assert (r == 2 * np.arange(16)).all(); print(t1 - t0, t2 - t1)"),
+}
+
+
+def cold_start(runs: int = 3) -> dict[str, tuple[float, float]]:
+    """The issue's cold start, each side's best of `runs` fresh processes: (import seconds,
+    first call seconds) of a tiny add, rulegrad with an empty cache of its own and nothing
+    prebuilt, jax.jit from its own cache-less start; and ("cc", (0, seconds)) of a bare
+    `cc -shared` of a one-line kernel. The bound: max(jax's first call, 1.5x cc's)."""
+    import os
+    import subprocess
+    import tempfile
+
+    out: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "one.c")
+        with open(src, "w") as f:
+            f.write("void k(float *o, const float *a, const float *b) "
+                    "{ for (int i = 0; i < 16; i++) o[i] = a[i] + b[i]; }\n")
+        best = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", src, "-o",
+                            os.path.join(tmp, "one.so")], check=True)
+            best.append(time.perf_counter() - t0)
+        out["cc"] = (0.0, min(best))
+        # Python's own bytecode is what an install makes (pip compiles it; jax's is there):
+        # the children may write and read theirs, under tmp, and the best run is reported
+        env0 = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env0["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+        for side, code in _COLD_CHILD.items():
+            times = []
+            for i in range(runs + 1):  # (the first run may write the bytecode: not counted)
+                env = {**env0, "RULEGRAD_CACHE": os.path.join(tmp, f"cache-{side}-{i}")}
+                proc = subprocess.run([sys.executable, "-c", code], env=env,
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    break  # (jax missing: no column)
+                if i:
+                    times.append(tuple(map(float, proc.stdout.split())))
+            if times:
+                out[side] = min(times, key=lambda t: t[1])
+    return out
+
+
+def _report_cold(cold: dict[str, tuple[float, float]]) -> None:
+    cc = cold["cc"][1]
+    bound = max(cold["jax"][1] if "jax" in cold else 0.0, 1.5 * cc)
+    sides = ", ".join(f"{k} {v[1] * 1e3:.0f} ms (import {v[0] * 1e3:.0f} ms)"
+                      for k, v in cold.items() if k != "cc")
+    print(f"cold start, fresh process, empty cache (first call): {sides}; bare cc -shared "
+          f"{cc * 1e3:.0f} ms; bound max(jax, 1.5x cc) {bound * 1e3:.0f} ms"
+          + ("" if "rulegrad" not in cold else
+             f"; rulegrad {'within' if cold['rulegrad'][1] <= bound else 'OVER'} it"))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="comma-separated families to run")
@@ -209,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-train", action="store_true", help="skip the training steps")
     ap.add_argument("--no-jit", action="store_true",
                     help="call rulegrad directly, not through rulegrad.jit's replay")
+    ap.add_argument("--no-cold", action="store_true",
+                    help="skip the cold start in fresh processes with empty caches")
     args = ap.parse_args(argv)
     torch, jax = torch_module(), jax_module()
     if torch is None:
@@ -231,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         for sizes in TRAIN:
             rows.append(train_case(torch, jax, sizes, max(5, args.rounds), not args.no_compile))
             _report(rows[-1:])
+    if not args.no_cold:
+        _report_cold(cold_start())
     speeds = [min(r["times"][p] for p in ("torch", "compile", "jax") if p in r["times"])
               / r["times"]["rulegrad"] for r in rows]
     wrong = sum(not all(r["ok"].values()) for r in rows)

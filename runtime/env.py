@@ -3,7 +3,8 @@
 In: a variable's name and what it may hold. Out: its value, or `EnvError` naming the variable,
 what it holds and what it should hold. A typo (`RULEGRAD_REWRITE_BUDGET=abc`, `DEBUG=two`) is
 a clear error where the value is needed, not a traceback from `int()` or an `import rulegrad`
-that fails.
+that fails. `environ_version()` changes with every write to os.environ: what a hot path
+derives from many variables (runtime/plans.py's settings) is read again only when it changed.
 """
 
 from __future__ import annotations
@@ -38,6 +39,45 @@ def env_get(name: str) -> str | None:
         key = _keys[name] = _encodekey(name)
     raw = _data.get(key)
     return None if raw is None else _decodevalue(raw)
+
+
+# Every write through os.environ (`os.environ[k] = v`, `del`, `pop`, `update`, `setdefault`,
+# monkeypatch.setenv: all go through __setitem__ / __delitem__) moves `generation` on, so a value
+# derived from the environment is kept until the next write instead of being read per call. The
+# class of the one os.environ object is swapped for a subclass that counts (no other mapping, and
+# no behaviour, changes). os.putenv writes past os.environ, which rulegrad never reads anyway.
+generation = 0
+
+
+class _CountingEnviron(type(_environ)):  # type: ignore[misc]
+    # (counted after the write: a reader in another thread that sees the new count also sees
+    # the new value)
+    def __setitem__(self, key: str, value: str) -> None:
+        global generation
+        super().__setitem__(key, value)
+        generation += 1
+
+    def __delitem__(self, key: str) -> None:
+        global generation
+        super().__delitem__(key)
+        generation += 1
+
+
+try:
+    if type(_environ) is not _CountingEnviron:  # (a reload of this module counts once)
+        _environ.__class__ = _CountingEnviron
+except TypeError:  # an environ that is not os._Environ: no counting, every read is live
+    pass
+_counting = type(_environ) is _CountingEnviron
+
+
+def environ_version() -> object:
+    """Something equal to its last value exactly while nothing was written to os.environ
+    (a new object per call when writes cannot be counted: os.environ replaced, a strange
+    platform)."""
+    if _counting and os.environ is _environ:
+        return generation
+    return object()
 
 
 def raw_reader(names: tuple[str, ...]) -> Callable[[], tuple]:

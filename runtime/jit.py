@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from sys import getrefcount
 from typing import Any
+from weakref import getweakrefcount
 
 import numpy as np
 
@@ -55,14 +56,15 @@ RECORD = 1  # calls of a key run as they are before its first recording
 @dataclass
 class _Fresh:
     """A result the step makes, in a buffer of its own per call: where it goes, what a new
-    buffer for it is, and the node handed out over it last, with the reference counts that node
-    and its storage have while no one but the replay holds them (`_holders`)."""
+    buffer for it is, and the Tensor handed out over it last (its node, BUFFER node, Buffer),
+    with the reference counts they have while no one but the replay holds them (`_holders`)."""
 
     slot: int
     size: int
     dtype: DType
     device: str
     shape: tuple
+    tensor: Tensor | None = None
     node: UOp | None = None
     base: UOp | None = None  # (the node itself, or the BUFFER node it reshapes)
     buf: Buffer | None = None
@@ -87,6 +89,9 @@ class _Replay:
     sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
     progs: list[Any]                   # the programs (their libraries stay loaded)
     needs_args: bool                   # it writes or returns an argument's buffer
+    all_fresh: bool                    # every result is a fresh one
+    # `calls` with each address list as the tuple a call takes (None: to be built again)
+    ready: list[tuple[Callable[..., None], tuple[int, ...]]] | None = None
     moves: int = -1                    # buffer.moves when the recorded addresses were filled
     patched: Any = None                # the _Last whose arguments' addresses fill the sites
 
@@ -107,19 +112,13 @@ class _Entry:
 class _Last:
     """The last replayed call of Tensors only: its keywords' names (None: positional), its
     arguments' nodes, weakly (a node is immutable and keeps its buffer: the same nodes again
-    are the same key, found without building it), and its entry."""
+    are the same key, found without building it), its entry and whether it returns one
+    Tensor."""
 
     names: tuple | None
     nodes: list[weakref.ref]
     entry: _Entry
-
-    def same(self, names: tuple | None, values: Sequence[Tensor]) -> bool:
-        if names != self.names or len(values) != len(self.nodes):
-            return False
-        for ref, v in zip(self.nodes, values):
-            if ref() is not v.uop:
-                return False
-        return True
+    single: bool
 
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
@@ -212,6 +211,29 @@ class Jit:
         self._last = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # the common call: the argument nodes of the last replayed call again (a loop over the
+        # same inputs, or over inputs assigned in place), checked here without another call
+        if (last := self._last) is not None:
+            if not kwargs:
+                values = args if last.names is None else None
+            else:
+                values = kwargs.values() if not args and tuple(kwargs) == last.names else None
+            if values is not None and len(values) == len(last.nodes):
+                for ref, v in zip(last.nodes, values):
+                    if type(v) is not Tensor or ref() is not v.uop:
+                        break
+                else:  # replay the last call's entry over the same argument nodes
+                    self.replays += 1
+                    rp: _Replay = last.entry.replay  # type: ignore[assignment]
+                    if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+                        _run(rp, None)  # (their addresses are in place already)
+                        if last.single and rp.all_fresh:  # (one result of its own: common)
+                            return rp.fresh[0].tensor
+                        return _rebuild(last.entry.template, _outputs(rp, None))
+                    bufs = [buffer_of(v.uop) for v in values]
+                    _run(rp, bufs)  # type: ignore[arg-type]
+                    rp.patched = last
+                    return _rebuild(last.entry.template, _outputs(rp, bufs))  # type: ignore
         key: tuple | None = None
         if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
             values = list(kwargs.values()) if kwargs else args
@@ -220,11 +242,10 @@ class Jit:
                     break
             else:
                 names = tuple(kwargs) if kwargs else None
-                if (last := self._last) is not None and last.same(names, values):
-                    return self._again(last, values)
                 key, bufs = _tensors_key(names, values)
                 if (entry := self.entries.get(key)) is not None and entry.replay is not None:
-                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry)
+                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry,
+                                       type(entry.template) is Tensor)
         if key is None:  # anything else: a key of the whole call's structure
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)
@@ -239,23 +260,12 @@ class Jit:
             entry = self.entries[key] = _Entry()
         if entry.replay is not None:
             self.replays += 1
-            return _rebuild(entry.template, _replay(entry.replay, bufs))
+            _run(entry.replay, bufs)
+            return _rebuild(entry.template, _outputs(entry.replay, bufs))
         if entry.refused is not None or entry.calls < RECORD:
             entry.calls += 1
             return self.fn(*args, **kwargs)
         return self._record(entry, bufs, args, kwargs)
-
-    def _again(self, last: _Last, values: Sequence[Tensor]) -> Any:
-        """Replay the last replayed call's entry over the same argument nodes."""
-        self.replays += 1
-        rp: _Replay = last.entry.replay  # type: ignore[assignment]
-        if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
-            out = _replay(rp, None)  # (their addresses are in place already)
-        else:
-            out = _replay(rp, [buffer_of(v.uop) for v in values])  # type: ignore[misc]
-            rp.patched = last
-        template = last.entry.template
-        return out[0] if type(template) is Tensor else _rebuild(template, out)
 
     def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
                 kwargs: dict) -> Any:
@@ -371,6 +381,8 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
         else:
             results.append((s, shape))
     written = {slot[id(x)] for x, w in _slots(rec) if w} - set(fresh)
+    for s in fresh:  # (a fresh result's buffer is the call's: the recorded one is not kept)
+        base[s] = None
     calls: list[tuple[Callable[..., None], list[int]]] = []
     sites: list[list[tuple[list[int], int]]] = [[] for _ in base]
     for prog, kernels in launches:
@@ -385,7 +397,8 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
                    [sites[s] for s in inputs], calls, sites,
                    [prog for prog, _ in launches],
                    any(s in written for s in inputs)
-                   or any(type(r) is tuple and r[0] in inputs for r in results))
+                   or any(type(r) is tuple and r[0] in inputs for r in results),
+                   all(type(r) is _Fresh for r in results))
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -394,29 +407,33 @@ def _put(sites: list[tuple[list[int], int]], address: int) -> None:
 
 
 def _holders(f: _Fresh) -> tuple[int, ...]:
-    """Reference counts of a result's node, its BUFFER node, its Buffer and the storage.
-    Counted once when the replay made them (it alone held them) and again before the next
-    call: the same counts say no Tensor, graph, plan or array handed out holds them any more,
-    so the buffer may be written again (a loop that drops each result allocates nothing)."""
-    return (getrefcount(f.node), getrefcount(f.base), getrefcount(f.buf),
+    """Reference counts of a result's Tensor (and its weak references: `requires_grad` keeps
+    one), its node, its BUFFER node, its Buffer and the storage. Counted once when the replay
+    made them (it alone held them) and again before the next call: the same counts say no one
+    holds the Tensor, a graph, a plan, the Buffer or an array handed out any more, so the
+    buffer may be written again and the same Tensor handed out (a loop that drops each result
+    allocates nothing)."""
+    return (getrefcount(f.tensor), getweakrefcount(f.tensor), getrefcount(f.node),
+            getrefcount(f.base), getrefcount(f.buf),
             getrefcount(f.buf.data))  # type: ignore[union-attr]
 
 
-def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
+def _run(rp: _Replay, args: list[Buffer] | None) -> None:
     """Run a replay over this call's argument buffers (None: the last call's, whose addresses
-    are in place, when the replay neither writes nor returns an argument); the results as
-    Tensors."""
+    are in place, when the replay neither writes nor returns an argument)."""
     for b in rp.written:  # an array handed out keeps its values: the buffer moves first
         b.prepare_write()
     if args is not None:
         for k in rp.written_args:
             args[k].prepare_write()
-    if rp.moves != _buffer.moves:  # some buffer moved to new storage: every address again
+    moved = changed = rp.moves != _buffer.moves
+    if moved:  # some buffer moved to new storage: every address again
         for s, b in enumerate(rp.base):
             if b is not None:
                 _put(rp.sites[s], b.address())
         rp.moves = _buffer.moves
     if args is not None:
+        changed = True
         rp.patched = None  # (the caller says whose they are)
         for sites, b in zip(rp.arg_sites, args):
             if sites:
@@ -424,19 +441,33 @@ def _replay(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
                 for addrs, i in sites:
                     addrs[i] = address
     for f in rp.fresh:
-        if f.node is None or _holders(f) != f.alone:
-            f.node = f.base = f.buf = None  # (someone holds the last one: theirs now)
+        # the same Tensor again if no one holds it or its result and no one changed it
+        # (_holders, written out: this is most of a small replay's Python work)
+        t = f.tensor
+        if t is None or t.uop is not f.node or t.grad is not None or f.alone != (
+                getrefcount(t) - 1, getweakrefcount(t), getrefcount(f.node),
+                getrefcount(f.base), getrefcount(f.buf), getrefcount(f.buf.data)):  # type: ignore
+            t = None
+            f.tensor = f.node = f.base = f.buf = None  # (someone holds them: theirs now)
             f.buf = Buffer(f.size, f.dtype, device=f.device)
             f.buf.ensure()  # (its storage is counted too)
             f.node = result_node(f.buf, f.shape)
             f.base = f.node.base
+            f.tensor = Tensor(f.node)
             f.alone = _holders(f)  # (no local here may refer to them: counted the same)
-        address = f.buf.address()
-        for addrs, i in rp.sites[f.slot]:
-            addrs[i] = address
-    for fn, addrs in rp.calls:
+            _put(rp.sites[f.slot], f.buf.address())
+            changed = True
+        elif moved:
+            _put(rp.sites[f.slot], f.buf.address())  # type: ignore[union-attr]
+    if changed or rp.ready is None:  # each kernel's arguments as one tuple, built once
+        rp.ready = [(fn, tuple(addrs)) for fn, addrs in rp.calls]
+    for fn, addrs in rp.ready:
         fn(*addrs)
-    return [Tensor(r.node if type(r) is _Fresh else _kept(rp, r, args))  # type: ignore[arg-type]
+
+
+def _outputs(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
+    """The results of the replay that just ran, as Tensors."""
+    return [r.tensor if type(r) is _Fresh else Tensor(_kept(rp, r, args))  # type: ignore
             for r in rp.results]
 
 

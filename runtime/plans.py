@@ -20,10 +20,11 @@ that much memory alive, while a loop over the same ones (inference, a benchmark,
 reduction where 0.1 ms of graph work is a tenth of the call) runs its plan.
 
 A plan is looked up under the settings that could change what the ordinary path would do
-(scheduler, flags, users' passes, debug output, ...), read from the environment's raw table:
-`os.environ.get` costs about 0.4 us a name, a tenth of this path. Nothing is planned while
-DEBUG, rule tracing, match statistics or spec checks watch the passes, for ASSIGN roots (a
-write's ordering is the scheduler's), or for sharded roots. `RULEGRAD_PLANS=0` turns plans off
+(scheduler, flags, users' passes, debug output, ...), read from the environment's raw table
+only after a write to os.environ (runtime/env.py counts them): reading them per call cost a
+quarter of this path. Nothing is planned while DEBUG, rule tracing, match statistics or spec
+checks watch the passes, for ASSIGN roots (a write's ordering is the scheduler's), or for
+sharded roots. `RULEGRAD_PLANS=0` turns plans off
 (on/off, true/false, yes/no also read; any other value is an `EnvError` naming the variable).
 """
 
@@ -39,7 +40,7 @@ from typing import Any
 from . import buffer as _buffer
 from . import capture
 from .buffer import Buffer, result_node
-from .env import env_flag, raw_reader
+from .env import env_flag, environ_version, raw_reader
 from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
@@ -68,6 +69,10 @@ _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGR
 _ON = (None, b"", b"1", "", "1")  # RULEGRAD_PLANS unset, empty or 1: plans on, not parsed
 
 _settings = raw_reader(_SETTINGS)  # (bytes on POSIX: _OFF and _ON hold both kinds)
+# what the settings allow, read again only after a write to os.environ (runtime/env.py):
+# (environ_version then, plans may run, the settings' id: a small int hashes at no cost)
+_env_state: tuple[object, bool, int] = (None, False, -1)
+_env_ids: dict[tuple, int] = {}
 
 
 class Plan:
@@ -94,7 +99,7 @@ class Plan:
         self.owned: list[Buffer] | None = None
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
-        self.addrs: list[list[int]] = []
+        self.addrs: list[tuple[int, ...]] = []
         self.moves = -1
 
 
@@ -104,42 +109,55 @@ _lock = threading.Lock()
 stats = {"hits": 0, "recorded": 0}
 
 
+def _read_environment(version: object) -> tuple[object, bool, int]:
+    """(version, whether the settings let plans run, the settings' id), read now."""
+    global _env_state
+    env = _settings()
+    # (a value of RULEGRAD_PLANS that is no on/off setting is an error naming the variable:
+    # raised on every call, since the state is then not kept)
+    on = env[0] in _ON or env_flag("RULEGRAD_PLANS", default=True)
+    on = on and all(env[i] in _OFF for i in _WATCHERS)
+    _env_state = (version, on, _env_ids.setdefault(env, len(_env_ids)))
+    return _env_state
+
+
 def key(uops: Sequence[UOp]) -> tuple | None:
     """The lookup key of these roots now, or None when nothing may be planned."""
-    env = _settings()
-    if env[0] not in _ON and not env_flag("RULEGRAD_PLANS", default=True):
-        return None  # (a value that is no on/off setting is an error naming the variable)
-    for i in _WATCHERS:
-        if env[i] not in _OFF:
-            return None
-    if tracing_active() or capture.active is not None:  # (rulegrad.jit records every launch)
+    state = _env_state  # the settings, read again only after a write to os.environ
+    if state[0] != (version := environ_version()):
+        state = _read_environment(version)
+    if not state[1] or tracing_active() or capture.active is not None:  # (jit records launches)
         return None
-    return (tuple(uops), env, chosen_scheduler(), user_pass_ids())
+    return (tuple(uops), state[2], chosen_scheduler(), user_pass_ids())
 
 
 def run(k: tuple) -> list[UOp] | None:
     """The roots' result nodes (`BUFFER.reshape(shape)`), computed by their plan; None when
     there is none."""
-    global _held
-    with _lock:
-        plan = _plans.get(k)
-        if plan is None:
-            return None
-        prog = plan.prog()
-        if prog is None:  # its library was unloaded
-            _held -= _plans.pop(k).held
-            return None
-        _plans.move_to_end(k)
-    prog.touch()
+    # one lock per run, the plan's own: the table's lookups and its least-recently-used order
+    # are single OrderedDict calls, each atomic under the GIL, so they take none (`_lock` is
+    # for what changes several things at once: recording, dropping, clearing)
+    plan = _plans.get(k)
+    if plan is None:
+        return None
+    prog = plan.prog()
+    if prog is None:  # its library was unloaded
+        _drop(k, plan)
+        return None
     stats["hits"] += 1
     if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
         return _run_fresh(plan, prog)
     try:
+        try:
+            _plans.move_to_end(k)
+        except KeyError:  # (dropped by another thread since the lookup: it still runs once)
+            pass
+        prog.touch()
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
-            plan.addrs = [[slots[i] for i in a] for a in plan.args]
+            plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
             plan.moves = _buffer.moves
         if plan.var_vals:
             prog.run_addresses(plan.addrs, None, plan.var_vals)
@@ -149,6 +167,13 @@ def run(k: tuple) -> list[UOp] | None:
         return list(plan.nodes)
     finally:
         plan.busy.release()
+
+
+def _drop(k: tuple, plan: Plan) -> None:
+    global _held
+    with _lock:
+        if _plans.get(k) is plan:
+            _held -= _plans.pop(k).held
 
 
 def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:

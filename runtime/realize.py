@@ -181,11 +181,20 @@ def _need_buffer(uop: UOp) -> Buffer:
     return buf
 
 
+_first = True  # no C realize ran in this process yet
+
+
 def _realize_c(uops: Sequence[UOp]) -> list[Buffer]:
     # lowered (rules/lower.rules), rendered to C, built once into a shared library and cached
     # (backends/c/); DEBUG=4 prints the C source
     from rulegrad.backends.c import run_schedule
 
+    global _first
+    if _first:  # a process's first build waits for the compiler's --version (its cache key):
+        _first = False  # asked now, it is answered while the graph is scheduled
+        from rulegrad.backends.c.build import probe_compiler
+
+        probe_compiler()
     # what was done is kept as a plan for these roots (runtime/plans.py; `realize` runs it)
     return _realize_scheduled(uops, run_schedule, _plans().key(uops))
 
@@ -251,7 +260,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     else:
         return
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
-        uops = [t.uop for t in tensors]
+        uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
         plans = _plans()  # the same small graph again: its plan hands out the result nodes
         if (key := plans.key(uops)) is not None and (nodes := plans.run(key)) is not None:
             for t, node in zip(tensors, nodes):

@@ -62,7 +62,8 @@ from .tensor_ops import TensorOps, broadcast_shape
 from .uop import Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, show
 
-_SHRINK = Ops.SHRINK  # (an Enum member read from its class: several times a plain name's cost)
+# (an Enum member read from its class: several times a plain name's cost)
+_SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
 
 Scalar = bool | int | float
 _PYTHON_SCALARS = (bool, int, float)
@@ -1239,20 +1240,31 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
-        capture.host_read()  # (rulegrad.jit: a value read inside a step is not replayed)
-        if (buf := buffer_of(self.uop)) is None:
-            if isinstance(devs := device_of(self.uop), tuple):
-                return self.to(devs[0]).numpy()
-            self.realize()
-            buf = buffer_of(self.uop)
+        if capture.active is not None:  # (rulegrad.jit: a value read in a step is not replayed)
+            capture.host_read()
         uop = self.uop
+        op = uop.op
+        # a realized tensor is BUFFER, or BUFFER.reshape(shape): its storage read without a call
+        # (a small op's read is mostly calls)
+        if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
+            buf = uop.arg if op is _BUFFER else uop.src[0].arg
+        else:
+            buf = buffer_of(uop)
+        if buf is None or buf.data is None:
+            if isinstance(devs := device_of(uop), tuple):
+                return self.to(devs[0]).numpy()
+            realize_tensors([self], None)
+            uop = self.uop
+            op = uop.op
+            buf = buffer_of(uop)
         assert buf is not None and buf.data is not None
-        # (a realized tensor of a symbolic size is the only SHRINK buffer_of looks through)
-        if uop.op is _SHRINK:  # vmax rows stored; the bound ones are the value
+        if op is _BUFFER:  # (its shape is the storage's)
+            out = buf.data.view()
+        elif op is _SHRINK:  # a symbolic size: vmax rows stored; the bound ones are the value
             out = buf.data.reshape(concrete(self.shape))[tuple(slice(0, n) for n in
                                                               actual(self.shape))]
-        else:
-            out = buf.data.reshape(uop.shape)
+        else:  # (a RESHAPE's argument is its shape)
+            out = buf.data.reshape(uop.arg if op is _RESHAPE else uop.shape)
         out.setflags(write=False)  # (half the cost of `out.flags.writeable = False`)
         return out
 

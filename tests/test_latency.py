@@ -1,0 +1,203 @@
+"""Per-call latency and cold start, as work counted (never timed): a tiny op on a seen program,
+through `rulegrad.jit` and plain, makes no Python call it need not make, reads no environment
+variable and takes one lock; a change to the environment still takes effect at the next call;
+a first tensor program loads none of the rule front end or its heavy dependencies.
+
+Each count is checked against numpy's values in the same test."""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+import rulegrad
+from rulegrad import Tensor
+from rulegrad.runtime import buffer, plans
+
+
+def _calls(fn) -> collections.Counter:
+    """Every Python function `fn()` enters (file:function) and every C function it calls
+    (C:name), counted."""
+    calls: collections.Counter = collections.Counter()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            calls[f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_name}"] += 1
+        elif event == "c_call":
+            calls[f"C:{getattr(arg, '__qualname__', arg)}"] += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _env_reads(calls: collections.Counter) -> list[str]:
+    """The calls that read the environment: os.environ's methods (os.py), rulegrad's readers
+    (env.py's env_get and raw_reader's function) and the plans' settings."""
+    return [k for k in calls if k.startswith(("os.py:", "env.py:env_", "env.py:<lambda>",
+                                                "plans.py:_settings"))]
+
+
+@pytest.fixture()
+def inputs(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    plans.clear()
+    rng = np.random.default_rng(33)
+    x, y = rng.standard_normal((2, 16)).astype(np.float32)
+    yield x, y, Tensor(x).realize(), Tensor(y).realize()
+    plans.clear()
+
+
+# ---------------------------------------------------------------------- rulegrad.jit
+def test_a_replay_of_the_same_arguments_makes_no_tensor_and_reads_no_environment(inputs):
+    """The same argument Tensors again (a benchmark loop, inference over inputs assigned in
+    place): the replay runs in `Jit.__call__` and `_run` alone, and hands out the very Tensor
+    of the last call, dropped by then, over the same buffer: no Tensor, node or Buffer made,
+    nothing read from the environment. Its values are this call's."""
+    x, y, a, b = inputs
+    f = rulegrad.jit(lambda p, q: p * q + p)
+    for _ in range(5):
+        np.testing.assert_allclose(f(a, b).numpy(), x * y + x, rtol=1e-6)
+    first = id(f(a, b))
+    ids = next(buffer._ids)
+    got = []
+    calls = _calls(lambda: got.append(f(a, b).numpy()))
+    np.testing.assert_allclose(got[0], x * y + x, rtol=1e-6)
+    assert next(buffer._ids) == ids + 1  # (no Buffer made between the two reads)
+    jit_calls = {k: n for k, n in calls.items() if k.startswith("jit.py:")}
+    assert jit_calls == {"jit.py:__call__": 1, "jit.py:_run": 1}, jit_calls
+    assert calls["tensor.py:__init__"] == 0 and calls["uop.py:__new__"] == 0
+    assert _env_reads(calls) == []
+    got.clear()
+    assert id(f(a, b)) == first  # the same Tensor, handed out again
+    a.assign(Tensor(x * 2))  # in place: the same node, new values
+    np.testing.assert_allclose(f(a, b).numpy(), x * 2 * y + x * 2, rtol=1e-6)
+    assert f.replays == 6
+
+
+@pytest.mark.parametrize("change", ["requires_grad", "grad", "weakref", "assign"])
+def test_a_result_its_user_changed_is_never_handed_out_again(inputs, change):
+    """A result Tensor its user marked for gradients, gave a gradient or refers to weakly is
+    not handed out again once dropped: the next replay makes another Tensor, with no gradient
+    and none required. One assigned in place and dropped may be: its values are this call's."""
+    x, y, a, b = inputs
+    f = rulegrad.jit(lambda p, q: p - q)
+    for _ in range(4):
+        f(a, b).numpy()
+    t = f(a, b)
+    held = weakref.ref(t) if change == "weakref" else None
+    if change == "requires_grad":
+        t.requires_grad = True
+    elif change == "grad":
+        t.grad = Tensor(np.ones(16, np.float32))
+    elif change == "assign":
+        t.assign(Tensor(x * 10))
+        np.testing.assert_array_equal(t.numpy(), x * 10)
+    t = None  # noqa: F841 - dropped
+    u = f(a, b)
+    assert held is None or held() is not u
+    assert u.grad is None and not u.requires_grad
+    np.testing.assert_allclose(u.numpy(), x - y, rtol=1e-6)
+    assert f.replays == 3
+
+
+# ---------------------------------------------------------------------- plain calls
+def test_a_seen_program_reads_no_environment_and_takes_one_lock(inputs):
+    """`(a + b).numpy()` again runs its plan: no environment variable read (the settings are
+    read once after each write to os.environ), one lock, and numpy's values."""
+    x, y, a, b = inputs
+    for _ in range(3):
+        np.testing.assert_array_equal((a + b).numpy(), x + y)
+    hits = plans.stats["hits"]
+    got = []
+    calls = _calls(lambda: got.append((a + b).numpy()))
+    assert plans.stats["hits"] == hits + 1
+    np.testing.assert_array_equal(got[0], x + y)
+    assert _env_reads(calls) == []
+    locks = {k: n for k, n in calls.items() if "lock" in k.lower() or "Lock" in k}
+    assert locks == {"C:lock.acquire": 1, "C:lock.release": 1}, locks
+
+
+@pytest.mark.parametrize("name, value", [("RULEGRAD_PLANS", "0"), ("DEBUG", "1"),
+                                         ("RULEGRAD_SCHEDULER", "kernelize")])
+def test_an_environment_change_takes_effect_at_the_next_call(inputs, monkeypatch, capfd,
+                                                            name, value):
+    """Writes to os.environ in the middle of a process are seen by the very next call: plans
+    off, DEBUG watching the passes (no plan: the ordinary path prints), or another scheduler
+    (another plan); and back again once the variable is removed."""
+    x, y, a, b = inputs
+    for _ in range(3):
+        (a * b).numpy()
+    hits = plans.stats["hits"]
+    monkeypatch.setenv(name, value)
+    np.testing.assert_array_equal((a * b).numpy(), x * y)
+    assert plans.stats["hits"] == hits  # not served by the plan recorded under the old value
+    if name == "DEBUG":
+        assert "kernels in" in capfd.readouterr().err
+    monkeypatch.delenv(name)
+    np.testing.assert_array_equal((a * b).numpy(), x * y)
+    assert plans.stats["hits"] == hits + 1  # the old settings again: the old plan
+
+
+def test_a_bad_value_written_mid_process_is_an_error_every_call(inputs, monkeypatch):
+    x, y, a, b = inputs
+    for _ in range(3):
+        (a - b).numpy()
+    monkeypatch.setenv("RULEGRAD_PLANS", "maybe")
+    for _ in range(2):  # (the settings are not kept while they are wrong)
+        with pytest.raises(ValueError, match="RULEGRAD_PLANS"):
+            (a - b).numpy()
+    monkeypatch.setenv("RULEGRAD_PLANS", "1")
+    np.testing.assert_array_equal((a - b).numpy(), x - y)
+
+
+def test_os_environ_stays_a_mapping_of_the_process_environment(monkeypatch):
+    """Counting the writes changes nothing a program sees of os.environ: a child process
+    gets the variables written through it."""
+    monkeypatch.setenv("RULEGRAD_LATENCY_PROBE", "33")
+    out = subprocess.run([sys.executable, "-c", "import os; "
+                          "print(os.environ['RULEGRAD_LATENCY_PROBE'])"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "33"
+    assert isinstance(os.environ, os._Environ) and os.environ["RULEGRAD_LATENCY_PROBE"] == "33"
+
+
+# ---------------------------------------------------------------------- cold start
+_HEAVY = ("z3", "lark", "jinja2", "rich", "hypothesis", "pygls", "rulegrad.dsl.ast",
+          "rulegrad.dsl.check", "rulegrad.dsl.parser", "rulegrad.generator")
+
+
+def test_a_first_tensor_program_loads_no_rule_front_end_or_heavy_dependency(tmp_path):
+    """A fresh process that runs a tensor program and compiles no rule file imports neither
+    the rule language's front end (AST, checker, parser) nor the generator, z3, Lark, Jinja2,
+    rich, hypothesis or pygls: each costs a cold start milliseconds it never uses."""
+    code = ("import sys\nimport numpy as np\nfrom rulegrad import Tensor\n"
+            "x = np.arange(16, dtype=np.float32)\n"
+            "assert np.array_equal((Tensor(x) + Tensor(x * 2)).numpy(), x * 3)\n"
+            f"print(sorted(m for m in sys.modules if m.startswith({_HEAVY!r})))\n")
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_rule_front_end_still_loads_on_use():
+    """Loaded on first use, the package still exports its phases, and `check` is the checker
+    (the function), also after its submodule is imported."""
+    import rulegrad.dsl as dsl
+    from rulegrad.dsl.check import check_collect  # noqa: F401 - loads the submodule `check`
+
+    assert callable(dsl.check) and dsl.check.__module__ == "rulegrad.dsl.check"
+    assert dsl.check(dsl.parse("rules a = {\n  n: NEG(NEG(x)) -> x\n}\n", "t.rules"))
+    with pytest.raises(dsl.RulesError, match="ADDD"):
+        dsl.check(dsl.parse("rules a = {\n  n: ADDD(x, y) -> x\n}\n", "t.rules"))

@@ -165,7 +165,7 @@ def _plan(st: UOp) -> Interchange | None:
     if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
         block = _block(range_size(j), min(block_j(reds[0].dtype.itemsize),  # type: ignore
                                           INTERCHANGE_MAX))
-        if block is not None:
+        if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
             return Interchange(None, block, rows=rows)
     if range_size(j) <= INTERCHANGE_MAX:  # type: ignore[operator]
         return Interchange(None, rows=rows)

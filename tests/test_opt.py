@@ -409,19 +409,15 @@ def test_row_reduce_keeps_vectors_of_partial_results(monkeypatch, op, width):
     vectors of 8 partial results over its blocks of 32, then the whole vectors left and the
     last values (a sum's one by one, a max's as one vector overlapping the whole ones): max and
     min numpy's bits (NaN, signed zeros and infinities in every position), a sum within the
-    reduction contract's bound. A sum's row of memory calls the block library's reduction,
-    which computes what the kernel prints without it, bit for bit; a max or min is printed in
-    the kernel either way, its lanes combined as vectors."""
+    reduction contract's bound. A row of memory calls the block library's reduction, which
+    computes what the kernel prints without it, bit for bit."""
     x = _data((6, width), np.float32, seed=width) if op != "sum" else \
         np.random.default_rng(width).standard_normal((6, width)).astype(np.float32)
     (acts, lib_src, lib), (_, src, printed) = _both_ways(
         monkeypatch, lambda: getattr(Tensor(x), op)(axis=1))
     name = {"sum": "ADD", "max": "MAX", "min": "MIN"}[op]
     assert f"VECTOR {name} over r1 ({width} values: 4 vectors of 8 partial results)" in acts
-    if op == "sum":
-        assert "rg_reduce_add_f32(&p1[" in lib_src and "rg_vload_f32(" not in lib_src
-    else:
-        assert "rg_reduce_" not in lib_src and f"rg_vh{op}_f32(" in lib_src
+    assert f"rg_reduce_{name.lower()}_f32(&p1[" in lib_src and "rg_vload_f32(" not in lib_src
     assert "[4]; for (int u_ = 0; u_ < 4; u_++)" in src and "rg_vload_f32(" in src
     _check_reduce(op, x, (1,), lib)
     _same_bits(lib, printed)

@@ -3,7 +3,7 @@
 A max or min along a contiguous row of a vector or more (8 to 16 values too, where the unroll
 action used to take it) keeps vectors of partial results, its last values one vector
 overlapping the whole ones and its lanes combined as vectors (render.py's `_vector_reduce`,
-ctext.py's `rg_vhmax_f32`); a reduce down the columns of a row wider than INTERCHANGE_MAX
+blocks.py's row reduction for a row of memory, ctext.py's `rg_vhmax_f32`); a reduce down the columns of a row wider than INTERCHANGE_MAX
 accumulators runs in blocks of them, one after another, the last one narrower. Values against
 numpy through runtime/semantics.py's reduce (max and min bit for bit, NaN, signed zeros and
 infinities in every position; an interchanged sum keeps each column's order, so numpy's running
@@ -70,22 +70,35 @@ def _acts(t: Tensor) -> tuple[list[str], str]:
 
 
 # ---------------------------------------------------------------- short rows
+@pytest.fixture(params=["library", "printed"])
+def library(request, monkeypatch):
+    """A row of memory's reduction from the block library (blocks.py), or printed in the
+    kernel (RULEGRAD_BLOCK_LIBRARY=0): each is checked against numpy."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "1" if request.param == "library" else "0")
+    run._programs.clear()  # (a program is kept by its kernels' ASTs, the same either way)
+    yield request.param
+    run._programs.clear()
+
+
 @pytest.mark.parametrize("op", ["max", "min"])
-@pytest.mark.parametrize("width, vectors", [(8, 1), (13, 1), (17, 2), (33, 4), (63, 4)])
-def test_short_row_max_keeps_vectors_and_numpy_bits(op, width, vectors):
+@pytest.mark.parametrize("width, vectors", [(8, 1), (13, 1), (17, 2), (33, 4), (63, 4), (250, 4)])
+def test_short_row_max_keeps_vectors_and_numpy_bits(library, op, width, vectors):
     x = _data((37, width), np.float32, seed=width)
     t = getattr(Tensor(x), op)(axis=1)
     acts, src = _acts(t)
     s = "s" if vectors > 1 else ""
     assert f"VECTOR {op.upper()} over r1 ({width} values: {vectors} vector{s} of 8 partial " \
            "results)" in acts, acts
-    assert f"rg_vh{op}_f32(" in src  # its lanes combined as vectors, in the kernel
+    # its lanes combined as vectors: in the kernel, or in the library's reduction it calls
+    assert (f"rg_reduce_{op}_f32(&p1[" if library == "library" else f"rg_vh{op}_f32(") in src
     _same_bits(t.numpy(), _oracle(op, x, 1))
 
 
 @pytest.mark.parametrize("op", ["max", "min"])
-@pytest.mark.parametrize("width", [8, 13, 21, 40])
-def test_one_special_in_every_position_of_a_short_row(op, width):
+@pytest.mark.parametrize("width", [8, 13, 21, 40, 107])
+def test_one_special_in_every_position_of_a_short_row(library, op, width):
     # row i holds one NaN at position i (the whole vectors, the overlapping last one, and the
     # values both cover); then rows of +0.0 and -0.0 with the odd one out in every position,
     # whose sign MAX (MIN) must keep whichever lane it lands in

@@ -145,7 +145,8 @@ static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
    moved to the integer unit and back, each step waiting on the last) this cost a max along
    rows of 33 three times what the rest of the row did */
 #ifdef __clang__
-#define rg_vswap_f32(a, i, j, k, l, m, n, o, p) __builtin_shufflevector(a, a, i, j, k, l, m, n, o, p)
+#define rg_vswap_f32(a, i, j, k, l, m, n, o, p) \
+  __builtin_shufflevector(a, a, i, j, k, l, m, n, o, p)
 #else
 #define rg_vswap_f32(a, i, j, k, l, m, n, o, p) \
   __builtin_shuffle(a, (rg_vi32){i, j, k, l, m, n, o, p})

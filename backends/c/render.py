@@ -696,12 +696,11 @@ class KernelRenderer:
         `vector_reduce`): `reduce_vectors` vectors of partial results, each combining every
         that-many-th vector of the loop's values over its blocks, then the whole vectors left;
         the last values (fewer than a vector) go into the scalar accumulator, and the vectors
-        are combined into it after the loops. A sum's row of memory (the value a plain load)
-        calls the block library's reduction instead (blocks.py: the same steps, compiled once
-        per cache). A MAX or MIN is exact in any order and repeated values change nothing: its
-        last values are one vector overlapping the whole ones, and its vectors' lanes are
-        combined as vectors (`rg_vhmax_f32`), printed in the kernel (the library's steps
-        combine lanes one by one, the cost of a short row)."""
+        are combined into it after the loops. A MAX or MIN is exact in any order and repeated
+        values change nothing: its last values are one vector overlapping the whole ones, and
+        its vectors' lanes are combined as vectors (`rg_vhmax_f32`), not one by one. A row of
+        memory (the value a plain load) calls the block library's reduction instead (blocks.py:
+        compiled once per cache; a sum's the same steps, a max's the same bits)."""
         host = self.home(red)
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
@@ -721,7 +720,7 @@ class KernelRenderer:
                 vhome = scope
                 self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
-        if value.op is Ops.LOAD and len(value.src) == 1 and block_library() and not exact:
+        if value.op is Ops.LOAD and len(value.src) == 1 and block_library():
             # a row of memory: the block library's reduction of it (compiled once per cache)
             call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {loop_count(r)})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")

@@ -24,7 +24,8 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes, page_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
-# an interchanged reduce keeps this many accumulators (one output row) on the stack
+# an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
+# is run in blocks of at most this many columns, each block its own pass over the reduce loops
 INTERCHANGE_MAX = 4096
 # the output block a tiled product keeps in registers (rows x contiguous columns)
 TILE_I, TILE_J = 4, 16
@@ -67,10 +68,13 @@ class Interchange:
     """The interchange action on a STORE (its arg): its last range j runs inside the reduce
     loops; with a `tile` (rows, columns), a block of outputs of the last two ranges is kept in
     registers; with a `block`, j is split into blocks of that many columns that threads share
-    (each block its own accumulators and its own pass over the reduce loops)."""
+    (each block its own accumulators and its own pass over the reduce loops), the blocks split
+    across cores when `threads` (no output loop around j to take them), else one after another
+    inside the output loops (a row wider than INTERCHANGE_MAX accumulators)."""
 
     tile: tuple[int, int] | None
     block: int | None = None
+    threads: bool = True  # with `block`: whether the blocks are split across cores
     vectors: int | None = None  # accumulators in registers: this many 8-lane vectors of j
     prefetch: int = 0  # with `vectors`: each row's vectors fetched this many rows ahead
     rows: int = 1  # rows of the reduce's last loop added per pass, in a register per column
@@ -83,6 +87,9 @@ class Interchange:
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in blocks of "
                     f"{self.vectors} vectors of {VECTOR_LANES} accumulators in registers{ahead}")
         rows = f", {self.rows} rows per pass" if self.rows > 1 else ""
+        if self.block is not None and not self.threads:
+            return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in "
+                    f"{-(-int(j.src[0].arg) // self.block)} blocks of {self.block}{rows}")
         if self.block is not None:
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, THREAD r{j.arg[0]} in "
                     f"{int(j.src[0].arg) // self.block} blocks of {self.block}{rows}")
@@ -122,8 +129,6 @@ def _plan(st: UOp) -> Interchange | None:
     if st.arg is not None or not ranges or any(range_size(r) is None for r in ranges):
         return None
     j = ranges[-1]
-    if range_size(j) > INTERCHANGE_MAX:  # type: ignore[operator]
-        return None
     if not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
         return None  # an elementwise kernel (no REDUCE under it, known without a walk)
     deps = free_ranges(st)
@@ -157,9 +162,19 @@ def _plan(st: UOp) -> Interchange | None:
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     rows = ROWS_PER_PASS if len(ranges) == 1 and all(
         range_size(r.src[-1]) % ROWS_PER_PASS == 0 for r in reds) else 1  # type: ignore[operator]
-    block = (_block(range_size(j), block_j(reds[0].dtype.itemsize))  # type: ignore[arg-type]
-             if len(ranges) == 1 and work >= PARALLEL_MIN_WORK else None)
-    return Interchange(None, block, rows=rows)
+    if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
+        block = _block(range_size(j), min(block_j(reds[0].dtype.itemsize),  # type: ignore
+                                          INTERCHANGE_MAX))
+        if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
+            return Interchange(None, block, rows=rows)
+    if range_size(j) <= INTERCHANGE_MAX:  # type: ignore[operator]
+        return Interchange(None, rows=rows)
+    # a row wider than the accumulators the stack keeps: the fewest blocks of at most that
+    # many, whole vectors wide but the last (a prime width too), one after another
+    count = -(-range_size(j) // INTERCHANGE_MAX)  # type: ignore[operator]
+    block = -(-range_size(j) // count)  # type: ignore[operator]
+    block = -(-block // BLOCK_MIN) * BLOCK_MIN
+    return Interchange(None, block, threads=False, rows=rows)
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:

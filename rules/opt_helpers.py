@@ -62,7 +62,8 @@ _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDI
 
 def small_reduce(red: UOp) -> bool:
     """A loop-form REDUCE (`REDUCE(op(DEFINE_REG, v), *ranges)`) over at most UNROLL_MAX
-    values of constant ranges, with no reduce inside it, that is not a sum of products."""
+    values of constant ranges, with no reduce inside it, that is not a sum of products nor a
+    MAX or MIN along a contiguous vector or two (`vector_reducible`)."""
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
         return False
@@ -71,6 +72,13 @@ def small_reduce(red: UOp) -> bool:
         return False
     sizes = [range_size(r) for r in red.src[1:]]
     if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]
+        return False
+    if any(r.arg[1] != "reduce" for r in red.src[1:]):
+        return False  # given another action already (its loop a vector's)
+    if red.arg in (Ops.MAX, Ops.MIN) and vector_reducible(red):
+        # a row of 8 to 16 values read contiguously: one or two vectors and a vector combine,
+        # where the unrolled chain is scalar steps, each waiting on the last (a pool's window
+        # is narrower than a vector, and its chain vectorizes along the output row instead)
         return False
     return not any(n.op is Ops.REDUCE for n in toposort(update))
 
@@ -216,7 +224,7 @@ def vector_reducible(red: UOp) -> bool:
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
         return False
     r, v = red.src[-1], update.src[1]
-    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_REDUCE_MIN:
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < _vector_reduce_min(red.arg):
         return False
     nodes = along(v, r)
     if any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
@@ -260,3 +268,21 @@ def upcast(st: UOp) -> UOp:
     kind = vectorizable(st, j) or "upcast"
     _walked.clear()  # (not read by vectorizable when it returned early)
     return st.substitute({j: j.replace(arg=(j.arg[0], kind))})
+
+
+def _vector_reduce_min(op: Ops) -> int:
+    """The shortest loop a reduce by `op` keeps vectors of partial results along. gcc's `omp
+    simd reduction(+)` vectorizes a short float sum itself; a NaN-propagating MAX or MIN is a
+    declared reduction, which gcc keeps per lane in memory (a max along rows of 33 took 4.7x
+    the time of the same rows' sum): along a loop of a vector or more, explicit vectors."""
+    return VECTOR_LANES if op in (Ops.MAX, Ops.MIN) else VECTOR_REDUCE_MIN
+
+
+def reduce_vectors(op: Ops, size: int) -> int:
+    """How many vectors of partial results a "vector" reduce by `op` along `size` values keeps:
+    REDUCE_VECTORS; a MAX or MIN (exact in any order) only as many as the loop fills once, the
+    rest of its values one vector overlapping the last, and the lanes combined as vectors
+    (render.py's `_vector_reduce`), so a short row pays for no accumulator it does not use."""
+    if op in (Ops.MAX, Ops.MIN):
+        return max(1, min(REDUCE_VECTORS, size // VECTOR_LANES))
+    return REDUCE_VECTORS

@@ -46,8 +46,10 @@ def _outermost(st: UOp) -> UOp | None:
     (the first printed of at least 2 iterations: a tile loop's are tiles); None when no loop
     of it can."""
     how, ranges = st.arg, st.src[2:]
-    if isinstance(how, (Pack, Flash)) or (isinstance(how, Interchange) and how.block):
+    if isinstance(how, (Pack, Flash)):
         return None
+    if isinstance(how, Interchange) and how.block and how.threads:
+        return None  # its column blocks are split across cores
     if isinstance(how, Interchange) and how.tile is not None:
         loops = [(r, range_size(r)) for r in ranges[:-2]]
         loops += [(r, range_size(r) // t)  # type: ignore[operator]

@@ -407,9 +407,10 @@ def _both_ways(monkeypatch, t_of):
 def test_row_reduce_keeps_vectors_of_partial_results(monkeypatch, op, width):
     """A float32 max, min or sum along a contiguous row of at least VECTOR_REDUCE_MIN keeps 4
     vectors of 8 partial results over its blocks of 32, then the whole vectors left and the
-    last values one by one: max and min numpy's bits (NaN, signed zeros and infinities in every
-    position), a sum within the reduction contract's bound. A row of memory calls the block
-    library's reduction, which computes what the kernel prints without it, bit for bit."""
+    last values (a sum's one by one, a max's as one vector overlapping the whole ones): max and
+    min numpy's bits (NaN, signed zeros and infinities in every position), a sum within the
+    reduction contract's bound. A row of memory calls the block library's reduction, which
+    computes what the kernel prints without it, bit for bit."""
     x = _data((6, width), np.float32, seed=width) if op != "sum" else \
         np.random.default_rng(width).standard_normal((6, width)).astype(np.float32)
     (acts, lib_src, lib), (_, src, printed) = _both_ways(
@@ -462,7 +463,7 @@ def test_gated_strided_or_short_reduces_keep_one_accumulator():
     # load would read the padding rows' memory)
     for t in (x.pad(((0, 0), (1, 1))).sum(axis=1), x.pad(((1, 1), (0, 0))).sum(axis=1),
               x.sum(axis=0), x[:, :63].sum(axis=1),
-              Tensor(np.ones((8, 63), np.float32)).max(axis=1),
+              Tensor(np.ones((8, 7), np.float32)).max(axis=1),  # (a max: shorter than a vector)
               Tensor(np.ones((8, 64), np.float64)).sum(axis=1)):
         low, opt, _ = _kernel(t)
         assert not any(a.startswith("VECTOR") for a in actions(low, opt))

@@ -90,6 +90,8 @@ def _reduce(op: Ops) -> str:
     # render.py's `_vector_reduce` as a kernel prints it, step for step: the same bits
     ident = {Ops.ADD: "0.0f", Ops.MAX: "-__builtin_inff()", Ops.MIN: "__builtin_inff()"}[op]
     fn = op.name.lower()
+    if op is not Ops.ADD:
+        return _reduce_exact(fn, ident)
     vec = "({a} + {b})" if op is Ops.ADD else f"rg_v{fn}_f32({{a}}, {{b}})"
     one = "({a} + {b})" if op is Ops.ADD else f"rg_{fn}_f32({{a}}, {{b}})"
     lanes, nvec = VECTOR_LANES, REDUCE_VECTORS
@@ -114,6 +116,30 @@ def _reduce(op: Ops) -> str:
             f"  a0 = {vectors};\n"
             f"  for (int u = 0; u < {lanes}; u++) acc = {one.format(a='acc', b='a0[u]')};\n"
             f"  return acc;\n}}\n")
+
+
+def _reduce_exact(fn: str, ident: str) -> str:
+    # a MAX or MIN, exact in any order, a repeated value changing nothing: the whole vectors,
+    # then one vector ending at the row's end (overlapping them), its lanes combined as vectors
+    # (rg_vhmax_f32), as render.py's `_vector_reduce` prints it (a row shorter than a vector,
+    # which it never calls this for, one value at a time)
+    lanes, nvec = VECTOR_LANES, REDUCE_VECTORS
+    step = " ".join(f"a{u} = rg_v{fn}_f32(a{u}, rg_vload_f32(x + k + {u * lanes}));"
+                    for u in range(nvec))
+    accs = ", ".join(f"a{u} = a0" for u in range(1, nvec))
+    both = "a0"
+    for u in range(1, nvec):
+        both = f"rg_v{fn}_f32({both}, a{u})"
+    return (f"{VECTOR_HELPERS}float rg_reduce_{fn}_f32{reduce_signature('float')}\n{{\n"
+            f"  if (n < {lanes}) {{\n    float acc = {ident};\n"
+            f"    for (int64_t k = 0; k < n; k++) acc = rg_{fn}_f32(acc, x[k]);\n"
+            f"    return acc;\n  }}\n"
+            f"  rg_vf32 a0 = rg_vset_f32({ident}), {accs};\n  int64_t k = 0;\n"
+            f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {step} }}\n"
+            f"  for (; k + {lanes} <= n; k += {lanes}) "
+            f"a0 = rg_v{fn}_f32(a0, rg_vload_f32(x + k));\n"
+            f"  if (k < n) a1 = rg_v{fn}_f32(a1, rg_vload_f32(x + n - {lanes}));\n"
+            f"  return rg_vh{fn}_f32({both});\n}}\n")
 
 
 def _block(dt: DType, lanes: int, rows: int) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from rulegrad.rules import matcher
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.env import env_flag
@@ -83,8 +83,10 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"(times {c:g} after)")
         if n.op is Ops.REDUCE and n.src[-1] in accumulated:
             size = int(n.src[-1].src[0].arg)
+            nvec = reduce_vectors(n.arg, size)
             done.append(f"VECTOR {n.arg.name} over r{n.src[-1].arg[0]} ({size} values: "
-                        f"{REDUCE_VECTORS} vectors of {VECTOR_LANES} partial results)")
+                        f"{nvec} vector{'s' if nvec > 1 else ''} of {VECTOR_LANES} partial "
+                        "results)")
         if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated:
             size = int(n.src[0].arg)
             tail = ", the last overlapping" if size % VECTOR_LANES else ""

@@ -54,7 +54,7 @@ import re
 from typing import NamedTuple
 
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
@@ -694,15 +694,18 @@ class KernelRenderer:
 
     def _vector_reduce(self, red: UOp) -> None:
         """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
-        `vector_reduce`): REDUCE_VECTORS vectors of partial results, each combining every
-        REDUCE_VECTORS-th vector of the loop's values over its blocks of that many, then the
-        whole vectors left; the last values (fewer than a vector) go into the scalar
-        accumulator, and the vectors are combined into it after the loops. A row of memory
-        (the value a plain load) calls the block library's reduction instead (blocks.py: the
-        same steps, compiled once per cache)."""
+        `vector_reduce`): `reduce_vectors` vectors of partial results, each combining every
+        that-many-th vector of the loop's values over its blocks, then the whole vectors left;
+        the last values (fewer than a vector) go into the scalar accumulator, and the vectors
+        are combined into it after the loops. A MAX or MIN is exact in any order and repeated
+        values change nothing: its last values are one vector overlapping the whole ones, and
+        its vectors' lanes are combined as vectors (`rg_vhmax_f32`), not one by one. A row of
+        memory (the value a plain load) calls the block library's reduction instead (blocks.py:
+        compiled once per cache; a sum's the same steps, a max's the same bits)."""
         host = self.home(red)
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        exact = red.arg in (Ops.MAX, Ops.MIN)
         acc, accv = self.fresh("acc"), self.fresh("acc")
         declaration = f"{ct} {acc} = {ident};"
         host.add(declaration)
@@ -725,22 +728,26 @@ class KernelRenderer:
             self._leave(mark)
             host.names[red] = acc
             return
-        vhome.add(f"rg_vf32 {accv}[{REDUCE_VECTORS}]; for (int u_ = 0; u_ < {REDUCE_VECTORS}; "
+        n = loop_count(r)
+        nvec = reduce_vectors(red.arg, n)
+        vhome.add(f"rg_vf32 {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
                   f"u_++) {accv}[u_] = rg_vset_f32({ident});")
-        n, block = loop_count(r), REDUCE_VECTORS * VECTOR_LANES
+        block = nvec * VECTOR_LANES
         main, whole = n - n % block, n - n % VECTOR_LANES
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         if main:
             kb = self.fresh("kb")
             rest = scope.open_child  # (what is still being filled after these loops)
             self.open_counter(scope, f"for (int64_t {kb} = 0; {kb} < {main}; {kb} += {block})")
-            self._vector_steps(red, accv, kb, REDUCE_VECTORS)
+            self._vector_steps(red, accv, kb, nvec)
             self.stack.pop()
             scope.open_child = rest
         if whole > main:
             self._vector_steps(red, accv, str(main), (whole - main) // VECTOR_LANES)
+        if n > whole and exact:  # the last values in a vector ending at the loop's end
+            self._vector_steps(red, accv, str(n - VECTOR_LANES), 1)
         self.vector, self.vector_nodes = None, set()
-        if n > whole:  # the last values, one at a time
+        if n > whole and not exact:  # the last values, one at a time
             tail = self.open_loop(scope, r, "", str(whole), n - whole)
             self.stack.append(tail)
             tail.names[reg] = acc
@@ -748,9 +755,14 @@ class KernelRenderer:
         self._leave(mark)
         self.vector, self.vector_nodes = outside
         both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
-        vhome.add(f"for (int u_ = 1; u_ < {REDUCE_VECTORS}; u_++) {accv}[0] = {both};")
-        lane = render_alu(update, [acc, f"{accv}[0][u_]"])
-        vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
+        if nvec > 1:
+            vhome.add(f"for (int u_ = 1; u_ < {nvec}; u_++) {accv}[0] = {both};")
+        if exact:
+            lanes = f"rg_vh{red.arg.name.lower()}_f32({accv}[0])"
+            vhome.add(f"{acc} = {render_alu(update, [acc, lanes])};")
+        else:
+            lane = render_alu(update, [acc, f"{accv}[0][u_]"])
+            vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
         host.names[red] = acc
 
     def _enter(self, host: Scope) -> tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]:
@@ -958,11 +970,18 @@ class KernelRenderer:
             return True
         # output loops but the last, parallel at the outermost (or j's blocks, in threads)
         scope = self.root
-        cols: tuple[str, int] | None = None  # (the block's first column, its width)
-        if how.block is not None:
+        cols: tuple[str, int | str] | None = None  # (the block's first column, its width)
+        if how.block is not None and how.threads:
             scope, start = self._column_blocks(j, how.block)
             cols = (start, how.block)
         scope = self._output_loops(scope, ranges[:-1])
+        if how.block is not None and not how.threads:
+            # blocks one after another inside the output loops; the last may be narrower
+            jb, n = self.fresh("jb"), loop_count(j)
+            scope = self.open_counter(scope, f"for (int64_t {jb} = 0; {jb} < {n}; "
+                                      f"{jb} += {how.block})")
+            cols = (jb, how.block if n % how.block == 0 else
+                    f"({n} - {jb} < {how.block} ? {n} - {jb} : {how.block})")
         outer = self.stack[-1]
         depth = len(self.stack)
         cells: list[tuple[UOp, str]] = []
@@ -1097,11 +1116,13 @@ class KernelRenderer:
         threads, head = Threads().loop(self.fresh("jb"), loop_count(j), block)
         return self.open_counter(self.root, head, threads), threads.var
 
-    def _j_loop(self, parent: Scope, j: UOp, pragma: str, cols: tuple[str, int] | None) -> Scope:
-        """A loop over j: all of it, or the block of `cols` (first column, width)."""
+    def _j_loop(self, parent: Scope, j: UOp, pragma: str,
+                cols: tuple[str, int | str] | None) -> Scope:
+        """A loop over j: all of it, or the block of `cols` (first column, width: a number,
+        or the C expression of a last block's narrower width)."""
         if cols is None:
             return self.open_loop(parent, j, pragma)
-        return self.open_loop(parent, j, pragma, *cols)
+        return self.open_loop(parent, j, pragma, cols[0], cols[1])  # type: ignore[arg-type]
 
     def _tiled(self, st: UOp, red: UOp, tile: tuple[int, int]) -> None:
         """The interchanged reduce with a TILE_I x TILE_J (`tile`) block of outputs in registers.

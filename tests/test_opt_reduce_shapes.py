@@ -1,0 +1,187 @@
+"""Reductions off the benchmark's shapes: short rows and rows wider than the interchange keeps.
+
+A max or min along a contiguous row of a vector or more (8 to 16 values too, where the unroll
+action used to take it) keeps vectors of partial results, its last values one vector
+overlapping the whole ones and its lanes combined as vectors (render.py's `_vector_reduce`,
+blocks.py's row reduction for a row of memory, ctext.py's `rg_vhmax_f32`); a reduce down the columns of a row wider than INTERCHANGE_MAX
+accumulators runs in blocks of them, one after another, the last one narrower. Values against
+numpy through runtime/semantics.py's reduce (max and min bit for bit, NaN, signed zeros and
+infinities in every position; an interchanged sum keeps each column's order, so numpy's running
+sum bit for bit), under both schedulers; the actions read from the optimized kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import semantics
+from rulegrad.runtime.kernelize import SCHEDULERS
+from rulegrad.runtime.ops import Ops
+
+SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0]
+
+
+@pytest.fixture(params=SCHEDULERS, autouse=True)
+def scheduler(request, monkeypatch):
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param)
+    return request.param
+
+
+def _data(shape: tuple[int, ...], dt: type, seed: int) -> np.ndarray:
+    """Random values with NaN, signed zeros and infinities in a sixth of the positions."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    flat = x.reshape(-1)
+    at = rng.choice(flat.size, size=flat.size // 6, replace=False)
+    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
+    return x
+
+
+def _oracle(op: str, x: np.ndarray, axis: int) -> np.ndarray:
+    if op == "sum":  # an interchanged sum keeps each column's order: numpy's running sum
+        out = np.zeros(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
+        for k in range(x.shape[axis]):
+            out = out + np.take(x, k, axis=axis)
+        return out
+    o = Ops.MAX if op == "max" else Ops.MIN
+    ident = -np.inf if op == "max" else np.inf
+    return np.squeeze(semantics.reduce(o, x, (axis,), ident), axis=axis)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.shape == b.shape and a.dtype == b.dtype
+    nan = np.isnan(a)
+    assert np.array_equal(nan, np.isnan(b)), "NaN positions differ"
+    # NaN payloads are not part of the meaning; every other value bit for bit (-0.0 is not 0.0)
+    assert np.array_equal(np.where(nan, 0, a).view(np.uint8), np.where(nan, 0, b).view(np.uint8))
+
+
+def _acts(t: Tensor) -> tuple[list[str], str]:
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    return actions(low, opt), render_kernel(opt, "k").source
+
+
+# ---------------------------------------------------------------- short rows
+@pytest.fixture(params=["library", "printed"])
+def library(request, monkeypatch):
+    """A row of memory's reduction from the block library (blocks.py), or printed in the
+    kernel (RULEGRAD_BLOCK_LIBRARY=0): each is checked against numpy."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "1" if request.param == "library" else "0")
+    run._programs.clear()  # (a program is kept by its kernels' ASTs, the same either way)
+    yield request.param
+    run._programs.clear()
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("width, vectors", [(8, 1), (13, 1), (17, 2), (33, 4), (63, 4), (250, 4)])
+def test_short_row_max_keeps_vectors_and_numpy_bits(library, op, width, vectors):
+    x = _data((37, width), np.float32, seed=width)
+    t = getattr(Tensor(x), op)(axis=1)
+    acts, src = _acts(t)
+    s = "s" if vectors > 1 else ""
+    assert f"VECTOR {op.upper()} over r1 ({width} values: {vectors} vector{s} of 8 partial " \
+           "results)" in acts, acts
+    # its lanes combined as vectors: in the kernel, or in the library's reduction it calls
+    assert (f"rg_reduce_{op}_f32(&p1[" if library == "library" else f"rg_vh{op}_f32(") in src
+    _same_bits(t.numpy(), _oracle(op, x, 1))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("width", [8, 13, 21, 40, 107])
+def test_one_special_in_every_position_of_a_short_row(library, op, width):
+    # row i holds one NaN at position i (the whole vectors, the overlapping last one, and the
+    # values both cover); then rows of +0.0 and -0.0 with the odd one out in every position,
+    # whose sign MAX (MIN) must keep whichever lane it lands in
+    x = np.full((3 * width, width), -1.0 if op == "max" else 1.0, np.float32)
+    at = np.arange(width)
+    x[at, at] = np.nan
+    x[width:2 * width] = -0.0
+    x[width + at, at] = 0.0
+    x[2 * width:] = 0.0
+    x[2 * width + at, at] = -0.0
+    t = getattr(Tensor(x), op)(axis=1)
+    assert any(a.startswith(f"VECTOR {op.upper()}") for a in _acts(t)[0])
+    _same_bits(t.numpy(), _oracle(op, x, 1))
+
+
+def test_short_row_max_of_computed_values_overlaps_its_last_vector():
+    # a value computed along the row (not a plain read), the last 5 values of a row of 21 in a
+    # vector overlapping the two whole ones: computed again, the same max
+    x = _data((9, 21), np.float32, seed=3)
+    t = (Tensor(x) * -3.0 + 1.0).max(axis=1)
+    acts, src = _acts(t)
+    assert "VECTOR MAX over r1 (21 values: 2 vectors of 8 partial results)" in acts, acts
+    assert "const int64_t r1 = 13 + r1_u * 8;" in src  # the vector ending at the row's end
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = _oracle("max", x * np.float32(-3.0) + np.float32(1.0), 1)
+    _same_bits(t.numpy(), want)
+
+
+def test_rows_shorter_than_a_vector_or_sums_are_not_vectors_of_partial_results():
+    for t in (Tensor(np.ones((8, 7), np.float32)).max(axis=1),
+              Tensor(np.ones((8, 33), np.float32)).sum(axis=1)):  # gcc's own `omp simd +`
+        assert not any(a.startswith("VECTOR") for a in _acts(t)[0])
+
+
+# ---------------------------------------------------------------- wide rows down the columns
+@pytest.mark.parametrize("dt, op", [(np.float32, "max"), (np.float64, "min"), (np.float32, "sum"),
+                                    (np.int32, "sum")])
+@pytest.mark.parametrize("shape, axis, blocks", [
+    ((33, 130), 0, "3 blocks of 48"),     # 48 + 48 + 34: the last block narrower
+    ((37, 131), 0, "3 blocks of 48"),     # a prime width
+    ((3, 19, 131), 1, "3 blocks of 48"),  # inside an output loop
+    ((17, 128), 0, "2 blocks of 64"),     # whole blocks
+])  # (more than 16 rows: fewer are unrolled, opt.rules' unroll_reduce)
+def test_column_reduce_wider_than_its_accumulators_runs_in_blocks(monkeypatch, dt, op, shape,
+                                                                  axis, blocks):
+    from rulegrad.rules import interchange_helpers
+
+    # (a small INTERCHANGE_MAX keeps the kernels small; the sweep's 33x8192 crosses 4096)
+    monkeypatch.setattr(interchange_helpers, "INTERCHANGE_MAX", 64)
+    if dt is np.int32:
+        x = np.random.default_rng(7).integers(-2**31, 2**31, shape).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(7).standard_normal(shape).astype(dt)
+    else:
+        x = _data(shape, dt, seed=7)
+    t = getattr(Tensor(x), op)(axis=axis)
+    acts, _ = _acts(t)
+    j = len(shape) - 2  # the output's last range
+    assert f"INTERCHANGE r{j} inside the reduce loops, in {blocks}" in acts, acts
+    got = t.numpy()
+    _same_bits(got, _oracle(op, x.astype(got.dtype), axis))  # (an int32 sum is int64's)
+
+
+def test_column_max_wider_than_the_stack_accumulators_is_interchanged():
+    # the real bound: 4099 columns (a prime), two blocks of 2056 and 2043
+    x = _data((23, 4099), np.float32, seed=11)
+    t = Tensor(x).max(axis=0)
+    acts, _ = _acts(t)
+    assert "INTERCHANGE r0 inside the reduce loops, in 2 blocks of 2056" in acts, acts
+    _same_bits(t.numpy(), _oracle("max", x, 0))
+
+
+@pytest.mark.parametrize("width, want", [
+    (128, "THREAD r0 in 2 blocks of 64"),  # equal blocks of at most INTERCHANGE_MAX: threads
+    (134, "in 3 blocks of 48"),            # 2 x 67: no equal split fits, blocks in turn
+])
+def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, width, want):
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "INTERCHANGE_MAX", 64)
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    x = _data((33, width), np.float32, seed=width)
+    t = Tensor(x).max(axis=0)
+    acts, _ = _acts(t)
+    assert f"INTERCHANGE r0 inside the reduce loops, {want}" in acts, acts
+    _same_bits(t.numpy(), _oracle("max", x, 0))

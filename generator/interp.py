@@ -349,7 +349,8 @@ def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pi
     pipeline is also a name its rules may call: `kernel(SINK(st))`)."""
     helpers = load_helpers(all_helpers(cf))
     contexts = tuple(c for f in _all_files(cf) for c in f.file.contexts)
-    helpers.update(context_classes(contexts, helpers))  # the generated classes
+    defs = tuple(d for f in _all_files(cf) for d in f.file.defs)
+    helpers.update(context_classes(contexts, helpers, defs))  # the generated classes, functions
     matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
     pipelines: dict[str, Pipeline] = {}
     for cp in cf.pipelines:
@@ -366,6 +367,8 @@ def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pi
                                ps.collect, ps.spec, f"{display_path(ps.span.path)}:{ps.span.line}"))
         pipelines[cp.pipeline.name] = Pipeline(cp.pipeline.name, tuple(passes))
     helpers.update(pipelines)  # the interpreters hold this dict: rules see the pipelines
+    for d in defs:  # and so do the definitions (one module namespace, as a generated module's)
+        getattr(helpers[d.name], "__globals__", {}).update(pipelines)
     return matchers, pipelines
 
 

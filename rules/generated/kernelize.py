@@ -1,9 +1,9 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181
-# imports rules/rangeify.rules sha256: c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22
+# imports rules/rangeify.rules sha256: b1af795f28ff655bd3841a4572183c6437540cde2640af126a11c012aa9a637c
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
-# imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
+# imports rules/kernel.rules sha256: b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -38,7 +38,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181'
-DEPENDENCIES = (('rules/rangeify.rules', 'c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
+DEPENDENCIES = (('rules/rangeify.rules', 'b1af795f28ff655bd3841a4572183c6437540cde2640af126a11c012aa9a637c'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', 'b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01'), )
 _CONST = Ops.CONST
 _FUSE = Ops.FUSE
 _INDEX = Ops.INDEX
@@ -50,7 +50,7 @@ _OPS2 = frozenset({Ops.CONTIGUOUS, Ops.COPY})
 _OPS3 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC, Ops.VIEW})
 
 
-# ======================================================================== the contexts
+# ======================================================================== definitions, contexts
 _UNSET = object()  # a context's field not given to its constructor
 
 

@@ -72,10 +72,12 @@ def _function(name: str, params: tuple[tuple[str, ELit | None], ...], body: Expr
 
 
 def context_classes(contexts: tuple[Context, ...], helpers: dict[str, Any],
-                    defs: tuple[Def, ...] = ()) -> dict[str, Any]:
+                    defs: tuple[Def, ...] = (), later: frozenset[str] = frozenset()
+                    ) -> dict[str, Any]:
     """The classes of a file's contexts and the functions of its definitions, for the
     interpreted matcher: the generated source, run with the names a generated module has (its
-    imports, the helpers, each other)."""
+    imports, the helpers, each other). `later`: names the caller binds in the functions'
+    globals once they exist (the file's pipelines, built over matchers that need these)."""
     if not contexts and not defs:
         return {}
     from math import prod
@@ -83,7 +85,7 @@ def context_classes(contexts: tuple[Context, ...], helpers: dict[str, Any],
     from rulegrad.runtime.matcher import as_uop
     from rulegrad.runtime.uop import new_uop
 
-    names = frozenset(helpers) | {c.name for c in contexts} | {d.name for d in defs}
+    names = frozenset(helpers) | {c.name for c in contexts} | {d.name for d in defs} | later
     space: dict[str, Any] = {**BUILTINS, **GLOBALS, **helpers, "_new": new_uop, "_as_uop": as_uop,
                              "DTYPE_CLASSES": DTYPE_CLASSES, "dtypes": dtypes, "prod": prod,
                              "fold": fold}

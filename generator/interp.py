@@ -350,7 +350,8 @@ def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pi
     helpers = load_helpers(all_helpers(cf))
     contexts = tuple(c for f in _all_files(cf) for c in f.file.contexts)
     defs = tuple(d for f in _all_files(cf) for d in f.file.defs)
-    helpers.update(context_classes(contexts, helpers, defs))  # the generated classes, functions
+    later = frozenset(cp.pipeline.name for cp in cf.pipelines)
+    helpers.update(context_classes(contexts, helpers, defs, later))  # the generated classes
     matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
     pipelines: dict[str, Pipeline] = {}
     for cp in cf.pipelines:

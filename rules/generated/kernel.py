@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01
+# source sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -20,7 +20,7 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = 'b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01'
+SOURCE_SHA256 = 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'
 DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
@@ -46,25 +46,30 @@ def sizes(rngs):
     return [str(r.src[0].arg) for r in rngs]
 
 
+def reduce_sizes(k):
+    """`def reduce_sizes`, declared at rules/kernel.rules:42."""
+    return sizes([r for r in k.ranges.values() if r.arg[1] == 'reduce'])
+
+
 def new_buffer(size, b):
-    """`def new_buffer`, declared at rules/kernel.rules:43."""
+    """`def new_buffer`, declared at rules/kernel.rules:44."""
     return _new(UOp, Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg))
 
 
 def kernel_name(v, ast, k):
-    """`def kernel_name`, declared at rules/kernel.rules:46."""
+    """`def kernel_name`, declared at rules/kernel.rules:47."""
     loops = sizes(ast.src[0].src[2:])
-    reds = sizes([r for r in k.ranges.values() if r.arg[1] == 'reduce'])
+    reds = reduce_sizes(k)
     return ('copy' if v.op is Ops.COPY else 'r' if reds else 'E') + '_' + '_'.join(loops + reds or ['1'])
 
 
 def kernel_of(v, ast, k):
-    """`def kernel_of`, declared at rules/kernel.rules:49."""
+    """`def kernel_of`, declared at rules/kernel.rules:50."""
     return _new(UOp, Ops.KERNEL, dtypes.void, (*k.deps,), Kernel(kernel_name(v, ast, k), ast, tuple(k.slots)))
 
 
 def at_ranges(x, rngs, at):
-    """`def at_ranges`, declared at rules/kernel.rules:51."""
+    """`def at_ranges`, declared at rules/kernel.rules:52."""
     return x.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
 
 
@@ -115,9 +120,9 @@ class Kernel:
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('store_assign', 'rules/kernel.rules', 58, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
-    RuleInfo('to_store', 'rules/kernel.rules', 61, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
-    RuleInfo('split_store', 'rules/kernel.rules', 68, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
+    RuleInfo('store_assign', 'rules/kernel.rules', 59, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
+    RuleInfo('to_store', 'rules/kernel.rules', 62, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
+    RuleInfo('split_store', 'rules/kernel.rules', 69, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
@@ -126,7 +131,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule store_assign at rules/kernel.rules:58
+            # rule store_assign at rules/kernel.rules:59
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             b = n
@@ -135,7 +140,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
             v = n0_1
             _r = _new(UOp, _STORE, t.dtype, (t, v, *rngs), None, b.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
-        # rule to_store at rules/kernel.rules:61
+        # rule to_store at rules/kernel.rules:62
         #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         b = n
@@ -153,7 +158,7 @@ def _split_kernels_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            # rule split_store at rules/kernel.rules:68
+            # rule split_store at rules/kernel.rules:69
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             buf = n0_0
@@ -174,19 +179,19 @@ _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
 
 # ======================================================================== to_kernel
 _to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 77, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 81, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 84, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 89, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 91, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 93, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
+    RuleInfo('kernel_store', 'rules/kernel.rules', 78, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 82, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 85, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 90, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 92, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 94, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:91
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -196,7 +201,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:91
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -206,7 +211,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:91
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -214,7 +219,7 @@ def _to_kernel_COPY(n, ctx):
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:93
+    # rule renumber at rules/kernel.rules:94
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
@@ -227,7 +232,7 @@ def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule load_input at rules/kernel.rules:81
+            # rule load_input at rules/kernel.rules:82
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             b = n0
@@ -240,7 +245,7 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
-                # rule load_kernel at rules/kernel.rules:84
+                # rule load_kernel at rules/kernel.rules:85
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 a = n0
@@ -257,7 +262,7 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER:
-                # rule kernel_store at rules/kernel.rules:77
+                # rule kernel_store at rules/kernel.rules:78
                 #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
                 b = n0_0
@@ -273,7 +278,7 @@ def _to_kernel_WHERE(n, ctx):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is _INVALID:
-            # rule unmask_value at rules/kernel.rules:89
+            # rule unmask_value at rules/kernel.rules:90
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             e = n1
@@ -308,7 +313,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:99'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:100'),
 ))
 
 PIPELINES = {

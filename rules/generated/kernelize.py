@@ -1,9 +1,9 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181
-# imports rules/rangeify.rules sha256: b1af795f28ff655bd3841a4572183c6437540cde2640af126a11c012aa9a637c
+# imports rules/rangeify.rules sha256: 9aef2f85d93fd393edccae8a7518f9b33d014268f9f416881f55ba5ceed3442d
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
-# imports rules/kernel.rules sha256: b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01
+# imports rules/kernel.rules sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -38,7 +38,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181'
-DEPENDENCIES = (('rules/rangeify.rules', 'b1af795f28ff655bd3841a4572183c6437540cde2640af126a11c012aa9a637c'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', 'b5965f58a65f5b6f79bac8e061b70f947541627594e679953d413ad03ba62b01'), )
+DEPENDENCIES = (('rules/rangeify.rules', '9aef2f85d93fd393edccae8a7518f9b33d014268f9f416881f55ba5ceed3442d'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'), )
 _CONST = Ops.CONST
 _FUSE = Ops.FUSE
 _INDEX = Ops.INDEX

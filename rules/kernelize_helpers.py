@@ -31,7 +31,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
-from rulegrad.runtime.view import ShapeTracker, flatten, unflatten
+from rulegrad.runtime.view import ShapeTracker, flatten
 
 if TYPE_CHECKING:  # declared in kernelize.rules
     from rulegrad.rules.generated.kernelize import KernelizeContext
@@ -50,26 +50,9 @@ FUSED = "fuse"
 
 
 # ====================================================================== analyses
-def stops_fuse(x: UOp) -> bool:
-    """FUSE ends at memory and at what makes memory (CONTIGUOUS, COPY, ASSIGN, constants)."""
-    return x.op not in GroupOp.Elementwise | GroupOp.Movement | {
-        Ops.REDUCE_AXIS, Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE}
-
-
-def constants_only(x: UOp) -> bool:
-    """x reads no buffer (an arange's cumulative sum, which FUSE_ARANGE fuses)."""
-    return all(n.op is not Ops.BUFFER for n in toposort(x))
-
-
 def is_computed(x: UOp) -> bool:
     """x is a value some kernel computes (not memory, a constant or a marker of memory)."""
     return x.op not in ALWAYS_CONTIGUOUS
-
-
-def row_major_buffer(x: UOp) -> bool:
-    """x is memory in row-major order already: a BUFFER, or all of one reshaped."""
-    return x.op is Ops.BUFFER or (x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER
-                                  and x.arg.is_contiguous and x.size == x.src[0].size)
 
 
 def root_value(x: UOp) -> UOp:
@@ -79,13 +62,6 @@ def root_value(x: UOp) -> UOp:
             x.src[0].op not in ALWAYS_CONTIGUOUS:
         return x.src[0]
     return x
-
-
-def plain_pad(v: UOp, x: UOp) -> bool:
-    """v is one masked view that reads each element of x at most once (no expand)."""
-    views = v.arg.views
-    return len(views) == 1 and (m := views[0].mask) is not None and \
-        x.size >= math.prod(e - b for b, e in m)
 
 
 # ====================================================================== walks
@@ -183,43 +159,3 @@ def split_store(st: UOp) -> UOp:
     a = matcher("kernel", "split_kernels").rewrite(st)
     assert a is not None and a.op is Ops.ASSIGN
     return a
-
-
-# ---------------------------------------------------------------------- create_ast
-def index_view(v: UOp, idx: UOp) -> UOp:
-    """x read through a view at idx: memory gets the view's flat offset (masked: WHERE(valid,
-    off, INVALID)); a computed base gets that offset unflattened into its own indices, and is 0
-    where the mask is off."""
-    base, st = v.src[0], v.arg
-    off, valid = st.index(list(idx.src[1:]))
-    if isinstance(off, int):
-        off = idx_const(off)
-    if base.op is Ops.CONST:
-        return base if valid is None else valid.where(base, UOp.const(base.dtype, 0))
-    invalid = UOp(Ops.INVALID, dtypes.index)
-    if base.op is Ops.BUFFER or (base.op is Ops.ASSIGN and base.src[1].op is Ops.KERNEL):
-        flat = off if valid is None else valid.where(off, invalid)
-        return UOp(Ops.INDEX, base.dtype, (base, flat))
-    idxs = [idx_const(i) if isinstance(i, int) else i for i in unflatten(off, base.shape)]
-    if valid is None:
-        return index(base, *idxs)
-    inner = index(base, *[valid.where(i, invalid) for i in idxs])
-    return valid.where(inner, UOp.const(base.dtype, 0))
-
-
-def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
-    """A reduction at idx: REDUCE over fresh reduce ranges of its source at idx, with the
-    reduced axes replaced by those ranges."""
-    op, axes = red.arg[0], red.arg[1]
-    src_shape = red.src[0].shape
-    new: list[UOp] = []
-    rngs = list(idx.src[1:])
-    for a in axes:
-        rng = ctx.new_range(src_shape[a], "reduce")
-        rngs[a] = rng
-        if rng.op is Ops.RANGE:
-            new.append(rng)
-    value = index(red.src[0], *rngs).cast(red.dtype)
-    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
-        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
-    return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)

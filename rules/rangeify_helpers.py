@@ -170,18 +170,6 @@ def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
         set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
 
 
-def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
-    """INDEX(REDUCE_AXIS) read through a broadcast -> the REDUCE at the row, without the
-    broadcast's ranges: a value of the outer loops, which the renderer computes before the
-    inner ones. Every local reader of the same row gets the same node (computed once)."""
-    key = (red, idx.src[1:])
-    out = ctx.local.get(key)
-    if out is None:
-        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
-        out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
-    return out
-
-
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
     """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
     kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the

@@ -83,6 +83,13 @@ def rule_texts(path: Path) -> list[tuple[int, str, str]]:
     return sorted(out, key=lambda x: -x[0])
 
 
+def helper_lines() -> dict[str, int]:
+    """The counted helper modules of the scheduler's rule files -> their non-blank lines."""
+    modules = set().union(*(used_modules(stem) for stem in FILES))
+    return {m: nonblank_lines(RULES / f"{m[1:]}.py") for m in sorted(modules)
+            if m.startswith(".") and m not in NOT_COUNTED}
+
+
 def nonblank_lines(path: Path) -> int:
     return sum(1 for line in path.read_text().splitlines() if line.strip())
 

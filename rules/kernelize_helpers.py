@@ -3,8 +3,8 @@
 In: the captures of a rule that matched (UOps, and the pass's `KernelizeContext`). Out: the
 replacement UOp, or None for "no rewrite"; or, for the analyses, an answer about nodes. What
 each pass does and decides is said by its rules (and its context, declared there); a function is
-here only because it walks the graph (a node's readers, where a reduction's value flows, the
-buffers feeding an op) or does a view's or a kernel's index arithmetic.
+here only because it walks the graph (a node's readers, where a reduction's value flows, what a
+pad reads) or runs a rule set of its own over a kernel's value (`ast_passes`, `split_store`).
 
 Conventions of the kernelize graph:
 
@@ -18,20 +18,12 @@ Conventions of the kernelize graph:
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.rangeify_helpers import (
-    FIRST_RANGE,
-    idx_const,
-    index,
-)
-from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
-from rulegrad.runtime.view import ShapeTracker, flatten
+from rulegrad.runtime.view import ShapeTracker
 
 if TYPE_CHECKING:  # declared in kernelize.rules
     from rulegrad.rules.generated.kernelize import KernelizeContext
@@ -121,29 +113,6 @@ def kernel_reads(children: dict[UOp, dict[UOp, None]], realizes: dict[UOp, None]
 
 
 # ====================================================================== 6. create_kernels
-def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
-    """REALIZE(x) -> its kernel: a STORE of x over loops of its shape into a new buffer (an
-    ASSIGN's into its target), the value's reads built by `create_ast`; then `to_kernel`.
-    Readers get `VIEW(ASSIGN(BUFFER, KERNEL))`: the buffer once this kernel has written it."""
-    x = r.src[0]
-    rngs = tuple(ctx.new_range(s, "loop") for s in x.shape)
-    if x.op is Ops.ASSIGN:
-        target = ast_passes(index(x.src[0], *rngs), ctx)
-        value = ast_passes(index(x.src[1], *rngs), ctx)
-        buf = target.src[0]
-    else:
-        buf = UOp(Ops.BUFFER, x.dtype, (), Buffer(math.prod(x.shape), x.dtype))
-        target = UOp(Ops.INDEX, x.dtype, (buf, flatten(rngs, x.shape, idx_const(0))))
-        value = ast_passes(index(x, *rngs), ctx)
-    store = UOp(Ops.STORE, dtypes.void, (target, value, *rngs))
-    a = split_store(store)
-    # readers index the buffer with a flat offset: the placeholder `p` stands for it
-    p = UOp.range(max(buf.arg.size, 1), FIRST_RANGE - 1)
-    # the tag keeps the REALIZE's number: `becomes` finds the buffer of tensor node i by it
-    a = a.replace(arg=(p, (p,)), tag=None if r.arg is None else (r.arg,))
-    return UOp(Ops.VIEW, x.dtype, (a,), ShapeTracker.from_shape(x.shape))
-
-
 def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
     """One kernel's value, read down to memory by kernelize.rules' `create_ast`."""
     from rulegrad.rules import matcher

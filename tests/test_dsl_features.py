@@ -266,3 +266,24 @@ def test_imported_user_rules_bring_their_definitions(tmp_path: Path) -> None:
     for kind, m in (("generated", module.MATCHERS["all"]),
                     ("interp", interpret_all(load(str(path)))[0]["all"])):
         assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind
+
+
+def test_explain_calls_the_definitions_of_the_rule_s_file() -> None:
+    """The viewer's why-not runs a package rule with its file's definitions: reduce_expand (a
+    rule of rangeify.rules that names its parts) fires on a sum over a broadcast axis."""
+    from rulegrad.generator.explain import RuleIndex, explain
+    from rulegrad.runtime.buffer import Buffer
+    from rulegrad.runtime.rewrite import RuleInfo
+
+    found = RuleIndex().rule(RuleInfo("reduce_expand", "rules/rangeify.rules",
+                                      _line_of("rules/rangeify.rules", "reduce_expand:"), ""))
+    assert found is not None
+    rule, helpers = found
+    x = UOp(Ops.BUFFER, dtypes.float32, (), Buffer(4, dtypes.float32)).reshape((4, 1))
+    red = UOp(Ops.REDUCE_AXIS, dtypes.float32, (x.expand((4, 3)),), (Ops.MAX, (1,)))
+    assert explain(rule, helpers, red).verdict == "fires", explain(rule, helpers, red)
+
+
+def _line_of(path: str, text: str) -> int:
+    lines = (Path(__file__).resolve().parents[1] / path).read_text().splitlines()
+    return next(k + 1 for k, line in enumerate(lines) if line.lstrip().startswith(text))

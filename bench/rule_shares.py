@@ -106,18 +106,14 @@ def main() -> int:
     share = bare_all / max(total_all, 1)
     print(f"{'all':18s} {bare_all:3d} of {total_all:3d} = {share:.0%} (target <= "
           f"{MAX_SHARE:.0%})")
-    lines = raw = 0
+    counted = helper_lines()
     for module in sorted(modules):
-        if not module.startswith(".") or module in NOT_COUNTED:
+        if module in counted:
+            print(f"  {module:34s} {counted[module]:5d}")
+        else:
             why = "shared with the algebra" if module in NOT_COUNTED else "not counted"
             print(f"  {module:34s}     - ({why})")
-            continue
-        path = RULES / f"{module[1:]}.py"
-        n, all_lines = nonblank_lines(path), len(path.read_text().splitlines())
-        lines, raw = lines + n, raw + all_lines
-        print(f"  {module:34s} {n:5d} ({all_lines} with blank lines)")
-    print(f"helper modules: {lines} non-blank lines (target <= {MAX_LINES}); {raw} with blank "
-          "lines")
+    print(f"helper modules: {sum(counted.values())} non-blank lines (target <= {MAX_LINES})")
     texts = sorted(((n, f"{path.name}: {what}") for path in sorted(RULES.glob("*.rules"))
                     for n, what, _ in rule_texts(path)), reverse=True)
     over = [t for t in texts if t[0] > MAX_TEXT]

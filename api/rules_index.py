@@ -87,15 +87,15 @@ def tokens(text: str) -> list[Tok]:
 # ------------------------------------------------------------------------ definitions
 @dataclass(frozen=True)
 class Definition:
-    kind: str  # set | context | pipeline | helper | import | rule
+    kind: str  # set | context | pipeline | def | helper | import | rule
     name: str
     loc: Loc
     source: str = ""  # a helper's module, an imported set's file (as written)
 
 
 def definitions(text: str, path: str) -> list[Definition]:
-    """Every name the file declares, with where: rule sets, contexts, pipelines, helpers,
-    imported sets and rule labels."""
+    """Every name the file declares, with where: rule sets, contexts, pipelines, definitions,
+    helpers, imported sets and rule labels."""
     toks = tokens(text)
     lines = text.split("\n")
     out: list[Definition] = []
@@ -109,8 +109,8 @@ def definitions(text: str, path: str) -> list[Definition]:
         t = toks[i]
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         first = i == 0 or toks[i - 1].line != t.line
-        if first and t.value in ("rules", "context", "record", "pipeline") and nxt is not None \
-                and nxt.kind == "name" and nxt.line == t.line:
+        if first and t.value in ("rules", "context", "record", "pipeline", "def") \
+                and nxt is not None and nxt.kind == "name" and nxt.line == t.line:
             kind = {"rules": "set", "record": "context"}.get(t.value, t.value)
             block = kind
             out.append(Definition(kind, nxt.value, loc(nxt)))
@@ -475,7 +475,7 @@ def completions(text: str, path: str, line: int, col: int) -> list[tuple[str, st
         return [(d, "dtype") for d in sorted(DTYPE_NAMES)]
     out = [(n, "op") for n in sorted(OP_NAMES)] + [(g, "group") for g in sorted(GROUP_NAMES)]
     kinds = {"set": "set", "import": "set", "helper": "helper", "context": "context",
-             "pipeline": "pipeline"}
+             "pipeline": "pipeline", "def": "helper"}  # a definition is called like a helper
     seen = set()
     for d in definitions(text, path):
         if d.kind in kinds and d.name not in seen:

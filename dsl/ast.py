@@ -369,6 +369,20 @@ class Method:
 
 
 @dataclass(frozen=True)
+class Def:
+    """`def name(p, q=LITERAL) -> EXPR [where a = E, ...]` at the top of a file: a named
+    expression, a function of its parameters only (no `ctx` unless it is one of them). Rules,
+    context methods and later definitions call it by name; the generated module defines it."""
+
+    name: str
+    params: tuple[tuple[str, ELit | None], ...]
+    body: Expr
+    lets: tuple[tuple[str, Expr], ...] = ()
+    text: str = field(default="", compare=False)  # its source text, one line
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Context:
     """`context NAME(inputs) { fields and methods }` (or `record NAME { fields }`, a value a rule
     builds): a class the generated module defines. `inputs`: what `NAME.start(...)` is given
@@ -400,6 +414,7 @@ class RulesFile:
     source: str = field(default="", compare=False, repr=False)
     pipelines: tuple[Pipeline, ...] = ()
     contexts: tuple[Context, ...] = ()
+    defs: tuple[Def, ...] = ()
 
 
 # ------------------------------------------------------------------------ the checked form

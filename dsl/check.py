@@ -52,6 +52,7 @@ from .names import (
     GLOBALS,
     GROUP_NAMES,
     KEYWORD_NAMES,
+    MODULE_NAMES,
     OP_NAMES,
     arity,
     forbidden_attr,
@@ -278,6 +279,7 @@ class _FileChecker:
         self.helper_objs: dict[str, Any] = {}  # helper name -> the object, when it imported
         self.pipelines = {p.name for p in file.pipelines}  # callable from expressions
         self.contexts: dict[str, A.Context] = {}  # declared classes, callable like helpers
+        self.defs: dict[str, A.Def] = {}  # the file's definitions checked so far, by name
 
     def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
         self.s.error(span, message, hint)
@@ -290,6 +292,10 @@ class _FileChecker:
             unavailable |= self.check_import(imp)
         self.collect_sets(unavailable)
         self.check_rule_names()
+        # the declared classes first: a definition may build a record, a context call one
+        self.contexts = {c.name: c for c in self.file.contexts}
+        for d in self.file.defs:
+            self.check_def(d)
         for c in self.file.contexts:
             self.check_context(c)
         for rs in self.file.rulesets:
@@ -389,14 +395,65 @@ class _FileChecker:
             ctx = earlier[ctx].ctx
         return ctx
 
+    # -------------------------------------------------------------- definitions
+    def check_def(self, d: A.Def) -> None:
+        """A definition's name is new (and not one a generated module defines); its body and
+        `where` names see its parameters and the names bound before, and call only definitions
+        declared before it (no recursion: a definition's call depth is its file's, not a
+        graph's). It reads no pass context it is not given as a parameter."""
+        taken = (set(self.helpers) | set(self.contexts) | set(self.defs) | set(GLOBALS)
+                 | set(BUILTINS) | KEYWORD_NAMES | self.pipelines | set(self.own_sets)
+                 | set(self.imported_sets) | MODULE_NAMES | self.imported_defs())
+        if d.name in taken or d.name.startswith("_"):
+            self.error(d.span, f"definition '{d.name}' has the name of a helper, builtin, rule "
+                       "set or another definition (or starts with '_')")
+        scope = {name for name, _ in d.params}
+        if len(scope) != len(d.params):
+            self.error(d.span, f"definition '{d.name}' repeats a parameter")
+        for name, e in d.lets:
+            self.check_expr(e, scope, f"definition '{d.name}'", {})
+            if name in self.helpers or name in BUILTINS or name in self.defs:
+                self.error(e.span, f"'where {name} = ...' hides a helper, builtin or definition "
+                           "of that name")
+            scope = scope | {name}
+        self.check_expr(d.body, scope, f"definition '{d.name}'", {})
+        self.check_def_calls((d.body, d.lets))
+        if "ctx" in A.names_in((d.body, d.lets)) and "ctx" not in scope:
+            at = next(x for x in _walk((d.body, d.lets))
+                      if isinstance(x, A.EName) and x.name == "ctx")
+            self.error(at.span, f"definition '{d.name}' reads ctx: a definition is a function "
+                       "of its parameters", "take ctx as a parameter, or make it a method of "
+                       "the context")
+        self.defs[d.name] = d
+
+    def imported_defs(self) -> set[str]:
+        """The definitions of the files this one imports, at any depth: the interpreted matcher
+        runs a file's rules with all of them in one namespace, so a name is taken once."""
+        out: set[str] = set()
+        stack = list(self.imported_files)
+        while stack:
+            f = stack.pop()
+            out |= {d.name for d in f.file.defs}
+            stack += f.imported
+        return out
+
+    def check_def_calls(self, e: object) -> None:
+        """Every call of a definition gives what its parameters ask for."""
+        for x in _walk(e):
+            if isinstance(x, A.ECall) and isinstance(x.func, A.EName) \
+                    and x.func.name in self.defs:
+                d = self.defs[x.func.name]
+                self.check_call(x, d.name, [(n, v is not None) for n, v in d.params], set())
+
     # -------------------------------------------------------------- contexts
     def check_context(self, c: A.Context) -> None:
         """Names unique; required fields first; each default sees the inputs and the fields
         before it; each method its parameters and its `where` names, in order."""
-        if c.name in self.helpers or c.name in self.contexts or c.name in GLOBALS:
+        at = next(i for i, x in enumerate(self.file.contexts) if x is c)
+        if c.name in self.helpers or c.name in GLOBALS \
+                or any(x.name == c.name for x in self.file.contexts[:at]):
             self.error(c.span, f"context '{c.name}' has the name of a helper, a global or "
                        "another context")
-        self.contexts[c.name] = c
         members: set[str] = set()
         optional = False
         for f in c.fields:
@@ -425,6 +482,7 @@ class _FileChecker:
                 scope = scope | {name}
             self.check_expr(m.body, scope, f"method '{m.name}'", {})
             self.check_ctx_attrs((m.body, m.lets), c, f"'{c.name}'")
+            self.check_def_calls((m.body, m.lets))
 
     def check_ctx_attrs(self, e: object, c: A.Context, what: str,
                         fields: list[str] | None = None) -> None:
@@ -624,6 +682,8 @@ class _FileChecker:
             if name in captures or name in self.helpers or name in BUILTINS:
                 self.error(e.span, f"'where {name} = ...' hides a capture, helper or builtin "
                            f"of that name")
+            elif name in self.defs:
+                self.error(e.span, f"'where {name} = ...' hides the definition of that name")
             captures = captures | {name}
         if rule.guard is not None:  # the guard sees the lets too (those it names run first)
             self.check_expr(rule.guard, captures, "guard", comp_locals)
@@ -632,12 +692,13 @@ class _FileChecker:
         elif not isinstance(rule.rhs, A.EDefer):
             self.check_expr(rule.rhs, captures, "right-hand side", comp_locals)
             self.check_rhs_not_analysis(rule.rhs)
+        self.check_def_calls((rule.guard, rule.rhs, rule.lets))
         self.check_kinds(rule)
 
     def check_kinds(self, rule: A.Rule) -> None:
         """Type the rule's expressions (dsl/kinds.py): what would raise when the rule fires is
         an error here, at its place in the file."""
-        opaque = (KEYWORD_NAMES | self.pipelines | set(self.contexts)
+        opaque = (KEYWORD_NAMES | self.pipelines | set(self.contexts) | set(self.defs)
                   | (set(self.helpers) - set(self.helper_objs)))
         typer = Typer(self.error, self.helper_objs, opaque)
         scope: dict[str, Kind] = {name: NODE for name in _bound_on_every_path(rule.pattern)}
@@ -805,7 +866,7 @@ class _FileChecker:
                    comp_locals: dict[str, A.Span]) -> None:
         name = e.name
         if name in scope or name in self.helpers or name in BUILTINS or name in KEYWORD_NAMES \
-                or name in self.pipelines or name in self.contexts:
+                or name in self.pipelines or name in self.contexts or name in self.defs:
             return
         if name in comp_locals:
             at = comp_locals[name]
@@ -814,7 +875,8 @@ class _FileChecker:
             return
         known = scope | set(self.helpers) | set(BUILTINS) | KEYWORD_NAMES
         what = "a capture of the pattern" if where in ("guard", "right-hand side") else \
-            "an input or parameter of the context, a where name"
+            "a parameter, a where name, a definition above it" if where.startswith("definition") \
+            else "an input or parameter of the context, a where name"
         self.error(e.span, f"unknown name '{name}' in the {where}: not {what}, a helper or a "
                    "builtin" + _did_you_mean(name, known))
 
@@ -863,6 +925,21 @@ class _FileChecker:
         elif n is not None and n != len(e.args):
             self.error(e.span, f"wrong arity: {name} takes {n} source{'s' if n != 1 else ''},"
                        f" the constructor gives {len(e.args)}")
+
+
+def _walk(e: object) -> list[Any]:
+    """Every AST node under e (iterative: an expression's depth is its text's, but no
+    recursion is needed to list it)."""
+    out: list[Any] = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
+            out.append(x)
+            stack.extend(getattr(x, k) for k in x.__dataclass_fields__ if k != "span")
+    return out
 
 
 def _children(e: Any) -> list[A.Expr]:

@@ -37,6 +37,11 @@ BUILTINS: dict[str, object] = {
 # capitalised globals (an EOpName that is not an op constructor)
 GLOBALS: dict[str, object] = {"Ops": Ops, "GroupOp": GroupOp, "UOp": UOp}
 KEYWORD_NAMES = frozenset({"ctx"})
+# the names a generated module defines itself (beside the imports of matcher.py.j2): no rule
+# set attribute or definition of a rules file may take one
+MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
+                          "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
+                          "match_stats", "PIPELINES", "fold"})
 
 # Attributes an expression may not read: a rule reads its nodes' data, never Python's
 # machinery. Dunders and private names (`x.f.__globals__`), the frames and code of generators,

@@ -180,7 +180,8 @@ def _postlex(tokens: list[Token]) -> list[_Tok]:
             if opener is not None:
                 del stack[opener:]
             continue
-        if tok.type in (_t("rules"), _t("pipeline"), _t("context"), _t("record")) and stack:
+        if tok.type in (_t("rules"), _t("pipeline"), _t("context"), _t("record"), _t("def")) \
+                and stack:
             stack.clear()  # `rules` starts a declaration: whatever is open was left unclosed
         emit(tok)
         if tok.type == _t("->") and stack and stack[-1].type != BLOCK_OPEN:
@@ -492,6 +493,7 @@ class _ToAst(Transformer):
             source=self.source,
             pipelines=tuple(x for x in items if isinstance(x, A.Pipeline)),
             contexts=tuple(x for x in items if isinstance(x, A.Context)),
+            defs=tuple(x for x in items if isinstance(x, A.Def)),
         )
 
     def module(self, meta: Any, items: list[Token]) -> str:
@@ -546,6 +548,11 @@ class _ToAst(Transformer):
         lets = items.pop().binds if isinstance(items[-1], _Lets) else ()
         params = tuple(x for x in items[1:-1])
         return A.Method(items[0].value, params, items[-1], lets, self.sp(meta))
+
+    def funcdef(self, meta: Any, items: list[Any]) -> A.Def:
+        m = self.cmethod(meta, items[1:])
+        text = one_line(self.source[meta.start_pos:meta.end_pos])
+        return A.Def(m.name, m.params, m.body, m.lets, text, m.span)
 
     def cparam(self, meta: Any, items: list[Any]) -> tuple[str, A.ELit | None]:
         return items[0].value, (items[1] if len(items) > 1 else None)

@@ -240,6 +240,13 @@ def _block(out: _Lines, b: A.RuleBlock) -> None:
         out.write("}")
 
 
+def print_def(d: A.Def) -> str:
+    """`def name(params) -> EXPR where ...` on one line."""
+    params = ", ".join(n if v is None else f"{n}={expr(v)}" for n, v in d.params)
+    lets = ", ".join(f"{name} = {expr(e)}" for name, e in d.lets)
+    return f"def {d.name}({params}) -> {expr(d.body)}" + (f" where {lets}" if lets else "")
+
+
 def _context(out: _Lines, c: A.Context) -> None:
     out.goto(c.span.line, blank=True)
     inputs = f"({', '.join(c.inputs)})" if c.inputs else ""
@@ -267,8 +274,12 @@ def print_file(f: A.RulesFile) -> str:
     for i in f.imports:
         out.goto(i.span.line)
         out.write(f"from {_string(i.path)} import {', '.join(i.names)}")
-    for c in f.contexts:
-        _context(out, c)
+    for c in sorted((*f.defs, *f.contexts), key=lambda c: c.span.line):  # in source order
+        if isinstance(c, A.Def):
+            out.goto(c.span.line, blank=True)
+            out.write(print_def(c))
+        else:
+            _context(out, c)
     for rs in f.rulesets:
         out.goto(rs.span.line, blank=True)
         out.write(f"rules {rs.name} = ")

@@ -34,6 +34,7 @@ from rulegrad.dsl.ast import (
     CheckedFile,
     CheckedPipeline,
     Context,
+    Def,
     EBool,
     ECall,
     EDefer,
@@ -49,11 +50,11 @@ from rulegrad.dsl.ast import (
     RulesFile,
     names_in,
 )
-from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES
+from rulegrad.dsl.names import BUILTINS, GLOBALS, MODULE_NAMES, OP_NAMES
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 
-from .contexts import UNSET_LINE, context_source
+from .contexts import UNSET_LINE, context_source, def_source
 from .match_ir import (
     ArgTest,
     Branch,
@@ -615,9 +616,9 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     src_path = {f.file.path: display_path(f.file.path, out_dir) for f in files}
     helpers = _helpers(cf)
     # pipelines are called by name from rules, like helpers (`kernel(SINK(st))`)
-    contexts = _contexts_of(cf)
+    contexts, defs = _contexts_of(cf), _defs_of(cf)
     helper_names = frozenset(h.name for h in helpers) | {p.name for p in cf.file.pipelines} \
-        | {c.name for c in contexts}
+        | {c.name for c in contexts} | {d.name for d in defs}
     reserved = frozenset(BUILTINS) | helper_names | frozenset(GLOBALS) | {"ctx"}
     cx = _Ctx(helper_names, reserved)
     imports: list[str] = []
@@ -627,7 +628,8 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
             imports.append(f"from {hs.module} import {hs.name}")
         else:
             imports.append(f"{hs.name} = helper_from(__file__, {hs.relpath!r}, {hs.name!r})")
-    if any("fold" in names_in((r.guard, r.rhs, r.lets)) for rs in cf.rulesets for r in rs.rules):
+    if any("fold" in names_in((r.guard, r.rhs, r.lets)) for rs in cf.rulesets for r in rs.rules) \
+            or any("fold" in names_in((d.body, d.lets)) for d in defs):
         imports.append("from rulegrad.dsl.names import fold")  # the DSL's own builtin
     checked = {rs.name: rs for rs in cf.rulesets}
     var_of = {rs.name: f"_S_{rs.name}" for rs in cf.rulesets}
@@ -706,7 +708,7 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         parts=parts,
         sets=sets,
         pipelines=pipelines,
-        contexts=_contexts(contexts, helper_names, src_path),
+        contexts=_contexts(contexts, defs, helper_names, src_path),
     )
 
 
@@ -722,10 +724,20 @@ def _contexts_of(cf: CheckedFile) -> list[Context]:
     return list(found.values())
 
 
-def _contexts(contexts: list[Context], names: frozenset[str], src_path: dict[str, str]
-              ) -> list[str]:
-    """The source of the module's declared classes (generator/contexts.py)."""
+def _defs_of(cf: CheckedFile) -> list[Def]:
+    """The definitions this module defines: its file's, and those of imported files whose rules
+    it copies (a package file's rules run from its own module, which defines its own)."""
+    return [d for f in _all_files(cf) if f is cf or not in_package(f.file.path)
+            for d in f.file.defs]
+
+
+def _contexts(contexts: list[Context], defs: list[Def], names: frozenset[str],
+              src_path: dict[str, str]) -> list[str]:
+    """The source of the module's definitions and declared classes (generator/contexts.py)."""
     lines: list[str] = []
+    for d in defs:
+        lines += ["", "", *def_source(d, names, f"{src_path.get(d.span.path, d.span.path)}:"
+                                             f"{d.span.line}")]
     for c in contexts:
         where = f"{src_path.get(c.span.path, c.span.path)}:{c.span.line}"
         lines += ["", "", *context_source(c, names, where)]
@@ -780,9 +792,7 @@ def _dependency_order(rulesets: list) -> list:
 
 
 # names the module itself defines or imports; a rule set is not exported under these
-_MODULE_NAMES = frozenset({"SOURCE", "SOURCE_SHA256", "DEPENDENCIES", "MATCHERS", "RuleMatcher",
-                           "RuleInfo", "RewriteNotReady", "helper_from", "n", "prod", "compose",
-                           "match_stats", "PIPELINES", "fold"})
+_MODULE_NAMES = MODULE_NAMES  # dsl/names.py: a definition may not take one either
 
 
 def _sha(f: RulesFile) -> str:

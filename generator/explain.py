@@ -23,7 +23,7 @@ from rulegrad.runtime.matcher import as_uop
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
 from rulegrad.runtime.uop import UOp
 
-from .interp import Interpreter, all_helpers, const_eq, load_helpers
+from .interp import Interpreter, const_eq, interpret_with_names
 from .match_ir import (
     ArgTest,
     ConstTest,
@@ -181,7 +181,7 @@ class RuleIndex:
                 for rs in f.rulesets:
                     for r in rs.rules:
                         rules[(r.name, r.span.line)] = r
-            self._files[path] = (rules, load_helpers(all_helpers(cf)))
+            self._files[path] = (rules, interpret_with_names(cf)[2])  # definitions too
         return self._files[path]
 
     def rule(self, info: RuleInfo) -> tuple[Rule, dict[str, Any]] | None:

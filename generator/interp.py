@@ -49,6 +49,7 @@ from rulegrad.dsl.ast import (
     PConst,
     PVar,
     Rule,
+    names_in,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES, resolve_dtype
 from rulegrad.runtime.matcher import (
@@ -347,9 +348,19 @@ def interpret_file(cf: CheckedFile) -> dict[str, RuleMatcher]:
 def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline]]:
     """The interpreted matchers of a checked file, and its pipelines built over them (a
     pipeline is also a name its rules may call: `kernel(SINK(st))`)."""
+    matchers, pipelines, _ = interpret_with_names(cf)
+    return matchers, pipelines
+
+
+def interpret_with_names(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pipeline],
+                                                   dict[str, Any]]:
+    """`interpret_all`, and the names the file's rules may call: helpers, declared classes,
+    definitions and pipelines (for a matcher of one of its rules alone)."""
     helpers = load_helpers(all_helpers(cf))
     contexts = tuple(c for f in _all_files(cf) for c in f.file.contexts)
-    helpers.update(context_classes(contexts, helpers))  # the generated classes
+    defs = tuple(d for f in _all_files(cf) for d in f.file.defs)
+    later = frozenset(cp.pipeline.name for f in _all_files(cf) for cp in f.pipelines)
+    helpers.update(context_classes(contexts, helpers, defs, later))  # the generated classes
     matchers = {rs.name: interpret_ruleset(rs, helpers) for rs in cf.rulesets}
     pipelines: dict[str, Pipeline] = {}
     for cp in cf.pipelines:
@@ -366,7 +377,14 @@ def interpret_all(cf: CheckedFile) -> tuple[dict[str, RuleMatcher], dict[str, Pi
                                ps.collect, ps.spec, f"{display_path(ps.span.path)}:{ps.span.line}"))
         pipelines[cp.pipeline.name] = Pipeline(cp.pipeline.name, tuple(passes))
     helpers.update(pipelines)  # the interpreters hold this dict: rules see the pipelines
-    return matchers, pipelines
+    if defs:  # and so do the definitions (one namespace, as a generated module's), each file's
+        space = helpers[defs[0].name].__globals__
+        for f in _all_files(cf)[1:]:  # an imported file's, where its definitions name them
+            if {cp.pipeline.name for cp in f.pipelines} & names_in([(d.body, d.lets)
+                                                                   for d in f.file.defs]):
+                space.update(interpret_all(f)[1])
+        space.update(pipelines)
+    return matchers, pipelines, helpers
 
 
 def _all_files(cf: CheckedFile) -> list[CheckedFile]:

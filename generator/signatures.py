@@ -51,16 +51,19 @@ def check_helper_calls(cf: CheckedFile) -> None:
     """Raise `RulesError` naming every helper call of this file its helper cannot take."""
     helpers = load_helpers(cf.helpers)
     diagnostics: list[Diagnostic] = []
+    calls: list[tuple] = []
     for rs in cf.file.rulesets:
         for term in rs.terms:
             if not isinstance(term, RuleBlock):
                 continue
             for rule in term.rules:
-                for call in _calls((rule.guard, rule.rhs, rule.lets)):
-                    if isinstance(call.func, EName) and call.func.name in helpers:
-                        problem = _problem(helpers[call.func.name], call)
-                        if problem is not None:
-                            diagnostics.append(Diagnostic(
-                                call.span, f"helper {call.func.name}: {problem}"))
+                calls.append((rule.guard, rule.rhs, rule.lets))
+    calls += [(d.body, d.lets) for d in cf.file.defs]  # a definition calls helpers too
+    for exprs in calls:
+        for call in _calls(exprs):
+            if isinstance(call.func, EName) and call.func.name in helpers:
+                problem = _problem(helpers[call.func.name], call)
+                if problem is not None:
+                    diagnostics.append(Diagnostic(call.span, f"helper {call.func.name}: {problem}"))
     if diagnostics:
         raise RulesError(diagnostics, {cf.file.path: cf.file.source})

@@ -293,12 +293,12 @@ class Checker:
         self.loops_seen: dict[tuple[str, str], str] = {}  # (set, message) from examples
 
     def helpers(self, cf: A.CheckedFile) -> dict[str, Any]:
-        """The names a rule of `cf` may call: its helpers, and its file's pipelines
-        (rangeify.rules' index_reshape simplifies through `simplify`)."""
-        from .interp import all_helpers, interpret_all, load_helpers
+        """The names a rule of `cf` may call: its helpers, its file's declared classes,
+        definitions and pipelines (rangeify.rules' `simplified` simplifies through `simplify`)."""
+        from .interp import interpret_with_names
 
         if id(cf) not in self._helpers:
-            self._helpers[id(cf)] = load_helpers(all_helpers(cf)) | interpret_all(cf)[1]
+            self._helpers[id(cf)] = interpret_with_names(cf)[2]
         return self._helpers[id(cf)]
 
     def set_matcher(self, item: RuleToCheck) -> Any:

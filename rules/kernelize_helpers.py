@@ -3,8 +3,8 @@
 In: the captures of a rule that matched (UOps, and the pass's `KernelizeContext`). Out: the
 replacement UOp, or None for "no rewrite"; or, for the analyses, an answer about nodes. What
 each pass does and decides is said by its rules (and its context, declared there); a function is
-here only because it walks the graph (a node's readers, where a reduction's value flows, the
-buffers feeding an op) or does a view's or a kernel's index arithmetic.
+here only because it walks the graph (a node's readers, where a reduction's value flows, what a
+pad reads) or runs a rule set of its own over a kernel's value (`ast_passes`, `split_store`).
 
 Conventions of the kernelize graph:
 
@@ -18,20 +18,12 @@ Conventions of the kernelize graph:
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.rangeify_helpers import (
-    FIRST_RANGE,
-    idx_const,
-    index,
-)
-from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
-from rulegrad.runtime.view import ShapeTracker, flatten, unflatten
+from rulegrad.runtime.view import ShapeTracker
 
 if TYPE_CHECKING:  # declared in kernelize.rules
     from rulegrad.rules.generated.kernelize import KernelizeContext
@@ -50,26 +42,9 @@ FUSED = "fuse"
 
 
 # ====================================================================== analyses
-def stops_fuse(x: UOp) -> bool:
-    """FUSE ends at memory and at what makes memory (CONTIGUOUS, COPY, ASSIGN, constants)."""
-    return x.op not in GroupOp.Elementwise | GroupOp.Movement | {
-        Ops.REDUCE_AXIS, Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE}
-
-
-def constants_only(x: UOp) -> bool:
-    """x reads no buffer (an arange's cumulative sum, which FUSE_ARANGE fuses)."""
-    return all(n.op is not Ops.BUFFER for n in toposort(x))
-
-
 def is_computed(x: UOp) -> bool:
     """x is a value some kernel computes (not memory, a constant or a marker of memory)."""
     return x.op not in ALWAYS_CONTIGUOUS
-
-
-def row_major_buffer(x: UOp) -> bool:
-    """x is memory in row-major order already: a BUFFER, or all of one reshaped."""
-    return x.op is Ops.BUFFER or (x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER
-                                  and x.arg.is_contiguous and x.size == x.src[0].size)
 
 
 def root_value(x: UOp) -> UOp:
@@ -79,13 +54,6 @@ def root_value(x: UOp) -> UOp:
             x.src[0].op not in ALWAYS_CONTIGUOUS:
         return x.src[0]
     return x
-
-
-def plain_pad(v: UOp, x: UOp) -> bool:
-    """v is one masked view that reads each element of x at most once (no expand)."""
-    views = v.arg.views
-    return len(views) == 1 and (m := views[0].mask) is not None and \
-        x.size >= math.prod(e - b for b, e in m)
 
 
 # ====================================================================== walks
@@ -145,29 +113,6 @@ def kernel_reads(children: dict[UOp, dict[UOp, None]], realizes: dict[UOp, None]
 
 
 # ====================================================================== 6. create_kernels
-def create_kernel(ctx: KernelizeContext, r: UOp) -> UOp:
-    """REALIZE(x) -> its kernel: a STORE of x over loops of its shape into a new buffer (an
-    ASSIGN's into its target), the value's reads built by `create_ast`; then `to_kernel`.
-    Readers get `VIEW(ASSIGN(BUFFER, KERNEL))`: the buffer once this kernel has written it."""
-    x = r.src[0]
-    rngs = tuple(ctx.new_range(s, "loop") for s in x.shape)
-    if x.op is Ops.ASSIGN:
-        target = ast_passes(index(x.src[0], *rngs), ctx)
-        value = ast_passes(index(x.src[1], *rngs), ctx)
-        buf = target.src[0]
-    else:
-        buf = UOp(Ops.BUFFER, x.dtype, (), Buffer(math.prod(x.shape), x.dtype))
-        target = UOp(Ops.INDEX, x.dtype, (buf, flatten(rngs, x.shape, idx_const(0))))
-        value = ast_passes(index(x, *rngs), ctx)
-    store = UOp(Ops.STORE, dtypes.void, (target, value, *rngs))
-    a = split_store(store)
-    # readers index the buffer with a flat offset: the placeholder `p` stands for it
-    p = UOp.range(max(buf.arg.size, 1), FIRST_RANGE - 1)
-    # the tag keeps the REALIZE's number: `becomes` finds the buffer of tensor node i by it
-    a = a.replace(arg=(p, (p,)), tag=None if r.arg is None else (r.arg,))
-    return UOp(Ops.VIEW, x.dtype, (a,), ShapeTracker.from_shape(x.shape))
-
-
 def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
     """One kernel's value, read down to memory by kernelize.rules' `create_ast`."""
     from rulegrad.rules import matcher
@@ -183,43 +128,3 @@ def split_store(st: UOp) -> UOp:
     a = matcher("kernel", "split_kernels").rewrite(st)
     assert a is not None and a.op is Ops.ASSIGN
     return a
-
-
-# ---------------------------------------------------------------------- create_ast
-def index_view(v: UOp, idx: UOp) -> UOp:
-    """x read through a view at idx: memory gets the view's flat offset (masked: WHERE(valid,
-    off, INVALID)); a computed base gets that offset unflattened into its own indices, and is 0
-    where the mask is off."""
-    base, st = v.src[0], v.arg
-    off, valid = st.index(list(idx.src[1:]))
-    if isinstance(off, int):
-        off = idx_const(off)
-    if base.op is Ops.CONST:
-        return base if valid is None else valid.where(base, UOp.const(base.dtype, 0))
-    invalid = UOp(Ops.INVALID, dtypes.index)
-    if base.op is Ops.BUFFER or (base.op is Ops.ASSIGN and base.src[1].op is Ops.KERNEL):
-        flat = off if valid is None else valid.where(off, invalid)
-        return UOp(Ops.INDEX, base.dtype, (base, flat))
-    idxs = [idx_const(i) if isinstance(i, int) else i for i in unflatten(off, base.shape)]
-    if valid is None:
-        return index(base, *idxs)
-    inner = index(base, *[valid.where(i, invalid) for i in idxs])
-    return valid.where(inner, UOp.const(base.dtype, 0))
-
-
-def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
-    """A reduction at idx: REDUCE over fresh reduce ranges of its source at idx, with the
-    reduced axes replaced by those ranges."""
-    op, axes = red.arg[0], red.arg[1]
-    src_shape = red.src[0].shape
-    new: list[UOp] = []
-    rngs = list(idx.src[1:])
-    for a in axes:
-        rng = ctx.new_range(src_shape[a], "reduce")
-        rngs[a] = rng
-        if rng.op is Ops.RANGE:
-            new.append(rng)
-    value = index(red.src[0], *rngs).cast(red.dtype)
-    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
-        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
-    return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)

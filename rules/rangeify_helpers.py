@@ -2,15 +2,16 @@
 
 In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
 replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (a reduction's fresh ranges, a kernel-local array's), or a
-walk over its indices or its graph; *when* it runs, and the cost rules' choices, are said by
+loop over a node's axes or sources (a reduction's fresh ranges), or a walk over its indices or
+its graph; *when* it runs, and the cost rules' choices, are said by
 the rules that call it (reshape's index arithmetic is runtime/view.py's). The passes' contexts
 (fresh ranges, buffers, the record of reads) are declared in the rules files.
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
 - `INDEX(x, i0, ..., in)` at tensor level: the element of the n-d tensor `x` at the index
-  expressions `i*` (dtype `index`). `INDEX(BUFFER, off)` reads a flat buffer.
+  expressions `i*` (dtype `index`); its arg, when set, holds the ranges an EXPAND above it
+  dropped (x's value is reused across those loops). `INDEX(BUFFER, off)` reads a flat buffer.
 - A loop variable is `RANGE(size, arg=(id, "loop"|"reduce"))`; an axis of size 1 gets the
   constant 0 instead of a range, so it never becomes a loop.
 - An index meaningful only under a condition (inside a PAD) is `WHERE(valid, i, INVALID)`; the
@@ -19,14 +20,11 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_cost import too_long
-from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
-from rulegrad.runtime.view import flatten
 
 if TYPE_CHECKING:  # declared in rangeify.rules
     from rulegrad.rules.generated.rangeify import RangeifyContext
@@ -34,16 +32,6 @@ if TYPE_CHECKING:  # declared in rangeify.rules
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
 FIRST_RANGE = 1 << 30
-
-
-def idx_const(v: int) -> UOp:
-    return UOp.const(dtypes.index, v)
-
-
-def index(x: UOp, *idxs: UOp, arg: Any = None) -> UOp:
-    """The tensor-level INDEX node: `x` read at `idxs` (one per axis of x). Its arg, when set,
-    holds the ranges an EXPAND above it dropped: x's value is reused across those loops."""
-    return UOp(Ops.INDEX, x.dtype, (x, *idxs), arg)
 
 
 def ranges_in(*exprs: UOp) -> list[UOp]:
@@ -133,7 +121,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
     if is_products(red):
         ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
-    value = index(red.src[0], *rngs).cast(red.dtype)
+    value = UOp(Ops.INDEX, red.src[0].dtype, (red.src[0], *rngs)).cast(red.dtype)
     if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
         return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
     return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
@@ -170,18 +158,6 @@ def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
         set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
 
 
-def map_reduce_local(ctx: RangeifyContext, red: UOp, idx: UOp) -> UOp:
-    """INDEX(REDUCE_AXIS) read through a broadcast -> the REDUCE at the row, without the
-    broadcast's ranges: a value of the outer loops, which the renderer computes before the
-    inner ones. Every local reader of the same row gets the same node (computed once)."""
-    key = (red, idx.src[1:])
-    out = ctx.local.get(key)
-    if out is None:
-        ctx.inlined.add(red)  # a reader that buffers it makes the next run buffer it for all
-        out = ctx.local[key] = map_reduce(ctx, red, index(red, *idx.src[1:]), local=True)
-    return out
-
-
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
     """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
     kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the
@@ -207,30 +183,6 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
     if any(ctx.kernel_loops.get(r) != group for r in others):
         return None
     return group, differ
-
-
-def map_local_array(ctx: RangeifyContext, x: UOp, idx: UOp, kernel: tuple[UOp, ...],
-                    axes: Sequence[int]) -> UOp:
-    """INDEX(x) -> LOAD(INDEX(DEFINE_LOCAL(value, *local ranges), offset)): x (a reduction over
-    its own fresh ranges) over fresh ranges on the axes that differ, at the reader's row in
-    `kernel`; the read at the reader's own ranges on those axes. Readers of the same row share
-    one array."""
-    key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
-    dl = ctx.local.get(key)
-    if dl is None:
-        ctx.inlined.add(x)  # a reader that buffers it makes the next run buffer it for all
-        own = [ctx.new_range(x.shape[a], "local") for a in axes]
-        for r in own:
-            ctx.group[r], ctx.kernel_loops[r] = tuple(own), kernel
-        at = list(idx.src[1:])
-        for a, r in zip(axes, own):
-            at[a] = r
-        value = index(x, *at)
-        if x.op is Ops.REDUCE_AXIS:
-            value = map_reduce(ctx, x, value, local=True)
-        dl = ctx.local[key] = UOp(Ops.DEFINE_LOCAL, x.dtype, (value, *own))
-    off = flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], idx_const(0))
-    return UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, off)),))
 
 
 # a kernel-local array of an elementwise value pays when it holds a call into the math library

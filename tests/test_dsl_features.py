@@ -216,3 +216,74 @@ def test_imported_user_rules_build_their_file_s_record(tmp_path: Path) -> None:
     for kind, m in (("generated", module.MATCHERS["all"]),
                     ("interp", interpret_all(load(str(path)))[0]["all"])):
         assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind
+
+
+DEFS_TEXT = """
+# a definition: a named expression of its parameters (defaults, where names, an earlier one)
+def plus(x, k=1) -> x + k
+def twice(x) -> y + y where y = plus(x)
+# a map over a node's sources, and a pipeline of the file called from a definition
+def each_twice(n) -> n.replace(src=tuple(twice(s) for s in n.src))
+def simplified(x) -> simp(SINK(x, dtype=dtypes.void))[0].src[0]
+rules drop_zero = {
+  add_zero: ADD(x, 0) -> x
+}
+pipeline simp {
+  pass drop_zero = drop_zero
+}
+rules defs = {
+  neg_twice: NEG(x) -> twice(x)
+  max_each:  MAX(CONST, CONST) as m -> each_twice(m)
+  sqrt_plus: SQRT(x) -> simplified(plus(x, k=0))
+}
+"""
+
+
+def test_definitions_are_called_by_rules(tmp_path: Path) -> None:
+    """A `def` is a function of the generated module and of the interpreted matcher alike: with
+    a default, a where name, a call of an earlier definition, a map over a node's sources, and
+    a pipeline of its file (the interpreted definitions see the file's pipelines too)."""
+    a, b = UOp.const(dtypes.float32, 2.0), UOp.const(dtypes.float32, 5.0)
+    one = UOp.const(dtypes.float32, 1.0)
+    twice = {s: s.alu(Ops.ADD, one).alu(Ops.ADD, s.alu(Ops.ADD, one)) for s in (a, b)}
+    for kind, m in _matchers(tmp_path, DEFS_TEXT).items():
+        out = graph_rewrite(UOp.sink(a.alu(Ops.NEG), a.alu(Ops.MAX, b), b.alu(Ops.SQRT)),
+                            m["defs"], name="defs")
+        assert out.src[0] is twice[a], kind
+        assert out.src[1] is UOp(Ops.MAX, dtypes.float32, (twice[a], twice[b])), kind
+        assert out.src[2] is b, kind  # b + 0, simplified by the pipeline's add_zero
+
+
+def test_imported_user_rules_bring_their_definitions(tmp_path: Path) -> None:
+    """A user's set copied into an importer's module brings the definitions its rules call."""
+    (tmp_path / "lib.rules").write_text(
+        "def inner(x) -> x.src[0]\nrules unwrap = {\n  keep: SQRT as s -> inner(s)\n}\n")
+    path = tmp_path / "main.rules"
+    path.write_text('from "lib.rules" import unwrap\nrules all = unwrap\n')
+    module = _import(tmp_path / "generated" / "main.py",
+                     compile_file(path, tmp_path / "generated"))
+    a = UOp.const(dtypes.float32, 2.0)
+    for kind, m in (("generated", module.MATCHERS["all"]),
+                    ("interp", interpret_all(load(str(path)))[0]["all"])):
+        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind
+
+
+def test_explain_calls_the_definitions_of_the_rule_s_file() -> None:
+    """The viewer's why-not runs a package rule with its file's definitions: reduce_expand (a
+    rule of rangeify.rules that names its parts) fires on a sum over a broadcast axis."""
+    from rulegrad.generator.explain import RuleIndex, explain
+    from rulegrad.runtime.buffer import Buffer
+    from rulegrad.runtime.rewrite import RuleInfo
+
+    found = RuleIndex().rule(RuleInfo("reduce_expand", "rules/rangeify.rules",
+                                      _line_of("rules/rangeify.rules", "reduce_expand:"), ""))
+    assert found is not None
+    rule, helpers = found
+    x = UOp(Ops.BUFFER, dtypes.float32, (), Buffer(4, dtypes.float32)).reshape((4, 1))
+    red = UOp(Ops.REDUCE_AXIS, dtypes.float32, (x.expand((4, 3)),), (Ops.MAX, (1,)))
+    assert explain(rule, helpers, red).verdict == "fires", explain(rule, helpers, red)
+
+
+def _line_of(path: str, text: str) -> int:
+    lines = (Path(__file__).resolve().parents[1] / path).read_text().splitlines()
+    return next(k + 1 for k, line in enumerate(lines) if line.lstrip().startswith(text))

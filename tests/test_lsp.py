@@ -273,3 +273,15 @@ def test_helpers_are_not_imported_until_the_workspace_is_trusted(ws):
     diags = client.diagnostics(uri)
     assert marker.exists()  # trusted: the module was imported, and its missing name is found
     assert any("has no 'nothere'" in d["message"] for d in diags)
+
+
+def test_a_definition_is_found_and_offered():
+    """A `def` of the file (LANGUAGE.md, "Definitions"): go-to-definition from a rule that
+    calls it lands on its name, and completion offers it like a helper. (The index alone,
+    without a server: the oracle is the text written here.)"""
+    from rulegrad import rules_index as ix
+
+    text = "def twice(x) -> x + x\nrules r = {\n  a: NEG(x) -> twice(x)\n}\n"
+    col = text.splitlines()[2].index("twice") + 1
+    assert ix.definition(text, "t.rules", 2, col, lambda p: None) == [ix.Loc("t.rules", 0, 4, 9)]
+    assert ("twice", "helper") in ix.completions(text, "t.rules", 2, col)

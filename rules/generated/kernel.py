@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
+# source sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -20,22 +20,57 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'
+SOURCE_SHA256 = 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'
 DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
-_COPY = Ops.COPY
 _INDEX = Ops.INDEX
 _INVALID = Ops.INVALID
 _KERNEL = Ops.KERNEL
 _LOAD = Ops.LOAD
-_RANGE = Ops.RANGE
 _SINK = Ops.SINK
 _STORE = Ops.STORE
 
 
-# ======================================================================== the contexts
+# ======================================================================== definitions, contexts
 _UNSET = object()  # a context's field not given to its constructor
+
+
+def loop_sizes(rngs):
+    """`def loop_sizes`, declared at rules/kernel.rules:40."""
+    return [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]
+
+
+def sizes(rngs):
+    """`def sizes`, declared at rules/kernel.rules:41."""
+    return [str(r.src[0].arg) for r in rngs]
+
+
+def reduce_sizes(k):
+    """`def reduce_sizes`, declared at rules/kernel.rules:42."""
+    return sizes([r for r in k.ranges.values() if r.arg[1] == 'reduce'])
+
+
+def new_buffer(size, b):
+    """`def new_buffer`, declared at rules/kernel.rules:44."""
+    return _new(UOp, Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg))
+
+
+def kernel_name(v, ast, k):
+    """`def kernel_name`, declared at rules/kernel.rules:47."""
+    loops = sizes(ast.src[0].src[2:])
+    reds = reduce_sizes(k)
+    return ('copy' if v.op is Ops.COPY else 'r' if reds else 'E') + '_' + '_'.join(loops + reds or ['1'])
+
+
+def kernel_of(v, ast, k):
+    """`def kernel_of`, declared at rules/kernel.rules:50."""
+    return _new(UOp, Ops.KERNEL, dtypes.void, (*k.deps,), Kernel(kernel_name(v, ast, k), ast, tuple(k.slots)))
+
+
+def at_ranges(x, rngs, at):
+    """`def at_ranges`, declared at rules/kernel.rules:52."""
+    return x.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
 
 
 class KernelContext:
@@ -64,9 +99,13 @@ class KernelContext:
         ctx = self
         return ctx.ranges.setdefault(r, r.replace(arg=(len(ctx.ranges), r.arg[1])))
 
+    def loops(self, rngs):
+        ctx = self
+        return [ctx.number(r) for r in rngs if r.op is Ops.RANGE]
+
 
 class Kernel:
-    """`record Kernel`, declared at rules/kernel.rules:31."""
+    """`record Kernel`, declared at rules/kernel.rules:33."""
 
     name: 'str'
     ast: 'UOp'
@@ -81,9 +120,9 @@ class Kernel:
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('store_assign', 'rules/kernel.rules', 42, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
-    RuleInfo('to_store', 'rules/kernel.rules', 45, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(BUFFER(arg=Buffer(prod(shape), b.dtype, device=b.arg), dtype=b.dtype), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]'),
-    RuleInfo('split_store', 'rules/kernel.rules', 54, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, KERNEL(*k.deps, arg=Kernel(name, ast, tuple(k.slots)), dtype=dtypes.void), arg=(off, rngs), tag=st.tag) where built = kernel(SINK(st)), ast = built[0], k = built[1], loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]], reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == "reduce"], kind = "copy" if v.op is Ops.COPY else "r" if reds else "E", name = kind + "_" + "_".join(loops + reds or ["1"])'),
+    RuleInfo('store_assign', 'rules/kernel.rules', 59, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
+    RuleInfo('to_store', 'rules/kernel.rules', 62, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
+    RuleInfo('split_store', 'rules/kernel.rules', 69, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
@@ -92,7 +131,7 @@ def _split_kernels_BUFFERIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule store_assign at rules/kernel.rules:42
+            # rule store_assign at rules/kernel.rules:59
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             b = n
@@ -101,14 +140,14 @@ def _split_kernels_BUFFERIZE(n, ctx):
             v = n0_1
             _r = _new(UOp, _STORE, t.dtype, (t, v, *rngs), None, b.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
-        # rule to_store at rules/kernel.rules:45
-        #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(BUFFER(arg=Buffer(prod(shape), b.dtype, device=b.arg), dtype=b.dtype), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]
+        # rule to_store at rules/kernel.rules:62
+        #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         b = n
         rngs = n.src[1:]
         v = n0
-        shape = [int(r.src[0].arg) if r.op is _RANGE else 1 for r in rngs]
-        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := _new(UOp, _BUFFER, b.dtype, (), Buffer(prod(shape), b.dtype, device=b.arg))).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), v, *rngs), None, b.tag)
+        shape = loop_sizes(rngs)
+        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := new_buffer(prod(shape), b)).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), v, *rngs), None, b.tag)
         if _r is not n: return _r, _split_kernels_rules[1]
     return None
 
@@ -119,22 +158,15 @@ def _split_kernels_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            # rule split_store at rules/kernel.rules:54
-            #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, KERNEL(*k.deps, arg=Kernel(name, ast, tuple(k.slots)), dtype=dtypes.void), arg=(off, rngs), tag=st.tag) where built = kernel(SINK(st)), ast = built[0], k = built[1], loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]], reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == "reduce"], kind = "copy" if v.op is Ops.COPY else "r" if reds else "E", name = kind + "_" + "_".join(loops + reds or ["1"])
+            # rule split_store at rules/kernel.rules:69
+            #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             buf = n0_0
             off = n0_1
             rngs = n.src[2:]
             st = n
             v = n1
-            built = kernel(_new(UOp, _SINK, st.dtype, (st,)))
-            ast = built[0]
-            k = built[1]
-            loops = [str(r.src[0].arg) for r in ast.src[0].src[2:]]
-            reds = [str(r.src[0].arg) for r in k.ranges.values() if r.arg[1] == 'reduce']
-            kind = 'copy' if v.op is _COPY else 'r' if reds else 'E'
-            name = kind + '_' + '_'.join(loops + reds or ['1'])
-            _r = _new(UOp, _ASSIGN, buf.dtype, (buf, _new(UOp, _KERNEL, dtypes.void, (*k.deps,), Kernel(name, ast, tuple(k.slots)))), (off, rngs), st.tag)
+            _r = _new(UOp, _ASSIGN, buf.dtype, (buf, kernel_of(v, *kernel(_new(UOp, _SINK, st.dtype, (st,))))), (off, rngs), st.tag)
             if _r is not n: return _r, _split_kernels_rules[2]
     return None
 
@@ -147,19 +179,19 @@ _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
 
 # ======================================================================== to_kernel
 _to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 68, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(g, unmask(off)[0]), v, *[ctx.number(r) for r in rngs if r.op is Ops.RANGE], dtype=dtypes.void) where g = ctx.define_global(b)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 73, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 76, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 83, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 85, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 87, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
+    RuleInfo('kernel_store', 'rules/kernel.rules', 78, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 82, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 85, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 90, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 92, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('renumber', 'rules/kernel.rules', 94, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:85
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -169,7 +201,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:85
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -179,7 +211,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:85
+        # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         x = n0
@@ -187,7 +219,7 @@ def _to_kernel_COPY(n, ctx):
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:87
+    # rule renumber at rules/kernel.rules:94
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
@@ -200,7 +232,7 @@ def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule load_input at rules/kernel.rules:73
+            # rule load_input at rules/kernel.rules:82
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             b = n0
@@ -213,14 +245,13 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
-                # rule load_kernel at rules/kernel.rules:76
-                #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is Ops.RANGE))))) where g = ctx.read(b, a)
+                # rule load_kernel at rules/kernel.rules:85
+                #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 a = n0
                 at = n.src[1:]
                 b = n0_0
-                g = ctx.read(b, a)
-                _r = _new(UOp, _LOAD, (_t2 := _new(UOp, _INDEX, g.dtype, (g, *unmask(a.arg[0].substitute(dict((r, i) for r, i in zip(a.arg[1], at) if r.op is _RANGE)))))).dtype, (_t2,))
+                _r = _new(UOp, _LOAD, (_t3 := _new(UOp, _INDEX, (_t2 := ctx.read(b, a)).dtype, (_t2, *unmask(at_ranges(a.arg[0], a.arg[1], at))))).dtype, (_t3,))
                 if _r is not n: return _r, _to_kernel_rules[2]
     return None
 
@@ -231,15 +262,14 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER:
-                # rule kernel_store at rules/kernel.rules:68
-                #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(g, unmask(off)[0]), v, *[ctx.number(r) for r in rngs if r.op is Ops.RANGE], dtype=dtypes.void) where g = ctx.define_global(b)
+                # rule kernel_store at rules/kernel.rules:78
+                #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
                 b = n0_0
                 off = n0_1
                 rngs = n.src[2:]
                 v = n1
-                g = ctx.define_global(b)
-                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, g.dtype, (g, unmask(off)[0])), v, *[ctx.number(r) for r in rngs if r.op is _RANGE]))
+                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(b)).dtype, (_t4, unmask(off)[0])), v, *ctx.loops(rngs)))
                 if _r is not n: return _r, _to_kernel_rules[0]
     return None
 
@@ -248,7 +278,7 @@ def _to_kernel_WHERE(n, ctx):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is _INVALID:
-            # rule unmask_value at rules/kernel.rules:83
+            # rule unmask_value at rules/kernel.rules:90
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             e = n1
@@ -283,7 +313,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:93'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:100'),
 ))
 
 PIPELINES = {

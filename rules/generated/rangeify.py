@@ -1,8 +1,8 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22
+# source sha256: a2fb8f28895a60892c0a0875569efc289c9c3c35392644a354fb4f728c5f9b16
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
-# imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
+# imports rules/kernel.rules sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
 'Matchers for the rule sets of rules/rangeify.rules: limit_buffers, earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -21,15 +21,14 @@ from rulegrad.rules.buffer_limit import buffers_loaded
 from itertools import count
 from rulegrad.runtime.device import device_of
 from rulegrad.rules.analyses import expensive
+from rulegrad.runtime.view import flatten
 from rulegrad.rules.rangeify_helpers import inline_reduce_ok
 from rulegrad.rules.rangeify_helpers import is_products
 from rulegrad.rules.rangeify_helpers import local_axes
 from rulegrad.rules.flash_cost import local_max_array
 from rulegrad.rules.flash_cost import local_max_row
 from rulegrad.rules.rangeify_helpers import local_value_row
-from rulegrad.rules.rangeify_helpers import map_local_array
 from rulegrad.rules.rangeify_helpers import map_reduce
-from rulegrad.rules.rangeify_helpers import map_reduce_local
 from rulegrad.rules.rangeify_helpers import outer_loops
 from rulegrad.rules.rangeify_helpers import predict_buffers
 from rulegrad.rules.rangeify_helpers import predict_local_values
@@ -45,10 +44,8 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
-_ADD = Ops.ADD
-_AND = Ops.AND
+SOURCE_SHA256 = 'a2fb8f28895a60892c0a0875569efc289c9c3c35392644a354fb4f728c5f9b16'
+DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
 _BUFFER = Ops.BUFFER
@@ -64,10 +61,7 @@ _DEFINE_VAR = Ops.DEFINE_VAR
 _DEVICE = Ops.DEVICE
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP
-_IDIV = Ops.IDIV
 _INDEX = Ops.INDEX
-_INVALID = Ops.INVALID
-_MOD = Ops.MOD
 _MUL = Ops.MUL
 _PAD = Ops.PAD
 _PERMUTE = Ops.PERMUTE
@@ -85,8 +79,184 @@ _OPS4 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
 _OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 
 
-# ======================================================================== the contexts
+# ======================================================================== definitions, contexts
 _UNSET = object()  # a context's field not given to its constructor
+
+
+def reduced(shape, axes):
+    """`def reduced`, declared at rules/rangeify.rules:142."""
+    return prod(shape[i] for i in axes)
+
+
+def times(y, n, dt):
+    """`def times`, declared at rules/rangeify.rules:145."""
+    return y if n == 1 or dt.is_bool else y * wrap(dt, n) if dt.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[dt.itemsize // 4] else None
+
+
+def ones_at(shape, axes):
+    """`def ones_at`, declared at rules/rangeify.rules:148."""
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def flat(x, axes):
+    """`def flat`, declared at rules/rangeify.rules:150."""
+    return all(x.shape[i] == 1 for i in axes)
+
+
+def repeated(x, e, red):
+    """`def repeated`, declared at rules/rangeify.rules:153."""
+    y = x.expand(ones_at(e.shape, red.arg[1]))
+    return y if red.arg[0] is not Ops.ADD else times(y, reduced(e.shape, red.arg[1]), red.dtype)
+
+
+def per_output(x, red):
+    """`def per_output`, declared at rules/rangeify.rules:156."""
+    return x.size // max(red.size, 1)
+
+
+def divisor(n, top):
+    """`def divisor`, declared at rules/rangeify.rules:158."""
+    return max([d for d in range(8, top + 1) if n % d == 0], default=0)
+
+
+def splits(x, red):
+    """`def splits`, declared at rules/rangeify.rules:161."""
+    top = min(256, 4194304 // max(red.size, 1))
+    return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
+
+
+def split_axis(x, a, d):
+    """`def split_axis`, declared at rules/rangeify.rules:164."""
+    shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
+    return x.reshape(shape).permute(tuple(i for i in range(len(shape)) if i != a) + (a,))
+
+
+def partials(x, red, a, d):
+    """`def partials`, declared at rules/rangeify.rules:167."""
+    return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (split_axis(x, a, d),), red.arg)
+
+
+def over_last(p, red):
+    """`def over_last`, declared at rules/rangeify.rules:169."""
+    return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (p,), (red.arg[0], (len(p.shape) - 1,)))
+
+
+def with_src(n, first):
+    """`def with_src`, declared at rules/rangeify.rules:239."""
+    return n.replace(src=(first,) + n.src[1:])
+
+
+def sink(nodes):
+    """`def sink`, declared at rules/rangeify.rules:241."""
+    return _new(UOp, Ops.SINK, dtypes.void, (*nodes,))
+
+
+def unexpand(idx, r):
+    """`def unexpand`, declared at rules/rangeify.rules:243."""
+    return [a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]
+
+
+def dropped(old, idx, r):
+    """`def dropped`, declared at rules/rangeify.rules:245."""
+    gone = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+    return old + tuple(g for g in sink(gone).toposort() if g.op is Ops.RANGE and g not in old) or None
+
+
+def inside(a, s, p):
+    """`def inside`, declared at rules/rangeify.rules:248."""
+    return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
+
+
+def unpad(a, c, p):
+    """`def unpad`, declared at rules/rangeify.rules:250."""
+    return a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
+
+
+def pad_conds(idx, r):
+    """`def pad_conds`, declared at rules/rangeify.rules:252."""
+    return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
+
+
+def unpadded(idx, conds, r):
+    """`def unpadded`, declared at rules/rangeify.rules:253."""
+    return [unpad(a, c, p) for a, c, p in zip(idx, conds, r.arg)]
+
+
+def all_of(conds):
+    """`def all_of`, declared at rules/rangeify.rules:255."""
+    return fold(Ops.AND, [c for c in conds if c is not None])
+
+
+def masked_off(n):
+    """`def masked_off`, declared at rules/rangeify.rules:257."""
+    return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
+
+
+def unreshape(idx, r, x):
+    """`def unreshape`, declared at rules/rangeify.rules:259."""
+    return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
+
+
+def simplified(out):
+    """`def simplified`, declared at rules/rangeify.rules:262."""
+    mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
+    done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
+    return [done.get(e, e) for e in out]
+
+
+def local_array(value, own):
+    """`def local_array`, declared at rules/rangeify.rules:292."""
+    return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
+
+
+def array_offset(x, idx, axes):
+    """`def array_offset`, declared at rules/rangeify.rules:294."""
+    return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
+
+
+def over(n, most):
+    """`def over`, declared at rules/rangeify.rules:296."""
+    return 'array of ' + str(n) + ' > LOCAL_MAX_ARRAY ' + str(most)
+
+
+def row_array(n, why):
+    """`def row_array`, declared at rules/rangeify.rules:297."""
+    return 'local array [' + str(n) + '] once per row' + why
+
+
+def value_why(n, most):
+    """`def value_why`, declared at rules/rangeify.rules:299."""
+    return 'not local: recomputed by each reader (' + over(n, most) + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
+
+
+def part_read(x, idx, axes):
+    """`def part_read`, declared at rules/rangeify.rules:302."""
+    return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
+
+
+def size_why(n, most):
+    """`def size_why`, declared at rules/rangeify.rules:303."""
+    return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
+
+
+def array_why(x, idx, axes, long):
+    """`def array_why`, declared at rules/rangeify.rules:304."""
+    return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
+
+
+def scalar_why(row, outer):
+    """`def scalar_why`, declared at rules/rangeify.rules:307."""
+    return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
+
+
+def row_why(row, most, ctx, at):
+    """`def row_why`, declared at rules/rangeify.rules:309."""
+    return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at))
+
+
+def reduce_why(forced, long, row, most, ctx, at):
+    """`def reduce_why`, declared at rules/rangeify.rules:311."""
+    return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
 class RealizeContext:
@@ -114,9 +284,14 @@ class ChildrenContext:
     def start(cls, sink):
         return cls(sink=sink)
 
+    def child(self, x, s):
+        ctx = self
+        rs = ctx.children.get(s)
+        return _new(UOp, Ops.CHILD, (_t1 := _new(UOp, Ops.CHILDREN, s.dtype, (s,), len(rs))).dtype, (_t1,), (rs.index(x), len(rs))) if rs else s
+
 
 class RangeifyContext:
-    """`context RangeifyContext`, declared at rules/rangeify.rules:42."""
+    """`context RangeifyContext`, declared at rules/rangeify.rules:46."""
 
     force: 'frozenset[UOp]'
     predicted: 'frozenset[UOp]'
@@ -152,8 +327,16 @@ class RangeifyContext:
 
     def again(self):
         ctx = self
-        more = ctx.force.union(ctx.buffers, [c for c, rs in ctx.reads.items() if len(rs) > 1])
-        return RangeifyContext(force=more, predicted=ctx.predicted, local_values=ctx.local_values, costs=ctx.costs) if not (more - ctx.force).isdisjoint(ctx.inlined) else None
+        more = ctx.must_buffer()
+        return ctx.next_run(more) if not (more - ctx.force).isdisjoint(ctx.inlined) else None
+
+    def must_buffer(self):
+        ctx = self
+        return ctx.force.union(ctx.buffers, [c for c, rs in ctx.reads.items() if len(rs) > 1])
+
+    def next_run(self, force):
+        ctx = self
+        return RangeifyContext(force=force, predicted=ctx.predicted, local_values=ctx.local_values, costs=ctx.costs)
 
     def buffer(self, x):
         ctx = self
@@ -173,6 +356,70 @@ class RangeifyContext:
         ctx = self
         return UOp.const(dtypes.index, 0) if size == 1 else UOp.range(size, next(ctx.ids), kind)
 
+    def value_row(self, x, idx):
+        ctx = self
+        row = local_value_row(ctx, x, idx)
+        n = reduced(x.shape, ctx.local_values[x])
+        return row if row is not None and ctx.chose(x, value_why(n, local_max_array())) else None
+
+    def array(self, x, idx):
+        ctx = self
+        found = local_axes(ctx, idx)
+        return found if found is not None and ctx.chose(x, array_why(x, idx, found[1], too_long(ctx, idx, x if is_products(x) else None))) else None
+
+    def reduce_local(self, red, x, idx, at):
+        ctx = self
+        return ctx.chose(red, reduce_why(red in ctx.force, too_long(ctx, idx), per_output(x, red), local_max_row(), ctx, at))
+
+    def array_read(self, x, idx, kernel, axes):
+        ctx = self
+        return _new(UOp, Ops.LOAD, (_t2 := _new(UOp, Ops.INDEX, (_t1 := ctx.array_of(x, idx, kernel, axes)).dtype, (_t1, array_offset(x, idx, axes)))).dtype, (_t2,))
+
+    def array_of(self, x, idx, kernel, axes):
+        ctx = self
+        key = (x, tuple(None if a in axes else i for a, i in enumerate(idx.src[1:])))
+        return ctx.local[key] if key in ctx.local else ctx.new_array(key, x, idx, kernel, axes)
+
+    def new_array(self, key, x, idx, kernel, axes):
+        ctx = self
+        noted = ctx.inlined.add(x)
+        own = ctx.local_ranges(x, axes, kernel)
+        return ctx.local.setdefault(key, local_array(ctx.array_value(x, idx, own, axes), own))
+
+    def local_ranges(self, x, axes, kernel):
+        ctx = self
+        return ctx.in_kernel(tuple(ctx.new_range(x.shape[a], 'local') for a in axes), kernel)
+
+    def in_kernel(self, own, kernel):
+        ctx = self
+        grouped = ctx.group.update((r, own) for r in own)
+        kl = ctx.kernel_loops.update((r, kernel) for r in own)
+        return own
+
+    def array_value(self, x, idx, own, axes):
+        ctx = self
+        v = _new(UOp, Ops.INDEX, x.dtype, (x, *[own[axes.index(a)] if a in axes else i for a, i in enumerate(idx.src[1:])]))
+        return map_reduce(ctx, x, v, local=True) if x.op is Ops.REDUCE_AXIS else v
+
+    def reduce_row(self, red, idx):
+        ctx = self
+        key = (red, idx.src[1:])
+        return ctx.local[key] if key in ctx.local else ctx.new_row(key, red)
+
+    def new_row(self, key, red):
+        ctx = self
+        noted = ctx.inlined.add(red)
+        return ctx.local.setdefault(key, map_reduce(ctx, red, _new(UOp, Ops.INDEX, red.dtype, (red, *key[1])), local=True))
+
+    def wants_buffer(self, x, idx):
+        ctx = self
+        return x in ctx.predicted or not inline_reduce_ok(ctx, idx)
+
+    def fills(self, red, idx):
+        ctx = self
+        own = ctx.buffers.get(red)
+        return own is not None and own.src[0] is idx
+
     def new_ranges(self, shape):
         ctx = self
         rngs = tuple(ctx.new_range(s) for s in shape)
@@ -183,18 +430,18 @@ class RangeifyContext:
 
 # ======================================================================== limit_buffers
 _limit_buffers_rules = (
-    RuleInfo('limit_buffers', 'rules/rangeify.rules', 97, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
+    RuleInfo('limit_buffers', 'rules/rangeify.rules', 134, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
 )
 _limit_buffers_st = match_stats('limit_buffers', _limit_buffers_rules)  # None unless counting
 
 def _limit_buffers_r0(n, ctx, c_n):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if not (len(buffers_loaded(ctx, c_n)) > ctx.limit - 1): return None
     return _as_uop(n, c_n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in c_n.src)))
 
 def _limit_buffers_ADD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -202,7 +449,7 @@ def _limit_buffers_ADD(n, ctx):
     return None
 
 def _limit_buffers_SUB(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -210,7 +457,7 @@ def _limit_buffers_SUB(n, ctx):
     return None
 
 def _limit_buffers_MUL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -218,7 +465,7 @@ def _limit_buffers_MUL(n, ctx):
     return None
 
 def _limit_buffers_FDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -226,7 +473,7 @@ def _limit_buffers_FDIV(n, ctx):
     return None
 
 def _limit_buffers_IDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -234,7 +481,7 @@ def _limit_buffers_IDIV(n, ctx):
     return None
 
 def _limit_buffers_MOD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -242,7 +489,7 @@ def _limit_buffers_MOD(n, ctx):
     return None
 
 def _limit_buffers_MAX(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -250,7 +497,7 @@ def _limit_buffers_MAX(n, ctx):
     return None
 
 def _limit_buffers_MIN(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -258,7 +505,7 @@ def _limit_buffers_MIN(n, ctx):
     return None
 
 def _limit_buffers_POW(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -266,7 +513,7 @@ def _limit_buffers_POW(n, ctx):
     return None
 
 def _limit_buffers_CMPLT(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -274,7 +521,7 @@ def _limit_buffers_CMPLT(n, ctx):
     return None
 
 def _limit_buffers_CMPNE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -282,7 +529,7 @@ def _limit_buffers_CMPNE(n, ctx):
     return None
 
 def _limit_buffers_CMPEQ(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -290,7 +537,7 @@ def _limit_buffers_CMPEQ(n, ctx):
     return None
 
 def _limit_buffers_AND(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -298,7 +545,7 @@ def _limit_buffers_AND(n, ctx):
     return None
 
 def _limit_buffers_OR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -306,7 +553,7 @@ def _limit_buffers_OR(n, ctx):
     return None
 
 def _limit_buffers_XOR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -314,7 +561,7 @@ def _limit_buffers_XOR(n, ctx):
     return None
 
 def _limit_buffers_SHL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -322,7 +569,7 @@ def _limit_buffers_SHL(n, ctx):
     return None
 
 def _limit_buffers_SHR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -330,7 +577,7 @@ def _limit_buffers_SHR(n, ctx):
     return None
 
 def _limit_buffers_WHERE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -338,7 +585,7 @@ def _limit_buffers_WHERE(n, ctx):
     return None
 
 def _limit_buffers_MULACC(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:97
+    # rule limit_buffers at rules/rangeify.rules:134
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -371,18 +618,18 @@ _limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 104, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 107, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 109, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 117, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 126, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 134, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 139, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 171, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 174, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 176, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 184, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 190, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 193, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 198, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:107
+    # rule size_zero at rules/rangeify.rules:174
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -394,7 +641,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:104
+        # rule drop_marker at rules/rangeify.rules:171
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -404,7 +651,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:104
+        # rule drop_marker at rules/rangeify.rules:171
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -414,7 +661,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:104
+        # rule drop_marker at rules/rangeify.rules:171
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -429,7 +676,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:134
+                    # rule copy_const at rules/rangeify.rules:193
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -442,7 +689,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:139
+    # rule assign_hazard at rules/rangeify.rules:198
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
     a = n
@@ -458,7 +705,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:109
+        # rule reduce_empty at rules/rangeify.rules:176
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -468,34 +715,24 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:117
-            #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
+            # rule reduce_expand at rules/rangeify.rules:184
+            #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
             red = n
             x = n0_0
-            op = red.arg[0]
-            if op is not _MUL:
-                axes = red.arg[1]
-                c_n = prod(e.shape[i] for i in axes)
-                if c_n != 0 and all(x.shape[i] == 1 for i in axes):
-                    y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))
-                    _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
-                    if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:126
-        #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
+            if red.arg[0] is not _MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]):
+                _r = _as_uop(n, repeated(x, e, red))
+                if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
+        # rule split_reduceop at rules/rangeify.rules:190
+        #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
         x = n0
-        if x.size // max(red.size, 1) >= 32768:
-            top = min(256, 4194304 // max(red.size, 1))
-            splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d]
-            if splits:
-                a = splits[0][0]
-                d = splits[0][1]
-                shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
-                order = tuple(i for i in range(len(shape)) if i != a) + (a,)
-                _r = _as_uop(n, _new(UOp, _REDUCE_AXIS, red.dtype, (_new(UOp, _REDUCE_AXIS, red.dtype, (x.reshape(shape).permute(order),), red.arg),), (red.arg[0], (len(shape) - 1,))).reshape(red.shape))
+        if per_output(x, red) >= 32768:
+            s = splits(x, red)
+            if s:
+                _r = _as_uop(n, over_last(partials(x, red, *s[0]), red).reshape(red.shape))
                 if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[4]
     return None
 
@@ -549,15 +786,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 147, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 150, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 153, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 156, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 206, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 209, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 212, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 215, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:147
+    # rule realize_roots at rules/rangeify.rules:206
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -566,7 +803,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:150
+    # rule realize_effects at rules/rangeify.rules:209
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -575,7 +812,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:150
+    # rule realize_effects at rules/rangeify.rules:209
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -583,7 +820,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:153
+        # rule realize_copy_src at rules/rangeify.rules:212
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -593,7 +830,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:150
+    # rule realize_effects at rules/rangeify.rules:209
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -602,7 +839,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:150
+    # rule realize_effects at rules/rangeify.rules:209
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -610,7 +847,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:156
+        # rule realize_assign at rules/rangeify.rules:215
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -631,12 +868,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 160, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 219, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:160
+    # rule add_realize at rules/rangeify.rules:219
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -653,20 +890,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 169, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 172, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 228, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 232, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:169
-    #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(CHILD(CHILDREN(s, arg=len(ctx.children[s])), arg=(ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src))
+    # rule mark_children at rules/rangeify.rules:228
+    #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
-        _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _CHILD, (_t1 := _new(UOp, _CHILDREN, s.dtype, (s,), len(ctx.children[s]))).dtype, (_t1,), (ctx.children[s].index(x), len(ctx.children[s]))) if s in ctx.children else s for s in x.src)))
+        _r = _as_uop(n, x.replace(src=tuple(ctx.child(x, s) for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:172
+    # rule unmark at rules/rangeify.rules:232
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -683,12 +920,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 179, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 181, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 183, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 186, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 191, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 199, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 267, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 269, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 271, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 274, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 277, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 283, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -698,7 +935,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:179
+                # rule index_shrink at rules/rangeify.rules:267
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -707,7 +944,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:181
+                # rule index_permute at rules/rangeify.rules:269
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -716,7 +953,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:183
+                # rule index_flip at rules/rangeify.rules:271
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -725,43 +962,38 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:186
-                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                # rule index_expand at rules/rangeify.rules:274
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
-                old = i.arg or ()
-                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
-                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *unexpand(idx, r)), dropped(i.arg or (), idx, r))
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:191
-                #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
+                # rule index_pad at rules/rangeify.rules:277
+                #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                conds = [fold(_AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)]
-                new = [a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, _INVALID, dtypes.index, ())) for a, c, p in zip(idx, conds, r.arg)]
-                valid = fold(_AND, [c for c in conds if c is not None])
-                _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
+                cs = pad_conds(idx, r)
+                v = _new(UOp, _INDEX, x.dtype, (x, *unpadded(idx, cs, r)), i.arg)
+                ok = all_of(cs)
+                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:199
-                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
+                # rule index_reshape at rules/rangeify.rules:283
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))] * len(x.shape)
-                mixed = [e for e in out if e.op in (_MOD, _IDIV)]
-                done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
-                _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
+                _r = _new(UOp, _INDEX, x.dtype, (x, *simplified(unreshape(idx, r, x))), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[5]
     return None
 
@@ -773,25 +1005,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 213, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 217, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 220, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 223, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 225, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 235, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 245, 'local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 254, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 256, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 268, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader\'s outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 278, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 281, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 283, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 285, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 316, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 320, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 323, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 326, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 328, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 338, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 345, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 348, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 350, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 362, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 366, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 369, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 371, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 373, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:213
+    # rule realize at rules/rangeify.rules:316
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -807,7 +1039,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:179
+                # rule index_shrink at rules/rangeify.rules:267
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -816,7 +1048,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:181
+                # rule index_permute at rules/rangeify.rules:269
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -825,7 +1057,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:183
+                # rule index_flip at rules/rangeify.rules:271
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -834,43 +1066,38 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:186
-                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)], arg=(old + tuple(g for g in SINK(*dropped, dtype=dtypes.void).toposort() if g.op is Ops.RANGE and g not in old)) or None) where old = i.arg or (), dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
+                # rule index_expand at rules/rangeify.rules:274
+                #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
-                old = i.arg or ()
-                dropped = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
-                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *[a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]), old + tuple(g for g in _new(UOp, _SINK, dtypes.void, (*dropped,)).toposort() if g.op is _RANGE and g not in old) or None)
+                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *unexpand(idx, r)), dropped(i.arg or (), idx, r))
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:191
-                #   index_pad: INDEX(PAD(x) as r, *idx) as i -> INDEX(x, *new, arg=i.arg) if valid is None else valid.where(INDEX(x, *new, arg=i.arg), UOp.const(r.dtype, 0)) where conds = [fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)], new = [a if c is None else c.where(a - p[0] if p[0] else a, INVALID(dtype=dtypes.index)) for a, c, p in zip(idx, conds, r.arg)], valid = fold(Ops.AND, [c for c in conds if c is not None])
+                # rule index_pad at rules/rangeify.rules:277
+                #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                conds = [fold(_AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else [])) for a, s, p in zip(idx, r.shape, r.arg)]
-                new = [a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, _INVALID, dtypes.index, ())) for a, c, p in zip(idx, conds, r.arg)]
-                valid = fold(_AND, [c for c in conds if c is not None])
-                _r = _new(UOp, _INDEX, x.dtype, (x, *new), i.arg) if valid is None else _as_uop(n, valid.where(_new(UOp, _INDEX, x.dtype, (x, *new), i.arg), UOp.const(r.dtype, 0)))
+                cs = pad_conds(idx, r)
+                v = _new(UOp, _INDEX, x.dtype, (x, *unpadded(idx, cs, r)), i.arg)
+                ok = all_of(cs)
+                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(r.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:199
-                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *[done.get(e, e) for e in out], arg=i.arg) where out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), INVALID(dtype=dtypes.index))] * len(x.shape), mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)], done = dict(zip(mixed, simplify(SINK(*mixed, dtype=dtypes.void))[0].src)) if mixed else dict()
+                # rule index_reshape at rules/rangeify.rules:283
+                #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
                 idx = n.src[1:]
                 r = n0
                 x = n0_0
-                out = reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, _INVALID, dtypes.index, ()))] * len(x.shape)
-                mixed = [e for e in out if e.op in (_MOD, _IDIV)]
-                done = dict(zip(mixed, simplify(_new(UOp, _SINK, dtypes.void, (*mixed,)))[0].src)) if mixed else dict()
-                _r = _new(UOp, _INDEX, x.dtype, (x, *[done.get(e, e) for e in out]), i.arg)
+                _r = _new(UOp, _INDEX, x.dtype, (x, *simplified(unreshape(idx, r, x))), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[5]
         o0 = n0.op
         if o0 in _OPS5:
@@ -878,7 +1105,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule child_buffer at rules/rangeify.rules:217
+                    # rule child_buffer at rules/rangeify.rules:320
                     #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     at = n.src[1:]
@@ -886,7 +1113,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if c in ctx.force:
                         _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(c)).dtype, (_t2, *at))
                         if _r is not n: return _r, _pm_rangeify_rules[1]
-                    # rule index_child at rules/rangeify.rules:220
+                    # rule index_child at rules/rangeify.rules:323
                     #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                     at = n.src[1:]
@@ -897,13 +1124,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
                     if _r is not n: return _r, _pm_rangeify_rules[2]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:223
+                # rule index_const at rules/rangeify.rules:326
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 c = n0
                 return c, _pm_rangeify_rules[3]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:225
+                # rule index_assign at rules/rangeify.rules:328
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 a = n0
@@ -912,21 +1139,17 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:235
-                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and kernel is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, kernel, ctx.local_values[x]) where kernel = local_value_row(ctx, x, idx), n = prod(x.shape[a] for a in ctx.local_values[x]), most = local_max_array(), why = ("not local: recomputed by each reader (array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) + ")" if n > most else "local array [" + str(n) + "] once per row: each element computed once, not once per reader")
+                # rule local_value at rules/rangeify.rules:338
+                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
                 x = n0
                 if x in ctx.local_values:
-                    kernel = local_value_row(ctx, x, idx)
-                    if kernel is not None:
-                        c_n = prod(x.shape[a] for a in ctx.local_values[x])
-                        most = local_max_array()
-                        why = 'not local: recomputed by each reader (array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(most) + ')' if c_n > most else 'local array [' + str(c_n) + '] once per row: each element computed once, not once per reader'
-                        if ctx.chose(x, why):
-                            _r = _as_uop(n, map_local_array(ctx, x, idx, kernel, ctx.local_values[x]))
-                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-                # rule index_alu at rules/rangeify.rules:254
+                    row = ctx.value_row(x, idx)
+                    if row:
+                        _r = _as_uop(n, ctx.array_read(x, idx, row, ctx.local_values[x]))
+                        if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
+                # rule index_alu at rules/rangeify.rules:348
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
@@ -937,49 +1160,37 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:245
-                    #   local_array: INDEX(REDUCE_AXIS(s) as x, *at) as idx if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size and found is not None and ctx.chose(x, why) -> map_local_array(ctx, x, idx, found[0], found[1]) where found = local_axes(ctx, idx), n = prod(x.shape[a] for a in found[1]), most = local_max_array(), long = too_long(ctx, idx, x if is_products(x) else None), why = ("not local: " + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else "not local: array of " + str(n) + " > LOCAL_MAX_ARRAY " + str(most) if n > most else "local array [" + str(n) + "] once per row of its reader")
+                    # rule local_array at rules/rangeify.rules:345
+                    #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
-                    at = n.src[1:]
                     idx = n
                     s = n0_0
                     x = n0
-                    if x not in ctx.force and (x in ctx.predicted or not inline_reduce_ok(ctx, idx)) and s.size != x.size:
-                        found = local_axes(ctx, idx)
-                        if found is not None:
-                            c_n = prod(x.shape[a] for a in found[1])
-                            most = local_max_array()
-                            long = too_long(ctx, idx, x if is_products(x) else None)
-                            why = 'not local: ' + long if long is not None else None if any(at[a].src[0].arg != x.shape[a] for a in found[1]) else 'not local: array of ' + str(c_n) + ' > LOCAL_MAX_ARRAY ' + str(most) if c_n > most else 'local array [' + str(c_n) + '] once per row of its reader'
-                            if ctx.chose(x, why):
-                                _r = _as_uop(n, map_local_array(ctx, x, idx, found[0], found[1]))
-                                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-                    # rule local_reduce at rules/rangeify.rules:268
-                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.chose(red, why) -> map_reduce_local(ctx, red, idx) where row = x.size // max(red.size, 1), long = too_long(ctx, idx), most = local_max_row(), why = ("not local: an earlier run buffered it for another reader" if red in ctx.force else "not local: " + long if long is not None else "not local: row of " + str(row) + " > LOCAL_MAX_ROW " + str(most) if row > most else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else "local scalar once per row of its reader (" + str(row) + " elements)")
+                    if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size:
+                        arr = ctx.array(x, idx)
+                        if arr:
+                            _r = _as_uop(n, ctx.array_read(x, idx, *arr))
+                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
+                    # rule local_reduce at rules/rangeify.rules:362
+                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                     at = n.src[1:]
                     idx = n
                     red = n0
                     x = n0_0
-                    if idx.arg:
-                        row = x.size // max(red.size, 1)
-                        long = too_long(ctx, idx)
-                        most = local_max_row()
-                        why = 'not local: an earlier run buffered it for another reader' if red in ctx.force else 'not local: ' + long if long is not None else 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else "not local: not read at its reader's outer loops (work would repeat)" if not outer_loops(ctx, at) else 'local scalar once per row of its reader (' + str(row) + ' elements)'
-                        if ctx.chose(red, why):
-                            _r = _as_uop(n, map_reduce_local(ctx, red, idx))
-                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule reduce_buffer at rules/rangeify.rules:278
-                #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)) -> INDEX(ctx.buffer(red), *at) where own = ctx.buffers.get(red)
+                    if idx.arg and ctx.reduce_local(red, x, idx, at):
+                        _r = _as_uop(n, ctx.reduce_row(red, idx))
+                        if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
+                # rule reduce_buffer at rules/rangeify.rules:366
+                #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 at = n.src[1:]
                 idx = n
                 red = n0
-                own = ctx.buffers.get(red)
-                if (own is None or own.src[0] is not idx) and (red in ctx.force or red in ctx.predicted or not inline_reduce_ok(ctx, idx)):
+                if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)):
                     _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(red)).dtype, (_t3, *at))
                     if _r is not n: return _r, _pm_rangeify_rules[10]
-                # rule index_reduce at rules/rangeify.rules:281
+                # rule index_reduce at rules/rangeify.rules:369
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
@@ -987,7 +1198,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:256
+                # rule index_marker at rules/rangeify.rules:350
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 i = n
@@ -996,14 +1207,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t4 := x.src[0]).dtype, (_t4, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:283
+                # rule index_memory at rules/rangeify.rules:371
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[12]
-        # rule index_other at rules/rangeify.rules:285
+        # rule index_other at rules/rangeify.rules:373
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
         x = n0
@@ -1020,11 +1231,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 293, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 295, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 298, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 301, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 304, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 381, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 383, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 386, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 389, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 392, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1033,7 +1244,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:301
+            # rule copy_const_idx at rules/rangeify.rules:389
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -1042,19 +1253,15 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:304
-                #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, *rngs) as b, *at) as idx, *rest) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> c.replace(src=(idx.replace(src=(kept,) + at),) + rest) where kept = b.replace(src=(CONTIGUOUS(x),) + rngs)
+                # rule copy_keeps_src at rules/rangeify.rules:392
+                #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
-                at = n0.src[1:]
                 b = n0_0
                 c = n
                 idx = n0
-                rest = n.src[1:]
-                rngs = n0_0.src[1:]
                 x = n0_0_0
                 if x.op not in (_CONTIGUOUS, _COPY, _CONST):
-                    kept = b.replace(src=(_new(UOp, _CONTIGUOUS, x.dtype, (x,)),) + rngs)
-                    _r = _as_uop(n, c.replace(src=(idx.replace(src=(kept,) + at),) + rest))
+                    _r = _as_uop(n, with_src(c, with_src(idx, with_src(b, _new(UOp, _CONTIGUOUS, x.dtype, (x,))))))
                     if _r is not None and _r is not n: return _r, _pm_cleanups_rules[4]
     return None
 
@@ -1064,7 +1271,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:293
+                # rule noop_buffer at rules/rangeify.rules:381
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -1081,12 +1288,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:295
+                # rule const_buffer at rules/rangeify.rules:383
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:298
+            # rule remove_buffer at rules/rangeify.rules:386
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -1107,12 +1314,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 312, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 400, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:312
+    # rule tagged_buffers at rules/rangeify.rules:400
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -1163,19 +1370,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:208'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:288'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:321'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:323'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:325'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:327'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:330'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:333'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:335'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:336'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:339'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:409'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:411'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:413'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:415'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:418'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:421'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:423'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:424'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:427'),
 ))
 
 PIPELINES = {

@@ -25,10 +25,11 @@ from rulegrad.rules.rangeify_helpers import (
     FIRST_RANGE,
     idx_const,
     index,
+    reduce_at,
 )
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.ops import GroupOp, Ops, reduce_start
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.view import ShapeTracker, flatten, unflatten
@@ -220,6 +221,4 @@ def index_reduce(ctx: KernelizeContext, red: UOp, idx: UOp) -> UOp:
         if rng.op is Ops.RANGE:
             new.append(rng)
     value = index(red.src[0], *rngs).cast(red.dtype)
-    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
-        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
-    return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
+    return reduce_at(value, new, op, reduce_start(red.arg))

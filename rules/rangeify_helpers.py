@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.rules.lower_helpers import reduce_loop
+from rulegrad.runtime.ops import GroupOp, Ops, reduce_start
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 from rulegrad.runtime.view import flatten
 
@@ -114,7 +115,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     own = ctx.buffers.get(red)
     if not local and (own is None or own.src[0] is not idx):
         ctx.inlined.add(red)
-    op, axes = red.arg
+    op, axes, start = red.arg[0], red.arg[1], reduce_start(red.arg)
     rngs = list(idx.src[1:])
     new = []
     for i, s in enumerate(red.src[0].shape):
@@ -134,9 +135,20 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     if is_products(red):
         ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
     value = index(red.src[0], *rngs).cast(red.dtype)
-    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
-        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
-    return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
+    return reduce_at(value, new, op, start)
+
+
+def reduce_at(value: UOp, ranges: list[UOp], op: Ops, start: Any) -> UOp:
+    """The REDUCE of `value` over `ranges` (rangeify's and kernelize's), from `start` (a
+    REDUCE_AXIS's own, runtime/ops.py's reduce_start) when given: then in loop form already,
+    its accumulator holding it. No ranges (axes of size 1): one step of the loop, so a float
+    sum is still 0.0 + x (of one -0.0: +0.0, as numpy's)."""
+    if not ranges:
+        if start is not None:
+            return value.alu(op, value.const_like(start))
+        return value + 0.0 if op is Ops.ADD and value.dtype.is_float else value
+    red = UOp(Ops.REDUCE, value.dtype, (value, *ranges), arg=op)
+    return red if start is None else reduce_loop(red, start)
 
 
 # ---------------------------------------------------------------------- kernel-local reductions

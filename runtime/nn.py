@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
-from .tensor_ops import make_tuple
+from .tensor_ops import make_tuple, placed_like
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -178,7 +178,7 @@ class NNOps:
             return pooled.max(axis)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
-        idx = type(self).arange(size, 0, -1).reshape(spatial)
+        idx = placed_like(self, type(self).arange(size, 0, -1)).reshape(spatial)
         idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
         idx = idx._pool(k_, s_, dilation)
         hit = pooled == pooled.max(axis, keepdim=True)
@@ -197,8 +197,11 @@ class NNOps:
         else:
             output_size = tuple(output_size)[-n:]
         hot = indices.reshape(bs, c, 1, -1)._one_hot_along_dim(math.prod(output_size), 2)
-        out = hot.where(self.reshape(bs, c, 1, -1), 0).sum(3)
-        return out.cast(self.dtype).reshape(bs, c, *output_size)
+        out = self.reshape(bs, c, 1, -1)._pick(hot, 3)
+        if self.dtype.is_float:  # +0.0 where no index points (a pick of nothing is -0.0); an
+            # ADD, so the gradient needs no second look at the indices (a where would)
+            out = out + hot.any(3).where(-0.0, 0.0).cast(self.dtype)
+        return out.reshape(bs, c, *output_size)
 
     def interpolate(self, size: Sequence[int], mode: str = "linear",
                     align_corners: bool = False) -> Tensor:
@@ -218,7 +221,7 @@ class NNOps:
             in_sz, reshape = self.shape[i], [1] * self.ndim
             reshape[i] = expand[i] = size[i]
             if mode == "linear":
-                arr = T.arange(size[i])
+                arr = placed_like(self, T.arange(size[i]))
                 if align_corners:
                     num, den = arr * (in_sz - 1), max(size[i] - 1, 1)
                 else:
@@ -233,7 +236,8 @@ class NNOps:
                 else:
                     x = x.gather(i, low).lerp(x.gather(i, high), frac)
             else:
-                scale, arr = in_sz / size[i], T.arange(size[i], dtype=dtypes.float32)
+                scale = in_sz / size[i]
+                arr = placed_like(self, T.arange(size[i], dtype=dtypes.float32))
                 pos = scale * (arr + 0.5) if mode == "nearest-exact" else scale * arr
                 index = pos.cast(dtypes.int32).minimum(in_sz - 1)
                 x = x.gather(i, index.reshape(reshape).expand(expand))

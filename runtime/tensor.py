@@ -984,13 +984,18 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"axis {axis} repeats an axis of shape {self.shape}")
         return tuple(sorted(axes))
 
-    def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None) -> Tensor:
+    def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None,
+                start: Any = None) -> Tensor:
+        """The reduction over `axis`, from `start` when given (runtime/ops.py, reduce_start)."""
         axes = self._axes(axis)
         uop = self.uop if dtype is None else self.uop.cast(dtype)
         if uop.dtype is dtypes.bool:  # OR and AND of bools, as MAX and MIN
             op = {Ops.ADD: Ops.MAX, Ops.MUL: Ops.MIN}.get(op, op)
         if axes:
-            uop = UOp(Ops.REDUCE_AXIS, uop.dtype, (uop,), (op, axes))
+            uop = UOp(Ops.REDUCE_AXIS, uop.dtype, (uop,),
+                      (op, axes) if start is None else (op, axes, start))
+        elif start is not None:  # no axis: start op x, as one step of the loop
+            uop = uop.alu(op, uop.const_like(start))
         if not keepdim:
             uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
         return Tensor(uop)
@@ -1499,8 +1504,7 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         hot = i._one_hot_along_dim(x.shape[d], dim=d - x.ndim)
         mask = hot if mask is None else mask & hot
     spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
-    picked = mask.where(spread, spread.zeros_like())
-    out = picked._reduce(Ops.ADD, tuple(d + len(big) for d in dims), keepdim=False)
+    out = spread._pick(mask, tuple(d + len(big) for d in dims))
     if first != 0 and dims != list(range(first, first + len(dims))):
         # numpy: tensor indices separated by a slice put their axes first
         nb = len(big)

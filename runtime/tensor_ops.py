@@ -373,11 +373,11 @@ class TensorOps:
         return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
 
     def tril(self, diagonal: int = 0) -> Tensor:
-        above = _tri(type(self), self.shape[-2], self.shape[-1], diagonal + 1)
+        above = _tri(self, self.shape[-2], self.shape[-1], diagonal + 1)
         return above.where(self.zeros_like(), self)
 
     def triu(self, diagonal: int = 0) -> Tensor:
-        upper = _tri(type(self), self.shape[-2], self.shape[-1], diagonal)
+        upper = _tri(self, self.shape[-2], self.shape[-1], diagonal)
         return upper.where(self, self.zeros_like())
 
     # ------------------------------------------------------------------ elementwise
@@ -605,7 +605,7 @@ class TensorOps:
         ident = reduce_identity(op, x.dtype)
         xt = x.transpose(axis, -1)
         if has_symbolic(x.shape):
-            upto = _lower_triangle(type(self), n)  # [i, j]: j <= i
+            upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
         pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
@@ -625,15 +625,16 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = _lower_triangle(T, n).T  # [j, i]: j <= i
+        upper = _lower_triangle(self, n).T  # [j, i]: j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
-        idx = match.where(_positions(T, n).reshape(n, 1), -1).max(-2)
+        idx = match.where(_positions(self, n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
             # shares it among equal elements. So the gradient goes to the element at that
             # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
             # gradient, where at is finite (NaN has no index; inf - inf is NaN)
-            pick = _positions(T, n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            # [..., j, i]: j == idx[i]
+            pick = _positions(self, n).reshape(n, 1) == idx.unsqueeze(-2)
             at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
             finite = (at > float("-inf")) & (at < float("inf"))
             values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
@@ -656,7 +657,7 @@ class TensorOps:
         # shift each prefix by its own running max, so no prefix underflows to log(0)
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _lower_triangle(type(self), n)  # [i, j]: j <= i
+        lower = _lower_triangle(self, n)  # [i, j]: j <= i
         # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
         # it is masked out, and its gradient would be 0 * inf = NaN
         s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
@@ -693,7 +694,7 @@ class TensorOps:
         axes = tuple(range(self.ndim)) if axis is None else (axis,)
         flat: Any = 0
         for d in axes:  # the flat position: each axis' position times its stride
-            pos = _positions(type(self), self.shape[d]).reshape(
+            pos = _positions(self, self.shape[d]).reshape(
                 tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
             stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
             flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, type(self))
@@ -725,7 +726,7 @@ class TensorOps:
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
-        pos = _positions(T, n)
+        pos = _positions(self, n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
         before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
         rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
@@ -757,18 +758,20 @@ class TensorOps:
     # ------------------------------------------------------------------ indexing by tensors
     def _pick(self, hot: Tensor, axis: Any) -> Tensor:
         """The element of self that the one-hot `hot` marks along `axis` (broadcast together),
-        that axis reduced away, bit for bit (sort, masked_select, scatter). A masked ADD starts
-        at +0.0, which turns a picked -0.0 into 0.0; a float MAX over -inf elsewhere gives the
-        picked element exactly (it orders -0.0 below 0.0 and propagates NaN), in one
-        reduction. Its gradient reaches the picked element, except a picked NaN (none) or
-        -inf (a share). Nothing marked: 0 for ints, -inf for floats (the callers mask it)."""
+        that axis reduced away, bit for bit (gather, tensor indices, sort, scatter,
+        masked_select, max_unpool2d). A masked sum, as fast as any sum, forward and backward
+        (each marked element gets the result's gradient, as torch's gather gives it). For
+        floats it starts from -0.0 with -0.0 elsewhere (runtime/ops.py, reduce_start): -0.0
+        is the identity of IEEE addition, x + -0.0 is x for every x (-0.0, inf and NaN
+        included), where a plain sum's +0.0 start turns a picked -0.0 into +0.0. Nothing
+        marked: 0 for ints, -0.0 for floats (the callers mask it); several: their sum."""
         if not self.dtype.is_float:
             return hot.where(self, self.zeros_like())._reduce(Ops.ADD, axis, False)
-        return hot.where(self, -math.inf)._reduce(Ops.MAX, axis, False)
+        return hot.where(self, -0.0)._reduce(Ops.ADD, axis, False, start=-0.0)
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        return self == type(self).arange(num_classes).reshape((num_classes,) + (1,) * offset)
+        return self == _positions(self, num_classes).reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
         """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
@@ -792,7 +795,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
+        return x._pick(hot, -1)
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -867,7 +870,7 @@ class TensorOps:
         if not isinstance(size, int) or size < 0:
             raise InvalidArgument(f"size must be an int >= 0, got {size!r}")
         rank = mask.cast(dtypes.int32)._cum(0, Ops.ADD) - 1
-        k = T.arange(size, dtype=dtypes.int32).reshape(size, 1)
+        k = _positions(self, size, dtypes.int32).reshape(size, 1)
         hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
         rows = self.reshape(1, *self.shape).expand(size, *self.shape)
         picked = rows._pick(hit, 1)
@@ -878,7 +881,7 @@ class TensorOps:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
         With `size`, exactly that many rows (past the count, `fill_value`)."""
         T, n = type(self), self.numel()
-        flat = T.arange(n, dtype=dtypes.int32).reshape(n, 1)
+        flat = _positions(self, n, dtypes.int32).reshape(n, 1)
         strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
         coords = [flat // st % sh for st, sh in zip(strides, self.shape)]
         table = T.cat(*coords, dim=1) if coords else flat.shrink((None, (0, 0)))
@@ -958,18 +961,28 @@ class TensorOps:
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 
 
-def _tri(T: type[Tensor], r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
-    """(r, c) bool mask: true where column - row >= diagonal."""
-    return _positions(T, r).unsqueeze(-1) + diagonal <= _positions(T, c)
+def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
+    """(r, c) bool mask: true where column - row >= diagonal (on `like`'s device)."""
+    return _positions(like, r).unsqueeze(-1) + diagonal <= _positions(like, c)
 
 
-def _positions(T: type[Tensor], n: int | UOp) -> Tensor:
-    """0, 1, ..., n-1 as int32; over a symbolic size (a bound Variable), the positions up to
-    its maximum shrunk to it, so the result has the symbolic size too. T is the tensor class
-    (the caller's `type(self)`: this module is below tensor.py and does not import it)."""
+def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None) -> Tensor:
+    """0, 1, ..., n-1 (int32, or `dtype`) on `like`'s device (placed_like); over a symbolic
+    size (a bound Variable), the positions up to its maximum shrunk to it, so the result has
+    the symbolic size too. (type(like) is the tensor class: this module does not import
+    tensor.py, which imports it.)"""
+    T = type(like)
     if isinstance(n, UOp):
-        return T.arange(int(n.vmax)).shrink(((0, n),))
-    return T.arange(n)
+        return placed_like(like, T.arange(int(n.vmax), dtype=dtype).shrink(((0, n),)))
+    return placed_like(like, T.arange(n, dtype=dtype))
+
+
+def placed_like(like: Tensor, table: Tensor) -> Tensor:
+    """`table` (made from numpy, on the default device) where `like` is: copied to its device,
+    or a replica on each device of a sharded tensor, so that an op mixing the two (argmax's
+    positions, a one-hot's classes, a triangle's mask) runs on one device each."""
+    dev = like.device
+    return table.shard(dev) if isinstance(dev, tuple) else table.to(dev)
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:
@@ -977,9 +990,9 @@ def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     return s is not t and actual((s,))[0] > actual((t,))[0]
 
 
-def _lower_triangle(T: type[Tensor], n: int | UOp) -> Tensor:
-    """(n, n) bool, [i, j] true where j <= i (n may be symbolic)."""
-    pos = _positions(T, n)
+def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:
+    """(n, n) bool, [i, j] true where j <= i (n may be symbolic), on `like`'s device."""
+    pos = _positions(like, n)
     return pos.reshape(1, n) <= pos.reshape(n, 1)
 
 

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22
+# source sha256: 74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -45,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'c1361c8d56006b3d19d581e452ecf51f4bc7dde3e444d8034e196cfdb4908c22'
+SOURCE_SHA256 = '74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -375,7 +375,7 @@ _earliest_rewrites_rules = (
     RuleInfo('size_zero', 'rules/rangeify.rules', 107, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
     RuleInfo('reduce_empty', 'rules/rangeify.rules', 109, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
     RuleInfo('reduce_expand', 'rules/rangeify.rules', 117, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 126, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 126, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=red.arg[:1] + ((len(shape) - 1,),) + red.arg[2:], dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
     RuleInfo('copy_const', 'rules/rangeify.rules', 134, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
     RuleInfo('assign_hazard', 'rules/rangeify.rules', 139, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
@@ -483,7 +483,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     _r = _as_uop(n, y) if op is not _ADD or c_n == 1 or red.dtype.is_bool else _as_uop(n, y * wrap(red.dtype, c_n)) if red.dtype.is_int else _as_uop(n, y * float(c_n)) if c_n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else _as_uop(n, None)
                     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
         # rule split_reduceop at rules/rangeify.rules:126
-        #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=(red.arg[0], (len(shape) - 1,)), dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
+        #   split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=red.arg[:1] + ((len(shape) - 1,),) + red.arg[2:], dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
         x = n0
@@ -495,7 +495,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 d = splits[0][1]
                 shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
                 order = tuple(i for i in range(len(shape)) if i != a) + (a,)
-                _r = _as_uop(n, _new(UOp, _REDUCE_AXIS, red.dtype, (_new(UOp, _REDUCE_AXIS, red.dtype, (x.reshape(shape).permute(order),), red.arg),), (red.arg[0], (len(shape) - 1,))).reshape(red.shape))
+                _r = _as_uop(n, _new(UOp, _REDUCE_AXIS, red.dtype, (_new(UOp, _REDUCE_AXIS, red.dtype, (x.reshape(shape).permute(order),), red.arg),), red.arg[:1] + ((len(shape) - 1,),) + red.arg[2:]).reshape(red.shape))
                 if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[4]
     return None
 

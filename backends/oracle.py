@@ -40,7 +40,7 @@ import numpy as np
 
 from rulegrad.runtime import semantics
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.ops import Ops, reduce_identity, reduce_start
+from rulegrad.runtime.ops import Ops, reduce_from
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.variable import actual, has_symbolic, resolve
 
@@ -368,11 +368,10 @@ def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray
 
 # ---------------------------------------------------------------------- reductions
 def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    op, axes, start = node.arg[0], node.arg[1], reduce_start(node.arg)
+    op, axes = node.arg[0], node.arg[1]
     x: np.ndarray = srcs[0]
     try:
-        return semantics.reduce(op, x, tuple(axes),
-                                reduce_identity(op, node.dtype) if start is None else start)
+        return semantics.reduce(op, x, tuple(axes), reduce_from(node.arg, node.dtype))
     except (semantics.SemanticsError, ValueError) as e:  # ValueError: not a reduce op
         raise OracleError(f"REDUCE_AXIS: {e}") from None
 

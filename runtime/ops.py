@@ -155,6 +155,13 @@ def reduce_start(arg: tuple) -> Any:
     return arg[2] if len(arg) > 2 else None
 
 
+def reduce_from(arg: tuple, dtype: Any) -> Any:
+    """What a REDUCE_AXIS (arg `(op, axes[, start])`) starts from, and so its value over no
+    elements: its start, else its op's identity."""
+    start = reduce_start(arg)
+    return reduce_identity(arg[0], dtype) if start is None else start
+
+
 # how many sources an op takes, for the ops whose count is fixed (the rules checker uses it)
 ARITY: dict[Ops, int] = {
     **{op: 1 for op in GroupOp.Unary}, **{op: 2 for op in GroupOp.Binary},

@@ -1365,7 +1365,7 @@ def _has_plain_innermost(root: Scope) -> bool:
 def _from_negative_zero(reg: UOp) -> bool:
     """Whether an accumulator (DEFINE_REG) starts from -0.0: a pick's sum (runtime/ops.py,
     reduce_start), whose every partial result must start there too."""
-    return reg.dtype.is_float and math.copysign(1.0, reg.arg) < 0
+    return reg.dtype.is_float and reg.arg == 0 and math.copysign(1.0, reg.arg) < 0
 
 
 def _accumulator(red: UOp) -> UOp:

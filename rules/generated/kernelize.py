@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181
-# imports rules/rangeify.rules sha256: 74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764
+# imports rules/rangeify.rules sha256: 40f0ab6765b12421d45db5f04bcd7bef40996458a0a4f4427f9d75b806cc1144
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -38,7 +38,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '886bbf3fff9a20871150caafeffe1794477e85476ca6eff508d74b2b1f87b181'
-DEPENDENCIES = (('rules/rangeify.rules', '74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
+DEPENDENCIES = (('rules/rangeify.rules', '40f0ab6765b12421d45db5f04bcd7bef40996458a0a4f4427f9d75b806cc1144'), ('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _CONST = Ops.CONST
 _FUSE = Ops.FUSE
 _INDEX = Ops.INDEX

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764
+# source sha256: 40f0ab6765b12421d45db5f04bcd7bef40996458a0a4f4427f9d75b806cc1144
 # imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 # imports rules/kernel.rules sha256: 72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d
@@ -34,7 +34,7 @@ from rulegrad.rules.rangeify_helpers import outer_loops
 from rulegrad.rules.rangeify_helpers import predict_buffers
 from rulegrad.rules.rangeify_helpers import predict_local_values
 from rulegrad.rules.analyses import reads_moved
-from rulegrad.runtime.ops import reduce_identity
+from rulegrad.runtime.ops import reduce_from
 from rulegrad.runtime.view import reshape_index
 from rulegrad.rules.rangeify_helpers import shared_reductions
 from rulegrad.rules.flash_cost import too_long
@@ -45,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '74e96dfcda9a06d7531299d2c6c588f65ff678e2a2ac1aa0fb271150528b2764'
+SOURCE_SHA256 = '40f0ab6765b12421d45db5f04bcd7bef40996458a0a4f4427f9d75b806cc1144'
 DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', '72ebae193c2e07962f69be65c80e589cdaa40f690500e19a305f462a4ba1298d'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -373,7 +373,7 @@ _limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
 _earliest_rewrites_rules = (
     RuleInfo('drop_marker', 'rules/rangeify.rules', 104, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
     RuleInfo('size_zero', 'rules/rangeify.rules', 107, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 109, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 109, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
     RuleInfo('reduce_expand', 'rules/rangeify.rules', 117, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if op is not Ops.MUL and n != 0 and all(x.shape[i] == 1 for i in axes) -> (y if op is not Ops.ADD or n == 1 or red.dtype.is_bool else y * wrap(red.dtype, n) if red.dtype.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[red.dtype.itemsize // 4] else None) where op = red.arg[0], axes = red.arg[1], n = prod(e.shape[i] for i in axes), y = x.expand(tuple(1 if i in axes else s for i, s in enumerate(e.shape)))'),
     RuleInfo('split_reduceop', 'rules/rangeify.rules', 126, 'split_reduceop: REDUCE_AXIS(x) as red if x.size // max(red.size, 1) >= 32768 and splits -> REDUCE_AXIS(REDUCE_AXIS(x.reshape(shape).permute(order), arg=red.arg, dtype=red.dtype), arg=red.arg[:1] + ((len(shape) - 1,),) + red.arg[2:], dtype=red.dtype).reshape(red.shape) where top = min(256, 4194304 // max(red.size, 1)), splits = [(a, d) for a, d in [(a, max([d for d in range(8, top + 1) if x.shape[a] % d == 0], default=0)) for a in red.arg[1]] if d], a = splits[0][0], d = splits[0][1], shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:], order = tuple(i for i in range(len(shape)) if i != a) + (a,)'),
     RuleInfo('copy_const', 'rules/rangeify.rules', 134, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
@@ -459,12 +459,12 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         # rule reduce_empty at rules/rangeify.rules:109
-        #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_identity(red.arg[0], red.dtype))
+        #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
         x = n0
         if x.size == 0 and red.size != 0:
-            _r = _as_uop(n, red.const_like(reduce_identity(red.arg[0], red.dtype)))
+            _r = _as_uop(n, red.const_like(reduce_from(red.arg, red.dtype)))
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]

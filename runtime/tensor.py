@@ -932,9 +932,10 @@ class Tensor(TensorOps, NNOps):
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
             return self
-        if self.dtype.is_float:  # 0 - x, not -x, and 0 at zero: abs(-0.0) is +0.0 (numpy),
-            # and the gradient at 0 is 0 (torch's and tinygrad's sign(0)); NaN stays NaN
-            return (self < 0).where(0 - self, self.eq(0).where(0.0, self))
+        if self.dtype.is_float:  # x * sign(x), exactly |x| (NaN stays NaN); + 0.0 makes
+            # abs(-0.0) +0.0 (numpy). Its gradient is torch's, ctx * sign(x): 0 at 0, and NaN
+            # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0
+            return self * self.sign() + 0.0
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
 from .tensor_ops import make_tuple, placed_like
+from .variable import show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -90,10 +91,12 @@ class NNOps:
         `padding` is an int, one per spatial axis, or torch-order pairs (negative cuts)."""
         if self.ndim < 3 or weight.ndim != self.ndim:
             raise InvalidArgument(f"conv2d needs input (N, C, *spatial) and weight (O, C/groups, "
-                             f"*kernel) of one rank, got {self.shape} and {weight.shape}")
+                             f"*kernel) of one rank, got {show(self.shape)} and "
+                             f"{show(weight.shape)}")
         (bs, cin_), (cout, cin), hw = self.shape[:2], weight.shape[:2], weight.shape[2:]
         if groups * cin != cin_ or cout % groups:
-            raise InvalidArgument(f"conv2d input {self.shape} does not match weight {weight.shape} "
+            raise InvalidArgument(f"conv2d input {show(self.shape)} does not match weight "
+                                  f"{show(weight.shape)} "
                              f"with groups={groups} ({groups * cin} vs {cin_} channels)")
         x = self if dtype is None else self.cast(to_dtype(dtype))
         pads = grouped(pool_pads(padding, len(hw)))
@@ -306,7 +309,8 @@ class NNOps:
         cdim = 0 if self.ndim == 1 else 1
         if self.shape != y.shape:
             if self.max(cdim).shape != y.shape:
-                raise InvalidArgument(f"cross_entropy shapes do not match: {self.shape}, {y.shape}")
+                raise InvalidArgument(f"cross_entropy shapes do not match: {show(self.shape)}, "
+                                      f"{show(y.shape)}")
             y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + label_smoothing / y.shape[cdim]

@@ -72,7 +72,7 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
         pads = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         if any(b > s or a > s for (b, a), s in zip(pads, x.shape)):
             raise InvalidArgument(f"circular padding {arg} wraps around more than once "
-                             f"(shape {x.shape})")
+                             f"(shape {show(x.shape)})")
         orig = x.shape
         x = x.repeat(tuple(1 + bool(b) + bool(a) for b, a in pads))
         return x.shrink(tuple((0 if b == 0 else o - b, s if a == 0 else s - o + a)
@@ -86,7 +86,8 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
             raise InvalidArgument(f"reflect padding ({b}, {a}) must be less than the size {s} of "
                              f"axis {d}")
         if mode == "replicate" and s == 0 and (b or a):
-            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
+            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape "
+                                  f"{show(x.shape)}")
         def part(lo: int, hi: int, n: int, flip: bool, x: Tensor = x, d: int = d) -> Tensor:
             piece = x.shrink(tuple((lo, hi) if i == d else None for i in range(x.ndim)))
             if mode == "replicate":
@@ -235,7 +236,7 @@ class TensorOps:
         reps = _flat(repeats)
         if len(reps) < self.ndim:
             raise InvalidArgument(f"repeat {reps} needs at least one count per axis of "
-                                  f"{self.shape}")
+                                  f"{show(self.shape)}")
         base = (1,) * (len(reps) - self.ndim) + self.shape
         x = self.reshape(tuple(v for s in base for v in (1, s)))
         x = x.expand(tuple(v for r, s in zip(reps, base) for v in (r, s)))
@@ -307,7 +308,7 @@ class TensorOps:
 
     def diag(self) -> Tensor:
         if self.ndim != 1:
-            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {self.shape}")
+            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {show(self.shape)}")
         n = self.shape[0]
         T = type(self)
         return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
@@ -340,7 +341,7 @@ class TensorOps:
                                   "axes, which a symbolic size cannot take (pool, unfold and "
                                   "conv need concrete shapes)")
         if self.ndim < n:
-            raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
+            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
         s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
@@ -368,7 +369,8 @@ class TensorOps:
             raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
         dim = self._axis(dim)
         if size > self.shape[dim]:
-            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape {self.shape}")
+            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape "
+                                  f"{show(self.shape)}")
         order = tuple(i for i in range(self.ndim) if i != dim) + (dim,)
         return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
 
@@ -678,7 +680,7 @@ class TensorOps:
             return type(self).zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
-            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
+            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {show(self.shape)})")
         return self._first_hit(self._hits(axis), axis, keepdim)
 
     def _hits(self, axis: int | None) -> Tensor:
@@ -784,11 +786,13 @@ class TensorOps:
     def gather(self, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
         if index.ndim != self.ndim:
-            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
+            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
+                                  f"{show(index.shape)}")
         dim = self._axis(dim)
         if any(_exceeds(s, t) for d, (s, t) in enumerate(zip(index.shape, self.shape))
                if d != dim):
-            raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
+            raise InvalidArgument(f"gather index shape {show(index.shape)} exceeds "
+                                  f"{show(self.shape)} off "
                                f"dim {dim}")
         if not index.dtype.is_int:
             raise InvalidArgument(f"gather index must be an int tensor, got {index.dtype.name}")
@@ -804,11 +808,12 @@ class TensorOps:
                                   f"{self.dtype.name}: the dtypes must match")
         if index.ndim != self.ndim or src.ndim != self.ndim:
             raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
-                               f"{self.shape}, {index.shape}, {src.shape}")
+                               f"{show(self.shape)}, {show(index.shape)}, {show(src.shape)}")
         if any(_exceeds(s, d) or (_exceeds(s, t) and i != dim)
                for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
-            raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
-                               f"self {self.shape} off dim {dim}")
+            raise InvalidArgument(f"scatter index {show(index.shape)} must fit src "
+                                  f"{show(src.shape)} and "
+                               f"self {show(self.shape)} off dim {dim}")
         src = src.shrink(tuple((0, s) for s in index.shape))
         mask = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim]).transpose(-1, dim)
         src = src.unsqueeze(-1).expand(*src.shape, self.shape[dim]).transpose(-1, dim)

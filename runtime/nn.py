@@ -168,7 +168,11 @@ class NNOps:
     def max_pool2d(self, kernel_size: int | tuple[int, ...] = (2, 2), stride: Any = None,
                    dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,
                    return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
-        """Max over sliding windows; with return_indices, the flat spatial index of each max."""
+        """Max over sliding windows; with return_indices, the flat spatial index of each max,
+        as torch's: the first of a window's maxima, the last NaN when it holds one (the index
+        was out of range for a window holding NaN), the value that element and its gradient
+        going to it alone. Without indices a reduce max, its gradient amax's: ties share it
+        (torch's max_pool2d gives it to the first; picking that element costs 4x forward)."""
         k_ = make_tuple(kernel_size, 2)
         axis = tuple(range(-len(k_), 0))
         s_ = k_ if stride is None else stride
@@ -181,11 +185,19 @@ class NNOps:
             return pooled.max(axis)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
+        # each element's key: size - its flat position (padding 0), so the largest key among
+        # the maxima is the first; for a NaN the negated key, so the largest is the last NaN
         idx = placed_like(self, type(self).arange(size, 0, -1)).reshape(spatial)
         idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
         idx = idx._pool(k_, s_, dilation)
         hit = pooled == pooled.max(axis, keepdim=True)
-        return pooled.max(axis), (size - hit.where(idx, 0).max(axis)).cast(dtypes.int32)
+        if self.dtype.is_float:
+            nan = pooled.isnan()
+            anynan = nan.any(axis, keepdim=True)
+            hit, idx = anynan.where(nan, hit), anynan.where(-idx, idx)
+        best = hit.where(idx, -size - 1).max(axis, keepdim=True)
+        value = pooled._pick(hit & (idx == best), axis)
+        return value, (size - best.abs()).reshape(value.shape).cast(dtypes.int32)
 
     def max_unpool2d(self, indices: Tensor, kernel_size: Any = (2, 2), stride: Any = None,
                      dilation: Any = 1, padding: Any = 0, output_size: Any = None) -> Tensor:

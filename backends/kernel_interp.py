@@ -288,7 +288,11 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
         shape[axes[r]] = hi - lo
     value = np.broadcast_to(value, shape)
     op: Ops = n.arg
-    ident = reduce_identity(op, n.dtype)
+    # in loop form, the accumulator's start (the op's identity, or a REDUCE_AXIS's own start:
+    # a pick's -0.0); the update op(acc, v) above is then v, combined from it here
+    acc = n.src[0].src[0] if n.src[0].src else None
+    ident = acc.arg if acc is not None and acc.op is Ops.DEFINE_REG \
+        else reduce_identity(op, n.dtype)
     kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
     if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
         out = semantics.reduce(op, value, red_axes, ident)

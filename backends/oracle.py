@@ -40,7 +40,7 @@ import numpy as np
 
 from rulegrad.runtime import semantics
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.ops import Ops, reduce_identity
+from rulegrad.runtime.ops import Ops, reduce_from
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.variable import actual, has_symbolic, resolve
 
@@ -176,7 +176,8 @@ def _reduce_in_blocks(red: UOp, cone: _Cone, values: dict[UOp, Any]) -> np.ndarr
     if any(v is None for v in moved.values()):  # a reshape numpy cannot view
         axes = _axes_before_reshape(red, cone)
         if axes is not None:  # reduced in the product's own axes, then reshaped
-            before = UOp(Ops.REDUCE_AXIS, red.dtype, (cone.nodes[-1],), (red.arg[0], axes))
+            before = UOp(Ops.REDUCE_AXIS, red.dtype, (cone.nodes[-1],),
+                         (red.arg[0], axes, *red.arg[2:]))
             if _splittable(before):
                 out = _reduce_in_blocks(before, _Cone(cone.nodes, []), values)
                 return out.reshape(red.shape)
@@ -187,7 +188,7 @@ def _reduce_in_blocks(red: UOp, cone: _Cone, values: dict[UOp, Any]) -> np.ndarr
             whole = _movement(m, [whole], {})
         return _reduce_axis(red, [whole], {}).astype(red.dtype.np, copy=False)
     axis, step = _splittable(red)  # type: ignore[misc]
-    op, reduced = red.arg
+    op, reduced = red.arg[0], red.arg[1]
     out: np.ndarray | None = None if axis in reduced else np.empty(red.shape, red.dtype.np)
     for lo in range(0, shape[axis], step):
         at = tuple(slice(lo, lo + step) if a == axis else slice(None) for a in range(len(shape)))
@@ -367,10 +368,10 @@ def _bitcast(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray
 
 # ---------------------------------------------------------------------- reductions
 def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    op, axes = node.arg
+    op, axes = node.arg[0], node.arg[1]
     x: np.ndarray = srcs[0]
     try:
-        return semantics.reduce(op, x, tuple(axes), reduce_identity(op, node.dtype))
+        return semantics.reduce(op, x, tuple(axes), reduce_from(node.arg, node.dtype))
     except (semantics.SemanticsError, ValueError) as e:  # ValueError: not a reduce op
         raise OracleError(f"REDUCE_AXIS: {e}") from None
 

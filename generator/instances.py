@@ -511,6 +511,8 @@ class Builder:
             assume(ones)
             axes = tuple(sorted(self.draw(st.subsets(ones))))
             arg = (self.draw(st.sampled_from(sorted(REDUCE_OPS))), axes)
+            if arg[0] is Ops.ADD and dt.is_float and self.draw(st.booleans()):
+                arg = (*arg, -0.0)  # a pick's sum, from -0.0 (runtime/ops.py, reduce_start)
         axes = arg[1]
         assume(all(shape[i] == 1 for i in axes if i < len(shape)))
         # reduced axes: small or empty, and now and then large enough for the rules that

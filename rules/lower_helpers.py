@@ -36,9 +36,10 @@ def is_loop(r: UOp) -> bool:
     return bool(v.src) and v.src[0].op is Ops.DEFINE_REG
 
 
-def reduce_loop(r: UOp) -> UOp:
+def reduce_loop(r: UOp, start: object = None) -> UOp:
     """REDUCE(v, *ranges, arg=op) as its loop: REDUCE(op(acc, v), *ranges), where the
-    accumulator `acc` is DEFINE_REG(*ranges) holding the op's identity (its arg): a renderer
+    accumulator `acc` is DEFINE_REG(*ranges) holding the op's identity (its arg), or `start`
+    (a REDUCE_AXIS's own start, see runtime/ops.py: a pick's sum from -0.0): a renderer
     declares it, runs the ranges' loops assigning the combined value, and reads it after.
 
     float16 accumulates in float32 and is rounded once at the end, as numpy's half loops keep
@@ -46,7 +47,7 @@ def reduce_loop(r: UOp) -> UOp:
     ranges) never share an accumulator."""
     ranges = r.src[1:]
     dt = dtypes.float32 if r.dtype is dtypes.float16 else r.dtype
-    acc = UOp(Ops.DEFINE_REG, dt, ranges, reduce_identity(r.arg, dt))
+    acc = UOp(Ops.DEFINE_REG, dt, ranges, reduce_identity(r.arg, dt) if start is None else start)
     v = r.src[0] if r.src[0].dtype is dt else r.src[0].cast(dt)
     loop = UOp(Ops.REDUCE, dt, (acc.alu(r.arg, v), *ranges), r.arg)
     return loop if dt is r.dtype else loop.cast(r.dtype)

@@ -78,7 +78,7 @@ def alu_multi(x: UOp) -> UOp:
 
 
 def reduce_multi(r: UOp, m: UOp) -> UOp:
-    (axis, devs), (op, axes) = m.arg, r.arg
+    (axis, devs), (op, axes) = m.arg, r.arg[:2]
     partial = r.replace(src=(m.src[0],))
     if axis is None or axis not in axes:
         return _multi(partial, axis, devs)

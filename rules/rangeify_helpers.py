@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_cost import too_long
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.rules.lower_helpers import reduce_loop
+from rulegrad.runtime.ops import GroupOp, Ops, reduce_start
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 if TYPE_CHECKING:  # declared in rangeify.rules
@@ -36,12 +37,7 @@ FIRST_RANGE = 1 << 30
 
 def ranges_in(*exprs: UOp) -> list[UOp]:
     """The RANGE nodes an index expression depends on, in a stable order."""
-    out: dict[UOp, None] = {}
-    for e in exprs:
-        for n in toposort(e):
-            if n.op is Ops.RANGE:
-                out[n] = None
-    return list(out)
+    return list(dict.fromkeys(n for e in exprs for n in toposort(e) if n.op is Ops.RANGE))
 
 
 # ====================================================================== the contexts' walks
@@ -102,7 +98,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     own = ctx.buffers.get(red)
     if not local and (own is None or own.src[0] is not idx):
         ctx.inlined.add(red)
-    op, axes = red.arg
+    op, axes = red.arg[0], red.arg[1]
     rngs = list(idx.src[1:])
     new = []
     for i, s in enumerate(red.src[0].shape):
@@ -122,9 +118,19 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     if is_products(red):
         ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
     value = UOp(Ops.INDEX, red.src[0].dtype, (red.src[0], *rngs)).cast(red.dtype)
-    if not new:  # axes of size 1: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy)
-        return value + 0.0 if op is Ops.ADD and red.dtype.is_float else value
-    return UOp(Ops.REDUCE, red.dtype, (value, *new), arg=op)
+    return reduce_over(value, new, op, reduce_start(red.arg))
+
+
+def reduce_over(value: UOp, ranges: list[UOp], op: Ops, start: object) -> UOp:
+    """op of `value` over `ranges` (rangeify's and kernelize's), from `start` when not None (a
+    REDUCE_AXIS's own, runtime/ops.py: then in loop form, its accumulator holding it). Over no
+    ranges, one step: a float sum is still 0.0 + x (of one -0.0: +0.0, as numpy's)."""
+    if not ranges:
+        plain = op is Ops.ADD and value.dtype.is_float  # (a plain float sum starts at +0.0)
+        return value.alu(op, value.const_like(start if start is not None else 0.0)) \
+            if start is not None or plain else value
+    red = UOp(Ops.REDUCE, value.dtype, (value, *ranges), arg=op)
+    return red if start is None else reduce_loop(red, start)
 
 
 # ---------------------------------------------------------------------- kernel-local reductions
@@ -178,9 +184,7 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
         return None
     group = ctx.group[loops[0]]
     others = [idx.src[1 + a] for a in differ]
-    if len(set(others)) != len(others):
-        return None
-    if any(ctx.kernel_loops.get(r) != group for r in others):
+    if len(set(others)) != len(others) or any(ctx.kernel_loops.get(r) != group for r in others):
         return None
     return group, differ
 

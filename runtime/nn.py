@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
-from .tensor_ops import make_tuple
+from .tensor_ops import make_tuple, placed_like
+from .variable import show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -90,10 +91,12 @@ class NNOps:
         `padding` is an int, one per spatial axis, or torch-order pairs (negative cuts)."""
         if self.ndim < 3 or weight.ndim != self.ndim:
             raise InvalidArgument(f"conv2d needs input (N, C, *spatial) and weight (O, C/groups, "
-                             f"*kernel) of one rank, got {self.shape} and {weight.shape}")
+                             f"*kernel) of one rank, got {show(self.shape)} and "
+                             f"{show(weight.shape)}")
         (bs, cin_), (cout, cin), hw = self.shape[:2], weight.shape[:2], weight.shape[2:]
         if groups * cin != cin_ or cout % groups:
-            raise InvalidArgument(f"conv2d input {self.shape} does not match weight {weight.shape} "
+            raise InvalidArgument(f"conv2d input {show(self.shape)} does not match weight "
+                                  f"{show(weight.shape)} "
                              f"with groups={groups} ({groups * cin} vs {cin_} channels)")
         x = self if dtype is None else self.cast(to_dtype(dtype))
         pads = grouped(pool_pads(padding, len(hw)))
@@ -165,7 +168,11 @@ class NNOps:
     def max_pool2d(self, kernel_size: int | tuple[int, ...] = (2, 2), stride: Any = None,
                    dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,
                    return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
-        """Max over sliding windows; with return_indices, the flat spatial index of each max."""
+        """Max over sliding windows; with return_indices, the flat spatial index of each max,
+        as torch's: the first of a window's maxima, the last NaN when it holds one (the index
+        was out of range for a window holding NaN), the value that element and its gradient
+        going to it alone. Without indices a reduce max, its gradient amax's: ties share it
+        (torch's max_pool2d gives it to the first; picking that element costs 4x forward)."""
         k_ = make_tuple(kernel_size, 2)
         axis = tuple(range(-len(k_), 0))
         s_ = k_ if stride is None else stride
@@ -178,11 +185,19 @@ class NNOps:
             return pooled.max(axis)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
-        idx = type(self).arange(size, 0, -1).reshape(spatial)
+        # each element's key: size - its flat position (padding 0), so the largest key among
+        # the maxima is the first; for a NaN the negated key, so the largest is the last NaN
+        idx = placed_like(self, type(self).arange(size, 0, -1)).reshape(spatial)
         idx = idx.pad(((0, 0),) * (idx.ndim - len(k_)) + grouped(pads), value=0)
         idx = idx._pool(k_, s_, dilation)
         hit = pooled == pooled.max(axis, keepdim=True)
-        return pooled.max(axis), (size - hit.where(idx, 0).max(axis)).cast(dtypes.int32)
+        if self.dtype.is_float:
+            nan = pooled.isnan()
+            anynan = nan.any(axis, keepdim=True)
+            hit, idx = anynan.where(nan, hit), anynan.where(-idx, idx)
+        best = hit.where(idx, -size - 1).max(axis, keepdim=True)
+        value = pooled._pick(hit & (idx == best), axis)
+        return value, (size - best.abs()).reshape(value.shape).cast(dtypes.int32)
 
     def max_unpool2d(self, indices: Tensor, kernel_size: Any = (2, 2), stride: Any = None,
                      dilation: Any = 1, padding: Any = 0, output_size: Any = None) -> Tensor:
@@ -197,8 +212,11 @@ class NNOps:
         else:
             output_size = tuple(output_size)[-n:]
         hot = indices.reshape(bs, c, 1, -1)._one_hot_along_dim(math.prod(output_size), 2)
-        out = hot.where(self.reshape(bs, c, 1, -1), 0).sum(3)
-        return out.cast(self.dtype).reshape(bs, c, *output_size)
+        out = self.reshape(bs, c, 1, -1)._pick(hot, 3)
+        if self.dtype.is_float:  # +0.0 where no index points (a pick of nothing is -0.0); an
+            # ADD, so the gradient needs no second look at the indices (a where would)
+            out = out + hot.any(3).where(-0.0, 0.0).cast(self.dtype)
+        return out.reshape(bs, c, *output_size)
 
     def interpolate(self, size: Sequence[int], mode: str = "linear",
                     align_corners: bool = False) -> Tensor:
@@ -218,7 +236,7 @@ class NNOps:
             in_sz, reshape = self.shape[i], [1] * self.ndim
             reshape[i] = expand[i] = size[i]
             if mode == "linear":
-                arr = T.arange(size[i])
+                arr = placed_like(self, T.arange(size[i]))
                 if align_corners:
                     num, den = arr * (in_sz - 1), max(size[i] - 1, 1)
                 else:
@@ -233,7 +251,8 @@ class NNOps:
                 else:
                     x = x.gather(i, low).lerp(x.gather(i, high), frac)
             else:
-                scale, arr = in_sz / size[i], T.arange(size[i], dtype=dtypes.float32)
+                scale = in_sz / size[i]
+                arr = placed_like(self, T.arange(size[i], dtype=dtypes.float32))
                 pos = scale * (arr + 0.5) if mode == "nearest-exact" else scale * arr
                 index = pos.cast(dtypes.int32).minimum(in_sz - 1)
                 x = x.gather(i, index.reshape(reshape).expand(expand))
@@ -302,7 +321,8 @@ class NNOps:
         cdim = 0 if self.ndim == 1 else 1
         if self.shape != y.shape:
             if self.max(cdim).shape != y.shape:
-                raise InvalidArgument(f"cross_entropy shapes do not match: {self.shape}, {y.shape}")
+                raise InvalidArgument(f"cross_entropy shapes do not match: {show(self.shape)}, "
+                                      f"{show(y.shape)}")
             y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + label_smoothing / y.shape[cdim]

@@ -41,7 +41,7 @@ class Ops(Enum):
     MSTACK = auto()       # src: one value per device; arg: the devices. Those parts as one value
     MULTI = auto()        # src: (x,); arg: (axis, devices). x's parts joined along axis (None:
                           # each part is the whole value): a sharded tensor
-    REDUCE_AXIS = auto()  # arg: (reduce op, axes); reduced axes keep size 1
+    REDUCE_AXIS = auto()  # arg: (reduce op, axes[, start]); reduced axes keep size 1
     CHILD = auto()
     CHILDREN = auto()
     # -- scheduler / kernel level
@@ -145,6 +145,21 @@ def reduce_identity(op: Ops, dtype: Any) -> Any:
     if op in (Ops.MAX, Ops.MIN):
         return dtype.min if op is Ops.MAX else dtype.max
     raise ValueError(f"{op} is not a reduce op")
+
+
+def reduce_start(arg: tuple) -> Any:
+    """The value a REDUCE_AXIS (arg `(op, axes[, start])`) starts from, when it is not its op's
+    identity: a pick (a float sum of one marked element, the rest -0.0) starts from -0.0, the
+    identity of IEEE addition, so that a picked -0.0 keeps its sign; a plain sum starts from
+    +0.0, as numpy's (a sum of one -0.0 is +0.0). None: reduce_identity."""
+    return arg[2] if len(arg) > 2 else None
+
+
+def reduce_from(arg: tuple, dtype: Any) -> Any:
+    """What a REDUCE_AXIS (arg `(op, axes[, start])`) starts from, and so its value over no
+    elements: its start, else its op's identity."""
+    start = reduce_start(arg)
+    return reduce_identity(arg[0], dtype) if start is None else start
 
 
 # how many sources an op takes, for the ops whose count is fixed (the rules checker uses it)

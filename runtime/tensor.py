@@ -393,7 +393,7 @@ class Tensor(TensorOps, NNOps):
         buf = buffer_of(self.uop) if not isinstance(devs, tuple) else None
         if buf is None or buf.data is None:
             state = "lazy" if shards_of(self.uop) is None else "realized, sharded"
-            return (f"<Tensor {state} shape={self.shape} dtype={self.dtype.name} "
+            return (f"<Tensor {state} shape={show(self.shape)} dtype={self.dtype.name} "
                     f"device={devs!r}>")
         data = buf.data.reshape(concrete(self.shape))
         if has_symbolic(self.shape):
@@ -408,7 +408,7 @@ class Tensor(TensorOps, NNOps):
     def _scalar(self, to: str) -> Scalar:
         """The value of a one-element tensor (computed, if lazy), for float(), int(), bool()."""
         if has_symbolic(self.shape) or self.numel() != 1:
-            raise InvalidArgument(f"{to}() of a tensor of shape {self.shape}: only a "
+            raise InvalidArgument(f"{to}() of a tensor of shape {show(self.shape)}: only a "
                                   "one-element tensor has one value (use .numpy(), .tolist(), "
                                   ".any() or .all())")
         return self.item()
@@ -497,7 +497,8 @@ class Tensor(TensorOps, NNOps):
             # stored at vmax, a symbolic axis keeps its place: only 1s may come and go
             if _non_ones(self.shape) != _non_ones(shape) or \
                     any(isinstance(s, UOp) and not is_bound(s) for s in shape):
-                raise ValueError(f"cannot reshape {self.shape} to {shape}: with a symbolic size, "
+                raise ValueError(f"cannot reshape {show(self.shape)} to {shape}: with a symbolic "
+                                 f"size, "
                                  "a reshape may only add or drop axes of size 1")
             return Tensor(self.uop.reshape(shape))
         return Tensor(self.uop.reshape(_resolve_reshape(self.shape, shape)))
@@ -507,13 +508,14 @@ class Tensor(TensorOps, NNOps):
         norm = [o + self.ndim if isinstance(o, int) and o < 0 else o for o in order]
         if sorted(norm) != list(range(self.ndim)):
             raise InvalidArgument(f"permute order {order} is not a permutation of the axes of a "
-                             f"tensor of shape {self.shape}")
+                             f"tensor of shape {show(self.shape)}")
         return Tensor(self.uop.permute(tuple(norm)))
 
     def expand(self, *shape: Any) -> Tensor:
         shape = _argfix(shape)
         if len(shape) < self.ndim:
-            raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: fewer dimensions")
+            raise InvalidArgument(f"cannot expand shape {show(self.shape)} to {shape}: fewer "
+                                  f"dimensions")
         old = (1,) * (len(shape) - self.ndim) + self.shape
         new = []
         for i, (o, s) in enumerate(zip(old, shape)):
@@ -522,8 +524,9 @@ class Tensor(TensorOps, NNOps):
                 new.append(s)
                 continue
             if not isinstance(s, int) or s < 0 or (o != s and o != 1):
-                raise InvalidArgument(f"cannot expand shape {self.shape} to {shape}: axis {i} has "
-                                 f"size {o}, and only size-1 axes expand")
+                raise InvalidArgument(f"cannot expand shape {show(self.shape)} to {shape}: axis "
+                                      f"{i} has size {show((o,))[1:-2]}, and only size-1 axes "
+                                      f"expand")
             new.append(s)
         return Tensor(_broadcast_uop(self.uop, tuple(new)))
 
@@ -537,7 +540,8 @@ class Tensor(TensorOps, NNOps):
                             for s, p in zip(self.shape, arg))
         if has_symbolic(self.shape) and (mode != "constant" or cuts_symbolic):
             raise InvalidArgument(f"pad {padding}: a symbolic-size axis cannot be padded, and a "
-                                  f"tensor of symbolic shape {self.shape} takes only constant, "
+                                  f"tensor of symbolic shape {show(self.shape)} takes only "
+                                  f"constant, "
                                   "non-negative pads of its other axes")
         if mode != "constant":
             from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
@@ -545,7 +549,7 @@ class Tensor(TensorOps, NNOps):
         cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
             raise InvalidArgument(f"padding {padding} cuts more than the whole of shape "
-                                  f"{self.shape}")
+                                  f"{show(self.shape)}")
         x = self.shrink(cut) if any(b < 0 or a < 0 for b, a in arg) else self
         arg = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         padded = x.uop.pad(arg)
@@ -560,7 +564,7 @@ class Tensor(TensorOps, NNOps):
         arg = tuple(arg)
         if len(arg) != self.ndim:
             raise InvalidArgument(f"shrink {arg} needs one (start, end) per axis of shape "
-                                  f"{self.shape}")
+                                  f"{show(self.shape)}")
         bounds = []
         for i, (a, s) in enumerate(zip(arg, self.shape)):
             if a is None:
@@ -587,7 +591,7 @@ class Tensor(TensorOps, NNOps):
                 raise ValueError(f"shrink {arg}: axis {i} ends at an unbound Variable; "
                                  "bind it first (v.bind(value))")
             if not 0 <= b <= e <= s:
-                raise InvalidArgument(f"shrink {arg} is out of range for shape {self.shape} "
+                raise InvalidArgument(f"shrink {arg} is out of range for shape {show(self.shape)} "
                                  f"(axis {i}: ({b}, {e}) not within (0, {s}))")
             bounds.append((b, e))
         return Tensor(self.uop.shrink(tuple(bounds)))
@@ -595,7 +599,8 @@ class Tensor(TensorOps, NNOps):
     def flip(self, axis: int | Sequence[int], *args: int) -> Tensor:
         axes = self._axes(_argfix((axis, *args)) if args else axis)
         if any(isinstance(self.shape[a], UOp) for a in axes):
-            raise ValueError(f"flip: a symbolic-size axis cannot be flipped (shape {self.shape})")
+            raise ValueError(f"flip: a symbolic-size axis cannot be flipped (shape "
+                             f"{show(self.shape)})")
         return Tensor(self.uop.flip(tuple(i in axes for i in range(self.ndim))))
 
     def transpose(self, dim0: int = 1, dim1: int = 0) -> Tensor:
@@ -618,7 +623,7 @@ class Tensor(TensorOps, NNOps):
 
     def unsqueeze(self, dim: int) -> Tensor:
         if not -self.ndim - 1 <= dim <= self.ndim:
-            raise AxisError(f"unsqueeze dim {dim} is out of range for shape {self.shape}")
+            raise AxisError(f"unsqueeze dim {dim} is out of range for shape {show(self.shape)}")
         dim = dim + self.ndim + 1 if dim < 0 else dim
         return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
 
@@ -666,7 +671,7 @@ class Tensor(TensorOps, NNOps):
             _check_mask(self, mask)
             if val.numel() != 1:
                 raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
-                                      f"one-element tensor), got shape {val.shape}")
+                                      f"one-element tensor), got shape {show(val.shape)}")
             hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
             self.assign(hit.where(val.reshape(()).expand(self.shape), self))
             return
@@ -679,7 +684,7 @@ class Tensor(TensorOps, NNOps):
         try:
             val = val.expand(view) if val.shape != view else val
         except InvalidArgument:
-            raise InvalidArgument(f"could not broadcast a value of shape {val.shape} into "
+            raise InvalidArgument(f"could not broadcast a value of shape {show(val.shape)} into "
                                   f"t[{index!r}] of shape {view}") from None
         hit = _place(Tensor.ones(*view, dtype=dtypes.bool), self.shape, plan)
         self.assign(hit.where(_place(val, self.shape, plan), self))
@@ -933,9 +938,10 @@ class Tensor(TensorOps, NNOps):
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
             return self
-        if self.dtype.is_float:  # 0 - x, not -x, and 0 at zero: abs(-0.0) is +0.0 (numpy),
-            # and the gradient at 0 is 0 (torch's and tinygrad's sign(0)); NaN stays NaN
-            return (self < 0).where(0 - self, self.eq(0).where(0.0, self))
+        if self.dtype.is_float:  # x * sign(x), exactly |x| (NaN stays NaN); + 0.0 makes
+            # abs(-0.0) +0.0 (numpy). Its gradient is torch's, ctx * sign(x): 0 at 0, and NaN
+            # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0
+            return self * self.sign() + 0.0
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:
@@ -975,7 +981,7 @@ class Tensor(TensorOps, NNOps):
     # ------------------------------------------------------------------ reductions
     def _axis(self, axis: int) -> int:
         if not isinstance(axis, (int, np.integer)) or not -self.ndim <= axis < self.ndim:
-            raise AxisError(f"axis {axis} is out of range for a tensor of shape {self.shape}")
+            raise AxisError(f"axis {axis} is out of range for a tensor of shape {show(self.shape)}")
         return int(axis) % self.ndim
 
     def _axes(self, axis: int | Sequence[int] | None) -> tuple[int, ...]:
@@ -986,16 +992,21 @@ class Tensor(TensorOps, NNOps):
             return ()  # a 0-d tensor's axis 0 (or -1) is the tensor itself, as in torch/tinygrad
         axes = [self._axis(a) for a in items]
         if len(set(axes)) != len(axes):
-            raise InvalidArgument(f"axis {axis} repeats an axis of shape {self.shape}")
+            raise InvalidArgument(f"axis {axis} repeats an axis of shape {show(self.shape)}")
         return tuple(sorted(axes))
 
-    def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None) -> Tensor:
+    def _reduce(self, op: Ops, axis: Any, keepdim: bool, dtype: DType | None = None,
+                start: Any = None) -> Tensor:
+        """The reduction over `axis`, from `start` when given (runtime/ops.py, reduce_start)."""
         axes = self._axes(axis)
         uop = self.uop if dtype is None else self.uop.cast(dtype)
         if uop.dtype is dtypes.bool:  # OR and AND of bools, as MAX and MIN
             op = {Ops.ADD: Ops.MAX, Ops.MUL: Ops.MIN}.get(op, op)
         if axes:
-            uop = UOp(Ops.REDUCE_AXIS, uop.dtype, (uop,), (op, axes))
+            uop = UOp(Ops.REDUCE_AXIS, uop.dtype, (uop,),
+                      (op, axes) if start is None else (op, axes, start))
+        elif start is not None:  # no axis: start op x, as one step of the loop
+            uop = uop.alu(op, uop.const_like(start))
         if not keepdim:
             uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
         return Tensor(uop)
@@ -1062,16 +1073,18 @@ class Tensor(TensorOps, NNOps):
         w = w if isinstance(w, Tensor) else Tensor(w)
         if self.ndim == 0 or w.ndim == 0:
             raise InvalidArgument(f"matmul needs operands with at least 1 dimension, got shapes "
-                             f"{self.shape} and {w.shape}")
+                             f"{show(self.shape)} and {show(w.shape)}")
         x1 = self.reshape(1, -1) if self.ndim == 1 else self
         w1 = w.reshape(-1, 1) if w.ndim == 1 else w
         if x1.shape[-1] != w1.shape[-2]:
-            raise InvalidArgument(f"matmul shapes {self.shape} and {w.shape} do not match: "
-                             f"{x1.shape[-1]} != {w1.shape[-2]} on the contracted axis")
+            raise InvalidArgument(f"matmul shapes {show(self.shape)} and {show(w.shape)} do not "
+                                  f"match: the contracted axes' sizes "
+                                  f"{show((x1.shape[-1], w1.shape[-2]))} differ")
         try:
             batch = broadcast_shape(x1.shape[:-2], w1.shape[:-2])
         except ValueError:
-            raise InvalidArgument(f"matmul batch dimensions of shapes {self.shape} and {w.shape} "
+            raise InvalidArgument(f"matmul batch dimensions of shapes {show(self.shape)} and "
+                                  f"{show(w.shape)} "
                              f"cannot be broadcast together") from None
         dt = _probe(_np_matmul, self, w)
         (n, k), m = x1.shape[-2:], w1.shape[-1]
@@ -1164,9 +1177,11 @@ class Tensor(TensorOps, NNOps):
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)
         if value.shape != self.shape or value.dtype is not self.dtype:
-            raise InvalidArgument(f"assign of shape {value.shape} {value.dtype.name} into a tensor "
+            raise InvalidArgument(f"assign of shape {show(value.shape)} {value.dtype.name} into "
+                                  f"a tensor "
                                   "of "
-                             f"shape {self.shape} {self.dtype.name}: shapes and dtypes must match")
+                             f"shape {show(self.shape)} {self.dtype.name}: shapes and dtypes "
+                             f"must match")
         if (cut := _cut_of_shards(self.uop)) is not None:
             _assign_cut(*cut, value)
             return self
@@ -1177,7 +1192,8 @@ class Tensor(TensorOps, NNOps):
             return self
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
-                             f"shape {self.shape} is a lazy {self.uop.op.name} (realize it first)")
+                             f"shape {show(self.shape)} is a lazy {self.uop.op.name} (realize it "
+                             f"first)")
         if layout is not None and not isinstance(device_of(value.uop), (tuple, type(None))):
             value = value.shard(layout[1], layout[0])  # scattered to the target's devices
         node = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
@@ -1213,12 +1229,14 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"this tensor is already sharded over {describe(self.device)}: "
                                   "copy it to one device (.to(device)) before sharding again")
         if has_symbolic(self.shape):
-            raise InvalidArgument(f"shard needs a concrete shape, got {self.shape}: shard the "
+            raise InvalidArgument(f"shard needs a concrete shape, got {show(self.shape)}: shard "
+                                  f"the "
                                   "tensor first, then shrink it to a symbolic size")
         if axis is not None:
             axis = self._axis(axis)
             if self.shape[axis] % len(devs):
-                raise InvalidArgument(f"cannot shard shape {self.shape} along axis {axis} over "
+                raise InvalidArgument(f"cannot shard shape {show(self.shape)} along axis {axis} "
+                                      f"over "
                                       f"{len(devs)} devices: {self.shape[axis]} is not a multiple "
                                       f"of {len(devs)}")
         n, parts = len(devs), []
@@ -1270,7 +1288,8 @@ class Tensor(TensorOps, NNOps):
 
     def item(self) -> Scalar:
         if self.numel() != 1:
-            raise InvalidArgument(f"item() needs a tensor of one element, got shape {self.shape}")
+            raise InvalidArgument(f"item() needs a tensor of one element, got shape "
+                                  f"{show(self.shape)}")
         return self.numpy().reshape(-1)[0].item()
 
     def tolist(self) -> Any:
@@ -1435,8 +1454,8 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
 
 def _check_mask(x: Tensor, mask: Tensor) -> None:
     if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
-        raise IndexError(f"boolean index of shape {mask.shape} does not match the tensor of "
-                         f"shape {x.shape}: it must have the shape of its leading axes")
+        raise IndexError(f"boolean index of shape {show(mask.shape)} does not match the tensor of "
+                         f"shape {show(x.shape)}: it must have the shape of its leading axes")
 
 
 def _as_mask(index: Any) -> Tensor | None:
@@ -1515,8 +1534,7 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         hot = i._one_hot_along_dim(x.shape[d], dim=d - x.ndim)
         mask = hot if mask is None else mask & hot
     spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
-    picked = mask.where(spread, spread.zeros_like())
-    out = picked._reduce(Ops.ADD, tuple(d + len(big) for d in dims), keepdim=False)
+    out = spread._pick(mask, tuple(d + len(big) for d in dims))
     if first != 0 and dims != list(range(first, first + len(dims))):
         # numpy: tensor indices separated by a slice put their axes first
         nb = len(big)

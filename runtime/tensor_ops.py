@@ -72,7 +72,7 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
         pads = tuple((max(b, 0), max(a, 0)) for b, a in arg)
         if any(b > s or a > s for (b, a), s in zip(pads, x.shape)):
             raise InvalidArgument(f"circular padding {arg} wraps around more than once "
-                             f"(shape {x.shape})")
+                             f"(shape {show(x.shape)})")
         orig = x.shape
         x = x.repeat(tuple(1 + bool(b) + bool(a) for b, a in pads))
         return x.shrink(tuple((0 if b == 0 else o - b, s if a == 0 else s - o + a)
@@ -86,7 +86,8 @@ def pad_mode(x: Tensor, arg: tuple[tuple[int, int], ...], mode: str) -> Tensor:
             raise InvalidArgument(f"reflect padding ({b}, {a}) must be less than the size {s} of "
                              f"axis {d}")
         if mode == "replicate" and s == 0 and (b or a):
-            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape {x.shape}")
+            raise InvalidArgument(f"cannot replicate-pad the empty axis {d} of shape "
+                                  f"{show(x.shape)}")
         def part(lo: int, hi: int, n: int, flip: bool, x: Tensor = x, d: int = d) -> Tensor:
             piece = x.shrink(tuple((lo, hi) if i == d else None for i in range(x.ndim)))
             if mode == "replicate":
@@ -235,7 +236,7 @@ class TensorOps:
         reps = _flat(repeats)
         if len(reps) < self.ndim:
             raise InvalidArgument(f"repeat {reps} needs at least one count per axis of "
-                                  f"{self.shape}")
+                                  f"{show(self.shape)}")
         base = (1,) * (len(reps) - self.ndim) + self.shape
         x = self.reshape(tuple(v for s in base for v in (1, s)))
         x = x.expand(tuple(v for r, s in zip(reps, base) for v in (r, s)))
@@ -307,7 +308,7 @@ class TensorOps:
 
     def diag(self) -> Tensor:
         if self.ndim != 1:
-            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {self.shape}")
+            raise InvalidArgument(f"diag needs a 1-d tensor, got shape {show(self.shape)}")
         n = self.shape[0]
         T = type(self)
         return T.eye(n, dtype=dtypes.bool).where(self.reshape(1, n).expand(n, n),
@@ -340,7 +341,7 @@ class TensorOps:
                                   "axes, which a symbolic size cannot take (pool, unfold and "
                                   "conv need concrete shapes)")
         if self.ndim < n:
-            raise InvalidArgument(f"cannot pool shape {self.shape} with a {n}-d kernel {k_}")
+            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
         s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
@@ -368,16 +369,17 @@ class TensorOps:
             raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
         dim = self._axis(dim)
         if size > self.shape[dim]:
-            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape {self.shape}")
+            raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape "
+                                  f"{show(self.shape)}")
         order = tuple(i for i in range(self.ndim) if i != dim) + (dim,)
         return self.permute(order)._pool((size,), step).permute(*_argsort(order), self.ndim)
 
     def tril(self, diagonal: int = 0) -> Tensor:
-        above = _tri(type(self), self.shape[-2], self.shape[-1], diagonal + 1)
+        above = _tri(self, self.shape[-2], self.shape[-1], diagonal + 1)
         return above.where(self.zeros_like(), self)
 
     def triu(self, diagonal: int = 0) -> Tensor:
-        upper = _tri(type(self), self.shape[-2], self.shape[-1], diagonal)
+        upper = _tri(self, self.shape[-2], self.shape[-1], diagonal)
         return upper.where(self, self.zeros_like())
 
     # ------------------------------------------------------------------ elementwise
@@ -610,7 +612,7 @@ class TensorOps:
         ident = reduce_identity(op, x.dtype)
         xt = x.transpose(axis, -1)
         if has_symbolic(x.shape):
-            upto = _lower_triangle(type(self), n)  # [i, j]: j <= i
+            upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
         pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
@@ -630,15 +632,16 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = _lower_triangle(T, n).T  # [j, i]: j <= i
+        upper = _lower_triangle(self, n).T  # [j, i]: j <= i
         match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
-        idx = match.where(_positions(T, n).reshape(n, 1), -1).max(-2)
+        idx = match.where(_positions(self, n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
             # shares it among equal elements. So the gradient goes to the element at that
             # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
             # gradient, where at is finite (NaN has no index; inf - inf is NaN)
-            pick = _positions(T, n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+            # [..., j, i]: j == idx[i]
+            pick = _positions(self, n).reshape(n, 1) == idx.unsqueeze(-2)
             at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
             finite = (at > float("-inf")) & (at < float("inf"))
             values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
@@ -661,7 +664,7 @@ class TensorOps:
         # shift each prefix by its own running max, so no prefix underflows to log(0)
         m = x.cummax(-1)[0]
         m = m.isinf().where(0, m)
-        lower = _lower_triangle(type(self), n)  # [i, j]: j <= i
+        lower = _lower_triangle(self, n)  # [i, j]: j <= i
         # masked before exp (exp(-inf) = 0): a later, larger element would overflow exp where
         # it is masked out, and its gradient would be 0 * inf = NaN
         s = lower.where(x.unsqueeze(-2) - m.unsqueeze(-1), -math.inf).exp().sum(-1)
@@ -682,7 +685,7 @@ class TensorOps:
             return type(self).zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
-            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {self.shape})")
+            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {show(self.shape)})")
         return self._first_hit(self._hits(axis), axis, keepdim)
 
     def _hits(self, axis: int | None) -> Tensor:
@@ -698,7 +701,7 @@ class TensorOps:
         axes = tuple(range(self.ndim)) if axis is None else (axis,)
         flat: Any = 0
         for d in axes:  # the flat position: each axis' position times its stride
-            pos = _positions(type(self), self.shape[d]).reshape(
+            pos = _positions(self, self.shape[d]).reshape(
                 tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
             stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
             flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, type(self))
@@ -730,7 +733,7 @@ class TensorOps:
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
-        pos = _positions(T, n)
+        pos = _positions(self, n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order
         before = _precedes(b, a, descending) | (_ties(a, b) & earlier)
         rank = before.cast(dtypes.int32)._reduce(Ops.ADD, -1, False)  # a permutation of 0..n-1
@@ -762,18 +765,20 @@ class TensorOps:
     # ------------------------------------------------------------------ indexing by tensors
     def _pick(self, hot: Tensor, axis: Any) -> Tensor:
         """The element of self that the one-hot `hot` marks along `axis` (broadcast together),
-        that axis reduced away, bit for bit (sort, masked_select, scatter). A masked ADD starts
-        at +0.0, which turns a picked -0.0 into 0.0; a float MAX over -inf elsewhere gives the
-        picked element exactly (it orders -0.0 below 0.0 and propagates NaN), in one
-        reduction. Its gradient reaches the picked element, except a picked NaN (none) or
-        -inf (a share). Nothing marked: 0 for ints, -inf for floats (the callers mask it)."""
+        that axis reduced away, bit for bit (gather, tensor indices, sort, scatter,
+        masked_select, max_unpool2d). A masked sum, as fast as any sum, forward and backward
+        (each marked element gets the result's gradient, as torch's gather gives it). For
+        floats it starts from -0.0 with -0.0 elsewhere (runtime/ops.py, reduce_start): -0.0
+        is the identity of IEEE addition, x + -0.0 is x for every x (-0.0, inf and NaN
+        included), where a plain sum's +0.0 start turns a picked -0.0 into +0.0. Nothing
+        marked: 0 for ints, -0.0 for floats (the callers mask it); several: their sum."""
         if not self.dtype.is_float:
             return hot.where(self, self.zeros_like())._reduce(Ops.ADD, axis, False)
-        return hot.where(self, -math.inf)._reduce(Ops.MAX, axis, False)
+        return hot.where(self, -0.0)._reduce(Ops.ADD, axis, False, start=-0.0)
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        return self == type(self).arange(num_classes).reshape((num_classes,) + (1,) * offset)
+        return self == _positions(self, num_classes).reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
         """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
@@ -786,18 +791,20 @@ class TensorOps:
     def gather(self, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
         if index.ndim != self.ndim:
-            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape {index.shape}")
+            raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
+                                  f"{show(index.shape)}")
         dim = self._axis(dim)
         if any(_exceeds(s, t) for d, (s, t) in enumerate(zip(index.shape, self.shape))
                if d != dim):
-            raise InvalidArgument(f"gather index shape {index.shape} exceeds {self.shape} off "
+            raise InvalidArgument(f"gather index shape {show(index.shape)} exceeds "
+                                  f"{show(self.shape)} off "
                                f"dim {dim}")
         if not index.dtype.is_int:
             raise InvalidArgument(f"gather index must be an int tensor, got {index.dtype.name}")
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return hot.where(x, x.zeros_like())._reduce(Ops.ADD, -1, False)
+        return x._pick(hot, -1)
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -806,11 +813,12 @@ class TensorOps:
                                   f"{self.dtype.name}: the dtypes must match")
         if index.ndim != self.ndim or src.ndim != self.ndim:
             raise InvalidArgument(f"scatter needs self, index and src of one rank, got "
-                               f"{self.shape}, {index.shape}, {src.shape}")
+                               f"{show(self.shape)}, {show(index.shape)}, {show(src.shape)}")
         if any(_exceeds(s, d) or (_exceeds(s, t) and i != dim)
                for i, (s, d, t) in enumerate(zip(index.shape, src.shape, self.shape))):
-            raise InvalidArgument(f"scatter index {index.shape} must fit src {src.shape} and "
-                               f"self {self.shape} off dim {dim}")
+            raise InvalidArgument(f"scatter index {show(index.shape)} must fit src "
+                                  f"{show(src.shape)} and "
+                               f"self {show(self.shape)} off dim {dim}")
         src = src.shrink(tuple((0, s) for s in index.shape))
         mask = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim]).transpose(-1, dim)
         src = src.unsqueeze(-1).expand(*src.shape, self.shape[dim]).transpose(-1, dim)
@@ -872,7 +880,7 @@ class TensorOps:
         if not isinstance(size, int) or size < 0:
             raise InvalidArgument(f"size must be an int >= 0, got {size!r}")
         rank = mask.cast(dtypes.int32)._cum(0, Ops.ADD) - 1
-        k = T.arange(size, dtype=dtypes.int32).reshape(size, 1)
+        k = _positions(self, size, dtypes.int32).reshape(size, 1)
         hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
         rows = self.reshape(1, *self.shape).expand(size, *self.shape)
         picked = rows._pick(hit, 1)
@@ -883,7 +891,7 @@ class TensorOps:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
         With `size`, exactly that many rows (past the count, `fill_value`)."""
         T, n = type(self), self.numel()
-        flat = T.arange(n, dtype=dtypes.int32).reshape(n, 1)
+        flat = _positions(self, n, dtypes.int32).reshape(n, 1)
         strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
         coords = [flat // st % sh for st, sh in zip(strides, self.shape)]
         table = T.cat(*coords, dim=1) if coords else flat.shrink((None, (0, 0)))
@@ -963,18 +971,28 @@ class TensorOps:
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 
 
-def _tri(T: type[Tensor], r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
-    """(r, c) bool mask: true where column - row >= diagonal."""
-    return _positions(T, r).unsqueeze(-1) + diagonal <= _positions(T, c)
+def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
+    """(r, c) bool mask: true where column - row >= diagonal (on `like`'s device)."""
+    return _positions(like, r).unsqueeze(-1) + diagonal <= _positions(like, c)
 
 
-def _positions(T: type[Tensor], n: int | UOp) -> Tensor:
-    """0, 1, ..., n-1 as int32; over a symbolic size (a bound Variable), the positions up to
-    its maximum shrunk to it, so the result has the symbolic size too. T is the tensor class
-    (the caller's `type(self)`: this module is below tensor.py and does not import it)."""
+def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None) -> Tensor:
+    """0, 1, ..., n-1 (int32, or `dtype`) on `like`'s device (placed_like); over a symbolic
+    size (a bound Variable), the positions up to its maximum shrunk to it, so the result has
+    the symbolic size too. (type(like) is the tensor class: this module does not import
+    tensor.py, which imports it.)"""
+    T = type(like)
     if isinstance(n, UOp):
-        return T.arange(int(n.vmax)).shrink(((0, n),))
-    return T.arange(n)
+        return placed_like(like, T.arange(int(n.vmax), dtype=dtype).shrink(((0, n),)))
+    return placed_like(like, T.arange(n, dtype=dtype))
+
+
+def placed_like(like: Tensor, table: Tensor) -> Tensor:
+    """`table` (made from numpy, on the default device) where `like` is: copied to its device,
+    or a replica on each device of a sharded tensor, so that an op mixing the two (argmax's
+    positions, a one-hot's classes, a triangle's mask) runs on one device each."""
+    dev = like.device
+    return table.shard(dev) if isinstance(dev, tuple) else table.to(dev)
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:
@@ -982,9 +1000,9 @@ def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     return s is not t and actual((s,))[0] > actual((t,))[0]
 
 
-def _lower_triangle(T: type[Tensor], n: int | UOp) -> Tensor:
-    """(n, n) bool, [i, j] true where j <= i (n may be symbolic)."""
-    pos = _positions(T, n)
+def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:
+    """(n, n) bool, [i, j] true where j <= i (n may be symbolic), on `like`'s device."""
+    pos = _positions(like, n)
     return pos.reshape(1, n) <= pos.reshape(n, 1)
 
 

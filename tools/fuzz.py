@@ -887,6 +887,46 @@ def _gen_sort(seed: int) -> Case:
     return Case("sort", seed, src, exact=True)
 
 
+def _gen_pick(seed: int) -> Case:
+    """A pick: gather, tensor indices, scatter or masked_select, each a masked sum over a
+    one-hot that must give the picked element bit for bit (-0.0 kept), over values holding
+    -0.0, 0.0, NaN and both infinities; on the default device, on another, or sharded by rows;
+    now and then along an axis long enough that the pick's sum is split in two kernels.
+    Oracle: numpy's indexing."""
+    rng = random.Random(f"pick-{seed}")
+    dt = rng.choice(["np.float32", "np.float32", "np.float64", "np.float16"])
+    rows, cols = (2, 40000) if rng.random() < 0.1 else (rng.choice([2, 4]), rng.randint(1, 9))
+    src = _HEAD.format(seed=seed)
+    src += (f"x = rng.choice(np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, 1.5, -2.0]), "
+            f"({rows}, {cols})).astype({dt})\n")
+    op = rng.choice(["gather", "index", "index2", "scatter", "masked_select"])
+    place = rng.choice(["", "", ".to('CPU:1')"] +
+                       ([".shard(('CPU', 'CPU:1'), axis=0)"] if op != "masked_select" else []))
+    put = ".shard(('CPU', 'CPU:1'))" if "shard" in place else place  # indices: replicas
+    k = rng.randint(1, min(cols, 6))
+    if op == "gather":
+        src += (f"i = rng.integers(0, {cols}, ({rows}, {k})).astype(np.int32)\n"
+                f"outs = [Tensor(x){place}.gather(1, Tensor(i){put})]\n"
+                "want = [np.take_along_axis(x, i, 1)]\n")
+    elif op == "index":
+        src += (f"i = rng.integers(-{cols}, {cols}, ({k},)).astype(np.int32)\n"
+                f"outs = [Tensor(x){place}[:, Tensor(i){put}]]\nwant = [x[:, i]]\n")
+    elif op == "index2":
+        src += (f"r = rng.integers(0, {rows}, ({k},)).astype(np.int32)\n"
+                f"c = rng.integers(0, {cols}, ({k},)).astype(np.int32)\n"
+                f"outs = [Tensor(x){place}[Tensor(r){put}, Tensor(c){put}]]\nwant = [x[r, c]]\n")
+    elif op == "scatter":  # distinct columns per row (numpy's put has no "last wins" rule)
+        src += (f"i = np.argsort(rng.random(({rows}, {cols})), 1)[:, :{k}].astype(np.int32)\n"
+                f"s = rng.choice(np.array([-0.0, 0.0, np.nan, -np.inf, 3.0]), ({rows}, {k}))"
+                f".astype({dt})\n"
+                f"outs = [Tensor(x){place}.scatter(1, Tensor(i){put}, Tensor(s){put})]\n"
+                "w = x.copy()\nnp.put_along_axis(w, i, s, 1)\nwant = [w]\n")
+    else:
+        src += (f"m = rng.random(({rows}, {cols})) < 0.5\n"
+                f"outs = [Tensor(x){place}.masked_select(Tensor(m){put})]\nwant = [x[m]]\n")
+    return Case("pick", seed, src + "low = None\nmag = None\n", exact=True)
+
+
 def _view_src(ops: Sequence[tuple[str, Any]], nd: int) -> tuple[str, str]:
     """(tensor method chain, the same on a numpy array) for view ops (flip, permute, shrink,
     reshape) of a tensor of `nd` axes."""
@@ -1092,7 +1132,7 @@ def _sym_mag(op: str, axis: int, n_ref: str) -> str:
 
 CLASS_GENERATORS: dict[str, Callable[[int], Case]] = {
     "mixed": _gen_mixed, "sort": _gen_sort, "assign": _gen_assign_case, "rules": _gen_rules,
-    "symbolic": _gen_symbolic, "opt": _gen_opt,
+    "symbolic": _gen_symbolic, "opt": _gen_opt, "pick": _gen_pick,
 }
 CLASSES = ("schedule", *CLASS_GENERATORS)
 # a float sum's result may differ from the exact one by its terms' count times eps times the

@@ -284,6 +284,11 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         *((rf"rg{m}_{s}\b", f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
            f"omp_out = rg_{m}_{s}(omp_out, omp_in)) initializer(omp_priv = omp_orig)")
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
+        # a sum from -0.0 (a pick, runtime/ops.py's reduce_start): each lane from -0.0 too
+        # (`reduction(+:)` starts them at +0.0, and +0.0 + -0.0 loses a picked -0.0's sign)
+        *((rf"rgaddz_{s}\b", f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
+           f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
+          for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)};"
                                              for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
@@ -721,8 +726,10 @@ class KernelRenderer:
                 vhome = scope
                 self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
-        if value.op is Ops.LOAD and len(value.src) == 1 and block_library():
-            # a row of memory: the block library's reduction of it (compiled once per cache)
+        if value.op is Ops.LOAD and len(value.src) == 1 and block_library() \
+                and not _from_negative_zero(reg):
+            # a row of memory: the block library's reduction of it (compiled once per cache;
+            # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
             call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {loop_count(r)})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
@@ -816,6 +823,8 @@ class KernelRenderer:
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
             omp_op = f"rg{op.name.lower()}_{SUFFIX[adt.name]}"
+        elif adt.is_float and op is Ops.ADD and _from_negative_zero(_accumulator(red)):
+            omp_op = f"rgaddz_{SUFFIX[adt.name]}"  # a sum from -0.0: its lanes from -0.0
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
             omp_op = _OMP_REDUCE.get(op, op.name.lower())
         else:
@@ -1373,6 +1382,12 @@ def _has_plain_innermost(root: Scope) -> bool:
             return True
         stack.extend(inner)
     return False
+
+
+def _from_negative_zero(reg: UOp) -> bool:
+    """Whether an accumulator (DEFINE_REG) starts from -0.0: a pick's sum (runtime/ops.py,
+    reduce_start), whose every partial result must start there too."""
+    return reg.dtype.is_float and reg.arg == 0 and math.copysign(1.0, reg.arg) < 0
 
 
 def _accumulator(red: UOp) -> UOp:

@@ -66,7 +66,10 @@ def describe(device: Device) -> str:
 
 
 # a node's device is computed once (nodes are immutable) and cached on the node (its `_device`)
-_NO_DEVICE = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.BIND, Ops.DEVICE, Ops.RANGE, Ops.UNIQUE})
+# (a KERNEL reads and writes buffers of its own device, or two for a copy: the ASSIGN of its
+# output is on its target's device)
+_NO_DEVICE = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.BIND, Ops.DEVICE, Ops.RANGE, Ops.UNIQUE,
+                        Ops.KERNEL})
 # (module globals: on Python 3.11 reading Ops.X off the Enum class costs a Python-level hook)
 _BUFFER, _COPY, _MULTI, _MSTACK, _MSELECT = Ops.BUFFER, Ops.COPY, Ops.MULTI, Ops.MSTACK, Ops.MSELECT
 

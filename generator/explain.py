@@ -56,8 +56,12 @@ def _where(path: SrcPath) -> str:
     return "the node" if not path else "".join(f".src[{i}]" for i in path).lstrip(".")
 
 
-def _at(node: UOp, path: SrcPath) -> UOp | None:
+def _at(node: UOp, path: SrcPath) -> UOp | tuple[UOp, ...] | None:
+    """The node at `path`; a variadic capture's path ends in -(start + 1): node.src[start:]
+    (match_ir.rest_path), a tuple, as the generated code binds it."""
     for i in path:
+        if i < 0:
+            return node.src[-i - 1:]
         if i >= len(node.src):
             return None
         node = node.src[i]

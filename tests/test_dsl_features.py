@@ -163,6 +163,24 @@ def test_explain_binds_the_where_names_of_guard_and_right_side() -> None:
     assert why.verdict == "guard false", why
 
 
+
+def test_explain_binds_a_variadic_capture_to_the_sources_it_stands_for() -> None:
+    """`*rest` is the tuple of the node's remaining sources in the why-not, as in the matchers
+    (it was bound to one node, and a right-hand side iterating it raised)."""
+    from rulegrad.dsl import check, parse
+    from rulegrad.generator.explain import explain
+
+    text = ("rules a = {\n"
+            "  tail: SINK(x, *rest) if len(rest) == 2 \\\n"
+            "          -> SINK(*[r + x for r in rest], dtype=dtypes.void)\n"
+            "}\n")
+    (rule,) = check(parse(text, "v.rules")).rulesets[0].rules
+    a, b, c = (UOp.const(dtypes.int32, v) for v in (1, 2, 3))
+    assert explain(rule, {}, UOp.sink(a, b, c)).verdict == "fires", \
+        explain(rule, {}, UOp.sink(a, b, c))
+    assert explain(rule, {}, UOp.sink(a, b)).verdict == "guard false"
+
+
 CONTEXT_TEXT = """
 context Seen(sink) {
   counts: dict = dict()

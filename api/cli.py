@@ -45,10 +45,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_fuzz(args: argparse.Namespace) -> int:
     from rulegrad.tools.fuzz import main as fuzz_main
 
-    argv = ["--n", str(args.n), "--seed", str(args.seed), "--scheduler", args.scheduler]
-    argv += ["--backend", args.backend] if args.backend else []
-    argv += [f"--class={c}" for c in args.classes or ()]
-    return fuzz_main(argv + (["-v"] if args.v else []) + (["--opt"] if args.opt else []))
+    return fuzz_main(args.passed_on)
 
 
 def _cmd_viz(args: argparse.Namespace) -> int:
@@ -134,21 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"the largest `# check: ulp N` honoured (default {MAX_ULP}); a rule "
                    "asking for more is checked within this")
     c.set_defaults(func=_cmd_check)
-    f = sub.add_parser("fuzz", help="random tensor programs: scheduler vs numpy oracle")
-    f.add_argument("--n", type=_count, default=1000, help="programs per class (default 1000)")
-    f.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    f.add_argument("-v", action="store_true", help="print every program")
-    f.add_argument("--backend", choices=("interp", "c"), default=None,
-                   help="what runs the schedule: the kernel interpreter (class schedule's "
-                        "default) or C (the other classes' default)")
-    f.add_argument("--class", dest="classes", action="append",
-                   choices=("schedule", "mixed", "sort", "assign", "rules", "symbolic", "all"),
-                   help="a class of programs (repeatable; all: every class); per-class counts")
-    f.add_argument("--opt", action="store_true",
-                   help="the optimizer's programs: each action fires on >= 200 of them (--n 300)")
-    f.add_argument("--scheduler", choices=("rangeify", "kernelize", "both"), default="rangeify",
-                   help="what makes the schedule: rangeify (default), kernelize, or both (each "
-                        "against the oracle and against each other)")
+    # the fuzzer's options are its own parser's (tools/fuzz.py: its classes, `rulegrad fuzz -h`),
+    # handed over whole, so the two never drift apart
+    f = sub.add_parser("fuzz", add_help=False, help="random tensor programs against the numpy "
+                       "oracle, per class (rulegrad fuzz -h)")
     f.set_defaults(func=_cmd_fuzz)
     v = sub.add_parser("viz", help="record a program's rewrite passes; write a page that shows "
                        "them (graphs, firings, why a rule did not fire)")
@@ -174,7 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, passed_on = parser.parse_known_args(argv)
+    if passed_on and getattr(args, "command", None) != "fuzz":
+        parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
+    args.passed_on = passed_on
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -1358,10 +1358,21 @@ def action_table(outcomes: Sequence[Outcome], want: int) -> tuple[str, bool]:
 OPT_MIN_PROGRAMS = 200  # `--opt`: each optimizer action fires on at least this many programs
 
 
+def _at_least_one(text: str) -> int:
+    """--n's type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rulegrad fuzz", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=int, default=1000, help="programs per class (default 1000)")
+    p.add_argument("--n", type=_at_least_one, default=1000, help="programs per class (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
     p.add_argument("--backend", choices=("interp", "c"), default=None,
@@ -1377,8 +1388,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="the optimizer's programs (class mixed, on C): each optimizer action "
                         f"must fire on at least {OPT_MIN_PROGRAMS} programs (--n 300)")
     args = p.parse_args(argv)
-    if args.n < 1:
-        p.error(f"--n must be at least 1, got {args.n}")
     classes = list(args.classes or (["opt"] if args.opt else ["schedule"]))
     if "all" in classes:
         classes = [c for c in CLASSES if c != "opt"]

@@ -1372,7 +1372,8 @@ def _at_least_one(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rulegrad fuzz", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=_at_least_one, default=1000, help="programs per class (default 1000)")
+    p.add_argument("--n", type=_at_least_one, default=1000,
+                   help="programs per class (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
     p.add_argument("--backend", choices=("interp", "c"), default=None,

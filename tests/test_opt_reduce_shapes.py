@@ -4,7 +4,8 @@ A max or min along a contiguous row of a vector or more (8 to 16 values too, whe
 action used to take it) keeps vectors of partial results, its last values one vector
 overlapping the whole ones and its lanes combined as vectors (render.py's `_vector_reduce`,
 blocks.py's row reduction for a row of memory, ctext.py's `rg_vhmax_f32`); a reduce down the
-columns of a row wider than INTERCHANGE_MAX accumulators runs in blocks of them, one after another, the last one narrower. Values against
+columns of a row wider than INTERCHANGE_MAX accumulators runs in blocks of them, one after
+another, the last one narrower. Values against
 numpy through runtime/semantics.py's reduce (max and min bit for bit, NaN, signed zeros and
 infinities in every position; an interchanged sum keeps each column's order, so numpy's running
 sum bit for bit), under both schedulers; the actions read from the optimized kernel.

@@ -178,7 +178,7 @@ class View:
                         for st, old, new in zip(self.strides, self.shape, shape))
         mask = None
         if self.mask is not None:
-            mask = tuple(m if old == new else ((0, new) if m != (0, 0) else (0, 0))
+            mask = tuple(m if old == new else ((0, new) if m[0] < m[1] else (0, 0))
                          for m, old, new in zip(self.mask, self.shape, shape))
         return View(tuple(shape), strides, self.offset, mask)._norm()
 
@@ -205,7 +205,8 @@ class View:
         if self.mask is not None:
             mask = tuple((s - e, s - b) if f else (b, e)
                          for (b, e), s, f in zip(self.mask, self.shape, axes))
-        return View(self.shape, strides, offset, mask)
+        # (normalized: a flipped empty range, (1, 1) from (0, 0), is still empty)
+        return View(self.shape, strides, offset, mask)._norm()
 
     def reshape(self, shape: Shape) -> View | None:
         """The same elements under a new shape as one view, or None when one view cannot say

@@ -144,3 +144,15 @@ def test_reshape_index_reads_what_numpy_reshape_reads(case):
         at = reshape_index(idx, new, old)
         assert arr[tuple(at)] == arr.reshape(new)[idx], (old, new, idx, at)
         assert flatten(idx, new) == np.ravel_multi_index(idx, new)
+
+
+def test_a_flipped_empty_mask_stays_empty_when_expanded():
+    """pad, a shrink to the padding only (an empty mask), a flip, then an expand: the flip made
+    the empty range (0, 0) into (1, 1), which expand took for a valid one and read memory where
+    numpy reads the padding's 0 (found by test_tracker_reads_what_numpy_reads in CI)."""
+    steps = [("PAD", ((2, 0),)), ("SHRINK", ((0, 1),)), ("FLIP", (True,)), ("EXPAND", (3,))]
+    mem = np.array([1], dtype=np.int64)
+    arr, tr = mem.reshape(1), ShapeTracker.from_shape((1,))
+    for kind, arg in steps:
+        arr, tr = numpy_op(arr, kind, arg), tr.apply(kind, arg)
+    np.testing.assert_array_equal(read(tr, mem), arr)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rulegrad.tools.args import count
+
 
 def _cmd_gen(args: argparse.Namespace) -> int:
     from rulegrad.generator.cli import run_gen
@@ -68,17 +70,6 @@ def _cmd_cache(args: argparse.Namespace) -> int:
     return cache_main([args.action])
 
 
-def _count(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
 def _seconds(text: str) -> float:
     """An argparse type: a positive number of seconds."""
     try:
@@ -116,10 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="prove or property-test that every rule preserves meaning")
     c.add_argument("paths", nargs="*", help=".rules files or folders of them (default: all of "
                    "rules/)")
-    c.add_argument("--examples", type=_count, default=100, help="examples per rule (default 100)")
+    c.add_argument("--examples", type=count, default=100, help="examples per rule (default 100)")
     c.add_argument("--seed", type=int, default=0, help="random seed, to reproduce a failure")
     c.add_argument("--rule", help="check only the rule with this name")
-    c.add_argument("--rlimit", type=_count, default=DEFAULT_RLIMIT,
+    c.add_argument("--rlimit", type=count, default=DEFAULT_RLIMIT,
                    help="z3 resource units one proof query may use (default "
                    f"{DEFAULT_RLIMIT:,}); past it: unknown. Deterministic, unlike a timeout")
     c.add_argument("--hang-timeout", type=_seconds, default=HANG_SECONDS,
@@ -127,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "past it (a helper that never returns): error")
     c.add_argument("--allow-unknown", action="store_true",
                    help="exit 0, not 3, when a rule is unknown, unchecked or an error")
-    c.add_argument("--max-ulp", type=_count, default=MAX_ULP,
+    c.add_argument("--max-ulp", type=count, default=MAX_ULP,
                    help=f"the largest `# check: ulp N` honoured (default {MAX_ULP}); a rule "
                    "asking for more is checked within this")
     c.set_defaults(func=_cmd_check)

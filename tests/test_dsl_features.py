@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rulegrad.dsl import load
 from rulegrad.generator import compile_file
 from rulegrad.generator.interp import interpret_all
@@ -222,18 +224,26 @@ def test_declared_context_runs_in_a_pipeline(tmp_path: Path) -> None:
         assert ctx.note(a, by=3) == 4 and module.Pair(a).second == (), kind
 
 
-def test_imported_user_rules_build_their_file_s_record(tmp_path: Path) -> None:
-    """A user's set copied into an importer's module brings the classes its rules build."""
-    (tmp_path / "lib.rules").write_text(
-        "record Tagged {\n  x: UOp\n}\nrules wrap = {\n  keep: SQRT(x) -> Tagged(x).x\n}\n")
+# what a user's file declares beside its rule sets, which an importer's module must bring too
+IMPORTED_DECLARATIONS = {
+    "record": "record Tagged {\n  x: UOp\n}\nrules unwrap = {\n  keep: SQRT(x) -> Tagged(x).x\n}\n",
+    "def": "def inner(x) -> x.src[0]\nrules unwrap = {\n  keep: SQRT as s -> inner(s)\n}\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IMPORTED_DECLARATIONS))
+def test_imported_user_rules_bring_what_their_file_declares(tmp_path: Path, kind: str) -> None:
+    """A user's set copied into an importer's module brings the records its rules build and
+    the definitions they call."""
+    (tmp_path / "lib.rules").write_text(IMPORTED_DECLARATIONS[kind])
     path = tmp_path / "main.rules"
-    path.write_text('from "lib.rules" import wrap\nrules all = wrap\n')
+    path.write_text('from "lib.rules" import unwrap\nrules all = unwrap\n')
     module = _import(tmp_path / "generated" / "main.py",
                      compile_file(path, tmp_path / "generated"))
     a = UOp.const(dtypes.float32, 2.0)
-    for kind, m in (("generated", module.MATCHERS["all"]),
-                    ("interp", interpret_all(load(str(path)))[0]["all"])):
-        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind
+    for how, m in (("generated", module.MATCHERS["all"]),
+                   ("interp", interpret_all(load(str(path)))[0]["all"])):
+        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, how
 
 
 DEFS_TEXT = """
@@ -270,20 +280,6 @@ def test_definitions_are_called_by_rules(tmp_path: Path) -> None:
         assert out.src[0] is twice[a], kind
         assert out.src[1] is UOp(Ops.MAX, dtypes.float32, (twice[a], twice[b])), kind
         assert out.src[2] is b, kind  # b + 0, simplified by the pipeline's add_zero
-
-
-def test_imported_user_rules_bring_their_definitions(tmp_path: Path) -> None:
-    """A user's set copied into an importer's module brings the definitions its rules call."""
-    (tmp_path / "lib.rules").write_text(
-        "def inner(x) -> x.src[0]\nrules unwrap = {\n  keep: SQRT as s -> inner(s)\n}\n")
-    path = tmp_path / "main.rules"
-    path.write_text('from "lib.rules" import unwrap\nrules all = unwrap\n')
-    module = _import(tmp_path / "generated" / "main.py",
-                     compile_file(path, tmp_path / "generated"))
-    a = UOp.const(dtypes.float32, 2.0)
-    for kind, m in (("generated", module.MATCHERS["all"]),
-                    ("interp", interpret_all(load(str(path)))[0]["all"])):
-        assert graph_rewrite(UOp.sink(a.alu(Ops.SQRT)), m).src[0] is a, kind
 
 
 def test_explain_calls_the_definitions_of_the_rule_s_file() -> None:

@@ -6,12 +6,11 @@ that the replay path really ran (`replays`, a count of calls, never a time)."""
 
 from __future__ import annotations
 
-import collections
-import sys
 import weakref
 
 import numpy as np
 import pytest
+from call_counts import python_calls
 from result_holders import HOLDERS, hold, values_held
 
 import rulegrad
@@ -145,26 +144,6 @@ def test_steps_that_cannot_be_replayed_run_as_they_are(case):
 
 
 # ---------------------------------------------------------------- the work of a replay
-def _python_calls(fn) -> collections.Counter:
-    """Every Python function `fn()` enters (module file:function), counted: the replay's work,
-    with no clock."""
-    calls: collections.Counter = collections.Counter()
-
-    def profile(frame, event, arg):
-        if event == "call":
-            code = frame.f_code
-            calls[f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_name}"] += 1
-        elif event == "c_call":
-            calls[f"C:{getattr(arg, '__qualname__', arg)}"] += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return calls
-
-
 # what a replay must never do again: build a node, make a Buffer or a numpy array, schedule,
 # look a plan or a program up, walk a graph, convert with ctypes
 _GRAPH_WORK = ("uop.py:__new__", "buffer.py:__init__", "buffer.py:_take", "plans.py:key",
@@ -213,7 +192,7 @@ def test_a_replay_builds_no_graph_and_allocates_nothing_for_a_dropped_result():
         for _ in range(5):
             step(x, y).item()
         before = next(buffer._ids)
-        calls = _python_calls(lambda step=step, x=x, y=y: step(x, y).item())
+        calls = python_calls(lambda step=step, x=x, y=y: step(x, y).item())
         assert next(buffer._ids) == before + 1  # (the read itself takes one id)
         assert [k for k in _GRAPH_WORK if calls[k]] == []
         assert step.replays == 3
@@ -293,7 +272,7 @@ def test_the_same_arguments_again_are_not_keyed_again_and_read_current_values():
         np.testing.assert_allclose(f(a, b).numpy(), (x + i) * y - (x + i), rtol=1e-6)
     held = a.numpy()  # the next assign moves a's buffer to new storage
     a.assign(Tensor(x * 3))
-    calls = _python_calls(lambda: np.testing.assert_allclose(
+    calls = python_calls(lambda: np.testing.assert_allclose(
         f(a, b).numpy(), x * 3 * y - x * 3, rtol=1e-6))
     assert calls["jit.py:_tensors_key"] == 0 and calls["jit.py:_flatten"] == 0
     np.testing.assert_array_equal(held, x + 5)

@@ -15,30 +15,11 @@ import weakref
 
 import numpy as np
 import pytest
+from call_counts import python_calls
 
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.runtime import buffer, plans
-
-
-def _calls(fn) -> collections.Counter:
-    """Every Python function `fn()` enters (file:function) and every C function it calls
-    (C:name), counted."""
-    calls: collections.Counter = collections.Counter()
-
-    def profile(frame, event, arg):
-        if event == "call":
-            code = frame.f_code
-            calls[f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_name}"] += 1
-        elif event == "c_call":
-            calls[f"C:{getattr(arg, '__qualname__', arg)}"] += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return calls
 
 
 def _env_reads(calls: collections.Counter) -> list[str]:
@@ -71,7 +52,7 @@ def test_a_replay_of_the_same_arguments_makes_no_tensor_and_reads_no_environment
     first = id(f(a, b))
     ids = next(buffer._ids)
     got = []
-    calls = _calls(lambda: got.append(f(a, b).numpy()))
+    calls = python_calls(lambda: got.append(f(a, b).numpy()))
     np.testing.assert_allclose(got[0], x * y + x, rtol=1e-6)
     assert next(buffer._ids) == ids + 1  # (no Buffer made between the two reads)
     jit_calls = {k: n for k, n in calls.items() if k.startswith("jit.py:")}
@@ -120,7 +101,7 @@ def test_a_seen_program_reads_no_environment_and_takes_one_lock(inputs):
         np.testing.assert_array_equal((a + b).numpy(), x + y)
     hits = plans.stats["hits"]
     got = []
-    calls = _calls(lambda: got.append((a + b).numpy()))
+    calls = python_calls(lambda: got.append((a + b).numpy()))
     assert plans.stats["hits"] == hits + 1
     np.testing.assert_array_equal(got[0], x + y)
     assert _env_reads(calls) == []

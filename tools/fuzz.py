@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.tools.args import count
+
 Shape = tuple[int, ...]
 
 
@@ -1358,21 +1360,10 @@ def action_table(outcomes: Sequence[Outcome], want: int) -> tuple[str, bool]:
 OPT_MIN_PROGRAMS = 200  # `--opt`: each optimizer action fires on at least this many programs
 
 
-def _at_least_one(text: str) -> int:
-    """--n's type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rulegrad fuzz", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--n", type=_at_least_one, default=1000,
+    p.add_argument("--n", type=count, default=1000,
                    help="programs per class (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")

@@ -35,6 +35,11 @@ class BufferLimit:
     limit: int
     loads: dict[UOp, frozenset[UOp]] = field(default_factory=dict)
     loaded = frozenset({Ops.BUFFER, Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY})  # what is a buffer
+    # what may become a buffer after the pass: rangeify realizes a reduction read over other
+    # ranges than its own (a softmax's max, read by every element of its row) only later, so a
+    # reduction counts as one more buffer besides those it loads (a loss over a log-softmax
+    # loaded 5 buffers by this count and 8 in its kernel); kernelize's are REALIZEs already
+    maybe_loaded = frozenset({Ops.REDUCE_AXIS})
     wrap = Ops.CONTIGUOUS  # what realizes a source
 
     @classmethod
@@ -42,7 +47,8 @@ class BufferLimit:
         """None (the pass does not run) when no kernel of the graph can read too many: the
         limit is off, or the whole graph loads fewer buffers than it."""
         limit = max_kernel_buffers()
-        if not limit or sum(1 for n in toposort(sink) if n.op in cls.loaded) < limit:
+        counted = cls.loaded | cls.maybe_loaded
+        if not limit or sum(1 for n in toposort(sink) if n.op in counted) < limit:
             return None
         return cls(limit)
 
@@ -51,15 +57,20 @@ class KernelBufferLimit(BufferLimit):
     """kernelize's, after its grouper: kernels are the REALIZEs."""
 
     loaded = frozenset({Ops.BUFFER, Ops.ASSIGN, Ops.REALIZE})
+    maybe_loaded = frozenset()
     wrap = Ops.REALIZE
 
 
 def buffers_loaded(ctx: BufferLimit, n: UOp) -> frozenset[UOp]:
     """The buffers a kernel computing n would load (sources first, each node once)."""
-    loads, loaded = ctx.loads, ctx.loaded
+    loads, loaded, maybe = ctx.loads, ctx.loaded, ctx.maybe_loaded
     if n not in loads:
         for m in toposort(n, stop=loads.__contains__):
-            loads[m] = frozenset((m,)) if m.op in loaded else _union([loads[s] for s in m.src])
+            if m.op in loaded:
+                loads[m] = frozenset((m,))
+            else:
+                srcs = [loads[s] for s in m.src]
+                loads[m] = _union(srcs + [frozenset((m,))] if m.op in maybe else srcs)
     return loads[n]
 
 

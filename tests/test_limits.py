@@ -118,6 +118,25 @@ def test_the_default_bound_splits_a_sum_of_2000_tensors():
     assert len(items) == 16  # 127 + 15 * 126 >= 2000 inputs
 
 
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+@pytest.mark.parametrize("limit", [5, 6])
+def test_reductions_realized_later_count_toward_the_bound(monkeypatch, scheduler, limit):
+    # a cross-entropy loss over a log-softmax: its max and its sum of exps become buffers only
+    # after the limit's pass ran; counted as their sources alone, one kernel loaded 8 buffers
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
+    monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", str(limit))
+    rng = np.random.default_rng(3)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((16, 12), (12, 10), (10,)))
+    onehot = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 16)]
+    logits = Tensor(x) @ Tensor(w) + Tensor(b)
+    loss = -(logits.log_softmax(1) * Tensor(onehot)).sum() / 16
+    assert max(len(it.bufs) for it in loss.schedule()) <= limit
+    z = x.astype(np.float64) @ w + b
+    logp = z - z.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    np.testing.assert_allclose(loss.numpy(), -(logp * onehot).sum() / 16, rtol=1e-5)
+
+
 def test_the_bound_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("RULEGRAD_MAX_KERNEL_BUFFERS", "0")
     total, _ = _sum_of(300, seed=2)

@@ -80,6 +80,11 @@ _memo: dict[str, Choices] = {}
 stats = {"searches": 0, "candidates": 0, "rejected": 0, "stored_hits": 0}
 
 
+def forget() -> None:
+    """Drop the winners held in memory (the stored ones stay): as a new process."""
+    _memo.clear()
+
+
 def beam_width() -> int:
     """`RULEGRAD_BEAM`: how many records a search keeps per round; 0 (or unset) no search."""
     return env_int("RULEGRAD_BEAM", 0, minimum=0)

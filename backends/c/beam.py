@@ -53,6 +53,7 @@ from rulegrad.runtime.uop import UOp, toposort
 
 from . import cache as disk
 from .build import build_library, compiler, compiler_version
+from .ctext import RenderError
 from .errors import CompileError
 from .opt import optimize_kernel
 from .render import c_ident, render_kernel
@@ -241,20 +242,25 @@ def fresh(arrays: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def build(asts: list[UOp], name: str, restrict: bool) -> list[Callable | None]:
-    """Each kernel built (one library; one each when that fails, None for one that does not
-    build) as a function of the arrays it runs on, returning them."""
-    rendered = [render_kernel(a, f"beam{i}_{c_ident(name)}", restrict=restrict)
-                for i, a in enumerate(asts)]
+    """Each kernel built (one library; one each when that fails) as a function of the arrays
+    it runs on, returning them; None for one that does not render or build (a candidate the
+    backend cannot print is not one)."""
+    rendered: list[Any] = []
+    for i, a in enumerate(asts):
+        try:
+            rendered.append(render_kernel(a, f"beam{i}_{c_ident(name)}", restrict=restrict))
+        except RenderError:
+            rendered.append(None)
+    ok = [rk for rk in rendered if rk is not None]
     try:
-        lib = build_library(rendered)
-        return [_runner(lib, rk) for rk in rendered]
+        lib = build_library(ok) if ok else None
+        return [None if rk is None else _runner(lib, rk) for rk in rendered]
     except CompileError:
-        if len(rendered) == 1:
-            return [None]
+        pass
     out: list[Callable | None] = []
     for rk in rendered:
         try:
-            out.append(_runner(build_library([rk]), rk))
+            out.append(None if rk is None else _runner(build_library([rk]), rk))
         except CompileError:
             out.append(None)
     return out

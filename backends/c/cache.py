@@ -29,8 +29,11 @@ folder, nothing is installed, and the entries already there are deleted (every n
 compiles again). `rulegrad cache info|clear` shows and empties the folder; clear reports what it
 removed, and exits non-zero naming the first error when some entry could not be removed.
 
+`RULEGRAD_BEAM`'s searched winners (backends/c/beam.py) are entries too: `rg_<key>.beam`, a small
+JSON object that names its own key (one that does not is a miss, searched again).
+
 Only what the cache made is ever deleted: an entry is a regular file (or a link) named exactly
-`rg_<40 hex digits>.so|.sha256|.c`, a build folder or temporary file exactly
+`rg_<40 hex digits>.so|.sha256|.c|.beam`, a build folder or temporary file exactly
 `.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else in the folder (`rg_results/`,
 `rg_notes.txt`, when RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 """

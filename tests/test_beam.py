@@ -256,3 +256,26 @@ def test_a_bad_beam_setting_is_refused(searching, monkeypatch, value):
     monkeypatch.setenv("RULEGRAD_BEAM", value)
     with pytest.raises(EnvError, match="RULEGRAD_BEAM"):
         Tensor(_f32(5, 3)).sum(axis=1).numpy()
+
+
+def test_a_kernel_that_addresses_memory_by_a_loaded_value_is_not_searched():
+    # random indices could read past a buffer: such a kernel keeps the heuristic's choices
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    out, idx, table = (UOp(Ops.DEFINE_GLOBAL, dt, (), i)
+                       for i, dt in enumerate((dtypes.float32, dtypes.int32, dtypes.float32)))
+    r = UOp(Ops.RANGE, dtypes.index, (UOp.const(dtypes.index, 4),), (0, "loop"))
+    at = UOp(Ops.LOAD, dtypes.int32, (UOp(Ops.INDEX, dtypes.int32, (idx, r)),))
+    where = UOp(Ops.CAST, dtypes.index, (at,))
+    value = UOp(Ops.LOAD, dtypes.float32, (UOp(Ops.INDEX, dtypes.float32, (table, where)),))
+    plain = UOp(Ops.LOAD, dtypes.float32, (UOp(Ops.INDEX, dtypes.float32, (table, r)),))
+
+    def kernel(v: UOp) -> UOp:
+        st = UOp(Ops.STORE, dtypes.void, (UOp(Ops.INDEX, dtypes.float32, (out, r)), v, r))
+        return UOp(Ops.SINK, dtypes.void, (st,))
+
+    assert not beam.searchable(kernel(value), 3)
+    assert beam.searchable(kernel(plain * at.cast(dtypes.float32)), 3)  # a value, not an address
+    assert not beam.searchable(kernel(plain), 2)  # a buffer the search does not know

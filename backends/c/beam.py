@@ -129,14 +129,13 @@ def kernel_key(low: UOp, restrict: bool, settings: tuple, width: int) -> str:
 def searchable(low: UOp, nbufs: int) -> bool:
     """Whether random inputs are safe and enough for this kernel: constant sizes, every buffer
     known, and no address computed from a loaded value (a gather by an index buffer)."""
-    nodes = toposort(low)
-    if any(n.op is Ops.DEFINE_VAR for n in nodes):
-        return False
-    if any(n.op is Ops.DEFINE_GLOBAL and n.arg >= nbufs for n in nodes):
-        return False
-    for n in nodes:
-        if n.op is Ops.INDEX and any(m.op is Ops.LOAD for s in n.src[1:] for m in toposort(s)):
+    loaded: dict[UOp, bool] = {}  # whether a node's value depends on a loaded value
+    for n in toposort(low):
+        if n.op is Ops.DEFINE_VAR or (n.op is Ops.DEFINE_GLOBAL and n.arg >= nbufs):
             return False
+        if n.op is Ops.INDEX and any(loaded[s] for s in n.src[1:]):
+            return False
+        loaded[n] = n.op is Ops.LOAD or any(loaded[s] for s in n.src)
     return True
 
 
@@ -309,10 +308,11 @@ def duel(a: Callable, b: Callable, arrays: list[np.ndarray], runs: int = 2 * RUN
 def sum_bounds(low: UOp, run: Callable, arrays: list[np.ndarray], written: list[int],
                reference: list[np.ndarray]) -> list[np.ndarray | None]:
     """Per written buffer, how far a candidate's outputs may be from the heuristic's: None
-    (bit for bit) unless the kernel has a float sum, else 2 (n - 1) eps sum|x| per element
-    (sum|x| the kernel's value on |inputs|, or the output's own size where that is larger: a
-    value computed from the sum, such as a softmax's, is not linear in the inputs)."""
-    sums = [n for n in toposort(low) if n.op is Ops.REDUCE and n.arg is Ops.ADD
+    (bit for bit) unless the kernel has a float sum (or product), else 2 (n - 1) eps sum|x|
+    per element (sum|x| the kernel's value on |inputs|, or the output's own size where that
+    is larger: a value computed from the sum, such as a softmax's, is not linear in the
+    inputs)."""
+    sums = [n for n in toposort(low) if n.op is Ops.REDUCE and n.arg in (Ops.ADD, Ops.MUL)
             and n.dtype.is_float]
     if not sums:
         return [None] * len(written)

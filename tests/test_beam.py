@@ -65,6 +65,12 @@ def _torch_conv(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out.numpy()
 
 
+def _attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    s = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v
+
+
 # each: (name, inputs, rulegrad program, oracle, exact): `exact` where no float sum is taken
 CASES = [
     ("matmul tiny", (_f32(3, 5), _f32(5, 4)), lambda a, b: a @ b, lambda a, b: a @ b, False),
@@ -79,6 +85,8 @@ CASES = [
     ("row max prime", (_f32(257, 33),), lambda x: x.max(axis=1), lambda x: x.max(axis=1), True),
     ("full sum", (_f32(4099, 129),), lambda x: x.sum(), lambda x: x.astype(np.float64).sum(),
      False),
+    ("attention prime", (_f32(2, 67, 16), _f32(2, 67, 16), _f32(2, 67, 16)),
+     lambda q, k, v: q.scaled_dot_product_attention(k, v), _attention, False),
     ("elementwise tall", (_f32(4096, 7), _f32(4096, 7)), lambda a, b: (a * b + 1).relu(),
      lambda a, b: np.maximum(a * b + np.float32(1), np.float32(0)), True),
 ]
@@ -241,6 +249,13 @@ def test_the_heuristic_record_is_the_optimizer_without_search():
     assert not any("PARALLEL" in a for a in actions(low, never))
     unpacked = optimize_kernel(low, Choices(pack_min_work=beam.NEVER))
     assert not any("PACK" in a for a in actions(low, unpacked))
+    # an attention head's flash kernel reads the same threshold for its threads
+    q, k, v = (Tensor(_f32(8, 256, 64)) for _ in range(3))
+    (item,) = q.scaled_dot_product_attention(k, v).schedule()
+    low = lower_only(item.ast)
+    assert any("FLASH" in a and "PARALLEL" in a for a in actions(low, optimize_kernel(low)))
+    never = optimize_kernel(low, Choices(parallel_min_work=beam.NEVER))
+    assert not any("PARALLEL" in a for a in actions(low, never))
 
 
 def test_every_neighbour_is_one_choice_away():

@@ -294,3 +294,20 @@ def test_a_kernel_that_addresses_memory_by_a_loaded_value_is_not_searched():
     assert not beam.searchable(kernel(value), 3)
     assert beam.searchable(kernel(plain * at.cast(dtypes.float32)), 3)  # a value, not an address
     assert not beam.searchable(kernel(plain), 2)  # a buffer the search does not know
+
+
+def test_the_winner_is_what_the_kernel_is_compiled_with(searching, monkeypatch, capsys):
+    # a search that picks "no threads" for a product the heuristic threads: the program's
+    # kernel has none, in this process and in the next one, which reads the stored winner
+    never = Choices(parallel_min_work=beam.NEVER)
+    monkeypatch.setattr(beam, "search", lambda *args: (never, "planted"))
+    monkeypatch.setenv("DEBUG", "2")
+    a, b = _f32(256, 128), _f32(128, 256)
+    want = a.astype(np.float64) @ b
+    for _ in range(2):
+        np.testing.assert_allclose((Tensor(a) @ Tensor(b)).numpy(), want, rtol=1e-4, atol=1e-4)
+        line = next(x for x in capsys.readouterr().err.splitlines() if "actions:" in x)
+        assert "PACK" in line and "PARALLEL" not in line
+        assert f"BEAM parallel_min_work={beam.NEVER}" in line
+        fresh_process()
+        monkeypatch.setattr(beam, "search", None)  # the second time, nothing may search

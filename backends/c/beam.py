@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from rulegrad.rules.choices import DEFAULT, Choices
-from rulegrad.runtime.env import env_int
+from rulegrad.runtime.env import env_get, env_int
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import machine_id
 from rulegrad.runtime.uop import UOp, toposort
@@ -115,12 +115,19 @@ def ast_text(ast: UOp) -> str:
     return "\n".join(lines)
 
 
+# what else makes the same kernel another program: its flags, and the block library's calls
+_BUILD_SETTINGS = ("RULEGRAD_CFLAGS", "RULEGRAD_BLOCK_LIBRARY")
+
+
 def kernel_key(low: UOp, restrict: bool, settings: tuple, width: int) -> str:
-    """The winner's key: the kernel, the machine, the compiler, the optimizer's settings."""
+    """The winner's key: the kernel, the machine, the compiler and its flags, the optimizer's
+    settings (`settings`: run.py's CHOICE_SETTINGS' values), `restrict` and the beam's width."""
     cc = compiler()
+    build = tuple(env_get(name) for name in _BUILD_SETTINGS)
     h = hashlib.sha256()
     for part in (_VERSION, ast_text(low), machine_id(), "\0".join(cc),
-                 compiler_version(tuple(cc)), repr(settings), str(restrict), str(width)):
+                 compiler_version(tuple(cc)), repr(build), repr(settings), str(restrict),
+                 str(width)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]

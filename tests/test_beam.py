@@ -311,3 +311,22 @@ def test_the_winner_is_what_the_kernel_is_compiled_with(searching, monkeypatch, 
         assert f"BEAM parallel_min_work={beam.NEVER}" in line
         fresh_process()
         monkeypatch.setattr(beam, "search", None)  # the second time, nothing may search
+
+
+def test_a_stored_winner_is_checked_on_read_and_cleared_with_the_cache(searching):
+    from rulegrad.backends.c import cache
+
+    key = "ab" * 20
+    cache.install_choice(key, {"choices": {"grab_tiles": 4}})
+    assert cache.lookup_choice(key)["choices"] == {"grab_tiles": 4}
+    path = searching / f"rg_{key}.beam"
+    for text in ('{"choices": {}, "key": "' + "cd" * 20 + '"}', "not json", "\xff"):
+        path.write_text(text, encoding="latin-1")
+        assert cache.lookup_choice(key) is None  # another key's entry, or not one: a miss
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    assert cache.lookup_choice(key) is None
+    path.unlink()
+    cache.install_choice(key, {"choices": {}})
+    removed, failed, _ = cache.clear()
+    assert removed >= 1 and failed == 0 and not path.exists()

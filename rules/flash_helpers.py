@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rulegrad.rules.choices import current, pick
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, TILE_ROWS, panel_width, split
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
@@ -143,7 +144,7 @@ def _threads(ranges: tuple[UOp, ...], work: int) -> str:
     """Which loop takes the cores: none for little work, else the first batch loop, else the
     tiles of rows."""
     batch = ranges[:-2]
-    if work < PARALLEL_MIN_WORK:
+    if work < pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
         return ""
     if batch and range_size(batch[0]) >= 2:  # type: ignore[operator]
         return "batch"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, packable
 from rulegrad.runtime.dtype import dtypes
@@ -160,9 +161,10 @@ def _plan(st: UOp) -> Interchange | None:
         if vectors is not None:
             return Interchange(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
-    rows = ROWS_PER_PASS if len(ranges) == 1 and all(
-        range_size(r.src[-1]) % ROWS_PER_PASS == 0 for r in reds) else 1  # type: ignore[operator]
-    if len(ranges) == 1 and work >= PARALLEL_MIN_WORK:
+    per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
+    rows = per_pass if len(ranges) == 1 and all(
+        range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
+    if len(ranges) == 1 and work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):
         block = _block(range_size(j), min(block_j(reds[0].dtype.itemsize),  # type: ignore
                                           INTERCHANGE_MAX))
         if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
@@ -195,7 +197,8 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
                          (1,)):
         return None
     count = size // VECTOR_LANES  # type: ignore[operator]
-    return max(d for d in range(1, VECTORS_MAX + 1) if count % d == 0)
+    widest = max(1, pick(current().vectors_max, VECTORS_MAX))
+    return max(d for d in range(1, widest + 1) if count % d == 0)
 
 
 def _block(size: int, widest: int) -> int | None:

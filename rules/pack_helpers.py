@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rulegrad.rules.choices import current, pick
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -169,11 +170,13 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
             ) -> tuple[tuple[UOp, ...], UOp] | None:
     """The rows and columns of the product: of the columns j that split every reduce, the one
     whose packed loops do the least work (`_cost`: lanes wasted in the panels, rows wasted in
-    the last tile, and copies), then the last (contiguous stores)."""
+    the last tile, and copies), then the last (contiguous stores); with the choice
+    `pack_layout` n (rules/choices.py), the n-th in that order (the cost is a model: search
+    times the next one)."""
     ranges = st.src[2:]
     dt = reds[0].dtype
     lanes = 32 // dt.itemsize  # a column range fills at least one 256-bit register
-    best: tuple[int, int, tuple[UOp, ...], UOp] | None = None
+    found: list[tuple[int, int, tuple[UOp, ...], UOp]] = []
     for pos, j in enumerate(ranges):
         size = range_size(j)
         xy = operands(reds[0])
@@ -186,10 +189,12 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
         rows = tuple(i for i in ranges if i is not j and i in deps[x] and i not in deps[y])
         if not rows or any(split(red, rows, j, deps) is None for red in reds):
             continue
-        key = (_cost(st, reds, rows, j, deps), -pos, rows, j)
-        if best is None or key[:2] < best[:2]:
-            best = key
-    return None if best is None else (best[2], best[3])
+        found.append((_cost(st, reds, rows, j, deps), -pos, rows, j))
+    found.sort(key=lambda key: key[:2])
+    rank = pick(current().pack_layout, 0)
+    if rank >= len(found):
+        return None if not found else (found[-1][2], found[-1][3])
+    return found[rank][2], found[rank][3]
 
 
 def _reduces(st: UOp) -> list[UOp] | None:
@@ -220,12 +225,12 @@ def _plan(st: UOp) -> Pack | None:
     ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
     k_total = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
-    if ni < 2 or macs < MIN_WORK:
+    if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     batch = [r for r in ranges if r is not j and r not in rows]
-    if macs < PARALLEL_MIN_WORK:
+    if macs < pick(current().parallel_min_work, PARALLEL_MIN_WORK):
         parallel = ""
     elif batch and range_size(batch[0]) >= batch_parallel_min():  # type: ignore[operator]
         parallel = "batch"
@@ -235,7 +240,9 @@ def _plan(st: UOp) -> Pack | None:
     tile = min(TILE_ROWS, ni)
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
-        grab = max(1, min(GRAB_TILES, -(-ni // tile) // (threads() * GRABS_PER_THREAD)))
+        most = pick(current().grab_tiles, GRAB_TILES)
+        share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
+        grab = max(1, min(most, -(-ni // tile) // max(1, share)))
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
 
 

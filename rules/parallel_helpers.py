@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack
@@ -87,7 +88,7 @@ def _threads(sink: UOp) -> tuple[int, ...]:
         for red in reduces:  # (every REDUCE of the kernel: several groups are rare, and
             ranges.update(red.src[1:])  # overcounting only threads a loop a little early)
         work = math.prod(range_size(r) for r in ranges) * max(1, loads)  # type: ignore[misc]
-        if work >= PARALLEL_MIN_WORK:
+        if work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
             chosen.append(loop.arg[0])
     return tuple(chosen)
 

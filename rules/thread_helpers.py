@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from rulegrad.rules.choices import current, pick
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
@@ -41,7 +42,8 @@ def threadable(red: UOp) -> bool:
     if free_ranges(red)[red]:
         return False
     sizes = [range_size(n) for n in toposort(red) if n.op is Ops.RANGE]
-    return None not in sizes and math.prod(sizes) >= PARALLEL_MIN_WORK  # type: ignore[arg-type]
+    least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)  # (or the searched choice)
+    return None not in sizes and math.prod(sizes) >= least  # type: ignore[arg-type]
 
 
 def threaded(red: UOp) -> UOp:

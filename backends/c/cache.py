@@ -29,8 +29,11 @@ folder, nothing is installed, and the entries already there are deleted (every n
 compiles again). `rulegrad cache info|clear` shows and empties the folder; clear reports what it
 removed, and exits non-zero naming the first error when some entry could not be removed.
 
+`RULEGRAD_BEAM`'s searched winners (backends/c/beam.py) are entries too: `rg_<key>.beam`, a small
+JSON object that names its own key (one that does not is a miss, searched again).
+
 Only what the cache made is ever deleted: an entry is a regular file (or a link) named exactly
-`rg_<40 hex digits>.so|.sha256|.c`, a build folder or temporary file exactly
+`rg_<40 hex digits>.so|.sha256|.c|.beam`, a build folder or temporary file exactly
 `.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else in the folder (`rg_results/`,
 `rg_notes.txt`, when RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 """
@@ -38,6 +41,7 @@ Only what the cache made is ever deleted: an entry is a regular file (or a link)
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -160,7 +164,7 @@ def new_build_dir() -> Path:
 
 # the names of what this module makes (see the module docstring); nothing else is deleted
 _ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-[A-Za-z0-9_]+(\.so|\.sha256|\.c)?")
-_ENTRY = re.compile(r"rg_([0-9a-f]{40})\.(so|sha256|c)")
+_ENTRY = re.compile(r"rg_([0-9a-f]{40})\.(so|sha256|c|beam)")
 
 
 def clean_orphans(d: Path) -> int:
@@ -318,6 +322,43 @@ def _install_in(d: Path, key: str, data: bytes) -> Path:
     return so
 
 
+# ---------------------------------------------------------------------------- searched choices
+# `RULEGRAD_BEAM`'s winners (backends/c/beam.py): `rg_<key>.beam`, a small JSON object that names
+# its own key, beside the libraries, evicted and cleared with them
+_CHOICE_BYTES = 4096
+
+
+def lookup_choice(key: str) -> dict | None:
+    """The stored winner for `key` (its JSON object); None when there is none or the entry is
+    not a regular file, not JSON, or names another key (a miss: searched again)."""
+    dirs = [d for d in (_readable_dir(), _fallback.get(configured_dir())) if d is not None]
+    for d in dirs:
+        path = d / f"rg_{key}.beam"
+        data = read_regular(path, _CHOICE_BYTES)
+        if data is None:
+            continue
+        try:
+            entry = json.loads(data.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(entry, dict) and entry.get("key") == key:
+            _touch(path)
+            return entry
+    return None
+
+
+def install_choice(key: str, entry: dict) -> None:
+    """Store a winner (a JSON-able object; its key is added). A cache that cannot be written
+    keeps nothing (the winner stays in the process's memory); RULEGRAD_CACHE_MAX=0 neither."""
+    if max_bytes() == 0:
+        return
+    data = json.dumps({**entry, "key": key}, sort_keys=True).encode("ascii")
+    try:
+        atomic_write(write_dir() / f"rg_{key}.beam", data)
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------------------- bounds
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 
@@ -365,7 +406,7 @@ def entries(d: Path) -> list[Entry]:
         ent = groups.setdefault(key, Entry(key, [], 0, 0.0))
         ent.files.append(Path(e.path))
         ent.size += st.st_size
-        if name.endswith(".so"):
+        if name.endswith((".so", ".beam")):  # (a searched choice is an entry of its own)
             ent.used = st.st_mtime
     return sorted(groups.values(), key=lambda x: x.used)
 

@@ -19,6 +19,7 @@ values; a way to tell the optimizer's fault from the rest's.
 from __future__ import annotations
 
 from rulegrad.rules import matcher
+from rulegrad.rules.choices import DEFAULT, Choices, chosen
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
@@ -36,12 +37,15 @@ def optimizer_on() -> bool:
     return env_flag("RULEGRAD_OPT", default=True)
 
 
-def optimize_kernel(ast: UOp) -> UOp:
+def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
+    """The kernel with the optimizer's actions applied, sized by `choices` (rules/choices.py:
+    the heuristic's by default, or a record found by search, backends/c/beam.py)."""
     if not optimizer_on():
         return ast
     # unroll first (sources are rewritten before their STORE): a STORE whose reduces were all
     # unrolled is then an elementwise loop the upcast rule can vectorize
-    return graph_rewrite(ast, matcher("opt", "opt"), name="opt")
+    with chosen(choices):
+        return graph_rewrite(ast, matcher("opt", "opt"), name="opt")
 
 
 def actions(before: UOp, after: UOp) -> list[str]:

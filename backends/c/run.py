@@ -25,14 +25,16 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.rules.choices import DEFAULT
 from rulegrad.runtime import capture
 from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+from . import beam
 from .build import Library, build_library, probe_compiler
 from .lower import lower_only
-from .opt import actions, optimize_kernel
+from .opt import actions, optimize_kernel, optimizer_on
 from .render import RenderedKernel, c_ident, render_kernel
 from .threads import apply_threads
 
@@ -109,7 +111,7 @@ class CProgram:
 # settings the optimizer reads (runtime/target.py's machine facts are fixed for the process)
 CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
                    "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS",
-                   "OMP_NUM_THREADS")
+                   "OMP_NUM_THREADS", "RULEGRAD_BEAM")
 _choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256
@@ -127,8 +129,11 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
 
     `kernels` are `(name, ast)` pairs or objects with `.name` and `.ast`; `restrict[i]` false
     says kernel i's buffers may overlap (the same buffer in two slots), so its pointers must
-    not be declared `restrict`."""
+    not be declared `restrict`. With `RULEGRAD_BEAM`, each kernel's choices are its searched
+    winner (backends/c/beam.py), searched now when kernels come with `.bufs` (schedule
+    items) and none is stored."""
     pairs = [(k.name, k.ast) if hasattr(k, "ast") else (k[0], k[1]) for k in kernels]
+    bufs = [getattr(k, "bufs", None) for k in kernels]
     flags = tuple(restrict) if restrict is not None else (True,) * len(pairs)
     # the settings the optimizer's choices read are part of the key: the same kernels compile
     # to other C with the optimizer off, or for other vectors or caches
@@ -140,14 +145,20 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     probe_compiler()  # the compiler's version (the cache key) is asked while we render
     rendered: list[RenderedKernel] = []
     debug = env_int("DEBUG", 0)
+    width = beam.beam_width()
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
         low = lower_only(ast)
-        opt = optimize_kernel(low)
+        choices, searched = DEFAULT, False
+        if width and optimizer_on():
+            choices, searched = beam.choose(name, low, r, bufs[i], key[0], width)
+        opt = optimize_kernel(low, choices)
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
         rk = render_kernel(opt, f"k{i}_{c_ident(name)}", restrict=r)
         rendered.append(rk)
         if debug >= 2:  # the optimizer's actions, then how they were printed
             taken = actions(low, opt) + list(rk.choices)
+            if searched:  # the choices came from RULEGRAD_BEAM's search (or its stored winner)
+                taken.append(f"BEAM {choices.describe()}")
             print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,

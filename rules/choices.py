@@ -1,0 +1,91 @@
+"""The kernel optimizer's choices: the sizes and switches its actions decide by, as one record.
+
+In: nothing (a `Choices` is built by the caller: the default, or one found by search). Out:
+`current()`, the record the helpers of `opt.rules` read while one kernel is optimized, and
+`chosen(c)`, which makes `c` current for a `with` block (backends/c/opt.py's
+`optimize_kernel`).
+
+Every field is None by default, and a helper reading None uses its own heuristic (the module
+constant named beside it, e.g. pack_helpers.PARALLEL_MIN_WORK), so `Choices()` is exactly the
+optimizer without search. A search (`RULEGRAD_BEAM`, backends/c/beam.py) times records that
+set some fields and keeps the fastest. Each field only moves a threshold or a size of an action
+that keeps its values (threads, packing, tiles, register blocks) or stays within the reduction
+contract (runtime/semantics.py): no choice here can ask for another computation.
+
+The record is carried in a context variable, not passed through the generated matchers: the
+rules call their helpers with the node only, and a kernel is optimized start to end in one
+`with chosen(...)` block, on one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Per-kernel choices; None: the helper's heuristic (the name in brackets)."""
+
+    # loop iterations x loads (or multiply-adds) from which a loop nest takes threads
+    # (pack_helpers.PARALLEL_MIN_WORK: packing, PARALLEL, THREAD, an interchange's blocks)
+    parallel_min_work: int | None = None
+    # multiply-adds from which a sum of products is packed (pack_helpers.MIN_WORK)
+    pack_min_work: int | None = None
+    # which column range a packed product takes: 0 the cheapest by `_cost`, 1 the next
+    pack_layout: int | None = None
+    # row tiles a thread takes at a time (pack_helpers.GRAB_TILES) and the grabs per thread
+    # that bound it (pack_helpers.GRABS_PER_THREAD)
+    grab_tiles: int | None = None
+    grabs_per_thread: int | None = None
+    # an interchanged column sum's rows per pass (interchange_helpers.ROWS_PER_PASS) and its
+    # register blocks' widest, in vectors (interchange_helpers.VECTORS_MAX)
+    rows_per_pass: int | None = None
+    vectors_max: int | None = None
+
+    def set_fields(self) -> dict[str, int]:
+        """The fields that differ from the heuristic, by name."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+    def describe(self) -> str:
+        """`parallel_min_work=65536 grab_tiles=4`, or `heuristic` when nothing is set."""
+        fields = self.set_fields()
+        return " ".join(f"{k}={v}" for k, v in fields.items()) or "heuristic"
+
+    @staticmethod
+    def from_fields(fields: dict[str, object]) -> Choices | None:
+        """The record of `set_fields()`'s output (read back from the cache); None when a name
+        is unknown or a value is not a non-negative int (an entry of another version)."""
+        known = {f.name for f in dataclasses.fields(Choices)}
+        if not isinstance(fields, dict) or any(
+                k not in known or type(v) is not int or v < 0 for k, v in fields.items()):
+            return None
+        return Choices(**fields)  # type: ignore[arg-type]
+
+
+DEFAULT = Choices()
+_current: contextvars.ContextVar[Choices] = contextvars.ContextVar("rulegrad_choices",
+                                                                  default=DEFAULT)
+
+
+def current() -> Choices:
+    """The choices of the kernel being optimized (the default outside `chosen`)."""
+    return _current.get()
+
+
+def pick(value: int | None, heuristic: int) -> int:
+    """A choice's value, or the heuristic's when the record leaves it unset."""
+    return heuristic if value is None else value
+
+
+@contextlib.contextmanager
+def chosen(choices: Choices) -> Iterator[None]:
+    """Make `choices` current while a kernel is optimized."""
+    token = _current.set(choices)
+    try:
+        yield
+    finally:
+        _current.reset(token)

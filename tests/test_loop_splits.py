@@ -1,0 +1,129 @@
+"""How the optimizer splits work across threads off the benchmarks' shapes: loops too short to
+share evenly (a prime or 3-row outer loop), more threads than rows, a product of a few rows.
+
+Each test counts the split (the kernel's threaded iterations, its launch shares, the panels'
+claims) at several RULEGRAD_THREADS, never seconds, and checks the values against numpy: bit
+for bit where the split keeps bits (threads change no value; a product's sum keeps its order
+over k)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import semantics
+from rulegrad.runtime.ops import Ops
+
+SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf]
+
+
+def _data(shape: tuple[int, ...], dt: type, seed: int = 0) -> np.ndarray:
+    """Random values with NaN, signed zeros and infinities sprinkled in."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    flat = x.reshape(-1)
+    at = rng.choice(flat.size, size=flat.size // 8, replace=False)
+    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
+    return x
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.shape == b.shape and a.dtype == b.dtype
+    nan = np.isnan(a)
+    assert np.array_equal(nan, np.isnan(b))
+    assert np.array_equal(np.where(nan, 0, a).view(np.uint8), np.where(nan, 0, b).view(np.uint8))
+
+
+def _kernel(t: Tensor):
+    """The one kernel of t's schedule: (its actions, the rendered C)."""
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    return actions(low, opt), render_kernel(opt, "k")
+
+
+def _idle(iterations: int, nthreads: int) -> float:
+    """The longest of a static split's shares over the mean share (launch.py's split)."""
+    return -(-iterations // nthreads) * nthreads / iterations
+
+
+# ---------------------------------------------------------------- short outer loops flattened
+
+
+@pytest.mark.parametrize("nthreads", [2, 3, 4])
+@pytest.mark.parametrize("op, dt", [("max", np.float32), ("sum", np.int32), ("sum", np.float32)])
+def test_a_short_outer_loop_is_flattened_with_the_next_so_every_thread_gets_an_even_share(
+        monkeypatch, nthreads, op, dt):
+    # 5 rows on 2 threads is 3:2, on 4 threads 2:1; 5 x 7 = 35 rows shares within 1/8
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    if dt is np.int32:
+        x = np.random.default_rng(1).integers(-1000, 1000, (5, 7, 1009)).astype(dt)
+    elif op == "sum":
+        x = np.random.default_rng(nthreads).standard_normal((5, 7, 1009)).astype(dt)
+    else:
+        x = _data((5, 7, 1009), dt, seed=nthreads)
+    t = getattr(Tensor(x), op)(axis=2)
+    acts, rk = _kernel(t)
+    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 r1 (35 iterations: 5x7)"]
+    assert rk.launch == 35 and _idle(rk.launch, nthreads) <= 1.125
+    got = t.numpy()
+    if op == "max":  # exact in any order, and each row's order is unchanged anyway
+        want = semantics.reduce(Ops.MAX, x, (2,), -np.inf).squeeze(2)
+        _same_bits(got, want)
+    elif dt is np.int32:
+        _same_bits(got, x.sum(axis=2).astype(got.dtype))  # (exact: no sum overflows)
+    else:
+        np.testing.assert_allclose(got, x.astype(np.float64).sum(axis=2), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("nthreads, want", [(2, "PARALLEL r0 (6 iterations)"),
+                                            (3, "PARALLEL r0 (6 iterations)"),
+                                            (4, "PARALLEL r0 r1 (30 iterations: 6x5)")])
+def test_outer_loops_are_flattened_only_when_the_outermost_shares_unevenly(monkeypatch, nthreads,
+                                                                            want):
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    x = _data((6, 5, 331), np.float32, seed=3)
+    t = Tensor(x).max(axis=2)
+    acts, rk = _kernel(t)
+    assert [a for a in acts if a.startswith("PARALLEL")] == [want]
+    _same_bits(t.numpy(), semantics.reduce(Ops.MAX, x, (2,), -np.inf).squeeze(2))
+
+
+@pytest.mark.parametrize("nthreads", [2, 3])
+def test_an_interchanged_reduce_flattens_its_outer_loops_not_its_columns(monkeypatch, nthreads):
+    # a max down the third axis of 3x5x40x24: the loops over 3 and 5 flattened, the 24
+    # columns still the accumulators' vectors inside them
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    x = _data((3, 5, 40, 24), np.float32, seed=4)
+    t = Tensor(x).max(axis=2)
+    acts, rk = _kernel(t)
+    assert acts[0].startswith("INTERCHANGE"), acts
+    want = "PARALLEL r0 r1 (15 iterations: 3x5)" if nthreads == 2 else "PARALLEL r0 (3 iterations)"
+    assert [a for a in acts if a.startswith("PARALLEL")] == [want]
+    _same_bits(t.numpy(), semantics.reduce(Ops.MAX, x, (2,), -np.inf).squeeze(2))
+
+
+def test_a_vector_loop_is_never_flattened(monkeypatch):
+    # 2x + 1 over 3x1009: the rows alone take the threads; the vector loop inside stays one
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    x = np.random.default_rng(5).standard_normal((3, 1009)).astype(np.float32)
+    t = Tensor(x) * 2 + 1
+    acts, rk = _kernel(t)
+    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 (3 iterations)"]
+    _same_bits(t.numpy(), x * np.float32(2) + np.float32(1))

@@ -46,6 +46,24 @@ MIN_WORK = 1 << 15
 # of a latency to an operation's time, neither a size nor a width: a constant until search
 # (RULEGRAD_BEAM) times it per machine
 PARALLEL_MIN_WORK = 1 << 20
+# Iterations per thread past which the one share longer than the rest (when the threads do not
+# divide a threaded loop) leaves the others idle at most 1/PARALLEL_SHARES of the time: a
+# fraction, not a machine fact (every action's: the parallel loops', the packed products')
+PARALLEL_SHARES = 8
+
+
+def balanced(iterations: int, nthreads: int) -> bool:
+    """Whether `iterations` split across `nthreads` threads with little idle time: evenly, or
+    with at least PARALLEL_SHARES each."""
+    return iterations % nthreads == 0 or iterations >= PARALLEL_SHARES * nthreads
+
+
+def idle(iterations: int, nthreads: int) -> float:
+    """The longest share over the mean share of a static split: 1 when even, 4/3 for 3
+    iterations on 2 threads."""
+    return -(-iterations // nthreads) * nthreads / iterations
+
+
 # splits of the work per thread that keep the threads' shares even (the last grab, or the last
 # batch iteration, at most 1/16 or 1/2 of a share): fractions, not machine facts
 GRABS_PER_THREAD = 16
@@ -69,7 +87,9 @@ class Pack:
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
     loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles,
-    the panels packed once and shared) or "" (one core)."""
+    the panels packed once and shared), "panels" (the columns' panels, each packed by the
+    thread that claims it and run over every row tile there: rows too few to share) or ""
+    (one core)."""
 
     rows: tuple[int, ...]
     cols: int
@@ -233,10 +253,24 @@ def _plan(st: UOp) -> Pack | None:
         parallel = "tiles"
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = min(TILE_ROWS, ni)
+    if parallel == "tiles" and _by_panels(-(-ni // tile), npanels, pack_a):
+        parallel = "panels"
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
         grab = max(1, min(GRAB_TILES, -(-ni // tile) // (threads() * GRABS_PER_THREAD)))
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
+
+
+def _by_panels(tiles: int, npanels: int, pack_a: bool) -> bool:
+    """Whether the threads split the columns' panels rather than the row tiles: the tiles
+    share unevenly (17 rows are 3 tiles of 6: 2:1 on two threads) and the panels less so. Each
+    thread then packs the panels it claims for itself and waits on no other thread (with row
+    tiles, a thread waits on a panel another is copying: a thread the OS takes off its core
+    holds every other up). Not with x packed per tile: each panel would pack x again."""
+    nthreads = threads()
+    if pack_a or npanels < 2 or balanced(tiles, nthreads):
+        return False
+    return idle(npanels, nthreads) < idle(tiles, nthreads)
 
 
 def _in_place(x: UOp, red: UOp) -> bool:

@@ -17,9 +17,10 @@ reduce loops included, times the kernel's loads, at least PARALLEL_MIN_WORK.
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
 `collapse`), the fewest whose product splits evenly across the threads (runtime/target.py's
-`threads()`) or gives each at least PARALLEL_SHARES iterations (`_balanced`). Only loops with
-work inside are flattened: output loops outside a reduce or a kernel-local array, or an
-interchanged reduce's outside its columns; never a vector loop, nor a register tile's.
+`threads()`) or gives each at least PARALLEL_SHARES iterations (pack_helpers' `balanced`).
+Only loops with work inside are flattened: output loops outside a reduce or a kernel-local
+array, or an interchanged reduce's outside its columns; never a vector loop, nor a register
+tile's.
 
 Packed products and flash kernels (their `Pack` and `Flash` say which of their loops take
 threads), a reduce given threads of its own (`thread_reduce`) and an interchanged reduce whose
@@ -34,15 +35,11 @@ from dataclasses import dataclass
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import threads
 from rulegrad.runtime.uop import UOp, toposort
-
-# Iterations per thread past which the one share longer than the rest (when the threads do not
-# divide the loop) leaves the others idle at most 1/PARALLEL_SHARES of the time
-PARALLEL_SHARES = 8
 
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
 # from its counter, one at a time, so none of these is flattened
@@ -75,20 +72,9 @@ class Parallel:
         return lines
 
 
-def _balanced(iterations: int, nthreads: int) -> bool:
-    """Whether a loop of `iterations` splits across `nthreads` threads with little idle time:
-    evenly, or with at least PARALLEL_SHARES iterations each."""
-    return iterations % nthreads == 0 or iterations >= PARALLEL_SHARES * nthreads
-
-
-def _idle(iterations: int, nthreads: int) -> float:
-    """The longest share over the mean share: 1 when even, 2 for 3 iterations on 2 threads."""
-    return -(-iterations // nthreads) * nthreads / iterations
-
-
 def _flatten(loops: list[tuple[UOp, int]], nthreads: int) -> tuple[UOp, ...]:
     """The outer loops (of `loops`, outermost first, each flattenable) that take the threads:
-    the fewest whose product is `_balanced`, else those of the least idle time; () when their
+    the fewest whose product is `balanced`, else those of the least idle time; () when their
     product stays under 2."""
     best: tuple[float, int] | None = None  # (idle time, how many loops)
     product = 1
@@ -96,10 +82,10 @@ def _flatten(loops: list[tuple[UOp, int]], nthreads: int) -> tuple[UOp, ...]:
         product *= n
         if product < 2:
             continue
-        idle = _idle(product, nthreads)
-        if best is None or idle < best[0]:
-            best = (idle, k)
-        if _balanced(product, nthreads):
+        share = idle(product, nthreads)
+        if best is None or share < best[0]:
+            best = (share, k)
+        if balanced(product, nthreads):
             break
     return tuple(r for r, _ in loops[:best[1]]) if best is not None else ()
 

@@ -127,3 +127,72 @@ def test_a_vector_loop_is_never_flattened(monkeypatch):
     acts, rk = _kernel(t)
     assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 (3 iterations)"]
     _same_bits(t.numpy(), x * np.float32(2) + np.float32(1))
+
+
+# ---------------------------------------------------------------- products of a few rows
+
+
+def _ints(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Small whole numbers as float32: every product and partial sum is exact, so any order of
+    the sums gives numpy's bits."""
+    return rng.integers(-8, 9, shape).astype(np.float32)
+
+
+def _pack(t: Tensor):
+    """The one kernel's packing action (a `Pack`) and its rendered C."""
+    from rulegrad.rules.pack_helpers import Pack
+
+    (item,) = t.schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    (pack,) = [st.arg for st in opt.src if isinstance(st.arg, Pack)]
+    return pack, render_kernel(opt, "k")
+
+
+@pytest.mark.parametrize("nthreads, rows, want", [
+    (2, 17, "panels"),  # 3 tiles of 6 rows: 2:1 on 2 threads; 512 columns are many panels
+    (3, 17, "tiles"),   # 3 tiles on 3 threads: even
+    (4, 17, "panels"),
+    (2, 7, "tiles"),    # 2 tiles on 2 threads
+    (3, 7, "panels"),
+    (2, 96, "tiles"),   # 16 tiles: 8 each
+])
+def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nthreads, rows,
+                                                                  want):
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    rng = np.random.default_rng(rows)
+    # (a k of its own per thread count: the runtime keeps a program compiled for one graph,
+    # whatever RULEGRAD_THREADS said when it was compiled)
+    k = 500 + nthreads
+    a, b, c = _ints(rng, rows, k), _ints(rng, k, 512), _ints(rng, 512)
+    t = (Tensor(a) @ Tensor(b) + Tensor(c)).relu()  # an epilogue in the store's loop too
+    pack, rk = _pack(t)
+    assert pack.parallel == want
+    npanels = -(-512 // pack.panel)
+    ntiles = -(-rows // pack.tile)
+    # the launch makes a claim per panel (or per tile): every thread a near-even share
+    assert rk.launch == (npanels if want == "panels" else max(ntiles, npanels))
+    _same_bits(t.numpy(), np.maximum(a @ b + c, np.float32(0)))
+
+
+def test_few_rows_of_a_computed_left_operand_keep_the_row_tiles(monkeypatch):
+    # exp(a) packed once per tile: split by panels, each panel would compute it again
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((17, 300)).astype(np.float32), _ints(rng, 300, 512)
+    t = Tensor(a).exp() @ Tensor(b)
+    pack, _ = _pack(t)
+    assert pack.pack_a and pack.parallel == "tiles"
+    want = np.exp(a.astype(np.float64)) @ b.astype(np.float64)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-4 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("nthreads", [2, 4])
+def test_panels_split_inside_a_batch_loop_too_few_to_share(monkeypatch, nthreads):
+    # 2 batches (fewer than 2 per thread): each batch's panels split in a region of its own
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    rng = np.random.default_rng(nthreads)
+    a, b = _ints(rng, 2, 5, 512), _ints(rng, 2, 512, 300)
+    t = Tensor(a) @ Tensor(b)
+    pack, rk = _pack(t)
+    assert pack.parallel == "panels" and "omp for schedule(dynamic)" in rk.source
+    _same_bits(t.numpy(), a @ b)

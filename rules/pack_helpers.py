@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -149,10 +149,11 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     """The work of the packed loops with these rows and columns, in vector multiply-adds: the
     register tiles over the panels (rows past the last tile and lanes past the last column
     included), plus COPY_FMAS per element copied into a panel of y (once per iteration of the
-    batch loops) or into a tile of x (when `_pack_x` packs it). A convolution of 8 output
-    channels over 32 images could take the images as its columns (whole panels) and its 8
-    channels as rows, every pixel a batch iteration re-packing a panel of 32 images gathered
-    a plane apart: 4-8x slower than the 8 channels as half-empty panels read by every pixel."""
+    batch loops) or into a tile of x (when `_pack_x` packs it), and the epilogue's stores
+    (`_stores`). A convolution of 8 output channels over 32 images could take the images as
+    its columns (whole panels) and its 8 channels as rows, every pixel a batch iteration
+    re-packing a panel of 32 images gathered a plane apart: 4-8x slower than the 8 channels as
+    half-empty panels read by every pixel."""
     dt = reds[0].dtype
     nj = range_size(j)
     panel = panel_width(dt, [nj])  # type: ignore[list-item]
@@ -167,7 +168,21 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     copies = batch * k * npanels * panel
     if _pack_x(reds, rows, j, deps, npanels):
         copies += batch * computed * k
-    return fmas + COPY_FMAS * copies
+    return fmas + COPY_FMAS * (copies + _stores(st, reds, ni * batch, j, panel))
+
+
+def _stores(st: UOp, reds: list[UOp], rows: int, j: UOp, panel: int) -> int:
+    """The epilogue's work, in copied elements: per output its ops and its store, a vector of
+    outputs at a time where the output is contiguous along the columns, else one at a time.
+    A matmul of 63x200x65 + bias, relu taken transposed (its 63 rows as the columns: 1 lane
+    wasted, not 31) stored each output a row apart and ran 2x slower than with its 65 columns
+    as the columns; 127x131x137 + bias, gelu 2.5x."""
+    outputs = rows * range_size(j)  # type: ignore[operator]
+    inside = {n for red in reds for n in toposort(red)}
+    ops = 1 + sum(1 for n in toposort(st.src[1]) if n not in inside and n.op in GroupOp.ALU)
+    if stride(st.src[0].src[1], j) == 1:
+        return -(-outputs * ops // (panel // PANEL_VECTORS))
+    return outputs * ops
 
 
 def _pack_x(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,

@@ -16,6 +16,7 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime import semantics
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf]
@@ -196,3 +197,20 @@ def test_panels_split_inside_a_batch_loop_too_few_to_share(monkeypatch, nthreads
     pack, rk = _pack(t)
     assert pack.parallel == "panels" and "omp for schedule(dynamic)" in rk.source
     _same_bits(t.numpy(), a @ b)
+
+
+# ---------------------------------------------------------------- a product's columns
+
+
+@pytest.mark.parametrize("m, k, n", [(63, 200, 65), (79, 64, 81), (111, 131, 113)])
+def test_a_product_with_an_epilogue_keeps_its_columns_where_the_output_is_contiguous(m, k, n):
+    # the rows as columns would waste fewer lanes (63 rows are 4 panels of 16, 65 columns 5),
+    # but would store every output a row apart and compute its epilogue one output at a time
+    rng = np.random.default_rng(m)
+    a, b, c = _ints(rng, m, k), _ints(rng, k, n), _ints(rng, n)
+    t = (Tensor(a) @ Tensor(b) + Tensor(c)).relu()
+    pack, _ = _pack(t)
+    (item,) = t.schedule()
+    last = lower_only(item.ast).src[0].src[-1]  # the store's last range: the output's columns
+    assert range_size(last) == n and pack.cols == last.arg[0] and not pack.pack_a
+    _same_bits(t.numpy(), np.maximum(a @ b + c, np.float32(0)))

@@ -8,6 +8,8 @@ over k)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -214,3 +216,41 @@ def test_a_product_with_an_epilogue_keeps_its_columns_where_the_output_is_contig
     last = lower_only(item.ast).src[0].src[-1]  # the store's last range: the output's columns
     assert range_size(last) == n and pack.cols == last.arg[0] and not pack.pack_a
     _same_bits(t.numpy(), np.maximum(a @ b + c, np.float32(0)))
+
+
+# ---------------------------------------------------------------- columns of a prime width
+
+
+@pytest.mark.parametrize("op, dt", [("sum", np.float32), ("max", np.float32), ("sum", np.int32)])
+@pytest.mark.parametrize("rows, cols", [(36, 1031), (37, 4099)])
+def test_a_column_reduce_of_a_prime_width_shares_its_columns_in_blocks_the_last_narrower(
+        monkeypatch, op, dt, rows, cols):
+    # no equal split of 1031 columns: blocks whole vectors wide, the last narrower, each
+    # column's reduce still row after row
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 1000)
+    if dt is np.int32:
+        x = np.random.default_rng(cols).integers(-1000, 1000, (rows, cols)).astype(dt)
+    elif op == "max":
+        x = _data((rows, cols), dt, seed=cols)
+    else:
+        x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(dt)
+    t = getattr(Tensor(x), op)(axis=0)
+    acts, rk = _kernel(t)
+    found = re.search(r"THREAD r0 in (\d+) blocks of (\d+), the last (\d+)", acts[0])
+    assert found, acts
+    count, block, last = map(int, found.groups())
+    assert block % 8 == 0 and last < block and (count - 1) * block + last == cols
+    assert count >= 2 and rk.launch == count  # a thread per block at most: a share each
+    assert count * block <= cols * 1.125  # the blocks within 1/8 of an even split
+    got = t.numpy()
+    if op == "max":
+        _same_bits(got, semantics.reduce(Ops.MAX, x, (0,), -np.inf).squeeze(0))
+    elif dt is np.int32:
+        _same_bits(got, x.sum(axis=0).astype(got.dtype))
+    else:  # each column's sum in row order: a running sum, row after row, is its bits
+        running = np.zeros(cols, dt)
+        for row in x:
+            running = running + row
+        _same_bits(got, running)

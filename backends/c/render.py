@@ -1018,7 +1018,9 @@ class KernelRenderer:
         cols: tuple[str, int | str] | None = None  # (the block's first column, its width)
         if how.block is not None and how.threads:
             scope, start = self._column_blocks(j, how.block)
-            cols = (start, how.block)
+            n = loop_count(j)  # (a prime width's last block is narrower)
+            cols = (start, how.block if n % how.block == 0 else
+                    f"({n} - {start} < {how.block} ? {n} - {start} : {how.block})")
         scope = self._output_loops(scope, ranges[:-1])
         if how.block is not None and not how.threads:
             # blocks one after another inside the output loops; the last may be narrower

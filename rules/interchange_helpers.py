@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, packable
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, packable
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -92,8 +92,10 @@ class Interchange:
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in "
                     f"{-(-int(j.src[0].arg) // self.block)} blocks of {self.block}{rows}")
         if self.block is not None:
+            n = int(j.src[0].arg)
+            last = f", the last {n % self.block}" if n % self.block else ""
             return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, THREAD r{j.arg[0]} in "
-                    f"{int(j.src[0].arg) // self.block} blocks of {self.block}{rows}")
+                    f"{-(-n // self.block)} blocks of {self.block}{last}{rows}")
         if self.tile is None:
             return f"INTERCHANGE r{j.arg[0]} inside the reduce loops{rows}"
         return (f"TILE r{ranges[-2].arg[0]} x r{ranges[-1].arg[0]} "
@@ -204,11 +206,19 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
 def _block(size: int, widest: int) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
-    at least BLOCK_MIN wide; None when no split fits (a prime size stays on one core)."""
+    at least BLOCK_MIN wide. With no equal split (a prime width: a max down 97 rows of 1009
+    columns ran on one core), as many blocks, whole vectors wide, the last narrower, where the
+    widest is within 1/PARALLEL_SHARES of the mean; else None (too narrow to share)."""
     first = max(2, -(-size // widest))
     fits = [size // n for n in range(first, size // BLOCK_MIN + 1) if size % n == 0]
     fits = fits or [size // n for n in range(first - 1, 1, -1) if size % n == 0]
-    return fits[0] if fits else None
+    if fits:
+        return fits[0]
+    block = -(-size // first)
+    block = -(-block // BLOCK_MIN) * BLOCK_MIN
+    count = -(-size // block)
+    even = count > 1 and block * count <= size * (1 + 1 / PARALLEL_SHARES)
+    return block if even else None
 
 
 def interchangeable(st: UOp) -> bool:

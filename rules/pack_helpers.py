@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from rulegrad.rules.choices import current, pick
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -47,6 +47,24 @@ MIN_WORK = 1 << 15
 # of a latency to an operation's time, neither a size nor a width: a constant until search
 # (RULEGRAD_BEAM) times it per machine
 PARALLEL_MIN_WORK = 1 << 20
+# Iterations per thread past which the one share longer than the rest (when the threads do not
+# divide a threaded loop) leaves the others idle at most 1/PARALLEL_SHARES of the time: a
+# fraction, not a machine fact (every action's: the parallel loops', the packed products')
+PARALLEL_SHARES = 8
+
+
+def balanced(iterations: int, nthreads: int) -> bool:
+    """Whether `iterations` split across `nthreads` threads with little idle time: evenly, or
+    with at least PARALLEL_SHARES each."""
+    return iterations % nthreads == 0 or iterations >= PARALLEL_SHARES * nthreads
+
+
+def idle(iterations: int, nthreads: int) -> float:
+    """The longest share over the mean share of a static split: 1 when even, 4/3 for 3
+    iterations on 2 threads."""
+    return -(-iterations // nthreads) * nthreads / iterations
+
+
 # splits of the work per thread that keep the threads' shares even (the last grab, or the last
 # batch iteration, at most 1/16 or 1/2 of a share): fractions, not machine facts
 GRABS_PER_THREAD = 16
@@ -70,7 +88,9 @@ class Pack:
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
     loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles,
-    the panels packed once and shared) or "" (one core)."""
+    the panels packed once and shared), "panels" (the columns' panels, each packed by the
+    thread that claims it and run over every row tile there: rows too few to share) or ""
+    (one core)."""
 
     rows: tuple[int, ...]
     cols: int
@@ -130,10 +150,11 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     """The work of the packed loops with these rows and columns, in vector multiply-adds: the
     register tiles over the panels (rows past the last tile and lanes past the last column
     included), plus COPY_FMAS per element copied into a panel of y (once per iteration of the
-    batch loops) or into a tile of x (when `_pack_x` packs it). A convolution of 8 output
-    channels over 32 images could take the images as its columns (whole panels) and its 8
-    channels as rows, every pixel a batch iteration re-packing a panel of 32 images gathered
-    a plane apart: 4-8x slower than the 8 channels as half-empty panels read by every pixel."""
+    batch loops) or into a tile of x (when `_pack_x` packs it), and the epilogue's stores
+    (`_stores`). A convolution of 8 output channels over 32 images could take the images as
+    its columns (whole panels) and its 8 channels as rows, every pixel a batch iteration
+    re-packing a panel of 32 images gathered a plane apart: 4-8x slower than the 8 channels as
+    half-empty panels read by every pixel."""
     dt = reds[0].dtype
     nj = range_size(j)
     panel = panel_width(dt, [nj])  # type: ignore[list-item]
@@ -148,7 +169,21 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     copies = batch * k * npanels * panel
     if _pack_x(reds, rows, j, deps, npanels):
         copies += batch * computed * k
-    return fmas + COPY_FMAS * copies
+    return fmas + COPY_FMAS * (copies + _stores(st, reds, ni * batch, j, panel))
+
+
+def _stores(st: UOp, reds: list[UOp], rows: int, j: UOp, panel: int) -> int:
+    """The epilogue's work, in copied elements: per output its ops and its store, a vector of
+    outputs at a time where the output is contiguous along the columns, else one at a time.
+    A matmul of 63x200x65 + bias, relu taken transposed (its 63 rows as the columns: 1 lane
+    wasted, not 31) stored each output a row apart and ran 2x slower than with its 65 columns
+    as the columns; 127x131x137 + bias, gelu 2.5x."""
+    outputs = rows * range_size(j)  # type: ignore[operator]
+    inside = {n for red in reds for n in toposort(red)}
+    ops = 1 + sum(1 for n in toposort(st.src[1]) if n not in inside and n.op in GroupOp.ALU)
+    if stride(st.src[0].src[1], j) == 1:
+        return -(-outputs * ops // (panel // PANEL_VECTORS))
+    return outputs * ops
 
 
 def _pack_x(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
@@ -238,12 +273,26 @@ def _plan(st: UOp) -> Pack | None:
         parallel = "tiles"
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = min(TILE_ROWS, ni)
+    if parallel == "tiles" and _by_panels(-(-ni // tile), npanels, pack_a):
+        parallel = "panels"
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
         most = pick(current().grab_tiles, GRAB_TILES)
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
         grab = max(1, min(most, -(-ni // tile) // max(1, share)))
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
+
+
+def _by_panels(tiles: int, npanels: int, pack_a: bool) -> bool:
+    """Whether the threads split the columns' panels rather than the row tiles: the tiles
+    share unevenly (17 rows are 3 tiles of 6: 2:1 on two threads) and the panels less so. Each
+    thread then packs the panels it claims for itself and waits on no other thread (with row
+    tiles, a thread waits on a panel another is copying: a thread the OS takes off its core
+    holds every other up). Not with x packed per tile: each panel would pack x again."""
+    nthreads = threads()
+    if pack_a or npanels < 2 or balanced(tiles, nthreads):
+        return False
+    return idle(npanels, nthreads) < idle(tiles, nthreads)
 
 
 def _in_place(x: UOp, red: UOp) -> bool:

@@ -14,6 +14,14 @@ reduce the first loop of at least 2 iterations outside it, or the tile loops ove
 then its columns. Threads pay only for enough work: the loop iterations of the group, its
 reduce loops included, times the kernel's loads, at least PARALLEL_MIN_WORK.
 
+When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
+two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
+`collapse`), the fewest whose product splits evenly across the threads (runtime/target.py's
+`threads()`) or gives each at least PARALLEL_SHARES iterations (pack_helpers' `balanced`).
+Only loops with work inside are flattened: output loops outside a reduce or a kernel-local
+array, or an interchanged reduce's outside its columns; never a vector loop, nor a register
+tile's.
+
 Packed products and flash kernels (their `Pack` and `Flash` say which of their loops take
 threads), a reduce given threads of its own (`thread_reduce`) and an interchanged reduce whose
 column blocks are threaded (`Interchange.block`) take none here. Threads change no value:
@@ -28,38 +36,95 @@ from dataclasses import dataclass
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import threads
 from rulegrad.runtime.uop import UOp, toposort
+
+# loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
+# from its counter, one at a time, so none of these is flattened
+_VECTOR_KINDS = frozenset({"upcast", "vector", "simd"})
 
 
 @dataclass(frozen=True)
 class Parallel:
-    """The parallel action on a kernel (its SINK's arg): the ids of the ranges whose loops
-    (for a register tile's rows or columns, whose tile loops) are split across cores."""
+    """The parallel action on a kernel (its SINK's arg): per threaded loop nest, the ids of the
+    ranges whose loops (for a register tile's rows or columns, whose tile loops) are split
+    across cores; two or more are the nest's outer loops, flattened into one threaded loop."""
 
-    ranges: tuple[int, ...]
+    nests: tuple[tuple[int, ...], ...]
+
+    @property
+    def ranges(self) -> frozenset[int]:
+        """Every range id split across cores."""
+        return frozenset(i for nest in self.nests for i in nest)
+
+    def describe(self, sizes: dict[int, int]) -> list[str]:
+        """DEBUG=2's lines: `PARALLEL r0 (3 iterations)`, flattened `PARALLEL r0 r1 (21
+        iterations: 3x7)`; `sizes` the loops' trip counts by range id (a tile loop's its
+        range's)."""
+        lines = []
+        for nest in self.nests:
+            names = " ".join(f"r{i}" for i in nest)
+            total = math.prod(sizes[i] for i in nest)
+            shape = f": {'x'.join(str(sizes[i]) for i in nest)}" if len(nest) > 1 else ""
+            lines.append(f"PARALLEL {names} ({total} iterations{shape})")
+        return lines
 
 
-def _outermost(st: UOp) -> UOp | None:
-    """The RANGE whose loop takes the threads when a group of stores led by `st` is threaded
-    (the first printed of at least 2 iterations: a tile loop's are tiles); None when no loop
-    of it can."""
+def _flatten(loops: list[tuple[UOp, int]], nthreads: int) -> tuple[UOp, ...]:
+    """The outer loops (of `loops`, outermost first, each flattenable) that take the threads:
+    the fewest whose product is `balanced`, else those of the least idle time; () when their
+    product stays under 2."""
+    best: tuple[float, int] | None = None  # (idle time, how many loops)
+    product = 1
+    for k, (_, n) in enumerate(loops, 1):
+        product *= n
+        if product < 2:
+            continue
+        share = idle(product, nthreads)
+        if best is None or share < best[0]:
+            best = (share, k)
+        if balanced(product, nthreads):
+            break
+    return tuple(r for r, _ in loops[:best[1]]) if best is not None else ()
+
+
+def _has_inner_loops(stores: list[UOp]) -> bool:
+    """Whether the stores' values run loops of their own (a reduce, a kernel-local array)
+    inside the output loops: then each iteration of the last output loop has work enough to
+    bind its loop values from a flattened counter."""
+    return any(n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL) for st in stores
+               for n in toposort(st.src[1]))
+
+
+def _outermost(stores: list[UOp], nthreads: int) -> tuple[UOp, ...]:
+    """The RANGEs whose loops take the threads when a group of `stores` is threaded: the
+    first printed of at least 2 iterations (a tile loop's are tiles), or the outer loops
+    `_flatten` picks; () when no loop of it can."""
+    st = stores[0]
     how, ranges = st.arg, st.src[2:]
     if isinstance(how, (Pack, Flash)):
-        return None
+        return ()
     if isinstance(how, Interchange) and how.block and how.threads:
-        return None  # its column blocks are split across cores
+        return ()  # its column blocks are split across cores
     if isinstance(how, Interchange) and how.tile is not None:
         loops = [(r, range_size(r)) for r in ranges[:-2]]
         loops += [(r, range_size(r) // t)  # type: ignore[operator]
                   for r, t in zip(ranges[-2:], how.tile)]
-    elif isinstance(how, Interchange):
-        loops = [(r, range_size(r)) for r in ranges[:-1]][:1]  # j runs inside its reduce
-    else:
-        loops = [(r, range_size(r)) for r in ranges[:1]]
-    return next((r for r, n in loops if n >= 2), None)  # type: ignore[operator]
+        return next(((r,) for r, n in loops if n >= 2), ())  # type: ignore[operator]
+    # an interchanged reduce's j runs inside its reduce loops; a plain nest's last output loop
+    # is flattened only with loops inside it
+    outer = ranges[:-1] if isinstance(how, Interchange) or not _has_inner_loops(stores) else ranges
+    if ranges and ranges[0].arg[1] in _VECTOR_KINDS:
+        outer = ranges[:1]  # a threaded vector loop (in blocks): threaded alone
+    flat: list[tuple[UOp, int]] = []
+    for r in outer or ranges[:1]:
+        if r.arg[1] in _VECTOR_KINDS and flat:
+            break
+        flat.append((r, range_size(r)))  # type: ignore[arg-type]
+    return _flatten(flat, nthreads)
 
 
 def store_groups(sink: UOp) -> list[list[UOp]]:
@@ -71,7 +136,7 @@ def store_groups(sink: UOp) -> list[list[UOp]]:
     return list(groups.values())
 
 
-def _threads(sink: UOp) -> tuple[int, ...]:
+def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
     order = toposort(sink)
     if any(n.op is Ops.RANGE and range_size(n) is None for n in order):
         return ()  # (a symbolic size: the C renderer takes none)
@@ -80,16 +145,17 @@ def _threads(sink: UOp) -> tuple[int, ...]:
         return ()  # the kernel's threads are its reduce's
     loads = sum(n.op is Ops.LOAD for n in order)
     chosen = []
+    nthreads = threads()
     for stores in store_groups(sink):
-        loop = _outermost(stores[0])
-        if loop is None:
+        loops = _outermost(stores, nthreads)
+        if not loops:
             continue
         ranges = set(stores[0].src[2:])
         for red in reduces:  # (every REDUCE of the kernel: several groups are rare, and
             ranges.update(red.src[1:])  # overcounting only threads a loop a little early)
         work = math.prod(range_size(r) for r in ranges) * max(1, loads)  # type: ignore[misc]
         if work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
-            chosen.append(loop.arg[0])
+            chosen.append(tuple(r.arg[0] for r in loops))
     return tuple(chosen)
 
 

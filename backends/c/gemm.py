@@ -33,8 +33,9 @@ Each output's sum still runs over k in order; the one difference from the plain 
 each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
 does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
 
-Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "tiles" the
-row tiles, in one parallel region: with several panels the threads share them (each packed
+Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "panels" the
+columns' panels (each thread packs the panels it claims and runs every row tile on them); "tiles"
+the row tiles, in one parallel region: with several panels the threads share them (each packed
 once, by the thread that claims it, then marked ready; no barrier), with one each thread packs
 it for itself. A kernel that is only that product is launched instead (`_shared_scratch`: the
 shared panels and counters in the launcher's scratch, no region of its own). Packed panels
@@ -126,7 +127,9 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     grab = f", {pack.grab}" if pack.grab > 1 else ""
     tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
-    if g.npanels > 1 and inner_pragma:  # threaded: the panels shared, then row tiles
+    if pack.parallel == "panels":  # threads claim panels, each a thread's own, all its tiles
+        _panels_threaded(r, st, scope, rows, j, prods, pv, g, shared=not batch and _alone(r))
+    elif g.npanels > 1 and inner_pragma:  # threaded: the panels shared, then row tiles
         # each panel packed once, by the thread that claims it (a counter), then marked ready;
         # a thread claims panels until none is left, then takes row tiles, and waits on a
         # panel's mark only while another thread is still copying it. No barrier: a thread the
@@ -181,6 +184,30 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
         _free(panel, prods)
     r.close_loops()
+
+
+def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, ...], j: UOp,
+                     prods: list[_Product], pv: str, g: _Geometry, shared: bool) -> None:
+    """The columns split across cores (`Pack.parallel` "panels": too few row tiles to share):
+    each thread claims a panel, packs it into a buffer of its own and runs every row tile on
+    it, waiting on no other thread. Launched when `shared` (the claim counter in the
+    launcher's scratch), else an OpenMP region handing out panels dynamically."""
+    if shared:
+        claim, _ = _shared_scratch(r, [], g, 1)
+        r.shared = (g.npanels, *r.shared[1:])  # type: ignore[index]  (a claim per panel)
+        region = scope
+        take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
+        head = f"for (int64_t {pv} = {take}; {pv} < {g.npanels}; {pv} = {take})"
+    else:
+        region = _open(scope, "#pragma omp parallel\n", r)
+        head = (f"#pragma omp for schedule(dynamic)\n"
+                f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)")
+    _scratch(r, region, prods, g.ct, 1, g.tj)  # (each thread's own panel)
+    loop = _open(region, head, r)
+    _pack_y(r, loop, j, prods, pv, g, per_panel=True)
+    _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
+    close_inside(r, region)
+    _free(region, prods)
 
 
 def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], ct: str,

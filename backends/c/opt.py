@@ -103,6 +103,5 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(n.arg.describe(n))
     if isinstance(after.arg, Parallel):
         loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
-        done += [f"PARALLEL r{i} ({int(loops[i].src[0].arg)} iterations)"
-                 for i in after.arg.ranges]
+        done += after.arg.describe({i: int(n.src[0].arg) for i, n in loops.items()})
     return done

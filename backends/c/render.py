@@ -441,8 +441,9 @@ class KernelRenderer:
 
     def __init__(self, ast: UOp, restrict: bool):
         self.ast, self.restrict = ast, restrict
-        # the loops the parallel action split across cores, by range id
-        self.parallel = frozenset(ast.arg.ranges if isinstance(ast.arg, Parallel) else ())
+        # the loops the parallel action split across cores, by range id; and per loop nest
+        self.parallel = ast.arg.ranges if isinstance(ast.arg, Parallel) else frozenset()
+        self.nests = ast.arg.nests if isinstance(ast.arg, Parallel) else ()
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = free_ranges(ast, self.order)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
@@ -886,7 +887,10 @@ class KernelRenderer:
                 or self._try_interchange(stores[0])):
             return
         scope = self.root
-        for i, r in enumerate(ranges):
+        lead = self._flattened(ranges)
+        if lead:
+            scope = self._open_flattened(scope, lead)
+        for i, r in enumerate(ranges[len(lead):], len(lead)):
             threads = i == 0 and r.arg[0] in self.parallel
             # an upcast loop (rules/opt.rules) is vectorized: `omp simd`, with the threads if
             # it is also the outermost
@@ -910,6 +914,38 @@ class KernelRenderer:
             self.emit_store(st)
         self.close_loops()
         self.vector = None
+
+    def _flattened(self, ranges: tuple[UOp, ...]) -> tuple[UOp, ...]:
+        """The outer loops of a nest that the parallel action flattened into one threaded loop
+        (a `Parallel` nest of 2 or more ranges, the first of `ranges`), or ()."""
+        ids = tuple(r.arg[0] for r in ranges)
+        for nest in self.nests:
+            lead = ranges[:len(nest)]
+            if (len(nest) > 1 and ids[:len(nest)] == nest
+                    and not any(r.arg[1] in ("upcast", "vector", "simd") for r in lead)):
+                return lead
+        return ()
+
+    def _open_flattened(self, parent: Scope, loops: tuple[UOp, ...]) -> Scope:
+        """One threaded loop over every combination of `loops` (outermost first, as nested
+        loops would run them), each loop's value computed from its counter; pushed on the
+        scope stack."""
+        sizes = [loop_count(r) for r in loops]
+        threads, head = Threads().loop(self.fresh("rf"), math.prod(sizes))
+        self.vartypes[threads.var] = "int64_t"
+        scope = Scope(head, parent.bound | set(loops), threads=threads)
+        inner = math.prod(sizes)
+        for k, (r, n) in enumerate(zip(loops, sizes)):
+            inner //= n
+            var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
+            self.vartypes[var] = "int64_t"
+            value = threads.var if inner == 1 else f"{threads.var} / {inner}"
+            scope.items.append(f"const int64_t {var} = {value}{f' % {n}' if k else ''};")
+            scope.names[r] = var
+        parent.add(scope)
+        parent.open_child = scope
+        self.stack.append(scope)
+        return scope
 
     def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
         """RANGE r threaded and vectorized as threads over blocks of `block` values, each
@@ -982,7 +1018,9 @@ class KernelRenderer:
         cols: tuple[str, int | str] | None = None  # (the block's first column, its width)
         if how.block is not None and how.threads:
             scope, start = self._column_blocks(j, how.block)
-            cols = (start, how.block)
+            n = loop_count(j)  # (a prime width's last block is narrower)
+            cols = (start, how.block if n % how.block == 0 else
+                    f"({n} - {start} < {how.block} ? {n} - {start} : {how.block})")
         scope = self._output_loops(scope, ranges[:-1])
         if how.block is not None and not how.threads:
             # blocks one after another inside the output loops; the last may be narrower
@@ -1047,8 +1085,11 @@ class KernelRenderer:
 
     def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...]) -> Scope:
         """An interchanged reduce's output loops but its columns, the outermost threaded when
-        the parallel action says so; returns the innermost."""
-        for i, r in enumerate(ranges):
+        the parallel action says so (several flattened into one); returns the innermost."""
+        lead = self._flattened(ranges)
+        if lead:
+            scope = self._open_flattened(scope, lead)
+        for i, r in enumerate(ranges[len(lead):], len(lead)):
             threads = i == 0 and r.arg[0] in self.parallel
             scope = self.open_loop(scope, r, Threads() if threads else "")
             self.stack.append(scope)

@@ -606,6 +606,8 @@ class TensorOps:
                 raise AxisError(f"axis {axis} is out of range for a 0-d tensor")
             return x
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            return whole[0]._cum(axis, op).shard(whole[1], axis)
         n = x.shape[axis]
         if isinstance(n, int) and n == 0:
             return x
@@ -628,6 +630,9 @@ class TensorOps:
         if self.ndim == 0:
             return values, T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            vals, idx = whole[0].cummax(axis)
+            return vals.shard(whole[1], axis), idx.shard(whole[1], axis)
         n = self.shape[axis]
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
@@ -657,6 +662,8 @@ class TensorOps:
         if self.ndim == 0:
             return self._float()
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            return whole[0].logcumsumexp(axis).shard(whole[1], axis)
         x = self._float().transpose(axis, -1)
         n = x.shape[-1]
         if isinstance(n, int) and n == 0:
@@ -725,11 +732,15 @@ class TensorOps:
         largest value (last ascending, first descending), -0.0 and 0.0 are equal (each keeps
         its sign and its place among ties). Each element's rank is a count (how many come
         before it), and a one-hot of the ranks places it: O(n^2) work in one reduction, no
-        data-dependent control flow. A symbolic axis sorts its bound rows."""
+        data-dependent control flow. A symbolic axis sorts its bound rows. Along the axis a
+        tensor is sharded on, it is sorted on its first device and sharded back."""
         T = type(self)
         if self.ndim == 0:
             return self, T.zeros((), dtype=dtypes.int32)
         dim = self._axis(dim)
+        if (whole := gathered_along(self, dim)) is not None:  # sorted on one device
+            vals, idx = whole[0].sort(dim, descending)
+            return vals.shard(whole[1], dim), idx.shard(whole[1], dim)
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
@@ -758,6 +769,11 @@ class TensorOps:
                                   f"{show(self.shape)}"
                                   + (f" (its symbolic size is bound to {bound})"
                                      if bound is not size else ""))
+        if (whole := gathered_along(self, dim)) is not None:
+            # found on one device; k of the axis need not split evenly: a replica on each
+            # device, as a reduction over a sharded axis gives (argmax, sum)
+            vals, idx = whole[0].topk(k, dim, largest)
+            return vals.shard(whole[1]), idx.shard(whole[1])
         vals, idx = self.sort(dim, descending=largest)
         keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
         return vals.shrink(keep), idx.shrink(keep)
@@ -993,6 +1009,21 @@ def placed_like(like: Tensor, table: Tensor) -> Tensor:
     positions, a one-hot's classes, a triangle's mask) runs on one device each."""
     dev = like.device
     return table.shard(dev) if isinstance(dev, tuple) else table.to(dev)
+
+
+def gathered_along(x: Tensor, axis: int) -> tuple[Tensor, tuple[str, ...]] | None:
+    """For a tensor sharded along `axis`: it whole on its first device, and its devices (a
+    sort or a scan along that axis needs every element of the axis on one device: the caller
+    runs there and shards its result back). None for any other tensor."""
+    devs = x.device
+    if not isinstance(devs, tuple):
+        return None
+    from .multi import layouts  # (a sharded tensor only: the layout rewrites its graph)
+
+    layout = layouts([x.uop])[0]
+    if layout is None or layout[0] != axis:
+        return None
+    return x.to(devs[0]), devs
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:

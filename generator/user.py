@@ -14,7 +14,7 @@ call, a literal in a pattern): the schedule cache keeps such values in its key
 (runtime/schedule_cache.py), so a value on the other side of a guard is scheduled again.
 
 `refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
-that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
+and of the files it imports that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
 of everything it depends on (`verdict_key`: the rules file and the files it imports, its helper
 modules, the semantics table and the checker's own modules; not where the file is), in memory and
 beside the generated module (`<stem>.check`), so adding the same file again, or a copy of it from
@@ -122,6 +122,7 @@ class Refutation:
     line: int
     location: str
     counterexample: str
+    path: str = ""  # the file the rule is written in
 
 
 @dataclass(frozen=True)
@@ -216,14 +217,15 @@ def refutations(rules: str | Path, module_dir: str | Path | None = None
     if found is None:
         found = _read_verdict(kept, key)
     if found is None:
-        report = check_paths([str(rules)])
+        report = check_paths([str(rules)])  # (the files it imports too)
         found = tuple(_Kept(r.rule.name, r.rule.span.line, _relative(r.rule.span.path, me),
                             r.counterexample or "")
                       for r in report.rules if r.verdict == "refuted")
         _write_verdict(kept, key, found)
     _verdicts[key] = found
     return tuple(Refutation(k.rule, k.line, f"{display_path(_resolve(k.file, me))}:{k.line}",
-                            k.counterexample) for k in found)
+                            k.counterexample, str(_resolve(k.file, me))) for k in found)
+
 
 
 def _read_verdict(path: Path, key: str) -> tuple[_Kept, ...] | None:
@@ -365,8 +367,10 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
         (rule_set,) = found
     if rule_set not in found:
         raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
-    ours = {(info.name, info.line) for info in found[rule_set].rules}
-    refuted = [r for r in refutations(path, module_dir) if (r.rule, r.line) in ours]
+    # a rule by name, line and file name (the set may hold rules of the files it imports)
+    ours = {(info.name, info.line, Path(info.path).name) for info in found[rule_set].rules}
+    refuted = [r for r in refutations(path, module_dir)
+               if (r.rule, r.line, Path(r.path).name) in ours]
     if refuted:
         text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
                          f"counterexample:\n{r.counterexample}" for r in refuted)

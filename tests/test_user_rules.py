@@ -186,6 +186,24 @@ def test_the_verdict_serves_a_copy_of_the_file_in_another_folder(rules_dir, tmp_
     assert len(runs) == 3
 
 
+def test_a_refuted_rule_imported_from_another_file_is_refused(rules_dir):
+    # check only looked at the rules written in the file added: a set made of another file's
+    # rules ran them unchecked, and x * 3 became x
+    (rules_dir / "main.rules").write_text('from "wrong.rules" import wrong\n\n'
+                                          "rules mine = wrong + {\n  same: MAX(x, x) -> x\n}\n")
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(UnsoundRulesError) as e:
+        rulegrad.add_rules(rules_dir / "main.rules", "mine", before="earliest")
+    assert "wrong.rules:2" in str(e.value) and "drop_three" in str(e.value)
+    np.testing.assert_array_equal(_program(a, 3.0), (a * 3).sum(axis=1) + 1)
+    # and `rulegrad check` of the importing file reports it
+    from rulegrad.generator.soundness import check_paths
+
+    report = check_paths([str(rules_dir / "main.rules")])
+    assert {(r.rule.name, r.verdict) for r in report.rules} == {("same", "proved"),
+                                                                ("drop_three", "refuted")}
+
+
 # ====================================================================== value guards and replay
 GUARDED = """rules maxmul = {
   # max(x*c, y*c) = max(x, y)*c for a finite c > 0: rounding is monotone (c < 0 swaps them)

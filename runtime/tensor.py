@@ -945,7 +945,11 @@ class Tensor(TensorOps, NNOps):
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:
-        return (self > 0).where(self, 0)
+        """max(x, 0) as torch's: NaN stays NaN (a `x > 0` select made it 0) and -0.0 stays
+        -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
+        if not self.dtype.is_float:
+            return (self > 0).where(self, 0)
+        return (self <= 0).where((self < 0).where(0.0, self).detach(), self)
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))

@@ -405,7 +405,10 @@ class TensorOps:
         return ((self > 0) == (b.trunc() == b)).where((self - 0.5).ceil(), (self + 0.5).floor())
 
     def sign(self) -> Tensor:
-        return (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
+        """-1, 0 or 1; NaN for NaN (numpy's, jax's; torch's sign gives 0), where a NaN took
+        the `x != 0` branch and became 1. No gradient (torch's is 0 everywhere, NaN too)."""
+        out = (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
+        return self.isnan().where(self.detach(), out) if self.dtype.is_float else out
 
     def square(self) -> Tensor: return self * self
     def cos(self) -> Tensor: return (math.pi / 2 - self._float()).sin()
@@ -638,7 +641,11 @@ class TensorOps:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
         upper = _lower_triangle(self, n).T  # [j, i]: j <= i
-        match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
+        match = x.unsqueeze(-1) == vt.unsqueeze(-2)
+        if self.dtype.is_float:  # a NaN running max is at the last NaN so far (torch's); NaN
+            # equals nothing, so no index matched it and the index was -1
+            match = match | (x.isnan().unsqueeze(-1) & vt.isnan().unsqueeze(-2))
+        match = match & upper
         idx = match.where(_positions(self, n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max

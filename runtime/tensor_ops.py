@@ -420,8 +420,28 @@ class TensorOps:
     def sinh(self) -> Tensor: return (self.exp() - (-self._float()).exp()) / 2
     def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
     def atanh(self) -> Tensor: return ((1 + self._float()) / (1 - self._float())).log() / 2
-    def asinh(self) -> Tensor: return (self + (self._float().square() + 1).sqrt()).log()
-    def acosh(self) -> Tensor: return (self + (self._float().square() - 1).sqrt()).log()
+    def asinh(self) -> Tensor:
+        """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
+        -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
+        overflow): log(2|x|) = log|x| + ln 2; below sqrt(eps), asinh x is x to rounding."""
+        x = self._float()
+        eps = _eps(x.dtype)
+        a = x.abs()
+        small, large = a < math.sqrt(eps), a > 1 / math.sqrt(eps)
+        # each side reads a where it is chosen and a harmless 1 elsewhere: a where passes the
+        # other side a 0 gradient, and 0 * log'(0) or 0 * (x^2)'(inf) would be NaN
+        am, al = (small | large).where(1.0, a), large.where(a, 1.0)
+        mid = (am + (am.square() + 1).sqrt()).log()
+        big = al.log() + math.log(2)
+        return small.where(x, large.where(big, mid).copysign(x))
+
+    def acosh(self) -> Tensor:
+        """log(x + sqrt(x^2 - 1)), and past 1/sqrt(eps) log x + ln 2 (x^2 overflows first)."""
+        x = self._float()
+        eps = _eps(x.dtype)
+        large = x > 1 / math.sqrt(eps)
+        xm, xl = large.where(2.0, x), large.where(x, 2.0)  # (as asinh's: no NaN gradient)
+        return large.where(xl.log() + math.log(2), (xm + (xm.square() - 1).sqrt()).log())
 
     def asin(self) -> Tensor:
         # Abramowitz & Stegun 4.4.46
@@ -497,8 +517,14 @@ class TensorOps:
         return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
 
     def logaddexp(self, other: Any) -> Tensor:
-        m = self.maximum(other)
-        return ((self - m).exp() + (other - m).exp()).log() + m
+        """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
+        exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so
+        softplus(inf) and logaddexp(0, inf) were NaN; two equal infinities give themselves.
+        (log1p: softplus(-30) is 9.4e-14, where log(1 + e^-30) is 0.)"""
+        y = other if isinstance(other, type(self)) else type(self)(other).cast(self.dtype)
+        m = self.maximum(y)
+        out = m + _log1p((-(self - y).abs()).exp())
+        return (self.isinf() & (self == y)).where(self, out)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         return self + (end - self) * weight
@@ -1031,6 +1057,20 @@ def gathered_along(x: Tensor, axis: int) -> tuple[Tensor, tuple[str, ...]] | Non
     if layout is None or layout[0] != axis:
         return None
     return x.to(devs[0]), devs
+
+
+def _log1p(u: Tensor) -> Tensor:
+    """log(1 + u), accurate for small u (Kahan's: log(w) * u / (w - 1) with w = 1 + u rounded
+    cancels w's rounding; u itself where w rounds to 1). The divisor is 1 there, so the
+    unselected side's gradient is finite (a where passes it 0, and 0 * inf would be NaN)."""
+    w = u + 1
+    one = w == 1
+    return one.where(u, w.log() * u / one.where(1.0, w - 1))
+
+
+def _eps(dt: DType) -> float:
+    """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
+    return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:

@@ -575,22 +575,23 @@ def rules_files(paths: list[str]) -> list[Path]:
 
 
 def with_imports(files: list[Path]) -> list[A.CheckedFile]:
-    """The files, loaded, then each file they import (transitively) that is not among them,
-    each once, in the order first named (no recursion on the import graph)."""
+    """The files, loaded, in their order, then each file they import (transitively) that is
+    not among them, each once, in the order first named (no recursion on the import graph)."""
     from rulegrad.dsl import load
 
     out: list[A.CheckedFile] = []
     seen: set[Path] = set()
-    todo = [load(str(p)) for p in files]
-    todo.reverse()  # a stack: the named files first, in their order
-    while todo:
-        cf = todo.pop()
-        key = Path(cf.file.path).resolve()
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(cf)
-        todo.extend(reversed(cf.imported))
+    for cf in [load(str(p)) for p in files]:
+        if (key := Path(cf.file.path).resolve()) not in seen:
+            seen.add(key)
+            out.append(cf)
+    k = 0
+    while k < len(out):  # (out grows as imports are found: a queue)
+        for imp in out[k].imported:
+            if (key := Path(imp.file.path).resolve()) not in seen:
+                seen.add(key)
+                out.append(imp)
+        k += 1
     return out
 
 

@@ -14,11 +14,11 @@ call, a literal in a pattern): the schedule cache keeps such values in its key
 (runtime/schedule_cache.py), so a value on the other side of a guard is scheduled again.
 
 `refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
-and of the files it imports that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
-of everything it depends on (`verdict_key`: the rules file and the files it imports, its helper
-modules, the semantics table and the checker's own modules; not where the file is), in memory and
-beside the generated module (`<stem>.check`), so adding the same file again, or a copy of it from
-another folder, costs no check.
+and of the files it imports that `rulegrad check` refutes (each with its counterexample). The
+verdict is kept by the content of everything it depends on (`verdict_key`: the rules file and
+the files it imports, its helper modules, the semantics table and the checker's own modules; not
+where the file is), in memory and beside the generated module (`<stem>.check`), so adding the
+same file again, or a copy of it from another folder, costs no check.
 """
 
 from __future__ import annotations

@@ -574,15 +574,36 @@ def rules_files(paths: list[str]) -> list[Path]:
     return out
 
 
+def with_imports(files: list[Path]) -> list[A.CheckedFile]:
+    """The files, loaded, in their order, then each file they import (transitively) that is
+    not among them, each once, in the order first named (no recursion on the import graph)."""
+    from rulegrad.dsl import load
+
+    out: list[A.CheckedFile] = []
+    seen: set[Path] = set()
+    for cf in [load(str(p)) for p in files]:
+        if (key := Path(cf.file.path).resolve()) not in seen:
+            seen.add(key)
+            out.append(cf)
+    k = 0
+    while k < len(out):  # (out grows as imports are found: a queue)
+        for imp in out[k].imported:
+            if (key := Path(imp.file.path).resolve()) not in seen:
+                seen.add(key)
+                out.append(imp)
+        k += 1
+    return out
+
+
 def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int = 0,
                 rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
                 progress: Callable[[int, int, str], None] | None = None,
                 hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP) -> CheckReport:
-    """Check every rule of the files; raises RulesError for a file that does not load."""
-    from rulegrad.dsl import load
-
+    """Check every rule of the files and of the files they import (a set may hold imported
+    rules, and they run with it: a file's verdict is not its own rules' alone); raises
+    RulesError for a file that does not load."""
     files = rules_files(paths) if paths else package_rules_files()
-    checked = [load(str(p)) for p in files]
+    checked = with_imports(files)
     items = [it for cf in checked for it in rules_to_check(cf, rule)]
     checker = Checker(examples, seed, rlimit, hang_seconds, max_ulp)
     report = CheckReport()

@@ -14,10 +14,11 @@ call, a literal in a pattern): the schedule cache keeps such values in its key
 (runtime/schedule_cache.py), so a value on the other side of a guard is scheduled again.
 
 `refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
-that `rulegrad check` refutes (each with its counterexample). The verdict is kept by the content
-of everything it depends on (`verdict_key`: the rules file and the files it imports, its helper
-modules, the semantics table and the checker's own modules), in memory and beside the generated
-module (`<stem>.check`), so adding the same file again costs no check.
+and of the files it imports that `rulegrad check` refutes (each with its counterexample). The
+verdict is kept by the content of everything it depends on (`verdict_key`: the rules file and
+the files it imports, its helper modules, the semantics table and the checker's own modules; not
+where the file is), in memory and beside the generated module (`<stem>.check`), so adding the
+same file again, or a copy of it from another folder, costs no check.
 """
 
 from __future__ import annotations
@@ -121,9 +122,33 @@ class Refutation:
     line: int
     location: str
     counterexample: str
+    path: str = ""  # the file the rule is written in
 
 
-_verdicts: dict[str, tuple[Refutation, ...]] = {}  # verdict_key -> the refuted rules
+@dataclass(frozen=True)
+class _Kept:
+    """A refutation as a verdict keeps it: its file named relative to the checked file
+    (`_relative`), since the verdict is kept by content and serves a copy of the file under
+    another name or in another folder."""
+
+    rule: str
+    line: int
+    file: str
+    counterexample: str
+
+
+_verdicts: dict[str, tuple[_Kept, ...]] = {}  # verdict_key -> the refuted rules
+
+
+def _relative(path: str | Path, me: Path) -> str:
+    """`path` as a kept verdict names it: "" for the checked file `me` itself, else relative to
+    its folder (a file it imports)."""
+    path = Path(path).resolve()
+    return "" if path == me else Path(os.path.relpath(path, me.parent)).as_posix()
+
+
+def _resolve(name: str, me: Path) -> Path:
+    return me if name == "" else me.parent / name
 
 
 def _checker_files() -> list[Path]:
@@ -153,8 +178,10 @@ def verdict_key(rules: str | Path) -> str:
 
 def content_key(rules: str | Path) -> str:
     """The hash of the text of `rules`, of the rules files it imports and of its helper
-    modules."""
+    modules; not of their names or folders."""
     from rulegrad.dsl import load
+
+    from .paths import in_package
 
     cf = load(str(rules))
     h = hashlib.sha256()
@@ -164,7 +191,10 @@ def content_key(rules: str | Path) -> str:
         if f.file.path in seen:
             continue
         seen.add(f.file.path)
-        h.update(f"rules {f.file.path}\0{f.file.source}\0".encode())
+        # not its name or folder (a copy elsewhere is the same content: a fuzz program's file
+        # in a fresh temporary folder still hits; an import names its file in the text), but
+        # whether it is one of the package's files (the checker honours their recorded firings)
+        h.update(f"rules {in_package(f.file.path)}\0{f.file.source}\0".encode())
         for helper in f.helpers:
             path = Path(helper.file) if helper.file else _module_file(helper.module)
             data = path.read_bytes() if path is not None and path.is_file() else b"?"
@@ -177,35 +207,39 @@ def refutations(rules: str | Path, module_dir: str | Path | None = None
                 ) -> tuple[Refutation, ...]:
     """The rules of `rules` that `rulegrad check` refutes (its default settings), from the kept
     verdict when nothing it depends on changed."""
+    from .paths import display_path
     from .soundness import check_paths
 
+    me = Path(rules).resolve()
     key = verdict_key(rules)
-    if key in _verdicts:
-        return _verdicts[key]
     kept = module_path(rules, module_dir).with_suffix(".check")
-    found = _read_verdict(kept, key)
+    found = _verdicts.get(key)
     if found is None:
-        report = check_paths([str(rules)])
-        found = tuple(Refutation(r.rule.name, r.rule.span.line, r.location,
-                                 r.counterexample or "")
+        found = _read_verdict(kept, key)
+    if found is None:
+        report = check_paths([str(rules)])  # (the files it imports too)
+        found = tuple(_Kept(r.rule.name, r.rule.span.line, _relative(r.rule.span.path, me),
+                            r.counterexample or "")
                       for r in report.rules if r.verdict == "refuted")
         _write_verdict(kept, key, found)
     _verdicts[key] = found
-    return found
+    return tuple(Refutation(k.rule, k.line, f"{display_path(_resolve(k.file, me))}:{k.line}",
+                            k.counterexample, str(_resolve(k.file, me))) for k in found)
 
 
-def _read_verdict(path: Path, key: str) -> tuple[Refutation, ...] | None:
+
+def _read_verdict(path: Path, key: str) -> tuple[_Kept, ...] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("key") != key:
             return None
-        return tuple(Refutation(str(r["rule"]), int(r["line"]), str(r["location"]),
-                                str(r["counterexample"])) for r in data["refuted"])
+        return tuple(_Kept(str(r["rule"]), int(r["line"]), str(r["file"]),
+                           str(r["counterexample"])) for r in data["refuted"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # missing, or not a verdict of ours: check again
 
 
-def _write_verdict(path: Path, key: str, found: tuple[Refutation, ...]) -> None:
+def _write_verdict(path: Path, key: str, found: tuple[_Kept, ...]) -> None:
     data = {"key": key, "refuted": [r.__dict__ for r in found]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -333,8 +367,10 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
         (rule_set,) = found
     if rule_set not in found:
         raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
-    ours = {(info.name, info.line) for info in found[rule_set].rules}
-    refuted = [r for r in refutations(path, module_dir) if (r.rule, r.line) in ours]
+    # a rule by name, line and file name (the set may hold rules of the files it imports)
+    ours = {(info.name, info.line, Path(info.path).name) for info in found[rule_set].rules}
+    refuted = [r for r in refutations(path, module_dir)
+               if (r.rule, r.line, Path(r.path).name) in ours]
     if refuted:
         text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
                          f"counterexample:\n{r.counterexample}" for r in refuted)

@@ -945,7 +945,11 @@ class Tensor(TensorOps, NNOps):
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:
-        return (self > 0).where(self, 0)
+        """max(x, 0) as torch's: NaN stays NaN (a `x > 0` select made it 0) and -0.0 stays
+        -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
+        if not self.dtype.is_float:
+            return (self > 0).where(self, 0)
+        return (self <= 0).where((self < 0).where(0.0, self).detach(), self)
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))
@@ -1190,6 +1194,11 @@ class Tensor(TensorOps, NNOps):
             # a view of one buffer (a flip, permute, shrink): written in place through it
             Tensor(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))).realize()
             return self
+        if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
+            raise InvalidArgument(
+                f"assign into a {pad} view of a buffer: it repeats or invents elements, so it has "
+                "no storage to write (a strided slice x[a:b:step] whose span is not a whole "
+                "number of steps is one); write it with `x[...] = value` instead")
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {show(self.shape)} is a lazy {self.uop.op.name} (realize it "
@@ -1359,9 +1368,9 @@ def _index(uop: UOp, index: Any) -> UOp:
     """Basic indexing (ints, slices with any step, None, Ellipsis) as movement ops."""
     bounds, flips, strides, final = _basic_plan(uop.shape, index)
     out = uop.shrink(tuple(bounds)).flip(tuple(flips))
-    for axis, step in enumerate(strides):
+    for axis, (step, phase) in enumerate(strides):
         if step > 1:
-            out = _stride(out, axis, step)
+            out = _stride(out, axis, step, phase)
     return out.reshape(tuple(final))
 
 
@@ -1393,7 +1402,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             continue
         size = shape[axis]
         if isinstance(size, UOp) and it == slice(None):  # a symbolic axis kept whole
-            bounds.append((0, size)), flips.append(False), strides.append(1)
+            bounds.append((0, size)), flips.append(False), strides.append((1, 0))
             final.append(size)
             axis += 1
             continue
@@ -1403,13 +1412,14 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             start, stop, step = it.indices(size)
             n = len(range(start, stop, step))
             if n == 0:
-                bounds.append((0, 0)), flips.append(False), strides.append(1)
+                bounds.append((0, 0)), flips.append(False), strides.append((1, 0))
             elif step > 0:
-                bounds.append((start, start + (n - 1) * step + 1))
-                flips.append(False), strides.append(step)
-            else:  # read the covered span backwards
-                bounds.append((start + (n - 1) * step, start + 1))
-                flips.append(True), strides.append(-step)
+                b, e, phase = _whole_steps(start, n, step, size)
+                bounds.append((b, e)), flips.append(False), strides.append((step, phase))
+            else:  # read the covered span backwards: flipped, start is its first element
+                b, e, phase = _whole_steps(size - 1 - start, n, -step, size)
+                bounds.append((size - e, size - b))
+                flips.append(True), strides.append((-step, phase))
             final.append(n)
         else:
             i = int(it)
@@ -1417,7 +1427,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size} "
                                  f"(tensor of shape {shape})")
             i %= size
-            bounds.append((i, i + 1)), flips.append(False), strides.append(1)
+            bounds.append((i, i + 1)), flips.append(False), strides.append((1, 0))
         axis += 1
     return bounds, flips, strides, final
 
@@ -1427,12 +1437,12 @@ def _place(value: Tensor, shape: Shape, plan: tuple[list, list, list, list]) -> 
     elsewhere): `_index`'s movement ops backwards (unstride, flip, pad)."""
     bounds, flips, strides, _ = plan
     spans = [e - b for b, e in bounds]
-    counts = [-(-span // step) for span, step in zip(spans, strides)]
+    counts = [-(-span // step) for span, (step, _) in zip(spans, strides)]
     out = value.reshape(counts)
-    for axis, step in enumerate(strides):
+    for axis, (step, phase) in enumerate(strides):
         if step > 1 and counts[axis]:  # every step-th place: the rest of each step is zeros
             split = out.unsqueeze(axis + 1)
-            split = split.pad(tuple((0, step - 1) if i == axis + 1 else None
+            split = split.pad(tuple((phase, step - 1 - phase) if i == axis + 1 else None
                                     for i in range(split.ndim)))
             out = split.reshape(out.shape[:axis] + (counts[axis] * step,) + out.shape[axis + 1:])
             out = out.shrink(tuple((0, spans[axis]) if i == axis else None
@@ -1542,14 +1552,29 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
     return out
 
 
-def _stride(uop: UOp, axis: int, step: int) -> UOp:
-    """Every `step`-th element along `axis`: pad to a multiple, split the axis, keep column 0."""
+def _whole_steps(start: int, n: int, step: int, size: int) -> tuple[int, int, int]:
+    """The span (b, e) that `_stride` splits into `n` steps of `step` along an axis of `size`
+    to read start, start + step, ...; and which column of each step is read. n whole steps
+    from start (column 0) or ending just after the last element read (column step - 1) when
+    the axis holds them, so no PAD is needed (a PAD is no view of storage: an assign into
+    `x[1::2]` was refused); else the elements' own span, padded by `_stride`."""
+    last = start + (n - 1) * step
+    if start + n * step <= size:
+        return start, start + n * step, 0
+    if start - (step - 1) >= 0:
+        return start - (step - 1), last + 1, step - 1
+    return start, last + 1, 0
+
+
+def _stride(uop: UOp, axis: int, step: int, phase: int = 0) -> UOp:
+    """Every `step`-th element along `axis` from column `phase` of each step: pad to a
+    multiple (none when the span is whole steps), split the axis, keep that column."""
     shape = uop.shape
     length = shape[axis]
     n = -(-length // step)
     pad = tuple((0, n * step - length) if i == axis else (0, 0) for i in range(len(shape)))
     split = shape[:axis] + (n, step) + shape[axis + 1:]
-    keep = tuple((0, 1) if i == axis + 1 else (0, s) for i, s in enumerate(split))
+    keep = tuple((phase, phase + 1) if i == axis + 1 else (0, s) for i, s in enumerate(split))
     return uop.pad(pad).reshape(split).shrink(keep).reshape(shape[:axis] + (n,) + shape[axis + 1:])
 
 
@@ -1656,6 +1681,17 @@ def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
                               f"own part, but {str(e).split(';')[0]}") from None
     assert layout is not None
     return layout
+
+
+def _padded_view(uop: UOp) -> str | None:
+    """The name of the first PAD or EXPAND in a chain of movement ops over a realized buffer
+    (a view with no storage of its own to write); None for any other tensor."""
+    found = None
+    while uop.op in GroupOp.Movement:
+        if uop.op not in WRITABLE_VIEWS and found is None:
+            found = uop.op.name
+        uop = uop.src[0]
+    return found if buffer_of(uop) is not None else None
 
 
 def _view_of_buffer(uop: UOp) -> bool:

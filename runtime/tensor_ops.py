@@ -405,7 +405,10 @@ class TensorOps:
         return ((self > 0) == (b.trunc() == b)).where((self - 0.5).ceil(), (self + 0.5).floor())
 
     def sign(self) -> Tensor:
-        return (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
+        """-1, 0 or 1; NaN for NaN (numpy's, jax's; torch's sign gives 0), where a NaN took
+        the `x != 0` branch and became 1. No gradient (torch's is 0 everywhere, NaN too)."""
+        out = (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
+        return self.isnan().where(self.detach(), out) if self.dtype.is_float else out
 
     def square(self) -> Tensor: return self * self
     def cos(self) -> Tensor: return (math.pi / 2 - self._float()).sin()
@@ -417,8 +420,28 @@ class TensorOps:
     def sinh(self) -> Tensor: return (self.exp() - (-self._float()).exp()) / 2
     def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
     def atanh(self) -> Tensor: return ((1 + self._float()) / (1 - self._float())).log() / 2
-    def asinh(self) -> Tensor: return (self + (self._float().square() + 1).sqrt()).log()
-    def acosh(self) -> Tensor: return (self + (self._float().square() - 1).sqrt()).log()
+    def asinh(self) -> Tensor:
+        """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
+        -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
+        overflow): log(2|x|) = log|x| + ln 2; below sqrt(eps), asinh x is x to rounding."""
+        x = self._float()
+        eps = _eps(x.dtype)
+        a = x.abs()
+        small, large = a < math.sqrt(eps), a > 1 / math.sqrt(eps)
+        # each side reads a where it is chosen and a harmless 1 elsewhere: a where passes the
+        # other side a 0 gradient, and 0 * log'(0) or 0 * (x^2)'(inf) would be NaN
+        am, al = (small | large).where(1.0, a), large.where(a, 1.0)
+        mid = (am + (am.square() + 1).sqrt()).log()
+        big = al.log() + math.log(2)
+        return small.where(x, large.where(big, mid).copysign(x))
+
+    def acosh(self) -> Tensor:
+        """log(x + sqrt(x^2 - 1)), and past 1/sqrt(eps) log x + ln 2 (x^2 overflows first)."""
+        x = self._float()
+        eps = _eps(x.dtype)
+        large = x > 1 / math.sqrt(eps)
+        xm, xl = large.where(2.0, x), large.where(x, 2.0)  # (as asinh's: no NaN gradient)
+        return large.where(xl.log() + math.log(2), (xm + (xm.square() - 1).sqrt()).log())
 
     def asin(self) -> Tensor:
         # Abramowitz & Stegun 4.4.46
@@ -494,8 +517,14 @@ class TensorOps:
         return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
 
     def logaddexp(self, other: Any) -> Tensor:
-        m = self.maximum(other)
-        return ((self - m).exp() + (other - m).exp()).log() + m
+        """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
+        exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so
+        softplus(inf) and logaddexp(0, inf) were NaN; two equal infinities give themselves.
+        (log1p: softplus(-30) is 9.4e-14, where log(1 + e^-30) is 0.)"""
+        y = other if isinstance(other, type(self)) else type(self)(other).cast(self.dtype)
+        m = self.maximum(y)
+        out = m + _log1p((-(self - y).abs()).exp())
+        return (self.isinf() & (self == y)).where(self, out)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         return self + (end - self) * weight
@@ -606,6 +635,8 @@ class TensorOps:
                 raise AxisError(f"axis {axis} is out of range for a 0-d tensor")
             return x
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            return whole[0]._cum(axis, op).shard(whole[1], axis)
         n = x.shape[axis]
         if isinstance(n, int) and n == 0:
             return x
@@ -628,12 +659,19 @@ class TensorOps:
         if self.ndim == 0:
             return values, T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            vals, idx = whole[0].cummax(axis)
+            return vals.shard(whole[1], axis), idx.shard(whole[1], axis)
         n = self.shape[axis]
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
         upper = _lower_triangle(self, n).T  # [j, i]: j <= i
-        match = (x.unsqueeze(-1) == vt.unsqueeze(-2)) & upper
+        match = x.unsqueeze(-1) == vt.unsqueeze(-2)
+        if self.dtype.is_float:  # a NaN running max is at the last NaN so far (torch's); NaN
+            # equals nothing, so no index matched it and the index was -1
+            match = match | (x.isnan().unsqueeze(-1) & vt.isnan().unsqueeze(-2))
+        match = match & upper
         idx = match.where(_positions(self, n).reshape(n, 1), -1).max(-2)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
@@ -657,6 +695,8 @@ class TensorOps:
         if self.ndim == 0:
             return self._float()
         axis = self._axis(axis)
+        if (whole := gathered_along(self, axis)) is not None:
+            return whole[0].logcumsumexp(axis).shard(whole[1], axis)
         x = self._float().transpose(axis, -1)
         n = x.shape[-1]
         if isinstance(n, int) and n == 0:
@@ -725,11 +765,15 @@ class TensorOps:
         largest value (last ascending, first descending), -0.0 and 0.0 are equal (each keeps
         its sign and its place among ties). Each element's rank is a count (how many come
         before it), and a one-hot of the ranks places it: O(n^2) work in one reduction, no
-        data-dependent control flow. A symbolic axis sorts its bound rows."""
+        data-dependent control flow. A symbolic axis sorts its bound rows. Along the axis a
+        tensor is sharded on, it is sorted on its first device and sharded back."""
         T = type(self)
         if self.ndim == 0:
             return self, T.zeros((), dtype=dtypes.int32)
         dim = self._axis(dim)
+        if (whole := gathered_along(self, dim)) is not None:  # sorted on one device
+            vals, idx = whole[0].sort(dim, descending)
+            return vals.shard(whole[1], dim), idx.shard(whole[1], dim)
         n = self.shape[dim]
         x = self.transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
@@ -758,6 +802,11 @@ class TensorOps:
                                   f"{show(self.shape)}"
                                   + (f" (its symbolic size is bound to {bound})"
                                      if bound is not size else ""))
+        if (whole := gathered_along(self, dim)) is not None:
+            # found on one device; k of the axis need not split evenly: a replica on each
+            # device, as a reduction over a sharded axis gives (argmax, sum)
+            vals, idx = whole[0].topk(k, dim, largest)
+            return vals.shard(whole[1]), idx.shard(whole[1])
         vals, idx = self.sort(dim, descending=largest)
         keep = tuple((0, k) if i == dim else None for i in range(self.ndim))
         return vals.shrink(keep), idx.shrink(keep)
@@ -993,6 +1042,35 @@ def placed_like(like: Tensor, table: Tensor) -> Tensor:
     positions, a one-hot's classes, a triangle's mask) runs on one device each."""
     dev = like.device
     return table.shard(dev) if isinstance(dev, tuple) else table.to(dev)
+
+
+def gathered_along(x: Tensor, axis: int) -> tuple[Tensor, tuple[str, ...]] | None:
+    """For a tensor sharded along `axis`: it whole on its first device, and its devices (a
+    sort or a scan along that axis needs every element of the axis on one device: the caller
+    runs there and shards its result back). None for any other tensor."""
+    devs = x.device
+    if not isinstance(devs, tuple):
+        return None
+    from .multi import layouts  # (a sharded tensor only: the layout rewrites its graph)
+
+    layout = layouts([x.uop])[0]
+    if layout is None or layout[0] != axis:
+        return None
+    return x.to(devs[0]), devs
+
+
+def _log1p(u: Tensor) -> Tensor:
+    """log(1 + u), accurate for small u (Kahan's: log(w) * u / (w - 1) with w = 1 + u rounded
+    cancels w's rounding; u itself where w rounds to 1). The divisor is 1 there, so the
+    unselected side's gradient is finite (a where passes it 0, and 0 * inf would be NaN)."""
+    w = u + 1
+    one = w == 1
+    return one.where(u, w.log() * u / one.where(1.0, w - 1))
+
+
+def _eps(dt: DType) -> float:
+    """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
+    return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:

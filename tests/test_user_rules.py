@@ -150,6 +150,60 @@ def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, m
     assert len(runs) == 2
 
 
+def test_the_verdict_serves_a_copy_of_the_file_in_another_folder(rules_dir, tmp_path,
+                                                                    monkeypatch):
+    # the fuzzer writes each program's rules file to a fresh folder: a verdict keyed by the
+    # folder too was never reused, and every program paid for a z3 proof
+    from rulegrad.generator import soundness
+
+    runs = []
+    check = soundness.check_paths
+
+    def counting(paths, *a, **k):
+        runs.append(paths)
+        return check(paths, *a, **k)
+
+    monkeypatch.setattr(soundness, "check_paths", counting)
+    monkeypatch.setattr(user, "_verdicts", {})
+    rulegrad.remove_rules(rulegrad.add_rules(rules_dir / "strength.rules", after="pm_rangeify"))
+    with pytest.raises(UnsoundRulesError, match="wrong.rules:2"):
+        rulegrad.add_rules(rules_dir / "wrong.rules", before="earliest")
+    assert len(runs) == 2
+    for k in range(2):
+        other = tmp_path / f"elsewhere {k}"
+        other.mkdir()
+        (other / "strength.rules").write_text(STRENGTH)
+        (other / "renamed.rules").write_text(WRONG)
+        rulegrad.remove_rules(rulegrad.add_rules(other / "strength.rules", after="pm_rangeify"))
+        with pytest.raises(UnsoundRulesError) as e:  # the copy's own name, not the first's
+            rulegrad.add_rules(other / "renamed.rules", before="earliest")
+        assert "renamed.rules:2" in str(e.value) and f"elsewhere {k}" in str(e.value)
+        assert "drop_three" in str(e.value) and "wrong.rules" not in str(e.value)
+    assert len(runs) == 2  # kept by content: no check of the copies
+    # one character more is other content: checked again
+    (rules_dir / "strength.rules").write_text(STRENGTH + "\n")
+    rulegrad.remove_rules(rulegrad.add_rules(rules_dir / "strength.rules", after="pm_rangeify"))
+    assert len(runs) == 3
+
+
+def test_a_refuted_rule_imported_from_another_file_is_refused(rules_dir):
+    # check only looked at the rules written in the file added: a set made of another file's
+    # rules ran them unchecked, and x * 3 became x
+    (rules_dir / "main.rules").write_text('from "wrong.rules" import wrong\n\n'
+                                          "rules mine = wrong + {\n  same: MAX(x, x) -> x\n}\n")
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(UnsoundRulesError) as e:
+        rulegrad.add_rules(rules_dir / "main.rules", "mine", before="earliest")
+    assert "wrong.rules:2" in str(e.value) and "drop_three" in str(e.value)
+    np.testing.assert_array_equal(_program(a, 3.0), (a * 3).sum(axis=1) + 1)
+    # and `rulegrad check` of the importing file reports it
+    from rulegrad.generator.soundness import check_paths
+
+    report = check_paths([str(rules_dir / "main.rules")])
+    assert {(r.rule.name, r.verdict) for r in report.rules} == {("same", "proved"),
+                                                                ("drop_three", "refuted")}
+
+
 # ====================================================================== value guards and replay
 GUARDED = """rules maxmul = {
   # max(x*c, y*c) = max(x, y)*c for a finite c > 0: rounding is monotone (c < 0 swaps them)

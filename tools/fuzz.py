@@ -1033,7 +1033,11 @@ def _gen_assign_case(seed: int) -> Case:
 def _gen_rules(seed: int) -> Case:
     """A user rule guarded on a constant's value (`c.arg` compared with a threshold), through
     add_rules, run for several constants of the program (lifted float constants among them:
-    runtime/float_params.py) in one process, so the schedule cache replays across them."""
+    runtime/float_params.py) in one process, so the schedule cache replays across them.
+
+    The rule texts are a small family (two ops, three guards): add_rules keeps its check's
+    verdict by content, so each text is proved once per process, while what the replay bug
+    lives in, the constants, their order, the sizes and the stage, varies every program."""
     rng = random.Random(f"rules-{seed}")
     op, np_op = rng.choice([("MAX", "maximum"), ("MIN", "minimum")])
     # float32 only, c finite and not 0 in float32: on ints x * c wraps, a float16 CONST of

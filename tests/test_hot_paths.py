@@ -5,18 +5,22 @@
 - symbolic.rules' divmod_fold (`symbolic_helpers.fold_divmod`) takes its one-term and constant
   inputs without a walk and checks its terms in one pass: it answers as the plain computation
   (sum `linear_terms`, then test), written out here, on drawn index expressions.
+- The C build splits the compiler driver's plan into words without shlex's tokenizer
+  (backends/c/stages.py's `split_words`): the same words as shlex.split, or the same error.
 """
 
 from __future__ import annotations
 
 import enum
 import pickle
+import shlex
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulegrad import Ops, UOp, dtypes
+from rulegrad.backends.c.stages import split_words
 from rulegrad.rules.symbolic_helpers import fold_divmod
 from rulegrad.runtime.loops import linear_terms
 
@@ -101,3 +105,31 @@ def test_fold_divmod_answers_as_the_plain_walk(data):
     for op in (Ops.IDIV, Ops.MOD):
         e = UOp(op, dtypes.index, (x, c))
         assert fold_divmod(e) is _plain_fold(e), (e, fold_divmod(e), _plain_fold(e))
+
+
+# ---------------------------------------------------------------------- split_words
+def _words(line: str) -> list[str] | str:
+    try:
+        return shlex.split(line)
+    except ValueError as e:
+        return f"ValueError: {e}"
+
+
+def _split(line: str) -> list[str] | str:
+    try:
+        return split_words(line)
+    except ValueError as e:
+        return f"ValueError: {e}"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=' \t\n\r\x0b\x0c"\'\\#=-a/. |', max_size=30))
+def test_split_words_is_shlex_split(line):
+    assert _split(line) == _words(line), line
+
+
+def test_split_words_reads_a_gcc_plan_line():
+    line = (' /usr/lib/gcc/x86_64-linux-gnu/12/cc1 -quiet -D RG_MVEC k.c "-march=znver3" '
+            '--param "l1-cache-size=32" "-ffp-contract=off" -o - |')
+    assert split_words(line) == shlex.split(line)
+    assert split_words(line)[5] == "-march=znver3" and split_words(line)[-1] == "|"

@@ -1,6 +1,6 @@
 """Benchmark: generated vs interpreted matchers (and tinygrad's PatternMatcher), in nodes/s.
 
-    python bench/matcher.py [--nodes 20000] [--runs 5] [--tinygrad /opt/tgenv/bin/python]
+    python bench/matcher.py [--nodes 20000] [--runs 7] [--tinygrad PYTHON]
 
 In: the rule set `sym` of rules/symbolic.rules and a fixed, seeded forest of index expressions
 (RANGEs, CONSTs, + - * // %, NEG, MAX, comparisons, WHERE) in which some subexpressions fire
@@ -8,14 +8,15 @@ rules (x+0, x*1, (x//c)*c + x%c, the index split, bounds-decided compares) and m
 Out: throughput of
   - `match`:   one `matcher.rewrite(node)` per node of the graph (the matcher alone), and
   - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
-the median of several runs (CPU time of the process, `time.process_time`: the machine is
-shared, and waiting for a core is not the matcher's cost), for the generated and the
-interpreted matcher, and their ratio.
+for the generated and the interpreted matcher, and their ratio. Times are wall-clock medians
+(`time.perf_counter`: what a user waits for) of `--runs` interleaved rounds: each round times
+every matcher once, in turn, so a busy moment of a shared machine falls on all of them.
 
 When tinygrad is installed in a separate interpreter (`--tinygrad PATH`, default
-/opt/tgenv/bin/python if it exists; tinygrad is never a dependency of rulegrad), the same graph
-is rebuilt node for node in tinygrad (IDIV/MOD are its CDIV/CMOD) and timed with a
-PatternMatcher holding the equivalent rules, in a subprocess; ratios are printed side by side.
+$TINYGRAD_PYTHON, else /opt/tgenv/bin/python if it exists; tinygrad is never a dependency of
+rulegrad), the same graph is rebuilt node for node in tinygrad (IDIV/MOD are its CDIV/CMOD) in
+a subprocess that stays up, with a PatternMatcher holding the equivalent rules, and takes its
+turn in each round (asked over a pipe, timed by itself); ratios are printed side by side.
 """
 
 from __future__ import annotations
@@ -97,19 +98,20 @@ def serialize(root: UOp) -> list:
 
 
 # ---------------------------------------------------------------------- timing
-def measure(nodes: list[UOp], sink: UOp, m, runs: int) -> tuple[float, float]:
-    """(match nodes/s, rewrite nodes/s), medians."""
+def match_once(nodes: list[UOp], m) -> float:
+    """Seconds of one `m.rewrite(node)` per node (the matcher alone)."""
     rewrite = m.rewrite
-    match_t, rw_t = [], []
-    for _ in range(runs):
-        t0 = time.process_time()
-        for n in nodes:
-            rewrite(n)
-        match_t.append(time.process_time() - t0)
-        t0 = time.process_time()
-        graph_rewrite(sink, m)
-        rw_t.append(time.process_time() - t0)
-    return len(nodes) / statistics.median(match_t), len(nodes) / statistics.median(rw_t)
+    t0 = time.perf_counter()
+    for n in nodes:
+        rewrite(n)
+    return time.perf_counter() - t0
+
+
+def rewrite_once(sink: UOp, m) -> float:
+    """Seconds of one `graph_rewrite(sink, m)` (matcher + engine, to a fixed point)."""
+    t0 = time.perf_counter()
+    graph_rewrite(sink, m)
+    return time.perf_counter() - t0
 
 
 TINYGRAD_SIDE = r'''
@@ -117,7 +119,7 @@ import json, statistics, sys, time
 from tinygrad.dtype import dtypes
 from tinygrad.uop import GroupOp
 from tinygrad.uop.ops import UOp, UPat, PatternMatcher, Ops, graph_rewrite
-rows, runs = json.load(sys.stdin), int(sys.argv[1])
+rows = json.loads(sys.stdin.readline())
 IDX = dtypes.weakint
 OPS = {"IDIV": Ops.CDIV, "MOD": Ops.CMOD}
 DT = {"index": IDX, "bool": dtypes.bool, "void": dtypes.void}
@@ -184,33 +186,66 @@ pm = PatternMatcher([
    lambda e, a, b: e.const_like(e.vmin) if e.vmin == e.vmax else None),
 ])
 order = sink.toposort()
-match_t, rw_t = [], []
-for _ in range(runs):
-    t0 = time.process_time()
+def match_once():
+    t0 = time.perf_counter()
     for n in order: pm.rewrite(n)
-    match_t.append(time.process_time() - t0)
-    t0 = time.process_time()
+    return time.perf_counter() - t0
+def rewrite_once():
+    t0 = time.perf_counter()
     graph_rewrite(sink, pm)
-    rw_t.append(time.process_time() - t0)
-print(json.dumps({"nodes": len(order), "match": len(order) / statistics.median(match_t),
-                  "rewrite": len(order) / statistics.median(rw_t)}))
+    return time.perf_counter() - t0
+print(json.dumps({"nodes": len(order)}), flush=True)
+for line in sys.stdin:  # one round per line: "match" or "rewrite"; the seconds it took
+    print(match_once() if line.strip() == "match" else rewrite_once(), flush=True)
 '''
 
 
-def run_tinygrad(python: str, sink: UOp, runs: int) -> dict | None:
-    p = subprocess.run([python, "-c", TINYGRAD_SIDE, str(runs)], input=json.dumps(serialize(sink)),
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"tinygrad side failed:\n{p.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(p.stdout.strip().splitlines()[-1])
+class Tinygrad:
+    """tinygrad's side in a subprocess of `python` that stays up: the graph sent once, then one
+    timed round per request."""
+
+    def __init__(self, python: str, sink: UOp):
+        self.proc = subprocess.Popen([python, "-c", TINYGRAD_SIDE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(serialize(sink)) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"tinygrad side failed:\n{self.proc.stderr.read()[-2000:]}")
+        self.nodes = json.loads(line)["nodes"]
+
+    def once(self, what: str) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(what + "\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def rounds(sides: dict[str, tuple], runs: int) -> dict[str, tuple[float, float]]:
+    """(match seconds, rewrite seconds) per side, medians of `runs` interleaved rounds; each
+    side is (match_once, rewrite_once), callables of no argument."""
+    times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in sides}
+    for r in range(runs + 1):  # (round 0 warms every side up: not counted)
+        for name, (match, rewrite) in sides.items():
+            m, rw = match(), rewrite()
+            if r:
+                times[name][0].append(m)
+                times[name][1].append(rw)
+    return {k: (statistics.median(m), statistics.median(rw)) for k, (m, rw) in times.items()}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=20000)
-    ap.add_argument("--runs", type=int, default=5)
-    default_tg = "/opt/tgenv/bin/python" if os.path.exists("/opt/tgenv/bin/python") else None
+    ap.add_argument("--runs", type=int, default=7)
+    default_tg = os.environ.get("TINYGRAD_PYTHON") or (
+        "/opt/tgenv/bin/python" if os.path.exists("/opt/tgenv/bin/python") else None)
     ap.add_argument("--tinygrad", default=default_tg, help="a python with tinygrad installed")
     args = ap.parse_args()
 
@@ -219,23 +254,32 @@ def main() -> int:
     gen = matcher("symbolic", "sym")
     interp = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
     assert graph_rewrite(sink, gen) is graph_rewrite(sink, interp)  # same work, same answer
-    results = {"generated": measure(nodes, sink, gen, args.runs),
-               "interpreted": measure(nodes, sink, interp, args.runs)}
+    sides: dict[str, tuple] = {
+        "generated": (lambda: match_once(nodes, gen), lambda: rewrite_once(sink, gen)),
+        "interpreted": (lambda: match_once(nodes, interp), lambda: rewrite_once(sink, interp))}
+    tg = None
     if args.tinygrad:
-        tg = run_tinygrad(args.tinygrad, sink, args.runs)
-        if tg is not None:
-            assert tg["nodes"] == len(nodes), (tg["nodes"], len(nodes))
-            results["tinygrad 0.14"] = (tg["match"], tg["rewrite"])
+        try:
+            tg = Tinygrad(args.tinygrad, sink)
+        except (OSError, RuntimeError) as e:
+            print(f"tinygrad side failed: {e}", file=sys.stderr)
+        else:
+            assert tg.nodes == len(nodes), (tg.nodes, len(nodes))
+            sides["tinygrad 0.14"] = (lambda: tg.once("match"), lambda: tg.once("rewrite"))
     else:
-        print("tinygrad: not installed (pass --tinygrad PYTHON)")
+        print("tinygrad: not installed (pass --tinygrad PYTHON or set TINYGRAD_PYTHON)")
+    results = rounds(sides, args.runs)
+    if tg is not None:
+        tg.close()
 
-    print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, "
-          f"median of {args.runs} runs")
+    print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, wall-clock "
+          f"medians of {args.runs} interleaved rounds")
     print(f"{'matcher':<14} {'match nodes/s':>14} {'rewrite nodes/s':>16} "
           f"{'match x':>8} {'rewrite x':>10}")
     g_match, g_rw = results["generated"]
     for name, (m, rw) in results.items():
-        print(f"{name:<14} {m:>14,.0f} {rw:>16,.0f} {g_match / m:>8.2f} {g_rw / rw:>10.2f}")
+        print(f"{name:<14} {len(nodes) / m:>14,.0f} {len(nodes) / rw:>16,.0f} "
+              f"{m / g_match:>8.2f} {rw / g_rw:>10.2f}")
     print("(x: how many times faster the generated matcher is)")
     return 0
 

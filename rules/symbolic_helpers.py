@@ -19,6 +19,8 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.semantics import defined
 from rulegrad.runtime.uop import UOp
 
+_ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
+
 
 def wrap(dtype: DType, value: int) -> int | bool:
     """`value` reduced to `dtype` the way C stores it (two's complement)."""
@@ -99,12 +101,15 @@ def _linear(x: UOp) -> tuple[dict[UOp, int], int] | None:
     terms: dict[UOp, int] = {}
     const = 0
     for n, k in linear_terms(x):
-        if n.op is Ops.CONST and type(n.arg) is int:
+        if n.op is _CONST and type(n.arg) is int:
             const += k * n.arg
         else:
             terms[n] = terms.get(n, 0) + k
-    if const < 0 or any(k < 0 for k in terms.values()):
+    if const < 0:
         return None
+    for k in terms.values():
+        if k < 0:
+            return None
     return terms, const
 
 
@@ -115,14 +120,28 @@ def fold_divmod(e: UOp) -> UOp | None:
     so x // c is that sum and x % c is rest (C's division of a non-negative x is the floor).
     A flattened index split back into coordinates, ((r0 * 961 + r1 * 31 + r2) // 31) % 31 ->
     r1, as the kernelize scheduler's reshapes make them. None (no rewrite) otherwise."""
+    # (tried on every IDIV and MOD of index math, and most do not fold: the cheap tests first,
+    # one pass over the terms)
     x, c = e.src[0], e.src[1].arg
-    found = _linear(x)
-    if found is None or type(c) is not int or c <= 0:
+    if type(c) is not int or c <= 0:
         return None
-    terms, b = found
-    if any(a.vmin < 0 for a in terms):
-        return None
-    if sum((k % c) * a.vmax for a, k in terms.items()) + b % c >= c:
+    if x.op is _ADD or x.op is _MUL:
+        found = _linear(x)
+        if found is None:
+            return None
+        terms, b = found
+    elif x.op is _CONST and type(x.arg) is int:  # (what `_linear` says, without a walk)
+        terms, b = {}, x.arg
+        if b < 0:
+            return None
+    else:
+        terms, b = {x: 1}, 0
+    below = b % c
+    for a, k in terms.items():
+        if a.vmin < 0:
+            return None
+        below += (k % c) * a.vmax
+    if below >= c:
         return None
     if e.op is Ops.IDIV:
         parts, rest = [(a, k // c) for a, k in terms.items() if k >= c], b // c

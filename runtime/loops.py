@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+_ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
+
 
 def range_size(r: UOp) -> int | None:
     """A RANGE's trip count, None while it is symbolic."""
@@ -64,18 +66,23 @@ def linear_terms(x: UOp, opaque: Callable[[UOp], bool] | None = None) -> list[tu
     (iteratively, each occurrence of a shared node once per path), every other node is a term,
     and so is a node for which `opaque` holds, whatever it is. The terms come in the order
     they appear in x, left to right, each as often as it appears."""
+    # (the symbolic rules' divmod_fold walks the index of every IDIV and MOD it meets: ops
+    # read once per node, the stack's methods bound, no generator per ADD)
     out: list[tuple[UOp, int]] = []
     work: list[tuple[UOp, int]] = [(x, 1)]
+    pop, push = work.pop, work.append
     while work:
-        n, k = work.pop()
+        n, k = pop()
+        op = n.op
         if opaque is not None and opaque(n):
             out.append((n, k))
-        elif n.op is Ops.ADD:
-            work.extend((s, k) for s in reversed(n.src))
-        elif n.op is Ops.MUL and n.src[1].op is Ops.CONST and type(n.src[1].arg) is int:
-            work.append((n.src[0], k * n.src[1].arg))
-        elif n.op is Ops.MUL and n.src[0].op is Ops.CONST and type(n.src[0].arg) is int:
-            work.append((n.src[1], k * n.src[0].arg))
+        elif op is _ADD:
+            for s in reversed(n.src):
+                push((s, k))
+        elif op is _MUL and (c := n.src[1]).op is _CONST and type(c.arg) is int:
+            push((n.src[0], k * c.arg))
+        elif op is _MUL and (c := n.src[0]).op is _CONST and type(c.arg) is int:
+            push((n.src[1], k * c.arg))
         else:
             out.append((n, k))
     return out

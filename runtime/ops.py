@@ -5,7 +5,7 @@ Names follow tinygrad's so that a rule reads like the pass it came from.
 
 from __future__ import annotations
 
-from enum import Enum, auto
+from enum import Enum, EnumType, auto
 from typing import Any
 
 
@@ -104,6 +104,25 @@ class Ops(Enum):
 
     def __lt__(self, other: Ops) -> bool:  # lets ops sort, for deterministic output
         return self.value < other.value
+
+
+class _OpsType(type):
+    """Enum's metaclass without its `__getattr__`. On Python 3.11 a metaclass that defines
+    `__getattr__` sends every class attribute read through a Python-level call of
+    `type.__getattribute__` (CPython's slot_tp_getattr_hook), so `Ops.ADD` cost ~180 ns, a
+    global load ~20 ns: a tenth of a generated matcher's time per node, more of the helpers'
+    (`Ops.X` is read everywhere in the hot paths; 3.12 dropped the hook). EnumType's
+    `__getattr__` only falls back to `_member_map_` for members not in the class's dict, and
+    every member of Ops is, so the lookup finds the same objects. Everything else of EnumType
+    (Ops[name], Ops(value), iteration, len, `in`, repr, no reassignment) is the same methods."""
+
+
+for _name, _attr in vars(EnumType).items():
+    if _name not in ("__getattr__", "__dict__", "__weakref__", "__module__", "__qualname__",
+                     "__doc__"):
+        setattr(_OpsType, _name, _attr)
+assert all(Ops.__dict__.get(name) is m for name, m in Ops.__members__.items())
+Ops.__class__ = _OpsType  # (a class's metaclass can be swapped for one of the same layout)
 
 
 class GroupOp:

@@ -33,10 +33,9 @@ run (rule tracing, `RULEGRAD_MATCH_STATS`, `RULEGRAD_SPEC`) and with the interpr
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from rulegrad.rules import mode
 
@@ -54,25 +53,28 @@ MAX_ENTRIES = 256
 Ref = tuple[bool, int]  # (True, input slot) or (False, index of a buffer the schedule creates)
 
 
-@dataclass(frozen=True)
-class _Entry:
-    kernels: tuple[tuple[str, UOp, tuple[Ref, ...]], ...]  # (name, ast, buffer refs)
-    new_buffers: tuple[tuple[int, object, str], ...]  # (size, dtype, device) per created buffer
-    outs: tuple[tuple[Ref, tuple[int, ...] | None], ...]   # per root: its buffer, its shape
-    params: tuple[tuple[int, ...], ...] = ()  # per kernel: the float slot of each extra buffer
+# A recorded schedule: kernels ((name, ast, buffer refs) each), new_buffers ((size, dtype,
+# device) per buffer it creates), outs (per root: its buffer ref, its shape), params (per
+# kernel: the float slot of each extra buffer); equal when all four are. (A namedtuple, and
+# _Form a class of slots, not dataclasses: a dataclass writes its methods as source and
+# compiles them when its module is imported, ~1 ms each of a process's first realize.)
+_Entry = namedtuple("_Entry", ("kernels", "new_buffers", "outs", "params"), defaults=((),))
 
 
-@dataclass
 class _Form:
     """What is known of a form (a key with its liftable floats masked): the values and lifted
     schedule of its first miss, until a second miss with other values agrees (`free` then says
     which slots may take any value; the others must equal `values`), or disagrees (`failed`)."""
 
-    values: tuple[tuple[object, float], ...]
-    entry: _Entry
-    free: tuple[bool, ...] | None = None
-    failed: bool = False
-    pinned: frozenset[int] = frozenset()  # slots whose value some pass may have read
+    __slots__ = ("values", "entry", "free", "failed", "pinned")
+
+    def __init__(self, values: tuple[tuple[object, float], ...], entry: _Entry,
+                 pinned: frozenset[int] = frozenset()):
+        self.values = values
+        self.entry = entry
+        self.free: tuple[bool, ...] | None = None
+        self.failed = False
+        self.pinned = pinned  # slots whose value some pass may have read
 
     def serves(self, values: list[tuple[object, float]]) -> bool:
         return self.free is not None and all(

@@ -51,7 +51,6 @@ import tempfile
 import threading
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CacheError
@@ -376,12 +375,19 @@ def max_bytes() -> int:
     return int(float(m.group(1)) * (1024 ** ("kmgt".index(unit) + 1) if unit else 1))
 
 
-@dataclass
 class Entry:
-    key: str
-    files: list[Path]
-    size: int
-    used: float  # the library's mtime: its last build or load
+    """One library in the cache, with its sidecar and kept source. (A class of slots, not a
+    dataclass: a dataclass compiles its methods from source at import, ~1 ms of a process's
+    first realize.)"""
+
+    __slots__ = ("key", "files", "size", "used")
+
+    def __init__(self, key: str, files: list[Path], size: int, used: float):
+        self.key, self.files, self.size = key, files, size
+        self.used = used  # the library's mtime: its last build or load
+
+    def __repr__(self) -> str:
+        return f"Entry({self.key!r}, {self.files!r}, {self.size!r}, {self.used!r})"
 
 
 def entries(d: Path) -> list[Entry]:

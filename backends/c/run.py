@@ -20,7 +20,6 @@ import collections
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,18 +38,26 @@ from .render import RenderedKernel, c_ident, render_kernel
 from .threads import apply_threads
 
 
-@dataclass
+# (CKernel and CProgram are classes of slots, not dataclasses: a dataclass writes its methods
+# as source and compiles them when this module is imported, ~1 ms each of a process's first
+# realize)
 class CKernel:
     """One compiled kernel: call it with one numpy array per buffer slot."""
 
-    name: str
-    cname: str
-    nparams: int
-    fn: Callable[..., None]   # takes one address (int) per buffer
-    library: Library          # kept alive (loaded) as long as this kernel
-    source: str
-    var_names: tuple[str, ...] = ()  # symbolic sizes, passed after the buffers
-    threaded: bool = False  # it runs OpenMP threads (its own region, or launch.py's)
+    __slots__ = ("name", "cname", "nparams", "fn", "library", "source", "var_names", "threaded")
+
+    def __init__(self, name: str, cname: str, nparams: int, fn: Callable[..., None],
+                 library: Library, source: str, var_names: tuple[str, ...] = (),
+                 threaded: bool = False):
+        self.name, self.cname, self.nparams = name, cname, nparams
+        self.fn = fn              # takes one address (int) per buffer
+        self.library = library    # kept alive (loaded) as long as this kernel
+        self.source = source
+        self.var_names = var_names  # symbolic sizes, passed after the buffers
+        self.threaded = threaded  # it runs OpenMP threads (its own region, or launch.py's)
+
+    def __repr__(self) -> str:
+        return f"CKernel({self.name!r}, {self.cname!r}, nparams={self.nparams})"
 
     def values(self, var_vals: dict[str, int] | None) -> list[int]:
         return [var_vals[v] for v in self.var_names] if self.var_names else []  # type: ignore[index]
@@ -64,14 +71,20 @@ class CKernel:
         self.fn(*[a.ctypes.data for a in arrays[: self.nparams]], *self.values(var_vals))
 
 
-@dataclass
 class CProgram:
     """The kernels of one schedule, built into one shared library."""
 
-    kernels: list[CKernel]
-    source: str
-    key: tuple = ()  # its entry in the table of programs
-    threaded: bool = False  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
+    __slots__ = ("kernels", "source", "key", "threaded", "__weakref__")
+
+    def __init__(self, kernels: list[CKernel], source: str, key: tuple = (),
+                 threaded: bool = False):
+        self.kernels = kernels
+        self.source = source
+        self.key = key  # its entry in the table of programs
+        self.threaded = threaded  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
+
+    def __repr__(self) -> str:
+        return f"CProgram({len(self.kernels)} kernels, key={self.key!r})"
 
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least

@@ -62,3 +62,87 @@ def test_a_sigmoid_calls_exp_once_per_element():
         z = x.astype(np.float64) * y + 1.5
         want = (1 / (1 + np.exp(-z)) * x).astype(np.float32)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-6, atol=1e-30, equal_nan=True)
+
+
+def _actions(t: Tensor) -> list[str]:
+    from rulegrad.backends.c.opt import actions
+    out = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        out += actions(low, optimize_kernel(low))
+    return out
+
+
+def _special(shape: tuple[int, ...], dt=np.float32, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    flat = x.reshape(-1)
+    at = rng.choice(flat.size, size=max(1, flat.size // 50), replace=False)
+    flat[at] = rng.choice(np.array([-0.0, 0.0, 3.5, -7.0], dt), size=at.size)
+    return x
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 7, 11), (2, 4, 32, 32), (1, 3, 13, 1), (5, 2, 1, 97)])
+def test_a_sum_over_several_axes_runs_along_the_contiguous_run(shape):
+    """A batch norm's sum over (N, H, W) for each C: H and W are one contiguous run of each
+    image, summed as one loop with vector accumulators (merge_reduce, then vector_reduce),
+    within the reduction contract of numpy's sum."""
+    x = _special(shape)
+    t = Tensor(x).sum(axis=(0, 2, 3))
+    acts = _actions(t)
+    hw = shape[2] * shape[3]
+    if shape[2] > 1 and shape[3] > 1:
+        assert any(a.startswith("MERGE ADD") for a in acts), acts
+    if hw >= 64:
+        assert any(a.startswith(f"VECTOR ADD over r") and f"({hw} values" in a for a in acts), acts
+    want = x.astype(np.float64).sum(axis=(0, 2, 3))
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.sqrt(x.size))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_a_max_over_several_axes_merged_keeps_every_bit(op):
+    """MAX and MIN are exact in any order: merged and vectorized, NaN, -0.0 and +0.0 come out
+    as numpy's (with -0.0 ordered below +0.0, runtime/semantics.py)."""
+    from rulegrad.runtime import semantics
+    from rulegrad.runtime.ops import Ops
+    x = _special((3, 4, 9, 23))
+    x[1, 2, 4, 7] = np.nan
+    x[2, 3] = -0.0
+    x[2, 3, 0, 0] = 0.0
+    t = getattr(Tensor(x), op)(axis=(0, 2, 3))
+    assert any(a.startswith("MERGE") for a in _actions(t))
+    o = Ops.MAX if op == "max" else Ops.MIN
+    want = np.squeeze(semantics.reduce(o, x, (0, 2, 3), -np.inf if op == "max" else np.inf),
+                      axis=(0, 2, 3))
+    got = t.numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("case", ["strided", "padded", "flipped", "int32", "float64"])
+def test_loops_that_are_not_one_run_stay_apart_and_compute_what_numpy_does(case):
+    """Two loops merge only where every read is one contiguous run of both: a slice (rows
+    further apart than they are long), a padding's gate, a flip (a * W - b) stay two loops;
+    other dtypes merge too (the same order, the same bits)."""
+    x = _special((4, 6, 10, 12))
+    if case == "strided":
+        t, ref = Tensor(x)[:, :, :, :11], x[:, :, :, :11]
+    elif case == "padded":
+        t = Tensor(x).pad(((0, 0), (0, 0), (1, 0), (0, 2)))
+        ref = np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 2)))
+    elif case == "flipped":
+        t, ref = Tensor(x).flip(3), x[:, :, :, ::-1]
+    elif case == "int32":
+        ref = (x * 100).astype(np.int32)
+        t = Tensor(ref)
+    else:
+        ref = x.astype(np.float64)
+        t = Tensor(ref)
+    s = t.sum(axis=(0, 2, 3))
+    merged = any(a.startswith("MERGE") for a in _actions(s))
+    assert merged == (case in ("int32", "float64"))
+    want = ref.astype(np.float64).sum(axis=(0, 2, 3))
+    if case == "int32":
+        assert np.array_equal(s.numpy(), ref.sum(axis=(0, 2, 3), dtype=np.int32))
+    else:
+        np.testing.assert_allclose(s.numpy(), want, rtol=1e-5, atol=1e-4)

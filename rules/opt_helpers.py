@@ -281,11 +281,33 @@ def merged(red: UOp) -> UOp | None:
     return red.replace(src=(update.replace(src=(reg, value)), *ranges))
 
 
-def _contiguous_pair(value: UOp, a: UOp, b: UOp) -> bool:
-    """Whether `value` reads reduce loops a (outer) and b (inner, next to it) only through
-    index sums `c * (a * size(b) + b) + rest`, rest free of both: a and b one loop then."""
+def merged_store(st: UOp) -> UOp | None:
+    """A plain STORE (no action yet, no reduce in its value) with each pair of adjacent output
+    loops that it writes and reads only as one contiguous run as one loop, as `merged` does
+    for a reduce's: a batch norm's output, (N, C, H, W) with a per-channel scale, is N*C runs
+    of H*W, which `upcast_store` vectorizes whole, not H loops of W. None when no pair merges."""
+    ranges = list(st.src[2:])
+    if st.arg is not None or len(ranges) < 2 or any(r.arg[1] != "loop" for r in ranges) \
+            or any(n.op is Ops.REDUCE for n in toposort(st.src[1])):
+        return None
+    index, value = st.src[0], st.src[1]
+    zero = UOp.const(dtypes.index, 0)
+    for i in range(len(ranges) - 2, -1, -1):
+        a, b = ranges[i], ranges[i + 1]
+        if _contiguous_pair(index, a, b, "loop") and _contiguous_pair(value, a, b, "loop"):
+            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
+            index, value = (x.substitute({a: zero, b: m}) for x in (index, value))
+            ranges[i:i + 2] = [m]
+    if len(ranges) == len(st.src) - 2:
+        return None
+    return st.replace(src=(index, value, *ranges))
+
+
+def _contiguous_pair(value: UOp, a: UOp, b: UOp, kind: str = "reduce") -> bool:
+    """Whether `value` reads loops a (outer) and b (inner, next to it), both of `kind`, only
+    through index sums `c * (a * size(b) + b) + rest`, rest free of both: a and b one loop then."""
     sb = range_size(b)
-    if a.arg[1] != "reduce" or b.arg[1] != "reduce" or sb is None or range_size(a) is None:
+    if a.arg[1] != kind or b.arg[1] != kind or sb is None or range_size(a) is None:
         return False
     pair = {a, b}
     deps = free_ranges(value)

@@ -146,3 +146,46 @@ def test_loops_that_are_not_one_run_stay_apart_and_compute_what_numpy_does(case)
         assert np.array_equal(s.numpy(), ref.sum(axis=(0, 2, 3), dtype=np.int32))
     else:
         np.testing.assert_allclose(s.numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 32, 32), (3, 5, 7, 11), (1, 1, 1, 13), (4, 2, 13, 1)])
+def test_a_per_channel_scale_runs_along_each_image_plane(shape):
+    """A batch norm's output, (N, C, H, W) with a per-channel mean and scale: H and W are one
+    contiguous run, one vectorized loop (merge_store), with the same bits as numpy's float32
+    ops in the same order (relu keeps -0.0 out: 0 < x is false for it)."""
+    x = _special(shape, seed=3)
+    x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+    g = np.random.default_rng(4).standard_normal(shape[1]).astype(np.float32)
+    t = (Tensor(x) * Tensor(g).reshape(1, -1, 1, 1) + 0.5).relu()
+    acts = _actions(t)
+    if shape[2] > 1 and shape[3] > 1:
+        assert any(a.startswith("MERGE loops") for a in acts), acts
+        hw = shape[2] * shape[3]
+        assert any(a.startswith("UPCAST") and f"({hw} iterations" in a for a in acts), acts
+    v = x * g.reshape(1, -1, 1, 1) + np.float32(0.5)
+    want = np.where(np.float32(0) < v, v, np.float32(0))
+    got = t.numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("case", ["transposed", "sliced", "padded", "broadcast_row"])
+def test_output_loops_that_are_not_one_run_stay_apart(case):
+    """A transposed read, a slice, a padding's gate and a row broadcast along one loop but not
+    the other keep their loops; the values are numpy's either way."""
+    x = _special((3, 4, 9, 10), seed=5)
+    if case == "transposed":
+        t, want = Tensor(x).permute(0, 1, 3, 2) * 2, x.transpose(0, 1, 3, 2) * 2
+    elif case == "sliced":
+        t, want = Tensor(x)[:, :, :, 1:] * 2, x[:, :, :, 1:] * 2
+    elif case == "padded":
+        t = Tensor(x).pad(((0, 0), (0, 0), (0, 0), (1, 1))) * 2
+        want = np.pad(x, ((0, 0), (0, 0), (0, 0), (1, 1))) * 2
+    else:
+        row = x[0, 0, 0]
+        t, want = Tensor(x) + Tensor(row), x + row
+    names = [a for a in _actions(t) if a.startswith("MERGE loops")]
+    # (the outer loops may join H's, which is one run with them: H and W must stay apart)
+    assert all(len(a.split(" into ")[1].split()) >= 2 for a in names), names
+    got = t.numpy()
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))

@@ -85,6 +85,13 @@ def actions(before: UOp, after: UOp) -> list[str]:
             else:
                 loops = " ".join(f"r{i}" for i in into)
                 done.append(f"MERGE {n.arg.name} over {names} into {loops}")
+    # a STORE whose adjacent output loops were merged (merge_store), found by its buffer
+    stores = {n.src[0].src[0]: n for n in toposort(before) if n.op is Ops.STORE}
+    for n in toposort(after):
+        old = stores.get(n.src[0].src[0]) if n.op is Ops.STORE else None
+        if old is not None and len(n.src) < len(old.src):
+            names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])
+            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in n.src[2:])}")
     for n in toposort(after):
         if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
             done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "

@@ -27,7 +27,7 @@ import itertools
 import math
 
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import range_size, stride
+from rulegrad.runtime.loops import free_ranges, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -253,6 +253,82 @@ def unscaled(red: UOp) -> UOp | None:
             inner = red.replace(src=(update.replace(src=(update.src[0], x)), *red.src[1:]))
             return inner * c
     return None
+
+
+def merged(red: UOp) -> UOp | None:
+    """A loop-form REDUCE with each pair of adjacent reduce loops (a, b) that it reads only as
+    one contiguous run (every index is `c * (a * size(b) + b) + terms free of both`) as one
+    loop of size(a) * size(b): the same values in the same order, so the same bits. A batch
+    norm's sum over (N, H, W) read H*W apart along N is then a loop over each image's H*W
+    contiguous values, which `vector_reduce` takes, not H loops of W. The first loop of a
+    reduce computed once per kernel stays apart (a full sum's threads split it: `THREAD`).
+    None (no rewrite) when no pair merges."""
+    update = red.src[0]
+    if red.arg is None or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG:
+        return None
+    ranges, value = list(red.src[1:]), update.src[1]
+    first = 1 if not free_ranges(red)[red] else 0
+    zero = UOp.const(dtypes.index, 0)
+    for i in range(len(ranges) - 2, first - 1, -1):
+        a, b = ranges[i], ranges[i + 1]
+        if _contiguous_pair(value, a, b):
+            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
+            value = value.substitute({a: zero, b: m})
+            ranges[i:i + 2] = [m]
+    if len(ranges) == len(red.src) - 1:
+        return None
+    reg = update.src[0].replace(src=tuple(ranges))
+    return red.replace(src=(update.replace(src=(reg, value)), *ranges))
+
+
+def merged_store(st: UOp) -> UOp | None:
+    """A plain STORE (no action yet, no reduce in its value) with each pair of adjacent output
+    loops that it writes and reads only as one contiguous run as one loop, as `merged` does
+    for a reduce's: a batch norm's output, (N, C, H, W) with a per-channel scale, is N*C runs
+    of H*W, which `upcast_store` vectorizes whole, not H loops of W. None when no pair merges."""
+    ranges = list(st.src[2:])
+    if st.arg is not None or len(ranges) < 2 or any(r.arg[1] != "loop" for r in ranges) \
+            or any(n.op is Ops.REDUCE for n in toposort(st.src[1])):
+        return None
+    index, value = st.src[0], st.src[1]
+    zero = UOp.const(dtypes.index, 0)
+    for i in range(len(ranges) - 2, -1, -1):
+        a, b = ranges[i], ranges[i + 1]
+        if _contiguous_pair(index, a, b, "loop") and _contiguous_pair(value, a, b, "loop"):
+            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
+            index, value = (x.substitute({a: zero, b: m}) for x in (index, value))
+            ranges[i:i + 2] = [m]
+    if len(ranges) == len(st.src) - 2:
+        return None
+    return st.replace(src=(index, value, *ranges))
+
+
+def _contiguous_pair(value: UOp, a: UOp, b: UOp, kind: str = "reduce") -> bool:
+    """Whether `value` reads loops a (outer) and b (inner, next to it), both of `kind`, only
+    through index sums `c * (a * size(b) + b) + rest`, rest free of both: a and b one loop then."""
+    sb = range_size(b)
+    if a.arg[1] != kind or b.arg[1] != kind or sb is None or range_size(a) is None:
+        return False
+    pair = {a, b}
+    deps = free_ranges(value)
+    for n in toposort(value):
+        # index ADDs and MULs by a constant are the inside of a linear sum; any other node's
+        # index source that depends on a or b is a whole sum to check
+        if n.dtype is dtypes.index and (n.op is Ops.ADD or (n.op is Ops.MUL and any(
+                s.op is Ops.CONST and type(s.arg) is int for s in n.src))):
+            continue
+        for s in n.src:
+            if s.dtype is not dtypes.index or pair.isdisjoint(deps.get(s, ())):
+                continue
+            coef = {a: 0, b: 0}
+            for t, k in linear_terms(s):
+                if t in coef:
+                    coef[t] += k
+                elif not pair.isdisjoint(deps[t]):
+                    return False  # a or b under a division, a product of two loops, a gate...
+            if coef[a] != sb * coef[b]:
+                return False
+    return True
 
 
 def vector_reduce(red: UOp) -> UOp:

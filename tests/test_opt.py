@@ -75,8 +75,9 @@ def test_window_of_every_special_pair_bits_equal_numpy(dt, op):
     x = np.stack(np.broadcast_arrays(v[:, None], v[None, :]), axis=-1)  # (8, 8, 2)
     t = getattr(Tensor(x), op)(axis=2)
     low, opt, _ = _kernel(t)
-    # (float32: explicit vectors, render.py's rg_vmax_f32; float64: gcc's omp simd)
-    assert any(a.startswith("UPCAST r1 (8 iterations") for a in actions(low, opt))
+    # (float32: explicit vectors, render.py's rg_vmax_f32; float64: gcc's omp simd), along
+    # the 8x8 outputs as one run (merge_store)
+    assert any(a.startswith("UPCAST r1 (64 iterations") for a in actions(low, opt))
     _same_bits(t.numpy(), _oracle(op, x, (2,)))
 
 
@@ -114,11 +115,13 @@ def test_pool_window_is_unrolled_and_vectorized():
     assert not any(n.op in (Ops.REDUCE, Ops.DEFINE_REG) for n in opt.toposort())
     # (from the first value: MAX(-inf, x) is x, so 3 MAXes for 4 values)
     assert sum(n.op is Ops.MAX for n in opt.toposort()) == 3
+    # (the images, channels and output rows are one run of rows 2 input rows apart: merge_store)
     assert actions(low, opt) == ["UNROLL MAX over r4 r5 (4 values)",
+                                 "MERGE loops r0 r1 r2 r3 into r2 r3",
                                  "UPCAST r3 (16 iterations, 2 vectors of 8)"]
     # the renderer prints what the IR says: the output column loop as 8-lane vectors, the
     # stride-2 window read as vector loads and a shuffle, no reduction
-    assert "r3_v += 8)" in rk.source and "rg_vload2_f32(" in rk.source
+    assert "r1_v += 8)" in rk.source and "rg_vload2_f32(" in rk.source  # (C names by depth)
     assert "rg_vstore_f32(" in rk.source
     assert "reduction(" not in rk.source
 
@@ -450,11 +453,13 @@ def test_vector_partial_results_of_a_nan_or_zeros_row_bits_equal_numpy():
 
 
 def test_reduce_over_two_axes_keeps_its_vectors_across_the_outer_loop():
-    x = np.random.default_rng(12).standard_normal((5, 7, 100)).astype(np.float32)
-    t = Tensor(x).sum(axis=(1, 2))
+    # rows 101 apart, 100 read of each: two loops (contiguous, they are one: merge_reduce)
+    x = np.random.default_rng(12).standard_normal((5, 7, 101)).astype(np.float32)
+    t = Tensor(x)[:, :, :100].sum(axis=(1, 2))
     low, opt, _ = _kernel(t)
     assert any(a.startswith("VECTOR ADD over r2 (100 values") for a in actions(low, opt))
-    _check_reduce("sum", x, (1, 2), t.numpy())
+    assert not any(a.startswith("MERGE") for a in actions(low, opt))
+    _check_reduce("sum", x[:, :, :100], (1, 2), t.numpy())
 
 
 def test_gated_strided_or_short_reduces_keep_one_accumulator():
@@ -510,6 +515,13 @@ def _relu_madd(shape: tuple[int, ...]) -> tuple[Tensor, np.ndarray]:
     return (Tensor(a) * Tensor(b) + Tensor(c)).relu(), np.maximum(a * b + c, 0)
 
 
+def _relu_madd_row(shape: tuple[int, ...]) -> tuple[Tensor, np.ndarray]:
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    c = rng.standard_normal(shape[-1:]).astype(np.float32)
+    return (Tensor(a) * Tensor(b) + Tensor(c)).relu(), np.maximum(a * b + c, 0)
+
+
 def _int_matmul(m: int) -> tuple[Tensor, np.ndarray]:
     a = np.arange(m * 16, dtype=np.int32).reshape(m, 16) % 7
     b = np.arange(16 * 32, dtype=np.int32).reshape(16, 32) % 5
@@ -522,7 +534,8 @@ def _middle_sum(n: int) -> tuple[Tensor, np.ndarray]:
 
 
 @pytest.mark.parametrize("make, arg, want", [
-    (_relu_madd, (37, 129), "PARALLEL r0 (37 iterations)"),   # elementwise: the rows
+    (_relu_madd_row, (37, 129), "PARALLEL r0 (37 iterations)"),  # elementwise: the rows
+    (_relu_madd, (37, 129), "PARALLEL r1 (4773 iterations)"),  # rows of one run: merged
     (_relu_madd, (5000,), "PARALLEL r0 (5000 iterations)"),   # one vector loop, in blocks
     (_int_matmul, 8, "PARALLEL r0 (8 iterations)"),           # a register tile: its row tiles
     (_middle_sum, 6, "PARALLEL r0 (6 iterations)"),           # interchanged: the outer rows

@@ -154,6 +154,8 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         Tensor(RNG.integers(-9, 9, (9, 13)).astype(np.int32))
         @ Tensor(RNG.integers(-9, 9, (13, 40)).astype(np.int32)),  # interchange
         _f32(1, 64).layernorm() @ _f32(64, 20),                    # stage operands
+        (_f32(2, 3, 7, 13) * _f32(1, 3, 1, 1)).sum(axis=(0, 2, 3)),  # merge (a reduce's)
+        (_f32(2, 3, 7, 13) * _f32(1, 3, 1, 1)).relu(),              # merge (a store's)
     )
     for name in _opt_rules():
         if name == "flash_store":

@@ -740,9 +740,9 @@ def _gen_opt(seed: int) -> Case:
 
 # matmul, conv: pack (interchange for ints); rows: vector accumulators; cols: interchange;
 # scaledmax: unscale; pool: unroll and upcast; full: threads; big: parallel loops; attention:
-# flash; normlin: stage_operands
+# flash; normlin: stage_operands; chnorm: merge_reduce and merge_store (a batch norm's planes)
 MIXED_FAMILIES = ("matmul", "matmul", "conv", "rows", "cols", "scaledmax", "pool", "full",
-                  "ewise", "big", "attention", "attention", "normlin")
+                  "ewise", "big", "attention", "attention", "normlin", "chnorm")
 
 
 def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
@@ -827,6 +827,15 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src = f"{x} = rng.integers(-3, 4, {size}).astype({dt})\n"
         src += f"outs += [Tensor({x}).{op}()]\nwant += [{x}.astype(np.float64).{op}()]\n"
         return src + f"mag += [None]\nlows += [{_low(dt)}]\nexact += [True]\n"
+    if fam == "chnorm":  # centred per channel over (N, H, W): each image's H*W plane one run
+        shape = (rng.choice([1, 2, 3]), rng.choice([1, 3, 5]), rng.choice([2, 7, 8]),
+                 rng.choice([3, 13, 16, p()]))
+        src = _arr(x, shape, d1, rng, special)
+        src += f"outs += [(Tensor({x}) - Tensor({x}).mean(axis=(0, 2, 3), keepdim=True)).relu()]\n"
+        x64 = f"{x}.astype(np.float64)"
+        src += (f"want += [relu({x64} - {x64}.mean(axis=(0, 2, 3), keepdims=True))]\n"
+                f"mag += [np.abs({x64}) + np.abs({x64}).mean(axis=(0, 2, 3), keepdims=True)]\n")
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam in ("ewise", "big"):
         r, cl = rng.choice([1, 7, 33, p(), 1031]), rng.choice([8, 13, 64, p(), 1021])
         if fam == "big":  # past PARALLEL_MIN_WORK: a loop nest split across cores

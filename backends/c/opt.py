@@ -48,6 +48,14 @@ def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
         return graph_rewrite(ast, matcher("opt", "opt"), name="opt")
 
 
+def _values(red: UOp) -> int:
+    """How many values a REDUCE of constant loops combines."""
+    count = 1
+    for r in red.src[1:]:
+        count *= int(r.src[0].arg)
+    return count
+
+
 def actions(before: UOp, after: UOp) -> list[str]:
     """The optimizer's actions on one kernel, as `UNROLL r4x r5 (4 values)` and `UPCAST r3
     (32)`, read from the kernel before and after `optimize_kernel`."""
@@ -64,6 +72,9 @@ def actions(before: UOp, after: UOp) -> list[str]:
     # a reduce's own "vector" range is its vector accumulators, not an upcast output loop
     accumulated = {n.src[-1] for n in toposort(after)
                    if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "vector"}
+    # a reduce whose adjacent loops were merged (opt.rules' merge_reduce) keeps the id of each
+    # run's innermost loop, and the same number of values
+    after_ids = {ids(n): n for n in toposort(after) if n.op is Ops.REDUCE}
     for n in toposort(before):
         if n.op is Ops.REDUCE and ids(n) not in kept:
             sizes = [int(r.src[0].arg) for r in n.src[1:]]
@@ -71,7 +82,20 @@ def actions(before: UOp, after: UOp) -> list[str]:
             count = 1
             for s in sizes:
                 count *= s
-            done.append(f"UNROLL {n.arg.name} over {names} ({count} values)")
+            into = next((k for k in after_ids if set(k) < set(ids(n)) and ids(n)[-1] in k
+                         and _values(after_ids[k]) == count and after_ids[k].arg is n.arg), None)
+            if into is None:
+                done.append(f"UNROLL {n.arg.name} over {names} ({count} values)")
+            else:
+                loops = " ".join(f"r{i}" for i in into)
+                done.append(f"MERGE {n.arg.name} over {names} into {loops}")
+    # a STORE whose adjacent output loops were merged (merge_store), found by its buffer
+    stores = {n.src[0].src[0]: n for n in toposort(before) if n.op is Ops.STORE}
+    for n in toposort(after):
+        old = stores.get(n.src[0].src[0]) if n.op is Ops.STORE else None
+        if old is not None and len(n.src) < len(old.src):
+            names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])
+            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in n.src[2:])}")
     for n in toposort(after):
         if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
             done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: c6af748c452395fbd2b7bca8545b7512789306f3201f8ce7333c19e563c9c7ec
+# source sha256: d4b49850b8d414048b1686681f87a5251efd6e2feb6fbae2e51fa47d8dafc28e
 # imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -17,6 +17,8 @@ from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchangeable
 from rulegrad.rules.interchange_helpers import interchanged
+from rulegrad.rules.opt_helpers import merged
+from rulegrad.rules.opt_helpers import merged_store
 from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
@@ -34,100 +36,114 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'c6af748c452395fbd2b7bca8545b7512789306f3201f8ce7333c19e563c9c7ec'
+SOURCE_SHA256 = 'd4b49850b8d414048b1686681f87a5251efd6e2feb6fbae2e51fa47d8dafc28e'
 DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 25, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 31, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 35, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 39, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 44, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 50, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 56, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 62, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 68, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 74, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 26, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 29, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 33, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 39, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 43, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 47, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 52, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 58, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 64, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 70, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 76, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 82, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:68
+    # rule stage_operands at rules/opt.rules:76
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
-    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     s = n
     if stageable(s):
         _r = _as_uop(n, staged(s))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[8]
-    # rule parallel_loops at rules/opt.rules:74
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[10]
+    # rule parallel_loops at rules/opt.rules:82
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     s = n
     _r = _as_uop(n, parallel(s))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[9]
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[11]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule upcast_store at rules/opt.rules:44
+    # rule merge_store at rules/opt.rules:29
+    #   merge_store: STORE as st -> merged_store(st)
+    if _opt_actions_st: _opt_actions_st.attempts[1] += 1
+    st = n
+    _r = _as_uop(n, merged_store(st))
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
+    # rule upcast_store at rules/opt.rules:52
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
     if upcastable(st):
         _r = _as_uop(n, upcast(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
-    # rule flash_store at rules/opt.rules:50
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
+    # rule flash_store at rules/opt.rules:58
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     st = n
     if flashable(st):
         _r = _as_uop(n, flashed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
-    # rule pack_store at rules/opt.rules:56
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[7]
+    # rule pack_store at rules/opt.rules:64
     #   pack_store: STORE as st if packable(st) -> packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     st = n
     if packable(st):
         _r = _as_uop(n, packed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
-    # rule interchange_store at rules/opt.rules:62
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[8]
+    # rule interchange_store at rules/opt.rules:70
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     st = n
     if interchangeable(st):
         _r = _as_uop(n, interchanged(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[7]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[9]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unroll_reduce at rules/opt.rules:25
-    #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
+    # rule merge_reduce at rules/opt.rules:26
+    #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
+    r = n
+    _r = _as_uop(n, merged(r))
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
+    # rule unroll_reduce at rules/opt.rules:33
+    #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
+    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     r = n
     if small_reduce(r):
         _r = _as_uop(n, unrolled(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
-    # rule thread_reduce at rules/opt.rules:31
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
+    # rule thread_reduce at rules/opt.rules:39
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
-    if _opt_actions_st: _opt_actions_st.attempts[1] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     r = n
     if threadable(r):
         _r = _as_uop(n, threaded(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
-    # rule max_scale at rules/opt.rules:35
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
+    # rule max_scale at rules/opt.rules:43
     #   max_scale: REDUCE as r -> unscaled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     r = n
     _r = _as_uop(n, unscaled(r))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
-    # rule vector_reduce at rules/opt.rules:39
+    if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+    # rule vector_reduce at rules/opt.rules:47
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
-    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     r = n
     if vector_reducible(r):
         _r = _as_uop(n, vector_reduce(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
+        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
     return None
 
 

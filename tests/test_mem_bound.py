@@ -1,0 +1,191 @@
+"""Memory-bound kernels: the work each does per element, counted from its AST, its C text and
+the compiler's assembly (never timed), and its values against numpy at the shapes that take
+each path (prime, ragged, one row, NaN, -0.0).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import build
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import render_kernel
+
+
+def _kernels(t: Tensor) -> list:
+    """t's kernels as the C backend builds them: (optimized AST, rendered kernel) each."""
+    out = []
+    for i, item in enumerate(t.schedule()):
+        opt = optimize_kernel(lower_only(item.ast))
+        out.append((opt, render_kernel(opt, f"k{i}")))
+    return out
+
+
+def _assembly(rk) -> str:
+    """The assembly gcc makes of one rendered kernel at its kind's flags, as a build would."""
+    cc = build.compiler()
+    if not build.is_gcc(cc):
+        pytest.skip("the assembly counted here is gcc's")
+    try:
+        ctypes.CDLL("libmvec.so.1")
+    except OSError:
+        pytest.skip("no vector math library (libmvec) to call")
+    flags = [f for f in build.cflags(rk.kind) if f != "-fopenmp"] + ["-fopenmp-simd"]
+    src = build.full_source([rk])
+    # (-DRG_MVEC: the prelude's switch for libmvec's declarations, as build.py sets it)
+    run = subprocess.run([*cc, *flags, "-DRG_MVEC", "-fPIC", "-S", "-x", "c", "-",
+                          "-o", "-"], input=src, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_a_sigmoid_calls_exp_once_per_element():
+    """A sigmoid is `e = exp(c ? -x : x)` and then `c ? 1/(1+e) : e/(1+e)`: two selects on one
+    condition with the exp between them. gcc's jump threading copied the exp into both paths
+    and the vectorizer computed both: two vector exps per element (flags.py)."""
+    x = np.random.default_rng(0).standard_normal(4099).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal(4099).astype(np.float32)
+    x[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, 100.0]
+    t = (Tensor(x) * Tensor(y) + 1.5).sigmoid() * Tensor(x)
+    ((_, rk),) = _kernels(t)
+    asm = _assembly(rk)
+    # the vectorized loop calls libmvec's exp once (the scalar tails are not counted)
+    assert len(re.findall(r"\bcall\s+\S*_ZGV\w*expf", asm)) == 1
+    with np.errstate(all="ignore"):
+        z = x.astype(np.float64) * y + 1.5
+        want = (1 / (1 + np.exp(-z)) * x).astype(np.float32)
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-6, atol=1e-30, equal_nan=True)
+
+
+def _actions(t: Tensor) -> list[str]:
+    from rulegrad.backends.c.opt import actions
+    out = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        out += actions(low, optimize_kernel(low))
+    return out
+
+
+def _special(shape: tuple[int, ...], dt=np.float32, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(dt)
+    flat = x.reshape(-1)
+    at = rng.choice(flat.size, size=max(1, flat.size // 50), replace=False)
+    flat[at] = rng.choice(np.array([-0.0, 0.0, 3.5, -7.0], dt), size=at.size)
+    return x
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 7, 11), (2, 4, 32, 32), (1, 3, 13, 1), (5, 2, 1, 97)])
+def test_a_sum_over_several_axes_runs_along_the_contiguous_run(shape):
+    """A batch norm's sum over (N, H, W) for each C: H and W are one contiguous run of each
+    image, summed as one loop with vector accumulators (merge_reduce, then vector_reduce),
+    within the reduction contract of numpy's sum."""
+    x = _special(shape)
+    t = Tensor(x).sum(axis=(0, 2, 3))
+    acts = _actions(t)
+    hw = shape[2] * shape[3]
+    if shape[2] > 1 and shape[3] > 1:
+        assert any(a.startswith("MERGE ADD") for a in acts), acts
+    if hw >= 64:
+        assert any(a.startswith(f"VECTOR ADD over r") and f"({hw} values" in a for a in acts), acts
+    want = x.astype(np.float64).sum(axis=(0, 2, 3))
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.sqrt(x.size))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_a_max_over_several_axes_merged_keeps_every_bit(op):
+    """MAX and MIN are exact in any order: merged and vectorized, NaN, -0.0 and +0.0 come out
+    as numpy's (with -0.0 ordered below +0.0, runtime/semantics.py)."""
+    from rulegrad.runtime import semantics
+    from rulegrad.runtime.ops import Ops
+    x = _special((3, 4, 9, 23))
+    x[1, 2, 4, 7] = np.nan
+    x[2, 3] = -0.0
+    x[2, 3, 0, 0] = 0.0
+    t = getattr(Tensor(x), op)(axis=(0, 2, 3))
+    assert any(a.startswith("MERGE") for a in _actions(t))
+    o = Ops.MAX if op == "max" else Ops.MIN
+    want = np.squeeze(semantics.reduce(o, x, (0, 2, 3), -np.inf if op == "max" else np.inf),
+                      axis=(0, 2, 3))
+    got = t.numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("case", ["strided", "padded", "flipped", "int32", "float64"])
+def test_loops_that_are_not_one_run_stay_apart_and_compute_what_numpy_does(case):
+    """Two loops merge only where every read is one contiguous run of both: a slice (rows
+    further apart than they are long), a padding's gate, a flip (a * W - b) stay two loops;
+    other dtypes merge too (the same order, the same bits)."""
+    x = _special((4, 6, 10, 12))
+    if case == "strided":
+        t, ref = Tensor(x)[:, :, :, :11], x[:, :, :, :11]
+    elif case == "padded":
+        t = Tensor(x).pad(((0, 0), (0, 0), (1, 0), (0, 2)))
+        ref = np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 2)))
+    elif case == "flipped":
+        t, ref = Tensor(x).flip(3), x[:, :, :, ::-1]
+    elif case == "int32":
+        ref = (x * 100).astype(np.int32)
+        t = Tensor(ref)
+    else:
+        ref = x.astype(np.float64)
+        t = Tensor(ref)
+    s = t.sum(axis=(0, 2, 3))
+    merged = any(a.startswith("MERGE") for a in _actions(s))
+    assert merged == (case in ("int32", "float64"))
+    want = ref.astype(np.float64).sum(axis=(0, 2, 3))
+    if case == "int32":
+        assert np.array_equal(s.numpy(), ref.sum(axis=(0, 2, 3), dtype=np.int32))
+    else:
+        np.testing.assert_allclose(s.numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 32, 32), (3, 5, 7, 11), (1, 1, 1, 13), (4, 2, 13, 1)])
+def test_a_per_channel_scale_runs_along_each_image_plane(shape):
+    """A batch norm's output, (N, C, H, W) with a per-channel mean and scale: H and W are one
+    contiguous run, one vectorized loop (merge_store), with the same bits as numpy's float32
+    ops in the same order (relu keeps -0.0 out: 0 < x is false for it)."""
+    x = _special(shape, seed=3)
+    x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+    g = np.random.default_rng(4).standard_normal(shape[1]).astype(np.float32)
+    t = (Tensor(x) * Tensor(g).reshape(1, -1, 1, 1) + 0.5).relu()
+    acts = _actions(t)
+    if shape[2] > 1 and shape[3] > 1:
+        assert any(a.startswith("MERGE loops") for a in acts), acts
+        hw = shape[2] * shape[3]
+        assert any(a.startswith("UPCAST") and f"({hw} iterations" in a for a in acts), acts
+    v = x * g.reshape(1, -1, 1, 1) + np.float32(0.5)
+    want = np.where(np.float32(0) < v, v, np.float32(0))
+    got = t.numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("case", ["transposed", "sliced", "padded", "broadcast_row"])
+def test_output_loops_that_are_not_one_run_stay_apart(case):
+    """A transposed read, a slice, a padding's gate and a row broadcast along one loop but not
+    the other keep their loops; the values are numpy's either way."""
+    x = _special((3, 4, 9, 10), seed=5)
+    if case == "transposed":
+        t, want = Tensor(x).permute(0, 1, 3, 2) * 2, x.transpose(0, 1, 3, 2) * 2
+    elif case == "sliced":
+        t, want = Tensor(x)[:, :, :, 1:] * 2, x[:, :, :, 1:] * 2
+    elif case == "padded":
+        t = Tensor(x).pad(((0, 0), (0, 0), (0, 0), (1, 1))) * 2
+        want = np.pad(x, ((0, 0), (0, 0), (0, 0), (1, 1))) * 2
+    else:
+        row = x[0, 0, 0]
+        t, want = Tensor(x) + Tensor(row), x + row
+    names = [a for a in _actions(t) if a.startswith("MERGE loops")]
+    # (the outer loops may join H's, which is one run with them: H and W must stay apart)
+    assert all(len(a.split(" into ")[1].split()) >= 2 for a in names), names
+    got = t.numpy()
+    assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))

@@ -50,6 +50,12 @@ def test_fmt_keeps_comments_lines_and_meaning_and_is_idempotent(path):
     assert all(line == line.rstrip() for line in out.splitlines())
 
 
+def test_the_package_rules_files_are_laid_out_as_fmt_lays_them_out(capsys):
+    # the project keeps its own rules files as `rulegrad fmt` writes them, as a Python project
+    # keeps to its formatter: a rule added by hand out of column fails here, not in review
+    assert main(["fmt", "--check", str(ROOT / "rules")]) == 0, capsys.readouterr().err
+
+
 MESSY = """\
 use .helpers:   fold_alu   # helpers
 rules   sym = {

@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4
+# source sha256: b2219438af46ce6f710d327694672b022475b29fba952ce2ec09779cd513141b
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -21,7 +21,7 @@ from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = 'a8c2e3abdc3c59bd6120483a7a8ddc574c0d17deefd11d11edae45e1b4ef0cd4'
+SOURCE_SHA256 = 'b2219438af46ce6f710d327694672b022475b29fba952ce2ec09779cd513141b'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _LOG = Ops.LOG

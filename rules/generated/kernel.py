@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
-# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
+# source sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
+# imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
 from math import prod  # noqa: F401
@@ -20,8 +20,8 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'
-DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
+SOURCE_SHA256 = '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'
+DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _INDEX = Ops.INDEX

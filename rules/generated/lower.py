@@ -1,5 +1,5 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
-# source sha256: aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b
+# source sha256: 40454e2d8b30c8c57d135ced0d1cb466d80172e95bfb659c11c5319eda7baa97
 'Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower.'
 
 from math import prod  # noqa: F401
@@ -20,7 +20,7 @@ from rulegrad.rules.lower_helpers import log2_int
 from rulegrad.rules.lower_helpers import reduce_loop
 
 SOURCE = 'rules/lower.rules'
-SOURCE_SHA256 = 'aa783549be7cf1b9f3104cb4904aba3388af4e8c36c1c32bbd7e76557e3ae99b'
+SOURCE_SHA256 = '40454e2d8b30c8c57d135ced0d1cb466d80172e95bfb659c11c5319eda7baa97'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _AND = Ops.AND

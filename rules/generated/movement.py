@@ -1,5 +1,5 @@
 # generated from rules/movement.rules by `rulegrad gen`; do not edit
-# source sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
+# source sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 'Matchers for the rule sets of rules/movement.rules: double_reshape, mop_cleanup.'
 
 from math import prod  # noqa: F401
@@ -20,7 +20,7 @@ from rulegrad.rules.movement_helpers import is_identity
 from rulegrad.rules.movement_helpers import no_padding
 
 SOURCE = 'rules/movement.rules'
-SOURCE_SHA256 = 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'
+SOURCE_SHA256 = '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'
 DEPENDENCIES = ()
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP

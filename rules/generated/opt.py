@@ -1,6 +1,6 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: d4b49850b8d414048b1686681f87a5251efd6e2feb6fbae2e51fa47d8dafc28e
-# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
+# source sha256: fd377bfc56612536da43a6a7fbf0fa324d8930d8e19e3e538157dcfc43b2b1d9
+# imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
 from math import prod  # noqa: F401
@@ -36,8 +36,8 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'd4b49850b8d414048b1686681f87a5251efd6e2feb6fbae2e51fa47d8dafc28e'
-DEPENDENCIES = (('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), )
+SOURCE_SHA256 = 'fd377bfc56612536da43a6a7fbf0fa324d8930d8e19e3e538157dcfc43b2b1d9'
+DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
 # ======================================================================== opt_actions

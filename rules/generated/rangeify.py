@@ -1,8 +1,8 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 1059dbf6edd713aa41094986719ef2c20ba49d001781031ee5567e118224c3c8
-# imports rules/movement.rules sha256: f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226
-# imports rules/symbolic.rules sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
-# imports rules/kernel.rules sha256: cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d
+# source sha256: 2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40
+# imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
+# imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
+# imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
 'Matchers for the rule sets of rules/rangeify.rules: limit_buffers, earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -44,8 +44,8 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '1059dbf6edd713aa41094986719ef2c20ba49d001781031ee5567e118224c3c8'
-DEPENDENCIES = (('rules/movement.rules', 'f8bf9f2fe732c1ccb65d44edf7f96b6168635bd35d4bde2a57c0ae03a9efb226'), ('rules/symbolic.rules', '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'), ('rules/kernel.rules', 'cf230a7713b5c79cd0e41fefd78fab77232e52803a8321516f5a0c8529ca182d'), )
+SOURCE_SHA256 = '2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40'
+DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
 _BUFFER = Ops.BUFFER

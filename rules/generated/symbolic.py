@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: 80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae
+# source sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -17,7 +17,7 @@ from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = '80abc338a0096a7f9951e47f8696cc16f5759f398e2a07f96332ffd10d9c5cae'
+SOURCE_SHA256 = '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST

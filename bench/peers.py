@@ -287,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"roofs: FMA peak {fma_peak() / 1e9:.0f} GFLOP/s, copy {copy_bandwidth() / 1e9:.1f} "
           f"GB/s; times in ms")
     only = set(filter(None, args.only.split(",")))
+    unknown = sorted(only - {family for family, _ in CASES})
+    if unknown:
+        ap.error(f"unknown case {', '.join(unknown)}; the cases: "
+                 + ", ".join(family for family, _ in CASES))
     rows = []
     _header()
     for family, shape in CASES:

@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-jit", action="store_true",
                     help="call rulegrad directly, not through rulegrad.jit's replay")
     args = ap.parse_args(argv)
+    unknown = sorted(set(args.family.split(",")) - set(SWEEP))
+    if unknown:
+        ap.error(f"unknown family {', '.join(unknown)}; the families: {', '.join(SWEEP)}")
     torch = torch_module()
     if torch is None:
         print("bench/sweep.py needs torch: pip install -e '.[bench]'", file=sys.stderr)

@@ -138,7 +138,7 @@ def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
     a[5], b[size - 1] = np.nan, np.inf
     got = (Tensor(a) * Tensor(b) + Tensor(c)).relu().numpy()
     x = a * b + c
-    np.testing.assert_array_equal(got, np.where(x > 0, x, 0))  # relu: (x > 0).where(x, 0)
+    np.testing.assert_array_equal(got, np.where(x < 0, 0, x))  # relu: torch's, NaN kept
     source = next(s for s in reversed(sources) if "\nvoid k0" in s)  # (not launch.py's)
     kernel = source[source.index("\nvoid k0"):]
     # (launched: the threads' loop runs the iterations [lo_, hi_) launch.py gives it)

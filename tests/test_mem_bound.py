@@ -152,7 +152,7 @@ def test_loops_that_are_not_one_run_stay_apart_and_compute_what_numpy_does(case)
 def test_a_per_channel_scale_runs_along_each_image_plane(shape):
     """A batch norm's output, (N, C, H, W) with a per-channel mean and scale: H and W are one
     contiguous run, one vectorized loop (merge_store), with the same bits as numpy's float32
-    ops in the same order (relu keeps -0.0 out: 0 < x is false for it)."""
+    ops in the same order (relu as torch's: NaN and -0.0 kept, only values below 0 made 0)."""
     x = _special(shape, seed=3)
     x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
     g = np.random.default_rng(4).standard_normal(shape[1]).astype(np.float32)
@@ -163,7 +163,7 @@ def test_a_per_channel_scale_runs_along_each_image_plane(shape):
         hw = shape[2] * shape[3]
         assert any(a.startswith("UPCAST") and f"({hw} iterations" in a for a in acts), acts
     v = x * g.reshape(1, -1, 1, 1) + np.float32(0.5)
-    want = np.where(np.float32(0) < v, v, np.float32(0))
+    want = np.where(v < 0, np.float32(0), v)
     got = t.numpy()
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))

@@ -687,7 +687,7 @@ F32, F64, F16 = "np.float32", "np.float64", "np.float16"
 FLOATS = (F32, F32, F32, F64, F16)  # float32 most often: the packed and vector paths' dtype
 PRIMES = (3, 5, 7, 11, 13, 17, 31, 37, 41, 53, 67, 71, 97, 101, 131, 257)
 _HEAD = ("import numpy as np\nfrom rulegrad import Tensor\nrng = np.random.default_rng({seed})\n"
-         "relu = lambda t: np.where(t > 0, t, 0)  # tinygrad's: a NaN becomes 0\n")
+         "relu = lambda t: np.where(t < 0, 0, t)  # torch's: NaN and -0.0 kept\n")
 
 
 def _arr(name: str, shape: Shape, dt: str, rng: random.Random, special: bool = False) -> str:
@@ -764,7 +764,7 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += f"outs += [((Tensor({a}) @ Tensor({b})){f' + Tensor({c})' if bias else ''}){epi}]\n"
         ref = f"{a}.astype(np.float64) @ {b}.astype(np.float64)"
         ref += f" + {c}.astype(np.float64)" if bias else ""
-        # relu is tinygrad's (x > 0).where(x, 0): a NaN becomes 0
+        # relu is torch's: a NaN stays NaN, -0.0 stays -0.0
         ref = {"": ref, ".relu()": f"relu({ref})", " * 0.5": f"({ref}) * 0.5"}[epi]
         src += (f"want += [{ref}]\nmag += [np.abs({a}.astype(np.float64)) @ "
                 f"np.abs({b}.astype(np.float64))"

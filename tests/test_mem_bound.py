@@ -94,7 +94,7 @@ def test_a_sum_over_several_axes_runs_along_the_contiguous_run(shape):
     if shape[2] > 1 and shape[3] > 1:
         assert any(a.startswith("MERGE ADD") for a in acts), acts
     if hw >= 64:
-        assert any(a.startswith(f"VECTOR ADD over r") and f"({hw} values" in a for a in acts), acts
+        assert any(a.startswith("VECTOR ADD over r") and f"({hw} values" in a for a in acts), acts
     want = x.astype(np.float64).sum(axis=(0, 2, 3))
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.sqrt(x.size))
 

@@ -323,7 +323,7 @@ UNARY = {
     "sqrt": (lambda t: t.sqrt(), np.sqrt),
     "sin": (lambda t: t.sin(), np.sin),
     "reciprocal": (lambda t: t.reciprocal(), lambda a: 1 / a),
-    "relu": (lambda t: t.relu(), lambda a: np.where(a > 0, a, 0)),
+    "relu": (lambda t: t.relu(), lambda a: np.where(a < 0, 0, a)),  # torch's: NaN, -0.0 kept
     "sigmoid": (lambda t: t.sigmoid(), _np_sigmoid),
     "tanh": (lambda t: t.tanh(), lambda a: np.tanh(_float_of(a))),
     "invert": (lambda t: ~t, np.invert),

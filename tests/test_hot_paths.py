@@ -3,8 +3,9 @@
 - `Ops.X` is read without Enum's metaclass `__getattr__` hook (runtime/ops.py), and Ops still
   behaves as the Enum Python builds from the same members.
 - symbolic.rules' divmod_fold (`symbolic_helpers.fold_divmod`) takes its one-term and constant
-  inputs without a walk and checks its terms in one pass: it answers as the plain computation
-  (sum `linear_terms`, then test), written out here, on drawn index expressions.
+  inputs without a walk and checks its terms in one pass: what it folds keeps its value at every
+  drawn point of its ranges (C's integer arithmetic, evaluated here), and it folds what the
+  bounds allow (worked by hand).
 - The C build splits the compiler driver's plan into words without shlex's tokenizer
   (backends/c/stages.py's `split_words`): the same words as shlex.split, or the same error.
 """
@@ -22,7 +23,6 @@ from hypothesis import strategies as st
 from rulegrad import Ops, UOp, dtypes
 from rulegrad.backends.c.stages import split_words
 from rulegrad.rules.symbolic_helpers import fold_divmod
-from rulegrad.runtime.loops import linear_terms
 
 
 # ---------------------------------------------------------------------- Ops
@@ -45,34 +45,26 @@ def test_ops_is_read_without_a_getattr_hook_and_behaves_as_its_enum():
 
 
 # ---------------------------------------------------------------------- fold_divmod
-def _plain_fold(e: UOp) -> UOp | None:
-    """fold_divmod as written before its fast paths: every x walked, the tests one by one."""
-    x, c = e.src[0], e.src[1].arg
-    terms: dict[UOp, int] = {}
-    b = 0
-    for n, k in linear_terms(x):
-        if n.op is Ops.CONST and type(n.arg) is int:
-            b += k * n.arg
+_ARITHMETIC = {Ops.ADD: sum, Ops.MAX: max, Ops.NEG: lambda a: -a[0],
+               Ops.MUL: lambda a: a[0] * a[1]}
+
+
+def _value(e: UOp, at: dict[UOp, int]) -> int:
+    """e's value with each RANGE at its value in `at`, in C's integer arithmetic (division
+    truncates toward zero): the oracle, independent of the rewrite under test."""
+    vals: dict[UOp, int] = {}
+    for n in e.toposort():
+        a = [vals[s] for s in n.src]
+        if n.op is Ops.RANGE:
+            vals[n] = at[n]
+        elif n.op is Ops.CONST:
+            vals[n] = n.arg
+        elif n.op is Ops.IDIV or n.op is Ops.MOD:
+            q = abs(a[0]) // abs(a[1]) * (1 if (a[0] < 0) == (a[1] < 0) else -1) if a[1] else 0
+            vals[n] = q if n.op is Ops.IDIV else a[0] - q * a[1]
         else:
-            terms[n] = terms.get(n, 0) + k
-    if b < 0 or any(k < 0 for k in terms.values()) or type(c) is not int or c <= 0:
-        return None
-    if any(a.vmin < 0 for a in terms):
-        return None
-    if sum((k % c) * a.vmax for a, k in terms.items()) + b % c >= c:
-        return None
-    if e.op is Ops.IDIV:
-        parts, rest = [(a, k // c) for a, k in terms.items() if k >= c], b // c
-    else:
-        parts, rest = [(a, k % c) for a, k in terms.items() if k % c], b % c
-    out: UOp | None = None
-    for a, k in parts:
-        term = a if k == 1 else a * a.const_like(k)
-        out = term if out is None else out + term
-    if rest or out is None:
-        const = x.const_like(rest)
-        out = const if out is None else out + const
-    return out
+            vals[n] = _ARITHMETIC[n.op](a)
+    return vals[e]
 
 
 def _index(draw, ranges: list[UOp]) -> UOp:
@@ -98,13 +90,29 @@ def _index(draw, ranges: list[UOp]) -> UOp:
 
 @settings(max_examples=400, deadline=None)
 @given(data=st.data())
-def test_fold_divmod_answers_as_the_plain_walk(data):
+def test_fold_divmod_keeps_the_value_at_every_drawn_point(data):
     ranges = [UOp.range(data.draw(st.integers(1, 40)), i) for i in range(3)]
     x = _index(data.draw, ranges)
-    c = UOp.const(dtypes.index, data.draw(st.integers(-2, 70)))
+    c = UOp.const(dtypes.index, data.draw(st.integers(1, 70)))
     for op in (Ops.IDIV, Ops.MOD):
         e = UOp(op, dtypes.index, (x, c))
-        assert fold_divmod(e) is _plain_fold(e), (e, fold_divmod(e), _plain_fold(e))
+        folded = fold_divmod(e)
+        if folded is None:
+            continue
+        for _ in range(8):
+            at = {r: data.draw(st.integers(0, r.src[0].arg - 1)) for r in ranges}
+            assert _value(folded, at) == _value(e, at), (e, folded, at)
+
+
+def test_fold_divmod_folds_what_the_bounds_allow():
+    # worked by hand: r1 < 8, so (8 r0 + r1) // 8 is r0 and (8 r0 + r1) % 8 is r1; r1 < 9 is not
+    r0, r1 = UOp.range(5, 0), UOp.range(8, 1)
+    eight = UOp.const(dtypes.index, 8)
+    x = r0 * eight + r1
+    assert fold_divmod(UOp(Ops.IDIV, dtypes.index, (x, eight))) is r0
+    assert fold_divmod(UOp(Ops.MOD, dtypes.index, (x, eight))) is r1
+    wide = r0 * eight + UOp.range(9, 2)
+    assert fold_divmod(UOp(Ops.IDIV, dtypes.index, (wide, eight))) is None
 
 
 # ---------------------------------------------------------------------- split_words

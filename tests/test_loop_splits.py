@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 import pytest
+from special_values import assert_same_bits as _same_bits
+from special_values import sprinkled as _data
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -20,25 +22,6 @@ from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime import semantics
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-
-SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf]
-
-
-def _data(shape: tuple[int, ...], dt: type, seed: int = 0) -> np.ndarray:
-    """Random values with NaN, signed zeros and infinities sprinkled in."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dt)
-    flat = x.reshape(-1)
-    at = rng.choice(flat.size, size=flat.size // 8, replace=False)
-    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
-    return x
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.shape == b.shape and a.dtype == b.dtype
-    nan = np.isnan(a)
-    assert np.array_equal(nan, np.isnan(b))
-    assert np.array_equal(np.where(nan, 0, a).view(np.uint8), np.where(nan, 0, b).view(np.uint8))
 
 
 def _kernel(t: Tensor):

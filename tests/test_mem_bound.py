@@ -11,6 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from special_values import sprinkled
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build
@@ -74,12 +75,7 @@ def _actions(t: Tensor) -> list[str]:
 
 
 def _special(shape: tuple[int, ...], dt=np.float32, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dt)
-    flat = x.reshape(-1)
-    at = rng.choice(flat.size, size=max(1, flat.size // 50), replace=False)
-    flat[at] = rng.choice(np.array([-0.0, 0.0, 3.5, -7.0], dt), size=at.size)
-    return x
+    return sprinkled(shape, dt, seed, (-0.0, 0.0, 3.5, -7.0), share=50, least=1)
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 7, 11), (2, 4, 32, 32), (1, 3, 13, 1), (5, 2, 1, 97)])

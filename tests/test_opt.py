@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from special_values import assert_same_bits as _same_bits
+from special_values import sprinkled
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -26,12 +28,7 @@ SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0]
 
 def _data(shape: tuple[int, ...], dt: type, seed: int = 0) -> np.ndarray:
     """Random values with NaN, signed zeros and infinities sprinkled over every position."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dt)
-    flat = x.reshape(-1)
-    at = rng.choice(flat.size, size=flat.size // 8, replace=False)
-    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
-    return x
+    return sprinkled(shape, dt, seed, SPECIAL)
 
 
 def _kernel(t: Tensor):
@@ -47,15 +44,6 @@ def _oracle(op: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     o = Ops.MAX if op == "max" else Ops.MIN
     out = semantics.reduce(o, x, axes, -np.inf if op == "max" else np.inf)
     return np.squeeze(out, axis=axes)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.shape == b.shape and a.dtype == b.dtype
-    # NaN equals NaN; -0.0 is not 0.0
-    assert np.array_equal(a.view(np.uint8), b.view(np.uint8)) or (
-        np.array_equal(np.isnan(a), np.isnan(b))
-        and np.array_equal(np.where(np.isnan(a), 0, a).view(np.uint8),
-                           np.where(np.isnan(b), 0, b).view(np.uint8)))
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])

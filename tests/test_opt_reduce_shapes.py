@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from special_values import assert_same_bits as _same_bits
+from special_values import sprinkled
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -36,12 +38,7 @@ def scheduler(request, monkeypatch):
 
 def _data(shape: tuple[int, ...], dt: type, seed: int) -> np.ndarray:
     """Random values with NaN, signed zeros and infinities in a sixth of the positions."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(dt)
-    flat = x.reshape(-1)
-    at = rng.choice(flat.size, size=flat.size // 6, replace=False)
-    flat[at] = rng.choice(np.array(SPECIAL, dtype=dt), size=at.size)
-    return x
+    return sprinkled(shape, dt, seed, SPECIAL, share=6)
 
 
 def _oracle(op: str, x: np.ndarray, axis: int) -> np.ndarray:
@@ -53,14 +50,6 @@ def _oracle(op: str, x: np.ndarray, axis: int) -> np.ndarray:
     o = Ops.MAX if op == "max" else Ops.MIN
     ident = -np.inf if op == "max" else np.inf
     return np.squeeze(semantics.reduce(o, x, (axis,), ident), axis=axis)
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.shape == b.shape and a.dtype == b.dtype
-    nan = np.isnan(a)
-    assert np.array_equal(nan, np.isnan(b)), "NaN positions differ"
-    # NaN payloads are not part of the meaning; every other value bit for bit (-0.0 is not 0.0)
-    assert np.array_equal(np.where(nan, 0, a).view(np.uint8), np.where(nan, 0, b).view(np.uint8))
 
 
 def _acts(t: Tensor) -> tuple[list[str], str]:

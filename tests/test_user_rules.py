@@ -121,14 +121,12 @@ rules helped = {
 """
 
 
-def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, monkeypatch):
+@pytest.fixture
+def check_runs(monkeypatch) -> list:
+    """The paths of each run of the soundness check (add_rules' verdict), counted."""
     from rulegrad.generator import soundness
 
-    rules = rules_dir / "helped.rules"
-    rules.write_text(HELPED)
-    helpers = rules_dir / "two_helpers.py"
-    helpers.write_text("def is_two(v: object) -> bool:\n    return v == 2.0\n")
-    runs = []
+    runs: list = []
     check = soundness.check_paths
 
     def counting(paths, *a, **k):
@@ -136,6 +134,16 @@ def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, m
         return check(paths, *a, **k)
 
     monkeypatch.setattr(soundness, "check_paths", counting)
+    return runs
+
+
+def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, monkeypatch,
+                                                                     check_runs):
+    rules = rules_dir / "helped.rules"
+    rules.write_text(HELPED)
+    helpers = rules_dir / "two_helpers.py"
+    helpers.write_text("def is_two(v: object) -> bool:\n    return v == 2.0\n")
+    runs = check_runs
     rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))
     assert len(runs) == 1
     rulegrad.remove_rules(rulegrad.add_rules(rules, after="pm_rangeify"))  # kept in memory
@@ -151,19 +159,10 @@ def test_the_verdict_is_kept_by_content_of_the_file_and_its_helpers(rules_dir, m
 
 
 def test_the_verdict_serves_a_copy_of_the_file_in_another_folder(rules_dir, tmp_path,
-                                                                    monkeypatch):
+                                                                    monkeypatch, check_runs):
     # the fuzzer writes each program's rules file to a fresh folder: a verdict keyed by the
     # folder too was never reused, and every program paid for a z3 proof
-    from rulegrad.generator import soundness
-
-    runs = []
-    check = soundness.check_paths
-
-    def counting(paths, *a, **k):
-        runs.append(paths)
-        return check(paths, *a, **k)
-
-    monkeypatch.setattr(soundness, "check_paths", counting)
+    runs = check_runs
     monkeypatch.setattr(user, "_verdicts", {})
     rulegrad.remove_rules(rulegrad.add_rules(rules_dir / "strength.rules", after="pm_rangeify"))
     with pytest.raises(UnsoundRulesError, match="wrong.rules:2"):

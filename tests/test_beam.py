@@ -157,26 +157,35 @@ def test_debug_2_says_beam_and_the_choices(searching, monkeypatch, capsys):
     assert "BEAM " in line.split("actions:")[1]
 
 
-def test_a_candidate_with_a_wrong_result_is_rejected(searching, monkeypatch):
-    # every candidate but the heuristic's kernel (the first built) adds 1 to its first output
+def _candidates_changed(monkeypatch, change) -> None:
+    """Every library the search builds after the first (the heuristic's kernel) has `change`
+    applied to each kernel's outputs: candidates that compute something else."""
     real = beam.build
     builds = [0]
 
-    def corrupting(asts, name, restrict):
+    def changed(asts, name, restrict):
         runners = real(asts, name, restrict)
         builds[0] += 1
         if builds[0] == 1:
             return runners
 
-        def wrong(r):
+        def run(r):
             def go(arrays):
                 out = r(arrays)
-                out[0].reshape(-1)[0] += 1
+                change(out)
                 return out
             return go
-        return [wrong(r) for r in runners]
+        return [run(r) for r in runners]
 
-    monkeypatch.setattr(beam, "build", corrupting)
+    monkeypatch.setattr(beam, "build", changed)
+
+
+def test_a_candidate_with_a_wrong_result_is_rejected(searching, monkeypatch):
+    # every candidate but the heuristic's kernel (the first built) adds 1 to its first output
+    def wrong(out):
+        out[0].reshape(-1)[0] += 1
+
+    _candidates_changed(monkeypatch, wrong)
     rejected, tried = beam.stats["rejected"], beam.stats["candidates"]
     a, b = _f32(37, 129), _f32(129, 53)
     got = (Tensor(a) @ Tensor(b)).numpy()
@@ -208,24 +217,10 @@ def test_a_reordered_sum_outside_the_contract_is_never_kept(searching, monkeypat
     # (a sum that counted its terms' sizes twice) are rejected: the winner is the
     # heuristic's, and the result numpy's. (The bound grows with n: over 528K terms a float32
     # sum may move by 6% of sum|x|, so a skew of 0.1% would be an order the contract allows.)
-    real = beam.build
-    builds = [0]
+    def skewed(out):
+        out[0] += np.float32(np.abs(out[1]).sum())
 
-    def off(asts, name, restrict):
-        runners = real(asts, name, restrict)
-        builds[0] += 1
-        if builds[0] == 1:
-            return runners
-
-        def skewed(r):
-            def go(arrays):
-                out = r(arrays)
-                out[0] += np.float32(np.abs(out[1]).sum())
-                return out
-            return go
-        return [skewed(r) for r in runners]
-
-    monkeypatch.setattr(beam, "build", off)
+    _candidates_changed(monkeypatch, skewed)
     rejected, tried = beam.stats["rejected"], beam.stats["candidates"]
     x = _f32(4099, 129)
     got = Tensor(x).sum().numpy()

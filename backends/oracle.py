@@ -12,9 +12,14 @@ the choices where numpy has none). Beyond it:
   dtype max for MIN), like tinygrad, where numpy raises.
 - SINK evaluates to a tuple of its sources' values; DEVICE and UNIQUE to None; BIND to its
   value; a DEFINE_VAR takes its value from `var_vals`.
-- Devices are not modelled: COPY is the identity; MSTACK (one part per device) stacks its
-  parts on a new leading axis, MSELECT picks one, and MULTI (a sharded tensor) joins them
-  along its axis.
+- Devices are not modelled: COPY is the identity. A value with one part per device (MSTACK, and
+  any op over one) is a `PerDevice` list of arrays, each of the node's shape: an op of such
+  values is computed part by part (a value with no device, a constant, is the same in every
+  part), MSELECT picks one part, and MULTI (a sharded tensor) joins them along its axis
+  (replicas: the first).
+- VIEW(x, arg=ShapeTracker) reads x's row-major memory through the tracker's views (offset,
+  strides, mask: 0 where the mask is off), each view addressing the row-major layout of the
+  one below it (runtime/view.py's meaning, computed here from the views' fields).
 - ASSIGN(target, value) writes value into the storage the target views (a BUFFER, possibly
   through view-preserving movement ops; for a sharded target, its parts' buffers) and
   evaluates to the target. Reads of that buffer
@@ -84,7 +89,10 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
                 for c in (*cones[node].nodes, *cones[node].moves):
                     done(c)
             else:
-                values[node] = _eval_node(node, [values[s] for s in node.src], var_vals or {})
+                srcs = [values[s] for s in node.src]
+                values[node] = (_per_device(node, srcs, var_vals or {})
+                                if any(type(v) is PerDevice for v in srcs) else
+                                _eval_node(node, srcs, var_vals or {}))
             done(node)
     return [_detach(values[r]) for r in roots]
 
@@ -270,7 +278,29 @@ def evaluate_one(root: UOp, var_vals: dict[str, int] | None = None) -> Any:
     return evaluate([root], var_vals)[0]
 
 
+class PerDevice(list):
+    """The value of a node with one part per device: one array per device, in order."""
+
+
+# ops that take a per-device value whole (they are not computed part by part)
+_WHOLE = frozenset({Ops.MSELECT, Ops.MULTI, Ops.SINK})
+
+
+def _per_device(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> Any:
+    """A node over per-device values: MSELECT/MULTI/SINK take them whole; any other op is
+    computed on each device's part (sources with no device are the same on every device)."""
+    if node.op in _WHOLE:
+        return _eval_node(node, srcs, var_vals)
+    n = {len(v) for v in srcs if type(v) is PerDevice}
+    if len(n) != 1:
+        raise OracleError(f"{node.op.name} of values on different numbers of devices: {node!r}")
+    return PerDevice(_eval_node(node, [v[i] if type(v) is PerDevice else v for v in srcs],
+                                var_vals) for i in range(n.pop()))
+
+
 def _detach(value: Any) -> Any:
+    if type(value) is PerDevice:
+        return PerDevice(_detach(v) for v in value)
     if isinstance(value, np.ndarray):
         return np.array(value, copy=True)
     if isinstance(value, tuple):
@@ -390,7 +420,11 @@ def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     base = node.src[0].base
     if base.op is Ops.MULTI:
         return _assign_sharded(node.src[0], base, value)
-    if base.op is not Ops.BUFFER or (target.size and not np.shares_memory(target,
+    if base.op is Ops.MSTACK:  # one device's part (an ASSIGN computed part by part)
+        buffers = [p.base.arg.ensure() for p in base.src if p.base.op is Ops.BUFFER]
+        if target.size and not any(np.shares_memory(target, b) for b in buffers):
+            raise OracleError(f"ASSIGN's target must be a view of a part's BUFFER: {node!r}")
+    elif base.op is not Ops.BUFFER or (target.size and not np.shares_memory(target,
                                                                           base.arg.ensure())):
         raise OracleError(f"ASSIGN's target must be a view of a BUFFER, got {node.src[0]!r}")
     if not target.flags.writeable:
@@ -425,19 +459,62 @@ def _assign_sharded(target: UOp, multi: UOp, value: np.ndarray) -> np.ndarray:
     return np.array(view)
 
 
-# a value on several devices (MSTACK) is its parts stacked on a new leading axis
-def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return np.stack(srcs)
+# a value on several devices (MSTACK): one part per device
+def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> PerDevice:
+    for s in srcs:
+        if np.shape(s) != node.shape:
+            raise OracleError(f"MSTACK part of shape {np.shape(s)}, not {node.shape}: {node!r}")
+    return PerDevice(np.asarray(s) for s in srcs)
 
 
 def _mselect(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    if type(srcs[0]) is not PerDevice:
+        return srcs[0]  # a value with no device is the same on every device
     return srcs[0][node.arg]
 
 
 def _multi(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     """A sharded tensor: its parts joined along the sharded axis (replicas: the first)."""
     axis = node.arg[0]
-    return srcs[0][0] if axis is None else np.concatenate(list(srcs[0]), axis)
+    if type(srcs[0]) is not PerDevice:  # a value with no device: every part is that value
+        parts = [srcs[0]] * len(node.arg[1])
+    else:
+        parts = list(srcs[0])
+    return parts[0] if axis is None else np.concatenate(parts, axis)
+
+
+def _view(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
+    """x's row-major memory read through the tracker's views, the top view first: each view's
+    element at i is offset + sum(i_k * strides_k) of the layout below, 0 outside its mask."""
+    views = node.arg.views
+    memory = np.ascontiguousarray(srcs[0]).reshape(-1)
+    top = views[-1].shape
+    idxs = [a.reshape(-1) for a in np.indices(top, dtype=np.int64)] if top else []
+    valid = np.ones(int(np.prod(top, dtype=np.int64)), dtype=bool)
+    for k in range(len(views) - 1, -1, -1):
+        v = views[k]
+        off = np.full(valid.shape, v.offset, dtype=np.int64)
+        for i, stride in zip(idxs, v.strides):
+            off += i * stride
+        if v.mask is not None:
+            for i, (b, e) in zip(idxs, v.mask):
+                valid &= (i >= b) & (i < e)
+        if k:  # the offset into the layout of the view below, as its indices
+            below = views[k - 1].shape
+            off = np.where(valid, off, 0)
+            if int(np.prod(below, dtype=np.int64)) == 0:
+                valid[:] = False
+                idxs = [np.zeros_like(off) for _ in below]
+            else:
+                idxs = list(np.unravel_index(off, below)) if below else []
+        else:
+            idxs = [off]
+    flat = idxs[0] if views else np.zeros(valid.shape, np.int64)
+    if np.any(valid & ((flat < 0) | (flat >= memory.size))):
+        raise OracleError(f"VIEW reads outside its source's {memory.size} elements: {node!r}")
+    out = np.zeros(valid.shape, dtype=memory.dtype)
+    out[valid] = memory[flat[valid]]
+    return out.reshape(top)
 
 
 def _sink(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> tuple:
@@ -462,7 +539,7 @@ _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
     **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
                                    Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
     Ops.COPY: _copy, Ops.ASSIGN: _assign, Ops.SINK: _sink,
-    Ops.MSTACK: _mstack, Ops.MSELECT: _mselect, Ops.MULTI: _multi,
+    Ops.MSTACK: _mstack, Ops.MSELECT: _mselect, Ops.MULTI: _multi, Ops.VIEW: _view,
     Ops.DEVICE: _no_value, Ops.UNIQUE: _no_value,
 }
 _DISPATCH = {op: (handler, op not in _NO_ARRAY) for op, handler in _HANDLERS.items()}

@@ -34,6 +34,7 @@ import numpy as np
 from rulegrad.backends.oracle import evaluate
 from rulegrad.dsl import ast as A
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
@@ -101,6 +102,8 @@ def _oracle_scalar(inst: Instance, n: UOp) -> Any:
 
 
 def _values(inst: Instance, node: UOp) -> Any:
+    if inst.buffers and any(n.op is Ops.ASSIGN for n in toposort(node)):
+        inst.restore()  # each side starts from the buffers as drawn (an ASSIGN writes them)
     if inst.mode == "index":
         return IndexedEval(inst).value(node)
     return evaluate([inst.bind_ranges(node)], inst.var_vals)[0]
@@ -268,6 +271,10 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         except RewriteNotReady:
             assume(False)
         except Exception as exc:  # noqa: BLE001 - a rule that crashes is reported, not hidden
+            # what a sharded tensor cannot do (a movement that would move data between its
+            # shards, ops over shards along different axes) is refused with a message, as the
+            # user sees it: that instance is no program
+            assume(not (mode == "sharded" and isinstance(exc, InvalidArgument)))
             raise Raised(describe(inst, lhs, None, f"the rule raised {exc!r}")) from exc
         assume(rhs is not None and rhs is not lhs)
         assume(mode != "scalar" or not index_overflows(inst, rhs))
@@ -296,7 +303,13 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
     try:
         # a short first run tells a rule whose guard random draws (almost) never satisfy; such
         # a rule gets hypothesis's search instead, which steers toward what the guard wants
-        if run_random(one, min(examples, PROBE_EXAMPLES), seed) > 0:
+        accepted = run_random(one, min(examples, PROBE_EXAMPLES), seed)
+        if accepted == 0 and mode == "tensor":
+            # a tensor rule no plain instance fires (an op over MULTIs): draw sharded ones
+            mode = "sharded"
+            accepted = run_random(one, min(examples, PROBE_EXAMPLES), seed)
+            mode = "sharded" if accepted else "tensor"
+        if accepted > 0:
             result.examples = 0
             run_random(one, examples, seed)
         else:

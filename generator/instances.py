@@ -35,9 +35,11 @@ import numpy as np
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.names import resolve_dtype, resolve_ops
 from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.device import DeviceMismatch, device_of
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.view import ShapeTracker
 
 from . import draws as st
 from .draws import assume, draw
@@ -47,8 +49,12 @@ from .smt import OPERAND_DOMAIN  # the dtypes each op computes on (runtime/seman
 SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
 _MARKERS = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.FUSE,
                       Ops.REALIZE, Ops.NOOP})
-TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS
-              | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER})
+# the ops of sharded tensors (a MULTI of per-device parts, an MSTACK of them, an MSELECT of one)
+SHARDED_OPS = frozenset({Ops.MULTI, Ops.MSTACK, Ops.MSELECT})
+TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS | SHARDED_OPS
+              | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER, Ops.VIEW, Ops.ASSIGN})
+# the virtual devices a sharded instance's parts are drawn on
+DEVICES = ("CPU", "CPU:1", "CPU:2", "CPU:3")
 # dtypes, simplest first (the order hypothesis shrinks toward)
 SCALAR_DTYPES = (dtypes.index, dtypes.int32, dtypes.int8, dtypes.uint8, dtypes.bool,
                  dtypes.float32, dtypes.int64, dtypes.uint32, dtypes.int16, dtypes.uint16,
@@ -78,7 +84,10 @@ def pattern_ops(p: A.Pattern) -> set[Ops]:
 
 
 def mode_of(rule: A.Rule) -> str:
-    """'scalar' or 'tensor'; raises CannotInstantiate for kernel-level patterns."""
+    """'scalar', 'tensor', 'sharded' (a tensor pattern over the nodes of sharded tensors: every
+    tensor leaf is sharded too) or 'index'; raises CannotInstantiate for kernel-level
+    patterns. (A 'tensor' rule no plain instance fires is also drawn 'sharded', see
+    examples.py: an elementwise op over MULTIs, say.)"""
     ops = pattern_ops(rule.pattern)
     if ops <= SCALAR_OPS:
         return "scalar"
@@ -101,7 +110,7 @@ def mode_of(rule: A.Rule) -> str:
         if not allowed:
             names = ", ".join(sorted(op.name for op in _node_ops(q)))
             raise CannotInstantiate(f"no instance can be drawn for {names}")
-    return "tensor"
+    return "sharded" if ops & SHARDED_OPS else "tensor"
 
 
 def _load_of_index(p: A.Pattern) -> A.Pattern | None:
@@ -138,6 +147,13 @@ class Instance:
     mode: str = "scalar"
     var_vals: dict[str, int] = field(default_factory=dict)
     range_vals: dict[UOp, int] = field(default_factory=dict)
+    # each drawn Buffer's first contents: an ASSIGN writes into them when evaluated, and the
+    # right side must start from what the left side started from (`restore`)
+    buffers: list[tuple[Buffer, np.ndarray]] = field(default_factory=list)
+
+    def restore(self) -> None:
+        for buf, data in self.buffers:
+            buf.ensure()[...] = data
 
     def bind_ranges(self, node: UOp) -> UOp:
         """`node` with every RANGE replaced by the CONST of its drawn value (the oracle has no
@@ -216,6 +232,11 @@ class Builder:
         self.bound: dict[str, UOp] = {}
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
+        # a sharded instance: the devices every sharded leaf is laid over, and the kind of leaf
+        # inside an MSELECT (a per-device value: `_PER_DEVICE_ANY` leaves, or MSTACKs only)
+        self.devices: tuple[str, ...] = ()
+        self.per_device = _NOT_PER_DEVICE
+        self.axis_choice = 0
 
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
@@ -228,7 +249,15 @@ class Builder:
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
+        if self.mode == "sharded":  # 2 or 3 devices, in any order; a preferred sharded axis
+            self.devices = tuple(self.draw(st.permutations(DEVICES)))[:self.draw(st.integers(2, 3))]
+            self.axis_choice = self.draw(st.integers(0, 3))
         self.inst.root = self.node(pattern, dt, shape)
+        if self.devices:
+            try:  # a graph whose sources sit on different devices is no program
+                device_of(self.inst.root)
+            except DeviceMismatch:
+                assume(False)
         return self.inst
 
     def _index_root(self, pattern: A.Pattern) -> UOp:
@@ -347,6 +376,14 @@ class Builder:
             return self._range(srcs[0] if srcs else None, dt)
         if op is Ops.DEFINE_VAR:
             return self._var(dt)
+        if op is Ops.BUFFER:  # memory itself: a flat buffer
+            assume(len(shape) == 1)
+            return self._buffer(dt, shape).base
+        if op is Ops.VIEW:
+            assume(len(srcs) <= 1)
+            return self._view(srcs[0] if srcs else None, dt, shape, tag)
+        if op in SHARDED_OPS or op is Ops.ASSIGN:
+            return self._sharded_node(op, srcs, dt, shape, arg, tag)
         want = ARITY.get(op, 1 if op in _MARKERS else None)
         if want is None or (p.srcs is not None and not p.ellipsis and len(srcs) != want):
             assume(False)
@@ -363,7 +400,9 @@ class Builder:
         if op in _MARKERS:
             return UOp(op, dt, (self._src(pats[0], dt, shape),), arg, tag)
         if op is Ops.COPY:
-            device = UOp(Ops.DEVICE, dtypes.void, (), "CPU")
+            # to a device of the sharded instance, or to one it is not on
+            device = UOp(Ops.DEVICE, dtypes.void, (), self.draw(st.sampled_from(
+                DEVICES[:len(self.devices) + 1] if self.devices else ("CPU",))))
             return UOp(op, dt, (self._src(pats[0], dt, shape), device), arg, tag)
         node = self._alu(op, pats, dt, shape, arg, tag)
         return node.replace(src=node.src[::-1]) if swap else node
@@ -401,8 +440,10 @@ class Builder:
 
     # -- leaves
     def leaf(self, dt: DType, shape: tuple[int, ...], name: str) -> UOp:
-        if self.mode == "tensor":
-            return self._buffer(dt, shape)
+        if self.mode in ("tensor", "sharded"):
+            if self.per_device != _NOT_PER_DEVICE:
+                return self._per_device_leaf(dt, shape)
+            return self._sharded_leaf(dt, shape) if self.devices else self._buffer(dt, shape)
         kinds = ["var", "const", "expr"] if dt.is_int else ["const", "cmp"]
         if dt is dtypes.index:
             kinds.append("range")
@@ -448,17 +489,116 @@ class Builder:
         self.inst.range_vals[r] = self.draw(st.integers(0, end.arg - 1))
         return r
 
-    def _buffer(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+    def _buffer(self, dt: DType, shape: tuple[int, ...], device: str = "CPU",
+                seed: int | None = None) -> UOp:
         size = math.prod(shape)
-        seed = self.draw(st.integers(0, 2**32 - 1))
-        buf = Buffer(size, dt, _random_array(seed, size, dt))
+        if seed is None:
+            seed = self.draw(st.integers(0, 2**32 - 1))
+        data = _random_array(seed, size, dt)
+        buf = Buffer(size, dt, data, device=device)
+        self.inst.buffers.append((buf, data.copy()))
         return UOp(Ops.BUFFER, dt, (), buf).reshape(shape)
+
+    # -- sharded tensors: MULTI(MSTACK(part on device 0, ...), arg=(axis, devices))
+    def _sharded_node(self, op: Ops, srcs: list, dt: DType, shape: tuple[int, ...], arg: Any,
+                      tag: Any) -> UOp:
+        if op is Ops.ASSIGN:  # into a realized target (buffers, or shards of buffers)
+            assume(len(srcs) == 2)
+            target = self.node(srcs[0], dt, shape)
+            assume(target.base.op is Ops.BUFFER or target.base.op is Ops.MULTI
+                   and all(p.base.op is Ops.BUFFER for p in target.base.src[0].src))
+            return UOp(Ops.ASSIGN, dt, (target, self.node(srcs[1], dt, shape)), arg, tag)
+        assume(self.devices)
+        if op is Ops.MSELECT:  # part i of a per-device value
+            assume(len(srcs) <= 1)
+            i = arg if arg is not None else self.draw(st.integers(0, len(self.devices) - 1))
+            outer, self.per_device = self.per_device, _PER_DEVICE_ANY
+            src = self._src(srcs[0] if srcs else None, dt, shape)
+            self.per_device = outer
+            return UOp(Ops.MSELECT, dt, (src,), i, tag)
+        assume(not srcs and arg is None)
+        node = self._multi(dt, shape) if op is Ops.MULTI else self._mstack(dt, shape)
+        return node if tag is None else node.replace(tag=tag)
+
+    def _sharded_leaf(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+        """A sharded tensor, or now and then a constant (on no device: on every one)."""
+        if self.draw(st.integers(0, 3)) == 0:
+            c = UOp.const(dt, self.draw(scalar_values(dt)))
+            return c.reshape((1,) * len(shape)).expand(shape) if shape else c
+        return self._multi(dt, shape)
+
+    def _multi(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+        """A tensor of `shape` sharded over the instance's devices along an axis the devices
+        divide (mostly the instance's preferred one), or replicated (axis None: every part
+        holds the same values)."""
+        n = len(self.devices)
+        axes = [a for a, s in enumerate(shape) if s >= n and s % n == 0]
+        if axes and self.draw(st.booleans()):
+            axis = axes[self.axis_choice % len(axes)]
+        else:
+            axis = self.draw(st.sampled_from([None, *axes]))
+        part = shape if axis is None else (*shape[:axis], shape[axis] // n, *shape[axis + 1:])
+        seed = self.draw(st.integers(0, 2**32 - 1))
+        parts = tuple(self._buffer(dt, part, dev, seed if axis is None else seed + i)
+                      for i, dev in enumerate(self.devices))
+        return UOp(Ops.MULTI, dt, (UOp(Ops.MSTACK, dt, parts, self.devices),),
+                   (axis, self.devices))
+
+    def _mstack(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+        parts = tuple(self._buffer(dt, shape, dev) for dev in self.devices)
+        return UOp(Ops.MSTACK, dt, parts, self.devices)
+
+    def _per_device_leaf(self, dt: DType, shape: tuple[int, ...]) -> UOp:
+        """A value with one part per device: an MSTACK, or an op of MSTACKs."""
+        kind = 0 if self.per_device == _PER_DEVICE_STACK else self.draw(st.integers(0, 3))
+        if kind <= 1:
+            return self._mstack(dt, shape)
+        outer, self.per_device = self.per_device, _PER_DEVICE_STACK
+        try:
+            binary = [op for op in (Ops.ADD, Ops.MAX, Ops.MUL) if _op_accepts(op, dt)]
+            if kind == 2 and binary:
+                op = self.draw(st.sampled_from(binary))
+                return UOp(op, dt, (self._mstack(dt, shape), self._mstack(dt, shape)))
+            op = self.draw(st.sampled_from(sorted(GroupOp.Movement)))
+            return self._movement(op, None, dt, shape, None, None)
+        finally:
+            self.per_device = outer
+
+    # -- views: VIEW(x, arg=ShapeTracker), a drawn chain of movement ops folded into one
+    def _view(self, p: A.Pattern | None, dt: DType, shape: tuple[int, ...], tag: Any) -> UOp:
+        """A view of `shape` of a drawn source: up to 3 movement ops drawn from the view's shape
+        down (as `_movement` draws them), applied to the source's tracker from the bottom up.
+        A CONST source is a scalar, reshaped and expanded first; a BUFFER source is flat."""
+        moves, cur = [], shape
+        for _ in range(self.draw(st.integers(0, 3))):
+            op = self.draw(st.sampled_from(sorted(GroupOp.Movement)))
+            arg, cur = self._movement_arg(op, cur)
+            moves.append((op.name, arg))
+        src_ops = _first_ops(p) if p is not None else None
+        if src_ops == {Ops.CONST}:
+            base, first = (), [("RESHAPE", (1,) * len(cur)), ("EXPAND", cur)]
+        elif src_ops and src_ops <= {Ops.BUFFER, Ops.ASSIGN}:
+            base, first = (math.prod(cur),), [("RESHAPE", cur)]
+        else:
+            base, first = cur, []
+        tracker = ShapeTracker.from_shape(base)
+        for name, arg in first + moves[::-1]:
+            tracker = tracker.apply(name, arg)
+        assume(tracker.shape == shape)
+        return UOp(Ops.VIEW, dt, (self._src(p, dt, base),), tracker, tag)
 
     # -- tensor ops: the source's shape and the op's argument, given the result's shape
     def _movement(self, op: Ops, p: A.Pattern | None, dt: DType, shape: tuple[int, ...],
                   arg: Any, tag: Any) -> UOp:
         if arg is not None:
             assume(False)  # a fixed movement argument: too rare to draw toward
+        arg, src_shape = self._movement_arg(op, shape)
+        src = self._src(p, dt, src_shape)
+        return UOp(op, dt, (src,), arg, tag)
+
+    def _movement_arg(self, op: Ops, shape: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
+        """A drawn argument of movement op `op` whose result has `shape`, and its source's
+        shape."""
         n = len(shape)
         if op is Ops.RESHAPE:
             src_shape = self._reshape_of(shape)
@@ -488,8 +628,7 @@ class Builder:
         else:  # FLIP
             arg = tuple(self.draw(st.lists(st.booleans(), n)))
             src_shape = shape
-        src = self._src(p, dt, src_shape)
-        return UOp(op, dt, (src,), arg, tag)
+        return arg, src_shape
 
     def _reshape_of(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Another shape with the same number of elements."""
@@ -522,6 +661,10 @@ class Builder:
         src_shape = tuple(self.draw(size) if i in axes else s for i, s in enumerate(shape))
         assume(math.prod(src_shape) <= 1 << 17)  # one large axis, not a large volume
         return UOp(Ops.REDUCE_AXIS, dt, (self._src(p, dt, src_shape),), arg, tag)
+
+
+# what a leaf is inside an MSELECT (see Builder.per_device)
+_NOT_PER_DEVICE, _PER_DEVICE_ANY, _PER_DEVICE_STACK = 0, 1, 2
 
 
 def _multiplicity(n: int, f: int) -> int:

@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 776b448b6160f0a09cffaa9b364a7c03201335416b51beb695fbf6a332959b85
+# source sha256: ac1681fb528386e532c2506c6eb47a13388cf50d69ee2eecfa24d42609e685e8
 # imports rules/rangeify.rules sha256: 2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
@@ -39,7 +39,7 @@ from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '776b448b6160f0a09cffaa9b364a7c03201335416b51beb695fbf6a332959b85'
+SOURCE_SHA256 = 'ac1681fb528386e532c2506c6eb47a13388cf50d69ee2eecfa24d42609e685e8'
 DEPENDENCIES = (('rules/rangeify.rules', '2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER

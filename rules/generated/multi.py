@@ -1,5 +1,5 @@
 # generated from rules/multi.rules by `rulegrad gen`; do not edit
-# source sha256: 7c894e07a6566b83aac4fe4288362bb00f96f433457ece66837007def23be55a
+# source sha256: 3f9494432854826c1e1dbcc3b671043a9c42837fe7ba18970dcbf4db65afcf64
 'Matchers for the rule sets of rules/multi.rules: multi_pm, pm_mselect.'
 
 from math import prod  # noqa: F401
@@ -23,7 +23,7 @@ from rulegrad.rules.multi_helpers import reduce_multi
 from rulegrad.rules.multi_helpers import select_part
 
 SOURCE = 'rules/multi.rules'
-SOURCE_SHA256 = '7c894e07a6566b83aac4fe4288362bb00f96f433457ece66837007def23be55a'
+SOURCE_SHA256 = '3f9494432854826c1e1dbcc3b671043a9c42837fe7ba18970dcbf4db65afcf64'
 DEPENDENCIES = ()
 _MSTACK = Ops.MSTACK
 _MULTI = Ops.MULTI

@@ -38,6 +38,7 @@ from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.view import flatten
 
 from .draws import assume, run_hypothesis, run_random
 from .instances import Instance, draw_instance
@@ -104,9 +105,27 @@ def _oracle_scalar(inst: Instance, n: UOp) -> Any:
 def _values(inst: Instance, node: UOp) -> Any:
     if inst.buffers and any(n.op is Ops.ASSIGN for n in toposort(node)):
         inst.restore()  # each side starts from the buffers as drawn (an ASSIGN writes them)
+    if inst.mode == "kernel":
+        return kernel_values(inst, node)
     if inst.mode == "index":
         return IndexedEval(inst).value(node)
     return evaluate([inst.bind_ranges(node)], inst.var_vals)[0]
+
+
+def kernel_values(inst: Instance, value: UOp) -> np.ndarray:
+    """A kernel-level value at every point of the instance's loops: the kernel that stores it
+    (row-major over the loops into slot 0), run by the kernel interpreter on copies of the
+    drawn parameters."""
+    from rulegrad.backends.kernel_interp import run_kernel
+
+    sizes = tuple(int(r.src[0].arg) for r in inst.loops)
+    out = np.zeros(int(np.prod(sizes, dtype=np.int64)), value.dtype.np)
+    g = UOp(Ops.DEFINE_GLOBAL, value.dtype, (), 0)
+    off = flatten(inst.loops, sizes, UOp.const(dtypes.index, 0))
+    store = UOp(Ops.STORE, dtypes.void, (UOp(Ops.INDEX, value.dtype, (g, off)), value,
+                                         *inst.loops))
+    run_kernel(UOp.sink(store), [out, *(p.copy() for p in inst.params)], inst.var_vals)
+    return out.reshape(sizes)
 
 
 class _Invalid:
@@ -136,6 +155,9 @@ class IndexedEval:
     def value(self, n: UOp) -> np.ndarray:
         if n.op is Ops.INDEX:
             return self._element(n)
+        if n.op is Ops.LOAD and len(n.src) == 3:  # LOAD(INDEX(b, off), gate, alt): C's `?:`
+            chosen = n.src[0] if self.index(n.src[1]) else n.src[2]
+            return np.asarray(self.value(chosen), n.dtype.np)
         if not any(m.op is Ops.INDEX for m in toposort(n)):
             return np.asarray(evaluate([self.inst.bind_ranges(n)], self.inst.var_vals)[0])
         if n.op in _MARKERS:

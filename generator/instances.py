@@ -39,7 +39,7 @@ from rulegrad.runtime.device import DeviceMismatch, device_of
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
-from rulegrad.runtime.view import ShapeTracker
+from rulegrad.runtime.view import ShapeTracker, flatten
 
 from . import draws as st
 from .draws import assume, draw
@@ -53,6 +53,8 @@ _MARKERS = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.F
 SHARDED_OPS = frozenset({Ops.MULTI, Ops.MSTACK, Ops.MSELECT})
 TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS | SHARDED_OPS
               | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER, Ops.VIEW, Ops.ASSIGN})
+# a kernel-level value (backends/KERNEL_AST.md): index math, loads of parameters, reductions
+KERNEL_OPS = SCALAR_OPS | {Ops.REDUCE, Ops.LOAD, Ops.INDEX, Ops.DEFINE_GLOBAL}
 # the virtual devices a sharded instance's parts are drawn on
 DEVICES = ("CPU", "CPU:1", "CPU:2", "CPU:3")
 # dtypes, simplest first (the order hypothesis shrinks toward)
@@ -89,9 +91,13 @@ def mode_of(rule: A.Rule) -> str:
     patterns. (A 'tensor' rule no plain instance fires is also drawn 'sharded', see
     examples.py: an elementwise op over MULTIs, say.)"""
     ops = pattern_ops(rule.pattern)
+    if _any_node(rule.pattern) and _reads_tag(rule.guard):
+        return "tensor"  # a rule over any node that reads its tag: a tagged tensor node
     if ops <= SCALAR_OPS:
         return "scalar"
     root_ops = _first_ops(rule.pattern)
+    if root_ops == {Ops.REDUCE} and ops <= KERNEL_OPS:
+        return "kernel"  # a kernel's REDUCE over its loads, run by the kernel interpreter
     if root_ops == {Ops.LOAD} and _load_of_index(rule.pattern) is not None:
         return "index"  # LOAD(INDEX(...)): the element the INDEX names
     if root_ops == {Ops.INDEX}:
@@ -111,6 +117,31 @@ def mode_of(rule: A.Rule) -> str:
             names = ", ".join(sorted(op.name for op in _node_ops(q)))
             raise CannotInstantiate(f"no instance can be drawn for {names}")
     return "sharded" if ops & SHARDED_OPS else "tensor"
+
+
+# the tags the scheduler's passes mark tensor nodes with (a REALIZE's number, "realized", the
+# fuse mark), drawn on the root of a rule that matches any node and reads its tag
+TAGS = (None, "realized", "fuse", (0,), (1, 2))
+
+
+def _any_node(p: A.Pattern) -> bool:
+    while isinstance(p, A.PBind):
+        p = p.pattern
+    return isinstance(p, A.PVar) and p.dtype is None
+
+
+def _reads_tag(e: Any) -> bool:
+    """Whether an expression (a guard) reads some node's tag."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.EAttr) and x.attr == "tag":
+            return True
+        if isinstance(x, tuple):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, A.Span):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "span")
+    return False
 
 
 def _load_of_index(p: A.Pattern) -> A.Pattern | None:
@@ -147,6 +178,10 @@ class Instance:
     mode: str = "scalar"
     var_vals: dict[str, int] = field(default_factory=dict)
     range_vals: dict[UOp, int] = field(default_factory=dict)
+    # a kernel instance: the kernel's loops (the STORE's ranges) and its input parameters
+    # (DEFINE_GLOBAL 1, 2, ...; slot 0 is the output the evaluation allocates)
+    loops: tuple[UOp, ...] = ()
+    params: list[np.ndarray] = field(default_factory=list)
     # each drawn Buffer's first contents: an ASSIGN writes into them when evaluated, and the
     # right side must start from what the left side started from (`restore`)
     buffers: list[tuple[Buffer, np.ndarray]] = field(default_factory=list)
@@ -237,6 +272,7 @@ class Builder:
         self.devices: tuple[str, ...] = ()
         self.per_device = _NOT_PER_DEVICE
         self.axis_choice = 0
+        self.ranges: list[UOp] = []  # a kernel instance: the ranges open where a node is built
 
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
@@ -246,13 +282,22 @@ class Builder:
         if self.mode == "index":
             self.inst.root = self._index_root(pattern)
             return self.inst
+        if self.mode == "kernel":  # up to 2 loops of 1..4 iterations around the value
+            sizes = self.draw(st.lists(st.integers(1, 4), self.draw(st.integers(0, 2))))
+            self.inst.loops = tuple(self._kernel_range(n, "loop") for n in sizes)
+            self.ranges = list(self.inst.loops)
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
         if self.mode == "sharded":  # 2 or 3 devices, in any order; a preferred sharded axis
             self.devices = tuple(self.draw(st.permutations(DEVICES)))[:self.draw(st.integers(2, 3))]
             self.axis_choice = self.draw(st.integers(0, 3))
-        self.inst.root = self.node(pattern, dt, shape)
+        if self.mode == "tensor" and _any_node(pattern):  # a leaf or a movement op, tagged
+            root = self.leaf(dt, shape, "x") if self.draw(st.booleans()) else self._movement(
+                self.draw(st.sampled_from(sorted(GroupOp.Movement))), None, dt, shape, None, None)
+            self.inst.root = root.replace(tag=self.draw(st.sampled_from(TAGS)))
+        else:
+            self.inst.root = self.node(pattern, dt, shape)
         if self.devices:
             try:  # a graph whose sources sit on different devices is no program
                 device_of(self.inst.root)
@@ -361,7 +406,8 @@ class Builder:
 
     def pnode(self, p: A.PNode, dt: DType, shape: tuple[int, ...]) -> UOp:
         _require(p.dtype, dt)
-        usable = SCALAR_OPS if self.mode == "scalar" else TENSOR_OPS | SCALAR_OPS
+        usable = {"scalar": SCALAR_OPS, "kernel": KERNEL_OPS}.get(self.mode,
+                                                                 TENSOR_OPS | SCALAR_OPS)
         ops = sorted(op for op in _node_ops(p) & usable if _op_accepts(op, dt))
         assume(ops)
         op = self.draw(st.sampled_from(ops))
@@ -374,6 +420,8 @@ class Builder:
             return UOp.const(dt, value)
         if op is Ops.RANGE:
             return self._range(srcs[0] if srcs else None, dt)
+        if op is Ops.REDUCE and self.mode == "kernel":
+            return self._kernel_reduce(srcs, dt, arg, tag)
         if op is Ops.DEFINE_VAR:
             return self._var(dt)
         if op is Ops.BUFFER:  # memory itself: a flat buffer
@@ -438,8 +486,39 @@ class Builder:
     def _dtypes(self) -> tuple[DType, ...]:
         return SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
 
+    # -- kernels: values over the open ranges, read from parameters
+    def _kernel_range(self, size: int, kind: str) -> UOp:
+        return UOp(Ops.RANGE, dtypes.index, (UOp.const(dtypes.index, size),),
+                   (next(self._ids), kind))
+
+    def _kernel_reduce(self, srcs: list, dt: DType, arg: Any, tag: Any) -> UOp:
+        """REDUCE(v, *ranges, arg=op) over 1 or 2 fresh reduce ranges (now and then empty),
+        v built with those ranges open."""
+        assume(dt.is_float or dt.is_int)
+        op = arg if arg is not None else self.draw(st.sampled_from(sorted(REDUCE_OPS)))
+        sizes = self.draw(st.lists(st.integers(0, 6).map(lambda k: k if k < 6 else 0),
+                                   self.draw(st.integers(1, 2))))
+        ranges = [self._kernel_range(n, "reduce") for n in sizes]
+        self.ranges += ranges
+        value = self._src(srcs[0] if srcs else None, dt, ())
+        del self.ranges[-len(ranges):]
+        return UOp(Ops.REDUCE, dt, (value, *ranges), op, tag)
+
+    def _kernel_load(self, dt: DType) -> UOp:
+        """LOAD of a new parameter, one element per point of the open ranges (row-major)."""
+        sizes = [int(r.src[0].arg) for r in self.ranges]
+        data = _random_array(self.draw(st.integers(0, 2**32 - 1)), math.prod(sizes), dt)
+        self.inst.params.append(data)
+        g = UOp(Ops.DEFINE_GLOBAL, dt, (), len(self.inst.params))
+        off = flatten(self.ranges, sizes, UOp.const(dtypes.index, 0))
+        return UOp(Ops.LOAD, dt, (UOp(Ops.INDEX, dt, (g, off)),))
+
     # -- leaves
     def leaf(self, dt: DType, shape: tuple[int, ...], name: str) -> UOp:
+        if self.mode == "kernel":
+            if self.draw(st.integers(0, 4)) == 0:
+                return UOp.const(dt, self.draw(scalar_values(dt)))
+            return self._kernel_load(dt)
         if self.mode in ("tensor", "sharded"):
             if self.per_device != _NOT_PER_DEVICE:
                 return self._per_device_leaf(dt, shape)

@@ -1,5 +1,5 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
-# source sha256: 40454e2d8b30c8c57d135ced0d1cb466d80172e95bfb659c11c5319eda7baa97
+# source sha256: f9d23bbbc5629f69659bf2fac2b44e1dfd5d7a3fed3cab140121959280f9f8c3
 'Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower.'
 
 from math import prod  # noqa: F401
@@ -20,7 +20,7 @@ from rulegrad.rules.lower_helpers import log2_int
 from rulegrad.rules.lower_helpers import reduce_loop
 
 SOURCE = 'rules/lower.rules'
-SOURCE_SHA256 = '40454e2d8b30c8c57d135ced0d1cb466d80172e95bfb659c11c5319eda7baa97'
+SOURCE_SHA256 = 'f9d23bbbc5629f69659bf2fac2b44e1dfd5d7a3fed3cab140121959280f9f8c3'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _AND = Ops.AND

@@ -461,9 +461,12 @@ def _assign_sharded(target: UOp, multi: UOp, value: np.ndarray) -> np.ndarray:
 
 # a value on several devices (MSTACK): one part per device
 def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> PerDevice:
+    shape = node.shape
+    if shape is not None and has_symbolic(shape):
+        shape = actual(shape)  # a symbolic size is its bound value here
     for s in srcs:
-        if np.shape(s) != node.shape:
-            raise OracleError(f"MSTACK part of shape {np.shape(s)}, not {node.shape}: {node!r}")
+        if np.shape(s) != shape:
+            raise OracleError(f"MSTACK part of shape {np.shape(s)}, not {shape}: {node!r}")
     return PerDevice(np.asarray(s) for s in srcs)
 
 

@@ -10,11 +10,14 @@ Each example draws an instance of the left side (instances.py), rewrites its roo
 *alone* (a one-rule interpreted matcher, so no other rule can mask a bad one), and evaluates
 both graphs with the numpy oracle (backends/oracle.py), RANGEs bound to drawn in-range values
 (the element an index expression reaches must be the same; index rules are evaluated element
-by element, see `IndexedEval`). Equal means identical bits, every NaN identified (NaN equals
+by element, see `IndexedEval`; a kernel's value is stored over its loops and run by the kernel
+interpreter, see `kernel_values`). Equal means identical bits, every NaN identified (NaN equals
 NaN, -0.0 is not 0.0), as z3 compares; a rule marked `# check: ulp N` may differ by N units in
 the last place. The dtype and shape must be kept. A division by zero is an instance like any
 other (x // 0 and x % 0 are 0, as the oracle and C compute). A rule that raises on an instance
-is an `error`, with the instance and the error shown.
+is an `error`, with the instance and the error shown, except a sharded instance the rule
+refuses with `InvalidArgument` (what a sharded tensor cannot do): no program, not drawn again.
+An instance's buffers are restored before each side is evaluated (an ASSIGN writes them).
 
 On a few instances per rule the rule's whole set also runs to a fixed point under a small
 rewrite budget: a `RewriteBudgetError` there is a loop between rules of the set, reported

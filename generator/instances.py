@@ -6,7 +6,7 @@ capture a leaf or a small expression of a drawn dtype and shape), plus the value
 take (`var_vals` for DEFINE_VAR, `range_vals` for RANGE), so that the graph and its rewrite can
 both be evaluated.
 
-Three kinds of rule are instantiated:
+These kinds of rule are instantiated (`mode_of`):
 - *scalar* rules (patterns over ALU ops, CAST, CONST, RANGE and DEFINE_VAR: the index and
   integer simplifications): leaves are bounded DEFINE_VARs (so vmin/vmax guards see real
   bounds), RANGEs, constants, or small expressions of those (`v + c`, `v % c`, ...), so the
@@ -15,9 +15,16 @@ Three kinds of rule are instantiated:
   leaves are BUFFERs of random data viewed at a drawn shape; shapes flow from the root down, so
   every movement op gets an argument valid for its source (a reshape of the same size, an
   expand from 1s, a pad that fits...);
+  A VIEW is a drawn chain of movement ops folded into a ShapeTracker over a drawn source;
+- *sharded* rules (patterns over MULTI/MSTACK/MSELECT): tensor rules whose every leaf is a MULTI
+  of per-device buffers on 2-3 devices (sharded along an axis the devices divide, or replicated
+  with equal parts), now and then a constant; inside an MSELECT, a per-device value;
 - *index* rules (a root `INDEX(x, ...)`, rangeify's `INDEX(SHRINK(...), ...)` and friends):
   x is a tensor instance and each index a RANGE over its axis, bound to a drawn in-range value,
-  so both sides name one element.
+  so both sides name one element;
+- *kernel* rules (a root REDUCE of kernel-level nodes): the REDUCE's value inside a kernel's
+  loops (`Instance.loops`), over fresh reduce ranges, its leaves loads of parameters
+  (`Instance.params`, DEFINE_GLOBAL 1, 2, ...) read row-major at the open ranges.
 
 Draws shrink toward small shapes, `index`/`int32` dtypes and small values, so a counterexample
 comes out small. The guard is not consulted here: the caller filters with `assume`.

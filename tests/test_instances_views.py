@@ -21,7 +21,7 @@ import pytest
 
 from rulegrad.backends.oracle import evaluate
 from rulegrad.dsl import load
-from rulegrad.generator.draws import Reject, RandomData
+from rulegrad.generator.draws import RandomData, Reject
 from rulegrad.generator.instances import draw_instance
 from rulegrad.generator.soundness import check_paths
 from rulegrad.runtime.buffer import Buffer

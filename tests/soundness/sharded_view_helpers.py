@@ -31,7 +31,7 @@ def reduce_multi_local(r: UOp, m: UOp) -> UOp:
 
 def gather_reversed(m: UOp, d: UOp) -> UOp:
     """gather with the devices' parts joined in reverse order."""
-    (axis, devs), v = m.arg, m.src[0]
+    devs, v = m.arg[1], m.src[0]
     stack = UOp(Ops.MSTACK, v.dtype, tuple(UOp(Ops.MSELECT, v.dtype, (v,), i)
                                            for i in reversed(range(len(devs)))), devs)
     return gather(UOp(Ops.MULTI, m.dtype, (stack,), m.arg), d)

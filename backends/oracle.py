@@ -132,6 +132,8 @@ def _cones(order: list[UOp], keep: set[UOp]) -> dict[UOp, _Cone]:
     for red in order:
         if red.op is not Ops.REDUCE_AXIS or not _splittable(red):
             continue
+        if any(n.op is Ops.MSTACK for n in toposort(red.src[0])):
+            continue  # a value per device: reduced part by part, each part whole
         x, moves, user = red.src[0], [], red
         while x.op in _VIEW_MOVES and x not in keep and users.get(x) == {user} \
                 and not has_symbolic(x.shape):

@@ -225,3 +225,20 @@ def test_the_packages_sharded_rules_pass_on_instances():
 def test_the_packages_view_rules_pass_on_instances(name):
     (r,) = check_paths([str(RULES / "kernelize.rules")], examples=60, seed=0, rule=name).rules
     assert r.method == "examples" and r.verdict == "passed", r.line()
+
+
+def test_a_large_reduction_of_parts_is_computed_on_each_device():
+    """A reduction of a product of parts larger than the oracle's block size (which it would
+    otherwise evaluate a block at a time) is still computed part by part."""
+    devs = ("CPU", "CPU:1")
+    rng = np.random.default_rng(1)
+    shape = (1100, 1000)
+    datas = [rng.integers(-3, 4, shape).astype(np.int32) for _ in devs]
+    parts = [UOp(Ops.BUFFER, dtypes.int32, (), Buffer(d.size, dtypes.int32, d, device=dev))
+             .reshape(shape) for d, dev in zip(datas, devs)]
+    stack = UOp(Ops.MSTACK, dtypes.int32, tuple(parts), devs)
+    prod = UOp(Ops.MUL, dtypes.int32, (stack, stack))
+    summed = UOp(Ops.REDUCE_AXIS, dtypes.int32, (prod,), (Ops.ADD, (1,)))
+    got = evaluate([UOp(Ops.MULTI, dtypes.int32, (summed,), (0, devs))])[0]
+    want = np.concatenate([(d * d).sum(axis=1, keepdims=True, dtype=np.int32) for d in datas])
+    assert np.array_equal(got, want)

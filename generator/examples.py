@@ -29,6 +29,7 @@ A rule whose guard random draws (almost) never satisfy gets hypothesis's search 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +173,8 @@ class IndexedEval:
         idx = [self.index(i) for i in n.src[1:]]
         if any(v is INVALID for v in idx):
             return np.zeros((), n.dtype.np)
+        if n.src[0].op is Ops.BUFFERIZE:
+            return self._buffered(n.src[0], idx)
         t = np.asarray(self.value(n.src[0]))
         if t.shape == ():
             return t  # a scalar read at any index is itself
@@ -183,6 +186,20 @@ class IndexedEval:
         if len(idx) != t.ndim or not all(0 <= v < s for v, s in zip(idx, t.shape)):
             raise IndexError(f"INDEX at {tuple(idx)} of a tensor of shape {t.shape}")
         return np.asarray(t[tuple(idx)])
+
+    def _buffered(self, b: UOp, idx: list[Any]) -> np.ndarray:
+        """Element `idx` of BUFFERIZE(value, *ranges): the value with its ranges at idx."""
+        rngs = b.src[1:]
+        if len(idx) != len(rngs):
+            raise IndexError(f"INDEX with {len(idx)} indices of a buffer of {len(rngs)} ranges")
+        at = dict(self.inst.range_vals)
+        for r, v in zip(rngs, idx):
+            if r.op is Ops.RANGE:
+                if not 0 <= v < r.src[0].arg:
+                    raise IndexError(f"INDEX at {tuple(idx)} of a buffer over {b.shape}")
+                at[r] = v
+        inner = IndexedEval(dataclasses.replace(self.inst, range_vals=at))
+        return np.asarray(inner.value(b.src[0]), b.dtype.np)
 
     def index(self, e: UOp) -> Any:
         """An index expression's value (ints, bools or INVALID)."""

@@ -114,7 +114,7 @@ def mode_of(rule: A.Rule) -> str:
             inner = inner.pattern
         for q in inner.srcs or ():
             for sub in _pnodes(q):
-                if not _node_ops(sub) & (SCALAR_OPS | TENSOR_OPS):
+                if not _node_ops(sub) & (SCALAR_OPS | TENSOR_OPS | {Ops.BUFFERIZE}):
                     raise CannotInstantiate("an INDEX over kernel-level nodes")
         return "index"
     # an op set such as `Binary` or `All` is fine when some of its ops can be built
@@ -280,6 +280,7 @@ class Builder:
         self.per_device = _NOT_PER_DEVICE
         self.axis_choice = 0
         self.ranges: list[UOp] = []  # a kernel instance: the ranges open where a node is built
+        self.indexed = False  # building the tensor an index instance reads (a BUFFERIZE may be)
 
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
@@ -334,11 +335,11 @@ class Builder:
             ndim = self.draw(st.integers(ndim, max(ndim, 3)))
         elif len(pats) == 3:  # the kernel form INDEX(buffer, offset, valid): a flat buffer
             return self._kernel_index(pattern, pats, name)
-        self.mode = "tensor"
+        self.mode, self.indexed = "tensor", True
         dt = self._pick_dtype(None, TENSOR_DTYPES)
         shape = self._shape(ndim)
         x = self.node(pats[0], dt, shape)
-        self.mode = "scalar"
+        self.mode, self.indexed = "scalar", False
         idxs = []
         for d, size in enumerate(shape):
             if d + 1 < len(pats):
@@ -415,6 +416,8 @@ class Builder:
         _require(p.dtype, dt)
         usable = {"scalar": SCALAR_OPS, "kernel": KERNEL_OPS}.get(self.mode,
                                                                  TENSOR_OPS | SCALAR_OPS)
+        if self.indexed:  # the tensor an INDEX reads may be one of rangeify's buffers
+            usable = usable | {Ops.BUFFERIZE}
         ops = sorted(op for op in _node_ops(p) & usable if _op_accepts(op, dt))
         assume(ops)
         op = self.draw(st.sampled_from(ops))
@@ -437,6 +440,8 @@ class Builder:
         if op is Ops.VIEW:
             assume(len(srcs) <= 1)
             return self._view(srcs[0] if srcs else None, dt, shape, tag)
+        if op is Ops.BUFFERIZE and self.mode == "tensor" and self.indexed:
+            return self._bufferize(srcs, dt, shape, arg, tag)
         if op in SHARDED_OPS or op is Ops.ASSIGN:
             return self._sharded_node(op, srcs, dt, shape, arg, tag)
         want = ARITY.get(op, 1 if op in _MARKERS else None)
@@ -492,6 +497,35 @@ class Builder:
 
     def _dtypes(self) -> tuple[DType, ...]:
         return SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
+
+    # -- rangeify's buffers: BUFFERIZE(value, *ranges), the value at each point of its ranges
+    def _bufferize(self, srcs: list, dt: DType, shape: tuple[int, ...], arg: Any,
+                   tag: Any) -> UOp:
+        """A BUFFERIZE of `shape`: a fresh RANGE per axis, its value an element expression over
+        them (a drawn tensor read at the ranges, an op of two such, or a constant)."""
+        assume(len(srcs) <= 1 and all(n >= 1 for n in shape))
+        ranges = [UOp(Ops.RANGE, dtypes.index, (UOp.const(dtypes.index, n),),
+                      (next(self._ids), "loop")) for n in shape]
+
+        def element() -> UOp:
+            return UOp(Ops.INDEX, dt, (self._buffer(dt, shape), *ranges))
+
+        p = srcs[0] if srcs else None
+        if p is not None and not _any_node(p):
+            assume(_first_ops(p) == {Ops.CONST})
+            value = self.node(p, dt, ())
+        else:
+            kind = self.draw(st.integers(0, 3))
+            binary = [op for op in (Ops.ADD, Ops.MUL, Ops.MAX) if _op_accepts(op, dt)]
+            if kind == 0:
+                value = UOp.const(dt, self.draw(scalar_values(dt)))
+            elif kind == 1 and binary:
+                value = UOp(self.draw(st.sampled_from(binary)), dt, (element(), element()))
+            else:
+                value = element()
+            if p is not None and isinstance(p, A.PBind | A.PVar) and getattr(p, "name", None):
+                self.bound[p.name] = value
+        return UOp(Ops.BUFFERIZE, dt, (value, *ranges), arg, tag)
 
     # -- kernels: values over the open ranges, read from parameters
     def _kernel_range(self, size: int, kind: str) -> UOp:

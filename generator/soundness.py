@@ -25,9 +25,10 @@ The phases, one module each:
 - instances.py + examples.py: draw instances of the left side (scalar index math, tensor
   graphs with views, sharded tensors over 2-3 devices, an INDEX of a tensor graph read at drawn
   in-range RANGE values, or a kernel's REDUCE), rewrite with the rule alone, compare both sides
-  with the numpy oracle (the kernel interpreter for a kernel's value) (a z3 `unknown` also runs examples,
-  which may still refute it, but never turn it into a pass); a z3 counterexample is replayed
-  the same way, so every refutation is confirmed (or flagged) by an independent evaluator;
+  with the numpy oracle (the kernel interpreter for a kernel's value); a z3 `unknown` also
+  runs examples, which may still refute it, but never turn it into a pass; a z3
+  counterexample is replayed the same way, so every refutation is confirmed (or flagged) by
+  an independent evaluator;
 - termination.py: static loop candidates per rule set, confirmed with the rewrite budget on
   instances; a loop the budget catches while examples run is reported too.
 

@@ -7,7 +7,8 @@ The instances must be valid kernels whose value numpy computes alike from the pa
 rule that matches any node and reads its tag is drawn as a tagged tensor node. Then the check
 must fail where it should: each planted wrong rule of tests/soundness/kernel_lowering.rules (an
 accumulator started at 0, a dropped reduce range, a half sum never rounded back, a gated load
-reading 1 where its gate is off, an untag that drops an op) is refuted, its sound original
+reading 1 where its gate is off, an untag that drops an op, a buffer recomputed at the wrong
+indices) is refuted, its sound original
 passes, and so do the package's own rules of these families, with no structural mark left.
 """
 
@@ -21,7 +22,7 @@ import pytest
 
 from rulegrad.dsl import load
 from rulegrad.generator.draws import RandomData, Reject
-from rulegrad.generator.examples import kernel_values
+from rulegrad.generator.examples import IndexedEval, kernel_values
 from rulegrad.generator.instances import draw_instance, mode_of
 from rulegrad.generator.soundness import check_paths
 from rulegrad.runtime.ops import Ops
@@ -100,6 +101,27 @@ def test_a_rule_over_any_node_is_drawn_tagged(planted_rules):
     assert None in tags and len(tags) >= 4
 
 
+def test_a_buffer_read_is_its_value_at_the_indices(planted_rules):
+    """INDEX(BUFFERIZE(INDEX(t, *ranges), *ranges), *at) is t[at], read with numpy from the
+    drawn tensor's data at the drawn values of the reader's ranges."""
+    checked = 0
+    for inst in instances(planted_rules["remove_buffer_ok"], 200):
+        idx = inst.root
+        buf = idx.src[0]
+        assert idx.op is Ops.INDEX and buf.op is Ops.BUFFERIZE
+        assert len(idx.src) - 1 == len(buf.src) - 1 == len(buf.shape)
+        value = buf.src[0]
+        if value.op is not Ops.INDEX or value.src[1:] != buf.src[1:]:
+            continue
+        t = value.src[0]
+        data = t.base.arg.ensure().reshape(t.shape)
+        at = tuple(inst.range_vals[i] if i.op is Ops.RANGE else i.arg for i in idx.src[1:])
+        got = IndexedEval(inst).value(idx)
+        assert got.tobytes() == data[at].tobytes()
+        checked += 1
+    assert checked >= 50
+
+
 # ---------------------------------------------------------------------- the check fails
 @pytest.fixture(scope="module")
 def planted():
@@ -107,7 +129,8 @@ def planted():
 
 
 @pytest.mark.parametrize("name", ["reduce_to_loop_zero", "reduce_drops_range",
-                                  "half_sum_unrounded", "guarded_load_one", "untag_drops_op"])
+                                  "half_sum_unrounded", "guarded_load_one", "untag_drops_op",
+                                  "remove_buffer_swapped", "remove_buffer_first"])
 def test_a_planted_wrong_rule_is_refuted(planted, name):
     r = planted[name]
     assert r.verdict == "refuted" and r.method == "examples", r.line()
@@ -115,7 +138,7 @@ def test_a_planted_wrong_rule_is_refuted(planted, name):
 
 
 @pytest.mark.parametrize("name", ["reduce_to_loop_ok", "half_sum_ok", "guarded_load_ok",
-                                  "untag_ok"])
+                                  "untag_ok", "remove_buffer_ok", "const_buffer_ok"])
 def test_its_sound_original_passes(planted, name):
     r = planted[name]
     assert r.verdict == "passed" and r.examples >= 50, f"{r.line()}\n{r.counterexample}"
@@ -125,7 +148,9 @@ def test_its_sound_original_passes(planted, name):
                                        ("lower.rules", "guarded_load"),
                                        ("lower.rules", "reduce_to_loop"),
                                        ("kernelize.rules", "remove_tags"),
-                                       ("rangeify.rules", "unmark")])
+                                       ("rangeify.rules", "unmark"),
+                                       ("rangeify.rules", "remove_buffer"),
+                                       ("rangeify.rules", "const_buffer")])
 def test_the_packages_rules_pass_on_instances(path, name):
     (r,) = check_paths([str(RULES / path)], examples=60, seed=0, rule=name).rules
     assert r.method == "examples" and r.verdict == "passed", r.line()

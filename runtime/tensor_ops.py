@@ -590,7 +590,8 @@ class TensorOps:
     def celu(self, alpha: float = 1.0) -> Tensor:
         # torch's: elu with exp(x / alpha); exp reads min(x, 0), so celu(inf)'s gradient is 1
         # (it was NaN: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) met 0 * inf)
-        return (self > 0).where(self, alpha * _expm1_nonpositive((self > 0).where(0.0, self) / alpha))
+        below = (self > 0).where(0.0, self) / alpha
+        return (self > 0).where(self, alpha * _expm1_nonpositive(below))
 
     def selu(self, alpha: float = 1.6732632423543772, gamma: float = 1.0507009873554805
              ) -> Tensor:

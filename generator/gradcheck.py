@@ -320,6 +320,20 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                             f"torch.{name}(dim={axes}, keepdim=True)",
                             lambda t, xs, name=name, axes=axes: torch_reduce(t, xs[0], name, axes),
                             draws))
+    # a max over windows marked CONTIGUOUS_BACKWARD (max_pool2d without indices): one window
+    # per (batch, channel), so torch's max_pool2d over the whole window is the reference (the
+    # first maximum gets it all, the last NaN in a window holding one)
+    for shape in ((1, 1, 2, 2), (1, 1, 3, 2), (2, 1, 3, 3)):
+        draws = (Draw("distinct", _shaped(_distinct, shape), True),
+                 Draw("ties", _shaped(_few, shape), False),
+                 Draw("ties and NaN", lambda rng, shape=shape: [_with_nan(rng, _few(rng, shape))],
+                      False))
+        out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS(MAX, (2, 3)) of CONTIGUOUS_BACKWARD {shape}",
+                        lambda xs: UOp(Ops.REDUCE_AXIS, xs[0].dtype,
+                                       (xs[0].f(Ops.CONTIGUOUS_BACKWARD),), (Ops.MAX, (2, 3))),
+                        "F.max_pool2d(kernel_size=the window)",
+                        lambda t, xs: t.nn.functional.max_pool2d(xs[0], tuple(xs[0].shape[2:])),
+                        draws))
     return out
 
 

@@ -5,6 +5,8 @@ gradient of the node's source as a UOp (tensor level, the source's shape)."""
 
 from __future__ import annotations
 
+import math
+
 from rulegrad.runtime.device import device_of
 from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
@@ -53,6 +55,78 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
     at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
     return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)
+
+
+def first_max_grad(grad: UOp, red: UOp) -> UOp:
+    """The gradient of a window max that goes to one element per window, torch's max_pool2d's:
+    the first maximum in row-major order over the reduced axes, or the last NaN when the window
+    holds one (its forward kernel's `val > max || isnan(val)`). Only the backward graph picks
+    the element; the forward stays a reduce max. The reduced axes are moved last and flattened
+    to one of K elements; "a hit before this one" is a prefix OR by doubling shifts (log2 K
+    steps, no table of positions)."""
+    x, axes = red.src[0], red.arg[1]
+    keep = [a for a in range(len(x.shape)) if a not in axes]
+    order = tuple(keep + list(axes))
+    moved = x.permute(order)
+    outer = moved.shape[:len(keep)]
+    k = math.prod(x.shape[a] for a in axes)
+    flat = moved.reshape(outer + (k,))
+    top = red.permute(order).reshape(outer + (1,)).expand(outer + (k,))
+    nan_max = top.ne(top)  # MAX propagates NaN: the window holds one
+    hit = nan_max.where(flat.ne(flat), flat.eq(top))
+    inside = _inside_image(x.src[0] if x.op is Ops.CONTIGUOUS_BACKWARD else x)
+    if inside is not None:  # a window of -inf and padding: the first element in the image
+        hit = hit.alu(Ops.AND, inside.permute(order).reshape(outer + (k,)))
+    taken = nan_max.where(_hits_beside(hit, after=True), _hits_beside(hit, after=False))
+    back = grad.permute(order).reshape(outer + (1,)).expand(outer + (k,))
+    # the first hit per window, stored once: inlined, each input element's gradient would
+    # recompute it for every window that holds the element (4x slower on a 2x2 pool)
+    first = taken.where(hit.const_like(False), hit).f(Ops.CONTIGUOUS)
+    picked = first.where(back, back.const_like(0))
+    return picked.reshape(moved.shape).permute(argsort(order))
+
+
+def _inside_image(x: UOp) -> UOp | None:
+    """For windows over a tensor padded with a value (`Tensor.pad(value=)`: WHERE(PAD(true),
+    PAD(x), fill)), the same windows over the padded mask: true where an element is in the
+    image (torch never picks a padded element). None when the windows read no such pad."""
+    base = x.base
+    if base.op is not Ops.WHERE or base.src[0].op is not Ops.PAD or \
+            base.src[2].base.op is not Ops.CONST:
+        return None
+    return _rebuilt_over(x, base, base.src[0])
+
+
+def _rebuilt_over(x: UOp, old: UOp, new: UOp) -> UOp:
+    """The movement chain from x down to `old`, applied to `new` instead (in new's dtype)."""
+    chain = []
+    node = x
+    while node is not old:
+        chain.append(node)
+        node = node.src[0]
+    out = new
+    for m in reversed(chain):
+        out = m.replace(src=(out,) + m.src[1:], dtype=new.dtype)
+    return out
+
+
+def _hits_beside(hit: UOp, after: bool) -> UOp:
+    """Per element of the last axis: whether a hit lies before it (after=False) or after it."""
+    *outer, k = hit.shape
+    lead = ((0, 0),) * len(outer)
+
+    def shifted(h: UOp, by: int) -> UOp:  # h moved `by` places along the last axis, False in
+        if after:
+            return h.pad(lead + ((0, by),)).shrink(tuple((0, s) for s in outer) + ((by, k + by),))
+        return h.pad(lead + ((by, 0),)).shrink(tuple((0, s) for s in outer) + ((0, k),))
+
+    seen, by = shifted(hit, 1), 1
+    while by < k:
+        # each step is stored before the next reads it twice (inlined, step n would
+        # recompute the first step 2^n times: minutes for a 64x64 window)
+        seen = (seen if by == 1 else seen.f(Ops.CONTIGUOUS)).alu(Ops.OR, shifted(seen, by))
+        by *= 2
+    return seen
 
 
 def no_gradient(node: UOp) -> tuple[None, ...]:

@@ -69,12 +69,21 @@ def alu_multi(x: UOp) -> UOp:
         if m.arg[1] != devs:
             raise DeviceMismatch(f"{x.op.name} of tensors sharded over different devices "
                                  f"{describe(devs)} and {describe(m.arg[1])}")
-    axes = sorted({m.arg[0] for m in multis} - {None})
-    if len(axes) > 1:
-        raise InvalidArgument(f"{x.op.name} of tensors sharded along different axes {axes}: "
-                              "shard them alike, or copy one to a device (.to) first")
-    axis = axes[0] if axes else None
-    return _multi(x.replace(src=tuple(_parts_of(s, axis, devs, x.op) for s in x.src)), axis, devs)
+    # the result is sharded as the first sharded source; a source sharded along another axis
+    # (`x @ x` with x sharded by rows reads x along the contraction axis too) is gathered
+    # whole on each device and cut there (an all-gather: it was refused)
+    axis = next((m.arg[0] for m in multis if m.arg[0] is not None), None)
+    srcs = tuple(_multi(_resharded(s, axis, devs), axis, devs)
+                 if s.op is Ops.MULTI and s.arg[0] not in (axis, None) else s for s in x.src)
+    return _multi(x.replace(src=tuple(_parts_of(s, axis, devs, x.op) for s in srcs)), axis, devs)
+
+
+def _resharded(v: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
+    """The per-device parts of sharded v laid out along `axis` (None: replicas) instead of its
+    own axis: gathered whole on each device, and cut there."""
+    whole = [gather(v, UOp(Ops.DEVICE, arg=d)) for d in devs]
+    return _stack([w if axis is None else _slice(w, axis, i, len(devs))
+                   for i, w in enumerate(whole)], devs)
 
 
 def reduce_multi(r: UOp, m: UOp) -> UOp:
@@ -168,16 +177,14 @@ def gather(m: UOp, d: UOp) -> UOp:
 def assign_multi(a: UOp, t: UOp, v: UOp) -> UOp:
     """ASSIGN(sharded target, value): the assign of each part, with the value's parts laid out
     as the target's (part i is what target part i holds of the whole value)."""
-    (axis, devs), n = t.arg, len(t.arg[1])
+    axis, devs = t.arg
     # (a value sharded over other devices was refused by device_of, as for any op)
     if v.op is not Ops.MULTI or v.arg[0] in (axis, None):
         # the same layout; replicas or constants, cut per device (a tensor on one device is
         # a DeviceMismatch: Tensor.assign shards it first)
         parts = _parts_of(v, axis, devs, Ops.ASSIGN)
     else:  # sharded along another axis: gathered whole on each device, and cut there
-        whole = [gather(v, UOp(Ops.DEVICE, arg=d)) for d in devs]
-        parts = _stack([w if axis is None else _slice(w, axis, i, n)
-                        for i, w in enumerate(whole)], devs)
+        parts = _resharded(v, axis, devs)
     return _multi(a.replace(src=(t.src[0], parts)), axis, devs)
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
+from .ops import Ops
 from .tensor_ops import make_tuple, placed_like
 from .variable import show
 
@@ -171,8 +172,8 @@ class NNOps:
         """Max over sliding windows; with return_indices, the flat spatial index of each max,
         as torch's: the first of a window's maxima, the last NaN when it holds one (the index
         was out of range for a window holding NaN), the value that element and its gradient
-        going to it alone. Without indices a reduce max, its gradient amax's: ties share it
-        (torch's max_pool2d gives it to the first; picking that element costs 4x forward)."""
+        going to it alone. Without indices a reduce max whose gradient goes to the same element
+        (the element is picked by the backward graph only: in the forward it cost 4x)."""
         k_ = make_tuple(kernel_size, 2)
         axis = tuple(range(-len(k_), 0))
         s_ = k_ if stride is None else stride
@@ -182,7 +183,9 @@ class NNOps:
         lead = ((0, 0),) * (self.ndim - len(k_))
         pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
         if not return_indices:
-            return pooled.max(axis)
+            # the marker asks for torch's gradient (rules/gradient.rules' grad_pool_max: all of
+            # it to the first maximum, picked in the backward only); the scheduler drops it
+            return type(self)(pooled.uop.f(Ops.CONTIGUOUS_BACKWARD)).max(axis)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
         # each element's key: size - its flat position (padding 0), so the largest key among

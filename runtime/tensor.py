@@ -938,10 +938,12 @@ class Tensor(TensorOps, NNOps):
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
             return self
-        if self.dtype.is_float:  # x * sign(x), exactly |x| (NaN stays NaN); + 0.0 makes
+        if self.dtype.is_float:  # x * s, exactly |x| (NaN stays NaN); + 0.0 makes
             # abs(-0.0) +0.0 (numpy). Its gradient is torch's, ctx * sign(x): 0 at 0, and NaN
-            # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0
-            return self * self.sign() + 0.0
+            # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0;
+            # s is torch's sign, 0 at NaN, so the gradient there is 0 too (it was NaN)
+            s = (self > 0).where(1.0, (self < 0).where(-1.0, 0.0)).cast(self.dtype)
+            return self * s + 0.0
         return (self < 0).where(-self, self)
 
     def relu(self) -> Tensor:

@@ -466,10 +466,29 @@ class TensorOps:
         return x.eq(0).where(x * (2 / math.sqrt(math.pi)), x.sign() * y)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
+        """torch's clamp: min(max(x, min_), max_), NaN where any of them is NaN (a NaN bound
+        was ignored), x itself where it is in range (its -0.0 kept at a 0.0 bound). The
+        gradient is torch's clamp_backward: to x where min_ <= x <= max_ (not at NaN: it got
+        1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_."""
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
-        out = (self < min_).where(min_, self) if min_ is not None else self
-        return (out > max_).where(max_, out) if max_ is not None else out
+        x, lo, hi = self, min_, max_
+        value = x if lo is None else x.maximum(lo)
+        value = (value if hi is None else value.minimum(hi)).detach()
+        if lo is None:
+            keep, bounds = x <= hi, [(x > hi, hi)]
+        elif hi is None:
+            keep, bounds = x >= lo, [(x < lo, lo)]
+        else:
+            keep = (x >= lo) & (x <= hi)
+            bounds = [((x < lo) & (lo < hi), lo), ((x > hi) | (hi < lo), hi)]
+        out = value
+        for cond, bound in bounds:
+            if isinstance(bound, type(self)):  # a constant bound needs no gradient: `value` is it
+                # the bound where it is the value (max_ even where x or min_ is NaN, as
+                # torch's gradient: NaN subtracted keeps the value NaN there; 0.0 keeps a -0.0)
+                out = cond.where(bound - value.isnan().where(value, 0.0), out)
+        return keep.where(x, out)
 
     def clip(self, min_: Any = None, max_: Any = None) -> Tensor:
         return self.clamp(min_, max_)
@@ -536,8 +555,11 @@ class TensorOps:
         return (alpha * self + beta).hardtanh(0.0, 1.0)
 
     def hardtanh(self, min_val: float = -1, max_val: float = 1) -> Tensor:
-        # no gradient at the bounds themselves, as torch's hardtanh (clamp passes it there)
-        return (self <= min_val).where(min_val, (self >= max_val).where(max_val, self))
+        # clamp's value (relu6(-0.0) is -0.0), and a gradient only strictly inside the bounds,
+        # as torch's hardtanh (clamp passes it at the bounds); none at NaN (torch's vectorized
+        # kernel; its scalar loop for an array's tail gives 1 there)
+        inside = (self > min_val) & (self < max_val)
+        return inside.where(self, self.clamp(min_val, max_val).detach())
 
     def leaky_relu(self, neg_slope: float = 0.01) -> Tensor:
         # the slope at 0 is neg_slope, as torch's
@@ -561,11 +583,15 @@ class TensorOps:
     def silu(self) -> Tensor: return self.swish()
     def elu(self, alpha: float = 1.0) -> Tensor:
         # the slope at 0 is alpha, as torch's; exp reads min(x, 0), so a large x gives no
-        # inf to the backward graph (0 * inf = NaN)
-        return (self > 0).where(self, alpha * ((self > 0).where(0.0, self).exp() - 1))
+        # inf to the backward graph (0 * inf = NaN); expm1, so elu(-1e-8) is -1e-8 in float32
+        # (exp(x) - 1 rounded it to 0) and elu(-0.0) is -0.0, torch's
+        return (self > 0).where(self, alpha * _expm1_nonpositive((self > 0).where(0.0, self)))
 
     def celu(self, alpha: float = 1.0) -> Tensor:
-        return self.maximum(0) + (alpha * ((self / alpha).exp() - 1)).minimum(0)
+        # torch's: elu with exp(x / alpha); exp reads min(x, 0), so celu(inf)'s gradient is 1
+        # (it was NaN: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) met 0 * inf)
+        below = (self > 0).where(0.0, self) / alpha
+        return (self > 0).where(self, alpha * _expm1_nonpositive(below))
 
     def selu(self, alpha: float = 1.6732632423543772, gamma: float = 1.0507009873554805
              ) -> Tensor:
@@ -577,7 +603,8 @@ class TensorOps:
         return (1 / beta) * (self * beta).logaddexp(0.0)
 
     def mish(self) -> Tensor: return self * self.softplus().tanh()
-    def logsigmoid(self) -> Tensor: return -(-self).softplus()
+    # 0 - softplus: logsigmoid(inf) is +0.0, torch's (a negation gave -0.0)
+    def logsigmoid(self) -> Tensor: return 0.0 - (-self).softplus()
     def softsign(self) -> Tensor: return self / (1 + self.abs())
 
     # ------------------------------------------------------------------ reductions
@@ -1066,6 +1093,18 @@ def _log1p(u: Tensor) -> Tensor:
     w = u + 1
     one = w == 1
     return one.where(u, w.log() * u / one.where(1.0, w - 1))
+
+
+def _expm1_nonpositive(v: Tensor) -> Tensor:
+    """exp(v) - 1 for v <= 0 or NaN, as torch's expm1: accurate near 0 and -0.0 at -0.0 (Kahan's:
+    (e - 1) * v / log(e) with e = exp(v) rounded cancels e's rounding; v itself where e rounds
+    to 1, -1 where it is 0). The value is computed detached; the gradient, exp(v), comes
+    through `e - e`, which is 0 for every e in [0, 1] and subtracted, so -0.0 stays."""
+    e = v.exp()
+    d, ed = v.detach(), e.detach()
+    one, zero = ed == 1, ed == 0
+    exact = one.where(d, zero.where(-1.0, (ed - 1) * d / (one | zero).where(1.0, ed.log())))
+    return exact - (ed - e)
 
 
 def _eps(dt: DType) -> float:

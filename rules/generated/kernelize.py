@@ -1,5 +1,5 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: a4d8e808c4021a32523cd5d9ba56fde943266ac5eebb84fdb25ea2c36070c30b
+# source sha256: a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9
 # imports rules/rangeify.rules sha256: e15423bec3435259b6ab9bdaf39b3bb0209ed690fe1e456edb99338d174505bf
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
@@ -17,7 +17,6 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer
-from rulegrad.runtime.device import DEFAULT
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
 from rulegrad.rules.kernelize_helpers import FUSED
 from rulegrad.rules.buffer_limit import KernelBufferLimit
@@ -39,7 +38,7 @@ from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = 'a4d8e808c4021a32523cd5d9ba56fde943266ac5eebb84fdb25ea2c36070c30b'
+SOURCE_SHA256 = 'a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9'
 DEPENDENCIES = (('rules/rangeify.rules', 'e15423bec3435259b6ab9bdaf39b3bb0209ed690fe1e456edb99338d174505bf'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
@@ -82,69 +81,69 @@ def plain_pad(v, x):
 
 
 def out_buffer(x):
-    """`def out_buffer`, declared at rules/kernelize.rules:137."""
-    return _new(UOp, Ops.BUFFER, x.dtype, (), Buffer(prod(x.shape), x.dtype, device=device_of(x) or DEFAULT))
+    """`def out_buffer`, declared at rules/kernelize.rules:140."""
+    return _new(UOp, Ops.BUFFER, x.dtype, (), Buffer(prod(x.shape), x.dtype, device=device_of(x)))
 
 
 def store(tgt, value, rngs):
-    """`def store`, declared at rules/kernelize.rules:139."""
+    """`def store`, declared at rules/kernelize.rules:142."""
     return _new(UOp, Ops.STORE, dtypes.void, (tgt, value, *rngs))
 
 
 def new_store(buf, x, rngs, value):
-    """`def new_store`, declared at rules/kernelize.rules:140."""
+    """`def new_store`, declared at rules/kernelize.rules:143."""
     return store(_new(UOp, Ops.INDEX, buf.dtype, (buf, flatten(rngs, x.shape, UOp.const(dtypes.index, 0)))), value, rngs)
 
 
 def placeholder(st):
-    """`def placeholder`, declared at rules/kernelize.rules:142."""
+    """`def placeholder`, declared at rules/kernelize.rules:145."""
     return UOp.range(max(st.src[0].src[0].arg.size, 1), FIRST_RANGE - 1)
 
 
 def number_tag(r):
-    """`def number_tag`, declared at rules/kernelize.rules:144."""
+    """`def number_tag`, declared at rules/kernelize.rules:147."""
     return None if r.arg is None else (r.arg,)
 
 
 def kernel_view(r, x, st):
-    """`def kernel_view`, declared at rules/kernelize.rules:148."""
+    """`def kernel_view`, declared at rules/kernelize.rules:151."""
     a = split_store(st)
     p = placeholder(st)
     return _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), ShapeTracker.from_shape(x.shape))
 
 
 def view_at(v, idx):
-    """`def view_at`, declared at rules/kernelize.rules:165."""
+    """`def view_at`, declared at rules/kernelize.rules:168."""
     return v.arg.index(list(idx.src[1:]))
 
 
 def as_index(i):
-    """`def as_index`, declared at rules/kernelize.rules:167."""
+    """`def as_index`, declared at rules/kernelize.rules:170."""
     return UOp.const(dtypes.index, i) if isinstance(i, int) else i
 
 
 def masked(valid, i):
-    """`def masked`, declared at rules/kernelize.rules:169."""
+    """`def masked`, declared at rules/kernelize.rules:172."""
     return i if valid is None else valid.where(i, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def or_zero(valid, x):
-    """`def or_zero`, declared at rules/kernelize.rules:170."""
+    """`def or_zero`, declared at rules/kernelize.rules:173."""
     return x if valid is None else valid.where(x, UOp.const(x.dtype, 0))
 
 
 def reduce_at(idx, axes, rngs):
-    """`def reduce_at`, declared at rules/kernelize.rules:172."""
+    """`def reduce_at`, declared at rules/kernelize.rules:175."""
     return [rngs[axes.index(i)] if i in axes else a for i, a in enumerate(idx.src[1:])]
 
 
 def source_at(red, at):
-    """`def source_at`, declared at rules/kernelize.rules:174."""
+    """`def source_at`, declared at rules/kernelize.rules:177."""
     return _new(UOp, Ops.INDEX, (_t1 := red.src[0]).dtype, (_t1, *at)).cast(red.dtype)
 
 
 def reduce_of(red, at, rngs):
-    """`def reduce_of`, declared at rules/kernelize.rules:176."""
+    """`def reduce_of`, declared at rules/kernelize.rules:179."""
     return reduce_over(source_at(red, at), [r for r in rngs if r.op is Ops.RANGE], red.arg[0], reduce_start(red.arg))
 
 
@@ -590,9 +589,9 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_assign', 'rules/kernelize.rules', 154, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 158, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 160, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
+    RuleInfo('create_assign', 'rules/kernelize.rules', 157, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 161, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 163, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
@@ -601,7 +600,7 @@ def _create_kernels_REALIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule create_assign at rules/kernelize.rules:154
+            # rule create_assign at rules/kernelize.rules:157
             #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
             if _create_kernels_st: _create_kernels_st.attempts[0] += 1
             r = n
@@ -612,7 +611,7 @@ def _create_kernels_REALIZE(n, ctx):
             tgt = ast_passes(_new(UOp, _INDEX, t.dtype, (t, *rngs)), ctx)
             _r = _as_uop(n, kernel_view(r, x, store(tgt, ast_passes(_new(UOp, _INDEX, v.dtype, (v, *rngs)), ctx), rngs)))
             if _r is not None and _r is not n: return _r, _create_kernels_rules[0]
-        # rule create_kernel at rules/kernelize.rules:158
+        # rule create_kernel at rules/kernelize.rules:161
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         r = n
@@ -627,7 +626,7 @@ def _create_kernels_VIEW(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule view_view at rules/kernelize.rules:160
+            # rule view_view at rules/kernelize.rules:163
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[2] += 1
             a = n0
@@ -646,13 +645,13 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view_const', 'rules/kernelize.rules', 182, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
-    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 184, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
-    RuleInfo('ast_view', 'rules/kernelize.rules', 188, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 190, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 192, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 195, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 197, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view_const', 'rules/kernelize.rules', 185, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
+    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 187, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 191, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 193, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 195, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 198, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 200, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -665,7 +664,7 @@ def _create_ast_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 o0_0 = n0_0.op
                 if o0_0 is _CONST:
-                    # rule ast_view_const at rules/kernelize.rules:182
+                    # rule ast_view_const at rules/kernelize.rules:185
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[0] += 1
                     c = n0_0
@@ -675,7 +674,7 @@ def _create_ast_INDEX(n, ctx):
                     _r = _as_uop(n, or_zero(at[1], c))
                     if _r is not None and _r is not n: return _r, _create_ast_rules[0]
                 elif o0_0 in _OPS1:
-                    # rule ast_view_mem at rules/kernelize.rules:184
+                    # rule ast_view_mem at rules/kernelize.rules:187
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[1] += 1
                     b = n0_0
@@ -685,7 +684,7 @@ def _create_ast_INDEX(n, ctx):
                         at = view_at(v, idx)
                         _r = _new(UOp, _INDEX, b.dtype, (b, masked(at[1], as_index(at[0]))))
                         if _r is not n: return _r, _create_ast_rules[1]
-                # rule ast_view at rules/kernelize.rules:188
+                # rule ast_view at rules/kernelize.rules:191
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 b = n0_0
@@ -695,7 +694,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, or_zero(at[1], _new(UOp, _INDEX, b.dtype, (b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)]))))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[2]
             elif o0 in _OPS2:
-                # rule ast_alu at rules/kernelize.rules:190
+                # rule ast_alu at rules/kernelize.rules:193
                 #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                 if _create_ast_st: _create_ast_st.attempts[3] += 1
                 at = n.src[1:]
@@ -704,7 +703,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src)))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[3]
             elif o0 in _OPS3:
-                # rule ast_marker at rules/kernelize.rules:192
+                # rule ast_marker at rules/kernelize.rules:195
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                 if _create_ast_st: _create_ast_st.attempts[4] += 1
                 at = n.src[1:]
@@ -713,7 +712,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[4]
             elif o0 is _REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:195
+                # rule ast_reduce at rules/kernelize.rules:198
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
                 if _create_ast_st: _create_ast_st.attempts[5] += 1
                 idx = n
@@ -722,7 +721,7 @@ def _create_ast_INDEX(n, ctx):
                 _r = _as_uop(n, reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs))
                 if _r is not None and _r is not n: return _r, _create_ast_rules[5]
             elif o0 is _CONST:
-                # rule ast_const at rules/kernelize.rules:197
+                # rule ast_const at rules/kernelize.rules:200
                 #   ast_const: INDEX(c:CONST, ...) -> c
                 if _create_ast_st: _create_ast_st.attempts[6] += 1
                 c = n0
@@ -769,15 +768,15 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:205'),
-    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:207'),
-    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:209'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:211'),
-    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:213'),
-    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:215'),
-    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:218'),
-    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:220'),
-    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:222'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:208'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:210'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:212'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:214'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:216'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:218'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:221'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:223'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:225'),
 ))
 
 PIPELINES = {

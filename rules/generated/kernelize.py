@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 776b448b6160f0a09cffaa9b364a7c03201335416b51beb695fbf6a332959b85
-# imports rules/rangeify.rules sha256: 2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40
+# imports rules/rangeify.rules sha256: 10d39a4ed9beb2029a4c0b8d49926c2c7bc91c9de3fc7a4abef07d37303ffec1
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -40,7 +40,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '776b448b6160f0a09cffaa9b364a7c03201335416b51beb695fbf6a332959b85'
-DEPENDENCIES = (('rules/rangeify.rules', '2b74700633a9a20b9fc365f8f555e87f1115e10116a62fa9ac19e27f15d7fe40'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
+DEPENDENCIES = (('rules/rangeify.rules', '10d39a4ed9beb2029a4c0b8d49926c2c7bc91c9de3fc7a4abef07d37303ffec1'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

@@ -51,9 +51,6 @@ VECTOR_STRIDES = (1, 2)
 # NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
 # in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
 REDUCE_VECTORS = 4
-# ... from a loop that fills every accumulator at least twice (shorter: their final combine
-# costs as much as the steps they saved)
-VECTOR_REDUCE_MIN = 2 * REDUCE_VECTORS * VECTOR_LANES
 # the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
@@ -215,8 +212,8 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 
 
 def vector_reducible(red: UOp) -> bool:
-    """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least
-    VECTOR_REDUCE_MIN long and whose value along it has an explicit vector form reading
+    """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least a vector
+    long (`_vector_reduce_min`) and whose value along it has an explicit vector form reading
     contiguously (`vector_values`), ungated; not a sum of products of two values (those are
     packed)."""
     update = red.src[0]
@@ -347,18 +344,19 @@ def upcast(st: UOp) -> UOp:
 
 
 def _vector_reduce_min(op: Ops) -> int:
-    """The shortest loop a reduce by `op` keeps vectors of partial results along. gcc's `omp
-    simd reduction(+)` vectorizes a short float sum itself; a NaN-propagating MAX or MIN is a
-    declared reduction, which gcc keeps per lane in memory (a max along rows of 33 took 4.7x
-    the time of the same rows' sum): along a loop of a vector or more, explicit vectors."""
-    return VECTOR_LANES if op in (Ops.MAX, Ops.MIN) else VECTOR_REDUCE_MIN
+    """The shortest loop a reduce by `op` keeps vectors of partial results along: a vector.
+    A NaN-propagating MAX or MIN is a declared reduction, which gcc keeps per lane in memory
+    (a max along rows of 33 took 4.7x the time of the same rows' sum); a short float sum's
+    `omp simd reduction(+)` gcc keeps in a vector-wide array in memory too, zeroed and summed
+    lane by lane per row (on a 512-bit target 16 stores and 16 dependent adds from memory for
+    a row of 33, more than the row's own adds)."""
+    return VECTOR_LANES
 
 
 def reduce_vectors(op: Ops, size: int) -> int:
     """How many vectors of partial results a "vector" reduce by `op` along `size` values keeps:
-    REDUCE_VECTORS; a MAX or MIN (exact in any order) only as many as the loop fills once, the
-    rest of its values one vector overlapping the last, and the lanes combined as vectors
-    (render.py's `_vector_reduce`), so a short row pays for no accumulator it does not use."""
-    if op in (Ops.MAX, Ops.MIN):
-        return max(1, min(REDUCE_VECTORS, size // VECTOR_LANES))
-    return REDUCE_VECTORS
+    REDUCE_VECTORS, or only as many as the loop fills once, so a short row pays for no
+    accumulator it does not use (a MAX or MIN, exact in any order, takes the rest of its values
+    as one vector overlapping the last and combines the lanes as vectors: render.py's
+    `_vector_reduce`; a sum's last values are scalar steps)."""
+    return max(1, min(REDUCE_VECTORS, size // VECTOR_LANES))

@@ -31,6 +31,11 @@ def _np_softmax(a: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
+def _np_logsumexp(a: np.ndarray) -> np.ndarray:
+    m = a.max(-1, keepdims=True)
+    return (np.log(np.exp(a - m).sum(-1, keepdims=True)) + m)[..., 0]
+
+
 def _layernorm(x, keep: str):
     mu = x.mean(axis=-1, **{keep: True})
     d = x - mu
@@ -68,6 +73,14 @@ CASES = {  # name: (inputs, program, numpy, kernels)
     "attention, 3 heads": (_data((3, 17, 8), (3, 29, 8), (3, 29, 12)),
                            lambda q, k, v: _attention(q, k, v, "rg"),
                            lambda q, k, v: _attention(q, k, v, "np"), 1),
+    # logsumexp's max is read by the shift inside the row's sum (through a broadcast) and by the
+    # add after its log (no broadcast): one row scalar serves both, no kernel of its own
+    "logsumexp": (_data((9, 70)), lambda x: x.logsumexp(-1), _np_logsumexp, 1),
+    "logsumexp, keepdim": (_data((4, 3, 50)), lambda x: x.logsumexp(-1, keepdim=True),
+                           lambda a: _np_logsumexp(a)[..., None], 1),
+    # ... over rows longer than LOCAL_MAX_ROW, the max is a global buffer both reads share
+    "logsumexp, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.logsumexp(-1),
+                             _np_logsumexp, 2),
     # the cost rule: a row longer than LOCAL_MAX_ROW keeps the max and sum in global buffers
     "softmax, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
                            _np_softmax, 3),
@@ -185,8 +198,11 @@ def _count(ast, op: Ops) -> int:
 ROWS = {  # name: (program, numpy, row length, exps in the kernel, local arrays)
     # exp read by the row's sum and by the output: computed once per element into an array
     "softmax": (lambda t: t.softmax(-1), _np_softmax, 300, 1, 1),
-    # a row longer than LOCAL_MAX_ARRAY: the exp is recomputed by each reader, no array
-    "softmax, long rows": (lambda t: t.softmax(-1), _np_softmax, LOCAL_MAX_ARRAY + 8, 2, 0),
+    # a row longer than LOCAL_MAX_ARRAY (L1) but local (LOCAL_MAX_ROW, L2): still one exp per
+    # element, its array (at most LOCAL_MAX_ROW long) read back from L2, not recomputed
+    "softmax, long rows": (lambda t: t.softmax(-1), _np_softmax, LOCAL_MAX_ARRAY + 8, 1, 1),
+    "softmax, rows of LOCAL_MAX_ROW": (lambda t: t.softmax(-1), _np_softmax, LOCAL_MAX_ROW, 1,
+                                       1),
     # the exp has one reader (the sum): nothing to share
     "log_softmax": (lambda t: t.log_softmax(-1), lambda a: np.log(_np_softmax(a)), 300, 1, 0),
     # x - mean is cheap: recomputed by each reader, no array

@@ -396,7 +396,7 @@ def _both_ways(monkeypatch, t_of):
 @pytest.mark.parametrize("op", ["max", "min", "sum"])
 @pytest.mark.parametrize("width", [64, 85, 250, 1024])  # blocks of 4 vectors, whole vectors, values
 def test_row_reduce_keeps_vectors_of_partial_results(monkeypatch, op, width):
-    """A float32 max, min or sum along a contiguous row of at least VECTOR_REDUCE_MIN keeps 4
+    """A float32 max, min or sum along a contiguous row of at least 64 values keeps 4
     vectors of 8 partial results over its blocks of 32, then the whole vectors left and the
     last values (a sum's one by one, a max's as one vector overlapping the whole ones): max and
     min numpy's bits (NaN, signed zeros and infinities in every position), a sum within the
@@ -455,7 +455,7 @@ def test_gated_strided_or_short_reduces_keep_one_accumulator():
     # gated along the row, and gated per row (the gate is fixed along the reduce: a vector
     # load would read the padding rows' memory)
     for t in (x.pad(((0, 0), (1, 1))).sum(axis=1), x.pad(((1, 1), (0, 0))).sum(axis=1),
-              x.sum(axis=0), x[:, :63].sum(axis=1),
+              x.sum(axis=0), x[:, :7].sum(axis=1),  # (a sum shorter than a vector)
               Tensor(np.ones((8, 7), np.float32)).max(axis=1),  # (a max: shorter than a vector)
               Tensor(np.ones((8, 64), np.float64)).sum(axis=1)):
         low, opt, _ = _kernel(t)

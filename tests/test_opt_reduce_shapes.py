@@ -117,10 +117,35 @@ def test_short_row_max_of_computed_values_overlaps_its_last_vector():
     _same_bits(t.numpy(), want)
 
 
-def test_rows_shorter_than_a_vector_or_sums_are_not_vectors_of_partial_results():
+def test_rows_shorter_than_a_vector_are_not_vectors_of_partial_results():
     for t in (Tensor(np.ones((8, 7), np.float32)).max(axis=1),
-              Tensor(np.ones((8, 33), np.float32)).sum(axis=1)):  # gcc's own `omp simd +`
+              Tensor(np.ones((8, 7), np.float32)).sum(axis=1)):
         assert not any(a.startswith("VECTOR") for a in _acts(t)[0])
+
+
+@pytest.mark.parametrize("width, vectors", [(17, "2 vectors"), (20, "2 vectors"), (33, "4 vectors"),
+                                            (63, "4 vectors")])
+@pytest.mark.parametrize("computed", [False, True])
+def test_short_row_sum_keeps_the_vectors_it_fills(width, vectors, computed):
+    """A float32 sum along a row past UNROLL_MAX keeps as many vectors of partial results as
+    the row fills (not gcc's `omp simd reduction(+)`, which zeroes and sums a vector-wide array
+    in memory per row), the last values one by one: a row of memory through the block library,
+    a computed value printed in the kernel. Within the reduction contract of the float64 sum;
+    NaN and infinities where numpy has them."""
+    x = _data((11, width), np.float32, seed=width)
+    t = (Tensor(x) * 2.0 + 1.0).sum(axis=1) if computed else Tensor(x).sum(axis=1)
+    acts, src = _acts(t)
+    assert f"VECTOR ADD over r1 ({width} values: {vectors} of 8 partial results)" in acts, acts
+    assert ("rg_reduce_add_f32(" in src) is not computed
+    v = x * np.float32(2.0) + np.float32(1.0) if computed else x
+    with np.errstate(invalid="ignore"):
+        want = v.astype(np.float64).sum(axis=1)
+        bound = 2 * (width - 1) * np.finfo(np.float32).eps * np.abs(v).astype(np.float64).sum(1)
+    got = t.numpy().astype(np.float64)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    assert np.all(np.abs(got - want)[finite] <= bound[finite] + 1e-30)
 
 
 # ---------------------------------------------------------------- wide rows down the columns

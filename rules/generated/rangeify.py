@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: e15423bec3435259b6ab9bdaf39b3bb0209ed690fe1e456edb99338d174505bf
+# source sha256: 0e78cda8593b1f74462b095a434eaab197fda2b77fad1c586a39651d2507c6db
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -44,7 +44,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'e15423bec3435259b6ab9bdaf39b3bb0209ed690fe1e456edb99338d174505bf'
+SOURCE_SHA256 = '0e78cda8593b1f74462b095a434eaab197fda2b77fad1c586a39651d2507c6db'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -84,183 +84,183 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def reduced(shape, axes):
-    """`def reduced`, declared at rules/rangeify.rules:142."""
+    """`def reduced`, declared at rules/rangeify.rules:147."""
     return prod(shape[i] for i in axes)
 
 
 def times(y, n, dt):
-    """`def times`, declared at rules/rangeify.rules:145."""
+    """`def times`, declared at rules/rangeify.rules:150."""
     return y if n == 1 or dt.is_bool else y * wrap(dt, n) if dt.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[dt.itemsize // 4] else None
 
 
 def started(v, red):
-    """`def started`, declared at rules/rangeify.rules:149."""
+    """`def started`, declared at rules/rangeify.rules:154."""
     return v + reduce_from(red.arg, red.dtype) if v is not None and red.dtype.is_float else v
 
 
 def ones_at(shape, axes):
-    """`def ones_at`, declared at rules/rangeify.rules:151."""
+    """`def ones_at`, declared at rules/rangeify.rules:156."""
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
 def flat(x, axes):
-    """`def flat`, declared at rules/rangeify.rules:153."""
+    """`def flat`, declared at rules/rangeify.rules:158."""
     return all(x.shape[i] == 1 for i in axes)
 
 
 def repeated(x, e, red):
-    """`def repeated`, declared at rules/rangeify.rules:156."""
+    """`def repeated`, declared at rules/rangeify.rules:161."""
     y = x.expand(ones_at(e.shape, red.arg[1]))
     return y if red.arg[0] is not Ops.ADD else started(times(y, reduced(e.shape, red.arg[1]), red.dtype), red)
 
 
 def per_output(x, red):
-    """`def per_output`, declared at rules/rangeify.rules:159."""
+    """`def per_output`, declared at rules/rangeify.rules:164."""
     return x.size // max(red.size, 1)
 
 
 def divisor(n, top):
-    """`def divisor`, declared at rules/rangeify.rules:161."""
+    """`def divisor`, declared at rules/rangeify.rules:166."""
     return max([d for d in range(8, top + 1) if n % d == 0], default=0)
 
 
 def splits(x, red):
-    """`def splits`, declared at rules/rangeify.rules:164."""
+    """`def splits`, declared at rules/rangeify.rules:169."""
     top = min(256, 4194304 // max(red.size, 1))
     return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
 
 
 def split_axis(x, a, d):
-    """`def split_axis`, declared at rules/rangeify.rules:167."""
+    """`def split_axis`, declared at rules/rangeify.rules:172."""
     shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
     return x.reshape(shape).permute(tuple(i for i in range(len(shape)) if i != a) + (a,))
 
 
 def partials(x, red, a, d):
-    """`def partials`, declared at rules/rangeify.rules:170."""
+    """`def partials`, declared at rules/rangeify.rules:175."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (split_axis(x, a, d),), red.arg)
 
 
 def over_last(p, red):
-    """`def over_last`, declared at rules/rangeify.rules:172."""
+    """`def over_last`, declared at rules/rangeify.rules:177."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (p,), red.arg[:1] + ((len(p.shape) - 1,),) + red.arg[2:])
 
 
 def with_src(n, first):
-    """`def with_src`, declared at rules/rangeify.rules:242."""
+    """`def with_src`, declared at rules/rangeify.rules:247."""
     return n.replace(src=(first,) + n.src[1:])
 
 
 def sink(nodes):
-    """`def sink`, declared at rules/rangeify.rules:244."""
+    """`def sink`, declared at rules/rangeify.rules:249."""
     return _new(UOp, Ops.SINK, dtypes.void, (*nodes,))
 
 
 def unexpand(idx, r):
-    """`def unexpand`, declared at rules/rangeify.rules:246."""
+    """`def unexpand`, declared at rules/rangeify.rules:251."""
     return [a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]
 
 
 def dropped(old, idx, r):
-    """`def dropped`, declared at rules/rangeify.rules:248."""
+    """`def dropped`, declared at rules/rangeify.rules:253."""
     gone = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
     return old + tuple(g for g in sink(gone).toposort() if g.op is Ops.RANGE and g not in old) or None
 
 
 def inside(a, s, p):
-    """`def inside`, declared at rules/rangeify.rules:251."""
+    """`def inside`, declared at rules/rangeify.rules:256."""
     return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
 
 
 def unpad(a, c, p):
-    """`def unpad`, declared at rules/rangeify.rules:253."""
+    """`def unpad`, declared at rules/rangeify.rules:258."""
     return a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def pad_conds(idx, r):
-    """`def pad_conds`, declared at rules/rangeify.rules:255."""
+    """`def pad_conds`, declared at rules/rangeify.rules:260."""
     return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
 
 
 def unpadded(idx, conds, r):
-    """`def unpadded`, declared at rules/rangeify.rules:256."""
+    """`def unpadded`, declared at rules/rangeify.rules:261."""
     return [unpad(a, c, p) for a, c, p in zip(idx, conds, r.arg)]
 
 
 def all_of(conds):
-    """`def all_of`, declared at rules/rangeify.rules:258."""
+    """`def all_of`, declared at rules/rangeify.rules:263."""
     return fold(Ops.AND, [c for c in conds if c is not None])
 
 
 def masked_off(n):
-    """`def masked_off`, declared at rules/rangeify.rules:260."""
+    """`def masked_off`, declared at rules/rangeify.rules:265."""
     return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
 
 
 def unreshape(idx, r, x):
-    """`def unreshape`, declared at rules/rangeify.rules:262."""
+    """`def unreshape`, declared at rules/rangeify.rules:267."""
     return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
 
 
 def simplified(out):
-    """`def simplified`, declared at rules/rangeify.rules:265."""
+    """`def simplified`, declared at rules/rangeify.rules:270."""
     mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
     done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
     return [done.get(e, e) for e in out]
 
 
 def local_array(value, own):
-    """`def local_array`, declared at rules/rangeify.rules:295."""
+    """`def local_array`, declared at rules/rangeify.rules:300."""
     return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
 
 
 def array_offset(x, idx, axes):
-    """`def array_offset`, declared at rules/rangeify.rules:297."""
+    """`def array_offset`, declared at rules/rangeify.rules:302."""
     return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
 
 
-def over(n, most):
-    """`def over`, declared at rules/rangeify.rules:299."""
-    return 'array of ' + str(n) + ' > LOCAL_MAX_ARRAY ' + str(most)
+def over(n, most, bound='LOCAL_MAX_ARRAY'):
+    """`def over`, declared at rules/rangeify.rules:304."""
+    return 'array of ' + str(n) + ' > ' + bound + ' ' + str(most)
 
 
 def row_array(n, why):
-    """`def row_array`, declared at rules/rangeify.rules:300."""
+    """`def row_array`, declared at rules/rangeify.rules:305."""
     return 'local array [' + str(n) + '] once per row' + why
 
 
 def value_why(n, most):
-    """`def value_why`, declared at rules/rangeify.rules:302."""
-    return 'not local: recomputed by each reader (' + over(n, most) + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
+    """`def value_why`, declared at rules/rangeify.rules:308."""
+    return 'not local: recomputed by each reader (' + over(n, most, 'LOCAL_MAX_ROW') + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
 
 
 def part_read(x, idx, axes):
-    """`def part_read`, declared at rules/rangeify.rules:305."""
+    """`def part_read`, declared at rules/rangeify.rules:311."""
     return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
 
 
 def size_why(n, most):
-    """`def size_why`, declared at rules/rangeify.rules:306."""
+    """`def size_why`, declared at rules/rangeify.rules:312."""
     return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
 
 
 def array_why(x, idx, axes, long):
-    """`def array_why`, declared at rules/rangeify.rules:307."""
+    """`def array_why`, declared at rules/rangeify.rules:313."""
     return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
 
 
 def scalar_why(row, outer):
-    """`def scalar_why`, declared at rules/rangeify.rules:310."""
+    """`def scalar_why`, declared at rules/rangeify.rules:316."""
     return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
 
 
 def row_why(row, most, ctx, at):
-    """`def row_why`, declared at rules/rangeify.rules:312."""
+    """`def row_why`, declared at rules/rangeify.rules:318."""
     return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at))
 
 
 def reduce_why(forced, long, row, most, ctx, at):
-    """`def reduce_why`, declared at rules/rangeify.rules:314."""
+    """`def reduce_why`, declared at rules/rangeify.rules:320."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
@@ -365,7 +365,7 @@ class RangeifyContext:
         ctx = self
         row = local_value_row(ctx, x, idx)
         n = reduced(x.shape, ctx.local_values[x])
-        return row if row is not None and ctx.chose(x, value_why(n, local_max_array())) else None
+        return row if row is not None and ctx.chose(x, value_why(n, local_max_row())) else None
 
     def array(self, x, idx):
         ctx = self
@@ -416,6 +416,10 @@ class RangeifyContext:
         noted = ctx.inlined.add(red)
         return ctx.local.setdefault(key, map_reduce(ctx, red, _new(UOp, Ops.INDEX, red.dtype, (red, *key[1])), local=True))
 
+    def read_at(self, at, idx):
+        ctx = self
+        return (at, None) if outer_loops(ctx, at) else (at, idx.arg)
+
     def wants_buffer(self, x, idx):
         ctx = self
         return x in ctx.predicted or not inline_reduce_ok(ctx, idx)
@@ -435,18 +439,18 @@ class RangeifyContext:
 
 # ======================================================================== limit_buffers
 _limit_buffers_rules = (
-    RuleInfo('limit_buffers', 'rules/rangeify.rules', 134, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
+    RuleInfo('limit_buffers', 'rules/rangeify.rules', 139, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
 )
 _limit_buffers_st = match_stats('limit_buffers', _limit_buffers_rules)  # None unless counting
 
 def _limit_buffers_r0(n, ctx, c_n):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if not (len(buffers_loaded(ctx, c_n)) > ctx.limit - 1): return None
     return _as_uop(n, c_n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in c_n.src)))
 
 def _limit_buffers_ADD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -454,7 +458,7 @@ def _limit_buffers_ADD(n, ctx):
     return None
 
 def _limit_buffers_SUB(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -462,7 +466,7 @@ def _limit_buffers_SUB(n, ctx):
     return None
 
 def _limit_buffers_MUL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -470,7 +474,7 @@ def _limit_buffers_MUL(n, ctx):
     return None
 
 def _limit_buffers_FDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -478,7 +482,7 @@ def _limit_buffers_FDIV(n, ctx):
     return None
 
 def _limit_buffers_IDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -486,7 +490,7 @@ def _limit_buffers_IDIV(n, ctx):
     return None
 
 def _limit_buffers_MOD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -494,7 +498,7 @@ def _limit_buffers_MOD(n, ctx):
     return None
 
 def _limit_buffers_MAX(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -502,7 +506,7 @@ def _limit_buffers_MAX(n, ctx):
     return None
 
 def _limit_buffers_MIN(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -510,7 +514,7 @@ def _limit_buffers_MIN(n, ctx):
     return None
 
 def _limit_buffers_POW(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -518,7 +522,7 @@ def _limit_buffers_POW(n, ctx):
     return None
 
 def _limit_buffers_CMPLT(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -526,7 +530,7 @@ def _limit_buffers_CMPLT(n, ctx):
     return None
 
 def _limit_buffers_CMPNE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -534,7 +538,7 @@ def _limit_buffers_CMPNE(n, ctx):
     return None
 
 def _limit_buffers_CMPEQ(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -542,7 +546,7 @@ def _limit_buffers_CMPEQ(n, ctx):
     return None
 
 def _limit_buffers_AND(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -550,7 +554,7 @@ def _limit_buffers_AND(n, ctx):
     return None
 
 def _limit_buffers_OR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -558,7 +562,7 @@ def _limit_buffers_OR(n, ctx):
     return None
 
 def _limit_buffers_XOR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -566,7 +570,7 @@ def _limit_buffers_XOR(n, ctx):
     return None
 
 def _limit_buffers_SHL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -574,7 +578,7 @@ def _limit_buffers_SHL(n, ctx):
     return None
 
 def _limit_buffers_SHR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -582,7 +586,7 @@ def _limit_buffers_SHR(n, ctx):
     return None
 
 def _limit_buffers_WHERE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -590,7 +594,7 @@ def _limit_buffers_WHERE(n, ctx):
     return None
 
 def _limit_buffers_MULACC(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:134
+    # rule limit_buffers at rules/rangeify.rules:139
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -623,18 +627,18 @@ _limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 174, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 177, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 179, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 187, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 193, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 196, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 201, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 179, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 182, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 184, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 192, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 198, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 201, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 206, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:177
+    # rule size_zero at rules/rangeify.rules:182
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
@@ -646,7 +650,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:174
+        # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -656,7 +660,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:174
+        # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -666,7 +670,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:174
+        # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         x = n0
@@ -681,7 +685,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:196
+                    # rule copy_const at rules/rangeify.rules:201
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
                     c = n0_0_0
@@ -694,7 +698,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:201
+    # rule assign_hazard at rules/rangeify.rules:206
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
     a = n
@@ -710,7 +714,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:179
+        # rule reduce_empty at rules/rangeify.rules:184
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         red = n
@@ -720,7 +724,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:187
+            # rule reduce_expand at rules/rangeify.rules:192
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             e = n0
@@ -729,7 +733,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             if red.arg[0] is not _MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]):
                 _r = _as_uop(n, repeated(x, e, red))
                 if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:193
+        # rule split_reduceop at rules/rangeify.rules:198
         #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         red = n
@@ -791,15 +795,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 209, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 212, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 215, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 218, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 214, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 217, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 220, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 223, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:209
+    # rule realize_roots at rules/rangeify.rules:214
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
@@ -808,7 +812,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:212
+    # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -817,7 +821,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:212
+    # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -825,7 +829,7 @@ def _do_realize_COPY(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:215
+        # rule realize_copy_src at rules/rangeify.rules:220
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
@@ -835,7 +839,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:212
+    # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -844,7 +848,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:212
+    # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
@@ -852,7 +856,7 @@ def _do_realize_ASSIGN(n, ctx):
     if _r is not None and _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:218
+        # rule realize_assign at rules/rangeify.rules:223
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
@@ -873,12 +877,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 222, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 227, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:222
+    # rule add_realize at rules/rangeify.rules:227
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     x = n
@@ -895,20 +899,20 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 231, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 235, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 236, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 240, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:231
+    # rule mark_children at rules/rangeify.rules:236
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
         _r = _as_uop(n, x.replace(src=tuple(ctx.child(x, s) for s in x.src)))
         if _r is not None and _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:235
+    # rule unmark at rules/rangeify.rules:240
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
@@ -925,12 +929,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 270, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 272, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 274, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 277, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 280, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 286, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 275, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 277, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 279, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 282, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 285, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 291, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -940,7 +944,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:270
+                # rule index_shrink at rules/rangeify.rules:275
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -949,7 +953,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:272
+                # rule index_permute at rules/rangeify.rules:277
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -958,7 +962,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:274
+                # rule index_flip at rules/rangeify.rules:279
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -967,7 +971,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:277
+                # rule index_expand at rules/rangeify.rules:282
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -977,7 +981,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:280
+                # rule index_pad at rules/rangeify.rules:285
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -991,7 +995,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:286
+                # rule index_reshape at rules/rangeify.rules:291
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -1010,25 +1014,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 319, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 323, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 326, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 329, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 331, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 341, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 348, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 351, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 353, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 365, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 369, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 372, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 374, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 376, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 325, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 329, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 332, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 335, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 337, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 350, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 357, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 360, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 362, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 377, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 382, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 385, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 387, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 389, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:319
+    # rule realize at rules/rangeify.rules:325
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     r = n
@@ -1044,7 +1048,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:270
+                # rule index_shrink at rules/rangeify.rules:275
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 i = n
@@ -1053,7 +1057,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:272
+                # rule index_permute at rules/rangeify.rules:277
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 i = n
@@ -1062,7 +1066,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:274
+                # rule index_flip at rules/rangeify.rules:279
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 i = n
@@ -1071,7 +1075,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:277
+                # rule index_expand at rules/rangeify.rules:282
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 i = n
@@ -1081,7 +1085,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:280
+                # rule index_pad at rules/rangeify.rules:285
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 i = n
@@ -1095,7 +1099,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:286
+                # rule index_reshape at rules/rangeify.rules:291
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 i = n
@@ -1110,7 +1114,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                     n0_0_0 = n0_0.src[0]
-                    # rule child_buffer at rules/rangeify.rules:323
+                    # rule child_buffer at rules/rangeify.rules:329
                     #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                     at = n.src[1:]
@@ -1118,24 +1122,24 @@ def _pm_rangeify_INDEX(n, ctx):
                     if c in ctx.force:
                         _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(c)).dtype, (_t2, *at))
                         if _r is not n: return _r, _pm_rangeify_rules[1]
-                    # rule index_child at rules/rangeify.rules:326
-                    #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add((at, idx.arg)), inlined = ctx.inlined.add(c)
+                    # rule index_child at rules/rangeify.rules:332
+                    #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                     at = n.src[1:]
                     c = n0_0_0
                     idx = n
-                    read = ctx.reads.setdefault(c, set()).add((at, idx.arg))
+                    read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx))
                     inlined = ctx.inlined.add(c)
                     _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
                     if _r is not n: return _r, _pm_rangeify_rules[2]
             elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:329
+                # rule index_const at rules/rangeify.rules:335
                 #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                 c = n0
                 return c, _pm_rangeify_rules[3]
             elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:331
+                # rule index_assign at rules/rangeify.rules:337
                 #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                 a = n0
@@ -1144,7 +1148,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:341
+                # rule local_value at rules/rangeify.rules:350
                 #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                 idx = n
@@ -1154,7 +1158,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if row:
                         _r = _as_uop(n, ctx.array_read(x, idx, row, ctx.local_values[x]))
                         if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
-                # rule index_alu at rules/rangeify.rules:351
+                # rule index_alu at rules/rangeify.rules:360
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
@@ -1165,7 +1169,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:348
+                    # rule local_array at rules/rangeify.rules:357
                     #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                     idx = n
@@ -1176,17 +1180,17 @@ def _pm_rangeify_INDEX(n, ctx):
                         if arr:
                             _r = _as_uop(n, ctx.array_read(x, idx, *arr))
                             if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
-                    # rule local_reduce at rules/rangeify.rules:365
-                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if idx.arg and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
+                    # rule local_reduce at rules/rangeify.rules:377
+                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                     at = n.src[1:]
                     idx = n
                     red = n0
                     x = n0_0
-                    if idx.arg and ctx.reduce_local(red, x, idx, at):
+                    if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at):
                         _r = _as_uop(n, ctx.reduce_row(red, idx))
                         if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule reduce_buffer at rules/rangeify.rules:369
+                # rule reduce_buffer at rules/rangeify.rules:382
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
                 at = n.src[1:]
@@ -1195,7 +1199,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)):
                     _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(red)).dtype, (_t3, *at))
                     if _r is not n: return _r, _pm_rangeify_rules[10]
-                # rule index_reduce at rules/rangeify.rules:372
+                # rule index_reduce at rules/rangeify.rules:385
                 #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
@@ -1203,7 +1207,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, map_reduce(ctx, red, idx))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
             elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:353
+                # rule index_marker at rules/rangeify.rules:362
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                 i = n
@@ -1212,14 +1216,14 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t4 := x.src[0]).dtype, (_t4, *idx), i.arg),) + x.src[1:]))
                 if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:374
+                # rule index_memory at rules/rangeify.rules:387
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                 idx = n
                 if idx.arg is not None:
                     _r = _as_uop(n, idx.replace(arg=None))
                     if _r is not None and _r is not n: return _r, _pm_rangeify_rules[12]
-        # rule index_other at rules/rangeify.rules:376
+        # rule index_other at rules/rangeify.rules:389
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
         x = n0
@@ -1236,11 +1240,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 384, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 386, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 389, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 392, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 395, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 397, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 399, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 402, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 405, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 408, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1249,7 +1253,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:392
+            # rule copy_const_idx at rules/rangeify.rules:405
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             c = n0
@@ -1258,7 +1262,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:395
+                # rule copy_keeps_src at rules/rangeify.rules:408
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 b = n0_0
@@ -1276,7 +1280,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:384
+                # rule noop_buffer at rules/rangeify.rules:397
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 b = n0_0
@@ -1293,12 +1297,12 @@ def _pm_cleanups_INDEX(n, ctx):
         if n0.op is _BUFFERIZE and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:386
+                # rule const_buffer at rules/rangeify.rules:399
                 #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                 c = n0_0
                 return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:389
+            # rule remove_buffer at rules/rangeify.rules:402
             #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
             if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
             at = n.src[1:]
@@ -1319,12 +1323,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 403, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 416, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:403
+    # rule tagged_buffers at rules/rangeify.rules:416
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     s = n
@@ -1375,19 +1379,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:291'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:296'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:412'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:414'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:416'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:418'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:421'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:424'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:426'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:427'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:430'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:425'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:427'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:429'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:431'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:434'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:437'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:439'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:440'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:443'),
 ))
 
 PIPELINES = {

@@ -18,8 +18,8 @@ import pickle
 import shlex
 
 import pytest
-from hypothesis import given, settings
 from call_counts import python_calls
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulegrad import Ops, UOp, dtypes

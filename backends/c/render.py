@@ -53,8 +53,10 @@ import operator
 import re
 from typing import NamedTuple
 
+from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
+from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
@@ -79,8 +81,6 @@ from .ctext import (
     reduce_name,
     reduce_signature,
 )
-from .flash import render_flash
-from .gemm import plan, render_packed
 
 
 def c_ident(text: str, limit: int = 48) -> str:
@@ -989,7 +989,13 @@ class KernelRenderer:
         self.stack = [self.root]
 
     # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
+    # (flash.py and gemm.py are imported by the first kernel that has their action: a
+    # process's first tiny add loads neither)
     def _try_flash(self, st: UOp) -> bool:
+        if not isinstance(st.arg, Flash):
+            return False
+        from .flash import render_flash
+
         if not render_flash(self, st):
             return False
         self.kind = "packed" if self.printed_blocks else "flash"
@@ -997,6 +1003,10 @@ class KernelRenderer:
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:
+        if not isinstance(st.arg, Pack):
+            return False
+        from .gemm import plan, render_packed
+
         found = plan(self, st)
         if found is None:
             return False

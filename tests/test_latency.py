@@ -180,13 +180,12 @@ _STILL_DATACLASSES = {
     "rulegrad.rules.buffer_limit.BufferLimit", "rulegrad.rules.buffer_limit.KernelBufferLimit",
     "rulegrad.rules.choices.Choices", "rulegrad.rules.flash_helpers.Flash",
     "rulegrad.rules.interchange_helpers.Interchange", "rulegrad.rules.pack_helpers.Pack",
-    "rulegrad.rules.parallel_helpers.Parallel", "rulegrad.runtime.pipeline.Pass",
-    "rulegrad.runtime.pipeline.Pipeline"}
+    "rulegrad.rules.parallel_helpers.Parallel", "rulegrad.runtime.pipeline.Pipeline"}
 
 
 # modules a tiny add does not need: the rule checker's "did you mean" (difflib), the search
-# (RULEGRAD_BEAM) and the printers of the flash and packed-product actions
-_NOT_FOR_A_TINY_ADD = ("difflib", "rulegrad.backends.c.beam", "rulegrad.backends.c.flash",
+# (RULEGRAD_BEAM) and its stored winners (json), the printers of the flash and packed actions
+_NOT_FOR_A_TINY_ADD = ("difflib", "json", "rulegrad.backends.c.beam", "rulegrad.backends.c.flash",
                        "rulegrad.backends.c.gemm")
 
 

@@ -55,6 +55,16 @@ def test_a_record_is_frozen_and_survives_pickling_and_copying():
     assert pickle.loads(pickle.dumps(st)) == st and repr(st) == f"ShapeTracker(views=({v!r},))"
 
 
+def test_replace_changes_the_fields_it_names_as_dataclasses_replace_does():
+    v, o = View((2, 3), (3, 1), 1), _Oracle((2, 3), (3, 1), 1)
+    for changes in ({}, {"offset": 4}, {"mask": ((0, 1), (0, 2)), "shape": (1, 2)}):
+        assert repr(v.replace(**changes)) == repr(dataclasses.replace(o, **changes)).replace(
+            "_Oracle", "View")
+    assert v.replace() == v and v.replace(offset=4) != v and v.offset == 1
+    with pytest.raises(TypeError):
+        v.replace(nope=1)
+
+
 def test_a_record_of_one_field_keeps_it_in_a_tuple():
     class One(FrozenRecord):
         __slots__ = ("x",)

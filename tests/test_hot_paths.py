@@ -135,6 +135,32 @@ def test_fold_divmod_walks_a_dividend_once():
     assert python_calls(ask)["loops.py:linear_terms"] == 0
 
 
+def test_a_helper_result_that_is_a_node_or_none_is_used_as_it_is():
+    # the generated sym matcher on IDIV/MOD nodes whose dividend splits (a node), does not
+    # (None) or whose bounds decide a comparison (a bool: made a constant): as_uop is called
+    # for the bool only, and every answer is the interpreted matcher's (the oracle)
+    from rulegrad.dsl import load
+    from rulegrad.generator.interp import interpret_file
+    from rulegrad.generator.paths import PACKAGE_RULES_DIR
+    from rulegrad.rules import matcher
+
+    gen = matcher("symbolic", "sym")
+    interp = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
+    r0, r1, r2 = UOp.range(5, 0), UOp.range(8, 1), UOp.range(3, 2)
+    # three terms: only divmod_fold splits it (split_idiv's pattern is two)
+    x = (r0 * UOp.const(dtypes.index, 24) + r1 * UOp.const(dtypes.index, 3)) + r2
+    neg = UOp(Ops.MAX, dtypes.index, (r0, r1)) - UOp.const(dtypes.index, 9)  # vmin < 0
+    nodes = [UOp(op, dtypes.index, (v, UOp.const(dtypes.index, 3)))
+             for op in (Ops.IDIV, Ops.MOD) for v in (x, neg)]
+    nodes.append(UOp(Ops.CMPLT, dtypes.bool, (r1, UOp.const(dtypes.index, 8))))  # r1 < 8
+    want = [interp.rewrite(n) for n in nodes]
+    assert want[:4] == [r0 * UOp.const(dtypes.index, 8) + r1, None, r2, None]
+    assert want[-1] is UOp.const(dtypes.bool, True)
+    calls = python_calls(lambda: [gen.rewrite(n) for n in nodes])
+    assert [gen.rewrite(n) for n in nodes] == want
+    assert calls["matcher.py:as_uop"] == 1, calls
+
+
 # ---------------------------------------------------------------------- split_words
 def _words(line: str) -> list[str] | str:
     try:

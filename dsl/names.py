@@ -6,7 +6,6 @@ Shared by the checker, the generator and the interpreted matcher, so all three a
 
 from __future__ import annotations
 
-import difflib
 import math
 import sys
 
@@ -93,6 +92,8 @@ def arity(op: Ops) -> int | None:
 
 def suggest(name: str, candidates: frozenset[str] | list[str]) -> str | None:
     """The closest known name, for "did you mean ...?"."""
+    import difflib  # (here: generated matchers import this module in a process's first realize)
+
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
     return close[0] if close else None
 

@@ -304,6 +304,13 @@ class _PartEmitter:
             value = self.value_text(rule.rhs, kind, sc, captures)
             if kind == "src":
                 out += [f"return {value}, {self.fired(k)}"]
+            elif kind == "any" and not isinstance(rule.rhs, EIf):
+                # a helper's UOp or None is used as it is, without a call of as_uop (which
+                # makes any other value a constant like n): divmod_fold's and cmp_bounds's
+                # results are read for most IDIV, MOD and comparison nodes of index math
+                out += [f"_r = {pyexpr(rule.rhs, sc)}", "if _r is not None:",
+                        "    if _r.__class__ is not UOp: _r = _as_uop(n, _r)",
+                        f"    if _r is not n: return _r, {self.fired(k)}"]
             else:
                 check = "_r is not n" if kind in ("uop", "const") else \
                     "_r is not None and _r is not n"

@@ -17,7 +17,7 @@ from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.loops import linear_terms
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.semantics import defined
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UNSET, UOp
 
 _ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
 
@@ -113,18 +113,12 @@ def _linear(x: UOp) -> tuple[dict[UOp, int], int] | None:
     return terms, const
 
 
-def fold_divmod(e: UOp) -> UOp | None:
-    """x // c and x % c (index math, c > 0) for x a sum of terms k * atom, atoms and k >= 0,
-    plus a constant b >= 0, whose parts below c (each atom times k % c, plus b % c) stay below
-    c together: then x = c * (sum of atom * (k // c), plus b // c) + rest with 0 <= rest < c,
-    so x // c is that sum and x % c is rest (C's division of a non-negative x is the floor).
-    A flattened index split back into coordinates, ((r0 * 961 + r1 * 31 + r2) // 31) % 31 ->
-    r1, as the kernelize scheduler's reshapes make them. None (no rewrite) otherwise."""
-    # (tried on every IDIV and MOD of index math, and most do not fold: the cheap tests first,
-    # one pass over the terms)
-    x, c = e.src[0], e.src[1].arg
-    if type(c) is not int or c <= 0:
-        return None
+Terms = tuple[int, tuple[tuple[UOp, int, int], ...]]
+
+
+def _derive_terms(x: UOp) -> Terms | None:
+    """x as b + sum of k * atom with b, every k and every atom's vmin >= 0: (b, ((atom, k,
+    atom's vmax), ...)), the atoms in the order met; None when x is not such a sum."""
     if x.op is _ADD or x.op is _MUL:
         found = _linear(x)
         if found is None:
@@ -136,17 +130,44 @@ def fold_divmod(e: UOp) -> UOp | None:
             return None
     else:
         terms, b = {x: 1}, 0
-    below = b % c
+    out = []
     for a, k in terms.items():
-        if a.vmin < 0:
+        lo, hi = a._bounds_()
+        if lo < 0:
             return None
-        below += (k % c) * a.vmax
+        out.append((a, k, hi))
+    return b, tuple(out)
+
+
+def fold_divmod(e: UOp) -> UOp | None:
+    """x // c and x % c (index math, c > 0) for x a sum of terms k * atom, atoms and k >= 0,
+    plus a constant b >= 0, whose parts below c (each atom times k % c, plus b % c) stay below
+    c together: then x = c * (sum of atom * (k // c), plus b // c) + rest with 0 <= rest < c,
+    so x // c is that sum and x % c is rest (C's division of a non-negative x is the floor).
+    A flattened index split back into coordinates, ((r0 * 961 + r1 * 31 + r2) // 31) % 31 ->
+    r1, as the kernelize scheduler's reshapes make them. None (no rewrite) otherwise."""
+    # (tried on every IDIV and MOD of index math, on every pass, and most do not fold: x's
+    # terms are derived once and cached on the node, its `_terms` slot, which belongs to this
+    # module (nodes are immutable); a walk of the sum per attempt cost more than the rest of
+    # the matcher)
+    x, c = e.src[0], e.src[1].arg
+    if type(c) is not int or c <= 0:
+        return None
+    found = x._terms
+    if found is UNSET:
+        found = x._terms = _derive_terms(x)
+    if found is None:
+        return None
+    b, terms = found
+    below = b % c
+    for _, k, hi in terms:
+        below += (k % c) * hi
     if below >= c:
         return None
     if e.op is Ops.IDIV:
-        parts, rest = [(a, k // c) for a, k in terms.items() if k >= c], b // c
+        parts, rest = [(a, k // c) for a, k, _ in terms if k >= c], b // c
     else:
-        parts, rest = [(a, k % c) for a, k in terms.items() if k % c], b % c
+        parts, rest = [(a, k % c) for a, k, _ in terms if k % c], b % c
     out: UOp | None = None
     for a, k in parts:
         term = a if k == 1 else a * a.const_like(k)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .env import env_flag
+from .record import FrozenRecord
 from .rewrite import graph_rewrite
 from .uop import UOp
 
@@ -32,19 +33,25 @@ from .uop import UOp
 Hook = Callable[[str, str, UOp], UOp]
 
 
-@dataclass(frozen=True)
-class Pass:
+class Pass(FrozenRecord):
     """One declared pass: `matcher` is its rule set's (`rules` names it)."""
 
+    __slots__ = ("name", "rules", "matcher", "bottom_up", "ctx", "until_settled", "collect",
+                 "spec", "location")
     name: str
     rules: str
     matcher: Any
-    bottom_up: bool = False
-    ctx: type | str | None = None  # a context class, or the pass whose context is shared
-    until_settled: bool = False
-    collect: bool = False
-    spec: str | None = None
-    location: str = ""  # `file:line` of the declaration
+    bottom_up: bool
+    ctx: type | str | None  # a context class, or the pass whose context is shared
+    until_settled: bool
+    collect: bool
+    spec: str | None
+    location: str  # `file:line` of the declaration
+
+    def __init__(self, name: str, rules: str, matcher: Any, bottom_up: bool = False,
+                 ctx: type | str | None = None, until_settled: bool = False,
+                 collect: bool = False, spec: str | None = None, location: str = ""):
+        self._init(name, rules, matcher, bottom_up, ctx, until_settled, collect, spec, location)
 
 
 @dataclass(frozen=True)

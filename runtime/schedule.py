@@ -15,7 +15,6 @@ spec stage (`runtime/spec.py`). `DEBUG=2` prints each kernel's name, shape and b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules import pipeline
@@ -26,6 +25,7 @@ from .kernelize import cache_salt, has_variables, schedule_kernelize, scheduler_
 from .limit_buffers import max_kernel_buffers
 from .ops import Ops
 from .pipeline import Pipeline
+from .record import FrozenRecord
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule, note_reads
 from .schedule_item import ScheduleItem, order_assigns, schedule_items
@@ -48,11 +48,11 @@ def stages() -> tuple[str, ...]:
     return scheduler().stages
 
 
-@dataclass(frozen=True)
-class UserPass:
+class UserPass(FrozenRecord):
     """A rule set of a user's `.rules` file, run as a pass of its own at a point of the
     pipeline. Also a context manager: `with rulegrad.add_rules(...):` removes it at the end."""
 
+    __slots__ = ("path", "rule_set", "when", "stage", "bottom_up", "matcher", "reads")
     path: str
     rule_set: str
     when: str  # "before" or "after"
@@ -61,7 +61,11 @@ class UserPass:
     matcher: Any
     # where its rules may read constants' values (ops at their roots, None: any; how deep);
     # None: they match structure only (the schedule cache keeps the values they read)
-    reads: tuple[frozenset[Ops] | None, int] | None = None
+    reads: tuple[frozenset[Ops] | None, int] | None
+
+    def __init__(self, path: str, rule_set: str, when: str, stage: str, bottom_up: bool,
+                 matcher: Any, reads: tuple[frozenset[Ops] | None, int] | None = None):
+        self._init(path, rule_set, when, stage, bottom_up, matcher, reads)
 
     def __enter__(self) -> UserPass:
         return self

@@ -11,20 +11,22 @@ and the schedule cache: it imports none of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .buffer import Buffer
 from .ops import Ops
+from .record import FrozenRecord
 from .uop import UOp, toposort
 
 
-@dataclass(frozen=True)
-class ScheduleItem:
+class ScheduleItem(FrozenRecord):
     """One kernel: `bufs[i]` is its DEFINE_GLOBAL i (bufs[0] is the output)."""
 
+    __slots__ = ("name", "ast", "bufs")
     name: str
     ast: UOp
     bufs: tuple[Buffer, ...]
+
+    def __init__(self, name: str, ast: UOp, bufs: tuple[Buffer, ...]):
+        self._init(name, ast, bufs)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from .env import EnvError, env_bytes, env_get, env_int
+from .record import FrozenRecord
 
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 CPUINFO = Path("/proc/cpuinfo")
@@ -39,12 +39,15 @@ CPUINFO = Path("/proc/cpuinfo")
 FALLBACK_CACHE = {1: 32 << 10, 2: 512 << 10, 3: 8 << 20}
 
 
-@dataclass(frozen=True)
-class Cpu:
+class Cpu(FrozenRecord):
     """What /proc/cpuinfo says of the first CPU: its model name and its flags."""
 
+    __slots__ = ("model", "flags")
     model: str
     flags: frozenset[str]
+
+    def __init__(self, model: str, flags: frozenset[str]):
+        self._init(model, flags)
 
 
 def parse_cpuinfo(text: str) -> Cpu:

@@ -99,11 +99,12 @@ _Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, 
 class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
-    # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
-    # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of the ops in the node's
-    # graph, set when it is built: a walk skips a subgraph in which no rule can fire
-    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "_ops",
-                 "__weakref__")
+    # _shape, _bounds, _device, _terms: facts derived from the graph, cached (UNSET until asked
+    # for; `_device` belongs to runtime/device.py, `_terms` to rules/symbolic_helpers.py). _ops:
+    # the bits (OP_BIT) of the ops in the node's graph, set when it is built: a walk skips a
+    # subgraph in which no rule can fire
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "_terms",
+                 "_ops", "__weakref__")
     op: Ops
     dtype: DType
     src: tuple[UOp, ...]
@@ -123,7 +124,7 @@ class UOp:
         node.src = src
         node.arg = arg
         node.tag = tag
-        node._shape = node._bounds = node._device = _UNSET
+        node._shape = node._bounds = node._device = node._terms = _UNSET
         ops = OP_BIT[op]
         for s in src:
             ops |= s._ops

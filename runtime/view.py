@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from .record import FrozenRecord
 
 Shape = tuple[int, ...]
 Mask = tuple[tuple[int, int], ...]
@@ -132,15 +133,19 @@ def reshape_index(idxs: Sequence[Any], new: Shape, old: Shape, zero: Any = 0) ->
 
 
 # ---------------------------------------------------------------------- one view
-@dataclass(frozen=True)
-class View:
+class View(FrozenRecord):
     """Element i of the view is memory[offset + sum(i_k * strides_k)], when every i_k lies in
     mask_k = [begin, end) (no mask: always); elsewhere it is 0."""
 
+    __slots__ = ("shape", "strides", "offset", "mask")
     shape: Shape
     strides: tuple[int, ...]
-    offset: int = 0
-    mask: Mask | None = None
+    offset: int
+    mask: Mask | None
+
+    def __init__(self, shape: Shape, strides: tuple[int, ...], offset: int = 0,
+                 mask: Mask | None = None):
+        self._init(shape, strides, offset, mask)
 
     @staticmethod
     def contiguous(shape: Shape) -> View:
@@ -266,12 +271,15 @@ def _view_op(v: View, op: str, arg: Any) -> View | None:
 
 
 # ---------------------------------------------------------------------- a stack of views
-@dataclass(frozen=True)
-class ShapeTracker:
+class ShapeTracker(FrozenRecord):
     """views[0] reads the base's memory; each later view reads the row-major layout of the
     one below it. The tracker's shape is the last view's."""
 
+    __slots__ = ("views",)
     views: tuple[View, ...]
+
+    def __init__(self, views: tuple[View, ...]):
+        self._init(views)
 
     @staticmethod
     def from_shape(shape: Shape) -> ShapeTracker:

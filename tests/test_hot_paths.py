@@ -4,8 +4,9 @@
   behaves as the Enum Python builds from the same members.
 - symbolic.rules' divmod_fold (`symbolic_helpers.fold_divmod`) takes its one-term and constant
   inputs without a walk and checks its terms in one pass: what it folds keeps its value at every
-  drawn point of its ranges (C's integer arithmetic, evaluated here), and it folds what the
-  bounds allow (worked by hand).
+  drawn point of its ranges (C's integer arithmetic, evaluated here), it folds what the
+  bounds allow (worked by hand), and it walks a dividend's sum once, however often it is asked
+  (the terms are cached on the node: a count of the walks, never a time).
 - The C build splits the compiler driver's plan into words without shlex's tokenizer
   (backends/c/stages.py's `split_words`): the same words as shlex.split, or the same error.
 """
@@ -17,6 +18,7 @@ import pickle
 import shlex
 
 import pytest
+from call_counts import python_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,6 +115,50 @@ def test_fold_divmod_folds_what_the_bounds_allow():
     assert fold_divmod(UOp(Ops.MOD, dtypes.index, (x, eight))) is r1
     wide = r0 * eight + UOp.range(9, 2)
     assert fold_divmod(UOp(Ops.IDIV, dtypes.index, (wide, eight))) is None
+
+
+def test_fold_divmod_walks_a_dividend_once():
+    r0, r1, r2 = UOp.range(5, 0), UOp.range(8, 1), UOp.range(3, 2)
+    x = (r0 * UOp.const(dtypes.index, 24) + r1 * UOp.const(dtypes.index, 3)) + r2
+    consts = [UOp.const(dtypes.index, c) for c in (3, 24, 5)]
+
+    def ask() -> list:
+        return [fold_divmod(UOp(op, dtypes.index, (x, c))) for op in (Ops.IDIV, Ops.MOD)
+                for c in consts]
+
+    calls = python_calls(ask)
+    # coordinates worked by hand: x is ((r0, r1) * 3 + r2), (r0 * 8 + r1) * 3 + r2
+    assert ask()[:2] == [r0 * UOp.const(dtypes.index, 8) + r1, r0]
+    assert ask()[3:5] == [r2, r1 * UOp.const(dtypes.index, 3) + r2]
+    assert ask()[2] is None and ask()[5] is None  # 24 r0 + 3 r1 + r2 mod 5: no split
+    assert calls["loops.py:linear_terms"] == 1, calls
+    assert python_calls(ask)["loops.py:linear_terms"] == 0
+
+
+def test_a_helper_result_that_is_a_node_or_none_is_used_as_it_is():
+    # the generated sym matcher on IDIV/MOD nodes whose dividend splits (a node), does not
+    # (None) or whose bounds decide a comparison (a bool: made a constant): as_uop is called
+    # for the bool only, and every answer is the interpreted matcher's (the oracle)
+    from rulegrad.dsl import load
+    from rulegrad.generator.interp import interpret_file
+    from rulegrad.generator.paths import PACKAGE_RULES_DIR
+    from rulegrad.rules import matcher
+
+    gen = matcher("symbolic", "sym")
+    interp = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
+    r0, r1, r2 = UOp.range(5, 0), UOp.range(8, 1), UOp.range(3, 2)
+    # three terms: only divmod_fold splits it (split_idiv's pattern is two)
+    x = (r0 * UOp.const(dtypes.index, 24) + r1 * UOp.const(dtypes.index, 3)) + r2
+    neg = UOp(Ops.MAX, dtypes.index, (r0, r1)) - UOp.const(dtypes.index, 9)  # vmin < 0
+    nodes = [UOp(op, dtypes.index, (v, UOp.const(dtypes.index, 3)))
+             for op in (Ops.IDIV, Ops.MOD) for v in (x, neg)]
+    nodes.append(UOp(Ops.CMPLT, dtypes.bool, (r1, UOp.const(dtypes.index, 8))))  # r1 < 8
+    want = [interp.rewrite(n) for n in nodes]
+    assert want[:4] == [r0 * UOp.const(dtypes.index, 8) + r1, None, r2, None]
+    assert want[-1] is UOp.const(dtypes.bool, True)
+    calls = python_calls(lambda: [gen.rewrite(n) for n in nodes])
+    assert [gen.rewrite(n) for n in nodes] == want
+    assert calls["matcher.py:as_uop"] == 1, calls
 
 
 # ---------------------------------------------------------------------- split_words

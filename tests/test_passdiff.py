@@ -8,7 +8,6 @@ where it fired, and not the rules that merely ran beside it."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -47,7 +46,7 @@ class Broken:
 def _break(monkeypatch, module, rule: str) -> None:
     if module is schedule:  # the scheduler's passes: its declared pipeline, each pass wrapped
         real = schedule.scheduler()
-        broken = Pipeline(real.name, tuple(dataclasses.replace(p, matcher=Broken(p.matcher, rule))
+        broken = Pipeline(real.name, tuple(p.replace(matcher=Broken(p.matcher, rule))
                                            for p in real.passes))
         monkeypatch.setattr(schedule, "scheduler", lambda: broken)
         return

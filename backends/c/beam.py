@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from rulegrad.rules.choices import DEFAULT, Choices
-from rulegrad.runtime.env import env_get, env_int
+from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import machine_id
 from rulegrad.runtime.uop import UOp, toposort
@@ -84,11 +84,6 @@ stats = {"searches": 0, "candidates": 0, "rejected": 0, "stored_hits": 0}
 def forget() -> None:
     """Drop the winners held in memory (the stored ones stay): as a new process."""
     _memo.clear()
-
-
-def beam_width() -> int:
-    """`RULEGRAD_BEAM`: how many records a search keeps per round; 0 (or unset) no search."""
-    return env_int("RULEGRAD_BEAM", 0, minimum=0)
 
 
 def neighbours(c: Choices) -> list[Choices]:

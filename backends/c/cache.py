@@ -41,7 +41,6 @@ Only what the cache made is ever deleted: an entry is a regular file (or a link)
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -330,6 +329,8 @@ _CHOICE_BYTES = 4096
 def lookup_choice(key: str) -> dict | None:
     """The stored winner for `key` (its JSON object); None when there is none or the entry is
     not a regular file, not JSON, or names another key (a miss: searched again)."""
+    import json  # (here and in install_choice: only a search reads or writes a winner)
+
     dirs = [d for d in (_readable_dir(), _fallback.get(configured_dir())) if d is not None]
     for d in dirs:
         path = d / f"rg_{key}.beam"
@@ -351,6 +352,8 @@ def install_choice(key: str, entry: dict) -> None:
     keeps nothing (the winner stays in the process's memory); RULEGRAD_CACHE_MAX=0 neither."""
     if max_bytes() == 0:
         return
+    import json
+
     data = json.dumps({**entry, "key": key}, sort_keys=True).encode("ascii")
     try:
         atomic_write(write_dir() / f"rg_{key}.beam", data)

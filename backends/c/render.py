@@ -53,8 +53,10 @@ import operator
 import re
 from typing import NamedTuple
 
+from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
+from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
@@ -79,8 +81,6 @@ from .ctext import (
     reduce_name,
     reduce_signature,
 )
-from .flash import render_flash
-from .gemm import plan, render_packed
 
 
 def c_ident(text: str, limit: int = 48) -> str:
@@ -270,9 +270,11 @@ RG_FMAX(double, uint64_t, f64)
 # The prelude's helpers for integer kernels and OpenMP's NaN-propagating reductions: each is
 # defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
 # on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
-# instructions the whole prelude takes (callgrind, gcc 12), for nothing.
-_USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), text) for pattern, text in (
+# instructions the whole prelude takes (callgrind, gcc 12), for nothing. The patterns are
+# compiled when a body holds their leading literal (`_literal`), not at import: a process's
+# first tiny add imports this module and names none of them.
+_USED: tuple[tuple[str, str], ...] = tuple(
+    (pattern, text) for pattern, text in (
         (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
         (r"rg_f2i_\w+_f64\b", "RG_F2I_ALL(double, f64)"),
         *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_INTS({t}, u{t}, {s}, {w})")
@@ -301,7 +303,16 @@ _USED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 def prelude(body: str) -> str:
     """The prelude for kernels whose source is `body`: PRELUDE, then the helpers they name."""
-    return PRELUDE + "".join(text + "\n" for pattern, text in _USED if _names(pattern, body))
+    return PRELUDE + "".join(text + "\n" for pattern, text in _USED
+                             if _literal(pattern) in body and _names(re.compile(pattern), body))
+
+
+def _literal(pattern: str) -> str:
+    """The characters every match of `pattern` starts with (up to its first special one)."""
+    for i, ch in enumerate(pattern):
+        if ch in "\\()[]{}.*+?|^$":
+            return pattern[:i]
+    return pattern
 
 
 def _names(pattern: re.Pattern[str], body: str) -> bool:
@@ -978,7 +989,13 @@ class KernelRenderer:
         self.stack = [self.root]
 
     # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
+    # (flash.py and gemm.py are imported by the first kernel that has their action: a
+    # process's first tiny add loads neither)
     def _try_flash(self, st: UOp) -> bool:
+        if not isinstance(st.arg, Flash):
+            return False
+        from .flash import render_flash
+
         if not render_flash(self, st):
             return False
         self.kind = "packed" if self.printed_blocks else "flash"
@@ -986,6 +1003,10 @@ class KernelRenderer:
 
     # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
     def _try_packed(self, st: UOp) -> bool:
+        if not isinstance(st.arg, Pack):
+            return False
+        from .gemm import plan, render_packed
+
         found = plan(self, st)
         if found is None:
             return False
@@ -1447,7 +1468,8 @@ SEGMENT = 1000
 # a generated name: t<i>, acc<i>, r<i> or p<i>, a whole word. Each branch starts with its letter
 # and looks back past it for a word character (rather than a leading \b): re then scans for
 # those four letters, not tries every position of a million-statement kernel's text
-_IDENT = re.compile(r"(?:t(?<!\wt)|acc(?<!\wacc)|r(?<!\wr)|p(?<!\wp))[0-9]+\b")
+# (compiled on first use, by re's cache: not at import)
+_IDENT = r"(?:t(?<!\wt)|acc(?<!\wacc)|r(?<!\wr)|p(?<!\wp))[0-9]+\b"
 
 
 def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
@@ -1487,7 +1509,7 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
     flat = _flatten(root, indent)
     # the names each line reads (a statement: its expression), and where each is read last
     # (map and a comprehension: no Python frame per line of a million-statement kernel)
-    reads: list[list[str]] = list(map(_IDENT.findall, [
+    reads: list[list[str]] = list(map(re.compile(_IDENT).findall, [
         item.expr if type(item) is Stmt else item for _, item in flat]))
     last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
     helpers: list[str] = []
@@ -1540,7 +1562,7 @@ def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dic
     # the text: the statements' expressions split at their names (one C call for the run), and
     # the names renamed (reads[k] are expression k's names, in order); the same key, the
     # same function text
-    pieces = _IDENT.split("\n".join(map(_STMT_EXPR, run)))
+    pieces = re.compile(_IDENT).split("\n".join(map(_STMT_EXPR, run)))
     idents = list(map(local.__getitem__, itertools.chain.from_iterable(reads)))
     ctypes = tuple(map(_STMT_CTYPE, run))
     intypes = tuple(map(vartypes.__getitem__, inputs))

@@ -30,7 +30,6 @@ from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
-from . import beam
 from .build import Library, build_library, probe_compiler
 from .lower import lower_only
 from .opt import actions, optimize_kernel, optimizer_on
@@ -130,6 +129,12 @@ _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 MAX_PROGRAMS = 256
 
 
+def beam_width() -> int:
+    """`RULEGRAD_BEAM`: how many records a search keeps per round; 0 (or unset) no search
+    (read here, not in beam.py: the search's module is imported only when one is asked for)."""
+    return env_int("RULEGRAD_BEAM", 0, minimum=0)
+
+
 def max_programs() -> int:
     """The table's bound: `RULEGRAD_MAX_PROGRAMS` (default 256). Each loaded library costs the
     process about five memory maps, and a process has a limit of them (vm.max_map_count)."""
@@ -158,11 +163,13 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     probe_compiler()  # the compiler's version (the cache key) is asked while we render
     rendered: list[RenderedKernel] = []
     debug = env_int("DEBUG", 0)
-    width = beam.beam_width()
+    width = beam_width()
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
         low = lower_only(ast)
         choices, searched = DEFAULT, False
         if width and optimizer_on():
+            from . import beam  # (the search, and what it imports, only when it is asked for)
+
             choices, searched = beam.choose(name, low, r, bufs[i], key[0], width)
         opt = optimize_kernel(low, choices)
         # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]

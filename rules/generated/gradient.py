@@ -88,8 +88,10 @@ def _pm_gradient_any0(n, ctx):
     if _pm_gradient_st: _pm_gradient_st.attempts[0] += 1
     r = n
     if not r.dtype.is_float:
-        _r = _as_uop(n, no_gradient(r))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[0]
+        _r = no_gradient(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_gradient_rules[0]
     return None
 
 def _pm_gradient_RESHAPE(n, ctx):
@@ -105,8 +107,10 @@ def _pm_gradient_RESHAPE(n, ctx):
             #   grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)
             if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
             x = n0
-            _r = _as_uop(n, (ctx.reshape(x.shape),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[26]
+            _r = (ctx.reshape(x.shape),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[26]
     return None
 
 def _pm_gradient_PERMUTE(n, ctx):
@@ -123,8 +127,10 @@ def _pm_gradient_PERMUTE(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
             p = n
             x = n0
-            _r = _as_uop(n, (ctx.permute(argsort(p.arg)),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[27]
+            _r = (ctx.permute(argsort(p.arg)),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[27]
     return None
 
 def _pm_gradient_EXPAND(n, ctx):
@@ -140,8 +146,10 @@ def _pm_gradient_EXPAND(n, ctx):
             #   grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)
             if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
             x = n0
-            _r = _as_uop(n, (sum_to(ctx, x.shape),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[28]
+            _r = (sum_to(ctx, x.shape),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[28]
     return None
 
 def _pm_gradient_PAD(n, ctx):
@@ -158,8 +166,10 @@ def _pm_gradient_PAD(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
             p = n
             x = n0
-            _r = _as_uop(n, (ctx.shrink(unpad(p)),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[29]
+            _r = (ctx.shrink(unpad(p)),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[29]
     return None
 
 def _pm_gradient_SHRINK(n, ctx):
@@ -176,8 +186,10 @@ def _pm_gradient_SHRINK(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[30] += 1
             s = n
             x = n0
-            _r = _as_uop(n, (ctx.pad(unshrink(s)),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[30]
+            _r = (ctx.pad(unshrink(s)),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[30]
     return None
 
 def _pm_gradient_FLIP(n, ctx):
@@ -194,8 +206,10 @@ def _pm_gradient_FLIP(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
             f = n
             x = n0
-            _r = _as_uop(n, (ctx.flip(f.arg),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[31]
+            _r = (ctx.flip(f.arg),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[31]
     return None
 
 def _pm_gradient_CONTIGUOUS(n, ctx):
@@ -206,8 +220,10 @@ def _pm_gradient_CONTIGUOUS(n, ctx):
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
             x = n0
-            _r = _as_uop(n, (ctx,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
+            _r = (ctx,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[32]
     return None
 
 def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
@@ -218,8 +234,10 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
             x = n0
-            _r = _as_uop(n, (ctx,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
+            _r = (ctx,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[32]
     return None
 
 def _pm_gradient_DETACH(n, ctx):
@@ -229,8 +247,10 @@ def _pm_gradient_DETACH(n, ctx):
         #   grad_detach: DETACH(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
         x = n0
-        _r = _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[34]
+        _r = (None,)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_gradient_rules[34]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
@@ -241,8 +261,10 @@ def _pm_gradient_FUSE(n, ctx):
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
             x = n0
-            _r = _as_uop(n, (ctx,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[32]
+            _r = (ctx,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[32]
     return None
 
 def _pm_gradient_COPY(n, ctx):
@@ -256,8 +278,10 @@ def _pm_gradient_COPY(n, ctx):
         if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
         d = n1
         x = n0
-        _r = _as_uop(n, (copy_back(ctx, x), None))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[33]
+        _r = (copy_back(ctx, x), None)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_gradient_rules[33]
     return None
 
 def _pm_gradient_ASSIGN(n, ctx):
@@ -270,8 +294,10 @@ def _pm_gradient_ASSIGN(n, ctx):
     if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
     t = n0
     v = n1
-    _r = _as_uop(n, (None, None))
-    if _r is not None and _r is not n: return _r, _pm_gradient_rules[35]
+    _r = (None, None)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _pm_gradient_rules[35]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
@@ -291,16 +317,20 @@ def _pm_gradient_REDUCE_AXIS(n, ctx):
                 r = n
                 x = n0_0
                 if r.arg[0] is _MAX:
-                    _r = _as_uop(n, (first_max_grad(ctx, r),))
-                    if _r is not None and _r is not n: return _r, _pm_gradient_rules[24]
+                    _r = (first_max_grad(ctx, r),)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _pm_gradient_rules[24]
             # rule grad_reduce at rules/gradient.rules:68
             #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] is Ops.MAX and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
             if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
             r = n
             x = n0
             if not (r.arg[0] is _MAX and x.op is _CONTIGUOUS_BACKWARD):
-                _r = _as_uop(n, (reduce_grad(ctx, r),))
-                if _r is not None and _r is not n: return _r, _pm_gradient_rules[25]
+                _r = (reduce_grad(ctx, r),)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_gradient_rules[25]
     return None
 
 def _pm_gradient_CAST(n, ctx):
@@ -313,8 +343,10 @@ def _pm_gradient_CAST(n, ctx):
             #   grad_cast: CAST(x):floats -> (ctx.cast(x.dtype) if x.dtype.is_float else None,)
             if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
             x = n0
-            _r = _as_uop(n, (ctx.cast(x.dtype) if x.dtype.is_float else None,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[13]
+            _r = (ctx.cast(x.dtype) if x.dtype.is_float else None,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[13]
     return None
 
 def _pm_gradient_BITCAST(n, ctx):
@@ -326,8 +358,10 @@ def _pm_gradient_BITCAST(n, ctx):
         #   grad_bitcast: BITCAST(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[2] += 1
         x = n0
-        _r = _as_uop(n, (None,))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[2]
+        _r = (None,)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_gradient_rules[2]
     return None
 
 def _pm_gradient_NEG(n, ctx):
@@ -340,8 +374,10 @@ def _pm_gradient_NEG(n, ctx):
             #   grad_neg: NEG(x):floats -> (-ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[4] += 1
             x = n0
-            _r = _as_uop(n, (-ctx,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[4]
+            _r = (-ctx,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[4]
     return None
 
 def _pm_gradient_EXP(n, ctx):
@@ -355,8 +391,10 @@ def _pm_gradient_EXP(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
             r = n
             x = n0
-            _r = _as_uop(n, (ctx * r,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[5]
+            _r = (ctx * r,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[5]
     return None
 
 def _pm_gradient_LOG(n, ctx):
@@ -369,8 +407,10 @@ def _pm_gradient_LOG(n, ctx):
             #   grad_log: LOG(x):floats -> (ctx / x,)
             if _pm_gradient_st: _pm_gradient_st.attempts[6] += 1
             x = n0
-            _r = _as_uop(n, (ctx / x,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[6]
+            _r = (ctx / x,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[6]
     return None
 
 def _pm_gradient_EXP2(n, ctx):
@@ -384,8 +424,10 @@ def _pm_gradient_EXP2(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[7] += 1
             r = n
             x = n0
-            _r = _as_uop(n, (ctx * r * 0.6931471805599453,))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[7]
+            _r = (ctx * r * 0.6931471805599453,)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[7]
     return None
 
 def _pm_gradient_LOG2(n, ctx):
@@ -398,8 +440,10 @@ def _pm_gradient_LOG2(n, ctx):
             #   grad_log2: LOG2(x):floats -> (ctx / (x * 0.6931471805599453),)
             if _pm_gradient_st: _pm_gradient_st.attempts[8] += 1
             x = n0
-            _r = _as_uop(n, (ctx / (x * 0.6931471805599453),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[8]
+            _r = (ctx / (x * 0.6931471805599453),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[8]
     return None
 
 def _pm_gradient_SIN(n, ctx):
@@ -412,8 +456,10 @@ def _pm_gradient_SIN(n, ctx):
             #   grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)
             if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
             x = n0
-            _r = _as_uop(n, (ctx * _new(UOp, _SIN, (_t1 := 1.5707963267948966 - x).dtype, (_t1,)),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[9]
+            _r = (ctx * _new(UOp, _SIN, (_t2 := 1.5707963267948966 - x).dtype, (_t2,)),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[9]
     return None
 
 def _pm_gradient_SQRT(n, ctx):
@@ -427,8 +473,10 @@ def _pm_gradient_SQRT(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
             r = n
             x = n0
-            _r = _as_uop(n, (ctx / (r * 2),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[10]
+            _r = (ctx / (r * 2),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[10]
     return None
 
 def _pm_gradient_RECIPROCAL(n, ctx):
@@ -442,8 +490,10 @@ def _pm_gradient_RECIPROCAL(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
             r = n
             x = n0
-            _r = _as_uop(n, (-ctx * (r * r),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[11]
+            _r = (-ctx * (r * r),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[11]
     return None
 
 def _pm_gradient_TRUNC(n, ctx):
@@ -456,8 +506,10 @@ def _pm_gradient_TRUNC(n, ctx):
             #   grad_trunc: TRUNC(x):floats -> (ctx.const_like(0),)
             if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
             x = n0
-            _r = _as_uop(n, (ctx.const_like(0),))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[12]
+            _r = (ctx.const_like(0),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[12]
     return None
 
 def _pm_gradient_ADD(n, ctx):
@@ -471,8 +523,10 @@ def _pm_gradient_ADD(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (ctx, ctx))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[14]
+            _r = (ctx, ctx)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[14]
     return None
 
 def _pm_gradient_SUB(n, ctx):
@@ -486,8 +540,10 @@ def _pm_gradient_SUB(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (ctx, -ctx))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[15]
+            _r = (ctx, -ctx)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[15]
     return None
 
 def _pm_gradient_MUL(n, ctx):
@@ -501,8 +557,10 @@ def _pm_gradient_MUL(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (ctx * y, ctx * x))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[16]
+            _r = (ctx * y, ctx * x)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[16]
     return None
 
 def _pm_gradient_FDIV(n, ctx):
@@ -517,8 +575,10 @@ def _pm_gradient_FDIV(n, ctx):
             r = n
             x = n0
             y = n1
-            _r = _as_uop(n, (ctx / y, -ctx * (r / y)))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[17]
+            _r = (ctx / y, -ctx * (r / y))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[17]
     return None
 
 def _pm_gradient_IDIV(n, ctx):
@@ -531,8 +591,10 @@ def _pm_gradient_IDIV(n, ctx):
         if _pm_gradient_st: _pm_gradient_st.attempts[3] += 1
         x = n0
         y = n1
-        _r = _as_uop(n, (None, None))
-        if _r is not None and _r is not n: return _r, _pm_gradient_rules[3]
+        _r = (None, None)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_gradient_rules[3]
     return None
 
 def _pm_gradient_MOD(n, ctx):
@@ -546,8 +608,10 @@ def _pm_gradient_MOD(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (ctx, -ctx * _new(UOp, _TRUNC, (_t2 := x / y).dtype, (_t2,))))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[18]
+            _r = (ctx, -ctx * _new(UOp, _TRUNC, (_t4 := x / y).dtype, (_t4,)))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[18]
     return None
 
 def _pm_gradient_MAX(n, ctx):
@@ -561,8 +625,10 @@ def _pm_gradient_MAX(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx))))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[20]
+            _r = (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[20]
     return None
 
 def _pm_gradient_MIN(n, ctx):
@@ -576,8 +642,10 @@ def _pm_gradient_MIN(n, ctx):
             if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
             x = n0
             y = n1
-            _r = _as_uop(n, (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx))))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[21]
+            _r = (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[21]
     return None
 
 def _pm_gradient_POW(n, ctx):
@@ -592,8 +660,10 @@ def _pm_gradient_POW(n, ctx):
             r = n
             x = n0
             y = n1
-            _r = _as_uop(n, (y.eq(0).where(ctx.const_like(0), ctx * (y * _new(UOp, _POW, x.dtype, (x, y - 1)))), ctx * _new(UOp, _AND, (_t4 := x.eq(0)).dtype, (_t4, _new(UOp, _OR, (_t3 := y.eq(0)).dtype, (_t3, y.const_like(0).lt(y))))).where(ctx.const_like(0), r * _new(UOp, _LOG, x.dtype, (x,)))))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[19]
+            _r = (y.eq(0).where(ctx.const_like(0), ctx * (y * _new(UOp, _POW, x.dtype, (x, y - 1)))), ctx * _new(UOp, _AND, (_t8 := x.eq(0)).dtype, (_t8, _new(UOp, _OR, (_t7 := y.eq(0)).dtype, (_t7, y.const_like(0).lt(y))))).where(ctx.const_like(0), r * _new(UOp, _LOG, x.dtype, (x,))))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[19]
     return None
 
 def _pm_gradient_WHERE(n, ctx):
@@ -608,8 +678,10 @@ def _pm_gradient_WHERE(n, ctx):
             a = n1
             b = n2
             c = n0
-            _r = _as_uop(n, (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx)))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[22]
+            _r = (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[22]
     return None
 
 def _pm_gradient_MULACC(n, ctx):
@@ -624,8 +696,10 @@ def _pm_gradient_MULACC(n, ctx):
             a = n0
             b = n1
             c = n2
-            _r = _as_uop(n, (ctx * b, ctx * a, ctx))
-            if _r is not None and _r is not n: return _r, _pm_gradient_rules[23]
+            _r = (ctx * b, ctx * a, ctx)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[23]
     return None
 
 

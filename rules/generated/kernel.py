@@ -224,8 +224,10 @@ def _to_kernel_RANGE(n, ctx):
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
     r = n
     if r.arg[0] >= FIRST_RANGE:
-        _r = _as_uop(n, ctx.number(r))
-        if _r is not None and _r is not n: return _r, _to_kernel_rules[5]
+        _r = ctx.number(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _to_kernel_rules[5]
     return None
 
 def _to_kernel_INDEX(n, ctx):

@@ -239,15 +239,19 @@ def _do_fuse_FUSE(n, ctx):
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             r = n0
-            _r = _as_uop(n, r.replace(src=(r.src[0].f(_FUSE),), tag=FUSED))
-            if _r is not None and _r is not n: return _r, _do_fuse_rules[0]
+            _r = r.replace(src=(r.src[0].f(_FUSE),), tag=FUSED)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
             # rule fuse_push at rules/kernelize.rules:83
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             x = n0
-            _r = _as_uop(n, x.replace(src=tuple(s.f(_FUSE) for s in x.src)))
-            if _r is not None and _r is not n: return _r, _do_fuse_rules[1]
+            _r = x.replace(src=tuple(s.f(_FUSE) for s in x.src))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_fuse_rules[1]
         # rule fuse_stop at rules/kernelize.rules:84
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
@@ -262,8 +266,10 @@ def _do_fuse_REDUCE_AXIS(n, ctx):
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     r = n
     if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]):
-        _r = _as_uop(n, r.replace(tag=FUSED))
-        if _r is not None and _r is not n: return _r, _do_fuse_rules[3]
+        _r = r.replace(tag=FUSED)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _do_fuse_rules[3]
     return None
 
 
@@ -431,8 +437,10 @@ def _do_realize_SINK(n, ctx):
     #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x)))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[0]
+    _r = ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[0]
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
@@ -440,8 +448,10 @@ def _do_realize_CONTIGUOUS(n, ctx):
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_COPY(n, ctx):
@@ -449,8 +459,10 @@ def _do_realize_COPY(n, ctx):
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
@@ -458,8 +470,10 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_ASSIGN(n, ctx):
@@ -467,8 +481,10 @@ def _do_realize_ASSIGN(n, ctx):
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_VIEW(n, ctx):
@@ -480,16 +496,20 @@ def _do_realize_VIEW(n, ctx):
         v = n
         x = n0
         if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x):
-            _r = _as_uop(n, ctx.realize(x))
-            if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+            _r = ctx.realize(x)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_realize_rules[2]
         # rule realize_expand at rules/kernelize.rules:109
         #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n
         x = n0
         if is_computed(x) and x.tag != FUSED and ctx.expands(v, x):
-            _r = _as_uop(n, ctx.realize(x))
-            if _r is not None and _r is not n: return _r, _do_realize_rules[3]
+            _r = ctx.realize(x)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_realize_rules[3]
     return None
 
 
@@ -517,8 +537,10 @@ def _group_REDUCE_AXIS(n, ctx):
     if _group_st: _group_st.attempts[0] += 1
     r = n
     if r.tag != FUSED and ctx.dont_group_reduces:
-        _r = _as_uop(n, ctx.realize(r))
-        if _r is not None and _r is not n: return _r, _group_rules[0]
+        _r = ctx.realize(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _group_rules[0]
     # rule group_join at rules/kernelize.rules:119
     #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
     if _group_st: _group_st.attempts[1] += 1
@@ -526,15 +548,19 @@ def _group_REDUCE_AXIS(n, ctx):
     if ctx.undecided(r):
         reads = kernel_reads(ctx.children, ctx.realizes, r)
         if ctx.fits(reads):
-            _r = _as_uop(n, ctx.join(r, *reads))
-            if _r is not None and _r is not n: return _r, _group_rules[1]
+            _r = ctx.join(r, *reads)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _group_rules[1]
     # rule group_alone at rules/kernelize.rules:120
     #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
     if _group_st: _group_st.attempts[2] += 1
     r = n
     if ctx.undecided(r):
-        _r = _as_uop(n, ctx.alone(r))
-        if _r is not None and _r is not n: return _r, _group_rules[2]
+        _r = ctx.alone(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _group_rules[2]
     return None
 
 
@@ -555,8 +581,10 @@ def _add_contiguous_any0(n, ctx):
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     x = n
     if x in ctx.realizes and x.tag != 'realized':
-        _r = _as_uop(n, ctx.wrap(x))
-        if _r is not None and _r is not n: return _r, _add_contiguous_rules[0]
+        _r = ctx.wrap(x)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _add_contiguous_rules[0]
     return None
 
 
@@ -577,8 +605,10 @@ def _finalize_contiguous_any0(n, ctx):
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     x = n
     if x.tag is not None:
-        _r = _as_uop(n, x.replace(tag=None))
-        if _r is not None and _r is not n: return _r, _finalize_contiguous_rules[0]
+        _r = x.replace(tag=None)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _finalize_contiguous_rules[0]
     return None
 
 
@@ -609,16 +639,20 @@ def _create_kernels_REALIZE(n, ctx):
             x = n0
             rngs = ctx.loops(x.shape)
             tgt = ast_passes(_new(UOp, _INDEX, t.dtype, (t, *rngs)), ctx)
-            _r = _as_uop(n, kernel_view(r, x, store(tgt, ast_passes(_new(UOp, _INDEX, v.dtype, (v, *rngs)), ctx), rngs)))
-            if _r is not None and _r is not n: return _r, _create_kernels_rules[0]
+            _r = kernel_view(r, x, store(tgt, ast_passes(_new(UOp, _INDEX, v.dtype, (v, *rngs)), ctx), rngs))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _create_kernels_rules[0]
         # rule create_kernel at rules/kernelize.rules:161
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         r = n
         x = n0
         rngs = ctx.loops(x.shape)
-        _r = _as_uop(n, kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(_new(UOp, _INDEX, x.dtype, (x, *rngs)), ctx))))
-        if _r is not None and _r is not n: return _r, _create_kernels_rules[1]
+        _r = kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(_new(UOp, _INDEX, x.dtype, (x, *rngs)), ctx)))
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _create_kernels_rules[1]
     return None
 
 def _create_kernels_VIEW(n, ctx):
@@ -671,8 +705,10 @@ def _create_ast_INDEX(n, ctx):
                     idx = n
                     v = n0
                     at = view_at(v, idx)
-                    _r = _as_uop(n, or_zero(at[1], c))
-                    if _r is not None and _r is not n: return _r, _create_ast_rules[0]
+                    _r = or_zero(at[1], c)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _create_ast_rules[0]
                 elif o0_0 in _OPS1:
                     # rule ast_view_mem at rules/kernelize.rules:187
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
@@ -691,8 +727,10 @@ def _create_ast_INDEX(n, ctx):
                 idx = n
                 v = n0
                 at = view_at(v, idx)
-                _r = _as_uop(n, or_zero(at[1], _new(UOp, _INDEX, b.dtype, (b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)]))))
-                if _r is not None and _r is not n: return _r, _create_ast_rules[2]
+                _r = or_zero(at[1], _new(UOp, _INDEX, b.dtype, (b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _create_ast_rules[2]
             elif o0 in _OPS2:
                 # rule ast_alu at rules/kernelize.rules:193
                 #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
@@ -700,8 +738,10 @@ def _create_ast_INDEX(n, ctx):
                 at = n.src[1:]
                 idx = n
                 x = n0
-                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src)))
-                if _r is not None and _r is not n: return _r, _create_ast_rules[3]
+                _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _create_ast_rules[3]
             elif o0 in _OPS3:
                 # rule ast_marker at rules/kernelize.rules:195
                 #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
@@ -709,8 +749,10 @@ def _create_ast_INDEX(n, ctx):
                 at = n.src[1:]
                 idx = n
                 x = n0
-                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:]))
-                if _r is not None and _r is not n: return _r, _create_ast_rules[4]
+                _r = x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:])
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _create_ast_rules[4]
             elif o0 is _REDUCE_AXIS:
                 # rule ast_reduce at rules/kernelize.rules:198
                 #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
@@ -718,8 +760,10 @@ def _create_ast_INDEX(n, ctx):
                 idx = n
                 r = n0
                 rngs = [ctx.new_range(r.src[0].shape[a], 'reduce') for a in r.arg[1]]
-                _r = _as_uop(n, reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs))
-                if _r is not None and _r is not n: return _r, _create_ast_rules[5]
+                _r = reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _create_ast_rules[5]
             elif o0 is _CONST:
                 # rule ast_const at rules/kernelize.rules:200
                 #   ast_const: INDEX(c:CONST, ...) -> c

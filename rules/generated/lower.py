@@ -63,8 +63,10 @@ def _lower_half_REDUCE(n, ctx):
             if _lower_half_st: _lower_half_st.attempts[2] += 1
             r = n
             if r.arg in (_ADD, _MAX, _MIN):
-                _r = _as_uop(n, in_float32(r))
-                if _r is not None and _r is not n: return _r, _lower_half_rules[2]
+                _r = in_float32(r)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _lower_half_rules[2]
     return None
 
 def _lower_half_CAST(n, ctx):
@@ -354,8 +356,10 @@ def _lower_alu_MULACC(n, ctx):
     a = n0
     b = n1
     c = n2
-    _r = _as_uop(n, a * b + c)
-    if _r is not None and _r is not n: return _r, _lower_alu_rules[0]
+    _r = a * b + c
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _lower_alu_rules[0]
     return None
 
 
@@ -426,8 +430,10 @@ def _lower_load_LOAD(n, ctx):
             ld = n
             valid = n0_2
             if valid.op is not _CONST:
-                _r = _as_uop(n, gated_load(ld, idx))
-                if _r is not None and _r is not n: return _r, _lower_load_rules[0]
+                _r = gated_load(ld, idx)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _lower_load_rules[0]
     return None
 
 
@@ -448,8 +454,10 @@ def _lower_reduce_REDUCE(n, ctx):
     if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
     r = n
     if not is_loop(r):
-        _r = _as_uop(n, reduce_loop(r))
-        if _r is not None and _r is not n: return _r, _lower_reduce_rules[0]
+        _r = reduce_loop(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _lower_reduce_rules[0]
     return None
 
 

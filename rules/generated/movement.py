@@ -46,8 +46,10 @@ def _double_reshape_RESHAPE(n, ctx):
             if _double_reshape_st: _double_reshape_st.attempts[0] += 1
             r = n
             x = n0_0
-            _r = _as_uop(n, x.reshape(r.arg))
-            if _r is not None and _r is not n: return _r, _double_reshape_rules[0]
+            _r = x.reshape(r.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _double_reshape_rules[0]
     return None
 
 
@@ -82,8 +84,10 @@ def _mop_cleanup_RESHAPE(n, ctx):
             if _double_reshape_st: _double_reshape_st.attempts[0] += 1
             r = n
             x = n0_0
-            _r = _as_uop(n, x.reshape(r.arg))
-            if _r is not None and _r is not n: return _r, _double_reshape_rules[0]
+            _r = x.reshape(r.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _double_reshape_rules[0]
         # rule reshape_noop at rules/movement.rules:16
         #   reshape_noop: RESHAPE(x) as r if x.shape == r.arg -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[0] += 1
@@ -111,8 +115,10 @@ def _mop_cleanup_PERMUTE(n, ctx):
             p = n0
             q = n
             x = n0_0
-            _r = _as_uop(n, x.permute(compose_permute(p.arg, q.arg)))
-            if _r is not None and _r is not n: return _r, _mop_cleanup_rules[6]
+            _r = x.permute(compose_permute(p.arg, q.arg))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _mop_cleanup_rules[6]
     return None
 
 def _mop_cleanup_EXPAND(n, ctx):
@@ -132,8 +138,10 @@ def _mop_cleanup_EXPAND(n, ctx):
             if _mop_cleanup_st: _mop_cleanup_st.attempts[7] += 1
             e = n
             x = n0_0
-            _r = _as_uop(n, x.expand(e.arg))
-            if _r is not None and _r is not n: return _r, _mop_cleanup_rules[7]
+            _r = x.expand(e.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _mop_cleanup_rules[7]
     return None
 
 def _mop_cleanup_PAD(n, ctx):
@@ -154,8 +162,10 @@ def _mop_cleanup_PAD(n, ctx):
             a = n0
             b = n
             x = n0_0
-            _r = _as_uop(n, x.pad(compose_pad(a.arg, b.arg)))
-            if _r is not None and _r is not n: return _r, _mop_cleanup_rules[9]
+            _r = x.pad(compose_pad(a.arg, b.arg))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _mop_cleanup_rules[9]
     return None
 
 def _mop_cleanup_SHRINK(n, ctx):
@@ -176,8 +186,10 @@ def _mop_cleanup_SHRINK(n, ctx):
             a = n0
             b = n
             x = n0_0
-            _r = _as_uop(n, x.shrink(compose_shrink(a.arg, b.arg)))
-            if _r is not None and _r is not n: return _r, _mop_cleanup_rules[8]
+            _r = x.shrink(compose_shrink(a.arg, b.arg))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _mop_cleanup_rules[8]
     return None
 
 def _mop_cleanup_FLIP(n, ctx):
@@ -198,8 +210,10 @@ def _mop_cleanup_FLIP(n, ctx):
             a = n0
             b = n
             x = n0_0
-            _r = _as_uop(n, x.flip(compose_flip(a.arg, b.arg)))
-            if _r is not None and _r is not n: return _r, _mop_cleanup_rules[10]
+            _r = x.flip(compose_flip(a.arg, b.arg))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _mop_cleanup_rules[10]
     return None
 
 

@@ -51,8 +51,10 @@ def _multi_pm_any0(n, ctx):
     if _multi_pm_st: _multi_pm_st.attempts[0] += 1
     x = n
     if has_multi(x):
-        _r = _as_uop(n, alu_multi(x))
-        if _r is not None and _r is not n: return _r, _multi_pm_rules[0]
+        _r = alu_multi(x)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _multi_pm_rules[0]
     return None
 
 def _multi_pm_RESHAPE(n, ctx):
@@ -130,8 +132,10 @@ def _multi_pm_CONTIGUOUS(n, ctx):
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             m = n0
             x = n
-            _r = _as_uop(n, multi_like(x, m))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[3]
+            _r = multi_like(x, m)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _multi_pm_rules[3]
     return None
 
 def _multi_pm_CONTIGUOUS_BACKWARD(n, ctx):
@@ -143,8 +147,10 @@ def _multi_pm_CONTIGUOUS_BACKWARD(n, ctx):
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             m = n0
             x = n
-            _r = _as_uop(n, multi_like(x, m))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[3]
+            _r = multi_like(x, m)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _multi_pm_rules[3]
     return None
 
 def _multi_pm_DETACH(n, ctx):
@@ -156,8 +162,10 @@ def _multi_pm_DETACH(n, ctx):
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             m = n0
             x = n
-            _r = _as_uop(n, multi_like(x, m))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[3]
+            _r = multi_like(x, m)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _multi_pm_rules[3]
     return None
 
 def _multi_pm_FUSE(n, ctx):
@@ -169,8 +177,10 @@ def _multi_pm_FUSE(n, ctx):
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             m = n0
             x = n
-            _r = _as_uop(n, multi_like(x, m))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[3]
+            _r = multi_like(x, m)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _multi_pm_rules[3]
     return None
 
 def _multi_pm_COPY(n, ctx):
@@ -184,8 +194,10 @@ def _multi_pm_COPY(n, ctx):
         if _multi_pm_st: _multi_pm_st.attempts[4] += 1
         d = n1
         m = n0
-        _r = _as_uop(n, gather(m, d))
-        if _r is not None and _r is not n: return _r, _multi_pm_rules[4]
+        _r = gather(m, d)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _multi_pm_rules[4]
     return None
 
 def _multi_pm_ASSIGN(n, ctx):
@@ -200,8 +212,10 @@ def _multi_pm_ASSIGN(n, ctx):
         a = n
         t = n0
         v = n1
-        _r = _as_uop(n, assign_multi(a, t, v))
-        if _r is not None and _r is not n: return _r, _multi_pm_rules[5]
+        _r = assign_multi(a, t, v)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _multi_pm_rules[5]
     return None
 
 def _multi_pm_REDUCE_AXIS(n, ctx):
@@ -213,8 +227,10 @@ def _multi_pm_REDUCE_AXIS(n, ctx):
             if _multi_pm_st: _multi_pm_st.attempts[1] += 1
             m = n0
             r = n
-            _r = _as_uop(n, reduce_multi(r, m))
-            if _r is not None and _r is not n: return _r, _multi_pm_rules[1]
+            _r = reduce_multi(r, m)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _multi_pm_rules[1]
     return None
 
 
@@ -281,16 +297,20 @@ def _pm_mselect_MSELECT(n, ctx):
             if _pm_mselect_st: _pm_mselect_st.attempts[0] += 1
             m = n
             s = n0
-            _r = _as_uop(n, select_part(s, m.arg))
-            if _r is not None and _r is not n: return _r, _pm_mselect_rules[0]
+            _r = select_part(s, m.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_mselect_rules[0]
         # rule mselect_push at rules/multi.rules:38
         #   mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)
         if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
         m = n
         x = n0
         if x.op is not _MSTACK:
-            _r = _as_uop(n, push_mselect(x, m.arg))
-            if _r is not None and _r is not n: return _r, _pm_mselect_rules[1]
+            _r = push_mselect(x, m.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_mselect_rules[1]
     return None
 
 

@@ -63,14 +63,18 @@ def _opt_actions_SINK(n, ctx):
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     s = n
     if stageable(s):
-        _r = _as_uop(n, staged(s))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[10]
+        _r = staged(s)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[10]
     # rule parallel_loops at rules/opt.rules:82
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     s = n
-    _r = _as_uop(n, parallel(s))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[11]
+    _r = parallel(s)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _opt_actions_rules[11]
     return None
 
 def _opt_actions_STORE(n, ctx):
@@ -78,36 +82,46 @@ def _opt_actions_STORE(n, ctx):
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     st = n
-    _r = _as_uop(n, merged_store(st))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[1]
+    _r = merged_store(st)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _opt_actions_rules[1]
     # rule upcast_store at rules/opt.rules:52
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     st = n
     if upcastable(st):
-        _r = _as_uop(n, upcast(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[6]
+        _r = upcast(st)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[6]
     # rule flash_store at rules/opt.rules:58
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     st = n
     if flashable(st):
-        _r = _as_uop(n, flashed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[7]
+        _r = flashed(st)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[7]
     # rule pack_store at rules/opt.rules:64
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     st = n
     if packable(st):
-        _r = _as_uop(n, packed(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[8]
+        _r = packed(st)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[8]
     # rule interchange_store at rules/opt.rules:70
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     st = n
     if interchangeable(st):
-        _r = _as_uop(n, interchanged(st))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[9]
+        _r = interchanged(st)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[9]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
@@ -115,35 +129,45 @@ def _opt_actions_REDUCE(n, ctx):
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     r = n
-    _r = _as_uop(n, merged(r))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[0]
+    _r = merged(r)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _opt_actions_rules[0]
     # rule unroll_reduce at rules/opt.rules:33
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     r = n
     if small_reduce(r):
-        _r = _as_uop(n, unrolled(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[2]
+        _r = unrolled(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[2]
     # rule thread_reduce at rules/opt.rules:39
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     r = n
     if threadable(r):
-        _r = _as_uop(n, threaded(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[3]
+        _r = threaded(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[3]
     # rule max_scale at rules/opt.rules:43
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     r = n
-    _r = _as_uop(n, unscaled(r))
-    if _r is not None and _r is not n: return _r, _opt_actions_rules[4]
+    _r = unscaled(r)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _opt_actions_rules[4]
     # rule vector_reduce at rules/opt.rules:47
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     r = n
     if vector_reducible(r):
-        _r = _as_uop(n, vector_reduce(r))
-        if _r is not None and _r is not n: return _r, _opt_actions_rules[5]
+        _r = vector_reduce(r)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[5]
     return None
 
 

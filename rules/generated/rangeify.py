@@ -643,8 +643,10 @@ def _earliest_rewrites_any0(n, ctx):
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     x = n
     if x.size == 0 and x.base.op is not _BUFFER:
-        _r = _as_uop(n, x.const_like(0))
-        if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[1]
+        _r = x.const_like(0)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _earliest_rewrites_rules[1]
     return None
 
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
@@ -705,8 +707,10 @@ def _earliest_rewrites_ASSIGN(n, ctx):
     t = n0
     x = n1
     if x.op is not _CONTIGUOUS and reads_moved(t, x):
-        _r = _as_uop(n, a.replace(src=(t, x.f(_CONTIGUOUS))))
-        if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[6]
+        _r = a.replace(src=(t, x.f(_CONTIGUOUS)))
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _earliest_rewrites_rules[6]
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):
@@ -720,8 +724,10 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
         red = n
         x = n0
         if x.size == 0 and red.size != 0:
-            _r = _as_uop(n, red.const_like(reduce_from(red.arg, red.dtype)))
-            if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
+            _r = red.const_like(reduce_from(red.arg, red.dtype))
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule reduce_expand at rules/rangeify.rules:192
@@ -731,8 +737,10 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             red = n
             x = n0_0
             if red.arg[0] is not _MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]):
-                _r = _as_uop(n, repeated(x, e, red))
-                if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[3]
+                _r = repeated(x, e, red)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _earliest_rewrites_rules[3]
         # rule split_reduceop at rules/rangeify.rules:198
         #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
@@ -741,8 +749,10 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
         if per_output(x, red) >= 32768:
             s = splits(x, red)
             if s:
-                _r = _as_uop(n, over_last(partials(x, red, *s[0]), red).reshape(red.shape))
-                if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[4]
+                _r = over_last(partials(x, red, *s[0]), red).reshape(red.shape)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _earliest_rewrites_rules[4]
     return None
 
 
@@ -807,8 +817,10 @@ def _do_realize_SINK(n, ctx):
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     s = n
-    _r = _as_uop(n, ctx.realize.update(x for x in s.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER)))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[0]
+    _r = ctx.realize.update(x for x in s.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER))
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[0]
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
@@ -816,8 +828,10 @@ def _do_realize_CONTIGUOUS(n, ctx):
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize.add(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize.add(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_COPY(n, ctx):
@@ -825,8 +839,10 @@ def _do_realize_COPY(n, ctx):
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize.add(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize.add(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
         # rule realize_copy_src at rules/rangeify.rules:220
@@ -834,8 +850,10 @@ def _do_realize_COPY(n, ctx):
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         x = n0
         if x.base.op not in (_BUFFER, _CONST):
-            _r = _as_uop(n, ctx.realize.add(x))
-            if _r is not None and _r is not n: return _r, _do_realize_rules[2]
+            _r = ctx.realize.add(x)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_realize_rules[2]
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
@@ -843,8 +861,10 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize.add(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize.add(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     return None
 
 def _do_realize_ASSIGN(n, ctx):
@@ -852,8 +872,10 @@ def _do_realize_ASSIGN(n, ctx):
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     x = n
-    _r = _as_uop(n, ctx.realize.add(x))
-    if _r is not None and _r is not n: return _r, _do_realize_rules[1]
+    _r = ctx.realize.add(x)
+    if _r is not None:
+        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+        if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
         # rule realize_assign at rules/rangeify.rules:223
@@ -861,8 +883,10 @@ def _do_realize_ASSIGN(n, ctx):
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         v = n1
         if v.op not in (_CONTIGUOUS, _ASSIGN, _COPY, _BUFFER, _BUFFER_VIEW, _CONST, _BIND, _DEVICE, _DEFINE_VAR):
-            _r = _as_uop(n, ctx.realize.add(v))
-            if _r is not None and _r is not n: return _r, _do_realize_rules[3]
+            _r = ctx.realize.add(v)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _do_realize_rules[3]
     return None
 
 
@@ -910,15 +934,19 @@ def _pm_children_any0(n, ctx):
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     x = n
     if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
-        _r = _as_uop(n, x.replace(src=tuple(ctx.child(x, s) for s in x.src)))
-        if _r is not None and _r is not n: return _r, _pm_children_rules[0]
+        _r = x.replace(src=tuple(ctx.child(x, s) for s in x.src))
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:240
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     x = n
     if x.tag == 'realized':
-        _r = _as_uop(n, x.replace(tag=None))
-        if _r is not None and _r is not n: return _r, _pm_children_rules[1]
+        _r = x.replace(tag=None)
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _pm_children_rules[1]
     return None
 
 
@@ -1145,8 +1173,10 @@ def _pm_rangeify_INDEX(n, ctx):
                 a = n0
                 i = n
                 idx = n.src[1:]
-                _r = _as_uop(n, a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src)))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[4]
+                _r = a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_rangeify_rules[4]
             elif o0 in _OPS2:
                 # rule local_value at rules/rangeify.rules:350
                 #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
@@ -1156,16 +1186,20 @@ def _pm_rangeify_INDEX(n, ctx):
                 if x in ctx.local_values:
                     row = ctx.value_row(x, idx)
                     if row:
-                        _r = _as_uop(n, ctx.array_read(x, idx, row, ctx.local_values[x]))
-                        if _r is not None and _r is not n: return _r, _pm_rangeify_rules[5]
+                        _r = ctx.array_read(x, idx, row, ctx.local_values[x])
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_rangeify_rules[5]
                 # rule index_alu at rules/rangeify.rules:360
                 #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src)))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[7]
+                _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_rangeify_rules[7]
             elif o0 is _REDUCE_AXIS:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
@@ -1178,8 +1212,10 @@ def _pm_rangeify_INDEX(n, ctx):
                     if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size:
                         arr = ctx.array(x, idx)
                         if arr:
-                            _r = _as_uop(n, ctx.array_read(x, idx, *arr))
-                            if _r is not None and _r is not n: return _r, _pm_rangeify_rules[6]
+                            _r = ctx.array_read(x, idx, *arr)
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _pm_rangeify_rules[6]
                     # rule local_reduce at rules/rangeify.rules:377
                     #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                     if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
@@ -1188,8 +1224,10 @@ def _pm_rangeify_INDEX(n, ctx):
                     red = n0
                     x = n0_0
                     if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at):
-                        _r = _as_uop(n, ctx.reduce_row(red, idx))
-                        if _r is not None and _r is not n: return _r, _pm_rangeify_rules[9]
+                        _r = ctx.reduce_row(red, idx)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_rangeify_rules[9]
                 # rule reduce_buffer at rules/rangeify.rules:382
                 #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
@@ -1204,8 +1242,10 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
                 idx = n
                 red = n0
-                _r = _as_uop(n, map_reduce(ctx, red, idx))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[11]
+                _r = map_reduce(ctx, red, idx)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_rangeify_rules[11]
             elif o0 in _OPS3:
                 # rule index_marker at rules/rangeify.rules:362
                 #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
@@ -1213,16 +1253,20 @@ def _pm_rangeify_INDEX(n, ctx):
                 i = n
                 idx = n.src[1:]
                 x = n0
-                _r = _as_uop(n, x.replace(src=(_new(UOp, _INDEX, (_t4 := x.src[0]).dtype, (_t4, *idx), i.arg),) + x.src[1:]))
-                if _r is not None and _r is not n: return _r, _pm_rangeify_rules[8]
+                _r = x.replace(src=(_new(UOp, _INDEX, (_t5 := x.src[0]).dtype, (_t5, *idx), i.arg),) + x.src[1:])
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_rangeify_rules[8]
             elif o0 in _OPS4:
                 # rule index_memory at rules/rangeify.rules:387
                 #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                 idx = n
                 if idx.arg is not None:
-                    _r = _as_uop(n, idx.replace(arg=None))
-                    if _r is not None and _r is not n: return _r, _pm_rangeify_rules[12]
+                    _r = idx.replace(arg=None)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _pm_rangeify_rules[12]
         # rule index_other at rules/rangeify.rules:389
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
@@ -1270,8 +1314,10 @@ def _pm_cleanups_COPY(n, ctx):
                 idx = n0
                 x = n0_0_0
                 if x.op not in (_CONTIGUOUS, _COPY, _CONST):
-                    _r = _as_uop(n, with_src(c, with_src(idx, with_src(b, _new(UOp, _CONTIGUOUS, x.dtype, (x,))))))
-                    if _r is not None and _r is not n: return _r, _pm_cleanups_rules[4]
+                    _r = with_src(c, with_src(idx, with_src(b, _new(UOp, _CONTIGUOUS, x.dtype, (x,)))))
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _pm_cleanups_rules[4]
     return None
 
 def _pm_cleanups_BUFFERIZE(n, ctx):
@@ -1287,8 +1333,10 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
                 b2 = n
                 idx = n0
                 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
-                    _r = _as_uop(n, b.replace(tag=(b.tag or ()) + (b2.tag or ()) or None))
-                    if _r is not None and _r is not n: return _r, _pm_cleanups_rules[0]
+                    _r = b.replace(tag=(b.tag or ()) + (b2.tag or ()) or None)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _pm_cleanups_rules[0]
     return None
 
 def _pm_cleanups_INDEX(n, ctx):
@@ -1309,8 +1357,10 @@ def _pm_cleanups_INDEX(n, ctx):
             rngs = n0.src[1:]
             src = n0_0
             if src.op is not _CONTIGUOUS and not expensive(src):
-                _r = _as_uop(n, src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE)))
-                if _r is not None and _r is not n: return _r, _pm_cleanups_rules[2]
+                _r = src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_cleanups_rules[2]
     return None
 
 

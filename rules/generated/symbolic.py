@@ -64,8 +64,10 @@ def _symbolic_simple_CAST(n, ctx):
             if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
             a = n0
             e = n
-            _r = _as_uop(n, cast_value(e.dtype, a.dtype, a.arg))
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[15]
+            _r = cast_value(e.dtype, a.dtype, a.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _symbolic_simple_rules[15]
     return None
 
 def _symbolic_simple_NEG(n, ctx):
@@ -85,8 +87,10 @@ def _symbolic_simple_NEG(n, ctx):
             if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
             a = n0
             e = n
-            _r = _as_uop(n, fold_alu(e.op, a.dtype, a.arg))
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[14]
+            _r = fold_alu(e.op, a.dtype, a.arg)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _symbolic_simple_rules[14]
     return None
 
 def _symbolic_simple_ADD(n, ctx):
@@ -497,8 +501,10 @@ def _sym_ADD(n, ctx):
                     c1 = n0_1
                     c2 = n1
                     x = n0_0
-                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
-                    if _r is not None and _r is not n: return _r, _sym_rules[0]
+                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
                 if n0_0.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
@@ -506,8 +512,10 @@ def _sym_ADD(n, ctx):
                     c1 = n0_0
                     c2 = n1
                     x = n0_1
-                    _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
-                    if _r is not None and _r is not n: return _r, _sym_rules[0]
+                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
         elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
             n1_0, n1_1 = n1.src
             if n1_1.op is _CONST:
@@ -517,8 +525,10 @@ def _sym_ADD(n, ctx):
                 c1 = n1_1
                 c2 = n0
                 x = n1_0
-                _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
-                if _r is not None and _r is not n: return _r, _sym_rules[0]
+                _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[0]
             if n1_0.op is _CONST:
                 # rule add_consts at rules/symbolic.rules:43
                 #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
@@ -526,8 +536,10 @@ def _sym_ADD(n, ctx):
                 c1 = n1_0
                 c2 = n0
                 x = n1_1
-                _r = _as_uop(n, x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg))
-                if _r is not None and _r is not n: return _r, _sym_rules[0]
+                _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[0]
     o0 = n0.op
     if o0 is _MUL and len(n0.src) == 2:
         n0_0, n0_1 = n0.src
@@ -610,8 +622,10 @@ def _sym_SUB(n, ctx):
         if _sym_st: _sym_st.attempts[2] += 1
         c = n1
         x = n0
-        _r = _as_uop(n, x + -c.arg)
-        if _r is not None and _r is not n: return _r, _sym_rules[2]
+        _r = x + -c.arg
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _sym_rules[2]
     return None
 
 def _sym_MUL(n, ctx):
@@ -664,8 +678,10 @@ def _sym_MUL(n, ctx):
                     c1 = n0_1
                     c2 = n1
                     x = n0_0
-                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
-                    if _r is not None and _r is not n: return _r, _sym_rules[1]
+                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[1]
                 if n0_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
@@ -673,8 +689,10 @@ def _sym_MUL(n, ctx):
                     c1 = n0_0
                     c2 = n1
                     x = n0_1
-                    _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
-                    if _r is not None and _r is not n: return _r, _sym_rules[1]
+                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[1]
         elif o0 is _CONST and n1.op is _MUL and len(n1.src) == 2:
             n1_0, n1_1 = n1.src
             if n1_1.op is _CONST:
@@ -684,8 +702,10 @@ def _sym_MUL(n, ctx):
                 c1 = n1_1
                 c2 = n0
                 x = n1_0
-                _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
-                if _r is not None and _r is not n: return _r, _sym_rules[1]
+                _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[1]
             if n1_0.op is _CONST:
                 # rule mul_consts at rules/symbolic.rules:44
                 #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
@@ -693,8 +713,10 @@ def _sym_MUL(n, ctx):
                 c1 = n1_0
                 c2 = n0
                 x = n1_1
-                _r = _as_uop(n, x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg))
-                if _r is not None and _r is not n: return _r, _sym_rules[1]
+                _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[1]
     return None
 
 def _sym_IDIV(n, ctx):
@@ -784,8 +806,10 @@ def _sym_IDIV(n, ctx):
         e = n
         x = n0
         if c.arg > 0:
-            _r = _as_uop(n, fold_divmod(e))
-            if _r is not None and _r is not n: return _r, _sym_rules[10]
+            _r = fold_divmod(e)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _sym_rules[10]
         # rule idiv_in_range at rules/symbolic.rules:76
         #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
         if _sym_st: _sym_st.attempts[12] += 1
@@ -890,8 +914,10 @@ def _sym_MOD(n, ctx):
                         d = n0_1
                         x = n0_0_0
                         if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = _as_uop(n, (x * (a.arg % c.arg) + d) % c)
-                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            _r = (x * (a.arg % c.arg) + d) % c
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[9]
                     if n0_0_0.op is _CONST:
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
@@ -901,8 +927,10 @@ def _sym_MOD(n, ctx):
                         d = n0_1
                         x = n0_0_1
                         if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = _as_uop(n, (x * (a.arg % c.arg) + d) % c)
-                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            _r = (x * (a.arg % c.arg) + d) % c
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[9]
                 if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is _CONST:
@@ -914,8 +942,10 @@ def _sym_MOD(n, ctx):
                         d = n0_0
                         x = n0_1_0
                         if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = _as_uop(n, (x * (a.arg % c.arg) + d) % c)
-                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            _r = (x * (a.arg % c.arg) + d) % c
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[9]
                     if n0_1_0.op is _CONST:
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
@@ -925,8 +955,10 @@ def _sym_MOD(n, ctx):
                         d = n0_0
                         x = n0_1_1
                         if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = _as_uop(n, (x * (a.arg % c.arg) + d) % c)
-                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            _r = (x * (a.arg % c.arg) + d) % c
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[9]
     if n0.op is _MOD and len(n0.src) == 2:
         n0_0, n0_1 = n0.src
         if n0_1.op is _CONST and n1 is n0_1:
@@ -946,8 +978,10 @@ def _sym_MOD(n, ctx):
         e = n
         x = n0
         if c.arg > 0:
-            _r = _as_uop(n, fold_divmod(e))
-            if _r is not None and _r is not n: return _r, _sym_rules[10]
+            _r = fold_divmod(e)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _sym_rules[10]
         # rule mod_in_range at rules/symbolic.rules:75
         #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
         if _sym_st: _sym_st.attempts[11] += 1
@@ -976,8 +1010,10 @@ def _sym_CMPLT(n, ctx):
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[13]
+            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _sym_rules[13]
     return None
 
 def _sym_CMPNE(n, ctx):
@@ -999,8 +1035,10 @@ def _sym_CMPNE(n, ctx):
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[13]
+            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _sym_rules[13]
     return None
 
 def _sym_CMPEQ(n, ctx):
@@ -1022,8 +1060,10 @@ def _sym_CMPEQ(n, ctx):
         b = n1
         e = n
         if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = _as_uop(n, (e._bounds if e._bounds is not _UNSET else e._bounds_())[0])
-            if _r is not None and _r is not n: return _r, _sym_rules[13]
+            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _sym_rules[13]
     return None
 
 

@@ -400,6 +400,12 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 inner, kk = _k_loops(r, iscope, p)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
+                # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
+                # very cheap cost model left a computed row scalar (an MLP's layer norm, a
+                # division per element: a tenth of its first product's time on one core);
+                # not with a gated read, whose lanes gcc 12.2 has dropped (see _pack_y)
+                inner.fills = not any(n.op is Ops.LOAD and len(n.src) > 1
+                                      for n in toposort(p.x))
             close_inside(r, tile)
             xs[p] = pa
     if panel_head:

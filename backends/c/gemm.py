@@ -342,7 +342,7 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
     ti = min(g.ti, g.ni)
     tiles = -(-g.ni // ti)
     for p in prods:
-        _plan_block(r, parent, p, i, bool(panel_head) and g.pack_x, ti)
+        _plan_block(r, parent, p, i, g.pack_x, ti)
     if any(p.block for p in prods):
         r.choices.append("BLOCKS from the block library")
     tv = r.fresh("tl")
@@ -377,7 +377,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
     outer = tile
-    if panel_head and g.pack_x:
+    if g.pack_x:
         for p in prods:
             pa = r.fresh("pa")
             if p.k * rows * (4 if g.ct == "float" else 8) > STACK_PANEL_BYTES:  # a long sum

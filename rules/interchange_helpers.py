@@ -22,7 +22,7 @@ from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, pack
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import cache_bytes, page_bytes
+from rulegrad.runtime.target import cache_bytes, page_bytes, threads
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
@@ -44,14 +44,21 @@ _COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Op
                      Ops.FDIV, Ops.RECIPROCAL})
 
 
-def block_j(itemsize: int) -> int:
-    """With no output loop around j to split across cores (a sum down the columns of a matrix),
-    the threads take blocks of at most this many columns: each streams its own part of every
-    row, a whole page of it (runtime/target.py's page size). A narrower block starts a new
-    page on every row, where the hardware prefetcher stops: a 2048x2048 float32 column sum on
-    one core, best of 120, took 1.10 ms in blocks of 256 columns, 1.05 in blocks of 512,
-    0.70-0.83 in blocks of 1024 (a 4 KB page) and 0.54-0.65 as whole rows (a loaded machine)."""
-    return page_bytes() // itemsize
+def block_j(size: int, itemsize: int) -> int:
+    """With no output loop around j to split across cores (a sum down the columns of a matrix,
+    a product of one row), the threads take blocks of at most this many of its `size` columns:
+    a page of them (runtime/target.py's page size), or each thread's share of the row
+    (`threads()`) where that is wider and fits the INTERCHANGE_MAX accumulators. Each block
+    streams its own part of every row; a narrower block starts a new page on every row, where
+    the hardware prefetcher stops, and a wider one streams longer runs: a 2048x2048 float32
+    column sum on one core, best of 120, took 1.10 ms in blocks of 256 columns, 1.05 in
+    blocks of 512, 0.70-0.83 in blocks of 1024 (a 4 KB page) and 0.54-0.65 as whole rows (a
+    loaded machine); a 1x4096 by 4096x4096 product 4.6-4.8 ms of one core's time in 4 blocks
+    of 1024, 3.7-4.1 in 2 of 2048 (two threads: one each, 1.1-1.2x faster). A share wider than
+    the accumulators keeps the page (12000 columns: 12 blocks of 1000, not 3 of 4000, 2:1 on
+    two threads)."""
+    page, share = page_bytes() // itemsize, -(-size // threads())
+    return max(page, share) if share <= INTERCHANGE_MAX else page
 
 
 def prefetch_rows() -> int:
@@ -167,8 +174,8 @@ def _plan(st: UOp) -> Interchange | None:
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
     if len(ranges) == 1 and work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):
-        block = _block(range_size(j), min(block_j(reds[0].dtype.itemsize),  # type: ignore
-                                          INTERCHANGE_MAX))
+        block = _block(range_size(j), block_j(range_size(j),  # type: ignore[arg-type]
+                                              reds[0].dtype.itemsize))
         if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
             return Interchange(None, block, rows=rows)
     if range_size(j) <= INTERCHANGE_MAX:  # type: ignore[operator]

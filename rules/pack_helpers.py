@@ -168,8 +168,31 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     fmas = batch * computed * npanels * PANEL_VECTORS * k
     copies = batch * k * npanels * panel
     if _pack_x(reds, rows, j, deps, npanels):
-        copies += batch * computed * k
+        # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
+        # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a
+        # half-empty panel, ran 11 us of one core; costed an element a step it lost to h's 128
+        # rows as the columns, each panel a gather down h's columns, 27 us. (A panel of y stays
+        # an element a step: counted per vector, a 32x8x16x16 convolution's panels of pixels,
+        # packed again for every image row, won over its 8 channels and ran 10% slower.)
+        xys = [split(red, rows, j, deps) for red in reds]
+        vector = len(rows) == 1 and all(xy is not None and _contiguous(xy[0], red.src[-1])
+                                        for xy, red in zip(xys, reds))
+        copies += -(-batch * computed * k // (panel // PANEL_VECTORS)) if vector else \
+            batch * computed * k
     return fmas + COPY_FMAS * (copies + _stores(st, reds, ni * batch, j, panel))
+
+
+def _contiguous(v: UOp, rng: UOp) -> bool:
+    """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
+    at a time, see gemm.py's _pack_y) and each read that moves with rng reads the next
+    element."""
+    for n in toposort(v):
+        if n.op is Ops.LOAD:
+            if len(n.src) != 1 or n.src[0].op is not Ops.INDEX:
+                return False
+            if stride(n.src[0].src[1], rng) not in (0, 1):
+                return False
+    return True
 
 
 def _stores(st: UOp, reds: list[UOp], rows: int, j: UOp, panel: int) -> int:
@@ -194,10 +217,14 @@ def _pack_x(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     strided one (a transposed A) read from 6 scattered lines per step. A plain row of A is read
     in place: its 6 rows stay in L1 across the panels, and packing it costs a scalar copy of
     every element (one thread, bench/gemm.py: 512^3 3% faster in place, the 8x16x32x32
-    convolution's window 5%)."""
-    if npanels < 2:
-        return False
+    convolution's window 5%). With one panel x is computed once per element either way, and a
+    plain load is read in place; a computed x (a bias and relu left to the next layer's
+    product, a classifier's 10 columns) is packed too: its values then come from a vector loop
+    and its register block is the block library's, not scalar work in every step of a block
+    printed around it (a 128x256x10 product of relu(h + b): 30 -> 11 us on one core)."""
     xs = [split(red, rows, j, deps) for red in reds]
+    if npanels < 2:
+        return any(xy is not None and xy[0].op is not Ops.LOAD for xy in xs)
     return not all(xy is not None and _in_place(xy[0], red) for xy, red in zip(xs, reds))
 
 

@@ -305,3 +305,68 @@ def test_convolution_of_many_images_packs_its_weights(monkeypatch: pytest.Monkey
     assert len(rows) == 3, pack
     want = _conv_np(x, w)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+def _fill_loops(source: str) -> list[bool]:
+    """For each store into a packed tile of x (`pa<n>[...] = ...`), whether the loop around it
+    says `omp simd`."""
+    lines = source.splitlines()
+    found = []
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith("pa") and "] = " in line:
+            head = next(k for k in range(n - 1, -1, -1) if lines[k].lstrip().startswith("for ("))
+            found.append(lines[head - 1].strip() == "#pragma omp simd")
+    return found
+
+
+@pytest.mark.parametrize("k", [784, 131])  # whole vectors, and not
+def test_a_computed_left_operand_is_packed_by_a_vector_loop(k: int) -> None:
+    """A layer norm fused into the product after it: x's rows are computed (a division per
+    element) and packed per tile of rows, each element its own: the copy is `omp simd`, a
+    vector loop (gcc's very cheap cost model left it one division at a time: a tenth of an
+    MLP's first layer on one core). A padded read keeps its copy scalar (gcc 12.2 dropped lanes
+    of those, see gemm.py's _pack_y)."""
+    rng = np.random.default_rng(k)
+    x, w = _rand(rng, 40, k), (_rand(rng, k, 64) / np.sqrt(k)).astype(np.float32)
+    mean = x.mean(axis=1, keepdims=True)
+    scale = np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    out = ((Tensor(x) - Tensor(mean)) / Tensor(scale)) @ Tensor(w)
+    source = compile_program(out.schedule()).source
+    assert _blocks(source) and _fill_loops(source) == [True], _fill_loops(source)
+    # each element of the packed row is what the scalar loop computes (a lane each); each
+    # output's sum is over k in order, one FMA a step: within float32 rounding of float64
+    xs = ((x - mean) / scale).astype(np.float32)
+    want = xs.astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    # a padded x: gated reads, copied one element at a time
+    xp = _rand(rng, 40, k - 2)
+    padded = Tensor(xp).exp().pad(((0, 0), (1, 1))) @ Tensor(w)
+    src = compile_program(padded.schedule()).source
+    assert _blocks(src) and _fill_loops(src) == [False], _fill_loops(src)
+    want = np.pad(np.exp(xp), ((0, 0), (1, 1))).astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(padded.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("m, k, n", [(128, 256, 10), (64, 128, 10), (61, 97, 11)])
+def test_a_classifier_layer_of_a_computed_input_keeps_its_few_columns_and_packs_its_rows(
+        m: int, k: int, n: int) -> None:
+    """relu(h + b) @ w with few columns (a classifier's 10): the columns are w's, one panel,
+    and the computed rows are packed per tile by a vector loop and run by the block library's
+    block (pack_helpers' `_pack_x`). Taken the other way round (h's rows as the columns) each
+    panel of relu(h + b) is a gather down h's columns, an element at a time: `_cost` counts a
+    contiguous copy per vector and a gathered one per element (a 128x256x10 layer: 27 -> 11 us
+    of one core)."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    rng = np.random.default_rng(m + k + n)
+    h, b, w = _rand(rng, m, k), _rand(rng, k), _rand(rng, k, n)
+    t = (Tensor(h) + Tensor(b)).relu() @ Tensor(w)
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    cols = low.src[0].src[-1].arg[0]  # the output's last range: w's columns
+    assert f"columns r{cols} " in pack and "A packed" in pack, pack
+    source = compile_program(t.schedule()).source
+    assert "rg_block_" in source and _fill_loops(source) == [True]
+    want = np.maximum(h + b, 0).astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

@@ -238,3 +238,35 @@ def test_a_column_reduce_of_a_prime_width_shares_its_columns_in_blocks_the_last_
         for row in x:
             running = running + row
         _same_bits(got, running)
+
+
+@pytest.mark.parametrize("nthreads, cols, want", [
+    (2, 4096, "2 blocks of 2048"),   # a share each, two pages wide (4 of 1024 before)
+    (4, 4096, "4 blocks of 1024"),   # a share each is a page
+    (2, 8192, "2 blocks of 4096"),   # as wide as the accumulators kept
+    (2, 12000, "12 blocks of 1000"),  # a share (6000) is wider than the accumulators: pages
+])
+def test_a_product_of_one_row_streams_each_threads_share_of_the_columns_as_one_block(
+        monkeypatch, nthreads, cols, want):
+    # x (1 x k) @ w (k x cols): no output loop around the columns, so the threads share blocks
+    # of them; each block streams its columns of every row of w, the wider the longer the run
+    from rulegrad.rules import interchange_helpers
+
+    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    rng = np.random.default_rng(cols)
+    k = 64
+    x = rng.standard_normal((1, k)).astype(np.float32)
+    w = rng.standard_normal((k, cols)).astype(np.float32)
+    t = Tensor(x) @ Tensor(w)
+    acts, rk = _kernel(t)
+    assert acts[0] == ("INTERCHANGE r0 inside the reduce loops, THREAD r0 in " + want
+                       + ", 4 rows per pass"), acts
+    count = int(want.split()[0])
+    assert rk.launch == count
+    # each column's sum over k in order, a product then an add (no FMA in a plain reduce):
+    # numpy's running sum, one row of w at a time, is its bits
+    running = np.zeros(cols, np.float32)
+    for i in range(k):
+        running = running + x[0, i] * w[i]
+    _same_bits(t.numpy()[0], running)

@@ -342,7 +342,7 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
     ti = min(g.ti, g.ni)
     tiles = -(-g.ni // ti)
     for p in prods:
-        _plan_block(r, parent, p, i, bool(panel_head) and g.pack_x, ti)
+        _plan_block(r, parent, p, i, g.pack_x, ti)
     if any(p.block for p in prods):
         r.choices.append("BLOCKS from the block library")
     tv = r.fresh("tl")
@@ -377,7 +377,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
     outer = tile
-    if panel_head and g.pack_x:
+    if g.pack_x:
         for p in prods:
             pa = r.fresh("pa")
             if p.k * rows * (4 if g.ct == "float" else 8) > STACK_PANEL_BYTES:  # a long sum
@@ -400,6 +400,12 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 inner, kk = _k_loops(r, iscope, p)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
+                # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
+                # very cheap cost model left a computed row scalar (an MLP's layer norm, a
+                # division per element: a tenth of its first product's time on one core);
+                # not with a gated read, whose lanes gcc 12.2 has dropped (see _pack_y)
+                inner.fills = not any(n.op is Ops.LOAD and len(n.src) > 1
+                                      for n in toposort(p.x))
             close_inside(r, tile)
             xs[p] = pa
     if panel_head:

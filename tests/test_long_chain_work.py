@@ -36,8 +36,8 @@ def test_every_prelude_helper_pattern_starts_with_a_literal():
     # re finds a pattern that starts with a literal by a fast scan for it; one that starts with
     # `\b` is tried at every position of the source (3.4 s of a 100k-op chain's build)
     for pattern, _ in _USED:
-        first = sre_parser.parse(pattern.pattern)[0][0]
-        assert first is sre_constants.LITERAL, pattern.pattern
+        first = sre_parser.parse(pattern)[0][0]
+        assert first is sre_constants.LITERAL, pattern
 
 
 @pytest.mark.parametrize("body, named", [
@@ -191,13 +191,13 @@ def test_segments_that_compute_alike_are_one_function(monkeypatch, periodic):
     ("t1\nt2", ["t1", "t2"]),
 ])
 def test_the_layout_reads_generated_names_as_whole_words(text, names):
-    assert _IDENT.findall(text) == names
+    assert re.findall(_IDENT, text) == names
 
 
 def test_the_layouts_name_pattern_starts_with_literals():
     # read at every line of a million-statement kernel: re scans for a pattern's first letters
     # fast, and tries one that starts with `\b` at every position (a third more time)
-    op, arg = sre_parser.parse(_IDENT.pattern)[0]
+    op, arg = sre_parser.parse(_IDENT)[0]
     assert op is sre_constants.BRANCH, (op, arg)
     branches = arg[1]
     assert all(branch[0][0] is sre_constants.LITERAL for branch in branches)

@@ -16,8 +16,6 @@ Each node's buffers are counted once, sources first, memoised in the context: li
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rulegrad.runtime.limit_buffers import max_kernel_buffers
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -25,16 +23,20 @@ from rulegrad.runtime.uop import UOp, toposort
 _NONE: frozenset[UOp] = frozenset()
 
 
-@dataclass
 class BufferLimit:
     """The pass's context (rangeify's): the limit, and node -> the buffers its kernel would
-    load."""
+    load (no dataclass: a first realize makes this class, runtime/record.py says the cost)."""
 
-    limit: int
-    loads: dict[UOp, frozenset[UOp]] = field(default_factory=dict)
     loaded = frozenset({Ops.BUFFER, Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY})  # what is a buffer
     maybe_loaded = frozenset({Ops.REDUCE_AXIS})  # a buffer besides its loads, maybe
     wrap = Ops.CONTIGUOUS  # what realizes a source
+
+    def __init__(self, limit: int, loads: dict[UOp, frozenset[UOp]] | None = None) -> None:
+        self.limit = limit
+        self.loads: dict[UOp, frozenset[UOp]] = {} if loads is None else loads
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(limit={self.limit}, loads={self.loads!r})"
 
     @classmethod
     def start(cls, sink: UOp) -> BufferLimit | None:

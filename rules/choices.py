@@ -21,34 +21,43 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from rulegrad.runtime.record import FrozenRecord
 
 
-@dataclass(frozen=True)
-class Choices:
-    """Per-kernel choices; None: the helper's heuristic (the name in brackets)."""
+class Choices(FrozenRecord):
+    """Per-kernel choices; None: the helper's heuristic (the name in brackets). A frozen
+    record (runtime/record.py): a process's first kernel imports it."""
 
+    __slots__ = ("parallel_min_work", "pack_min_work", "pack_layout", "grab_tiles",
+                 "grabs_per_thread", "rows_per_pass", "vectors_max")
     # loop iterations x loads (or multiply-adds) from which a loop nest takes threads
     # (pack_helpers.PARALLEL_MIN_WORK: packing, PARALLEL, THREAD, an interchange's blocks)
-    parallel_min_work: int | None = None
+    parallel_min_work: int | None
     # multiply-adds from which a sum of products is packed (pack_helpers.MIN_WORK)
-    pack_min_work: int | None = None
+    pack_min_work: int | None
     # which column range a packed product takes: 0 the cheapest by `_cost`, 1 the next
-    pack_layout: int | None = None
+    pack_layout: int | None
     # row tiles a thread takes at a time (pack_helpers.GRAB_TILES) and the grabs per thread
     # that bound it (pack_helpers.GRABS_PER_THREAD)
-    grab_tiles: int | None = None
-    grabs_per_thread: int | None = None
+    grab_tiles: int | None
+    grabs_per_thread: int | None
     # an interchanged column sum's rows per pass (interchange_helpers.ROWS_PER_PASS) and its
     # register blocks' widest, in vectors (interchange_helpers.VECTORS_MAX)
-    rows_per_pass: int | None = None
-    vectors_max: int | None = None
+    rows_per_pass: int | None
+    vectors_max: int | None
+
+    def __init__(self, parallel_min_work: int | None = None, pack_min_work: int | None = None,
+                 pack_layout: int | None = None, grab_tiles: int | None = None,
+                 grabs_per_thread: int | None = None, rows_per_pass: int | None = None,
+                 vectors_max: int | None = None) -> None:
+        self._init(parallel_min_work, pack_min_work, pack_layout, grab_tiles, grabs_per_thread,
+                   rows_per_pass, vectors_max)
 
     def set_fields(self) -> dict[str, int]:
         """The fields that differ from the heuristic, by name."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        return {k: v for k, v in zip(self._fields, self._values(self)) if v is not None}
 
     def describe(self) -> str:
         """`parallel_min_work=65536 grab_tiles=4`, or `heuristic` when nothing is set."""
@@ -59,7 +68,7 @@ class Choices:
     def from_fields(fields: dict[str, object]) -> Choices | None:
         """The record of `set_fields()`'s output (read back from the cache); None when a name
         is unknown or a value is not a non-negative int (an entry of another version)."""
-        known = {f.name for f in dataclasses.fields(Choices)}
+        known = set(Choices._fields)
         if not isinstance(fields, dict) or any(
                 k not in known or type(v) is not int or v < 0 for k, v in fields.items()):
             return None

@@ -23,13 +23,13 @@ tiles per tile of rows, then each row's other values and its store as plain loop
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, TILE_ROWS, panel_width, split
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -45,8 +45,7 @@ def max_panel_bytes() -> int:
 TILE_DTYPES = (dtypes.float32, dtypes.float64)
 
 
-@dataclass(frozen=True)
-class Flash:
+class Flash(FrozenRecord):
     """The flash action on a STORE (its arg): range ids of the row loop (tiled by `tile` rows)
     and of the output's columns, the range ids of the local arrays computed as register tiles
     (the local products) and each one's panel width, the output's panel width, and which loop
@@ -54,6 +53,7 @@ class Flash:
     (one core). A local product may have a dtype of its own (float32 scores of a float64
     softmax): its panels, registers and array are of its dtype, and so is its panel width."""
 
+    __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -61,6 +61,10 @@ class Flash:
     tile: int
     panel: int  # 0: no output product (each row's store printed as plain loops)
     parallel: str
+
+    def __init__(self, rows: int, cols: int, products: tuple[int, ...],
+                 product_panels: tuple[int, ...], tile: int, panel: int, parallel: str) -> None:
+        self._init(rows, cols, products, product_panels, tile, panel, parallel)
 
     def describe(self) -> str:
         prods = " ".join(f"r{r}" + ("" if w == self.panel else f" (panels of {w})")

@@ -14,7 +14,6 @@ of each sum over k is unchanged, so every value is the same as in the plain loop
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
@@ -22,6 +21,7 @@ from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, pack
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, page_bytes, threads
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
@@ -71,8 +71,7 @@ def prefetch_rows() -> int:
     return max(1, cache_bytes(1) // 16 // (VECTORS_MAX * VECTOR_LANES * 4))
 
 
-@dataclass(frozen=True)
-class Interchange:
+class Interchange(FrozenRecord):
     """The interchange action on a STORE (its arg): its last range j runs inside the reduce
     loops; with a `tile` (rows, columns), a block of outputs of the last two ranges is kept in
     registers; with a `block`, j is split into blocks of that many columns that threads share
@@ -80,12 +79,18 @@ class Interchange:
     across cores when `threads` (no output loop around j to take them), else one after another
     inside the output loops (a row wider than INTERCHANGE_MAX accumulators)."""
 
+    __slots__ = ("tile", "block", "threads", "vectors", "prefetch", "rows")
     tile: tuple[int, int] | None
-    block: int | None = None
-    threads: bool = True  # with `block`: whether the blocks are split across cores
-    vectors: int | None = None  # accumulators in registers: this many 8-lane vectors of j
-    prefetch: int = 0  # with `vectors`: each row's vectors fetched this many rows ahead
-    rows: int = 1  # rows of the reduce's last loop added per pass, in a register per column
+    block: int | None
+    threads: bool  # with `block`: whether the blocks are split across cores
+    vectors: int | None  # accumulators in registers: this many 8-lane vectors of j
+    prefetch: int  # with `vectors`: each row's vectors fetched this many rows ahead
+    rows: int  # rows of the reduce's last loop added per pass, in a register per column
+
+    def __init__(self, tile: tuple[int, int] | None, block: int | None = None,
+                 threads: bool = True, vectors: int | None = None, prefetch: int = 0,
+                 rows: int = 1) -> None:
+        self._init(tile, block, threads, vectors, prefetch, rows)
 
     def describe(self, st: UOp) -> str:
         ranges = st.src[2:]

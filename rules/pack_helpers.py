@@ -18,12 +18,12 @@ runtime/semantics.py's docstring, as BLAS).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -82,8 +82,7 @@ def batch_parallel_min() -> int:
     return BATCH_PER_THREAD * threads()
 
 
-@dataclass(frozen=True)
-class Pack:
+class Pack(FrozenRecord):
     """The packing action on a STORE (its arg): range ids of the rows (flattened in this order)
     and of the columns, the register tile (`tile` rows x `panel` columns), whether the rows'
     operand x is packed per tile (pa[k][row], read by every panel) or read in place, and which
@@ -92,13 +91,18 @@ class Pack:
     thread that claims it and run over every row tile there: rows too few to share) or ""
     (one core)."""
 
+    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab")
     rows: tuple[int, ...]
     cols: int
     tile: int
     panel: int
     pack_a: bool
     parallel: str
-    grab: int = 1  # row tiles a thread takes at a time ("tiles" with x packed)
+    grab: int  # row tiles a thread takes at a time ("tiles" with x packed)
+
+    def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
+                 parallel: str, grab: int = 1) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)

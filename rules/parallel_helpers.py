@@ -31,7 +31,6 @@ every iteration computes what it computed on one core.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
@@ -39,6 +38,7 @@ from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -47,13 +47,16 @@ from rulegrad.runtime.uop import UOp, toposort
 _VECTOR_KINDS = frozenset({"upcast", "vector", "simd"})
 
 
-@dataclass(frozen=True)
-class Parallel:
+class Parallel(FrozenRecord):
     """The parallel action on a kernel (its SINK's arg): per threaded loop nest, the ids of the
     ranges whose loops (for a register tile's rows or columns, whose tile loops) are split
     across cores; two or more are the nest's outer loops, flattened into one threaded loop."""
 
+    __slots__ = ("nests",)
     nests: tuple[tuple[int, ...], ...]
+
+    def __init__(self, nests: tuple[tuple[int, ...], ...]) -> None:
+        self._init(nests)
 
     @property
     def ranges(self) -> frozenset[int]:

@@ -425,15 +425,13 @@ def test_kernels_of_different_levels_are_built_apart_into_one_library(monkeypatc
     """Kernels of two kinds are compiled by two runs, each at its kind's level, and linked into
     one library; the level is part of the cache key (the same source at another level is
     another library)."""
-    from dataclasses import replace
-
     from rulegrad.backends.c import flags
 
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "1")
     one = _kernel("k_one", 100, "*(int *)v0 = 1;")
-    two = replace(_kernel("k_two", 100, "*(int *)v0 = 2;"), kind="packed")
+    two = _kernel("k_two", 100, "*(int *)v0 = 2;").replace(kind="packed")
     parts = build.build_parts([one, two], 1)
     assert [([k.cname for k in p], _level(fl)) for fl, p in parts] == [
         (["k_one"], _expected("loops")), (["k_two"], _expected("packed"))]

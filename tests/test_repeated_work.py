@@ -22,7 +22,6 @@ The values the counted build computes are checked against numpy too.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import numpy as np
@@ -78,7 +77,7 @@ def _run_counted(tensor: Tensor) -> tuple[dict[str, int], np.ndarray]:
     for i, it in enumerate(items):
         rk = render_kernel(optimize_kernel(lower_only(it.ast)), f"k{i}_{c_ident(it.name)}")
         src = _instrument(rk.source) + (_READ if i == 0 else "")
-        rendered.append(dataclasses.replace(rk, source=src))
+        rendered.append(rk.replace(source=src))
     lib = build_library(rendered)
     for it, rk in zip(items, rendered):
         fn = lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch, rk.combine,

@@ -36,7 +36,6 @@ are the same on every run, whatever a search left in the cache. Nothing is shipp
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import sys
 import time
@@ -94,7 +93,7 @@ def neighbours(c: Choices) -> list[Choices]:
         now = getattr(c, name)
         for v in (*values, None):
             if v != now:
-                out.append(dataclasses.replace(c, **{name: v}))
+                out.append(c.replace(**{name: v}))
     return out
 
 

@@ -15,7 +15,6 @@ import it.)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rulegrad.rules.pack_helpers import TILE_ROWS
@@ -23,6 +22,7 @@ from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.uop import UOp
 
 
@@ -187,22 +187,33 @@ class Threads(NamedTuple):
                 f"for (int64_t {var} = 0; {var} < {size}; {inc})")
 
 
-@dataclass(eq=False)
 class Scope:
     """A block of C statements: the function body or a loop. Items are lines or child scopes.
 
-    `bound` is every loop variable visible here; `names` the nodes already computed here."""
+    `bound` is every loop variable visible here; `names` the nodes already computed here.
+    (A class of slots, compared by identity, not a dataclass: a process's first kernel imports
+    it, and a dataclass compiles its methods when its class is made, runtime/record.py.)"""
 
-    header: str
-    bound: frozenset[UOp]
-    items: list[str | Stmt | Scope] = field(default_factory=list)
-    names: dict[UOp, str] = field(default_factory=dict)
-    open_child: Scope | None = None  # the child loop being filled; hoisted lines go before it
-    # each iteration writes an element of its own and reads none another wrote (a local
-    # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds for
-    # it (`_simd_fills`)
-    fills: bool = False
-    threads: Threads | None = None  # a loop split across cores: how (render.py's `_launched`)
+    __slots__ = ("header", "bound", "items", "names", "open_child", "fills", "threads")
+
+    def __init__(self, header: str, bound: frozenset[UOp],
+                 items: list[str | Stmt | Scope] | None = None,
+                 names: dict[UOp, str] | None = None, open_child: Scope | None = None,
+                 fills: bool = False, threads: Threads | None = None) -> None:
+        self.header = header
+        self.bound = bound
+        self.items: list[str | Stmt | Scope] = [] if items is None else items
+        self.names: dict[UOp, str] = {} if names is None else names
+        self.open_child = open_child  # the child loop being filled; hoisted lines go before it
+        # each iteration writes an element of its own and reads none another wrote (a local
+        # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds
+        # for it (`_simd_fills`)
+        self.fills = fills
+        self.threads = threads  # a loop split across cores: how (render.py's `_launched`)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"Scope({fields})"
 
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:
@@ -228,35 +239,43 @@ class Stmt(NamedTuple):
         return f"const {self.ctype} {self.name} = {self.expr};"
 
 
-@dataclass(frozen=True)
-class RenderedKernel:
-    """One kernel's C function: its C name, text, and how many buffer parameters it takes."""
+class RenderedKernel(FrozenRecord):
+    """One kernel's C function: its C name, text, and how many buffer parameters it takes (a
+    frozen record, runtime/record.py: equal, hashed and printed by its fields)."""
 
+    __slots__ = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
+                 "launch", "combine", "shared")
     cname: str
     source: str
     nparams: int
     param_dtypes: tuple[DType, ...]
-    var_names: tuple[str, ...] = ()  # DEFINE_VARs, passed as `long long` after the buffers
-    choices: tuple[str, ...] = ()  # how the actions were printed (launched, blocks), for DEBUG
+    var_names: tuple[str, ...]  # DEFINE_VARs, passed as `long long` after the buffers
+    choices: tuple[str, ...]  # how the actions were printed (launched, blocks), for DEBUG
     # what was printed: "loops" (gcc vectorizes them), "vector" (loops of explicit 8-lane
     # vectors beside plain loops gcc vectorizes), "explicit" (explicit vectors and no plain
     # innermost loop: a pool), "packed" / "flash" (gemm.py's, flash.py's register tiles; flash
     # tiles that print a register block themselves are "packed", flags.py says why);
-    # flags.py's LEVELS
-    # maps it to the optimization level the kernel is compiled at
-    kind: str = "loops"
+    # flags.py's LEVELS maps it to the optimization level the kernel is compiled at
+    kind: str
     # > 0: a launched kernel (`_launched`), `void name(void *const *args, int64_t lo, int64_t
     # hi)` running iterations [lo, hi) of its one threaded loop of `launch` iterations; the
     # threads come from launch.py. 0: `void name(void *v0, ...)`, called once.
-    launch: int = 0
+    launch: int
     # > 0: the launched kernel is a reduce (`_launched`): each iteration leaves its value in
     # slot i (this many bytes) of a scratch array, args[nparams], and `NAME_fin(args)` combines
     # the slots in order and stores the result. 0: no scratch, no finish.
-    combine: int = 0
+    combine: int
     # (bytes, zeroed) > 0: the launched kernel shares a scratch area of this many bytes among
     # its threads (a packed product's panels, claim counters and ready marks: gemm.py), given
     # as args[nparams] with its first `zeroed` bytes zero; launch.py allocates it per call
-    shared: tuple[int, int] = (0, 0)
+    shared: tuple[int, int]
+
+    def __init__(self, cname: str, source: str, nparams: int, param_dtypes: tuple[DType, ...],
+                 var_names: tuple[str, ...] = (), choices: tuple[str, ...] = (),
+                 kind: str = "loops", launch: int = 0, combine: int = 0,
+                 shared: tuple[int, int] = (0, 0)) -> None:
+        self._init(cname, source, nparams, param_dtypes, var_names, choices, kind, launch,
+                   combine, shared)
 
     @property
     def openmp(self) -> bool:

@@ -326,7 +326,9 @@ class Tensor(TensorOps, NNOps):
 
     __slots__ = ("uop", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
-    _rng: np.random.Generator = np.random.default_rng(0)
+    # made by the first draw, not at import: numpy.random (and the hashlib/secrets it imports)
+    # is ~10 ms of a process's first `import rulegrad`, which most programs never draw from
+    _rng: np.random.Generator | None = None
 
     def __init__(self, data: Any, dtype: DType | str | None = None,
                  requires_grad: bool | None = None, device: str | None = None):
@@ -476,6 +478,12 @@ class Tensor(TensorOps, NNOps):
         Tensor._rng = np.random.default_rng(seed)
 
     @staticmethod
+    def _generator() -> np.random.Generator:
+        if Tensor._rng is None:
+            Tensor._rng = np.random.default_rng(0)
+        return Tensor._rng
+
+    @staticmethod
     def rand(*shape: Any, dtype: DType | str = dtypes.default_float) -> Tensor:
         """Uniform in [0, 1) from host randomness (seeded by `manual_seed`, 0 at import)."""
         shape = _check_shape(_argfix(shape))
@@ -484,10 +492,11 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"rand needs a float dtype, got {dt.name}")
         check_buffer(math.prod(shape), dt, "rand")  # (drawn on the host: a buffer)
         if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
-            return Tensor(_from_owned(Tensor._rng.random(shape, dtype=dt.np)))
+            return Tensor(_from_owned(Tensor._generator().random(shape, dtype=dt.np)))
         out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time
+        rng = Tensor._generator()
         for i in range(0, out.size, _CHUNK):
-            out[i:i + _CHUNK] = Tensor._rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
+            out[i:i + _CHUNK] = rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
         return Tensor(_from_owned(out.reshape(shape)))
 
     # ------------------------------------------------------------------ movement

@@ -179,9 +179,11 @@ _STILL_DATACLASSES = {"rulegrad.runtime.pipeline.Pipeline"}
 
 
 # modules a tiny add does not need: the rule checker's "did you mean" (difflib), the search
-# (RULEGRAD_BEAM) and its stored winners (json), the printers of the flash and packed actions
-_NOT_FOR_A_TINY_ADD = ("difflib", "json", "rulegrad.backends.c.beam", "rulegrad.backends.c.flash",
-                       "rulegrad.backends.c.gemm")
+# (RULEGRAD_BEAM) and its stored winners (json), the host randomness of `Tensor.rand`
+# (numpy.random, ~10 ms with the hashlib and secrets it imports), the printers of the flash and
+# packed actions
+_NOT_FOR_A_TINY_ADD = ("difflib", "json", "numpy.random", "rulegrad.backends.c.beam",
+                       "rulegrad.backends.c.flash", "rulegrad.backends.c.gemm")
 
 
 def test_a_first_tensor_program_makes_no_new_dataclass_and_loads_only_what_it_needs(tmp_path):

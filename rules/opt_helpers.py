@@ -224,9 +224,11 @@ def vector_reducible(red: UOp) -> bool:
     if r.arg[1] != "reduce" or (range_size(r) or 0) < _vector_reduce_min(red.arg):
         return False
     nodes = along(v, r)
-    if any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
-        return False
     on = set(nodes)
+    if v not in on or any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
+        # (a value the same along the loop, a broadcast read 0 apart: no row of values to
+        # load as vectors; render.py would read it as a contiguous row)
+        return False
     if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src) \
             and v.src[0] is not v.src[1]:
         return False  # a sum of products: pack_store's (a sum of squares is not)

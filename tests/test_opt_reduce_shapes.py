@@ -200,3 +200,23 @@ def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, 
     acts, _ = _acts(t)
     assert f"INTERCHANGE r0 inside the reduce loops, {want}" in acts, acts
     _same_bits(t.numpy(), _oracle("max", x, 0))
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("source, expanded, shape, axes", [
+    ((2, 1, 1, 4), (2, 3, 3, 4), None, (0, 1, 2)),  # fuzz seed 1000550: two axes merged to 9
+    ((2, 1, 1, 4), (2, 3, 3, 4), (2, 3, 3, 4, 1), (0, 1, 2)),
+    ((5, 1), (5, 17), None, (1,)),  # one broadcast row of 17, a vector and more
+    ((1, 3), (40, 3), None, (0,)),  # down a broadcast column
+    ((3, 1, 7), (3, 11, 7), None, (1,)),
+])
+def test_a_reduce_over_broadcast_axes_reads_each_value_where_it_is(op, source, expanded, shape,
+                                                                   axes):
+    # a value read 0 apart along the reduce's loop is no row of memory: it was summed as the
+    # contiguous values after it (past the end of the buffer: 4e21), or its max taken over them
+    a = np.random.default_rng(len(expanded)).standard_normal(source).astype(np.float32)
+    want_full = np.broadcast_to(a, expanded).reshape(shape or expanded)
+    t = Tensor(a).expand(expanded).reshape(shape or expanded)
+    got = getattr(t, op)(axis=axes, keepdim=True).numpy()
+    want = getattr(want_full, op)(axis=axes, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from planted_verdicts import assert_passes, assert_refuted
 
 from rulegrad.dsl import load
 from rulegrad.generator.draws import RandomData, Reject
@@ -132,16 +133,13 @@ def planted():
                                   "half_sum_unrounded", "guarded_load_one", "untag_drops_op",
                                   "remove_buffer_swapped", "remove_buffer_first"])
 def test_a_planted_wrong_rule_is_refuted(planted, name):
-    r = planted[name]
-    assert r.verdict == "refuted" and r.method == "examples", r.line()
-    assert r.counterexample and "rewritten to:" in r.counterexample
+    assert_refuted(planted[name])
 
 
 @pytest.mark.parametrize("name", ["reduce_to_loop_ok", "half_sum_ok", "guarded_load_ok",
                                   "untag_ok", "remove_buffer_ok", "const_buffer_ok"])
 def test_its_sound_original_passes(planted, name):
-    r = planted[name]
-    assert r.verdict == "passed" and r.examples >= 50, f"{r.line()}\n{r.counterexample}"
+    assert_passes(planted[name])
 
 
 @pytest.mark.parametrize("path,name", [("lower.rules", "half_sum"),

@@ -159,6 +159,13 @@ _HEAVY = ("z3", "lark", "jinja2", "rich", "hypothesis", "pygls", "rulegrad.dsl.a
           "rulegrad.dsl.check", "rulegrad.dsl.parser", "rulegrad.generator")
 
 
+def _fresh_process(code: str, tmp_path) -> str:
+    """What `code` prints, run in a fresh Python process with an empty compile cache."""
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache")}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env=env).stdout.strip()
+
+
 def test_a_first_tensor_program_loads_no_rule_front_end_or_heavy_dependency(tmp_path):
     """A fresh process that runs a tensor program and compiles no rule file imports neither
     the rule language's front end (AST, checker, parser) nor the generator, z3, Lark, Jinja2,
@@ -167,10 +174,8 @@ def test_a_first_tensor_program_loads_no_rule_front_end_or_heavy_dependency(tmp_
             "x = np.arange(16, dtype=np.float32)\n"
             "assert np.array_equal((Tensor(x) + Tensor(x * 2)).numpy(), x * 3)\n"
             f"print(sorted(m for m in sys.modules if m.startswith({_HEAVY!r})))\n")
-    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env)
-    assert out.stdout.strip() == "[]", out.stdout
+    out = _fresh_process(code, tmp_path)
+    assert out == "[]", out
 
 
 # the dataclasses a first tensor program still makes (each compiles its methods as it is made,
@@ -200,10 +205,7 @@ def test_a_first_tensor_program_makes_no_new_dataclass_and_loads_only_what_it_ne
             "assert np.array_equal((Tensor(x) + Tensor(x * 2)).numpy(), x * 3)\n"
             "print(sorted(made() - before), '|', [m for m in sys.modules\n"
             f"                                         if m in {_NOT_FOR_A_TINY_ADD!r}])\n")
-    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env)
-    made, loaded = out.stdout.strip().split(" | ")
+    made, loaded = _fresh_process(code, tmp_path).split(" | ")
     assert set(ast.literal_eval(made)) <= _STILL_DATACLASSES, made
     assert ast.literal_eval(loaded) == [], loaded
 

@@ -20,7 +20,8 @@ a buffer, and every other argument's value; Tensor arguments are realized first)
    its values; one no one holds any more is written again: `_holders`), and every other buffer
    is the recorded one, written in place as the step wrote it (parameters, optimizer state,
    the gradients the step left on them). The kernels' argument lists are prepared once: a
-   replay patches in its arguments' and results' addresses and calls the kernels.
+   replay patches in its arguments' and results' addresses and calls the kernels (several of
+   them in one C call, the backend's `calls`).
 
 What is not replayed, and so makes a step run as it is: reading a value back to Python inside
 the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic size, a sharded
@@ -94,6 +95,9 @@ class _Replay:
     ready: list[tuple[Callable[..., None], tuple[int, ...]]] | None = None
     moves: int = -1                    # buffer.moves when the recorded addresses were filled
     patched: Any = None                # the _Last whose arguments' addresses fill the sites
+    # the kernels as one C call (the backend's `calls`: filled with `calls`' addresses when
+    # they change, then called), or None: `ready` called one by one from Python
+    native: Any = None
 
 
 @dataclass
@@ -391,6 +395,11 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
             calls.append((kernel.fn, addrs))
             for i, s in enumerate(slots):
                 sites[s].append((addrs, i))
+    # several kernels run as one C call (a ctypes call per kernel costs more than a small
+    # kernel: a training step's are 0.3-15 us); one kernel is called as it is
+    native = None
+    if len(calls) > 1:
+        native = launches[0][0].calls([k for prog, _ in launches for k in prog.kernels])
     return _Replay(base, inputs, list(fresh.values()),
                    [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
                    [k for k, s in enumerate(inputs) if s in written], results,
@@ -398,7 +407,7 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
                    [prog for prog, _ in launches],
                    any(s in written for s in inputs)
                    or any(type(r) is tuple and r[0] in inputs for r in results),
-                   all(type(r) is _Fresh for r in results))
+                   all(type(r) is _Fresh for r in results), native=native)
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -459,6 +468,12 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
             changed = True
         elif moved:
             _put(rp.sites[f.slot], f.buf.address())  # type: ignore[union-attr]
+    if rp.native is not None:  # one C call runs the kernels
+        if changed or rp.ready is None:
+            rp.native.fill([addrs for _, addrs in rp.calls])
+            rp.ready = []
+        rp.native()
+        return
     if changed or rp.ready is None:  # each kernel's arguments as one tuple, built once
         rp.ready = [(fn, tuple(addrs)) for fn, addrs in rp.calls]
     for fn, addrs in rp.ready:

@@ -299,3 +299,70 @@ def test_a_returned_argument_is_this_calls_argument():
         np.testing.assert_array_equal(y.numpy(), np.full(3, i, np.float32))
         np.testing.assert_array_equal(z.numpy(), np.full(3, 10 + i, np.float32))
     assert f.replays == CALLS - 3
+
+
+def test_a_replay_runs_threaded_kernels_of_every_kind_from_one_c_call():
+    """A replay of several kernels is one C call (backends/c/driver.py), launched kernels too:
+    a packed product over threads (its shared scratch), a threaded sum (its slots and their
+    finish) and a threaded elementwise kernel. Their values match numpy on every call, over new
+    arguments each time, and a replay enters none of launch.py's Python wrappers."""
+    @rulegrad.jit
+    def f(a, b, x):
+        return (a @ b).relu(), (x * 3).sum(), x * x + 1
+
+    rng = np.random.default_rng(11)
+    for i in range(CALLS):
+        a = rng.standard_normal((256, 256)).astype(np.float32)
+        b = rng.standard_normal((256, 256)).astype(np.float32)
+        x = rng.standard_normal(1 << 22).astype(np.float32)
+        args = Tensor(a).realize(), Tensor(b).realize(), Tensor(x).realize()
+        calls = python_calls(lambda args=args: f(*args))
+        p, s, e = f(*args)
+        np.testing.assert_allclose(p.numpy(), np.maximum(a @ b, 0), rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(s.item(), (x.astype(np.float64) * 3).sum(), rtol=1e-4)
+        np.testing.assert_allclose(e.numpy(), x * x + 1, rtol=1e-6)
+        if i >= 3:
+            assert not [k for k in calls if k.startswith("launch.py:")], calls
+    replay = next(iter(f.entries.values())).replay
+    launched = [k.launch for prog in replay.progs for k in prog.kernels if k.launch[0]]
+    assert {bool(shared[0]) for _, _, shared in launched} == {True, False}  # (the kinds ran)
+    assert any(combine for _, combine, _ in launched)
+    assert f.replays == 2 * CALLS - 3
+
+
+@pytest.mark.parametrize("sizes", [(784, 256, 10, 128), (64, 128, 10, 64), (13, 7, 3, 1)])
+def test_a_replayed_training_step_has_torchs_losses(sizes):
+    """bench/peers.py's training step (and a prime, batch-1 one), jitted, against torch's
+    step: the losses of a run over new batches each step, call by call."""
+    torch = pytest.importorskip("torch")
+    d, h, o, b = sizes
+    rng = np.random.default_rng(3)
+    w = [(rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32), np.zeros(h, np.float32),
+         (rng.standard_normal((h, o)) / np.sqrt(h)).astype(np.float32), np.zeros(o, np.float32)]
+    params = [Tensor(v.copy(), requires_grad=True).realize() for v in w]
+    opt = SGD(params, lr=0.05)
+
+    @rulegrad.jit
+    def step(x, y):
+        opt.zero_grad()
+        logits = (x @ params[0] + params[1]).relu() @ params[2] + params[3]
+        loss = -(logits.log_softmax(1) * y).sum(1).mean()
+        loss.backward()
+        opt.step(loss)
+        return loss
+
+    tp = [torch.from_numpy(v.copy()).requires_grad_() for v in w]
+    topt = torch.optim.SGD(tp, lr=0.05)
+    for _ in range(CALLS):
+        x = rng.standard_normal((b, d)).astype(np.float32)
+        y = np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]
+        loss = step(Tensor(x), Tensor(y)).item()
+        topt.zero_grad()
+        logits = torch.relu(torch.from_numpy(x) @ tp[0] + tp[1]) @ tp[2] + tp[3]
+        want = -(torch.log_softmax(logits, 1) * torch.from_numpy(y)).sum(1).mean()
+        want.backward()
+        topt.step()
+        np.testing.assert_allclose(loss, want.item(), rtol=1e-5, atol=1e-5)
+    for p, t in zip(params, tp):
+        np.testing.assert_allclose(p.numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert step.replays == CALLS - 3 and step.refused == []

@@ -285,18 +285,20 @@ class Library:
         kernel of shared scratch (RenderedKernel.shared) with its scratch."""
         assert self._dll is not None, "library already released"
         if launch:
-            def address(name: str) -> int:
-                return ctypes.cast(getattr(self._dll, name), ctypes.c_void_p).value or 0
-
-            finish = address(f"{cname}_fin") if combine else 0
-            return launched(launcher(build_library), address(cname), nparams, launch, finish,
-                            combine, shared)
+            finish = self.address(f"{cname}_fin") if combine else 0
+            return launched(launcher(build_library), self.address(cname), nparams, launch,
+                            finish, combine, shared)
         if nparams + nvars > _CTYPES_MAX_ARGS:
             return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)
         fn.argtypes = [ctypes.c_void_p] * nparams + [ctypes.c_longlong] * nvars
         fn.restype = None
         return fn
+
+    def address(self, name: str) -> int:
+        """The address of the library's function `name` (a C caller calls it directly)."""
+        assert self._dll is not None, "library already released"
+        return ctypes.cast(getattr(self._dll, name), ctypes.c_void_p).value or 0
 
     def _cffi_function(self, cname: str, nparams: int, nvars: int = 0) -> Any:
         """ctypes calls take at most 1024 arguments; a kernel over more buffers (a sum of 2,000

@@ -17,6 +17,7 @@ remaining program uses is unloaded (`build.Library`).
 from __future__ import annotations
 
 import collections
+import ctypes
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +32,8 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .build import Library, build_library, probe_compiler
+from .driver import LAUNCHED, MAX_ARITY, PLAIN, SCRATCH, Calls
+from .launch import launcher
 from .lower import lower_only
 from .opt import actions, optimize_kernel, optimizer_on
 from .render import RenderedKernel, c_ident, render_kernel
@@ -43,17 +46,20 @@ from .threads import apply_threads
 class CKernel:
     """One compiled kernel: call it with one numpy array per buffer slot."""
 
-    __slots__ = ("name", "cname", "nparams", "fn", "library", "source", "var_names", "threaded")
+    __slots__ = ("name", "cname", "nparams", "fn", "library", "source", "var_names", "threaded",
+                 "launch")
 
     def __init__(self, name: str, cname: str, nparams: int, fn: Callable[..., None],
                  library: Library, source: str, var_names: tuple[str, ...] = (),
-                 threaded: bool = False):
+                 threaded: bool = False, launch: tuple[int, int, tuple[int, int]] = (0, 0, (0, 0))):
         self.name, self.cname, self.nparams = name, cname, nparams
         self.fn = fn              # takes one address (int) per buffer
         self.library = library    # kept alive (loaded) as long as this kernel
         self.source = source
         self.var_names = var_names  # symbolic sizes, passed after the buffers
         self.threaded = threaded  # it runs OpenMP threads (its own region, or launch.py's)
+        # how `fn` calls it (RenderedKernel's launch, combine, shared): for driver.py's C loop
+        self.launch = launch
 
     def __repr__(self) -> str:
         return f"CKernel({self.name!r}, {self.cname!r}, nparams={self.nparams})"
@@ -84,6 +90,12 @@ class CProgram:
 
     def __repr__(self) -> str:
         return f"CProgram({len(self.kernels)} kernels, key={self.key!r})"
+
+    @staticmethod
+    def calls(kernels: Sequence[CKernel]) -> Calls | None:
+        """Kernels of any programs, run in this order by one C call (`calls` below): what a
+        caller holding only programs (runtime/jit.py's replay) asks the backend for."""
+        return calls(kernels)
 
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least
@@ -117,6 +129,32 @@ class CProgram:
                 t0 = time.perf_counter()
                 k.fn(*a)
                 timings.append(time.perf_counter() - t0)
+
+
+def calls(kernels: Sequence[CKernel]) -> Calls | None:
+    """The kernels, called in this order, as one C call (driver.py: a replayed step's
+    launches), or None when one of them cannot be (a symbolic size, too many buffers)."""
+    entries = []
+    region: tuple[int, int] | None = None
+    for k in kernels:
+        iterations, combine, shared = k.launch
+        if k.var_names or k.nparams > MAX_ARITY:
+            return None
+        if not iterations:
+            entries.append((PLAIN, k.nparams, 0, 0, 0, k.library.address(k.cname), 0, 0))
+            continue
+        if region is None:  # launch.py's region functions, as the kernels' wrappers call them
+            region = tuple(ctypes.cast(f, ctypes.c_void_p).value or 0
+                           for f in launcher(build_library))  # type: ignore[assignment]
+        finish = k.library.address(f"{k.cname}_fin") if combine else 0
+        if not finish and not shared[0]:
+            entries.append((LAUNCHED, k.nparams, iterations, 0, 0, k.library.address(k.cname),
+                            region[0], 0))  # type: ignore[index]
+        else:
+            size, zeroed = shared if shared[0] else (iterations * combine, 0)
+            entries.append((SCRATCH, k.nparams, iterations, size, zeroed,
+                            k.library.address(k.cname), region[1], finish))  # type: ignore
+    return Calls(entries, build_library)
 
 
 # hash-consed ASTs make the tuple of (ast, restrict) a stable key for a whole program, with the
@@ -185,7 +223,8 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                         lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
                                      rk.combine, rk.shared), lib,
                         rk.source,
-                        rk.var_names, rk.openmp or rk.launch > 0)
+                        rk.var_names, rk.openmp or rk.launch > 0,
+                        (rk.launch, rk.combine, rk.shared))
                 for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key,
                     any(k.threaded for k in ckernels))

@@ -366,3 +366,28 @@ def test_a_replayed_training_step_has_torchs_losses(sizes):
     for p, t in zip(params, tp):
         np.testing.assert_allclose(p.numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-5)
     assert step.replays == CALLS - 3 and step.refused == []
+
+
+def test_a_step_with_a_kernel_over_more_buffers_than_the_c_loop_calls_still_replays():
+    """The C loop calls plain kernels of up to MAX_ARITY buffers; a step with a larger one runs
+    its kernels one by one from Python, with the same values."""
+    from rulegrad.backends.c.driver import MAX_ARITY
+
+    @rulegrad.jit
+    def f(*xs):
+        s = xs[0]
+        for x in xs[1:]:
+            s = s + x
+        s = s.contiguous()
+        return s.sum(), s * 2
+
+    rng = np.random.default_rng(5)
+    for _ in range(CALLS):
+        arrays = [rng.standard_normal(8).astype(np.float32) for _ in range(MAX_ARITY + 8)]
+        total, twice = f(*[Tensor(a) for a in arrays])
+        want = np.sum(arrays, axis=0, dtype=np.float64)
+        np.testing.assert_allclose(twice.numpy(), want * 2, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(total.item(), want.sum(), rtol=1e-4, atol=1e-5)
+    replay = next(iter(f.entries.values())).replay
+    assert max(k.nparams for prog in replay.progs for k in prog.kernels) > MAX_ARITY
+    assert f.replays == CALLS - 3

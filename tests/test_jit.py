@@ -391,3 +391,24 @@ def test_a_step_with_a_kernel_over_more_buffers_than_the_c_loop_calls_still_repl
     replay = next(iter(f.entries.values())).replay
     assert max(k.nparams for prog in replay.progs for k in prog.kernels) > MAX_ARITY
     assert f.replays == CALLS - 3
+
+
+def test_a_new_dtype_or_shape_records_again_and_each_replays_its_own_kernels():
+    """Calls alternating between argument dtypes and shapes: each kind of call is a key of its
+    own, recorded from its own calls, and every call has numpy's values (a replay of another
+    kind's kernels would read float64 data as float32, or the wrong number of elements)."""
+    @rulegrad.jit
+    def f(a, b):
+        return (a * b).sum(axis=0) + a[0], a - b
+
+    rng = np.random.default_rng(9)
+    kinds = [(np.float32, (3, 5)), (np.float64, (3, 5)), (np.int32, (3, 5)), (np.float32, (4, 2))]
+    for i in range(CALLS * len(kinds)):
+        dt, shape = kinds[i % len(kinds)]
+        a, b = (rng.integers(-9, 9, shape).astype(dt) + (0.5 if dt != np.int32 else 0)
+                for _ in range(2))
+        s, d = f(Tensor(a), Tensor(b))
+        assert d.dtype.np == dt
+        np.testing.assert_allclose(s.numpy(), (a * b).sum(axis=0) + a[0], rtol=1e-6)
+        np.testing.assert_array_equal(d.numpy(), a - b)
+    assert len(f.entries) == len(kinds) and f.replays == len(kinds) * (CALLS - 3)

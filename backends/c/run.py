@@ -51,7 +51,8 @@ class CKernel:
 
     def __init__(self, name: str, cname: str, nparams: int, fn: Callable[..., None],
                  library: Library, source: str, var_names: tuple[str, ...] = (),
-                 threaded: bool = False, launch: tuple[int, int, tuple[int, int]] = (0, 0, (0, 0))):
+                 threaded: bool = False,
+                 launch: tuple[int, int, tuple[int, int]] = (0, 0, (0, 0))):
         self.name, self.cname, self.nparams = name, cname, nparams
         self.fn = fn              # takes one address (int) per buffer
         self.library = library    # kept alive (loaded) as long as this kernel
@@ -133,27 +134,27 @@ class CProgram:
 
 def calls(kernels: Sequence[CKernel]) -> Calls | None:
     """The kernels, called in this order, as one C call (driver.py: a replayed step's
-    launches), or None when one of them cannot be (a symbolic size, too many buffers)."""
+    launches), or None when one of them cannot be (a symbolic size, a plain kernel of more
+    buffers than the C loop calls)."""
     entries = []
-    region: tuple[int, int] | None = None
+    region: list[int] = []  # launch.py's region functions, as the kernels' wrappers call them
     for k in kernels:
         iterations, combine, shared = k.launch
-        if k.var_names or k.nparams > MAX_ARITY:
+        if k.var_names or (not iterations and k.nparams > MAX_ARITY):
             return None
+        at = k.library.address(k.cname)
         if not iterations:
-            entries.append((PLAIN, k.nparams, 0, 0, 0, k.library.address(k.cname), 0, 0))
+            entries.append((PLAIN, k.nparams, 0, 0, 0, at, 0, 0))
             continue
-        if region is None:  # launch.py's region functions, as the kernels' wrappers call them
-            region = tuple(ctypes.cast(f, ctypes.c_void_p).value or 0
-                           for f in launcher(build_library))  # type: ignore[assignment]
+        if not region:
+            region = [ctypes.cast(f, ctypes.c_void_p).value or 0
+                      for f in launcher(build_library)]
         finish = k.library.address(f"{k.cname}_fin") if combine else 0
         if not finish and not shared[0]:
-            entries.append((LAUNCHED, k.nparams, iterations, 0, 0, k.library.address(k.cname),
-                            region[0], 0))  # type: ignore[index]
+            entries.append((LAUNCHED, k.nparams, iterations, 0, 0, at, region[0], 0))
         else:
             size, zeroed = shared if shared[0] else (iterations * combine, 0)
-            entries.append((SCRATCH, k.nparams, iterations, size, zeroed,
-                            k.library.address(k.cname), region[1], finish))  # type: ignore
+            entries.append((SCRATCH, k.nparams, iterations, size, zeroed, at, region[1], finish))
     return Calls(entries, build_library)
 
 

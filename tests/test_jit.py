@@ -15,7 +15,7 @@ from result_holders import HOLDERS, hold, values_held
 
 import rulegrad
 from rulegrad import Tensor
-from rulegrad.nn.optim import SGD
+from rulegrad.nn.optim import SGD, Adam
 from rulegrad.runtime import buffer
 
 CALLS = 8  # the first three record; the rest replay
@@ -330,17 +330,29 @@ def test_a_replay_runs_threaded_kernels_of_every_kind_from_one_c_call():
     assert f.replays == 2 * CALLS - 3
 
 
-@pytest.mark.parametrize("sizes", [(784, 256, 10, 128), (64, 128, 10, 64), (13, 7, 3, 1)])
-def test_a_replayed_training_step_has_torchs_losses(sizes):
-    """bench/peers.py's training step (and a prime, batch-1 one), jitted, against torch's
-    step: the losses of a run over new batches each step, call by call."""
+_OPTIMIZERS = {  # (rulegrad's, torch's) of the same settings
+    "sgd": (lambda p: SGD(p, lr=0.05), lambda torch, p: torch.optim.SGD(p, lr=0.05)),
+    "momentum": (lambda p: SGD(p, lr=0.05, momentum=0.9, nesterov=True),
+                 lambda torch, p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True)),
+    "adam": (lambda p: Adam(p, lr=0.01), lambda torch, p: torch.optim.Adam(p, lr=0.01)),
+}
+
+
+@pytest.mark.parametrize("sizes,optim", [((784, 256, 10, 128), "sgd"), ((64, 128, 10, 64), "sgd"),
+                                         ((13, 7, 3, 1), "sgd"), ((64, 128, 10, 64), "momentum"),
+                                         ((64, 128, 10, 64), "adam")])
+def test_a_replayed_training_step_has_torchs_losses(sizes, optim):
+    """bench/peers.py's training step (and a prime, batch-1 one; SGD with momentum, Adam, whose
+    state is written in place too), jitted, against torch's step: the losses of a run over new
+    batches each step, call by call, and the parameters after it."""
     torch = pytest.importorskip("torch")
     d, h, o, b = sizes
     rng = np.random.default_rng(3)
     w = [(rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32), np.zeros(h, np.float32),
          (rng.standard_normal((h, o)) / np.sqrt(h)).astype(np.float32), np.zeros(o, np.float32)]
     params = [Tensor(v.copy(), requires_grad=True).realize() for v in w]
-    opt = SGD(params, lr=0.05)
+    make_opt, make_torch_opt = _OPTIMIZERS[optim]
+    opt = make_opt(params)
 
     @rulegrad.jit
     def step(x, y):
@@ -352,7 +364,7 @@ def test_a_replayed_training_step_has_torchs_losses(sizes):
         return loss
 
     tp = [torch.from_numpy(v.copy()).requires_grad_() for v in w]
-    topt = torch.optim.SGD(tp, lr=0.05)
+    topt = make_torch_opt(torch, tp)
     for _ in range(CALLS):
         x = rng.standard_normal((b, d)).astype(np.float32)
         y = np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]

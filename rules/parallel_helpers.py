@@ -11,8 +11,9 @@ A group is the stores the renderer prints as one loop nest (`store_groups`, whic
 threaded loop is the group's
 outermost one, as printed: the first output loop, but for a register tile of an interchanged
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
-then its columns. Threads pay only for enough work: the loop iterations of the group, its
-reduce loops included, times the kernel's loads, at least PARALLEL_MIN_WORK.
+then its columns. Threads pay only for enough work: the loop iterations of the group, the loops
+of the reduces that run per iteration included (not those of a reduce computed once before the
+loops), times the kernel's loads, at least PARALLEL_MIN_WORK.
 
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
@@ -36,7 +37,7 @@ from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
-from rulegrad.runtime.loops import range_size
+from rulegrad.runtime.loops import loops_within, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads
@@ -154,8 +155,8 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
         if not loops:
             continue
         ranges = set(stores[0].src[2:])
-        for red in reduces:  # (every REDUCE of the kernel: several groups are rare, and
-            ranges.update(red.src[1:])  # overcounting only threads a loop a little early)
+        for st in stores:  # the reduces run per output element (not one computed once before
+            ranges.update(loops_within(st, st.src[2:]))  # the loops: a 1xN softmax's max, sum)
         work = math.prod(range_size(r) for r in ranges) * max(1, loads)  # type: ignore[misc]
         if work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
             chosen.append(tuple(r.arg[0] for r in loops))

@@ -164,6 +164,13 @@ def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
         set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
 
 
+def row_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
+    """Whether a value read at `idxs` is one per iteration of its reader's outer loops: they
+    are those loops (`outer_loops`), or there is no loop (a single row, a 1xN softmax's max):
+    one value for the whole kernel, computed before its loops."""
+    return not ranges_in(*idxs) or outer_loops(ctx, idxs)
+
+
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
     """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
     kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the

@@ -11,7 +11,8 @@ order; a float sum's order is the reduction contract's (runtime/semantics.py).
 
 The scheduler splits a long full reduce into an outer and an inner loop (a sum of 4M values is
 256 sums of 16384); the outer loop alone is short, so the work that decides threading counts
-every loop inside the reduce, nested reduces included.
+every loop inside the reduce: the nested reduces that run per iteration of it (`loops_within`;
+not one computed once before it, a 1xN softmax's max inside its sum of exp(x - max)).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import math
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
-from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import UOp
 
 
 def threadable(red: UOp) -> bool:
@@ -41,7 +42,7 @@ def threadable(red: UOp) -> bool:
         return False
     if free_ranges(red)[red]:
         return False
-    sizes = [range_size(n) for n in toposort(red) if n.op is Ops.RANGE]
+    sizes = [range_size(r) for r in (*red.src[1:], *loops_within(red, red.src[1:]))]
     least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)  # (or the searched choice)
     return None not in sizes and math.prod(sizes) >= least  # type: ignore[arg-type]
 

@@ -2,7 +2,8 @@
 
 In: kernel UOps (backends/KERNEL_AST.md). Out: a RANGE's trip count (`range_size`), the RANGEs
 each node depends on (`free_ranges`), an index as a sum of coefficient * term
-(`linear_terms`), and how far an index moves per step of one range (`stride`).
+(`linear_terms`), how far an index moves per step of one range (`stride`), and which loops run
+once per iteration of others (`loops_within`).
 
 The optimizer's helpers (rules/*_helpers.py), the algebra (rules/symbolic_helpers.py) and the C
 printers (backends/c) all ask these questions; they sit here, below both, so that each has one
@@ -59,6 +60,27 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, froz
                     s = d if not s else s | d
             deps[n] = s
     return deps
+
+
+def loops_within(root: UOp, bound: Iterable[UOp]) -> list[UOp]:
+    """The ranges of the REDUCEs under root that run once per iteration of the `bound` ranges:
+    those that read one of them, or a range of another such REDUCE (a long sum's inner rows at
+    each outer index). A REDUCE that reads none is the same value at every iteration, computed
+    once before those loops (a 1xN softmax's max, read by its sum and by each output): its loop
+    is not work per iteration, and counting it as such would thread a short loop."""
+    deps = free_ranges(root)
+    bound = set(bound)
+    reduces = [n for n in toposort(root) if n.op is Ops.REDUCE and not bound.issuperset(n.src[1:])]
+    inside: list[UOp] = []
+    grew = True
+    while grew:  # (a kernel holds a few REDUCEs: the passes are few)
+        grew = False
+        for n in reduces:
+            if n not in inside and deps[n] & bound:
+                inside.append(n)
+                bound |= set(n.src[1:])
+                grew = True
+    return [r for n in inside for r in n.src[1:]]
 
 
 def linear_terms(x: UOp, opaque: Callable[[UOp], bool] | None = None) -> list[tuple[UOp, int]]:

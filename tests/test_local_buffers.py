@@ -84,6 +84,20 @@ CASES = {  # name: (inputs, program, numpy, kernels)
     # the cost rule: a row longer than LOCAL_MAX_ROW keeps the max and sum in global buffers
     "softmax, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
                            _np_softmax, 3),
+    # a single row (batch 1) has no loop to be read at: its max and sum are one value for the
+    # whole kernel, computed before the output loop, not kernels of their own
+    "softmax, one row": (_data((1, 300)), lambda x: x.softmax(-1), _np_softmax, 1),
+    "layernorm, one row": (_data((1, 300)), lambda x: _layernorm(x, "keepdim"),
+                           lambda a: _layernorm(a, "keepdims"), 1),
+    "softmax, one row of LOCAL_MAX_ROW": (_data((1, LOCAL_MAX_ROW)), lambda x: x.softmax(-1),
+                                         _np_softmax, 1),
+    # ... so is a reduction over every axis, read through a broadcast by each element
+    "softmax over all axes": (_data((5, 7, 3)),
+                              lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum(),
+                              lambda a: np.exp(a - a.max()) / np.exp(a - a.max()).sum(), 1),
+    # ... but not a row longer than LOCAL_MAX_ROW
+    "softmax, one long row": (_data((1, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+                              _np_softmax, 3),
     # ... and scores over more than LOCAL_MAX_ARRAY keys are a global buffer (their max and
     # sum are still local)
     "attention, many keys": (_data((1, 2, 2), (1, LOCAL_MAX_ARRAY + 8, 2),
@@ -305,3 +319,43 @@ def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
     assert (room[:4096] == 12345.0).all() and (room[4096 + out.size:] == 12345.0).all()
     np.testing.assert_allclose(bufs[0].reshape(4, 27, 32), _attention(q, k, v, "np"),
                                rtol=1e-5, atol=1e-6)
+
+
+SPECIAL_ROWS = [  # one row each: numpy's softmax gives NaN for a row with +inf or NaN
+    [1.0, -np.inf, 2.0, 0.5], [np.inf, 1.0, 2.0, 3.0], [-np.inf, -np.inf, -np.inf, -np.inf],
+    [np.nan, 1.0, 2.0, 3.0], [88.0, 89.0, -104.0, 0.0], [1e-30, -1e-30, 0.0, -0.0],
+]
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("row", range(len(SPECIAL_ROWS)))
+def test_one_row_with_infinities_and_nans_against_numpy(row, backend, monkeypatch):
+    """A single row's max, sum and log computed before its output loop (one kernel) give
+    numpy's values, NaN and infinities included (logsumexp: torch's, +-inf for a row whose
+    max is +-inf)."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    x = np.array([SPECIAL_ROWS[row] * 25], np.float32)  # 100 values: vector loops and a tail
+    with np.errstate(all="ignore"):
+        m = x.max(-1, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)  # torch's logsumexp: a row of +-inf gives +-inf
+        lse = (np.log(np.exp(x - m).sum(-1, keepdims=True)) + m)[..., 0]
+        want = {"softmax": _np_softmax(x), "logsumexp": lse, "layernorm": _layernorm(x, "keepdims")}
+    got = {"softmax": Tensor(x).softmax(-1), "logsumexp": Tensor(x).logsumexp(-1),
+           "layernorm": _layernorm(Tensor(x), "keepdim")}
+    assert len(got["softmax"].schedule()) == 1
+    for name, t in got.items():
+        np.testing.assert_allclose(t.numpy(), want[name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_one_short_row_runs_on_one_thread_a_long_sum_on_all(monkeypatch):
+    """The threads' work counts the loops that run per iteration: a single row's max and sum,
+    computed once before its output loop, are not work per output element (counted so, a row
+    of 4096 looked like 4096^3 and woke the threads for microseconds of work). A long full
+    sum, split into rows of rows, still counts its inner loops and takes the threads."""
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")  # (the suite's pinned value: threads to take)
+    (x,) = _data((1, min(4096, LOCAL_MAX_ROW)))
+    _, acts = _one_kernel(Tensor(x).softmax(-1))
+    assert not any(a.startswith(("PARALLEL", "THREAD")) for a in acts), acts
+    (y,) = _data((1 << 20,))
+    _, acts = _one_kernel(Tensor(y).sum())
+    assert any(a.startswith("THREAD") for a in acts), acts

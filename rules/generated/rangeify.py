@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 0e78cda8593b1f74462b095a434eaab197fda2b77fad1c586a39651d2507c6db
+# source sha256: fecec82e3523468e51ee8c928ba27321e324d81fdab730ab5c231ecf3cde2edb
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -35,6 +35,7 @@ from rulegrad.rules.rangeify_helpers import predict_local_values
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_from
 from rulegrad.runtime.view import reshape_index
+from rulegrad.rules.rangeify_helpers import row_loops
 from rulegrad.rules.rangeify_helpers import shared_reductions
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.rules.symbolic_helpers import wrap
@@ -44,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '0e78cda8593b1f74462b095a434eaab197fda2b77fad1c586a39651d2507c6db'
+SOURCE_SHA256 = 'fecec82e3523468e51ee8c928ba27321e324d81fdab730ab5c231ecf3cde2edb'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -256,7 +257,7 @@ def scalar_why(row, outer):
 
 def row_why(row, most, ctx, at):
     """`def row_why`, declared at rules/rangeify.rules:318."""
-    return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at))
+    return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, row_loops(ctx, at))
 
 
 def reduce_why(forced, long, row, most, ctx, at):

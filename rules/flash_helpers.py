@@ -28,8 +28,7 @@ from rulegrad.rules.choices import current, pick
 from rulegrad.rules.pack_helpers import (
     PARALLEL_MIN_WORK,
     TILE_ROWS,
-    balanced,
-    idle,
+    batch_shares,
     panel_width,
     split,
 )
@@ -37,7 +36,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import cache_bytes, threads
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -153,19 +152,15 @@ def _plan(st: UOp) -> Flash | None:
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
     """Which loop takes the cores: none for little work, else the first batch loop when its
-    iterations (heads) share evenly among the threads or no worse than the row tiles do, else
-    the tiles of rows. Heads are few and each is a large share: 3 heads on 2 threads ran as 2
-    and 1, a third of the second thread idle, where each head's 86 tiles of 512 rows share
-    within a tile (the heads' panels are then packed on one thread, a copy of K and V against
-    a head's two products over them)."""
+    iterations (heads) share among the threads no worse than a head's row tiles do
+    (pack_helpers' `batch_shares`), else the tiles of rows (each head's panels then packed on
+    one thread: a copy of K and V against a head's two products over them)."""
     batch = ranges[:-2]
     if work < pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
         return ""
-    if not batch or range_size(batch[0]) < 2:  # type: ignore[operator]
-        return "tiles"
-    heads, nthreads = range_size(batch[0]), threads()
-    tiles = -(-range_size(ranges[-2]) // min(TILE_ROWS, range_size(ranges[-2])))  # type: ignore[operator]
-    if balanced(heads, nthreads) or idle(heads, nthreads) <= idle(tiles, nthreads):  # type: ignore[arg-type]
+    rows = range_size(ranges[-2])
+    tiles = -(-rows // min(TILE_ROWS, rows))  # type: ignore[operator]
+    if batch and range_size(batch[0]) >= 2 and batch_shares(range_size(batch[0]), tiles, work):  # type: ignore[operator,arg-type]
         return "batch"
     return "tiles"
 

@@ -42,9 +42,9 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def max_panel_bytes() -> int:
     """The packed panels of one head (every product's), at most: they live on the stack of the
-    thread and are read again by each tile of rows, so they fill at most a quarter of L2 (the
-    rangeify cost rule keeps each below an eighth: rules/flash_cost.py)."""
-    return cache_bytes(2) // 4
+    thread and are read again by each tile of rows, so they fill at most half of L2 (the
+    rangeify cost rule keeps each below a quarter: rules/flash_cost.py)."""
+    return cache_bytes(2) // 2
 
 
 # the dtypes a register tile computes in: the prelude has their vectors and fused multiply-add

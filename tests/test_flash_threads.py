@@ -138,3 +138,19 @@ def test_a_batch_of_products_that_shares_unevenly_threads_the_row_tiles(case, wa
     assert f"PARALLEL {want}" in _pack(t)
     want_ = x.astype(np.float32).astype(np.float64) @ w.astype(np.float32).astype(np.float64)
     np.testing.assert_allclose(t.numpy(), want_, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("keys,d,one", [(1021, 64, True), (2039, 32, True), (1031, 64, False)])
+def test_k_and_v_up_to_a_quarter_of_l2_each_are_one_flash_kernel(keys, d, one, monkeypatch):
+    """With 1 MB of L2, scores of up to 64K multiply-adds per row (1021 keys, counted as 1024,
+    x 64; 2039 x 32) are a local product of one flash kernel (K^T and V packed, 256 KB each),
+    not a kernel of their own whose scores go through memory; past it (1031 keys x 64) they
+    are. The values are numpy's either way."""
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    q, k, v = _data(1, 97, keys, d, seed=keys)
+    t = _attention(q, k, v, np.float32(0.125))
+    assert (len(t.schedule()) == 1) == one
+    if one:
+        assert "local products over r" in _flash(t)
+    np.testing.assert_allclose(t.numpy(), _np_attention(q, k, v, 0.125), rtol=1e-5, atol=1e-5)

@@ -12,13 +12,15 @@ product itself, an MLP block's softmax: its rows' stores are then plain loops af
 register tiles): per tile of 6 rows, each product's
 operand that does not vary by row (attention's K^T and V) is packed once per head and read whole
 by every tile. At most `local_max_panel()` multiply-adds per row, that operand (one float32 per
-multiply-add) fills at most an eighth of the L2 cache (runtime/target.py), so both of attention's
-fill at most a quarter and stay there between tiles beside the tiles' scores, outputs and the
-rows streamed through (1 MB of L2: 32K multiply-adds, 128 KB each): there the flash kernel is
-faster than packed kernels of their own plus the row's max and sum (8 heads x 256 x 64, 16K
-multiply-adds per row each: README, "Kernel-local buffers"). A longer one (an MLP's hidden
-layer, 784 x 256 per row) would stream its operand from memory per tile: the packed loops of
-its own kernel win.
+multiply-add) fills at most a quarter of the L2 cache (runtime/target.py), so both of attention's
+fill at most half of it and stay there between tiles beside the tiles' scores, outputs and the
+rows streamed through (1 MB of L2: 64K multiply-adds, 256 KB each): there the flash kernel is
+faster than packed kernels of their own plus the row's max and sum, which write and read the
+scores (keys x keys per head) through memory. Measured on one core (CPU time, best of 5), with
+the bound at an eighth of L2 and at a quarter: 1 head x 1024 x 64 3.75 -> 2.9 ms, 2 heads x
+2048 x 32 20.5 -> 14.6 ms (both a quarter of L2 each), 8 x 512 x 64 unchanged (an eighth). A
+longer one (an MLP's hidden layer, 784 x 256 per row) would stream its operand from memory per
+tile: the packed loops of its own kernel win.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def local_max_panel() -> int:
     """The most multiply-adds per row of a kernel-local sum of products: its packed float32
-    operand at most an eighth of L2 (see the module's docstring)."""
-    return cache_bytes(2) // (8 * 4)
+    operand at most a quarter of L2 (see the module's docstring)."""
+    return cache_bytes(2) // (4 * 4)
 
 
 # the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as

@@ -25,7 +25,13 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, pick
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, TILE_ROWS, panel_width, split
+from rulegrad.rules.pack_helpers import (
+    PARALLEL_MIN_WORK,
+    TILE_ROWS,
+    batch_shares,
+    panel_width,
+    split,
+)
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
@@ -36,9 +42,9 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def max_panel_bytes() -> int:
     """The packed panels of one head (every product's), at most: they live on the stack of the
-    thread and are read again by each tile of rows, so they fill at most a quarter of L2 (the
-    rangeify cost rule keeps each below an eighth: rules/flash_cost.py)."""
-    return cache_bytes(2) // 4
+    thread and are read again by each tile of rows, so they fill at most half of L2 (the
+    rangeify cost rule keeps each below a quarter: rules/flash_cost.py)."""
+    return cache_bytes(2) // 2
 
 
 # the dtypes a register tile computes in: the prelude has their vectors and fused multiply-add
@@ -145,12 +151,16 @@ def _plan(st: UOp) -> Flash | None:
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
-    """Which loop takes the cores: none for little work, else the first batch loop, else the
-    tiles of rows."""
+    """Which loop takes the cores: none for little work, else the first batch loop when its
+    iterations (heads) share among the threads no worse than a head's row tiles do
+    (pack_helpers' `batch_shares`), else the tiles of rows (each head's panels then packed on
+    one thread: a copy of K and V against a head's two products over them)."""
     batch = ranges[:-2]
     if work < pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
         return ""
-    if batch and range_size(batch[0]) >= 2:  # type: ignore[operator]
+    rows = range_size(ranges[-2])
+    tiles = -(-rows // min(TILE_ROWS, rows))  # type: ignore[operator]
+    if batch and range_size(batch[0]) >= 2 and batch_shares(range_size(batch[0]), tiles, work):  # type: ignore[operator,arg-type]
         return "batch"
     return "tiles"
 

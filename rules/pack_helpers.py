@@ -76,6 +76,19 @@ BATCH_PER_THREAD = 2
 GRAB_TILES = 16
 
 
+def batch_shares(batch: int, tiles: int, work: int) -> bool:
+    """Whether the threads split a loop of `batch` iterations (heads, a batch of products) of
+    `work` multiply-adds in all, rather than each iteration's `tiles` row tiles: when the
+    batch shares evenly (`balanced`) or no worse than the tiles, or an iteration is too little
+    work for a team of its own (PARALLEL_MIN_WORK: the team is woken once per iteration). Each
+    iteration is a large share: 3 on 2 threads ran as 2 and 1, a third of one thread idle."""
+    nthreads = threads()
+    if balanced(batch, nthreads) or work // batch < pick(current().parallel_min_work,
+                                                         PARALLEL_MIN_WORK):
+        return True
+    return idle(batch, nthreads) <= idle(tiles, nthreads)
+
+
 def batch_parallel_min() -> int:
     """Batch iterations from which the batch loop is the threaded one: BATCH_PER_THREAD per
     thread (runtime/target.py's `threads()`: the usable cores, or RULEGRAD_THREADS)."""
@@ -298,7 +311,8 @@ def _plan(st: UOp) -> Pack | None:
     batch = [r for r in ranges if r is not j and r not in rows]
     if macs < pick(current().parallel_min_work, PARALLEL_MIN_WORK):
         parallel = ""
-    elif batch and range_size(batch[0]) >= batch_parallel_min():  # type: ignore[operator]
+    elif (batch and range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
+          and batch_shares(range_size(batch[0]), -(-ni // min(TILE_ROWS, ni)), macs)):  # type: ignore[arg-type]
         parallel = "batch"
     else:
         parallel = "tiles"

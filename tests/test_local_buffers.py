@@ -120,9 +120,9 @@ CASES = {  # name: (inputs, program, numpy, kernels)
     "attention, float64": (_data((2, 71, 40), (2, 37, 40), (2, 37, 21), dtype=np.float64),
                            lambda q, k, v: _attention(q, k, v, "rg"),
                            lambda q, k, v: _attention(q, k, v, "np"), 1),
-    # ... but scores of more than LOCAL_MAX_PANEL multiply-adds per row (512 keys x 128) are a
+    # ... but scores of more than LOCAL_MAX_PANEL multiply-adds per row (1024 keys x 128) are a
     # kernel of their own (packed); the row's max, exp and sum stay local to the output's
-    "attention, long products": (_data((1, 8, 128), (1, 512, 128), (1, 512, 16)),
+    "attention, long products": (_data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)),
                                  lambda q, k, v: _attention(q, k, v, "rg"),
                                  lambda q, k, v: _attention(q, k, v, "np"), 2),
 }
@@ -266,7 +266,7 @@ def test_attention_is_the_flash_kernel(monkeypatch):
     acts = [a for a in acts if not a.startswith(("VECTOR", "UNSCALE"))]  # (its rows' max, sum)
     assert len(acts) == 1 and acts[0].startswith("FLASH rows r1 in tiles of 6: local products "
                                                  "over r") and "PARALLEL batch" in acts[0], acts
-    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 512, 128), (1, 512, 16)))
+    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)))
     scores, rest = _attention(q, k, v, "rg").schedule()
     assert actions(lower_only(scores.ast), optimize_kernel(lower_only(scores.ast)))[0].startswith(
         "PACK")
@@ -290,11 +290,11 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     assert (f"MAX over axes (1,) of (2, {LOCAL_MAX_ROW + 16}): not local: row of "
             f"{LOCAL_MAX_ROW + 16} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
     assert f"EXP float32[2, {LOCAL_MAX_ROW + 16}]: not local: recomputed by each reader" in out
-    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 512, 128), (1, 512, 16)))
+    q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)))
     _attention(q, k, v, "rg").schedule()
     out = capsys.readouterr().out
-    assert (f"ADD over axes (3,) of (1, 8, 512, 128): not local: a sum of products of "
-            f"{512 * 128} multiply-adds per row > local_max_panel() {LOCAL_MAX_PANEL}") in out
+    assert (f"ADD over axes (3,) of (1, 8, 1024, 128): not local: a sum of products of "
+            f"{1024 * 128} multiply-adds per row > local_max_panel() {LOCAL_MAX_PANEL}") in out
 
 
 def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():

@@ -67,10 +67,13 @@ from .match_ir import (
     Node,
     OpTest,
     SameTest,
+    Screen,
     TagTest,
     Test,
+    leaf_tests,
     lower,
     paths_of,
+    screen,
 )
 from .match_ir import Path as IRPath
 from .paths import display_path, helper_source, in_package, sha256_file
@@ -96,6 +99,7 @@ class FuncModel:
     name: str
     params: str
     lines: list[str]  # the body, indented relative to the def
+    screen: list[str] = field(default_factory=list)  # its quick rejection (`screen_lines`)
 
 
 @dataclass
@@ -453,15 +457,31 @@ class _PartEmitter:
             texts[0] = texts[0].replace(f"{_path_local(tests[0].path)}.op ", f"{op_local} ", 1)
         return [f"{kw} {' and '.join(texts)}:"] + ["    " + line for line in body]
 
+    def screen_lines(self, found: Screen) -> list[str]:
+        """`if <no source at the screen's paths has one of its ops>: return None`."""
+        texts = []
+        for path, ops in found:
+            v = _path_local(path)
+            if len(ops) == 1:
+                texts.append(f"{v}.op is not {self.cx.op(ops[0])}")
+            else:
+                names = ", ".join(f"Ops.{o.name}" for o in ops)
+                texts.append(f"{v}.op not in {self.cx.constant('OPS', f'frozenset({{{names}}})')}")
+        return ["# no rule here matches unless a source has one of these ops (a quick rejection)",
+                f"if {' and '.join(texts)}: return None"]
+
     def shared_name(self, i: int) -> str:
         return f"_{self.prefix}_any{i}"
 
-    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]]
+    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]],
+                  leaves_of: dict[str, list[tuple[Test, ...]]]
                   ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
         """The part's functions, and its dispatch table: (op name, function), op None for
         every op. `prelude`: per op, the functions of the rules before this part in its set,
         tried first (so the set needs no chain of calls at run time for these ops); those of
-        this module (`bodies`: their code) are written in place, not called."""
+        this module (`bodies`: their code) are written in place, not called. `leaves_of`: per
+        function of this module, the structural tests of each of its leaves (for the screens;
+        this part's functions are added)."""
         funcs: list[FuncModel] = []
         table: list[tuple[str | None, str]] = []
         for i, shared in enumerate(self.ir.shared):
@@ -487,7 +507,17 @@ class _PartEmitter:
                     body += [f"_h = {fn}(n, ctx)", "if _h is not None: return _h"]
             body = _merge_bodies(body, self.nodes_lines(tree.nodes, frozenset({()})))
             body.append("return None")
-            funcs.append(FuncModel(name, "n, ctx", body))
+            known = all(fn in leaves_of for fn in before)
+            leaves = [t for fn in before for t in leaves_of.get(fn, [])] + \
+                leaf_tests(tree.nodes, self.ir.shared)
+            if known:
+                leaves_of[name] = leaves
+            # (a function of one leaf is one `if` already: a screen would only repeat it; a
+            # screen reads the sources that the unpack at the top of the function loads)
+            found = screen(leaves) if known and len(leaves) > 1 and \
+                _unpack_first(body)[0] == "try:" else None
+            funcs.append(FuncModel(name, "n, ctx", body,
+                                   self.screen_lines(found) if found else []))
             table.append((op, name))
         return self.rule_funcs + funcs, table
 
@@ -539,6 +569,14 @@ def _unpack_first(body: list[str]) -> list[str]:
         return body
     return ["try:", inner[0], "except ValueError:", "    return None"] + \
         [line[4:] for line in inner[1:]] + ["return None"]
+
+
+def _with_screen(body: list[str], screen: list[str]) -> list[str]:
+    """The screen after the unpack of the sources that `_unpack_first` made (it reads them);
+    a body without that unpack is left without a screen."""
+    if not screen or len(body) < 4 or body[0] != "try:" or body[2] != "except ValueError:":
+        return body
+    return body[:4] + screen + body[4:]
 
 
 def _switches_with(arms: list[Node], node: Node) -> bool:
@@ -644,18 +682,21 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     sets: list[SetModel] = []
 
     bodies: dict[str, list[str]] = {}  # a part's function -> its code, to write in place
+    leaves_of: dict[str, list] = {}  # a part's function -> its leaves' tests (for screens)
 
     def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
                  ) -> tuple[str, list[tuple[str | None, str]]]:
         stem = set_name if set_name.isidentifier() else "s"
         prefix = stem if not any(p.prefix == stem for p in parts) else f"{stem}_{len(parts)}"
         ir = lower(rules, set_name)
-        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude, bodies)
+        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude, bodies,
+                                                                         leaves_of)
         for f in funcs:
             if f.params == "n, ctx" and len(f.lines) <= INLINE_PRELUDE:
                 assert f.lines[-1] == "return None"
                 bodies[f.name] = f.lines[:-1]
-            f.lines = _unpack_first(f.lines)  # (after `bodies` took the form that merges)
+            # (after `bodies` took the form that merges: a screen is for its own function only)
+            f.lines = _with_screen(_unpack_first(f.lines), f.screen)
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
                            " ".join(r.text.split())) for r in rules]
         entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"

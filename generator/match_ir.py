@@ -419,3 +419,77 @@ def lower(ruleset: CheckedRuleSet | tuple[Rule, ...], name: str | None = None) -
 def paths_of(t: Test) -> tuple[Path, ...]:
     """The paths a test reads."""
     return (t.path, t.other) if isinstance(t, SameTest) else (t.path,)
+
+
+# ---------------------------------------------------------------------- screens
+def leaf_tests(nodes: list[Node], shared: list[SharedTree]) -> list[tuple[Test, ...]]:
+    """Every leaf's structural tests (those on the way to it), in tree order; a call of a shared
+    tree counts as that tree's leaves."""
+    out: list[tuple[Test, ...]] = []
+    stack: list[tuple[Node, tuple[Test, ...]]] = [(n, ()) for n in reversed(nodes)]
+    while stack:
+        node, above = stack.pop()
+        if isinstance(node, Leaf):
+            out.append(above)
+        elif isinstance(node, Call):
+            stack.extend((n, above) for n in reversed(shared[node.shared].nodes))
+        else:
+            stack.extend((n, above + (node.test,)) for n in reversed(node.children))
+    return out
+
+
+Screen = tuple[tuple[Path, tuple[Ops, ...]], ...]
+
+
+def screen(leaves: list[tuple[Test, ...]]) -> Screen | None:
+    """A quick rejection for one op's function: ((source path, ops), ...) such that a node none
+    of whose sources at those paths has one of those ops matches no leaf (each leaf tests one of
+    them), or None when there is none. tinygrad's `early_reject` decided at generation time: most
+    nodes of a graph match no rule, and one or two op tests turn them away before the tree.
+
+    Only for functions whose every leaf wants the same exact source count k (so the sources are
+    unpacked before the screen runs), over one path or two of the k: the one (or pair) whose ops
+    are fewest, so the screen lets the fewest nodes through."""
+    if not leaves:
+        return None
+    counts = {t.count for seq in leaves for t in seq
+              if isinstance(t, CountTest) and t.path == () and t.exact}
+    if len(counts) != 1 or not all(any(isinstance(t, CountTest) and t.path == () for t in seq)
+                                   for seq in leaves):
+        return None
+    (k,) = counts
+    wants: list[dict[Path, frozenset[Ops]]] = []  # per leaf: source path -> the ops it must be
+    for seq in leaves:
+        own: dict[Path, frozenset[Ops]] = {}
+        for t in seq:
+            if isinstance(t, OpTest) and len(t.path) == 1:
+                own[t.path] = own.get(t.path, frozenset(t.ops)) & frozenset(t.ops)
+        if not own:
+            return None  # a leaf that looks at no source's op: every node may match it
+        wants.append(own)
+    best: Screen | None = None
+    for size in (1, 2):
+        for paths in itertools.combinations([(i,) for i in range(k)], size):
+            found = _cover(wants, paths)
+            if found is not None and (best is None or _size(found) < _size(best)):
+                best = found
+        if best is not None:
+            return best
+    return None
+
+
+def _cover(wants: list[dict[Path, frozenset[Ops]]], paths: tuple[Path, ...]) -> Screen | None:
+    """Each leaf given one of `paths` it tests the op of (None when a leaf tests none): leaves
+    with one choice first, then each where its ops add the fewest to those chosen (greedy)."""
+    ops: dict[Path, set[Ops]] = {p: set() for p in paths}
+    for own in sorted(wants, key=lambda w: sum(p in w for p in paths)):
+        options = [p for p in paths if p in own]
+        if not options:
+            return None
+        at = min(options, key=lambda p: len(own[p] - ops[p]))
+        ops[at] |= own[at]
+    return tuple((p, tuple(sorted(ops[p]))) for p in paths if ops[p])
+
+
+def _size(found: Screen) -> int:
+    return sum(len(ops) for _, ops in found)

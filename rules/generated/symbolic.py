@@ -27,6 +27,9 @@ _MUL = Ops.MUL
 _NEG = Ops.NEG
 _dt_index = dtypes.index
 _DT0 = DTYPE_CLASSES['ints']
+_OPS1 = frozenset({Ops.CONST, Ops.MUL, Ops.MOD})
+_OPS2 = frozenset({Ops.ADD, Ops.MUL})
+_OPS3 = frozenset({Ops.ADD, Ops.MUL, Ops.MOD})
 
 
 # ======================================================================== symbolic_simple
@@ -98,6 +101,8 @@ def _symbolic_simple_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule add_zero at rules/symbolic.rules:12
         #   add_zero: ADD[x:ints, 0] -> x
@@ -151,6 +156,8 @@ def _symbolic_simple_MUL(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1:
         # rule mul_one at rules/symbolic.rules:18
         #   mul_one: MUL[x, 1] -> x
@@ -204,6 +211,8 @@ def _symbolic_simple_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:20
         #   idiv_one: IDIV(x:ints, 1) -> x
@@ -223,6 +232,8 @@ def _symbolic_simple_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:21
         #   mod_one: MOD(x:ints, 1) -> 0
@@ -470,6 +481,8 @@ def _sym_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS1 and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
         # rule add_zero at rules/symbolic.rules:12
         #   add_zero: ADD[x:ints, 0] -> x
@@ -633,6 +646,8 @@ def _sym_MUL(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1:
         # rule mul_one at rules/symbolic.rules:18
         #   mul_one: MUL[x, 1] -> x
@@ -724,6 +739,8 @@ def _sym_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS2 and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:20
         #   idiv_one: IDIV(x:ints, 1) -> x
@@ -825,6 +842,8 @@ def _sym_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS3 and n1.op is not _CONST: return None
     if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:21
         #   mod_one: MOD(x:ints, 1) -> 0

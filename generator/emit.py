@@ -77,7 +77,7 @@ from .match_ir import (
 )
 from .match_ir import Path as IRPath
 from .paths import display_path, helper_source, in_package, sha256_file
-from .pyexpr import Scope, py_literal, pyexpr
+from .pyexpr import Scope, bounds_reads, bounds_text, py_literal, pyexpr
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 # a rule whose code would appear at more leaves than this becomes a function called from them
@@ -297,9 +297,10 @@ class _PartEmitter:
         sc = self.scope(captures)
         # the guard's steps: the lets its next terms name, then an `if` on those terms
         heads: list[list[str]] = []
+        reads, _ = bounds_reads((rule.guard, rule.rhs, rule.lets), sc.nodes)
         for start, stop, conds in rule.guard_steps():
             lets = self.let_lines(rule, sc, start, stop)  # (puts their names in scope)
-            heads.append(lets + [f"if {pyexpr(_conj(conds), sc, 1)}:"])
+            heads += self.test_heads(conds, sc, reads, lets)
         out = self.let_lines(rule, sc, rule.guard_lets, len(rule.lets))
         if kind in ("defer", "error"):
             out += [self.raise_line(rule.rhs, sc)]
@@ -323,6 +324,27 @@ class _PartEmitter:
             out = head[:-1] + [head[-1]] + ["    " + line for line in out]
         return out
 
+    def test_heads(self, conds: tuple[Expr, ...], sc: Scope, reads: dict[str, int],
+                   lines: list[str]) -> list[list[str]]:
+        """The `if`s of a guard step's terms, each after the lines it needs: a node whose
+        vmin/vmax the rule reads more than once has its bounds read into a local just before
+        the first term that reads them whenever it runs (one derivation or cached read, not
+        one per mention; no earlier, so a term before it that fails still spares it)."""
+        heads: list[list[str]] = []
+        group: list[Expr] = []
+        for term in conds:
+            _, sure = bounds_reads(term, sc.nodes)
+            new = sorted(c for c in sure if reads.get(c, 0) > 1 and c not in sc.bounds)
+            if new and group:
+                heads.append(lines + [f"if {pyexpr(_conj(tuple(group)), sc, 1)}:"])
+                group, lines = [], []
+            for c in new:
+                local = sc.bounds[c] = f"_b_{sc.captures[c]}"
+                lines = lines + [f"{local} = {bounds_text(sc.captures[c])[1:-1]}"]
+            group.append(term)
+        heads.append(lines + [f"if {pyexpr(_conj(tuple(group)), sc, 1)}:"])
+        return heads
+
     def let_lines(self, rule: Rule, sc: Scope, start: int, stop: int) -> list[str]:
         """`where a = E, ...` from start to stop: one assignment each, in order; later ones, the
         RHS (and the guard, for those before `rule.guard_lets`) see them."""
@@ -331,6 +353,7 @@ class _PartEmitter:
             value = pyexpr(e, sc)
             sc.captures[name] = self.local(name)
             sc.nodes = sc.nodes - {name}  # a let's value may be anything
+            sc.bounds.pop(name, None)
             out.append(f"{sc.captures[name]} = {value}")
         return out
 

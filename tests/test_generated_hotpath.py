@@ -129,3 +129,31 @@ def test_a_screen_turns_away_only_nodes_no_rule_matches(op):
         assert SYM.rewrite(node) is want, (node, want)
         fired += want is not None
     assert fired  # the pool reaches the rules, not only the screen
+
+
+def test_bounds_read_into_a_local_only_where_the_guard_reads_them(tmp_path):
+    # a node whose vmin/vmax a rule reads twice has its bounds read into a local once, just
+    # before the first guard term that reads them: a term before it that fails still spares the
+    # derivation (bounds are a walk of the graph the first time)
+    import importlib.util
+
+    from rulegrad.generator.cli import run_gen
+
+    (tmp_path / "lazy.rules").write_text(
+        "rules lazy = {\n"
+        "  pinned: MUL(x, c:CONST) if c.arg == 7 and x.vmin == x.vmax -> x\n"
+        "}\n")
+    assert run_gen([str(tmp_path / "lazy.rules")], out=str(tmp_path), check=False) == 0
+    text = (tmp_path / "lazy.py").read_text()
+    assert "_b_x = " in text  # the form under test
+    spec = importlib.util.spec_from_file_location("lazy_generated", tmp_path / "lazy.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    interp = interpret_file(load(str(tmp_path / "lazy.rules")))["lazy"]
+    for k, (top, mul) in enumerate([(4, 3), (4, 7), (1, 7)]):
+        x = UOp(Ops.ADD, dtypes.index, (UOp.range(top, 97 + k), c(2)))  # bounds not derived
+        node = UOp(Ops.MUL, dtypes.index, (x, c(mul)))
+        got = mod.lazy.rewrite(node)
+        assert (x._bounds is UNSET) == (mul != 7)
+        assert got is interp.rewrite(node)
+        assert (got is x) == (mul == 7 and top == 1)

@@ -784,8 +784,10 @@ def _sym_IDIV(n, ctx):
                     c = n0_0_1
                     d = n0_1
                     x = n0_0_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return x, _sym_rules[7]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
                     # rule split_idiv at rules/symbolic.rules:59
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
@@ -793,8 +795,10 @@ def _sym_IDIV(n, ctx):
                     c = n0_0_0
                     d = n0_1
                     x = n0_0_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return x, _sym_rules[7]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
@@ -804,8 +808,10 @@ def _sym_IDIV(n, ctx):
                     c = n0_1_1
                     d = n0_0
                     x = n0_1_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return x, _sym_rules[7]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
                     # rule split_idiv at rules/symbolic.rules:59
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
@@ -813,8 +819,10 @@ def _sym_IDIV(n, ctx):
                     c = n0_1_0
                     d = n0_0
                     x = n0_1_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return x, _sym_rules[7]
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule divmod_fold at rules/symbolic.rules:71
         #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
@@ -832,7 +840,8 @@ def _sym_IDIV(n, ctx):
         if _sym_st: _sym_st.attempts[12] += 1
         c = n1
         x = n0
-        if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
+        _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+        if 0 <= _b_x[0] and _b_x[1] < c.arg:
             _r = n.const_like(0)
             if _r is not n: return _r, _sym_rules[12]
     return None
@@ -890,8 +899,10 @@ def _sym_MOD(n, ctx):
                     c = n0_0_1
                     d = n0_1
                     x = n0_0_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return d, _sym_rules[8]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
@@ -899,8 +910,10 @@ def _sym_MOD(n, ctx):
                     c = n0_0_0
                     d = n0_1
                     x = n0_0_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return d, _sym_rules[8]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
@@ -910,8 +923,10 @@ def _sym_MOD(n, ctx):
                     c = n0_1_1
                     d = n0_0
                     x = n0_1_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return d, _sym_rules[8]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:60
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
@@ -919,8 +934,10 @@ def _sym_MOD(n, ctx):
                     c = n0_1_0
                     d = n0_0
                     x = n0_1_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
+                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                        _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                        if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                            return d, _sym_rules[8]
             if n1.op is _CONST:
                 if n0_0.op is _MUL and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
@@ -1006,7 +1023,8 @@ def _sym_MOD(n, ctx):
         if _sym_st: _sym_st.attempts[11] += 1
         c = n1
         x = n0
-        if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
+        _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+        if 0 <= _b_x[0] and _b_x[1] < c.arg:
             return x, _sym_rules[11]
     return None
 
@@ -1028,8 +1046,9 @@ def _sym_CMPLT(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1053,8 +1072,9 @@ def _sym_CMPNE(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1078,8 +1098,9 @@ def _sym_CMPEQ(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]

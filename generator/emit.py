@@ -68,6 +68,7 @@ from .match_ir import (
     OpTest,
     SameTest,
     Screen,
+    Split,
     TagTest,
     Test,
     leaf_tests,
@@ -228,6 +229,9 @@ def _used_paths(nodes: list[Node]) -> set[IRPath]:
         elif isinstance(node, Branch):
             out.update(paths_of(node.test))
             stack.extend(node.children)
+        elif isinstance(node, Split):
+            out.update(paths_of(node.test))
+            stack.extend(node.yes + node.no)
     return out
 
 
@@ -253,9 +257,11 @@ class _PartEmitter:
 
     def __init__(self, ir: MatchIR, prefix: str, cx: _Ctx, src_path: dict[str, str]):
         self.ir, self.prefix, self.cx, self.src_path = ir, prefix, cx, src_path
+        # per rule, its leaves per op (a `Split` writes a leaf into both of its branches: one
+        # leaf still, the same code twice under one `if`/`else`)
         leaves: dict[int, int] = {}
         for nodes in [t.nodes for t in ir.trees] + [t.nodes for t in ir.shared]:
-            for node in _iter_leaves(nodes):
+            for node in set(_iter_leaves(nodes)):
                 leaves[node.rule] = leaves.get(node.rule, 0) + 1
         self.as_function = {k for k, count in leaves.items() if count > INLINE_LEAVES}
         self.rule_funcs: list[FuncModel] = []
@@ -424,6 +430,10 @@ class _PartEmitter:
                           "if _h is not None: return _h"]
                 i += 1
                 continue
+            if isinstance(node, Split):
+                lines += self.split_lines(node, loaded)
+                i += 1
+                continue
             j = i + 1  # siblings that test disjoint ops of one node: one if/elif switch
             while j < len(nodes) and _switches_with(nodes[i:j], nodes[j]):
                 j += 1
@@ -432,6 +442,14 @@ class _PartEmitter:
             else:
                 lines += self.switch_lines(nodes[i:j], loaded)
             i = j
+        return lines
+
+    def split_lines(self, node: Split, loaded: frozenset[IRPath]) -> list[str]:
+        yes = self.nodes_lines(node.yes, loaded) or ["pass"]
+        lines = [f"if {_test_text(node.test, self.cx)}:"] + ["    " + line for line in yes]
+        no = self.nodes_lines(node.no, loaded)
+        if no:
+            lines += ["else:"] + ["    " + line for line in no]
         return lines
 
     def switch_lines(self, arms: list[Node], loaded: frozenset[IRPath]) -> list[str]:
@@ -628,6 +646,8 @@ def _iter_leaves(nodes: list[Node]) -> list[Leaf]:
             out.append(node)
         elif isinstance(node, Branch):
             stack.extend(reversed(node.children))
+        elif isinstance(node, Split):
+            stack.extend(reversed(node.yes + node.no))
     return out
 
 

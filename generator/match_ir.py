@@ -151,7 +151,7 @@ class Branch:
     children: list[Branch | Leaf]
 
 
-Node = Union[Branch, Leaf, "Call"]
+Node = Union[Branch, Leaf, "Call", "Split"]
 
 
 @dataclass
@@ -368,8 +368,56 @@ def build_trie(entries: list[_Entry | Call], depth: int = 0) -> list[Node]:
             (m,) = members
             nodes.append(m if isinstance(m, Call) else m.leaf)
         else:
-            nodes.append(Branch(test, build_trie(members, depth + 1)))
+            below = split(members, depth + 1) if isinstance(test, CountTest) and \
+                test.path == () else build_trie(members, depth + 1)
+            nodes.append(Branch(test, below))
     return nodes
+
+
+@dataclass
+class Split:
+    """`if test:` the trie `yes`, else the trie `no`: the entries below a root's source count,
+    each in the branch where it can still match (one that does not test that node's op in
+    both), in rule order in each. A test that many rules far apart share (`n1.op is CONST` in
+    x + 0, 0 + x, c1 + c2, (x + c1) + c2, ...) runs once per node, where the trie in rule
+    order tests it once per rule it cannot group (Maranget's splitting of a clause matrix on
+    a column; first match still wins in each branch)."""
+
+    test: OpTest
+    yes: list[Node]
+    no: list[Node]
+
+
+# a trie is split on at most this many tests, one inside another (each may copy the entries
+# that do not look at its node into both branches)
+SPLITS = 2
+
+
+def split(entries: list[_Entry], depth: int, left: int = SPLITS) -> list[Node]:
+    """The trie of `entries` (that share their first `depth` tests, the last a root's source
+    count), split first on the op test of a root source that most of them need, when at least
+    two need it; otherwise the plain trie."""
+    need: dict[OpTest, int] = {}
+    for e in entries:
+        for t in e.steps[depth:]:
+            if isinstance(t, OpTest) and len(t.path) == 1 and len(t.ops) == 1:
+                need[t] = need.get(t, 0) + 1
+    if left == 0 or not need or max(need.values()) < 2:
+        return build_trie(list(entries), depth)
+    test = max(need, key=lambda t: need[t])  # (the first seen among the most needed)
+    (op,) = test.ops
+    yes: list[_Entry] = []
+    no: list[_Entry] = []
+    for e in entries:
+        at = [t for t in e.steps[depth:] if isinstance(t, OpTest) and t.path == test.path]
+        if test in at:  # needs it: known true in `yes`, false in `no`
+            yes.append(_Entry(tuple(t for t in e.steps if t != test), e.leaf))
+        elif any(op not in t.ops for t in at):  # needs another op there: only in `no`
+            no.append(e)
+        else:  # does not look at that op, or allows it among others: either way
+            yes.append(e)
+            no.append(e)
+    return [Split(test, split(yes, depth, left - 1), split(no, depth, left - 1))]
 
 
 # a root that is any of more ops than this gets one shared tree, called from each op's
@@ -433,6 +481,9 @@ def leaf_tests(nodes: list[Node], shared: list[SharedTree]) -> list[tuple[Test, 
             out.append(above)
         elif isinstance(node, Call):
             stack.extend((n, above) for n in reversed(shared[node.shared].nodes))
+        elif isinstance(node, Split):  # (a leaf under `no` is known not to pass the test)
+            stack.extend((n, above) for n in reversed(node.no))
+            stack.extend((n, above + (node.test,)) for n in reversed(node.yes))
         else:
             stack.extend((n, above + (node.test,)) for n in reversed(node.children))
     return out

@@ -113,8 +113,10 @@ def _screen_pool() -> list[UOp]:
                                 Ops.CMPLT, Ops.CMPNE])
 def test_a_screen_turns_away_only_nodes_no_rule_matches(op):
     # a per-op function opens with a quick rejection (`screen` in generator/match_ir.py): no
-    # rule matches unless a source has one of a few ops. Every pair of sources from a pool that
-    # holds each such op, and nodes on which the rules fire, matches as the interpreter says
+    # rule matches unless a source has one of a few ops; then its trie is split on the op of a
+    # source that many rules need (`split`: a rule that does not look at it in both branches).
+    # Every pair of sources from a pool that holds each such op, and nodes on which the rules
+    # fire, matches as the interpreter says
     import inspect
 
     fn = SYM.table[op]

@@ -18,6 +18,14 @@ How a rule becomes tree paths:
 
 The root's op test is not in the tree: dispatch by op does it. A root that is a bare capture or
 wildcard lands under every op.
+
+Two refinements, both decided here and only printed by emit.py:
+- `split`: below a root's source count, the trie is split on the op of a source that several
+  alternatives need (`if n1.op is CONST:` ... `else:` ...), an alternative that does not look
+  at it going into both branches in rule order, so a test shared by rules far apart runs once;
+- `screen`: per op function, the ops some source must have for any leaf to match (tinygrad's
+  early_reject, decided at generation time), tested first so that most nodes, which match no
+  rule, leave after one or two tests.
 """
 
 from __future__ import annotations

@@ -67,14 +67,18 @@ from .match_ir import (
     Node,
     OpTest,
     SameTest,
+    Screen,
+    Split,
     TagTest,
     Test,
+    leaf_tests,
     lower,
     paths_of,
+    screen,
 )
 from .match_ir import Path as IRPath
 from .paths import display_path, helper_source, in_package, sha256_file
-from .pyexpr import Scope, py_literal, pyexpr
+from .pyexpr import Scope, bounds_reads, bounds_text, py_literal, pyexpr
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 # a rule whose code would appear at more leaves than this becomes a function called from them
@@ -96,6 +100,7 @@ class FuncModel:
     name: str
     params: str
     lines: list[str]  # the body, indented relative to the def
+    screen: list[str] = field(default_factory=list)  # its quick rejection (`screen_lines`)
 
 
 @dataclass
@@ -224,6 +229,9 @@ def _used_paths(nodes: list[Node]) -> set[IRPath]:
         elif isinstance(node, Branch):
             out.update(paths_of(node.test))
             stack.extend(node.children)
+        elif isinstance(node, Split):
+            out.update(paths_of(node.test))
+            stack.extend(node.yes + node.no)
     return out
 
 
@@ -249,9 +257,11 @@ class _PartEmitter:
 
     def __init__(self, ir: MatchIR, prefix: str, cx: _Ctx, src_path: dict[str, str]):
         self.ir, self.prefix, self.cx, self.src_path = ir, prefix, cx, src_path
+        # per rule, its leaves per op (a `Split` writes a leaf into both of its branches: one
+        # leaf still, the same code twice under one `if`/`else`)
         leaves: dict[int, int] = {}
         for nodes in [t.nodes for t in ir.trees] + [t.nodes for t in ir.shared]:
-            for node in _iter_leaves(nodes):
+            for node in set(_iter_leaves(nodes)):
                 leaves[node.rule] = leaves.get(node.rule, 0) + 1
         self.as_function = {k for k, count in leaves.items() if count > INLINE_LEAVES}
         self.rule_funcs: list[FuncModel] = []
@@ -293,9 +303,10 @@ class _PartEmitter:
         sc = self.scope(captures)
         # the guard's steps: the lets its next terms name, then an `if` on those terms
         heads: list[list[str]] = []
+        reads, _ = bounds_reads((rule.guard, rule.rhs, rule.lets), sc.nodes)
         for start, stop, conds in rule.guard_steps():
             lets = self.let_lines(rule, sc, start, stop)  # (puts their names in scope)
-            heads.append(lets + [f"if {pyexpr(_conj(conds), sc, 1)}:"])
+            heads += self.test_heads(conds, sc, reads, lets)
         out = self.let_lines(rule, sc, rule.guard_lets, len(rule.lets))
         if kind in ("defer", "error"):
             out += [self.raise_line(rule.rhs, sc)]
@@ -319,6 +330,27 @@ class _PartEmitter:
             out = head[:-1] + [head[-1]] + ["    " + line for line in out]
         return out
 
+    def test_heads(self, conds: tuple[Expr, ...], sc: Scope, reads: dict[str, int],
+                   lines: list[str]) -> list[list[str]]:
+        """The `if`s of a guard step's terms, each after the lines it needs: a node whose
+        vmin/vmax the rule reads more than once has its bounds read into a local just before
+        the first term that reads them whenever it runs (one derivation or cached read, not
+        one per mention; no earlier, so a term before it that fails still spares it)."""
+        heads: list[list[str]] = []
+        group: list[Expr] = []
+        for term in conds:
+            _, sure = bounds_reads(term, sc.nodes)
+            new = sorted(c for c in sure if reads.get(c, 0) > 1 and c not in sc.bounds)
+            if new and group:
+                heads.append(lines + [f"if {pyexpr(_conj(tuple(group)), sc, 1)}:"])
+                group, lines = [], []
+            for c in new:
+                local = sc.bounds[c] = f"_b_{sc.captures[c]}"
+                lines = lines + [f"{local} = {bounds_text(sc.captures[c])[1:-1]}"]
+            group.append(term)
+        heads.append(lines + [f"if {pyexpr(_conj(tuple(group)), sc, 1)}:"])
+        return heads
+
     def let_lines(self, rule: Rule, sc: Scope, start: int, stop: int) -> list[str]:
         """`where a = E, ...` from start to stop: one assignment each, in order; later ones, the
         RHS (and the guard, for those before `rule.guard_lets`) see them."""
@@ -327,6 +359,7 @@ class _PartEmitter:
             value = pyexpr(e, sc)
             sc.captures[name] = self.local(name)
             sc.nodes = sc.nodes - {name}  # a let's value may be anything
+            sc.bounds.pop(name, None)
             out.append(f"{sc.captures[name]} = {value}")
         return out
 
@@ -397,6 +430,10 @@ class _PartEmitter:
                           "if _h is not None: return _h"]
                 i += 1
                 continue
+            if isinstance(node, Split):
+                lines += self.split_lines(node, loaded)
+                i += 1
+                continue
             j = i + 1  # siblings that test disjoint ops of one node: one if/elif switch
             while j < len(nodes) and _switches_with(nodes[i:j], nodes[j]):
                 j += 1
@@ -405,6 +442,14 @@ class _PartEmitter:
             else:
                 lines += self.switch_lines(nodes[i:j], loaded)
             i = j
+        return lines
+
+    def split_lines(self, node: Split, loaded: frozenset[IRPath]) -> list[str]:
+        yes = self.nodes_lines(node.yes, loaded) or ["pass"]
+        lines = [f"if {_test_text(node.test, self.cx)}:"] + ["    " + line for line in yes]
+        no = self.nodes_lines(node.no, loaded)
+        if no:
+            lines += ["else:"] + ["    " + line for line in no]
         return lines
 
     def switch_lines(self, arms: list[Node], loaded: frozenset[IRPath]) -> list[str]:
@@ -453,15 +498,31 @@ class _PartEmitter:
             texts[0] = texts[0].replace(f"{_path_local(tests[0].path)}.op ", f"{op_local} ", 1)
         return [f"{kw} {' and '.join(texts)}:"] + ["    " + line for line in body]
 
+    def screen_lines(self, found: Screen) -> list[str]:
+        """`if <no source at the screen's paths has one of its ops>: return None`."""
+        texts = []
+        for path, ops in found:
+            v = _path_local(path)
+            if len(ops) == 1:
+                texts.append(f"{v}.op is not {self.cx.op(ops[0])}")
+            else:
+                names = ", ".join(f"Ops.{o.name}" for o in ops)
+                texts.append(f"{v}.op not in {self.cx.constant('OPS', f'frozenset({{{names}}})')}")
+        return ["# no rule here matches unless a source has one of these ops (a quick rejection)",
+                f"if {' and '.join(texts)}: return None"]
+
     def shared_name(self, i: int) -> str:
         return f"_{self.prefix}_any{i}"
 
-    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]]
+    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]],
+                  leaves_of: dict[str, list[tuple[Test, ...]]]
                   ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
         """The part's functions, and its dispatch table: (op name, function), op None for
         every op. `prelude`: per op, the functions of the rules before this part in its set,
         tried first (so the set needs no chain of calls at run time for these ops); those of
-        this module (`bodies`: their code) are written in place, not called."""
+        this module (`bodies`: their code) are written in place, not called. `leaves_of`: per
+        function of this module, the structural tests of each of its leaves (for the screens;
+        this part's functions are added)."""
         funcs: list[FuncModel] = []
         table: list[tuple[str | None, str]] = []
         for i, shared in enumerate(self.ir.shared):
@@ -487,7 +548,17 @@ class _PartEmitter:
                     body += [f"_h = {fn}(n, ctx)", "if _h is not None: return _h"]
             body = _merge_bodies(body, self.nodes_lines(tree.nodes, frozenset({()})))
             body.append("return None")
-            funcs.append(FuncModel(name, "n, ctx", body))
+            known = all(fn in leaves_of for fn in before)
+            leaves = [t for fn in before for t in leaves_of.get(fn, [])] + \
+                leaf_tests(tree.nodes, self.ir.shared)
+            if known:
+                leaves_of[name] = leaves
+            # (a function of one leaf is one `if` already: a screen would only repeat it; a
+            # screen reads the sources that the unpack at the top of the function loads)
+            found = screen(leaves) if known and len(leaves) > 1 and \
+                _unpack_first(body)[0] == "try:" else None
+            funcs.append(FuncModel(name, "n, ctx", body,
+                                   self.screen_lines(found) if found else []))
             table.append((op, name))
         return self.rule_funcs + funcs, table
 
@@ -541,6 +612,14 @@ def _unpack_first(body: list[str]) -> list[str]:
         [line[4:] for line in inner[1:]] + ["return None"]
 
 
+def _with_screen(body: list[str], screen: list[str]) -> list[str]:
+    """The screen after the unpack of the sources that `_unpack_first` made (it reads them);
+    a body without that unpack is left without a screen."""
+    if not screen or len(body) < 4 or body[0] != "try:" or body[2] != "except ValueError:":
+        return body
+    return body[:4] + screen + body[4:]
+
+
 def _switches_with(arms: list[Node], node: Node) -> bool:
     """`node` can join the if/elif switch `arms`: it tests the op of the same node, and no op
     twice (the trie put them side by side only because they are mutually exclusive)."""
@@ -567,6 +646,8 @@ def _iter_leaves(nodes: list[Node]) -> list[Leaf]:
             out.append(node)
         elif isinstance(node, Branch):
             stack.extend(reversed(node.children))
+        elif isinstance(node, Split):
+            stack.extend(reversed(node.yes + node.no))
     return out
 
 
@@ -644,18 +725,21 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     sets: list[SetModel] = []
 
     bodies: dict[str, list[str]] = {}  # a part's function -> its code, to write in place
+    leaves_of: dict[str, list] = {}  # a part's function -> its leaves' tests (for screens)
 
     def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
                  ) -> tuple[str, list[tuple[str | None, str]]]:
         stem = set_name if set_name.isidentifier() else "s"
         prefix = stem if not any(p.prefix == stem for p in parts) else f"{stem}_{len(parts)}"
         ir = lower(rules, set_name)
-        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude, bodies)
+        funcs, table = _PartEmitter(ir, prefix, cx, src_path).functions(prelude, bodies,
+                                                                         leaves_of)
         for f in funcs:
             if f.params == "n, ctx" and len(f.lines) <= INLINE_PRELUDE:
                 assert f.lines[-1] == "return None"
                 bodies[f.name] = f.lines[:-1]
-            f.lines = _unpack_first(f.lines)  # (after `bodies` took the form that merges)
+            # (after `bodies` took the form that merges: a screen is for its own function only)
+            f.lines = _with_screen(_unpack_first(f.lines), f.screen)
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,
                            " ".join(r.text.split())) for r in rules]
         entries = [f"**dict.fromkeys(Ops, {fn})" if op is None else f"Ops.{op}: {fn}"

@@ -18,6 +18,14 @@ How a rule becomes tree paths:
 
 The root's op test is not in the tree: dispatch by op does it. A root that is a bare capture or
 wildcard lands under every op.
+
+Two refinements, both decided here and only printed by emit.py:
+- `split`: below a root's source count, the trie is split on the op of a source that several
+  alternatives need (`if n1.op is CONST:` ... `else:` ...), an alternative that does not look
+  at it going into both branches in rule order, so a test shared by rules far apart runs once;
+- `screen`: per op function, the ops some source must have for any leaf to match (tinygrad's
+  early_reject, decided at generation time), tested first so that most nodes, which match no
+  rule, leave after one or two tests.
 """
 
 from __future__ import annotations
@@ -151,7 +159,7 @@ class Branch:
     children: list[Branch | Leaf]
 
 
-Node = Union[Branch, Leaf, "Call"]
+Node = Union[Branch, Leaf, "Call", "Split"]
 
 
 @dataclass
@@ -368,8 +376,56 @@ def build_trie(entries: list[_Entry | Call], depth: int = 0) -> list[Node]:
             (m,) = members
             nodes.append(m if isinstance(m, Call) else m.leaf)
         else:
-            nodes.append(Branch(test, build_trie(members, depth + 1)))
+            below = split(members, depth + 1) if isinstance(test, CountTest) and \
+                test.path == () else build_trie(members, depth + 1)
+            nodes.append(Branch(test, below))
     return nodes
+
+
+@dataclass
+class Split:
+    """`if test:` the trie `yes`, else the trie `no`: the entries below a root's source count,
+    each in the branch where it can still match (one that does not test that node's op in
+    both), in rule order in each. A test that many rules far apart share (`n1.op is CONST` in
+    x + 0, 0 + x, c1 + c2, (x + c1) + c2, ...) runs once per node, where the trie in rule
+    order tests it once per rule it cannot group (Maranget's splitting of a clause matrix on
+    a column; first match still wins in each branch)."""
+
+    test: OpTest
+    yes: list[Node]
+    no: list[Node]
+
+
+# a trie is split on at most this many tests, one inside another (each may copy the entries
+# that do not look at its node into both branches)
+SPLITS = 2
+
+
+def split(entries: list[_Entry], depth: int, left: int = SPLITS) -> list[Node]:
+    """The trie of `entries` (that share their first `depth` tests, the last a root's source
+    count), split first on the op test of a root source that most of them need, when at least
+    two need it; otherwise the plain trie."""
+    need: dict[OpTest, int] = {}
+    for e in entries:
+        for t in e.steps[depth:]:
+            if isinstance(t, OpTest) and len(t.path) == 1 and len(t.ops) == 1:
+                need[t] = need.get(t, 0) + 1
+    if left == 0 or not need or max(need.values()) < 2:
+        return build_trie(list(entries), depth)
+    test = max(need, key=lambda t: need[t])  # (the first seen among the most needed)
+    (op,) = test.ops
+    yes: list[_Entry] = []
+    no: list[_Entry] = []
+    for e in entries:
+        at = [t for t in e.steps[depth:] if isinstance(t, OpTest) and t.path == test.path]
+        if test in at:  # needs it: known true in `yes`, false in `no`
+            yes.append(_Entry(tuple(t for t in e.steps if t != test), e.leaf))
+        elif any(op not in t.ops for t in at):  # needs another op there: only in `no`
+            no.append(e)
+        else:  # does not look at that op, or allows it among others: either way
+            yes.append(e)
+            no.append(e)
+    return [Split(test, split(yes, depth, left - 1), split(no, depth, left - 1))]
 
 
 # a root that is any of more ops than this gets one shared tree, called from each op's
@@ -419,3 +475,80 @@ def lower(ruleset: CheckedRuleSet | tuple[Rule, ...], name: str | None = None) -
 def paths_of(t: Test) -> tuple[Path, ...]:
     """The paths a test reads."""
     return (t.path, t.other) if isinstance(t, SameTest) else (t.path,)
+
+
+# ---------------------------------------------------------------------- screens
+def leaf_tests(nodes: list[Node], shared: list[SharedTree]) -> list[tuple[Test, ...]]:
+    """Every leaf's structural tests (those on the way to it), in tree order; a call of a shared
+    tree counts as that tree's leaves."""
+    out: list[tuple[Test, ...]] = []
+    stack: list[tuple[Node, tuple[Test, ...]]] = [(n, ()) for n in reversed(nodes)]
+    while stack:
+        node, above = stack.pop()
+        if isinstance(node, Leaf):
+            out.append(above)
+        elif isinstance(node, Call):
+            stack.extend((n, above) for n in reversed(shared[node.shared].nodes))
+        elif isinstance(node, Split):  # (a leaf under `no` is known not to pass the test)
+            stack.extend((n, above) for n in reversed(node.no))
+            stack.extend((n, above + (node.test,)) for n in reversed(node.yes))
+        else:
+            stack.extend((n, above + (node.test,)) for n in reversed(node.children))
+    return out
+
+
+Screen = tuple[tuple[Path, tuple[Ops, ...]], ...]
+
+
+def screen(leaves: list[tuple[Test, ...]]) -> Screen | None:
+    """A quick rejection for one op's function: ((source path, ops), ...) such that a node none
+    of whose sources at those paths has one of those ops matches no leaf (each leaf tests one of
+    them), or None when there is none. tinygrad's `early_reject` decided at generation time: most
+    nodes of a graph match no rule, and one or two op tests turn them away before the tree.
+
+    Only for functions whose every leaf wants the same exact source count k (so the sources are
+    unpacked before the screen runs), over one path or two of the k: the one (or pair) whose ops
+    are fewest, so the screen lets the fewest nodes through."""
+    if not leaves:
+        return None
+    counts = {t.count for seq in leaves for t in seq
+              if isinstance(t, CountTest) and t.path == () and t.exact}
+    if len(counts) != 1 or not all(any(isinstance(t, CountTest) and t.path == () for t in seq)
+                                   for seq in leaves):
+        return None
+    (k,) = counts
+    wants: list[dict[Path, frozenset[Ops]]] = []  # per leaf: source path -> the ops it must be
+    for seq in leaves:
+        own: dict[Path, frozenset[Ops]] = {}
+        for t in seq:
+            if isinstance(t, OpTest) and len(t.path) == 1:
+                own[t.path] = own.get(t.path, frozenset(t.ops)) & frozenset(t.ops)
+        if not own:
+            return None  # a leaf that looks at no source's op: every node may match it
+        wants.append(own)
+    best: Screen | None = None
+    for size in (1, 2):
+        for paths in itertools.combinations([(i,) for i in range(k)], size):
+            found = _cover(wants, paths)
+            if found is not None and (best is None or _size(found) < _size(best)):
+                best = found
+        if best is not None:
+            return best
+    return None
+
+
+def _cover(wants: list[dict[Path, frozenset[Ops]]], paths: tuple[Path, ...]) -> Screen | None:
+    """Each leaf given one of `paths` it tests the op of (None when a leaf tests none): leaves
+    with one choice first, then each where its ops add the fewest to those chosen (greedy)."""
+    ops: dict[Path, set[Ops]] = {p: set() for p in paths}
+    for own in sorted(wants, key=lambda w: sum(p in w for p in paths)):
+        options = [p for p in paths if p in own]
+        if not options:
+            return None
+        at = min(options, key=lambda p: len(own[p] - ops[p]))
+        ops[at] |= own[at]
+    return tuple((p, tuple(sorted(ops[p]))) for p in paths if ops[p])
+
+
+def _size(found: Screen) -> int:
+    return sum(len(ops) for _, ops in found)

@@ -67,6 +67,9 @@ class Scope:
     # the captures that hold one node (not a variadic tuple, a let or a comprehension's name):
     # their `vmin`/`vmax` read the cached bounds in place (`_BOUNDS`), without the property's call
     nodes: frozenset[str] = frozenset()
+    # node captures whose bounds a line before the expression read into a local (capture ->
+    # that local, see `bounds_reads`): their `vmin`/`vmax` index it
+    bounds: dict[str, str] = field(default_factory=dict)
 
     def temp(self) -> str:
         self.temps[0] += 1
@@ -75,6 +78,41 @@ class Scope:
 
 # UOp.vmin / UOp.vmax: index into the cached `_bounds` (runtime/uop.py), UNSET until derived
 _BOUNDS = {"vmin": 0, "vmax": 1}
+
+
+def bounds_text(v: str) -> str:
+    """The bounds of the node in local `v`: the cached pair, derived on first use."""
+    return f"({v}._bounds if {v}._bounds is not _UNSET else {v}._bounds_())"
+
+
+def bounds_reads(e: Expr, nodes: frozenset[str]) -> tuple[dict[str, int], set[str]]:
+    """How many times `e` reads `x.vmin` / `x.vmax` per node capture x, and the captures whose
+    bounds it reads whenever it is evaluated (not only in an `and`/`or` operand after the
+    first, an `if` branch, a comparison after the chain's first, or a comprehension): reading
+    those into a local just before `e` derives nothing `e` would not."""
+    counts: dict[str, int] = {}
+    sure: set[str] = set()
+    stack: list[tuple[object, bool]] = [(e, True)]
+    while stack:
+        x, always = stack.pop()
+        if isinstance(x, EAttr) and x.attr in _BOUNDS and isinstance(x.obj, EName) and \
+                x.obj.name in nodes:
+            counts[x.obj.name] = counts.get(x.obj.name, 0) + 1
+            if always:
+                sure.add(x.obj.name)
+        elif isinstance(x, EBool):
+            stack += [(v, always and k == 0) for k, v in enumerate(x.values)]
+        elif isinstance(x, EIf):
+            stack += [(x.cond, always), (x.then, False), (x.orelse, False)]
+        elif isinstance(x, ECompare):
+            stack += [(x.left, always)] + [(r, always and k == 0) for k, r in enumerate(x.rights)]
+        elif isinstance(x, EComp):
+            stack += [(x.iter, always)]  # (its other parts see names of their own)
+        elif isinstance(x, (tuple, list)):
+            stack += [(v, always) for v in x]
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, (EName, ELit)):
+            stack += [(getattr(x, f), always) for f in x.__dataclass_fields__ if f != "span"]
+    return counts, sure
 
 
 def _simple(text: str) -> bool:
@@ -109,9 +147,10 @@ def _print(e: Expr, s: Scope) -> tuple[str, int]:
         if isinstance(e.obj, (EName, EOpName)) and e.obj.name == "Ops" and e.attr in OP_NAMES:
             return s.op(Ops[e.attr]), _P_POSTFIX  # `Ops.ADD` written out in a rule
         if e.attr in _BOUNDS and isinstance(e.obj, EName) and e.obj.name in s.nodes:
-            v = s.captures[e.obj.name]
-            return f"({v}._bounds if {v}._bounds is not _UNSET else {v}._bounds_())" \
-                f"[{_BOUNDS[e.attr]}]", _P_POSTFIX
+            held = s.bounds.get(e.obj.name)
+            if held is not None:
+                return f"{held}[{_BOUNDS[e.attr]}]", _P_POSTFIX
+            return f"{bounds_text(s.captures[e.obj.name])}[{_BOUNDS[e.attr]}]", _P_POSTFIX
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}.{e.attr}", _P_POSTFIX
     if isinstance(e, EIndex):
         return f"{pyexpr(e.obj, s, _P_POSTFIX)}[{_index(e.index, s)}]", _P_POSTFIX

@@ -146,16 +146,39 @@ def fold_divmod(e: UOp) -> UOp | None:
     so x // c is that sum and x % c is rest (C's division of a non-negative x is the floor).
     A flattened index split back into coordinates, ((r0 * 961 + r1 * 31 + r2) // 31) % 31 ->
     r1, as the kernelize scheduler's reshapes make them. None (no rewrite) otherwise."""
-    # (tried on every IDIV and MOD of index math, on every pass, and most do not fold: x's
-    # terms are derived once and cached on the node, its `_terms` slot, which belongs to this
-    # module (nodes are immutable); a walk of the sum per attempt cost more than the rest of
-    # the matcher)
+    # (tried on every IDIV and MOD of index math, on every pass, and most do not fold: the
+    # answer, a pure function of the node, is kept on it in `UOp.memo`, so a node seen again
+    # costs a slot read; a dividend's terms are kept on it too, as x // c and x % c of one x
+    # are common and a walk of the sum per attempt cost more than the rest of the matcher)
+    memo = e.memo
+    if memo is not UNSET and memo[0] is _ANSWER:
+        return memo[1]
+    out = _fold_divmod(e)
+    e.memo = (_ANSWER, out)
+    return out
+
+
+# the keys of this module's entries in `UOp.memo`: fold_divmod's answer on an IDIV or MOD node,
+# `_derive_terms` on an ADD or MUL dividend (so one node never holds both)
+_ANSWER, _TERMS = object(), object()
+
+
+def _terms_of(x: UOp) -> Terms | None:
+    if x.op is not _ADD and x.op is not _MUL:  # no walk to save
+        return _derive_terms(x)
+    memo = x.memo
+    if memo is not UNSET and memo[0] is _TERMS:
+        return memo[1]
+    found = _derive_terms(x)
+    x.memo = (_TERMS, found)
+    return found
+
+
+def _fold_divmod(e: UOp) -> UOp | None:
     x, c = e.src[0], e.src[1].arg
     if type(c) is not int or c <= 0:
         return None
-    found = x._terms
-    if found is UNSET:
-        found = x._terms = _derive_terms(x)
+    found = _terms_of(x)
     if found is None:
         return None
     b, terms = found

@@ -161,16 +161,21 @@ def _chain(fa: MatchFn, fb: MatchFn) -> MatchFn:
     return both
 
 
+def _no_rule(n: UOp, ctx: Any) -> None:
+    return None
+
+
 def _fast_rewrite(table: dict[Ops, MatchFn]) -> Callable[..., UOp | None]:
-    # `RuleMatcher.rewrite` without attribute lookups (it runs once per node of a graph)
-    get = table.get
+    # `RuleMatcher.rewrite` without attribute lookups (it runs once per node of a graph), over
+    # a table with every op (one without rules has `_no_rule`): a subscript, no call of `get`
+    # and no test of what it found
+    every = {op: table.get(op, _no_rule) for op in Ops}
 
     def rewrite(uop: UOp, ctx: Any = None) -> UOp | None:
-        f = get(uop.op)
-        if f is None:
-            return None
-        hit = f(uop, ctx)
-        return None if hit is None else hit[0]
+        hit = every[uop.op](uop, ctx)
+        if hit is not None:
+            return hit[0]
+        return None
     return rewrite
 
 

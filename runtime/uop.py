@@ -99,11 +99,16 @@ _Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, 
 class UOp:
     """One node. Build with `UOp(op, dtype, src, arg, tag)`; change with `replace(...)`."""
 
-    # _shape, _bounds, _device, _terms: facts derived from the graph, cached (UNSET until asked
-    # for; `_device` belongs to runtime/device.py, `_terms` to rules/symbolic_helpers.py). _ops:
-    # the bits (OP_BIT) of the ops in the node's graph, set when it is built: a walk skips a
-    # subgraph in which no rule can fire
-    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "_terms",
+    # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
+    # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of the ops in the node's
+    # graph, set when it is built: a walk skips a subgraph in which no rule can fire.
+    # memo (public): a per-node cache in which a rule helper keeps the answer of a pure function
+    # of the node (nodes are immutable, so an answer never goes stale, and a rule set tries its
+    # helpers on the same nodes pass after pass). UNSET, or a pair (owner, answer): a helper
+    # reads it back only when `owner` is its own key (an object of its module), so no helper
+    # reads another's answer; the last to set it keeps it. rules/symbolic_helpers.py's
+    # fold_divmod keeps its answer on IDIV and MOD nodes.
+    __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "memo",
                  "_ops", "__weakref__")
     op: Ops
     dtype: DType
@@ -124,7 +129,7 @@ class UOp:
         node.src = src
         node.arg = arg
         node.tag = tag
-        node._shape = node._bounds = node._device = node._terms = _UNSET
+        node._shape = node._bounds = node._device = node.memo = _UNSET
         ops = OP_BIT[op]
         for s in src:
             ops |= s._ops

@@ -94,3 +94,68 @@ def test_dtype_class_tests_still_decide_after_cheaper_ones(dtype, fires):
                  UOp(Ops.ADD, dtype, (UOp.const(dtype, 0), x))):
         assert (SYM.rewrite(node) is x) == fires
         assert (INTERP.rewrite(node) is x) == fires
+
+
+def _screen_pool() -> list[UOp]:
+    """Sources for binary nodes: constants the rules look for (0, 1, 3), ranges, and a node of
+    every op a screen lets through, shaped so that rules fire on some pairs (x // 3 * 3 and
+    x % 3 for divmod_recombine, r * 3 + r2 for split_idiv, ...)."""
+    r, r2 = UOp.range(6, 95), UOp.range(3, 96)
+    three = c(3)
+    d = UOp(Ops.IDIV, dtypes.index, (r, three))
+    m = UOp(Ops.MUL, dtypes.index, (r, three))
+    return [c(0), c(1), three, r, r2, d, m, UOp(Ops.MUL, dtypes.index, (d, three)),
+            UOp(Ops.MOD, dtypes.index, (r, three)), UOp(Ops.ADD, dtypes.index, (m, r2)),
+            UOp(Ops.ADD, dtypes.index, (r, c(1))), UOp(Ops.NEG, dtypes.index, (r,))]
+
+
+@pytest.mark.parametrize("op", [Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.MAX,
+                                Ops.CMPLT, Ops.CMPNE])
+def test_a_screen_turns_away_only_nodes_no_rule_matches(op):
+    # a per-op function opens with a quick rejection (`screen` in generator/match_ir.py): no
+    # rule matches unless a source has one of a few ops; then its trie is split on the op of a
+    # source that many rules need (`split`: a rule that does not look at it in both branches).
+    # Every pair of sources from a pool that holds each such op, and nodes on which the rules
+    # fire, matches as the interpreter says
+    import inspect
+
+    fn = SYM.table[op]
+    screened = "quick rejection" in inspect.getsource(fn)
+    assert screened == (op in (Ops.ADD, Ops.MUL, Ops.IDIV, Ops.MOD)), op
+    pool = _screen_pool()
+    dtype = dtypes.bool if op in (Ops.CMPLT, Ops.CMPNE) else dtypes.index
+    fired = 0
+    for a, b in itertools.product(pool, pool):
+        node = UOp(op, dtype, (a, b))
+        want = INTERP.rewrite(node)
+        assert SYM.rewrite(node) is want, (node, want)
+        fired += want is not None
+    assert fired  # the pool reaches the rules, not only the screen
+
+
+def test_bounds_read_into_a_local_only_where_the_guard_reads_them(tmp_path):
+    # a node whose vmin/vmax a rule reads twice has its bounds read into a local once, just
+    # before the first guard term that reads them: a term before it that fails still spares the
+    # derivation (bounds are a walk of the graph the first time)
+    import importlib.util
+
+    from rulegrad.generator.cli import run_gen
+
+    (tmp_path / "lazy.rules").write_text(
+        "rules lazy = {\n"
+        "  pinned: MUL(x, c:CONST) if c.arg == 7 and x.vmin == x.vmax -> x\n"
+        "}\n")
+    assert run_gen([str(tmp_path / "lazy.rules")], out=str(tmp_path), check=False) == 0
+    text = (tmp_path / "lazy.py").read_text()
+    assert "_b_x = " in text  # the form under test
+    spec = importlib.util.spec_from_file_location("lazy_generated", tmp_path / "lazy.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    interp = interpret_file(load(str(tmp_path / "lazy.rules")))["lazy"]
+    for k, (top, mul) in enumerate([(4, 3), (4, 7), (1, 7)]):
+        x = UOp(Ops.ADD, dtypes.index, (UOp.range(top, 97 + k), c(2)))  # bounds not derived
+        node = UOp(Ops.MUL, dtypes.index, (x, c(mul)))
+        got = mod.lazy.rewrite(node)
+        assert (x._bounds is UNSET) == (mul != 7)
+        assert got is interp.rewrite(node)
+        assert (got is x) == (mul == 7 and top == 1)

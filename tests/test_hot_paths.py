@@ -135,6 +135,34 @@ def test_fold_divmod_walks_a_dividend_once():
     assert python_calls(ask)["loops.py:linear_terms"] == 0
 
 
+def test_fold_divmod_answers_a_node_seen_again_without_work():
+    # the answer is kept on the IDIV/MOD node (`UOp.memo`): a pass that meets the node again
+    # (every symbolic pass tries divmod_fold on every IDIV and MOD of index math) builds nothing
+    r0, r1 = UOp.range(5, 0), UOp.range(8, 1)
+    eight = UOp.const(dtypes.index, 8)
+    x = r0 * eight + r1
+    folds = UOp(Ops.IDIV, dtypes.index, (x, eight))
+    stays = UOp(Ops.MOD, dtypes.index, (r0 * eight + UOp.range(9, 2), eight))
+    first = [fold_divmod(folds), fold_divmod(stays)]
+    assert first == [r0, None]
+    again = python_calls(lambda: [fold_divmod(folds), fold_divmod(stays)])
+    work = {k for k in again if not k.startswith(("test_hot_paths.py", "C:setprofile"))}
+    assert work == {"symbolic_helpers.py:fold_divmod"}, again
+    assert [fold_divmod(folds), fold_divmod(stays)] == first
+
+
+def test_fold_divmod_reads_only_its_own_answers_from_the_memo():
+    # `UOp.memo` holds one (owner, answer) pair: another helper's pair on the node is not an
+    # answer of fold_divmod's, and fold_divmod's answer replaces it
+    r0, r1 = UOp.range(5, 0), UOp.range(8, 1)
+    eight = UOp.const(dtypes.index, 8)
+    e = UOp(Ops.MOD, dtypes.index, (r0 * eight + r1, eight))
+    other = object()
+    e.memo = (other, None)
+    assert fold_divmod(e) is r1
+    assert e.memo[0] is not other
+
+
 def test_a_helper_result_that_is_a_node_or_none_is_used_as_it_is():
     # the generated sym matcher on IDIV/MOD nodes whose dividend splits (a node), does not
     # (None) or whose bounds decide a comparison (a bool: made a constant): as_uop is called

@@ -52,7 +52,7 @@ _OPS0 = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Op
 _OPS1 = frozenset({Ops.BUFFER, Ops.ASSIGN})
 _OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS3 = frozenset({Ops.CONTIGUOUS, Ops.COPY})
-_OPS4 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC, Ops.VIEW})
+_OPS4 = frozenset({Ops.CONST, Ops.CONTIGUOUS, Ops.COPY, Ops.REDUCE_AXIS, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 
 
 # ======================================================================== definitions, contexts
@@ -692,9 +692,8 @@ _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless cou
 def _create_ast_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        o0 = n0.op
-        if o0 in _OPS4:
-            if o0 is _VIEW and len(n0.src) == 1:
+        if n0.op is _VIEW:
+            if len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 o0_0 = n0_0.op
                 if o0_0 is _CONST:
@@ -731,45 +730,48 @@ def _create_ast_INDEX(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _create_ast_rules[2]
-            elif o0 in _OPS2:
-                # rule ast_alu at rules/kernelize.rules:193
-                #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
-                if _create_ast_st: _create_ast_st.attempts[3] += 1
-                at = n.src[1:]
-                idx = n
-                x = n0
-                _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src))
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _create_ast_rules[3]
-            elif o0 in _OPS3:
-                # rule ast_marker at rules/kernelize.rules:195
-                #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
-                if _create_ast_st: _create_ast_st.attempts[4] += 1
-                at = n.src[1:]
-                idx = n
-                x = n0
-                _r = x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:])
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _create_ast_rules[4]
-            elif o0 is _REDUCE_AXIS:
-                # rule ast_reduce at rules/kernelize.rules:198
-                #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
-                if _create_ast_st: _create_ast_st.attempts[5] += 1
-                idx = n
-                r = n0
-                rngs = [ctx.new_range(r.src[0].shape[a], 'reduce') for a in r.arg[1]]
-                _r = reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _create_ast_rules[5]
-            elif o0 is _CONST:
-                # rule ast_const at rules/kernelize.rules:200
-                #   ast_const: INDEX(c:CONST, ...) -> c
-                if _create_ast_st: _create_ast_st.attempts[6] += 1
-                c = n0
-                return c, _create_ast_rules[6]
+        else:
+            o0 = n0.op
+            if o0 in _OPS4:
+                if o0 in _OPS2:
+                    # rule ast_alu at rules/kernelize.rules:193
+                    #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
+                    if _create_ast_st: _create_ast_st.attempts[3] += 1
+                    at = n.src[1:]
+                    idx = n
+                    x = n0
+                    _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src))
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _create_ast_rules[3]
+                elif o0 in _OPS3:
+                    # rule ast_marker at rules/kernelize.rules:195
+                    #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
+                    if _create_ast_st: _create_ast_st.attempts[4] += 1
+                    at = n.src[1:]
+                    idx = n
+                    x = n0
+                    _r = x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:])
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _create_ast_rules[4]
+                elif o0 is _REDUCE_AXIS:
+                    # rule ast_reduce at rules/kernelize.rules:198
+                    #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
+                    if _create_ast_st: _create_ast_st.attempts[5] += 1
+                    idx = n
+                    r = n0
+                    rngs = [ctx.new_range(r.src[0].shape[a], 'reduce') for a in r.arg[1]]
+                    _r = reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _create_ast_rules[5]
+                elif o0 is _CONST:
+                    # rule ast_const at rules/kernelize.rules:200
+                    #   ast_const: INDEX(c:CONST, ...) -> c
+                    if _create_ast_st: _create_ast_st.attempts[6] += 1
+                    c = n0
+                    return c, _create_ast_rules[6]
     return None
 
 

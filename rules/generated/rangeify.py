@@ -77,7 +77,7 @@ _OPS1 = frozenset({Ops.CONST, Ops.DEFINE_VAR})
 _OPS2 = frozenset({Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 _OPS3 = frozenset({Ops.NOOP, Ops.CONTIGUOUS, Ops.COPY})
 _OPS4 = frozenset({Ops.BUFFER, Ops.REALIZE, Ops.BUFFERIZE})
-_OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.REDUCE_AXIS, Ops.CHILD, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
+_OPS5 = frozenset({Ops.NOOP, Ops.BUFFER, Ops.CONST, Ops.DEFINE_VAR, Ops.CONTIGUOUS, Ops.REALIZE, Ops.COPY, Ops.ASSIGN, Ops.BUFFERIZE, Ops.CAST, Ops.BITCAST, Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR, Ops.WHERE, Ops.MULACC})
 
 
 # ======================================================================== definitions, contexts
@@ -1137,143 +1137,158 @@ def _pm_rangeify_INDEX(n, ctx):
                 x = n0_0
                 _r = _new(UOp, _INDEX, x.dtype, (x, *simplified(unreshape(idx, r, x))), i.arg)
                 if _r is not n: return _r, _pm_mops_rules[5]
-        o0 = n0.op
-        if o0 in _OPS5:
-            if o0 is _CHILD and len(n0.src) == 1:
+        if n0.op is _REDUCE_AXIS:
+            if len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
-                    n0_0_0 = n0_0.src[0]
-                    # rule child_buffer at rules/rangeify.rules:329
-                    #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
-                    if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
-                    at = n.src[1:]
-                    c = n0_0_0
-                    if c in ctx.force:
-                        _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(c)).dtype, (_t2, *at))
-                        if _r is not n: return _r, _pm_rangeify_rules[1]
-                    # rule index_child at rules/rangeify.rules:332
-                    #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
-                    if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
-                    at = n.src[1:]
-                    c = n0_0_0
-                    idx = n
-                    read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx))
-                    inlined = ctx.inlined.add(c)
-                    _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
-                    if _r is not n: return _r, _pm_rangeify_rules[2]
-            elif o0 in _OPS1:
-                # rule index_const at rules/rangeify.rules:335
-                #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
-                c = n0
-                return c, _pm_rangeify_rules[3]
-            elif o0 is _ASSIGN:
-                # rule index_assign at rules/rangeify.rules:337
-                #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
-                a = n0
-                i = n
-                idx = n.src[1:]
-                _r = a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src))
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _pm_rangeify_rules[4]
-            elif o0 in _OPS2:
-                # rule local_value at rules/rangeify.rules:350
-                #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
+                # rule local_array at rules/rangeify.rules:357
+                #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 idx = n
+                s = n0_0
                 x = n0
-                if x in ctx.local_values:
-                    row = ctx.value_row(x, idx)
-                    if row:
-                        _r = ctx.array_read(x, idx, row, ctx.local_values[x])
+                if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size:
+                    arr = ctx.array(x, idx)
+                    if arr:
+                        _r = ctx.array_read(x, idx, *arr)
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _pm_rangeify_rules[5]
-                # rule index_alu at rules/rangeify.rules:360
-                #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
-                i = n
-                idx = n.src[1:]
-                x = n0
-                _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src))
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _pm_rangeify_rules[7]
-            elif o0 is _REDUCE_AXIS:
-                if len(n0.src) == 1:
-                    n0_0 = n0.src[0]
-                    # rule local_array at rules/rangeify.rules:357
-                    #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
-                    if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
-                    idx = n
-                    s = n0_0
-                    x = n0
-                    if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size:
-                        arr = ctx.array(x, idx)
-                        if arr:
-                            _r = ctx.array_read(x, idx, *arr)
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _pm_rangeify_rules[6]
-                    # rule local_reduce at rules/rangeify.rules:377
-                    #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
-                    if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
-                    at = n.src[1:]
-                    idx = n
-                    red = n0
-                    x = n0_0
-                    if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at):
-                        _r = ctx.reduce_row(red, idx)
-                        if _r is not None:
-                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _pm_rangeify_rules[9]
-                # rule reduce_buffer at rules/rangeify.rules:382
-                #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+                            if _r is not n: return _r, _pm_rangeify_rules[6]
+                # rule local_reduce at rules/rangeify.rules:377
+                #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 at = n.src[1:]
                 idx = n
                 red = n0
-                if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)):
-                    _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(red)).dtype, (_t3, *at))
-                    if _r is not n: return _r, _pm_rangeify_rules[10]
-                # rule index_reduce at rules/rangeify.rules:385
-                #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
-                idx = n
-                red = n0
-                _r = map_reduce(ctx, red, idx)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _pm_rangeify_rules[11]
-            elif o0 in _OPS3:
-                # rule index_marker at rules/rangeify.rules:362
-                #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
-                i = n
-                idx = n.src[1:]
-                x = n0
-                _r = x.replace(src=(_new(UOp, _INDEX, (_t5 := x.src[0]).dtype, (_t5, *idx), i.arg),) + x.src[1:])
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _pm_rangeify_rules[8]
-            elif o0 in _OPS4:
-                # rule index_memory at rules/rangeify.rules:387
-                #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
-                idx = n
-                if idx.arg is not None:
-                    _r = idx.replace(arg=None)
+                x = n0_0
+                if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at):
+                    _r = ctx.reduce_row(red, idx)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _pm_rangeify_rules[12]
-        # rule index_other at rules/rangeify.rules:389
-        #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
-        if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
-        x = n0
-        if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
-            raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+                        if _r is not n: return _r, _pm_rangeify_rules[9]
+            # rule reduce_buffer at rules/rangeify.rules:382
+            #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
+            if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+            at = n.src[1:]
+            idx = n
+            red = n0
+            if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)):
+                _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(red)).dtype, (_t2, *at))
+                if _r is not n: return _r, _pm_rangeify_rules[10]
+            # rule index_reduce at rules/rangeify.rules:385
+            #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
+            if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
+            idx = n
+            red = n0
+            _r = map_reduce(ctx, red, idx)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_rangeify_rules[11]
+            # rule index_other at rules/rangeify.rules:389
+            #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
+            if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
+            x = n0
+            if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+        else:
+            if n0.op is _CHILD:
+                if len(n0.src) == 1:
+                    n0_0 = n0.src[0]
+                    if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
+                        n0_0_0 = n0_0.src[0]
+                        # rule child_buffer at rules/rangeify.rules:329
+                        #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
+                        at = n.src[1:]
+                        c = n0_0_0
+                        if c in ctx.force:
+                            _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(c)).dtype, (_t3, *at))
+                            if _r is not n: return _r, _pm_rangeify_rules[1]
+                        # rule index_child at rules/rangeify.rules:332
+                        #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
+                        at = n.src[1:]
+                        c = n0_0_0
+                        idx = n
+                        read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx))
+                        inlined = ctx.inlined.add(c)
+                        _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
+                        if _r is not n: return _r, _pm_rangeify_rules[2]
+                # rule index_other at rules/rangeify.rules:389
+                #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
+                x = n0
+                if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+            else:
+                o0 = n0.op
+                if o0 in _OPS5:
+                    if o0 in _OPS1:
+                        # rule index_const at rules/rangeify.rules:335
+                        #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
+                        c = n0
+                        return c, _pm_rangeify_rules[3]
+                    elif o0 is _ASSIGN:
+                        # rule index_assign at rules/rangeify.rules:337
+                        #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
+                        a = n0
+                        i = n
+                        idx = n.src[1:]
+                        _r = a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_rangeify_rules[4]
+                    elif o0 in _OPS2:
+                        # rule local_value at rules/rangeify.rules:350
+                        #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
+                        idx = n
+                        x = n0
+                        if x in ctx.local_values:
+                            row = ctx.value_row(x, idx)
+                            if row:
+                                _r = ctx.array_read(x, idx, row, ctx.local_values[x])
+                                if _r is not None:
+                                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                    if _r is not n: return _r, _pm_rangeify_rules[5]
+                        # rule index_alu at rules/rangeify.rules:360
+                        #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
+                        i = n
+                        idx = n.src[1:]
+                        x = n0
+                        _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_rangeify_rules[7]
+                    elif o0 in _OPS3:
+                        # rule index_marker at rules/rangeify.rules:362
+                        #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                        i = n
+                        idx = n.src[1:]
+                        x = n0
+                        _r = x.replace(src=(_new(UOp, _INDEX, (_t5 := x.src[0]).dtype, (_t5, *idx), i.arg),) + x.src[1:])
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_rangeify_rules[8]
+                    elif o0 in _OPS4:
+                        # rule index_memory at rules/rangeify.rules:387
+                        #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
+                        if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
+                        idx = n
+                        if idx.arg is not None:
+                            _r = idx.replace(arg=None)
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _pm_rangeify_rules[12]
+                # rule index_other at rules/rangeify.rules:389
+                #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
+                if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
+                x = n0
+                if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
     return None
 
 
@@ -1343,25 +1358,26 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
 def _pm_cleanups_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        if n0.op is _BUFFERIZE and len(n0.src) >= 1:
-            n0_0 = n0.src[0]
-            if n0_0.op is _CONST:
-                # rule const_buffer at rules/rangeify.rules:399
-                #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
-                if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
-                c = n0_0
-                return c, _pm_cleanups_rules[1]
-            # rule remove_buffer at rules/rangeify.rules:402
-            #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
-            if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
-            at = n.src[1:]
-            rngs = n0.src[1:]
-            src = n0_0
-            if src.op is not _CONTIGUOUS and not expensive(src):
-                _r = src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE))
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _pm_cleanups_rules[2]
+        if n0.op is _BUFFERIZE:
+            if len(n0.src) >= 1:
+                n0_0 = n0.src[0]
+                if n0_0.op is _CONST:
+                    # rule const_buffer at rules/rangeify.rules:399
+                    #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
+                    if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
+                    c = n0_0
+                    return c, _pm_cleanups_rules[1]
+                # rule remove_buffer at rules/rangeify.rules:402
+                #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
+                if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
+                at = n.src[1:]
+                rngs = n0.src[1:]
+                src = n0_0
+                if src.op is not _CONTIGUOUS and not expensive(src):
+                    _r = src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE))
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _pm_cleanups_rules[2]
     return None
 
 

@@ -27,6 +27,9 @@ _MUL = Ops.MUL
 _NEG = Ops.NEG
 _dt_index = dtypes.index
 _DT0 = DTYPE_CLASSES['ints']
+_OPS1 = frozenset({Ops.CONST, Ops.MUL, Ops.MOD})
+_OPS2 = frozenset({Ops.ADD, Ops.MUL})
+_OPS3 = frozenset({Ops.ADD, Ops.MUL, Ops.MOD})
 
 
 # ======================================================================== symbolic_simple
@@ -98,25 +101,41 @@ def _symbolic_simple_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
-        # rule add_zero at rules/symbolic.rules:12
-        #   add_zero: ADD[x:ints, 0] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-        x = n0
-        return x, _symbolic_simple_rules[0]
-    if n0.op is _CONST:
-        if n0.arg == 0 and n1.dtype in _DT0:
-            # rule add_zero at rules/symbolic.rules:12
-            #   add_zero: ADD[x:ints, 0] -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-            x = n1
-            return x, _symbolic_simple_rules[0]
-        if n1.op is _CONST:
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n0.op is _CONST:
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n0
+                return x, _symbolic_simple_rules[0]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n1
+                return x, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+        else:
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n0
+                return x, _symbolic_simple_rules[0]
+    else:
+        if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
+            # rule add_zero at rules/symbolic.rules:12
+            #   add_zero: ADD[x:ints, 0] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            x = n1
+            return x, _symbolic_simple_rules[0]
     return None
 
 def _symbolic_simple_SUB(n, ctx):
@@ -124,26 +143,35 @@ def _symbolic_simple_SUB(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0:
-        if n1.op is _CONST and n1.arg == 0:
-            # rule sub_zero at rules/symbolic.rules:13
-            #   sub_zero: SUB(x:ints, 0) -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
-            x = n0
-            return x, _symbolic_simple_rules[1]
-        if n1 is n0:
+    if n1.op is _CONST:
+        if n0.dtype in _DT0:
+            if n1.arg == 0:
+                # rule sub_zero at rules/symbolic.rules:13
+                #   sub_zero: SUB(x:ints, 0) -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                x = n0
+                return x, _symbolic_simple_rules[1]
+            if n1 is n0:
+                # rule sub_self at rules/symbolic.rules:14
+                #   sub_self: SUB(x:ints, x) -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[2]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    else:
+        if n1 is n0 and n0.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
 
 def _symbolic_simple_MUL(n, ctx):
@@ -151,39 +179,70 @@ def _symbolic_simple_MUL(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1:
-        # rule mul_one at rules/symbolic.rules:18
-        #   mul_one: MUL[x, 1] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-        x = n0
-        return x, _symbolic_simple_rules[4]
-    if n0.op is _CONST and n0.arg == 1:
-        # rule mul_one at rules/symbolic.rules:18
-        #   mul_one: MUL[x, 1] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-        x = n1
-        return x, _symbolic_simple_rules[4]
-    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
-        # rule mul_zero at rules/symbolic.rules:19
-        #   mul_zero: MUL[x:ints, 0] -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-        x = n0
-        _r = n.const_like(0)
-        if _r is not n: return _r, _symbolic_simple_rules[5]
-    if n0.op is _CONST:
-        if n0.arg == 0 and n1.dtype in _DT0:
-            # rule mul_zero at rules/symbolic.rules:19
-            #   mul_zero: MUL[x:ints, 0] -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-            x = n1
-            _r = n.const_like(0)
-            if _r is not n: return _r, _symbolic_simple_rules[5]
-        if n1.op is _CONST:
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n0.op is _CONST:
+            if n1.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n0
+                return x, _symbolic_simple_rules[4]
+            if n0.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n1
+                return x, _symbolic_simple_rules[4]
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+        else:
+            if n1.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n0
+                return x, _symbolic_simple_rules[4]
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+    else:
+        if n0.op is _CONST:
+            if n0.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n1
+                return x, _symbolic_simple_rules[4]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
     return None
 
 def _symbolic_simple_FDIV(n, ctx):
@@ -204,18 +263,21 @@ def _symbolic_simple_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
-        # rule idiv_one at rules/symbolic.rules:20
-        #   idiv_one: IDIV(x:ints, 1) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-        x = n0
-        return x, _symbolic_simple_rules[6]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n1.arg == 1 and n0.dtype in _DT0:
+            # rule idiv_one at rules/symbolic.rules:20
+            #   idiv_one: IDIV(x:ints, 1) -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+            x = n0
+            return x, _symbolic_simple_rules[6]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
 
 def _symbolic_simple_MOD(n, ctx):
@@ -223,19 +285,22 @@ def _symbolic_simple_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
-        # rule mod_one at rules/symbolic.rules:21
-        #   mod_one: MOD(x:ints, 1) -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-        x = n0
-        _r = n.const_like(0)
-        if _r is not n: return _r, _symbolic_simple_rules[7]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n1.arg == 1 and n0.dtype in _DT0:
+            # rule mod_one at rules/symbolic.rules:21
+            #   mod_one: MOD(x:ints, 1) -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[7]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
 
 def _symbolic_simple_MAX(n, ctx):
@@ -413,12 +478,19 @@ def _symbolic_simple_WHERE(n, ctx):
             a = n1
             b = n2
             return b, _symbolic_simple_rules[11]
-    if n2 is n1:
-        # rule where_same at rules/symbolic.rules:30
-        #   where_same: WHERE(_, a, a) -> a
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
-        a = n1
-        return a, _symbolic_simple_rules[12]
+        if n2 is n1:
+            # rule where_same at rules/symbolic.rules:30
+            #   where_same: WHERE(_, a, a) -> a
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
+            a = n1
+            return a, _symbolic_simple_rules[12]
+    else:
+        if n2 is n1:
+            # rule where_same at rules/symbolic.rules:30
+            #   where_same: WHERE(_, a, a) -> a
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
+            a = n1
+            return a, _symbolic_simple_rules[12]
     return None
 
 
@@ -470,30 +542,45 @@ def _sym_ADD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
-        # rule add_zero at rules/symbolic.rules:12
-        #   add_zero: ADD[x:ints, 0] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-        x = n0
-        return x, _symbolic_simple_rules[0]
-    if n0.op is _CONST:
-        if n0.arg == 0 and n1.dtype in _DT0:
-            # rule add_zero at rules/symbolic.rules:12
-            #   add_zero: ADD[x:ints, 0] -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-            x = n1
-            return x, _symbolic_simple_rules[0]
-        if n1.op is _CONST:
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS1 and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n0.op is _CONST:
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n0
+                return x, _symbolic_simple_rules[0]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n1
+                return x, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
-    if n.dtype in _DT0:
-        o0 = n0.op
-        if o0 is _ADD and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n1.op is _CONST:
+        else:
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule add_zero at rules/symbolic.rules:12
+                #   add_zero: ADD[x:ints, 0] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                x = n0
+                return x, _symbolic_simple_rules[0]
+    else:
+        if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
+            # rule add_zero at rules/symbolic.rules:12
+            #   add_zero: ADD[x:ints, 0] -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            x = n1
+            return x, _symbolic_simple_rules[0]
+    if n0.op is _ADD:
+        if n1.op is _CONST:
+            if n.dtype in _DT0 and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
                 if n0_1.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
@@ -516,79 +603,82 @@ def _sym_ADD(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
-        elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
-            n1_0, n1_1 = n1.src
-            if n1_1.op is _CONST:
-                # rule add_consts at rules/symbolic.rules:43
-                #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                if _sym_st: _sym_st.attempts[0] += 1
-                c1 = n1_1
-                c2 = n0
-                x = n1_0
-                _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[0]
-            if n1_0.op is _CONST:
-                # rule add_consts at rules/symbolic.rules:43
-                #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                if _sym_st: _sym_st.attempts[0] += 1
-                c1 = n1_0
-                c2 = n0
-                x = n1_1
-                _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[0]
-    o0 = n0.op
-    if o0 is _MUL and len(n0.src) == 2:
-        n0_0, n0_1 = n0.src
-        if n1.op is _MOD and len(n1.src) == 2:
-            n1_0, n1_1 = n1.src
-            if n0_0.op is _IDIV and len(n0_0.src) == 2:
-                n0_0_0, n0_0_1 = n0_0.src
-                if n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype in _DT0:
-                    # rule divmod_recombine at rules/symbolic.rules:53
-                    #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                    if _sym_st: _sym_st.attempts[5] += 1
-                    c = n0_0_1
-                    x = n0_0_0
-                    if c.arg > 0:
-                        return x, _sym_rules[5]
-            if n0_1.op is _IDIV and len(n0_1.src) == 2:
-                n0_1_0, n0_1_1 = n0_1.src
-                if n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype in _DT0:
-                    # rule divmod_recombine at rules/symbolic.rules:53
-                    #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                    if _sym_st: _sym_st.attempts[5] += 1
-                    c = n0_1_1
-                    x = n0_1_0
-                    if c.arg > 0:
-                        return x, _sym_rules[5]
-    elif o0 is _MOD and len(n0.src) == 2:
-        n0_0, n0_1 = n0.src
-        if n1.op is _MUL and len(n1.src) == 2:
-            n1_0, n1_1 = n1.src
-            if n1_0.op is _IDIV and len(n1_0.src) == 2:
-                n1_0_0, n1_0_1 = n1_0.src
-                if n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
-                    # rule divmod_recombine at rules/symbolic.rules:53
-                    #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                    if _sym_st: _sym_st.attempts[5] += 1
-                    c = n1_0_1
-                    x = n1_0_0
-                    if c.arg > 0:
-                        return x, _sym_rules[5]
-            if n1_1.op is _IDIV and len(n1_1.src) == 2:
-                n1_1_0, n1_1_1 = n1_1.src
-                if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
-                    # rule divmod_recombine at rules/symbolic.rules:53
-                    #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                    if _sym_st: _sym_st.attempts[5] += 1
-                    c = n1_1_1
-                    x = n1_1_0
-                    if c.arg > 0:
-                        return x, _sym_rules[5]
+    else:
+        if n0.op is _CONST:
+            if n1.op is _ADD and n.dtype in _DT0 and len(n1.src) == 2:
+                n1_0, n1_1 = n1.src
+                if n1_1.op is _CONST:
+                    # rule add_consts at rules/symbolic.rules:43
+                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[0] += 1
+                    c1 = n1_1
+                    c2 = n0
+                    x = n1_0
+                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
+                if n1_0.op is _CONST:
+                    # rule add_consts at rules/symbolic.rules:43
+                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[0] += 1
+                    c1 = n1_0
+                    c2 = n0
+                    x = n1_1
+                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
+        else:
+            o0 = n0.op
+            if o0 is _MUL and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n1.op is _MOD and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    if n0_0.op is _IDIV and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype in _DT0:
+                            # rule divmod_recombine at rules/symbolic.rules:53
+                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                            if _sym_st: _sym_st.attempts[5] += 1
+                            c = n0_0_1
+                            x = n0_0_0
+                            if c.arg > 0:
+                                return x, _sym_rules[5]
+                    if n0_1.op is _IDIV and len(n0_1.src) == 2:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        if n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype in _DT0:
+                            # rule divmod_recombine at rules/symbolic.rules:53
+                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                            if _sym_st: _sym_st.attempts[5] += 1
+                            c = n0_1_1
+                            x = n0_1_0
+                            if c.arg > 0:
+                                return x, _sym_rules[5]
+            elif o0 is _MOD and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n1.op is _MUL and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    if n1_0.op is _IDIV and len(n1_0.src) == 2:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
+                            # rule divmod_recombine at rules/symbolic.rules:53
+                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                            if _sym_st: _sym_st.attempts[5] += 1
+                            c = n1_0_1
+                            x = n1_0_0
+                            if c.arg > 0:
+                                return x, _sym_rules[5]
+                    if n1_1.op is _IDIV and len(n1_1.src) == 2:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
+                            # rule divmod_recombine at rules/symbolic.rules:53
+                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                            if _sym_st: _sym_st.attempts[5] += 1
+                            c = n1_1_1
+                            x = n1_1_0
+                            if c.arg > 0:
+                                return x, _sym_rules[5]
     return None
 
 def _sym_SUB(n, ctx):
@@ -596,26 +686,35 @@ def _sym_SUB(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype in _DT0:
-        if n1.op is _CONST and n1.arg == 0:
-            # rule sub_zero at rules/symbolic.rules:13
-            #   sub_zero: SUB(x:ints, 0) -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
-            x = n0
-            return x, _symbolic_simple_rules[1]
-        if n1 is n0:
+    if n1.op is _CONST:
+        if n0.dtype in _DT0:
+            if n1.arg == 0:
+                # rule sub_zero at rules/symbolic.rules:13
+                #   sub_zero: SUB(x:ints, 0) -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                x = n0
+                return x, _symbolic_simple_rules[1]
+            if n1 is n0:
+                # rule sub_self at rules/symbolic.rules:14
+                #   sub_self: SUB(x:ints, x) -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[2]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    else:
+        if n1 is n0 and n0.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule sub_const at rules/symbolic.rules:46
         #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
@@ -633,44 +732,74 @@ def _sym_MUL(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1:
-        # rule mul_one at rules/symbolic.rules:18
-        #   mul_one: MUL[x, 1] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-        x = n0
-        return x, _symbolic_simple_rules[4]
-    if n0.op is _CONST and n0.arg == 1:
-        # rule mul_one at rules/symbolic.rules:18
-        #   mul_one: MUL[x, 1] -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-        x = n1
-        return x, _symbolic_simple_rules[4]
-    if n1.op is _CONST and n1.arg == 0 and n0.dtype in _DT0:
-        # rule mul_zero at rules/symbolic.rules:19
-        #   mul_zero: MUL[x:ints, 0] -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-        x = n0
-        _r = n.const_like(0)
-        if _r is not n: return _r, _symbolic_simple_rules[5]
-    if n0.op is _CONST:
-        if n0.arg == 0 and n1.dtype in _DT0:
-            # rule mul_zero at rules/symbolic.rules:19
-            #   mul_zero: MUL[x:ints, 0] -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-            x = n1
-            _r = n.const_like(0)
-            if _r is not n: return _r, _symbolic_simple_rules[5]
-        if n1.op is _CONST:
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op is not _CONST and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n0.op is _CONST:
+            if n1.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n0
+                return x, _symbolic_simple_rules[4]
+            if n0.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n1
+                return x, _symbolic_simple_rules[4]
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
-    if n.dtype in _DT0:
-        o0 = n0.op
-        if o0 is _MUL and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n1.op is _CONST:
+        else:
+            if n1.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n0
+                return x, _symbolic_simple_rules[4]
+            if n1.arg == 0 and n0.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n0
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+    else:
+        if n0.op is _CONST:
+            if n0.arg == 1:
+                # rule mul_one at rules/symbolic.rules:18
+                #   mul_one: MUL[x, 1] -> x
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                x = n1
+                return x, _symbolic_simple_rules[4]
+            if n0.arg == 0 and n1.dtype in _DT0:
+                # rule mul_zero at rules/symbolic.rules:19
+                #   mul_zero: MUL[x:ints, 0] -> 0
+                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                x = n1
+                _r = n.const_like(0)
+                if _r is not n: return _r, _symbolic_simple_rules[5]
+    if n0.op is _MUL:
+        if n1.op is _CONST:
+            if n.dtype in _DT0 and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
                 if n0_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
@@ -693,30 +822,32 @@ def _sym_MUL(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
-        elif o0 is _CONST and n1.op is _MUL and len(n1.src) == 2:
-            n1_0, n1_1 = n1.src
-            if n1_1.op is _CONST:
-                # rule mul_consts at rules/symbolic.rules:44
-                #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                if _sym_st: _sym_st.attempts[1] += 1
-                c1 = n1_1
-                c2 = n0
-                x = n1_0
-                _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[1]
-            if n1_0.op is _CONST:
-                # rule mul_consts at rules/symbolic.rules:44
-                #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                if _sym_st: _sym_st.attempts[1] += 1
-                c1 = n1_0
-                c2 = n0
-                x = n1_1
-                _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[1]
+    else:
+        if n0.op is _CONST:
+            if n1.op is _MUL and n.dtype in _DT0 and len(n1.src) == 2:
+                n1_0, n1_1 = n1.src
+                if n1_1.op is _CONST:
+                    # rule mul_consts at rules/symbolic.rules:44
+                    #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[1] += 1
+                    c1 = n1_1
+                    c2 = n0
+                    x = n1_0
+                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[1]
+                if n1_0.op is _CONST:
+                    # rule mul_consts at rules/symbolic.rules:44
+                    #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[1] += 1
+                    c1 = n1_0
+                    c2 = n0
+                    x = n1_1
+                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[1]
     return None
 
 def _sym_IDIV(n, ctx):
@@ -724,100 +855,208 @@ def _sym_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
-        # rule idiv_one at rules/symbolic.rules:20
-        #   idiv_one: IDIV(x:ints, 1) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-        x = n0
-        return x, _symbolic_simple_rules[6]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
-    if n.dtype is _dt_index:
-        o0 = n0.op
-        if o0 is _MUL and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n0_1.op is _CONST and n1 is n0_1:
-                # rule mul_idiv at rules/symbolic.rules:50
-                #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                if _sym_st: _sym_st.attempts[3] += 1
-                c = n0_1
-                x = n0_0
-                if c.arg != 0:
-                    return x, _sym_rules[3]
-            if n0_0.op is _CONST and n1 is n0_0:
-                # rule mul_idiv at rules/symbolic.rules:50
-                #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                if _sym_st: _sym_st.attempts[3] += 1
-                c = n0_0
-                x = n0_1
-                if c.arg != 0:
-                    return x, _sym_rules[3]
-        elif o0 is _ADD and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n0_0.op is _MUL and len(n0_0.src) == 2:
-                n0_0_0, n0_0_1 = n0_0.src
-                if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_idiv at rules/symbolic.rules:59
-                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
-                    c = n0_0_1
-                    d = n0_1
-                    x = n0_0_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
-                if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_idiv at rules/symbolic.rules:59
-                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
-                    c = n0_0_0
-                    d = n0_1
-                    x = n0_0_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
-            if n0_1.op is _MUL and len(n0_1.src) == 2:
-                n0_1_0, n0_1_1 = n0_1.src
-                if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_idiv at rules/symbolic.rules:59
-                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
-                    c = n0_1_1
-                    d = n0_0
-                    x = n0_1_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
-                if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_idiv at rules/symbolic.rules:59
-                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
-                    c = n0_1_0
-                    d = n0_0
-                    x = n0_1_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return x, _sym_rules[7]
-    if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule divmod_fold at rules/symbolic.rules:71
-        #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-        if _sym_st: _sym_st.attempts[10] += 1
-        c = n1
-        e = n
-        x = n0
-        if c.arg > 0:
-            _r = fold_divmod(e)
-            if _r is not None:
-                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[10]
-        # rule idiv_in_range at rules/symbolic.rules:76
-        #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-        if _sym_st: _sym_st.attempts[12] += 1
-        c = n1
-        x = n0
-        if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
-            _r = n.const_like(0)
-            if _r is not n: return _r, _sym_rules[12]
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS2 and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n1.arg == 1 and n0.dtype in _DT0:
+            # rule idiv_one at rules/symbolic.rules:20
+            #   idiv_one: IDIV(x:ints, 1) -> x
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+            x = n0
+            return x, _symbolic_simple_rules[6]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n0.op is _ADD:
+        if n1.op is _CONST:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_0_1
+                        d = n0_1
+                        x = n0_0_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_0_0
+                        d = n0_1
+                        x = n0_0_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_1_1
+                        d = n0_0
+                        x = n0_1_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_1_0
+                        d = n0_0
+                        x = n0_1_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+            if n0.dtype is _dt_index:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule idiv_in_range at rules/symbolic.rules:76
+                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
+                if _sym_st: _sym_st.attempts[12] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _sym_rules[12]
+        else:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_0_1
+                        d = n0_1
+                        x = n0_0_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_0_0
+                        d = n0_1
+                        x = n0_0_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_1_1
+                        d = n0_0
+                        x = n0_1_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
+                        # rule split_idiv at rules/symbolic.rules:59
+                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                        if _sym_st: _sym_st.attempts[7] += 1
+                        c = n0_1_0
+                        d = n0_0
+                        x = n0_1_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return x, _sym_rules[7]
+    else:
+        if n0.op is _MUL:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_1.op is _CONST and n1 is n0_1:
+                    # rule mul_idiv at rules/symbolic.rules:50
+                    #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
+                    if _sym_st: _sym_st.attempts[3] += 1
+                    c = n0_1
+                    x = n0_0
+                    if c.arg != 0:
+                        return x, _sym_rules[3]
+                if n0_0.op is _CONST and n1 is n0_0:
+                    # rule mul_idiv at rules/symbolic.rules:50
+                    #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
+                    if _sym_st: _sym_st.attempts[3] += 1
+                    c = n0_0
+                    x = n0_1
+                    if c.arg != 0:
+                        return x, _sym_rules[3]
+            if n0.dtype is _dt_index and n1.op is _CONST:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule idiv_in_range at rules/symbolic.rules:76
+                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
+                if _sym_st: _sym_st.attempts[12] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _sym_rules[12]
+        else:
+            if n0.dtype is _dt_index and n1.op is _CONST:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule idiv_in_range at rules/symbolic.rules:76
+                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
+                if _sym_st: _sym_st.attempts[12] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _sym_rules[12]
     return None
 
 def _sym_MOD(n, ctx):
@@ -825,84 +1064,74 @@ def _sym_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n1.op is _CONST and n1.arg == 1 and n0.dtype in _DT0:
-        # rule mod_one at rules/symbolic.rules:21
-        #   mod_one: MOD(x:ints, 1) -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-        x = n0
-        _r = n.const_like(0)
-        if _r is not n: return _r, _symbolic_simple_rules[7]
-    if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
-        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
-    if n.dtype is _dt_index:
-        o0 = n0.op
-        if o0 is _MUL and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n0_1.op is _CONST and n1 is n0_1:
-                # rule mul_mod at rules/symbolic.rules:51
-                #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                if _sym_st: _sym_st.attempts[4] += 1
-                c = n0_1
-                x = n0_0
-                if c.arg != 0:
-                    _r = n.const_like(0)
-                    if _r is not n: return _r, _sym_rules[4]
-            if n0_0.op is _CONST and n1 is n0_0:
-                # rule mul_mod at rules/symbolic.rules:51
-                #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                if _sym_st: _sym_st.attempts[4] += 1
-                c = n0_0
-                x = n0_1
-                if c.arg != 0:
-                    _r = n.const_like(0)
-                    if _r is not n: return _r, _sym_rules[4]
-        elif o0 is _ADD and len(n0.src) == 2:
-            n0_0, n0_1 = n0.src
-            if n0_0.op is _MUL and len(n0_0.src) == 2:
-                n0_0_0, n0_0_1 = n0_0.src
-                if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_mod at rules/symbolic.rules:60
-                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
-                    c = n0_0_1
-                    d = n0_1
-                    x = n0_0_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
-                if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_mod at rules/symbolic.rules:60
-                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
-                    c = n0_0_0
-                    d = n0_1
-                    x = n0_0_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
-            if n0_1.op is _MUL and len(n0_1.src) == 2:
-                n0_1_0, n0_1_1 = n0_1.src
-                if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_mod at rules/symbolic.rules:60
-                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
-                    c = n0_1_1
-                    d = n0_0
-                    x = n0_1_0
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
-                if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_mod at rules/symbolic.rules:60
-                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
-                    c = n0_1_0
-                    d = n0_0
-                    x = n0_1_1
-                    if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and 0 <= (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] and (d._bounds if d._bounds is not _UNSET else d._bounds_())[1] < c.arg:
-                        return d, _sym_rules[8]
-            if n1.op is _CONST:
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n0.op not in _OPS3 and n1.op is not _CONST: return None
+    if n1.op is _CONST:
+        if n1.arg == 1 and n0.dtype in _DT0:
+            # rule mod_one at rules/symbolic.rules:21
+            #   mod_one: MOD(x:ints, 1) -> 0
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+            x = n0
+            _r = n.const_like(0)
+            if _r is not n: return _r, _symbolic_simple_rules[7]
+        if n0.op is _CONST:
+            # rule fold_binary at rules/symbolic.rules:35
+            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n0.op is _ADD:
+        if n1.op is _CONST:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_0_1
+                        d = n0_1
+                        x = n0_0_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_0_0
+                        d = n0_1
+                        x = n0_0_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_1_1
+                        d = n0_0
+                        x = n0_1_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_1_0
+                        d = n0_0
+                        x = n0_1_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
                 if n0_0.op is _MUL and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
                     if n0_0_1.op is _CONST:
@@ -959,36 +1188,151 @@ def _sym_MOD(n, ctx):
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[9]
-    if n0.op is _MOD and len(n0.src) == 2:
-        n0_0, n0_1 = n0.src
-        if n0_1.op is _CONST and n1 is n0_1:
-            # rule mod_mod at rules/symbolic.rules:55
-            #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
-            if _sym_st: _sym_st.attempts[6] += 1
-            c = n0_1
-            m = n0
-            x = n0_0
-            if c.arg != 0:
-                return m, _sym_rules[6]
-    if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule divmod_fold at rules/symbolic.rules:71
-        #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-        if _sym_st: _sym_st.attempts[10] += 1
-        c = n1
-        e = n
-        x = n0
-        if c.arg > 0:
-            _r = fold_divmod(e)
-            if _r is not None:
-                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[10]
-        # rule mod_in_range at rules/symbolic.rules:75
-        #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-        if _sym_st: _sym_st.attempts[11] += 1
-        c = n1
-        x = n0
-        if 0 <= (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] and (x._bounds if x._bounds is not _UNSET else x._bounds_())[1] < c.arg:
-            return x, _sym_rules[11]
+            if n0.dtype is _dt_index:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule mod_in_range at rules/symbolic.rules:75
+                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+                if _sym_st: _sym_st.attempts[11] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    return x, _sym_rules[11]
+        else:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _MUL and len(n0_0.src) == 2:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_0_1.op is _CONST and n1 is n0_0_1:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_0_1
+                        d = n0_1
+                        x = n0_0_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                    if n0_0_0.op is _CONST and n1 is n0_0_0:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_0_0
+                        d = n0_1
+                        x = n0_0_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                if n0_1.op is _MUL and len(n0_1.src) == 2:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n0_1_1.op is _CONST and n1 is n0_1_1:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_1_1
+                        d = n0_0
+                        x = n0_1_0
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+                    if n0_1_0.op is _CONST and n1 is n0_1_0:
+                        # rule split_mod at rules/symbolic.rules:60
+                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                        if _sym_st: _sym_st.attempts[8] += 1
+                        c = n0_1_0
+                        d = n0_0
+                        x = n0_1_1
+                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
+                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
+                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
+                                return d, _sym_rules[8]
+    else:
+        if n0.op is _MUL:
+            if n.dtype is _dt_index and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_1.op is _CONST and n1 is n0_1:
+                    # rule mul_mod at rules/symbolic.rules:51
+                    #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
+                    if _sym_st: _sym_st.attempts[4] += 1
+                    c = n0_1
+                    x = n0_0
+                    if c.arg != 0:
+                        _r = n.const_like(0)
+                        if _r is not n: return _r, _sym_rules[4]
+                if n0_0.op is _CONST and n1 is n0_0:
+                    # rule mul_mod at rules/symbolic.rules:51
+                    #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
+                    if _sym_st: _sym_st.attempts[4] += 1
+                    c = n0_0
+                    x = n0_1
+                    if c.arg != 0:
+                        _r = n.const_like(0)
+                        if _r is not n: return _r, _sym_rules[4]
+            if n0.dtype is _dt_index and n1.op is _CONST:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule mod_in_range at rules/symbolic.rules:75
+                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+                if _sym_st: _sym_st.attempts[11] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    return x, _sym_rules[11]
+        else:
+            if n0.op is _MOD and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_1.op is _CONST and n1 is n0_1:
+                    # rule mod_mod at rules/symbolic.rules:55
+                    #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
+                    if _sym_st: _sym_st.attempts[6] += 1
+                    c = n0_1
+                    m = n0
+                    x = n0_0
+                    if c.arg != 0:
+                        return m, _sym_rules[6]
+            if n0.dtype is _dt_index and n1.op is _CONST:
+                # rule divmod_fold at rules/symbolic.rules:71
+                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+                if _sym_st: _sym_st.attempts[10] += 1
+                c = n1
+                e = n
+                x = n0
+                if c.arg > 0:
+                    _r = fold_divmod(e)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[10]
+                # rule mod_in_range at rules/symbolic.rules:75
+                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+                if _sym_st: _sym_st.attempts[11] += 1
+                c = n1
+                x = n0
+                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
+                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                    return x, _sym_rules[11]
     return None
 
 def _sym_CMPLT(n, ctx):
@@ -1009,8 +1353,9 @@ def _sym_CMPLT(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1034,8 +1379,9 @@ def _sym_CMPNE(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1059,8 +1405,9 @@ def _sym_CMPEQ(n, ctx):
         a = n0
         b = n1
         e = n
-        if (e._bounds if e._bounds is not _UNSET else e._bounds_())[0] == (e._bounds if e._bounds is not _UNSET else e._bounds_())[1]:
-            _r = (e._bounds if e._bounds is not _UNSET else e._bounds_())[0]
+        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
+        if _b_e[0] == _b_e[1]:
+            _r = _b_e[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]

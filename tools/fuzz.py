@@ -740,9 +740,11 @@ def _gen_opt(seed: int) -> Case:
 
 # matmul, conv: pack (interchange for ints); rows: vector accumulators; cols: interchange;
 # scaledmax: unscale; pool: unroll and upcast; full: threads; big: parallel loops; attention:
-# flash; normlin: stage_operands; chnorm: merge_reduce and merge_store (a batch norm's planes)
+# flash; normlin: stage_operands; chnorm: merge_reduce (a batch norm's planes); chscale:
+# merge_store (a per-channel scale over N, C, H, W: each H*W plane one run of a plain store; a
+# norm's own store reads its mean inside the kernel now, so it is no plain store)
 MIXED_FAMILIES = ("matmul", "matmul", "conv", "rows", "cols", "scaledmax", "pool", "full",
-                  "ewise", "big", "attention", "attention", "normlin", "chnorm")
+                  "ewise", "big", "attention", "attention", "normlin", "chnorm", "chscale")
 
 
 def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
@@ -836,6 +838,14 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"want += [relu({x64} - {x64}.mean(axis=(0, 2, 3), keepdims=True))]\n"
                 f"mag += [np.abs({x64}) + np.abs({x64}).mean(axis=(0, 2, 3), keepdims=True)]\n")
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "chscale":  # per channel scale and shift: a plain store of N*C runs of H*W
+        shape = (rng.choice([1, 2, 3]), rng.choice([2, 3, 5]), rng.choice([2, 7, 8]),
+                 rng.choice([3, 13, 16, p()]))
+        src = _arr(x, shape, d1, rng, special) + _arr(w, (shape[1], 1, 1), d2, rng)
+        src += f"outs += [(Tensor({x}) * Tensor({w}) + 0.5).relu()]\n"
+        src += (f"want += [relu({x}.astype(np.float64) * {w}.astype(np.float64) + 0.5)]\n"
+                f"mag += [np.abs({x}.astype(np.float64) * {w}.astype(np.float64)) + 0.5]\n")
+        return src + f"lows += [{_low(d1, d2)}]\nexact += [False]\n"
     if fam in ("ewise", "big"):
         r, cl = rng.choice([1, 7, 33, p(), 1031]), rng.choice([8, 13, 64, p(), 1021])
         if fam == "big":  # past PARALLEL_MIN_WORK: a loop nest split across cores

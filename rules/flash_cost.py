@@ -9,18 +9,16 @@ short enough, else the reason, for DEBUG=2's `cost` lines.
 Why: the C backend prints a kernel whose sum of products reads per-row local values as the
 flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel's store is not a
 product itself, an MLP block's softmax: its rows' stores are then plain loops after the products'
-register tiles): per tile of 6 rows, each product's
-operand that does not vary by row (attention's K^T and V) is packed once per head and read whole
-by every tile. At most `local_max_panel()` multiply-adds per row, that operand (one float32 per
-multiply-add) fills at most a quarter of the L2 cache (runtime/target.py), so both of attention's
-fill at most half of it and stay there between tiles beside the tiles' scores, outputs and the
-rows streamed through (1 MB of L2: 64K multiply-adds, 256 KB each): there the flash kernel is
-faster than packed kernels of their own plus the row's max and sum, which write and read the
-scores (keys x keys per head) through memory. Measured on one core (CPU time, best of 5), with
-the bound at an eighth of L2 and at a quarter: 1 head x 1024 x 64 3.75 -> 2.9 ms, 2 heads x
-2048 x 32 20.5 -> 14.6 ms (both a quarter of L2 each), 8 x 512 x 64 unchanged (an eighth). A
-longer one (an MLP's hidden layer, 784 x 256 per row) would stream its operand from memory per
-tile: the packed loops of its own kernel win.
+register tiles): per tile of 6 rows, each product's operand that does not vary by row (attention's
+K^T and V) is packed once per head and read whole by every tile. At most `local_max_panel()`
+multiply-adds per row, that operand (one float32 per multiply-add) fills at most a quarter of the
+L2 cache (runtime/target.py), so both of attention's fill at most half of it and stay there
+between tiles beside the tiles' scores, outputs and the rows streamed through (1 MB of L2: 64K
+multiply-adds, 256 KB each): there the flash kernel is faster than packed kernels of their own
+plus the row's max and sum, which write and read the scores (keys x keys per head) through
+memory (one core, bound at an eighth of L2 -> a quarter: 1 x 1024 x 64 3.75 -> 2.9 ms, 2 x 2048
+x 32 20.5 -> 14.6 ms). A longer one (an MLP's hidden layer, 784 x 256 per row) would stream its
+operand from memory per tile: the packed loops of its own kernel win.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Python helpers of the rangeify scheduler's rules (`rangeify.rules`, `kernel.rules`).
 
-In: the captures of a rule that matched (UOps, and the pass's context object). Out: the
-replacement UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a
-loop over a node's axes or sources (a reduction's fresh ranges), or a walk over its indices or
-its graph; *when* it runs, and the cost rules' choices, are said by
-the rules that call it (reshape's index arithmetic is runtime/view.py's). The passes' contexts
-(fresh ranges, buffers, the record of reads) are declared in the rules files.
+In: the captures of a rule that matched (UOps, and the pass's context object). Out: the replacement
+UOp, or None for "no rewrite". Each helper is here only because its rewrite needs a loop over a
+node's axes or sources (a reduction's fresh ranges), or a walk over its indices or its graph;
+*when* it runs, and the cost rules' choices, are said by the rules that call it, which also declare
+the passes' contexts (fresh ranges, buffers, the record of reads); reshape's index arithmetic is
+runtime/view.py's.
 
 Conventions of the rangeified graph (the pipeline at the end of rangeify.rules has the passes):
 
@@ -55,14 +55,13 @@ def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
 def predict_buffers(sink: UOp) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
     an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
-    in its kernel: `inline_reduce_ok` decides). Rangeify's first
-    run starts from this guess, so it seldom needs a second (rangeify.rules' RangeifyContext)."""
+    in its kernel: `inline_reduce_ok` decides). Rangeify's first run starts from this guess, so
+    it seldom needs a second (rangeify.rules' RangeifyContext)."""
     under: dict[UOp, bool] = {}
     nodes = toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else []  # (no reduction: no walk)
     for n in reversed(nodes):  # every consumer before its sources
         here = under.get(n, False)
-        passes = n.op is not Ops.REALIZE and (here or n.op is Ops.EXPAND)
-        if passes:
+        if n.op is not Ops.REALIZE and (here or n.op is Ops.EXPAND):
             for s in n.src:
                 under[s] = True
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
@@ -157,18 +156,12 @@ def _broadcast(x: UOp) -> bool:
     return False
 
 
-def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
-    """Whether the ranges of `idxs` are loops, the outermost of one kernel (outermost first)."""
+def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...], alone: bool = False) -> bool:
+    """Whether the ranges of `idxs` are loops, the outermost of one kernel (outermost first);
+    `alone`: or no loop at all (a single row's value, computed once before the kernel's loops)."""
     rngs = ranges_in(*idxs)
-    return bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and \
-        set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)
-
-
-def row_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...]) -> bool:
-    """Whether a value read at `idxs` is one per iteration of its reader's outer loops: they
-    are those loops (`outer_loops`), or there is no loop (a single row, a 1xN softmax's max):
-    one value for the whole kernel, computed before its loops."""
-    return not ranges_in(*idxs) or outer_loops(ctx, idxs)
+    return (bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and
+            set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)) or (alone and not rngs)
 
 
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: fecec82e3523468e51ee8c928ba27321e324d81fdab730ab5c231ecf3cde2edb
+# source sha256: 7437da6c809512307b53b8499ff0f7158b9024677899c5ce1da0d26e645253e0
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -35,7 +35,6 @@ from rulegrad.rules.rangeify_helpers import predict_local_values
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_from
 from rulegrad.runtime.view import reshape_index
-from rulegrad.rules.rangeify_helpers import row_loops
 from rulegrad.rules.rangeify_helpers import shared_reductions
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.rules.symbolic_helpers import wrap
@@ -45,7 +44,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'fecec82e3523468e51ee8c928ba27321e324d81fdab730ab5c231ecf3cde2edb'
+SOURCE_SHA256 = '7437da6c809512307b53b8499ff0f7158b9024677899c5ce1da0d26e645253e0'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -257,7 +256,7 @@ def scalar_why(row, outer):
 
 def row_why(row, most, ctx, at):
     """`def row_why`, declared at rules/rangeify.rules:318."""
-    return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, row_loops(ctx, at))
+    return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at, True))
 
 
 def reduce_why(forced, long, row, most, ctx, at):

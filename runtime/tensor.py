@@ -563,6 +563,10 @@ class Tensor(TensorOps, NNOps):
         if mode != "constant":
             from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
             return pad_mode(self, arg, mode)
+        if all(p == (0, 0) for p in arg):
+            # itself (tinygrad's too): a fill value would leave a WHERE over an all-true mask,
+            # which blocks merging the views around it (max_pool2d pads by 0 with -inf)
+            return self
         cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
             raise InvalidArgument(f"padding {padding} cuts more than the whole of shape "

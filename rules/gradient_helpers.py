@@ -62,8 +62,9 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     the first maximum in row-major order over the reduced axes, or the last NaN when the window
     holds one (its forward kernel's `val > max || isnan(val)`). Only the backward graph picks
     the element; the forward stays a reduce max. The reduced axes are moved last and flattened
-    to one of K elements; "a hit before this one" is a prefix OR by doubling shifts (log2 K
-    steps, no table of positions)."""
+    to one of K elements; a window holding NaN is read backwards, so the element is always the
+    first hit, and "a hit before this one" is a prefix OR by shifts (log4 K steps, no table of
+    positions)."""
     x, axes = red.src[0], red.arg[1]
     keep = [a for a in range(len(x.shape)) if a not in axes]
     order = tuple(keep + list(axes))
@@ -71,17 +72,22 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     outer = moved.shape[:len(keep)]
     k = math.prod(x.shape[a] for a in axes)
     flat = moved.reshape(outer + (k,))
-    top = red.permute(order).reshape(outer + (1,)).expand(outer + (k,))
+    # the window's max stored once: inlined, every step below recomputed it per element (a
+    # reduce of K inside each of ~2 log2 K kernels: 0.8 s of an 8x8 pool's backward)
+    top = red.f(Ops.CONTIGUOUS).permute(order).reshape(outer + (1,)).expand(outer + (k,))
     nan_max = top.ne(top)  # MAX propagates NaN: the window holds one
     hit = nan_max.where(flat.ne(flat), flat.eq(top))
     inside = _inside_image(x.src[0] if x.op is Ops.CONTIGUOUS_BACKWARD else x)
     if inside is not None:  # a window of -inf and padding: the first element in the image
         hit = hit.alu(Ops.AND, inside.permute(order).reshape(outer + (k,)))
-    taken = nan_max.where(_hits_beside(hit, after=True), _hits_beside(hit, after=False))
-    back = grad.permute(order).reshape(outer + (1,)).expand(outer + (k,))
+    backwards = (False,) * len(outer) + (True,)
+    # the window in the order in which its element is the first hit, stored: the steps read it
+    ordered = nan_max.where(hit.flip(backwards), hit).f(Ops.CONTIGUOUS)
+    first = _hits_before(ordered).where(ordered.const_like(False), ordered)
     # the first hit per window, stored once: inlined, each input element's gradient would
     # recompute it for every window that holds the element (4x slower on a 2x2 pool)
-    first = taken.where(hit.const_like(False), hit).f(Ops.CONTIGUOUS)
+    first = nan_max.where(first.flip(backwards), first).f(Ops.CONTIGUOUS)
+    back = grad.permute(order).reshape(outer + (1,)).expand(outer + (k,))
     picked = first.where(back, back.const_like(0))
     return picked.reshape(moved.shape).permute(argsort(order))
 
@@ -110,22 +116,29 @@ def _rebuilt_over(x: UOp, old: UOp, new: UOp) -> UOp:
     return out
 
 
-def _hits_beside(hit: UOp, after: bool) -> UOp:
-    """Per element of the last axis: whether a hit lies before it (after=False) or after it."""
+# shifts ORed per step of the prefix OR: each step multiplies the span seen by this, so a
+# window of K takes log_RADIX K stored steps (4: half the kernels of doubling, each an
+# elementwise read of its input 4 times)
+RADIX = 4
+
+
+def _hits_before(hit: UOp) -> UOp:
+    """Per element of the last axis of a stored `hit`: whether a hit lies before it."""
     *outer, k = hit.shape
     lead = ((0, 0),) * len(outer)
 
-    def shifted(h: UOp, by: int) -> UOp:  # h moved `by` places along the last axis, False in
-        if after:
-            return h.pad(lead + ((0, by),)).shrink(tuple((0, s) for s in outer) + ((by, k + by),))
+    def shifted(h: UOp, by: int) -> UOp:  # h moved `by` places later along the last axis
         return h.pad(lead + ((by, 0),)).shrink(tuple((0, s) for s in outer) + ((0, k),))
 
-    seen, by = shifted(hit, 1), 1
-    while by < k:
-        # each step is stored before the next reads it twice (inlined, step n would
-        # recompute the first step 2^n times: minutes for a 64x64 window)
-        seen = (seen if by == 1 else seen.f(Ops.CONTIGUOUS)).alu(Ops.OR, shifted(seen, by))
-        by *= 2
+    seen, span = shifted(hit, 1), 1  # seen[i]: a hit in [i - span, i)
+    while span < k:
+        # each step is stored before the next reads it RADIX times (inlined, step n would
+        # recompute the first step RADIX^n times: minutes for a 64x64 window)
+        seen = base = seen if span == 1 else seen.f(Ops.CONTIGUOUS)
+        for j in range(1, RADIX):
+            if j * span < k:  # (a shift by k or more reads no hit)
+                seen = seen.alu(Ops.OR, shifted(base, j * span))
+        span *= RADIX
     return seen
 
 

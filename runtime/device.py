@@ -12,6 +12,9 @@ device of a node is derived from the graph:
 - MULTI (a sharded value): its arg's devices; MSTACK: its arg (one device per source);
   MSELECT(x, i): part i of x's devices;
 - constants and variables: None;
+- ASSIGN(target, value): the target's device (an assign writes its target in place and never
+  moves it; a realized constant's buffer has none, so it stays readable on every device),
+  once its sources agree;
 - any other node: the one device its sources agree on. Sources on different devices are an
   error (`DeviceMismatch`) that says to copy (`.to`) or shard one of them: no op moves data
   between devices implicitly.
@@ -72,6 +75,7 @@ _NO_DEVICE = frozenset({Ops.CONST, Ops.DEFINE_VAR, Ops.BIND, Ops.DEVICE, Ops.RAN
                         Ops.KERNEL})
 # (module globals: on Python 3.11 reading Ops.X off the Enum class costs a Python-level hook)
 _BUFFER, _COPY, _MULTI, _MSTACK, _MSELECT = Ops.BUFFER, Ops.COPY, Ops.MULTI, Ops.MSTACK, Ops.MSELECT
+_ASSIGN = Ops.ASSIGN
 
 
 def device_of(node: UOp) -> Device:
@@ -101,6 +105,17 @@ def _derive(n: UOp) -> Device:
     if op is _MSELECT:
         parts = n.src[0]._device
         return parts[n.arg] if isinstance(parts, tuple) else parts
+    found = _agreed(n)
+    # an assign's result is its target (in place, never moved): a value on CPU:1 written into a
+    # realized constant (no device) leaves it with none, where the common device said CPU:1
+    # and the schedule then copied the target's buffer to a new one there (views of the old one
+    # no longer saw later assigns, and `device` changed once other devices were in use)
+    return n.src[0]._device if op is _ASSIGN else found
+
+
+def _agreed(n: UOp) -> Device:
+    """The one device n's sources are on (None: constants only); DeviceMismatch if two differ."""
+    op = n.op
     found: Device = None
     for s in n.src:
         d = s._device

@@ -51,7 +51,15 @@ import numpy as np
 from . import capture
 from .autograd import GradientError, compute_gradient, seed_gradient
 from .buffer import Buffer
-from .device import DEFAULT, canonical, canonical_devices, describe, device_of, in_use
+from .device import (
+    DEFAULT,
+    DeviceMismatch,
+    canonical,
+    canonical_devices,
+    describe,
+    device_of,
+    in_use,
+)
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .limits import check_buffer, check_shape
@@ -555,6 +563,10 @@ class Tensor(TensorOps, NNOps):
         if mode != "constant":
             from .tensor_ops import pad_mode  # the modes are built from cat, flip and repeat
             return pad_mode(self, arg, mode)
+        if all(p == (0, 0) for p in arg):
+            # itself (tinygrad's too): a fill value would leave a WHERE over an all-true mask,
+            # which blocks merging the views around it (max_pool2d pads by 0 with -inf)
+            return self
         cut = tuple((max(-b, 0), s - max(-a, 0)) for (b, a), s in zip(arg, concrete(self.shape)))
         if any(e < b for b, e in cut):
             raise InvalidArgument(f"padding {padding} cuts more than the whole of shape "
@@ -1200,6 +1212,13 @@ class Tensor(TensorOps, NNOps):
         if (cut := _cut_of_shards(self.uop)) is not None:
             _assign_cut(*cut, value)
             return self
+        here, there = device_of(self.uop), device_of(value.uop)
+        if isinstance(there, tuple) and not isinstance(here, tuple):
+            # the target stays where it is (an assign never moves it): a realized constant, on
+            # no device, reached the schedulers' internals with a sharded value and crashed
+            raise DeviceMismatch(f"assign of tensors on different devices: a value sharded over "
+                                 f"{describe(there)} into a tensor on {describe(here or DEFAULT)}"
+                                 "; gather the value first (.to(device))")
         layout = _sharded_target(self.uop) if isinstance(device_of(self.uop), tuple) else None
         if layout is None and buffer_of(self.uop) is None and _view_of_buffer(self.uop):
             # a view of one buffer (a flip, permute, shrink): written in place through it

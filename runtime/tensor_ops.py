@@ -347,6 +347,8 @@ class TensorOps:
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
             raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
         o_ = [-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_)]
+        if all(k <= s for k, s in zip(k_, s_)) and all(d == 1 for d in d_):
+            return self._pool_apart(k_, s_, o_)
         f_ = [max(1, -(-(o * s - d) // i)) for o, s, i, d in zip(o_, s_, i_, d_)]
         x = self.repeat([1] * len(noop) + [-(-k * (i * f + d) // i)
                                            for k, i, d, f in zip(k_, i_, d_, f_)])
@@ -360,6 +362,21 @@ class TensorOps:
         m = len(noop)
         return x.permute(*range(m), *[m + i * 2 + 1 for i in range(n)],
                          *[m + i * 2 for i in range(n)])
+
+    def _pool_apart(self, k_: tuple[int, ...], s_: tuple[int, ...], o_: list[int]) -> Tensor:
+        """Windows that do not overlap (k <= stride, no dilation), tinygrad's other path: each
+        axis cut into o blocks of `stride` by a reshape, each block shrunk to its window. The
+        same windows as the repeat trick, whose gradient sums over every repeat of the input
+        (81 reads per element for an 8x8 max_pool2d, 4225 for 64x64); this one's is a pad."""
+        n, m = len(k_), self.ndim - len(k_)
+        noop, i_ = [None] * m, self.shape[-n:]
+        # the last block may run past the input by stride - k at most: never inside a window
+        x = self.pad(tuple(noop + [(0, max(0, o * s - i)) for i, o, s in zip(i_, o_, s_)]))
+        x = x._shrink_to(noop + [o * s for o, s in zip(o_, s_)])
+        x = x.reshape(*x.shape[:m], *[v for o, s in zip(o_, s_) for v in (o, s)])
+        x = x._shrink_to(noop + [v for o, k in zip(o_, k_) for v in (o, k)])
+        return x.permute(*range(m), *[m + i * 2 for i in range(n)],
+                         *[m + i * 2 + 1 for i in range(n)])
 
     def _shrink_to(self, shape: Sequence[int | None]) -> Tensor:
         return self.shrink(tuple(None if s is None else (0, s) for s in shape))

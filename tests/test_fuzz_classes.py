@@ -40,7 +40,8 @@ def test_the_classes_generate_what_issue_31_names():
         assert want in text["mixed"], want
     for want in ("np.nan, -0.0, 0.0", ".topk(", ".argsort(", ".sort("):
         assert want in text["sort"], want
-    for want in (".shard((", "x.assign(x.", ".flip("):
+    # (and into a realized constant, on no device, of a value on another device)
+    for want in (".shard((", "x.assign(x.", ".flip(", "x.assign(Tensor(a, device='CPU:"):
         assert want in text["assign"], want
     assert "0.3" in text["rules"] and "c.arg >" in text["rules"] and "c.arg <" in text["rules"]
     for op in fuzz.SYM_OPS:

@@ -1011,6 +1011,8 @@ def _gen_assign_case(seed: int) -> Case:
     nd = rng.choice([2, 3])
     shape = tuple(rng.choice([2, 3, 4, 6]) for _ in range(nd))
     src = _HEAD.format(seed=seed) + _arr("a", shape, rng.choice([F32, F64, "np.int32"]), rng)
+    if random.Random(f"assign-constant-{seed}").random() < 0.2:  # (other seeds unchanged)
+        return _assign_into_constant(seed, rng, src, shape)
     shard = rng.random() < 0.6
     x, keep = "Tensor(a)", None
     if shard:
@@ -1046,6 +1048,31 @@ def _gen_assign_case(seed: int) -> Case:
     src += f"x{tview}.assign(x{rt}{plus})\noutsv = [x]\n"
     src += ("want = [a.copy()]\nidx = np.arange(a.size).reshape(a.shape)\n"
             f"want[0].flat[idx{nview}.ravel()] = (a{rn}{plus}).ravel()\n")
+    return Case("assign", seed, src + "outs = outsv\nlow = None\nmag = None\n", exact=True)
+
+
+def _assign_into_constant(seed: int, rng: random.Random, src: str, shape: Shape) -> Case:
+    """An assign into a realized constant (a buffer on no device) of a value on another
+    device, maybe reading the target, with other devices in use (a sharded tensor realized)
+    and a view of the target taken before: the target stays on no device (`device` "CPU"),
+    written in place, so the view reads every later write (the assign moved it to the
+    value's device, a new buffer, and the view went stale)."""
+    fill = rng.choice([0, 1, -2])
+    if rng.random() < 0.5:
+        make = f"Tensor.full({shape}, {fill}, dtype=Tensor(a).dtype)"
+    else:
+        make, fill = f"Tensor.zeros(*{shape}, dtype=Tensor(a).dtype)", 0
+    dev = rng.choice(["CPU:1", "CPU:2"])
+    reads = rng.random() < 0.5
+    src += (f"x = {make}.realize()\n"
+            "Tensor(a).shard(('CPU', 'CPU:1'), axis=None).realize()  # other devices in use\n"
+            f"v = x.reshape(-1)\n"
+            f"x.assign(Tensor(a, device={dev!r}){' + x' if reads else ''})\n"
+            "x.assign(x * 2)\n"
+            "assert x.device == 'CPU', f'the assign moved its target to {x.device}'\n"
+            "outsv = [x, v]\n"
+            f"w = ({'a + np.asarray(' + str(fill) + ', a.dtype)' if reads else 'a'}) * 2\n"
+            "want = [w, w.reshape(-1)]\n")
     return Case("assign", seed, src + "outs = outsv\nlow = None\nmag = None\n", exact=True)
 
 

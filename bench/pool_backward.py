@@ -1,0 +1,55 @@
+"""max_pool2d's forward and backward against torch's, interleaved in one run.
+
+In: nothing (a few window shapes, small to large). Out: per shape, rulegrad's median seconds
+per step over torch's (a ratio: the machine is shared and noisy), and the first call's seconds
+(compiling its kernels). The gradient goes to the first maximum of each window (torch's), found
+by rules/gradient_helpers.py's `first_max_grad`; windows that do not overlap are cut by a
+reshape (`_pool_apart`).
+
+    python bench/pool_backward.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from harness import interleaved_medians, torch_module
+
+# (input shape, window): batch 1 with one 64x64 window, a large batch of 8x8, the common 2x2,
+# a window that is not a square, and overlapping windows (stride 1: the repeat trick's path)
+SHAPES = [((1, 1, 64, 64), 64, None), ((16, 32, 64, 64), 8, None), ((4, 8, 32, 32), 2, None),
+          ((2, 3, 61, 37), (5, 3), None), ((2, 4, 31, 31), 3, 1)]
+
+
+def main() -> None:
+    from rulegrad import Tensor
+
+    torch = torch_module()
+    for shape, k, s in SHAPES:
+        a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+        def ours(a=a, k=k, s=s) -> np.ndarray:
+            x = Tensor(a, requires_grad=True)
+            (x.max_pool2d(k, stride=s) * 1.5).sum().backward()
+            return x.grad.numpy()
+
+        def theirs(a=a, k=k, s=s) -> np.ndarray:
+            x = torch.tensor(a, requires_grad=True)
+            (torch.nn.functional.max_pool2d(x, k, stride=s) * 1.5).sum().backward()
+            return x.grad.numpy()
+
+        t0 = time.perf_counter()
+        got = ours()
+        first = time.perf_counter() - t0
+        if torch is None:
+            print(f"{shape} k={k} s={s}: first call {first:.2f}s (no torch to compare)")
+            continue
+        np.testing.assert_array_equal(got, theirs())
+        mine, ref = interleaved_medians([ours, theirs])
+        print(f"{str(shape):18} k={k!s:7} s={s!s:5} ours/torch {mine / ref:7.1f}x   "
+              f"first call {first:.2f}s")
+
+
+if __name__ == "__main__":
+    main()

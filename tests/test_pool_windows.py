@@ -42,35 +42,31 @@ def _kw(k, s, p, c):
     return dict(kernel_size=k, stride=s, padding=p, ceil_mode=c)
 
 
+def _pooled(op: str, a: np.ndarray, kw: dict, seed: int):
+    """(ours, torch's) pooled values and their gradients for one upstream gradient."""
+    t = torch.tensor(a, requires_grad=True)
+    tv = getattr(F, op)(t, **kw)
+    up = np.random.default_rng(seed).standard_normal(tv.shape)
+    (tg,) = torch.autograd.grad(tv, t, torch.from_numpy(up))
+    x = Tensor(a)
+    v = getattr(x, op)(**kw)
+    (g,) = v.gradient(x, gradient=Tensor(up))
+    return (v.numpy(), tv.detach().numpy()), (g.numpy(), tg.numpy())
+
+
 @pytest.mark.parametrize("case", CASES, ids=str)
 @pytest.mark.parametrize("special", [False, True])
 def test_max_pool2d_values_and_gradient_are_torchs(case, special):
     shape, k, s, p, c = case
-    a = _data(shape, 1, special)
-    t = torch.tensor(a, requires_grad=True)
-    tv = F.max_pool2d(t, **_kw(k, s, p, c))
-    up = np.random.default_rng(2).standard_normal(tv.shape)
-    (tg,) = torch.autograd.grad(tv, t, torch.from_numpy(up))
-    x = Tensor(a)
-    v = x.max_pool2d(**_kw(k, s, p, c))
-    (g,) = v.gradient(x, gradient=Tensor(up))
-    np.testing.assert_array_equal(v.numpy(), tv.detach().numpy())
-    np.testing.assert_array_equal(g.numpy(), tg.numpy())
+    for ours, torchs in _pooled("max_pool2d", _data(shape, 1, special), _kw(k, s, p, c), 2):
+        np.testing.assert_array_equal(ours, torchs)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_avg_pool2d_values_and_gradient_are_torchs(case):
     shape, k, s, p, c = case
-    a = _data(shape, 3, False)
-    t = torch.tensor(a, requires_grad=True)
-    tv = F.avg_pool2d(t, **_kw(k, s, p, c))
-    up = np.random.default_rng(4).standard_normal(tv.shape)
-    (tg,) = torch.autograd.grad(tv, t, torch.from_numpy(up))
-    x = Tensor(a)
-    v = x.avg_pool2d(**_kw(k, s, p, c))
-    (g,) = v.gradient(x, gradient=Tensor(up))
-    np.testing.assert_allclose(v.numpy(), tv.detach().numpy(), rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12, atol=1e-15)
+    for ours, torchs in _pooled("avg_pool2d", _data(shape, 3, False), _kw(k, s, p, c), 4):
+        np.testing.assert_allclose(ours, torchs, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("shape, k", [((2, 3, 8, 12), (2, 3)), ((1, 2, 15, 9), (5, 3)),

@@ -158,9 +158,8 @@ def _threads(ranges: tuple[UOp, ...], work: int) -> str:
     batch = ranges[:-2]
     if work < pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
         return ""
-    rows = range_size(ranges[-2])
-    tiles = -(-rows // min(TILE_ROWS, rows))  # type: ignore[operator]
-    if batch and range_size(batch[0]) >= 2 and batch_shares(range_size(batch[0]), tiles, work):  # type: ignore[operator,arg-type]
+    heads, rows = range_size(batch[0]) if batch else 0, range_size(ranges[-2])
+    if heads >= 2 and batch_shares(heads, rows, work):  # type: ignore[operator,arg-type]
         return "batch"
     return "tiles"
 

@@ -76,13 +76,13 @@ BATCH_PER_THREAD = 2
 GRAB_TILES = 16
 
 
-def batch_shares(batch: int, tiles: int, work: int) -> bool:
+def batch_shares(batch: int, rows: int, work: int) -> bool:
     """Whether the threads split a loop of `batch` iterations (heads, a batch of products) of
-    `work` multiply-adds in all, rather than each iteration's `tiles` row tiles: when the
-    batch shares evenly (`balanced`) or no worse than the tiles, or an iteration is too little
-    work for a team of its own (PARALLEL_MIN_WORK: the team is woken once per iteration). Each
-    iteration is a large share: 3 on 2 threads ran as 2 and 1, a third of one thread idle."""
-    nthreads = threads()
+    `work` multiply-adds in all, rather than the row tiles (TILE_ROWS each) of each iteration's
+    `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or an
+    iteration is too little work for a team of its own (PARALLEL_MIN_WORK: the team is woken
+    once per iteration). Each iteration is a large share: 3 on 2 threads ran as 2 and 1."""
+    nthreads, tiles = threads(), -(-rows // max(1, min(TILE_ROWS, rows)))
     if balanced(batch, nthreads) or work // batch < pick(current().parallel_min_work,
                                                          PARALLEL_MIN_WORK):
         return True
@@ -312,7 +312,7 @@ def _plan(st: UOp) -> Pack | None:
     if macs < pick(current().parallel_min_work, PARALLEL_MIN_WORK):
         parallel = ""
     elif (batch and range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
-          and batch_shares(range_size(batch[0]), -(-ni // min(TILE_ROWS, ni)), macs)):  # type: ignore[arg-type]
+          and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]
         parallel = "batch"
     else:
         parallel = "tiles"

@@ -284,8 +284,13 @@ class _PartEmitter:
             lines.append("#   " + _comment(rule.text))
         return lines
 
-    def scope(self, captures: dict[str, IRPath]) -> Scope:
-        return Scope({c: self.local(c) for c in captures}, self.cx.helpers, temps=self.temps,
+    def scope(self, captures: dict[str, IRPath], in_place: bool = False) -> Scope:
+        """`in_place`: a capture of one node is read from the local its path was loaded into
+        (`n0_1`), not copied into a local of its own first (a leaf runs for every node that
+        passes its structural test, and a copy per capture is two bytecodes each time)."""
+        names = {c: _path_local(p) if in_place and not (p and p[-1] < 0) else self.local(c)
+                 for c, p in captures.items()}
+        return Scope(names, self.cx.helpers, temps=self.temps,
                      op=self.cx.op, nodes=frozenset(c for c, p in captures.items()
                                                     if not (p and p[-1] < 0)))
 
@@ -300,7 +305,7 @@ class _PartEmitter:
     def result_lines(self, rule: Rule, captures: dict[str, IRPath], k: int) -> list[str]:
         """Guard + RHS of one rule at a leaf, captures already in their locals."""
         kind = _rhs_kind(rule.rhs, captures)
-        sc = self.scope(captures)
+        sc = self.scope(captures, in_place=True)
         # the guard's steps: the lets its next terms name, then an `if` on those terms
         heads: list[list[str]] = []
         reads, _ = bounds_reads((rule.guard, rule.rhs, rule.lets), sc.nodes)
@@ -411,8 +416,15 @@ class _PartEmitter:
             args = ", ".join(["n", "ctx"] + [_path_local(captures[c]) for c in sorted(captures)])
             return lines + [f"_r = {fn}({args})",
                             f"if _r is not None and _r is not n: return _r, {self.fired(k)}"]
+        # the captures stay in the locals of their paths (`scope(in_place=True)`); a variadic
+        # capture, a slice of a node's sources, gets a local of its own
+        here = sorted(c for c, p in captures.items() if not (p and p[-1] < 0))
+        if here:
+            lines.append(_comment("# " + ", ".join(f"{c} = {_path_local(captures[c])}"
+                                                   for c in here)))
         for c in sorted(captures):
-            lines.append(f"{self.local(c)} = {_path_local(captures[c])}")
+            if c not in here:
+                lines.append(f"{self.local(c)} = {_path_local(captures[c])}")
         return lines + self.result_lines(rule, captures, k)
 
     # -------------------------------------------------------------- the tree

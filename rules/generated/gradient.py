@@ -86,9 +86,9 @@ def _pm_gradient_any0(n, ctx):
     # rule grad_int_alu at rules/gradient.rules:19
     #   grad_int_alu: Elementwise as r if not r.dtype.is_float -> no_gradient(r)
     if _pm_gradient_st: _pm_gradient_st.attempts[0] += 1
-    r = n
-    if not r.dtype.is_float:
-        _r = no_gradient(r)
+    # r = n
+    if not n.dtype.is_float:
+        _r = no_gradient(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_gradient_rules[0]
@@ -106,8 +106,8 @@ def _pm_gradient_RESHAPE(n, ctx):
             # rule grad_reshape at rules/gradient.rules:72
             #   grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)
             if _pm_gradient_st: _pm_gradient_st.attempts[26] += 1
-            x = n0
-            _r = (ctx.reshape(x.shape),)
+            # x = n0
+            _r = (ctx.reshape(n0.shape),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[26]
@@ -125,9 +125,8 @@ def _pm_gradient_PERMUTE(n, ctx):
             # rule grad_permute at rules/gradient.rules:73
             #   grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)
             if _pm_gradient_st: _pm_gradient_st.attempts[27] += 1
-            p = n
-            x = n0
-            _r = (ctx.permute(argsort(p.arg)),)
+            # p = n, x = n0
+            _r = (ctx.permute(argsort(n.arg)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[27]
@@ -145,8 +144,8 @@ def _pm_gradient_EXPAND(n, ctx):
             # rule grad_expand at rules/gradient.rules:74
             #   grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)
             if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
-            x = n0
-            _r = (sum_to(ctx, x.shape),)
+            # x = n0
+            _r = (sum_to(ctx, n0.shape),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[28]
@@ -164,9 +163,8 @@ def _pm_gradient_PAD(n, ctx):
             # rule grad_pad at rules/gradient.rules:75
             #   grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)
             if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
-            p = n
-            x = n0
-            _r = (ctx.shrink(unpad(p)),)
+            # p = n, x = n0
+            _r = (ctx.shrink(unpad(n)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[29]
@@ -184,9 +182,8 @@ def _pm_gradient_SHRINK(n, ctx):
             # rule grad_shrink at rules/gradient.rules:76
             #   grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)
             if _pm_gradient_st: _pm_gradient_st.attempts[30] += 1
-            s = n
-            x = n0
-            _r = (ctx.pad(unshrink(s)),)
+            # s = n, x = n0
+            _r = (ctx.pad(unshrink(n)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[30]
@@ -204,9 +201,8 @@ def _pm_gradient_FLIP(n, ctx):
             # rule grad_flip at rules/gradient.rules:77
             #   grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)
             if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
-            f = n
-            x = n0
-            _r = (ctx.flip(f.arg),)
+            # f = n, x = n0
+            _r = (ctx.flip(n.arg),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[31]
@@ -219,7 +215,7 @@ def _pm_gradient_CONTIGUOUS(n, ctx):
             # rule grad_contig at rules/gradient.rules:80
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
-            x = n0
+            # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -233,7 +229,7 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
             # rule grad_contig at rules/gradient.rules:80
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
-            x = n0
+            # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -246,7 +242,7 @@ def _pm_gradient_DETACH(n, ctx):
         # rule grad_detach at rules/gradient.rules:82
         #   grad_detach: DETACH(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
-        x = n0
+        # x = n0
         _r = (None,)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -260,7 +256,7 @@ def _pm_gradient_FUSE(n, ctx):
             # rule grad_contig at rules/gradient.rules:80
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
-            x = n0
+            # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -276,9 +272,8 @@ def _pm_gradient_COPY(n, ctx):
         # rule grad_copy at rules/gradient.rules:81
         #   grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)
         if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
-        d = n1
-        x = n0
-        _r = (copy_back(ctx, x), None)
+        # d = n1, x = n0
+        _r = (copy_back(ctx, n0), None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_gradient_rules[33]
@@ -292,8 +287,7 @@ def _pm_gradient_ASSIGN(n, ctx):
     # rule grad_assign at rules/gradient.rules:83
     #   grad_assign: ASSIGN(t, v) -> (None, None)
     if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
-    t = n0
-    v = n1
+    # t = n0, v = n1
     _r = (None, None)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -314,20 +308,18 @@ def _pm_gradient_REDUCE_AXIS(n, ctx):
                 # rule grad_pool_max at rules/gradient.rules:66
                 #   grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX -> (first_max_grad(ctx, r),)
                 if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
-                r = n
-                x = n0_0
-                if r.arg[0] is _MAX:
-                    _r = (first_max_grad(ctx, r),)
+                # r = n, x = n0_0
+                if n.arg[0] is _MAX:
+                    _r = (first_max_grad(ctx, n),)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_gradient_rules[24]
             # rule grad_reduce at rules/gradient.rules:68
             #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] is Ops.MAX and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
             if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
-            r = n
-            x = n0
-            if not (r.arg[0] is _MAX and x.op is _CONTIGUOUS_BACKWARD):
-                _r = (reduce_grad(ctx, r),)
+            # r = n, x = n0
+            if not (n.arg[0] is _MAX and n0.op is _CONTIGUOUS_BACKWARD):
+                _r = (reduce_grad(ctx, n),)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _pm_gradient_rules[25]
@@ -342,8 +334,8 @@ def _pm_gradient_CAST(n, ctx):
             # rule grad_cast at rules/gradient.rules:38
             #   grad_cast: CAST(x):floats -> (ctx.cast(x.dtype) if x.dtype.is_float else None,)
             if _pm_gradient_st: _pm_gradient_st.attempts[13] += 1
-            x = n0
-            _r = (ctx.cast(x.dtype) if x.dtype.is_float else None,)
+            # x = n0
+            _r = (ctx.cast(n0.dtype) if n0.dtype.is_float else None,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[13]
@@ -357,7 +349,7 @@ def _pm_gradient_BITCAST(n, ctx):
         # rule grad_bitcast at rules/gradient.rules:23
         #   grad_bitcast: BITCAST(x) -> (None,)
         if _pm_gradient_st: _pm_gradient_st.attempts[2] += 1
-        x = n0
+        # x = n0
         _r = (None,)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -373,7 +365,7 @@ def _pm_gradient_NEG(n, ctx):
             # rule grad_neg at rules/gradient.rules:28
             #   grad_neg: NEG(x):floats -> (-ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[4] += 1
-            x = n0
+            # x = n0
             _r = (-ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -389,9 +381,8 @@ def _pm_gradient_EXP(n, ctx):
             # rule grad_exp at rules/gradient.rules:29
             #   grad_exp: EXP(x):floats as r -> (ctx * r,)
             if _pm_gradient_st: _pm_gradient_st.attempts[5] += 1
-            r = n
-            x = n0
-            _r = (ctx * r,)
+            # r = n, x = n0
+            _r = (ctx * n,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[5]
@@ -406,8 +397,8 @@ def _pm_gradient_LOG(n, ctx):
             # rule grad_log at rules/gradient.rules:30
             #   grad_log: LOG(x):floats -> (ctx / x,)
             if _pm_gradient_st: _pm_gradient_st.attempts[6] += 1
-            x = n0
-            _r = (ctx / x,)
+            # x = n0
+            _r = (ctx / n0,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[6]
@@ -422,9 +413,8 @@ def _pm_gradient_EXP2(n, ctx):
             # rule grad_exp2 at rules/gradient.rules:31
             #   grad_exp2: EXP2(x):floats as r -> (ctx * r * 0.6931471805599453,)
             if _pm_gradient_st: _pm_gradient_st.attempts[7] += 1
-            r = n
-            x = n0
-            _r = (ctx * r * 0.6931471805599453,)
+            # r = n, x = n0
+            _r = (ctx * n * 0.6931471805599453,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[7]
@@ -439,8 +429,8 @@ def _pm_gradient_LOG2(n, ctx):
             # rule grad_log2 at rules/gradient.rules:32
             #   grad_log2: LOG2(x):floats -> (ctx / (x * 0.6931471805599453),)
             if _pm_gradient_st: _pm_gradient_st.attempts[8] += 1
-            x = n0
-            _r = (ctx / (x * 0.6931471805599453),)
+            # x = n0
+            _r = (ctx / (n0 * 0.6931471805599453),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[8]
@@ -455,8 +445,8 @@ def _pm_gradient_SIN(n, ctx):
             # rule grad_sin at rules/gradient.rules:33
             #   grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)
             if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
-            x = n0
-            _r = (ctx * _new(UOp, _SIN, (_t2 := 1.5707963267948966 - x).dtype, (_t2,)),)
+            # x = n0
+            _r = (ctx * _new(UOp, _SIN, (_t2 := 1.5707963267948966 - n0).dtype, (_t2,)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[9]
@@ -471,9 +461,8 @@ def _pm_gradient_SQRT(n, ctx):
             # rule grad_sqrt at rules/gradient.rules:34
             #   grad_sqrt: SQRT(x):floats as r -> (ctx / (r * 2),)
             if _pm_gradient_st: _pm_gradient_st.attempts[10] += 1
-            r = n
-            x = n0
-            _r = (ctx / (r * 2),)
+            # r = n, x = n0
+            _r = (ctx / (n * 2),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[10]
@@ -488,9 +477,8 @@ def _pm_gradient_RECIPROCAL(n, ctx):
             # rule grad_recip at rules/gradient.rules:35
             #   grad_recip: RECIPROCAL(x):floats as r -> (-ctx * (r * r),)
             if _pm_gradient_st: _pm_gradient_st.attempts[11] += 1
-            r = n
-            x = n0
-            _r = (-ctx * (r * r),)
+            # r = n, x = n0
+            _r = (-ctx * (n * n),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[11]
@@ -505,7 +493,7 @@ def _pm_gradient_TRUNC(n, ctx):
             # rule grad_trunc at rules/gradient.rules:36
             #   grad_trunc: TRUNC(x):floats -> (ctx.const_like(0),)
             if _pm_gradient_st: _pm_gradient_st.attempts[12] += 1
-            x = n0
+            # x = n0
             _r = (ctx.const_like(0),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -521,8 +509,7 @@ def _pm_gradient_ADD(n, ctx):
             # rule grad_add at rules/gradient.rules:41
             #   grad_add: ADD(x, y):floats -> (ctx, ctx)
             if _pm_gradient_st: _pm_gradient_st.attempts[14] += 1
-            x = n0
-            y = n1
+            # x = n0, y = n1
             _r = (ctx, ctx)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -538,8 +525,7 @@ def _pm_gradient_SUB(n, ctx):
             # rule grad_sub at rules/gradient.rules:42
             #   grad_sub: SUB(x, y):floats -> (ctx, -ctx)
             if _pm_gradient_st: _pm_gradient_st.attempts[15] += 1
-            x = n0
-            y = n1
+            # x = n0, y = n1
             _r = (ctx, -ctx)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -555,9 +541,8 @@ def _pm_gradient_MUL(n, ctx):
             # rule grad_mul at rules/gradient.rules:43
             #   grad_mul: MUL(x, y):floats -> (ctx * y, ctx * x)
             if _pm_gradient_st: _pm_gradient_st.attempts[16] += 1
-            x = n0
-            y = n1
-            _r = (ctx * y, ctx * x)
+            # x = n0, y = n1
+            _r = (ctx * n1, ctx * n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[16]
@@ -572,10 +557,8 @@ def _pm_gradient_FDIV(n, ctx):
             # rule grad_fdiv at rules/gradient.rules:44
             #   grad_fdiv: FDIV(x, y):floats as r -> (ctx / y, -ctx * (r / y))
             if _pm_gradient_st: _pm_gradient_st.attempts[17] += 1
-            r = n
-            x = n0
-            y = n1
-            _r = (ctx / y, -ctx * (r / y))
+            # r = n, x = n0, y = n1
+            _r = (ctx / n1, -ctx * (n / n1))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[17]
@@ -589,8 +572,7 @@ def _pm_gradient_IDIV(n, ctx):
         # rule grad_idiv at rules/gradient.rules:25
         #   grad_idiv: IDIV(x, y) -> (None, None)
         if _pm_gradient_st: _pm_gradient_st.attempts[3] += 1
-        x = n0
-        y = n1
+        # x = n0, y = n1
         _r = (None, None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -606,9 +588,8 @@ def _pm_gradient_MOD(n, ctx):
             # rule grad_mod at rules/gradient.rules:46
             #   grad_mod: MOD(x, y):floats -> (ctx, -ctx * TRUNC(x / y))
             if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
-            x = n0
-            y = n1
-            _r = (ctx, -ctx * _new(UOp, _TRUNC, (_t4 := x / y).dtype, (_t4,)))
+            # x = n0, y = n1
+            _r = (ctx, -ctx * _new(UOp, _TRUNC, (_t4 := n0 / n1).dtype, (_t4,)))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[18]
@@ -623,9 +604,8 @@ def _pm_gradient_MAX(n, ctx):
             # rule grad_max at rules/gradient.rules:54
             #   grad_max: MAX(x, y):floats -> (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
             if _pm_gradient_st: _pm_gradient_st.attempts[20] += 1
-            x = n0
-            y = n1
-            _r = (x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            # x = n0, y = n1
+            _r = (n0.lt(n1).where(ctx.const_like(0), n0.eq(n1).where(ctx * 0.5, ctx)), n1.lt(n0).where(ctx.const_like(0), n0.eq(n1).where(ctx * 0.5, ctx)))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[20]
@@ -640,9 +620,8 @@ def _pm_gradient_MIN(n, ctx):
             # rule grad_min at rules/gradient.rules:56
             #   grad_min: MIN(x, y):floats -> (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
             if _pm_gradient_st: _pm_gradient_st.attempts[21] += 1
-            x = n0
-            y = n1
-            _r = (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))
+            # x = n0, y = n1
+            _r = (n1.lt(n0).where(ctx.const_like(0), n0.eq(n1).where(ctx * 0.5, ctx)), n0.lt(n1).where(ctx.const_like(0), n0.eq(n1).where(ctx * 0.5, ctx)))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[21]
@@ -657,10 +636,8 @@ def _pm_gradient_POW(n, ctx):
             # rule grad_pow at rules/gradient.rules:50
             #   grad_pow: POW(x, y):floats as r -> (y.eq(0).where(ctx.const_like(0), ctx * (y * POW(x, y - 1))), ctx * AND(x.eq(0), OR(y.eq(0), y.const_like(0).lt(y))).where(ctx.const_like(0), r * LOG(x)))
             if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
-            r = n
-            x = n0
-            y = n1
-            _r = (y.eq(0).where(ctx.const_like(0), ctx * (y * _new(UOp, _POW, x.dtype, (x, y - 1)))), ctx * _new(UOp, _AND, (_t8 := x.eq(0)).dtype, (_t8, _new(UOp, _OR, (_t7 := y.eq(0)).dtype, (_t7, y.const_like(0).lt(y))))).where(ctx.const_like(0), r * _new(UOp, _LOG, x.dtype, (x,))))
+            # r = n, x = n0, y = n1
+            _r = (n1.eq(0).where(ctx.const_like(0), ctx * (n1 * _new(UOp, _POW, n0.dtype, (n0, n1 - 1)))), ctx * _new(UOp, _AND, (_t8 := n0.eq(0)).dtype, (_t8, _new(UOp, _OR, (_t7 := n1.eq(0)).dtype, (_t7, n1.const_like(0).lt(n1))))).where(ctx.const_like(0), n * _new(UOp, _LOG, n0.dtype, (n0,))))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[19]
@@ -675,10 +652,8 @@ def _pm_gradient_WHERE(n, ctx):
             # rule grad_where at rules/gradient.rules:58
             #   grad_where: WHERE(c, a, b):floats -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
             if _pm_gradient_st: _pm_gradient_st.attempts[22] += 1
-            a = n1
-            b = n2
-            c = n0
-            _r = (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))
+            # a = n1, b = n2, c = n0
+            _r = (None, n0.where(ctx, ctx.const_like(0)), n0.where(ctx.const_like(0), ctx))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[22]
@@ -693,10 +668,8 @@ def _pm_gradient_MULACC(n, ctx):
             # rule grad_mulacc at rules/gradient.rules:59
             #   grad_mulacc: MULACC(a, b, c):floats -> (ctx * b, ctx * a, ctx)
             if _pm_gradient_st: _pm_gradient_st.attempts[23] += 1
-            a = n0
-            b = n1
-            c = n2
-            _r = (ctx * b, ctx * a, ctx)
+            # a = n0, b = n1, c = n2
+            _r = (ctx * n1, ctx * n0, ctx)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[23]

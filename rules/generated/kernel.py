@@ -134,20 +134,17 @@ def _split_kernels_BUFFERIZE(n, ctx):
             # rule store_assign at rules/kernel.rules:59
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
-            b = n
+            # b = n, t = n0_0, v = n0_1
             rngs = n.src[1:]
-            t = n0_0
-            v = n0_1
-            _r = _new(UOp, _STORE, t.dtype, (t, v, *rngs), None, b.tag)
+            _r = _new(UOp, _STORE, n0_0.dtype, (n0_0, n0_1, *rngs), None, n.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
         # rule to_store at rules/kernel.rules:62
         #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
-        b = n
+        # b = n, v = n0
         rngs = n.src[1:]
-        v = n0
         shape = loop_sizes(rngs)
-        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := new_buffer(prod(shape), b)).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), v, *rngs), None, b.tag)
+        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := new_buffer(prod(shape), n)).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), n0, *rngs), None, n.tag)
         if _r is not n: return _r, _split_kernels_rules[1]
     return None
 
@@ -161,12 +158,9 @@ def _split_kernels_STORE(n, ctx):
             # rule split_store at rules/kernel.rules:69
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
-            buf = n0_0
-            off = n0_1
+            # buf = n0_0, off = n0_1, st = n, v = n1
             rngs = n.src[2:]
-            st = n
-            v = n1
-            _r = _new(UOp, _ASSIGN, buf.dtype, (buf, kernel_of(v, *kernel(_new(UOp, _SINK, st.dtype, (st,))))), (off, rngs), st.tag)
+            _r = _new(UOp, _ASSIGN, n0_0.dtype, (n0_0, kernel_of(n1, *kernel(_new(UOp, _SINK, n.dtype, (n,))))), (n0_1, rngs), n.tag)
             if _r is not n: return _r, _split_kernels_rules[2]
     return None
 
@@ -194,8 +188,8 @@ def _to_kernel_NOOP(n, ctx):
         # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
-        x = n0
-        return x, _to_kernel_rules[4]
+        # x = n0
+        return n0, _to_kernel_rules[4]
     return None
 
 def _to_kernel_CONTIGUOUS(n, ctx):
@@ -204,8 +198,8 @@ def _to_kernel_CONTIGUOUS(n, ctx):
         # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
-        x = n0
-        return x, _to_kernel_rules[4]
+        # x = n0
+        return n0, _to_kernel_rules[4]
     return None
 
 def _to_kernel_COPY(n, ctx):
@@ -214,17 +208,17 @@ def _to_kernel_COPY(n, ctx):
         # rule strip_marker at rules/kernel.rules:92
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
-        x = n0
-        return x, _to_kernel_rules[4]
+        # x = n0
+        return n0, _to_kernel_rules[4]
     return None
 
 def _to_kernel_RANGE(n, ctx):
     # rule renumber at rules/kernel.rules:94
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
-    r = n
-    if r.arg[0] >= FIRST_RANGE:
-        _r = ctx.number(r)
+    # r = n
+    if n.arg[0] >= FIRST_RANGE:
+        _r = ctx.number(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _to_kernel_rules[5]
@@ -237,10 +231,9 @@ def _to_kernel_INDEX(n, ctx):
             # rule load_input at rules/kernel.rules:82
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
-            b = n0
-            off = n1
-            g = ctx.read(b)
-            _r = _new(UOp, _LOAD, (_t1 := _new(UOp, _INDEX, g.dtype, (g, *unmask(off)))).dtype, (_t1,))
+            # b = n0, off = n1
+            g = ctx.read(n0)
+            _r = _new(UOp, _LOAD, (_t1 := _new(UOp, _INDEX, g.dtype, (g, *unmask(n1)))).dtype, (_t1,))
             if _r is not n: return _r, _to_kernel_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
@@ -250,10 +243,9 @@ def _to_kernel_INDEX(n, ctx):
                 # rule load_kernel at rules/kernel.rules:85
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
-                a = n0
+                # a = n0, b = n0_0
                 at = n.src[1:]
-                b = n0_0
-                _r = _new(UOp, _LOAD, (_t3 := _new(UOp, _INDEX, (_t2 := ctx.read(b, a)).dtype, (_t2, *unmask(at_ranges(a.arg[0], a.arg[1], at))))).dtype, (_t3,))
+                _r = _new(UOp, _LOAD, (_t3 := _new(UOp, _INDEX, (_t2 := ctx.read(n0_0, n0)).dtype, (_t2, *unmask(at_ranges(n0.arg[0], n0.arg[1], at))))).dtype, (_t3,))
                 if _r is not n: return _r, _to_kernel_rules[2]
     return None
 
@@ -267,11 +259,9 @@ def _to_kernel_STORE(n, ctx):
                 # rule kernel_store at rules/kernel.rules:78
                 #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
-                b = n0_0
-                off = n0_1
+                # b = n0_0, off = n0_1, v = n1
                 rngs = n.src[2:]
-                v = n1
-                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(b)).dtype, (_t4, unmask(off)[0])), v, *ctx.loops(rngs)))
+                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(n0_0)).dtype, (_t4, unmask(n0_1)[0])), n1, *ctx.loops(rngs)))
                 if _r is not n: return _r, _to_kernel_rules[0]
     return None
 
@@ -283,8 +273,8 @@ def _to_kernel_WHERE(n, ctx):
             # rule unmask_value at rules/kernel.rules:90
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
-            e = n1
-            return e, _to_kernel_rules[3]
+            # e = n1
+            return n1, _to_kernel_rules[3]
     return None
 
 

@@ -238,8 +238,8 @@ def _do_fuse_FUSE(n, ctx):
             # rule fuse_reduce at rules/kernelize.rules:82
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
-            r = n0
-            _r = r.replace(src=(r.src[0].f(_FUSE),), tag=FUSED)
+            # r = n0
+            _r = n0.replace(src=(n0.src[0].f(_FUSE),), tag=FUSED)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_fuse_rules[0]
@@ -247,26 +247,26 @@ def _do_fuse_FUSE(n, ctx):
             # rule fuse_push at rules/kernelize.rules:83
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
-            x = n0
-            _r = x.replace(src=tuple(s.f(_FUSE) for s in x.src))
+            # x = n0
+            _r = n0.replace(src=tuple(s.f(_FUSE) for s in n0.src))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_fuse_rules[1]
         # rule fuse_stop at rules/kernelize.rules:84
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
-        x = n0
-        if stops_fuse(x):
-            return x, _do_fuse_rules[2]
+        # x = n0
+        if stops_fuse(n0):
+            return n0, _do_fuse_rules[2]
     return None
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
     # rule fuse_arange at rules/kernelize.rules:86
     #   fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
-    r = n
-    if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]):
-        _r = r.replace(tag=FUSED)
+    # r = n
+    if ctx.fuse_arange and n.tag is None and constants_only(n.src[0]):
+        _r = n.replace(tag=FUSED)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _do_fuse_rules[3]
@@ -405,10 +405,9 @@ def _merge_views_VIEW(n, ctx):
         # rule view_noop at rules/kernelize.rules:96
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
         if _merge_views_st: _merge_views_st.attempts[2] += 1
-        v = n
-        x = n0
-        if v.arg.is_contiguous and v.shape == x.shape:
-            return x, _merge_views_rules[2]
+        # v = n, x = n0
+        if n.arg.is_contiguous and n.shape == n0.shape:
+            return n0, _merge_views_rules[2]
     return None
 
 
@@ -436,8 +435,8 @@ def _do_realize_SINK(n, ctx):
     # rule realize_roots at rules/kernelize.rules:104
     #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
-    s = n
-    _r = ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
+    # s = n
+    _r = ctx.realizes.update((root_value(x), None) for x in n.src if not row_major_buffer(x))
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[0]
@@ -447,8 +446,8 @@ def _do_realize_CONTIGUOUS(n, ctx):
     # rule realize_effect at rules/kernelize.rules:105
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize(x)
+    # x = n
+    _r = ctx.realize(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -458,8 +457,8 @@ def _do_realize_COPY(n, ctx):
     # rule realize_effect at rules/kernelize.rules:105
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize(x)
+    # x = n
+    _r = ctx.realize(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -469,8 +468,8 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     # rule realize_effect at rules/kernelize.rules:105
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize(x)
+    # x = n
+    _r = ctx.realize(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -480,8 +479,8 @@ def _do_realize_ASSIGN(n, ctx):
     # rule realize_effect at rules/kernelize.rules:105
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize(x)
+    # x = n
+    _r = ctx.realize(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -493,20 +492,18 @@ def _do_realize_VIEW(n, ctx):
         # rule realize_pad at rules/kernelize.rules:107
         #   realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
-        v = n
-        x = n0
-        if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x):
-            _r = ctx.realize(x)
+        # v = n, x = n0
+        if is_computed(n0) and n0.tag != FUSED and n.arg.masked and not can_pad(ctx.realizes, n0):
+            _r = ctx.realize(n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_realize_rules[2]
         # rule realize_expand at rules/kernelize.rules:109
         #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
-        v = n
-        x = n0
-        if is_computed(x) and x.tag != FUSED and ctx.expands(v, x):
-            _r = ctx.realize(x)
+        # v = n, x = n0
+        if is_computed(n0) and n0.tag != FUSED and ctx.expands(n, n0):
+            _r = ctx.realize(n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_realize_rules[3]
@@ -535,29 +532,29 @@ def _group_REDUCE_AXIS(n, ctx):
     # rule group_off at rules/kernelize.rules:118
     #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)
     if _group_st: _group_st.attempts[0] += 1
-    r = n
-    if r.tag != FUSED and ctx.dont_group_reduces:
-        _r = ctx.realize(r)
+    # r = n
+    if n.tag != FUSED and ctx.dont_group_reduces:
+        _r = ctx.realize(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _group_rules[0]
     # rule group_join at rules/kernelize.rules:119
     #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
     if _group_st: _group_st.attempts[1] += 1
-    r = n
-    if ctx.undecided(r):
-        reads = kernel_reads(ctx.children, ctx.realizes, r)
+    # r = n
+    if ctx.undecided(n):
+        reads = kernel_reads(ctx.children, ctx.realizes, n)
         if ctx.fits(reads):
-            _r = ctx.join(r, *reads)
+            _r = ctx.join(n, *reads)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _group_rules[1]
     # rule group_alone at rules/kernelize.rules:120
     #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
     if _group_st: _group_st.attempts[2] += 1
-    r = n
-    if ctx.undecided(r):
-        _r = ctx.alone(r)
+    # r = n
+    if ctx.undecided(n):
+        _r = ctx.alone(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _group_rules[2]
@@ -579,9 +576,9 @@ def _add_contiguous_any0(n, ctx):
     # rule add_realize at rules/kernelize.rules:126
     #   add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
-    x = n
-    if x in ctx.realizes and x.tag != 'realized':
-        _r = ctx.wrap(x)
+    # x = n
+    if n in ctx.realizes and n.tag != 'realized':
+        _r = ctx.wrap(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _add_contiguous_rules[0]
@@ -603,9 +600,9 @@ def _finalize_contiguous_any0(n, ctx):
     # rule remove_tags at rules/kernelize.rules:132
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
-    x = n
-    if x.tag is not None:
-        _r = x.replace(tag=None)
+    # x = n
+    if n.tag is not None:
+        _r = n.replace(tag=None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _finalize_contiguous_rules[0]
@@ -633,23 +630,19 @@ def _create_kernels_REALIZE(n, ctx):
             # rule create_assign at rules/kernelize.rules:157
             #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
             if _create_kernels_st: _create_kernels_st.attempts[0] += 1
-            r = n
-            t = n0_0
-            v = n0_1
-            x = n0
-            rngs = ctx.loops(x.shape)
-            tgt = ast_passes(_new(UOp, _INDEX, t.dtype, (t, *rngs)), ctx)
-            _r = kernel_view(r, x, store(tgt, ast_passes(_new(UOp, _INDEX, v.dtype, (v, *rngs)), ctx), rngs))
+            # r = n, t = n0_0, v = n0_1, x = n0
+            rngs = ctx.loops(n0.shape)
+            tgt = ast_passes(_new(UOp, _INDEX, n0_0.dtype, (n0_0, *rngs)), ctx)
+            _r = kernel_view(n, n0, store(tgt, ast_passes(_new(UOp, _INDEX, n0_1.dtype, (n0_1, *rngs)), ctx), rngs))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _create_kernels_rules[0]
         # rule create_kernel at rules/kernelize.rules:161
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
-        r = n
-        x = n0
-        rngs = ctx.loops(x.shape)
-        _r = kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(_new(UOp, _INDEX, x.dtype, (x, *rngs)), ctx)))
+        # r = n, x = n0
+        rngs = ctx.loops(n0.shape)
+        _r = kernel_view(n, n0, new_store(out_buffer(n0), n0, rngs, ast_passes(_new(UOp, _INDEX, n0.dtype, (n0, *rngs)), ctx)))
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _create_kernels_rules[1]
@@ -663,10 +656,8 @@ def _create_kernels_VIEW(n, ctx):
             # rule view_view at rules/kernelize.rules:163
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[2] += 1
-            a = n0
-            b = n
-            y = n0_0
-            _r = _new(UOp, _VIEW, b.dtype, (y,), a.arg + b.arg)
+            # a = n0, b = n, y = n0_0
+            _r = _new(UOp, _VIEW, n.dtype, (n0_0,), n0.arg + n.arg)
             if _r is not n: return _r, _create_kernels_rules[2]
     return None
 
@@ -700,11 +691,9 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_view_const at rules/kernelize.rules:185
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[0] += 1
-                    c = n0_0
-                    idx = n
-                    v = n0
-                    at = view_at(v, idx)
-                    _r = or_zero(at[1], c)
+                    # c = n0_0, idx = n, v = n0
+                    at = view_at(n0, n)
+                    _r = or_zero(at[1], n0_0)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[0]
@@ -712,21 +701,17 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_view_mem at rules/kernelize.rules:187
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[1] += 1
-                    b = n0_0
-                    idx = n
-                    v = n0
-                    if b.op is _BUFFER or b.src[1].op is _KERNEL:
-                        at = view_at(v, idx)
-                        _r = _new(UOp, _INDEX, b.dtype, (b, masked(at[1], as_index(at[0]))))
+                    # b = n0_0, idx = n, v = n0
+                    if n0_0.op is _BUFFER or n0_0.src[1].op is _KERNEL:
+                        at = view_at(n0, n)
+                        _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, masked(at[1], as_index(at[0]))))
                         if _r is not n: return _r, _create_ast_rules[1]
                 # rule ast_view at rules/kernelize.rules:191
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
-                b = n0_0
-                idx = n
-                v = n0
-                at = view_at(v, idx)
-                _r = or_zero(at[1], _new(UOp, _INDEX, b.dtype, (b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])))
+                # b = n0_0, idx = n, v = n0
+                at = view_at(n0, n)
+                _r = or_zero(at[1], _new(UOp, _INDEX, n0_0.dtype, (n0_0, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), n0_0.shape)])))
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _create_ast_rules[2]
@@ -737,10 +722,9 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_alu at rules/kernelize.rules:193
                     #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                     if _create_ast_st: _create_ast_st.attempts[3] += 1
+                    # idx = n, x = n0
                     at = n.src[1:]
-                    idx = n
-                    x = n0
-                    _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), idx.arg) for s in x.src))
+                    _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), n.arg) for s in n0.src))
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[3]
@@ -748,10 +732,9 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_marker at rules/kernelize.rules:195
                     #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                     if _create_ast_st: _create_ast_st.attempts[4] += 1
+                    # idx = n, x = n0
                     at = n.src[1:]
-                    idx = n
-                    x = n0
-                    _r = x.replace(src=(_new(UOp, _INDEX, x.src[0].dtype, (x.src[0], *at), idx.arg),) + x.src[1:])
+                    _r = n0.replace(src=(_new(UOp, _INDEX, n0.src[0].dtype, (n0.src[0], *at), n.arg),) + n0.src[1:])
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[4]
@@ -759,10 +742,9 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_reduce at rules/kernelize.rules:198
                     #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
                     if _create_ast_st: _create_ast_st.attempts[5] += 1
-                    idx = n
-                    r = n0
-                    rngs = [ctx.new_range(r.src[0].shape[a], 'reduce') for a in r.arg[1]]
-                    _r = reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs)
+                    # idx = n, r = n0
+                    rngs = [ctx.new_range(n0.src[0].shape[a], 'reduce') for a in n0.arg[1]]
+                    _r = reduce_of(n0, reduce_at(n, n0.arg[1], rngs), rngs)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[5]
@@ -770,8 +752,8 @@ def _create_ast_INDEX(n, ctx):
                     # rule ast_const at rules/kernelize.rules:200
                     #   ast_const: INDEX(c:CONST, ...) -> c
                     if _create_ast_st: _create_ast_st.attempts[6] += 1
-                    c = n0
-                    return c, _create_ast_rules[6]
+                    # c = n0
+                    return n0, _create_ast_rules[6]
     return None
 
 

@@ -61,9 +61,9 @@ def _lower_half_REDUCE(n, ctx):
             # rule half_sum at rules/lower.rules:23
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
             if _lower_half_st: _lower_half_st.attempts[2] += 1
-            r = n
-            if r.arg in (_ADD, _MAX, _MIN):
-                _r = in_float32(r)
+            # r = n
+            if n.arg in (_ADD, _MAX, _MIN):
+                _r = in_float32(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _lower_half_rules[2]
@@ -78,8 +78,8 @@ def _lower_half_CAST(n, ctx):
                 # rule half_roundtrip at rules/lower.rules:26
                 #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
                 if _lower_half_st: _lower_half_st.attempts[3] += 1
-                x = n0_0
-                return x, _lower_half_rules[3]
+                # x = n0_0
+                return n0_0, _lower_half_rules[3]
     return None
 
 def _lower_half_NEG(n, ctx):
@@ -322,10 +322,9 @@ def _lower_alu_IDIV(n, ctx):
         # rule idiv_pow2 at rules/lower.rules:35
         #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
         if _lower_alu_st: _lower_alu_st.attempts[1] += 1
-        c = n1
-        x = n0
-        if (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and is_pow2(c.arg):
-            _r = _new(UOp, _SHR, x.dtype, (x, log2_int(x, c.arg)))
+        # c = n1, x = n0
+        if (n0._bounds if n0._bounds is not _UNSET else n0._bounds_())[0] >= 0 and is_pow2(n1.arg):
+            _r = _new(UOp, _SHR, n0.dtype, (n0, log2_int(n0, n1.arg)))
             if _r is not n: return _r, _lower_alu_rules[1]
     return None
 
@@ -338,10 +337,9 @@ def _lower_alu_MOD(n, ctx):
         # rule mod_pow2 at rules/lower.rules:36
         #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
         if _lower_alu_st: _lower_alu_st.attempts[2] += 1
-        c = n1
-        x = n0
-        if (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and is_pow2(c.arg):
-            _r = _new(UOp, _AND, x.dtype, (x, x.const_like(c.arg - 1)))
+        # c = n1, x = n0
+        if (n0._bounds if n0._bounds is not _UNSET else n0._bounds_())[0] >= 0 and is_pow2(n1.arg):
+            _r = _new(UOp, _AND, n0.dtype, (n0, n0.const_like(n1.arg - 1)))
             if _r is not n: return _r, _lower_alu_rules[2]
     return None
 
@@ -353,10 +351,8 @@ def _lower_alu_MULACC(n, ctx):
     # rule mulacc at rules/lower.rules:31
     #   mulacc: MULACC(a, b, c) -> a * b + c
     if _lower_alu_st: _lower_alu_st.attempts[0] += 1
-    a = n0
-    b = n1
-    c = n2
-    _r = a * b + c
+    # a = n0, b = n1, c = n2
+    _r = n0 * n1 + n2
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _lower_alu_rules[0]
@@ -386,9 +382,8 @@ def _lower_valid_INDEX(n, ctx):
         # rule valid_true at rules/lower.rules:43
         #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
         if _lower_valid_st: _lower_valid_st.attempts[0] += 1
-        b = n0
-        off = n1
-        _r = _new(UOp, _INDEX, b.dtype, (b, off))
+        # b = n0, off = n1
+        _r = _new(UOp, _INDEX, n0.dtype, (n0, n1))
         if _r is not n: return _r, _lower_valid_rules[0]
     return None
 
@@ -426,11 +421,9 @@ def _lower_load_LOAD(n, ctx):
             # rule guarded_load at rules/lower.rules:52
             #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
             if _lower_load_st: _lower_load_st.attempts[0] += 1
-            idx = n0
-            ld = n
-            valid = n0_2
-            if valid.op is not _CONST:
-                _r = gated_load(ld, idx)
+            # idx = n0, ld = n, valid = n0_2
+            if n0_2.op is not _CONST:
+                _r = gated_load(n, n0)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _lower_load_rules[0]
@@ -452,9 +445,9 @@ def _lower_reduce_REDUCE(n, ctx):
     # rule reduce_to_loop at rules/lower.rules:61
     #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
     if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
-    r = n
-    if not is_loop(r):
-        _r = reduce_loop(r)
+    # r = n
+    if not is_loop(n):
+        _r = reduce_loop(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _lower_reduce_rules[0]

@@ -44,9 +44,8 @@ def _double_reshape_RESHAPE(n, ctx):
             # rule reshape_reshape at rules/movement.rules:11
             #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
             if _double_reshape_st: _double_reshape_st.attempts[0] += 1
-            r = n
-            x = n0_0
-            _r = x.reshape(r.arg)
+            # r = n, x = n0_0
+            _r = n0_0.reshape(n.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _double_reshape_rules[0]
@@ -82,19 +81,17 @@ def _mop_cleanup_RESHAPE(n, ctx):
             # rule reshape_reshape at rules/movement.rules:11
             #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
             if _double_reshape_st: _double_reshape_st.attempts[0] += 1
-            r = n
-            x = n0_0
-            _r = x.reshape(r.arg)
+            # r = n, x = n0_0
+            _r = n0_0.reshape(n.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _double_reshape_rules[0]
         # rule reshape_noop at rules/movement.rules:16
         #   reshape_noop: RESHAPE(x) as r if x.shape == r.arg -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[0] += 1
-        r = n
-        x = n0
-        if x.shape == r.arg:
-            return x, _mop_cleanup_rules[0]
+        # r = n, x = n0
+        if n0.shape == n.arg:
+            return n0, _mop_cleanup_rules[0]
     return None
 
 def _mop_cleanup_PERMUTE(n, ctx):
@@ -103,19 +100,16 @@ def _mop_cleanup_PERMUTE(n, ctx):
         # rule permute_noop at rules/movement.rules:18
         #   permute_noop: PERMUTE(x) as p if is_identity(p.arg) -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[2] += 1
-        p = n
-        x = n0
-        if is_identity(p.arg):
-            return x, _mop_cleanup_rules[2]
+        # p = n, x = n0
+        if is_identity(n.arg):
+            return n0, _mop_cleanup_rules[2]
         if n0.op is _PERMUTE and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule permute_permute at rules/movement.rules:25
             #   permute_permute: PERMUTE(PERMUTE(x) as p) as q -> x.permute(compose_permute(p.arg, q.arg))
             if _mop_cleanup_st: _mop_cleanup_st.attempts[6] += 1
-            p = n0
-            q = n
-            x = n0_0
-            _r = x.permute(compose_permute(p.arg, q.arg))
+            # p = n0, q = n, x = n0_0
+            _r = n0_0.permute(compose_permute(n0.arg, n.arg))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _mop_cleanup_rules[6]
@@ -127,18 +121,16 @@ def _mop_cleanup_EXPAND(n, ctx):
         # rule expand_noop at rules/movement.rules:17
         #   expand_noop: EXPAND(x) as e if x.shape == e.arg -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[1] += 1
-        e = n
-        x = n0
-        if x.shape == e.arg:
-            return x, _mop_cleanup_rules[1]
+        # e = n, x = n0
+        if n0.shape == n.arg:
+            return n0, _mop_cleanup_rules[1]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule expand_expand at rules/movement.rules:27
             #   expand_expand: EXPAND(EXPAND(x)) as e -> x.expand(e.arg)
             if _mop_cleanup_st: _mop_cleanup_st.attempts[7] += 1
-            e = n
-            x = n0_0
-            _r = x.expand(e.arg)
+            # e = n, x = n0_0
+            _r = n0_0.expand(n.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _mop_cleanup_rules[7]
@@ -150,19 +142,16 @@ def _mop_cleanup_PAD(n, ctx):
         # rule pad_noop at rules/movement.rules:20
         #   pad_noop: PAD(x) as p if no_padding(p.arg) -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[4] += 1
-        p = n
-        x = n0
-        if no_padding(p.arg):
-            return x, _mop_cleanup_rules[4]
+        # p = n, x = n0
+        if no_padding(n.arg):
+            return n0, _mop_cleanup_rules[4]
         if n0.op is _PAD and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule pad_pad at rules/movement.rules:29
             #   pad_pad: PAD(PAD(x) as a) as b -> x.pad(compose_pad(a.arg, b.arg))
             if _mop_cleanup_st: _mop_cleanup_st.attempts[9] += 1
-            a = n0
-            b = n
-            x = n0_0
-            _r = x.pad(compose_pad(a.arg, b.arg))
+            # a = n0, b = n, x = n0_0
+            _r = n0_0.pad(compose_pad(n0.arg, n.arg))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _mop_cleanup_rules[9]
@@ -174,19 +163,16 @@ def _mop_cleanup_SHRINK(n, ctx):
         # rule shrink_noop at rules/movement.rules:19
         #   shrink_noop: SHRINK(x) as s if s.shape == x.shape -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[3] += 1
-        s = n
-        x = n0
-        if s.shape == x.shape:
-            return x, _mop_cleanup_rules[3]
+        # s = n, x = n0
+        if n.shape == n0.shape:
+            return n0, _mop_cleanup_rules[3]
         if n0.op is _SHRINK and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule shrink_shrink at rules/movement.rules:28
             #   shrink_shrink: SHRINK(SHRINK(x) as a) as b -> x.shrink(compose_shrink(a.arg, b.arg))
             if _mop_cleanup_st: _mop_cleanup_st.attempts[8] += 1
-            a = n0
-            b = n
-            x = n0_0
-            _r = x.shrink(compose_shrink(a.arg, b.arg))
+            # a = n0, b = n, x = n0_0
+            _r = n0_0.shrink(compose_shrink(n0.arg, n.arg))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _mop_cleanup_rules[8]
@@ -198,19 +184,16 @@ def _mop_cleanup_FLIP(n, ctx):
         # rule flip_noop at rules/movement.rules:21
         #   flip_noop: FLIP(x) as f if not any(f.arg) -> x
         if _mop_cleanup_st: _mop_cleanup_st.attempts[5] += 1
-        f = n
-        x = n0
-        if not any(f.arg):
-            return x, _mop_cleanup_rules[5]
+        # f = n, x = n0
+        if not any(n.arg):
+            return n0, _mop_cleanup_rules[5]
         if n0.op is _FLIP and len(n0.src) == 1:
             n0_0 = n0.src[0]
             # rule flip_flip at rules/movement.rules:30
             #   flip_flip: FLIP(FLIP(x) as a) as b -> x.flip(compose_flip(a.arg, b.arg))
             if _mop_cleanup_st: _mop_cleanup_st.attempts[10] += 1
-            a = n0
-            b = n
-            x = n0_0
-            _r = x.flip(compose_flip(a.arg, b.arg))
+            # a = n0, b = n, x = n0_0
+            _r = n0_0.flip(compose_flip(n0.arg, n.arg))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _mop_cleanup_rules[10]

@@ -49,9 +49,9 @@ def _multi_pm_any0(n, ctx):
     # rule alu_multi at rules/multi.rules:15
     #   alu_multi: Elementwise as x if has_multi(x) -> alu_multi(x)
     if _multi_pm_st: _multi_pm_st.attempts[0] += 1
-    x = n
-    if has_multi(x):
-        _r = alu_multi(x)
+    # x = n
+    if has_multi(n):
+        _r = alu_multi(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _multi_pm_rules[0]
@@ -130,9 +130,8 @@ def _multi_pm_CONTIGUOUS(n, ctx):
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
-            m = n0
-            x = n
-            _r = multi_like(x, m)
+            # m = n0, x = n
+            _r = multi_like(n, n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _multi_pm_rules[3]
@@ -145,9 +144,8 @@ def _multi_pm_CONTIGUOUS_BACKWARD(n, ctx):
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
-            m = n0
-            x = n
-            _r = multi_like(x, m)
+            # m = n0, x = n
+            _r = multi_like(n, n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _multi_pm_rules[3]
@@ -160,9 +158,8 @@ def _multi_pm_DETACH(n, ctx):
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
-            m = n0
-            x = n
-            _r = multi_like(x, m)
+            # m = n0, x = n
+            _r = multi_like(n, n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _multi_pm_rules[3]
@@ -175,9 +172,8 @@ def _multi_pm_FUSE(n, ctx):
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
             if _multi_pm_st: _multi_pm_st.attempts[3] += 1
-            m = n0
-            x = n
-            _r = multi_like(x, m)
+            # m = n0, x = n
+            _r = multi_like(n, n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _multi_pm_rules[3]
@@ -192,9 +188,8 @@ def _multi_pm_COPY(n, ctx):
         # rule copy_multi at rules/multi.rules:25
         #   copy_multi: COPY(MULTI as m, d) -> gather(m, d)
         if _multi_pm_st: _multi_pm_st.attempts[4] += 1
-        d = n1
-        m = n0
-        _r = gather(m, d)
+        # d = n1, m = n0
+        _r = gather(n0, n1)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _multi_pm_rules[4]
@@ -209,10 +204,8 @@ def _multi_pm_ASSIGN(n, ctx):
         # rule assign_multi at rules/multi.rules:29
         #   assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)
         if _multi_pm_st: _multi_pm_st.attempts[5] += 1
-        a = n
-        t = n0
-        v = n1
-        _r = assign_multi(a, t, v)
+        # a = n, t = n0, v = n1
+        _r = assign_multi(n, n0, n1)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _multi_pm_rules[5]
@@ -225,9 +218,8 @@ def _multi_pm_REDUCE_AXIS(n, ctx):
             # rule reduce_multi at rules/multi.rules:18
             #   reduce_multi: REDUCE_AXIS(MULTI as m) as r -> reduce_multi(r, m)
             if _multi_pm_st: _multi_pm_st.attempts[1] += 1
-            m = n0
-            r = n
-            _r = reduce_multi(r, m)
+            # m = n0, r = n
+            _r = reduce_multi(n, n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _multi_pm_rules[1]
@@ -295,19 +287,17 @@ def _pm_mselect_MSELECT(n, ctx):
             # rule mselect_mstack at rules/multi.rules:35
             #   mselect_mstack: MSELECT(MSTACK as s) as m -> select_part(s, m.arg)
             if _pm_mselect_st: _pm_mselect_st.attempts[0] += 1
-            m = n
-            s = n0
-            _r = select_part(s, m.arg)
+            # m = n, s = n0
+            _r = select_part(n0, n.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_mselect_rules[0]
         # rule mselect_push at rules/multi.rules:38
         #   mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)
         if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
-        m = n
-        x = n0
-        if x.op is not _MSTACK:
-            _r = push_mselect(x, m.arg)
+        # m = n, x = n0
+        if n0.op is not _MSTACK:
+            _r = push_mselect(n0, n.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_mselect_rules[1]

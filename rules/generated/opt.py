@@ -61,17 +61,17 @@ def _opt_actions_SINK(n, ctx):
     # rule stage_operands at rules/opt.rules:76
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
-    s = n
-    if stageable(s):
-        _r = staged(s)
+    # s = n
+    if stageable(n):
+        _r = staged(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
     # rule parallel_loops at rules/opt.rules:82
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
-    s = n
-    _r = parallel(s)
+    # s = n
+    _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[11]
@@ -81,44 +81,44 @@ def _opt_actions_STORE(n, ctx):
     # rule merge_store at rules/opt.rules:29
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
-    st = n
-    _r = merged_store(st)
+    # st = n
+    _r = merged_store(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
     # rule upcast_store at rules/opt.rules:52
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
-    st = n
-    if upcastable(st):
-        _r = upcast(st)
+    # st = n
+    if upcastable(n):
+        _r = upcast(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]
     # rule flash_store at rules/opt.rules:58
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
-    st = n
-    if flashable(st):
-        _r = flashed(st)
+    # st = n
+    if flashable(n):
+        _r = flashed(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[7]
     # rule pack_store at rules/opt.rules:64
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
-    st = n
-    if packable(st):
-        _r = packed(st)
+    # st = n
+    if packable(n):
+        _r = packed(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
     # rule interchange_store at rules/opt.rules:70
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
-    st = n
-    if interchangeable(st):
-        _r = interchanged(st)
+    # st = n
+    if interchangeable(n):
+        _r = interchanged(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]
@@ -128,43 +128,43 @@ def _opt_actions_REDUCE(n, ctx):
     # rule merge_reduce at rules/opt.rules:26
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
-    r = n
-    _r = merged(r)
+    # r = n
+    _r = merged(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[0]
     # rule unroll_reduce at rules/opt.rules:33
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
-    r = n
-    if small_reduce(r):
-        _r = unrolled(r)
+    # r = n
+    if small_reduce(n):
+        _r = unrolled(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[2]
     # rule thread_reduce at rules/opt.rules:39
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
-    r = n
-    if threadable(r):
-        _r = threaded(r)
+    # r = n
+    if threadable(n):
+        _r = threaded(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[3]
     # rule max_scale at rules/opt.rules:43
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
-    r = n
-    _r = unscaled(r)
+    # r = n
+    _r = unscaled(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[4]
     # rule vector_reduce at rules/opt.rules:47
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
-    r = n
-    if vector_reducible(r):
-        _r = vector_reduce(r)
+    # r = n
+    if vector_reducible(n):
+        _r = vector_reduce(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[5]

@@ -641,9 +641,9 @@ def _earliest_rewrites_any0(n, ctx):
     # rule size_zero at rules/rangeify.rules:182
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
-    x = n
-    if x.size == 0 and x.base.op is not _BUFFER:
-        _r = x.const_like(0)
+    # x = n
+    if n.size == 0 and n.base.op is not _BUFFER:
+        _r = n.const_like(0)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _earliest_rewrites_rules[1]
@@ -655,8 +655,8 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
         # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
-        x = n0
-        return x, _earliest_rewrites_rules[0]
+        # x = n0
+        return n0, _earliest_rewrites_rules[0]
     return None
 
 def _earliest_rewrites_DETACH(n, ctx):
@@ -665,8 +665,8 @@ def _earliest_rewrites_DETACH(n, ctx):
         # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
-        x = n0
-        return x, _earliest_rewrites_rules[0]
+        # x = n0
+        return n0, _earliest_rewrites_rules[0]
     return None
 
 def _earliest_rewrites_FUSE(n, ctx):
@@ -675,8 +675,8 @@ def _earliest_rewrites_FUSE(n, ctx):
         # rule drop_marker at rules/rangeify.rules:179
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
-        x = n0
-        return x, _earliest_rewrites_rules[0]
+        # x = n0
+        return n0, _earliest_rewrites_rules[0]
     return None
 
 def _earliest_rewrites_COPY(n, ctx):
@@ -690,9 +690,8 @@ def _earliest_rewrites_COPY(n, ctx):
                     # rule copy_const at rules/rangeify.rules:201
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
-                    c = n0_0_0
-                    e = n0
-                    return e, _earliest_rewrites_rules[5]
+                    # c = n0_0_0, e = n0
+                    return n0, _earliest_rewrites_rules[5]
     return None
 
 def _earliest_rewrites_ASSIGN(n, ctx):
@@ -703,11 +702,9 @@ def _earliest_rewrites_ASSIGN(n, ctx):
     # rule assign_hazard at rules/rangeify.rules:206
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
-    a = n
-    t = n0
-    x = n1
-    if x.op is not _CONTIGUOUS and reads_moved(t, x):
-        _r = a.replace(src=(t, x.f(_CONTIGUOUS)))
+    # a = n, t = n0, x = n1
+    if n1.op is not _CONTIGUOUS and reads_moved(n0, n1):
+        _r = n.replace(src=(n0, n1.f(_CONTIGUOUS)))
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _earliest_rewrites_rules[6]
@@ -721,10 +718,9 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
         # rule reduce_empty at rules/rangeify.rules:184
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
-        red = n
-        x = n0
-        if x.size == 0 and red.size != 0:
-            _r = red.const_like(reduce_from(red.arg, red.dtype))
+        # red = n, x = n0
+        if n0.size == 0 and n.size != 0:
+            _r = n.const_like(reduce_from(n.arg, n.dtype))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _earliest_rewrites_rules[2]
@@ -733,23 +729,20 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             # rule reduce_expand at rules/rangeify.rules:192
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
-            e = n0
-            red = n
-            x = n0_0
-            if red.arg[0] is not _MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]):
-                _r = repeated(x, e, red)
+            # e = n0, red = n, x = n0_0
+            if n.arg[0] is not _MUL and reduced(n0.shape, n.arg[1]) != 0 and flat(n0_0, n.arg[1]):
+                _r = repeated(n0_0, n0, n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[3]
         # rule split_reduceop at rules/rangeify.rules:198
         #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
-        red = n
-        x = n0
-        if per_output(x, red) >= 32768:
-            s = splits(x, red)
+        # red = n, x = n0
+        if per_output(n0, n) >= 32768:
+            s = splits(n0, n)
             if s:
-                _r = over_last(partials(x, red, *s[0]), red).reshape(red.shape)
+                _r = over_last(partials(n0, n, *s[0]), n).reshape(n.shape)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[4]
@@ -816,8 +809,8 @@ def _do_realize_SINK(n, ctx):
     # rule realize_roots at rules/rangeify.rules:214
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
-    s = n
-    _r = ctx.realize.update(x for x in s.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER))
+    # s = n
+    _r = ctx.realize.update(x for x in n.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER))
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[0]
@@ -827,8 +820,8 @@ def _do_realize_CONTIGUOUS(n, ctx):
     # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize.add(x)
+    # x = n
+    _r = ctx.realize.add(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -838,8 +831,8 @@ def _do_realize_COPY(n, ctx):
     # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize.add(x)
+    # x = n
+    _r = ctx.realize.add(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -848,9 +841,9 @@ def _do_realize_COPY(n, ctx):
         # rule realize_copy_src at rules/rangeify.rules:220
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
-        x = n0
-        if x.base.op not in (_BUFFER, _CONST):
-            _r = ctx.realize.add(x)
+        # x = n0
+        if n0.base.op not in (_BUFFER, _CONST):
+            _r = ctx.realize.add(n0)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_realize_rules[2]
@@ -860,8 +853,8 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize.add(x)
+    # x = n
+    _r = ctx.realize.add(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -871,8 +864,8 @@ def _do_realize_ASSIGN(n, ctx):
     # rule realize_effects at rules/rangeify.rules:217
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
-    x = n
-    _r = ctx.realize.add(x)
+    # x = n
+    _r = ctx.realize.add(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _do_realize_rules[1]
@@ -881,9 +874,9 @@ def _do_realize_ASSIGN(n, ctx):
         # rule realize_assign at rules/rangeify.rules:223
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
-        v = n1
-        if v.op not in (_CONTIGUOUS, _ASSIGN, _COPY, _BUFFER, _BUFFER_VIEW, _CONST, _BIND, _DEVICE, _DEFINE_VAR):
-            _r = ctx.realize.add(v)
+        # v = n1
+        if n1.op not in (_CONTIGUOUS, _ASSIGN, _COPY, _BUFFER, _BUFFER_VIEW, _CONST, _BIND, _DEVICE, _DEFINE_VAR):
+            _r = ctx.realize.add(n1)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_realize_rules[3]
@@ -909,9 +902,9 @@ def _add_realize_any0(n, ctx):
     # rule add_realize at rules/rangeify.rules:227
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
-    x = n
-    if x in ctx.realize and x.tag is None:
-        _r = _new(UOp, _REALIZE, (_t1 := x.replace(tag='realized')).dtype, (_t1,), None, (ctx.order.setdefault(x, len(ctx.order)),))
+    # x = n
+    if n in ctx.realize and n.tag is None:
+        _r = _new(UOp, _REALIZE, (_t1 := n.replace(tag='realized')).dtype, (_t1,), None, (ctx.order.setdefault(n, len(ctx.order)),))
         if _r is not n: return _r, _add_realize_rules[0]
     return None
 
@@ -932,18 +925,18 @@ def _pm_children_any0(n, ctx):
     # rule mark_children at rules/rangeify.rules:236
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
-    x = n
-    if ctx.children and x.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in x.src):
-        _r = x.replace(src=tuple(ctx.child(x, s) for s in x.src))
+    # x = n
+    if ctx.children and n.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in n.src):
+        _r = n.replace(src=tuple(ctx.child(n, s) for s in n.src))
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:240
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
-    x = n
-    if x.tag == 'realized':
-        _r = x.replace(tag=None)
+    # x = n
+    if n.tag == 'realized':
+        _r = n.replace(tag=None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_children_rules[1]
@@ -975,62 +968,54 @@ def _pm_mops_INDEX(n, ctx):
                 # rule index_shrink at rules/rangeify.rules:275
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:277
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:279
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:282
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *unexpand(idx, r)), dropped(i.arg or (), idx, r))
+                _r = _new(UOp, _INDEX, (_t4 := n0.src[0]).dtype, (_t4, *unexpand(idx, n0)), dropped(n.arg or (), idx, n0))
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 # rule index_pad at rules/rangeify.rules:285
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
-                i = n
+                # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
-                r = n0
-                x = n0_0
-                cs = pad_conds(idx, r)
-                v = _new(UOp, _INDEX, x.dtype, (x, *unpadded(idx, cs, r)), i.arg)
+                cs = pad_conds(idx, n0)
+                v = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *unpadded(idx, cs, n0)), n.arg)
                 ok = all_of(cs)
-                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(r.dtype, 0)))
+                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(n0.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 # rule index_reshape at rules/rangeify.rules:291
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                i = n
+                # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
-                r = n0
-                x = n0_0
-                _r = _new(UOp, _INDEX, x.dtype, (x, *simplified(unreshape(idx, r, x))), i.arg)
+                _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *simplified(unreshape(idx, n0, n0_0))), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[5]
     return None
 
@@ -1063,10 +1048,10 @@ def _pm_rangeify_REALIZE(n, ctx):
     # rule realize at rules/rangeify.rules:325
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
-    r = n
-    x = r.src[0]
+    # r = n
+    x = n.src[0]
     rngs = ctx.new_ranges(x.shape)
-    _r = _new(UOp, _BUFFERIZE, (_t1 := _new(UOp, _INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), r.tag)
+    _r = _new(UOp, _BUFFERIZE, (_t1 := _new(UOp, _INDEX, x.dtype, (x, *rngs))).dtype, (_t1, *rngs), device_of(x), n.tag)
     if _r is not n: return _r, _pm_rangeify_rules[0]
     return None
 
@@ -1079,62 +1064,54 @@ def _pm_rangeify_INDEX(n, ctx):
                 # rule index_shrink at rules/rangeify.rules:275
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t1 := r.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:277
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t2 := r.src[0]).dtype, (_t2, *[idx[r.arg.index(k)] for k in range(len(idx))]), i.arg)
+                _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:279
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t3 := r.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, r.shape, r.arg)]), i.arg)
+                _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:282
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
-                i = n
+                # i = n, r = n0
                 idx = n.src[1:]
-                r = n0
-                _r = _new(UOp, _INDEX, (_t4 := r.src[0]).dtype, (_t4, *unexpand(idx, r)), dropped(i.arg or (), idx, r))
+                _r = _new(UOp, _INDEX, (_t4 := n0.src[0]).dtype, (_t4, *unexpand(idx, n0)), dropped(n.arg or (), idx, n0))
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 # rule index_pad at rules/rangeify.rules:285
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
-                i = n
+                # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
-                r = n0
-                x = n0_0
-                cs = pad_conds(idx, r)
-                v = _new(UOp, _INDEX, x.dtype, (x, *unpadded(idx, cs, r)), i.arg)
+                cs = pad_conds(idx, n0)
+                v = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *unpadded(idx, cs, n0)), n.arg)
                 ok = all_of(cs)
-                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(r.dtype, 0)))
+                _r = _as_uop(n, v) if ok is None else _as_uop(n, ok.where(v, UOp.const(n0.dtype, 0)))
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
                 # rule index_reshape at rules/rangeify.rules:291
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
-                i = n
+                # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
-                r = n0
-                x = n0_0
-                _r = _new(UOp, _INDEX, x.dtype, (x, *simplified(unreshape(idx, r, x))), i.arg)
+                _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *simplified(unreshape(idx, n0, n0_0))), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[5]
         if n0.op is _REDUCE_AXIS:
             if len(n0.src) == 1:
@@ -1142,52 +1119,46 @@ def _pm_rangeify_INDEX(n, ctx):
                 # rule local_array at rules/rangeify.rules:357
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
-                idx = n
-                s = n0_0
-                x = n0
-                if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size:
-                    arr = ctx.array(x, idx)
+                # idx = n, s = n0_0, x = n0
+                if n0 not in ctx.force and ctx.wants_buffer(n0, n) and n0_0.size != n0.size:
+                    arr = ctx.array(n0, n)
                     if arr:
-                        _r = ctx.array_read(x, idx, *arr)
+                        _r = ctx.array_read(n0, n, *arr)
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
                 # rule local_reduce at rules/rangeify.rules:377
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
+                # idx = n, red = n0, x = n0_0
                 at = n.src[1:]
-                idx = n
-                red = n0
-                x = n0_0
-                if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at):
-                    _r = ctx.reduce_row(red, idx)
+                if (n.arg or n0 in ctx.reads) and ctx.reduce_local(n0, n0_0, n, at):
+                    _r = ctx.reduce_row(n0, n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
             # rule reduce_buffer at rules/rangeify.rules:382
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+            # idx = n, red = n0
             at = n.src[1:]
-            idx = n
-            red = n0
-            if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)):
-                _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(red)).dtype, (_t2, *at))
+            if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
+                _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
             # rule index_reduce at rules/rangeify.rules:385
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
-            idx = n
-            red = n0
-            _r = map_reduce(ctx, red, idx)
+            # idx = n, red = n0
+            _r = map_reduce(ctx, n0, n)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_rangeify_rules[11]
             # rule index_other at rules/rangeify.rules:389
             #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
-            x = n0
-            if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
-                raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+            # x = n0
+            if n0.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                raise RuntimeError('rangeify: no rule pushes an INDEX through ' + n0.op.name)
         else:
             if n0.op is _CHILD:
                 if len(n0.src) == 1:
@@ -1197,27 +1168,26 @@ def _pm_rangeify_INDEX(n, ctx):
                         # rule child_buffer at rules/rangeify.rules:329
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
+                        # c = n0_0_0
                         at = n.src[1:]
-                        c = n0_0_0
-                        if c in ctx.force:
-                            _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(c)).dtype, (_t3, *at))
+                        if n0_0_0 in ctx.force:
+                            _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(n0_0_0)).dtype, (_t3, *at))
                             if _r is not n: return _r, _pm_rangeify_rules[1]
                         # rule index_child at rules/rangeify.rules:332
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
+                        # c = n0_0_0, idx = n
                         at = n.src[1:]
-                        c = n0_0_0
-                        idx = n
-                        read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx))
-                        inlined = ctx.inlined.add(c)
-                        _r = _new(UOp, _INDEX, c.dtype, (c, *at), idx.arg)
+                        read = ctx.reads.setdefault(n0_0_0, set()).add(ctx.read_at(at, n))
+                        inlined = ctx.inlined.add(n0_0_0)
+                        _r = _new(UOp, _INDEX, n0_0_0.dtype, (n0_0_0, *at), n.arg)
                         if _r is not n: return _r, _pm_rangeify_rules[2]
                 # rule index_other at rules/rangeify.rules:389
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
-                x = n0
-                if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
-                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+                # x = n0
+                if n0.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + n0.op.name)
             else:
                 o0 = n0.op
                 if o0 in _OPS5:
@@ -1225,16 +1195,15 @@ def _pm_rangeify_INDEX(n, ctx):
                         # rule index_const at rules/rangeify.rules:335
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
-                        c = n0
-                        return c, _pm_rangeify_rules[3]
+                        # c = n0
+                        return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
                         # rule index_assign at rules/rangeify.rules:337
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
-                        a = n0
-                        i = n
+                        # a = n0, i = n
                         idx = n.src[1:]
-                        _r = a.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in a.src))
+                        _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), n.arg) for s in n0.src))
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[4]
@@ -1242,22 +1211,20 @@ def _pm_rangeify_INDEX(n, ctx):
                         # rule local_value at rules/rangeify.rules:350
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
-                        idx = n
-                        x = n0
-                        if x in ctx.local_values:
-                            row = ctx.value_row(x, idx)
+                        # idx = n, x = n0
+                        if n0 in ctx.local_values:
+                            row = ctx.value_row(n0, n)
                             if row:
-                                _r = ctx.array_read(x, idx, row, ctx.local_values[x])
+                                _r = ctx.array_read(n0, n, row, ctx.local_values[n0])
                                 if _r is not None:
                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
                         # rule index_alu at rules/rangeify.rules:360
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
-                        i = n
+                        # i = n, x = n0
                         idx = n.src[1:]
-                        x = n0
-                        _r = x.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), i.arg) for s in x.src))
+                        _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), n.arg) for s in n0.src))
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[7]
@@ -1265,10 +1232,9 @@ def _pm_rangeify_INDEX(n, ctx):
                         # rule index_marker at rules/rangeify.rules:362
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
-                        i = n
+                        # i = n, x = n0
                         idx = n.src[1:]
-                        x = n0
-                        _r = x.replace(src=(_new(UOp, _INDEX, (_t5 := x.src[0]).dtype, (_t5, *idx), i.arg),) + x.src[1:])
+                        _r = n0.replace(src=(_new(UOp, _INDEX, (_t5 := n0.src[0]).dtype, (_t5, *idx), n.arg),) + n0.src[1:])
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[8]
@@ -1276,18 +1242,18 @@ def _pm_rangeify_INDEX(n, ctx):
                         # rule index_memory at rules/rangeify.rules:387
                         #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
-                        idx = n
-                        if idx.arg is not None:
-                            _r = idx.replace(arg=None)
+                        # idx = n
+                        if n.arg is not None:
+                            _r = n.replace(arg=None)
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_rangeify_rules[12]
                 # rule index_other at rules/rangeify.rules:389
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
-                x = n0
-                if x.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
-                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + x.op.name)
+                # x = n0
+                if n0.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
+                    raise RuntimeError('rangeify: no rule pushes an INDEX through ' + n0.op.name)
     return None
 
 
@@ -1315,8 +1281,8 @@ def _pm_cleanups_COPY(n, ctx):
             # rule copy_const_idx at rules/rangeify.rules:405
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
-            c = n0
-            return c, _pm_cleanups_rules[3]
+            # c = n0
+            return n0, _pm_cleanups_rules[3]
         elif o0 is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
@@ -1324,12 +1290,9 @@ def _pm_cleanups_COPY(n, ctx):
                 # rule copy_keeps_src at rules/rangeify.rules:408
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
-                b = n0_0
-                c = n
-                idx = n0
-                x = n0_0_0
-                if x.op not in (_CONTIGUOUS, _COPY, _CONST):
-                    _r = with_src(c, with_src(idx, with_src(b, _new(UOp, _CONTIGUOUS, x.dtype, (x,)))))
+                # b = n0_0, c = n, idx = n0, x = n0_0_0
+                if n0_0_0.op not in (_CONTIGUOUS, _COPY, _CONST):
+                    _r = with_src(n, with_src(n0, with_src(n0_0, _new(UOp, _CONTIGUOUS, n0_0_0.dtype, (n0_0_0,)))))
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_cleanups_rules[4]
@@ -1344,11 +1307,9 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
                 # rule noop_buffer at rules/rangeify.rules:397
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
-                b = n0_0
-                b2 = n
-                idx = n0
-                if idx.src[1:] == b2.src[1:] and b.shape == b2.shape:
-                    _r = b.replace(tag=(b.tag or ()) + (b2.tag or ()) or None)
+                # b = n0_0, b2 = n, idx = n0
+                if n0.src[1:] == n.src[1:] and n0_0.shape == n.shape:
+                    _r = n0_0.replace(tag=(n0_0.tag or ()) + (n.tag or ()) or None)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_cleanups_rules[0]
@@ -1364,16 +1325,16 @@ def _pm_cleanups_INDEX(n, ctx):
                     # rule const_buffer at rules/rangeify.rules:399
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
-                    c = n0_0
-                    return c, _pm_cleanups_rules[1]
+                    # c = n0_0
+                    return n0_0, _pm_cleanups_rules[1]
                 # rule remove_buffer at rules/rangeify.rules:402
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
+                # src = n0_0
                 at = n.src[1:]
                 rngs = n0.src[1:]
-                src = n0_0
-                if src.op is not _CONTIGUOUS and not expensive(src):
-                    _r = src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE))
+                if n0_0.op is not _CONTIGUOUS and not expensive(n0_0):
+                    _r = n0_0.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is _RANGE))
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_cleanups_rules[2]
@@ -1397,8 +1358,8 @@ def _keep_buffers_SINK(n, ctx):
     # rule tagged_buffers at rules/rangeify.rules:416
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
-    s = n
-    _r = _new(UOp, _SINK, dtypes.void, (*[x for x in s.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
+    # s = n
+    _r = _new(UOp, _SINK, dtypes.void, (*[x for x in n.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
     if _r is not n: return _r, _keep_buffers_rules[0]
     return None
 

@@ -65,9 +65,8 @@ def _symbolic_simple_CAST(n, ctx):
             # rule fold_cast at rules/symbolic.rules:37
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
-            a = n0
-            e = n
-            _r = cast_value(e.dtype, a.dtype, a.arg)
+            # a = n0, e = n
+            _r = cast_value(n.dtype, n0.dtype, n0.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _symbolic_simple_rules[15]
@@ -82,15 +81,14 @@ def _symbolic_simple_NEG(n, ctx):
             # rule neg_neg at rules/symbolic.rules:15
             #   neg_neg: NEG(NEG(x)) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[3] += 1
-            x = n0_0
-            return x, _symbolic_simple_rules[3]
+            # x = n0_0
+            return n0_0, _symbolic_simple_rules[3]
         elif o0 is _CONST:
             # rule fold_unary at rules/symbolic.rules:36
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
-            a = n0
-            e = n
-            _r = fold_alu(e.op, a.dtype, a.arg)
+            # a = n0, e = n
+            _r = fold_alu(n.op, n0.dtype, n0.arg)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _symbolic_simple_rules[14]
@@ -109,14 +107,14 @@ def _symbolic_simple_ADD(n, ctx):
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n0
-                return x, _symbolic_simple_rules[0]
+                # x = n0
+                return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n1
-                return x, _symbolic_simple_rules[0]
+                # x = n1
+                return n1, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -127,15 +125,15 @@ def _symbolic_simple_ADD(n, ctx):
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n0
-                return x, _symbolic_simple_rules[0]
+                # x = n0
+                return n0, _symbolic_simple_rules[0]
     else:
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-            x = n1
-            return x, _symbolic_simple_rules[0]
+            # x = n1
+            return n1, _symbolic_simple_rules[0]
     return None
 
 def _symbolic_simple_SUB(n, ctx):
@@ -149,13 +147,13 @@ def _symbolic_simple_SUB(n, ctx):
                 # rule sub_zero at rules/symbolic.rules:13
                 #   sub_zero: SUB(x:ints, 0) -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
-                x = n0
-                return x, _symbolic_simple_rules[1]
+                # x = n0
+                return n0, _symbolic_simple_rules[1]
             if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
@@ -169,7 +167,7 @@ def _symbolic_simple_SUB(n, ctx):
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
-            x = n0
+            # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
     return None
@@ -187,26 +185,26 @@ def _symbolic_simple_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n0
-                return x, _symbolic_simple_rules[4]
+                # x = n0
+                return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n1
-                return x, _symbolic_simple_rules[4]
+                # x = n1
+                return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n1
+                # x = n1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:35
@@ -219,13 +217,13 @@ def _symbolic_simple_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n0
-                return x, _symbolic_simple_rules[4]
+                # x = n0
+                return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
     else:
@@ -234,13 +232,13 @@ def _symbolic_simple_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n1
-                return x, _symbolic_simple_rules[4]
+                # x = n1
+                return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n1
+                # x = n1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
     return None
@@ -270,8 +268,8 @@ def _symbolic_simple_IDIV(n, ctx):
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x:ints, 1) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-            x = n0
-            return x, _symbolic_simple_rules[6]
+            # x = n0
+            return n0, _symbolic_simple_rules[6]
         if n0.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -292,7 +290,7 @@ def _symbolic_simple_MOD(n, ctx):
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-            x = n0
+            # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[7]
         if n0.op is _CONST:
@@ -312,8 +310,8 @@ def _symbolic_simple_MAX(n, ctx):
         # rule max_self at rules/symbolic.rules:24
         #   max_self: MAX(x, x) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[8] += 1
-        x = n0
-        return x, _symbolic_simple_rules[8]
+        # x = n0
+        return n0, _symbolic_simple_rules[8]
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:35
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -331,8 +329,8 @@ def _symbolic_simple_MIN(n, ctx):
         # rule min_self at rules/symbolic.rules:25
         #   min_self: MIN(x, x) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[9] += 1
-        x = n0
-        return x, _symbolic_simple_rules[9]
+        # x = n0
+        return n0, _symbolic_simple_rules[9]
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:35
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -468,29 +466,27 @@ def _symbolic_simple_WHERE(n, ctx):
             # rule where_true at rules/symbolic.rules:28
             #   where_true: WHERE(True, a, b) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[10] += 1
-            a = n1
-            b = n2
-            return a, _symbolic_simple_rules[10]
+            # a = n1, b = n2
+            return n1, _symbolic_simple_rules[10]
         if n0.arg == False:
             # rule where_false at rules/symbolic.rules:29
             #   where_false: WHERE(False, a, b) -> b
             if _symbolic_simple_st: _symbolic_simple_st.attempts[11] += 1
-            a = n1
-            b = n2
-            return b, _symbolic_simple_rules[11]
+            # a = n1, b = n2
+            return n2, _symbolic_simple_rules[11]
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:30
             #   where_same: WHERE(_, a, a) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
-            a = n1
-            return a, _symbolic_simple_rules[12]
+            # a = n1
+            return n1, _symbolic_simple_rules[12]
     else:
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:30
             #   where_same: WHERE(_, a, a) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
-            a = n1
-            return a, _symbolic_simple_rules[12]
+            # a = n1
+            return n1, _symbolic_simple_rules[12]
     return None
 
 
@@ -550,14 +546,14 @@ def _sym_ADD(n, ctx):
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n0
-                return x, _symbolic_simple_rules[0]
+                # x = n0
+                return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n1
-                return x, _symbolic_simple_rules[0]
+                # x = n1
+                return n1, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
@@ -568,15 +564,15 @@ def _sym_ADD(n, ctx):
                 # rule add_zero at rules/symbolic.rules:12
                 #   add_zero: ADD[x:ints, 0] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-                x = n0
-                return x, _symbolic_simple_rules[0]
+                # x = n0
+                return n0, _symbolic_simple_rules[0]
     else:
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
             # rule add_zero at rules/symbolic.rules:12
             #   add_zero: ADD[x:ints, 0] -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
-            x = n1
-            return x, _symbolic_simple_rules[0]
+            # x = n1
+            return n1, _symbolic_simple_rules[0]
     if n0.op is _ADD:
         if n1.op is _CONST:
             if n.dtype in _DT0 and len(n0.src) == 2:
@@ -585,10 +581,8 @@ def _sym_ADD(n, ctx):
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
-                    c1 = n0_1
-                    c2 = n1
-                    x = n0_0
-                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    # c1 = n0_1, c2 = n1, x = n0_0
+                    _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
@@ -596,10 +590,8 @@ def _sym_ADD(n, ctx):
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
-                    c1 = n0_0
-                    c2 = n1
-                    x = n0_1
-                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    # c1 = n0_0, c2 = n1, x = n0_1
+                    _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
@@ -611,10 +603,8 @@ def _sym_ADD(n, ctx):
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
-                    c1 = n1_1
-                    c2 = n0
-                    x = n1_0
-                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    # c1 = n1_1, c2 = n0, x = n1_0
+                    _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
@@ -622,10 +612,8 @@ def _sym_ADD(n, ctx):
                     # rule add_consts at rules/symbolic.rules:43
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[0] += 1
-                    c1 = n1_0
-                    c2 = n0
-                    x = n1_1
-                    _r = x + fold_alu(_ADD, x.dtype, c1.arg, c2.arg)
+                    # c1 = n1_0, c2 = n0, x = n1_1
+                    _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
@@ -641,20 +629,18 @@ def _sym_ADD(n, ctx):
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
-                            c = n0_0_1
-                            x = n0_0_0
-                            if c.arg > 0:
-                                return x, _sym_rules[5]
+                            # c = n0_0_1, x = n0_0_0
+                            if n0_0_1.arg > 0:
+                                return n0_0_0, _sym_rules[5]
                     if n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
                         if n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
-                            c = n0_1_1
-                            x = n0_1_0
-                            if c.arg > 0:
-                                return x, _sym_rules[5]
+                            # c = n0_1_1, x = n0_1_0
+                            if n0_1_1.arg > 0:
+                                return n0_1_0, _sym_rules[5]
             elif o0 is _MOD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
                 if n1.op is _MUL and len(n1.src) == 2:
@@ -665,20 +651,18 @@ def _sym_ADD(n, ctx):
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
-                            c = n1_0_1
-                            x = n1_0_0
-                            if c.arg > 0:
-                                return x, _sym_rules[5]
+                            # c = n1_0_1, x = n1_0_0
+                            if n1_0_1.arg > 0:
+                                return n1_0_0, _sym_rules[5]
                     if n1_1.op is _IDIV and len(n1_1.src) == 2:
                         n1_1_0, n1_1_1 = n1_1.src
                         if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
-                            c = n1_1_1
-                            x = n1_1_0
-                            if c.arg > 0:
-                                return x, _sym_rules[5]
+                            # c = n1_1_1, x = n1_1_0
+                            if n1_1_1.arg > 0:
+                                return n1_1_0, _sym_rules[5]
     return None
 
 def _sym_SUB(n, ctx):
@@ -692,13 +676,13 @@ def _sym_SUB(n, ctx):
                 # rule sub_zero at rules/symbolic.rules:13
                 #   sub_zero: SUB(x:ints, 0) -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
-                x = n0
-                return x, _symbolic_simple_rules[1]
+                # x = n0
+                return n0, _symbolic_simple_rules[1]
             if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
@@ -712,16 +696,15 @@ def _sym_SUB(n, ctx):
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
-            x = n0
+            # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule sub_const at rules/symbolic.rules:46
         #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
         if _sym_st: _sym_st.attempts[2] += 1
-        c = n1
-        x = n0
-        _r = x + -c.arg
+        # c = n1, x = n0
+        _r = n0 + -n1.arg
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _sym_rules[2]
@@ -740,26 +723,26 @@ def _sym_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n0
-                return x, _symbolic_simple_rules[4]
+                # x = n0
+                return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n1
-                return x, _symbolic_simple_rules[4]
+                # x = n1
+                return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n1
+                # x = n1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:35
@@ -772,13 +755,13 @@ def _sym_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n0
-                return x, _symbolic_simple_rules[4]
+                # x = n0
+                return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n0
+                # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
     else:
@@ -787,13 +770,13 @@ def _sym_MUL(n, ctx):
                 # rule mul_one at rules/symbolic.rules:18
                 #   mul_one: MUL[x, 1] -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
-                x = n1
-                return x, _symbolic_simple_rules[4]
+                # x = n1
+                return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:19
                 #   mul_zero: MUL[x:ints, 0] -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
-                x = n1
+                # x = n1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[5]
     if n0.op is _MUL:
@@ -804,10 +787,8 @@ def _sym_MUL(n, ctx):
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
-                    c1 = n0_1
-                    c2 = n1
-                    x = n0_0
-                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    # c1 = n0_1, c2 = n1, x = n0_0
+                    _r = n0_0 * fold_alu(_MUL, n0_0.dtype, n0_1.arg, n1.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
@@ -815,10 +796,8 @@ def _sym_MUL(n, ctx):
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
-                    c1 = n0_0
-                    c2 = n1
-                    x = n0_1
-                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    # c1 = n0_0, c2 = n1, x = n0_1
+                    _r = n0_1 * fold_alu(_MUL, n0_1.dtype, n0_0.arg, n1.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
@@ -830,10 +809,8 @@ def _sym_MUL(n, ctx):
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
-                    c1 = n1_1
-                    c2 = n0
-                    x = n1_0
-                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    # c1 = n1_1, c2 = n0, x = n1_0
+                    _r = n1_0 * fold_alu(_MUL, n1_0.dtype, n1_1.arg, n0.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
@@ -841,10 +818,8 @@ def _sym_MUL(n, ctx):
                     # rule mul_consts at rules/symbolic.rules:44
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
-                    c1 = n1_0
-                    c2 = n0
-                    x = n1_1
-                    _r = x * fold_alu(_MUL, x.dtype, c1.arg, c2.arg)
+                    # c1 = n1_0, c2 = n0, x = n1_1
+                    _r = n1_1 * fold_alu(_MUL, n1_1.dtype, n1_0.arg, n0.arg)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
@@ -862,8 +837,8 @@ def _sym_IDIV(n, ctx):
             # rule idiv_one at rules/symbolic.rules:20
             #   idiv_one: IDIV(x:ints, 1) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-            x = n0
-            return x, _symbolic_simple_rules[6]
+            # x = n0
+            return n0, _symbolic_simple_rules[6]
         if n0.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:35
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
@@ -880,67 +855,56 @@ def _sym_IDIV(n, ctx):
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_0_1
-                        d = n0_1
-                        x = n0_0_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_0_1, d = n0_1, x = n0_0_0
+                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                                return n0_0_0, _sym_rules[7]
                     if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_0_0
-                        d = n0_1
-                        x = n0_0_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_0_0, d = n0_1, x = n0_0_1
+                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                                return n0_0_1, _sym_rules[7]
                 if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_1_1
-                        d = n0_0
-                        x = n0_1_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_1_1, d = n0_0, x = n0_1_0
+                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                                return n0_1_0, _sym_rules[7]
                     if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_1_0
-                        d = n0_0
-                        x = n0_1_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_1_0, d = n0_0, x = n0_1_1
+                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                                return n0_1_1, _sym_rules[7]
             if n0.dtype is _dt_index:
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule idiv_in_range at rules/symbolic.rules:76
                 #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
                 if _sym_st: _sym_st.attempts[12] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[12]
         else:
@@ -952,48 +916,40 @@ def _sym_IDIV(n, ctx):
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_0_1
-                        d = n0_1
-                        x = n0_0_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_0_1, d = n0_1, x = n0_0_0
+                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                                return n0_0_0, _sym_rules[7]
                     if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_0_0
-                        d = n0_1
-                        x = n0_0_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_0_0, d = n0_1, x = n0_0_1
+                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                                return n0_0_1, _sym_rules[7]
                 if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_1_1
-                        d = n0_0
-                        x = n0_1_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_1_1, d = n0_0, x = n0_1_0
+                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                                return n0_1_0, _sym_rules[7]
                     if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_idiv at rules/symbolic.rules:59
                         #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                         if _sym_st: _sym_st.attempts[7] += 1
-                        c = n0_1_0
-                        d = n0_0
-                        x = n0_1_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return x, _sym_rules[7]
+                        # c = n0_1_0, d = n0_0, x = n0_1_1
+                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                                return n0_1_1, _sym_rules[7]
     else:
         if n0.op is _MUL:
             if n.dtype is _dt_index and len(n0.src) == 2:
@@ -1002,37 +958,32 @@ def _sym_IDIV(n, ctx):
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     if _sym_st: _sym_st.attempts[3] += 1
-                    c = n0_1
-                    x = n0_0
-                    if c.arg != 0:
-                        return x, _sym_rules[3]
+                    # c = n0_1, x = n0_0
+                    if n0_1.arg != 0:
+                        return n0_0, _sym_rules[3]
                 if n0_0.op is _CONST and n1 is n0_0:
                     # rule mul_idiv at rules/symbolic.rules:50
                     #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                     if _sym_st: _sym_st.attempts[3] += 1
-                    c = n0_0
-                    x = n0_1
-                    if c.arg != 0:
-                        return x, _sym_rules[3]
+                    # c = n0_0, x = n0_1
+                    if n0_0.arg != 0:
+                        return n0_1, _sym_rules[3]
             if n0.dtype is _dt_index and n1.op is _CONST:
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule idiv_in_range at rules/symbolic.rules:76
                 #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
                 if _sym_st: _sym_st.attempts[12] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[12]
         else:
@@ -1040,21 +991,18 @@ def _sym_IDIV(n, ctx):
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule idiv_in_range at rules/symbolic.rules:76
                 #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
                 if _sym_st: _sym_st.attempts[12] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[12]
     return None
@@ -1071,7 +1019,7 @@ def _sym_MOD(n, ctx):
             # rule mod_one at rules/symbolic.rules:21
             #   mod_one: MOD(x:ints, 1) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-            x = n0
+            # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[7]
         if n0.op is _CONST:
@@ -1090,60 +1038,49 @@ def _sym_MOD(n, ctx):
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_0_1
-                        d = n0_1
-                        x = n0_0_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_0_1, d = n0_1, x = n0_0_0
+                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                                return n0_1, _sym_rules[8]
                     if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_0_0
-                        d = n0_1
-                        x = n0_0_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_0_0, d = n0_1, x = n0_0_1
+                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                                return n0_1, _sym_rules[8]
                 if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_1_1
-                        d = n0_0
-                        x = n0_1_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_1_1, d = n0_0, x = n0_1_0
+                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                                return n0_0, _sym_rules[8]
                     if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_1_0
-                        d = n0_0
-                        x = n0_1_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_1_0, d = n0_0, x = n0_1_1
+                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                                return n0_0, _sym_rules[8]
                 if n0_0.op is _MUL and len(n0_0.src) == 2:
                     n0_0_0, n0_0_1 = n0_0.src
                     if n0_0_1.op is _CONST:
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                         if _sym_st: _sym_st.attempts[9] += 1
-                        a = n0_0_1
-                        c = n1
-                        d = n0_1
-                        x = n0_0_0
-                        if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = (x * (a.arg % c.arg) + d) % c
+                        # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
+                        if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
+                            _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[9]
@@ -1151,12 +1088,9 @@ def _sym_MOD(n, ctx):
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                         if _sym_st: _sym_st.attempts[9] += 1
-                        a = n0_0_0
-                        c = n1
-                        d = n0_1
-                        x = n0_0_1
-                        if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = (x * (a.arg % c.arg) + d) % c
+                        # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
+                        if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
+                            _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[9]
@@ -1166,12 +1100,9 @@ def _sym_MOD(n, ctx):
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                         if _sym_st: _sym_st.attempts[9] += 1
-                        a = n0_1_1
-                        c = n1
-                        d = n0_0
-                        x = n0_1_0
-                        if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = (x * (a.arg % c.arg) + d) % c
+                        # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
+                        if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
+                            _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[9]
@@ -1179,12 +1110,9 @@ def _sym_MOD(n, ctx):
                         # rule mod_coeff at rules/symbolic.rules:66
                         #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                         if _sym_st: _sym_st.attempts[9] += 1
-                        a = n0_1_0
-                        c = n1
-                        d = n0_0
-                        x = n0_1_1
-                        if 0 < c.arg < a.arg and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0 and (d._bounds if d._bounds is not _UNSET else d._bounds_())[0] >= 0:
-                            _r = (x * (a.arg % c.arg) + d) % c
+                        # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
+                        if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
+                            _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[9]
@@ -1192,22 +1120,19 @@ def _sym_MOD(n, ctx):
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule mod_in_range at rules/symbolic.rules:75
                 #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
                 if _sym_st: _sym_st.attempts[11] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
-                    return x, _sym_rules[11]
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                    return n0, _sym_rules[11]
         else:
             if n.dtype is _dt_index and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
@@ -1217,48 +1142,40 @@ def _sym_MOD(n, ctx):
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_0_1
-                        d = n0_1
-                        x = n0_0_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_0_1, d = n0_1, x = n0_0_0
+                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                                return n0_1, _sym_rules[8]
                     if n0_0_0.op is _CONST and n1 is n0_0_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_0_0
-                        d = n0_1
-                        x = n0_0_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_0_0, d = n0_1, x = n0_0_1
+                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                                return n0_1, _sym_rules[8]
                 if n0_1.op is _MUL and len(n0_1.src) == 2:
                     n0_1_0, n0_1_1 = n0_1.src
                     if n0_1_1.op is _CONST and n1 is n0_1_1:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_1_1
-                        d = n0_0
-                        x = n0_1_0
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_1_1, d = n0_0, x = n0_1_0
+                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                                return n0_0, _sym_rules[8]
                     if n0_1_0.op is _CONST and n1 is n0_1_0:
                         # rule split_mod at rules/symbolic.rules:60
                         #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                         if _sym_st: _sym_st.attempts[8] += 1
-                        c = n0_1_0
-                        d = n0_0
-                        x = n0_1_1
-                        if c.arg > 0 and (x._bounds if x._bounds is not _UNSET else x._bounds_())[0] >= 0:
-                            _b_d = d._bounds if d._bounds is not _UNSET else d._bounds_()
-                            if 0 <= _b_d[0] and _b_d[1] < c.arg:
-                                return d, _sym_rules[8]
+                        # c = n0_1_0, d = n0_0, x = n0_1_1
+                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                                return n0_0, _sym_rules[8]
     else:
         if n0.op is _MUL:
             if n.dtype is _dt_index and len(n0.src) == 2:
@@ -1267,40 +1184,35 @@ def _sym_MOD(n, ctx):
                     # rule mul_mod at rules/symbolic.rules:51
                     #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                     if _sym_st: _sym_st.attempts[4] += 1
-                    c = n0_1
-                    x = n0_0
-                    if c.arg != 0:
+                    # c = n0_1, x = n0_0
+                    if n0_1.arg != 0:
                         _r = n.const_like(0)
                         if _r is not n: return _r, _sym_rules[4]
                 if n0_0.op is _CONST and n1 is n0_0:
                     # rule mul_mod at rules/symbolic.rules:51
                     #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                     if _sym_st: _sym_st.attempts[4] += 1
-                    c = n0_0
-                    x = n0_1
-                    if c.arg != 0:
+                    # c = n0_0, x = n0_1
+                    if n0_0.arg != 0:
                         _r = n.const_like(0)
                         if _r is not n: return _r, _sym_rules[4]
             if n0.dtype is _dt_index and n1.op is _CONST:
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule mod_in_range at rules/symbolic.rules:75
                 #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
                 if _sym_st: _sym_st.attempts[11] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
-                    return x, _sym_rules[11]
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                    return n0, _sym_rules[11]
         else:
             if n0.op is _MOD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
@@ -1308,31 +1220,26 @@ def _sym_MOD(n, ctx):
                     # rule mod_mod at rules/symbolic.rules:55
                     #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                     if _sym_st: _sym_st.attempts[6] += 1
-                    c = n0_1
-                    m = n0
-                    x = n0_0
-                    if c.arg != 0:
-                        return m, _sym_rules[6]
+                    # c = n0_1, m = n0, x = n0_0
+                    if n0_1.arg != 0:
+                        return n0, _sym_rules[6]
             if n0.dtype is _dt_index and n1.op is _CONST:
                 # rule divmod_fold at rules/symbolic.rules:71
                 #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
                 if _sym_st: _sym_st.attempts[10] += 1
-                c = n1
-                e = n
-                x = n0
-                if c.arg > 0:
-                    _r = fold_divmod(e)
+                # c = n1, e = n, x = n0
+                if n1.arg > 0:
+                    _r = fold_divmod(n)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[10]
                 # rule mod_in_range at rules/symbolic.rules:75
                 #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
                 if _sym_st: _sym_st.attempts[11] += 1
-                c = n1
-                x = n0
-                _b_x = x._bounds if x._bounds is not _UNSET else x._bounds_()
-                if 0 <= _b_x[0] and _b_x[1] < c.arg:
-                    return x, _sym_rules[11]
+                # c = n1, x = n0
+                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                    return n0, _sym_rules[11]
     return None
 
 def _sym_CMPLT(n, ctx):
@@ -1350,12 +1257,10 @@ def _sym_CMPLT(n, ctx):
         # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[13] += 1
-        a = n0
-        b = n1
-        e = n
-        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
-        if _b_e[0] == _b_e[1]:
-            _r = _b_e[0]
+        # a = n0, b = n1, e = n
+        _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
+        if _b_n[0] == _b_n[1]:
+            _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1376,12 +1281,10 @@ def _sym_CMPNE(n, ctx):
         # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[13] += 1
-        a = n0
-        b = n1
-        e = n
-        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
-        if _b_e[0] == _b_e[1]:
-            _r = _b_e[0]
+        # a = n0, b = n1, e = n
+        _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
+        if _b_n[0] == _b_n[1]:
+            _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]
@@ -1402,12 +1305,10 @@ def _sym_CMPEQ(n, ctx):
         # rule cmp_bounds at rules/symbolic.rules:78
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[13] += 1
-        a = n0
-        b = n1
-        e = n
-        _b_e = e._bounds if e._bounds is not _UNSET else e._bounds_()
-        if _b_e[0] == _b_e[1]:
-            _r = _b_e[0]
+        # a = n0, b = n1, e = n
+        _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
+        if _b_n[0] == _b_n[1]:
+            _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _sym_rules[13]

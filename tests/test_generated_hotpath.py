@@ -159,3 +159,37 @@ def test_bounds_read_into_a_local_only_where_the_guard_reads_them(tmp_path):
         assert (x._bounds is UNSET) == (mul != 7)
         assert got is interp.rewrite(node)
         assert (got is x) == (mul == 7 and top == 1)
+
+
+def test_captures_are_read_where_their_paths_put_them(tmp_path):
+    # a leaf reads its captures from the locals its structural tests loaded them into (no copy
+    # per capture per attempt); a capture repeated across sources, one under a commutative
+    # pattern (two alternatives bind x and c to different paths) and the root's own name must
+    # still mean what the rule says
+    import importlib.util
+
+    from rulegrad.generator.cli import run_gen
+
+    (tmp_path / "inplace.rules").write_text(
+        "rules inplace = {\n"
+        "  twice: ADD[MUL[x, c:CONST], c] as e if c.arg > 1 and e.dtype == x.dtype"
+        " -> x * (c.arg + 1)\n"
+        "  keep:  SUB(x, y) if x.vmax < y.vmin -> y - x\n"
+        "}\n")
+    assert run_gen([str(tmp_path / "inplace.rules")], out=str(tmp_path), check=False) == 0
+    text = (tmp_path / "inplace.py").read_text()
+    assert "        x = n" not in text and "        c = n" not in text  # the form under test
+    spec = importlib.util.spec_from_file_location("inplace_generated", tmp_path / "inplace.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    interp = interpret_file(load(str(tmp_path / "inplace.rules")))["inplace"]
+    r = UOp.range(5, 0)
+    pool = [r, c(0), c(2), c(3), r * c(2), c(2) * r, r * c(3), r - c(9)]
+    fired = 0
+    for a, b in itertools.product(pool, pool):
+        for op in (Ops.ADD, Ops.SUB):
+            node = UOp(op, dtypes.index, (a, b))
+            want = interp.rewrite(node)
+            assert mod.inplace.rewrite(node) is want, (node, want)
+            fired += want is not None
+    assert fired >= 4

@@ -1297,9 +1297,14 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
+        uop = self.uop
+        # a realized result outside a jit recording (the common read): its storage's view
+        if uop.op is _BUFFER and capture.active is None and (data := uop.arg.data) is not None:
+            out = data.view()
+            out.setflags(False)  # write=False, positional: keyword parsing costs as much again
+            return out
         if capture.active is not None:  # (rulegrad.jit: a value read in a step is not replayed)
             capture.host_read()
-        uop = self.uop
         op = uop.op
         # a realized tensor is BUFFER, or BUFFER.reshape(shape): its storage read without a call
         # (a small op's read is mostly calls)
@@ -1322,7 +1327,7 @@ class Tensor(TensorOps, NNOps):
                                                               actual(self.shape))]
         else:  # (a RESHAPE's argument is its shape)
             out = buf.data.reshape(uop.arg if op is _RESHAPE else uop.shape)
-        out.setflags(write=False)  # (half the cost of `out.flags.writeable = False`)
+        out.setflags(False)  # write=False, positional: keyword parsing costs as much again
         return out
 
     def item(self) -> Scalar:

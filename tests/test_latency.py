@@ -21,6 +21,7 @@ from call_counts import python_calls
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.runtime import buffer, plans
+from rulegrad.runtime.dtype import to_dtype
 
 
 def _env_reads(calls: collections.Counter) -> list[str]:
@@ -153,6 +154,31 @@ def test_os_environ_stays_a_mapping_of_the_process_environment(monkeypatch):
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "33"
     assert isinstance(os.environ, os._Environ) and os.environ["RULEGRAD_LATENCY_PROBE"] == "33"
+
+
+# ---------------------------------------------------------------------- host data
+_NP_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "float32", "float64"]
+
+
+def test_tensors_of_host_data_of_every_dtype_and_byte_order_keep_numpys_values():
+    """A Tensor made from an array reads its numpy dtype's DType (asked once per numpy dtype,
+    then looked up): every dtype in both byte orders, made twice, holds numpy's values and
+    dtype, computes as numpy does, and a dtype rulegrad has no type for is still refused."""
+    for name in _NP_TYPES:
+        for order in "<>":
+            dt = np.dtype(name).newbyteorder(order)
+            x = np.arange(7).astype(dt)
+            for _ in range(2):
+                t = Tensor(x)
+                assert t.dtype.name == name
+                got = t.numpy()
+                assert got.dtype == np.dtype(name) and got.dtype.isnative
+                np.testing.assert_array_equal(got, x)
+                np.testing.assert_array_equal((t + t).numpy(), x + x)
+    for bad in (np.dtype([("a", "f4")]), np.dtype("complex64"), [("a", "f4")]):
+        with pytest.raises(ValueError, match="unsupported numpy dtype"):
+            to_dtype(bad)
 
 
 # ---------------------------------------------------------------------- cold start

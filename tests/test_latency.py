@@ -181,6 +181,22 @@ def test_tensors_of_host_data_of_every_dtype_and_byte_order_keep_numpys_values()
             to_dtype(bad)
 
 
+def test_a_buffers_address_is_numpys_for_every_kind_of_array():
+    """The address a kernel is given (read through a ctypes view of the memory, or numpy's
+    own way where that view cannot be made: read-only, empty) is numpy's address of the data,
+    and a kernel over a read-only array from host data and over an empty one is right."""
+    ro = np.frombuffer(np.arange(6, dtype=np.float32).tobytes(), np.float32)
+    kinds = [np.arange(6, dtype=np.float32), ro, np.zeros(0, np.float32), np.ones(5, bool),
+             np.arange(12, dtype=np.int64)[::2], np.arange(4, dtype=np.float16)]
+    for arr in kinds:
+        assert buffer.address_of(arr) == arr.ctypes.data
+        b = buffer.Buffer(arr.size, to_dtype(arr.dtype), arr)
+        assert b.address() == b.data.ctypes.data
+    t = Tensor(ro)
+    np.testing.assert_array_equal((t * 2 + 1).numpy(), ro * 2 + 1)
+    np.testing.assert_array_equal((Tensor(np.zeros(0, np.float32)) + 1).numpy(), np.zeros(0))
+
+
 # ---------------------------------------------------------------------- cold start
 _HEAVY = ("z3", "lark", "jinja2", "rich", "hypothesis", "pygls", "rulegrad.dsl.ast",
           "rulegrad.dsl.check", "rulegrad.dsl.parser", "rulegrad.generator")

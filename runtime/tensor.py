@@ -294,6 +294,24 @@ def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) 
     return (op, probe, reverse, x.uop, kind, other)
 
 
+def _where_key(cond: Tensor, x: Tensor | Scalar, y: Tensor | Scalar) -> tuple | None:
+    """The memo key of `cond.where(x, y)` (see _binaries): the operands' nodes, and a Python
+    number by its type and value (a float by its hex form: -0.0 and 0.0 are two constants).
+    A select is most of `relu` and of every clamp, rebuilt at each call of a small program."""
+    key: list[Any] = [Ops.WHERE, cond.uop]
+    for v in (x, y):
+        kind = type(v)
+        if kind is Tensor:
+            key.append(v.uop)  # type: ignore[union-attr]
+        elif kind is float:
+            key.append((kind, v.hex()))  # type: ignore[union-attr]
+        elif kind is int or kind is bool:
+            key.append((kind, v))
+        else:
+            return None
+    return tuple(key)
+
+
 def _tensor(node: UOp) -> Tensor:
     """A Tensor over a node that was a Tensor's before (its shape already checked once; the
     limit is read again, it may have changed)."""
@@ -926,6 +944,10 @@ class Tensor(TensorOps, NNOps):
         """`cond.where(x, y)`: x where cond is true (nonzero), else y. Two Python scalars
         give tinygrad's default dtypes (int32, float32), as a Python list would."""
         x, y = _coerce(x), _coerce(y)
+        key = _where_key(self, x, y)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # the node this select built last time (see _binaries)
         cond = self if self.dtype is dtypes.bool else self != 0
         if isinstance(x, Tensor) or isinstance(y, Tensor):
             dt = _probe(_np_where, x, y)
@@ -937,7 +959,10 @@ class Tensor(TensorOps, NNOps):
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
         a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
                 else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y))
-        return Tensor(c.alu(Ops.WHERE, a, b))
+        out = Tensor(c.alu(Ops.WHERE, a, b))
+        if key is not None:
+            _keep(key, out.uop)
+        return out
 
     def _unary_float(self, op: Ops) -> Tensor:
         """A float function, computed in numpy's float type for the input (int8 -> float16)."""

@@ -244,12 +244,23 @@ class Jit:
                 rp = last.replay
                 if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
                     # (their addresses are in place already) with no buffer to guard and
-                    # every result handed out last dropped, only the kernels run
+                    # every result handed out last dropped, only the kernels run; one result
+                    # (the common step) is checked here, its `_holders` written out
+                    one = last.one
+                    if one is not None and not rp.written and rp.kernels is not None:
+                        t = one.tensor  # (a local: counted once more than in `_holders`)
+                        if t.uop is one.node and t.grad is None and one.alone == (  # type: ignore
+                                getrefcount(t) - 1, getweakrefcount(t), getrefcount(one.node),
+                                getrefcount(one.base), getrefcount(one.buf),
+                                getrefcount(one.buf.data)):  # type: ignore[union-attr]
+                            rp.kernels()
+                            return t
+                        t = None
                     if not rp.written and rp.kernels is not None and _dropped(rp.fresh):
                         rp.kernels()
                     else:
                         _run(rp, None)
-                    if (one := last.one) is not None:
+                    if one is not None:
                         return one.tensor
                     return _rebuild(last.entry.template, _outputs(rp, None))
                 bufs = [buffer_of(v.uop) for v in (kwargs.values() if kwargs else args)]
@@ -450,13 +461,11 @@ def _holders(f: _Fresh) -> tuple[int, ...]:
 
 def _dropped(fresh: Sequence[_Fresh]) -> bool:
     """Whether no one holds or changed the Tensors last handed out over these results, nor
-    anything of them (`_holders`, written out: this is most of a small replay's Python work),
-    so that their buffers may be written again and the same Tensors handed out."""
+    anything of them (`_holders` counts the same as when the replay made them), so that their
+    buffers may be written again and the same Tensors handed out."""
     for f in fresh:
-        t = f.tensor
-        if t.uop is not f.node or t.grad is not None or f.alone != (  # type: ignore[union-attr]
-                getrefcount(t) - 1, getweakrefcount(t), getrefcount(f.node),
-                getrefcount(f.base), getrefcount(f.buf), getrefcount(f.buf.data)):  # type: ignore
+        if (f.tensor.uop is not f.node or f.tensor.grad is not None  # type: ignore[union-attr]
+                or f.alone != _holders(f)):
             return False
     return True
 

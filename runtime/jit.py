@@ -116,14 +116,17 @@ class _Entry:
 class _Last:
     """The last replayed call of Tensors only: its keywords' names (None: positional), its
     arguments' nodes, weakly (a node is immutable and keeps its buffer: the same nodes again
-    are the same key, found without building it), its entry and replay, and the one result
-    it returns when that is all it returns (a Tensor of its own: the common step)."""
+    are the same key, found without building it), its entry and replay, the one result it
+    returns when that is all it returns (a Tensor of its own), and that result again when the
+    step also writes nothing in place and neither writes nor returns an argument (`lone`: the
+    common step, replayed over the same arguments with no address to patch and no guard)."""
 
     names: tuple | None
     nodes: list[weakref.ref]
     entry: _Entry
     replay: _Replay
     one: _Fresh | None
+    lone: _Fresh | None
 
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
@@ -242,20 +245,24 @@ class Jit:
             if same:  # replay the last call's entry over the same argument nodes
                 self.replays += 1
                 rp = last.replay
+                # the common step: the addresses in place are this call's, no buffer to guard,
+                # and its one result handed out last is dropped (`_holders`, written out):
+                # only the kernels run
+                lone = last.lone
+                if (lone is not None and rp.patched is last and rp.moves == _buffer.moves
+                        and rp.kernels is not None):
+                    t = lone.tensor  # (a local: counted once more than in `_holders`)
+                    if t.uop is lone.node and t.grad is None and lone.alone == (  # type: ignore
+                            getrefcount(t) - 1, getweakrefcount(t), getrefcount(lone.node),
+                            getrefcount(lone.base), getrefcount(lone.buf),
+                            getrefcount(lone.buf.data)):  # type: ignore[union-attr]
+                        rp.kernels()
+                        return t
+                    t = None
                 if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
                     # (their addresses are in place already) with no buffer to guard and
-                    # every result handed out last dropped, only the kernels run; one result
-                    # (the common step) is checked here, its `_holders` written out
+                    # every result handed out last dropped, only the kernels run
                     one = last.one
-                    if one is not None and not rp.written and rp.kernels is not None:
-                        t = one.tensor  # (a local: counted once more than in `_holders`)
-                        if t.uop is one.node and t.grad is None and one.alone == (  # type: ignore
-                                getrefcount(t) - 1, getweakrefcount(t), getrefcount(one.node),
-                                getrefcount(one.base), getrefcount(one.buf),
-                                getrefcount(one.buf.data)):  # type: ignore[union-attr]
-                            rp.kernels()
-                            return t
-                        t = None
                     if not rp.written and rp.kernels is not None and _dropped(rp.fresh):
                         rp.kernels()
                     else:
@@ -280,8 +287,9 @@ class Jit:
                     rp = entry.replay
                     one = rp.fresh[0] if (type(entry.template) is Tensor
                                           and type(rp.results[0]) is _Fresh) else None
+                    lone = None if rp.written or rp.needs_args else one
                     self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry, rp,
-                                       one)
+                                       one, lone)
         if key is None:  # anything else: a key of the whole call's structure
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)

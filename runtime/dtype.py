@@ -7,6 +7,7 @@ Promotion follows numpy (`np.result_type`), including numpy 2's weak Python scal
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +29,9 @@ class DType:
     def __repr__(self) -> str:
         return f"dtypes.{self.name}"
 
-    @property
+    @functools.cached_property
     def np(self) -> np.dtype:
+        # made once: np.dtype(name) costs a microsecond, paid per Tensor made from host data
         return np.dtype(self.np_name)
 
     @property
@@ -93,10 +95,17 @@ class dtypes:  # noqa: N801 - mirrors tinygrad's spelling
 
     @staticmethod
     def from_np(dt: np.dtype | type) -> DType:
+        try:  # (asked once per numpy dtype: its `name` costs microseconds)
+            return _BY_NP[dt]
+        except (KeyError, TypeError):  # (TypeError: a spec numpy reads that is no key)
+            pass
         name = np.dtype(dt).name
         if name not in DTYPE_BY_NAME or name == "index":
             raise ValueError(f"unsupported numpy dtype {name!r}; supported: {DTYPE_NAMES}")
-        return DTYPE_BY_NAME[name]
+        out = DTYPE_BY_NAME[name]
+        if len(_BY_NP) < 256:  # (bounded: every byte order and alias of a dtype is a key)
+            _BY_NP[dt] = out
+        return out
 
     @staticmethod
     def from_name(name: str) -> DType:
@@ -115,6 +124,7 @@ DTYPE_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES} | {
     "double": dtypes.float64, "int": dtypes.int32, "long": dtypes.int64,
 }
 DTYPE_NAMES = ", ".join(d.name for d in DTYPES)
+_BY_NP: dict[object, DType] = {}  # numpy dtypes (and types, names) seen by `from_np`
 
 # dtype classes usable in rule patterns (`x:int`): a name -> predicate on DType
 DTYPE_CLASSES: dict[str, frozenset[DType]] = {

@@ -54,7 +54,7 @@ from .uop import UOp
 RECORD = 1  # calls of a key run as they are before its first recording
 
 
-@dataclass
+@dataclass(slots=True)
 class _Fresh:
     """A result the step makes, in a buffer of its own per call: where it goes, what a new
     buffer for it is, and the Tensor handed out over it last (its node, BUFFER node, Buffer),
@@ -72,7 +72,7 @@ class _Fresh:
     alone: tuple[int, ...] = ()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Replay:
     """A step's recorded launches, prepared so that a replay only patches addresses and calls
     the kernels: each kernel's function with its list of argument addresses, and for each slot
@@ -90,17 +90,17 @@ class _Replay:
     sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
     progs: list[Any]                   # the programs (their libraries stay loaded)
     needs_args: bool                   # it writes or returns an argument's buffer
-    all_fresh: bool                    # every result is a fresh one
-    # `calls` with each address list as the tuple a call takes (None: to be built again)
-    ready: list[tuple[Callable[..., None], tuple[int, ...]]] | None = None
+    # every kernel over the addresses in place, as one call of no argument (None: to be
+    # prepared again, after an address changed)
+    kernels: Callable[[], None] | None = None
     moves: int = -1                    # buffer.moves when the recorded addresses were filled
     patched: Any = None                # the _Last whose arguments' addresses fill the sites
     # the kernels as one C call (the backend's `calls`: filled with `calls`' addresses when
-    # they change, then called), or None: `ready` called one by one from Python
+    # they change, then called), or None: each called from Python (`kernels`)
     native: Any = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     """One key's calls: how many, its recordings, and its replay or why it has none."""
 
@@ -112,17 +112,21 @@ class _Entry:
     refused: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Last:
     """The last replayed call of Tensors only: its keywords' names (None: positional), its
     arguments' nodes, weakly (a node is immutable and keeps its buffer: the same nodes again
-    are the same key, found without building it), its entry and whether it returns one
-    Tensor."""
+    are the same key, found without building it), its entry and replay, the one result it
+    returns when that is all it returns (a Tensor of its own), and that result again when the
+    step also writes nothing in place and neither writes nor returns an argument (`lone`: the
+    common step, replayed over the same arguments with no address to patch and no guard)."""
 
     names: tuple | None
     nodes: list[weakref.ref]
     entry: _Entry
-    single: bool
+    replay: _Replay
+    one: _Fresh | None
+    lone: _Fresh | None
 
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
@@ -217,27 +221,59 @@ class Jit:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # the common call: the argument nodes of the last replayed call again (a loop over the
         # same inputs, or over inputs assigned in place), checked here without another call
+        # (indexed loops, no zip or tuple of the names: this check is a third of a tiny call)
         if (last := self._last) is not None:
-            if not kwargs:
-                values = args if last.names is None else None
+            refs, names = last.nodes, last.names
+            if kwargs:  # the same names in the same order, each over the same node
+                same = not args and names is not None and len(kwargs) == len(refs)
+                if same:
+                    i = 0
+                    for name, v in kwargs.items():
+                        if name != names[i] or type(v) is not Tensor or refs[i]() is not v.uop:
+                            same = False
+                            break
+                        i += 1
             else:
-                values = kwargs.values() if not args and tuple(kwargs) == last.names else None
-            if values is not None and len(values) == len(last.nodes):
-                for ref, v in zip(last.nodes, values):
-                    if type(v) is not Tensor or ref() is not v.uop:
-                        break
-                else:  # replay the last call's entry over the same argument nodes
-                    self.replays += 1
-                    rp: _Replay = last.entry.replay  # type: ignore[assignment]
-                    if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
-                        _run(rp, None)  # (their addresses are in place already)
-                        if last.single and rp.all_fresh:  # (one result of its own: common)
-                            return rp.fresh[0].tensor
-                        return _rebuild(last.entry.template, _outputs(rp, None))
-                    bufs = [buffer_of(v.uop) for v in values]
-                    _run(rp, bufs)  # type: ignore[arg-type]
-                    rp.patched = last
-                    return _rebuild(last.entry.template, _outputs(rp, bufs))  # type: ignore
+                same = names is None and len(args) == len(refs)
+                if same:
+                    i = 0
+                    for v in args:
+                        if type(v) is not Tensor or refs[i]() is not v.uop:
+                            same = False
+                            break
+                        i += 1
+            if same:  # replay the last call's entry over the same argument nodes
+                self.replays += 1
+                rp = last.replay
+                # the common step: the addresses in place are this call's, no buffer to guard,
+                # and its one result handed out last is dropped (`_holders`, written out):
+                # only the kernels run
+                lone = last.lone
+                if (lone is not None and rp.patched is last and rp.moves == _buffer.moves
+                        and rp.kernels is not None):
+                    t = lone.tensor  # (a local: counted once more than in `_holders`)
+                    if t.uop is lone.node and t.grad is None and lone.alone == (  # type: ignore
+                            getrefcount(t) - 1, getweakrefcount(t), getrefcount(lone.node),
+                            getrefcount(lone.base), getrefcount(lone.buf),
+                            getrefcount(lone.buf.data)):  # type: ignore[union-attr]
+                        rp.kernels()
+                        return t
+                    t = None
+                if rp.patched is last and rp.moves == _buffer.moves and not rp.needs_args:
+                    # (their addresses are in place already) with no buffer to guard and
+                    # every result handed out last dropped, only the kernels run
+                    one = last.one
+                    if not rp.written and rp.kernels is not None and _dropped(rp.fresh):
+                        rp.kernels()
+                    else:
+                        _run(rp, None)
+                    if one is not None:
+                        return one.tensor
+                    return _rebuild(last.entry.template, _outputs(rp, None))
+                bufs = [buffer_of(v.uop) for v in (kwargs.values() if kwargs else args)]
+                _run(rp, bufs)  # type: ignore[arg-type]
+                rp.patched = last
+                return _rebuild(last.entry.template, _outputs(rp, bufs))  # type: ignore
         key: tuple | None = None
         if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
             values = list(kwargs.values()) if kwargs else args
@@ -248,8 +284,12 @@ class Jit:
                 names = tuple(kwargs) if kwargs else None
                 key, bufs = _tensors_key(names, values)
                 if (entry := self.entries.get(key)) is not None and entry.replay is not None:
-                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry,
-                                       type(entry.template) is Tensor)
+                    rp = entry.replay
+                    one = rp.fresh[0] if (type(entry.template) is Tensor
+                                          and type(rp.results[0]) is _Fresh) else None
+                    lone = None if rp.written or rp.needs_args else one
+                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry, rp,
+                                       one, lone)
         if key is None:  # anything else: a key of the whole call's structure
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)
@@ -407,7 +447,7 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
                    [prog for prog, _ in launches],
                    any(s in written for s in inputs)
                    or any(type(r) is tuple and r[0] in inputs for r in results),
-                   all(type(r) is _Fresh for r in results), native=native)
+                   native=native)
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -425,6 +465,17 @@ def _holders(f: _Fresh) -> tuple[int, ...]:
     return (getrefcount(f.tensor), getweakrefcount(f.tensor), getrefcount(f.node),
             getrefcount(f.base), getrefcount(f.buf),
             getrefcount(f.buf.data))  # type: ignore[union-attr]
+
+
+def _dropped(fresh: Sequence[_Fresh]) -> bool:
+    """Whether no one holds or changed the Tensors last handed out over these results, nor
+    anything of them (`_holders` counts the same as when the replay made them), so that their
+    buffers may be written again and the same Tensors handed out."""
+    for f in fresh:
+        if (f.tensor.uop is not f.node or f.tensor.grad is not None  # type: ignore[union-attr]
+                or f.alone != _holders(f)):
+            return False
+    return True
 
 
 def _run(rp: _Replay, args: list[Buffer] | None) -> None:
@@ -451,12 +502,7 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
                     addrs[i] = address
     for f in rp.fresh:
         # the same Tensor again if no one holds it or its result and no one changed it
-        # (_holders, written out: this is most of a small replay's Python work)
-        t = f.tensor
-        if t is None or t.uop is not f.node or t.grad is not None or f.alone != (
-                getrefcount(t) - 1, getweakrefcount(t), getrefcount(f.node),
-                getrefcount(f.base), getrefcount(f.buf), getrefcount(f.buf.data)):  # type: ignore
-            t = None
+        if f.tensor is None or not _dropped((f,)):
             f.tensor = f.node = f.base = f.buf = None  # (someone holds them: theirs now)
             f.buf = Buffer(f.size, f.dtype, device=f.device)
             f.buf.ensure()  # (its storage is counted too)
@@ -468,16 +514,28 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
             changed = True
         elif moved:
             _put(rp.sites[f.slot], f.buf.address())  # type: ignore[union-attr]
-    if rp.native is not None:  # one C call runs the kernels
-        if changed or rp.ready is None:
-            rp.native.fill([addrs for _, addrs in rp.calls])
-            rp.ready = []
-        rp.native()
-        return
-    if changed or rp.ready is None:  # each kernel's arguments as one tuple, built once
-        rp.ready = [(fn, tuple(addrs)) for fn, addrs in rp.calls]
-    for fn, addrs in rp.ready:
-        fn(*addrs)
+    if changed or rp.kernels is None:
+        rp.kernels = _kernels(rp)
+    rp.kernels()
+
+
+def _kernels(rp: _Replay) -> Callable[[], None]:
+    """The replay's kernels over the addresses now in `calls`, as one call: the backend's
+    one C call (filled with them), the one kernel with its arguments bound, or (a kernel the
+    C loop cannot call) each kernel in turn."""
+    if rp.native is not None:
+        rp.native.fill([addrs for _, addrs in rp.calls])
+        return rp.native
+    if len(rp.calls) == 1:
+        fn, addrs = rp.calls[0]
+        return functools.partial(fn, *addrs)
+    ready = [functools.partial(fn, *addrs) for fn, addrs in rp.calls]
+
+    def each() -> None:
+        for call in ready:
+            call()
+
+    return each
 
 
 def _outputs(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:

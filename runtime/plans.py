@@ -33,7 +33,8 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from sys import getrefcount
 from typing import Any
 
@@ -77,7 +78,7 @@ _env_ids: dict[tuple, int] = {}
 
 class Plan:
     __slots__ = ("roots", "prog", "fixed", "fresh", "args", "outs", "var_vals", "held",
-                 "busy", "owned", "nodes", "mine", "addrs", "moves")
+                 "busy", "owned", "nodes", "mine", "addrs", "calls", "moves", "epoch")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -94,17 +95,23 @@ class Plan:
         self.held = held            # bytes this plan keeps alive (its graph's, its own)
         # what one run at a time reuses (`busy`): the fresh buffers (`owned`), the result node
         # per root (`nodes`) and, per output buffer, what is checked to be ours alone (`mine`),
-        # the kernels' addresses (`addrs`), valid while no buffer moved (`moves`)
+        # the kernels' addresses (`addrs`) and each kernel bound to its own (`calls`), valid
+        # while no buffer moved (`moves`)
         self.busy = threading.Lock()
         self.owned: list[Buffer] | None = None
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
+        self.calls: list[Callable[[], None]] = []
         self.moves = -1
+        self.epoch = -1  # `_epoch` when it was last moved to the table's end
 
 
 _plans: OrderedDict[tuple, Plan] = OrderedDict()
 _held = 0  # the plans' `held`, summed
+# counts the plans recorded: a plan hit is moved to the table's end once per recording, since
+# only a recording drops plans (from the front: those not run since the last one, oldest first)
+_epoch = 0
 _lock = threading.Lock()
 stats = {"hits": 0, "recorded": 0}
 
@@ -148,22 +155,26 @@ def run(k: tuple) -> list[UOp] | None:
     if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
         return _run_fresh(plan, prog)
     try:
-        try:
-            _plans.move_to_end(k)
-        except KeyError:  # (dropped by another thread since the lookup: it still runs once)
-            pass
+        if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
+            plan.epoch = _epoch
+            try:
+                _plans.move_to_end(k)
+            except KeyError:  # (dropped by another thread since the lookup: it still runs once)
+                pass
         prog.touch()
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
             plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
+            plan.calls = [partial(kernel.fn, *addrs)
+                          for kernel, addrs in zip(prog.kernels, plan.addrs)]
             plan.moves = _buffer.moves
         if plan.var_vals:
             prog.run_addresses(plan.addrs, None, plan.var_vals)
         else:  # (the kernels called directly: the common run, without a call around them)
-            for kernel, addrs in zip(prog.kernels, plan.addrs):
-                kernel.fn(*addrs)
+            for call in plan.calls:
+                call()
         return list(plan.nodes)
     finally:
         plan.busy.release()
@@ -276,11 +287,12 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
     args = [tuple(at(b) for b in item.bufs[:k_.nparams]) for item, k_ in zip(items, prog.kernels)]
     plan = Plan(roots, prog, fixed, [(b.size, b.dtype, b.device) for b in created], args,
                 [at(b) for b in outs], dict(var_vals), held)
-    global _held
+    global _held, _epoch
     with _lock:
         old = _plans.pop(k, None)
         _held += held - (old.held if old is not None else 0)
         _plans[k] = plan
+        _epoch += 1
         stats["recorded"] += 1
         while len(_plans) > MAX_PLANS or _held > PLANS_MAX_BYTES:
             _held -= _plans.popitem(last=False)[1].held

@@ -294,6 +294,24 @@ def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) 
     return (op, probe, reverse, x.uop, kind, other)
 
 
+def _where_key(cond: Tensor, x: Tensor | Scalar, y: Tensor | Scalar) -> tuple | None:
+    """The memo key of `cond.where(x, y)` (see _binaries): the operands' nodes, and a Python
+    number by its type and value (a float by its hex form: -0.0 and 0.0 are two constants).
+    A select is most of `relu` and of every clamp, rebuilt at each call of a small program."""
+    key: list[Any] = [Ops.WHERE, cond.uop]
+    for v in (x, y):
+        kind = type(v)
+        if kind is Tensor:
+            key.append(v.uop)  # type: ignore[union-attr]
+        elif kind is float:
+            key.append((kind, v.hex()))  # type: ignore[union-attr]
+        elif kind is int or kind is bool:
+            key.append((kind, v))
+        else:
+            return None
+    return tuple(key)
+
+
 def _tensor(node: UOp) -> Tensor:
     """A Tensor over a node that was a Tensor's before (its shape already checked once; the
     limit is read again, it may have changed)."""
@@ -926,6 +944,10 @@ class Tensor(TensorOps, NNOps):
         """`cond.where(x, y)`: x where cond is true (nonzero), else y. Two Python scalars
         give tinygrad's default dtypes (int32, float32), as a Python list would."""
         x, y = _coerce(x), _coerce(y)
+        key = _where_key(self, x, y)
+        if key is not None and (ref := _binaries.get(key)) is not None and (
+                node := ref()) is not None:
+            return _tensor(node)  # the node this select built last time (see _binaries)
         cond = self if self.dtype is dtypes.bool else self != 0
         if isinstance(x, Tensor) or isinstance(y, Tensor):
             dt = _probe(_np_where, x, y)
@@ -937,7 +959,10 @@ class Tensor(TensorOps, NNOps):
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
         a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
                 else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y))
-        return Tensor(c.alu(Ops.WHERE, a, b))
+        out = Tensor(c.alu(Ops.WHERE, a, b))
+        if key is not None:
+            _keep(key, out.uop)
+        return out
 
     def _unary_float(self, op: Ops) -> Tensor:
         """A float function, computed in numpy's float type for the input (int8 -> float16)."""
@@ -1297,9 +1322,14 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
+        uop = self.uop
+        # a realized result outside a jit recording (the common read): its storage's view
+        if uop.op is _BUFFER and capture.active is None and (data := uop.arg.data) is not None:
+            out = data.view()
+            out.setflags(False)  # write=False, positional: keyword parsing costs as much again
+            return out
         if capture.active is not None:  # (rulegrad.jit: a value read in a step is not replayed)
             capture.host_read()
-        uop = self.uop
         op = uop.op
         # a realized tensor is BUFFER, or BUFFER.reshape(shape): its storage read without a call
         # (a small op's read is mostly calls)
@@ -1322,7 +1352,7 @@ class Tensor(TensorOps, NNOps):
                                                               actual(self.shape))]
         else:  # (a RESHAPE's argument is its shape)
             out = buf.data.reshape(uop.arg if op is _RESHAPE else uop.shape)
-        out.setflags(write=False)  # (half the cost of `out.flags.writeable = False`)
+        out.setflags(False)  # write=False, positional: keyword parsing costs as much again
         return out
 
     def item(self) -> Scalar:

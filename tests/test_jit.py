@@ -105,7 +105,8 @@ def test_an_array_handed_out_keeps_its_values_across_replays():
     assert bump.replays == CALLS - 3
 
 
-@pytest.mark.parametrize("case", ["random", "host_read", "python_value", "rebinding"])
+@pytest.mark.parametrize("case", ["random", "host_read", "argument_read", "python_value",
+                                  "rebinding"])
 def test_steps_that_cannot_be_replayed_run_as_they_are(case):
     """What a replay would freeze (random numbers, a value read back, a Python number that
     changes, state kept by rebinding a name) is found, and such steps keep numpy's values."""
@@ -118,6 +119,8 @@ def test_steps_that_cannot_be_replayed_run_as_they_are(case):
             return x + Tensor.rand(3) * 0  # the draw changes each call; its value is unused
         if case == "host_read":
             return x * 2 if x.sum().item() > 0 else x * -2
+        if case == "argument_read":  # (a realized argument's own array: `numpy`'s short path)
+            return x * 2 if x.numpy().sum() > 0 else x * -2
         if case == "python_value":
             state["scale"] += 1.0
             return x * Tensor([state["scale"]] * 3)
@@ -131,7 +134,7 @@ def test_steps_that_cannot_be_replayed_run_as_they_are(case):
         got = jf(Tensor(x)).numpy()
         if case == "random":
             want = x
-        elif case == "host_read":
+        elif case in ("host_read", "argument_read"):
             want = x * 2 if x.sum() > 0 else x * -2
         elif case == "python_value":
             scale += 1.0
@@ -254,6 +257,51 @@ def test_a_result_anyone_still_holds_is_never_written_again(holder):
     np.testing.assert_array_equal(held, want)  # the result handed out before, unchanged
     if holder == "plan":  # the plan's graph still reads the first result's buffer, unchanged
         np.testing.assert_array_equal(base().arg.data, x * 2 + 1)
+
+
+@pytest.mark.parametrize("holder", [*HOLDERS, "plan", "weakref"])
+@pytest.mark.parametrize("dtype, results", [(np.float32, 1), (np.int32, 1), (np.float32, 2)])
+def test_a_result_held_through_calls_over_the_same_arguments_keeps_its_values(holder, dtype,
+                                                                             results):
+    """The same argument Tensors again, assigned new values in place (the replay that only
+    runs the kernels once the last results are dropped; one result is checked apart from
+    several): a result kept in any form keeps its values through later calls, each of which
+    has numpy's values of its own arguments."""
+    @rulegrad.jit
+    def f(a, b):
+        return a * 3 - b if results == 1 else (a * 3 - b, a + b)
+
+    def first(a: Tensor, b: Tensor) -> Tensor:
+        out = f(a=a, b=b)
+        if results == 2:
+            np.testing.assert_array_equal(out[1].numpy(), a.numpy() + b.numpy())
+            return out[0]
+        return out
+
+    x, y = np.arange(7, dtype=dtype), np.arange(7, dtype=dtype)[::-1].copy()
+    a, b = Tensor(x).realize(), Tensor(y).realize()
+    for _ in range(5):
+        np.testing.assert_array_equal(first(a, b).numpy(), x * 3 - y)
+    t = first(a, b)
+    if holder == "plan":
+        for _ in range(2):  # the second realize runs the plan the first one recorded
+            held = (t + 1).realize()
+    elif holder == "weakref":
+        held = weakref.ref(t)
+        np.testing.assert_array_equal(t.numpy(), x * 3 - y)
+    else:
+        held = hold(t, holder)
+    del t
+    for i in range(1, 4):
+        a.assign(Tensor((x + i).astype(dtype)))
+        np.testing.assert_array_equal(first(a, b).numpy(), (x + i) * 3 - y)
+    if holder == "plan":
+        np.testing.assert_array_equal(held.numpy(), x * 3 - y + 1)
+    elif holder == "weakref":  # (no one else holds it: it is gone, never handed out again)
+        assert held() is None or held() is not first(a, b)
+    else:
+        np.testing.assert_array_equal(values_held(held, holder), x * 3 - y)
+    assert f.replays == 6
 
 
 def test_the_same_arguments_again_are_not_keyed_again_and_read_current_values():

@@ -21,6 +21,7 @@ from call_counts import python_calls
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.runtime import buffer, plans
+from rulegrad.runtime.dtype import to_dtype
 
 
 def _env_reads(calls: collections.Counter) -> list[str]:
@@ -43,9 +44,10 @@ def inputs(monkeypatch):
 # ---------------------------------------------------------------------- rulegrad.jit
 def test_a_replay_of_the_same_arguments_makes_no_tensor_and_reads_no_environment(inputs):
     """The same argument Tensors again (a benchmark loop, inference over inputs assigned in
-    place): the replay runs in `Jit.__call__` and `_run` alone, and hands out the very Tensor
-    of the last call, dropped by then, over the same buffer: no Tensor, node or Buffer made,
-    nothing read from the environment. Its values are this call's."""
+    place): the replay runs in `Jit.__call__` alone (is the last result dropped? then the
+    kernel), and hands out the very Tensor of the last call, dropped by then, over the same
+    buffer: no Tensor, node or Buffer made, nothing read from the environment. Its values are
+    this call's."""
     x, y, a, b = inputs
     f = rulegrad.jit(lambda p, q: p * q + p)
     for _ in range(5):
@@ -57,7 +59,7 @@ def test_a_replay_of_the_same_arguments_makes_no_tensor_and_reads_no_environment
     np.testing.assert_allclose(got[0], x * y + x, rtol=1e-6)
     assert next(buffer._ids) == ids + 1  # (no Buffer made between the two reads)
     jit_calls = {k: n for k, n in calls.items() if k.startswith("jit.py:")}
-    assert jit_calls == {"jit.py:__call__": 1, "jit.py:_run": 1}, jit_calls
+    assert jit_calls == {"jit.py:__call__": 1}, jit_calls
     assert calls["tensor.py:__init__"] == 0 and calls["uop.py:__new__"] == 0
     assert _env_reads(calls) == []
     got.clear()
@@ -152,6 +154,47 @@ def test_os_environ_stays_a_mapping_of_the_process_environment(monkeypatch):
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "33"
     assert isinstance(os.environ, os._Environ) and os.environ["RULEGRAD_LATENCY_PROBE"] == "33"
+
+
+# ---------------------------------------------------------------------- host data
+_NP_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float16", "float32", "float64"]
+
+
+def test_tensors_of_host_data_of_every_dtype_and_byte_order_keep_numpys_values():
+    """A Tensor made from an array reads its numpy dtype's DType (asked once per numpy dtype,
+    then looked up): every dtype in both byte orders, made twice, holds numpy's values and
+    dtype, computes as numpy does, and a dtype rulegrad has no type for is still refused."""
+    for name in _NP_TYPES:
+        for order in "<>":
+            dt = np.dtype(name).newbyteorder(order)
+            x = np.arange(7).astype(dt)
+            for _ in range(2):
+                t = Tensor(x)
+                assert t.dtype.name == name
+                got = t.numpy()
+                assert got.dtype == np.dtype(name) and got.dtype.isnative
+                np.testing.assert_array_equal(got, x)
+                np.testing.assert_array_equal((t + t).numpy(), x + x)
+    for bad in (np.dtype([("a", "f4")]), np.dtype("complex64"), [("a", "f4")]):
+        with pytest.raises(ValueError, match="unsupported numpy dtype"):
+            to_dtype(bad)
+
+
+def test_a_buffers_address_is_numpys_for_every_kind_of_array():
+    """The address a kernel is given (read through a ctypes view of the memory, or numpy's
+    own way where that view cannot be made: read-only, empty) is numpy's address of the data,
+    and a kernel over a read-only array from host data and over an empty one is right."""
+    ro = np.frombuffer(np.arange(6, dtype=np.float32).tobytes(), np.float32)
+    kinds = [np.arange(6, dtype=np.float32), ro, np.zeros(0, np.float32), np.ones(5, bool),
+             np.arange(12, dtype=np.int64)[::2], np.arange(4, dtype=np.float16)]
+    for arr in kinds:
+        assert buffer.address_of(arr) == arr.ctypes.data
+        b = buffer.Buffer(arr.size, to_dtype(arr.dtype), arr)
+        assert b.address() == b.data.ctypes.data
+    t = Tensor(ro)
+    np.testing.assert_array_equal((t * 2 + 1).numpy(), ro * 2 + 1)
+    np.testing.assert_array_equal((Tensor(np.zeros(0, np.float32)) + 1).numpy(), np.zeros(0))
 
 
 # ---------------------------------------------------------------------- cold start

@@ -79,3 +79,34 @@ def test_a_kept_node_dies_with_its_tensors():
     gc.collect()
     assert ref() is None and len(tensor_mod._binaries) == n - 1
     np.testing.assert_array_equal((a * 7).numpy(), np.arange(3, dtype=np.float32) * 7)
+
+
+def test_a_select_built_again_is_its_node_and_keeps_numpys_values(monkeypatch):
+    """`cond.where(x, y)` (and relu, built of selects) built again over the same operands is
+    the node built before, with no dtype probe; selects of operands that compare equal (0.0
+    and -0.0, 1 and 1.0 and True, another tensor) are never taken for each other: each has
+    numpy's dtype, values and signs."""
+    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan], np.float32)
+    xi = np.array([-3, 0, 4, 7, 1], np.int32)
+    xb = xi > 0
+    a, ai, ab = Tensor(x).realize(), Tensor(xi).realize(), Tensor(xb).realize()
+    cond = a < 1
+    selects = [lambda: cond.where(a, 0.0), lambda: cond.where(a, -0.0),
+               lambda: cond.where(1, ai), lambda: cond.where(1.0, ai),
+               lambda: cond.where(True, ai), lambda: cond.where(ai, a), lambda: a.relu(),
+               lambda: ai.where(a, 2.5), lambda: cond.where(1, ab), lambda: cond.where(True, ab)]
+    c = x < 1
+    refs = [np.where(c, x, np.float32(0.0)), np.where(c, x, np.float32(-0.0)),
+            np.where(c, 1, xi), np.where(c, 1.0, xi), np.where(c, True, xi), np.where(c, xi, x),
+            np.where(x < 0, np.float32(0), x),  # (relu: -0.0 and NaN stay, as torch's)
+            np.where(xi != 0, x, np.float32(2.5)), np.where(c, 1, xb), np.where(c, True, xb)]
+    first = [f() for f in selects]
+    calls = _probes(monkeypatch)
+    again = [f() for f in selects]
+    assert calls == []  # (each found its node: no dtype asked of numpy)
+    assert all(s.uop is t.uop for s, t in zip(first, again))
+    for t, ref in zip(again, refs):
+        got = t.numpy()
+        assert got.dtype == ref.dtype
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))

@@ -102,6 +102,30 @@ def test_plans_are_bounded(monkeypatch):
     assert len(plans._plans) == 3
 
 
+def test_the_plan_dropped_for_a_new_one_is_the_least_recently_run(monkeypatch):
+    """Plans run in a loop stay; a new plan drops the one run least recently (a plan is
+    moved to the table's end once per recording, not on every run). Every value is numpy's."""
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    x = np.arange(4, dtype=np.int32)
+    a = Tensor(x).realize()
+
+    def run(i: int) -> bool:
+        """a + i, checked against numpy; whether a plan ran it."""
+        hits = plans.stats["hits"]
+        np.testing.assert_array_equal((a + i).numpy(), x + i)
+        return plans.stats["hits"] == hits + 1
+
+    for i in (1, 2, 3):  # three plans: 1, 2, 3 from the least to the most recently run
+        assert not run(i)
+    for i in (1, 3, 1, 1):  # 2 is now the least recently run, then 3
+        assert run(i)
+    assert not run(4)  # drops 2
+    assert run(3) and run(1) and run(4)  # (1 before 4: 3 is the least recently run now)
+    assert not run(5)  # drops 3
+    assert run(1) and run(4) and run(5)
+    assert not run(2) and not run(3)
+
+
 def test_plans_hold_a_bounded_number_of_bytes(monkeypatch):
     monkeypatch.setattr(plans, "PLANS_MAX_BYTES", 3 * 8192)
     held = []

@@ -21,7 +21,7 @@ import numpy as np
 
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors
-from rulegrad.runtime.tensor import Tensor
+from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
 
 
@@ -77,9 +77,14 @@ class Optimizer:
         grads = [p.grad for p in self.params]
         self._assigns: list[tuple[Tensor, UOp]] = []
         self._update(grads)  # type: ignore[arg-type]
+        targets = [t for t, _ in self._assigns]
+        # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
+        # opt.step(); loss.item()`) is realized in the step, from the values before it, as
+        # torch computed it before its step
+        readers = readers_of(written_by(targets), skip=targets + grads)
         for target, node in self._assigns:  # only now: every value was built from old ones
             target.uop = node
-        return [t for t, _ in self._assigns] + grads  # type: ignore[operator]
+        return targets + grads + readers  # type: ignore[operator]
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading

@@ -876,7 +876,16 @@ class Tensor(TensorOps, NNOps):
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
-        a, b = _lift(items, _probe(np.add, *items))
+        try:
+            dt = _probe(np.add, *items)
+        except OverflowError:
+            # numpy 2 compares a Python int outside the tensor's integer type exactly
+            # (`uint8 < 256` is all true), where arithmetic with it overflows: in int64
+            if not (type(other) is int and self.dtype.is_int
+                    and self.dtype is not dtypes.uint64 and -(2**63) <= other < 2**63):
+                raise
+            dt = dtypes.int64
+        a, b = _lift(items, dt)
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
             out = out.alu(Ops.OR, a.alu(Ops.CMPEQ, b))

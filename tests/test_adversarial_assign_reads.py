@@ -108,6 +108,8 @@ def test_loss_read_after_the_optimizer_step_is_the_one_it_stepped_from(config, o
         tprobe = (torch.from_numpy(xa) @ tw).max().item()
         tl.backward()
         topt.step()
-        np.testing.assert_allclose(loss.item(), tl.item(), rtol=1e-5)
-        np.testing.assert_allclose(probe.item(), tprobe, rtol=1e-5)
+        # (Adam's float32 update drifts from torch's by ~1e-5 relative per step; the loss of
+        # the next step differs from this one's by more than 10%)
+        np.testing.assert_allclose(loss.item(), tl.item(), rtol=1e-4)
+        np.testing.assert_allclose(probe.item(), tprobe, rtol=1e-4)
         np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-4, atol=1e-5)

@@ -1228,6 +1228,11 @@ class Tensor(TensorOps, NNOps):
                                   "of "
                              f"shape {show(self.shape)} {self.dtype.name}: shapes and dtypes "
                              f"must match")
+        if buffer_of(self.uop) is None and self.uop.op is not Ops.MULTI and \
+                self.uop.op not in GroupOp.Movement:
+            # a lazy value (`a.clone()`, `a + 1`), no view of anything: it gets a buffer of its
+            # own to write, as __setitem__'s target does (tinygrad's assign takes it too)
+            self.realize()
         # the value object itself is not copied: after the write the target holds its values,
         # so it becomes a copy of the target (made only if read), not a read of the old buffer
         kept = value if value is x else None

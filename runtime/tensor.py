@@ -919,6 +919,37 @@ class Tensor(TensorOps, NNOps):
     def __rlshift__(self, x: Any) -> Tensor: return self.lshift(x, True)
     def __rrshift__(self, x: Any) -> Tensor: return self.rshift(x, True)
     def __matmul__(self, x: Any) -> Tensor: return self.matmul(x)
+
+    # in place, as torch and tinygrad (`x += 1` is `x.assign(x + 1)`): every reference to x, and
+    # a view's base (`v = a[:, ::2]; v *= 2` changes a), sees the write
+    def __iadd__(self, x: Any) -> Tensor: return self._inplace(self.add(x))
+    def __isub__(self, x: Any) -> Tensor: return self._inplace(self.sub(x))
+    def __imul__(self, x: Any) -> Tensor: return self._inplace(self.mul(x))
+    def __itruediv__(self, x: Any) -> Tensor: return self._inplace(self.div(x))
+    def __ifloordiv__(self, x: Any) -> Tensor: return self._inplace(self.idiv(x))
+    def __imod__(self, x: Any) -> Tensor: return self._inplace(self.mod(x))
+    def __ipow__(self, x: Any) -> Tensor: return self._inplace(self.pow(x))
+    def __iand__(self, x: Any) -> Tensor: return self._inplace(self & x)
+    def __ior__(self, x: Any) -> Tensor: return self._inplace(self | x)
+    def __ixor__(self, x: Any) -> Tensor: return self._inplace(self ^ x)
+    def __ilshift__(self, x: Any) -> Tensor: return self._inplace(self.lshift(x))
+    def __irshift__(self, x: Any) -> Tensor: return self._inplace(self.rshift(x))
+
+    def _inplace(self, value: Tensor) -> Tensor:
+        """`x op= y`: the result written into x, cast to x's dtype where numpy's in-place ufunc
+        would (same kind: int32 += int64), else numpy's refusal (int += float). A tensor with no
+        storage of its own to write (a lazy view of a lazy value, a padded view) is rebound to
+        the result, as before in-place operators existed."""
+        if value.dtype is not self.dtype:
+            if not np.can_cast(value.dtype.np, self.dtype.np, casting="same_kind"):
+                raise InvalidArgument(f"in-place operator: its result {value.dtype.name} cannot "
+                                      f"be cast to the tensor's {self.dtype.name} (numpy's "
+                                      "same_kind rule; torch refuses it too)")
+            value = value.cast(self.dtype)
+        if buffer_of(self.uop) is None and self.uop.op in GroupOp.Movement and \
+                not _view_of_buffer(self.uop):
+            return value
+        return self.assign(value)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
     def __abs__(self) -> Tensor: return self.abs()

@@ -45,3 +45,35 @@ def test_assign_into_a_lazy_tensor(monkeypatch, scheduler):
     c = a + 1  # a computed value, then added to in place
     c += c.sum(0)
     np.testing.assert_array_equal(c.numpy(), (src + 1) + (src + 1).sum(0))
+
+
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+def test_inplace_operators_write_in_place(monkeypatch, scheduler):
+    """`x += y` rebound the name to a new tensor: a function's argument, another name for the
+    tensor and a view's base kept the old values (torch and tinygrad write in place)."""
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    def bump(t):
+        t += 1
+
+    a, ta = Tensor(src.copy()).realize(), torch.from_numpy(src.copy())
+    same, tsame = a, ta
+    bump(a)
+    bump(ta)
+    v, tv = a[:, ::2], ta[:, ::2]
+    v *= 2
+    tv *= 2
+    a.T[0] -= 5
+    ta.T[0] -= 5
+    a[1:] /= 4
+    ta[1:] /= 4
+    np.testing.assert_array_equal(same.numpy(), tsame.numpy())
+    np.testing.assert_array_equal(v.numpy(), tv.numpy())
+    i = Tensor(np.array([1, 2, 3], np.int32)).realize()
+    i <<= 2
+    i //= Tensor(np.array([2, 3, 5], np.int64))  # int64 result, same kind: cast back
+    np.testing.assert_array_equal(i.numpy(), (np.array([1, 2, 3], np.int32) << 2) // [2, 3, 5])
+    assert i.dtype.name == "int32"
+    with pytest.raises(Exception, match="cannot be cast"):
+        i += 0.5  # numpy: UFuncTypeError; torch: RuntimeError

@@ -347,7 +347,6 @@ class Tensor(TensorOps, NNOps):
                  requires_grad: bool | None = None, device: str | None = None):
         self.grad: Tensor | None = None
         self._requires_grad: bool | None = None
-        _tensors.add(self)
         if requires_grad is not None:
             self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
@@ -380,6 +379,7 @@ class Tensor(TensorOps, NNOps):
                 in_use["devices"] |= dev != DEFAULT
             else:
                 self.uop = self.to(dev).uop
+        _tensors.add(self)  # (last: a tensor in the set always has its uop)
 
     # ------------------------------------------------------------------ facts
     @property

@@ -208,6 +208,11 @@ class Jit:
         self._last: _Last | None = None  # the last replayed call of Tensors only
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        # a decorated method (tinygrad's `@TinyJit def __call__(self, ...)`): the instance is
+        # an argument like any other, so each instance has calls (and replays) of its own
+        return self if obj is None else functools.partial(self.__call__, obj)
+
     @property
     def refused(self) -> list[str]:
         """Why each kind of call that runs as it is could not be replayed."""

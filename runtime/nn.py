@@ -292,7 +292,10 @@ class NNOps:
         raise InvalidArgument(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
     def binary_crossentropy(self, y: Tensor, reduction: str = "mean") -> Tensor:
-        return (-y * self.log() - (1 - y) * (1 - self).log())._do_reduction(reduction)
+        # torch's: each log at least -100, so a probability of exactly 0 or 1 costs 100, not
+        # 0 * -inf = NaN for the term its label switches off
+        log_p, log_1mp = self.log().maximum(-100), (1 - self).log().maximum(-100)
+        return (-y * log_p - (1 - y) * log_1mp)._do_reduction(reduction)
 
     def binary_crossentropy_logits(self, y: Tensor, reduction: str = "mean",
                                    pos_weight: Tensor | None = None) -> Tensor:

@@ -318,6 +318,7 @@ def _tensor(node: UOp) -> Tensor:
     check_shape(node.shape, node.dtype, "an op")
     t = object.__new__(Tensor)
     t.uop, t.grad, t._requires_grad = node, None, None
+    _tensors.add(t)
     return t
 
 
@@ -334,6 +335,10 @@ def _coerce(x: Any) -> Tensor | Scalar:
 # tensors whose requires_grad was set true: backward() looks for them in the loss's graph
 # (weak, so a parameter dropped by the user is not kept alive by having needed a gradient)
 _needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
+# every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
+# built before it that compute from that buffer are found here and kept on its old contents
+# (`_keep_old_reads`)
+_tensors: weakref.WeakSet[Tensor] = weakref.WeakSet()
 
 
 def _wrap_grads(targets: Sequence[Tensor], grads: dict[UOp, UOp]) -> list[Tensor]:
@@ -392,6 +397,7 @@ class Tensor(TensorOps, NNOps):
                 in_use["devices"] |= dev != DEFAULT
             else:
                 self.uop = self.to(dev).uop
+        _tensors.add(self)  # (last: a tensor in the set always has its uop)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -698,10 +704,9 @@ class Tensor(TensorOps, NNOps):
         broadcast to what the index reads (a mask takes one value).
 
         It is an `assign` of the whole tensor, `where(index, value, t)`, so it writes t's
-        buffer now (a lazy t is realized first): graphs built from the realized t read it
-        when they are realized and see the new values, as after `assign` (realize them before
-        to keep the old ones); graphs built from a lazy t before the write do not see it. A
-        value that reads t (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
+        buffer now (a lazy t is realized first): graphs built from t before the write keep
+        their values (as after `assign`); views of t see the write. A value that reads t
+        (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
         if buffer_of(self.uop) is None and shards_of(self.uop) is None:
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
@@ -889,7 +894,16 @@ class Tensor(TensorOps, NNOps):
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
         items = (other, self) if reverse else (self, other)
-        a, b = _lift(items, _probe(np.add, *items))
+        try:
+            dt = _probe(np.add, *items)
+        except OverflowError:
+            # numpy 2 compares a Python int outside the tensor's integer type exactly
+            # (`uint8 < 256` is all true), where arithmetic with it overflows: in int64
+            if not (type(other) is int and self.dtype.is_int
+                    and self.dtype is not dtypes.uint64 and -(2**63) <= other < 2**63):
+                raise
+            dt = dtypes.int64
+        a, b = _lift(items, dt)
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
             out = out.alu(Ops.OR, a.alu(Ops.CMPEQ, b))
@@ -923,6 +937,37 @@ class Tensor(TensorOps, NNOps):
     def __rlshift__(self, x: Any) -> Tensor: return self.lshift(x, True)
     def __rrshift__(self, x: Any) -> Tensor: return self.rshift(x, True)
     def __matmul__(self, x: Any) -> Tensor: return self.matmul(x)
+
+    # in place, as torch and tinygrad (`x += 1` is `x.assign(x + 1)`): every reference to x, and
+    # a view's base (`v = a[:, ::2]; v *= 2` changes a), sees the write
+    def __iadd__(self, x: Any) -> Tensor: return self._inplace(self.add(x))
+    def __isub__(self, x: Any) -> Tensor: return self._inplace(self.sub(x))
+    def __imul__(self, x: Any) -> Tensor: return self._inplace(self.mul(x))
+    def __itruediv__(self, x: Any) -> Tensor: return self._inplace(self.div(x))
+    def __ifloordiv__(self, x: Any) -> Tensor: return self._inplace(self.idiv(x))
+    def __imod__(self, x: Any) -> Tensor: return self._inplace(self.mod(x))
+    def __ipow__(self, x: Any) -> Tensor: return self._inplace(self.pow(x))
+    def __iand__(self, x: Any) -> Tensor: return self._inplace(self & x)
+    def __ior__(self, x: Any) -> Tensor: return self._inplace(self | x)
+    def __ixor__(self, x: Any) -> Tensor: return self._inplace(self ^ x)
+    def __ilshift__(self, x: Any) -> Tensor: return self._inplace(self.lshift(x))
+    def __irshift__(self, x: Any) -> Tensor: return self._inplace(self.rshift(x))
+
+    def _inplace(self, value: Tensor) -> Tensor:
+        """`x op= y`: the result written into x, cast to x's dtype where numpy's in-place ufunc
+        would (same kind: int32 += int64), else numpy's refusal (int += float). A tensor with no
+        storage of its own to write (a lazy view of a lazy value, a padded view) is rebound to
+        the result, as before in-place operators existed."""
+        if value.dtype is not self.dtype:
+            if not np.can_cast(value.dtype.np, self.dtype.np, casting="same_kind"):
+                raise InvalidArgument(f"in-place operator: its result {value.dtype.name} cannot "
+                                      f"be cast to the tensor's {self.dtype.name} (numpy's "
+                                      "same_kind rule; torch refuses it too)")
+            value = value.cast(self.dtype)
+        if buffer_of(self.uop) is None and self.uop.op in GroupOp.Movement and \
+                not _view_of_buffer(self.uop):
+            return value
+        return self.assign(value)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
     def __abs__(self) -> Tensor: return self.abs()
@@ -1217,6 +1262,11 @@ class Tensor(TensorOps, NNOps):
         """Write x into this tensor's buffer in place, now. A reshape, permute, shrink or flip
         of a realized tensor is a target too: written through in place.
 
+        A lazy tensor built before the write from the buffer (`y = x + 1`, a loss, a
+        gradient) keeps the value it had when built, as torch's eager ops and tinygrad's
+        deferred assign give: it is pointed at a copy of the old contents first
+        (`_keep_old_reads`). Views of the buffer (`x.T`, `x[1:]`) see the write, as torch's do.
+
         tinygrad defers the write to `realize()`; doing it at the call means an assign is
         applied exactly once even when other graphs already refer to the ASSIGN (the usual
         `w.assign(w - lr * g).realize()` behaves the same). The ASSIGN node exists only for
@@ -1234,9 +1284,26 @@ class Tensor(TensorOps, NNOps):
                                   "of "
                              f"shape {show(self.shape)} {self.dtype.name}: shapes and dtypes "
                              f"must match")
+        if buffer_of(self.uop) is None and self.uop.op is not Ops.MULTI and \
+                self.uop.op not in GroupOp.Movement:
+            # a lazy value (`a.clone()`, `a + 1`), no view of anything: it gets a buffer of its
+            # own to write, as __setitem__'s target does (tinygrad's assign takes it too)
+            self.realize()
+        # the value object itself is not copied: after the write the target holds its values,
+        # so it becomes a copy of the target (made only if read), not a read of the old buffer
+        kept = value if value is x else None
+        if _keep_old_reads(self, kept):
+            self._write(value)
+            kept.uop = self.uop.f(Ops.CONTIGUOUS)  # type: ignore[union-attr]
+        else:
+            self._write(value)
+        return self
+
+    def _write(self, value: Tensor) -> None:
+        """assign's write into this tensor's storage, once value is checked."""
         if (cut := _cut_of_shards(self.uop)) is not None:
             _assign_cut(*cut, value)
-            return self
+            return
         here, there = device_of(self.uop), device_of(value.uop)
         if isinstance(there, tuple) and not isinstance(here, tuple):
             # the target stays where it is (an assign never moves it): a realized constant, on
@@ -1248,7 +1315,7 @@ class Tensor(TensorOps, NNOps):
         if layout is None and buffer_of(self.uop) is None and _view_of_buffer(self.uop):
             # a view of one buffer (a flip, permute, shrink): written in place through it
             Tensor(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))).realize()
-            return self
+            return
         if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
             raise InvalidArgument(
                 f"assign into a {pad} view of a buffer: it repeats or invents elements, so it has "
@@ -1264,9 +1331,9 @@ class Tensor(TensorOps, NNOps):
         device_of(node)  # a value on other devices is refused before the target changes
         if layout is not None and self.uop.op is not Ops.MULTI:
             Tensor(node).realize()  # a view: its shards are written in place, it reads them again
-            return self
+            return
         self.uop = node
-        return self.realize()
+        self.realize()
 
     # ------------------------------------------------------------------ devices
     @property
@@ -1752,6 +1819,90 @@ def _padded_view(uop: UOp) -> str | None:
             found = uop.op.name
         uop = uop.src[0]
     return found if buffer_of(uop) is not None else None
+
+
+def _keep_old_reads(target: Tensor, kept: Tensor | None) -> bool:
+    """Before an assign writes target's buffers: every other live lazy tensor that computes
+    from them (`y = x + 1`, a gradient, a loss, built before `x.assign(...)`) is pointed at a
+    copy of their contents now, so it gives the value it had when it was built, as in torch
+    (eager) and tinygrad (`test_assign_corealize_order_independent`). A copy, not a realize:
+    the reader keeps its graph (a gradient through it). `kept` (the assigned value) is not
+    copied; the answer says whether it reads the buffers."""
+    written = _written(target)
+    old: dict[UOp, UOp] = {}
+    for t in readers_of(written, skip=(target, kept)):
+        for b in written - old.keys():
+            buf = b.arg
+            old[b] = UOp(Ops.BUFFER, b.dtype, (),
+                         Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device))
+        t.uop = t.uop.substitute(old)
+    return kept is not None and not _is_view(kept.uop) and _reads(kept.uop, written)
+
+
+def _written(target: Tensor) -> set[UOp]:
+    """The BUFFER nodes an assign into target writes."""
+    if (buf := buffer_of(target.uop)) is not None:  # (most targets: no walk)
+        return {UOp(Ops.BUFFER, buf.dtype, (), buf)}
+    return {n for n in toposort(target.uop) if n.op is Ops.BUFFER and n.arg.data is not None}
+
+
+def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Tensor]:
+    """The live lazy tensors (not in `skip`) that compute from the BUFFER nodes `written`: what
+    an assign into them would change if it ran first. Not views of the buffers (`x.T`,
+    `x[1:]`: they alias it, as torch's views do, and see a write), and not a graph holding an
+    ASSIGN (an optimizer's pending update: it names its target)."""
+    if not written:
+        return []
+    facts: dict[UOp, int] = {}  # one walk over all the graphs, each node's _READS/_VIEW/_ASSIGNS
+    skipped = {id(t) for t in skip}
+    return [t for t in list(_tensors) if id(t) not in skipped
+            and buffer_of(t.uop) is None and _facts(t.uop, written, facts) == _READS]
+
+
+def written_by(targets: Sequence[Tensor]) -> set[UOp]:
+    """The BUFFER nodes that assigns into `targets` write (for `readers_of`)."""
+    return set().union(*(_written(t) for t in targets))
+
+
+# what a view of storage is made of (torch's views: a reshape, permute, slice, flip or expand
+# of a tensor, sharded or not, reads the tensor's memory, so it sees a later write)
+_ALIAS_OPS = WRITABLE_VIEWS | {Ops.EXPAND, Ops.MULTI, Ops.MSTACK, Ops.BUFFER}
+_READS, _VIEW, _ASSIGNS = 1, 2, 4  # reads `written`; views of storage only; holds an ASSIGN
+
+
+def _is_view(uop: UOp) -> bool:
+    """A view of storage (what `_facts` marks _VIEW), read down its chain of views."""
+    while uop.op in _ALIAS_OPS and len(uop.src) == 1:
+        uop = uop.src[0]
+    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _facts(uop, set(), {}) & _VIEW > 0)
+
+
+def _reads(root: UOp, written: set[UOp]) -> bool:
+    """root reads a node of `written` (a walk that stops at the first: a value such as
+    `w - lr * g` names w near its root)."""
+    stack, seen = [root], {root}
+    while stack:
+        n = stack.pop()
+        if n in written:
+            return True
+        for src in n.src:
+            if src not in seen:
+                seen.add(src)
+                stack.append(src)
+    return False
+
+
+def _facts(root: UOp, written: set[UOp], facts: dict[UOp, int]) -> int:
+    """root's _READS/_VIEW/_ASSIGNS flags, filling `facts` for the nodes not yet in it."""
+    for n in toposort(root, stop=facts.__contains__):
+        f = _VIEW if n.op in _ALIAS_OPS else 0
+        if n in written:
+            f |= _READS
+        for src in n.src:
+            fs = facts[src]
+            f = (f | (fs & (_READS | _ASSIGNS))) & ~(0 if fs & _VIEW else _VIEW)
+        facts[n] = f | (_ASSIGNS if n.op is Ops.ASSIGN else 0)
+    return facts[root]
 
 
 def _view_of_buffer(uop: UOp) -> bool:

@@ -15,13 +15,13 @@ the parameters changed; `zero_grad()` drops them (the next backward() starts afr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors
-from rulegrad.runtime.tensor import Tensor
+from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
 
 
@@ -57,12 +57,16 @@ class Optimizer:
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
         schedule, from the values before the update."""
-        realize_tensors(self.schedule_step() + list(also))
+        realize_tensors(self._schedule_step(also) + list(also))
 
     def schedule_step(self) -> list[Tensor]:
         """The step's tensors, not yet realized (tinygrad's name): each parameter and state
         tensor now holds its ASSIGN, and the gradients come along (see the module docstring).
         `Tensor.realize(*opt.schedule_step())` is `opt.step()`."""
+        return self._schedule_step(())
+
+    def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
+        """schedule_step, leaving out of its readers the tensors `also` realizes with it."""
         missing = [i for i, p in enumerate(self.params) if p.grad is None]
         if missing:
             raise ValueError(f"parameter(s) {missing} have no gradient: call loss.backward() "
@@ -77,9 +81,14 @@ class Optimizer:
         grads = [p.grad for p in self.params]
         self._assigns: list[tuple[Tensor, UOp]] = []
         self._update(grads)  # type: ignore[arg-type]
+        targets = [t for t, _ in self._assigns]
+        # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
+        # opt.step(); loss.item()`) is realized in the step, from the values before it, as
+        # torch computed it before its step
+        readers = readers_of(written_by(targets), skip=[*targets, *grads, *also])
         for target, node in self._assigns:  # only now: every value was built from old ones
             target.uop = node
-        return [t for t, _ in self._assigns] + grads  # type: ignore[operator]
+        return targets + grads + readers  # type: ignore[operator]
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading

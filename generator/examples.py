@@ -242,7 +242,8 @@ class IndexedEval:
 
 def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
     """Identical bits, every NaN identified (-0.0 is not 0.0); with `ulp` N, finite floats may
-    be N units in the last place apart (infinities stay exact): the rule's stated tolerance."""
+    be N units in the last place apart (infinities and two zeros' signs stay exact): the rule's
+    stated tolerance."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype.kind != "f":
@@ -255,8 +256,9 @@ def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
         unsigned = f"u{a.dtype.itemsize}"
         return bool(np.array_equal(fa.view(unsigned), fb.view(unsigned)))
     ia, ib = ordinal(fa), ordinal(fb)
-    inf = np.isinf(a[~nan_a]) | np.isinf(b[~nan_b])
-    exact = np.array_equal(a[~nan_a][inf], b[~nan_b][inf])
+    exact_ones = np.isinf(fa) | np.isinf(fb) | ((fa == 0) & (fb == 0))
+    exact = (np.array_equal(fa[exact_ones], fb[exact_ones])
+             and np.array_equal(np.signbit(fa[exact_ones]), np.signbit(fb[exact_ones])))
     return bool(exact and np.all(np.abs(ia - ib) <= ulp))
 
 

@@ -124,3 +124,23 @@ def test_prose_about_the_gradient_mark_makes_no_gradient_set(tmp_path):
         """)
     assert rep["bump"].verdict == "refuted", rep["bump"].line()
     assert 1.0 + np.float32(1.0) != np.float32(1.0)
+
+
+def test_a_rewrite_that_drops_an_assigns_write_is_refuted(tmp_path):
+    """ASSIGN(t, v)'s value is v's, so comparing the two sides' values passed `-> v`, which
+    leaves t's buffer unwritten for every later reader. The buffers each side leaves behind
+    (from the same drawn contents) are now compared too."""
+    rep = _check(tmp_path, """
+        rules r = {
+          drop:  ASSIGN(t, v) -> v
+        }
+        rules s = {
+          swap:  ASSIGN(t, ADD(v:int32, w)) -> ASSIGN(t, ADD(w, v))
+        }
+        """)
+    assert rep["drop"].verdict == "refuted", rep["drop"].line()
+    assert "an ASSIGN's write differs" in rep["drop"].counterexample
+    assert rep["swap"].verdict == "passed", rep["swap"].line()
+    t, v = np.zeros(3, np.float32), np.arange(3, dtype=np.float32) + 1
+    t[...] = v  # what the left side does to the buffer, and the right side does not
+    assert not np.array_equal(t, np.zeros(3, np.float32))

@@ -493,6 +493,12 @@ class World:
                 v, z3.FPVal(1.0, fp_sort(dst)), z3.FPVal(0.0, fp_sort(dst)))
         if src.is_int and dst.is_int:
             return self.wrap(dst, v)
+        if src.is_int and dst.is_float and src is not dtypes.index:
+            # through the int's bits (in range: a sized int's value is): z3 bit-blasts this,
+            # where a conversion from a real ran out of its limit on `int16 -> float -> int16`
+            bits = z3.Int2BV(v, src.itemsize * 8)
+            to_fp = z3.fpUnsignedToFP if src.is_unsigned else z3.fpSignedToFP
+            return to_fp(RNE, bits, fp_sort(dst))
         if src.is_int and dst.is_float:
             return z3.fpToFP(RNE, z3.ToReal(v), fp_sort(dst))
         if src.is_float and dst.is_float:
@@ -929,9 +935,11 @@ class Expr:
         if dtype is None:
             dtype = (dtypes.bool if op in GroupOp.Comparison else
                      srcs[1].dtype if op is Ops.WHERE else srcs[0].dtype)
-        if op is not Ops.CAST and op is not Ops.WHERE and op not in GroupOp.Comparison:
-            if len({s.dtype for s in srcs}) > 1:
-                raise DTypeMismatch(f"{op.name} of " + ", ".join(s.dtype.name for s in srcs))
+        # the operands an op computes on share a dtype (a comparison's too: CMPLT of an int32
+        # and a float32 is no node, and z3's sort mismatch made the whole rule untranslatable)
+        shared = srcs[1:] if op is Ops.WHERE else () if op is Ops.CAST else srcs
+        if len({s.dtype for s in shared}) > 1:
+            raise DTypeMismatch(f"{op.name} of " + ", ".join(s.dtype.name for s in srcs))
         before = len(self.w.undefined)
         val = self.w.alu(op, dtype, srcs)
         # an undefined op on the right side is a bug, not a vacuous case: keep it apart

@@ -144,3 +144,27 @@ def test_a_rewrite_that_drops_an_assigns_write_is_refuted(tmp_path):
     t, v = np.zeros(3, np.float32), np.arange(3, dtype=np.float32) + 1
     t[...] = v  # what the left side does to the buffer, and the right side does not
     assert not np.array_equal(t, np.zeros(3, np.float32))
+
+
+def test_a_comparison_of_casts_is_proved_or_refuted_by_z3(tmp_path):
+    """`CMPLT(CAST(x:int32 -> float32), CAST(y -> float32)) -> CMPLT(x, y)`: with y of any
+    dtype, one case's right side compared an int32 with a float, z3 failed on the sorts and the
+    whole rule went to the examples, whose small ints never reach 2**24. A comparison's
+    operands share a dtype as every ALU op's do; the int32 case is refuted at the edge."""
+    rep = _check(tmp_path, """
+        rules r = {
+          any_y:  CMPLT(CAST(x:int32):float32, CAST(y):float32)       -> CMPLT(x, y)
+        }
+        rules s = {
+          int_y:  CMPLT(CAST(x:int32):float32, CAST(y:int32):float32) -> CMPLT(x, y)
+        }
+        rules t = {
+          small:  CMPLT(CAST(x:int8):float32, CAST(y:int8):float32)   -> CMPLT(x, y)
+        }
+        """)
+    assert rep["any_y"].verdict == "refuted" and rep["any_y"].method == "z3", rep["any_y"].line()
+    assert rep["int_y"].verdict == "refuted", rep["int_y"].line()
+    assert "confirmed by the oracle" in rep["int_y"].counterexample
+    assert rep["small"].verdict in ("proved", "passed"), rep["small"].line()
+    a, b = np.int32(2**24), np.int32(2**24 + 1)
+    assert a < b and not np.float32(a) < np.float32(b)

@@ -116,6 +116,11 @@ def _values(inst: Instance, node: UOp) -> Any:
     return evaluate([inst.bind_ranges(node)], inst.var_vals)[0]
 
 
+def _buffer_contents(inst: Instance) -> list[np.ndarray]:
+    """What the instance's buffers hold now (after a side's ASSIGNs ran)."""
+    return [buf.ensure().copy() for buf, _ in inst.buffers]
+
+
 def kernel_values(inst: Instance, value: UOp) -> np.ndarray:
     """A kernel-level value at every point of the instance's loops: the kernel that stores it
     (row-major over the loops into slot 0), run by the kernel interpreter on copies of the
@@ -242,7 +247,8 @@ class IndexedEval:
 
 def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
     """Identical bits, every NaN identified (-0.0 is not 0.0); with `ulp` N, finite floats may
-    be N units in the last place apart (infinities stay exact): the rule's stated tolerance."""
+    be N units in the last place apart (infinities and two zeros' signs stay exact): the rule's
+    stated tolerance."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype.kind != "f":
@@ -255,8 +261,9 @@ def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
         unsigned = f"u{a.dtype.itemsize}"
         return bool(np.array_equal(fa.view(unsigned), fb.view(unsigned)))
     ia, ib = ordinal(fa), ordinal(fb)
-    inf = np.isinf(a[~nan_a]) | np.isinf(b[~nan_b])
-    exact = np.array_equal(a[~nan_a][inf], b[~nan_b][inf])
+    exact_ones = np.isinf(fa) | np.isinf(fb) | ((fa == 0) & (fb == 0))
+    exact = (np.array_equal(fa[exact_ones], fb[exact_ones])
+             and np.array_equal(np.signbit(fa[exact_ones]), np.signbit(fb[exact_ones])))
     return bool(exact and np.all(np.abs(ia - ib) <= ulp))
 
 
@@ -302,6 +309,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         lhs = inst.root
         try:
             left = _values(inst, lhs)
+            left_writes = _buffer_contents(inst)
         except Exception:  # noqa: BLE001
             # not a graph the oracle can run (shapes that do not line up, a value out of its
             # dtype's range): a malformed instance, not the rule's fault
@@ -321,10 +329,18 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         assume(rhs is not None and rhs is not lhs)
         assume(mode != "scalar" or not index_overflows(inst, rhs))
         try:
+            inst.restore()  # from the buffers as drawn, whatever the left side wrote
             right = _values(inst, rhs)
         except Exception as exc:  # noqa: BLE001
             raise Refuted(describe(inst, lhs, rhs, f"the right side cannot be evaluated: "
                                    f"{exc}")) from exc
+        # an ASSIGN's effect is part of the meaning: a rewrite that drops it (or writes
+        # something else) leaves other readers of the buffer another value
+        right_writes = _buffer_contents(inst)
+        for k, (a, b) in enumerate(zip(left_writes, right_writes, strict=True)):
+            if not same(a, b, ulp):
+                raise Refuted(describe(inst, lhs, rhs, f"buffer {k} is left holding another "
+                                       "value (an ASSIGN's write differs)", a, b))
         if not same(np.asarray(left), np.asarray(right), ulp):
             why = "the values differ"
             if left.dtype != right.dtype:

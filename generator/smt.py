@@ -155,6 +155,12 @@ def in_range(dt: DType, v: z3.ArithRef) -> z3.BoolRef:
 
 def trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
     """C division: the quotient truncated toward zero (z3's `/` is Euclidean)."""
+    if z3.is_int_value(b) and b.as_long() != 0:
+        # a constant divisor keeps the term linear (no `If` over it to divide by), which z3
+        # decides where the general form ran out of its resource limit (`x // 2 -> x >> 1`)
+        c = b.as_long()
+        q = z3.If(a >= 0, a / abs(c), -((-a) / abs(c)))
+        return q if c > 0 else -q
     qa = z3.If(a >= 0, a, -a) / z3.If(b >= 0, b, -b)
     return z3.If((a >= 0) == (b >= 0), qa, -qa)
 
@@ -180,11 +186,12 @@ def to_bool(v: Any) -> z3.BoolRef:
 def same_value(dt: DType, a: Any, b: Any, ulp: int = 0) -> z3.BoolRef:
     """Equality as the evaluation checks compare: identical bits, every NaN identified (z3's
     `==` on floats is SMT-LIB's `=`: -0.0 differs from 0.0, NaN equals NaN; `fpEQ` would say
-    the opposite of both). With `ulp` N, finite floats may be N units in the last place apart."""
+    the opposite of both). With `ulp` N, finite floats may be N units in the last place apart;
+    two zeros still need one sign (a tolerance is for rounding, and no rounding flips it)."""
     if not dt.is_float or ulp == 0:
         return a == b
     nan_a, nan_b = z3.fpIsNaN(a), z3.fpIsNaN(b)
-    inf = z3.Or(z3.fpIsInf(a), z3.fpIsInf(b))
+    inf = z3.Or(z3.fpIsInf(a), z3.fpIsInf(b), z3.And(z3.fpIsZero(a), z3.fpIsZero(b)))
     gap = _ordinal(a) - _ordinal(b)
     close = z3.And(gap <= ulp, gap >= -ulp)  # signed bit-vector comparisons
     return z3.Or(z3.And(nan_a, nan_b),
@@ -252,9 +259,16 @@ class World:
             return z3.If(value, 1, 0)
         if isinstance(value, (z3.FPRef, float)):
             raise Untranslatable("a float value in an integer constant")
-        if isinstance(value, z3.ArithRef):
-            return self.wrap(dt, value)
-        return z3.IntVal(int(value)) if dt is dtypes.index else wrap(dt, z3.IntVal(int(value)))
+        if dt is dtypes.index:
+            return value if isinstance(value, z3.ArithRef) else z3.IntVal(int(value))
+        # a CONST keeps its arg as given (UOp.const(int8, 128).arg is 128), and the oracle and
+        # the C renderer refuse one outside its dtype: a right side that makes one is wrong
+        # wherever it does, not wrapped into range
+        v = value if isinstance(value, z3.ArithRef) else z3.IntVal(int(value))
+        outside = z3.simplify(z3.Not(in_range(dt, v)))
+        if not z3.is_false(outside):
+            self.undefined.append(outside)
+        return v
 
     def bounds(self, s: Sym) -> tuple[Any, Any]:
         """(vmin, vmax) of a node: exact for constants, else fresh values containing it."""
@@ -358,6 +372,8 @@ class World:
     def _bitwise(self, op: Ops, dt: DType, v: list[Any]) -> Any:
         # two's complement bit operations on the value's width (index is int64 in C)
         bits = 64 if dt is dtypes.index else dt.itemsize * 8
+        if op in (Ops.SHL, Ops.SHR) and dt is not dtypes.index and z3.is_int_value(v[1]):
+            return self._shift_by_const(op, dt, v[0], v[1].as_long(), bits)
         a, b = (z3.Int2BV(x, bits) for x in v)
         if op is Ops.AND:
             r = a & b
@@ -379,6 +395,18 @@ class World:
         if dt.is_unsigned:
             return u
         return z3.If(u >= (1 << (bits - 1)), u - (1 << bits), u)
+
+    def _shift_by_const(self, op: Ops, dt: DType, x: Any, count: int, bits: int) -> Any:
+        """A shift by a constant count in integer arithmetic: x * 2**c wrapped, or x // 2**c
+        (floor: the arithmetic shift of a negative value). The same values as the bit-vector
+        form, which z3 gave up on when the other side divides (`x // 2 -> x >> 1` on uint32)."""
+        if not 0 <= count < bits:
+            if op is Ops.SHL or dt.is_unsigned:
+                return z3.IntVal(0)
+            return z3.If(x < 0, -1, 0)
+        if op is Ops.SHL:
+            return self.wrap(dt, x * (1 << count))
+        return x / (1 << count)  # z3's integer division floors for a positive divisor
 
     def _bool_alu(self, op: Ops, v: list[Any]) -> Any:
         table = {
@@ -465,6 +493,12 @@ class World:
                 v, z3.FPVal(1.0, fp_sort(dst)), z3.FPVal(0.0, fp_sort(dst)))
         if src.is_int and dst.is_int:
             return self.wrap(dst, v)
+        if src.is_int and dst.is_float and src is not dtypes.index:
+            # through the int's bits (in range: a sized int's value is): z3 bit-blasts this,
+            # where a conversion from a real ran out of its limit on `int16 -> float -> int16`
+            bits = z3.Int2BV(v, src.itemsize * 8)
+            to_fp = z3.fpUnsignedToFP if src.is_unsigned else z3.fpSignedToFP
+            return to_fp(RNE, bits, fp_sort(dst))
         if src.is_int and dst.is_float:
             return z3.fpToFP(RNE, z3.ToReal(v), fp_sort(dst))
         if src.is_float and dst.is_float:
@@ -901,9 +935,11 @@ class Expr:
         if dtype is None:
             dtype = (dtypes.bool if op in GroupOp.Comparison else
                      srcs[1].dtype if op is Ops.WHERE else srcs[0].dtype)
-        if op is not Ops.CAST and op is not Ops.WHERE and op not in GroupOp.Comparison:
-            if len({s.dtype for s in srcs}) > 1:
-                raise DTypeMismatch(f"{op.name} of " + ", ".join(s.dtype.name for s in srcs))
+        # the operands an op computes on share a dtype (a comparison's too: CMPLT of an int32
+        # and a float32 is no node, and z3's sort mismatch made the whole rule untranslatable)
+        shared = srcs[1:] if op is Ops.WHERE else () if op is Ops.CAST else srcs
+        if len({s.dtype for s in shared}) > 1:
+            raise DTypeMismatch(f"{op.name} of " + ", ".join(s.dtype.name for s in srcs))
         before = len(self.w.undefined)
         val = self.w.alu(op, dtype, srcs)
         # an undefined op on the right side is a bug, not a vacuous case: keep it apart

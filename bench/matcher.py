@@ -10,7 +10,11 @@ Out: throughput of
   - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
 for the generated and the interpreted matcher, and their ratio. Times are wall-clock medians
 (`time.perf_counter`: what a user waits for) of `--runs` interleaved rounds: each round times
-every matcher once, in turn, so a busy moment of a shared machine falls on all of them.
+every matcher's `match` back to back, then every matcher's `rewrite`, the side that goes first
+turning each round, so a busy moment of a shared machine falls on all of them alike (timing a
+side's match and rewrite together put a second of other sides' work between two matches being
+compared). Besides the ratio of the medians, `paired` is the median of the per-round ratios of
+each side's match to the generated matcher's, timed moments apart.
 
 When tinygrad is installed in a separate interpreter (`--tinygrad PATH`, default
 $TINYGRAD_PYTHON, else /opt/tgenv/bin/python if it exists; tinygrad is never a dependency of
@@ -227,17 +231,20 @@ class Tinygrad:
         self.proc.wait()
 
 
-def rounds(sides: dict[str, tuple], runs: int) -> dict[str, tuple[float, float]]:
-    """(match seconds, rewrite seconds) per side, medians of `runs` interleaved rounds; each
-    side is (match_once, rewrite_once), callables of no argument."""
+def rounds(sides: dict[str, tuple], runs: int) -> dict[str, tuple[list[float], list[float]]]:
+    """(match seconds, rewrite seconds) per side, one of each per round, of `runs` interleaved
+    rounds; each side is (match_once, rewrite_once), callables of no argument. In a round every
+    side's match is timed, then every side's rewrite, the first side turning round by round."""
+    names = list(sides)
     times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in sides}
     for r in range(runs + 1):  # (round 0 warms every side up: not counted)
-        for name, (match, rewrite) in sides.items():
-            m, rw = match(), rewrite()
-            if r:
-                times[name][0].append(m)
-                times[name][1].append(rw)
-    return {k: (statistics.median(m), statistics.median(rw)) for k, (m, rw) in times.items()}
+        order = names[r % len(names):] + names[:r % len(names)]
+        for phase in (0, 1):  # 0: match, 1: rewrite
+            for name in order:
+                seconds = sides[name][phase]()
+                if r:
+                    times[name][phase].append(seconds)
+    return times
 
 
 def main() -> int:
@@ -268,19 +275,23 @@ def main() -> int:
             sides["tinygrad 0.14"] = (lambda: tg.once("match"), lambda: tg.once("rewrite"))
     else:
         print("tinygrad: not installed (pass --tinygrad PYTHON or set TINYGRAD_PYTHON)")
-    results = rounds(sides, args.runs)
+    times = rounds(sides, args.runs)
     if tg is not None:
         tg.close()
 
     print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, wall-clock "
           f"medians of {args.runs} interleaved rounds")
     print(f"{'matcher':<14} {'match nodes/s':>14} {'rewrite nodes/s':>16} "
-          f"{'match x':>8} {'rewrite x':>10}")
-    g_match, g_rw = results["generated"]
-    for name, (m, rw) in results.items():
+          f"{'match x':>8} {'rewrite x':>10} {'paired':>7}")
+    g_matches = times["generated"][0]
+    g_match, g_rw = (statistics.median(t) for t in times["generated"])
+    for name, (ms, rws) in times.items():
+        m, rw = statistics.median(ms), statistics.median(rws)
+        paired = statistics.median(a / b for a, b in zip(ms, g_matches))
         print(f"{name:<14} {len(nodes) / m:>14,.0f} {len(nodes) / rw:>16,.0f} "
-              f"{m / g_match:>8.2f} {rw / g_rw:>10.2f}")
-    print("(x: how many times faster the generated matcher is)")
+              f"{m / g_match:>8.2f} {rw / g_rw:>10.2f} {paired:>7.2f}")
+    print("(x: how many times faster the generated matcher is; paired: the median of the "
+          "per-round match ratios)")
     return 0
 
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 import hashlib
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import jinja2
@@ -66,6 +68,7 @@ from .match_ir import (
     MatchIR,
     Node,
     OpTest,
+    OpTree,
     SameTest,
     Screen,
     Split,
@@ -101,6 +104,9 @@ class FuncModel:
     params: str
     lines: list[str]  # the body, indented relative to the def
     screen: list[str] = field(default_factory=list)  # its quick rejection (`screen_lines`)
+    # an op function's body without its final `return None`, written again for a place where
+    # some tests are known true (a later part's function, after its screen); None: the lines
+    body: Callable[[frozenset[Test]], list[str]] | None = None
 
 
 @dataclass
@@ -428,7 +434,10 @@ class _PartEmitter:
         return lines + self.result_lines(rule, captures, k)
 
     # -------------------------------------------------------------- the tree
-    def nodes_lines(self, nodes: list[Node], loaded: frozenset[IRPath]) -> list[str]:
+    def nodes_lines(self, nodes: list[Node], loaded: frozenset[IRPath],
+                    known: frozenset[Test] = frozenset()) -> list[str]:
+        """The code of a tree. `known`: tests true wherever this code runs (an enclosing `if`'s,
+        or the screen's when it names one op of one source), which are not tested again."""
         lines: list[str] = []
         i = 0
         while i < len(nodes):
@@ -443,28 +452,32 @@ class _PartEmitter:
                 i += 1
                 continue
             if isinstance(node, Split):
-                lines += self.split_lines(node, loaded)
+                lines += self.split_lines(node, loaded, known)
                 i += 1
                 continue
             j = i + 1  # siblings that test disjoint ops of one node: one if/elif switch
             while j < len(nodes) and _switches_with(nodes[i:j], nodes[j]):
                 j += 1
             if j - i == 1:
-                lines += self.branch_lines(node, loaded, "if")
+                lines += self.branch_lines(node, loaded, "if", known=known)
             else:
-                lines += self.switch_lines(nodes[i:j], loaded)
+                lines += self.switch_lines(nodes[i:j], loaded, known)
             i = j
         return lines
 
-    def split_lines(self, node: Split, loaded: frozenset[IRPath]) -> list[str]:
-        yes = self.nodes_lines(node.yes, loaded) or ["pass"]
+    def split_lines(self, node: Split, loaded: frozenset[IRPath],
+                    known: frozenset[Test]) -> list[str]:
+        if node.test in known:  # the `no` side cannot run
+            return self.nodes_lines(node.yes, loaded, known)
+        yes = self.nodes_lines(node.yes, loaded, known | {node.test}) or ["pass"]
         lines = [f"if {_test_text(node.test, self.cx)}:"] + ["    " + line for line in yes]
-        no = self.nodes_lines(node.no, loaded)
+        no = self.nodes_lines(node.no, loaded, known)
         if no:
             lines += ["else:"] + ["    " + line for line in no]
         return lines
 
-    def switch_lines(self, arms: list[Node], loaded: frozenset[IRPath]) -> list[str]:
+    def switch_lines(self, arms: list[Node], loaded: frozenset[IRPath],
+                     known: frozenset[Test] = frozenset()) -> list[str]:
         first = arms[0]
         assert isinstance(first, Branch) and isinstance(first.test, OpTest)
         path = first.test.path
@@ -473,7 +486,7 @@ class _PartEmitter:
         body: list[str] = []
         for k, arm in enumerate(arms):
             assert isinstance(arm, Branch)
-            body += self.branch_lines(arm, loaded, "if" if k == 0 else "elif", op)
+            body += self.branch_lines(arm, loaded, "if" if k == 0 else "elif", op, known)
         if len(arms) >= SWITCH_SET:  # most nodes are none of them: one set test rejects them
             every = sorted({o for arm in arms for o in arm.test.ops}, key=lambda o: o.value)
             names = ", ".join(f"Ops.{o.name}" for o in every)
@@ -482,7 +495,8 @@ class _PartEmitter:
         return lines + body
 
     def branch_lines(self, node: Branch, loaded: frozenset[IRPath], kw: str,
-                     op_local: str | None = None) -> list[str]:
+                     op_local: str | None = None,
+                     known: frozenset[Test] = frozenset()) -> list[str]:
         # fold a chain of single-child branches into one `if a and b and c:`
         tests = [node.test]
         while not isinstance(tests[-1], CountTest) and len(node.children) == 1 and \
@@ -503,7 +517,12 @@ class _PartEmitter:
             else:
                 body += [f"{_path_local(p)} = {parent}.src[{p[-1]}]" for p in wanted]
             inner = inner | frozenset(wanted)
-        body += self.nodes_lines(node.children, inner)
+        body += self.nodes_lines(node.children, inner, known | set(tests))
+        # a test known true is not written again (a switch's op test stays: it is the switch)
+        tests = [t for k, t in enumerate(tests) if t not in known or isinstance(t, CountTest)
+                 or (k == 0 and op_local is not None)]
+        if not tests:  # (never in a switch: its first test stays)
+            return body
         tests = _cheap_first(tests, keep_first=op_local is not None)
         texts = [_test_text(t, self.cx) for t in tests]
         if op_local is not None:  # the switch loaded the op once
@@ -526,7 +545,19 @@ class _PartEmitter:
     def shared_name(self, i: int) -> str:
         return f"_{self.prefix}_any{i}"
 
-    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, list[str]],
+    def op_body(self, tree: OpTree, before: list[str], bodies: dict[str, Body],
+                known: frozenset[Test]) -> list[str]:
+        """One op's function body without its final `return None`: the earlier parts' code
+        (`before`, written in place when in `bodies`, else called), then this part's tree."""
+        body: list[str] = []
+        for fn in before:
+            if fn in bodies:
+                body = _merge_bodies(body, bodies[fn](known))
+            else:
+                body += [f"_h = {fn}(n, ctx)", "if _h is not None: return _h"]
+        return _merge_bodies(body, self.nodes_lines(tree.nodes, frozenset({()}), known))
+
+    def functions(self, prelude: dict[str, list[str]], bodies: dict[str, Body],
                   leaves_of: dict[str, list[tuple[Test, ...]]]
                   ) -> tuple[list[FuncModel], list[tuple[str | None, str]]]:
         """The part's functions, and its dispatch table: (op name, function), op None for
@@ -552,14 +583,8 @@ class _PartEmitter:
                 table.append((op, self.shared_name(tree.direct)))
                 continue
             name = f"_{self.prefix}_{op}"
-            body: list[str] = []
-            for fn in before:
-                if fn in bodies:
-                    body = _merge_bodies(body, bodies[fn])
-                else:
-                    body += [f"_h = {fn}(n, ctx)", "if _h is not None: return _h"]
-            body = _merge_bodies(body, self.nodes_lines(tree.nodes, frozenset({()})))
-            body.append("return None")
+            plain = self.op_body(tree, before, bodies, frozenset())
+            body = plain + ["return None"]
             known = all(fn in leaves_of for fn in before)
             leaves = [t for fn in before for t in leaves_of.get(fn, [])] + \
                 leaf_tests(tree.nodes, self.ir.shared)
@@ -569,8 +594,16 @@ class _PartEmitter:
             # screen reads the sources that the unpack at the top of the function loads)
             found = screen(leaves) if known and len(leaves) > 1 and \
                 _unpack_first(body)[0] == "try:" else None
+            if found is not None and len(found) == 1 and len(found[0][1]) == 1:
+                # one op of one source passes the screen: the tree need not test it again
+                sure = frozenset({OpTest(*found[0])})
+                lean = self.op_body(tree, before, bodies, sure) + ["return None"]
+                if _unpack_first(lean)[0] == "try:":  # (so the screen is written above it)
+                    body = lean
             funcs.append(FuncModel(name, "n, ctx", body,
-                                   self.screen_lines(found) if found else []))
+                                   self.screen_lines(found) if found else [],
+                                   partial(_or_plain, plain,
+                                           partial(self.op_body, tree, before, bodies))))
             table.append((op, name))
         return self.rule_funcs + funcs, table
 
@@ -578,6 +611,19 @@ class _PartEmitter:
 # an earlier part's function of at most this many lines is written into a later part's
 # function of the same op instead of being called (a call per node costs more than its tests)
 INLINE_PRELUDE = 80
+# a function's body (without its final `return None`) given the tests known true where it goes
+Body = Callable[[frozenset[Test]], list[str]]
+
+
+def _same(lines: list[str], known: frozenset[Test]) -> list[str]:
+    """A body written once, whatever is known (a shared tree's function)."""
+    return lines
+
+
+def _or_plain(plain: list[str], write: Body, known: frozenset[Test]) -> list[str]:
+    """`plain` (the body as first written) when nothing is known, else the body written again
+    for what is known (so a body is not written twice for nothing: the same text each time)."""
+    return plain if not known else write(known)
 
 
 def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
@@ -736,7 +782,7 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
     parts: list[PartModel] = []
     sets: list[SetModel] = []
 
-    bodies: dict[str, list[str]] = {}  # a part's function -> its code, to write in place
+    bodies: dict[str, Body] = {}  # a part's function -> its code, to write in place
     leaves_of: dict[str, list] = {}  # a part's function -> its leaves' tests (for screens)
 
     def add_part(set_name: str, rules: tuple[Rule, ...], prelude: dict[str, list[str]]
@@ -749,7 +795,7 @@ def module_model(cf: CheckedFile, out_dir: str | Path | None) -> ModuleModel:
         for f in funcs:
             if f.params == "n, ctx" and len(f.lines) <= INLINE_PRELUDE:
                 assert f.lines[-1] == "return None"
-                bodies[f.name] = f.lines[:-1]
+                bodies[f.name] = f.body or partial(_same, f.lines[:-1])
             # (after `bodies` took the form that merges: a screen is for its own function only)
             f.lines = _with_screen(_unpack_first(f.lines), f.screen)
         infos = [RuleModel(r.name, src_path.get(r.span.path, r.span.path), r.span.line,

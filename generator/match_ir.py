@@ -30,6 +30,7 @@ Two refinements, both decided here and only printed by emit.py:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Iterator
@@ -293,12 +294,29 @@ class _Entry:
     leaf: Leaf
 
 
+def implied(tests: list[Test]) -> list[Test]:
+    """`tests` and, for each repeated capture (a `SameTest`), the op, dtype and constant tests
+    of either of its two nodes copied to the other: they are one node, so a node passing
+    `tests` passes the copies. `MOD(MUL[x, c:CONST], c)` tests `n1.op is CONST` at the root's
+    own source, in breadth-first order before the MUL's sources are loaded: a quick rejection
+    of most MODs, and a test the screen and the split can share with the other MOD rules."""
+    same = [t for t in tests if isinstance(t, SameTest)]
+    out = list(tests)
+    for st in same:
+        for t in tests:
+            if isinstance(t, (OpTest, DTypeTest, ConstTest)) and t.path in (st.path, st.other):
+                out.append(dataclasses.replace(t, path=st.other if t.path == st.path
+                                               else st.path))
+    return out
+
+
 def rule_entries(index: int, rule: Rule) -> list[_Entry]:
-    """The alternatives of one rule as sorted test sequences (duplicates dropped)."""
+    """The alternatives of one rule as sorted test sequences (duplicates dropped), with the
+    tests their repeated captures imply (`implied`)."""
     out: list[_Entry] = []
     seen: set[tuple] = set()
     for tests, bound in alternatives(rule.pattern, (), {}, root=True):
-        steps = ordered(tests)
+        steps = ordered(implied(tests))
         captures = tuple(sorted(bound.items()))
         key = (steps, captures)
         if key not in seen:

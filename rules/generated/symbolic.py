@@ -28,8 +28,6 @@ _NEG = Ops.NEG
 _dt_index = dtypes.index
 _DT0 = DTYPE_CLASSES['ints']
 _OPS1 = frozenset({Ops.CONST, Ops.MUL, Ops.MOD})
-_OPS2 = frozenset({Ops.ADD, Ops.MUL})
-_OPS3 = frozenset({Ops.ADD, Ops.MUL, Ops.MOD})
 
 
 # ======================================================================== symbolic_simple
@@ -149,7 +147,7 @@ def _symbolic_simple_SUB(n, ctx):
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
-            if n1 is n0:
+            if n1 is n0 and n1.dtype in _DT0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -163,7 +161,7 @@ def _symbolic_simple_SUB(n, ctx):
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
-        if n1 is n0 and n0.dtype in _DT0:
+        if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -263,19 +261,18 @@ def _symbolic_simple_IDIV(n, ctx):
         return None
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
-    if n1.op is _CONST:
-        if n1.arg == 1 and n0.dtype in _DT0:
-            # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x:ints, 1) -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-            # x = n0
-            return n0, _symbolic_simple_rules[6]
-        if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
-            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n1.arg == 1 and n0.dtype in _DT0:
+        # rule idiv_one at rules/symbolic.rules:20
+        #   idiv_one: IDIV(x:ints, 1) -> x
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+        # x = n0
+        return n0, _symbolic_simple_rules[6]
+    if n0.op is _CONST:
+        # rule fold_binary at rules/symbolic.rules:35
+        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
 
 def _symbolic_simple_MOD(n, ctx):
@@ -285,20 +282,19 @@ def _symbolic_simple_MOD(n, ctx):
         return None
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
-    if n1.op is _CONST:
-        if n1.arg == 1 and n0.dtype in _DT0:
-            # rule mod_one at rules/symbolic.rules:21
-            #   mod_one: MOD(x:ints, 1) -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-            # x = n0
-            _r = n.const_like(0)
-            if _r is not n: return _r, _symbolic_simple_rules[7]
-        if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
-            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n1.arg == 1 and n0.dtype in _DT0:
+        # rule mod_one at rules/symbolic.rules:21
+        #   mod_one: MOD(x:ints, 1) -> 0
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+        # x = n0
+        _r = n.const_like(0)
+        if _r is not n: return _r, _symbolic_simple_rules[7]
+    if n0.op is _CONST:
+        # rule fold_binary at rules/symbolic.rules:35
+        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
 
 def _symbolic_simple_MAX(n, ctx):
@@ -623,18 +619,19 @@ def _sym_ADD(n, ctx):
                 n0_0, n0_1 = n0.src
                 if n1.op is _MOD and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
-                    if n0_0.op is _IDIV and len(n0_0.src) == 2:
+                    o0_0 = n0_0.op
+                    if o0_0 is _IDIV and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
-                        if n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype in _DT0:
+                        if n0_1.op is _CONST and n1_1.op is _CONST and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0 and n0_0_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
                             # c = n0_0_1, x = n0_0_0
                             if n0_0_1.arg > 0:
                                 return n0_0_0, _sym_rules[5]
-                    if n0_1.op is _IDIV and len(n0_1.src) == 2:
+                    elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
-                        if n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype in _DT0:
+                        if n1_1.op is _CONST and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0 and n0_1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:53
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
@@ -645,24 +642,26 @@ def _sym_ADD(n, ctx):
                 n0_0, n0_1 = n0.src
                 if n1.op is _MUL and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
-                    if n1_0.op is _IDIV and len(n1_0.src) == 2:
-                        n1_0_0, n1_0_1 = n1_0.src
-                        if n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
-                            # rule divmod_recombine at rules/symbolic.rules:53
-                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                            if _sym_st: _sym_st.attempts[5] += 1
-                            # c = n1_0_1, x = n1_0_0
-                            if n1_0_1.arg > 0:
-                                return n1_0_0, _sym_rules[5]
-                    if n1_1.op is _IDIV and len(n1_1.src) == 2:
-                        n1_1_0, n1_1_1 = n1_1.src
-                        if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
-                            # rule divmod_recombine at rules/symbolic.rules:53
-                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                            if _sym_st: _sym_st.attempts[5] += 1
-                            # c = n1_1_1, x = n1_1_0
-                            if n1_1_1.arg > 0:
-                                return n1_1_0, _sym_rules[5]
+                    if n0_1.op is _CONST and n0_0.dtype in _DT0:
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST and n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
+                                # rule divmod_recombine at rules/symbolic.rules:53
+                                #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                                if _sym_st: _sym_st.attempts[5] += 1
+                                # c = n1_0_1, x = n1_0_0
+                                if n1_0_1.arg > 0:
+                                    return n1_0_0, _sym_rules[5]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
+                                # rule divmod_recombine at rules/symbolic.rules:53
+                                #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                                if _sym_st: _sym_st.attempts[5] += 1
+                                # c = n1_1_1, x = n1_1_0
+                                if n1_1_1.arg > 0:
+                                    return n1_1_0, _sym_rules[5]
     return None
 
 def _sym_SUB(n, ctx):
@@ -678,7 +677,7 @@ def _sym_SUB(n, ctx):
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
-            if n1 is n0:
+            if n1 is n0 and n1.dtype in _DT0:
                 # rule sub_self at rules/symbolic.rules:14
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -692,7 +691,7 @@ def _sym_SUB(n, ctx):
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
-        if n1 is n0 and n0.dtype in _DT0:
+        if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:14
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -831,180 +830,115 @@ def _sym_IDIV(n, ctx):
     except ValueError:
         return None
     # no rule here matches unless a source has one of these ops (a quick rejection)
-    if n0.op not in _OPS2 and n1.op is not _CONST: return None
-    if n1.op is _CONST:
-        if n1.arg == 1 and n0.dtype in _DT0:
-            # rule idiv_one at rules/symbolic.rules:20
-            #   idiv_one: IDIV(x:ints, 1) -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
-            # x = n0
-            return n0, _symbolic_simple_rules[6]
-        if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
-            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n1.op is not _CONST: return None
+    if n1.arg == 1 and n0.dtype in _DT0:
+        # rule idiv_one at rules/symbolic.rules:20
+        #   idiv_one: IDIV(x:ints, 1) -> x
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+        # x = n0
+        return n0, _symbolic_simple_rules[6]
+    if n0.op is _CONST:
+        # rule fold_binary at rules/symbolic.rules:35
+        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
-        if n1.op is _CONST:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_0.op is _MUL and len(n0_0.src) == 2:
-                    n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is _CONST and n1 is n0_0_1:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_0_1, d = n0_1, x = n0_0_0
-                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                                return n0_0_0, _sym_rules[7]
-                    if n0_0_0.op is _CONST and n1 is n0_0_0:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_0_0, d = n0_1, x = n0_0_1
-                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                                return n0_0_1, _sym_rules[7]
-                if n0_1.op is _MUL and len(n0_1.src) == 2:
-                    n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is _CONST and n1 is n0_1_1:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_1_1, d = n0_0, x = n0_1_0
-                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                                return n0_1_0, _sym_rules[7]
-                    if n0_1_0.op is _CONST and n1 is n0_1_0:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_1_0, d = n0_0, x = n0_1_1
-                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                                return n0_1_1, _sym_rules[7]
-            if n0.dtype is _dt_index:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule idiv_in_range at rules/symbolic.rules:76
-                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-                if _sym_st: _sym_st.attempts[12] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    _r = n.const_like(0)
-                    if _r is not n: return _r, _sym_rules[12]
-        else:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_0.op is _MUL and len(n0_0.src) == 2:
-                    n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is _CONST and n1 is n0_0_1:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_0_1, d = n0_1, x = n0_0_0
-                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                                return n0_0_0, _sym_rules[7]
-                    if n0_0_0.op is _CONST and n1 is n0_0_0:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_0_0, d = n0_1, x = n0_0_1
-                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                                return n0_0_1, _sym_rules[7]
-                if n0_1.op is _MUL and len(n0_1.src) == 2:
-                    n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is _CONST and n1 is n0_1_1:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_1_1, d = n0_0, x = n0_1_0
-                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                                return n0_1_0, _sym_rules[7]
-                    if n0_1_0.op is _CONST and n1 is n0_1_0:
-                        # rule split_idiv at rules/symbolic.rules:59
-                        #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                        if _sym_st: _sym_st.attempts[7] += 1
-                        # c = n0_1_0, d = n0_0, x = n0_1_1
-                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                                return n0_1_1, _sym_rules[7]
+        if n.dtype is _dt_index and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n0_0.op is _MUL and len(n0_0.src) == 2:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_0_1.op is _CONST and n1 is n0_0_1:
+                    # rule split_idiv at rules/symbolic.rules:59
+                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                    if _sym_st: _sym_st.attempts[7] += 1
+                    # c = n0_0_1, d = n0_1, x = n0_0_0
+                    if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                        _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                        if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                            return n0_0_0, _sym_rules[7]
+                if n0_0_0.op is _CONST and n1 is n0_0_0:
+                    # rule split_idiv at rules/symbolic.rules:59
+                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                    if _sym_st: _sym_st.attempts[7] += 1
+                    # c = n0_0_0, d = n0_1, x = n0_0_1
+                    if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                        _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                        if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                            return n0_0_1, _sym_rules[7]
+            if n0_1.op is _MUL and len(n0_1.src) == 2:
+                n0_1_0, n0_1_1 = n0_1.src
+                if n0_1_1.op is _CONST and n1 is n0_1_1:
+                    # rule split_idiv at rules/symbolic.rules:59
+                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                    if _sym_st: _sym_st.attempts[7] += 1
+                    # c = n0_1_1, d = n0_0, x = n0_1_0
+                    if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                        _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                        if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                            return n0_1_0, _sym_rules[7]
+                if n0_1_0.op is _CONST and n1 is n0_1_0:
+                    # rule split_idiv at rules/symbolic.rules:59
+                    #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
+                    if _sym_st: _sym_st.attempts[7] += 1
+                    # c = n0_1_0, d = n0_0, x = n0_1_1
+                    if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                        _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                        if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                            return n0_1_1, _sym_rules[7]
+        if n0.dtype is _dt_index:
+            # rule divmod_fold at rules/symbolic.rules:71
+            #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+            if _sym_st: _sym_st.attempts[10] += 1
+            # c = n1, e = n, x = n0
+            if n1.arg > 0:
+                _r = fold_divmod(n)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[10]
+            # rule idiv_in_range at rules/symbolic.rules:76
+            #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
+            if _sym_st: _sym_st.attempts[12] += 1
+            # c = n1, x = n0
+            _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+            if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                _r = n.const_like(0)
+                if _r is not n: return _r, _sym_rules[12]
     else:
-        if n0.op is _MUL:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_1.op is _CONST and n1 is n0_1:
-                    # rule mul_idiv at rules/symbolic.rules:50
-                    #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                    if _sym_st: _sym_st.attempts[3] += 1
-                    # c = n0_1, x = n0_0
-                    if n0_1.arg != 0:
-                        return n0_0, _sym_rules[3]
-                if n0_0.op is _CONST and n1 is n0_0:
-                    # rule mul_idiv at rules/symbolic.rules:50
-                    #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                    if _sym_st: _sym_st.attempts[3] += 1
-                    # c = n0_0, x = n0_1
-                    if n0_0.arg != 0:
-                        return n0_1, _sym_rules[3]
-            if n0.dtype is _dt_index and n1.op is _CONST:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule idiv_in_range at rules/symbolic.rules:76
-                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-                if _sym_st: _sym_st.attempts[12] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    _r = n.const_like(0)
-                    if _r is not n: return _r, _sym_rules[12]
-        else:
-            if n0.dtype is _dt_index and n1.op is _CONST:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule idiv_in_range at rules/symbolic.rules:76
-                #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-                if _sym_st: _sym_st.attempts[12] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    _r = n.const_like(0)
-                    if _r is not n: return _r, _sym_rules[12]
+        if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n0_1.op is _CONST and n1 is n0_1:
+                # rule mul_idiv at rules/symbolic.rules:50
+                #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
+                if _sym_st: _sym_st.attempts[3] += 1
+                # c = n0_1, x = n0_0
+                if n0_1.arg != 0:
+                    return n0_0, _sym_rules[3]
+            if n0_0.op is _CONST and n1 is n0_0:
+                # rule mul_idiv at rules/symbolic.rules:50
+                #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
+                if _sym_st: _sym_st.attempts[3] += 1
+                # c = n0_0, x = n0_1
+                if n0_0.arg != 0:
+                    return n0_1, _sym_rules[3]
+        if n0.dtype is _dt_index:
+            # rule divmod_fold at rules/symbolic.rules:71
+            #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+            if _sym_st: _sym_st.attempts[10] += 1
+            # c = n1, e = n, x = n0
+            if n1.arg > 0:
+                _r = fold_divmod(n)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[10]
+            # rule idiv_in_range at rules/symbolic.rules:76
+            #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
+            if _sym_st: _sym_st.attempts[12] += 1
+            # c = n1, x = n0
+            _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+            if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                _r = n.const_like(0)
+                if _r is not n: return _r, _sym_rules[12]
     return None
 
 def _sym_MOD(n, ctx):
@@ -1013,233 +947,169 @@ def _sym_MOD(n, ctx):
     except ValueError:
         return None
     # no rule here matches unless a source has one of these ops (a quick rejection)
-    if n0.op not in _OPS3 and n1.op is not _CONST: return None
-    if n1.op is _CONST:
-        if n1.arg == 1 and n0.dtype in _DT0:
-            # rule mod_one at rules/symbolic.rules:21
-            #   mod_one: MOD(x:ints, 1) -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
-            # x = n0
-            _r = n.const_like(0)
-            if _r is not n: return _r, _symbolic_simple_rules[7]
-        if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
-            #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
-            _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
-            if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
+    if n1.op is not _CONST: return None
+    if n1.arg == 1 and n0.dtype in _DT0:
+        # rule mod_one at rules/symbolic.rules:21
+        #   mod_one: MOD(x:ints, 1) -> 0
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+        # x = n0
+        _r = n.const_like(0)
+        if _r is not n: return _r, _symbolic_simple_rules[7]
+    if n0.op is _CONST:
+        # rule fold_binary at rules/symbolic.rules:35
+        #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
+        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
+        if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
-        if n1.op is _CONST:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_0.op is _MUL and len(n0_0.src) == 2:
-                    n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is _CONST and n1 is n0_0_1:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_0_1, d = n0_1, x = n0_0_0
-                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                                return n0_1, _sym_rules[8]
-                    if n0_0_0.op is _CONST and n1 is n0_0_0:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_0_0, d = n0_1, x = n0_0_1
-                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                                return n0_1, _sym_rules[8]
-                if n0_1.op is _MUL and len(n0_1.src) == 2:
-                    n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is _CONST and n1 is n0_1_1:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_1_1, d = n0_0, x = n0_1_0
-                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                                return n0_0, _sym_rules[8]
-                    if n0_1_0.op is _CONST and n1 is n0_1_0:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_1_0, d = n0_0, x = n0_1_1
-                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                                return n0_0, _sym_rules[8]
-                if n0_0.op is _MUL and len(n0_0.src) == 2:
-                    n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is _CONST:
-                        # rule mod_coeff at rules/symbolic.rules:66
-                        #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                        if _sym_st: _sym_st.attempts[9] += 1
-                        # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
-                        if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
-                            _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[9]
-                    if n0_0_0.op is _CONST:
-                        # rule mod_coeff at rules/symbolic.rules:66
-                        #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                        if _sym_st: _sym_st.attempts[9] += 1
-                        # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
-                        if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
-                            _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[9]
-                if n0_1.op is _MUL and len(n0_1.src) == 2:
-                    n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is _CONST:
-                        # rule mod_coeff at rules/symbolic.rules:66
-                        #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                        if _sym_st: _sym_st.attempts[9] += 1
-                        # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
-                        if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
-                            _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[9]
-                    if n0_1_0.op is _CONST:
-                        # rule mod_coeff at rules/symbolic.rules:66
-                        #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                        if _sym_st: _sym_st.attempts[9] += 1
-                        # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
-                        if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
-                            _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[9]
-            if n0.dtype is _dt_index:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule mod_in_range at rules/symbolic.rules:75
-                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-                if _sym_st: _sym_st.attempts[11] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    return n0, _sym_rules[11]
-        else:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_0.op is _MUL and len(n0_0.src) == 2:
-                    n0_0_0, n0_0_1 = n0_0.src
-                    if n0_0_1.op is _CONST and n1 is n0_0_1:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_0_1, d = n0_1, x = n0_0_0
-                        if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                                return n0_1, _sym_rules[8]
-                    if n0_0_0.op is _CONST and n1 is n0_0_0:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_0_0, d = n0_1, x = n0_0_1
-                        if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
-                            _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
-                            if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                                return n0_1, _sym_rules[8]
-                if n0_1.op is _MUL and len(n0_1.src) == 2:
-                    n0_1_0, n0_1_1 = n0_1.src
-                    if n0_1_1.op is _CONST and n1 is n0_1_1:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_1_1, d = n0_0, x = n0_1_0
-                        if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                                return n0_0, _sym_rules[8]
-                    if n0_1_0.op is _CONST and n1 is n0_1_0:
-                        # rule split_mod at rules/symbolic.rules:60
-                        #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                        if _sym_st: _sym_st.attempts[8] += 1
-                        # c = n0_1_0, d = n0_0, x = n0_1_1
-                        if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
-                            _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
-                            if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                                return n0_0, _sym_rules[8]
+        if n.dtype is _dt_index and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n0_0.op is _MUL and len(n0_0.src) == 2:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_0_1.op is _CONST and n1 is n0_0_1:
+                    # rule split_mod at rules/symbolic.rules:60
+                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                    if _sym_st: _sym_st.attempts[8] += 1
+                    # c = n0_0_1, d = n0_1, x = n0_0_0
+                    if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
+                        _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                        if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
+                            return n0_1, _sym_rules[8]
+                if n0_0_0.op is _CONST and n1 is n0_0_0:
+                    # rule split_mod at rules/symbolic.rules:60
+                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                    if _sym_st: _sym_st.attempts[8] += 1
+                    # c = n0_0_0, d = n0_1, x = n0_0_1
+                    if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
+                        _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
+                        if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
+                            return n0_1, _sym_rules[8]
+            if n0_1.op is _MUL and len(n0_1.src) == 2:
+                n0_1_0, n0_1_1 = n0_1.src
+                if n0_1_1.op is _CONST and n1 is n0_1_1:
+                    # rule split_mod at rules/symbolic.rules:60
+                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                    if _sym_st: _sym_st.attempts[8] += 1
+                    # c = n0_1_1, d = n0_0, x = n0_1_0
+                    if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
+                        _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                        if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
+                            return n0_0, _sym_rules[8]
+                if n0_1_0.op is _CONST and n1 is n0_1_0:
+                    # rule split_mod at rules/symbolic.rules:60
+                    #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
+                    if _sym_st: _sym_st.attempts[8] += 1
+                    # c = n0_1_0, d = n0_0, x = n0_1_1
+                    if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
+                        _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
+                        if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
+                            return n0_0, _sym_rules[8]
+            if n0_0.op is _MUL and len(n0_0.src) == 2:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_0_1.op is _CONST:
+                    # rule mod_coeff at rules/symbolic.rules:66
+                    #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
+                    if _sym_st: _sym_st.attempts[9] += 1
+                    # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
+                    if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
+                        _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[9]
+                if n0_0_0.op is _CONST:
+                    # rule mod_coeff at rules/symbolic.rules:66
+                    #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
+                    if _sym_st: _sym_st.attempts[9] += 1
+                    # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
+                    if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
+                        _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[9]
+            if n0_1.op is _MUL and len(n0_1.src) == 2:
+                n0_1_0, n0_1_1 = n0_1.src
+                if n0_1_1.op is _CONST:
+                    # rule mod_coeff at rules/symbolic.rules:66
+                    #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
+                    if _sym_st: _sym_st.attempts[9] += 1
+                    # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
+                    if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
+                        _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[9]
+                if n0_1_0.op is _CONST:
+                    # rule mod_coeff at rules/symbolic.rules:66
+                    #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
+                    if _sym_st: _sym_st.attempts[9] += 1
+                    # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
+                    if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
+                        _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[9]
+        if n0.dtype is _dt_index:
+            # rule divmod_fold at rules/symbolic.rules:71
+            #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+            if _sym_st: _sym_st.attempts[10] += 1
+            # c = n1, e = n, x = n0
+            if n1.arg > 0:
+                _r = fold_divmod(n)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[10]
+            # rule mod_in_range at rules/symbolic.rules:75
+            #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+            if _sym_st: _sym_st.attempts[11] += 1
+            # c = n1, x = n0
+            _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+            if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                return n0, _sym_rules[11]
     else:
-        if n0.op is _MUL:
-            if n.dtype is _dt_index and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_1.op is _CONST and n1 is n0_1:
-                    # rule mul_mod at rules/symbolic.rules:51
-                    #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                    if _sym_st: _sym_st.attempts[4] += 1
-                    # c = n0_1, x = n0_0
-                    if n0_1.arg != 0:
-                        _r = n.const_like(0)
-                        if _r is not n: return _r, _sym_rules[4]
-                if n0_0.op is _CONST and n1 is n0_0:
-                    # rule mul_mod at rules/symbolic.rules:51
-                    #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                    if _sym_st: _sym_st.attempts[4] += 1
-                    # c = n0_0, x = n0_1
-                    if n0_0.arg != 0:
-                        _r = n.const_like(0)
-                        if _r is not n: return _r, _sym_rules[4]
-            if n0.dtype is _dt_index and n1.op is _CONST:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule mod_in_range at rules/symbolic.rules:75
-                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-                if _sym_st: _sym_st.attempts[11] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    return n0, _sym_rules[11]
-        else:
-            if n0.op is _MOD and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_1.op is _CONST and n1 is n0_1:
-                    # rule mod_mod at rules/symbolic.rules:55
-                    #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
-                    if _sym_st: _sym_st.attempts[6] += 1
-                    # c = n0_1, m = n0, x = n0_0
-                    if n0_1.arg != 0:
-                        return n0, _sym_rules[6]
-            if n0.dtype is _dt_index and n1.op is _CONST:
-                # rule divmod_fold at rules/symbolic.rules:71
-                #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-                if _sym_st: _sym_st.attempts[10] += 1
-                # c = n1, e = n, x = n0
-                if n1.arg > 0:
-                    _r = fold_divmod(n)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[10]
-                # rule mod_in_range at rules/symbolic.rules:75
-                #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-                if _sym_st: _sym_st.attempts[11] += 1
-                # c = n1, x = n0
-                _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
-                if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                    return n0, _sym_rules[11]
+        if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n0_1.op is _CONST and n1 is n0_1:
+                # rule mul_mod at rules/symbolic.rules:51
+                #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
+                if _sym_st: _sym_st.attempts[4] += 1
+                # c = n0_1, x = n0_0
+                if n0_1.arg != 0:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _sym_rules[4]
+            if n0_0.op is _CONST and n1 is n0_0:
+                # rule mul_mod at rules/symbolic.rules:51
+                #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
+                if _sym_st: _sym_st.attempts[4] += 1
+                # c = n0_0, x = n0_1
+                if n0_0.arg != 0:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _sym_rules[4]
+        if n0.op is _MOD and len(n0.src) == 2:
+            n0_0, n0_1 = n0.src
+            if n0_1.op is _CONST and n1 is n0_1:
+                # rule mod_mod at rules/symbolic.rules:55
+                #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
+                if _sym_st: _sym_st.attempts[6] += 1
+                # c = n0_1, m = n0, x = n0_0
+                if n0_1.arg != 0:
+                    return n0, _sym_rules[6]
+        if n0.dtype is _dt_index:
+            # rule divmod_fold at rules/symbolic.rules:71
+            #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+            if _sym_st: _sym_st.attempts[10] += 1
+            # c = n1, e = n, x = n0
+            if n1.arg > 0:
+                _r = fold_divmod(n)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _sym_rules[10]
+            # rule mod_in_range at rules/symbolic.rules:75
+            #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
+            if _sym_st: _sym_st.attempts[11] += 1
+            # c = n1, x = n0
+            _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
+            if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
+                return n0, _sym_rules[11]
     return None
 
 def _sym_CMPLT(n, ctx):

@@ -833,6 +833,12 @@ class Tensor(TensorOps, NNOps):
         return Tensor(a.alu(Ops.FDIV, b).alu(Ops.TRUNC) if dt.is_float else a.alu(Ops.IDIV, b))
 
     def pow(self, x: Any, reverse: bool = False) -> Tensor:
+        """`self ** x`: the IR's POW, C's pow. A Python float exponent of 0.5 is SQRT instead,
+        as numpy and torch compute it (they differ from pow at -0.0 and -inf: -0.0 and NaN
+        where pow gives +0.0 and +inf); the choice is made here, on the Python value, so the
+        IR's POW means one thing however its exponent is laid out (runtime/semantics.py)."""
+        if not reverse and type(x) is float and x == 0.5:
+            return Tensor(self.uop.cast(_probe(np.power, self, x)).alu(Ops.SQRT))
         return self._binary(x, Ops.POW, np.power, reverse)
 
     def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:

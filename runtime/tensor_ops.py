@@ -335,18 +335,8 @@ class TensorOps:
         repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
-        if has_symbolic(self.shape):
-            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
-                                  f"{show(self.shape)}: they are cut by reshapes that merge "
-                                  "axes, which a symbolic size cannot take (pool, unfold and "
-                                  "conv need concrete shapes)")
-        if self.ndim < n:
-            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
-        s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
+        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
-        if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
-            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
-        o_ = [-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_)]
         if all(k <= s for k, s in zip(k_, s_)) and all(d == 1 for d in d_):
             return self._pool_apart(k_, s_, o_)
         f_ = [max(1, -(-(o * s - d) // i)) for o, s, i, d in zip(o_, s_, i_, d_)]
@@ -362,6 +352,53 @@ class TensorOps:
         m = len(noop)
         return x.permute(*range(m), *[m + i * 2 + 1 for i in range(n)],
                          *[m + i * 2 for i in range(n)])
+
+    def _pool_sizes(self, k_: tuple[int, ...], stride: int | tuple[int, ...],
+                    dilation: int | tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """(strides, dilations, output sizes) of windows `k_` over the last len(k_) axes."""
+        n = len(k_)
+        if has_symbolic(self.shape):
+            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
+                                  f"{show(self.shape)}: they are cut by reshapes that merge "
+                                  "axes, which a symbolic size cannot take (pool, unfold and "
+                                  "conv need concrete shapes)")
+        if self.ndim < n:
+            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
+        s_, d_, i_ = make_tuple(stride, n), make_tuple(dilation, n), self.shape[-n:]
+        if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
+            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
+        return s_, d_, tuple(-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_))
+
+    def _window_sum(self, k_: tuple[int, ...], stride: int | tuple[int, ...] = 1,
+                    dilation: int | tuple[int, ...] = 1) -> Tensor:
+        """The sum of each sliding window over the last len(k_) axes, shape (..., *out_sizes):
+        `_pool(...).sum(window axes)` for windows that overlap, one axis at a time (a sum is
+        separable), each axis the sum of its k strided views (`x[j*d :: s]`, j < k). Its
+        gradient is k pads per axis; `_pool`'s repeat trick sums over every repeat of the input
+        (R >= k per axis, each term with index arithmetic), 7x torch's time for avg_pool2d of
+        5x5 windows at stride 2. The sum runs over a window in row-major order."""
+        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
+        out = self
+        for ax, (k, s, d, o) in enumerate(zip(k_, s_, d_, o_)):
+            a = self.ndim - len(k_) + ax
+            total = None
+            for j in range(k):
+                view = out._strided(a, j * d, o, s)
+                total = view if total is None else total + view
+            out = total
+        return out
+
+    def _strided(self, axis: int, start: int, count: int, step: int) -> Tensor:
+        """Elements start, start + step, ..., start + (count - 1) * step of `axis` (all in
+        range): a shrink, a pad to whole steps (never read), a reshape and a shrink."""
+        size = self.shape[axis]
+        end = min(size, start + count * step)
+        x = self.shrink(tuple((start, end) if a == axis else None for a in range(self.ndim)))
+        if (short := count * step - (end - start)) > 0:
+            x = x.pad(tuple((0, short) if a == axis else (0, 0) for a in range(self.ndim)))
+        x = x.reshape(*self.shape[:axis], count, step, *self.shape[axis + 1:])
+        x = x.shrink(tuple((0, 1) if a == axis + 1 else None for a in range(x.ndim)))
+        return x.reshape(*self.shape[:axis], count, *self.shape[axis + 1:])
 
     def _pool_apart(self, k_: tuple[int, ...], s_: tuple[int, ...], o_: list[int]) -> Tensor:
         """Windows that do not overlap (k <= stride, no dilation), tinygrad's other path: each

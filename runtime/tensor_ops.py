@@ -376,29 +376,18 @@ class TensorOps:
         separable), each axis the sum of its k strided views (`x[j*d :: s]`, j < k). Its
         gradient is k pads per axis; `_pool`'s repeat trick sums over every repeat of the input
         (R >= k per axis, each term with index arithmetic), 7x torch's time for avg_pool2d of
-        5x5 windows at stride 2. The sum runs over a window in row-major order."""
+        5x5 windows at stride 2. The sum runs over a window in row-major order. Built on the
+        nodes (a few movement ops per view, each as a Tensor op cost more than the kernel)."""
         s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
-        out = self
+        out = self.uop
         for ax, (k, s, d, o) in enumerate(zip(k_, s_, d_, o_)):
             a = self.ndim - len(k_) + ax
             total = None
             for j in range(k):
-                view = out._strided(a, j * d, o, s)
-                total = view if total is None else total + view
+                view = _strided(out, a, j * d, o, s)
+                total = view if total is None else total.alu(Ops.ADD, view)
             out = total
-        return out
-
-    def _strided(self, axis: int, start: int, count: int, step: int) -> Tensor:
-        """Elements start, start + step, ..., start + (count - 1) * step of `axis` (all in
-        range): a shrink, a pad to whole steps (never read), a reshape and a shrink."""
-        size = self.shape[axis]
-        end = min(size, start + count * step)
-        x = self.shrink(tuple((start, end) if a == axis else None for a in range(self.ndim)))
-        if (short := count * step - (end - start)) > 0:
-            x = x.pad(tuple((0, short) if a == axis else (0, 0) for a in range(self.ndim)))
-        x = x.reshape(*self.shape[:axis], count, step, *self.shape[axis + 1:])
-        x = x.shrink(tuple((0, 1) if a == axis + 1 else None for a in range(x.ndim)))
-        return x.reshape(*self.shape[:axis], count, *self.shape[axis + 1:])
+        return type(self)(out)
 
     def _pool_apart(self, k_: tuple[int, ...], s_: tuple[int, ...], o_: list[int]) -> Tensor:
         """Windows that do not overlap (k <= stride, no dilation), tinygrad's other path: each
@@ -1198,3 +1187,21 @@ def _poly(x: Tensor, coef: list[float]) -> Tensor:
         out = out * x + c
     return out
 
+
+def _strided(x: UOp, axis: int, start: int, count: int, step: int) -> UOp:
+    """Elements start, start + step, ..., start + (count - 1) * step of `axis` (all in range):
+    a shrink; for a step > 1 also a pad to whole steps (never read), a reshape and a shrink."""
+    shape = tuple(x.shape)
+
+    def along(pair: tuple[int, int], dims: tuple[int, ...], at: int) -> tuple:
+        return tuple(pair if a == at else (0, n) for a, n in enumerate(dims))
+
+    if step == 1:
+        return x.shrink(along((start, start + count), shape, axis))
+    end = min(shape[axis], start + count * step)
+    x = x.shrink(along((start, end), shape, axis))
+    x = x.pad(tuple((0, count * step - (end - start)) if a == axis else (0, 0)
+                    for a in range(len(shape))))
+    split = shape[:axis] + (count, step) + shape[axis + 1:]
+    x = x.reshape(split).shrink(along((0, 1), split, axis + 1))
+    return x.reshape(shape[:axis] + (count,) + shape[axis + 1:])

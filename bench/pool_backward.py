@@ -4,7 +4,9 @@ In: nothing (a few window shapes, small to large). Out: per shape, rulegrad's me
 per step over torch's (a ratio: the machine is shared and noisy), and the first call's seconds
 (compiling its kernels). The gradient goes to the first maximum of each window (torch's), found
 by rules/gradient_helpers.py's `first_max_grad`; windows that do not overlap are cut by a
-reshape (`_pool_apart`).
+reshape (`_pool_apart`). avg_pool2d of overlapping windows sums strided views one axis at a time
+(`_window_sum`); for those rows the repeat trick's step (`_pool(...).mean`, its path before) is
+timed in the same run, as "repeat/ours".
 
     python bench/pool_backward.py
 """
@@ -51,9 +53,20 @@ def main() -> None:
             print(f"{shape} k={k} s={s} {kind}: first call {first:.2f}s (no torch to compare)")
             continue
         np.testing.assert_allclose(got, theirs(), rtol=1e-6, atol=1e-7)
-        mine, ref = interleaved_medians([ours, theirs])
+        kk = k if isinstance(k, tuple) else (k, k)
+        ss = kk if s is None else (s if isinstance(s, tuple) else (s, s))
+        if kind == "avg" and any(a_ > b_ for a_, b_ in zip(kk, ss)):
+            def repeat(a=a, kk=kk, ss=ss) -> np.ndarray:
+                x = Tensor(a, requires_grad=True)
+                (x._pool(kk, ss).mean((-2, -1)) * 1.5).sum().backward()
+                return x.grad.numpy()
+
+            mine, ref, old = interleaved_medians([ours, theirs, repeat])
+            extra = f"   repeat/ours {old / mine:5.1f}x"
+        else:
+            (mine, ref), extra = interleaved_medians([ours, theirs]), ""
         print(f"{str(shape):18} k={k!s:7} s={s!s:5} {kind}  ours/torch {mine / ref:7.1f}x   "
-              f"first call {first:.2f}s")
+              f"first call {first:.2f}s{extra}")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,13 @@ def _ceil_pads(x: Tensor, pads: list[int], k_: tuple[int, ...], s_: Any, d_: Any
     return [v for b, a in reversed(g) for v in (b, a)]
 
 
+def _overlap(k_: tuple[int, ...], s_: Any, d_: Any) -> bool:
+    """Windows that share elements on some axis (or are dilated)."""
+    n = len(k_)
+    return any(k > s for k, s in zip(k_, make_tuple(s_, n))) or \
+        any(d != 1 for d in make_tuple(d_, n))
+
+
 class NNOps:
     """Mixin of `Tensor`: convolutions, pooling, resizing, losses, attention."""
 
@@ -151,8 +158,7 @@ class NNOps:
         x = self._float()
         lead = ((0, 0),) * (x.ndim - len(k_))
 
-        overlap = any(k > s for k, s in zip(k_, make_tuple(s_, len(k_)))) or \
-            any(d != 1 for d in make_tuple(dilation, len(k_)))
+        overlap = _overlap(k_, s_, dilation)
 
         def pool(t: Tensor, pads: Sequence[int], mean: bool = False) -> Tensor:
             """The window sums (means) of t padded by pads. Overlapping windows: `_window_sum`

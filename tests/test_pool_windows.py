@@ -126,3 +126,16 @@ def test_dilated_avg_pool2d_is_torchs_unfold_mean(shape, k, s, d):
     (g,) = v.gradient(x, gradient=Tensor(up))
     np.testing.assert_allclose(v.numpy(), tv.detach().numpy(), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape, k, s, d, p", [((2, 2, 13, 17), (3, 2), (1, 2), (2, 3), 1),
+                                               ((1, 3, 9, 11), 3, 2, 1, 1)], ids=str)
+@pytest.mark.parametrize("fill", ["special", "-inf"])
+def test_overlapping_max_pool2d_with_dilation_and_all_minus_inf_is_torchs(shape, k, s, d, p, fill):
+    """Overlapping windows are pooled one axis at a time: a window of -inf and padding gives
+    its gradient to its first element in the image, as torch (never to padding)."""
+    a = _data(shape, 8, True) if fill == "special" else np.full(shape, -np.inf)
+    values, grads = _pooled("max_pool2d", a, dict(kernel_size=k, stride=s, dilation=d,
+                                                  padding=p), 9)
+    np.testing.assert_array_equal(*values)
+    np.testing.assert_allclose(*grads, rtol=1e-12, atol=1e-15)

@@ -57,6 +57,13 @@ def _ceil_pads(x: Tensor, pads: list[int], k_: tuple[int, ...], s_: Any, d_: Any
     return [v for b, a in reversed(g) for v in (b, a)]
 
 
+def _overlap(k_: tuple[int, ...], s_: Any, d_: Any) -> bool:
+    """Windows that share elements on some axis (or are dilated)."""
+    n = len(k_)
+    return any(k > s for k, s in zip(k_, make_tuple(s_, n))) or \
+        any(d != 1 for d in make_tuple(d_, n))
+
+
 class NNOps:
     """Mixin of `Tensor`: convolutions, pooling, resizing, losses, attention."""
 
@@ -151,20 +158,31 @@ class NNOps:
         x = self._float()
         lead = ((0, 0),) * (x.ndim - len(k_))
 
-        def pool(t: Tensor, pads: Sequence[int]) -> Tensor:
-            return t.pad(lead + grouped(pads))._pool(k_, s_, dilation)
+        overlap = _overlap(k_, s_, dilation)
+
+        def pool(t: Tensor, pads: Sequence[int], mean: bool = False) -> Tensor:
+            """The window sums (means) of t padded by pads. Overlapping windows: `_window_sum`
+            (float16 summed in float32, as `mean` does), whose gradient is k pads per axis,
+            not the repeat trick's sum over every repeat of the input."""
+            t = t.pad(lead + grouped(pads))
+            if not overlap:
+                windows = t._pool(k_, s_, dilation)
+                return windows.mean(axis) if mean else windows.sum(axis)
+            acc = t.cast(dtypes.float32) if t.dtype is dtypes.float16 else t
+            total = acc._window_sum(k_, s_, dilation)
+            return (total / math.prod(k_) if mean else total).cast(t.dtype)
 
         reg = pool_pads(padding, len(k_))
         pads = _ceil_pads(x, reg, k_, s_, dilation) if ceil_mode else reg
         ones = x.full_like(1)
         if not count_include_pad:
-            return pool(x, pads).sum(axis) / pool(ones, pads).sum(axis)
+            return pool(x, pads) / pool(ones, pads)
         if not ceil_mode:
-            return pool(x, pads).mean(axis)
+            return pool(x, pads, mean=True)
         # ceil_mode counts the regular padding but not the extra, as torch
         base = x.pad(lead + grouped(reg)).full_like(1)  # the regular padding counts
         extra = [c - r for c, r in zip(pads, reg)]
-        return pool(x, pads).sum(axis) / pool(base, extra).sum(axis)
+        return pool(x, pads) / pool(base, extra)
 
     def max_pool2d(self, kernel_size: int | tuple[int, ...] = (2, 2), stride: Any = None,
                    dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,

@@ -43,6 +43,14 @@ not what the IR needs:
   SIMD versions, which can differ in the last bit; the sweep compares those within 1 ulp
   (exactly at the special values: zeros, infinities, NaN). SQRT, FDIV, TRUNC, RECIPROCAL are
   correctly rounded, hence exact everywhere.
+- Float POW is C's pow everywhere (C99 Annex F: pow(+-0, 0.5) is +0.0, pow(-inf, 0.5) is
+  +inf), whatever the layout of its exponent. numpy computes an exponent of 0.5 held in a
+  scalar or a broadcast (stride 0) as sqrt (-0.0 and NaN there), and gcc's vectorizer does the
+  same to pow(x, 0.5) in a vector loop; `_pow` and the C prelude's `rg_fpow_*` put pow's values
+  back, so a constant exponent and a buffer of the same values agree on every backend, and
+  `POW(x, 0.5) -> SQRT(x)` is not a sound rule. The Tensor API's `x ** 0.5` with a Python float
+  is SQRT, not POW (numpy and torch both compute it so): a choice made on the Python value,
+  before the IR (tests/test_pow_meaning.py).
 - CAST float -> int truncates toward zero; a value out of the target's range is defined too
   (numpy leaves it to the CPU, and on x86 its scalar and vector loops disagree): NaN gives 0;
   a truncated value inside int64's range goes through int64 and wraps to the target's width
@@ -147,7 +155,12 @@ def _mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind == "f" or b.dtype.kind == "f":
-        return np.power(a, b)
+        r = np.power(a, b)
+        # numpy computes an exponent of 0.5 held in a scalar or a broadcast (stride 0) as
+        # sqrt, whose -0.0 and NaN at -0.0 and -inf are not pow's +0.0 and +inf (C99 F.9.4.4):
+        # without this the value would depend on how the exponent is laid out in memory
+        edge = (b == 0.5) & ((a == 0) | (a == -np.inf))
+        return np.where(edge, np.abs(a), r).astype(r.dtype) if edge.any() else r
     a, b = _as_int(a), _as_int(b)
     neg = b < 0
     positive = np.power(a, np.where(neg, 0, b).astype(b.dtype))

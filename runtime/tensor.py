@@ -833,6 +833,12 @@ class Tensor(TensorOps, NNOps):
         return Tensor(a.alu(Ops.FDIV, b).alu(Ops.TRUNC) if dt.is_float else a.alu(Ops.IDIV, b))
 
     def pow(self, x: Any, reverse: bool = False) -> Tensor:
+        """`self ** x`: the IR's POW, C's pow. A Python float exponent of 0.5 is SQRT instead,
+        as numpy and torch compute it (they differ from pow at -0.0 and -inf: -0.0 and NaN
+        where pow gives +0.0 and +inf); the choice is made here, on the Python value, so the
+        IR's POW means one thing however its exponent is laid out (runtime/semantics.py)."""
+        if not reverse and type(x) is float and x == 0.5:
+            return Tensor(self.uop.cast(_probe(np.power, self, x)).alu(Ops.SQRT))
         return self._binary(x, Ops.POW, np.power, reverse)
 
     def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:
@@ -1850,13 +1856,23 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
     """The live lazy tensors (not in `skip`) that compute from the BUFFER nodes `written`: what
     an assign into them would change if it ran first. Not views of the buffers (`x.T`,
     `x[1:]`: they alias it, as torch's views do, and see a write), and not a graph holding an
-    ASSIGN (an optimizer's pending update: it names its target)."""
+    ASSIGN (an optimizer's pending update: it names its target).
+
+    Each tensor's answer comes from the buffers its graph reads, kept on its root node
+    (`_graph_reads`): a loop that keeps its lazy losses and assigns each step walks each loss's
+    graph once, not once per later assign (which made such a loop quadratic in its steps)."""
     if not written:
         return []
-    facts: dict[UOp, int] = {}  # one walk over all the graphs, each node's _READS/_VIEW/_ASSIGNS
+    walked: dict[UOp, tuple[frozenset[UOp], int]] = {}  # shared by the graphs walked here
     skipped = {id(t) for t in skip}
-    return [t for t in list(_tensors) if id(t) not in skipped
-            and buffer_of(t.uop) is None and _facts(t.uop, written, facts) == _READS]
+    out = []
+    for t in list(_tensors):
+        if id(t) in skipped or buffer_of(t.uop) is not None:
+            continue
+        bufs, flags = _graph_reads(t.uop, walked)
+        if flags == 0 and not bufs.isdisjoint(written):
+            out.append(t)
+    return out
 
 
 def written_by(targets: Sequence[Tensor]) -> set[UOp]:
@@ -1867,14 +1883,14 @@ def written_by(targets: Sequence[Tensor]) -> set[UOp]:
 # what a view of storage is made of (torch's views: a reshape, permute, slice, flip or expand
 # of a tensor, sharded or not, reads the tensor's memory, so it sees a later write)
 _ALIAS_OPS = WRITABLE_VIEWS | {Ops.EXPAND, Ops.MULTI, Ops.MSTACK, Ops.BUFFER}
-_READS, _VIEW, _ASSIGNS = 1, 2, 4  # reads `written`; views of storage only; holds an ASSIGN
+_VIEW, _ASSIGNS = 2, 4  # a graph of views of storage only; a graph holding an ASSIGN
 
 
 def _is_view(uop: UOp) -> bool:
-    """A view of storage (what `_facts` marks _VIEW), read down its chain of views."""
+    """A view of storage (what `_graph_reads` marks _VIEW), read down its chain of views."""
     while uop.op in _ALIAS_OPS and len(uop.src) == 1:
         uop = uop.src[0]
-    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _facts(uop, set(), {}) & _VIEW > 0)
+    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _graph_reads(uop, {})[1] & _VIEW > 0)
 
 
 def _reads(root: UOp, written: set[UOp]) -> bool:
@@ -1892,17 +1908,39 @@ def _reads(root: UOp, written: set[UOp]) -> bool:
     return False
 
 
-def _facts(root: UOp, written: set[UOp], facts: dict[UOp, int]) -> int:
-    """root's _READS/_VIEW/_ASSIGNS flags, filling `facts` for the nodes not yet in it."""
-    for n in toposort(root, stop=facts.__contains__):
-        f = _VIEW if n.op in _ALIAS_OPS else 0
-        if n in written:
-            f |= _READS
+_NO_BUFFERS: frozenset[UOp] = frozenset()
+_GRAPH_READS = object()  # this module's key in `UOp.memo` (runtime/uop.py)
+
+
+def _graph_reads(root: UOp, walked: dict[UOp, tuple[frozenset[UOp], int]]
+                 ) -> tuple[frozenset[UOp], int]:
+    """The BUFFER nodes root's graph reads, and its _VIEW/_ASSIGNS flags. Kept on root in
+    `UOp.memo`: a pure function of an immutable node, it never goes stale, and it goes when the
+    graph goes (a tensor's old graph, with the buffers it held, is not kept alive by it). A
+    walk fills `walked` for the nodes under root (a set is shared with a source when it adds
+    nothing to it) and stops at the nodes already there or kept from an earlier walk."""
+    def known(n: UOp) -> bool:  # walked here, or a root of an earlier walk (its memo)
+        if n in walked:
+            return True
+        memo = n.memo
+        if type(memo) is tuple and memo[0] is _GRAPH_READS:
+            walked[n] = memo[1]
+            return True
+        return False
+
+    for n in toposort(root, stop=known):
+        op = n.op
+        bufs = frozenset((n,)) if op is Ops.BUFFER else _NO_BUFFERS
+        flags = (_VIEW if op in _ALIAS_OPS else 0) | (_ASSIGNS if op is Ops.ASSIGN else 0)
         for src in n.src:
-            fs = facts[src]
-            f = (f | (fs & (_READS | _ASSIGNS))) & ~(0 if fs & _VIEW else _VIEW)
-        facts[n] = f | (_ASSIGNS if n.op is Ops.ASSIGN else 0)
-    return facts[root]
+            src_bufs, src_flags = walked[src]
+            if not src_bufs <= bufs:
+                bufs = src_bufs if bufs <= src_bufs else bufs | src_bufs
+            flags = (flags | (src_flags & _ASSIGNS)) & ~(0 if src_flags & _VIEW else _VIEW)
+        walked[n] = (bufs, flags)
+    if root.op is not Ops.BUFFER:  # (a BUFFER's set holds itself: no cycle through its memo)
+        root.memo = (_GRAPH_READS, walked[root])
+    return walked[root]
 
 
 def _view_of_buffer(uop: UOp) -> bool:

@@ -335,18 +335,8 @@ class TensorOps:
         repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
-        if has_symbolic(self.shape):
-            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
-                                  f"{show(self.shape)}: they are cut by reshapes that merge "
-                                  "axes, which a symbolic size cannot take (pool, unfold and "
-                                  "conv need concrete shapes)")
-        if self.ndim < n:
-            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
-        s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
+        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
-        if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
-            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
-        o_ = [-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_)]
         if all(k <= s for k, s in zip(k_, s_)) and all(d == 1 for d in d_):
             return self._pool_apart(k_, s_, o_)
         f_ = [max(1, -(-(o * s - d) // i)) for o, s, i, d in zip(o_, s_, i_, d_)]
@@ -362,6 +352,42 @@ class TensorOps:
         m = len(noop)
         return x.permute(*range(m), *[m + i * 2 + 1 for i in range(n)],
                          *[m + i * 2 for i in range(n)])
+
+    def _pool_sizes(self, k_: tuple[int, ...], stride: int | tuple[int, ...],
+                    dilation: int | tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+        """(strides, dilations, output sizes) of windows `k_` over the last len(k_) axes."""
+        n = len(k_)
+        if has_symbolic(self.shape):
+            raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
+                                  f"{show(self.shape)}: they are cut by reshapes that merge "
+                                  "axes, which a symbolic size cannot take (pool, unfold and "
+                                  "conv need concrete shapes)")
+        if self.ndim < n:
+            raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
+        s_, d_, i_ = make_tuple(stride, n), make_tuple(dilation, n), self.shape[-n:]
+        if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
+            raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
+        return s_, d_, tuple(-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_))
+
+    def _window_sum(self, k_: tuple[int, ...], stride: int | tuple[int, ...] = 1,
+                    dilation: int | tuple[int, ...] = 1) -> Tensor:
+        """The sum of each sliding window over the last len(k_) axes, shape (..., *out_sizes):
+        `_pool(...).sum(window axes)` for windows that overlap, one axis at a time (a sum is
+        separable), each axis the sum of its k strided views (`x[j*d :: s]`, j < k). Its
+        gradient is k pads per axis; `_pool`'s repeat trick sums over every repeat of the input
+        (R >= k per axis, each term with index arithmetic), 7x torch's time for avg_pool2d of
+        5x5 windows at stride 2. The sum runs over a window in row-major order. Built on the
+        nodes (a few movement ops per view, each as a Tensor op cost more than the kernel)."""
+        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
+        out = self.uop
+        for ax, (k, s, d, o) in enumerate(zip(k_, s_, d_, o_)):
+            a = self.ndim - len(k_) + ax
+            total = None
+            for j in range(k):
+                view = _strided(out, a, j * d, o, s)
+                total = view if total is None else total.alu(Ops.ADD, view)
+            out = total
+        return type(self)(out)
 
     def _pool_apart(self, k_: tuple[int, ...], s_: tuple[int, ...], o_: list[int]) -> Tensor:
         """Windows that do not overlap (k <= stride, no dilation), tinygrad's other path: each
@@ -1161,3 +1187,21 @@ def _poly(x: Tensor, coef: list[float]) -> Tensor:
         out = out * x + c
     return out
 
+
+def _strided(x: UOp, axis: int, start: int, count: int, step: int) -> UOp:
+    """Elements start, start + step, ..., start + (count - 1) * step of `axis` (all in range):
+    a shrink; for a step > 1 also a pad to whole steps (never read), a reshape and a shrink."""
+    shape = tuple(x.shape)
+
+    def along(pair: tuple[int, int], dims: tuple[int, ...], at: int) -> tuple:
+        return tuple(pair if a == at else (0, n) for a, n in enumerate(dims))
+
+    if step == 1:
+        return x.shrink(along((start, start + count), shape, axis))
+    end = min(shape[axis], start + count * step)
+    x = x.shrink(along((start, end), shape, axis))
+    x = x.pad(tuple((0, count * step - (end - start)) if a == axis else (0, 0)
+                    for a in range(len(shape))))
+    split = shape[:axis] + (count, step) + shape[axis + 1:]
+    x = x.reshape(split).shrink(along((0, 1), split, axis + 1))
+    return x.reshape(shape[:axis] + (count,) + shape[axis + 1:])

@@ -107,7 +107,8 @@ class UOp:
     # helpers on the same nodes pass after pass). UNSET, or a pair (owner, answer): a helper
     # reads it back only when `owner` is its own key (an object of its module), so no helper
     # reads another's answer; the last to set it keeps it. rules/symbolic_helpers.py's
-    # fold_divmod keeps its answer on IDIV and MOD nodes.
+    # fold_divmod keeps its answer on IDIV and MOD nodes; runtime/tensor.py's `_graph_reads`
+    # the buffers a tensor's graph reads, on the tensor's root (an assign's reader scan).
     __slots__ = ("op", "dtype", "src", "arg", "tag", "_shape", "_bounds", "_device", "memo",
                  "_ops", "__weakref__")
     op: Ops

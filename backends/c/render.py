@@ -263,6 +263,13 @@ RG_FMAX(double, uint64_t, f64)
   T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
 #define RG_UPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
   T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
+/* float POW is C's pow (runtime/semantics.py) on every path: gcc's vectorizer turns pow(x, 0.5)
+   into a sqrt instruction even under IEEE flags, which gives -0.0 and NaN at -0.0 and -inf where
+   pow gives +0.0 and +inf, so a vector loop and its scalar tail disagreed. The select puts
+   pow's values back (a constant exponent other than 0.5 folds it away). */
+#define RG_FPOW(T, S, F) static inline T rg_fpow_##S(T a, T b) { T r = F(a, b); \
+  return (b == (T)0.5 && (a == 0 || a == -(T)__builtin_inf())) \
+    ? (a == 0 ? (T)0 : (T)__builtin_inf()) : r; }
 #define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_IPOW(T, S)
 #define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
 """
@@ -276,6 +283,8 @@ RG_FMAX(double, uint64_t, f64)
 _USED: tuple[tuple[str, str], ...] = tuple(
     (pattern, text) for pattern, text in (
         (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
+        (r"rg_fpow_f32\b", "RG_FPOW(float, f32, powf)"),
+        (r"rg_fpow_f64\b", "RG_FPOW(double, f64, pow)"),
         (r"rg_f2i_\w+_f64\b", "RG_F2I_ALL(double, f64)"),
         *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_INTS({t}, u{t}, {s}, {w})")
           for t, s, w in (("int8_t", "i8", 8), ("int16_t", "i16", 16), ("int32_t", "i32", 32),
@@ -369,10 +378,15 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "
 # ran softmax's 1024^2 kernel 10% slower than _ZGVeN16v_expf on one core (0.56 / 0.50 ms)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
+# float ops through a prelude helper of the computing type (f32 for float16 too)
+_HELPERS = {Ops.POW: "rg_fpow_"}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
     s = SUFFIX[dt.name]
+    if op in _HELPERS:
+        args = ", ".join(_fcast(dt, x) for x in a)
+        return f"{_HELPERS[op]}{'f64' if dt is dtypes.float64 else 'f32'}({args})"
     if op in _LIBM:
         args = ", ".join(_fcast(dt, x) for x in a)
         return f"{_mfun(_LIBM[op], dt)}({args})"

@@ -19,6 +19,8 @@ import string
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
@@ -56,6 +58,20 @@ def _flat(args: tuple) -> tuple:
 
 def make_tuple(x: int | Sequence[int], n: int) -> tuple[int, ...]:
     return (x,) * n if isinstance(x, int) else tuple(x)
+
+
+def window_arg(x: Any, n: int, what: str, least: int = 1) -> tuple[int, ...]:
+    """A sliding window's kernel size, stride or dilation (`least=1`; an output padding:
+    `least=0`) as n ints, one per windowed axis, refused as torch refuses it: a stride of 0
+    divided by zero, a negative one reshaped to -1s, and a dilation of 0 or below or a tuple of
+    the wrong length gave windows of other elements, silently."""
+    t = (x,) * n if isinstance(x, (int, np.integer)) and not isinstance(x, bool) else x
+    ok = isinstance(t, (tuple, list)) and len(t) == n and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= least for v in t)
+    if not ok:
+        raise InvalidArgument(f"{what} must be an int >= {least} or {n} of them (one per "
+                              f"windowed axis), got {x!r}")
+    return tuple(int(v) for v in t)
 
 
 def _argsort(x: Sequence[int]) -> list[int]:
@@ -342,7 +358,8 @@ class TensorOps:
                                   "conv need concrete shapes)")
         if self.ndim < n:
             raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
-        s_, d_ = make_tuple(stride, n), make_tuple(dilation, n)
+        k_ = window_arg(k_, n, "kernel size", least=0)  # (an empty kernel: empty windows)
+        s_, d_ = window_arg(stride, n, "stride"), window_arg(dilation, n, "dilation")
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
             raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")

@@ -20,7 +20,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
 from .ops import Ops
 from .tensor_ops import make_tuple, placed_like, window_arg
-from .variable import show
+from .variable import refuse_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -263,6 +263,7 @@ class NNOps:
                              f"got {mode!r}")
         if align_corners and mode != "linear":
             raise InvalidArgument("align_corners needs mode='linear'")
+        refuse_symbolic("interpolate", self.shape, range(self.ndim - len(size), self.ndim))
         x, expand = self, list(self.shape)
         for i in range(-1, -len(size) - 1, -1):
             in_sz, reshape = self.shape[i], [1] * self.ndim

@@ -25,7 +25,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
-from .variable import actual, has_symbolic, show
+from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -146,8 +146,8 @@ class TensorOps:
     @classmethod
     def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
-        if steps < 0:
-            raise InvalidArgument(f"linspace needs steps >= 0, got {steps}")
+        if not isinstance(steps, (int, np.integer)) or steps < 0:
+            raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if dt.is_bool:
             raise InvalidArgument("linspace does not make bool tensors")
@@ -267,6 +267,7 @@ class TensorOps:
 
     def split(self, sizes: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         dim = self._axis(dim)
+        refuse_symbolic("split", self.shape, (dim,))
         n = self.shape[dim]
         if isinstance(sizes, int):
             sizes = [min(sizes, n - i) for i in range(0, max(1, n), max(1, sizes))]
@@ -280,6 +281,7 @@ class TensorOps:
     def chunk(self, chunks: int, dim: int = 0) -> list[Tensor]:
         if chunks <= 0:
             raise InvalidArgument(f"chunk needs a positive number of chunks, got {chunks}")
+        refuse_symbolic("chunk", self.shape, (self._axis(dim),))
         n = self.shape[self._axis(dim)]
         return list(self.split(-(-n // chunks) if n else 1, dim)) if n else [self] * chunks
 
@@ -288,6 +290,7 @@ class TensorOps:
         if dims is None:
             if not isinstance(shifts, int) and len(shifts) != 1:
                 raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")
+            refuse_symbolic("roll", self.shape)
             return self.flatten().roll(shifts, 0).reshape(self.shape)
         shifts, dims = make_tuple(shifts, 1), make_tuple(dims, 1)
         if len(shifts) != len(dims):  # torch's rule: one shift per dim, never broadcast
@@ -296,6 +299,7 @@ class TensorOps:
         x = self
         for s, d in zip(shifts, dims):
             d = self._axis(d)
+            refuse_symbolic("roll", x.shape, (d,))
             n = x.shape[d]
             if n == 0:
                 continue
@@ -309,6 +313,7 @@ class TensorOps:
         d1, d2 = self._axis(dim1), self._axis(dim2)
         if d1 == d2:
             raise InvalidArgument(f"diagonal needs two different axes, got {dim1} and {dim2}")
+        refuse_symbolic("diagonal", self.shape, (d1, d2))
         x = self.permute(*[i for i in range(self.ndim) if i not in (d1, d2)], d1, d2)
         r, c = x.shape[-2:]
         if offset >= 0:
@@ -402,6 +407,7 @@ class TensorOps:
         if size < 0 or step <= 0:
             raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
         dim = self._axis(dim)
+        refuse_symbolic("unfold", self.shape, (dim,))
         if size > self.shape[dim]:
             raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape "
                                   f"{show(self.shape)}")
@@ -1000,6 +1006,7 @@ class TensorOps:
     def nonzero(self, size: int | None = None, fill_value: Any = 0) -> Tensor:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
         With `size`, exactly that many rows (past the count, `fill_value`)."""
+        refuse_symbolic("nonzero", self.shape)  # (its row count is data, counted in Python)
         T, n = type(self), self.numel()
         flat = _positions(self, n, dtypes.int32).reshape(n, 1)
         strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
@@ -1014,6 +1021,7 @@ class TensorOps:
         if mask.dtype is not dtypes.bool:
             raise InvalidArgument(f"masked_select needs a bool mask, got {mask.dtype.name}")
         shape = broadcast_shape(self.shape, mask.shape)
+        refuse_symbolic("masked_select", shape)
         x, m = (t.reshape((1,) * (len(shape) - t.ndim) + t.shape).expand(shape)
                 for t in (self, mask))
         return x.reshape(x.numel(), 1)._compact(m.reshape(m.numel()), size, fill_value).reshape(-1)

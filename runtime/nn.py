@@ -265,6 +265,9 @@ class NNOps:
             raise InvalidArgument("align_corners needs mode='linear'")
         refuse_symbolic("interpolate", self.shape, range(self.ndim - len(size), self.ndim))
         x, expand = self, list(self.shape)
+        # the weights in float32, as torch's (its opmath for half), in float64 for float64 (a
+        # float32 weight put 3e-8 errors into float64 results)
+        weight_dt = dtypes.float64 if self.dtype is dtypes.float64 else dtypes.float32
         for i in range(-1, -len(size) - 1, -1):
             in_sz, reshape = self.shape[i], [1] * self.ndim
             reshape[i] = expand[i] = size[i]
@@ -276,7 +279,7 @@ class NNOps:
                     num, den = (arr * 2 + 1) * in_sz - size[i], size[i] * 2
                 num = num.clip(0, (in_sz - 1) * den)
                 low, high = num // den, (num + den - 1) // den
-                frac = (num % den).cast(dtypes.float32) / den
+                frac = (num % den).cast(weight_dt) / den
                 low, high, frac = (y.reshape(reshape).expand(expand) for y in (low, high, frac))
                 if self.dtype is dtypes.uint8:
                     x = _lerp_uint8(x.gather(i, low), x.gather(i, high), frac,

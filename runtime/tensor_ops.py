@@ -484,15 +484,33 @@ class TensorOps:
         return large.where(xl.log() + math.log(2), (xm + (xm.square() - 1).sqrt()).log())
 
     def asin(self) -> Tensor:
-        # Abramowitz & Stegun 4.4.46
+        """fdlibm's asin: below 0.5 x + x R(x^2), above pi/2 - 2 asin(sqrt((1 - |x|) / 2)),
+        R its rational fit, good to float64. (Abramowitz & Stegun 4.4.46 was 2e-8 absolute:
+        1e-5 relative near 0, in float32 too, and its sign(x) * ... had gradient 0 at 0.)"""
         x = self._float()
-        coef = [-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810, -0.0501743046,
-                0.0889789874, -0.2145988016, 1.5707963050]
-        a = x.abs()
-        return x.sign() * (math.pi / 2 - (1.0 - a).sqrt() * _poly(a, coef))
+        small, s = _asin_halves(x)
+        return small.where(_asin_small(small.where(x, 0.0)), (math.pi / 2 - 2 * _asin_small(s))
+                           * x.sign())
 
-    def acos(self) -> Tensor: return math.pi / 2 - self.asin()
-    def atan(self) -> Tensor: return (self / (1 + self * self).sqrt()).asin()
+    def acos(self) -> Tensor:
+        """fdlibm's acos: pi/2 - asin(x) below 0.5; above, 2 asin(sqrt((1 - |x|) / 2)) (or pi
+        minus it for x < 0), which does not cancel as x nears 1."""
+        x = self._float()
+        small, s = _asin_halves(x)
+        half = 2 * _asin_small(s)
+        return small.where(math.pi / 2 - _asin_small(small.where(x, 0.0)),
+                           (x > 0).where(half, math.pi - half))
+
+    def atan(self) -> Tensor:
+        """asin(x / sqrt(1 + x^2)) for |x| <= 1; past it pi/2 - atan(1/|x|) with x's sign (x^2
+        overflowed past 1e19 in float32: atan(1e20) was 0, atan(inf) NaN). Each side reads a
+        harmless value where the other is taken, so neither passes a NaN gradient."""
+        x = self._float()
+        a = x.abs()
+        small = a <= 1
+        xs, u = small.where(x, 0.0), small.where(2.0, a).reciprocal()
+        inner = lambda v: (v / (1 + v * v).sqrt()).asin()  # noqa: E731 - |v| <= 1: no overflow
+        return small.where(inner(xs), (math.pi / 2 - inner(u)) * x.sign())
 
     def erf(self) -> Tensor:
         # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
@@ -1178,6 +1196,28 @@ def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
 def _ties(a: Tensor, b: Tensor) -> Tensor:
     """Where a and b sort as equal: equal numbers, or both NaN."""
     return (a == b) | (a.isnan() & b.isnan()) if a.dtype.is_float else a == b
+
+
+# fdlibm's e_asin.c: asin(x) = x + x R(x^2) on [-0.5, 0.5], R(z) = z P(z) / Q(z)
+_ASIN_P = [3.47933107596021167570e-05, 7.91534994289814532176e-04, -4.00555345006794114027e-02,
+           2.01212532134862925881e-01, -3.25565818622400915405e-01, 1.66666666666666657415e-01]
+_ASIN_Q = [7.70381505559019352791e-02, -6.88283971605453293030e-01, 2.02094576023350569471e+00,
+           -2.40339491173441421878e+00, 1.0]
+
+
+def _asin_small(v: Tensor) -> Tensor:
+    """asin(v) for |v| <= 0.5."""
+    z = v * v
+    return v + v * (z * _poly(z, _ASIN_P) / _poly(z, _ASIN_Q))
+
+
+def _asin_halves(x: Tensor) -> tuple[Tensor, Tensor]:
+    """Where |x| < 0.5, and sqrt((1 - |x|) / 2) (asin(|x|) = pi/2 - 2 asin of it) read at a
+    harmless 0.75 there: sqrt's gradient at 0 (|x| = 1) is infinite, times the 0 that the
+    untaken side gets it would be NaN."""
+    a = x.abs()
+    small = a < 0.5
+    return small, ((1 - small.where(0.75, a)) / 2).sqrt()
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

@@ -1,0 +1,58 @@
+"""asin, acos and atan against numpy's values and torch's gradients. asin was Abramowitz &
+Stegun 4.4.46 (2e-8 absolute: 5e-5 relative at 1e-3 in float32, 1e-5 in float64) times
+sign(x), so its gradient at 0 was 0 (torch: 1), and acos and atan inherited both; atan read
+x / sqrt(1 + x^2), whose x^2 overflows: atan(1e20) in float32 was 0 and atan(inf) NaN.
+A float64 `interpolate` weighed its neighbours in float32 (errors of 3e-8)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from rulegrad import Tensor
+
+POINTS = {
+    "asin": [0.0, -0.0, 1e-3, -1e-6, 0.3, -0.4999, 0.5, -0.5, 0.7, 0.99, 0.999999, 1.0, -1.0,
+             1.5, np.nan],
+    "acos": [0.0, -0.0, 1e-3, -1e-6, 0.3, -0.4999, 0.5, -0.5, 0.7, 0.99, 0.999999, 1.0, -1.0,
+             1.5, np.nan],
+    "atan": [0.0, -0.0, 1e-3, -0.3, 1.0, -1.0, 1.0000001, 5.0, -1e10, 1e20, 1e30, np.inf,
+             -np.inf, np.nan],
+}
+NUMPY = {"asin": np.arcsin, "acos": np.arccos, "atan": np.arctan}
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("fn", list(POINTS))
+def test_inverse_trig_values_and_gradients(monkeypatch, backend, dt, fn):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    x = np.array(POINTS[fn], dt)
+    with np.errstate(invalid="ignore"):
+        want = NUMPY[fn](x)
+    got = getattr(Tensor(x), fn)().numpy()
+    assert got.dtype == want.dtype
+    eps = np.finfo(dt).eps
+    np.testing.assert_allclose(got, want, rtol=4 * eps, atol=0, equal_nan=True)
+    num = ~np.isnan(want)  # (a NaN's sign means nothing)
+    np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]))  # -0.0 stays
+    up = np.linspace(0.5, 1.5, len(x)).astype(dt)
+    t = torch.tensor(x, requires_grad=True)
+    getattr(torch, fn)(t).backward(torch.from_numpy(up))
+    o = Tensor(x, requires_grad=True)
+    getattr(o, fn)().backward(Tensor(up))
+    # (near +-1 the gradient 1/sqrt(1 - x^2) is ill-conditioned: torch's has errors too)
+    np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=np.sqrt(eps),
+                               atol=np.finfo(dt).tiny, equal_nan=True)  # (ours: 1e-40 at 1e20)
+
+
+def test_float64_interpolate_weighs_in_float64():
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 7))
+    for size, corners in (((7, 5), False), ((9, 4), True), ((3, 11), False)):
+        got = Tensor(x).interpolate(size, align_corners=corners).numpy()
+        want = F.interpolate(torch.from_numpy(x), size, mode="bilinear",
+                             align_corners=corners).numpy()
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -166,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     except _user_errors() as e:  # what the user's machine or files lack: one line, no traceback
         print(f"rulegrad {args.command}: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # a path the user named that cannot be written or read (`gen --out`
+        # under a file, `viz -o` into a missing folder): the system's words, no traceback
+        print(f"rulegrad {args.command}: {e.strerror or e}"
+              + (f": {e.filename}" if e.filename else ""), file=sys.stderr)
+        return 1
 
 
 def _user_errors() -> tuple[type[Exception], ...]:

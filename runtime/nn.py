@@ -14,11 +14,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
 from .ops import Ops
-from .tensor_ops import make_tuple, placed_like
-from .variable import show
+from .tensor_ops import make_tuple, placed_like, window_arg
+from .variable import refuse_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -36,6 +38,22 @@ def pool_pads(padding: int | Sequence[int], dims: int) -> list[int]:
         return [p for p in padding for _ in range(2)][::-1]
     raise InvalidArgument(f"padding must be an int or a sequence of {dims} or {2 * dims} ints, "
                      f"got {padding}")
+
+
+def windows(op: str, kernel_size: Any, stride: Any, dilation: Any
+            ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """A pool's kernel, stride (None: the kernel) and dilation, each checked (`window_arg`)
+    and named by the op's own argument in a refusal."""
+    k_ = make_tuple(kernel_size, 2) if isinstance(kernel_size, int) else kernel_size
+    k_ = window_arg(k_, len(k_) if isinstance(k_, (tuple, list)) else 2, f"{op} kernel_size")
+    n = len(k_)
+    s_ = k_ if stride is None else window_arg(stride, n, f"{op} stride")
+    return k_, s_, window_arg(dilation, n, f"{op} dilation")
+
+
+def positive_groups(op: str, groups: Any) -> None:
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool) or groups < 1:
+        raise InvalidArgument(f"{op} groups must be an int >= 1, got {groups!r}")
 
 
 def grouped(flat: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -102,6 +120,9 @@ class NNOps:
                              f"*kernel) of one rank, got {show(self.shape)} and "
                              f"{show(weight.shape)}")
         (bs, cin_), (cout, cin), hw = self.shape[:2], weight.shape[:2], weight.shape[2:]
+        stride, dilation = (window_arg(v, len(hw), f"conv2d {name}")
+                            for v, name in ((stride, "stride"), (dilation, "dilation")))
+        positive_groups("conv2d", groups)
         if groups * cin != cin_ or cout % groups:
             raise InvalidArgument(f"conv2d input {show(self.shape)} does not match weight "
                                   f"{show(weight.shape)} "
@@ -132,10 +153,18 @@ class NNOps:
         elements, the kernel is flipped with its in/out channels swapped per group."""
         hw = weight.shape[2:]
         n = len(hw)
+        stride, dilation = (window_arg(v, n, f"conv_transpose2d {name}")
+                            for v, name in ((stride, "stride"), (dilation, "dilation")))
+        output_padding = window_arg(output_padding, n, "conv_transpose2d output_padding", 0)
+        if any(p >= max(s, d) for p, s, d in zip(output_padding, stride, dilation)):
+            raise InvalidArgument(f"conv_transpose2d output_padding {output_padding} must be "
+                                  f"less than the stride {stride} or the dilation {dilation}")
+        positive_groups("conv_transpose2d", groups)
+        if weight.ndim < 3 or weight.shape[0] % groups:
+            raise InvalidArgument(f"conv_transpose2d weight {show(weight.shape)} needs (C_in, "
+                                  f"C_out/groups, *kernel) with C_in a multiple of groups={groups}")
         w = weight.unflatten(0, (groups, -1)).transpose(1, 2).flip(*range(3, weight.ndim + 1))
         pads = grouped(pool_pads(padding, n))
-        stride, dilation, output_padding = (make_tuple(v, n)
-                                            for v in (stride, dilation, output_padding))
         x = self
         if any(s > 1 for s in stride):
             sp = x.shape[2:]
@@ -152,9 +181,8 @@ class NNOps:
                    dilation: Any = 1, padding: int | Sequence[int] = 0, ceil_mode: bool = False,
                    count_include_pad: bool = True) -> Tensor:
         """Mean over sliding windows of the last len(kernel_size) axes."""
-        k_ = make_tuple(kernel_size, 2)
+        k_, s_, dilation = windows("avg_pool2d", kernel_size, stride, dilation)
         axis = tuple(range(-len(k_), 0))
-        s_ = k_ if stride is None else stride
         x = self._float()
         lead = ((0, 0),) * (x.ndim - len(k_))
 
@@ -192,9 +220,8 @@ class NNOps:
         was out of range for a window holding NaN), the value that element and its gradient
         going to it alone. Without indices a reduce max whose gradient goes to the same element
         (the element is picked by the backward graph only: in the forward it cost 4x)."""
-        k_ = make_tuple(kernel_size, 2)
+        k_, s_, dilation = windows("max_pool2d", kernel_size, stride, dilation)
         axis = tuple(range(-len(k_), 0))
-        s_ = k_ if stride is None else stride
         pads = pool_pads(padding, len(k_))
         if ceil_mode:
             pads = _ceil_pads(self, pads, k_, s_, dilation)
@@ -225,8 +252,9 @@ class NNOps:
         bs, c, *spatial = self.shape
         n = len(spatial)
         if output_size is None:
-            k_, d_ = make_tuple(kernel_size, n), make_tuple(dilation, n)
-            s_ = make_tuple(stride if stride is not None else kernel_size, n)
+            k_ = window_arg(kernel_size, n, "max_unpool2d kernel_size")
+            s_ = k_ if stride is None else window_arg(stride, n, "max_unpool2d stride")
+            d_ = window_arg(dilation, n, "max_unpool2d dilation")
             p_ = grouped(pool_pads(padding, n))
             output_size = tuple((i - 1) * s - (pb + pa) + (d * (k - 1) + 1)
                                 for i, k, d, s, (pa, pb) in zip(spatial, k_, d_, s_, p_))
@@ -244,15 +272,20 @@ class NNOps:
         """Resize the last len(size) axes: "linear" (per axis, so bilinear/trilinear),
         "nearest" or "nearest-exact", with torch's coordinate conventions."""
         T = type(self)
-        if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim:
-            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints, "
+        if not isinstance(size, (tuple, list)) or not 0 < len(size) <= self.ndim or any(
+                not isinstance(v, (int, np.integer)) or v < 0 for v in size):
+            raise InvalidArgument(f"interpolate size must be a tuple of 1..{self.ndim} ints >= 0, "
                                   f"got {size}")
         if mode not in ("linear", "nearest", "nearest-exact"):
             raise InvalidArgument(f"interpolate mode must be linear, nearest or nearest-exact, "
                              f"got {mode!r}")
         if align_corners and mode != "linear":
             raise InvalidArgument("align_corners needs mode='linear'")
+        refuse_symbolic("interpolate", self.shape, range(self.ndim - len(size), self.ndim))
         x, expand = self, list(self.shape)
+        # the weights in float32, as torch's (its opmath for half), in float64 for float64 (a
+        # float32 weight put 3e-8 errors into float64 results)
+        weight_dt = dtypes.float64 if self.dtype is dtypes.float64 else dtypes.float32
         for i in range(-1, -len(size) - 1, -1):
             in_sz, reshape = self.shape[i], [1] * self.ndim
             reshape[i] = expand[i] = size[i]
@@ -264,7 +297,7 @@ class NNOps:
                     num, den = (arr * 2 + 1) * in_sz - size[i], size[i] * 2
                 num = num.clip(0, (in_sz - 1) * den)
                 low, high = num // den, (num + den - 1) // den
-                frac = (num % den).cast(dtypes.float32) / den
+                frac = (num % den).cast(weight_dt) / den
                 low, high, frac = (y.reshape(reshape).expand(expand) for y in (low, high, frac))
                 if self.dtype is dtypes.uint8:
                     x = _lerp_uint8(x.gather(i, low), x.gather(i, high), frac,

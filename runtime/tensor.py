@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,7 +68,7 @@ from .ops import GroupOp, Ops
 from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
 from .tensor_ops import TensorOps, broadcast_shape
 from .uop import Shape, UOp, toposort
-from .variable import actual, concrete, has_symbolic, is_bound, show
+from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
 # (an Enum member read from its class: several times a plain name's cost)
 _SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
@@ -328,6 +328,9 @@ def _coerce(x: Any) -> Tensor | Scalar:
         return x
     if isinstance(x, (np.ndarray, np.generic, list, tuple)):
         return Tensor(x)
+    if isinstance(x, UOp) and x.dtype is dtypes.index:  # t.numel(), t.shape[0] of a symbolic t
+        raise InvalidArgument(f"the symbolic size {size_text(x)} as an operand: a size is no "
+                              "number of the graph; take it as a tensor, Tensor(size)")
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
 
 
@@ -418,7 +421,17 @@ class Tensor(TensorOps, NNOps):
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a 0-d tensor")
+        refuse_symbolic("len()", self.shape, (0,))  # (len must be an int)
         return self.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows along axis 0, as torch's. Without it Python iterated through __getitem__
+        until an IndexError, and a 0-d tensor's first index raised one: `list(Tensor(3.0))`
+        was [] where torch and numpy refuse."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        refuse_symbolic("iteration", self.shape, (0,))
+        return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self) -> str:
         """The values of a realized tensor (read from its buffer); for any other, its shape,
@@ -478,6 +491,10 @@ class Tensor(TensorOps, NNOps):
         any float argument gives float32; values the dtype cannot hold raise OverflowError."""
         if stop is None:
             start, stop = 0, start
+        if any(isinstance(v, UOp) for v in (start, stop, step)):
+            raise InvalidArgument(f"arange({size_text(start)}, {size_text(stop)}, "
+                                  f"{size_text(step)}): a symbolic size is no count; shrink "
+                                  "an arange of its maximum to it instead")
         if step == 0:
             raise InvalidArgument("arange: step must not be zero")
         n = max(0, math.ceil((stop - start) / step))
@@ -497,6 +514,9 @@ class Tensor(TensorOps, NNOps):
     def eye(n: int, m: int | None = None, dtype: DType | str = dtypes.default_float) -> Tensor:
         """The identity, built lazily from movement ops (a strided diagonal of ones)."""
         m = n if m is None else m
+        if isinstance(n, UOp) or isinstance(m, UOp):
+            raise InvalidArgument(f"eye({size_text(n)}, {size_text(m)}): a symbolic size is no "
+                                  "count; shrink an eye of its maximum to it instead")
         if n < 0 or m < 0:
             raise InvalidArgument(f"eye: sizes must be non-negative, got ({n}, {m})")
         # ones in column 0 of an (n, n+1) grid become the diagonal when read as (n, n)
@@ -538,7 +558,8 @@ class Tensor(TensorOps, NNOps):
             # stored at vmax, a symbolic axis keeps its place: only 1s may come and go
             if _non_ones(self.shape) != _non_ones(shape) or \
                     any(isinstance(s, UOp) and not is_bound(s) for s in shape):
-                raise ValueError(f"cannot reshape {show(self.shape)} to {shape}: with a symbolic "
+                raise ValueError(f"cannot reshape {show(self.shape)} to {show(shape)}: with a "
+                                 "symbolic "
                                  f"size, "
                                  "a reshape may only add or drop axes of size 1")
             return Tensor(self.uop.reshape(shape))
@@ -1493,6 +1514,9 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if len(padding) != len(shape):
         raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape "
                               f"{shape}")
+    if any(isinstance(v, UOp) for p in padding if p is not None for v in p):
+        raise InvalidArgument(f"a pad of shape {show(shape)} by a symbolic amount (a scatter, "
+                              "or a write, along a symbolic axis) cannot be made")
     arg = tuple((0, 0) if p is None else (int(p[0]), int(p[1])) for p in padding)
     return arg
 
@@ -1664,6 +1688,7 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
             basic.append(it)
         out += 0 if isinstance(it, (int, np.integer)) else 1
     x = Tensor(_index(x.uop, tuple(basic)))
+    refuse_symbolic("indexing by a tensor", x.shape, dims)
     try:
         big = broadcast_shape(*(t.shape for t in idx))
     except ValueError as e:

@@ -19,11 +19,13 @@ import string
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
-from .variable import actual, has_symbolic, show
+from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -56,6 +58,20 @@ def _flat(args: tuple) -> tuple:
 
 def make_tuple(x: int | Sequence[int], n: int) -> tuple[int, ...]:
     return (x,) * n if isinstance(x, int) else tuple(x)
+
+
+def window_arg(x: Any, n: int, what: str, least: int = 1) -> tuple[int, ...]:
+    """A sliding window's kernel size, stride or dilation (`least=1`; an output padding:
+    `least=0`) as n ints, one per windowed axis, refused as torch refuses it: a stride of 0
+    divided by zero, a negative one reshaped to -1s, and a dilation of 0 or below or a tuple of
+    the wrong length gave windows of other elements, silently."""
+    t = (x,) * n if isinstance(x, (int, np.integer)) and not isinstance(x, bool) else x
+    ok = isinstance(t, (tuple, list)) and len(t) == n and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= least for v in t)
+    if not ok:
+        raise InvalidArgument(f"{what} must be an int >= {least} or {n} of them (one per "
+                              f"windowed axis), got {x!r}")
+    return tuple(int(v) for v in t)
 
 
 def _argsort(x: Sequence[int]) -> list[int]:
@@ -130,8 +146,8 @@ class TensorOps:
     @classmethod
     def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
-        if steps < 0:
-            raise InvalidArgument(f"linspace needs steps >= 0, got {steps}")
+        if not isinstance(steps, (int, np.integer)) or steps < 0:
+            raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if dt.is_bool:
             raise InvalidArgument("linspace does not make bool tensors")
@@ -251,6 +267,7 @@ class TensorOps:
 
     def split(self, sizes: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         dim = self._axis(dim)
+        refuse_symbolic("split", self.shape, (dim,))
         n = self.shape[dim]
         if isinstance(sizes, int):
             sizes = [min(sizes, n - i) for i in range(0, max(1, n), max(1, sizes))]
@@ -264,6 +281,7 @@ class TensorOps:
     def chunk(self, chunks: int, dim: int = 0) -> list[Tensor]:
         if chunks <= 0:
             raise InvalidArgument(f"chunk needs a positive number of chunks, got {chunks}")
+        refuse_symbolic("chunk", self.shape, (self._axis(dim),))
         n = self.shape[self._axis(dim)]
         return list(self.split(-(-n // chunks) if n else 1, dim)) if n else [self] * chunks
 
@@ -272,6 +290,7 @@ class TensorOps:
         if dims is None:
             if not isinstance(shifts, int) and len(shifts) != 1:
                 raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")
+            refuse_symbolic("roll", self.shape)
             return self.flatten().roll(shifts, 0).reshape(self.shape)
         shifts, dims = make_tuple(shifts, 1), make_tuple(dims, 1)
         if len(shifts) != len(dims):  # torch's rule: one shift per dim, never broadcast
@@ -280,6 +299,7 @@ class TensorOps:
         x = self
         for s, d in zip(shifts, dims):
             d = self._axis(d)
+            refuse_symbolic("roll", x.shape, (d,))
             n = x.shape[d]
             if n == 0:
                 continue
@@ -293,6 +313,7 @@ class TensorOps:
         d1, d2 = self._axis(dim1), self._axis(dim2)
         if d1 == d2:
             raise InvalidArgument(f"diagonal needs two different axes, got {dim1} and {dim2}")
+        refuse_symbolic("diagonal", self.shape, (d1, d2))
         x = self.permute(*[i for i in range(self.ndim) if i not in (d1, d2)], d1, d2)
         r, c = x.shape[-2:]
         if offset >= 0:
@@ -335,7 +356,7 @@ class TensorOps:
         repeat each axis, re-read it with rows `dilation` longer, then stride by reshaping.
         Out: shape (..., *out_sizes, *k_)."""
         n = len(k_)
-        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
+        k_, s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
         noop, i_ = [None] * (self.ndim - n), self.shape[-n:]
         if all(k <= s for k, s in zip(k_, s_)) and all(d == 1 for d in d_):
             return self._pool_apart(k_, s_, o_)
@@ -355,7 +376,8 @@ class TensorOps:
 
     def _pool_sizes(self, k_: tuple[int, ...], stride: int | tuple[int, ...],
                     dilation: int | tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-        """(strides, dilations, output sizes) of windows `k_` over the last len(k_) axes."""
+        """(kernel, strides, dilations, output sizes) of windows `k_` over the last len(k_)
+        axes, each argument checked as torch checks it (`window_arg`)."""
         n = len(k_)
         if has_symbolic(self.shape):
             raise InvalidArgument(f"pooling windows over a tensor of symbolic shape "
@@ -364,10 +386,12 @@ class TensorOps:
                                   "conv need concrete shapes)")
         if self.ndim < n:
             raise InvalidArgument(f"cannot pool shape {show(self.shape)} with a {n}-d kernel {k_}")
-        s_, d_, i_ = make_tuple(stride, n), make_tuple(dilation, n), self.shape[-n:]
+        k_ = window_arg(k_, n, "kernel size", least=0)  # (an empty kernel: empty windows)
+        s_, d_ = window_arg(stride, n, "stride"), window_arg(dilation, n, "dilation")
+        i_ = self.shape[-n:]
         if any(d * (k - 1) + 1 > i for k, d, i in zip(k_, d_, i_)):
             raise InvalidArgument(f"kernel {k_} (dilation {d_}) is larger than the input {i_}")
-        return s_, d_, tuple(-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_))
+        return k_, s_, d_, tuple(-(-(i - d * (k - 1)) // s) for i, d, k, s in zip(i_, d_, k_, s_))
 
     def _window_sum(self, k_: tuple[int, ...], stride: int | tuple[int, ...] = 1,
                     dilation: int | tuple[int, ...] = 1) -> Tensor:
@@ -378,7 +402,7 @@ class TensorOps:
         (R >= k per axis, each term with index arithmetic), 7x torch's time for avg_pool2d of
         5x5 windows at stride 2. The sum runs over a window in row-major order. Built on the
         nodes (a few movement ops per view, each as a Tensor op cost more than the kernel)."""
-        s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
+        k_, s_, d_, o_ = self._pool_sizes(k_, stride, dilation)
         out = self.uop
         for ax, (k, s, d, o) in enumerate(zip(k_, s_, d_, o_)):
             a = self.ndim - len(k_) + ax
@@ -411,6 +435,7 @@ class TensorOps:
         if size < 0 or step <= 0:
             raise InvalidArgument(f"unfold needs size >= 0 and step > 0, got {size}, {step}")
         dim = self._axis(dim)
+        refuse_symbolic("unfold", self.shape, (dim,))
         if size > self.shape[dim]:
             raise InvalidArgument(f"unfold size {size} exceeds axis {dim} of shape "
                                   f"{show(self.shape)}")
@@ -454,15 +479,37 @@ class TensorOps:
         return self.isnan().where(self.detach(), out) if self.dtype.is_float else out
 
     def square(self) -> Tensor: return self * self
-    def cos(self) -> Tensor: return (math.pi / 2 - self._float()).sin()
+    def cos(self) -> Tensor:
+        """1 - 2 sin(x/2)^2: x/2 is exact, so the error is a few ulps of 1 at any x. sin(pi/2 -
+        x) rounded pi/2 - x, an error of |x| ulps (2e-4 at x = 300 in float32, cos(3 pi/2)
+        14 times too large), which rotary and sinusoidal position tables reach."""
+        half = (self._float() / 2).sin()
+        return 1 - 2 * half * half
     def tan(self) -> Tensor: return self.sin() / self.cos()
     def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
     def rsqrt(self) -> Tensor: return self.sqrt().reciprocal()
-    def sinh(self) -> Tensor: return (self.exp() - (-self._float()).exp()) / 2
+    def sinh(self) -> Tensor:
+        """Below |x| = 1, -expm1(-2x) e^x / 2 for x >= 0 and expm1(2x) e^-x / 2 below (each
+        expm1 reads a value <= 0); above, (e^x - e^-x) / 2, which cancelled near 0: sinh(1e-9)
+        was 0, 1e-3 relative at 1e-5 in float32. Each side reads a harmless value where the
+        other is taken (0 * e^inf in the gradient would be NaN); -0.0 stays -0.0."""
+        x = self._float()
+        small = x.abs() < 1
+        xs, xl = small.where(x, 0.0), small.where(2.0, x)
+        pos = xs >= 0
+        m = _expm1_nonpositive(pos.where(-2 * xs, 2 * xs))
+        near = pos.where(-m * xs.exp(), m * (-xs).exp()) / 2
+        return small.where(near, (xl.exp() - (-xl).exp()) / 2)
     def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
-    def atanh(self) -> Tensor: return ((1 + self._float()) / (1 - self._float())).log() / 2
+    def atanh(self) -> Tensor:
+        """log1p(2x / (1 - x)) / 2 below |x| = 0.5 (log((1 + x) / (1 - x)) cancelled near 0:
+        atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1)."""
+        x = self._float()
+        small = x.abs() < 0.5
+        xs, xl = small.where(x, 0.0), small.where(0.75, x)
+        return small.where(_log1p(2 * xs / (1 - xs)), ((1 + xl) / (1 - xl)).log()) / 2
     def asinh(self) -> Tensor:
         """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
         -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
@@ -487,26 +534,49 @@ class TensorOps:
         return large.where(xl.log() + math.log(2), (xm + (xm.square() - 1).sqrt()).log())
 
     def asin(self) -> Tensor:
-        # Abramowitz & Stegun 4.4.46
+        """fdlibm's asin: below 0.5 x + x R(x^2), above pi/2 - 2 asin(sqrt((1 - |x|) / 2)),
+        R its rational fit, good to float64. (Abramowitz & Stegun 4.4.46 was 2e-8 absolute:
+        1e-5 relative near 0, in float32 too, and its sign(x) * ... had gradient 0 at 0.)"""
         x = self._float()
-        coef = [-0.0012624911, 0.0066700901, -0.0170881256, 0.0308918810, -0.0501743046,
-                0.0889789874, -0.2145988016, 1.5707963050]
-        a = x.abs()
-        return x.sign() * (math.pi / 2 - (1.0 - a).sqrt() * _poly(a, coef))
+        small, s = _asin_halves(x)
+        return small.where(_asin_small(small.where(x, 0.0)), (math.pi / 2 - 2 * _asin_small(s))
+                           * x.sign())
 
-    def acos(self) -> Tensor: return math.pi / 2 - self.asin()
-    def atan(self) -> Tensor: return (self / (1 + self * self).sqrt()).asin()
+    def acos(self) -> Tensor:
+        """fdlibm's acos: pi/2 - asin(x) below 0.5; above, 2 asin(sqrt((1 - |x|) / 2)) (or pi
+        minus it for x < 0), which does not cancel as x nears 1."""
+        x = self._float()
+        small, s = _asin_halves(x)
+        half = 2 * _asin_small(s)
+        return small.where(math.pi / 2 - _asin_small(small.where(x, 0.0)),
+                           (x > 0).where(half, math.pi - half))
+
+    def atan(self) -> Tensor:
+        """asin(x / sqrt(1 + x^2)) for |x| <= 1; past it pi/2 - atan(1/|x|) with x's sign (x^2
+        overflowed past 1e19 in float32: atan(1e20) was 0, atan(inf) NaN). Each side reads a
+        harmless value where the other is taken, so neither passes a NaN gradient."""
+        x = self._float()
+        a = x.abs()
+        small = a <= 1
+        xs, u = small.where(x, 0.0), small.where(2.0, a).reciprocal()
+        inner = lambda v: (v / (1 + v * v).sqrt()).asin()  # noqa: E731 - |v| <= 1: no overflow
+        return small.where(inner(xs), (math.pi / 2 - inner(u)) * x.sign())
 
     def erf(self) -> Tensor:
         # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
         x = self._float()
         t = 1.0 / (1.0 + 0.3275911 * x.abs())
         p = _poly(t, [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
-        # at 0, erf x = 2x / sqrt(pi): sign(x) * (...) has the value but gradient sign'(0) = 0
         # -x^2 clipped at -80 changes no bit (t * p * exp(-80) < 2^-100: y is 1) and keeps exp
         # on libmvec's vector path (see Tensor.tanh)
         y = 1.0 - t * p * (-x.square()).clip(-80).exp()
-        return x.eq(0).where(x * (2 / math.sqrt(math.pi)), x.sign() * y)
+        # below 0.84375 fdlibm's x + x R(x^2), good to float64 (the formula above is 1.5e-7
+        # absolute: 100% relative at 1e-9, 2% at 1e-5 in float32); it is also the gradient at 0
+        small = x.abs() < 0.84375
+        xs = small.where(x, 0.0)
+        z = xs * xs
+        near0 = xs + xs * (_poly(z, _ERF_P) / _poly(z, _ERF_Q))
+        return small.where(near0, small.where(1.0, x).sign() * y)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
         """torch's clamp: min(max(x, min_), max_), NaN where any of them is NaN (a NaN bound
@@ -1009,6 +1079,7 @@ class TensorOps:
     def nonzero(self, size: int | None = None, fill_value: Any = 0) -> Tensor:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.
         With `size`, exactly that many rows (past the count, `fill_value`)."""
+        refuse_symbolic("nonzero", self.shape)  # (its row count is data, counted in Python)
         T, n = type(self), self.numel()
         flat = _positions(self, n, dtypes.int32).reshape(n, 1)
         strides = [math.prod(self.shape[d + 1:]) for d in range(self.ndim)]
@@ -1023,6 +1094,7 @@ class TensorOps:
         if mask.dtype is not dtypes.bool:
             raise InvalidArgument(f"masked_select needs a bool mask, got {mask.dtype.name}")
         shape = broadcast_shape(self.shape, mask.shape)
+        refuse_symbolic("masked_select", shape)
         x, m = (t.reshape((1,) * (len(shape) - t.ndim) + t.shape).expand(shape)
                 for t in (self, mask))
         return x.reshape(x.numel(), 1)._compact(m.reshape(m.numel()), size, fill_value).reshape(-1)
@@ -1179,6 +1251,34 @@ def _precedes(b: Tensor, a: Tensor, descending: bool) -> Tensor:
 def _ties(a: Tensor, b: Tensor) -> Tensor:
     """Where a and b sort as equal: equal numbers, or both NaN."""
     return (a == b) | (a.isnan() & b.isnan()) if a.dtype.is_float else a == b
+
+
+# fdlibm's s_erf.c: erf(x) = x + x P(x^2) / Q(x^2) for |x| < 0.84375
+_ERF_P = [-2.37630166566501626084e-05, -5.77027029648944159157e-03, -2.84817495755985104766e-02,
+          -3.25042107247001499370e-01, 1.28379167095512558561e-01]
+_ERF_Q = [-3.96022827877536812320e-06, 1.32494738004321644526e-04, 5.08130628187576562776e-03,
+          6.50222499887672944485e-02, 3.97917223959155352819e-01, 1.0]
+
+# fdlibm's e_asin.c: asin(x) = x + x R(x^2) on [-0.5, 0.5], R(z) = z P(z) / Q(z)
+_ASIN_P = [3.47933107596021167570e-05, 7.91534994289814532176e-04, -4.00555345006794114027e-02,
+           2.01212532134862925881e-01, -3.25565818622400915405e-01, 1.66666666666666657415e-01]
+_ASIN_Q = [7.70381505559019352791e-02, -6.88283971605453293030e-01, 2.02094576023350569471e+00,
+           -2.40339491173441421878e+00, 1.0]
+
+
+def _asin_small(v: Tensor) -> Tensor:
+    """asin(v) for |v| <= 0.5."""
+    z = v * v
+    return v + v * (z * _poly(z, _ASIN_P) / _poly(z, _ASIN_Q))
+
+
+def _asin_halves(x: Tensor) -> tuple[Tensor, Tensor]:
+    """Where |x| < 0.5, and sqrt((1 - |x|) / 2) (asin(|x|) = pi/2 - 2 asin of it) read at a
+    harmless 0.75 there: sqrt's gradient at 0 (|x| = 1) is infinite, times the 0 that the
+    untaken side gets it would be NaN."""
+    a = x.abs()
+    small = a < 0.5
+    return small, ((1 - small.where(0.75, a)) / 2).sqrt()
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

@@ -31,11 +31,14 @@ What the Tensor API does over a symbolic axis (tests/test_symbolic_ops.py):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from .buffer import Buffer
 from .device import DEFAULT, device_of, in_use
 from .dtype import dtypes
+from .errors import InvalidArgument
 from .ops import Ops
 from .uop import UOp, toposort
 
@@ -76,9 +79,41 @@ def actual(shape: tuple) -> tuple[int, ...]:
 
 
 def show(shape: tuple) -> str:
-    """A shape for a person: each bound variable as name=value, `(1, n=6, 4)`."""
-    parts = [f"{s.src[0].arg[0]}={int(s.src[1].arg)}" if is_bound(s) else str(s) for s in shape]
+    """A shape for a person: each bound variable as name=value, `(1, n=6, 4)`; a size computed
+    from them (a flatten's `n * 6`) as its expression, `n=6*4`."""
+    parts = [size_text(s) for s in shape]
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+_SIZE_OPS = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*"}
+
+
+def size_text(s: object) -> str:
+    """One size for a person (an int, a bound variable as name=value, or a sum or product of
+    them; the recursion is as deep as a size's own expression, a few nodes)."""
+    if not isinstance(s, UOp):
+        return str(s)
+    if s.op is Ops.BIND:
+        return f"{s.src[0].arg[0]}={int(s.src[1].arg)}"
+    if s.op is Ops.CONST:
+        return str(s.arg)
+    if s.op in _SIZE_OPS:
+        return _SIZE_OPS[s.op].join(size_text(x) for x in s.src if not (
+            x.op is Ops.CONST and x.arg == (1 if s.op is Ops.MUL else 0)))
+    return s.op.name
+
+
+def refuse_symbolic(op: str, shape: tuple, axes: Iterable[int] | None = None) -> None:
+    """Refuse `op` over a symbolic size among `axes` of `shape` (None: any axis), in words:
+    such ops compute with the size in Python (a roll's shift modulo it, split points, a count
+    of rows), which a bound variable is not. Without this each failed on its first `<`, `%`
+    or `int()` of the size with a bare TypeError."""
+    axes = range(len(shape)) if axes is None else axes
+    hit = [a for a in axes if isinstance(shape[a], UOp)]
+    if hit:
+        raise InvalidArgument(f"{op} over axis {hit[0]} of symbolic size, shape {show(shape)}: "
+                              "it needs the size as a number (shrink to a concrete size, or "
+                              "copy into a tensor of concrete shape first)")
 
 
 def has_symbolic(shape: tuple | None) -> bool:

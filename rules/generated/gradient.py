@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 6e49eb8ff356f55a549f52b5228f63032537c1b1347de79e979277a8a81109bd
+# source sha256: c9e1c192db50ccb9e6dc729964bbd958c211b377cdff79c19c344abcf615f5f5
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -22,7 +22,7 @@ from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '6e49eb8ff356f55a549f52b5228f63032537c1b1347de79e979277a8a81109bd'
+SOURCE_SHA256 = 'c9e1c192db50ccb9e6dc729964bbd958c211b377cdff79c19c344abcf615f5f5'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD
@@ -46,7 +46,7 @@ _pm_gradient_rules = (
     RuleInfo('grad_log', 'rules/gradient.rules', 30, 'grad_log: LOG(x):floats -> (ctx / x,)'),
     RuleInfo('grad_exp2', 'rules/gradient.rules', 31, 'grad_exp2: EXP2(x):floats as r -> (ctx * r * 0.6931471805599453,)'),
     RuleInfo('grad_log2', 'rules/gradient.rules', 32, 'grad_log2: LOG2(x):floats -> (ctx / (x * 0.6931471805599453),)'),
-    RuleInfo('grad_sin', 'rules/gradient.rules', 33, 'grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)'),
+    RuleInfo('grad_sin', 'rules/gradient.rules', 33, 'grad_sin: SIN(x):floats -> (ctx * (1 - 2 * SIN(x * 0.5) * SIN(x * 0.5)),)'),
     RuleInfo('grad_sqrt', 'rules/gradient.rules', 34, 'grad_sqrt: SQRT(x):floats as r -> (ctx / (r * 2),)'),
     RuleInfo('grad_recip', 'rules/gradient.rules', 35, 'grad_recip: RECIPROCAL(x):floats as r -> (-ctx * (r * r),)'),
     RuleInfo('grad_trunc', 'rules/gradient.rules', 36, 'grad_trunc: TRUNC(x):floats -> (ctx.const_like(0),)'),
@@ -443,10 +443,10 @@ def _pm_gradient_SIN(n, ctx):
         n0 = n.src[0]
         if n.dtype in _DT0:
             # rule grad_sin at rules/gradient.rules:33
-            #   grad_sin: SIN(x):floats -> (ctx * SIN(1.5707963267948966 - x),)
+            #   grad_sin: SIN(x):floats -> (ctx * (1 - 2 * SIN(x * 0.5) * SIN(x * 0.5)),)
             if _pm_gradient_st: _pm_gradient_st.attempts[9] += 1
             # x = n0
-            _r = (ctx * _new(UOp, _SIN, (_t2 := 1.5707963267948966 - n0).dtype, (_t2,)),)
+            _r = (ctx * (1 - 2 * _new(UOp, _SIN, (_t3 := n0 * 0.5).dtype, (_t3,)) * _new(UOp, _SIN, (_t4 := n0 * 0.5).dtype, (_t4,))),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[9]
@@ -589,7 +589,7 @@ def _pm_gradient_MOD(n, ctx):
             #   grad_mod: MOD(x, y):floats -> (ctx, -ctx * TRUNC(x / y))
             if _pm_gradient_st: _pm_gradient_st.attempts[18] += 1
             # x = n0, y = n1
-            _r = (ctx, -ctx * _new(UOp, _TRUNC, (_t4 := n0 / n1).dtype, (_t4,)))
+            _r = (ctx, -ctx * _new(UOp, _TRUNC, (_t6 := n0 / n1).dtype, (_t6,)))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[18]
@@ -637,7 +637,7 @@ def _pm_gradient_POW(n, ctx):
             #   grad_pow: POW(x, y):floats as r -> (y.eq(0).where(ctx.const_like(0), ctx * (y * POW(x, y - 1))), ctx * AND(x.eq(0), OR(y.eq(0), y.const_like(0).lt(y))).where(ctx.const_like(0), r * LOG(x)))
             if _pm_gradient_st: _pm_gradient_st.attempts[19] += 1
             # r = n, x = n0, y = n1
-            _r = (n1.eq(0).where(ctx.const_like(0), ctx * (n1 * _new(UOp, _POW, n0.dtype, (n0, n1 - 1)))), ctx * _new(UOp, _AND, (_t8 := n0.eq(0)).dtype, (_t8, _new(UOp, _OR, (_t7 := n1.eq(0)).dtype, (_t7, n1.const_like(0).lt(n1))))).where(ctx.const_like(0), n * _new(UOp, _LOG, n0.dtype, (n0,))))
+            _r = (n1.eq(0).where(ctx.const_like(0), ctx * (n1 * _new(UOp, _POW, n0.dtype, (n0, n1 - 1)))), ctx * _new(UOp, _AND, (_t10 := n0.eq(0)).dtype, (_t10, _new(UOp, _OR, (_t9 := n1.eq(0)).dtype, (_t9, n1.const_like(0).lt(n1))))).where(ctx.const_like(0), n * _new(UOp, _LOG, n0.dtype, (n0,))))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_gradient_rules[19]

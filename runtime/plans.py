@@ -28,8 +28,9 @@ symbolic.
 Because a plan keeps its graph's buffers alive, a graph is planned only if its buffers hold at
 most `PLAN_MAX_BYTES` (a form plan: its own buffers), and the plans kept (of roots and of forms,
 in one table) hold at most `PLANS_MAX_BYTES` in all and number at most `MAX_PLANS`, least
-recently used dropped first. A loop over fresh inputs thus keeps at most that much memory alive, while a loop over the same ones (inference, a benchmark, a 1 ms
-reduction where 0.1 ms of graph work is a tenth of the call) runs its plan.
+recently used dropped first. A loop over fresh inputs thus keeps at most that much memory
+alive, while a loop over the same ones (inference, a benchmark, a 1 ms reduction where 0.1 ms of
+graph work is a tenth of the call) runs its plan.
 
 A plan is looked up under the settings that could change what the ordinary path would do
 (scheduler, flags, users' passes, debug output, ...), read from the environment's raw table
@@ -47,6 +48,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import partial
+from operator import itemgetter
 from sys import getrefcount
 from typing import Any
 
@@ -90,9 +92,9 @@ _env_ids: dict[tuple, int] = {}
 
 
 class Plan:
-    __slots__ = ("roots", "shapes", "inputs", "sig", "prog", "fixed", "fresh", "args", "outs",
-                 "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls", "moves",
-                 "epoch")
+    __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
+                 "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
+                 "moves", "epoch")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -105,6 +107,8 @@ class Plan:
         self.shapes = [r.shape for r in roots]
         self.inputs = inputs
         self.sig = _signature(roots) if inputs is not None else None
+        # a form plan's kernels' arguments, picked from a run's slots
+        self.getters = [_picker(a) for a in args] if inputs is not None else []
         # the CProgram, weakly: the table of programs (backends/c/run.py) bounds how many
         # libraries stay loaded, and a plan whose program it dropped is dropped too
         self.prog = weakref.ref(prog)
@@ -126,6 +130,13 @@ class Plan:
         self.calls: list[Callable[[], None]] = []
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
+
+
+def _picker(slots: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function of a run's addresses that gives a kernel's: these slots' (one C call)."""
+    if len(slots) == 1:
+        return lambda addrs, i=slots[0]: (addrs[i],)
+    return itemgetter(*slots)
 
 
 def _signature(roots: Sequence[UOp]) -> tuple:
@@ -182,7 +193,7 @@ def run(k: tuple) -> list[UOp] | None:
     plan = _plans.get(k)
     if plan is None:
         return None
-    return _run(k, plan, plan.fixed)
+    return _run(k, plan, None)
 
 
 def run_form(uops: Sequence[UOp], k: tuple) -> list[UOp] | None:
@@ -191,23 +202,24 @@ def run_form(uops: Sequence[UOp], k: tuple) -> list[UOp] | None:
     again over new buffers (`Tensor(array) + 1` each call) gets its program this way."""
     if not _signatures or _signature(uops) not in _signatures:
         return None  # (no walk: no form plan has such roots)
-    form, bufs, _ = graph_key(list(uops))
+    form, bufs, _ = graph_key(uops)
     fk = (form, *k[1:])
     plan = _plans.get(fk)
     if plan is None:
         return None
     stats["form_hits"] += 1
-    return _run(fk, plan, [b if j < 0 else bufs[j] for j, b in zip(plan.inputs, plan.fixed)])
+    return _run(fk, plan, bufs)
 
 
-def _run(k: tuple, plan: Plan, fixed: list[Buffer]) -> list[UOp] | None:
+def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | None:
+    """Run a roots plan (`graph_bufs` None) or a form plan over this graph's buffers."""
     prog = plan.prog()
     if prog is None:  # its library was unloaded
         _drop(k, plan)
         return None
     stats["hits"] += 1
     if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
-        return _run_fresh(plan, prog, fixed)
+        return _run_fresh(plan, prog, _fixed(plan, graph_bufs))
     try:
         if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
             plan.epoch = _epoch
@@ -217,13 +229,22 @@ def _run(k: tuple, plan: Plan, fixed: list[Buffer]) -> list[UOp] | None:
                 pass
         prog.touch()
         if plan.owned is None or not _ours(plan.mine):
-            _new_results(plan, fixed)
-        if plan.inputs is not None:  # a form plan: this graph's inputs, wherever they are
-            slots = [b.address() for b in fixed] + [b.address() for b in plan.owned]
-            prog.run_addresses([[slots[i] for i in a] for a in plan.args], None, plan.var_vals)
+            _new_results(plan)
+        if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
+            if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
+                plan.addrs = [(b.address(),) for b in plan.owned]
+                plan.moves = _buffer.moves
+            slots = [graph_bufs[j].address() if j >= 0 else c.address()
+                     for j, c in zip(plan.inputs, plan.fixed)]
+            slots += [a for a, in plan.addrs]
+            if prog.threaded:
+                prog.run_addresses([get(slots) for get in plan.getters])
+            else:  # (the kernels called directly, each picking its slots in one C call)
+                for kernel, get in zip(prog.kernels, plan.getters):
+                    kernel.fn(*get(slots))
             return list(plan.nodes)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
-            slots = [b.address() for b in fixed] + [b.address() for b in plan.owned]
+            slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
             plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
             plan.calls = [partial(kernel.fn, *addrs)
                           for kernel, addrs in zip(prog.kernels, plan.addrs)]
@@ -276,11 +297,11 @@ def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:
     return True
 
 
-def _new_results(plan: Plan, fixed: list[Buffer]) -> None:
+def _new_results(plan: Plan) -> None:
     """New buffers for the results (the last ones are someone else's now), their nodes, and
     the plan's own intermediate buffers on its first run. (A form plan's results are all its
     own buffers: a node over one of the graph's would be this call's only.)"""
-    n_fixed = len(fixed)
+    n_fixed = len(plan.fixed)
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
     owned = plan.owned or [None] * len(plan.fresh)
     for i, (size, dt, dev) in enumerate(plan.fresh):
@@ -288,13 +309,20 @@ def _new_results(plan: Plan, fixed: list[Buffer]) -> None:
             owned[i] = Buffer(size, dt, device=dev)
             owned[i].ensure()
     plan.owned = owned
-    bufs = fixed + owned
+    bufs = plan.fixed + owned
     plan.nodes = [result_node(bufs[i], shape) for i, shape in zip(plan.outs, plan.shapes)]
     plan.mine = []
     for i, node in zip(plan.outs, plan.nodes):
         if i >= n_fixed:  # (a root over a buffer of the graph is only read: never checked)
             plan.mine.append((node, node.base, bufs[i]))
     plan.moves = -1  # new addresses
+
+
+def _fixed(plan: Plan, graph_bufs: list[Buffer] | None) -> list[Buffer]:
+    """The buffers in the plan's fixed slots for this run."""
+    if graph_bufs is None:
+        return plan.fixed
+    return [c if j < 0 else graph_bufs[j] for j, c in zip(plan.inputs, plan.fixed)]
 
 
 def _run_fresh(plan: Plan, prog: Any, fixed: list[Buffer]) -> list[UOp]:

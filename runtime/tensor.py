@@ -153,14 +153,16 @@ def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
 
 
 def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
-    return _from_owned(np.array(arr, dtype=dtype.np, copy=True))  # never alias the caller's array
+    """The caller's array as a buffer of `dtype`: copied, once, into C order (the tensor never
+    aliases the array: a later write to it does not change the tensor)."""
+    return _from_owned(np.array(arr, dtype=dtype.np, order="C"), dtype)
 
 
-def _from_owned(arr: np.ndarray) -> UOp:
-    """A fresh array no one else holds, as a buffer (no copy)."""
-    dtype = dtypes.from_np(arr.dtype)
-    buf = Buffer(arr.size, dtype, arr.reshape(-1))
-    return UOp(Ops.BUFFER, dtype, (), buf).reshape(arr.shape)
+def _from_owned(arr: np.ndarray, dtype: DType | None = None) -> UOp:
+    """A fresh array no one else holds, as a buffer (no copy); `dtype`: its DType, if known."""
+    dtype = dtype or dtypes.from_np(arr.dtype)
+    node = UOp(Ops.BUFFER, dtype, (), Buffer(arr.size, dtype, arr.reshape(-1)))
+    return node if arr.ndim == 1 else node.reshape(arr.shape)  # (a BUFFER's shape is 1-d)
 
 
 _CHUNK = 1 << 16  # elements of float64 scratch per step when filling a float arange
@@ -318,7 +320,7 @@ def _tensor(node: UOp) -> Tensor:
     check_shape(node.shape, node.dtype, "an op")
     t = object.__new__(Tensor)
     t.uop, t.grad, t._requires_grad = node, None, None
-    _tensors.add(t)
+    _live_add(_ref(t, _live_discard))
     return t
 
 
@@ -337,8 +339,11 @@ def _coerce(x: Any) -> Tensor | Scalar:
 _needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
 # every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
 # built before it that compute from that buffer are found here and kept on its old contents
-# (`_keep_old_reads`)
-_tensors: weakref.WeakSet[Tensor] = weakref.WeakSet()
+# (`_keep_old_reads`). A set of weak references, each discarding itself when its tensor dies:
+# adding one and dropping it are C calls (a WeakSet's add and removal are Python functions, paid
+# by every op of a small program)
+_live: set[weakref.ref] = set()
+_live_add, _live_discard, _ref = _live.add, _live.discard, weakref.ref
 
 
 def _wrap_grads(targets: Sequence[Tensor], grads: dict[UOp, UOp]) -> list[Tensor]:
@@ -368,7 +373,9 @@ class Tensor(TensorOps, NNOps):
         if requires_grad is not None:
             self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
-        if isinstance(data, UOp):
+        if type(data) is np.ndarray:  # (host data, the most common argument: tested first)
+            self.uop = _from_numpy(data, dt or dtypes.from_np(data.dtype))
+        elif isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
             # before any work (`_name_`: Enum's `name` property costs a tenth of a small op)
             check_shape(self.uop.shape, self.uop.dtype, self.uop.op._name_)
@@ -384,7 +391,7 @@ class Tensor(TensorOps, NNOps):
                 kind = np.array(data).dtype.kind
                 dt = {"b": dtypes.bool, "i": dtypes.default_int,
                       "u": dtypes.default_int}.get(kind, dtypes.default_float)
-            self.uop = _from_numpy(np.array(data, dtype=dt.np), dt)
+            self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array: no copy)
         elif isinstance(data, (np.ndarray, np.generic)):
             dt = dt or dtypes.from_np(data.dtype)
             self.uop = _from_numpy(np.asarray(data), dt)
@@ -397,7 +404,7 @@ class Tensor(TensorOps, NNOps):
                 in_use["devices"] |= dev != DEFAULT
             else:
                 self.uop = self.to(dev).uop
-        _tensors.add(self)  # (last: a tensor in the set always has its uop)
+        _live_add(_ref(self, _live_discard))  # (last: a tensor in the set always has its uop)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -436,8 +443,8 @@ class Tensor(TensorOps, NNOps):
         where = f", device={devs!r}" if devs != DEFAULT else ""
         return f"Tensor({body}, dtype={self.dtype.name}{where})"
 
-    def __hash__(self) -> int:  # __eq__ builds a tensor, so hash by identity (like tinygrad)
-        return id(self)
+    # __eq__ builds a tensor, so hash by identity (like tinygrad); object's own: no Python call
+    __hash__ = object.__hash__
 
     def _scalar(self, to: str) -> Scalar:
         """The value of a one-element tensor (computed, if lazy), for float(), int(), bool()."""
@@ -793,6 +800,11 @@ class Tensor(TensorOps, NNOps):
             x = self.uop.cast(dt)
             c = _const_uop(other, dt, x.shape)
             a, b = (c, x) if reverse else (x, c)
+        elif type(other) is Tensor and self.uop.shape == other.uop.shape:
+            # two tensors of one shape (most binary ops of a model): nothing to broadcast
+            items = (other, self) if reverse else (self, other)
+            dt = _probe(probe, *items)
+            a, b = items[0].uop.cast(dt), items[1].uop.cast(dt)
         else:
             other = _coerce(other)
             items = (other, self) if reverse else (self, other)
@@ -1405,7 +1417,8 @@ class Tensor(TensorOps, NNOps):
         else:
             buf = buffer_of(uop)
         if buf is None or buf.data is None:
-            if isinstance(devs := device_of(uop), tuple):
+            # (a sharded tensor's device is a tuple; without sharding, no walk for the device)
+            if in_use["multi"] and isinstance(devs := device_of(uop), tuple):
                 return self.to(devs[0]).numpy()
             realize_tensors([self], None)
             uop = self.uop
@@ -1855,7 +1868,8 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         return []
     facts: dict[UOp, int] = {}  # one walk over all the graphs, each node's _READS/_VIEW/_ASSIGNS
     skipped = {id(t) for t in skip}
-    return [t for t in list(_tensors) if id(t) not in skipped
+    live = [t for r in list(_live) if (t := r()) is not None]
+    return [t for t in live if id(t) not in skipped
             and buffer_of(t.uop) is None and _facts(t.uop, written, facts) == _READS]
 
 

@@ -94,7 +94,7 @@ _env_ids: dict[tuple, int] = {}
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "moves", "epoch")
+                 "own_addrs", "moves", "epoch")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -128,6 +128,7 @@ class Plan:
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
         self.calls: list[Callable[[], None]] = []
+        self.own_addrs: list[int] = []  # a form plan's: its own buffers' addresses, in slot order
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
 
@@ -232,11 +233,11 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | N
             _new_results(plan)
         if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
             if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
-                plan.addrs = [(b.address(),) for b in plan.owned]
+                plan.own_addrs = [b.address() for b in plan.owned]
                 plan.moves = _buffer.moves
             slots = [graph_bufs[j].address() if j >= 0 else c.address()
                      for j, c in zip(plan.inputs, plan.fixed)]
-            slots += [a for a, in plan.addrs]
+            slots += plan.own_addrs
             if prog.threaded:
                 prog.run_addresses([get(slots) for get in plan.getters])
             else:  # (the kernels called directly, each picking its slots in one C call)
@@ -336,8 +337,9 @@ def _run_fresh(plan: Plan, prog: Any, fixed: list[Buffer]) -> list[UOp]:
 def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
            var_vals: dict[str, int]) -> None:
     """Keep what the ordinary path did for the roots in `k`, when they may be planned: as a
-    plan of these roots, and (no symbolic size, every result a buffer the run allocates) as a
-    plan of their graph's form, which holds none of the graph's buffers."""
+    plan of these roots and, when another graph of their form was recorded lately (no symbolic
+    size, every result a buffer the run allocates), as a plan of the form, which holds none of
+    the graph's buffers."""
     roots = k[0]
     if any(r.op is Ops.ASSIGN for r in roots) or len(prog.kernels) != len(items):
         return

@@ -62,6 +62,18 @@ def test_fresh_arrays_of_a_seen_form_run_its_plan(name):
             assert _lookups() == lookups  # not scheduled, not even looked up
 
 
+def test_a_large_program_over_fresh_arrays():
+    """A program large enough for several threads (its kernels launched the threaded way)."""
+    f, ref = PROGRAMS["3-op"]
+    rng = np.random.default_rng(12)
+    for i in range(4):
+        x, y = _draw(rng, (256, 4096)), _draw(rng, (256, 4096))
+        hits = plans.stats["form_hits"]
+        got = f(Tensor(x), Tensor(y)).numpy()
+        np.testing.assert_allclose(got, ref(x, y), rtol=1e-5, atol=1e-5)
+        assert plans.stats["form_hits"] == hits + (i >= 2)
+
+
 def test_two_roots_over_fresh_arrays():
     rng = np.random.default_rng(2)
     for i in range(5):

@@ -190,7 +190,10 @@ def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
 
 def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
     """Explicit broadcasting: left-pad the shape with 1s, then EXPAND."""
-    return uop.reshape((1,) * (len(shape) - uop.ndim) + uop.shape).expand(shape)
+    own = uop.shape
+    if own == shape:  # (most operands: nothing to do, and nothing asked twice)
+        return uop
+    return uop.reshape((1,) * (len(shape) - len(own)) + own).expand(shape)
 
 
 _INT_RANGES = tuple((int(np.iinfo(t).min), int(np.iinfo(t).max))
@@ -246,7 +249,11 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
 def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
     CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
-    shape = broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
+    shapes = []
+    for i in items:  # (loops, not generators: a generator is a frame per operand)
+        if isinstance(i, Tensor):
+            shapes.append(i.uop.shape)
+    shape = shapes[0] if len(shapes) == 1 else broadcast_shape(*shapes)
     out = []
     for i in items:  # a loop: an operand already of this dtype and shape is taken as it is
         if isinstance(i, Tensor):
@@ -1011,11 +1018,15 @@ class Tensor(TensorOps, NNOps):
         else:
             dt = max((_default_dtype(v) for v in (x, y)),
                      key=lambda d: (d.is_float, d.is_int or d.is_float))
-        shape = broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
+        shapes = [cond.shape]
+        for t in (x, y):
+            if isinstance(t, Tensor):
+                shapes.append(t.shape)
+        shape = broadcast_shape(*shapes)
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
-        a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
-                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y))
+        a, b = [_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
+                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y)]
         out = Tensor(c.alu(Ops.WHERE, a, b))
         if key is not None:
             _keep(key, out.uop)

@@ -1065,7 +1065,13 @@ class Tensor(TensorOps, NNOps):
         -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
         if not self.dtype.is_float:
             return (self > 0).where(self, 0)
-        return (self <= 0).where((self < 0).where(0.0, self).detach(), self)
+        # `(self <= 0).where((self < 0).where(0.0, self).detach(), self)`, the very nodes, built
+        # directly: the Tensor ops' probes and broadcasts were most of a small program's cost
+        x = self.uop
+        zero = _const_uop(0.0, x.dtype, x.shape)
+        below = x.alu(Ops.CMPLT, zero)
+        at_most = below.alu(Ops.OR, x.alu(Ops.CMPEQ, zero))  # (`<=` as `_compare` builds it)
+        return Tensor(at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x))
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))

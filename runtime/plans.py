@@ -13,11 +13,24 @@ run allocates (an output or intermediate, fresh each time, as a replayed schedul
 costs a dictionary lookup, the allocations and the C calls: no graph walk, no schedule-cache key,
 no schedule items. It is what keeps a warm realize of a small op near the cost of its C call.
 
+A graph built again over new buffers (`Tensor(array) + 1` with a fresh array each call, a
+model's forward over each new batch) is a new graph: its roots are new nodes. Its *form* is not:
+`schedule_cache.graph_key` (ops, dtypes, args, constants' values, and each buffer as a slot with
+its size, dtype and device) is the same for every graph that is the same program over other
+buffers. When a second graph of a form is recorded, the form gets a plan too: the same program,
+each graph buffer the kernels read as a parameter filled from this call's graph (found by the
+walk that builds the key), its own buffers as a roots plan's. A form plan holds no buffer of any
+graph, so a loop over fresh inputs keeps none alive. Looking one up costs that one walk, and is
+tried only for roots whose (op, dtype, shape) are some form plan's: other graphs pay nothing.
+A form plan is made only when every root lands in a buffer the run allocates and no size is
+symbolic.
+
 Because a plan keeps its graph's buffers alive, a graph is planned only if its buffers hold at
-most `PLAN_MAX_BYTES`, and the plans kept hold at most `PLANS_MAX_BYTES` in all and number at
-most `MAX_PLANS`, least recently used dropped first. A loop over fresh inputs thus keeps at most
-that much memory alive, while a loop over the same ones (inference, a benchmark, a 1 ms
-reduction where 0.1 ms of graph work is a tenth of the call) runs its plan.
+most `PLAN_MAX_BYTES` (a form plan: its own buffers), and the plans kept (of roots and of forms,
+in one table) hold at most `PLANS_MAX_BYTES` in all and number at most `MAX_PLANS`, least
+recently used dropped first. A loop over fresh inputs thus keeps at most that much memory
+alive, while a loop over the same ones (inference, a benchmark, a 1 ms reduction where 0.1 ms of
+graph work is a tenth of the call) runs its plan.
 
 A plan is looked up under the settings that could change what the ordinary path would do
 (scheduler, flags, users' passes, debug output, ...), read from the environment's raw table
@@ -35,6 +48,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import partial
+from operator import itemgetter
 from sys import getrefcount
 from typing import Any
 
@@ -46,7 +60,8 @@ from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
 from .schedule import user_pass_ids
-from .uop import UOp, toposort
+from .schedule_cache import graph_key
+from .uop import UOp
 
 MAX_PLANS = 64
 PLAN_MAX_BYTES = 64 << 20
@@ -77,13 +92,23 @@ _env_ids: dict[tuple, int] = {}
 
 
 class Plan:
-    __slots__ = ("roots", "prog", "fixed", "fresh", "args", "outs", "var_vals", "held",
-                 "busy", "owned", "nodes", "mine", "addrs", "calls", "moves", "epoch")
+    __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
+                 "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
+                 "own_addrs", "moves", "epoch")
 
-    def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer],
+    def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
-                 outs: list[int], var_vals: dict[str, int], held: int):
-        self.roots = roots          # held: the same nodes come back while the plan lives
+                 outs: list[int], var_vals: dict[str, int], held: int,
+                 inputs: list[int] | None = None):
+        # a roots plan holds its roots (the same nodes come back while the plan lives); a form
+        # plan holds none (`inputs`: per fixed slot, the graph buffer that fills it at each run,
+        # by its slot in the form, or -1: the plan's own, a float argument's value)
+        self.roots = roots if inputs is None else ()
+        self.shapes = [r.shape for r in roots]
+        self.inputs = inputs
+        self.sig = _signature(roots) if inputs is not None else None
+        # a form plan's kernels' arguments, picked from a run's slots
+        self.getters = [_picker(a) for a in args] if inputs is not None else []
         # the CProgram, weakly: the table of programs (backends/c/run.py) bounds how many
         # libraries stay loaded, and a plan whose program it dropped is dropped too
         self.prog = weakref.ref(prog)
@@ -103,8 +128,25 @@ class Plan:
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
         self.calls: list[Callable[[], None]] = []
+        self.own_addrs: list[int] = []  # a form plan's: its own buffers' addresses, in slot order
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
+
+
+def _picker(slots: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function of a run's addresses that gives a kernel's: these slots' (one C call)."""
+    if len(slots) == 1:
+        return lambda addrs, i=slots[0]: (addrs[i],)
+    return itemgetter(*slots)
+
+
+def _signature(roots: Sequence[UOp]) -> tuple:
+    """What a form plan's roots are (op, dtype, shape each), known without a walk: a graph
+    whose roots match no form plan's is not walked for its form."""
+    if len(roots) == 1:
+        r = roots[0]
+        return (r.op, r.dtype, r.shape)
+    return tuple([(r.op, r.dtype, r.shape) for r in roots])
 
 
 _plans: OrderedDict[tuple, Plan] = OrderedDict()
@@ -113,7 +155,12 @@ _held = 0  # the plans' `held`, summed
 # only a recording drops plans (from the front: those not run since the last one, oldest first)
 _epoch = 0
 _lock = threading.Lock()
-stats = {"hits": 0, "recorded": 0}
+# the form plans' root signatures, each with how many form plans have it
+_signatures: dict[tuple, int] = {}
+# the forms recorded lately (keys only: no buffer): a form gets a plan when a second graph of
+# it is recorded, one over other buffers (the same graph again runs its roots plan)
+_seen: OrderedDict[tuple, None] = OrderedDict()
+stats = {"hits": 0, "form_hits": 0, "recorded": 0}
 
 
 def _read_environment(version: object) -> tuple[object, bool, int]:
@@ -147,13 +194,33 @@ def run(k: tuple) -> list[UOp] | None:
     plan = _plans.get(k)
     if plan is None:
         return None
+    return _run(k, plan, None)
+
+
+def run_form(uops: Sequence[UOp], k: tuple) -> list[UOp] | None:
+    """The roots' result nodes, computed by the plan of their graph's form (`k`: their
+    `key`), with this graph's buffers as its inputs; None when there is none. A graph built
+    again over new buffers (`Tensor(array) + 1` each call) gets its program this way."""
+    if not _signatures or _signature(uops) not in _signatures:
+        return None  # (no walk: no form plan has such roots)
+    form, bufs, _ = graph_key(uops)
+    fk = (form, *k[1:])
+    plan = _plans.get(fk)
+    if plan is None:
+        return None
+    stats["form_hits"] += 1
+    return _run(fk, plan, bufs)
+
+
+def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | None:
+    """Run a roots plan (`graph_bufs` None) or a form plan over this graph's buffers."""
     prog = plan.prog()
     if prog is None:  # its library was unloaded
         _drop(k, plan)
         return None
     stats["hits"] += 1
     if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
-        return _run_fresh(plan, prog)
+        return _run_fresh(plan, prog, _fixed(plan, graph_bufs))
     try:
         if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
             plan.epoch = _epoch
@@ -164,6 +231,19 @@ def run(k: tuple) -> list[UOp] | None:
         prog.touch()
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
+        if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
+            if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
+                plan.own_addrs = [b.address() for b in plan.owned]
+                plan.moves = _buffer.moves
+            slots = [graph_bufs[j].address() if j >= 0 else c.address()
+                     for j, c in zip(plan.inputs, plan.fixed)]
+            slots += plan.own_addrs
+            if prog.threaded:
+                prog.run_addresses([get(slots) for get in plan.getters])
+            else:  # (the kernels called directly, each picking its slots in one C call)
+                for kernel, get in zip(prog.kernels, plan.getters):
+                    kernel.fn(*get(slots))
+            return list(plan.nodes)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
             plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
@@ -180,11 +260,21 @@ def run(k: tuple) -> list[UOp] | None:
         plan.busy.release()
 
 
-def _drop(k: tuple, plan: Plan) -> None:
+def _forget(plan: Plan) -> None:
+    """Count a plan out of the table (under `_lock`)."""
     global _held
+    _held -= plan.held
+    if plan.sig is not None:
+        if _signatures[plan.sig] == 1:
+            del _signatures[plan.sig]
+        else:
+            _signatures[plan.sig] -= 1
+
+
+def _drop(k: tuple, plan: Plan) -> None:
     with _lock:
         if _plans.get(k) is plan:
-            _held -= _plans.pop(k).held
+            _forget(_plans.pop(k))
 
 
 def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:
@@ -210,7 +300,8 @@ def _ours(mine: list[tuple[UOp, UOp, Buffer]]) -> bool:
 
 def _new_results(plan: Plan) -> None:
     """New buffers for the results (the last ones are someone else's now), their nodes, and
-    the plan's own intermediate buffers on its first run."""
+    the plan's own intermediate buffers on its first run. (A form plan's results are all its
+    own buffers: a node over one of the graph's would be this call's only.)"""
     n_fixed = len(plan.fixed)
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
     owned = plan.owned or [None] * len(plan.fresh)
@@ -220,7 +311,7 @@ def _new_results(plan: Plan) -> None:
             owned[i].ensure()
     plan.owned = owned
     bufs = plan.fixed + owned
-    plan.nodes = [result_node(bufs[i], r.shape) for i, r in zip(plan.outs, plan.roots)]
+    plan.nodes = [result_node(bufs[i], shape) for i, shape in zip(plan.outs, plan.shapes)]
     plan.mine = []
     for i, node in zip(plan.outs, plan.nodes):
         if i >= n_fixed:  # (a root over a buffer of the graph is only read: never checked)
@@ -228,31 +319,36 @@ def _new_results(plan: Plan) -> None:
     plan.moves = -1  # new addresses
 
 
-def _run_fresh(plan: Plan, prog: Any) -> list[UOp]:
+def _fixed(plan: Plan, graph_bufs: list[Buffer] | None) -> list[Buffer]:
+    """The buffers in the plan's fixed slots for this run."""
+    if graph_bufs is None:
+        return plan.fixed
+    return [c if j < 0 else graph_bufs[j] for j, c in zip(plan.inputs, plan.fixed)]
+
+
+def _run_fresh(plan: Plan, prog: Any, fixed: list[Buffer]) -> list[UOp]:
     """A run with buffers of its own (while another thread runs the plan's)."""
-    bufs = plan.fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
+    bufs = fixed + [Buffer(size, dt, device=dev) for size, dt, dev in plan.fresh]
     addrs = [[bufs[i].address() for i in a] for a in plan.args]
     prog.run_addresses(addrs, None, plan.var_vals)
-    return [result_node(bufs[i], r.shape) for i, r in zip(plan.outs, plan.roots)]
+    return [result_node(bufs[i], shape) for i, shape in zip(plan.outs, plan.shapes)]
 
 
 def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
            var_vals: dict[str, int]) -> None:
-    """Keep what the ordinary path did for the roots in `k`, when they may be planned."""
+    """Keep what the ordinary path did for the roots in `k`, when they may be planned: as a
+    plan of these roots and, when another graph of their form was recorded lately (no symbolic
+    size, every result a buffer the run allocates), as a plan of the form, which holds none of
+    the graph's buffers."""
     roots = k[0]
     if any(r.op is Ops.ASSIGN for r in roots) or len(prog.kernels) != len(items):
         return
-    in_graph: set[int] = set()
-    held = 0
-    buffer, unplanned = Ops.BUFFER, (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY)  # read once
-    for n in toposort(UOp.sink(*roots)):
-        if n.op is buffer:
-            in_graph.add(id(n.arg))
-            held += n.arg.size * n.arg.dtype.itemsize
-        elif n.op in unplanned:
-            return
-    if held > PLAN_MAX_BYTES:
+    form, graph_bufs, _ = graph_key(list(roots))
+    unplanned = (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY)  # (read once)
+    if any(e[0] in unplanned for e in form):
         return
+    in_graph = {id(b): j for j, b in enumerate(graph_bufs)}
+    graph_bytes = sum(b.size * b.dtype.itemsize for b in graph_bufs)
     # a buffer the graph holds (an input, a root's existing buffer) is fixed, and so is a float
     # argument's one-element buffer (made from host data: this graph's value); the buffers the
     # schedule created (allocated by their kernel) are allocated afresh by each run
@@ -275,9 +371,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
                 return  # a root whose buffer no kernel writes and the graph does not hold
             slot[id(b)] = len(fixed)
             fixed.append(b)
-    held += sum(b.size * b.dtype.itemsize for b in created)  # the plan's own, once it ran
-    if held > PLAN_MAX_BYTES:
-        return
+    own = sum(b.size * b.dtype.itemsize for b in created)  # the plan's own, once it ran
     n_fixed = len(fixed)
 
     def at(b: Buffer) -> int:
@@ -285,17 +379,37 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         return s if s >= 0 else n_fixed - 1 - s
 
     args = [tuple(at(b) for b in item.bufs[:k_.nparams]) for item, k_ in zip(items, prog.kernels)]
-    plan = Plan(roots, prog, fixed, [(b.size, b.dtype, b.device) for b in created], args,
-                [at(b) for b in outs], dict(var_vals), held)
+    fresh = [(b.size, b.dtype, b.device) for b in created]
+    out_slots = [at(b) for b in outs]
+    new: list[tuple[tuple, Plan]] = []
+    if graph_bytes + own <= PLAN_MAX_BYTES:
+        new.append((k, Plan(roots, prog, fixed, fresh, args, out_slots, dict(var_vals),
+                            graph_bytes + own)))
+    fk = (form, *k[1:])
+    if fk in _seen and not var_vals and all(i >= n_fixed for i in out_slots):
+        inputs = [in_graph.get(id(b), -1) for b in fixed]
+        consts: list[Buffer | None] = [b if j < 0 else None for j, b in zip(inputs, fixed)]
+        held = own + sum(b.size * b.dtype.itemsize for b in consts if b is not None)
+        if held <= PLAN_MAX_BYTES:
+            new.append((fk, Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)))
     global _held, _epoch
     with _lock:
-        old = _plans.pop(k, None)
-        _held += held - (old.held if old is not None else 0)
-        _plans[k] = plan
+        _seen[fk] = None
+        _seen.move_to_end(fk)
+        if len(_seen) > MAX_PLANS:
+            _seen.popitem(last=False)
+        for key_, plan in new:
+            old = _plans.pop(key_, None)
+            if old is not None:
+                _forget(old)
+            _plans[key_] = plan
+            _held += plan.held
+            if plan.sig is not None:
+                _signatures[plan.sig] = _signatures.get(plan.sig, 0) + 1
+            stats["recorded"] += 1
         _epoch += 1
-        stats["recorded"] += 1
         while len(_plans) > MAX_PLANS or _held > PLANS_MAX_BYTES:
-            _held -= _plans.popitem(last=False)[1].held
+            _forget(_plans.popitem(last=False)[1])
 
 
 def held_bytes() -> int:
@@ -307,4 +421,6 @@ def clear() -> None:
     global _held
     with _lock:
         _plans.clear()
+        _signatures.clear()
+        _seen.clear()
         _held = 0

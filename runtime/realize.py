@@ -236,8 +236,13 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     # (recorded by the C backend below, for roots that are neither buffers nor ASSIGNs)
     plans = _plans()
     key = plans.key(uops)
-    if key is not None and (nodes := plans.run(key)) is not None:
+    if key is not None and (nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
         return [buffer_of(n) for n in nodes]  # type: ignore[misc]
+    return _realize_unplanned(uops)
+
+
+def _realize_unplanned(uops: Sequence[UOp]) -> list[Buffer | Shards]:
+    """`realize` once no plan served the roots: the backend, for the roots not yet buffers."""
     out: list[Buffer | Shards | None] = [buffer_of(u) or shards_of(u) for u in uops]
     todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
     if todo:
@@ -261,12 +266,14 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
         return
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
-        plans = _plans()  # the same small graph again: its plan hands out the result nodes
-        if (key := plans.key(uops)) is not None and (nodes := plans.run(key)) is not None:
+        plans = _plans()  # the same small graph again (or one of the same form over other
+        # buffers): its plan hands out the result nodes
+        if (key := plans.key(uops)) is not None and (
+                nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
             for t, node in zip(tensors, nodes):
                 t.uop = node
             return
-        buffers = realize(uops)
+        buffers = _realize_unplanned(uops)
     else:
         from .kernelize import using
 

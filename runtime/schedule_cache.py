@@ -150,29 +150,57 @@ def enabled() -> bool:
 def graph_key(uops: list[UOp], lift: bool = False
               ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]]:
     """The structural key of the roots' graph, its buffers in slot order, and (with `lift`) its
-    liftable float constants in slot order, which the key then holds as `("float", slot)`."""
-    nodes = toposort(UOp.sink(*uops))
-    index: dict[int, int] = {}
+    liftable float constants in slot order, which the key then holds as `("float", slot)`.
+
+    One entry per node, sources before users, each naming its sources by their entries'
+    positions; the last entry names the roots. Two graphs get one key exactly when they are the
+    same program over other buffers of the same sizes, dtypes and devices, read in the same
+    places. It is also a realize plan's key for graphs of one form (runtime/plans.py), looked
+    up on every call over fresh inputs: one walk, no SINK node built, no second pass."""
+    index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
     slots: dict[int, int] = {}
     buffers: list[Buffer] = []
     floats: list[tuple[object, float]] = []
     key: list[tuple] = []
     buffer_op, const_op = Ops.BUFFER, Ops.CONST
-    for i, n in enumerate(nodes):
-        index[id(n)] = i
+    # a node is looked at again once its sources are done (a node found twice is done once)
+    stack = list(reversed(uops))
+    push, pop = stack.append, stack.pop
+    while stack:
+        n = stack[-1]
+        if n in index:
+            pop()
+            continue
+        src = n.src
+        pending = False
+        for s in src:
+            if s not in index:
+                push(s)
+                pending = True
+        if pending:
+            continue
+        pop()
         arg, op = n.arg, n.op
         if op is buffer_op:
             slot = slots.setdefault(id(arg), len(buffers))
             if slot == len(buffers):
                 buffers.append(arg)
-            arg = ("slot", slot, arg.size, arg.dtype, arg.device, arg.is_allocated)
+            arg = ("slot", slot, arg.size, arg.dtype, arg.device, arg.data is not None)
         elif type(arg) is float:
             if lift and op is const_op and float_params.liftable(arg, n.dtype):
                 floats.append((n.dtype, arg))
                 arg = ("float", len(floats) - 1)
             else:
                 arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
-        key.append((op, n.dtype, arg, n.tag, tuple([index[id(s)] for s in n.src])))
+        index[n] = len(key)
+        if not src:
+            refs: tuple[int, ...] = ()
+        elif len(src) == 1:  # (most nodes: no comprehension, a function call in 3.11)
+            refs = (index[src[0]],)
+        else:
+            refs = tuple([index[s] for s in src])
+        key.append((op, n.dtype, arg, n.tag, refs))
+    key.append((None, tuple([index[u] for u in uops])))  # the roots
     return tuple(key), buffers, floats
 
 

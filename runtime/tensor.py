@@ -153,14 +153,16 @@ def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
 
 
 def _from_numpy(arr: np.ndarray, dtype: DType) -> UOp:
-    return _from_owned(np.array(arr, dtype=dtype.np, copy=True))  # never alias the caller's array
+    """The caller's array as a buffer of `dtype`: copied, once, into C order (the tensor never
+    aliases the array: a later write to it does not change the tensor)."""
+    return _from_owned(np.array(arr, dtype=dtype.np, order="C"), dtype)
 
 
-def _from_owned(arr: np.ndarray) -> UOp:
-    """A fresh array no one else holds, as a buffer (no copy)."""
-    dtype = dtypes.from_np(arr.dtype)
-    buf = Buffer(arr.size, dtype, arr.reshape(-1))
-    return UOp(Ops.BUFFER, dtype, (), buf).reshape(arr.shape)
+def _from_owned(arr: np.ndarray, dtype: DType | None = None) -> UOp:
+    """A fresh array no one else holds, as a buffer (no copy); `dtype`: its DType, if known."""
+    dtype = dtype or dtypes.from_np(arr.dtype)
+    node = UOp(Ops.BUFFER, dtype, (), Buffer(arr.size, dtype, arr.reshape(-1)))
+    return node if arr.ndim == 1 else node.reshape(arr.shape)  # (a BUFFER's shape is 1-d)
 
 
 _CHUNK = 1 << 16  # elements of float64 scratch per step when filling a float arange
@@ -188,7 +190,10 @@ def _arange_array(start: Scalar, step: Scalar, n: int, dt: DType) -> np.ndarray:
 
 def _broadcast_uop(uop: UOp, shape: Shape) -> UOp:
     """Explicit broadcasting: left-pad the shape with 1s, then EXPAND."""
-    return uop.reshape((1,) * (len(shape) - uop.ndim) + uop.shape).expand(shape)
+    own = uop.shape
+    if own == shape:  # (most operands: nothing to do, and nothing asked twice)
+        return uop
+    return uop.reshape((1,) * (len(shape) - len(own)) + own).expand(shape)
 
 
 _INT_RANGES = tuple((int(np.iinfo(t).min), int(np.iinfo(t).max))
@@ -244,7 +249,11 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
 def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     """Operands as UOps of one dtype and one (broadcast) shape. (A Python float stays a
     CONST; runtime/float_params.py makes it a kernel argument once the kernels are built.)"""
-    shape = broadcast_shape(*(i.shape for i in items if isinstance(i, Tensor)))
+    shapes = []
+    for i in items:  # (loops, not generators: a generator is a frame per operand)
+        if isinstance(i, Tensor):
+            shapes.append(i.uop.shape)
+    shape = shapes[0] if len(shapes) == 1 else broadcast_shape(*shapes)
     out = []
     for i in items:  # a loop: an operand already of this dtype and shape is taken as it is
         if isinstance(i, Tensor):
@@ -318,7 +327,7 @@ def _tensor(node: UOp) -> Tensor:
     check_shape(node.shape, node.dtype, "an op")
     t = object.__new__(Tensor)
     t.uop, t.grad, t._requires_grad = node, None, None
-    _tensors.add(t)
+    _live_add(_ref(t, _live_discard))
     return t
 
 
@@ -340,8 +349,11 @@ def _coerce(x: Any) -> Tensor | Scalar:
 _needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
 # every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
 # built before it that compute from that buffer are found here and kept on its old contents
-# (`_keep_old_reads`)
-_tensors: weakref.WeakSet[Tensor] = weakref.WeakSet()
+# (`_keep_old_reads`). A set of weak references, each discarding itself when its tensor dies:
+# adding one and dropping it are C calls (a WeakSet's add and removal are Python functions, paid
+# by every op of a small program)
+_live: set[weakref.ref] = set()
+_live_add, _live_discard, _ref = _live.add, _live.discard, weakref.ref
 
 
 def _wrap_grads(targets: Sequence[Tensor], grads: dict[UOp, UOp]) -> list[Tensor]:
@@ -371,7 +383,9 @@ class Tensor(TensorOps, NNOps):
         if requires_grad is not None:
             self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
-        if isinstance(data, UOp):
+        if type(data) is np.ndarray:  # (host data, the most common argument: tested first)
+            self.uop = _from_numpy(data, dt or dtypes.from_np(data.dtype))
+        elif isinstance(data, UOp):
             self.uop = data if dt is None else data.cast(dt)
             # before any work (`_name_`: Enum's `name` property costs a tenth of a small op)
             check_shape(self.uop.shape, self.uop.dtype, self.uop.op._name_)
@@ -387,7 +401,7 @@ class Tensor(TensorOps, NNOps):
                 kind = np.array(data).dtype.kind
                 dt = {"b": dtypes.bool, "i": dtypes.default_int,
                       "u": dtypes.default_int}.get(kind, dtypes.default_float)
-            self.uop = _from_numpy(np.array(data, dtype=dt.np), dt)
+            self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array: no copy)
         elif isinstance(data, (np.ndarray, np.generic)):
             dt = dt or dtypes.from_np(data.dtype)
             self.uop = _from_numpy(np.asarray(data), dt)
@@ -400,7 +414,7 @@ class Tensor(TensorOps, NNOps):
                 in_use["devices"] |= dev != DEFAULT
             else:
                 self.uop = self.to(dev).uop
-        _tensors.add(self)  # (last: a tensor in the set always has its uop)
+        _live_add(_ref(self, _live_discard))  # (last: a tensor in the set always has its uop)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -449,8 +463,8 @@ class Tensor(TensorOps, NNOps):
         where = f", device={devs!r}" if devs != DEFAULT else ""
         return f"Tensor({body}, dtype={self.dtype.name}{where})"
 
-    def __hash__(self) -> int:  # __eq__ builds a tensor, so hash by identity (like tinygrad)
-        return id(self)
+    # __eq__ builds a tensor, so hash by identity (like tinygrad); object's own: no Python call
+    __hash__ = object.__hash__
 
     def _scalar(self, to: str) -> Scalar:
         """The value of a one-element tensor (computed, if lazy), for float(), int(), bool()."""
@@ -814,6 +828,11 @@ class Tensor(TensorOps, NNOps):
             x = self.uop.cast(dt)
             c = _const_uop(other, dt, x.shape)
             a, b = (c, x) if reverse else (x, c)
+        elif type(other) is Tensor and self.uop.shape == other.uop.shape:
+            # two tensors of one shape (most binary ops of a model): nothing to broadcast
+            items = (other, self) if reverse else (self, other)
+            dt = _probe(probe, *items)
+            a, b = items[0].uop.cast(dt), items[1].uop.cast(dt)
         else:
             other = _coerce(other)
             items = (other, self) if reverse else (self, other)
@@ -1026,11 +1045,15 @@ class Tensor(TensorOps, NNOps):
         else:
             dt = max((_default_dtype(v) for v in (x, y)),
                      key=lambda d: (d.is_float, d.is_int or d.is_float))
-        shape = broadcast_shape(*(t.shape for t in (cond, x, y) if isinstance(t, Tensor)))
+        shapes = [cond.shape]
+        for t in (x, y):
+            if isinstance(t, Tensor):
+                shapes.append(t.shape)
+        shape = broadcast_shape(*shapes)
         c = _broadcast_uop(cond.uop, shape)
         # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
-        a, b = (_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
-                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y))
+        a, b = [_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
+                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y)]
         out = Tensor(c.alu(Ops.WHERE, a, b))
         if key is not None:
             _keep(key, out.uop)
@@ -1069,7 +1092,13 @@ class Tensor(TensorOps, NNOps):
         -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
         if not self.dtype.is_float:
             return (self > 0).where(self, 0)
-        return (self <= 0).where((self < 0).where(0.0, self).detach(), self)
+        # `(self <= 0).where((self < 0).where(0.0, self).detach(), self)`, the very nodes, built
+        # directly: the Tensor ops' probes and broadcasts were most of a small program's cost
+        x = self.uop
+        zero = _const_uop(0.0, x.dtype, x.shape)
+        below = x.alu(Ops.CMPLT, zero)
+        at_most = below.alu(Ops.OR, x.alu(Ops.CMPEQ, zero))  # (`<=` as `_compare` builds it)
+        return Tensor(at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x))
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))
@@ -1432,7 +1461,8 @@ class Tensor(TensorOps, NNOps):
         else:
             buf = buffer_of(uop)
         if buf is None or buf.data is None:
-            if isinstance(devs := device_of(uop), tuple):
+            # (a sharded tensor's device is a tuple; without sharding, no walk for the device)
+            if in_use["multi"] and isinstance(devs := device_of(uop), tuple):
                 return self.to(devs[0]).numpy()
             realize_tensors([self], None)
             uop = self.uop
@@ -1891,8 +1921,9 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
     walked: dict[UOp, tuple[frozenset[UOp], int]] = {}  # shared by the graphs walked here
     skipped = {id(t) for t in skip}
     out = []
-    for t in list(_tensors):
-        if id(t) in skipped or buffer_of(t.uop) is not None:
+    for r in list(_live):
+        t = r()
+        if t is None or id(t) in skipped or buffer_of(t.uop) is not None:
             continue
         bufs, flags = _graph_reads(t.uop, walked)
         if flags == 0 and not bufs.isdisjoint(written):

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
 def broadcast_shape(*shapes: Shape) -> Shape:
     """The shape numpy broadcasts `shapes` to (sizes may be symbolic: equal UOps agree)."""
-    if shapes and all(s == shapes[0] for s in shapes):  # the common case: nothing to align
+    if len(shapes) == 2 and shapes[0] == shapes[1]:  # the common case: nothing to align
+        return tuple(shapes[0])
+    if shapes and all(s == shapes[0] for s in shapes):
         return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]

@@ -112,6 +112,28 @@ def test_a_seen_program_reads_no_environment_and_takes_one_lock(inputs):
     assert locks == {"C:lock.acquire": 1, "C:lock.release": 1}, locks
 
 
+def test_fresh_arrays_of_a_seen_program_take_one_walk_and_no_schedule(inputs):
+    """`(Tensor(x) + Tensor(y)).numpy()` over new arrays each call runs the plan of its form
+    (runtime/plans.py): one walk of the graph for the key, no schedule-cache lookup, no
+    schedule item, no environment read, one lock; numpy's values."""
+    x, y, _, _ = inputs
+    rng = np.random.default_rng(34)
+    for _ in range(3):
+        p, q = rng.standard_normal((2, 16)).astype(np.float32)
+        np.testing.assert_array_equal((Tensor(p) + Tensor(q)).numpy(), p + q)
+    hits = plans.stats["form_hits"]
+    got = []
+    calls = python_calls(lambda: got.append((Tensor(x) + Tensor(y)).numpy()))
+    assert plans.stats["form_hits"] == hits + 1
+    np.testing.assert_array_equal(got[0], x + y)
+    assert calls["schedule_cache.py:graph_key"] == 1
+    assert calls["schedule_cache.py:cached_schedule"] == 0
+    assert calls["schedule_item.py:__init__"] == calls["uop.py:toposort"] == 0
+    assert _env_reads(calls) == []
+    locks = {k: n for k, n in calls.items() if "lock" in k.lower() or "Lock" in k}
+    assert locks == {"C:lock.acquire": 1, "C:lock.release": 1}, locks
+
+
 @pytest.mark.parametrize("name, value", [("RULEGRAD_PLANS", "0"), ("DEBUG", "1"),
                                          ("RULEGRAD_SCHEDULER", "kernelize")])
 def test_an_environment_change_takes_effect_at_the_next_call(inputs, monkeypatch, capfd,
@@ -179,6 +201,29 @@ def test_tensors_of_host_data_of_every_dtype_and_byte_order_keep_numpys_values()
     for bad in (np.dtype([("a", "f4")]), np.dtype("complex64"), [("a", "f4")]):
         with pytest.raises(ValueError, match="unsupported numpy dtype"):
             to_dtype(bad)
+
+
+def _layouts() -> dict[str, np.ndarray]:
+    base = np.arange(24, dtype=np.float32).reshape(4, 6) - 7.5
+    return {"C": base.copy(), "Fortran": np.asfortranarray(base), "transposed": base.T,
+            "strided": base[::2, ::-3], "0-d": np.array(2.5, np.float32), "1-d": base[1],
+            "big-endian": base.astype(">f4"), "int64": base.astype(np.int64)}
+
+
+@pytest.mark.parametrize("layout", list(_layouts()))
+@pytest.mark.parametrize("dtype", [None, "float64", "int32"])
+def test_a_tensor_of_host_data_is_a_copy_of_its_values_in_any_layout(layout, dtype):
+    """`Tensor(array)` holds the array's values as they were when it was made, whatever the
+    array's strides, byte order or dtype (numpy's cast when `dtype=` is given): a write into the
+    array afterwards changes neither the tensor nor what it computes."""
+    arr = _layouts()[layout]
+    want = arr.astype(dtype) if dtype is not None else arr.astype(arr.dtype.newbyteorder("="))
+    t = Tensor(arr, dtype=dtype)
+    arr[...] = 99  # (views write through to their base: the tensor's copy must not see it)
+    got = t.numpy()
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal((t + t).numpy(), want + want)
 
 
 def test_a_buffers_address_is_numpys_for_every_kind_of_array():

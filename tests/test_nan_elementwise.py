@@ -55,3 +55,13 @@ def test_cummax_cummin_indices_over_nan(monkeypatch, backend, seed):
                              (Tensor(a).cummin(axis), torch.cummin(t, axis))):
             np.testing.assert_array_equal(mine[1].numpy(), theirs[1].numpy())
             np.testing.assert_array_equal(mine[0].numpy(), theirs[0].numpy())
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (7,), (2, 3)])
+def test_relu_builds_the_very_nodes_of_its_definition(dt, shape):
+    """relu builds its graph directly; nodes are hash-consed, so it must be the very node its
+    definition through the Tensor ops gives (`x <= 0` selecting a detached `x < 0 ? 0 : x`)."""
+    x = Tensor(np.linspace(-2, 2, int(np.prod(shape))).reshape(shape).astype(dt))
+    defined = (x <= 0).where((x < 0).where(0.0, x).detach(), x)
+    assert x.relu().uop is defined.uop

@@ -267,8 +267,10 @@ def test_scheduling_and_building_a_deep_chain_wake_no_cyclic_collector():
         out = x.numpy()
     finally:
         gc.callbacks.remove(count)
-    # (the young objects of each phase are collected once as it ends: one pass over them)
-    assert len(runs) <= 2 and set(runs) <= {0} and gc.isenabled()
+    # the young objects of each phase are collected as it ends, one young-generation pass
+    # each (a few more when other tests' caches are warm: the small work between phases);
+    # an unpaused phase over the 20,000-node chain makes dozens, and older generations' too
+    assert len(runs) <= 4 and set(runs) <= {0} and gc.isenabled()
     np.testing.assert_array_equal(out, ref)
 
 

@@ -185,3 +185,62 @@ def test_output_loops_that_are_not_one_run_stay_apart(case):
     assert all(len(a.split(" into ")[1].split()) >= 2 for a in names), names
     got = t.numpy()
     assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+@pytest.mark.parametrize("shape", [(64, 8, 32, 32), (17, 5, 47, 43), (8, 3, 64, 64),
+                                   (1, 4, 181, 191), (9, 1, 1, 4099)])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_a_per_channel_reduce_over_images_a_page_apart_streams_through_memory(shape, op):
+    """A batch norm's sum over (N, H, W) large enough to split (rangeify's split_reduceop: a sum
+    over N of sums along each image's H*W run): each n's runs lie a page or more after the last
+    n's, so the channels run inside the loop over N (interchange_store), every step of it one
+    stream through that image's channels, not one run per page. The same sums in the same
+    order: numpy's values, a max's bit for bit. Batch 1 and a single channel stay as they were."""
+    x = sprinkled(shape, np.float32, 5, (np.nan, -0.0, 0.0, np.inf, -np.inf), share=20000)
+    t = getattr(Tensor(x), op)(axis=(0, 2, 3))
+    acts = _actions(t)
+    image = shape[1] * shape[2] * shape[3] * 4
+    if shape[0] > 1 and shape[1] > 1 and image >= 4096:
+        assert any(a.startswith("INTERCHANGE") for a in acts), acts
+    else:
+        assert not any(a.startswith("INTERCHANGE") for a in acts), acts
+    got = t.numpy()
+    if op == "max":
+        want = np.max(x, axis=(0, 2, 3))
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.array_equal(np.nan_to_num(got).view(np.uint32),
+                              np.nan_to_num(want).view(np.uint32))
+    else:
+        want = x.astype(np.float64).sum(axis=(0, 2, 3))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(x.size),
+                                   equal_nan=True)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("case", ["plain", "nan", "inf", "-inf", "zeros"])
+def test_a_batch_norm_over_images_a_page_apart_is_numpys(dt, case):
+    """The whole batch norm (+ relu), whose mean and variance are such per-channel reduces:
+    numpy's values per channel, a NaN or an infinity making its channel NaN, a channel of
+    signed zeros giving zeros."""
+    shape = (17, 5, 47, 43)  # (17 * 47 * 43 values per channel: split_reduceop splits them)
+    x = np.random.default_rng(7).standard_normal(shape).astype(dt)
+    if case == "nan":
+        x[3, 1, 2, 5] = np.nan
+    elif case in ("inf", "-inf"):
+        x[16, 4, 28, 36] = float(case)
+    elif case == "zeros":
+        x[:, 2] = -0.0
+        x[::2, 2, ::3] = 0.0
+
+    def bn(t, keep):
+        mu = t.mean(axis=(0, 2, 3), **{keep: True})
+        var = ((t - mu) * (t - mu)).mean(axis=(0, 2, 3), **{keep: True})
+        return (t - mu) / (var + 1e-5) ** 0.5
+
+    t = bn(Tensor(x), "keepdim").relu()
+    assert sum(a.startswith("INTERCHANGE") for a in _actions(t)) == 2  # the mean's, the var's
+    got = t.numpy()
+    want = bn(x.astype(np.float64), "keepdims")
+    tol = 2e-2 if dt == np.float16 else 1e-4
+    np.testing.assert_allclose(got.astype(np.float64), np.where(want < 0, 0.0, want),
+                               rtol=tol, atol=tol, equal_nan=True)

@@ -195,11 +195,11 @@ def _plan(st: UOp) -> Interchange | None:
         if len(outer) != 1 or len(outer[0].src) != 2 or packable(st) or \
                 not _page_runs(outer[0], j, outer[0].src[1]):
             return None
-        plan = _columns(st, j, outer, 1)
+        plan = _columns(st, j, outer, 1, deps)
         # too few channels to share as blocks (3 colours): one channel per core, as it was,
         # beats streaming them all on one (2-2.3x faster streams than runs of a page, 1.1x
         # than runs of 16 pages: less than the second core)
-        big = _work(j, outer) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK)
+        big = _work(j, outer, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK)
         return None if len(ranges) == 1 and plan.block is None and big else plan
     if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
         return None
@@ -223,20 +223,24 @@ def _plan(st: UOp) -> Interchange | None:
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
-    return _columns(st, j, reds, rows)
+    return _columns(st, j, reds, rows, deps)
 
 
-def _work(j: UOp, reds: list[UOp]) -> int:
-    """The steps of j times those of the longest reduce's loops and of the reduces in it."""
+def _work(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
+    """The steps of j times those of the longest reduce's loops and of the reduces over j in
+    it (a reduce not over j runs once per row, outside j's loop)."""
     return range_size(j) * max(math.prod(range_size(k) for n in toposort(r)  # type: ignore
-                                         if n.op is Ops.REDUCE for k in n.src[1:]) for r in reds)
+                                         if n.op is Ops.REDUCE and j in deps[n]
+                                         for k in n.src[1:]) for r in reds)
 
 
-def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int) -> Interchange:
+def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
+             deps: dict[UOp, frozenset[UOp]]) -> Interchange:
     """The interchange of reduces `reds` with one accumulator per column of j: j's blocks
     shared by the threads when no output loop is around it, else whole or in blocks."""
     ranges = st.src[2:]
-    if len(ranges) == 1 and _work(j, reds) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):
+    least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)
+    if len(ranges) == 1 and _work(j, reds, deps) >= least:
         block = _block(range_size(j), block_j(range_size(j),  # type: ignore[arg-type]
                                               reds[0].dtype.itemsize))
         if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)

@@ -55,19 +55,15 @@ def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
 
 def predict_buffers(sink: UOp, nests: Callable[[UOp, UOp], bool]) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
-    an EXPAND (broadcast) before any REALIZE, other than where `nests(reader, source)` says the
-    source nests in its reader (rangeify.rules' `nests_in`: a split's partials); the walk goes
-    on below such a source (one read only inside another reduction may nest in its kernel:
-    `inline_reduce_ok` decides). Rangeify's first run starts from this guess, so it seldom
-    needs a second (rangeify.rules' RangeifyContext)."""
-    # node -> read through a broadcast: True, or False when only by readers it nests in
-    under: dict[UOp, bool] = {}
+    an EXPAND (broadcast) before any REALIZE, but not only where they nest in their reader
+    (`nests`: rangeify.rules' `nests_in`, a split's partials; the walk goes on below them).
+    Rangeify's first run starts from this guess: it seldom needs a second (RangeifyContext)."""
+    under: dict[UOp, bool] = {}  # node -> read through a broadcast (False: only where it nests)
     nodes = toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else []  # (no reduction: no walk)
     for n in reversed(nodes):  # every consumer before its sources
-        if n.op is Ops.REALIZE or not (n in under or n.op is Ops.EXPAND):
-            continue
-        for s in n.src:
-            under[s] = under.get(s, False) or not nests(n, s)
+        if n.op is not Ops.REALIZE and (n in under or n.op is Ops.EXPAND):
+            for s in n.src:
+                under[s] = under.get(s, False) or not nests(n, s)
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
 
 

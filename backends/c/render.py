@@ -1076,8 +1076,8 @@ class KernelRenderer:
                 kq = self.fresh("kq")
                 scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {loop_count(k)}; "
                                           f"{kq} += {steps})")
-            # (a j loop with a reduce inside each step stays a plain loop)
-            nested = any(n.op is Ops.REDUCE for n in toposort(red.src[0]))
+            # (a j loop with a reduce over j inside each step stays a plain loop)
+            nested = any(n.op is Ops.REDUCE and j in self.deps[n] for n in toposort(red.src[0]))
             inner = self._j_loop(scope, j, "" if nested else "#pragma omp simd", cols)
             self.stack.append(inner)
             cell = f"{acc}[{jv}]"

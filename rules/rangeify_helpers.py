@@ -20,6 +20,7 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_cost import too_long
@@ -52,18 +53,17 @@ def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
     return {k: v for k, v in users.items() if len(v) > 1}
 
 
-def predict_buffers(sink: UOp) -> frozenset[UOp]:
+def predict_buffers(sink: UOp, nests: Callable[[UOp, UOp], bool]) -> frozenset[UOp]:
     """The reductions rangeify will buffer, guessed from the tensor graph: those read through
-    an EXPAND (broadcast) before any REALIZE (one read only inside another reduction may nest
-    in its kernel: `inline_reduce_ok` decides). Rangeify's first run starts from this guess, so
-    it seldom needs a second (rangeify.rules' RangeifyContext)."""
-    under: dict[UOp, bool] = {}
+    an EXPAND (broadcast) before any REALIZE, but not only where they nest in their reader
+    (`nests`: rangeify.rules' `nests_in`, a split's partials; the walk goes on below them).
+    Rangeify's first run starts from this guess: it seldom needs a second (RangeifyContext)."""
+    under: dict[UOp, bool] = {}  # node -> read through a broadcast (False: only where it nests)
     nodes = toposort(sink) if sink._ops & OP_BIT[Ops.REDUCE_AXIS] else []  # (no reduction: no walk)
     for n in reversed(nodes):  # every consumer before its sources
-        here = under.get(n, False)
-        if n.op is not Ops.REALIZE and (here or n.op is Ops.EXPAND):
+        if n.op is not Ops.REALIZE and (n in under or n.op is Ops.EXPAND):
             for s in n.src:
-                under[s] = True
+                under[s] = under.get(s, False) or not nests(n, s)
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
 
 

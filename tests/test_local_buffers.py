@@ -359,3 +359,22 @@ def test_one_short_row_runs_on_one_thread_a_long_sum_on_all(monkeypatch):
     (y,) = _data((1 << 20,))
     _, acts = _one_kernel(Tensor(y).sum())
     assert any(a.startswith("THREAD") for a in acts), acts
+
+
+def test_a_long_products_partials_nest_in_its_sum_but_not_in_a_softmaxs_reductions():
+    """split_reduceop splits a long product (K = 40000 for 8 x 16 outputs) into partial sums
+    and their sum. The partials nest in that sum (rangeify.rules' `nests_in`: the unsplit sum,
+    each partial computed once), but the product, read by log_softmax's max and sum through a
+    broadcast, is still predicted buffered: one kernel reads the operands and writes the
+    8 x 16 products, the other reads those. Nested in the softmax's reductions, the product
+    would be computed again by each of them."""
+    m, w = _data((8, 40000), (40000, 16))
+    out = (Tensor(m) @ Tensor(w)).log_softmax(1)
+    kernels = out.schedule()
+    readers = [k for k in kernels if any(b.size == m.size for b in k.bufs)]
+    assert len(kernels) == 2 and len(readers) == 1, [k.name for k in kernels]
+    assert readers[0].bufs[0].size == 8 * 16
+    z = m.astype(np.float64) @ w
+    z = z - z.max(1, keepdims=True)
+    want = z - np.log(np.exp(z).sum(1, keepdims=True))
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-2)

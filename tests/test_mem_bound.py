@@ -11,7 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from special_values import sprinkled
+from special_values import assert_same_bits, sprinkled
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build
@@ -185,3 +185,113 @@ def test_output_loops_that_are_not_one_run_stay_apart(case):
     assert all(len(a.split(" into ")[1].split()) >= 2 for a in names), names
     got = t.numpy()
     assert np.array_equal(np.nan_to_num(got).view(np.uint32), np.nan_to_num(want).view(np.uint32))
+
+
+def _assert_within_contract(got: np.ndarray, x: np.ndarray, axes: tuple[int, ...]) -> None:
+    """got is x's sum over `axes` within the reduction contract (runtime/semantics.py): the
+    exact sum within (n - 1) * eps * sum |x| for the n values of each output (eps: the unit
+    roundoff of x's dtype); NaN and infinities exactly where the exact sum has them."""
+    exact = x.astype(np.longdouble).sum(axis=axes)  # (64-bit mantissa: exact enough here)
+    n = x.size // max(exact.size, 1)
+    eps = np.finfo(x.dtype).eps / 2
+    with np.errstate(invalid="ignore"):
+        bound = (n - 1) * eps * np.abs(x.astype(np.longdouble)).sum(axis=axes)
+        finite = np.isfinite(exact)
+        assert np.array_equal(np.isnan(got), np.isnan(exact))
+        assert np.array_equal(got[~finite & ~np.isnan(exact)], exact[~finite & ~np.isnan(exact)])
+        err = np.abs(got.astype(np.longdouble) - exact)
+        assert np.all(err[finite] <= bound[finite] + np.finfo(x.dtype).tiny), \
+            (err[finite] / np.maximum(bound[finite], 1e-300)).max()
+
+
+def _interchanged(shape: tuple[int, ...], dt) -> bool:
+    """Whether a per-channel reduce over (N, H, W) of `shape` should stream: split by
+    split_reduceop (at least 32768 values per channel, N or H or W with a divisor in 8..256),
+    each image a page or more apart, and more than one image and one channel."""
+    n, c, h, w = shape
+    split = n * h * w >= 32768 and any(any(s % d == 0 for d in range(8, 257)) for s in (n, h, w))
+    return split and n > 1 and c > 1 and c * h * w * np.dtype(dt).itemsize >= 4096
+
+
+@pytest.mark.parametrize("shape", [(64, 8, 32, 32), (17, 5, 47, 43), (8, 3, 64, 64),
+                                   (1, 4, 181, 191), (9, 1, 1, 4099), (3, 5, 7, 11)])
+@pytest.mark.parametrize("dt", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_a_per_channel_reduce_over_images_a_page_apart_streams_through_memory(shape, dt, op):
+    """A batch norm's sum over (N, H, W) large enough to split (rangeify's split_reduceop: a sum
+    over N of sums along each image's H*W run): each n's runs lie a page or more after the last
+    n's, so the channels run inside the loop over N (interchange_store), every step of it one
+    stream through that image's channels, not one run per page. A sum within the reduction
+    contract of the exact sum, a max numpy's bit for bit, NaN and infinities where numpy has
+    them. Batch 1, a single channel and small images stay as they were."""
+    x = sprinkled(shape, dt, 5, (np.nan, -0.0, 0.0, np.inf, -np.inf), share=20000, least=2)
+    t = getattr(Tensor(x), op)(axis=(0, 2, 3))
+    acts = _actions(t)
+    assert any(a.startswith("INTERCHANGE") for a in acts) == _interchanged(shape, dt), acts
+    got = t.numpy()
+    assert got.dtype == dt
+    if op == "max":
+        assert_same_bits(got, np.max(x, axis=(0, 2, 3)))
+    else:
+        _assert_within_contract(got, x, (0, 2, 3))
+
+
+@pytest.mark.parametrize("shape", [(17, 5, 47, 43), (64, 8, 32, 32), (9, 2, 1, 4099)])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_an_interchanged_sum_adds_each_images_run_in_the_order_of_n(shape, dt):
+    """The interchange moves the channels between the loop over N and each image's H*W run and
+    keeps each sum's order: a channel's sum is its runs' sums added one image after another
+    from n = 0, as in the loops before it. Each run here holds one value and zeros (its sum
+    is that value in any order), of magnitudes far apart, so the sum over N rounds differently
+    in another order: numpy's float adds in that order, bit for bit."""
+    n, c, h, w = shape
+    rng = np.random.default_rng(11)
+    runs = (rng.standard_normal((n, c)) * np.ldexp(1.0, rng.integers(-12, 12, (n, c)))).astype(dt)
+    x = np.zeros(shape, dt)
+    x[:, :, h // 2, w // 3] = runs
+    t = Tensor(x).sum(axis=(0, 2, 3))
+    assert any(a.startswith("INTERCHANGE") for a in _actions(t))
+    want = np.zeros(c, dt)
+    for i in range(n):
+        want = want + runs[i]
+    assert_same_bits(t.numpy(), want)
+    # (the data sees the order: the same sums from n = N - 1 down round differently)
+    backwards = np.zeros(c, dt)
+    for i in reversed(range(n)):
+        backwards = backwards + runs[i]
+    assert not np.array_equal(want, backwards)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("case", ["plain", "nan", "inf", "-inf", "zeros"])
+@pytest.mark.parametrize("shape", [(17, 5, 47, 43), (1, 3, 61, 67), (9, 1, 1, 4099),
+                                   (3, 5, 7, 11)])
+def test_a_batch_norm_over_images_a_page_apart_is_numpys(dt, case, shape):
+    """The whole batch norm (+ relu), whose mean and variance are such per-channel reduces:
+    numpy's values per channel, a NaN or an infinity making its channel NaN, a channel of
+    signed zeros giving zeros; batch 1, one channel and a small prime shape too."""
+    x = np.random.default_rng(7).standard_normal(shape).astype(dt)
+    at = tuple(s // 2 for s in shape)
+    if case == "nan":
+        x[at] = np.nan
+    elif case in ("inf", "-inf"):
+        x[at] = float(case)
+    elif case == "zeros":
+        x[:, -1] = -0.0
+        x[::2, -1, ::3] = 0.0
+
+    def bn(t, keep):
+        mu = t.mean(axis=(0, 2, 3), **{keep: True})
+        var = ((t - mu) * (t - mu)).mean(axis=(0, 2, 3), **{keep: True})
+        return (t - mu) / (var + 1e-5) ** 0.5
+
+    t = bn(Tensor(x), "keepdim").relu()
+    streams = sum(a.startswith("INTERCHANGE") for a in _actions(t))
+    assert streams == (2 if _interchanged(shape, dt) else 0)  # the mean's and the var's
+    got = t.numpy()
+    assert got.dtype == dt
+    with np.errstate(invalid="ignore"):
+        want = bn(x.astype(np.float64), "keepdims")
+        want = np.where(want < 0, 0.0, want)
+    tol = 2e-2 if dt == np.float16 else 1e-4
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol, equal_nan=True)

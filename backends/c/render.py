@@ -54,7 +54,7 @@ import re
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.interchange_helpers import Interchange, outer_reduces
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
@@ -1042,8 +1042,9 @@ class KernelRenderer:
         ranges = st.src[2:]
         j = ranges[-1]
         # a reduce that does not depend on j (a kernel-local row max or sum) is computed once
-        # per row outside j's loop wherever it is read: only the others are interchanged
-        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in self.deps[n]]
+        # per row outside j's loop wherever it is read: only the others are interchanged, and
+        # a reduce nested in one of them (a sum along a run) runs inside j, as it did before
+        reds = outer_reduces(st, j, self.deps)
         if how.tile is not None:
             self._tiled(st, reds[0], how.tile)
             return True
@@ -1089,7 +1090,9 @@ class KernelRenderer:
                 kq = self.fresh("kq")
                 scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {loop_count(k)}; "
                                           f"{kq} += {steps})")
-            inner = self._j_loop(scope, j, "#pragma omp simd", cols)
+            # (a j loop with a reduce over j inside each step stays a plain loop)
+            nested = any(n.op is Ops.REDUCE and j in self.deps[n] for n in toposort(red.src[0]))
+            inner = self._j_loop(scope, j, "" if nested else "#pragma omp simd", cols)
             self.stack.append(inner)
             cell = f"{acc}[{jv}]"
             if steps == 1:

@@ -812,16 +812,15 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
     if fam == "pool":
         ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])
         ks, st = rng.choice([2, 3, 4]), rng.choice([1, 2])
+        # (max twice as often: an overlapping avg pool is a sum of strided views,
+        # tensor_ops._window_sum, not a small reduce, so only a max pool always unrolls)
+        op = rng.choice(["max_pool2d", "max_pool2d", "avg_pool2d"])
         src = _arr(x, (1, ch, h, wd), d1, rng, special)
+        src += f"outs += [Tensor({x}).{op}({ks}, stride={st})]\n"
         win = (f"np.lib.stride_tricks.sliding_window_view({x}.astype(np.float64), ({ks}, {ks}), "
                f"axis=(2, 3))[:, :, ::{st}, ::{st}]")
-        # both pools, stacked into one output: a max pool is a small reduce (unroll) whatever
-        # the stride, while an overlapping avg pool is a sum of strided views
-        # (tensor_ops._window_sum), no reduce
-        src += (f"outs += [Tensor.stack(Tensor({x}).max_pool2d({ks}, stride={st}), "
-                f"Tensor({x}).avg_pool2d({ks}, stride={st}))]\n")
-        src += (f"want += [np.stack([{win}.max(axis=(-2, -1)), {win}.mean(axis=(-2, -1))])]\n"
-                f"mag += [np.stack([np.abs({win}).max(axis=(-2, -1))] * 2)]\n")
+        red = "max" if op == "max_pool2d" else "mean"
+        src += f"want += [{win}.{red}(axis=(-2, -1))]\nmag += [np.abs({win}).max(axis=(-2, -1))]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam == "full":
         size = rng.choice([(1 << 20) + 7, (1 << 20) + 13, 1031 * 1021])

@@ -104,7 +104,16 @@ class Buffer:
         self._address = 0
         self._pooled = False  # storage we allocated, which may go back to the pool
         if data is not None:
-            self.data = np.ascontiguousarray(data, dtype=dtype.np).reshape(-1)
+            npdt = _np_dtypes.get(dtype)
+            if npdt is None:
+                npdt = _np_dtypes[dtype] = dtype.np
+            if type(data) is np.ndarray and data.dtype is npdt:
+                # (every Tensor(array)'s own copy: ravel is a view of a C-ordered array and a
+                # C-ordered copy of any other, without ascontiguousarray's conversion to ask
+                # for; `is`: numpy's builtin dtypes are one object each, anything else converts)
+                self.data = data.ravel()
+            else:
+                self.data = np.ascontiguousarray(data, dtype=npdt).reshape(-1)
             assert self.data.size == size, (self.data.size, size)
 
     def ensure(self) -> np.ndarray:

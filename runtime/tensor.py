@@ -821,18 +821,34 @@ class Tensor(TensorOps, NNOps):
         if key is not None and (ref := _binaries.get(key)) is not None and (
                 node := ref()) is not None:
             return _tensor(node)  # the node this op built last time (see _binaries)
-        if type(other) is float or type(other) is int:
+        kind = type(other)
+        if kind is float or kind is int:
             # a Python number (most operands of a long chain of ops): _lift's work without
-            # its generality (one shape, nothing to broadcast)
-            dt = _probe(probe, *((other, self) if reverse else (self, other)))
-            x = self.uop.cast(dt)
+            # its generality (one shape, nothing to broadcast). _probe's own key, looked up
+            # here for a float and a small int (no call per operand); any other int is keyed
+            # by the integer types that hold it, in _probe
+            x = self.uop
+            dt = None
+            if kind is float or 0 <= other <= 127:
+                kind = float if kind is float else _SMALL_INT
+                dt = _probed.get((probe, kind, x.dtype) if reverse else (probe, x.dtype, kind))
+            if dt is None:
+                dt = _probe(probe, *((other, self) if reverse else (self, other)))
+            if x.dtype is not dt:
+                x = x.cast(dt)
             c = _const_uop(other, dt, x.shape)
             a, b = (c, x) if reverse else (x, c)
-        elif type(other) is Tensor and self.uop.shape == other.uop.shape:
-            # two tensors of one shape (most binary ops of a model): nothing to broadcast
-            items = (other, self) if reverse else (self, other)
-            dt = _probe(probe, *items)
-            a, b = items[0].uop.cast(dt), items[1].uop.cast(dt)
+        elif kind is Tensor and self.uop.shape == other.uop.shape:
+            # two tensors of one shape (most binary ops of a model): nothing to broadcast,
+            # and _probe's key for two tensors (their dtypes) looked up here
+            a, b = (other.uop, self.uop) if reverse else (self.uop, other.uop)
+            dt = _probed.get((probe, a.dtype, b.dtype))
+            if dt is None:
+                dt = _probe(probe, *((other, self) if reverse else (self, other)))
+            if a.dtype is not dt:
+                a = a.cast(dt)
+            if b.dtype is not dt:
+                b = b.cast(dt)
         else:
             other = _coerce(other)
             items = (other, self) if reverse else (self, other)

@@ -217,6 +217,10 @@ class UOp:
         if len(others) == 1:  # a binary op (most calls): no generator frame
             o = others[0]
             srcs = (self, o if isinstance(o, UOp) else self.const_like(o))
+        elif len(others) == 2:  # a select (two in every relu and clamp): no generator frame
+            o, p = others
+            srcs = (self, o if isinstance(o, UOp) else self.const_like(o),
+                    p if isinstance(p, UOp) else self.const_like(p))
         else:
             srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o)
                                    for o in others)

@@ -242,6 +242,19 @@ def test_a_buffers_address_is_numpys_for_every_kind_of_array():
     np.testing.assert_array_equal((Tensor(np.zeros(0, np.float32)) + 1).numpy(), np.zeros(0))
 
 
+
+@pytest.mark.parametrize("layout", [*_layouts(), "1-d strided"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])
+def test_a_buffer_of_any_array_holds_its_values_flat_in_c_order_and_its_dtype(layout, dtype):
+    """A Buffer given an array (the copy of every `Tensor(array)`, the oracle's results) holds
+    it as one C-ordered run of its own dtype, whatever the array's strides, byte order or
+    dtype, with numpy's values in C order: a kernel reads it by address alone."""
+    arr = _layouts()[layout] if layout != "1-d strided" else np.arange(12, dtype=dtype)[::3]
+    b = buffer.Buffer(arr.size, to_dtype(dtype), arr)
+    assert b.data.ndim == 1 and b.data.flags.c_contiguous and b.data.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(b.data, arr.astype(dtype).reshape(-1))
+    assert b.address() == b.data.ctypes.data
+
 # ---------------------------------------------------------------------- cold start
 _HEAVY = ("z3", "lark", "jinja2", "rich", "hypothesis", "pygls", "rulegrad.dsl.ast",
           "rulegrad.dsl.check", "rulegrad.dsl.parser", "rulegrad.generator")

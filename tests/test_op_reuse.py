@@ -110,3 +110,70 @@ def test_a_select_built_again_is_its_node_and_keeps_numpys_values(monkeypatch):
         assert got.dtype == ref.dtype
         np.testing.assert_array_equal(got, ref)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))
+
+
+_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16", "float32",
+           "float64"]
+
+
+def test_a_new_op_of_seen_operand_kinds_asks_no_probe_and_keeps_numpys_dtypes(monkeypatch):
+    """A binary op over fresh operands (new nodes: nothing kept to reuse) whose operand kinds
+    were seen before takes numpy's dtype from the probe table without a call to `_probe`: two
+    tensors of one shape, a tensor and a Python float or small int, either way round. A larger
+    or negative int (numpy's answer depends on which types hold it) still asks. Every result
+    has numpy's dtype; those with a float32 or int8 operand numpy's values, NaN and -0.0
+    included."""
+    ops = [(lambda p, q: p + q, np.add), (lambda p, q: p * q, np.multiply),
+           (lambda p, q: p - q, np.subtract), (lambda p, q: p / q, np.true_divide)]
+    scalars = [2.5, -0.0, float("nan"), 0, 3, 127]
+
+    def values(name: str, flip: bool) -> np.ndarray:
+        x = {"b": [0, 1, 1, 0], "i": [-0.0, 1, 5, 3], "u": [0, 1, 5, 3]}.get(
+            np.dtype(name).kind, [-0.0, 1.0, np.nan, 3.0])
+        return np.array(x[::-1] if flip else x).astype(name)
+
+    def cases():
+        for a in _DTYPES:
+            xa = values(a, False)
+            for b in _DTYPES:
+                yield xa, values(b, True)
+            for s in scalars:
+                yield xa, s
+                yield s, xa
+
+    def check(count: bool) -> None:
+        for xa, xb in cases():
+            for ours, theirs in ops:
+                ta = Tensor(xa) if isinstance(xa, np.ndarray) else xa
+                tb = Tensor(xb) if isinstance(xb, np.ndarray) else xb
+                calls = []
+                if count:
+                    calls = _probes(monkeypatch)
+                with np.errstate(all="ignore"):
+                    try:
+                        want = theirs(xa, xb)
+                    except (TypeError, OverflowError) as e:
+                        with pytest.raises(type(e)):
+                            ours(ta, tb).numpy()
+                        continue
+                got = ours(ta, tb)
+                assert calls == [], (xa.dtype if isinstance(xa, np.ndarray) else xa, xb)
+                monkeypatch.undo()
+                assert got.dtype.name == want.dtype.name, (theirs, xa, xb)
+                if not count or not {str(getattr(v, "dtype", "")) for v in (xa, xb)} & {
+                        "float32", "int8"}:
+                    continue  # (values: of one float and one int type, each a kernel built)
+                out = got.numpy()
+                assert out.dtype == want.dtype, (theirs, xa, xb)
+                np.testing.assert_array_equal(out, want)
+                real = ~np.isnan(want)  # (-0.0's sign; a NaN's sign numpy leaves open)
+                assert np.array_equal(np.signbit(out[real]), np.signbit(want[real]))
+
+    check(count=False)  # the probes are asked once per operand kinds
+    check(count=True)
+    i8 = np.array([1, 2], np.int8)
+    calls = _probes(monkeypatch)
+    np.testing.assert_array_equal((Tensor(i8) * -1).numpy(), i8 * -1)
+    with pytest.raises(OverflowError):  # numpy's refusal: 128 is no int8
+        Tensor(i8) * 128
+    assert len(calls) == 2

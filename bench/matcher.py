@@ -303,8 +303,8 @@ def main() -> int:
               f"{m / med(g_ms, 0):>8.2f} {rw / med(g_rws, 0):>10.2f} {paired:>7.2f} "
               f"{med(ms, 1) / med(g_ms, 1):>12.2f} {med(rws, 1) / med(g_rws, 1):>14.2f}")
     print("(x: how many times faster the generated matcher is, in wall-clock (nodes/s too) or "
-          "in CPU time of its own process (cpu); paired: the median of the per-round match "
-          "ratios)")
+          "in CPU time of its own process (cpu);\n paired: the median of the per-round match "
+          "ratios, wall-clock)")
     return 0
 
 

@@ -9,12 +9,14 @@ Out: throughput of
   - `match`:   one `matcher.rewrite(node)` per node of the graph (the matcher alone), and
   - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
 for the generated and the interpreted matcher, and their ratio. Times are wall-clock medians
-(`time.perf_counter`: what a user waits for) of `--runs` interleaved rounds: each round times
-every matcher's `match` back to back, then every matcher's `rewrite`, the side that goes first
-turning each round, so a busy moment of a shared machine falls on all of them alike (timing a
-side's match and rewrite together put a second of other sides' work between two matches being
-compared). Besides the ratio of the medians, `paired` is the median of the per-round ratios of
-each side's match to the generated matcher's, timed moments apart.
+(`time.perf_counter`: what a user waits for; the `cpu` columns: medians of each side's own
+process CPU time, `time.process_time`, which a busy shared machine disturbs less) of `--runs`
+interleaved rounds: each round times every matcher's `match` back to back, then every
+matcher's `rewrite`, the side that goes first turning each round, so a busy moment of a shared
+machine falls on all of them alike (timing a side's match and rewrite together put a second of
+other sides' work between two matches being compared). Besides the ratio of the medians,
+`paired` is the median of the per-round ratios of each side's match to the generated
+matcher's, timed moments apart.
 
 When tinygrad is installed in a separate interpreter (`--tinygrad PATH`, default
 $TINYGRAD_PYTHON, else /opt/tgenv/bin/python if it exists; tinygrad is never a dependency of
@@ -102,20 +104,23 @@ def serialize(root: UOp) -> list:
 
 
 # ---------------------------------------------------------------------- timing
-def match_once(nodes: list[UOp], m) -> float:
+Seconds = tuple[float, float]  # (wall-clock, CPU time of this process)
+
+
+def match_once(nodes: list[UOp], m) -> Seconds:
     """Seconds of one `m.rewrite(node)` per node (the matcher alone)."""
     rewrite = m.rewrite
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for n in nodes:
         rewrite(n)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-def rewrite_once(sink: UOp, m) -> float:
+def rewrite_once(sink: UOp, m) -> Seconds:
     """Seconds of one `graph_rewrite(sink, m)` (matcher + engine, to a fixed point)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     graph_rewrite(sink, m)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 TINYGRAD_SIDE = r'''
@@ -191,16 +196,16 @@ pm = PatternMatcher([
 ])
 order = sink.toposort()
 def match_once():
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for n in order: pm.rewrite(n)
-    return time.perf_counter() - t0
+    return [time.perf_counter() - t0, time.process_time() - c0]
 def rewrite_once():
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     graph_rewrite(sink, pm)
-    return time.perf_counter() - t0
+    return [time.perf_counter() - t0, time.process_time() - c0]
 print(json.dumps({"nodes": len(order)}), flush=True)
-for line in sys.stdin:  # one round per line: "match" or "rewrite"; the seconds it took
-    print(match_once() if line.strip() == "match" else rewrite_once(), flush=True)
+for line in sys.stdin:  # one round per line: "match" or "rewrite"; [wall, CPU] seconds it took
+    print(json.dumps(match_once() if line.strip() == "match" else rewrite_once()), flush=True)
 '''
 
 
@@ -219,11 +224,12 @@ class Tinygrad:
             raise RuntimeError(f"tinygrad side failed:\n{self.proc.stderr.read()[-2000:]}")
         self.nodes = json.loads(line)["nodes"]
 
-    def once(self, what: str) -> float:
+    def once(self, what: str) -> Seconds:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(what + "\n")
         self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
+        wall, cpu = json.loads(self.proc.stdout.readline())
+        return wall, cpu
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -231,12 +237,13 @@ class Tinygrad:
         self.proc.wait()
 
 
-def rounds(sides: dict[str, tuple], runs: int) -> dict[str, tuple[list[float], list[float]]]:
+def rounds(sides: dict[str, tuple], runs: int) -> dict[str, tuple[list[Seconds], list[Seconds]]]:
     """(match seconds, rewrite seconds) per side, one of each per round, of `runs` interleaved
-    rounds; each side is (match_once, rewrite_once), callables of no argument. In a round every
-    side's match is timed, then every side's rewrite, the first side turning round by round."""
+    rounds; each side is (match_once, rewrite_once), callables of no argument returning
+    (wall, CPU) seconds. In a round every side's match is timed, then every side's rewrite, the
+    first side turning round by round."""
     names = list(sides)
-    times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in sides}
+    times: dict[str, tuple[list[Seconds], list[Seconds]]] = {k: ([], []) for k in sides}
     for r in range(runs + 1):  # (round 0 warms every side up: not counted)
         order = names[r % len(names):] + names[:r % len(names)]
         for phase in (0, 1):  # 0: match, 1: rewrite
@@ -279,19 +286,25 @@ def main() -> int:
     if tg is not None:
         tg.close()
 
-    print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, wall-clock "
-          f"medians of {args.runs} interleaved rounds")
+    print(f"rule set sym ({len(gen.rules)} rules), graph of {len(nodes)} nodes, medians of "
+          f"{args.runs} interleaved rounds")
     print(f"{'matcher':<14} {'match nodes/s':>14} {'rewrite nodes/s':>16} "
-          f"{'match x':>8} {'rewrite x':>10} {'paired':>7}")
-    g_matches = times["generated"][0]
-    g_match, g_rw = (statistics.median(t) for t in times["generated"])
+          f"{'match x':>8} {'rewrite x':>10} {'paired':>7} {'cpu match x':>12} "
+          f"{'cpu rewrite x':>14}")
+
+    def med(ts: list[Seconds], k: int) -> float:  # k: 0 wall-clock, 1 CPU time
+        return statistics.median(t[k] for t in ts)
+
+    g_ms, g_rws = times["generated"]
     for name, (ms, rws) in times.items():
-        m, rw = statistics.median(ms), statistics.median(rws)
-        paired = statistics.median(a / b for a, b in zip(ms, g_matches))
+        m, rw = med(ms, 0), med(rws, 0)
+        paired = statistics.median(a[0] / b[0] for a, b in zip(ms, g_ms))
         print(f"{name:<14} {len(nodes) / m:>14,.0f} {len(nodes) / rw:>16,.0f} "
-              f"{m / g_match:>8.2f} {rw / g_rw:>10.2f} {paired:>7.2f}")
-    print("(x: how many times faster the generated matcher is; paired: the median of the "
-          "per-round match ratios)")
+              f"{m / med(g_ms, 0):>8.2f} {rw / med(g_rws, 0):>10.2f} {paired:>7.2f} "
+              f"{med(ms, 1) / med(g_ms, 1):>12.2f} {med(rws, 1) / med(g_rws, 1):>14.2f}")
+    print("(x: how many times faster the generated matcher is, in wall-clock (nodes/s too) or "
+          "in CPU time of its own process (cpu);\n paired: the median of the per-round match "
+          "ratios, wall-clock)")
     return 0
 
 

@@ -12,22 +12,11 @@ import weakref
 import numpy as np
 import pytest
 from result_holders import HOLDERS, hold, values_held
+from test_plans import _fresh_plans, _lookups  # noqa: F401 - the autouse fixture, shared
 
 from rulegrad import Tensor
-from rulegrad.runtime import plans, schedule_cache
+from rulegrad.runtime import plans
 from rulegrad.runtime.realize import buffer_of
-
-
-@pytest.fixture(autouse=True)
-def _fresh_plans(monkeypatch):
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    plans.clear()
-    yield
-    plans.clear()
-
-
-def _lookups() -> int:
-    return schedule_cache.stats["hits"] + schedule_cache.stats["misses"]
 
 
 def _draw(rng: np.random.Generator, shape: tuple[int, ...] = (4, 6),

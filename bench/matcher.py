@@ -5,6 +5,8 @@
 In: the rule set `sym` of rules/symbolic.rules and a fixed, seeded forest of index expressions
 (RANGEs, CONSTs, + - * // %, NEG, MAX, comparisons, WHERE) in which some subexpressions fire
 rules (x+0, x*1, (x//c)*c + x%c, the index split, bounds-decided compares) and most do not.
+Both sides build that graph from the same serialized rows, node by node in the order a round
+visits them (the same memory layout on both sides).
 Out: throughput of
   - `match`:   one `matcher.rewrite(node)` per node of the graph (the matcher alone), and
   - `rewrite`: `graph_rewrite(sink, matcher)` (matcher + engine, to a fixed point),
@@ -28,6 +30,7 @@ turn in each round (asked over a pipe, timed by itself); ratios are printed side
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -35,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
+import weakref
 
 from rulegrad import Ops, UOp, dtypes, graph_rewrite
 from rulegrad.dsl import load
@@ -101,6 +105,22 @@ def serialize(root: UOp) -> list:
         arg = n.arg[0] if n.op is Ops.RANGE else n.arg
         rows.append([n.op.name, n.dtype.name, arg, [index[s] for s in n.src]])
     return rows
+
+
+def rebuild(rows: list) -> UOp:
+    """The graph of `serialize`'s rows, its nodes built in the rows' order, as tinygrad's side
+    builds its own; the root (the last row)."""
+    dts = {"index": dtypes.index, "bool": dtypes.bool, "void": dtypes.void}
+    nodes: list[UOp] = []
+    for op, dt, arg, src in rows:
+        s = tuple(nodes[i] for i in src)
+        if op == "RANGE":
+            nodes.append(UOp.range(s[0], arg))
+        elif op == "CONST":
+            nodes.append(UOp.const(dts[dt], arg))
+        else:
+            nodes.append(UOp(Ops[op], dts[dt], s, arg))
+    return nodes[-1]
 
 
 # ---------------------------------------------------------------------- timing
@@ -213,11 +233,11 @@ class Tinygrad:
     """tinygrad's side in a subprocess of `python` that stays up: the graph sent once, then one
     timed round per request."""
 
-    def __init__(self, python: str, sink: UOp):
+    def __init__(self, python: str, rows: list):
         self.proc = subprocess.Popen([python, "-c", TINYGRAD_SIDE], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(serialize(sink)) + "\n")
+        self.proc.stdin.write(json.dumps(rows) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -263,8 +283,19 @@ def main() -> int:
     ap.add_argument("--tinygrad", default=default_tg, help="a python with tinygrad installed")
     args = ap.parse_args()
 
-    sink = build_graph(args.nodes)
+    # Both sides build the graph from the same rows, node by node in the order a match round
+    # visits them. The nodes build_graph made are dropped first: they lie scattered in memory
+    # (made in the pool's order, between many discarded ones), and a round over them took 1.4x
+    # the CPU time of a round over the same graph built in order, a handicap of the memory
+    # layout that tinygrad's side, building from the rows, never had.
+    built = build_graph(args.nodes)
+    rows, gone = serialize(built), weakref.ref(built)
+    del built
+    gc.collect()
+    assert gone() is None, "build_graph's nodes are still alive: the rebuild would find them"
+    sink = rebuild(rows)
     nodes = toposort(sink)
+    assert serialize(sink) == rows
     gen = matcher("symbolic", "sym")
     interp = interpret_file(load(str(PACKAGE_RULES_DIR / "symbolic.rules")))["sym"]
     assert graph_rewrite(sink, gen) is graph_rewrite(sink, interp)  # same work, same answer
@@ -274,7 +305,7 @@ def main() -> int:
     tg = None
     if args.tinygrad:
         try:
-            tg = Tinygrad(args.tinygrad, sink)
+            tg = Tinygrad(args.tinygrad, rows)
         except (OSError, RuntimeError) as e:
             print(f"tinygrad side failed: {e}", file=sys.stderr)
         else:

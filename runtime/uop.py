@@ -63,6 +63,14 @@ def ops_mask(ops: Any) -> int:
     return mask
 
 
+# Small integer and bool constants (0, 1, True, a stride) live as long as the process, as
+# CPython's small ints do: rules make them and drop them over and over (x < 10 -> True,
+# x // 8 -> 0, x * 0 -> 0, a folded coefficient), and making a dead node again costs its
+# construction and its death (the cache entry's callback) each time. At most
+# 2 * SMALL_CONST + 1 nodes per integer dtype, each without sources: they keep nothing else alive.
+SMALL_CONST = 256
+_immortal: list[Any] = []
+
 _UNSET: Any = object()
 UNSET = _UNSET  # a cached fact (fill_facts) not derived yet
 
@@ -137,6 +145,9 @@ class UOp:
         node._ops = ops
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
+        if op is _CONST and (type(arg) is int or type(arg) is bool) and not src and tag is None \
+                and -SMALL_CONST <= arg <= SMALL_CONST:
+            _immortal.append(node)
         return node
 
     def replace(self, *, op: Any = _UNSET, dtype: Any = _UNSET, src: Any = _UNSET,

@@ -7,6 +7,9 @@
   drawn point of its ranges (C's integer arithmetic, evaluated here), it folds what the
   bounds allow (worked by hand), and it walks a dividend's sum once, however often it is asked
   (the terms are cached on the node: a count of the walks, never a time).
+- Small integer and bool constants outlive their users (runtime/uop.py's SMALL_CONST), so a
+  rule that makes one again (x < 10 -> True) finds it instead of building it; any other node
+  still dies with its last user.
 - The C build splits the compiler driver's plan into words without shlex's tokenizer
   (backends/c/stages.py's `split_words`): the same words as shlex.split, or the same error.
 """
@@ -14,8 +17,10 @@
 from __future__ import annotations
 
 import enum
+import gc
 import pickle
 import shlex
+import weakref
 
 import pytest
 from call_counts import python_calls
@@ -187,6 +192,33 @@ def test_a_helper_result_that_is_a_node_or_none_is_used_as_it_is():
     calls = python_calls(lambda: [gen.rewrite(n) for n in nodes])
     assert [gen.rewrite(n) for n in nodes] == want
     assert calls["matcher.py:as_uop"] == 1, calls
+
+
+# ---------------------------------------------------------------------- small constants
+def test_small_constants_outlive_their_users_and_other_nodes_do_not():
+    from rulegrad.rules import matcher
+    from rulegrad.runtime.uop import SMALL_CONST
+
+    def dies(make) -> bool:
+        ref = weakref.ref(make())
+        gc.collect()
+        return ref() is None
+
+    # a constant of a value no other test makes, folded by a rule and dropped
+    a, b = UOp.const(dtypes.index, SMALL_CONST - 100), UOp.const(dtypes.index, 45)
+    folded = matcher("symbolic", "sym").rewrite(a + b)
+    assert folded is not None and folded.arg == SMALL_CONST - 55
+    del folded
+    assert not dies(lambda: matcher("symbolic", "sym").rewrite(a + b))
+    for v in (SMALL_CONST - 3, -SMALL_CONST + 3, True):
+        assert not dies(lambda v=v: UOp.const(dtypes.bool if v is True else dtypes.int32, v))
+    for make in (lambda: UOp.const(dtypes.index, SMALL_CONST + 12345),
+                 lambda: UOp.const(dtypes.float32, 2.5),
+                 lambda: UOp.const(dtypes.index, 3).replace(tag="t"),
+                 lambda: UOp.range(7, 12345)):
+        assert dies(make)
+    # a kept constant is the node hash-consing gives: the same object, built once
+    assert UOp.const(dtypes.int32, SMALL_CONST - 3) is UOp.const(dtypes.int32, SMALL_CONST - 3)
 
 
 # ---------------------------------------------------------------------- split_words

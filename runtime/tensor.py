@@ -1125,14 +1125,6 @@ class Tensor(TensorOps, NNOps):
         r = 1 / (1 + e)
         return pos.where(r, e * r)
 
-    def tanh(self) -> Tensor:
-        x = self.cast(least_float(self.dtype))
-        # 2x clipped to +-80 changes no bit: past 44, tanh is +-1 to the last bit even in
-        # float64, and exp(-80) is a normal float32, where libmvec's vector expf keeps to its
-        # fast path (an argument below -87.3, a subnormal result, costs a scalar call for the
-        # whole vector: a product's gelu epilogue over pre-activations past +-10 ran 7x slower)
-        return 2 * (2 * x).clip(-80, 80).sigmoid() - 1
-
     def cast(self, dtype: DType | str) -> Tensor:
         return Tensor(self.uop.cast(to_dtype(dtype)))
 

@@ -487,7 +487,28 @@ class TensorOps:
         14 times too large), which rotary and sinusoidal position tables reach."""
         half = (self._float() / 2).sin()
         return 1 - 2 * half * half
-    def tan(self) -> Tensor: return self.sin() / self.cos()
+    def tan(self) -> Tensor:
+        """From sin(x) and sin(2x) (libm's, each within a few ulps at any x: 2x is exact, and
+        its reduction too): where |sin x| < 1/2, sin x / cos x with cos x = +-sqrt((1 - s)(1 +
+        s)), the sign sin 2x's over sin x's; nearer a pole, 2 sin(x)^2 / sin(2x). sin / (1 - 2
+        sin(x/2)^2) cancelled at the poles: tan(pi/2 in float64) was 4.5e15, not 1.6e16, and
+        near every pole past 1e3 only the sign was right. Computed in float64 and rounded
+        once (a float32 x: within an ulp, where float32 sins doubled their errors near a pole;
+        and 2x never overflows). A float64 x past 2^1023, where 2x does, keeps the quotient by
+        1 - 2 sin(x/2)^2 (a few ulps of 1 in cos), its sin(x/2) from the same call."""
+        x = self._float().cast(dtypes.float64)
+        s = x.sin()
+        top = x.abs() >= 2.0 ** 1023
+        s2 = top.where(x / 2, 2 * x).sin()
+        near0 = s.abs() < 0.5
+        # each side reads a harmless value where the other is taken: 0 for the quotient, a
+        # divisor of 1 for the pole form (a 0 * inf gradient would be NaN)
+        s0, s2p = near0.where(s, 0.0), near0.where(1.0, s2)
+        root = ((1 - s0) * (1 + s0)).sqrt()
+        # cos x < 0 where sin 2x = 2 sin x cos x and sin x differ in sign (a product: a `!=` of
+        # two comparisons kept gcc from vectorizing the loop, 30x slower)
+        out = near0.where(s0 / (s2 * s0 < 0).where(-root, root), 2 * s * s / s2p)
+        return top.where(s / (1 - 2 * s2 * s2), out).cast(self._float().dtype)
     def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
@@ -564,21 +585,48 @@ class TensorOps:
         inner = lambda v: (v / (1 + v * v).sqrt()).asin()  # noqa: E731 - |v| <= 1: no overflow
         return small.where(inner(xs), (math.pi / 2 - inner(u)) * x.sign())
 
-    def erf(self) -> Tensor:
-        # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
+    def tanh(self) -> Tensor:
+        """Cephes' tanh: below |x| = 0.625 x (1 + z P(z) / Q(z)) with z = x^2, good to float64
+        (the product form keeps -0.0); above, 1 - 2e / (1 + e) with e = exp(-2|x|) <= 0.29, no
+        cancellation, and x's sign. 2 sigmoid(2x) - 1 cancelled near 0: 1e-3 relative at
+        1e-5 in float32, and tanh(1e-8) was 6e-8. -2|x| kept at or above -80 changes no bit
+        (past 40 tanh is +-1 even in float64) and keeps libmvec's vector exp on its fast path
+        (`_exp_floor`)."""
         x = self._float()
-        t = 1.0 / (1.0 + 0.3275911 * x.abs())
-        p = _poly(t, [1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592])
-        # -x^2 clipped at -80 changes no bit (t * p * exp(-80) < 2^-100: y is 1) and keeps exp
-        # on libmvec's vector path (see Tensor.tanh)
-        y = 1.0 - t * p * (-x.square()).clip(-80).exp()
-        # below 0.84375 fdlibm's x + x R(x^2), good to float64 (the formula above is 1.5e-7
-        # absolute: 100% relative at 1e-9, 2% at 1e-5 in float32); it is also the gradient at 0
-        small = x.abs() < 0.84375
-        xs = small.where(x, 0.0)
+        small = x.abs() < 0.625
+        # each side reads a harmless value where the other is taken (no NaN gradient)
+        xs, xl = small.where(x, 0.0), small.where(1.0, x)
         z = xs * xs
-        near0 = xs + xs * (_poly(z, _ERF_P) / _poly(z, _ERF_Q))
-        return small.where(near0, small.where(1.0, x).sign() * y)
+        near = xs * (1 + z * (_poly(z, _TANH_P) / _poly(z, _TANH_Q)))
+        e = (-2 * xl.abs()).maximum(_exp_floor(x.dtype)).exp()
+        far = 1 - 2 * e / (1 + e)
+        return small.where(near, (xl < 0).where(-far, far))
+
+    def erf(self) -> Tensor:
+        """fdlibm's erf (s_erf.c), each piece good to float64: below |x| = 0.84375 x + x P(z) /
+        Q(z) at z = x^2; below 1.25 erx + P(s) / Q(s) at s = |x| - 1; then 1 - exp(-x^2 -
+        0.5625 + P(u) / Q(u)) / |x| at u = 1 / x^2 (two fits, split at 1 / 0.35; erf's 1 - r
+        keeps r's error of a few ulps of r < 0.08, so one exp of the whole argument does, where
+        erfc needs fdlibm's split of x^2): its value is 1 past 6, its gradient right to 28
+        (`_exp_floor` ends it); past 28, 1. x's sign throughout. The four fits are one rational
+        whose coefficients each lane picks (one division, not four). A&S 7.1.26 above 0.84375
+        was 1.5e-7 absolute (4 ulps in float32, 1e9 in float64), its gradient 1e-5 off, and
+        NaN at +-inf (now 0: the constant 1 is taken there)."""
+        x = self._float()
+        a = x.abs()
+        small, mid, tail = a < 0.84375, a < 1.25, a < 28
+        # each piece reads a harmless value where another is taken (no NaN gradient)
+        xs = small.where(x, 0.0)
+        at = (mid | tail.logical_not()).where(2.0, a)
+        inv = 1 / at
+        v = small.where(xs * xs, mid.where(a - 1, inv * inv))
+        lo = at < 1 / 0.35
+        fits = [(small, _ERF_P, _ERF_Q), (mid, _ERF_PA, _ERF_QA), (lo, _ERF_RA, _ERF_SA)]
+        r = _picked_poly(v, [(c, p) for c, p, _ in fits], _ERF_RB) / \
+            _picked_poly(v, [(c, q) for c, _, q in fits], _ERF_SB)
+        far = 1 - (r - 0.5625 - at * at).maximum(_exp_floor(x.dtype)).exp() * inv
+        mag = mid.where(_ERX + r, tail.where(far, 1.0))
+        return small.where(xs + xs * r, small.where(1.0, x).sign() * mag)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
         """torch's clamp: min(max(x, min_), max_), NaN where any of them is NaN (a NaN bound
@@ -1224,6 +1272,14 @@ def _expm1_nonpositive(v: Tensor) -> Tensor:
     return exact - (ed - e)
 
 
+def _exp_floor(dt: DType) -> float:
+    """The least argument for which exp's result is a normal float (float16 computes in float32):
+    below it libmvec's vector exp takes a scalar call for its whole vector (a product's gelu
+    epilogue over pre-activations past +-10 ran 7x slower). tanh and erf keep their exps'
+    arguments at or above it, which changes no value: each is +-1 there."""
+    return -708.0 if dt is dtypes.float64 else -80.0
+
+
 def _eps(dt: DType) -> float:
     """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
     return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
@@ -1261,6 +1317,33 @@ _ERF_P = [-2.37630166566501626084e-05, -5.77027029648944159157e-03, -2.848174957
 _ERF_Q = [-3.96022827877536812320e-06, 1.32494738004321644526e-04, 5.08130628187576562776e-03,
           6.50222499887672944485e-02, 3.97917223959155352819e-01, 1.0]
 
+# fdlibm's s_erf.c: erf(x) = erx + P(s) / Q(s) at s = |x| - 1 for 0.84375 <= |x| < 1.25 (erx
+# is exact in float32), and 1 - exp(-x^2 - 0.5625 + R(u) / S(u)) / |x| at u = 1 / x^2 for
+# 1.25 <= |x| < 1 / 0.35 (RA / SA) and up to 6 (RB / SB)
+_ERX = 8.45062911510467529297e-01
+_ERF_PA = [-2.16637559486879084300e-03, 3.54783043256182359371e-02, -1.10894694282396677476e-01,
+           3.18346619901161753674e-01, -3.72207876035701323847e-01, 4.14856118683748331666e-01,
+           -2.36211856075265944077e-03]
+_ERF_QA = [1.19844998467991074170e-02, 1.36370839120290507362e-02, 1.26171219808761642112e-01,
+           7.18286544141962662868e-02, 5.40397917702171048937e-01, 1.06420880400844228286e-01,
+           1.0]
+_ERF_RA = [-9.81432934416914548592e+00, -8.12874355063065934246e+01, -1.84605092906711035994e+02,
+           -1.62396669462573470355e+02, -6.23753324503260060396e+01, -1.05586262253232909814e+01,
+           -6.93858572707181764372e-01, -9.86494403484714822705e-03]
+_ERF_SA = [-6.04244152148580987438e-02, 6.57024977031928170135e+00, 1.08635005541779435134e+02,
+           4.29008140027567833386e+02, 6.45387271733267880336e+02, 4.34565877475229228821e+02,
+           1.37657754143519042600e+02, 1.96512716674392571292e+01, 1.0]
+_ERF_RB = [-4.83519191608651397019e+02, -1.02509513161107724954e+03, -6.37566443368389627722e+02,
+           -1.60636384855821916062e+02, -1.77579549177547519889e+01, -7.99283237680523006574e-01,
+           -9.86494292470009928597e-03]
+_ERF_SB = [-2.24409524465858183362e+01, 4.74528541206955367215e+02, 2.55305040643316442583e+03,
+           3.19985821950859553908e+03, 1.53672958608443695994e+03, 3.25792512996573918826e+02,
+           3.03380607434824582924e+01, 1.0]
+
+# Cephes' tanh.c: tanh(x) = x + x z P(z) / Q(z) at z = x^2 for |x| < 0.625
+_TANH_P = [-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3]
+_TANH_Q = [1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3]
+
 # fdlibm's e_asin.c: asin(x) = x + x R(x^2) on [-0.5, 0.5], R(z) = z P(z) / Q(z)
 _ASIN_P = [3.47933107596021167570e-05, 7.91534994289814532176e-04, -4.00555345006794114027e-02,
            2.01212532134862925881e-01, -3.25565818622400915405e-01, 1.66666666666666657415e-01]
@@ -1281,6 +1364,21 @@ def _asin_halves(x: Tensor) -> tuple[Tensor, Tensor]:
     a = x.abs()
     small = a < 0.5
     return small, ((1 - small.where(0.75, a)) / 2).sqrt()
+
+
+def _picked_poly(x: Tensor, picks: list[tuple[Tensor, list[float]]], last: list[float]) -> Tensor:
+    """A polynomial in x (Horner, highest coefficient first) whose coefficients each lane takes
+    from the first of `picks` whose condition holds there, else from `last` (shorter lists are
+    padded with leading zeros): one evaluation of several fits, each lane its own."""
+    n = max(len(last), *(len(c) for _, c in picks))
+    pad = lambda c: [0.0] * (n - len(c)) + c  # noqa: E731
+    out = None
+    for i in range(n):
+        coef = x.full_like(pad(last)[i])
+        for cond, c in reversed(picks):
+            coef = cond.where(pad(c)[i], coef)
+        out = coef if out is None else out * x + coef
+    return out
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

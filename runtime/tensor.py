@@ -380,6 +380,17 @@ class Tensor(TensorOps, NNOps):
                  requires_grad: bool | None = None, device: str | None = None):
         self.grad: Tensor | None = None
         self._requires_grad: bool | None = None
+        if type(data) is np.ndarray and dtype is None and requires_grad is None and \
+                device is None:
+            # (host data as it is, the most common call, e.g. each batch of a loop): its own
+            # copy as one flat array, and not in `_live`: a tensor over a buffer is no reader
+            # an assign looks for (`readers_of`), and it never becomes a lazy one (realize and
+            # assign leave it over a buffer or an ASSIGN), so the weak reference would be work
+            # for nothing at its birth and its death
+            dt = dtypes.from_np(data.dtype)
+            node = UOp(_BUFFER, dt, (), Buffer(data.size, dt, data.flatten()))
+            self.uop = node if data.ndim == 1 else node.reshape(data.shape)
+            return
         if requires_grad is not None:
             self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)

@@ -226,6 +226,28 @@ def test_a_tensor_of_host_data_is_a_copy_of_its_values_in_any_layout(layout, dty
     np.testing.assert_array_equal((t + t).numpy(), want + want)
 
 
+def test_a_tensor_of_host_data_is_one_copy_and_no_weak_reference_yet_assigns_still_work():
+    """`Tensor(array)` (each batch of a loop over fresh data) is its dtype's lookup, one flat
+    copy, a Buffer and its node: no weak reference to the tensor for assign's reader scan (a
+    tensor over a buffer is never such a reader). An assign into it is still seen by its views
+    and not by a lazy value built from it before, and the array never changes it."""
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    made = [Tensor(x)]  # (numpy's dtype asked once; the tensors kept: no teardown counted)
+    calls = python_calls(lambda: made.append(Tensor(x)))
+    assert calls["C:set.add"] == 0 and calls["C:ndarray.flatten"] == 1, calls
+    # __init__, the dtype's lookup, the Buffer, its node and the reshape's 5 (and the lambda)
+    assert sum(n for k, n in calls.items() if not k.startswith("C:")) <= 10, calls
+    t = Tensor(x)
+    view, read, sliced = t.T, t * 2, t[1:]
+    x[...] = -1  # (the tensor holds its own copy)
+    t.assign(Tensor(np.full((4, 4), 7, np.float32)))
+    want = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(read.numpy(), want * 2)  # built before: the old values
+    np.testing.assert_array_equal(view.numpy(), np.full((4, 4), 7))  # a view: the new ones
+    np.testing.assert_array_equal(sliced.numpy(), np.full((3, 4), 7))
+    np.testing.assert_array_equal((t + 1).numpy(), np.full((4, 4), 8))
+
+
 def test_a_buffers_address_is_numpys_for_every_kind_of_array():
     """The address a kernel is given (read through a ctypes view of the memory, or numpy's
     own way where that view cannot be made: read-only, empty) is numpy's address of the data,

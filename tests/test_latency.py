@@ -112,10 +112,11 @@ def test_a_seen_program_reads_no_environment_and_takes_one_lock(inputs):
     assert locks == {"C:lock.acquire": 1, "C:lock.release": 1}, locks
 
 
-def test_fresh_arrays_of_a_seen_program_take_one_walk_and_no_schedule(inputs):
+def test_fresh_arrays_of_a_seen_program_build_no_graph_and_no_schedule(inputs):
     """`(Tensor(x) + Tensor(y)).numpy()` over new arrays each call runs the plan of its form
-    (runtime/plans.py): one walk of the graph for the key, no schedule-cache lookup, no
-    schedule item, no environment read, one lock; numpy's values."""
+    (runtime/plans.py), keyed by the tensors' lazy records (runtime/lazy.py): no node built,
+    no walk of a graph, no schedule-cache lookup, no schedule item, no environment read, one
+    lock; numpy's values."""
     x, y, _, _ = inputs
     rng = np.random.default_rng(34)
     for _ in range(3):
@@ -126,7 +127,8 @@ def test_fresh_arrays_of_a_seen_program_take_one_walk_and_no_schedule(inputs):
     calls = python_calls(lambda: got.append((Tensor(x) + Tensor(y)).numpy()))
     assert plans.stats["form_hits"] == hits + 1
     np.testing.assert_array_equal(got[0], x + y)
-    assert calls["schedule_cache.py:graph_key"] == 1
+    assert calls["schedule_cache.py:graph_key"] == calls["lazy.py:materialize"] == 0
+    assert calls["uop.py:__new__"] == 0
     assert calls["schedule_cache.py:cached_schedule"] == 0
     assert calls["schedule_item.py:__init__"] == calls["uop.py:toposort"] == 0
     assert _env_reads(calls) == []

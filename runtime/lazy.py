@@ -78,6 +78,10 @@ def aliasing(bufs: tuple[Buffer, ...]) -> tuple[int, ...] | None:
 def materialize(root: Lazy) -> UOp:
     """The record's UOp graph, built once (kept on each record: the same nodes for every
     tensor over it). Iterative: no recursion on the record's depth."""
+    if root.build is None:  # (a tensor of host data, read as a graph: a jit's argument)
+        if root.node is None:
+            root.node = _leaf_node(root)
+        return root.node
     stack = [root]
     while stack:
         r = stack[-1]
@@ -89,10 +93,12 @@ def materialize(root: Lazy) -> UOp:
             stack.extend(pending)
             continue
         stack.pop()
-        if r.build is None:
-            buf = r.bufs[0]
-            node = UOp(_BUFFER, r.dtype, (), buf)
-            r.node = node if len(r.shape) == 1 else node.reshape(r.shape)
-        else:
-            r.node = r.build(*[s.node for s in r.srcs], *r.extra)
+        r.node = _leaf_node(r) if r.build is None else r.build(*[s.node for s in r.srcs],
+                                                                 *r.extra)
     return root.node  # type: ignore[return-value]
+
+
+def _leaf_node(r: Lazy) -> UOp:
+    """A leaf's node, as `Tensor(array)` builds it: BUFFER, reshaped unless 1-d."""
+    node = UOp(_BUFFER, r.dtype, (), r.bufs[0])
+    return node if len(r.shape) == 1 else node.reshape(r.shape)

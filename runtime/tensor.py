@@ -317,9 +317,9 @@ def _lazy_binary(x: Tensor, lazy: Lazy, other: Any, op: Ops, probe: Callable,
     """`_binary` of a lazy tensor and another of its shape or a Python number, as a record;
     None when it is built eagerly (another operand, a broadcast, a record too large)."""
     kind = type(other)
-    if kind is Tensor:
+    if kind is LazyTensor:
         o = other._lazy
-        if o is None or o.shape != lazy.shape:
+        if o.shape != lazy.shape:
             return None
         a, b = (o, lazy) if reverse else (lazy, o)
         dt = _probed.get((probe, a.dtype, b.dtype))
@@ -372,7 +372,7 @@ def _compare_probe(or_equal: bool) -> str:
 
 def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) -> tuple | None:
     kind = type(other)
-    if kind is Tensor:
+    if kind is Tensor or kind is LazyTensor:
         return (op, probe, reverse, x.uop, other.uop)
     if kind is float:
         if other == 0.0 or other != other:  # -0.0 equals 0.0 as a key; NaN never matches
@@ -389,7 +389,7 @@ def _where_key(cond: Tensor, x: Tensor | Scalar, y: Tensor | Scalar) -> tuple | 
     key: list[Any] = [Ops.WHERE, cond.uop]
     for v in (x, y):
         kind = type(v)
-        if kind is Tensor:
+        if kind is Tensor or kind is LazyTensor:
             key.append(v.uop)  # type: ignore[union-attr]
         elif kind is float:
             key.append((kind, v.hex()))  # type: ignore[union-attr]
@@ -405,18 +405,18 @@ def _tensor(node: UOp) -> Tensor:
     limit is read again, it may have changed)."""
     check_shape(node.shape, node.dtype, "an op")
     t = object.__new__(Tensor)
-    t.uop, t._lazy, t.grad, t._requires_grad = node, None, None, None
+    t.uop, t.grad, t._requires_grad = node, None, None
     _live_add(_ref(t, _live_discard))
     return t
 
 
-def _lazy_tensor(record: Lazy | None, what: str) -> Tensor | None:
+def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
     """A Tensor over a lazy record (runtime/lazy.py), no node built; None when there is no
     record (too large: the caller builds the node). Its shape is checked as an op's is."""
     if record is None:
         return None
     check_shape(record.shape, record.dtype, what)
-    t = object.__new__(Tensor)
+    t = object.__new__(LazyTensor)
     t._lazy, t.grad, t._requires_grad = record, None, None
     _live_add(_ref(t, _live_discard))  # (an assign's reader scan builds its graph: __getattr__)
     return t
@@ -461,8 +461,7 @@ class Tensor(TensorOps, NNOps):
     The core ops are here; the rest of tinygrad's API, composed from them, comes from the
     mixins `TensorOps` (runtime/tensor_ops.py) and `NNOps` (runtime/nn.py)."""
 
-    # `uop` is unset while `_lazy` holds a record: the graph is built when first read
-    # (__getattr__), and a form plan may compute the record with no graph at all (`numpy`)
+    # (`_lazy`: a LazyTensor's record, below; a Tensor never reads it)
     __slots__ = ("uop", "_lazy", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
     # made by the first draw, not at import: numpy.random (and the hashlib/secrets it imports)
@@ -473,9 +472,8 @@ class Tensor(TensorOps, NNOps):
                  requires_grad: bool | None = None, device: str | None = None):
         self.grad: Tensor | None = None
         self._requires_grad: bool | None = None
-        self._lazy: Lazy | None = None
         if type(data) is np.ndarray and dtype is None and requires_grad is None and \
-                device is None:
+                device is None and type(self) is Tensor:  # (a subclass keeps its class)
             # (host data as it is, the most common call, e.g. each batch of a loop): its own
             # copy as one flat array, as a lazy record (its node is built when first read).
             # Not in `_live`: a tensor over a buffer is no reader an assign looks for
@@ -484,6 +482,7 @@ class Tensor(TensorOps, NNOps):
             # for nothing at its birth and its death
             dt = dtypes.from_np(data.dtype)
             self._lazy = leaf(Buffer(data.size, dt, data.flatten()), dt, data.shape)
+            self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         if requires_grad is not None:
             self.requires_grad = requires_grad
@@ -521,26 +520,14 @@ class Tensor(TensorOps, NNOps):
                 self.uop = self.to(dev).uop
         _live_add(_ref(self, _live_discard))  # (last: a tensor in the set always has its uop)
 
-    def __getattr__(self, name: str) -> Any:
-        # (called only for an attribute not set: a lazy tensor's `uop`, built now, once)
-        if name == "uop":
-            lazy = self._lazy
-            if lazy is not None:
-                self.uop = node = materialize(lazy)
-                self._lazy = None
-                return node
-        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
-
     # ------------------------------------------------------------------ facts
     @property
     def shape(self) -> Shape:
-        lazy = self._lazy
-        return self.uop.shape if lazy is None else lazy.shape
+        return self.uop.shape
 
     @property
     def dtype(self) -> DType:
-        lazy = self._lazy
-        return self.uop.dtype if lazy is None else lazy.dtype
+        return self.uop.dtype
 
     @property
     def ndim(self) -> int:
@@ -934,9 +921,6 @@ class Tensor(TensorOps, NNOps):
 
     # ------------------------------------------------------------------ elementwise
     def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
-        if (lazy := self._lazy) is not None and (
-                out := _lazy_binary(self, lazy, other, op, probe, reverse)) is not None:
-            return out
         key = _binary_key(self, other, op, probe, reverse)
         if key is not None and (ref := _binaries.get(key)) is not None and (
                 node := ref()) is not None:
@@ -955,7 +939,7 @@ class Tensor(TensorOps, NNOps):
             if dt is None:
                 dt = _probe(probe, *((other, self) if reverse else (self, other)))
             node = _scalar_binary(x, op, dt, _const_uop(other, dt, x.shape), reverse)
-        elif kind is Tensor and self.uop.shape == other.uop.shape:
+        elif (kind is Tensor or kind is LazyTensor) and self.uop.shape == other.uop.shape:
             # two tensors of one shape (most binary ops of a model): nothing to broadcast,
             # and _probe's key for two tensors (their dtypes) looked up here
             a, b = (other.uop, self.uop) if reverse else (self.uop, other.uop)
@@ -1190,10 +1174,6 @@ class Tensor(TensorOps, NNOps):
 
     def _unary_float(self, op: Ops) -> Tensor:
         """A float function, computed in numpy's float type for the input (int8 -> float16)."""
-        if (lazy := self._lazy) is not None and (out := _lazy_tensor(lazy_op(
-                _float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype), lazy.shape),
-                op._name_)) is not None:
-            return out
         return Tensor(_float_unary(self.uop, op))
 
     def neg(self) -> Tensor:
@@ -1225,9 +1205,6 @@ class Tensor(TensorOps, NNOps):
         -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
         if not self.dtype.is_float:
             return (self > 0).where(self, 0)
-        if (lazy := self._lazy) is not None and (out := _lazy_tensor(lazy_op(
-                _float_relu, (), (), (lazy,), lazy.dtype, lazy.shape), "WHERE")) is not None:
-            return out
         return Tensor(_float_relu(self.uop))
 
     def sigmoid(self) -> Tensor:
@@ -1575,15 +1552,6 @@ class Tensor(TensorOps, NNOps):
         buffer to new storage first (`Buffer.prepare_write`), so the array never changes;
         `.copy()` it to get a writable array. A sharded tensor is gathered onto its first
         device first."""
-        if (lazy := self._lazy) is not None and lazy.build is not None:
-            # an op's record: computed by its form's plan, with no graph, once one is known
-            node, tk = run_record(lazy)
-            if node is not None:
-                self.uop, self._lazy = node, None
-            elif tk is not None:  # (no plan found: the graph, realized, says which form)
-                root = self.uop
-                realize_tensors([self], None)
-                learn_record(tk, lazy, root)
         uop = self.uop
         # a realized result outside a jit recording (the common read): its storage's view
         if uop.op is _BUFFER and capture.active is None and (data := uop.arg.data) is not None:
@@ -1636,6 +1604,67 @@ class Tensor(TensorOps, NNOps):
 
         roots, _ = unbind(lower_multi([self.uop, *(t.uop for t in others)])[0])
         return create_schedule(roots, scheduler)
+
+
+class LazyTensor(Tensor):
+    """A Tensor of host data, or an elementwise op over such tensors, whose graph is not built
+    yet: `_lazy` holds its record (runtime/lazy.py). Its `uop` is the graph, built when first
+    read; the tensor then becomes a plain Tensor (its class changes, so a Tensor's own `uop`
+    stays a slot, the interpreter's fastest read). Meanwhile its shape and dtype are the
+    record's, the ops a record can hold make records, and `numpy()` runs the plan of the
+    record's form, with no graph at all, once one is known."""
+
+    __slots__ = ()
+
+    @property
+    def uop(self) -> UOp:  # type: ignore[override]
+        node = materialize(self._lazy)
+        self.uop = node
+        return node
+
+    @uop.setter
+    def uop(self, node: UOp) -> None:
+        self._lazy = None
+        self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
+        self.uop = node  # (Tensor's slot now)
+
+    @property
+    def shape(self) -> Shape:
+        return self._lazy.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self._lazy.dtype
+
+    def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
+        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        return Tensor._binary(self, other, op, probe, reverse) if out is None else out
+
+    def _unary_float(self, op: Ops) -> Tensor:
+        lazy = self._lazy
+        out = _lazy_tensor(lazy_op(_float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype),
+                                   lazy.shape), op._name_)
+        return Tensor._unary_float(self, op) if out is None else out
+
+    def relu(self) -> Tensor:
+        lazy = self._lazy
+        out = None
+        if lazy.dtype.is_float:
+            out = _lazy_tensor(lazy_op(_float_relu, (), (), (lazy,), lazy.dtype, lazy.shape),
+                               "WHERE")
+        return Tensor.relu(self) if out is None else out
+
+    def numpy(self) -> np.ndarray:
+        lazy = self._lazy
+        if lazy.build is not None:  # an op's record: computed by its form's plan, no graph
+            node, tk = run_record(lazy)
+            if node is not None:
+                self.uop, self._lazy, self.__class__ = node, None, Tensor
+            elif tk is not None:  # (no plan known yet: the graph, realized, says which form)
+                root = self.uop
+                realize_tensors([self], None)
+                learn_record(tk, lazy, root)
+        return Tensor.numpy(self)
 
 
 # ---------------------------------------------------------------------- shape arithmetic

@@ -152,3 +152,40 @@ def test_records_follow_an_environment_change(monkeypatch):
     monkeypatch.delenv("RULEGRAD_PLANS")
     np.testing.assert_array_equal(run(4), xs[4] * ys[4] + 1)
     assert plans.stats["form_hits"] == hits + 1
+
+
+def test_a_lazy_tensor_is_a_tensor_until_its_graph_is_read_then_a_plain_one():
+    """A record's tensor is a Tensor (isinstance; a LazyTensor until its graph is read, then a
+    plain Tensor, whose own reads have no hook); a subclass of Tensor made from an array keeps
+    its class; both compute numpy's values."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = Tensor(x)
+    u = (t * 2.0).exp()
+    assert isinstance(t, Tensor) and isinstance(u, Tensor)
+    assert u.shape == (2, 3) and u.dtype.name == "float32" and type(u) is not Tensor
+    assert u.uop.shape == (2, 3) and type(u) is Tensor and type(t) is not Tensor
+    np.testing.assert_allclose(u.numpy(), np.exp(x * 2), rtol=1e-6)
+    np.testing.assert_array_equal((t + u - u).numpy(), x)  # (a record with a plain Tensor)
+    assert all("__getattr__" not in vars(k) for k in Tensor.__mro__)
+
+    class Mine(Tensor):
+        __slots__ = ()
+
+    m = Mine(x)
+    assert type(m) is Mine
+    np.testing.assert_array_equal((m + 1.0).numpy(), x + 1)
+
+
+def test_a_jitted_step_over_fresh_arrays_replays_with_numpys_values():
+    """`rulegrad.jit` called with Tensors of fresh arrays each call (records until the jit
+    reads them): the step replays, and each result is this call's."""
+    import rulegrad
+
+    step = rulegrad.jit(lambda a, b: ((a * b).exp() + a).relu())
+    xs, ys = _arrays("float32", 7, 10), _arrays("float32", 7, 11)
+    for x, y in zip(xs, ys):
+        with np.errstate(all="ignore"):
+            want = np.maximum(np.exp(x * y) + x, 0)
+        np.testing.assert_allclose(step(a=Tensor(x), b=Tensor(y)).numpy(), want, rtol=1e-5,
+                                   atol=1e-6)
+    assert step.replays >= 3

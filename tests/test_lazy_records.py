@@ -67,13 +67,16 @@ def test_ops_over_records_keep_numpys_dtypes_and_values(dtype):
 
 
 def test_constants_of_one_form_are_told_apart():
-    """A record keys its constants by type and value (a float by its hex form): x + 1.0,
-    x + 2.0, x - 0.0, x + -0.0, x + 1 over the same arrays are five programs' values."""
+    """A record keys its constants by type and value (a float by its hex form) and by their
+    side: x + 1.0, x + 2.0, x + -0.0, x + 0.0, x + 1, x + NaN, x - c and c - x over the same
+    arrays, in turns, are each their own program's values."""
     xs = _arrays("float32", 3, 3)
-    for c in (1.0, 2.0, -0.0, 0.0, 1, np.nan):
-        for _ in range(2):
-            _served(lambda a, c=c: a + c, lambda a, c=c: a + np.float32(c) if isinstance(
-                c, float) else a + c, *[(x,) for x in xs])
+    for _ in range(3):
+        for c in (1.0, 2.0, -0.0, 0.0, 1, np.nan):
+            f32 = np.float32(c) if isinstance(c, float) else c
+            _served(lambda a, c=c: a + c, lambda a, f32=f32: a + f32, *[(x,) for x in xs])
+            _served(lambda a, c=c: a - c, lambda a, f32=f32: a - f32, *[(x,) for x in xs])
+            _served(lambda a, c=c: c - a, lambda a, f32=f32: f32 - a, *[(x,) for x in xs])
 
 
 def test_a_buffer_read_twice_is_another_form_than_two_buffers():
@@ -189,3 +192,82 @@ def test_a_jitted_step_over_fresh_arrays_replays_with_numpys_values():
         np.testing.assert_allclose(step(a=Tensor(x), b=Tensor(y)).numpy(), want, rtol=1e-5,
                                    atol=1e-6)
     assert step.replays >= 3
+
+
+_OPS = [("add", lambda a, b: a + b, np.add), ("sub", lambda a, b: a - b, np.subtract),
+        ("mul", lambda a, b: a * b, np.multiply), ("max", lambda a, b: a.maximum(b), np.maximum),
+        ("rsub", lambda a, b: b - a, lambda a, b: np.subtract(b, a))]
+_SCALARS = [2, -3, 300, 0.5, -0.0, 1e30, True]
+
+
+def _program(rng: np.random.Generator) -> list[tuple[str, int, int, object]]:
+    steps = []
+    for _ in range(int(rng.integers(1, 6))):
+        name = _OPS[int(rng.integers(len(_OPS)))][0]
+        kind = int(rng.integers(3))  # 0, 1: a tensor so far (picked), 2: a Python number
+        steps.append((name, kind, int(rng.integers(3)), _SCALARS[int(rng.integers(7))]))
+    return steps
+
+
+def _twin(steps: list, rng: np.random.Generator) -> list:
+    """The program with one step changed a little: another op, operand or number."""
+    steps = list(steps)
+    i = int(rng.integers(len(steps)))
+    name, kind, pick, scalar = steps[i]
+    what = int(rng.integers(3))
+    if what == 0:
+        name = {"sub": "rsub", "rsub": "sub", "add": "mul", "mul": "add", "max": "add"}[name]
+    elif what == 1:
+        kind, pick = (kind + 1) % 3, pick + 1
+    else:
+        scalar = _SCALARS[(_SCALARS.index(scalar) + 1) % len(_SCALARS)]
+    steps[i] = (name, kind, pick, scalar)
+    return steps
+
+
+def _run_steps(steps: list, inputs: list, lib: str):
+    vals = list(inputs)
+    for name, kind, pick, scalar in steps:
+        fn = next(f if lib == "rg" else g for n, f, g in _OPS if n == name)
+        other = vals[pick % len(vals)] if kind < 2 else scalar
+        with np.errstate(all="ignore"):
+            vals.append(fn(vals[-1], other))
+    return vals[-1]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_over_records_are_numpys_on_every_call(seed):
+    """Random chains of ops over records of one dtype (tensors reused: shared buffers), with
+    Python numbers of each kind, and each one's twin (one op, operand or number changed), run
+    in turns on fresh arrays (the later turns run the forms' plans keyed by the records, so
+    two forms told apart wrongly would swap values): numpy's dtype and values, bit for bit
+    (NaN and -0.0 included); numpy's refusals are rulegrad's too."""
+    rng = np.random.default_rng(seed)
+    dtype = ["int8", "uint8", "int32", "int64", "float16", "float32", "float64"][seed % 7]
+    programs = []
+    for _ in range(4):
+        p = _program(rng)
+        programs += [p, _twin(p, rng)]
+    hits = plans.stats["form_hits"]
+    for _ in range(4):
+        for steps in programs:
+            arrays = [(rng.standard_normal((2, 5)) * 50).astype(dtype) for _ in range(2)]
+            if dtype.startswith("float"):
+                arrays[0][0, :3] = [np.nan, -0.0, np.inf]
+            try:
+                want = _run_steps(steps, arrays, "np")
+            except (OverflowError, TypeError) as e:
+                with pytest.raises(type(e)):
+                    _run_steps(steps, [Tensor(a.copy()) for a in arrays], "rg").numpy()
+                continue
+            got = _run_steps(steps, [Tensor(a.copy()) for a in arrays], "rg").numpy()
+            assert got.dtype == want.dtype, (steps, got.dtype, want.dtype)
+            np.testing.assert_array_equal(got, want, err_msg=str(steps))
+            # the sign of a zero (a NaN's sign is no value): numpy's, but of a max of two
+            # zeros, where the eager path's is not numpy's either: there, the eager path's
+            eager = _run_steps(steps, [Tensor(a, dtype=dtype) for a in arrays], "rg").numpy()
+            real = ~np.isnan(want)
+            assert np.array_equal(np.signbit(got)[real], np.signbit(eager)[real]), steps
+            if all(name != "max" for name, *_ in steps):
+                assert np.array_equal(np.signbit(got)[real], np.signbit(want)[real]), steps
+    assert plans.stats["form_hits"] > hits

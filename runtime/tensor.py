@@ -418,7 +418,7 @@ def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
     check_shape(record.shape, record.dtype, what)
     t = object.__new__(LazyTensor)
     t._lazy, t.grad, t._requires_grad = record, None, None
-    _live_add(_ref(t, _live_discard))  # (an assign's reader scan builds its graph: __getattr__)
+    _live_add(_ref(t, _live_discard))  # (an assign's reader scan reads its uop: its graph)
     return t
 
 

@@ -265,10 +265,12 @@ def run_record(lazy: Lazy) -> tuple[UOp | None, tuple | None]:
     if capture.active is not None:  # (rulegrad.jit records the launches: the ordinary path)
         return None, None
     plans = _plans()
-    tk = plans.trail_key(lazy.token, aliasing(lazy.bufs))
+    bufs = lazy.bufs
+    # (which leaves share a buffer: asked only when some do, the rare case)
+    tk = plans.trail_key(lazy.token, None if len(bufs) == len(set(bufs)) else aliasing(bufs))
     if tk is None:
         return None, None
-    nodes = plans.run_trail(tk, lazy.bufs)
+    nodes = plans.run_trail(tk, bufs)
     return (None, tk) if nodes is None else (nodes[0], tk)
 
 

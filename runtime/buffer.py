@@ -129,7 +129,9 @@ class Buffer:
     def address(self) -> int:
         """The address of the first element (allocating first), computed once."""
         if not self._address:
-            data = self.ensure()  # a pooled array comes with its address
+            data = self.data
+            if data is None:  # (host data has its array: no call to see it)
+                data = self.ensure()  # a pooled array comes with its address
             if not self._address:
                 self._address = address_of(data)
         return self._address

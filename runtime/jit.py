@@ -48,7 +48,7 @@ from . import capture
 from .buffer import Buffer, result_node
 from .dtype import DType
 from .realize import backend_name, buffer_of
-from .tensor import Tensor
+from .tensor import LazyTensor, Tensor
 from .uop import UOp
 
 RECORD = 1  # calls of a key run as they are before its first recording
@@ -283,7 +283,7 @@ class Jit:
         if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
             values = list(kwargs.values()) if kwargs else args
             for v in values:
-                if type(v) is not Tensor:
+                if type(v) is not Tensor and type(v) is not LazyTensor:
                     break
             else:
                 names = tuple(kwargs) if kwargs else None

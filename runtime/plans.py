@@ -422,5 +422,50 @@ def clear() -> None:
     with _lock:
         _plans.clear()
         _signatures.clear()
+        _trails.clear()
         _seen.clear()
         _held = 0
+
+
+# ---------------------------------------------------------------------- lazy records
+# the form plans of lazy records (runtime/lazy.py): (token, aliasing, settings) -> (the form
+# plan's key, per graph buffer slot its leaf's position), learnt at a record's first realize;
+# bounded, as the plans are (entries hold no buffer)
+_trails: OrderedDict[tuple, tuple[tuple, Callable[[Any], tuple]]] = OrderedDict()
+MAX_TRAILS = 4 * MAX_PLANS
+
+
+def trail_key(token: tuple, aliasing: tuple | None) -> tuple | None:
+    """The lookup key of a lazy record now (see `key`), or None when nothing may be planned."""
+    k = key(())
+    return None if k is None else (token, aliasing, *k[1:])
+
+
+def run_trail(tk: tuple, bufs: tuple[Buffer, ...]) -> list[UOp] | None:
+    """The result node of the lazy record keyed `tk` (its leaves' buffers `bufs`), computed by
+    the plan of its graph's form with no graph built; None when there is none yet."""
+    entry = _trails.get(tk)
+    if entry is None:
+        return None
+    fk, pick = entry
+    plan = _plans.get(fk)
+    if plan is None:
+        return None
+    stats["form_hits"] += 1
+    return _run(fk, plan, pick(bufs))
+
+
+def learn_trail(tk: tuple, bufs: tuple[Buffer, ...], roots: list[UOp]) -> None:
+    """Note which form the record keyed `tk` builds (`roots`: its graph, built) and where its
+    leaves' buffers go in that form's slots, so that `run_trail` finds the form's plan."""
+    if tk in _trails:
+        return
+    form, graph_bufs, _ = graph_key(roots)
+    where = {id(b): i for i, b in reversed(list(enumerate(bufs)))}  # (each buffer's first leaf)
+    slots = [where.get(id(b)) for b in graph_bufs]
+    if None in slots:  # (a buffer not from a leaf: no form plan is made of such a graph)
+        return
+    with _lock:
+        _trails[tk] = ((form, *tk[2:]), _picker(tuple(slots)))
+        if len(_trails) > MAX_TRAILS:
+            _trails.popitem(last=False)

@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import capture
 from .buffer import Buffer, result_node
 from .device import DEFAULT, device_of
 from .gc_pause import gc_paused
+from .lazy import Lazy, aliasing
 from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
@@ -254,6 +256,27 @@ def _realize_unplanned(uops: Sequence[UOp]) -> list[Buffer | Shards]:
             done = dict(zip(todo, BACKENDS[backend_name()](todo)))
         out = [b if b is not None else done[u] for u, b in zip(uops, out)]
     return out  # type: ignore[return-value]
+
+
+def run_record(lazy: Lazy) -> tuple[UOp | None, tuple | None]:
+    """A lazy record's value (runtime/lazy.py) by the plan of its graph's form, with no graph
+    built: (its result node, its plan key); (None, its plan key) when no plan is known for it
+    yet (realize its graph, then `learn_record`); (None, None) when nothing may be planned."""
+    if capture.active is not None:  # (rulegrad.jit records the launches: the ordinary path)
+        return None, None
+    plans = _plans()
+    bufs = lazy.bufs
+    # (which leaves share a buffer: asked only when some do, the rare case)
+    tk = plans.trail_key(lazy.token, None if len(bufs) == len(set(bufs)) else aliasing(bufs))
+    if tk is None:
+        return None, None
+    nodes = plans.run_trail(tk, bufs)
+    return (None, tk) if nodes is None else (nodes[0], tk)
+
+
+def learn_record(tk: tuple, lazy: Lazy, root: UOp) -> None:
+    """Note the form of the graph `root` a lazy record built, keyed `tk` (`run_record`)."""
+    _plans().learn_trail(tk, lazy.bufs, [root])
 
 
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:

@@ -62,10 +62,19 @@ from .device import (
 )
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
+from .lazy import Lazy, leaf, materialize
+from .lazy import op as lazy_op
 from .limits import check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
-from .realize import WRITABLE_VIEWS, buffer_of, realize_tensors, shards_of
+from .realize import (
+    WRITABLE_VIEWS,
+    buffer_of,
+    learn_record,
+    realize_tensors,
+    run_record,
+    shards_of,
+)
 from .tensor_ops import TensorOps, broadcast_shape
 from .uop import Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
@@ -264,6 +273,76 @@ def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
     return out
 
 
+# The nodes of the ops a lazy record may hold (runtime/lazy.py), built by these functions
+# whether the op runs eagerly or its record is built later: the very same nodes either way.
+def _same_shape_binary(a: UOp, b: UOp, op: Ops, dt: DType) -> UOp:
+    """`a op b` of one shape, each cast to `dt` (numpy's result dtype) first."""
+    if a.dtype is not dt:
+        a = a.cast(dt)
+    if b.dtype is not dt:
+        b = b.cast(dt)
+    if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
+        op = _BOOL_OPS.get(op, op)
+    return a.alu(op, b)
+
+
+def _scalar_binary(x: UOp, op: Ops, dt: DType, c: UOp, reverse: bool) -> UOp:
+    """`x op c` (`c op x` reversed), c a lifted constant of `dt` and x's shape."""
+    if x.dtype is not dt:
+        x = x.cast(dt)
+    if dt is dtypes.bool:
+        op = _BOOL_OPS.get(op, op)
+    return c.alu(op, x) if reverse else x.alu(op, c)
+
+
+def _float_unary(x: UOp, op: Ops) -> UOp:
+    """A float function, computed in numpy's float type for the input (int8 -> float16)."""
+    return x.cast(least_float(x.dtype)).alu(op)
+
+
+def _float_relu(x: UOp) -> UOp:
+    """`(x <= 0).where((x < 0).where(0.0, x).detach(), x)` of a float x, the very nodes, built
+    directly: the Tensor ops' probes and broadcasts were most of a small program's cost."""
+    zero = _const_uop(0.0, x.dtype, x.shape)
+    below = x.alu(Ops.CMPLT, zero)
+    at_most = below.alu(Ops.OR, x.alu(Ops.CMPEQ, zero))  # (`<=` as `_compare` builds it)
+    return at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x)
+
+
+_BOOL_OPS = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}
+
+
+def _lazy_binary(x: Tensor, lazy: Lazy, other: Any, op: Ops, probe: Callable,
+                 reverse: bool) -> Tensor | None:
+    """`_binary` of a lazy tensor and another of its shape or a Python number, as a record;
+    None when it is built eagerly (another operand, a broadcast, a record too large)."""
+    kind = type(other)
+    if kind is LazyTensor:
+        o = other._lazy
+        if o.shape != lazy.shape:
+            return None
+        a, b = (o, lazy) if reverse else (lazy, o)
+        dt = _probed.get((probe, a.dtype, b.dtype))
+        if dt is None:
+            dt = _probe(probe, *((other, x) if reverse else (x, other)))
+        record = lazy_op(_same_shape_binary, (op, dt), (op, dt), (a, b), dt, lazy.shape)
+    elif kind is float or kind is int:
+        dt = None
+        if kind is float or 0 <= other <= 127:
+            k = float if kind is float else _SMALL_INT
+            dt = _probed.get((probe, k, lazy.dtype) if reverse else (probe, lazy.dtype, k))
+        if dt is None:
+            dt = _probe(probe, *((other, x) if reverse else (x, other)))
+        c = _const_uop(other, dt, lazy.shape)  # (now: a constant numpy refuses fails here)
+        # (the constant by its type and value, a float by its hex form: -0.0 is not 0.0)
+        value = other.hex() if kind is float else other
+        record = lazy_op(_scalar_binary, (op, dt, c, reverse), (op, dt, kind, value, reverse),
+                         (lazy,), dt, lazy.shape)
+    else:
+        return None
+    return _lazy_tensor(record, op._name_)
+
+
 # A binary op of a tensor and a Python scalar or a tensor, built before, gives the same node
 # again (nodes are hash-consed), after a dtype probe, constant lifting and broadcasting that
 # cost several times the node itself. So the node is kept, weakly, per (op, operands); the
@@ -293,7 +372,7 @@ def _compare_probe(or_equal: bool) -> str:
 
 def _binary_key(x: Tensor, other: Any, op: Ops, probe: Callable, reverse: bool) -> tuple | None:
     kind = type(other)
-    if kind is Tensor:
+    if kind is Tensor or kind is LazyTensor:
         return (op, probe, reverse, x.uop, other.uop)
     if kind is float:
         if other == 0.0 or other != other:  # -0.0 equals 0.0 as a key; NaN never matches
@@ -310,7 +389,7 @@ def _where_key(cond: Tensor, x: Tensor | Scalar, y: Tensor | Scalar) -> tuple | 
     key: list[Any] = [Ops.WHERE, cond.uop]
     for v in (x, y):
         kind = type(v)
-        if kind is Tensor:
+        if kind is Tensor or kind is LazyTensor:
             key.append(v.uop)  # type: ignore[union-attr]
         elif kind is float:
             key.append((kind, v.hex()))  # type: ignore[union-attr]
@@ -328,6 +407,18 @@ def _tensor(node: UOp) -> Tensor:
     t = object.__new__(Tensor)
     t.uop, t.grad, t._requires_grad = node, None, None
     _live_add(_ref(t, _live_discard))
+    return t
+
+
+def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
+    """A Tensor over a lazy record (runtime/lazy.py), no node built; None when there is no
+    record (too large: the caller builds the node). Its shape is checked as an op's is."""
+    if record is None:
+        return None
+    check_shape(record.shape, record.dtype, what)
+    t = object.__new__(LazyTensor)
+    t._lazy, t.grad, t._requires_grad = record, None, None
+    _live_add(_ref(t, _live_discard))  # (an assign's reader scan reads its uop: its graph)
     return t
 
 
@@ -370,7 +461,8 @@ class Tensor(TensorOps, NNOps):
     The core ops are here; the rest of tinygrad's API, composed from them, comes from the
     mixins `TensorOps` (runtime/tensor_ops.py) and `NNOps` (runtime/nn.py)."""
 
-    __slots__ = ("uop", "_requires_grad", "grad", "__weakref__")
+    # (`_lazy`: a LazyTensor's record, below; a Tensor never reads it)
+    __slots__ = ("uop", "_lazy", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
     # made by the first draw, not at import: numpy.random (and the hashlib/secrets it imports)
     # is ~10 ms of a process's first `import rulegrad`, which most programs never draw from
@@ -380,6 +472,18 @@ class Tensor(TensorOps, NNOps):
                  requires_grad: bool | None = None, device: str | None = None):
         self.grad: Tensor | None = None
         self._requires_grad: bool | None = None
+        if type(data) is np.ndarray and dtype is None and requires_grad is None and \
+                device is None and type(self) is Tensor:  # (a subclass keeps its class)
+            # (host data as it is, the most common call, e.g. each batch of a loop): its own
+            # copy as one flat array, as a lazy record (its node is built when first read).
+            # Not in `_live`: a tensor over a buffer is no reader an assign looks for
+            # (`readers_of`), and it never comes to compute from other buffers (realize and
+            # assign leave it over a buffer or an ASSIGN), so the weak reference would be work
+            # for nothing at its birth and its death
+            dt = dtypes.from_np(data.dtype)
+            self._lazy = leaf(Buffer(data.size, dt, data.flatten()), dt, data.shape)
+            self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
+            return
         if requires_grad is not None:
             self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
@@ -834,29 +938,22 @@ class Tensor(TensorOps, NNOps):
                 dt = _probed.get((probe, kind, x.dtype) if reverse else (probe, x.dtype, kind))
             if dt is None:
                 dt = _probe(probe, *((other, self) if reverse else (self, other)))
-            if x.dtype is not dt:
-                x = x.cast(dt)
-            c = _const_uop(other, dt, x.shape)
-            a, b = (c, x) if reverse else (x, c)
-        elif kind is Tensor and self.uop.shape == other.uop.shape:
+            node = _scalar_binary(x, op, dt, _const_uop(other, dt, x.shape), reverse)
+        elif (kind is Tensor or kind is LazyTensor) and self.uop.shape == other.uop.shape:
             # two tensors of one shape (most binary ops of a model): nothing to broadcast,
             # and _probe's key for two tensors (their dtypes) looked up here
             a, b = (other.uop, self.uop) if reverse else (self.uop, other.uop)
             dt = _probed.get((probe, a.dtype, b.dtype))
             if dt is None:
                 dt = _probe(probe, *((other, self) if reverse else (self, other)))
-            if a.dtype is not dt:
-                a = a.cast(dt)
-            if b.dtype is not dt:
-                b = b.cast(dt)
+            node = _same_shape_binary(a, b, op, dt)
         else:
             other = _coerce(other)
             items = (other, self) if reverse else (self, other)
             dt = _probe(probe, *items)
             a, b = _lift(items, dt)
-        if dt is dtypes.bool:  # numpy's bool + and * are logical or / and
-            op = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}.get(op, op)
-        out = Tensor(a.alu(op, b))
+            node = _same_shape_binary(a, b, op, dt)  # (both of dt and one shape: no cast)
+        out = Tensor(node)
         if key is not None:
             _keep(key, out.uop)
         return out
@@ -1077,7 +1174,7 @@ class Tensor(TensorOps, NNOps):
 
     def _unary_float(self, op: Ops) -> Tensor:
         """A float function, computed in numpy's float type for the input (int8 -> float16)."""
-        return Tensor(self.uop.cast(least_float(self.dtype)).alu(op))
+        return Tensor(_float_unary(self.uop, op))
 
     def neg(self) -> Tensor:
         _probe(np.negative, self)  # numpy's TypeError for bool
@@ -1108,13 +1205,7 @@ class Tensor(TensorOps, NNOps):
         -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
         if not self.dtype.is_float:
             return (self > 0).where(self, 0)
-        # `(self <= 0).where((self < 0).where(0.0, self).detach(), self)`, the very nodes, built
-        # directly: the Tensor ops' probes and broadcasts were most of a small program's cost
-        x = self.uop
-        zero = _const_uop(0.0, x.dtype, x.shape)
-        below = x.alu(Ops.CMPLT, zero)
-        at_most = below.alu(Ops.OR, x.alu(Ops.CMPEQ, zero))  # (`<=` as `_compare` builds it)
-        return Tensor(at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x))
+        return Tensor(_float_relu(self.uop))
 
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))
@@ -1505,6 +1596,67 @@ class Tensor(TensorOps, NNOps):
 
         roots, _ = unbind(lower_multi([self.uop, *(t.uop for t in others)])[0])
         return create_schedule(roots, scheduler)
+
+
+class LazyTensor(Tensor):
+    """A Tensor of host data, or an elementwise op over such tensors, whose graph is not built
+    yet: `_lazy` holds its record (runtime/lazy.py). Its `uop` is the graph, built when first
+    read; the tensor then becomes a plain Tensor (its class changes, so a Tensor's own `uop`
+    stays a slot, the interpreter's fastest read). Meanwhile its shape and dtype are the
+    record's, the ops a record can hold make records, and `numpy()` runs the plan of the
+    record's form, with no graph at all, once one is known."""
+
+    __slots__ = ()
+
+    @property
+    def uop(self) -> UOp:  # type: ignore[override]
+        node = materialize(self._lazy)
+        self.uop = node
+        return node
+
+    @uop.setter
+    def uop(self, node: UOp) -> None:
+        self._lazy = None
+        self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
+        self.uop = node  # (Tensor's slot now)
+
+    @property
+    def shape(self) -> Shape:
+        return self._lazy.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self._lazy.dtype
+
+    def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
+        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        return Tensor._binary(self, other, op, probe, reverse) if out is None else out
+
+    def _unary_float(self, op: Ops) -> Tensor:
+        lazy = self._lazy
+        out = _lazy_tensor(lazy_op(_float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype),
+                                   lazy.shape), op._name_)
+        return Tensor._unary_float(self, op) if out is None else out
+
+    def relu(self) -> Tensor:
+        lazy = self._lazy
+        out = None
+        if lazy.dtype.is_float:
+            out = _lazy_tensor(lazy_op(_float_relu, (), (), (lazy,), lazy.dtype, lazy.shape),
+                               "WHERE")
+        return Tensor.relu(self) if out is None else out
+
+    def numpy(self) -> np.ndarray:
+        lazy = self._lazy
+        if lazy.build is not None:  # an op's record: computed by its form's plan, no graph
+            node, tk = run_record(lazy)
+            if node is not None:
+                self.uop, self._lazy, self.__class__ = node, None, Tensor
+            elif tk is not None:  # (no plan known yet: the graph, realized, says which form)
+                root = self.uop
+                realize_tensors([self], None)
+                learn_record(tk, lazy, root)
+        return Tensor.numpy(self)
 
 
 # ---------------------------------------------------------------------- shape arithmetic

@@ -112,10 +112,11 @@ def test_a_seen_program_reads_no_environment_and_takes_one_lock(inputs):
     assert locks == {"C:lock.acquire": 1, "C:lock.release": 1}, locks
 
 
-def test_fresh_arrays_of_a_seen_program_take_one_walk_and_no_schedule(inputs):
+def test_fresh_arrays_of_a_seen_program_build_no_graph_and_no_schedule(inputs):
     """`(Tensor(x) + Tensor(y)).numpy()` over new arrays each call runs the plan of its form
-    (runtime/plans.py): one walk of the graph for the key, no schedule-cache lookup, no
-    schedule item, no environment read, one lock; numpy's values."""
+    (runtime/plans.py), keyed by the tensors' lazy records (runtime/lazy.py): no node built,
+    no walk of a graph, no schedule-cache lookup, no schedule item, no environment read, one
+    lock; numpy's values."""
     x, y, _, _ = inputs
     rng = np.random.default_rng(34)
     for _ in range(3):
@@ -126,7 +127,8 @@ def test_fresh_arrays_of_a_seen_program_take_one_walk_and_no_schedule(inputs):
     calls = python_calls(lambda: got.append((Tensor(x) + Tensor(y)).numpy()))
     assert plans.stats["form_hits"] == hits + 1
     np.testing.assert_array_equal(got[0], x + y)
-    assert calls["schedule_cache.py:graph_key"] == 1
+    assert calls["schedule_cache.py:graph_key"] == calls["lazy.py:materialize"] == 0
+    assert calls["uop.py:__new__"] == 0
     assert calls["schedule_cache.py:cached_schedule"] == 0
     assert calls["schedule_item.py:__init__"] == calls["uop.py:toposort"] == 0
     assert _env_reads(calls) == []
@@ -224,6 +226,28 @@ def test_a_tensor_of_host_data_is_a_copy_of_its_values_in_any_layout(layout, dty
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal((t + t).numpy(), want + want)
+
+
+def test_a_tensor_of_host_data_is_one_copy_and_no_weak_reference_yet_assigns_still_work():
+    """`Tensor(array)` (each batch of a loop over fresh data) is its dtype's lookup, one flat
+    copy, a Buffer and its node: no weak reference to the tensor for assign's reader scan (a
+    tensor over a buffer is never such a reader). An assign into it is still seen by its views
+    and not by a lazy value built from it before, and the array never changes it."""
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    made = [Tensor(x)]  # (numpy's dtype asked once; the tensors kept: no teardown counted)
+    calls = python_calls(lambda: made.append(Tensor(x)))
+    assert calls["C:set.add"] == 0 and calls["C:ndarray.flatten"] == 1, calls
+    # __init__, the dtype's lookup, the Buffer, its node and the reshape's 5 (and the lambda)
+    assert sum(n for k, n in calls.items() if not k.startswith("C:")) <= 10, calls
+    t = Tensor(x)
+    view, read, sliced = t.T, t * 2, t[1:]
+    x[...] = -1  # (the tensor holds its own copy)
+    t.assign(Tensor(np.full((4, 4), 7, np.float32)))
+    want = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(read.numpy(), want * 2)  # built before: the old values
+    np.testing.assert_array_equal(view.numpy(), np.full((4, 4), 7))  # a view: the new ones
+    np.testing.assert_array_equal(sliced.numpy(), np.full((3, 4), 7))
+    np.testing.assert_array_equal((t + 1).numpy(), np.full((4, 4), 8))
 
 
 def test_a_buffers_address_is_numpys_for_every_kind_of_array():

@@ -394,6 +394,7 @@ def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
 
     x = Tensor(np.ones((4, 3), np.float32))
     x = x * 0.5 + 1.0  # the constants' first use
+    assert x.uop is not None  # (its graph built now: the array's node is made once, here)
     made = []
     new = UOp.__new__
 

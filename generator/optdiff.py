@@ -45,7 +45,7 @@ from rulegrad.runtime.uop import UOp, toposort
 # add): opt.rules says so of each. Every other rule must keep every bit.
 REORDERS_SUMS = frozenset({"thread_reduce", "vector_reduce", "pack_store", "flash_store"})
 SPECIAL_SHARE = 0.05  # of a float input's elements, in the second draw: NaN, +-inf, -0.0
-WIDE_DECADES = 4  # the third draw's float inputs: normal values times 10^U(-4, 4) each
+WIDE_DECADES = 2  # the third draw's float inputs: normal values times 10^U(-2, 2) each
 # the inputs each changed kernel runs on, in turn
 DRAWS = ("normal", "special", "wide")
 DRAW_NAMES = {"normal": "random inputs", "special": "NaN/inf/-0.0 inputs",

@@ -54,6 +54,10 @@ SHOWN = 6
 # the optimizer fuzzer's programs whose kernels `rulegrad check` runs (each holds every family:
 # each rule changes 8 to 20 of their kernels; 24 programs took 100 s with an empty cache)
 CORPUS_PROGRAMS = 8
+# each rule runs on at least this many kernels it changes: a rule the corpus gives fewer runs on
+# the kernels of MORE_PROGRAMS further programs as well (other seeds, so other sizes and dtypes)
+MIN_KERNELS = 4
+MORE_PROGRAMS = 16
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,12 @@ class RuleResult:
     errors: list[str] = field(default_factory=list)
     exact: int = 0  # of the kernels it changed, those compared bit for bit
     pinned: int = 0  # of those, the ones the interpreter matched bit for bit (`pinned`)
+
+    def merged(self, other: RuleResult) -> RuleResult:
+        """Both results, as one run over both corpora."""
+        return RuleResult(self.fired + other.fired, self.failures + other.failures,
+                          self.errors + other.errors, self.exact + other.exact,
+                          self.pinned + other.pinned)
 
     def verdict(self, name: str, corpus: int) -> tuple[str, str, str, int]:
         """(method, verdict, detail, kernels it changed): `refuted` when a kernel it changed
@@ -313,15 +323,28 @@ def optimizer_rules() -> dict[str, str]:
 _cache: dict[tuple, list[OptKernel]] = {}
 
 
+def _corpus(seed: int, n: int, apart_from: Sequence[OptKernel] = ()) -> list[OptKernel]:
+    """The kernels of programs seed .. seed+n-1 not already in `apart_from`, built once per
+    process."""
+    if (seed, n) not in _cache:
+        _cache[(seed, n)] = opt_corpus(seed, n)
+    seen = {k.ast for k in apart_from}
+    return [k for k in _cache[(seed, n)] if k.ast not in seen]
+
+
 def verdict(location: str, name: str, alone: Callable[[], Any], seed: int = 0,
             n: int | None = None) -> tuple[str, str, str, int]:
     """(method, verdict, detail, kernels it changed) of optimizer rule `name` at `location`,
-    its matcher `alone()`; the corpus is built once per process."""
-    key = (seed, CORPUS_PROGRAMS if n is None else n)
-    if key not in _cache:
-        _cache[key] = opt_corpus(*key)
-    corpus = _cache[key]
-    res = check_rule(name, alone(), corpus, seed)
+    its matcher `alone()`. A rule that changed fewer than MIN_KERNELS kernels of the corpus,
+    and no kernel disagreed, is run on MORE_PROGRAMS further programs too."""
+    n = CORPUS_PROGRAMS if n is None else n
+    corpus = _corpus(seed, n)
+    matcher = alone()
+    res = check_rule(name, matcher, corpus, seed)
+    if len(res.fired) < MIN_KERNELS and not res.failures and not res.errors:
+        more = _corpus(seed + n, MORE_PROGRAMS, corpus)
+        res = res.merged(check_rule(name, matcher, more, seed + 1))
+        corpus = corpus + more
     return res.verdict(name, len(corpus))
 
 

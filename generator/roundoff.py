@@ -105,12 +105,13 @@ def _unbounded_where(cond: UOp, d: UOp) -> UOp:
     return cond.where(_c(math.inf), d)
 
 
-def _rounded(n: UOp, p: UOp | None, ulps: float = 1.0) -> UOp | None:
-    """R(n, p): two roundings to n's dtype of values p apart (`ulps` of slack each side)."""
+def _rounded(n: UOp, p: UOp | None, library: bool = False) -> UOp | None:
+    """R(n, p): two roundings to n's dtype of values p apart; a C library call's result is
+    LIBM_ULPS from numpy's on each side even from the same value (p None: no difference)."""
     u, eta = _unit(n.dtype)
-    if p is None and ulps == 1.0:
+    if p is None and not library:
         return None
-    out = _c(2 * ulps * u) * _mag(n) + _c(eta)
+    out = _c(2 * (LIBM_ULPS if library else 1) * u) * _mag(n) + _c(eta)
     return out if p is None else p * _c(1 + u) + out
 
 
@@ -121,8 +122,8 @@ def _relative(d: UOp, x: UOp) -> UOp:
 
 
 def _jump(x: UOp, d: UOp) -> UOp:
-    """A bound of |trunc(x') - trunc(x)| for |x' - x| <= d: 0 where no integer but 0 lies in
-    [x - d, x + d] (trunc is monotone), else d + 1."""
+    """A bound of |trunc(x') - trunc(x)| for |x' - x| <= d: 0 where trunc is the same at both
+    ends of [x - d, x + d] (it is monotone, so the same between them), else d + 1."""
     same = (x - d).alu(Ops.TRUNC).eq((x + d).alu(Ops.TRUNC))
     return same.where(_c(0.0), d + _c(1.0))
 
@@ -178,7 +179,7 @@ class _Bounds:
         if op is Ops.REDUCE:
             return self._reduce(n)
         if op in LIBM_OPS:
-            return _rounded(n, self._libm(n, ds), LIBM_ULPS)
+            return _rounded(n, self._libm(n, ds), library=True)
         if all(d is None for d in ds):
             return None
         da = ds[0]

@@ -10,33 +10,34 @@ Most of the optimizer's actions are instructions to the C printer (a RANGE kind,
 `Flash` or `Interchange` in a STORE's arg, a `Parallel` in the SINK's): the printed C shows
 what they do, so the check runs the C. For each kernel: lower it (`lower_only`), apply the
 rule alone, and when that changed the kernel, build both ASTs exactly as they are (no further
-optimizer pass) into one library and call both on the same inputs: random values, then the
-same with NaN, +-inf and -0.0 sprinkled in. The outputs must be
+optimizer pass) into one library and call both on the same inputs: random values, the same
+with NaN, +-inf and -0.0 sprinkled in, then values of mixed magnitudes. The outputs must be
 
 - identical bits (any NaN equals any NaN, -0.0 is not 0.0) for a rule outside
   `REORDERS_SUMS` on a kernel without a float sum (the printer gives every plain reduce loop
   `omp simd reduction`, so a float sum's order is not fixed before the rule either), and
-- otherwise within the reduction contract (runtime/semantics.py): |after - before| <=
-  2 * n * eps * S per output, n the most terms of a float sum in the kernel and S the output
-  of the kernel with every float addition one of magnitudes (`abs_sums`); NaN and infinities
-  where they were.
+- otherwise within the kernel's rounding bound (generator/roundoff.py): per output, how far
+  two evaluations the reduction contract allows may be apart, from a forward error analysis
+  of the kernel (a sum nested in a sum, through exp and a division, compounds); NaN and
+  infinities where they were.
 
 The kernel interpreter (backends/kernel_interp.py) then runs the optimized AST on the same
 inputs and must agree with its C: bit for bit where it sums every float sum in the C's order
 (`pinned`: vector accumulators, threads, packed chains of fused multiply-adds), else within
-the contract (plus LIBM_SLACK for the C library's last bits). This ties the C back to an
-independent evaluator.
+the same bound (which holds the C library's last bits against numpy's). This ties the C back to
+an independent evaluator.
 """
 
 from __future__ import annotations
 
-import math
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from rulegrad.generator.roundoff import BoundError, kernel_bound
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite, tracing
 from rulegrad.runtime.uop import UOp, toposort
@@ -44,12 +45,20 @@ from rulegrad.runtime.uop import UOp, toposort
 # the optimizer rules that may reorder a float sum or round its products once (fused multiply-
 # add): opt.rules says so of each. Every other rule must keep every bit.
 REORDERS_SUMS = frozenset({"thread_reduce", "vector_reduce", "pack_store", "flash_store"})
-LIBM_SLACK = 64  # eps per output for the C library's last-bit differences (semantics.LIBM_OPS)
 SPECIAL_SHARE = 0.05  # of a float input's elements, in the second draw: NaN, +-inf, -0.0
+WIDE_DECADES = 2  # the third draw's float inputs: normal values times 10^U(-2, 2) each
+# the inputs each changed kernel runs on, in turn
+DRAWS = ("normal", "special", "wide")
+DRAW_NAMES = {"normal": "random inputs", "special": "NaN/inf/-0.0 inputs",
+              "wide": "inputs of mixed magnitudes"}
 SHOWN = 6
 # the optimizer fuzzer's programs whose kernels `rulegrad check` runs (each holds every family:
 # each rule changes 8 to 20 of their kernels; 24 programs took 100 s with an empty cache)
 CORPUS_PROGRAMS = 8
+# each rule runs on at least this many kernels it changes: a rule the corpus gives fewer runs on
+# the kernels of MORE_PROGRAMS further programs as well (other seeds, so other sizes and dtypes)
+MIN_KERNELS = 4
+MORE_PROGRAMS = 16
 
 
 @dataclass(frozen=True)
@@ -71,13 +80,19 @@ class RuleResult:
     exact: int = 0  # of the kernels it changed, those compared bit for bit
     pinned: int = 0  # of those, the ones the interpreter matched bit for bit (`pinned`)
 
+    def merged(self, other: RuleResult) -> RuleResult:
+        """Both results, as one run over both corpora."""
+        return RuleResult(self.fired + other.fired, self.failures + other.failures,
+                          self.errors + other.errors, self.exact + other.exact,
+                          self.pinned + other.pinned)
+
     def verdict(self, name: str, corpus: int) -> tuple[str, str, str, int]:
         """(method, verdict, detail, kernels it changed): `refuted` when a kernel it changed
         computes other values, `error` when the changed kernel does not build or run, `passed`
         when it changed kernels and each agreed, `unknown` when it changed none of `corpus`
         kernels."""
         n = len(self.fired)
-        how = (f"bit for bit on {self.exact}, within the reduction contract on "
+        how = (f"bit for bit on {self.exact}, within the rounding bound on "
                f"{n - self.exact} (float sums)")
         if self.failures:
             more = f" (and {len(self.failures) - 1} more)" if len(self.failures) > 1 else ""
@@ -109,14 +124,19 @@ def run_c(asts: Sequence[UOp], arrays: Sequence[Sequence[np.ndarray]]) -> None:
 
 # ---------------------------------------------------------------------- inputs
 def draw_inputs(bufs: Sequence[tuple[int, np.dtype]], rng: np.random.Generator,
-                special: bool) -> list[np.ndarray]:
-    """One flat array per buffer: normal floats (with NaN, +-inf and -0.0 when `special`),
-    small ints of both signs, bools."""
+                special: bool, wide: bool = False) -> list[np.ndarray]:
+    """One flat array per buffer: normal floats (with NaN, +-inf and -0.0 when `special`;
+    each times 10^U(-WIDE_DECADES, WIDE_DECADES) when `wide`, fewer decades where the dtype's
+    range is short: sums that cancel, scores far apart), small ints of both signs, bools."""
     out = []
     for size, dt in bufs:
         dt = np.dtype(dt)
         if dt.kind == "f":
-            a = rng.standard_normal(size).astype(dt)
+            a = rng.standard_normal(size)
+            if wide:
+                decades = min(WIDE_DECADES, float(np.log10(np.finfo(dt).max)) / 4)
+                a *= 10.0 ** rng.uniform(-decades, decades, size)
+            a = a.astype(dt)
             if special and size:
                 hit = rng.random(size) < SPECIAL_SHARE
                 a[hit] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dt), hit.sum())
@@ -139,54 +159,21 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return both_nan | ((got == want) & (np.signbit(got) == np.signbit(want)))
 
 
-def abs_sums(ast: UOp) -> UOp:
-    """The kernel with every float addition and subtraction made one of magnitudes (|a| + |b|,
-    a sum's accumulation included): its outputs bound the rounding error of reordering any
-    sum in it (runtime/semantics.py's contract: n * eps * sum |x_i|), through the additions
-    after the sum too (a bias), where the outputs themselves may have cancelled."""
-    new: dict[UOp, UOp] = {}
-    for n in toposort(ast):
-        src = tuple(new[s] for s in n.src)
-        m = n.replace(src=src) if src != n.src else n
-        if n.op in (Ops.ADD, Ops.SUB) and n.dtype.is_float:
-            # (a loop-form reduce's accumulator stays itself: it only ever holds magnitudes)
-            a, b = (x if x.op is Ops.DEFINE_REG else x.alu(Ops.MAX, x.alu(Ops.NEG))
-                    for x in src)
-            m = a.alu(Ops.ADD, b)
-        new[n] = m
-    return new[ast]
+def within(got: np.ndarray, want: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """Per element: the same bits (any NaN equal to any NaN), or both finite and at most
+    `bound` apart (generator/roundoff.py); an integer or bool output must be equal."""
+    if got.dtype.kind != "f":
+        return got == want
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        near = np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= bound)
+    return same_bits(got, want) | near
 
 
 def has_float_sum(ast: UOp) -> bool:
     """Whether the kernel holds a float ADD or MUL reduce (its order is not pinned)."""
     return any(n.op is Ops.REDUCE and n.arg in (Ops.ADD, Ops.MUL) and n.dtype.is_float
                for n in toposort(ast))
-
-
-def sum_terms(ast: UOp) -> int:
-    """The most terms any float ADD reduce of the kernel combines (its ranges' sizes)."""
-    most = 1
-    for n in toposort(ast):
-        if n.op is Ops.REDUCE and n.arg is Ops.ADD and n.dtype.is_float:
-            most = max(most, math.prod(int(r.src[0].arg) for r in n.src[1:]
-                                       if r.src[0].op is Ops.CONST))
-    return most
-
-
-def contract_close(got: np.ndarray, want: np.ndarray, terms: int, scale: np.ndarray,
-                   eps: float | None = None) -> np.ndarray:
-    """Per element: within 2 * terms * eps * scale (the reduction contract for two orders of
-    one sum; eps the unit roundoff of the sums' dtype, by default the output's), or the same
-    bits; NaN and infinities where the other has them."""
-    if got.dtype.kind != "f":
-        return got == want
-    if eps is None:
-        eps = float(np.finfo(got.dtype).eps) / 2
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    tol = 2 * terms * eps * np.abs(scale.astype(np.float64)) + np.finfo(got.dtype).tiny
-    with np.errstate(invalid="ignore"):
-        near = np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= tol)
-    return same_bits(got, want) | near
 
 
 def _first_bad(ok: np.ndarray, got: np.ndarray, want: np.ndarray,
@@ -206,34 +193,11 @@ def pinned(ast: UOp) -> bool:
     return exact_order(ast) and not any(n.op in LIBM_OPS for n in toposort(ast))
 
 
-def scale_of(arrays: list, at: int, exact: bool) -> np.ndarray | None:
-    """The magnitudes kernel's output (`abs_sums`) of the runs that end before `at` (before,
-    after, magnitudes); None for a kernel compared bit for bit (before, after)."""
-    return None if exact else np.abs(arrays[at - 1][0]).astype(np.float64)
-
-
-def sum_eps(ast: UOp, out: np.dtype) -> float:
-    """The unit roundoff of the least precise float a kernel sums in or writes (a float32
-    product inside a float64 kernel rounds at float32's eps)."""
-    dts = [np.dtype(n.dtype.np) for n in toposort(ast)
-           if n.op is Ops.REDUCE and n.dtype.is_float] + [np.dtype(out)]
-    return max(float(np.finfo(d).eps) / 2 for d in dts if d.kind == "f") \
-        if np.dtype(out).kind == "f" else 0.0
-
-
-def _libm_slack(ast: UOp) -> int:
-    """LIBM_SLACK more terms' worth of eps for a kernel that calls the C library (exp, log,
-    sin, pow): their last bits differ from numpy's, and a sum's rounding carries through
-    them."""
-    from rulegrad.runtime.semantics import LIBM_OPS
-
-    return LIBM_SLACK if any(n.op in LIBM_OPS for n in toposort(ast)) else 0
-
-
 def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
-                      scale: np.ndarray | None, terms: int) -> str | None:
+                      bound: Callable[[], np.ndarray]) -> str | None:
     """The kernel interpreter on the optimized AST against its C output `got`: bits where the
-    interpreter pins the kernel's order (`pinned`), else the reduction contract."""
+    interpreter pins the kernel's order (`pinned`), else within the kernel's rounding bound
+    (`bound()`, generator/roundoff.py: the sums' orders and the C library's last bits)."""
     from rulegrad.backends.kernel_interp import run_kernel
 
     bufs = [a.copy() for a in ins]
@@ -245,15 +209,7 @@ def _interp_disagrees(after: UOp, ins: list[np.ndarray], got: np.ndarray,
     if pinned(after):
         ok, how = same_bits(got, want), "bits"
     else:
-        # numpy's exp, log, sin and pow may differ from the C library's in the last bit, and
-        # a kernel carries that through its arithmetic: LIBM_SLACK more terms' worth of eps
-
-        slack = _libm_slack(after)
-        base = np.abs(want).astype(np.float64) if want.dtype.kind == "f" else want
-        ok = contract_close(got, want, terms + slack,
-                            base if scale is None else np.fmax(scale, base),
-                            sum_eps(after, got.dtype))
-        how = "the reduction contract"
+        ok, how = within(got, want, bound()), "the rounding bound"
     if ok.all():
         return None
     return (f"the kernel interpreter on the optimized AST disagrees with its C ({how}): "
@@ -280,50 +236,66 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
             res.fired.append(k.origin)
     if not pairs:
         return res
-    rng = np.random.default_rng(seed)
     # bits where the rule keeps them and the kernel has no float sum: the printer gives every
     # plain reduce loop `omp simd reduction` (render.py), so a float sum's "before" is in
     # no fixed order either, and only the contract relates the two
     bits = [name not in REORDERS_SUMS and not has_float_sum(low) for _, low, _ in pairs]
     res.exact = sum(bits)
-    for special in (False, True):
-        asts, arrays = [], []
-        ins_of: dict[str, list[np.ndarray]] = {}
-        for (k, low, after), exact in zip(pairs, bits):
-            ins = ins_of[k.origin] = draw_inputs(k.bufs, rng, special)
-            for ast in ((low, after) if exact else (low, after, abs_sums(low))):
-                asts.append(ast)
-                arrays.append([a.copy() for a in ins])
+    for draw in DRAWS:
+        drawn = [draw_inputs(k.bufs, _rng(k, seed, draw), draw == "special",
+                             wide=draw == "wide") for k, _, _ in pairs]
+        arrays = [[a.copy() for a in ins] for ins in drawn for _ in range(2)]
         try:
-            run_c(asts, arrays)
+            run_c([ast for _, low, after in pairs for ast in (low, after)], arrays)
         except Exception as e:  # noqa: BLE001 - a kernel that does not build is a finding
             res.errors.append(f"the kernels do not build or run: {type(e).__name__}: {e}")
             return res
-        at = 0
-        for (k, low, after), exact in zip(pairs, bits):
-            before, got = arrays[at][0], arrays[at + 1][0]
-            if exact:
-                ok = same_bits(got, before)
-            else:
-                # (fmax: a magnitude the abs-sums kernel made NaN, inf - inf, is no scale)
-                scale = np.fmax(np.abs(arrays[at + 2][0]).astype(np.float64),
-                                   np.abs(before).astype(np.float64)) \
-                    if before.dtype.kind == "f" else before
-                # a sum's rounding carried through exp, log, ... (LIBM_OPS): their slack too
-                ok = contract_close(got, before, sum_terms(low) + _libm_slack(low), scale,
-                                    sum_eps(low, got.dtype))
-            at += 2 if exact else 3
-            bad = _interp_disagrees(after, ins_of[k.origin], got, scale_of(arrays, at, exact),
-                                    sum_terms(low))
-            res.pinned += not special and pinned(after)
+        for at, ((k, _, after), exact, ins) in enumerate(zip(pairs, bits, drawn)):
+            before, got = arrays[2 * at][0], arrays[2 * at + 1][0]
+            bound = _once(lambda k=k, ins=ins: _bound(k, ins))
+            try:
+                ok = same_bits(got, before) if exact else within(got, before, bound())
+                bad = _interp_disagrees(after, ins, got, bound)
+            except BoundError as e:
+                res.errors.append(f"{k.origin}: {e}")
+                continue
+            res.pinned += draw == DRAWS[0] and pinned(after)
             if bad is not None:
-                res.failures.append(f"{k.origin}: {bad}")
+                res.failures.append(f"{k.origin}: on {DRAW_NAMES[draw]}, {bad}")
             if not ok.all():
-                what = "NaN/inf/-0.0 inputs" if special else "random inputs"
-                how = "bits" if exact else "the reduction contract"
-                res.failures.append(f"{k.origin} ({how}): on {what}, "
+                how = "bits" if exact else "the rounding bound"
+                res.failures.append(f"{k.origin} ({how}): on {DRAW_NAMES[draw]}, "
                                     + _first_bad(ok, got, before))
     return res
+
+
+def _rng(k: OptKernel, seed: int, draw: str) -> np.random.Generator:
+    """The generator of kernel k's inputs in `draw`: the same for every rule (its AST's printed
+    form, not its place in a corpus, picks it), so each rule runs a kernel on the same inputs."""
+    return np.random.default_rng([seed, DRAWS.index(draw), zlib.crc32(str(k.ast).encode())])
+
+
+# the bounds of kernels with a float sum, by AST and inputs (their checksums): each is computed
+# once for all the rules that change the kernel (a sum's bound costs several runs of the kernel
+# itself; a kernel without one, often large and elementwise, has a cheap bound not worth the
+# memory)
+_bounds: dict[tuple[UOp, tuple[int, ...]], np.ndarray] = {}
+
+
+def _bound(k: OptKernel, ins: list[np.ndarray]) -> np.ndarray:
+    if not has_float_sum(k.ast):
+        return kernel_bound(k.ast, ins)
+    key = (k.ast, tuple(zlib.crc32(np.ascontiguousarray(a).view(np.uint8)) for a in ins))
+    if key not in _bounds:
+        _bounds[key] = kernel_bound(k.ast, ins)
+    return _bounds[key]
+
+
+def _once(f: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+    """`f`, computed at the first call only (a kernel's bound is needed only where it is not
+    compared bit for bit)."""
+    memo: list[np.ndarray] = []
+    return lambda: memo[0] if memo else memo.append(f()) or memo[0]
 
 
 # ---------------------------------------------------------------------- the corpus
@@ -373,17 +345,30 @@ def optimizer_rules() -> dict[str, str]:
 _cache: dict[tuple, list[OptKernel]] = {}
 
 
+def _corpus(seed: int, n: int, apart_from: Sequence[OptKernel] = ()) -> list[OptKernel]:
+    """The kernels of programs seed .. seed+n-1 not already in `apart_from`, built once per
+    process."""
+    if (seed, n) not in _cache:
+        _cache[(seed, n)] = opt_corpus(seed, n)
+    seen = {k.ast for k in apart_from}
+    return [k for k in _cache[(seed, n)] if k.ast not in seen]
+
+
 def verdict(location: str, name: str, alone: Callable[[], Any], seed: int = 0,
             n: int | None = None) -> tuple[str, str, str, int]:
     """(method, verdict, detail, kernels it changed) of optimizer rule `name` at `location`,
-    its matcher `alone()`; the corpus is built once per process."""
-    key = (seed, CORPUS_PROGRAMS if n is None else n)
-    if key not in _cache:
-        _cache[key] = opt_corpus(*key)
-    corpus = _cache[key]
-    res = check_rule(name, alone(), corpus, seed)
+    its matcher `alone()`. A rule that changed fewer than MIN_KERNELS kernels of the corpus,
+    and no kernel disagreed, is run on MORE_PROGRAMS further programs too."""
+    n = CORPUS_PROGRAMS if n is None else n
+    corpus = _corpus(seed, n)
+    matcher = alone()
+    res = check_rule(name, matcher, corpus, seed)
+    if len(res.fired) < MIN_KERNELS and not res.failures and not res.errors:
+        more = _corpus(seed + n, MORE_PROGRAMS, corpus)
+        res = res.merged(check_rule(name, matcher, more, seed + 1))
+        corpus = corpus + more
     return res.verdict(name, len(corpus))
 
 
-__all__ = ["OptKernel", "RuleResult", "check_rule", "contract_close", "draw_inputs",
+__all__ = ["OptKernel", "RuleResult", "check_rule", "draw_inputs", "within",
            "opt_corpus", "optimizer_rules", "run_c", "same_bits", "verdict"]

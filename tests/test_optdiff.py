@@ -213,3 +213,17 @@ def test_check_gives_optimizer_rules_the_kernel_method(alone, monkeypatch):
     assert (method, verdict) == ("kernel", "passed") and n > 0, detail
     res = optdiff.check_rule("upcast_store", alone("upcast_store"), [])
     assert res.verdict("upcast_store", 0)[1] == "unknown"
+
+
+def test_a_rule_few_kernels_change_is_run_on_more_programs(alone, monkeypatch):
+    """flash_store changes one kernel of the fuzzer's program 0: the check draws further
+    programs until it has MIN_KERNELS, or MORE_PROGRAMS more were drawn."""
+    monkeypatch.setattr(optdiff, "CORPUS_PROGRAMS", 1)
+    monkeypatch.setattr(optdiff, "MORE_PROGRAMS", 3)
+    loc = f"rules/opt.rules:{_opt_rules()['flash_store'].span.line}"
+    monkeypatch.setattr(optdiff, "MIN_KERNELS", 0)
+    _, verdict, detail, alone_n = optdiff.verdict(loc, "flash_store", lambda: alone("flash_store"))
+    assert verdict == "passed" and alone_n == 1, detail
+    monkeypatch.setattr(optdiff, "MIN_KERNELS", 4)
+    _, verdict, detail, n = optdiff.verdict(loc, "flash_store", lambda: alone("flash_store"))
+    assert verdict == "passed" and n > alone_n, detail

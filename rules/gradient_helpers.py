@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 
 from rulegrad.runtime.device import device_of
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.window_stack import stacked_parts, window_stack
 
 
 def argsort(order: tuple[int, ...]) -> tuple[int, ...]:
@@ -90,6 +92,63 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     back = grad.permute(order).reshape(outer + (1,)).expand(outer + (k,))
     picked = first.where(back, back.const_like(0))
     return picked.reshape(moved.shape).permute(argsort(order))
+
+
+def window_stack_under(red: UOp) -> UOp | None:
+    """The stack of a pooled axis's shifts under a marked max (`Tensor._window_max`: a reduce
+    max over the last axis of CONTIGUOUS_BACKWARD(movement ops of window_stack(shifts)), which
+    leave that axis apart), or None for any other marked max."""
+    windows = red.src[0].src[0]
+    stack = windows.base
+    if red.arg[1] != (windows.ndim - 1,) or stacked_parts(stack) is None:
+        return None
+    return stack
+
+
+def stacked_max_grad(grad: UOp, red: UOp, stack: UOp) -> UOp:
+    """The gradient of a max over one pooled axis of windows (the k offsets of the stack
+    along the last axis), torch's: all of it to the first maximum of each window (the last
+    NaN; the first element in the image for a window of -inf and padding). Which offset holds
+    it is found once per window by a chain of selects over the k offsets and stored (a byte
+    per window, where the prefix OR of `first_max_grad` stored k bools per window, several
+    times); each offset's gradient is the incoming one where it was picked."""
+    windows = red.src[0].src[0]
+    *outer, k = windows.shape
+    outer = tuple(outer)
+    whole = tuple((0, size) for size in outer)
+
+    def offset(t: UOp, j: int) -> UOp:  # the windows' element at offset j
+        return t.shrink(whole + ((j, j + 1),)).reshape(outer)
+
+    insides = [_inside_image(part) for part in stacked_parts(stack)]
+    inside = None  # the same windows over the image's mask: padding is never picked
+    if any(m is not None for m in insides):
+        parts = [m if m is not None else _filled(dtypes.bool, True, p.shape)
+                 for m, p in zip(insides, stacked_parts(stack))]
+        inside = _rebuilt_over(windows, stack, window_stack(parts))
+    top = red.f(Ops.CONTIGUOUS).reshape(outer)  # the window's max, stored once
+    index = dtypes.int8 if k <= dtypes.int8.max else dtypes.int32
+    first = last_nan = _filled(index, 0, outer)
+    for j in reversed(range(k)):  # the lowest offset that holds the max wins
+        hit = offset(windows, j).eq(top)
+        if inside is not None:
+            hit = hit.alu(Ops.AND, offset(inside, j))
+        first = hit.where(_filled(index, j, outer), first)
+    for j in range(k):  # the highest offset that holds NaN wins
+        value = offset(windows, j)
+        last_nan = value.ne(value).where(_filled(index, j, outer), last_nan)
+    picked = top.ne(top).where(last_nan, first).f(Ops.CONTIGUOUS)
+    # the incoming gradient stored when it is computed: each input element reads it through
+    # k offsets per axis (inlined, a pooled axis before this one recomputed it k times a read)
+    back = grad.reshape(outer)
+    if back.base.op is not Ops.CONST:
+        back = back.f(Ops.CONTIGUOUS)
+    zero = back.const_like(0)
+    return window_stack([picked.eq(j).where(back, zero) for j in range(k)])
+
+
+def _filled(dtype, value: object, shape: tuple[int, ...]) -> UOp:
+    return UOp.const(dtype, value).reshape((1,) * len(shape)).expand(shape)
 
 
 def _inside_image(x: UOp) -> UOp | None:

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 30fee0b45a882890b79090ac5f860fb915855a5f75c0550e23c22ea0358e5dc7
+# source sha256: 6ef7b1ebe1dcae0d8775a307442dfbcbb4572c1632ab7c763260d233ca466028
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -44,7 +44,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '30fee0b45a882890b79090ac5f860fb915855a5f75c0550e23c22ea0358e5dc7'
+SOURCE_SHA256 = '6ef7b1ebe1dcae0d8775a307442dfbcbb4572c1632ab7c763260d233ca466028'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -177,95 +177,95 @@ def inside(a, s, p):
     return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
 
 
-def unpad(a, c, p):
-    """`def unpad`, declared at rules/rangeify.rules:269."""
-    return a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
+def unpad(a, c, p, n):
+    """`def unpad`, declared at rules/rangeify.rules:272."""
+    return a if c is None else c.where(UOp.const(dtypes.index, 0) if n == 1 else a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def pad_conds(idx, r):
-    """`def pad_conds`, declared at rules/rangeify.rules:271."""
+    """`def pad_conds`, declared at rules/rangeify.rules:274."""
     return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
 
 
 def unpadded(idx, conds, r):
-    """`def unpadded`, declared at rules/rangeify.rules:272."""
-    return [unpad(a, c, p) for a, c, p in zip(idx, conds, r.arg)]
+    """`def unpadded`, declared at rules/rangeify.rules:275."""
+    return [unpad(a, c, p, n) for a, c, p, n in zip(idx, conds, r.arg, r.src[0].shape)]
 
 
 def all_of(conds):
-    """`def all_of`, declared at rules/rangeify.rules:274."""
+    """`def all_of`, declared at rules/rangeify.rules:277."""
     return fold(Ops.AND, [c for c in conds if c is not None])
 
 
 def masked_off(n):
-    """`def masked_off`, declared at rules/rangeify.rules:276."""
+    """`def masked_off`, declared at rules/rangeify.rules:279."""
     return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
 
 
 def unreshape(idx, r, x):
-    """`def unreshape`, declared at rules/rangeify.rules:278."""
+    """`def unreshape`, declared at rules/rangeify.rules:281."""
     return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
 
 
 def simplified(out):
-    """`def simplified`, declared at rules/rangeify.rules:281."""
+    """`def simplified`, declared at rules/rangeify.rules:284."""
     mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
     done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
     return [done.get(e, e) for e in out]
 
 
 def local_array(value, own):
-    """`def local_array`, declared at rules/rangeify.rules:311."""
+    """`def local_array`, declared at rules/rangeify.rules:314."""
     return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
 
 
 def array_offset(x, idx, axes):
-    """`def array_offset`, declared at rules/rangeify.rules:313."""
+    """`def array_offset`, declared at rules/rangeify.rules:316."""
     return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
 
 
 def over(n, most, bound='LOCAL_MAX_ARRAY'):
-    """`def over`, declared at rules/rangeify.rules:315."""
+    """`def over`, declared at rules/rangeify.rules:318."""
     return 'array of ' + str(n) + ' > ' + bound + ' ' + str(most)
 
 
 def row_array(n, why):
-    """`def row_array`, declared at rules/rangeify.rules:316."""
+    """`def row_array`, declared at rules/rangeify.rules:319."""
     return 'local array [' + str(n) + '] once per row' + why
 
 
 def value_why(n, most):
-    """`def value_why`, declared at rules/rangeify.rules:319."""
+    """`def value_why`, declared at rules/rangeify.rules:322."""
     return 'not local: recomputed by each reader (' + over(n, most, 'LOCAL_MAX_ROW') + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
 
 
 def part_read(x, idx, axes):
-    """`def part_read`, declared at rules/rangeify.rules:322."""
+    """`def part_read`, declared at rules/rangeify.rules:325."""
     return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
 
 
 def size_why(n, most):
-    """`def size_why`, declared at rules/rangeify.rules:323."""
+    """`def size_why`, declared at rules/rangeify.rules:326."""
     return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
 
 
 def array_why(x, idx, axes, long):
-    """`def array_why`, declared at rules/rangeify.rules:324."""
+    """`def array_why`, declared at rules/rangeify.rules:327."""
     return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
 
 
 def scalar_why(row, outer):
-    """`def scalar_why`, declared at rules/rangeify.rules:327."""
+    """`def scalar_why`, declared at rules/rangeify.rules:330."""
     return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
 
 
 def row_why(row, most, ctx, at):
-    """`def row_why`, declared at rules/rangeify.rules:329."""
+    """`def row_why`, declared at rules/rangeify.rules:332."""
     return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at, True))
 
 
 def reduce_why(forced, long, row, most, ctx, at):
-    """`def reduce_why`, declared at rules/rangeify.rules:331."""
+    """`def reduce_why`, declared at rules/rangeify.rules:334."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
@@ -955,12 +955,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 286, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 288, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 290, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 293, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 296, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 302, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 289, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 291, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 293, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 296, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 299, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 305, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -970,7 +970,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:286
+                # rule index_shrink at rules/rangeify.rules:289
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -978,7 +978,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:288
+                # rule index_permute at rules/rangeify.rules:291
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -986,7 +986,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:290
+                # rule index_flip at rules/rangeify.rules:293
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -994,7 +994,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:293
+                # rule index_expand at rules/rangeify.rules:296
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1003,7 +1003,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:296
+                # rule index_pad at rules/rangeify.rules:299
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1015,7 +1015,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:302
+                # rule index_reshape at rules/rangeify.rules:305
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1032,25 +1032,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 336, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 340, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 343, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 346, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 348, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 361, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 368, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 371, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 373, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 388, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 393, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 396, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 398, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 400, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 339, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 343, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 346, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 349, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 351, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 364, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 371, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 374, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 376, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 391, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 396, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 399, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 401, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 403, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:336
+    # rule realize at rules/rangeify.rules:339
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     # r = n
@@ -1066,7 +1066,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:286
+                # rule index_shrink at rules/rangeify.rules:289
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1074,7 +1074,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:288
+                # rule index_permute at rules/rangeify.rules:291
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1082,7 +1082,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:290
+                # rule index_flip at rules/rangeify.rules:293
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1090,7 +1090,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:293
+                # rule index_expand at rules/rangeify.rules:296
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1099,7 +1099,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:296
+                # rule index_pad at rules/rangeify.rules:299
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1111,7 +1111,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:302
+                # rule index_reshape at rules/rangeify.rules:305
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1121,7 +1121,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op is _REDUCE_AXIS:
             if len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule local_array at rules/rangeify.rules:368
+                # rule local_array at rules/rangeify.rules:371
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 # idx = n, s = n0_0, x = n0
@@ -1132,7 +1132,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_reduce at rules/rangeify.rules:388
+                # rule local_reduce at rules/rangeify.rules:391
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
@@ -1142,7 +1142,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
-            # rule reduce_buffer at rules/rangeify.rules:393
+            # rule reduce_buffer at rules/rangeify.rules:396
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
@@ -1150,7 +1150,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
                 _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
-            # rule index_reduce at rules/rangeify.rules:396
+            # rule index_reduce at rules/rangeify.rules:399
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
@@ -1158,7 +1158,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_rangeify_rules[11]
-            # rule index_other at rules/rangeify.rules:400
+            # rule index_other at rules/rangeify.rules:403
             #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # x = n0
@@ -1170,7 +1170,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     n0_0 = n0.src[0]
                     if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                         n0_0_0 = n0_0.src[0]
-                        # rule child_buffer at rules/rangeify.rules:340
+                        # rule child_buffer at rules/rangeify.rules:343
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                         # c = n0_0_0
@@ -1178,7 +1178,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if n0_0_0 in ctx.force:
                             _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(n0_0_0)).dtype, (_t3, *at))
                             if _r is not n: return _r, _pm_rangeify_rules[1]
-                        # rule index_child at rules/rangeify.rules:343
+                        # rule index_child at rules/rangeify.rules:346
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                         # c = n0_0_0, idx = n
@@ -1187,7 +1187,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         inlined = ctx.inlined.add(n0_0_0)
                         _r = _new(UOp, _INDEX, n0_0_0.dtype, (n0_0_0, *at), n.arg)
                         if _r is not n: return _r, _pm_rangeify_rules[2]
-                # rule index_other at rules/rangeify.rules:400
+                # rule index_other at rules/rangeify.rules:403
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1197,13 +1197,13 @@ def _pm_rangeify_INDEX(n, ctx):
                 o0 = n0.op
                 if o0 in _OPS5:
                     if o0 in _OPS1:
-                        # rule index_const at rules/rangeify.rules:346
+                        # rule index_const at rules/rangeify.rules:349
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                         # c = n0
                         return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
-                        # rule index_assign at rules/rangeify.rules:348
+                        # rule index_assign at rules/rangeify.rules:351
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                         # a = n0, i = n
@@ -1213,7 +1213,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[4]
                     elif o0 in _OPS2:
-                        # rule local_value at rules/rangeify.rules:361
+                        # rule local_value at rules/rangeify.rules:364
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                         # idx = n, x = n0
@@ -1224,7 +1224,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                 if _r is not None:
                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
-                        # rule index_alu at rules/rangeify.rules:371
+                        # rule index_alu at rules/rangeify.rules:374
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                         # i = n, x = n0
@@ -1234,7 +1234,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[7]
                     elif o0 in _OPS3:
-                        # rule index_marker at rules/rangeify.rules:373
+                        # rule index_marker at rules/rangeify.rules:376
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                         # i = n, x = n0
@@ -1244,7 +1244,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[8]
                     elif o0 in _OPS4:
-                        # rule index_memory at rules/rangeify.rules:398
+                        # rule index_memory at rules/rangeify.rules:401
                         #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                         # idx = n
@@ -1253,7 +1253,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_rangeify_rules[12]
-                # rule index_other at rules/rangeify.rules:400
+                # rule index_other at rules/rangeify.rules:403
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1270,11 +1270,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 408, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 410, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 413, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 416, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 419, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 411, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 413, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 416, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 419, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 422, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1283,7 +1283,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:416
+            # rule copy_const_idx at rules/rangeify.rules:419
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1292,7 +1292,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:419
+                # rule copy_keeps_src at rules/rangeify.rules:422
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1309,7 +1309,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:408
+                # rule noop_buffer at rules/rangeify.rules:411
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
@@ -1327,12 +1327,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:410
+                    # rule const_buffer at rules/rangeify.rules:413
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:413
+                # rule remove_buffer at rules/rangeify.rules:416
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1355,12 +1355,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 427, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 430, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:427
+    # rule tagged_buffers at rules/rangeify.rules:430
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1411,19 +1411,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:307'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:310'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:436'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:438'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:440'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:442'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:445'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:448'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:450'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:451'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:454'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:439'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:441'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:443'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:445'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:448'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:451'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:453'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:454'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:457'),
 ))
 
 PIPELINES = {

@@ -94,57 +94,43 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     return picked.reshape(moved.shape).permute(argsort(order))
 
 
-def window_stack_under(red: UOp) -> UOp | None:
-    """The stack of a pooled axis's shifts under a marked max (`Tensor._window_max`: a reduce
-    max over the last axis of CONTIGUOUS_BACKWARD(movement ops of window_stack(shifts)), which
-    leave that axis apart), or None for any other marked max."""
+def window_parts(red: UOp) -> list[UOp] | None:
+    """The offsets of the windows of one pooled axis under a marked max (`Tensor._window_max`:
+    a reduce max over the last axis of CONTIGUOUS_BACKWARD(window_stack(offsets))), or None
+    for any other marked max."""
     windows = red.src[0].src[0]
-    stack = windows.base
-    if red.arg[1] != (windows.ndim - 1,) or stacked_parts(stack) is None:
-        return None
-    return stack
+    return stacked_parts(windows) if red.arg[1] == (windows.ndim - 1,) else None
 
 
-def stacked_max_grad(grad: UOp, red: UOp, stack: UOp) -> UOp:
-    """The gradient of a max over one pooled axis of windows (the k offsets of the stack
-    along the last axis), torch's: all of it to the first maximum of each window (the last
-    NaN; the first element in the image for a window of -inf and padding). Which offset holds
-    it is found once per window by a chain of selects over the k offsets and stored (a byte
-    per window, where the prefix OR of `first_max_grad` stored k bools per window, several
-    times); each offset's gradient is the incoming one where it was picked."""
-    windows = red.src[0].src[0]
-    *outer, k = windows.shape
-    outer = tuple(outer)
-    whole = tuple((0, size) for size in outer)
-
-    def offset(t: UOp, j: int) -> UOp:  # the windows' element at offset j
-        return t.shrink(whole + ((j, j + 1),)).reshape(outer)
-
-    insides = [_inside_image(part) for part in stacked_parts(stack)]
-    inside = None  # the same windows over the image's mask: padding is never picked
-    if any(m is not None for m in insides):
-        parts = [m if m is not None else _filled(dtypes.bool, True, p.shape)
-                 for m, p in zip(insides, stacked_parts(stack))]
-        inside = _rebuilt_over(windows, stack, window_stack(parts))
-    top = red.f(Ops.CONTIGUOUS).reshape(outer)  # the window's max, stored once
+def stacked_max_grad(grad: UOp, red: UOp, parts: list[UOp]) -> UOp:
+    """The gradient of a max over the windows of one pooled axis (their k offsets `parts`),
+    torch's: all of it to the element that torch's CPU kernel keeps walking a window, `val >
+    max || isnan(val)` from max = -inf, never the padding (the first maximum, the last NaN,
+    the first element in the image for a window of -inf). That walk is a chain of selects over
+    the k offsets, its offset stored once per window (a byte, where the prefix OR of
+    `first_max_grad` stored k bools per window, several times); each offset's gradient is the
+    incoming one where it was kept."""
+    outer, k = tuple(parts[0].shape), len(parts)
     index = dtypes.int8 if k <= dtypes.int8.max else dtypes.int32
-    first = last_nan = _filled(index, 0, outer)
-    for j in reversed(range(k)):  # the lowest offset that holds the max wins
-        hit = offset(windows, j).eq(top)
+    insides = [_inside_image(part) for part in parts]  # None: never padding
+    kept = _filled(index, 0, outer)  # the first offset in the image, for a window of -inf
+    for j in reversed(range(k)):
+        at = _filled(index, j, outer)
+        kept = at if insides[j] is None else insides[j].where(at, kept)
+    top = parts[0].const_like(float("-inf"))
+    for j, (value, inside) in enumerate(zip(parts, insides)):
+        keep = top.lt(value).alu(Ops.OR, value.ne(value))
         if inside is not None:
-            hit = hit.alu(Ops.AND, offset(inside, j))
-        first = hit.where(_filled(index, j, outer), first)
-    for j in range(k):  # the highest offset that holds NaN wins
-        value = offset(windows, j)
-        last_nan = value.ne(value).where(_filled(index, j, outer), last_nan)
-    picked = top.ne(top).where(last_nan, first).f(Ops.CONTIGUOUS)
+            keep = keep.alu(Ops.AND, inside)
+        top, kept = keep.where(value, top), keep.where(_filled(index, j, outer), kept)
+    kept = kept.f(Ops.CONTIGUOUS)
     # the incoming gradient stored when it is computed: each input element reads it through
     # k offsets per axis (inlined, a pooled axis before this one recomputed it k times a read)
     back = grad.reshape(outer)
     if back.base.op is not Ops.CONST:
         back = back.f(Ops.CONTIGUOUS)
     zero = back.const_like(0)
-    return window_stack([picked.eq(j).where(back, zero) for j in range(k)])
+    return window_stack([kept.eq(j).where(back, zero) for j in range(k)])
 
 
 def _filled(dtype, value: object, shape: tuple[int, ...]) -> UOp:

@@ -27,7 +27,8 @@ def _placed(part: UOp, j: int, k: int) -> UOp:
 
 
 def window_stack(parts: Sequence[UOp]) -> UOp:
-    """The parts along a new last axis: WHERE(at 0, part 0, WHERE(at 1, part 1, ... part K-1))."""
+    """Two or more parts along a new last axis: WHERE(at 0, part 0, WHERE(at 1, part 1, ...
+    part K-1))."""
     k = len(parts)
     out = _placed(parts[-1], k - 1, k)
     for j in range(k - 2, -1, -1):
@@ -37,19 +38,24 @@ def window_stack(parts: Sequence[UOp]) -> UOp:
 
 
 def _unplaced(node: UOp, j: int, k: int) -> UOp | None:
-    """The part that `_placed(part, j, k)` put in `node`, or None when node is not one."""
-    if k == 1:  # (a pad by nothing is the node itself)
-        return node.src[0] if node.op is Ops.RESHAPE and node.shape[-1:] == (1,) else None
+    """The part that `_placed(part, j, k)` put in `node`, or None when node is not one. Any
+    movement under the pad will do (the scheduler merges and reorders the reshapes)."""
     if node.op is not Ops.PAD or node.arg[-1] != (j, k - 1 - j) or \
-            any(p != (0, 0) for p in node.arg[:-1]) or node.src[0].op is not Ops.RESHAPE:
+            any(p != (0, 0) for p in node.arg[:-1]) or node.src[0].shape[-1] != 1:
         return None
-    part = node.src[0].src[0]
-    return part if tuple(part.shape) + (1,) == tuple(node.src[0].shape) else None
+    return node.src[0].reshape(node.src[0].shape[:-1])
+
+
+def _all_true(x: UOp) -> bool:
+    """x is the constant True moved (no pad: a pad would put False in)."""
+    while x.op in (Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP):
+        x = x.src[0]
+    return x.op is Ops.CONST and x.dtype is dtypes.bool and x.arg is True
 
 
 def stacked_parts(x: UOp) -> list[UOp] | None:
     """The parts of `x = window_stack(parts)`, or None when x was not built by it."""
-    if not x.shape:
+    if not x.shape or x.shape[-1] < 2:  # (one part is no stack: `window_stack` of two or more)
         return None
     k, parts, node = x.shape[-1], [], x
     for j in range(k - 1):
@@ -58,9 +64,20 @@ def stacked_parts(x: UOp) -> list[UOp] | None:
         at, here, node = node.src
         part = _unplaced(here, j, k)
         flag = _unplaced(at, j, k)
-        if part is None or flag is None or flag.base.op is not Ops.CONST or \
-                flag.base.arg is not True or flag.dtype is not dtypes.bool:
+        if part is None or flag is None or not _all_true(flag):
             return None
         parts.append(part)
     last = _unplaced(node, k - 1, k)
     return None if last is None else parts + [last]
+
+
+def parts_max(x: UOp) -> UOp | None:
+    """The max over the last axis of `x = window_stack(parts)` as the elementwise max of its
+    parts, left to right as a reduce max takes them (None: x was not built by window_stack)."""
+    parts = stacked_parts(x)
+    if parts is None:
+        return None
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.alu(Ops.MAX, part)
+    return out

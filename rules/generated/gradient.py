@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: d9b261b1e066592d677c82ab913ec73d5a1bceaf04bd1247e4adf8e632f9de72
+# source sha256: 73522be588b8b6a4f4df0c8e735347342ee75f165177612b0e2068a880b8304e
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -21,10 +21,10 @@ from rulegrad.rules.gradient_helpers import stacked_max_grad
 from rulegrad.rules.gradient_helpers import sum_to
 from rulegrad.rules.gradient_helpers import unpad
 from rulegrad.rules.gradient_helpers import unshrink
-from rulegrad.rules.gradient_helpers import window_stack_under
+from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = 'd9b261b1e066592d677c82ab913ec73d5a1bceaf04bd1247e4adf8e632f9de72'
+SOURCE_SHA256 = '73522be588b8b6a4f4df0c8e735347342ee75f165177612b0e2068a880b8304e'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD
@@ -63,8 +63,8 @@ _pm_gradient_rules = (
     RuleInfo('grad_min', 'rules/gradient.rules', 56, 'grad_min: MIN(x, y):floats -> (y.lt(x).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)), x.lt(y).where(ctx.const_like(0), x.eq(y).where(ctx * 0.5, ctx)))'),
     RuleInfo('grad_where', 'rules/gradient.rules', 58, 'grad_where: WHERE(c, a, b):floats -> (None, c.where(ctx, ctx.const_like(0)), c.where(ctx.const_like(0), ctx))'),
     RuleInfo('grad_mulacc', 'rules/gradient.rules', 59, 'grad_mulacc: MULACC(a, b, c):floats -> (ctx * b, ctx * a, ctx)'),
-    RuleInfo('grad_pool_max', 'rules/gradient.rules', 66, 'grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and stack is None -> (first_max_grad(ctx, r),) where stack = window_stack_under(r)'),
-    RuleInfo('grad_pool_stack', 'rules/gradient.rules', 71, 'grad_pool_stack: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and stack is not None -> (stacked_max_grad(ctx, r, stack),) where stack = window_stack_under(r)'),
+    RuleInfo('grad_pool_max', 'rules/gradient.rules', 66, 'grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is None -> (first_max_grad(ctx, r),) where parts = window_parts(r)'),
+    RuleInfo('grad_pool_stack', 'rules/gradient.rules', 71, 'grad_pool_stack: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is not None -> (stacked_max_grad(ctx, r, parts),) where parts = window_parts(r)'),
     RuleInfo('grad_reduce', 'rules/gradient.rules', 73, 'grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] is Ops.MAX and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)'),
     RuleInfo('grad_reshape', 'rules/gradient.rules', 77, 'grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)'),
     RuleInfo('grad_permute', 'rules/gradient.rules', 78, 'grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)'),
@@ -310,24 +310,24 @@ def _pm_gradient_REDUCE_AXIS(n, ctx):
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
                     # rule grad_pool_max at rules/gradient.rules:66
-                    #   grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and stack is None -> (first_max_grad(ctx, r),) where stack = window_stack_under(r)
+                    #   grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is None -> (first_max_grad(ctx, r),) where parts = window_parts(r)
                     if _pm_gradient_st: _pm_gradient_st.attempts[24] += 1
                     # r = n, x = n0_0
                     if n.arg[0] is _MAX:
-                        stack = window_stack_under(n)
-                        if stack is None:
+                        parts = window_parts(n)
+                        if parts is None:
                             _r = (first_max_grad(ctx, n),)
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_gradient_rules[24]
                     # rule grad_pool_stack at rules/gradient.rules:71
-                    #   grad_pool_stack: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and stack is not None -> (stacked_max_grad(ctx, r, stack),) where stack = window_stack_under(r)
+                    #   grad_pool_stack: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is not None -> (stacked_max_grad(ctx, r, parts),) where parts = window_parts(r)
                     if _pm_gradient_st: _pm_gradient_st.attempts[25] += 1
                     # r = n, x = n0_0
                     if n.arg[0] is _MAX:
-                        stack = window_stack_under(n)
-                        if stack is not None:
-                            _r = (stacked_max_grad(ctx, n, stack),)
+                        parts = window_parts(n)
+                        if parts is not None:
+                            _r = (stacked_max_grad(ctx, n, parts),)
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_gradient_rules[25]

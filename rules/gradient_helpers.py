@@ -113,16 +113,16 @@ def stacked_max_grad(grad: UOp, red: UOp, parts: list[UOp]) -> UOp:
     outer, k = tuple(parts[0].shape), len(parts)
     index = dtypes.int8 if k <= dtypes.int8.max else dtypes.int32
     insides = [_inside_image(part) for part in parts]  # None: never padding
-    kept = _filled(index, 0, outer)  # the first offset in the image, for a window of -inf
+    offsets = [_filled(index, j, outer) for j in range(k)]
+    kept = offsets[0]  # the first offset in the image, for a window of -inf
     for j in reversed(range(k)):
-        at = _filled(index, j, outer)
-        kept = at if insides[j] is None else insides[j].where(at, kept)
+        kept = offsets[j] if insides[j] is None else insides[j].where(offsets[j], kept)
     top = parts[0].const_like(float("-inf"))
-    for j, (value, inside) in enumerate(zip(parts, insides)):
+    for value, inside, at in zip(parts, insides, offsets):
         keep = top.lt(value).alu(Ops.OR, value.ne(value))
         if inside is not None:
             keep = keep.alu(Ops.AND, inside)
-        top, kept = keep.where(value, top), keep.where(_filled(index, j, outer), kept)
+        top, kept = keep.where(value, top), keep.where(at, kept)
     kept = kept.f(Ops.CONTIGUOUS)
     # the incoming gradient stored when it is computed: each input element reads it through
     # k offsets per axis (inlined, a pooled axis before this one recomputed it k times a read)
@@ -130,7 +130,7 @@ def stacked_max_grad(grad: UOp, red: UOp, parts: list[UOp]) -> UOp:
     if back.base.op is not Ops.CONST:
         back = back.f(Ops.CONTIGUOUS)
     zero = back.const_like(0)
-    return window_stack([kept.eq(j).where(back, zero) for j in range(k)])
+    return window_stack([kept.alu(Ops.CMPEQ, at).where(back, zero) for at in offsets])
 
 
 def _filled(dtype, value: object, shape: tuple[int, ...]) -> UOp:

@@ -336,6 +336,28 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                         "F.max_pool2d(kernel_size=the window)",
                         lambda t, xs: t.nn.functional.max_pool2d(xs[0], tuple(xs[0].shape[2:])),
                         draws))
+    # the same over one axis of windows whose offsets are stacked (Tensor._window_max): the
+    # leaf's last axis cut into its elements and stacked again (the same values), so torch's
+    # max_pool2d over a window of the last axis alone is the reference
+    from rulegrad.runtime.window_stack import window_stack
+
+    def stacked(x: Any) -> Any:
+        *outer, k = x.shape
+        whole = tuple((0, n) for n in outer)
+        parts = [x.shrink(whole + ((j, j + 1),)).reshape(tuple(outer)) for j in range(k)]
+        return UOp(Ops.REDUCE_AXIS, x.dtype, (window_stack(parts).f(Ops.CONTIGUOUS_BACKWARD),),
+                   (Ops.MAX, (len(outer),)))
+
+    for shape in ((1, 1, 2, 2), (1, 2, 3, 3), (2, 1, 4, 5)):
+        draws = (Draw("distinct", _shaped(_distinct, shape), True),
+                 Draw("ties", _shaped(_few, shape), False),
+                 Draw("ties and NaN", lambda rng, shape=shape: [_with_nan(rng, _few(rng, shape))],
+                      False))
+        out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS(MAX, (3,)) of CONTIGUOUS_BACKWARD of a "
+                        f"window stack {shape}", lambda xs: stacked(xs[0]),
+                        "F.max_pool2d(kernel_size=(1, the last axis))",
+                        lambda t, xs: t.nn.functional.max_pool2d(xs[0], (1, xs[0].shape[3])),
+                        draws))
     return out
 
 

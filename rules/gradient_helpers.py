@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 
 from rulegrad.runtime.device import device_of
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.window_stack import stacked_parts, window_stack
 
 
 def argsort(order: tuple[int, ...]) -> tuple[int, ...]:
@@ -90,6 +92,49 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     back = grad.permute(order).reshape(outer + (1,)).expand(outer + (k,))
     picked = first.where(back, back.const_like(0))
     return picked.reshape(moved.shape).permute(argsort(order))
+
+
+def window_parts(red: UOp) -> list[UOp] | None:
+    """The offsets of the windows of one pooled axis under a marked max (`Tensor._window_max`:
+    a reduce max over the last axis of CONTIGUOUS_BACKWARD(window_stack(offsets))), or None
+    for any other marked max."""
+    windows = red.src[0].src[0]
+    return stacked_parts(windows) if red.arg[1] == (windows.ndim - 1,) else None
+
+
+def stacked_max_grad(grad: UOp, red: UOp, parts: list[UOp]) -> UOp:
+    """The gradient of a max over the windows of one pooled axis (their k offsets `parts`),
+    torch's: all of it to the element that torch's CPU kernel keeps walking a window, `val >
+    max || isnan(val)` from max = -inf, never the padding (the first maximum, the last NaN,
+    the first element in the image for a window of -inf). That walk is a chain of selects over
+    the k offsets, its offset stored once per window (a byte, where the prefix OR of
+    `first_max_grad` stored k bools per window, several times); each offset's gradient is the
+    incoming one where it was kept."""
+    outer, k = tuple(parts[0].shape), len(parts)
+    index = dtypes.int8 if k <= dtypes.int8.max else dtypes.int32
+    insides = [_inside_image(part) for part in parts]  # None: never padding
+    offsets = [_filled(index, j, outer) for j in range(k)]
+    kept = offsets[0]  # the first offset in the image, for a window of -inf
+    for j in reversed(range(k)):
+        kept = offsets[j] if insides[j] is None else insides[j].where(offsets[j], kept)
+    top = parts[0].const_like(float("-inf"))
+    for value, inside, at in zip(parts, insides, offsets):
+        keep = top.lt(value).alu(Ops.OR, value.ne(value))
+        if inside is not None:
+            keep = keep.alu(Ops.AND, inside)
+        top, kept = keep.where(value, top), keep.where(at, kept)
+    kept = kept.f(Ops.CONTIGUOUS)
+    # the incoming gradient stored when it is computed: each input element reads it through
+    # k offsets per axis (inlined, a pooled axis before this one recomputed it k times a read)
+    back = grad.reshape(outer)
+    if back.base.op is not Ops.CONST:
+        back = back.f(Ops.CONTIGUOUS)
+    zero = back.const_like(0)
+    return window_stack([kept.alu(Ops.CMPEQ, at).where(back, zero) for at in offsets])
+
+
+def _filled(dtype, value: object, shape: tuple[int, ...]) -> UOp:
+    return UOp.const(dtype, value).reshape((1,) * len(shape)).expand(shape)
 
 
 def _inside_image(x: UOp) -> UOp | None:

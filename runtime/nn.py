@@ -226,6 +226,10 @@ class NNOps:
         if ceil_mode:
             pads = _ceil_pads(self, pads, k_, s_, dilation)
         lead = ((0, 0),) * (self.ndim - len(k_))
+        if not return_indices and _overlap(k_, s_, dilation):
+            # one axis at a time, each a max over its k strided views (`_window_max`): the
+            # gradient is k pads per axis, not a sum over every repeat of the input
+            return self._window_max(k_, s_, dilation, grouped(pads))
         pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
         if not return_indices:
             # the marker asks for torch's gradient (rules/gradient.rules' grad_pool_max: all of

@@ -26,6 +26,7 @@ from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
+from .window_stack import window_stack
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -414,6 +415,56 @@ class TensorOps:
                 total = view if total is None else total.alu(Ops.ADD, view)
             out = total
         return type(self)(out)
+
+    def _window_max(self, k_: tuple[int, ...], stride: int | tuple[int, ...],
+                    dilation: int | tuple[int, ...],
+                    pads: Sequence[tuple[int, int]]) -> Tensor:
+        """The max of each sliding window over the last len(k_) axes, each axis padded by
+        `pads` (before, after) with the dtype's least value: max_pool2d of windows that
+        overlap. A max is separable, so one axis at a time: a reduce max over the k offsets
+        of a window, marked CONTIGUOUS_BACKWARD so that grad_pool_stack gives the gradient to
+        torch's element (see the loop). The offsets are stacked (`window_stack`) views of the
+        axis cut into rows of `stride` elements: offset j of window w is row w + (j*d) // s,
+        column (j*d) % s, so each view is a shrink and its gradient a pad, read back at
+        (i // s, i % s) of an input index i, shared by the k views (a view strided by a
+        reshape had its own % and // per view, of an index that may be negative).
+        `_pool`'s repeat trick summed over every repeat of the input (k+1 per axis, each with
+        index arithmetic), and its windows' first maximum took prefix-OR steps over all k*k
+        elements: 6x torch's time for 3x3 windows at stride 2."""
+        n = len(k_)
+        whole = type(self)(self.uop.pad(((0, 0),) * (self.ndim - n) + tuple(pads)))
+        k_, s_, d_, o_ = whole._pool_sizes(k_, stride, dilation)  # (checked as torch checks)
+        out = self
+        # the last axis first: a window's first maximum in row-major order is then the first
+        # in the first row (plane, ...) that holds one; first axis first, in column-major order
+        for ax in reversed(range(n)):
+            out = out._axis_max(self.ndim - n + ax, k_[ax], s_[ax], d_[ax], o_[ax], pads[ax])
+        return out
+
+    def _axis_max(self, a: int, k: int, s: int, d: int, o: int, pad: tuple[int, int]) -> Tensor:
+        """`_window_max` along axis a alone: o windows of k elements d apart, s apart."""
+        before, after = pad
+        rows = (k - 1) * d // s + o  # the rows of s elements that some window reads
+        extra = rows * s - (self.shape[a] + before + after)  # (< 0: elements no window reads)
+
+        def on_axis(pair: tuple, ndim: int, at: int = a) -> tuple:
+            return tuple(pair if i == at else (0, 0) for i in range(ndim))
+
+        padded = self.pad(on_axis((before, after + max(extra, 0)), self.ndim),
+                          value=self.dtype.min).uop
+        padded = padded.shrink(tuple((0, size + min(extra, 0)) if i == a else (0, size)
+                                     for i, size in enumerate(padded.shape)))
+        shape = tuple(padded.shape)
+        cut = padded.reshape(shape[:a] + (rows, s) + shape[a + 1:])
+        views = []
+        for j in range(k):
+            row, col = divmod(j * d, s)
+            bounds = [(0, size) for size in cut.shape]
+            bounds[a], bounds[a + 1] = (row, row + o), (col, col + 1)
+            views.append(cut.shrink(tuple(bounds)).reshape(shape[:a] + (o,) + shape[a + 1:]))
+        if k == 1:  # one element per window: the view is the max
+            return type(self)(views[0])
+        return type(self)(window_stack(views).f(Ops.CONTIGUOUS_BACKWARD)).max(-1)
 
     def _pool_apart(self, k_: tuple[int, ...], s_: tuple[int, ...], o_: list[int]) -> Tensor:
         """Windows that do not overlap (k <= stride, no dilation), tinygrad's other path: each

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 30fee0b45a882890b79090ac5f860fb915855a5f75c0550e23c22ea0358e5dc7
+# source sha256: f7299c70b9b964160a6a049d69391c04c48b19e6f2953970f049cb631eb74aa3
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -30,6 +30,7 @@ from rulegrad.rules.flash_cost import local_max_row
 from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import outer_loops
+from rulegrad.runtime.window_stack import parts_max
 from rulegrad.rules.rangeify_helpers import predict_buffers
 from rulegrad.rules.rangeify_helpers import predict_local_values
 from rulegrad.rules.analyses import reads_moved
@@ -44,7 +45,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '30fee0b45a882890b79090ac5f860fb915855a5f75c0550e23c22ea0358e5dc7'
+SOURCE_SHA256 = 'f7299c70b9b964160a6a049d69391c04c48b19e6f2953970f049cb631eb74aa3'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -62,6 +63,7 @@ _DEVICE = Ops.DEVICE
 _EXPAND = Ops.EXPAND
 _FLIP = Ops.FLIP
 _INDEX = Ops.INDEX
+_MAX = Ops.MAX
 _MUL = Ops.MUL
 _PAD = Ops.PAD
 _PERMUTE = Ops.PERMUTE
@@ -84,193 +86,193 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def nests_in(red, src):
-    """`def nests_in`, declared at rules/rangeify.rules:53."""
+    """`def nests_in`, declared at rules/rangeify.rules:54."""
     return red.op is Ops.REDUCE_AXIS and src is red.src[0] and src.op is Ops.REDUCE_AXIS and src.arg[0] is red.arg[0]
 
 
 def reduced(shape, axes):
-    """`def reduced`, declared at rules/rangeify.rules:158."""
+    """`def reduced`, declared at rules/rangeify.rules:159."""
     return prod(shape[i] for i in axes)
 
 
 def times(y, n, dt):
-    """`def times`, declared at rules/rangeify.rules:161."""
+    """`def times`, declared at rules/rangeify.rules:162."""
     return y if n == 1 or dt.is_bool else y * wrap(dt, n) if dt.is_int else y * float(n) if n <= (2048, 16777216, 9007199254740992)[dt.itemsize // 4] else None
 
 
 def started(v, red):
-    """`def started`, declared at rules/rangeify.rules:165."""
+    """`def started`, declared at rules/rangeify.rules:166."""
     return v + reduce_from(red.arg, red.dtype) if v is not None and red.dtype.is_float else v
 
 
 def ones_at(shape, axes):
-    """`def ones_at`, declared at rules/rangeify.rules:167."""
+    """`def ones_at`, declared at rules/rangeify.rules:168."""
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
 def flat(x, axes):
-    """`def flat`, declared at rules/rangeify.rules:169."""
+    """`def flat`, declared at rules/rangeify.rules:170."""
     return all(x.shape[i] == 1 for i in axes)
 
 
 def repeated(x, e, red):
-    """`def repeated`, declared at rules/rangeify.rules:172."""
+    """`def repeated`, declared at rules/rangeify.rules:173."""
     y = x.expand(ones_at(e.shape, red.arg[1]))
     return y if red.arg[0] is not Ops.ADD else started(times(y, reduced(e.shape, red.arg[1]), red.dtype), red)
 
 
 def per_output(x, red):
-    """`def per_output`, declared at rules/rangeify.rules:175."""
+    """`def per_output`, declared at rules/rangeify.rules:176."""
     return x.size // max(red.size, 1)
 
 
 def divisor(n, top):
-    """`def divisor`, declared at rules/rangeify.rules:177."""
+    """`def divisor`, declared at rules/rangeify.rules:178."""
     return max([d for d in range(8, top + 1) if n % d == 0], default=0)
 
 
 def splits(x, red):
-    """`def splits`, declared at rules/rangeify.rules:180."""
+    """`def splits`, declared at rules/rangeify.rules:181."""
     top = min(256, 4194304 // max(red.size, 1))
     return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
 
 
 def split_axis(x, a, d):
-    """`def split_axis`, declared at rules/rangeify.rules:183."""
+    """`def split_axis`, declared at rules/rangeify.rules:184."""
     shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
     return x.reshape(shape).permute(tuple(i for i in range(len(shape)) if i != a) + (a,))
 
 
 def partials(x, red, a, d):
-    """`def partials`, declared at rules/rangeify.rules:186."""
+    """`def partials`, declared at rules/rangeify.rules:187."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (split_axis(x, a, d),), red.arg)
 
 
 def over_last(p, red):
-    """`def over_last`, declared at rules/rangeify.rules:188."""
+    """`def over_last`, declared at rules/rangeify.rules:189."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (p,), red.arg[:1] + ((len(p.shape) - 1,),) + red.arg[2:])
 
 
 def with_src(n, first):
-    """`def with_src`, declared at rules/rangeify.rules:258."""
+    """`def with_src`, declared at rules/rangeify.rules:265."""
     return n.replace(src=(first,) + n.src[1:])
 
 
 def sink(nodes):
-    """`def sink`, declared at rules/rangeify.rules:260."""
+    """`def sink`, declared at rules/rangeify.rules:267."""
     return _new(UOp, Ops.SINK, dtypes.void, (*nodes,))
 
 
 def unexpand(idx, r):
-    """`def unexpand`, declared at rules/rangeify.rules:262."""
+    """`def unexpand`, declared at rules/rangeify.rules:269."""
     return [a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]
 
 
 def dropped(old, idx, r):
-    """`def dropped`, declared at rules/rangeify.rules:264."""
+    """`def dropped`, declared at rules/rangeify.rules:271."""
     gone = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
     return old + tuple(g for g in sink(gone).toposort() if g.op is Ops.RANGE and g not in old) or None
 
 
 def inside(a, s, p):
-    """`def inside`, declared at rules/rangeify.rules:267."""
+    """`def inside`, declared at rules/rangeify.rules:274."""
     return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
 
 
-def unpad(a, c, p):
-    """`def unpad`, declared at rules/rangeify.rules:269."""
-    return a if c is None else c.where(a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
+def unpad(a, c, p, n):
+    """`def unpad`, declared at rules/rangeify.rules:279."""
+    return a if c is None else c.where(UOp.const(dtypes.index, 0) if n == 1 else a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def pad_conds(idx, r):
-    """`def pad_conds`, declared at rules/rangeify.rules:271."""
+    """`def pad_conds`, declared at rules/rangeify.rules:281."""
     return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
 
 
 def unpadded(idx, conds, r):
-    """`def unpadded`, declared at rules/rangeify.rules:272."""
-    return [unpad(a, c, p) for a, c, p in zip(idx, conds, r.arg)]
+    """`def unpadded`, declared at rules/rangeify.rules:282."""
+    return [unpad(a, c, p, n) for a, c, p, n in zip(idx, conds, r.arg, r.src[0].shape)]
 
 
 def all_of(conds):
-    """`def all_of`, declared at rules/rangeify.rules:274."""
+    """`def all_of`, declared at rules/rangeify.rules:284."""
     return fold(Ops.AND, [c for c in conds if c is not None])
 
 
 def masked_off(n):
-    """`def masked_off`, declared at rules/rangeify.rules:276."""
+    """`def masked_off`, declared at rules/rangeify.rules:286."""
     return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
 
 
 def unreshape(idx, r, x):
-    """`def unreshape`, declared at rules/rangeify.rules:278."""
+    """`def unreshape`, declared at rules/rangeify.rules:288."""
     return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
 
 
 def simplified(out):
-    """`def simplified`, declared at rules/rangeify.rules:281."""
+    """`def simplified`, declared at rules/rangeify.rules:291."""
     mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
     done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
     return [done.get(e, e) for e in out]
 
 
 def local_array(value, own):
-    """`def local_array`, declared at rules/rangeify.rules:311."""
+    """`def local_array`, declared at rules/rangeify.rules:321."""
     return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
 
 
 def array_offset(x, idx, axes):
-    """`def array_offset`, declared at rules/rangeify.rules:313."""
+    """`def array_offset`, declared at rules/rangeify.rules:323."""
     return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
 
 
 def over(n, most, bound='LOCAL_MAX_ARRAY'):
-    """`def over`, declared at rules/rangeify.rules:315."""
+    """`def over`, declared at rules/rangeify.rules:325."""
     return 'array of ' + str(n) + ' > ' + bound + ' ' + str(most)
 
 
 def row_array(n, why):
-    """`def row_array`, declared at rules/rangeify.rules:316."""
+    """`def row_array`, declared at rules/rangeify.rules:326."""
     return 'local array [' + str(n) + '] once per row' + why
 
 
 def value_why(n, most):
-    """`def value_why`, declared at rules/rangeify.rules:319."""
+    """`def value_why`, declared at rules/rangeify.rules:329."""
     return 'not local: recomputed by each reader (' + over(n, most, 'LOCAL_MAX_ROW') + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
 
 
 def part_read(x, idx, axes):
-    """`def part_read`, declared at rules/rangeify.rules:322."""
+    """`def part_read`, declared at rules/rangeify.rules:332."""
     return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
 
 
 def size_why(n, most):
-    """`def size_why`, declared at rules/rangeify.rules:323."""
+    """`def size_why`, declared at rules/rangeify.rules:333."""
     return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
 
 
 def array_why(x, idx, axes, long):
-    """`def array_why`, declared at rules/rangeify.rules:324."""
+    """`def array_why`, declared at rules/rangeify.rules:334."""
     return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
 
 
 def scalar_why(row, outer):
-    """`def scalar_why`, declared at rules/rangeify.rules:327."""
+    """`def scalar_why`, declared at rules/rangeify.rules:337."""
     return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
 
 
 def row_why(row, most, ctx, at):
-    """`def row_why`, declared at rules/rangeify.rules:329."""
+    """`def row_why`, declared at rules/rangeify.rules:339."""
     return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at, True))
 
 
 def reduce_why(forced, long, row, most, ctx, at):
-    """`def reduce_why`, declared at rules/rangeify.rules:331."""
+    """`def reduce_why`, declared at rules/rangeify.rules:341."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
 class RealizeContext:
-    """`context RealizeContext`, declared at rules/rangeify.rules:30."""
+    """`context RealizeContext`, declared at rules/rangeify.rules:31."""
 
     realize: 'set[UOp]'
     order: 'dict[UOp, int]'
@@ -282,7 +284,7 @@ class RealizeContext:
 
 
 class ChildrenContext:
-    """`context ChildrenContext`, declared at rules/rangeify.rules:37."""
+    """`context ChildrenContext`, declared at rules/rangeify.rules:38."""
 
     children: 'dict[UOp, list[UOp]]'
 
@@ -301,7 +303,7 @@ class ChildrenContext:
 
 
 class RangeifyContext:
-    """`context RangeifyContext`, declared at rules/rangeify.rules:56."""
+    """`context RangeifyContext`, declared at rules/rangeify.rules:57."""
 
     force: 'frozenset[UOp]'
     predicted: 'frozenset[UOp]'
@@ -444,18 +446,18 @@ class RangeifyContext:
 
 # ======================================================================== limit_buffers
 _limit_buffers_rules = (
-    RuleInfo('limit_buffers', 'rules/rangeify.rules', 150, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
+    RuleInfo('limit_buffers', 'rules/rangeify.rules', 151, 'limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))'),
 )
 _limit_buffers_st = match_stats('limit_buffers', _limit_buffers_rules)  # None unless counting
 
 def _limit_buffers_r0(n, ctx, c_n):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if not (len(buffers_loaded(ctx, c_n)) > ctx.limit - 1): return None
     return _as_uop(n, c_n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in c_n.src)))
 
 def _limit_buffers_ADD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -463,7 +465,7 @@ def _limit_buffers_ADD(n, ctx):
     return None
 
 def _limit_buffers_SUB(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -471,7 +473,7 @@ def _limit_buffers_SUB(n, ctx):
     return None
 
 def _limit_buffers_MUL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -479,7 +481,7 @@ def _limit_buffers_MUL(n, ctx):
     return None
 
 def _limit_buffers_FDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -487,7 +489,7 @@ def _limit_buffers_FDIV(n, ctx):
     return None
 
 def _limit_buffers_IDIV(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -495,7 +497,7 @@ def _limit_buffers_IDIV(n, ctx):
     return None
 
 def _limit_buffers_MOD(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -503,7 +505,7 @@ def _limit_buffers_MOD(n, ctx):
     return None
 
 def _limit_buffers_MAX(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -511,7 +513,7 @@ def _limit_buffers_MAX(n, ctx):
     return None
 
 def _limit_buffers_MIN(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -519,7 +521,7 @@ def _limit_buffers_MIN(n, ctx):
     return None
 
 def _limit_buffers_POW(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -527,7 +529,7 @@ def _limit_buffers_POW(n, ctx):
     return None
 
 def _limit_buffers_CMPLT(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -535,7 +537,7 @@ def _limit_buffers_CMPLT(n, ctx):
     return None
 
 def _limit_buffers_CMPNE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -543,7 +545,7 @@ def _limit_buffers_CMPNE(n, ctx):
     return None
 
 def _limit_buffers_CMPEQ(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -551,7 +553,7 @@ def _limit_buffers_CMPEQ(n, ctx):
     return None
 
 def _limit_buffers_AND(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -559,7 +561,7 @@ def _limit_buffers_AND(n, ctx):
     return None
 
 def _limit_buffers_OR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -567,7 +569,7 @@ def _limit_buffers_OR(n, ctx):
     return None
 
 def _limit_buffers_XOR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -575,7 +577,7 @@ def _limit_buffers_XOR(n, ctx):
     return None
 
 def _limit_buffers_SHL(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -583,7 +585,7 @@ def _limit_buffers_SHL(n, ctx):
     return None
 
 def _limit_buffers_SHR(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -591,7 +593,7 @@ def _limit_buffers_SHR(n, ctx):
     return None
 
 def _limit_buffers_WHERE(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -599,7 +601,7 @@ def _limit_buffers_WHERE(n, ctx):
     return None
 
 def _limit_buffers_MULACC(n, ctx):
-    # rule limit_buffers at rules/rangeify.rules:150
+    # rule limit_buffers at rules/rangeify.rules:151
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
     if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
@@ -632,18 +634,19 @@ _limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 190, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 193, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 195, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 203, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 209, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 212, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 217, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 191, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 194, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 196, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 204, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
+    RuleInfo('reduce_stack', 'rules/rangeify.rules', 210, 'reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 216, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 219, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 224, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:193
+    # rule size_zero at rules/rangeify.rules:194
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
     # x = n
@@ -657,7 +660,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:190
+        # rule drop_marker at rules/rangeify.rules:191
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -667,7 +670,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:190
+        # rule drop_marker at rules/rangeify.rules:191
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -677,7 +680,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:190
+        # rule drop_marker at rules/rangeify.rules:191
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -692,11 +695,11 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:212
+                    # rule copy_const at rules/rangeify.rules:219
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
-                    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
+                    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
                     # c = n0_0_0, e = n0
-                    return n0, _earliest_rewrites_rules[5]
+                    return n0, _earliest_rewrites_rules[6]
     return None
 
 def _earliest_rewrites_ASSIGN(n, ctx):
@@ -704,15 +707,15 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:217
+    # rule assign_hazard at rules/rangeify.rules:224
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
+    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[7] += 1
     # a = n, t = n0, x = n1
     if n1.op is not _CONTIGUOUS and reads_moved(n0, n1):
         _r = n.replace(src=(n0, n1.f(_CONTIGUOUS)))
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _earliest_rewrites_rules[6]
+            if _r is not n: return _r, _earliest_rewrites_rules[7]
     return None
 
 def _earliest_rewrites_REDUCE_AXIS(n, ctx):
@@ -720,7 +723,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:195
+        # rule reduce_empty at rules/rangeify.rules:196
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
         # red = n, x = n0
@@ -731,7 +734,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not n: return _r, _earliest_rewrites_rules[2]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:203
+            # rule reduce_expand at rules/rangeify.rules:204
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
             # e = n0, red = n, x = n0_0
@@ -740,9 +743,20 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[3]
-        # rule split_reduceop at rules/rangeify.rules:209
-        #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
+        # rule reduce_stack at rules/rangeify.rules:210
+        #   reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
+        # red = n, x = n0
+        if n.arg[0] is _MAX and n.arg[1] == (len(n0.shape) - 1,):
+            m = parts_max(n0)
+            if m is not None:
+                _r = m.reshape(n.shape)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _earliest_rewrites_rules[4]
+        # rule split_reduceop at rules/rangeify.rules:216
+        #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
+        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
         # red = n, x = n0
         if per_output(n0, n) >= 32768:
             s = splits(n0, n)
@@ -750,7 +764,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 _r = over_last(partials(n0, n, *s[0]), n).reshape(n.shape)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _earliest_rewrites_rules[4]
+                    if _r is not n: return _r, _earliest_rewrites_rules[5]
     return None
 
 
@@ -803,15 +817,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 225, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 228, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 231, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 234, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 232, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 235, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 238, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 241, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:225
+    # rule realize_roots at rules/rangeify.rules:232
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
@@ -822,7 +836,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:228
+    # rule realize_effects at rules/rangeify.rules:235
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -833,7 +847,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:228
+    # rule realize_effects at rules/rangeify.rules:235
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -843,7 +857,7 @@ def _do_realize_COPY(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:231
+        # rule realize_copy_src at rules/rangeify.rules:238
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         # x = n0
@@ -855,7 +869,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:228
+    # rule realize_effects at rules/rangeify.rules:235
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -866,7 +880,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:228
+    # rule realize_effects at rules/rangeify.rules:235
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -876,7 +890,7 @@ def _do_realize_ASSIGN(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:234
+        # rule realize_assign at rules/rangeify.rules:241
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n1
@@ -899,12 +913,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 238, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 245, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:238
+    # rule add_realize at rules/rangeify.rules:245
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     # x = n
@@ -921,13 +935,13 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 247, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 251, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 254, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 258, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:247
+    # rule mark_children at rules/rangeify.rules:254
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     # x = n
@@ -936,7 +950,7 @@ def _pm_children_any0(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:251
+    # rule unmark at rules/rangeify.rules:258
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     # x = n
@@ -955,12 +969,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 286, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 288, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 290, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 293, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 296, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 302, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 296, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 298, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 300, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 303, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 306, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 312, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -970,7 +984,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:286
+                # rule index_shrink at rules/rangeify.rules:296
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -978,7 +992,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:288
+                # rule index_permute at rules/rangeify.rules:298
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -986,7 +1000,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:290
+                # rule index_flip at rules/rangeify.rules:300
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -994,7 +1008,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:293
+                # rule index_expand at rules/rangeify.rules:303
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1003,7 +1017,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:296
+                # rule index_pad at rules/rangeify.rules:306
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1015,7 +1029,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:302
+                # rule index_reshape at rules/rangeify.rules:312
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1032,25 +1046,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 336, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 340, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 343, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 346, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 348, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 361, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 368, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 371, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 373, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 388, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 393, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 396, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 398, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 400, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 346, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 350, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 353, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 356, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 358, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 371, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 378, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 381, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 383, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 398, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 403, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 406, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 408, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 410, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:336
+    # rule realize at rules/rangeify.rules:346
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     # r = n
@@ -1066,7 +1080,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:286
+                # rule index_shrink at rules/rangeify.rules:296
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1074,7 +1088,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:288
+                # rule index_permute at rules/rangeify.rules:298
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1082,7 +1096,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:290
+                # rule index_flip at rules/rangeify.rules:300
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1090,7 +1104,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:293
+                # rule index_expand at rules/rangeify.rules:303
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1099,7 +1113,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:296
+                # rule index_pad at rules/rangeify.rules:306
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1111,7 +1125,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:302
+                # rule index_reshape at rules/rangeify.rules:312
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1121,7 +1135,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op is _REDUCE_AXIS:
             if len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule local_array at rules/rangeify.rules:368
+                # rule local_array at rules/rangeify.rules:378
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 # idx = n, s = n0_0, x = n0
@@ -1132,7 +1146,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_reduce at rules/rangeify.rules:388
+                # rule local_reduce at rules/rangeify.rules:398
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
@@ -1142,7 +1156,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
-            # rule reduce_buffer at rules/rangeify.rules:393
+            # rule reduce_buffer at rules/rangeify.rules:403
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
@@ -1150,7 +1164,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
                 _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
-            # rule index_reduce at rules/rangeify.rules:396
+            # rule index_reduce at rules/rangeify.rules:406
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
@@ -1158,7 +1172,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_rangeify_rules[11]
-            # rule index_other at rules/rangeify.rules:400
+            # rule index_other at rules/rangeify.rules:410
             #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # x = n0
@@ -1170,7 +1184,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     n0_0 = n0.src[0]
                     if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                         n0_0_0 = n0_0.src[0]
-                        # rule child_buffer at rules/rangeify.rules:340
+                        # rule child_buffer at rules/rangeify.rules:350
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                         # c = n0_0_0
@@ -1178,7 +1192,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if n0_0_0 in ctx.force:
                             _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(n0_0_0)).dtype, (_t3, *at))
                             if _r is not n: return _r, _pm_rangeify_rules[1]
-                        # rule index_child at rules/rangeify.rules:343
+                        # rule index_child at rules/rangeify.rules:353
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                         # c = n0_0_0, idx = n
@@ -1187,7 +1201,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         inlined = ctx.inlined.add(n0_0_0)
                         _r = _new(UOp, _INDEX, n0_0_0.dtype, (n0_0_0, *at), n.arg)
                         if _r is not n: return _r, _pm_rangeify_rules[2]
-                # rule index_other at rules/rangeify.rules:400
+                # rule index_other at rules/rangeify.rules:410
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1197,13 +1211,13 @@ def _pm_rangeify_INDEX(n, ctx):
                 o0 = n0.op
                 if o0 in _OPS5:
                     if o0 in _OPS1:
-                        # rule index_const at rules/rangeify.rules:346
+                        # rule index_const at rules/rangeify.rules:356
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                         # c = n0
                         return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
-                        # rule index_assign at rules/rangeify.rules:348
+                        # rule index_assign at rules/rangeify.rules:358
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                         # a = n0, i = n
@@ -1213,7 +1227,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[4]
                     elif o0 in _OPS2:
-                        # rule local_value at rules/rangeify.rules:361
+                        # rule local_value at rules/rangeify.rules:371
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                         # idx = n, x = n0
@@ -1224,7 +1238,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                 if _r is not None:
                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
-                        # rule index_alu at rules/rangeify.rules:371
+                        # rule index_alu at rules/rangeify.rules:381
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                         # i = n, x = n0
@@ -1234,7 +1248,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[7]
                     elif o0 in _OPS3:
-                        # rule index_marker at rules/rangeify.rules:373
+                        # rule index_marker at rules/rangeify.rules:383
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                         # i = n, x = n0
@@ -1244,7 +1258,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[8]
                     elif o0 in _OPS4:
-                        # rule index_memory at rules/rangeify.rules:398
+                        # rule index_memory at rules/rangeify.rules:408
                         #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                         # idx = n
@@ -1253,7 +1267,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_rangeify_rules[12]
-                # rule index_other at rules/rangeify.rules:400
+                # rule index_other at rules/rangeify.rules:410
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1270,11 +1284,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 408, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 410, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 413, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 416, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 419, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 418, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 420, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 423, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 426, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 429, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1283,7 +1297,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:416
+            # rule copy_const_idx at rules/rangeify.rules:426
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1292,7 +1306,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:419
+                # rule copy_keeps_src at rules/rangeify.rules:429
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1309,7 +1323,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:408
+                # rule noop_buffer at rules/rangeify.rules:418
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
@@ -1327,12 +1341,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:410
+                    # rule const_buffer at rules/rangeify.rules:420
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:413
+                # rule remove_buffer at rules/rangeify.rules:423
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1355,12 +1369,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 427, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 437, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:427
+    # rule tagged_buffers at rules/rangeify.rules:437
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1411,19 +1425,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:307'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:317'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:436'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:438'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:440'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:442'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:445'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:448'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:450'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:451'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:454'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:446'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:448'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:450'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:452'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:455'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:458'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:460'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:461'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:464'),
 ))
 
 PIPELINES = {

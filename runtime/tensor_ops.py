@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 # `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
 # never imports tensor.py.
 
+# A long scan runs in blocks of this many elements (tinygrad's SPLIT in `_split_cumalu`): a
+# pooled scan is quadratic, so a block's work per element is its length; 256 keeps that small
+# and the levels few (3 up to 2^24 elements). Not a speed constant: it bounds the work.
+SCAN_BLOCK = 256
+
 
 def broadcast_shape(*shapes: Shape) -> Shape:
     """The shape numpy broadcasts `shapes` to (sizes may be symbolic: equal UOps agree)."""
@@ -788,8 +793,36 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
-        return pooled._reduce(op, -1, False).transpose(axis, -1)
+        if n > 2 * SCAN_BLOCK:
+            return xt._scan_blocks(op, ident).transpose(axis, -1)
+        return xt._scan_pooled(op, ident).transpose(axis, -1)
+
+    def _scan_pooled(self, op: Ops, ident: Any) -> Tensor:
+        """Inclusive scan of the last axis: each prefix a window of the padded axis, reduced
+        (n work per element)."""
+        n = self.shape[-1]
+        pooled = self.pad((*[None] * (self.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
+        return pooled._reduce(op, -1, False)
+
+    def _scan_blocks(self, op: Ops, ident: Any) -> Tensor:
+        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK: each block scanned
+        pooled, then combined with the scan of the blocks before it (the blocks' totals, scanned
+        the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
+        2M elements, past the work limit; blocked it is about n * SCAN_BLOCK per level, and the
+        levels are log(n) / log(SCAN_BLOCK)."""
+        *lead, n = self.shape
+        nb = -(-n // SCAN_BLOCK)
+        blocks = self.pad((*[None] * len(lead), (0, nb * SCAN_BLOCK - n)), value=ident)
+        inner = blocks.reshape(*lead, nb, SCAN_BLOCK)._scan_pooled(op, ident)
+        totals = inner.shrink((*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK)))
+        # the blocks before each block: the scan of the totals, shifted one block on
+        before = totals.reshape(*lead, nb)._cum(-1, op)
+        before = before.pad((*[None] * len(lead), (1, 0)), value=ident)
+        before = before.shrink((*[None] * len(lead), (0, nb))).unsqueeze(-1)
+        # combined by the same reduce as each window, so NaN and signed zeros meet one rule
+        both = type(self).stack(before.expand(*lead, nb, SCAN_BLOCK), inner, dim=-1)
+        out = both._reduce(op, -1, False).reshape(*lead, nb * SCAN_BLOCK)
+        return out.shrink((*[None] * len(lead), (0, n)))
 
     def cumsum(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.ADD)
     def cumprod(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.MUL)

@@ -3,7 +3,8 @@ that ended in a bare traceback or an error per rule. Checked against numpy and t
 
 - A scan (cumsum, cumprod, and the running values of cummax/cummin) was one pooled reduction
   over the whole axis: n^2 work, so `Tensor.rand(2_000_000).cumsum()` was refused by
-  RULEGRAD_MAX_WORK (8e12 iterations). A long axis is now scanned in blocks.
+  RULEGRAD_MAX_WORK (8e12 iterations). A long axis is now scanned in blocks; cummax's index
+  and the pick that routes its gradient were n^2 too (refused at 1.05M elements).
 - `rulegrad fuzz --seed -1` was numpy's bare ValueError; `rulegrad check --hang-timeout inf`
   (or 1e12) made every rule an `error` (setitimer's OverflowError).
 """
@@ -49,6 +50,39 @@ def test_long_scans_run_and_match_torch(monkeypatch, low_work_limit, backend, sc
     np.testing.assert_array_equal(Tensor(i).cumsum().numpy(), np.cumsum(i, dtype=np.int64))
     u = rng.integers(0, 255, N).astype(np.uint8)
     np.testing.assert_array_equal(Tensor(u).cumsum().numpy(), np.cumsum(u))
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+def test_long_running_max_and_min_with_indices_match_torch(monkeypatch, low_work_limit,
+                                                           backend):
+    """cummax's index was matched against every earlier element (n^2), and its gradient picked
+    the element at that index from a one-hot row (n^2): now a running max of the positions
+    where a new maximum is reached, and a pick within blocks."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    rng = np.random.default_rng(5)
+    a = np.round(rng.standard_normal((2, N)) * 3)  # many ties: the index is the last one
+    a[:, ::89] = -0.0
+    a[1, 3000:] = np.nan  # a NaN running max: the index is the last NaN so far
+    ta = torch.from_numpy(a)
+    for name in ("cummax", "cummin"):
+        values, idx = getattr(Tensor(a), name)(1)
+        tv, ti = getattr(torch, name)(ta, 1)
+        np.testing.assert_array_equal(values.numpy(), tv.numpy(), err_msg=name)
+        np.testing.assert_array_equal(idx.numpy(), ti.numpy(), err_msg=name)
+    ints = rng.integers(-4, 4, N).astype(np.int8)
+    for name in ("cummax", "cummin"):
+        _, idx = getattr(Tensor(ints), name)(0)
+        np.testing.assert_array_equal(idx.numpy(), getattr(torch, name)(
+            torch.from_numpy(ints), 0)[1].numpy(), err_msg=name)
+    # the gradient goes to the element at the index returned (NaN-free: torch routes a NaN's,
+    # ours is NaN, docs/gradients.md)
+    b, w = a[0], rng.standard_normal(N)
+    for name in ("cummax", "cummin"):
+        x = Tensor(b, requires_grad=True)
+        (g,) = (getattr(x, name)(0)[0] * Tensor(w)).sum().gradient(x)
+        tx = torch.from_numpy(b).requires_grad_()
+        (getattr(torch, name)(tx, 0)[0] * torch.from_numpy(w)).sum().backward()
+        np.testing.assert_allclose(g.numpy(), tx.grad.numpy(), rtol=1e-12, err_msg=name)
 
 
 def test_long_scan_gradient_matches_torch(low_work_limit):

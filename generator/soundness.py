@@ -478,6 +478,9 @@ class _Hung(BaseException):
     rule's helpers or in hypothesis may swallow it)."""
 
 
+TIMER_MAX_SECONDS = 1e9  # about 31 years: below the 9.2e9 s setitimer holds
+
+
 class _hang_limit:
     """Raise _Hung in the main thread after `seconds` of the process's CPU time (SIGPROF), or
     HANG_WALL_FACTOR times that of wall clock (SIGALRM: a helper blocked without computing);
@@ -486,7 +489,10 @@ class _hang_limit:
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.active = (seconds > 0 and hasattr(signal, "setitimer")
+        # a limit longer than a timer holds (`--hang-timeout inf`; setitimer refuses 2^63 ns,
+        # 292 years, and more) is no limit: armed, it made every rule an OverflowError
+        self.active = (0 < seconds * HANG_WALL_FACTOR < TIMER_MAX_SECONDS
+                       and hasattr(signal, "setitimer")
                        and threading.current_thread() is threading.main_thread())
 
     def __enter__(self) -> None:

@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 # `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
 # never imports tensor.py.
 
+# A long scan runs in blocks of this many elements (tinygrad's SPLIT in `_split_cumalu`): a
+# pooled scan is quadratic, so a block's work per element is its length; 256 keeps that small
+# and the levels few (3 up to 2^24 elements). Not a speed constant: it bounds the work.
+SCAN_BLOCK = 256
+
 
 def broadcast_shape(*shapes: Shape) -> Shape:
     """The shape numpy broadcasts `shapes` to (sizes may be symbolic: equal UOps agree)."""
@@ -887,8 +892,36 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        pooled = xt.pad((*[None] * (x.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
-        return pooled._reduce(op, -1, False).transpose(axis, -1)
+        if n > 2 * SCAN_BLOCK:
+            return xt._scan_blocks(op, ident).transpose(axis, -1)
+        return xt._scan_pooled(op, ident).transpose(axis, -1)
+
+    def _scan_pooled(self, op: Ops, ident: Any) -> Tensor:
+        """Inclusive scan of the last axis: each prefix a window of the padded axis, reduced
+        (n work per element)."""
+        n = self.shape[-1]
+        pooled = self.pad((*[None] * (self.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
+        return pooled._reduce(op, -1, False)
+
+    def _scan_blocks(self, op: Ops, ident: Any) -> Tensor:
+        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK: each block scanned
+        pooled, then combined with the scan of the blocks before it (the blocks' totals, scanned
+        the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
+        2M elements, past the work limit; blocked it is about n * SCAN_BLOCK per level, and the
+        levels are log(n) / log(SCAN_BLOCK)."""
+        *lead, n = self.shape
+        nb = -(-n // SCAN_BLOCK)
+        blocks = self.pad((*[None] * len(lead), (0, nb * SCAN_BLOCK - n)), value=ident)
+        inner = blocks.reshape(*lead, nb, SCAN_BLOCK)._scan_pooled(op, ident)
+        totals = inner.shrink((*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK)))
+        # the blocks before each block: the scan of the totals, shifted one block on
+        before = totals.reshape(*lead, nb)._cum(-1, op)
+        before = before.pad((*[None] * len(lead), (1, 0)), value=ident)
+        before = before.shrink((*[None] * len(lead), (0, nb))).unsqueeze(-1)
+        # combined by the same reduce as each window, so NaN and signed zeros meet one rule
+        both = type(self).stack(before.expand(*lead, nb, SCAN_BLOCK), inner, dim=-1)
+        out = both._reduce(op, -1, False).reshape(*lead, nb * SCAN_BLOCK)
+        return out.shrink((*[None] * len(lead), (0, n)))
 
     def cumsum(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.ADD)
     def cumprod(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.MUL)
@@ -907,21 +940,20 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        upper = _lower_triangle(self, n).T  # [j, i]: j <= i
-        match = x.unsqueeze(-1) == vt.unsqueeze(-2)
+        # the index of vt[i] is the last j <= i with x[j] == vt[j] (a record): past it every
+        # x is below the running max, which so stays vt[j]. So it is a running max of the
+        # records' positions (linear work, where matching x[j] with each vt[i] was n^2)
+        record = x == vt
         if self.dtype.is_float:  # a NaN running max is at the last NaN so far (torch's); NaN
             # equals nothing, so no index matched it and the index was -1
-            match = match | (x.isnan().unsqueeze(-1) & vt.isnan().unsqueeze(-2))
-        match = match & upper
-        idx = match.where(_positions(self, n).reshape(n, 1), -1).max(-2)
+            record = record | (x.isnan() & vt.isnan())
+        idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
         if self.dtype.is_float:
             # torch gives each running max's gradient to the index it returns; a reduce max
             # shares it among equal elements. So the gradient goes to the element at that
             # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
             # gradient, where at is finite (NaN has no index; inf - inf is NaN)
-            # [..., j, i]: j == idx[i]
-            pick = _positions(self, n).reshape(n, 1) == idx.unsqueeze(-2)
-            at = pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
+            at = _take_running(x, idx)
             finite = (at > float("-inf")) & (at < float("inf"))
             values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
@@ -1339,6 +1371,36 @@ def _eps(dt: DType) -> float:
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     """Whether size s is larger than size t (a symbolic size by its bound value)."""
     return s is not t and actual((s,))[0] > actual((t,))[0]
+
+
+def _take_running(x: Tensor, idx: Tensor) -> Tensor:
+    """x[..., idx[..., i]] along the last axis, for a running index (nondecreasing, idx[i] <= i,
+    idx[0] = 0: cummax's), with the gradient to the element taken. Each element picks from a
+    one-hot row of the axis (n^2 work); a long axis picks within its block of SCAN_BLOCK, and an
+    element whose index is in an earlier block takes the previous block's last pick, which is
+    the same problem over the blocks' last elements."""
+    n = x.shape[-1]
+    if not isinstance(n, int) or n <= 2 * SCAN_BLOCK:
+        pick = _positions(x, n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
+        return pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
+    *lead, _ = x.shape
+    nb = -(-n // SCAN_BLOCK)
+    grow = (*[None] * len(lead), (0, nb * SCAN_BLOCK - n))
+    xb = x.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
+    ib = idx.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
+    local = ib - (_positions(x, nb) * SCAN_BLOCK).reshape(nb, 1)  # < 0: an earlier block
+    pick = _positions(x, SCAN_BLOCK).reshape(SCAN_BLOCK, 1) == local.unsqueeze(-2)
+    mine = pick.where(xb.unsqueeze(-1), float("-inf")).max(-2)
+    tail = (*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK))
+    last, last_inside = mine.shrink(tail), local.shrink(tail) >= 0
+    last = last.reshape(*lead, nb)
+    # the block whose pick each block's last element holds: the last one to hold its own
+    # (block 0 always does: idx[i] <= i)
+    owner = last_inside.reshape(*lead, nb).where(_positions(x, nb), -1)._cum(-1, Ops.MAX)
+    held = _take_running(last, owner)
+    before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
+    out = (local >= 0).where(mine, before.unsqueeze(-1))
+    return out.reshape(*lead, nb * SCAN_BLOCK).shrink((*[None] * len(lead), (0, n)))
 
 
 def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from rulegrad.tools.args import count
+from rulegrad.tools.args import count, seed_number
 
 Shape = tuple[int, ...]
 
@@ -1417,7 +1417,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=count, default=1000,
                    help="programs per class (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--seed", type=seed_number, default=0, help="first seed (default 0)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every program")
     p.add_argument("--backend", choices=("interp", "c"), default=None,
                    help="what runs the schedule: the kernel interpreter or C (the default for "

@@ -29,6 +29,12 @@ class DType:
     def __repr__(self) -> str:
         return f"dtypes.{self.name}"
 
+    # a singleton (compared by `is` everywhere): a pickled or copied dtype is the very object,
+    # by its name (a dataclass's own pickling made a second float32 equal to none: a pickled
+    # tensor's assign refused its own dtype, and every `dtype is` test missed)
+    def __reduce__(self) -> tuple:
+        return (_by_name, (self.name,))
+
     @functools.cached_property
     def np(self) -> np.dtype:
         # made once: np.dtype(name) costs a microsecond, paid per Tensor made from host data
@@ -124,6 +130,12 @@ DTYPE_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES} | {
     "double": dtypes.float64, "int": dtypes.int32, "long": dtypes.int64,
 }
 DTYPE_NAMES = ", ".join(d.name for d in DTYPES)
+
+
+def _by_name(name: str) -> DType:
+    """The dtype an unpickled one is (`DType.__reduce__`): each is a class attribute of
+    `dtypes` by its name (void included, which no tensor has)."""
+    return getattr(dtypes, name)
 _BY_NP: dict[object, DType] = {}  # numpy dtypes (and types, names) seen by `from_np`
 
 # dtype classes usable in rule patterns (`x:int`): a name -> predicate on DType

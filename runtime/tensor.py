@@ -1620,6 +1620,12 @@ class LazyTensor(Tensor):
         self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
         self.uop = node  # (Tensor's slot now)
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # pickle and copy as the Tensor it becomes: object's own reduce took the class first
+        # and then read the slots, whose `uop` changes the class (pickle refused the pair)
+        self.uop  # noqa: B018 (materialize: now a Tensor)
+        return self.__reduce_ex__(protocol)
+
     @property
     def shape(self) -> Shape:
         return self._lazy.shape

@@ -551,6 +551,17 @@ class Tensor(TensorOps, NNOps):
         refuse_symbolic("iteration", self.shape, (0,))
         return (self[i] for i in range(self.shape[0]))
 
+    def __setstate__(self, state: tuple) -> None:
+        """A copy or an unpickled tensor (`copy.copy`, `deepcopy`, `pickle`): its slots, and
+        registered as a tensor made by an op is (`_live`, and `_needs_grad` when it needs
+        one): a copy of `t + 1` shares t's buffer (`deepcopy` shares buffers too), and an
+        assign to t must find it to keep it on t's old contents, as it keeps the original."""
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        _live_add(_ref(self, _live_discard))
+        if self._requires_grad:
+            _needs_grad.add(self)
+
     def __repr__(self) -> str:
         """The values of a realized tensor (read from its buffer); for any other, its shape,
         dtype and device, and that it is lazy: a repr never compiles or runs anything."""

@@ -48,3 +48,33 @@ def test_pickled_and_copied_tensors_compute_and_assign(how, lazy):
         np.testing.assert_array_equal(c.numpy(), y)
         np.testing.assert_allclose(s.numpy(), x + y, rtol=1e-6)
         np.testing.assert_allclose((c * Tensor(x)).numpy(), y * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy"])
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "eager"])
+def test_a_copy_keeps_its_value_over_an_assign(how, lazy):
+    """A copy of `t + 1` computes from t's buffer (copies share buffers); an assign to t
+    after the copy keeps it on t's old contents, as it keeps the original: numpy's `x + 1`
+    (the copy was not among the tensors the assign looks at, and read t's new values)."""
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        x = rng.standard_normal((2, 3)).astype(np.float32)
+        t = Tensor(x) if lazy else Tensor(x, dtype="float32")
+        u = t + 1.0
+        c = _ROUND_TRIPS[how](u)
+        d = _ROUND_TRIPS[how]((t * 3.0).exp())
+        t.assign(Tensor(np.zeros((2, 3), np.float32), dtype="float32"))
+        np.testing.assert_allclose(u.numpy(), x + 1.0, rtol=1e-6)
+        np.testing.assert_allclose(c.numpy(), x + 1.0, rtol=1e-6)
+        np.testing.assert_allclose(d.numpy(), np.exp(x * 3.0), rtol=1e-6)
+        np.testing.assert_array_equal(t.numpy(), np.zeros((2, 3), np.float32))
+
+
+def test_a_copy_of_a_parameter_gets_its_gradient():
+    """A copied tensor that requires a gradient gets one from backward (numpy: d sum(c*c)/dc
+    = 2c); the copy was not among the tensors backward looks for."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0
+    for how in ("copy", "pickle"):
+        c = _ROUND_TRIPS[how](Tensor(x, requires_grad=True))
+        (c * c).sum().backward()
+        np.testing.assert_allclose(c.grad.numpy(), 2.0 * x)

@@ -556,8 +556,10 @@ class Tensor(TensorOps, NNOps):
         registered as a tensor made by an op is (`_live`, and `_needs_grad` when it needs
         one): a copy of `t + 1` shares t's buffer (`deepcopy` shares buffers too), and an
         assign to t must find it to keep it on t's old contents, as it keeps the original."""
-        for name, value in state[1].items():
-            setattr(self, name, value)
+        attrs, slots = state if type(state) is tuple else (state, None)
+        for part in (attrs, slots):  # (attrs: a user subclass's __dict__)
+            for name, value in (part or {}).items():
+                setattr(self, name, value)
         _live_add(_ref(self, _live_discard))
         if self._requires_grad:
             _needs_grad.add(self)

@@ -78,3 +78,21 @@ def test_a_copy_of_a_parameter_gets_its_gradient():
         c = _ROUND_TRIPS[how](Tensor(x, requires_grad=True))
         (c * c).sum().backward()
         np.testing.assert_allclose(c.grad.numpy(), 2.0 * x)
+
+
+def test_a_copied_subclass_keeps_its_attributes():
+    """A user's Tensor subclass with attributes of its own copies them (`__setstate__` sets
+    the instance dict as well as the slots)."""
+
+    class Named(Tensor):
+        pass
+
+    x = np.arange(4, dtype=np.float32)
+    t = Named(x)
+    t.label = "w"
+    for how in _ROUND_TRIPS.values():
+        if how is _ROUND_TRIPS["pickle"]:
+            continue  # (a local class does not pickle)
+        c = how(t)
+        assert type(c) is Named and c.label == "w"
+        np.testing.assert_array_equal((c + 1.0).numpy(), x + 1.0)

@@ -909,6 +909,11 @@ class TensorOps:
         the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
         2M elements, past the work limit; blocked it is about n * SCAN_BLOCK per level, and the
         levels are log(n) / log(SCAN_BLOCK)."""
+        if self.dtype is dtypes.float16 and op in (Ops.ADD, Ops.MUL):
+            # a float16 reduce accumulates in float32 and rounds once (lower_helpers.py): the
+            # blocks' scans and totals rounded to float16 on their way would round every
+            # element past the first block twice or more (65537 elements: off by 4 ulps)
+            return self.cast(dtypes.float32)._scan_blocks(op, ident).cast(dtypes.float16)
         *lead, n = self.shape
         nb = -(-n // SCAN_BLOCK)
         blocks = self.pad((*[None] * len(lead), (0, nb * SCAN_BLOCK - n)), value=ident)

@@ -703,7 +703,7 @@ class TensorOps:
             bounds = [((x < lo) & (lo < hi), lo), ((x > hi) | (hi < lo), hi)]
         out = value
         for cond, bound in bounds:
-            if isinstance(bound, type(self)):  # a constant bound needs no gradient: `value` is it
+            if isinstance(bound, TensorOps):  # a constant bound needs no gradient: `value` is it
                 # the bound where it is the value (max_ even where x or min_ is NaN, as
                 # torch's gradient: NaN subtracted keeps the value NaN there; 0.0 keeps a -0.0)
                 out = cond.where(bound - value.isnan().where(value, 0.0), out)
@@ -722,7 +722,7 @@ class TensorOps:
 
     def isclose(self, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:
-        other = other if isinstance(other, type(self)) else type(self)(other)
+        other = other if isinstance(other, TensorOps) else type(self)(other)
         finite = self.isfinite() & other.isfinite() & \
             ((self - other).abs() <= atol + rtol * other.abs())
         infinite = (self.isinf() | other.isinf()) & (self == other)
@@ -749,7 +749,7 @@ class TensorOps:
         return a.cast(a.dtype)
 
     def copysign(self, other: Any) -> Tensor:
-        other = other if isinstance(other, type(self)) else type(self)(other)
+        other = other if isinstance(other, TensorOps) else type(self)(other)
         o = other._float()
         mag = self.abs()
         return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
@@ -759,7 +759,7 @@ class TensorOps:
         exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so
         softplus(inf) and logaddexp(0, inf) were NaN; two equal infinities give themselves.
         (log1p: softplus(-30) is 9.4e-14, where log(1 + e^-30) is 0.)"""
-        y = other if isinstance(other, type(self)) else type(self)(other).cast(self.dtype)
+        y = other if isinstance(other, TensorOps) else type(self)(other).cast(self.dtype)
         m = self.maximum(y)
         out = m + _log1p((-(self - y).abs()).exp())
         return (self.isinf() & (self == y)).where(self, out)
@@ -1022,7 +1022,7 @@ class TensorOps:
             pos = _positions(self, self.shape[d]).reshape(
                 tuple(self.shape[d] if i == d else 1 for i in range(self.ndim)))
             stride = self._count(tuple(range(d + 1, self.ndim))) if axis is None else 1
-            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, type(self))
+            flat = flat + pos * (stride.cast(dtypes.int32) if isinstance(stride, TensorOps)
                                  else stride)
         return hit.where(flat, dtypes.int32.max)._reduce(Ops.MIN, axis, keepdim) \
             .cast(dtypes.int32)
@@ -1157,7 +1157,7 @@ class TensorOps:
         """self with src written at index along dim; where indices repeat, the last wins."""
         if reduce not in (None, "add", "multiply"):
             raise TypeError(f"scatter reduce must be None, 'add' or 'multiply', got {reduce!r}")
-        if not isinstance(src, type(self)):
+        if not isinstance(src, TensorOps):
             src = type(self).full(index.shape, src, self.dtype)
         elif reduce is not None:
             raise TypeError("scatter with reduce takes a scalar src; use scatter_reduce")

@@ -96,3 +96,34 @@ def test_a_copied_subclass_keeps_its_attributes():
         c = how(t)
         assert type(c) is Named and c.label == "w"
         np.testing.assert_array_equal((c + 1.0).numpy(), x + 1.0)
+
+
+class _Named(Tensor):
+    """A user's subclass: its ops must take any Tensor as a tensor operand, not as a scalar."""
+
+
+@pytest.mark.parametrize("make", [Tensor, _Named], ids=["host-data", "subclass"])
+def test_tensor_operands_of_another_class_are_tensors(make):
+    """scatter's src, clip's bounds and isclose's other, when self is a Tensor of host data (a
+    LazyTensor record) or a user's subclass and the operand a computed Tensor: each is read as
+    a tensor (scatter took a Tensor src for a fill value and raised; clip took a tensor bound
+    for a constant, so no gradient reached it), against numpy and torch."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 9))
+    j = np.array([[0, 5, 2], [3, 1, 4]] * 2 + [[8, 6, 7]])
+    s = Tensor(a) * 1.0  # (a computed, plain Tensor)
+    got = make(np.zeros((5, 9))).scatter(1, Tensor(j.astype(np.int32)), s[:, :3]).numpy()
+    want = np.zeros((5, 9))
+    np.put_along_axis(want, j, a[:, :3], 1)
+    np.testing.assert_array_equal(got, want)
+
+    x = rng.standard_normal(7)
+    hi = Tensor(np.full(7, 0.25), requires_grad=True)
+    make(x).clip(-0.5, hi).sum().backward()
+    th = torch.full((7,), 0.25, dtype=torch.float64, requires_grad=True)
+    torch.from_numpy(x).clip(torch.full((7,), -0.5, dtype=torch.float64), th).sum().backward()
+    np.testing.assert_array_equal(hi.grad.numpy(), th.grad.numpy())
+
+    other = Tensor(x) + 1e-9
+    np.testing.assert_array_equal(make(x).isclose(other).numpy(), np.isclose(x, x + 1e-9))

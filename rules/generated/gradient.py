@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 73522be588b8b6a4f4df0c8e735347342ee75f165177612b0e2068a880b8304e
+# source sha256: df68b6dc18ab35684e7ebc187dc835a78a6cfd85c70d4c55cf05670cde9f2dbf
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -24,7 +24,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '73522be588b8b6a4f4df0c8e735347342ee75f165177612b0e2068a880b8304e'
+SOURCE_SHA256 = 'df68b6dc18ab35684e7ebc187dc835a78a6cfd85c70d4c55cf05670cde9f2dbf'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD

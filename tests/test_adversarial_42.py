@@ -9,18 +9,9 @@ import pickle
 
 import numpy as np
 import pytest
+from test_plans import _fresh_plans  # noqa: F401 - the autouse fixture, shared
 
 from rulegrad import Tensor
-from rulegrad.runtime import plans
-
-
-@pytest.fixture(autouse=True)
-def _plans_on(monkeypatch):
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    plans.clear()
-    yield
-    plans.clear()
-
 
 _ROUND_TRIPS = {
     "pickle": lambda t: pickle.loads(pickle.dumps(t)),

@@ -7,20 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_plans import _fresh_plans  # noqa: F401 - the autouse fixture, shared
 
 from rulegrad import Tensor
 from rulegrad.runtime import plans
 from rulegrad.runtime.schedule_cache import graph_key
 
 _DTYPES = ["bool", "int8", "uint8", "int32", "int64", "float16", "float32", "float64"]
-
-
-@pytest.fixture(autouse=True)
-def _plans_on(monkeypatch):
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    plans.clear()
-    yield
-    plans.clear()
 
 
 def _arrays(dtype: str, n: int, seed: int) -> list[np.ndarray]:

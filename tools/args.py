@@ -5,24 +5,23 @@ from __future__ import annotations
 import argparse
 
 
-def count(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
+def _whole(text: str, least: int) -> int:
+    """`text` as a whole number of at least `least`, or argparse's worded refusal."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {least} or more, got {value}")
     return value
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of examples or programs)."""
+    return _whole(text, 1)
 
 
 def seed_number(text: str) -> int:
     """An argparse type: a whole number of at least 0 (a random seed: numpy's generators refuse
     a negative one)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
+    return _whole(text, 0)

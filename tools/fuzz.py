@@ -811,9 +811,11 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         return src + f"lows += [{_low(d1, d2 if cast else d1)}]\nexact += [False]\n"
     if fam == "pool":
         ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])
-        ks, st = rng.choice([2, 3, 4]), rng.choice([1, 2])
-        # (max twice as often: an overlapping avg pool is a sum of strided views,
-        # tensor_ops._window_sum, not a small reduce, so only a max pool always unrolls)
+        ks = rng.choice([2, 3, 4])
+        # (a stride of the kernel half the time: overlapping windows are a max or sum of
+        # strided views, tensor_ops._window_max / _window_sum, not a small reduce, so only
+        # windows that do not overlap unroll; max twice as often as avg)
+        st = rng.choice([1, 2, ks, ks])
         op = rng.choice(["max_pool2d", "max_pool2d", "avg_pool2d"])
         src = _arr(x, (1, ch, h, wd), d1, rng, special)
         src += f"outs += [Tensor({x}).{op}({ks}, stride={st})]\n"

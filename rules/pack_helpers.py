@@ -24,7 +24,7 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import threads, vector_bytes
+from rulegrad.runtime.target import cache_bytes, threads, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
@@ -39,6 +39,18 @@ TILE_REGISTERS = 16
 # accumulators + 2 + 1 = 15 of 16 registers. 6 rows beat 4 (8 accumulators barely cover the
 # FMA latency) by about 1.3x (bench/kernels.py)
 TILE_ROWS = (TILE_REGISTERS - PANEL_VECTORS - 1) // PANEL_VECTORS
+
+
+def tile_rows(rows: int) -> int:
+    """The register tile's rows for a product of `rows` rows: as few tiles as TILE_ROWS allows,
+    their rows shared evenly. The last tile computes TILE_ROWS rows whether or not there are
+    rows for them (gemm.py's `_row_tiles`), so 8 rows as 6 + 2 compute 12 rows of multiply-adds
+    for 8; as 4 + 4, 8. The tiles are as many, each reads the same panels, and one of fewer
+    rows takes no longer than a full one (a 6-row tile is the faster per row, not per tile)."""
+    tiles = -(-rows // TILE_ROWS)
+    return -(-rows // tiles) if rows > 0 else 1
+
+
 # multiply-adds below which the plain loops are as good: packing's fixed cost (a panel copy, a
 # team) against its speed-up, a ratio of times no machine file gives; search would tune it
 MIN_WORK = 1 << 15
@@ -82,7 +94,7 @@ def batch_shares(batch: int, rows: int, work: int) -> bool:
     `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or an
     iteration is too little work for a team of its own (PARALLEL_MIN_WORK: the team is woken
     once per iteration). Each iteration is a large share: 3 on 2 threads ran as 2 and 1."""
-    nthreads, tiles = threads(), -(-rows // max(1, min(TILE_ROWS, rows)))
+    nthreads, tiles = threads(), -(-rows // tile_rows(rows))
     if balanced(batch, nthreads) or work // batch < pick(current().parallel_min_work,
                                                          PARALLEL_MIN_WORK):
         return True
@@ -102,9 +114,11 @@ class Pack(FrozenRecord):
     loop is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles,
     the panels packed once and shared), "panels" (the columns' panels, each packed by the
     thread that claims it and run over every row tile there: rows too few to share) or ""
-    (one core)."""
+    (one core). With `outer`, each panel is packed and run over by every row tile before the
+    next panel (the "panels" split is so too; `panels_outer`), else every panel is packed
+    first, then each row tile runs over all of them."""
 
-    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab")
+    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -112,15 +126,17 @@ class Pack(FrozenRecord):
     pack_a: bool
     parallel: str
     grab: int  # row tiles a thread takes at a time ("tiles" with x packed)
+    outer: bool  # the panels outside the row tiles
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
-                 parallel: str, grab: int = 1) -> None:
-        self._init(rows, cols, tile, panel, pack_a, parallel, grab)
+                 parallel: str, grab: int = 1, outer: bool = False) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
         what = f"PACK rows {rows} x columns r{self.cols} (tile {self.tile}x{self.panel}"
         what += ", A packed)" if self.pack_a else ")"
+        what += ", panel by panel" if self.outer and self.parallel != "panels" else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
 
@@ -177,13 +193,21 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     panel = panel_width(dt, [nj])  # type: ignore[list-item]
     npanels = -(-nj // panel)  # type: ignore[operator]
     ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
-    tile = min(TILE_ROWS, ni)
+    tile = tile_rows(ni)
     computed = -(-ni // tile) * tile
     batch = math.prod(range_size(r) for r in st.src[2:]  # type: ignore[misc]
                       if r is not j and r not in rows)
     k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
     fmas = batch * computed * npanels * PANEL_VECTORS * k
     copies = batch * k * npanels * panel
+    if batch == 1 and all(xy is not None and _contiguous(xy[1], j)
+                          for xy in (split(red, rows, j, deps) for red in reds)):
+        # y's panels packed once, each row of a panel read contiguously: copied a vector a step
+        # (blocks.py's panel copy). Costed an element a step, a linear layer of 8 to 15 rows
+        # took its weights' columns as its rows (its rows a half-empty panel, the weights read
+        # down their columns by every tile): 8x1024x1024 1.12x, 8x4096x256 1.16x slower on
+        # one core. (Packed again per batch iteration, a panel stays an element a step: below)
+        copies = -(-copies // (panel // PANEL_VECTORS))
     if _pack_x(reds, rows, j, deps, npanels):
         # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
         # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a
@@ -317,15 +341,38 @@ def _plan(st: UOp) -> Pack | None:
     else:
         parallel = "tiles"
     pack_a = _pack_x(reds, rows, j, deps, npanels)
-    tile = min(TILE_ROWS, ni)
-    if parallel == "tiles" and _by_panels(-(-ni // tile), npanels, pack_a):
+    tile = tile_rows(ni)
+    tiles = -(-ni // tile)
+    outer = panels_outer(ni * k_total * reds[0].dtype.itemsize, npanels, pack_a)
+    if parallel == "tiles" and (_by_panels(tiles, npanels, pack_a) or (
+            outer and idle(npanels, threads()) <= idle(tiles, threads()))):
         parallel = "panels"
+    if parallel in ("tiles", "panels"):  # (threads over the tiles run every panel in each)
+        outer = parallel == "panels"
     grab = 1
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
         most = pick(current().grab_tiles, GRAB_TILES)
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
         grab = max(1, min(most, -(-ni // tile) // max(1, share)))
-    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab)
+    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
+                outer)
+
+
+# the share of one core's L2 the rows' operand x may fill and still be read once per panel
+# (the rest holds the panel being read, and the outputs): a fraction, not a size
+L2_SHARE = 2
+
+
+def panels_outer(x_bytes: int, npanels: int, pack_a: bool) -> bool:
+    """Whether the panels run outside the row tiles: each packed (into one panel's buffer,
+    reused) and run over by every tile before the next, x read once per panel. When x's values
+    fit in 1/L2_SHARE of one core's L2 (runtime/target.py): a linear layer of a few rows, whose
+    y (the weights) is the memory to move. Every panel packed first is y copied whole into a
+    buffer as large as y, then read back by every tile: past L2, three to four times y's
+    traffic where the panels outer move it once (8x1024x4096 + bias, gelu: 1.13x faster on
+    one core, 1.14x on two). A larger x stays inside the panels: a tile's rows are read from
+    L1 across all of them. Not with x packed per tile (it would be packed again per panel)."""
+    return not pack_a and npanels > 1 and x_bytes <= cache_bytes(2) // L2_SHARE
 
 
 def _by_panels(tiles: int, npanels: int, pack_a: bool) -> bool:

@@ -146,6 +146,9 @@ def _pack(t: Tensor):
 def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nthreads, rows,
                                                                   want):
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    # an L2 too small for x: the split by the tiles' shares alone (with x in L2, the panels
+    # run outside the tiles whenever they share as evenly: the tests below)
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")
     rng = np.random.default_rng(rows)
     # (a k of its own per thread count: the runtime keeps a program compiled for one graph,
     # whatever RULEGRAD_THREADS said when it was compiled)
@@ -159,6 +162,45 @@ def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nt
     # the launch makes a claim per panel (or per tile): every thread a near-even share
     assert rk.launch == (npanels if want == "panels" else max(ntiles, npanels))
     _same_bits(t.numpy(), np.maximum(a @ b + c, np.float32(0)))
+
+
+@pytest.mark.parametrize("nthreads, rows, k, n, want", [
+    (1, 8, 300, 200, ""),          # too little work for threads: panel by panel on one core
+    (1, 8, 1024, 1025, "panels"),  # one thread claiming every panel
+    (2, 8, 1024, 1024, "panels"),  # 2 tiles or 32 panels on 2 threads: as even either way
+    (2, 96, 500, 1024, "panels"),  # 16 tiles or 32 panels
+    (2, 96, 500, 1025, "tiles"),   # 33 panels 17:16, 16 tiles 8:8: the tiles
+    (3, 18, 500, 1024, "tiles"),   # 3 tiles on 3 threads, 32 panels 11:11:10
+])
+def test_a_product_whose_rows_fit_in_l2_runs_its_panels_outside_the_row_tiles(
+        monkeypatch, nthreads, rows, k, n, want):
+    # x (rows x k) fits in half of L2: each panel of b is packed into one panel's buffer and
+    # read by every tile before the next, b read once; all panels packed first is a copy of b
+    # as large as b (8x1024x4096: 16 MB copied, then read back by every tile)
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
+    rng = np.random.default_rng(rows * nthreads)
+    a, b = _ints(rng, rows, k), _ints(rng, k, n)
+    t = Tensor(a) @ Tensor(b)
+    pack, rk = _pack(t)
+    assert pack.rows == (0,) and pack.parallel == want and pack.outer == (want != "tiles")
+    assert -(-n // pack.panel) > 1
+    # a panel's place in a buffer of every panel: `pn * (k x panel) + ...`
+    assert (f" * {k * pack.panel} + " in rk.source) == (want == "tiles")
+    _same_bits(t.numpy(), a @ b)
+
+
+def test_a_product_whose_rows_outgrow_l2_packs_every_panel_first(monkeypatch):
+    # 512 rows x 600 of x (1.2 MB) past half of a 1 MB L2: a tile's rows stay in L1 across
+    # all panels, packed first
+    monkeypatch.setenv("RULEGRAD_THREADS", "1")
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
+    rng = np.random.default_rng(11)
+    a, b = _ints(rng, 512, 600), _ints(rng, 600, 100)
+    t = Tensor(a) @ Tensor(b)
+    pack, rk = _pack(t)
+    assert not pack.outer and pack.parallel in ("tiles", "")
+    _same_bits(t.numpy(), a @ b)
 
 
 def test_few_rows_of_a_computed_left_operand_keep_the_row_tiles(monkeypatch):

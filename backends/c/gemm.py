@@ -21,8 +21,11 @@ all panels: with `pack_a` the tile first packs pa[k][ii] = x(row, k) (computed o
 element: a fused softmax's exp, the bias and relu the scheduler leaves to the next layer's
 matmul; or a strided x gathered once), without it x is read in the inner loop, each of the
 tile's rows forward along k (its lines stay in L1 across the panels). With one panel x is read
-in the inner loop. Whole panels and the last, narrower one are loops of known counts, so
-neither the packing nor the epilogue tests a column per element.
+in the inner loop. With the panels outer (`Pack.outer`: x fits in L2, a linear layer of a few
+rows) each panel is packed into one panel's buffer, reused, and run over by every row tile
+before the next: y moved once, not copied whole and read back per tile. Whole panels and the
+last, narrower one are loops of known counts, so neither the packing nor the epilogue tests a
+column per element.
 
 The register block and the copy of y's panels are calls of the block library's (blocks.py,
 compiled once per cache) wherever x and y are plain loads or x is packed: x's rows as pointers
@@ -157,7 +160,8 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         if not shared:
             close_inside(r, scope)
             _free(scope, prods)
-    elif g.npanels > 1:  # every panel packed first, then row tiles over all panels
+    elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
+        # all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
         _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
         close_inside(r, scope)
@@ -177,12 +181,14 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
                    claim=tile_claim, grab=pack.grab)
         _free(region, prods)
-    else:  # one panel on one core: packed, then its row tiles
+    else:  # panel by panel on one core (or one panel): each packed into one buffer, reused,
+        # then its row tiles
+        _scratch(r, scope, prods, g.ct, 1, g.tj)
         panel = _open(scope, panel_head, r)
-        _scratch(r, panel, prods, g.ct, 1, g.tj)
         _pack_y(r, panel, j, prods, pv, g, per_panel=True)
         _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
-        _free(panel, prods)
+        close_inside(r, scope)
+        _free(scope, prods)
     r.close_loops()
 
 

@@ -13,7 +13,8 @@ outermost one, as printed: the first output loop, but for a register tile of an 
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
 then its columns. Threads pay only for enough work: the loop iterations of the group, the loops
 of the reduces that run per iteration included (not those of a reduce computed once before the
-loops), times the kernel's loads, at least PARALLEL_MIN_WORK.
+loops), times the kernel's loads (an exp, log or sin counted as LIBM_LOADS loads), at least
+PARALLEL_MIN_WORK.
 
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
@@ -43,6 +44,15 @@ from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads
 from rulegrad.runtime.uop import UOp, toposort
 
+# A kernel's work per iteration counts its loads, and an exp, log or sin (a libm call, vector
+# or not) as LIBM_LOADS of them: 1M float32 from memory, two loads, a subtract and a store took
+# 174 us, with an exp of the difference 367 us, a log 366, a sin 349 (one core, -O3, libmvec,
+# best of 40): each call about as long as three of the loop's memory accesses (58 us each).
+# Without it a softmax over rows past LOCAL_MAX_ROW (16 x 20000: a sum of exps, then exp / sum,
+# kernels of their own) counted 0.6M and ran on one core. A ratio of two operations' times,
+# neither a size nor a width
+LIBM_LOADS = 3
+LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
 # from its counter, one at a time, so none of these is flattened
 _VECTOR_KINDS = frozenset({"upcast", "vector", "simd"})
@@ -147,7 +157,7 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
     reduces = [n for n in order if n.op is Ops.REDUCE]
     if any(r.arg[1] == "thread" for red in reduces for r in red.src[1:]):
         return ()  # the kernel's threads are its reduce's
-    loads = sum(n.op is Ops.LOAD for n in order)
+    loads = sum(n.op is Ops.LOAD for n in order) + LIBM_LOADS * sum(n.op in LIBM for n in order)
     chosen = []
     nthreads = threads()
     for stores in store_groups(sink):

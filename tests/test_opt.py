@@ -551,6 +551,25 @@ def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypa
     assert rk.launch == 0 and not rk.openmp and "omp parallel" not in rk.source
 
 
+@pytest.mark.parametrize("fn", ["exp", "log", "sin"])
+def test_a_libm_call_counts_as_loads_in_the_work_that_pays_for_threads(monkeypatch, fn):
+    """An exp, log or sin per element costs about LIBM_LOADS loads: 16 rows of 200 of
+    f(a + b) are 3,200 iterations of 2 loads (6,400, under a threshold of 10,000) and 3 of
+    them per libm call (16,000, past it), so f(a + b) takes threads and a - b does not (a
+    softmax's exp kernels over rows past LOCAL_MAX_ROW ran on one core); numpy's values."""
+    from rulegrad.rules import parallel_helpers
+
+    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 10_000)
+    rng = np.random.default_rng(8)
+    a, b = (rng.uniform(1, 2, (16, 200)).astype(np.float32) for _ in range(2))
+    for t, ref, threaded in ((getattr(Tensor(a) + Tensor(b), fn)(), getattr(np, fn)(a + b), True),
+                             (Tensor(a) - Tensor(b), a - b, False)):
+        low, opt, _ = _kernel(t)
+        acts = actions(low, opt)
+        assert any(x.startswith("PARALLEL") for x in acts) is threaded, acts
+        np.testing.assert_allclose(t.numpy(), ref, rtol=1e-6)
+
+
 def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
     # a full sum's threads are its reduce's (THREAD), a column sum's its blocks' (INTERCHANGE)
     from rulegrad.rules import interchange_helpers, parallel_helpers, thread_helpers

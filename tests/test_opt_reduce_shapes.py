@@ -104,6 +104,35 @@ def test_one_special_in_every_position_of_a_short_row(library, op, width):
     _same_bits(t.numpy(), _oracle(op, x, 1))
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_a_long_row_max_is_numpy_bits_on_its_fast_pass_and_its_exact_one(library, op):
+    """A row of memory's max (min) in the block library takes x86's max per vector with NaNs
+    flagged apart, and the exact pass when a NaN is flagged or the result is a zero (whose sign
+    a tie leaves to the order): rows of 4099 values (128 blocks of 4 vectors, a whole vector,
+    one overlapping the row's end) with the special value in a block, in the whole vector and
+    in the overlap. Plain rows, one NaN, zeros of both signs the extreme, every value -0.0,
+    infinities without a NaN: numpy's bits each."""
+    width, sign = 4099, -1.0 if op == "max" else 1.0  # sign: the side away from the extreme
+    rng = np.random.default_rng(11)
+    far = (sign * np.abs(rng.standard_normal((14, width)))).astype(np.float32)
+    x = rng.standard_normal((14, width)).astype(np.float32)
+    for i, at in enumerate((5, 4093, 4098)):
+        x[2 + i, at] = np.nan
+        x[5 + i] = far[5 + i]
+        x[5 + i, ::7] = sign * 0.0  # the extreme's zeros, one of the other sign at `at`
+        x[5 + i, at] = -sign * 0.0
+        x[8 + i] = far[8 + i]
+        x[8 + i, at] = -sign * np.inf
+    x[11] = sign * 0.0
+    x[12] = sign * np.inf
+    x[13] = far[13]
+    x[13, 4000] = np.inf  # both infinities, the extreme's only once
+    x[13, 17] = -np.inf
+    t = getattr(Tensor(x), op)(axis=1)
+    assert any(a.startswith(f"VECTOR {op.upper()}") for a in _acts(t)[0])
+    _same_bits(t.numpy(), _oracle(op, x, 1))
+
+
 def test_short_row_max_of_computed_values_overlaps_its_last_vector():
     # a value computed along the row (not a plain read), the last 5 values of a row of 21 in a
     # vector overlapping the two whole ones: computed again, the same max

@@ -23,8 +23,10 @@ of a row of memory (`rg_reduce_{add,max,min}_f32`) that a "vector" reduce of a p
 (render.py's `_vector_reduce`: a softmax's row max and sum, a row sum): four vectors of 8
 partial results, each combining every fourth vector of the row, the whole vectors left one
 each into the first ones, the values left into the result, then the vectors: the steps the
-kernel prints without the library, so the same bits. Printed in each kernel, a softmax's two
-reductions took its library from 129M to 158M compiler instructions; called, 97M.
+kernel prints without the library, so the same bits (a max or min: x86's max per vector, NaNs
+flagged apart, and the printed steps when a NaN or a zero result needs them: `_reduce_exact`).
+Printed in each kernel, a softmax's two reductions took its library from 129M to 158M compiler
+instructions; called, 97M.
 """
 
 from __future__ import annotations
@@ -119,27 +121,62 @@ def _reduce(op: Ops) -> str:
 
 
 def _reduce_exact(fn: str, ident: str) -> str:
-    # a MAX or MIN, exact in any order, a repeated value changing nothing: the whole vectors,
-    # then one vector ending at the row's end (overlapping them), its lanes combined as vectors
-    # (rg_vhmax_f32), as render.py's `_vector_reduce` prints it (a row shorter than a vector,
-    # which it never calls this for, one value at a time)
+    # a MAX or MIN, exact in any order, a repeated value changing nothing. The row's pass keeps
+    # x86's max (min) per vector, 1 operation: the larger value, the second operand on a tie or
+    # a NaN; and ORs each vector's NaN lanes into a flag, 2 more: 3 operations a vector against
+    # the 5 of rg_vmax_f32, which orders +-0.0 and propagates NaN on every step (a row max of
+    # 4096 values 64 -> 45 us, 256: 74 -> 56, 33: the same; one core). Without a NaN, that is
+    # the row's largest value by value; only its sign when it is 0 depends on which zero came
+    # last, so a zero result, or a NaN flagged, takes the exact pass (`rg_exact_*`: whole
+    # vectors, then one ending at the row's end overlapping them, lanes combined as vectors by
+    # rg_vhmax_f32, as render.py's `_vector_reduce` prints it): the same bits either way
     lanes, nvec = VECTOR_LANES, REDUCE_VECTORS
-    step = " ".join(f"a{u} = rg_v{fn}_f32(a{u}, rg_vload_f32(x + k + {u * lanes}));"
-                    for u in range(nvec))
+    x86 = {"max": "rg_vgt_f32", "min": "rg_vlt_f32"}[fn]
+    exact_step = " ".join(f"a{u} = rg_v{fn}_f32(a{u}, rg_vload_f32(x + k + {u * lanes}));"
+                          for u in range(nvec))
     accs = ", ".join(f"a{u} = a0" for u in range(1, nvec))
+    flags = ", ".join(f"n{u} = n0" for u in range(1, nvec))
     both = "a0"
     for u in range(1, nvec):
         both = f"rg_v{fn}_f32({both}, a{u})"
-    return (f"{VECTOR_HELPERS}float rg_reduce_{fn}_f32{reduce_signature('float')}\n{{\n"
-            f"  if (n < {lanes}) {{\n    float acc = {ident};\n"
-            f"    for (int64_t k = 0; k < n; k++) acc = rg_{fn}_f32(acc, x[k]);\n"
-            f"    return acc;\n  }}\n"
+
+    def step(u: int, at: str) -> str:
+        return (f"{{ const rg_vf32 v = rg_vload_f32(x + {at}); n{u} |= rg_vnan_f32(v, v); "
+                f"a{u} = {x86}(a{u}, v); }}")
+
+    fast = " ".join(step(u, f"k + {u * lanes}") for u in range(nvec))
+    pairs = [f"a{u}" for u in range(nvec)]  # the accumulators combined pairwise
+    while len(pairs) > 1:
+        odd = pairs[len(pairs) & ~1:]
+        pairs = [f"{x86}({a}, {b})" for a, b in zip(pairs[::2], pairs[1::2])] + odd
+    nan = " | ".join(f"n{u}" for u in range(nvec))
+    halves = "".join(f"  a0 = {x86}(a0, rg_vswap_f32(a0, {', '.join(map(str, p))}));\n"
+                     for p in _HALVES)
+    return (f"{VECTOR_HELPERS}static float rg_exact_{fn}_f32{reduce_signature('float')}\n{{\n"
             f"  rg_vf32 a0 = rg_vset_f32({ident}), {accs};\n  int64_t k = 0;\n"
-            f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {step} }}\n"
+            f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {exact_step} }}\n"
             f"  for (; k + {lanes} <= n; k += {lanes}) "
             f"a0 = rg_v{fn}_f32(a0, rg_vload_f32(x + k));\n"
             f"  if (k < n) a1 = rg_v{fn}_f32(a1, rg_vload_f32(x + n - {lanes}));\n"
-            f"  return rg_vh{fn}_f32({both});\n}}\n")
+            f"  return rg_vh{fn}_f32({both});\n}}\n"
+            f"float rg_reduce_{fn}_f32{reduce_signature('float')}\n{{\n"
+            f"  if (n < {lanes}) {{\n    float acc = {ident};\n"
+            f"    for (int64_t k = 0; k < n; k++) acc = rg_{fn}_f32(acc, x[k]);\n"
+            f"    return acc;\n  }}\n"
+            f"  rg_vf32 a0 = rg_vset_f32({ident}), {accs};\n"
+            f"  rg_vi32 n0 = {{0}}, {flags};\n  int64_t k = 0;\n"
+            f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {fast} }}\n"
+            f"  for (; k + {lanes} <= n; k += {lanes}) {step(0, 'k')}\n"
+            f"  if (k < n) {step(1, f'n - {lanes}')}\n"
+            f"  a0 = {pairs[0]};\n{halves}"
+            f"  const rg_vi32 nan = {nan};\n  int any = 0;\n"
+            f"  for (int u = 0; u < {lanes}; u++) any |= nan[u];\n"
+            f"  return any || a0[0] == 0.0f ? rg_exact_{fn}_f32(x, n) : a0[0];\n}}\n")
+
+
+# the lanes each step of a vector's horizontal max (min) brings together: halves, quarters,
+# pairs (ctext.py's RG_VHALVES)
+_HALVES = ((4, 5, 6, 7, 0, 1, 2, 3), (2, 3, 0, 1, 6, 7, 4, 5), (1, 0, 3, 2, 5, 4, 7, 6))
 
 
 def _block(dt: DType, lanes: int, rows: int) -> str:

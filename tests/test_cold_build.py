@@ -320,6 +320,51 @@ def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path)
     assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs
 
 
+@pytest.mark.skipif(not _is_gcc(), reason="the stages are gcc's")
+def test_first_build_with_gcc_starts_five_programs(tmp_path):
+    """A fresh process's first realize, counted in programs started: the `--version` question,
+    the driver's plan (`-###`), cc1 | as, ld. The linker collect2 would run is read from the
+    plan (its COMPILER_PATH), not asked of the driver in a process of its own."""
+    code = ("import subprocess, numpy as np\n"
+            "started = []\nreal = subprocess.Popen.__init__\n"
+            "def spy(self, args, *a, **k):\n"
+            "    started.append(list(args))\n    real(self, args, *a, **k)\n"
+            "subprocess.Popen.__init__ = spy\n"
+            "from rulegrad import Tensor\n"
+            "x = np.arange(6, dtype=np.float32)\n"
+            "np.testing.assert_array_equal((Tensor(x) + Tensor(x)).numpy(), x + x)\n"
+            "print(repr(started))\n")
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache"), "RULEGRAD_BACKEND": "c"}
+    env.pop("RULEGRAD_CC", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    started = eval(out.strip().splitlines()[-1])  # (a list of lists of str, printed by repr)
+    questions = [a[1:] for a in started if a[-1] in ("--version", "-###")
+                 or any(w.startswith("-print-") for w in a)]
+    assert [q[-1] for q in questions] == ["--version", "-###"], questions
+    programs = [os.path.basename(a[0]) for a in started if a[1:] not in questions]
+    assert programs == ["cc1", "as", "ld"], started
+
+
+@pytest.mark.skipif(not _is_gcc(), reason="the stages are gcc's")
+def test_the_linker_read_from_the_plan_is_the_one_the_driver_names(tmp_path):
+    """Where the plan's program folders hold no linker, the driver names it bare, as
+    `-print-prog-name=ld` does; a folder with an `ld` of its own (a -B or cross setup) is asked
+    of the driver, whose answer wins."""
+    from rulegrad.backends.c import stages
+
+    cc = build.compiler()[0]
+    asked = subprocess.run([cc, "-print-prog-name=ld"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    plan = subprocess.run([cc, "-x", "c", os.devnull, "-shared", "-o", "x.so", "-###"],
+                          capture_output=True, text=True, check=True).stderr
+    assert stages.linker_of(plan, cc) == asked
+    (tmp_path / "ld").write_text("#!/bin/sh\n")
+    (tmp_path / "ld").chmod(0o755)
+    assert stages.linker_of(f"COMPILER_PATH={tmp_path}/\n", "no-such-driver") is None
+    assert stages.linker_of("no folders\n", cc) == asked
+
+
 def _process_libraries() -> None:
     """Load what a process builds once and keeps (the threads' launcher, the float32 block
     library of this width), so a test counting a program's builds counts only its own,

@@ -286,12 +286,18 @@ def test_bad_build_jobs_is_refused(monkeypatch):
 
 
 def test_first_realize_does_not_load_the_rules_parser():
-    """A process that only runs programs never parses a `.rules` file: its first realize must
-    not import Lark (loading it and the grammar cost 50-250 ms of every cold start)."""
+    """A process that only runs programs never parses a `.rules` file, writes a matcher or
+    proves a rule: its first realize must not import Lark (loading it and the grammar cost
+    50-250 ms of every cold start), Jinja2 (the generator's templates), z3 (`rulegrad check`'s
+    prover) or our modules around them."""
+    heavy = ("lark", "jinja2", "z3", "rulegrad.dsl.parser", "rulegrad.generator")
     code = ("import sys\nfrom rulegrad import Tensor\n"
             "assert (Tensor([1.0, 2.0]) * 3).sum().item() == 9.0\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' "
-            "or m == 'rulegrad.dsl.parser'))\n")
+            "x = Tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+            "assert (x @ x).relu().max().item() == 22.0\n"
+            f"heavy = {heavy!r}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
+            "or any(m == h or m.startswith(h + '.') for h in heavy)))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 

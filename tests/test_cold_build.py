@@ -286,12 +286,18 @@ def test_bad_build_jobs_is_refused(monkeypatch):
 
 
 def test_first_realize_does_not_load_the_rules_parser():
-    """A process that only runs programs never parses a `.rules` file: its first realize must
-    not import Lark (loading it and the grammar cost 50-250 ms of every cold start)."""
+    """A process that only runs programs never parses a `.rules` file, writes a matcher or
+    proves a rule: its first realize must not import Lark (loading it and the grammar cost
+    50-250 ms of every cold start), Jinja2 (the generator's templates), z3 (`rulegrad check`'s
+    prover) or our modules around them."""
+    heavy = ("lark", "jinja2", "z3", "rulegrad.dsl.parser", "rulegrad.generator")
     code = ("import sys\nfrom rulegrad import Tensor\n"
             "assert (Tensor([1.0, 2.0]) * 3).sum().item() == 9.0\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' "
-            "or m == 'rulegrad.dsl.parser'))\n")
+            "x = Tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+            "assert (x @ x).relu().max().item() == 22.0\n"
+            f"heavy = {heavy!r}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy "
+            "or any(m == h or m.startswith(h + '.') for h in heavy)))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 
@@ -318,6 +324,51 @@ def test_first_build_runs_the_compiler_once_and_asks_its_version_first(tmp_path)
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     runs = log.read_text().splitlines()
     assert len(runs) == 2 and runs[0] == "--version" and ".c" in runs[1], runs
+
+
+@pytest.mark.skipif(not _is_gcc(), reason="the stages are gcc's")
+def test_first_build_with_gcc_starts_five_programs(tmp_path):
+    """A fresh process's first realize, counted in programs started: the `--version` question,
+    the driver's plan (`-###`), cc1 | as, ld. The linker collect2 would run is read from the
+    plan (its COMPILER_PATH), not asked of the driver in a process of its own."""
+    code = ("import subprocess, numpy as np\n"
+            "started = []\nreal = subprocess.Popen.__init__\n"
+            "def spy(self, args, *a, **k):\n"
+            "    started.append(list(args))\n    real(self, args, *a, **k)\n"
+            "subprocess.Popen.__init__ = spy\n"
+            "from rulegrad import Tensor\n"
+            "x = np.arange(6, dtype=np.float32)\n"
+            "np.testing.assert_array_equal((Tensor(x) + Tensor(x)).numpy(), x + x)\n"
+            "print(repr(started))\n")
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache"), "RULEGRAD_BACKEND": "c"}
+    env.pop("RULEGRAD_CC", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    started = eval(out.strip().splitlines()[-1])  # (a list of lists of str, printed by repr)
+    questions = [a[1:] for a in started if a[-1] in ("--version", "-###")
+                 or any(w.startswith("-print-") for w in a)]
+    assert [q[-1] for q in questions] == ["--version", "-###"], questions
+    programs = [os.path.basename(a[0]) for a in started if a[1:] not in questions]
+    assert programs == ["cc1", "as", "ld"], started
+
+
+@pytest.mark.skipif(not _is_gcc(), reason="the stages are gcc's")
+def test_the_linker_read_from_the_plan_is_the_one_the_driver_names(tmp_path):
+    """Where the plan's program folders hold no linker, the driver names it bare, as
+    `-print-prog-name=ld` does; a folder with an `ld` of its own (a -B or cross setup) is asked
+    of the driver, whose answer wins."""
+    from rulegrad.backends.c import stages
+
+    cc = build.compiler()[0]
+    asked = subprocess.run([cc, "-print-prog-name=ld"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    plan = subprocess.run([cc, "-x", "c", os.devnull, "-shared", "-o", "x.so", "-###"],
+                          capture_output=True, text=True, check=True).stderr
+    assert stages.linker_of(plan, cc) == asked
+    (tmp_path / "ld").write_text("#!/bin/sh\n")
+    (tmp_path / "ld").chmod(0o755)
+    assert stages.linker_of(f"COMPILER_PATH={tmp_path}/\n", "no-such-driver") is None
+    assert stages.linker_of("no folders\n", cc) == asked
 
 
 def _process_libraries() -> None:

@@ -68,10 +68,7 @@ def plan(cmd: list[str], name: str) -> list[list[list[str]]] | None:
 
 def _ask(cmd: list[str]) -> list[list[list[str]]] | None:
     """The driver's own plan for `cmd`, or None where it is not cc1 | as, then collect2."""
-    ld = _Question([cmd[0], "-print-prog-name=ld"]) if cmd[0] not in _linkers else None
-    out = _Question([*cmd, "-###"]).answer(stderr=True)  # (both asked at once: ~2.5 ms each)
-    if ld is not None:
-        _linkers[cmd[0]] = (ld.answer() or "").strip() or None
+    out = _Question([*cmd, "-###"]).answer(stderr=True)
     if out is None:
         return None
     steps: list[list[list[str]]] = []
@@ -97,7 +94,9 @@ def _ask(cmd: list[str]) -> list[list[list[str]]] | None:
         for i, args in enumerate(pipe):
             name = os.path.basename(args[0])
             if name == "collect2":
-                linker = _linkers.get(cmd[0])
+                if cmd[0] not in _linkers:
+                    _linkers[cmd[0]] = linker_of(out, cmd[0])
+                linker = _linkers[cmd[0]]
                 if linker is None or any(a.startswith(("-fuse-ld", "-flto")) for a in args):
                     return None
                 pipe[i] = [linker, *_without_plugin(args[1:])]
@@ -138,6 +137,26 @@ def _without_plugin(args: list[str]) -> list[str]:
 
 
 _linkers: dict[str, str | None] = {}  # compiler -> the linker collect2 runs (as it names it)
+
+
+def linker_of(plan_text: str, program: str) -> str | None:
+    """The linker `program -print-prog-name=ld` names, read from its `-###` plan where that is
+    sure: the driver looks for `ld` in its program folders (the plan's COMPILER_PATH) and names
+    it bare when none has one, as a system gcc's do. A folder holding an `ld` or a target's
+    `*-ld` (a cross or -B setup) is asked as before: one process fewer in every first build."""
+    folders = next((ln[len("COMPILER_PATH="):].split(os.pathsep) for ln in plan_text.splitlines()
+                    if ln.startswith("COMPILER_PATH=")), None)
+    if folders is not None and not any(_has_linker(f) for f in folders if f):
+        return "ld"
+    return (_Question([program, "-print-prog-name=ld"]).answer() or "").strip() or None
+
+
+def _has_linker(folder: str) -> bool:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    return any(n == "ld" or n.endswith("-ld") for n in names)
 
 
 class _Question:

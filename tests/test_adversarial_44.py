@@ -115,3 +115,51 @@ def test_add_rules_refuses_the_conversion_and_the_program_stays_right(tmp_path):
         rulegrad.add_rules(f, before="earliest")
     x = np.array([2**62 + 2**38 + 1, 5, -(2**62 + 3 * 2**38 - 1)], np.int64)
     np.testing.assert_array_equal(Tensor(x).cast("float32").numpy(), x.astype(np.float32))
+
+
+# ---------------------------------------------------------------------- optimizer rules
+class _DropsATerm:
+    """A one-rule matcher that does what `inner` does, then runs the reduce's last loop one
+    iteration short: an off-by-one that leaves out part of a million-term sum, far inside the
+    contract's bound for random inputs (2 n u sum |x|: 4e5 against a sum of about 1e3)."""
+
+    def __init__(self, inner):
+        self.inner, self.rules, self.name = inner, inner.rules, "broken"
+
+    def rewrite(self, n, ctx=None):
+        from rulegrad.runtime.ops import Ops
+        from rulegrad.runtime.uop import toposort
+
+        new = self.inner.rewrite(n, ctx)
+        if new is None or new is n:
+            return new
+        reds = [r for r in toposort(new) if r.op is Ops.REDUCE and r.dtype.is_float]
+        rng = reds[-1].src[-1] if reds else None
+        if rng is None or rng.src[0].op is not Ops.CONST or rng.src[0].arg < 2:
+            return new
+        return new.substitute({rng: rng.replace(src=(rng.src[0].const_like(rng.src[0].arg - 1),))})
+
+
+def test_a_threaded_sum_that_drops_a_block_is_refuted():
+    """rulegrad check runs an optimizer rule's kernel before and after it in C and compares
+    within the rounding bound; the whole-number draw (every partial sum exact, so a bound of 0)
+    sees the missing block. numpy's sum is the oracle that the two kernels differ."""
+    from rulegrad.dsl import ast as A
+    from rulegrad.dsl import load
+    from rulegrad.generator import optdiff
+    from rulegrad.generator.interp import interpret_ruleset
+    from rulegrad.generator.soundness import Checker
+    from rulegrad.rules import RULES_DIR
+
+    opt = load(str(Path(RULES_DIR) / "opt.rules"))
+    rule = next(r for s in opt.rulesets for r in s.rules if r.name == "thread_reduce")
+    alone = interpret_ruleset(A.CheckedRuleSet("thread_reduce", (rule,), rule.span.path),
+                              Checker().helpers(opt))
+    x = np.random.default_rng(0).integers(-4, 5, 1 << 20).astype(np.float32)
+    assert x.sum() != x.reshape(256, 4096)[:, :4095].sum()  # a sum short of a term per block
+    corpus = optdiff.corpus_of(Tensor(x).sum().schedule(), "a sum of 2^20")
+    assert optdiff.check_rule("thread_reduce", alone, corpus).verdict(
+        "thread_reduce", len(corpus))[1] == "passed"
+    res = optdiff.check_rule("thread_reduce", _DropsATerm(alone), corpus)
+    assert res.verdict("thread_reduce", len(corpus))[1] == "refuted", res
+    assert any("whole-number" in f for f in res.failures), res.failures

@@ -55,6 +55,19 @@ _WORDS = {"node": "a node", "int": "an int", "float": "a float", "bool": "a bool
           "str": "a string", "none": "None", "tuple": "a tuple", "list": "a list",
           "dtype": "a dtype", "op": "an op (Ops.NAME)", "callable": "a function",
           "method": "a method", "dict": "a dict", "set": "a set"}
+# the kinds a node's method takes for each parameter (its position, None: keyword only) where
+# another kind makes a malformed node and no error until far from the rule: CONST int32 's',
+# a CAST to the string 'float32', a node whose src is a node
+_METHOD_PARAMS: dict[str, tuple[tuple[int | None, str, frozenset[str]], ...]] = {
+    "const_like": ((0, "value", _NUMBERS),),
+    "cast": ((0, "dtype", frozenset({"dtype"})),),
+    "replace": ((None, "op", frozenset({"op"})), (None, "dtype", frozenset({"dtype"})),
+                (None, "src", frozenset({"tuple", "list"}))),
+}
+_METHOD_HINTS = {("cast", "dtype"): "dtypes.float32, x.dtype, ...",
+                 ("replace", "dtype"): "dtypes.float32, x.dtype, ...",
+                 ("replace", "op"): "Ops.ADD, x.op, ...",
+                 ("replace", "src"): "a tuple of nodes: src=(x,) or src=(x, y)"}
 # a value of each concrete kind (for its attributes: a dataclass's fields are its instances')
 _SAMPLE = {"int": 0, "float": 0.0, "bool": False, "str": "", "tuple": (), "list": [],
            "dtype": dtypes.int32, "op": Ops.ADD, "none": None, "dict": {}, "set": set()}
@@ -339,6 +352,7 @@ class Typer:
             fn = getattr(UOp, func.obj)
             bound = isinstance(inspect.getattr_static(UOp, func.obj), staticmethod)
             self.arity(e, fn, f"x.{func.obj}", self_arg=not bound)
+            self.method_args(e, func.obj, args, kwargs)
             src = kwargs.get("src")
             if func.obj == "replace" and src is not None and src.name in ("tuple", "list") \
                     and src.item is not None and src.item.name not in ("node", "any"):
@@ -356,6 +370,19 @@ class Typer:
                         "a node's methods are called, its fields are read: x.arg, "
                         "x.replace(arg=...)" if func.name == "node" else None)
         return ANY
+
+    def method_args(self, e: A.ECall, name: str, args: list[Kind],
+                    kwargs: dict[str, Kind]) -> None:
+        """Report an argument of a node's method of a kind it never takes (`_METHOD_PARAMS`)."""
+        for position, param, takes in _METHOD_PARAMS.get(name, ()):
+            k = kwargs.get(param)
+            if k is None and position is not None and position < len(args):
+                k = args[position]
+            if k is None or k.name == "any" or k.name in takes:
+                continue
+            self.report(e.span, f"x.{name}({param}=...) is given {word(k)}: it takes "
+                        f"{' or '.join(_WORDS[t] for t in sorted(takes))}",
+                        _METHOD_HINTS.get((name, param)))
 
     def arity(self, e: A.ECall, fn: Any, what: str, self_arg: bool = False) -> None:
         """Report a call whose arguments `fn`'s signature can never take."""

@@ -217,14 +217,58 @@ def _substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
 
 
 # ---------------------------------------------------------------------- value strategies
+def rounding_ties(dt: DType) -> list[int]:
+    """Integers of `dt` where a conversion to a narrower float rounds: the first integer
+    each float cannot hold (2^p + 1), and at the top of `dt`'s range a tie (to the even float
+    below), the integer past it (rounded up once, but down when first rounded to a wider float
+    lands on the tie: int64 -> float64 -> float32) and the integer before an odd tie (the
+    other way). Two of them are one float where the integers differ. Uniform draws hit these
+    about once in 2^29; small ones never do."""
+    if dt is dtypes.index or not dt.is_int:
+        return []
+    bits = dt.itemsize * 8 - (0 if dt.is_unsigned else 1)  # value bits
+    out: set[int] = set()
+    for p in (11, 24, 53):  # float16, float32, float64 significands, the implicit bit counted
+        if p >= bits:
+            continue
+        e = bits - 1  # at 2^e the float's step is 2^(e-p+1): ties at 2^e + (2k+1) 2^(e-p)
+        half = 1 << (e - p)
+        out.update({(1 << p) + 1, (1 << e) + half, (1 << e) + half + 1, (1 << e) + 3 * half - 1})
+    if not dt.is_unsigned:
+        out |= {-v for v in out}
+    return sorted(out)
+
+
 def int_values(dt: DType) -> st.Strategy:
-    """Small values mostly, the dtype's edges sometimes (where wraparound bugs live)."""
+    """Small values mostly, the dtype's edges sometimes (where wraparound bugs live), and
+    integers at a float's rounding ties (where conversions part)."""
     # index math is assumed never to overflow int64: keep its values small enough that the
     # products of a few of them stay exact
     lo, hi = (-(1 << 20), 1 << 20) if dt is dtypes.index else (int(dt.min), int(dt.max))
     small = st.integers(max(lo, -17), min(hi, 17))
     edges = st.sampled_from(sorted({lo, hi, lo + 1, hi - 1, 0}))
-    return st.one_of(small, edges, st.integers(lo, hi))
+    ties = rounding_ties(dt)
+    if not ties:
+        return st.one_of(small, edges, st.integers(lo, hi))
+    # twice the weight: a given conversion parts at a few of them (4 of int64's 24 for a
+    # double rounding to float32), and a rule's example is its first few leaves
+    tie = st.sampled_from(ties)
+    return st.one_of(small, edges, st.integers(lo, hi), tie, tie)
+
+
+def float_ties(dt: DType) -> list[float]:
+    """Floats of `dt` where a conversion to each narrower float rounds: a tie (to the even
+    value below), the float of `dt` just past it (rounded up once, but down when first rounded
+    to a float between the two lands on the tie: float64 -> float32 -> float16) and the one
+    just before an odd tie. Random bits land there about once in 2^12 or far less."""
+    significand = {2: 11, 4: 24, 8: 53}[dt.itemsize]
+    ulp = 2.0 ** (1 - significand)  # of dt, at 1
+    out: list[float] = []
+    for p in (11, 24):  # float16, float32 significands, the implicit bit counted
+        if p < significand:
+            half = 2.0 ** -p  # half the narrower float's step at 1
+            out += [1 + half, 1 + half + ulp, 1 + 3 * half - ulp]
+    return out + [-v for v in out]
 
 
 def float_values(dt: DType) -> st.Strategy:
@@ -235,8 +279,12 @@ def float_values(dt: DType) -> st.Strategy:
     edges = st.sampled_from([float(info.max), -float(info.max), float(info.tiny),
                              float(info.smallest_subnormal)])
     special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan])
-    return st.one_of(st.floats(width, -8, 8).map(lambda v: float(round(v))), special, edges,
-                     st.floats(width))
+    options = [st.floats(width, -8, 8).map(lambda v: float(round(v))), special, edges,
+               st.floats(width)]
+    ties = float_ties(dt)
+    if ties:
+        options.append(st.sampled_from(ties))
+    return st.one_of(*options)
 
 
 def scalar_values(dt: DType) -> st.Strategy:
@@ -257,11 +305,19 @@ def _random_array(seed: int, size: int, dt: DType) -> np.ndarray:
         specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0])
         mask = rng.random(size) < 0.2
         data[mask] = rng.choice(specials, int(mask.sum()))
+        ties = float_ties(dt)
+        if ties:  # where a conversion to a narrower float rounds
+            near = rng.random(size) < 0.1
+            data[near] = rng.choice(np.array(ties), int(near.sum()))
         return data.astype(dt.np)
     info = np.iinfo(dt.np)
     data = rng.integers(max(info.min, -9), min(info.max, 9), size, dtype=dt.np, endpoint=True)
     edges = rng.random(size) < 0.1
     data[edges] = rng.choice(np.array([info.min, info.max], dtype=dt.np), int(edges.sum()))
+    ties = rounding_ties(dt)
+    if ties:  # where a conversion to float rounds (and two such integers become one float)
+        near = rng.random(size) < 0.1
+        data[near] = rng.choice(np.array(ties, dtype=dt.np), int(near.sum()))
     return data
 
 
@@ -274,6 +330,7 @@ class Builder:
         self.bound: dict[str, UOp] = {}
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
+        self.ints: dict[DType, list[int]] = {}  # the integers drawn so far, per dtype
         # a sharded instance: the devices every sharded leaf is laid over, and the kind of leaf
         # inside an MSELECT (a per-device value: `_PER_DEVICE_ANY` leaves, or MSTACKs only)
         self.devices: tuple[str, ...] = ()
@@ -284,6 +341,24 @@ class Builder:
 
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
+
+    def scalar(self, dt: DType) -> Any:
+        """A constant's value of `dt`."""
+        v = self.draw(scalar_values(dt))
+        return self._near_earlier(dt, v, int(dt.min), int(dt.max)) if dt.is_int else v
+
+    def _near_earlier(self, dt: DType, v: int, lo: int, hi: int) -> int:
+        """`v`, or now and then an earlier integer of `dt` or its neighbour: values drawn
+        apart are almost never equal or one apart, and x, x + 1 past 2^53 are one float64
+        (a comparison through a cast), x, x a tie."""
+        if dt is dtypes.index:
+            return v
+        earlier = self.ints.setdefault(dt, [])
+        if earlier and self.draw(st.integers(0, 2)) == 0:
+            near = self.draw(st.sampled_from(earlier)) + self.draw(st.sampled_from((-1, 0, 1)))
+            v = near if lo <= near <= hi else v
+        earlier.append(v)
+        return v
 
     def build(self, pattern: A.Pattern) -> Instance:
         self.inst.mode = self.mode
@@ -426,7 +501,7 @@ class Builder:
         srcs = list(p.srcs or ())
         if op is Ops.CONST:
             assume(self.mode == "scalar" or shape == ())  # a CONST has shape ()
-            value = arg if p.arg is not None else self.draw(scalar_values(dt))
+            value = arg if p.arg is not None else self.scalar(dt)
             return UOp.const(dt, value)
         if op is Ops.RANGE:
             return self._range(srcs[0] if srcs else None, dt)
@@ -571,7 +646,7 @@ class Builder:
             kinds = ["const"]
         kind = self.draw(st.sampled_from(kinds))
         if kind == "const":
-            return UOp.const(dt, self.draw(scalar_values(dt)))
+            return UOp.const(dt, self.scalar(dt))
         if kind == "var":
             return self._var(dt)
         if kind == "range":
@@ -591,7 +666,10 @@ class Builder:
         values = int_values(dt)
         a, b = self.draw(values), self.draw(values)
         lo, hi = min(a, b), max(a, b)
-        v = self.draw(st.integers(lo, hi))
+        # an end of its range a third of the time: the drawn edges and ties are values too
+        inside = st.integers(lo, hi)
+        v = self.draw(st.one_of(inside, inside, st.sampled_from((lo, hi))))
+        v = self._near_earlier(dt, v, lo, hi)
         name = f"v{next(self._ids)}"
         self.inst.var_vals[name] = v
         return UOp.variable(name, lo, hi, dt)

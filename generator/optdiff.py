@@ -48,9 +48,14 @@ REORDERS_SUMS = frozenset({"thread_reduce", "vector_reduce", "pack_store", "flas
 SPECIAL_SHARE = 0.05  # of a float input's elements, in the second draw: NaN, +-inf, -0.0
 WIDE_DECADES = 2  # the third draw's float inputs: normal values times 10^U(-2, 2) each
 # the inputs each changed kernel runs on, in turn
-DRAWS = ("normal", "special", "wide")
+DRAWS = ("normal", "special", "wide", "whole")
 DRAW_NAMES = {"normal": "random inputs", "special": "NaN/inf/-0.0 inputs",
-              "wide": "inputs of mixed magnitudes"}
+              "wide": "inputs of mixed magnitudes", "whole": "small whole-number inputs"}
+# the fourth draw's float inputs: whole numbers in [-WHOLE_MAX, WHOLE_MAX], whose sums (of
+# products too) are exact in any order while they stay below 2^24 (float32): the contract's
+# bound, 2 n u sum |x|, is then 0 (generator/roundoff.py), and a reordered sum that drops or
+# doubles a term (0.4% of a million-term sum passed within the bound) must agree bit for bit
+WHOLE_MAX = 4
 SHOWN = 6
 # the optimizer fuzzer's programs whose kernels `rulegrad check` runs (each holds every family:
 # each rule changes 8 to 20 of their kernels; 24 programs took 100 s with an empty cache)
@@ -124,14 +129,17 @@ def run_c(asts: Sequence[UOp], arrays: Sequence[Sequence[np.ndarray]]) -> None:
 
 # ---------------------------------------------------------------------- inputs
 def draw_inputs(bufs: Sequence[tuple[int, np.dtype]], rng: np.random.Generator,
-                special: bool, wide: bool = False) -> list[np.ndarray]:
+                special: bool, wide: bool = False, whole: bool = False) -> list[np.ndarray]:
     """One flat array per buffer: normal floats (with NaN, +-inf and -0.0 when `special`;
     each times 10^U(-WIDE_DECADES, WIDE_DECADES) when `wide`, fewer decades where the dtype's
-    range is short: sums that cancel, scores far apart), small ints of both signs, bools."""
+    range is short: sums that cancel, scores far apart; whole numbers up to WHOLE_MAX when
+    `whole`), small ints of both signs, bools."""
     out = []
     for size, dt in bufs:
         dt = np.dtype(dt)
-        if dt.kind == "f":
+        if dt.kind == "f" and whole:
+            a = rng.integers(-WHOLE_MAX, WHOLE_MAX, size, endpoint=True).astype(dt)
+        elif dt.kind == "f":
             a = rng.standard_normal(size)
             if wide:
                 decades = min(WIDE_DECADES, float(np.log10(np.finfo(dt).max)) / 4)
@@ -243,7 +251,7 @@ def check_rule(name: str, alone: Any, corpus: Sequence[OptKernel], seed: int = 0
     res.exact = sum(bits)
     for draw in DRAWS:
         drawn = [draw_inputs(k.bufs, _rng(k, seed, draw), draw == "special",
-                             wide=draw == "wide") for k, _, _ in pairs]
+                             wide=draw == "wide", whole=draw == "whole") for k, _, _ in pairs]
         arrays = [[a.copy() for a in ins] for ins in drawn for _ in range(2)]
         try:
             run_c([ast for _, low, after in pairs for ast in (low, after)], arrays)

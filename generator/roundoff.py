@@ -19,8 +19,9 @@ apart; eta the dtype's smallest subnormal), per op:
   2 LIBM_ULPS u |n|;
 - REDUCE ADD over n terms x_i: sum D(x_i) + 2 n u sum |x_i| + n eta (the contract: either
   order is within (n - 1) u sum |x_i| of the exact sum, and a fused product rounds one less
-  time); MAX and MIN: max D(x_i) (exact in any order); MUL: |n| z e^z, z = sum D(x_i)/|x_i| +
-  2 n u;
+  time), and 0 where every D(x_i) = 0 and the x_i are whole numbers with sum |x_i| <= 1/u
+  (every partial sum is exact); MAX and MIN: max D(x_i) (exact in any order); MUL: |n| z e^z,
+  z = sum D(x_i)/|x_i| + 2 n u;
 - ADD, SUB: R(D(a) + D(b)); MUL: R(|a| D(b) + |b| D(a) + D(a) D(b)); FDIV: R((D(a) + |n|
   D(b)) / (|b| - D(b))), unbounded when |b| <= D(b); SQRT: R(min(sqrt(D), D / |n|));
 - EXP: |n| D e^D (|e^(x+d) - e^x| <= e^x |d| e^|d|); LOG: t / (1 - t), t = D / |x|, unbounded
@@ -296,8 +297,15 @@ class _Bounds:
         if n.arg is Ops.ADD:
             if not n.dtype.is_float:
                 return None if dx is None else red(dx, Ops.ADD)
-            own = _c(2 * terms * u) * red(_mag(x), Ops.ADD) + _c(terms * eta)
-            return own if dx is None else red(dx, Ops.ADD) + own
+            mags = red(_mag(x), Ops.ADD)
+            own = _c(2 * terms * u) * mags + _c(terms * eta)
+            if dx is not None:
+                return red(dx, Ops.ADD) + own
+            # the same whole numbers in both, |x_i| summing to at most 2^p (1/u): every partial
+            # sum in any order, fused or not, is a whole number the dtype holds, so both sums
+            # are exact (a dropped or doubled term is then seen, however small beside 2nu sum)
+            whole = red(_abs(_v(x) - _v(x).alu(Ops.TRUNC)), Ops.MAX).eq(_c(0.0))
+            return whole.where(mags.lt(_c(1 / u + 0.5)).where(_c(0.0), own), own)
         if n.arg is Ops.MUL:
             if not n.dtype.is_float:
                 return None if dx is None else _unbounded_where(_c(0.0).lt(red(dx, Ops.MAX)),

@@ -166,6 +166,15 @@ class Buffer:
         self.version += 1
         self.origin = None
 
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        # a pickled buffer is its data: not this storage's address (the copy's array is another:
+        # an assign into an unpickled tensor wrote the original's memory, or, in another
+        # process, memory of no one's), nor the graph it was computed from (which would take
+        # every input of that graph along: runtime/origins.py)
+        state = {k: getattr(self, k) for k in Buffer.__slots__ if hasattr(self, k)}
+        state["_address"], state["origin"] = 0, None
+        return None, state
+
     def __deepcopy__(self, memo: dict) -> Buffer:
         # a buffer is an identity (graphs and contexts name memory by it): copying a context
         # that holds one must refer to the same memory, not clone it

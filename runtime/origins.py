@@ -41,6 +41,8 @@ from .uop import UOp, toposort
 # a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
 # is not kept alive by having needed a gradient)
 needs_grad: weakref.WeakSet[Any] = weakref.WeakSet()
+# its weak references, read for "any?" on every realize: a WeakSet's len() is a Python call
+any_need = needs_grad.data
 
 _BUFFER, _RESHAPE, _SHRINK = Ops.BUFFER, Ops.RESHAPE, Ops.SHRINK
 _NO_GRAD = (Ops.DETACH, Ops.ASSIGN)  # no gradient flows through these (runtime/autograd.py)
@@ -66,25 +68,32 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
     gradient is reached (not through DETACH or ASSIGN; maybe through a realized value's
     origin), with the versions of the buffers its graph reads; None when there is none
     (nothing alive requires one: no walk)."""
-    if not needs_grad:
+    if not any_need:
         return None
     targets = wanted()
     if not targets:
         return None
+    # reach: shared by the roots, and not walked below DETACH or ASSIGN (an optimizer step's
+    # roots are ASSIGNs and detached gradients: no walk at all)
+    reach: dict[UOp, bool] = {}
+
+    def known(n: UOp) -> bool:
+        if n in reach:
+            return True
+        if n.op in _NO_GRAD:
+            reach[n] = n in targets
+            return True
+        return False
+
     out = []
     for i, root in enumerate(roots):
-        if root.op in _NO_GRAD:
-            continue
-        reach: dict[UOp, bool] = {}
-        reads = []
-        for n in toposort(root):
+        for n in toposort(root, stop=known):
             # (a realized value kept for a gradient reaches one through its own graph)
-            reach[n] = n in targets or (n.op not in _NO_GRAD and any(reach[s] for s in n.src)) \
-                or _origin_of(n) is not None
-            if n.op is _BUFFER and n.arg.data is not None:
-                reads.append((n.arg, n.arg.version))
-        if reach[root]:
-            out.append((i, tuple(reads)))
+            reach[n] = n in targets or any(reach[s] for s in n.src) or \
+                _origin_of(n) is not None
+        if reach[root] and root.op not in _NO_GRAD:
+            out.append((i, tuple((n.arg, n.arg.version) for n in toposort(root)
+                                 if n.op is _BUFFER and n.arg.data is not None)))
     return out or None
 
 

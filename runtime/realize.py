@@ -289,7 +289,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
         return
     uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
     # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
-    watched = origins.watch(uops) if origins.needs_grad else None
+    watched = origins.watch(uops) if origins.any_need else None
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         plans = _plans()  # the same small graph again (or one of the same form over other
         # buffers): its plan hands out the result nodes

@@ -437,7 +437,7 @@ def _coerce(x: Any) -> Tensor | Scalar:
 
 # ---------------------------------------------------------------------- the Tensor
 # tensors whose requires_grad was set true (weakly): runtime/origins.py's `needs_grad`
-_needs_grad = origins.needs_grad
+_needs_grad, _any_need = origins.needs_grad, origins.any_need
 # every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
 # built before it that compute from that buffer are found here and kept on its old contents
 # (`_keep_old_reads`). A set of weak references, each discarding itself when its tensor dies:
@@ -1731,7 +1731,7 @@ class LazyTensor(Tensor):
         lazy = self._lazy
         # an op's record: computed by its form's plan, no graph; unless a tensor that needs a
         # gradient is in it (the graph is kept for it: runtime/origins.py)
-        if lazy.build is not None and not (_needs_grad and _record_needs_grad(lazy)):
+        if lazy.build is not None and not (_any_need and _record_needs_grad(lazy)):
             node, tk = run_record(lazy)
             if node is not None:
                 self.uop, self._lazy, self.__class__ = node, None, Tensor

@@ -6,6 +6,7 @@ the round started from."""
 from __future__ import annotations
 
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -217,3 +218,16 @@ def test_a_deepcopied_parameter_is_a_leaf_of_its_own():
     _close(t.grad, tt.grad)
     t.assign(Tensor(np.zeros(A.shape, np.float32)))
     np.testing.assert_array_equal(c.numpy(), A)
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "eager"])
+def test_an_unpickled_tensor_writes_its_own_memory(lazy):
+    """A pickled realized tensor carried its buffer's address: an assign into the unpickled
+    copy wrote the original's storage (numpy: a pickled array is a copy)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = (Tensor(x) if lazy else Tensor(x, dtype="float32")) * 2.0
+    t.numpy()
+    u = pickle.loads(pickle.dumps(t))
+    u.assign(Tensor(np.zeros((2, 3), np.float32)))
+    np.testing.assert_array_equal(t.numpy(), 2.0 * x)
+    np.testing.assert_array_equal(u.numpy(), np.zeros((2, 3), np.float32))

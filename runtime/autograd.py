@@ -80,10 +80,13 @@ def seed_gradient(root: UOp, seed: UOp | None, targets: list[UOp]) -> UOp:
     """The gradient flowing into the root: 1 for a scalar, else the caller's `seed`, checked
     (a float root whose graph is still there, a seed of its shape)."""
     # a root that is a (view of a) buffer is a realized result, unless it is a target itself
-    # (`x.sum()` of a 0-d x, `x.reshape(x.shape)`: the op gave its input back)
+    # (`x.sum()` of a 0-d x, `x.reshape(x.shape)`: the op gave its input back); one that kept
+    # its graph was expanded to it before (runtime/origins.py)
     if root.base.op is Ops.BUFFER and not set(targets) & set(toposort(root)):
-        raise GradientError("this tensor is already realized, its graph is gone: take gradients "
-                            "before realizing it (realize the loss with the step: opt.step(loss))")
+        raise GradientError("this tensor is a realized value that kept no graph: it was realized "
+                            "with an optimizer step, or by a jit replay, or when nothing in its "
+                            "graph required a gradient, or an assign replaced it. Take gradients "
+                            "before the step (loss.backward(); opt.step(loss))")
     if not root.dtype.is_float:
         raise GradientError(f"gradients need a float result, this one is {root.dtype.name}")
     if seed is None:

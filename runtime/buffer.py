@@ -94,7 +94,11 @@ def clear_pool() -> None:
 
 
 class Buffer:
-    __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled")
+    # `version`: how many times it was written in place (or written again by a plan): what a
+    # realized value's `origin` (runtime/origins.py: the graph it was computed from, kept for
+    # gradients) checks to know the buffers it read still hold what they held
+    __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled", "version",
+                 "origin")
 
     def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None,
                  device: str = "CPU"):
@@ -103,6 +107,8 @@ class Buffer:
         self.data: np.ndarray | None = None
         self._address = 0
         self._pooled = False  # storage we allocated, which may go back to the pool
+        self.version = 0
+        self.origin: Any = None
         if data is not None:
             npdt = _np_dtypes.get(dtype)
             if npdt is None:
@@ -140,6 +146,8 @@ class Buffer:
         """Before writing into this buffer in place: if an array handed out still shares its
         storage, move to a copy, so that array never changes."""
         global moves
+        self.version += 1  # (`rewritten`, inline: a jit replay calls this per buffer it writes)
+        self.origin = None
         if self.data is None:
             return
         # the array owning the memory (a view's `base` is always the owner, never a view):
@@ -151,6 +159,21 @@ class Buffer:
             self._address = 0
             self._pooled = True
             pool_stats["copied_on_write"] += 1
+
+    def rewritten(self) -> None:
+        """Its contents are about to change: a new version, and the graph it was computed from
+        (`origin`) no longer says what it holds."""
+        self.version += 1
+        self.origin = None
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        # a pickled buffer is its data: not this storage's address (the copy's array is another:
+        # an assign into an unpickled tensor wrote the original's memory, or, in another
+        # process, memory of no one's), nor the graph it was computed from (which would take
+        # every input of that graph along: runtime/origins.py)
+        state = {k: getattr(self, k) for k in Buffer.__slots__ if hasattr(self, k)}
+        state["_address"], state["origin"] = 0, None
+        return None, state
 
     def __deepcopy__(self, memo: dict) -> Buffer:
         # a buffer is an identity (graphs and contexts name memory by it): copying a context

@@ -98,6 +98,21 @@ def materialize(root: Lazy) -> UOp:
     return root.node  # type: ignore[return-value]
 
 
+def built_nodes(root: Lazy) -> list[UOp]:
+    """The nodes already built (`materialize`d, by this record or a tensor over one of its
+    sources) of the records under root, root's included."""
+    out, stack, seen = [], [root], set()
+    while stack:
+        r = stack.pop()
+        if r.node is not None:
+            out.append(r.node)
+        for s in r.srcs:
+            if id(s) not in seen:
+                seen.add(id(s))
+                stack.append(s)
+    return out
+
+
 def _leaf_node(r: Lazy) -> UOp:
     """A leaf's node, as `Tensor(array)` builds it: BUFFER, reshaped unless 1-d."""
     node = UOp(_BUFFER, r.dtype, (), r.bufs[0])

@@ -231,6 +231,9 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | N
         prog.touch()
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
+        else:  # the last results are no one's any more: written again, as new values
+            for _, _, buf in plan.mine:
+                buf.rewritten()
         if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
             if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
                 plan.own_addrs = [b.address() for b in plan.owned]

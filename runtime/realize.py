@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import capture
+from . import capture, origins
 from .buffer import Buffer, result_node
 from .device import DEFAULT, device_of
 from .gc_pause import gc_paused
@@ -287,23 +287,29 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             break
     else:
         return
+    uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
+    # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
+    watched = origins.watch(uops) if origins.any_need else None
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
-        uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
         plans = _plans()  # the same small graph again (or one of the same form over other
         # buffers): its plan hands out the result nodes
         if (key := plans.key(uops)) is not None and (
                 nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
             for t, node in zip(tensors, nodes):
                 t.uop = node
+            if watched:
+                origins.keep(watched, uops, nodes)
             return
         buffers = _realize_unplanned(uops)
     else:
         from .kernelize import using
 
         with using(scheduler):
-            buffers = realize([t.uop for t in tensors])
+            buffers = realize(uops)
     for t, buf in zip(tensors, buffers):
         if isinstance(buf, Shards):  # sharded: each device's part, stacked
             t.uop = buf.node(t.uop.dtype, t.uop.shape)
         else:
             t.uop = result_node(buf, t.uop.shape)
+    if watched:
+        origins.keep(watched, uops, [t.uop for t in tensors])

@@ -41,6 +41,7 @@ Where this differs from numpy or tinygrad, on purpose:
 
 from __future__ import annotations
 
+import copy
 import math
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -48,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from . import capture
+from . import capture, origins
 from .autograd import GradientError, compute_gradient, seed_gradient
 from .buffer import Buffer
 from .device import (
@@ -62,7 +63,7 @@ from .device import (
 )
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
-from .lazy import Lazy, leaf, materialize
+from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import check_buffer, check_shape
 from .nn import NNOps
@@ -435,9 +436,8 @@ def _coerce(x: Any) -> Tensor | Scalar:
 
 
 # ---------------------------------------------------------------------- the Tensor
-# tensors whose requires_grad was set true: backward() looks for them in the loss's graph
-# (weak, so a parameter dropped by the user is not kept alive by having needed a gradient)
-_needs_grad: weakref.WeakSet[Tensor] = weakref.WeakSet()
+# tensors whose requires_grad was set true (weakly): runtime/origins.py's `needs_grad`
+_needs_grad, _any_need = origins.needs_grad, origins.any_need
 # every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
 # built before it that compute from that buffer are found here and kept on its old contents
 # (`_keep_old_reads`). A set of weak references, each discarding itself when its tensor dies:
@@ -447,12 +447,48 @@ _live: set[weakref.ref] = set()
 _live_add, _live_discard, _ref = _live.add, _live.discard, weakref.ref
 
 
-def _wrap_grads(targets: Sequence[Tensor], grads: dict[UOp, UOp]) -> list[Tensor]:
-    """Each target's gradient as a tensor; a target no gradient reaches (not in the graph,
-    behind DETACH or integer values) gets zeros, as tinygrad's and torch's: d sign(x) / dx,
-    d copysign(x, y) / dy."""
-    return [Tensor(grads[t.uop]) if t.uop in grads else Tensor.zeros(t.shape, dtype=t.dtype)
-            for t in targets]
+def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp, UOp],
+                back: dict[UOp, UOp]) -> list[Tensor]:
+    """Each target's gradient (found by its node `uops[i]`) as a tensor, reading realized
+    values rather than computing them again (`back`: origins.collapse); a target no gradient
+    reaches (not in the graph, behind DETACH or integer values) gets zeros, as tinygrad's and
+    torch's: d sign(x) / dx, d copysign(x, y) / dy."""
+    return [Tensor(origins.collapse(grads[u], back)) if u in grads else
+            Tensor.zeros(t.shape, dtype=t.dtype) for t, u in zip(targets, uops)]
+
+
+def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[UOp],
+               seed: Tensor | None) -> list[Tensor]:
+    """The gradients of the root `ex.roots[0]` with respect to the targets, whose nodes in the
+    expanded graph are `uops` (origins.expand: realized values, `loss.item()` before
+    `loss.backward()`, are differentiated through the graphs they were computed from, and
+    the gradients read the realized values)."""
+    root = ex.roots[0]
+    seed_node = seed_gradient(root, None if seed is None else seed.uop, list(uops))
+    for g, why in ex.stale:  # a realized value whose graph reads what changed since
+        if _reaches(g, set(uops)):
+            raise GradientError(
+                "this gradient flows through a realized value whose graph no longer computes "
+                f"it: {why}. torch refuses such a graph too (modified by an inplace "
+                "operation): take the gradient before the step, or compute the value again")
+    grads = compute_gradient(root, seed_node, list(uops))
+    return _wrap_grads(targets, uops, grads, ex.back)
+
+
+def _reaches(root: UOp, nodes: set[UOp]) -> bool:
+    """A node of `nodes` is in root's graph, reached through ops a gradient flows through."""
+    stack, seen = [root], {root}
+    while stack:
+        n = stack.pop()
+        if n in nodes:
+            return True
+        if n.op is Ops.DETACH or n.op is Ops.ASSIGN:
+            continue
+        for s in n.src:
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    return False
 
 
 class Tensor(TensorOps, NNOps):
@@ -554,8 +590,9 @@ class Tensor(TensorOps, NNOps):
     def __setstate__(self, state: tuple) -> None:
         """A copy or an unpickled tensor (`copy.copy`, `deepcopy`, `pickle`): its slots, and
         registered as a tensor made by an op is (`_live`, and `_needs_grad` when it needs
-        one): a copy of `t + 1` shares t's buffer (`deepcopy` shares buffers too), and an
-        assign to t must find it to keep it on t's old contents, as it keeps the original."""
+        one): a copy of `t + 1` shares t's buffer, and an assign to t must find it to keep it
+        on t's old contents, as it keeps the original. (`deepcopy` then gives its copy buffers
+        of its own: `__deepcopy__`.)"""
         attrs, slots = state if type(state) is tuple else (state, None)
         for part in (attrs, slots):  # (attrs: a user subclass's __dict__)
             for name, value in (part or {}).items():
@@ -563,6 +600,29 @@ class Tensor(TensorOps, NNOps):
         _live_add(_ref(self, _live_discard))
         if self._requires_grad:
             _needs_grad.add(self)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A copy with storage of its own, as torch's deepcopy: each buffer its graph reads
+        (its own, when realized) is copied, once per deepcopy (`memo`: two tensors over one
+        buffer, copied together, share the copy), so a later assign or in-place op on the
+        original leaves the copy alone; its `.grad` and attributes are deep-copied too.
+        (copy.copy shares the storage, as torch's does: an assign into a realized original is
+        seen by its shallow copy, as by a view.) A lazy graph keeps its ops, over the copies."""
+        self.uop  # noqa: B018 (a LazyTensor materializes: now a Tensor, copied as one)
+        out = object.__new__(type(self))
+        memo[id(self)] = out
+        _, _, state = self.__reduce_ex__(4)[:3]
+        out.__setstate__(copy.deepcopy(state, memo))
+        copies: dict[UOp, UOp] = {}
+        for n in toposort(out.uop):
+            if n.op is Ops.BUFFER and n.arg.data is not None:
+                buf = n.arg
+                if (mine := memo.get(id(buf))) is None:  # (a Buffer deep-copies as itself)
+                    mine = memo[id(buf)] = Buffer(buf.size, buf.dtype, buf.data.copy(),
+                                                  buf.device)
+                copies[n] = UOp(Ops.BUFFER, n.dtype, (), mine)
+        out.uop = out.uop.substitute(copies)
+        return out
 
     def __repr__(self) -> str:
         """The values of a realized tensor (read from its buffer); for any other, its shape,
@@ -1388,21 +1448,23 @@ class Tensor(TensorOps, NNOps):
     def gradient(self, *targets: Tensor, gradient: Tensor | None = None) -> list[Tensor]:
         """d self / d target for each target, as lazy tensors (self a scalar, or `gradient`
         given: the gradient of self)."""
-        uops = [t.uop for t in targets]
-        seed = seed_gradient(self.uop, None if gradient is None else gradient.uop, uops)
-        return _wrap_grads(targets, compute_gradient(self.uop, seed, uops))
+        ex = origins.expand([self.uop, *(t.uop for t in targets)])
+        return _gradients(ex, targets, ex.roots[1:], gradient)
 
     def backward(self, gradient: Tensor | None = None) -> Tensor:
         """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph
         (zeros for none: a parameter the loss does not use)."""
-        nodes = set(toposort(self.uop))
-        params = [t for t in list(_needs_grad) if t.requires_grad and t.uop in nodes]
-        uops = [t.uop for t in params]
-        seed = seed_gradient(self.uop, None if gradient is None else gradient.uop, uops)
+        live = [t for t in list(_needs_grad) if t.requires_grad]
+        ex = origins.expand([self.uop, *(t.uop for t in live)])
+        nodes = set(toposort(ex.roots[0]))
+        found = [(t, u) for t, u in zip(live, ex.roots[1:]) if u in nodes]
+        params, uops = [t for t, _ in found], [u for _, u in found]
         if not params:
+            seed_gradient(ex.roots[0], None if gradient is None else gradient.uop, [])
             raise GradientError("backward(): no tensor with requires_grad=True in this graph")
-        grads = _wrap_grads(params, compute_gradient(self.uop, seed, uops))
-        for t, g in zip(params, grads):
+        for t, g in zip(params, _gradients(ex, params, uops, gradient)):
+            # (detached, as torch's .grad: a value, through which no later gradient flows)
+            g = Tensor(g.uop.f(Ops.DETACH))
             t.grad = g if t.grad is None else t.grad + g
         return self
 
@@ -1667,7 +1729,9 @@ class LazyTensor(Tensor):
 
     def numpy(self) -> np.ndarray:
         lazy = self._lazy
-        if lazy.build is not None:  # an op's record: computed by its form's plan, no graph
+        # an op's record: computed by its form's plan, no graph; unless a tensor that needs a
+        # gradient is in it (the graph is kept for it: runtime/origins.py)
+        if lazy.build is not None and not (_any_need and _record_needs_grad(lazy)):
             node, tk = run_record(lazy)
             if node is not None:
                 self.uop, self._lazy, self.__class__ = node, None, Tensor
@@ -1676,6 +1740,13 @@ class LazyTensor(Tensor):
                 realize_tensors([self], None)
                 learn_record(tk, lazy, root)
         return Tensor.numpy(self)
+
+
+def _record_needs_grad(lazy: Lazy) -> bool:
+    """A tensor that requires a gradient is one of the record's (reading the wanted tensors'
+    nodes builds a lazy one's graph, whose nodes its record keeps: runtime/lazy.py)."""
+    wanted = origins.wanted()
+    return bool(wanted) and not wanted.isdisjoint(built_nodes(lazy))
 
 
 # ---------------------------------------------------------------------- shape arithmetic
@@ -2073,8 +2144,9 @@ def _keep_old_reads(target: Tensor, kept: Tensor | None) -> bool:
     for t in readers_of(written, skip=(target, kept)):
         for b in written - old.keys():
             buf = b.arg
-            old[b] = UOp(Ops.BUFFER, b.dtype, (),
-                         Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device))
+            kept_buf = Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device)
+            origins.carry(buf, kept_buf)  # (the old value's graph too: a gradient through it)
+            old[b] = UOp(Ops.BUFFER, b.dtype, (), kept_buf)
         t.uop = t.uop.substitute(old)
     return kept is not None and not _is_view(kept.uop) and _reads(kept.uop, written)
 

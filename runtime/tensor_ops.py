@@ -550,12 +550,23 @@ class TensorOps:
         sin(x/2)^2) cancelled at the poles: tan(pi/2 in float64) was 4.5e15, not 1.6e16, and
         near every pole past 1e3 only the sign was right. Computed in float64 and rounded
         once (a float32 x: within an ulp, where float32 sins doubled their errors near a pole;
-        and 2x never overflows). A float64 x past 2^1023, where 2x does, keeps the quotient by
-        1 - 2 sin(x/2)^2 (a few ulps of 1 in cos), its sin(x/2) from the same call."""
+        and 2x never overflows). A float64 x past 2^1023, where 2x does, is reduced exactly
+        (`_huge_quarter_turns`); a quotient by 1 - 2 sin(x/2)^2 there was 1400 ulps off near
+        the poles."""
         x = self._float().cast(dtypes.float64)
-        s = x.sin()
         top = x.abs() >= 2.0 ** 1023
-        s2 = top.where(x / 2, 2 * x).sin()
+        # only a float64 x reaches 2^1023, where its second sin is of the reduced y; the others
+        # keep the form they had (never x / 2: but without that select gcc's loop ran 1.35x
+        # slower, bench/float_functions.py's tan, float32)
+        huge = self._float().dtype is dtypes.float64
+        if huge:
+            n, y = _huge_quarter_turns(top.where(x.abs(), 2.0 ** 1023))
+            arg2 = top.where(y, 2 * top.where(1.0, x))  # (1.0: where 2x overflows)
+        else:
+            arg2 = top.where(x / 2, 2 * x)
+        s, s2 = x.sin(), arg2.sin()
+        if huge:  # each form reads a harmless 1/2 in the other's lanes
+            s2, sy = top.where(0.5, s2), top.where(s2, 0.5)
         near0 = s.abs() < 0.5
         # each side reads a harmless value where the other is taken: 0 for the quotient, a
         # divisor of 1 for the pole form (a 0 * inf gradient would be NaN)
@@ -564,7 +575,14 @@ class TensorOps:
         # cos x < 0 where sin 2x = 2 sin x cos x and sin x differ in sign (a product: a `!=` of
         # two comparisons kept gcc from vectorizing the loop, 30x slower)
         out = near0.where(s0 / (s2 * s0 < 0).where(-root, root), 2 * s * s / s2p)
-        return top.where(s / (1 - 2 * s2 * s2), out).cast(self._float().dtype)
+        if huge:  # tan y, or -cot y an odd number of quarter turns on (|y| <= pi/4); the sign
+            # by a select (x.sign()'s NaN test kept gcc from vectorizing the loop, 4x slower)
+            cy = ((1 - sy) * (1 + sy)).sqrt()
+            t = (n * n == 1).where(-cy / sy, sy / cy)
+            out = top.where((x < 0).where(-t, t), out)
+        else:
+            out = top.where(s / (1 - 2 * s2 * s2), out)
+        return out.cast(self._float().dtype)
     def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
@@ -1497,6 +1515,58 @@ def _picked_poly(x: Tensor, picks: list[tuple[Tensor, list[float]]], last: list[
             coef = cond.where(pad(c)[i], coef)
         out = coef if out is None else out * x + coef
     return out
+
+
+# frac(2^970 / pi) in 24-bit digits, most significant first (mpmath at 1600 bits; 192 bits:
+# what x / (2 pi) mod 1 needs for any x = m 2^971, m < 2^53, to 2^-139)
+_HUGE_DIGITS = (5207439, 14142434, 16153102, 7597844, 10823124, 14153407, 6438682, 12193964)
+
+
+_ROUNDER = 1.5 * 2.0 ** 52  # (v + it) - it: v rounded to an integer, for |v| < 2^51
+
+
+def _nearest(v: Tensor) -> Tensor:
+    """v rounded to the nearest integer by two additions (exact for |v| < 2^51, IEEE rounding
+    to nearest). trunc and floor are libm calls without SSE4.1, which kept gcc from
+    vectorizing the loop: tan ran 50x slower."""
+    return (v + _ROUNDER) - _ROUNDER
+
+
+def _huge_quarter_turns(ax: Tensor) -> tuple[Tensor, Tensor]:
+    """For a float64 |x| in [2^1023, 2^1024): (n, y) with x = n pi/2 + y (mod 2 pi), n an
+    integer in [-2, 2], |y| <= pi/4 (a hair more), y within an ulp or two however small it
+    is. Payne and Hanek's reduction: x is m 2^971 with m an integer, so x / (2 pi) mod 1 is
+    frac(m K), K = frac(2^970 / pi). m in three signed parts under 2^23 times K's 24-bit digits:
+    each product is under 2^47, so exact, and the products at one position 2^(-24 j) sum to an
+    exact integer; carrying makes each position's sum a signed digit. libm's sin reduces x
+    exactly too, but 2x, which the other forms need, overflows here, and sin(x/2) alone says
+    too little near a pole or a zero."""
+    grad = ax - ax.detach()  # (0 in value: y takes x's gradient; the integer steps have none)
+    m = ax.detach() * 2.0 ** -971
+    m24 = _nearest(m * 2.0 ** -24)
+    m48 = _nearest(m24 * 2.0 ** -24)
+    parts = (m - m24 * 2.0 ** 24, m24 - m48 * 2.0 ** 24, m48)
+    digits: dict[int, Tensor] = {}  # position j: the products at 2^(-24 j), an exact sum
+    for i, mi in enumerate(parts):
+        for k, a in enumerate(_HUGE_DIGITS, start=1):
+            if k - i >= 1:  # (at j < 1 an integer: nothing mod 1)
+                p = mi * float(a)
+                digits[k - i] = p if k - i not in digits else digits[k - i] + p
+    last = max(digits)
+    for j in range(last, 0, -1):  # carry: each position a signed digit, |d| <= 2^23
+        carry = _nearest(digits[j] * 2.0 ** -24)
+        digits[j] = digits[j] - carry * 2.0 ** 24
+        if j > 1:  # (position 1's carry is whole turns: dropped)
+            digits[j - 1] = digits[j - 1] + carry
+    top = digits[1] * 2.0 ** -22  # 4 * the first digit: quarter turns in [-2, 2], exact
+    n = _nearest(top)
+    r = top - n  # exact; the lower digits (each pair exact) join it, largest first
+    for j in range(2, last + 1, 2):
+        pair = digits[j] * 2.0 ** (2 - 24 * j)
+        if j + 1 <= last:
+            pair = pair + digits[j + 1] * 2.0 ** (2 - 24 * (j + 1))
+        r = r + pair
+    return n, r * (math.pi / 2) + grad
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

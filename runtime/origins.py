@@ -1,0 +1,203 @@
+"""What a realized value was computed from, kept so that gradients still flow through it.
+
+In: the tensors of a realize, before it (`watch`) and after it (`keep`). Out: on each result
+Buffer whose graph reaches a tensor that requires a gradient, its `Origin`: that graph, the
+buffer's own version, and the versions of the buffers the graph read. For a gradient, `expand`
+gives the graphs with every realized value whose origin holds replaced by its graph (through
+any number of realizes), and the map back, which the gradient graphs are put through
+(`collapse`) so they read the realized values instead of computing them again.
+
+Why: torch keeps a tensor's autograd graph after its value is read, and a training loop prints
+`loss.item()` before `loss.backward()`. Realizing points a tensor at its buffer (runtime/
+realize.py), so backward no longer saw the path to the parameters.
+
+When an origin holds is decided as torch's version counters decide it (`Buffer.version` moves at
+every write in place, runtime/buffer.py):
+
+- the buffer itself written since (an assign into the realized tensor, a plan writing it again)
+  drops the origin: the assigned value wins, and like any assign passes no gradient;
+- a buffer the graph read written since (an optimizer step changed a parameter) leaves the
+  origin *stale*: its value is right, its graph no longer computes it. A gradient that would
+  flow through it is refused, as torch refuses a graph whose saved tensors changed in place.
+
+Not kept: a sharded result (its parts are buffers of their own) and a result that is a view of
+a buffer its graph reads (nothing was computed). Graphs are kept as long as their buffer is, as
+torch keeps a graph while its output lives; a value with no tensor that requires a gradient in
+its graph keeps nothing.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .buffer import Buffer, result_node
+from .ops import Ops
+from .uop import UOp, toposort
+
+# tensors whose requires_grad was set true: backward() looks for them in the loss's graph, and
+# a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
+# is not kept alive by having needed a gradient)
+needs_grad: weakref.WeakSet[Any] = weakref.WeakSet()
+# its weak references, read for "any?" on every realize: a WeakSet's len() is a Python call
+any_need = needs_grad.data
+
+_BUFFER, _RESHAPE, _SHRINK = Ops.BUFFER, Ops.RESHAPE, Ops.SHRINK
+_NO_GRAD = (Ops.DETACH, Ops.ASSIGN)  # no gradient flows through these (runtime/autograd.py)
+
+
+@dataclass(slots=True)
+class Origin:
+    """The graph a buffer's value was computed from, the buffer's version then, and the
+    versions, before that realize, of the buffers the graph read."""
+
+    graph: UOp
+    version: int
+    reads: tuple[tuple[Buffer, int], ...]
+
+
+def wanted() -> set[UOp]:
+    """The nodes of the live tensors that require a gradient (a lazy one's graph is built)."""
+    return {t.uop for t in list(needs_grad) if t.requires_grad}
+
+
+def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...]]] | None:
+    """Before a realize of `roots`: the index of each root from which a tensor that requires a
+    gradient is reached (not through DETACH or ASSIGN; maybe through a realized value's
+    origin), with the versions of the buffers its graph reads; None when there is none
+    (nothing alive requires one: no walk)."""
+    if not any_need:
+        return None
+    targets = wanted()
+    if not targets:
+        return None
+    # reach: shared by the roots, and not walked below DETACH or ASSIGN (an optimizer step's
+    # roots are ASSIGNs and detached gradients: no walk at all)
+    reach: dict[UOp, bool] = {}
+
+    def known(n: UOp) -> bool:
+        if n in reach:
+            return True
+        if n.op in _NO_GRAD:
+            reach[n] = n in targets
+            return True
+        return False
+
+    out = []
+    for i, root in enumerate(roots):
+        for n in toposort(root, stop=known):
+            # (a realized value kept for a gradient reaches one through its own graph)
+            reach[n] = n in targets or any(reach[s] for s in n.src) or \
+                _origin_of(n) is not None
+        if reach[root] and root.op not in _NO_GRAD:
+            out.append((i, tuple((n.arg, n.arg.version) for n in toposort(root)
+                                 if n.op is _BUFFER and n.arg.data is not None)))
+    return out or None
+
+
+def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Sequence[UOp],
+         results: Sequence[UOp]) -> None:
+    """After the realize: each watched root's graph, as the origin of the buffer it landed in
+    (`results[i]`: the realized tensor's node)."""
+    for i, reads in watched:
+        root, node = roots[i], results[i]
+        buf = _buffer_under(node)
+        if buf is None or result_node(buf, root.shape) is not node or \
+                any(b is buf for b, _ in reads):
+            continue  # sharded, or a view of a buffer the graph reads
+        buf.origin = Origin(root, buf.version, reads)
+
+
+def carry(src: Buffer, dst: Buffer) -> None:
+    """`dst` now holds a copy of src's contents (an assign keeps a reader on the old
+    contents): it has src's origin, if that still holds."""
+    o = src.origin
+    if o is not None and o.version == src.version:
+        dst.origin = Origin(o.graph, dst.version, o.reads)
+
+
+def _buffer_under(node: UOp) -> Buffer | None:
+    """The Buffer of a result node (`result_node`'s forms), or None."""
+    if node.op is _SHRINK:
+        node = node.src[0]
+    if node.op is _RESHAPE:
+        node = node.src[0]
+    return node.arg if node.op is _BUFFER else None
+
+
+def _origin_of(node: UOp) -> Origin | None:
+    """The origin of the value `node` reads, when it is a realized tensor's node whose buffer
+    was not written since (cheap for any other node: most are no BUFFER's view)."""
+    if node.op is not _BUFFER and node.op is not _RESHAPE and node.op is not _SHRINK:
+        return None
+    buf = _buffer_under(node)
+    if buf is None or (o := buf.origin) is None or o.version != buf.version:
+        return None
+    return o if result_node(buf, o.graph.shape) is node else None
+
+
+@dataclass(slots=True)
+class Expanded:
+    """`expand`'s answer: the roots with realized values replaced by their graphs, the map
+    from each such graph (expanded) back to the realized node, and the stale ones: (expanded
+    graph, a sentence saying which buffer changed)."""
+
+    roots: list[UOp]
+    back: dict[UOp, UOp]
+    stale: list[tuple[UOp, str]]
+
+
+def expand(roots: Sequence[UOp]) -> Expanded:
+    """The roots with each realized value that has an origin replaced by its graph, itself
+    expanded (iterative: no recursion on graph depth or on the number of realizes). A graph
+    never holds its own buffer (`keep` leaves those out) and holds only buffers older than
+    it, so the expansion ends."""
+    new: dict[UOp, UOp] = {}
+    back: dict[UOp, UOp] = {}
+    stale: list[tuple[UOp, str]] = []
+    if not _any_origin(roots):  # (most gradients: no realized value with a graph in them)
+        return Expanded(list(roots), back, stale)
+    stack = list(roots)
+    while stack:
+        n = stack[-1]
+        if n in new:
+            stack.pop()
+            continue
+        if (o := _origin_of(n)) is not None:
+            if o.graph not in new:
+                stack.append(o.graph)
+                continue
+            stack.pop()
+            g = new[n] = new[o.graph]
+            back.setdefault(g, n)
+            changed = [b for b, v in o.reads if b.version != v]
+            if changed:
+                b = changed[0]
+                stale.append((g, f"a buffer of {b.size} {b.dtype.name} it was computed from "
+                                 "was written since (an assign, an optimizer step)"))
+            continue
+        pending = [s for s in n.src if s not in new]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        src = tuple([new[s] for s in n.src])
+        new[n] = n if src == n.src else n.replace(src=src)
+    return Expanded([new[r] for r in roots], back, stale)
+
+
+def _any_origin(roots: Sequence[UOp]) -> bool:
+    seen: set[UOp] = set()
+    for root in roots:
+        for n in toposort(root, stop=seen.__contains__):
+            seen.add(n)
+            if _origin_of(n) is not None:
+                return True
+    return False
+
+
+def collapse(graph: UOp, back: dict[UOp, UOp]) -> UOp:
+    """A gradient graph over expanded values, reading the realized ones instead."""
+    return graph.substitute(back) if back else graph

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457
+# source sha256: 651fdec9a85d424dc8b24ca9b7a3c323d8b205d5a90e69fc10e8d60e438f5526
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -22,6 +22,7 @@ from rulegrad.rules.opt_helpers import merged_store
 from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
+from rulegrad.rules.peel_helpers import peeled
 from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.stage_helpers import stageable
 from rulegrad.rules.stage_helpers import staged
@@ -36,29 +37,33 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457'
+SOURCE_SHA256 = '651fdec9a85d424dc8b24ca9b7a3c323d8b205d5a90e69fc10e8d60e438f5526'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
+_INDEX = Ops.INDEX
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('merge_reduce', 'rules/opt.rules', 26, 'merge_reduce: REDUCE as r -> merged(r)'),
-    RuleInfo('merge_store', 'rules/opt.rules', 29, 'merge_store: STORE as st -> merged_store(st)'),
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 33, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 39, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 43, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 47, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 52, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 58, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 64, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 72, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 78, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 84, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 27, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 30, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 34, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 40, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 44, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 48, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 73, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 79, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 85, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('ungate', 'rules/opt.rules', 88, 'ungate: LOAD(INDEX as i, ...) as ld if len(ld.src) == 3 and ld.src[1].vmin -> ld.replace(src=(i,))'),
+    RuleInfo('gated_never', 'rules/opt.rules', 89, 'gated_never: LOAD(INDEX, ...) as ld if len(ld.src) == 3 and not ld.src[1].vmax -> ld.src[2]'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 95, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:78
+    # rule stage_operands at rules/opt.rules:79
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # s = n
@@ -67,18 +72,52 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule parallel_loops at rules/opt.rules:84
-    #   parallel_loops: SINK as s -> parallel(s)
+    # rule peel_loops at rules/opt.rules:85
+    #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    # s = n
+    p = peeled(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[11]
+    # rule parallel_loops at rules/opt.rules:95
+    #   parallel_loops: SINK as s -> parallel(s)
+    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[11]
+        if _r is not n: return _r, _opt_actions_rules[14]
+    return None
+
+def _opt_actions_LOAD(n, ctx):
+    if len(n.src) >= 1:
+        n0 = n.src[0]
+        if n0.op is _INDEX:
+            # rule ungate at rules/opt.rules:88
+            #   ungate: LOAD(INDEX as i, ...) as ld if len(ld.src) == 3 and ld.src[1].vmin -> ld.replace(src=(i,))
+            if _opt_actions_st: _opt_actions_st.attempts[12] += 1
+            # i = n0, ld = n
+            if len(n.src) == 3 and n.src[1].vmin:
+                _r = n.replace(src=(n0,))
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _opt_actions_rules[12]
+            # rule gated_never at rules/opt.rules:89
+            #   gated_never: LOAD(INDEX, ...) as ld if len(ld.src) == 3 and not ld.src[1].vmax -> ld.src[2]
+            if _opt_actions_st: _opt_actions_st.attempts[13] += 1
+            # ld = n
+            if len(n.src) == 3 and not n.src[1].vmax:
+                _r = n.src[2]
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _opt_actions_rules[13]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule merge_store at rules/opt.rules:29
+    # rule merge_store at rules/opt.rules:30
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # st = n
@@ -86,7 +125,7 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule upcast_store at rules/opt.rules:52
+    # rule upcast_store at rules/opt.rules:53
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # st = n
@@ -95,7 +134,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]
-    # rule flash_store at rules/opt.rules:58
+    # rule flash_store at rules/opt.rules:59
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # st = n
@@ -104,7 +143,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[7]
-    # rule pack_store at rules/opt.rules:64
+    # rule pack_store at rules/opt.rules:65
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # st = n
@@ -113,7 +152,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule interchange_store at rules/opt.rules:72
+    # rule interchange_store at rules/opt.rules:73
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
@@ -125,7 +164,7 @@ def _opt_actions_STORE(n, ctx):
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule merge_reduce at rules/opt.rules:26
+    # rule merge_reduce at rules/opt.rules:27
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
@@ -133,7 +172,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[0]
-    # rule unroll_reduce at rules/opt.rules:33
+    # rule unroll_reduce at rules/opt.rules:34
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     # r = n
@@ -142,7 +181,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[2]
-    # rule thread_reduce at rules/opt.rules:39
+    # rule thread_reduce at rules/opt.rules:40
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # r = n
@@ -151,7 +190,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[3]
-    # rule max_scale at rules/opt.rules:43
+    # rule max_scale at rules/opt.rules:44
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
@@ -159,7 +198,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[4]
-    # rule vector_reduce at rules/opt.rules:47
+    # rule vector_reduce at rules/opt.rules:48
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
@@ -173,6 +212,7 @@ def _opt_actions_REDUCE(n, ctx):
 
 _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
     Ops.SINK: _opt_actions_SINK,
+    Ops.LOAD: _opt_actions_LOAD,
     Ops.STORE: _opt_actions_STORE,
     Ops.REDUCE: _opt_actions_REDUCE,
 }, home=(globals(), '_opt_actions_st'))

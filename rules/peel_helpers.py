@@ -112,8 +112,8 @@ def peeled(sink: UOp) -> UOp | None:
         for r in reversed(st.src[2:]):
             mine = [a for a in atoms if r in toposort(a)]
             cut = _interior(mine, r, range_size(r)) if mine else None  # type: ignore[arg-type]
-            if cut is None:
-                continue
+            if cut is None or (r is st.src[-1] and cut[1] - cut[0] < UPCAST_MIN):
+                continue  # (an interior too short for a vector gains nothing)
             fresh = 1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE)
             parts = _parts(st, r, *cut, fresh)
             return sink.replace(src=sink.src[:i] + tuple(parts) + sink.src[i + 1:])

@@ -20,12 +20,11 @@ a 3x3 stride-2 pool's window padded by 1 runs its first row and column apart fro
 
 from __future__ import annotations
 
+from rulegrad.rules.opt_helpers import UPCAST_MIN, along
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
-
-from rulegrad.rules.opt_helpers import UPCAST_MIN, along
 
 # how many iterations from either end of a loop may be border: a padding's width in windows
 # (a window's reach over the stride). A wider border is no padding's (a mask of a cat, a

@@ -93,3 +93,15 @@ def test_a_mask_wider_than_a_border_is_left_whole():
     y = Tensor(a).pad(((0, 0), (20, 0)))[:, :40] * 3
     assert len(_nests(y)) == 1
     np.testing.assert_array_equal(y.numpy(), np.pad(a, ((0, 0), (20, 0)))[:, :40] * 3)
+
+
+def test_a_constant_incoming_gradient_is_not_stored():
+    # a loss (y * 1.5).sum() sends 1.5 to every window: recomputed where read, not a kernel
+    # of its own writing it out (each kernel reads the input or a window's kept offsets)
+    a = _data((2, 3, 19, 23))
+    x = Tensor(a, requires_grad=True)
+    (x.max_pool2d(3, stride=2, padding=1) * 1.5).sum().backward()
+    assert all(any(b.size > 1 for b in item.bufs[1:]) for item in x.grad.schedule())
+    xt = torch.tensor(a, requires_grad=True)
+    (F.max_pool2d(xt, 3, stride=2, padding=1) * 1.5).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())

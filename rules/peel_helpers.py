@@ -8,7 +8,8 @@ two or three STOREs, one per part of one of its loops, or None when no loop is w
 
 A part is a new RANGE over its own iterations (a range starts at 0), the loop's variable being
 `start + r'` in it; the gates' conditions are then decided by their bounds (uop.py's vmin and
-vmax), and opt.rules' `ungate` turns a gated LOAD whose gate always holds into a plain one.
+vmax): in each part a gated LOAD whose gate always holds is a plain one, and one whose gate
+never holds is its pad value (what it read before at every iteration of the part).
 Every iteration computes what it computed before, in its own loop nest (render.py prints the
 stores of each set of loops as one nest, `parallel_helpers.store_groups`).
 
@@ -78,8 +79,23 @@ def _parts(st: UOp, r: UOp, lo: int, hi: int, fresh: int) -> list[UOp]:
                    (fresh + len(out), r.arg[1]))
         value = part if start == 0 else part + start
         body = UOp(st.op, st.dtype, tuple(s.substitute({r: value}) for s in st.src[:2]), st.arg)
-        out.append(body.replace(src=body.src + tuple(part if x is r else x for x in st.src[2:])))
+        body = _decided(body.replace(src=body.src + tuple(part if x is r else x
+                                                          for x in st.src[2:])))
+        out.append(body)
     return out
+
+
+def _decided(st: UOp) -> UOp:
+    """The STORE with each gated LOAD whose gate is decided over its loops made a plain LOAD
+    (the gate always holds) or its pad value (it never does)."""
+    swap = {}
+    for n in toposort(st):
+        if n.op is Ops.LOAD and len(n.src) == 3:
+            if n.src[1].vmin:
+                swap[n] = n.replace(src=n.src[:1])
+            elif not n.src[1].vmax:
+                swap[n] = n.src[2]
+    return st.substitute(swap) if swap else st
 
 
 def _candidate(st: UOp) -> list[UOp]:

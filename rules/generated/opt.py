@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 651fdec9a85d424dc8b24ca9b7a3c323d8b205d5a90e69fc10e8d60e438f5526
+# source sha256: 06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -37,9 +37,8 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '651fdec9a85d424dc8b24ca9b7a3c323d8b205d5a90e69fc10e8d60e438f5526'
+SOURCE_SHA256 = '06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
-_INDEX = Ops.INDEX
 
 
 # ======================================================================== opt_actions
@@ -55,10 +54,8 @@ _opt_actions_rules = (
     RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
     RuleInfo('interchange_store', 'rules/opt.rules', 73, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
     RuleInfo('stage_operands', 'rules/opt.rules', 79, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 85, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('ungate', 'rules/opt.rules', 88, 'ungate: LOAD(INDEX as i, ...) as ld if len(ld.src) == 3 and ld.src[1].vmin -> ld.replace(src=(i,))'),
-    RuleInfo('gated_never', 'rules/opt.rules', 89, 'gated_never: LOAD(INDEX, ...) as ld if len(ld.src) == 3 and not ld.src[1].vmax -> ld.src[2]'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 95, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 86, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 92, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
@@ -72,7 +69,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule peel_loops at rules/opt.rules:85
+    # rule peel_loops at rules/opt.rules:86
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # s = n
@@ -82,38 +79,14 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[11]
-    # rule parallel_loops at rules/opt.rules:95
+    # rule parallel_loops at rules/opt.rules:92
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[14]
-    return None
-
-def _opt_actions_LOAD(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is _INDEX:
-            # rule ungate at rules/opt.rules:88
-            #   ungate: LOAD(INDEX as i, ...) as ld if len(ld.src) == 3 and ld.src[1].vmin -> ld.replace(src=(i,))
-            if _opt_actions_st: _opt_actions_st.attempts[12] += 1
-            # i = n0, ld = n
-            if len(n.src) == 3 and n.src[1].vmin:
-                _r = n.replace(src=(n0,))
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _opt_actions_rules[12]
-            # rule gated_never at rules/opt.rules:89
-            #   gated_never: LOAD(INDEX, ...) as ld if len(ld.src) == 3 and not ld.src[1].vmax -> ld.src[2]
-            if _opt_actions_st: _opt_actions_st.attempts[13] += 1
-            # ld = n
-            if len(n.src) == 3 and not n.src[1].vmax:
-                _r = n.src[2]
-                if _r is not None:
-                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _opt_actions_rules[13]
+        if _r is not n: return _r, _opt_actions_rules[12]
     return None
 
 def _opt_actions_STORE(n, ctx):
@@ -212,7 +185,6 @@ def _opt_actions_REDUCE(n, ctx):
 
 _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
     Ops.SINK: _opt_actions_SINK,
-    Ops.LOAD: _opt_actions_LOAD,
     Ops.STORE: _opt_actions_STORE,
     Ops.REDUCE: _opt_actions_REDUCE,
 }, home=(globals(), '_opt_actions_st'))

@@ -11,11 +11,16 @@ its gradient `stacked_max_grad`). For those rows the repeat trick's path (`_pool
 before: for max, its windows marked for `first_max_grad`) is timed in the same run, as
 "repeat/ours", and for max the forward alone too ("fwd": ours/torch, repeat/ours).
 
-    python bench/pool_backward.py
+    python bench/pool_backward.py [--only SUBSTRING] [--without-peel]
+
+`--only` keeps the rows whose printed case holds SUBSTRING (`--only "p=1"`); `--without-peel`
+switches opt.rules' peel action off (rules/peel_helpers.py), to compare the kernels before it.
+Every max row times the forward alone too ("fwd": ours/torch).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -24,11 +29,13 @@ from harness import interleaved_medians, torch_module
 # (input shape, window, stride, padding, dilation): batch 1 with one 64x64 window, a large
 # batch of 8x8, the common 2x2, a window that is not a square, and overlapping windows (stride
 # < window: the repeat trick's path, whose gradient sums over every repeat of the input) of
-# prime sizes, with padding and dilation, and a ResNet stem's 3x3 stride 2 pool
+# prime sizes, with padding and dilation, a small padded one, and a ResNet stem's 3x3 stride 2
+# pool
 SHAPES = [((1, 1, 64, 64), 64, None, 0, 1), ((16, 32, 64, 64), 8, None, 0, 1),
           ((4, 8, 32, 32), 2, None, 0, 1), ((2, 3, 61, 37), (5, 3), None, 0, 1),
           ((2, 4, 31, 31), 3, 1, 0, 1), ((1, 16, 37, 37), 3, 2, 0, 1), ((4, 8, 57, 57), 5, 2, 0, 1),
-          ((4, 8, 57, 57), 3, 2, 1, 1), ((2, 8, 41, 43), 3, 1, 1, 2), ((8, 64, 56, 56), 3, 2, 1, 1)]
+          ((4, 8, 57, 57), 3, 2, 1, 1), ((2, 8, 41, 43), 3, 1, 1, 2), ((1, 8, 23, 29), 3, 2, 1, 1),
+          ((8, 64, 56, 56), 3, 2, 1, 1)]
 POOLS = ("max", "avg")
 
 
@@ -38,12 +45,22 @@ def _pairs(v, default):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="rows whose case holds this text")
+    parser.add_argument("--without-peel", action="store_true", help="no peel action")
+    args = parser.parse_args()
+    if args.without_peel:
+        from rulegrad.rules import peel_helpers
+        peel_helpers.PEEL_MAX = -1  # (no border is narrow enough: no loop is peeled)
     from rulegrad import Tensor
     from rulegrad.runtime.ops import Ops
 
     torch = torch_module()
     for (shape, k, s, p, d), kind in ((case, kind) for case in SHAPES for kind in POOLS):
         if kind == "avg" and d != 1:  # (torch's avg_pool2d has no dilation)
+            continue
+        case = f"{str(shape):18} k={k!s:7} s={s!s:5} p={p} d={d} {kind}"
+        if args.only not in case:
             continue
         a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
         kw = dict(stride=s, padding=p) | (dict(dilation=d) if d != 1 else {})
@@ -103,9 +120,18 @@ def main() -> None:
                 [ours, theirs, repeat, fwd, fwd_torch, fwd_repeat])
             extra = (f"   repeat/ours {old / mine:5.1f}x   fwd: ours/torch {f_mine / f_ref:5.2f}x"
                      f" repeat/ours {f_old / f_mine:4.2f}x")
+        elif kind == "max":  # (windows apart: the forward alone too)
+            def fwd(a=a, k=k, kw=kw) -> np.ndarray:
+                return Tensor(a).max_pool2d(k, **kw).numpy()
+
+            def fwd_torch(a=a, k=k, kw=kw) -> np.ndarray:
+                return torch.nn.functional.max_pool2d(torch.tensor(a), k, **kw).numpy()
+
+            mine, ref, f_mine, f_ref = interleaved_medians([ours, theirs, fwd, fwd_torch])
+            extra = f"   fwd: ours/torch {f_mine / f_ref:5.2f}x"
         else:
             mine, ref = interleaved_medians([ours, theirs])
-        print(f"{str(shape):18} k={k!s:7} s={s!s:5} p={p} d={d} {kind}  ours/torch "
+        print(f"{case}  ours/torch "
               f"{mine / ref:7.2f}x   first call {first:.2f}s{extra}", flush=True)
 
 

@@ -11,7 +11,7 @@ from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.window_stack import stacked_parts, window_stack
 
 
@@ -127,10 +127,18 @@ def stacked_max_grad(grad: UOp, red: UOp, parts: list[UOp]) -> UOp:
     # the incoming gradient stored when it is computed: each input element reads it through
     # k offsets per axis (inlined, a pooled axis before this one recomputed it k times a read)
     back = grad.reshape(outer)
-    if back.base.op is not Ops.CONST:
+    if not _of_constants(back):
         back = back.f(Ops.CONTIGUOUS)
     zero = back.const_like(0)
     return window_stack([kept.alu(Ops.CMPEQ, at).where(back, zero) for at in offsets])
+
+
+def _of_constants(x: UOp) -> bool:
+    """x is computed from constants alone, elementwise (a loss `(y * 1.5).sum()`'s gradient:
+    1.5 everywhere): recomputed at each read for nothing, where stored it cost a kernel and a
+    pass over memory."""
+    return all(n.op is Ops.CONST if not n.src else n.op is not Ops.REDUCE_AXIS
+               for n in toposort(x))
 
 
 def _filled(dtype, value: object, shape: tuple[int, ...]) -> UOp:

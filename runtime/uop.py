@@ -94,8 +94,8 @@ _CONST, _RANGE, _DEFINE_VAR, _BIND, _BUFFER, _BUFFERIZE, _INVALID = (
     Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR, Ops.BIND, Ops.BUFFER, Ops.BUFFERIZE, Ops.INVALID)
 _RESHAPE, _EXPAND, _PERMUTE, _PAD, _SHRINK, _REDUCE_AXIS = (
     Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.PAD, Ops.SHRINK, Ops.REDUCE_AXIS)
-_ADD, _SUB, _MUL, _IDIV, _MOD, _NEG, _MAX, _MIN = (
-    Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.NEG, Ops.MAX, Ops.MIN)
+_ADD, _SUB, _MUL, _IDIV, _MOD, _NEG, _MAX, _MIN, _SHR = (
+    Ops.ADD, Ops.SUB, Ops.MUL, Ops.IDIV, Ops.MOD, Ops.NEG, Ops.MAX, Ops.MIN, Ops.SHR)
 _WHERE, _CMPLT, _CMPNE, _CMPEQ, _AND, _OR, _CAST = (
     Ops.WHERE, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.CAST)
 _FDIV, _XOR, _SINK, _FLIP, _VIEW, _MULTI = (
@@ -660,6 +660,10 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         lo, hi = s[0][0] or s[1][0], s[0][1] or s[1][1]
     elif op is _CAST and n.src[0].dtype.is_int and dt.is_int:
         lo, hi = s[0]
+    elif op is _SHR and s[1][0] == s[1][1] and s[1][0] >= 0:
+        # a shift right by a constant is a floor division by a power of two: monotonic
+        # (lower.rules' idiv_pow2 makes an index's // 2^k one; the peel action reads its bounds)
+        lo, hi = s[0][0] >> s[1][0], s[0][1] >> s[1][0]
     else:
         return (dt.min, dt.max)
     if dt.kind == "b":

@@ -29,11 +29,14 @@ def _placed(part: UOp, j: int, k: int) -> UOp:
 def window_stack(parts: Sequence[UOp]) -> UOp:
     """Two or more parts along a new last axis: WHERE(at 0, part 0, WHERE(at 1, part 1, ...
     part K-1))."""
-    k = len(parts)
+    k, shape = len(parts), tuple(parts[0].shape)
     out = _placed(parts[-1], k - 1, k)
+    # the flag True at place j: one expanded True, padded per place (built once: the graph of
+    # a small pool's forward is built on every call, and it is most of that call's time)
+    at = UOp.const(dtypes.bool, True).reshape((1,) * (len(shape) + 1)).expand(shape + (1,))
     for j in range(k - 2, -1, -1):
-        at = UOp.const(dtypes.bool, True).reshape((1,) * parts[j].ndim).expand(parts[j].shape)
-        out = _placed(at, j, k).where(_placed(parts[j], j, k), out)
+        flag = at.pad(((0, 0),) * len(shape) + ((j, k - 1 - j),))
+        out = flag.where(_placed(parts[j], j, k), out)
     return out
 
 

@@ -816,13 +816,22 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         # strided views, tensor_ops._window_max / _window_sum, not a small reduce, so only
         # windows that do not overlap unroll; max twice as often as avg)
         st = rng.choice([1, 2, ks, ks])
+        # padded two times in three (torch's most, half the window): a padded window's reads
+        # are gated, and opt.rules' peel_loops runs the border apart so the rest is upcast
+        pd = rng.choice([0, ks // 2, ks // 2])
         op = rng.choice(["max_pool2d", "max_pool2d", "avg_pool2d"])
         src = _arr(x, (1, ch, h, wd), d1, rng, special)
-        src += f"outs += [Tensor({x}).{op}({ks}, stride={st})]\n"
-        win = (f"np.lib.stride_tricks.sliding_window_view({x}.astype(np.float64), ({ks}, {ks}), "
+        src += f"outs += [Tensor({x}).{op}({ks}, stride={st}, padding={pd})]\n"
+        fill = "-np.inf" if op == "max_pool2d" else "0"  # (avg counts the padding, as torch)
+        padded = (f"np.pad({x}.astype(np.float64), ((0, 0), (0, 0), ({pd}, {pd}), ({pd}, {pd})), "
+                  f"constant_values={fill})")
+        win = (f"np.lib.stride_tricks.sliding_window_view({padded}, ({ks}, {ks}), "
                f"axis=(2, 3))[:, :, ::{st}, ::{st}]")
         red = "max" if op == "max_pool2d" else "mean"
-        src += f"want += [{win}.{red}(axis=(-2, -1))]\nmag += [np.abs({win}).max(axis=(-2, -1))]\n"
+        src += f"want += [{win}.{red}(axis=(-2, -1))]\n"
+        # (the magnitudes over the windows padded with 0: -inf's would be no bound)
+        mag = win.replace(f"constant_values={fill}", "constant_values=0")
+        src += f"mag += [np.abs({mag}).max(axis=(-2, -1))]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam == "full":
         size = rng.choice([(1 << 20) + 7, (1 << 20) + 13, 1031 * 1021])

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457
+# source sha256: 06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -22,6 +22,7 @@ from rulegrad.rules.opt_helpers import merged_store
 from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
+from rulegrad.rules.peel_helpers import peeled
 from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.stage_helpers import stageable
 from rulegrad.rules.stage_helpers import staged
@@ -36,29 +37,30 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457'
+SOURCE_SHA256 = '06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('merge_reduce', 'rules/opt.rules', 26, 'merge_reduce: REDUCE as r -> merged(r)'),
-    RuleInfo('merge_store', 'rules/opt.rules', 29, 'merge_store: STORE as st -> merged_store(st)'),
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 33, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 39, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 43, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 47, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 52, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 58, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 64, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 72, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 78, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 84, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 27, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 30, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 34, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 40, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 44, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 48, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 73, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 79, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 86, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 92, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:78
+    # rule stage_operands at rules/opt.rules:79
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # s = n
@@ -67,18 +69,28 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule parallel_loops at rules/opt.rules:84
-    #   parallel_loops: SINK as s -> parallel(s)
+    # rule peel_loops at rules/opt.rules:86
+    #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    # s = n
+    p = peeled(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[11]
+    # rule parallel_loops at rules/opt.rules:92
+    #   parallel_loops: SINK as s -> parallel(s)
+    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[11]
+        if _r is not n: return _r, _opt_actions_rules[12]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule merge_store at rules/opt.rules:29
+    # rule merge_store at rules/opt.rules:30
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # st = n
@@ -86,7 +98,7 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule upcast_store at rules/opt.rules:52
+    # rule upcast_store at rules/opt.rules:53
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # st = n
@@ -95,7 +107,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]
-    # rule flash_store at rules/opt.rules:58
+    # rule flash_store at rules/opt.rules:59
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # st = n
@@ -104,7 +116,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[7]
-    # rule pack_store at rules/opt.rules:64
+    # rule pack_store at rules/opt.rules:65
     #   pack_store: STORE as st if packable(st) -> packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # st = n
@@ -113,7 +125,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule interchange_store at rules/opt.rules:72
+    # rule interchange_store at rules/opt.rules:73
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
@@ -125,7 +137,7 @@ def _opt_actions_STORE(n, ctx):
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule merge_reduce at rules/opt.rules:26
+    # rule merge_reduce at rules/opt.rules:27
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
@@ -133,7 +145,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[0]
-    # rule unroll_reduce at rules/opt.rules:33
+    # rule unroll_reduce at rules/opt.rules:34
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     # r = n
@@ -142,7 +154,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[2]
-    # rule thread_reduce at rules/opt.rules:39
+    # rule thread_reduce at rules/opt.rules:40
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # r = n
@@ -151,7 +163,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[3]
-    # rule max_scale at rules/opt.rules:43
+    # rule max_scale at rules/opt.rules:44
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
@@ -159,7 +171,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[4]
-    # rule vector_reduce at rules/opt.rules:47
+    # rule vector_reduce at rules/opt.rules:48
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n

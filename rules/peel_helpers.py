@@ -1,0 +1,135 @@
+"""Helpers of `opt.rules`' peel action: a loop whose reads are gated by padding, split into the
+iterations where some gate may be false (the border) and those where every gate holds (the
+interior), so that the interior's reads are plain loads the upcast action can vectorize.
+
+In: a lowered kernel SINK (backends/KERNEL_AST.md, "after lowering": a padded read is a gated
+LOAD, `gate ? buf[off] : 0`). Out: `peeled(sink)`, the SINK with one of its STOREs replaced by
+two or three STOREs, one per part of one of its loops, or None when no loop is worth it.
+
+A part is a new RANGE over its own iterations (a range starts at 0), the loop's variable being
+`start + r'` in it; the gates' conditions are then decided by their bounds (uop.py's vmin and
+vmax): in each part a gated LOAD whose gate always holds is a plain one, and one whose gate
+never holds is its pad value (what it read before at every iteration of the part).
+Every iteration computes what it computed before, in its own loop nest (render.py prints the
+stores of each set of loops as one nest, `parallel_helpers.store_groups`).
+
+Only a STORE that the upcast action would take but for its gates is peeled: an innermost output
+loop of at least UPCAST_MIN iterations written contiguously, no action on it yet. The loops
+peeled are those a gated read along the innermost loop depends on through an affine condition:
+a 3x3 stride-2 pool's window padded by 1 runs its first row and column apart from the rest.
+"""
+
+from __future__ import annotations
+
+from rulegrad.rules.opt_helpers import UPCAST_MIN, along
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import range_size, stride
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+# how many iterations from either end of a loop may be border: a padding's width in windows
+# (a window's reach over the stride). A wider border is no padding's (a mask of a cat, a
+# triangle): its loop is left whole rather than printed as many nests
+PEEL_MAX = 8
+
+
+def _atoms(gate: UOp) -> list[UOp]:
+    """The conditions ANDed into a gate."""
+    out, work = [], [gate]
+    while work:
+        n = work.pop()
+        if n.op is Ops.AND and n.dtype is dtypes.bool:
+            work.extend(n.src)
+        else:
+            out.append(n)
+    return out
+
+
+def _holds(atoms: list[UOp], r: UOp, at: UOp) -> bool:
+    """Every atom true for all values of the other loops, with loop r replaced by `at`."""
+    return all(bool(a.substitute({r: at}).vmin) for a in atoms)
+
+
+def _interior(atoms: list[UOp], r: UOp, n: int) -> tuple[int, int] | None:
+    """[lo, hi): the iterations of loop r (n of them) where every atom holds, when they are
+    one run that leaves a border of at most PEEL_MAX at either end (and some border)."""
+    def const(v: int) -> UOp:
+        return UOp.const(dtypes.index, v)
+
+    lo = next((v for v in range(min(n, PEEL_MAX + 1)) if _holds(atoms, r, const(v))), None)
+    hi = next((v + 1 for v in range(n - 1, max(-1, n - PEEL_MAX - 2), -1)
+               if _holds(atoms, r, const(v))), None)
+    if lo is None or hi is None or hi - lo < 1 or (lo == 0 and hi == n):
+        return None
+    # the whole run at once: its bounds say every atom holds across it (an affine condition
+    # true at both ends is true between them; any other is checked here, not assumed)
+    inside = UOp(Ops.RANGE, r.dtype, (const(hi - lo),), r.arg) + lo
+    return (lo, hi) if _holds(atoms, r, inside) else None
+
+
+def _parts(st: UOp, r: UOp, lo: int, hi: int, fresh: int) -> list[UOp]:
+    """The STORE once per part of loop r: [0, lo), [lo, hi), [hi, n), empty parts left out,
+    each over a new RANGE (ids from `fresh`) that replaces r in its loops."""
+    n = range_size(r)
+    out = []
+    for start, end in ((0, lo), (lo, hi), (hi, n)):
+        if end <= start:
+            continue
+        part = UOp(Ops.RANGE, r.dtype, (UOp.const(r.src[0].dtype, end - start),),
+                   (fresh + len(out), r.arg[1]))
+        value = part if start == 0 else part + start
+        body = UOp(st.op, st.dtype, tuple(s.substitute({r: value}) for s in st.src[:2]), st.arg)
+        body = _decided(body.replace(src=body.src + tuple(part if x is r else x
+                                                          for x in st.src[2:])))
+        out.append(body)
+    return out
+
+
+def _decided(st: UOp) -> UOp:
+    """The STORE with each gated LOAD whose gate is decided over its loops made a plain LOAD
+    (the gate always holds) or its pad value (it never does)."""
+    swap = {}
+    for n in toposort(st):
+        if n.op is Ops.LOAD and len(n.src) == 3:
+            if n.src[1].vmin:
+                swap[n] = n.replace(src=n.src[:1])
+            elif not n.src[1].vmax:
+                swap[n] = n.src[2]
+    return st.substitute(swap) if swap else st
+
+
+def _candidate(st: UOp) -> list[UOp]:
+    """The gate atoms along a STORE's innermost loop, when the upcast action would take the
+    STORE but for its gates; else none."""
+    if st.op is not Ops.STORE or st.arg is not None or len(st.src[0].src) != 2:
+        return []
+    ranges = st.src[2:]
+    if not ranges or any(r.arg[1] != "loop" or range_size(r) is None for r in ranges):
+        return []
+    j = ranges[-1]
+    if range_size(j) < UPCAST_MIN or stride(st.src[0].src[1], j) != 1:  # type: ignore[operator]
+        return []
+    nodes = along(st.src[1], j)
+    if any(n.op is Ops.REDUCE for n in nodes):
+        return []
+    return [a for n in nodes if n.op is Ops.LOAD and len(n.src) > 1 for a in _atoms(n.src[1])]
+
+
+def peeled(sink: UOp) -> UOp | None:
+    """The kernel with one STORE split along one loop into border and interior parts, or None
+    when no STORE has a loop to peel (see the module's docstring)."""
+    if sink.arg is not None:  # (the parallel action has run: the stores have their loops)
+        return None
+    for i, st in enumerate(sink.src):
+        atoms = _candidate(st)
+        if not atoms:
+            continue
+        for r in reversed(st.src[2:]):
+            mine = [a for a in atoms if r in toposort(a)]
+            cut = _interior(mine, r, range_size(r)) if mine else None  # type: ignore[arg-type]
+            if cut is None or (r is st.src[-1] and cut[1] - cut[0] < UPCAST_MIN):
+                continue  # (an interior too short for a vector gains nothing)
+            fresh = 1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE)
+            parts = _parts(st, r, *cut, fresh)
+            return sink.replace(src=sink.src[:i] + tuple(parts) + sink.src[i + 1:])
+    return None

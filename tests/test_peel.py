@@ -1,0 +1,107 @@
+"""opt.rules' peel action (rules/peel_helpers.py): a loop whose reads are gated by padding runs
+its border apart from its interior, whose reads are then plain loads that upcast_store
+vectorizes. The values are torch's and numpy's, bit for bit (the peel moves iterations between
+loop nests, it computes each as before), and the interior nest is vectorized with no gate left."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_kernel
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import toposort
+
+
+def _nests(t: Tensor) -> list[tuple[bool, bool]]:
+    """Per STORE of t's kernels after the optimizer: (its innermost loop vectorized, a gated
+    read left in it)."""
+    out = []
+    for item in t.schedule():
+        for st in lower_kernel(item.ast).src:
+            nodes = toposort(st)
+            vector = st.src[2:] and st.src[-1].arg[1] in ("upcast", "vector", "simd")
+            out.append((bool(vector), any(n.op is Ops.LOAD and len(n.src) == 3 for n in nodes)))
+    return out
+
+
+def _peeled(t: Tensor) -> bool:
+    nests = _nests(t)
+    return len(nests) > 1 and any(vec and not gated for vec, gated in nests)
+
+
+# (shape, kernel, stride, padding): 2-d windows of prime sizes, batch 1, tall and skinny images,
+# a border wider than one window
+POOLS = [((2, 3, 19, 23), 3, 2, 1), ((1, 1, 37, 41), 3, 1, 1), ((1, 4, 11, 61), 5, 2, 2),
+         ((3, 2, 13, 97), (3, 5), (2, 1), (1, 2)), ((1, 1, 40, 40), 2, 2, 1)]
+
+
+def _data(shape, seed=0, dtype=np.float32) -> np.ndarray:
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    a.flat[::7] = a.flat[::11]  # ties across windows
+    a.flat[5] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("shape,k,s,p", POOLS)
+def test_padded_max_pool_is_torchs_and_its_interior_vectorized(shape, k, s, p):
+    a = _data(shape)
+    x = Tensor(a, requires_grad=True)
+    y = x.max_pool2d(k, stride=s, padding=p)
+    assert _peeled(y)
+    xt = torch.tensor(a, requires_grad=True)
+    yt = F.max_pool2d(xt, k, stride=s, padding=p)
+    # (halves of small integers: every sum of them is exact, in any order)
+    g = np.random.default_rng(1).integers(-8, 9, yt.shape).astype(np.float32) / 2
+    (y * Tensor(g)).sum().backward()
+    (yt * torch.tensor(g)).sum().backward()
+    assert _peeled(x.grad)
+    np.testing.assert_array_equal(y.numpy(), yt.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64, np.int32])
+def test_a_padded_sum_of_shifts_is_numpys(dtype):
+    a = (np.random.default_rng(2).standard_normal((5, 43)) * 8).astype(dtype)
+    x = Tensor(a)
+    padded = x.pad(((0, 0), (2, 3)))
+    y = padded[:, :-4] + padded[:, 1:-3] * 2 + padded[:, 4:]
+    assert _peeled(y)
+    ap = np.pad(a, ((0, 0), (2, 3)))
+    want = ap[:, :-4] + ap[:, 1:-3] * dtype(2) + ap[:, 4:]
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_one_and_three_spatial_axes():
+    a = _data((2, 3, 9, 10, 12))
+    want = F.max_pool3d(torch.tensor(a), 3, stride=2, padding=1).numpy()
+    y = Tensor(a).max_pool2d((3, 3, 3), stride=2, padding=1)
+    np.testing.assert_array_equal(y.numpy(), want)
+    b = _data((4, 5, 67))
+    want = F.max_pool1d(torch.tensor(b), 4, stride=3, padding=2).numpy()
+    y = Tensor(b).max_pool2d((4,), stride=3, padding=2)
+    assert _peeled(y)
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_a_mask_wider_than_a_border_is_left_whole():
+    # a triangle's mask along each row is no padding's border: its loop stays one nest
+    a = np.random.default_rng(3).standard_normal((40, 40)).astype(np.float32)
+    y = Tensor(a).pad(((0, 0), (20, 0)))[:, :40] * 3
+    assert len(_nests(y)) == 1
+    np.testing.assert_array_equal(y.numpy(), np.pad(a, ((0, 0), (20, 0)))[:, :40] * 3)
+
+
+def test_a_constant_incoming_gradient_is_not_stored():
+    # a loss (y * 1.5).sum() sends 1.5 to every window: recomputed where read, not a kernel
+    # of its own writing it out (each kernel reads the input or a window's kept offsets)
+    a = _data((2, 3, 19, 23))
+    x = Tensor(a, requires_grad=True)
+    (x.max_pool2d(3, stride=2, padding=1) * 1.5).sum().backward()
+    assert all(any(b.size > 1 for b in item.bufs[1:]) for item in x.grad.schedule())
+    xt = torch.tensor(a, requires_grad=True)
+    (F.max_pool2d(xt, 3, stride=2, padding=1) * 1.5).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())

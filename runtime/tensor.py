@@ -50,7 +50,7 @@ import numpy as np
 
 from . import capture
 from .autograd import GradientError, compute_gradient, seed_gradient
-from .buffer import Buffer
+from .buffer import Buffer, host_copy
 from .device import (
     DEFAULT,
     DeviceMismatch,
@@ -481,7 +481,7 @@ class Tensor(TensorOps, NNOps):
             # assign leave it over a buffer or an ASSIGN), so the weak reference would be work
             # for nothing at its birth and its death
             dt = dtypes.from_np(data.dtype)
-            self._lazy = leaf(Buffer(data.size, dt, data.flatten()), dt, data.shape)
+            self._lazy = leaf(host_copy(data, dt), dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         if requires_grad is not None:
@@ -1611,6 +1611,19 @@ class Tensor(TensorOps, NNOps):
         return create_schedule(roots, scheduler)
 
 
+def _record_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., Tensor]:
+    """A LazyTensor's `+ - * /` (and reversed): its record at once, or Tensor's own op when no
+    record can be made. (`x + y` went `__add__` -> `add` -> `_binary` first: three frames of
+    the dozen a small program's op costs.) The very op and probe `add`, `sub`, `mul` and `div`
+    pass."""
+
+    def operator(self: LazyTensor, other: Any) -> Tensor:
+        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        return Tensor._binary(self, other, op, probe, reverse) if out is None else out
+
+    return operator
+
+
 class LazyTensor(Tensor):
     """A Tensor of host data, or an elementwise op over such tensors, whose graph is not built
     yet: `_lazy` holds its record (runtime/lazy.py). Its `uop` is the graph, built when first
@@ -1651,6 +1664,15 @@ class LazyTensor(Tensor):
         out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
         return Tensor._binary(self, other, op, probe, reverse) if out is None else out
 
+    __add__ = _record_operator(Ops.ADD, np.add, False)
+    __radd__ = _record_operator(Ops.ADD, np.add, True)
+    __sub__ = _record_operator(Ops.SUB, np.subtract, False)
+    __rsub__ = _record_operator(Ops.SUB, np.subtract, True)
+    __mul__ = _record_operator(Ops.MUL, np.multiply, False)
+    __rmul__ = _record_operator(Ops.MUL, np.multiply, True)
+    __truediv__ = _record_operator(Ops.FDIV, np.true_divide, False)
+    __rtruediv__ = _record_operator(Ops.FDIV, np.true_divide, True)
+
     def _unary_float(self, op: Ops) -> Tensor:
         lazy = self._lazy
         out = _lazy_tensor(lazy_op(_float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype),
@@ -1669,8 +1691,9 @@ class LazyTensor(Tensor):
         lazy = self._lazy
         if lazy.build is not None:  # an op's record: computed by its form's plan, no graph
             node, tk = run_record(lazy)
-            if node is not None:
-                self.uop, self._lazy, self.__class__ = node, None, Tensor
+            if node is not None:  # (a Tensor now: its `uop` is the slot, not the property)
+                self.__class__ = Tensor
+                self.uop, self._lazy = node, None
             elif tk is not None:  # (no plan known yet: the graph, realized, says which form)
                 root = self.uop
                 realize_tensors([self], None)

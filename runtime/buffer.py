@@ -152,6 +152,13 @@ class Buffer:
             self._pooled = True
             pool_stats["copied_on_write"] += 1
 
+    def __getstate__(self) -> tuple:
+        # (pickle and copy) an address is of this process's storage: an unpickled buffer has
+        # storage of its own, whose address it asks for at its first use
+        state = object.__getstate__(self)
+        state[1]["_address"] = 0
+        return state
+
     def __deepcopy__(self, memo: dict) -> Buffer:
         # a buffer is an identity (graphs and contexts name memory by it): copying a context
         # that holds one must refer to the same memory, not clone it

@@ -64,7 +64,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .lazy import Lazy, leaf, materialize
 from .lazy import op as lazy_op
-from .limits import check_buffer, check_shape
+from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import (
@@ -415,7 +415,8 @@ def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
     record (too large: the caller builds the node). Its shape is checked as an op's is."""
     if record is None:
         return None
-    check_shape(record.shape, record.dtype, what)
+    if math.prod(record.shape) > ALWAYS_ALLOWED:  # (a record's sizes are ints: no loop here)
+        check_shape(record.shape, record.dtype, what)
     t = object.__new__(LazyTensor)
     t._lazy, t.grad, t._requires_grad = record, None, None
     _live_add(_ref(t, _live_discard))  # (an assign's reader scan reads its uop: its graph)
@@ -1579,7 +1580,11 @@ class Tensor(TensorOps, NNOps):
             realize_tensors([self], None)
             uop = self.uop
             op = uop.op
-            buf = buffer_of(uop)
+            # (a result is BUFFER or BUFFER.reshape(shape): read as above, without a call)
+            if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
+                buf = uop.arg if op is _BUFFER else uop.src[0].arg
+            else:
+                buf = buffer_of(uop)
         assert buf is not None and buf.data is not None
         if op is _BUFFER:  # (its shape is the storage's)
             out = buf.data.view()

@@ -309,7 +309,8 @@ def test_two_threads_running_one_form_plan_each_get_their_own_values():
             start.wait()
             for x, y in inputs[t]:
                 got = ((Tensor(x) * Tensor(y)).exp() + Tensor(x)).relu().numpy()
-                np.testing.assert_allclose(got, np.maximum(np.exp(x * y) + x, 0), rtol=1e-5, atol=1e-6)
+                want = np.maximum(np.exp(x * y) + x, 0)
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
                 results[t].append(got)
         except BaseException as e:  # noqa: BLE001 - reported by the main thread
             errors.append(e)

@@ -102,9 +102,10 @@ class CProgram:
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least
         recently used program is the one dropped. Only an addition drops programs, so a
-        program moved to the end since the last one is still ahead of every program it could
-        drop: a hot loop's program moves once per addition, not at every run (hashing the
-        table's key twice was a tenth of a small planned run)."""
+        program is moved at its first run after each addition: every program run since the
+        last addition is then behind every one not run since, the order an addition drops by.
+        A hot loop's program moves once per addition, not at every run (hashing the table's
+        key twice was a tenth of a small planned run)."""
         if self.touched != _added:
             self.touched = _added
             if self.key in _programs:

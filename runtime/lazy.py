@@ -54,13 +54,17 @@ def op(build: Callable[..., UOp], extra: tuple, key: tuple, srcs: tuple[Lazy, ..
        dtype: DType, shape: tuple[int, ...]) -> Lazy | None:
     """`build(*srcs' nodes, *extra)` as a record, or None when it would be too large. `key`:
     what of `extra` decides the graph, hashable and exact (a float by its hex form)."""
-    count = 1
-    bufs: tuple[Buffer, ...] = ()
-    token: tuple[Any, ...] = (build, key)
-    for s in srcs:  # (a loop: a generator would be a frame per source)
-        count += s.count
-        bufs += s.bufs
-        token += (s.token,)
+    if len(srcs) == 2:  # (a binary op, the common record, without the loop's tuple growing)
+        a, b = srcs
+        count, bufs, token = 1 + a.count + b.count, a.bufs + b.bufs, (build, key, a.token, b.token)
+    else:
+        count = 1
+        bufs: tuple[Buffer, ...] = ()
+        token: tuple[Any, ...] = (build, key)
+        for s in srcs:  # (a loop: a generator would be a frame per source)
+            count += s.count
+            bufs += s.bufs
+            token += (s.token,)
     if count > MAX_RECORD:
         return None
     return Lazy(dtype, shape, build, extra, srcs, token, bufs, count)

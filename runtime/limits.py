@@ -26,7 +26,7 @@ from .env import env_bytes, env_get, env_int
 from .errors import InvalidArgument
 
 _default: int | None = None
-_ALWAYS_ALLOWED = 1 << 20  # a buffer of at most 1 MB, a tensor of 1M elements: never refused
+ALWAYS_ALLOWED = 1 << 20  # a buffer of at most 1 MB, a tensor of 1M elements: never refused
 DEFAULT_MAX_WORK = 1 << 40
 
 
@@ -86,7 +86,7 @@ def check_shape(shape: tuple | None, dtype: DType, what: str) -> None:
     numel = 1
     for s in shape:
         numel *= s if type(s) is int else int(s.vmax)
-    if numel <= _ALWAYS_ALLOWED:  # most tensors: no environment read (a tenth of an op's cost)
+    if numel <= ALWAYS_ALLOWED:  # most tensors: no environment read (a tenth of an op's cost)
         return
     limit = max_work()
     if numel > limit:
@@ -100,7 +100,7 @@ def check_buffer(numel: int, dtype: DType, what: str) -> None:
     """Refuse to allocate a buffer of `numel` elements of `dtype` above
     RULEGRAD_MAX_BUFFER_BYTES (`what`: what it is for)."""
     nbytes = numel * dtype.itemsize
-    if nbytes <= _ALWAYS_ALLOWED:
+    if nbytes <= ALWAYS_ALLOWED:
         return
     limit = max_buffer_bytes()
     if nbytes > limit:

@@ -439,9 +439,14 @@ MAX_TRAILS = 4 * MAX_PLANS
 
 
 def trail_key(token: tuple, aliasing: tuple | None) -> tuple | None:
-    """The lookup key of a lazy record now (see `key`), or None when nothing may be planned."""
-    k = key(())
-    return None if k is None else (token, aliasing, *k[1:])
+    """The lookup key of a lazy record now (see `key`: its settings, then no roots tuple to
+    slice off), or None when nothing may be planned."""
+    state = _env_state
+    if state[0] != (version := environ_version()):
+        state = _read_environment(version)
+    if not state[1] or tracing_active() or capture.active is not None:
+        return None
+    return (token, aliasing, state[2], chosen_scheduler(), user_pass_ids())
 
 
 def run_trail(tk: tuple, bufs: tuple[Buffer, ...]) -> list[UOp] | None:

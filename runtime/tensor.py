@@ -51,7 +51,7 @@ import numpy as np
 
 from . import capture, origins
 from .autograd import GradientError, compute_gradient, seed_gradient
-from .buffer import Buffer
+from .buffer import Buffer, host_copy
 from .device import (
     DEFAULT,
     DeviceMismatch,
@@ -65,7 +65,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
-from .limits import check_buffer, check_shape
+from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import (
@@ -416,7 +416,8 @@ def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
     record (too large: the caller builds the node). Its shape is checked as an op's is."""
     if record is None:
         return None
-    check_shape(record.shape, record.dtype, what)
+    if math.prod(record.shape) > ALWAYS_ALLOWED:  # (a record's sizes are ints: no loop here)
+        check_shape(record.shape, record.dtype, what)
     t = object.__new__(LazyTensor)
     t._lazy, t.grad, t._requires_grad = record, None, None
     _live_add(_ref(t, _live_discard))  # (an assign's reader scan reads its uop: its graph)
@@ -517,7 +518,7 @@ class Tensor(TensorOps, NNOps):
             # assign leave it over a buffer or an ASSIGN), so the weak reference would be work
             # for nothing at its birth and its death
             dt = dtypes.from_np(data.dtype)
-            self._lazy = leaf(Buffer(data.size, dt, data.flatten()), dt, data.shape)
+            self._lazy = leaf(host_copy(data, dt), dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         if requires_grad is not None:
@@ -1641,7 +1642,11 @@ class Tensor(TensorOps, NNOps):
             realize_tensors([self], None)
             uop = self.uop
             op = uop.op
-            buf = buffer_of(uop)
+            # (a result is BUFFER or BUFFER.reshape(shape): read as above, without a call)
+            if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
+                buf = uop.arg if op is _BUFFER else uop.src[0].arg
+            else:
+                buf = buffer_of(uop)
         assert buf is not None and buf.data is not None
         if op is _BUFFER:  # (its shape is the storage's)
             out = buf.data.view()
@@ -1671,6 +1676,19 @@ class Tensor(TensorOps, NNOps):
 
         roots, _ = unbind(lower_multi([self.uop, *(t.uop for t in others)])[0])
         return create_schedule(roots, scheduler)
+
+
+def _record_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., Tensor]:
+    """A LazyTensor's `+ - * /` (and reversed): its record at once, or Tensor's own op when no
+    record can be made. (`x + y` went `__add__` -> `add` -> `_binary` first: three frames of
+    the dozen a small program's op costs.) The very op and probe `add`, `sub`, `mul` and `div`
+    pass."""
+
+    def operator(self: LazyTensor, other: Any) -> Tensor:
+        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        return Tensor._binary(self, other, op, probe, reverse) if out is None else out
+
+    return operator
 
 
 class LazyTensor(Tensor):
@@ -1713,6 +1731,15 @@ class LazyTensor(Tensor):
         out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
         return Tensor._binary(self, other, op, probe, reverse) if out is None else out
 
+    __add__ = _record_operator(Ops.ADD, np.add, False)
+    __radd__ = _record_operator(Ops.ADD, np.add, True)
+    __sub__ = _record_operator(Ops.SUB, np.subtract, False)
+    __rsub__ = _record_operator(Ops.SUB, np.subtract, True)
+    __mul__ = _record_operator(Ops.MUL, np.multiply, False)
+    __rmul__ = _record_operator(Ops.MUL, np.multiply, True)
+    __truediv__ = _record_operator(Ops.FDIV, np.true_divide, False)
+    __rtruediv__ = _record_operator(Ops.FDIV, np.true_divide, True)
+
     def _unary_float(self, op: Ops) -> Tensor:
         lazy = self._lazy
         out = _lazy_tensor(lazy_op(_float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype),
@@ -1733,8 +1760,9 @@ class LazyTensor(Tensor):
         # gradient is in it (the graph is kept for it: runtime/origins.py)
         if lazy.build is not None and not (_any_need and _record_needs_grad(lazy)):
             node, tk = run_record(lazy)
-            if node is not None:
-                self.uop, self._lazy, self.__class__ = node, None, Tensor
+            if node is not None:  # (a Tensor now: its `uop` is the slot, not the property)
+                self.__class__ = Tensor
+                self.uop, self._lazy = node, None
             elif tk is not None:  # (no plan known yet: the graph, realized, says which form)
                 root = self.uop
                 realize_tensors([self], None)

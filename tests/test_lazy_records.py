@@ -264,3 +264,65 @@ def test_random_programs_over_records_are_numpys_on_every_call(seed):
             if all(name != "max" for name, *_ in steps):
                 assert np.array_equal(np.signbit(got)[real], np.signbit(want)[real]), steps
     assert plans.stats["form_hits"] > hits
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "uint8", "float16", "float32",
+                                   "float64"])
+def test_every_arithmetic_operator_and_its_reflection_over_records_is_numpys(dtype):
+    """`+ - * /` of two records and with Python numbers on either side (LazyTensor's own
+    operators: each its op, its probe and its side): numpy's dtype and values, -0.0 and NaN
+    included, on calls served by the records' form plans."""
+    xs, ys = _arrays(dtype, 4, 21), _arrays(dtype, 4, 22)
+    cases = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+             lambda a, b: 2 + a, lambda a, b: 3 - a, lambda a, b: -0.0 * a, lambda a, b: 1 / b,
+             lambda a, b: a + 1.5, lambda a, b: a - 2, lambda a, b: a * -0.0, lambda a, b: a / 3,
+             lambda a, b: 2.5 - b, lambda a, b: 0.5 / a + b, lambda a, b: 7 * a / b]
+    for i, fn in enumerate(cases):
+        with np.errstate(all="ignore"):
+            try:
+                fn(np.ones(1, dtype), np.ones(1, dtype))
+            except TypeError:  # (bool subtraction: numpy refuses, and so does rulegrad)
+                with pytest.raises(TypeError):
+                    fn(Tensor(xs[0]), Tensor(ys[0]))
+                continue
+            served = _served(fn, fn, *zip(xs, ys), rtol=1e-3 if dtype == "float16" else 1e-6)
+        assert served >= 2, (i, served)
+
+
+def test_two_threads_running_one_form_plan_each_get_their_own_values():
+    """Two threads, 200 calls each over fresh arrays of their own, one program (the same form
+    plan): every result is numpy's for that thread's inputs, and none is overwritten by the
+    other thread's next call (each result is checked again after both threads finished)."""
+    import threading
+
+    rng = np.random.default_rng(23)
+    inputs = [[rng.standard_normal((2, 16)).astype(np.float32) for _ in range(200)]
+              for _ in range(2)]
+    for x, y in inputs[0][:3]:
+        ((Tensor(x) * Tensor(y)).exp() + Tensor(x)).relu().numpy()  # (the form plan, made)
+    results: list[list] = [[], []]
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def work(t: int) -> None:
+        try:
+            start.wait()
+            for x, y in inputs[t]:
+                got = ((Tensor(x) * Tensor(y)).exp() + Tensor(x)).relu().numpy()
+                want = np.maximum(np.exp(x * y) + x, 0)
+                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+                results[t].append(got)
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    served = plans.stats["form_hits"]
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors[0]
+    assert plans.stats["form_hits"] - served >= 300  # (the plan served them, not the scheduler)
+    for t in range(2):
+        for got, (x, y) in zip(results[t], inputs[t]):
+            np.testing.assert_allclose(got, np.maximum(np.exp(x * y) + x, 0), rtol=1e-5, atol=1e-6)

@@ -255,3 +255,27 @@ def test_a_plan_another_thread_is_running_gives_this_one_its_own_buffers():
     assert all(buffer_of(other.uop) is not b for b in plan.owned)
     np.testing.assert_array_equal(other.numpy(), x - 1)
     np.testing.assert_array_equal(kept.numpy(), x - 1)
+
+
+def test_a_planned_run_keeps_its_program_ahead_of_one_not_run_since(monkeypatch):
+    """The table of programs drops the least recently used: a program run by its plan after
+    another program was added is kept when a third is added, and the one not run since is
+    dropped (a planned run moves its program once per addition, not at every run)."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_MAX_PROGRAMS", "2")
+    ta, tb, tc = (Tensor(np.arange(n, dtype=np.float32)).realize() for n in (5, 7, 11))
+
+    def program(t: Tensor) -> object:
+        np.testing.assert_array_equal((t * 3 + 1).numpy(), np.arange(t.shape[0]) * 3 + 1)
+        return next(reversed(run._programs.values()))
+
+    a = program(ta)  # compiled and added
+    b = program(tb)  # added after it
+    hits = plans.stats["hits"]
+    for _ in range(3):  # a's plan runs it again (moved behind b once)
+        assert program(ta) is a
+    assert plans.stats["hits"] == hits + 3
+    program(tc)  # a third program: the bound of two drops b, not a
+    kept = list(run._programs.values())
+    assert a in kept and b not in kept

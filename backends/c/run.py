@@ -80,7 +80,7 @@ class CKernel:
 class CProgram:
     """The kernels of one schedule, built into one shared library."""
 
-    __slots__ = ("kernels", "source", "key", "threaded", "__weakref__")
+    __slots__ = ("kernels", "source", "key", "threaded", "touched", "__weakref__")
 
     def __init__(self, kernels: list[CKernel], source: str, key: tuple = (),
                  threaded: bool = False):
@@ -88,6 +88,7 @@ class CProgram:
         self.source = source
         self.key = key  # its entry in the table of programs
         self.threaded = threaded  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
+        self.touched = -1  # `_added` when it was last moved to the table's end
 
     def __repr__(self) -> str:
         return f"CProgram({len(self.kernels)} kernels, key={self.key!r})"
@@ -100,9 +101,15 @@ class CProgram:
 
     def touch(self) -> None:
         """Mark it used (a realize plan runs it without `compile_program`): the table's least
-        recently used program is the one dropped."""
-        if self.key in _programs:
-            _programs.move_to_end(self.key)
+        recently used program is the one dropped. Only an addition drops programs, so a
+        program is moved at its first run after each addition: every program run since the
+        last addition is then behind every one not run since, the order an addition drops by.
+        A hot loop's program moves once per addition, not at every run (hashing the table's
+        key twice was a tenth of a small planned run)."""
+        if self.touched != _added:
+            self.touched = _added
+            if self.key in _programs:
+                _programs.move_to_end(self.key)
 
     def run(self, bufs: Sequence[Sequence[np.ndarray]], timings: list[float] | None = None,
             var_vals: dict[str, int] | None = None) -> None:
@@ -165,6 +172,7 @@ CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
                    "OMP_NUM_THREADS", "RULEGRAD_BEAM")
 _choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
+_added = 0  # programs added to the table so far (CProgram.touch)
 MAX_PROGRAMS = 256
 
 
@@ -229,7 +237,9 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
                 for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key,
                     any(k.threaded for k in ckernels))
+    global _added
     _programs[key] = prog
+    _added += 1
     bound = max_programs()
     while len(_programs) > bound:  # a dropped program's library is unloaded (build.Library)
         _programs.popitem(last=False)

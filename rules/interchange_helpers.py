@@ -106,8 +106,8 @@ def columns(st: UOp, deps: dict[UOp, frozenset[UOp]] | None = None) -> tuple[UOp
     """The STORE's output ranges a reduce of its value depends on that are marked ACCUMULATED:
     the columns `interchanged` moved inside the reduce loops (renderer: one accumulator each)."""
     marked = [r for r in st.src[2:] if r.arg[1] in ACCUMULATED]
-    if not marked:
-        return ()
+    if not marked or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return ()  # (an upcast elementwise loop: known without a walk)
     deps = free_ranges(st) if deps is None else deps
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
     return tuple(r for r in marked if any(r in deps[red] for red in reds))

@@ -188,7 +188,7 @@ def test_column_max_wider_than_the_stack_accumulators_is_interchanged():
 
 @pytest.mark.parametrize("width, want", [
     (128, "in 2 blocks of 64"),  # equal blocks of at most INTERCHANGE_MAX: threads
-    (134, "in 3 blocks of 48"),            # 2 x 67: no equal split fits, blocks in turn
+    (134, "in 3 blocks of 48"),  # 2 x 67: no equal split fits, the last block overlapping
 ])
 def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, width, want):
     from rulegrad.rules import interchange_helpers, parallel_helpers
@@ -200,8 +200,9 @@ def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, 
     t = Tensor(x).max(axis=0)
     acts, _ = _acts(t)
     assert f"INTERCHANGE r0 inside the reduce loops, {want}" in acts, acts
-    # equal blocks are the loop the parallel action threads; blocks in turn are not
-    assert any(a.startswith("PARALLEL") for a in acts) == (width == 128), acts
+    # the blocks (a range of the kernel, the last ending at the row's end) are the loop the
+    # parallel action threads
+    assert any(a.startswith("PARALLEL") for a in acts), acts
     _same_bits(t.numpy(), _oracle("max", x, 0))
 
 

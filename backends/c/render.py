@@ -767,7 +767,8 @@ class KernelRenderer:
             scope.header = f"#pragma GCC unroll {size}\n{scope.header}"
             self.stack.append(scope)
             self.vector_nodes = {reg}
-            name = f"{acc}[{self.loop_names[vec]} / {VECTOR_LANES}]"
+            # (vector u of the block: its first lane's column over the lanes, a power of two)
+            name = f"{acc}[{self.loop_names[vec]} >> {VECTOR_LANES.bit_length() - 1}]"
             scope.names[reg] = name
             self.inside.add(vec)
             saved.append((mark, name, None, cols, outside))

@@ -24,8 +24,9 @@ array, or an interchanged reduce's outside its columns; never a vector loop, nor
 tile's.
 
 Packed products and flash kernels (their `Pack` and `Flash` say which of their loops take
-threads), a reduce given threads of its own (`thread_reduce`) and an interchanged reduce whose
-column blocks are threaded (`Interchange.block`) take none here. Threads change no value:
+threads) and a reduce given threads of its own (`thread_reduce`) take none here; an
+interchanged reduce's columns (interchange_helpers.columns) are never threaded, its blocks
+(a "block" range outside them, when it has no other output loop) may be. Threads change no value:
 every iteration computes what it computed on one core.
 """
 
@@ -35,7 +36,7 @@ import math
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
 from rulegrad.runtime.loops import loops_within, range_size
 from rulegrad.runtime.ops import Ops
@@ -111,16 +112,17 @@ def _outermost(stores: list[UOp], nthreads: int) -> tuple[UOp, ...]:
     how, ranges = st.arg, st.src[2:]
     if isinstance(how, (Pack, Flash)):
         return ()
-    if isinstance(how, Interchange) and how.block and how.threads:
-        return ()  # its column blocks are split across cores
-    if isinstance(how, Interchange) and how.tile is not None:
-        loops = [(r, range_size(r)) for r in ranges[:-2]]
-        loops += [(r, range_size(r) // t)  # type: ignore[operator]
-                  for r, t in zip(ranges[-2:], how.tile)]
-        return next(((r,) for r, n in loops if n >= 2), ())  # type: ignore[operator]
-    # an interchanged reduce's j runs inside its reduce loops; a plain nest's last output loop
-    # is flattened only with loops inside it
-    outer = ranges[:-1] if isinstance(how, Interchange) or not _has_inner_loops(stores) else ranges
+    cols = columns(st)
+    if cols and cols[0].arg[1] == "unroll":  # a register tile: its tile loops, not flattened
+        return next(((r,) for r in ranges[:-len(cols)] if range_size(r) >= 2), ())  # type: ignore
+    # an interchanged reduce's columns run inside its reduce loops; a plain nest's last output
+    # loop is flattened only with loops inside it
+    if cols:
+        outer = ranges[:-len(cols)]
+        if not outer:
+            return ()
+    else:
+        outer = ranges if _has_inner_loops(stores) else ranges[:-1]
     if ranges and ranges[0].arg[1] in _VECTOR_KINDS:
         outer = ranges[:1]  # a threaded vector loop (in blocks): threaded alone
     flat: list[tuple[UOp, int]] = []

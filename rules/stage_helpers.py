@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.pack_helpers import operands
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
@@ -49,8 +49,8 @@ def _plain(st: UOp) -> bool:
     too). Not a packed or flash kernel (their panels hold x once per element), nor a register
     tile of the interchange action (it binds the rows inside the k loop: a staged row's array
     would be filled per step of k)."""
-    return st.op is Ops.STORE and (st.arg is None
-                                   or isinstance(st.arg, Interchange) and st.arg.tile is None)
+    return st.op is Ops.STORE and st.arg is None and not any(
+        c.arg[1] == "unroll" for c in columns(st))
 
 
 def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457
+# source sha256: 75c6b1f0b6900524622321fa08fad4d827745e230e30e4f8cea979ccf8b24910
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -36,7 +36,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '26e6785f5f838e669809ce092951ec97d43d034e2a854b14e950b64f9f4d9457'
+SOURCE_SHA256 = '75c6b1f0b6900524622321fa08fad4d827745e230e30e4f8cea979ccf8b24910'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -51,14 +51,14 @@ _opt_actions_rules = (
     RuleInfo('upcast_store', 'rules/opt.rules', 52, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 58, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 64, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 72, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 78, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 84, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 75, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 81, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 87, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:78
+    # rule stage_operands at rules/opt.rules:81
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # s = n
@@ -67,7 +67,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule parallel_loops at rules/opt.rules:84
+    # rule parallel_loops at rules/opt.rules:87
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # s = n
@@ -113,7 +113,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule interchange_store at rules/opt.rules:72
+    # rule interchange_store at rules/opt.rules:75
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n

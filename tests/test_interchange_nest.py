@@ -99,3 +99,40 @@ def test_an_interchanged_store_is_its_loop_nest_printed_and_interpreted(monkeypa
         np.testing.assert_allclose(bufs[0], oracle.reshape(-1), rtol=1e-5, atol=1e-5)
     else:
         assert_same_bits(bufs[0], oracle.reshape(-1))
+
+
+def _layernorm(x: np.ndarray) -> np.ndarray:
+    d = x - x.mean(axis=1, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5))
+
+
+@pytest.mark.parametrize("k, n, products", [
+    (64, 71, 4),   # passes of 4 rows: four products per step, four staged row operands
+    (12, 5, 4),    # tiny
+    (13, 7, 1),    # prime: no passes, one product per step
+    (256, 40, 4),  # long
+])
+def test_an_interchanged_product_keeps_its_computed_row_operand_staged(monkeypatch, k, n,
+                                                                       products):
+    """A layernorm fused into the linear after it, batch 1: the product is interchanged (its
+    columns inside the k loop, in passes of rows when they divide k), and stage_operands still
+    reads each product's row operand from a kernel-local array (rules/stage_helpers.py): one per
+    product of a pass. The C kernel and the kernel interpreter give numpy's values."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    rng = np.random.default_rng(k * 100 + n)
+    x = rng.standard_normal((1, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    t = Tensor(x).layernorm() @ Tensor(w)
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    assert any("INTERCHANGE" in a for a in actions(low, opt)), actions(low, opt)
+    staged = [d for d in opt.toposort() if d.op is Ops.DEFINE_LOCAL]
+    assert len(staged) == products and not any(d.op is Ops.DEFINE_LOCAL for d in low.toposort())
+    want = _layernorm(x) @ w
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)
+    bufs = [np.zeros(b.size, b.dtype.np) for b in item.bufs]
+    for i, b in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    np.testing.assert_allclose(bufs[0], want.reshape(-1), rtol=1e-4, atol=1e-4)

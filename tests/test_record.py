@@ -1,7 +1,7 @@
 """runtime/record.py's FrozenRecord against its oracle, a `@dataclass(frozen=True)` with the
 same fields: the same equality, hash and repr, frozen alike, and the same after pickling and
 copying. The runtime's records (View, ShapeTracker, ScheduleItem, Cpu, UserPass), the
-optimizer's (Choices and the Pack, Flash, Interchange and Parallel actions) and the printed
+optimizer's (Choices and the Pack, Flash and Parallel actions) and the printed
 RenderedKernel are such classes because a process's first realize imports them, and a
 dataclass compiles its methods when its class is made."""
 

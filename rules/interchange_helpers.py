@@ -314,7 +314,7 @@ def _block(size: int, widest: int) -> int | None:
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
     at least BLOCK_MIN wide. With no equal split (a prime width: a max down 97 rows of 1009
     columns ran on one core), as many blocks, whole vectors wide, the last ending at the row's
-    end (`_split`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
+    end (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
     narrow to share)."""
     first = max(2, -(-size // widest))
     fits = [size // n for n in range(first, size // BLOCK_MIN + 1) if size % n == 0]
@@ -352,7 +352,7 @@ def interchanged(st: UOp) -> UOp:
         value = value.substitute(passes)  # type: ignore[arg-type]
     mapping: dict[UOp, UOp] = {}
     if plan.tile is not None:
-        (io, ii), (jo, ji) = (_split(r, n, "unroll", fresh, mapping)
+        (io, ii), (jo, ji) = (split_range(r, n, "unroll", fresh, mapping)
                               for r, n in zip(ranges[-2:], plan.tile))
         loops = (*ranges[:-2], io, jo, ii, ji)
     elif plan.vectors is not None:  # blocks of explicit vectors, the last range's rows ahead
@@ -360,13 +360,13 @@ def interchanged(st: UOp) -> UOp:
         mapping[k] = k.replace(arg=(k.arg[0], "prefetch", plan.prefetch))
         width = plan.vectors * VECTOR_LANES
         if width < range_size(ranges[-1]):  # type: ignore[operator]
-            jo, ji = _split(ranges[-1], width, "vector", fresh, mapping)
+            jo, ji = split_range(ranges[-1], width, "vector", fresh, mapping)
             loops = (*ranges[:-1], jo, ji)
         else:
             mapping[ranges[-1]] = ji = ranges[-1].replace(arg=(ranges[-1].arg[0], "vector"))
             loops = (*ranges[:-1], ji)
     elif plan.block is not None and plan.block < range_size(ranges[-1]):  # type: ignore
-        jo, ji = _split(ranges[-1], plan.block, "upcast", fresh, mapping)
+        jo, ji = split_range(ranges[-1], plan.block, "upcast", fresh, mapping)
         loops = (*ranges[:-1], jo, ji)
         if range_size(ranges[-1]) % plan.block:  # type: ignore[operator]
             # the last block ends at the row's end; the columns the block before it wrote
@@ -383,8 +383,8 @@ def interchanged(st: UOp) -> UOp:
     return st.replace(src=(idx, value, *loops))
 
 
-def _split(r: UOp, amount: int, kind: str, fresh: itertools.count,
-           mapping: dict[UOp, UOp]) -> tuple[UOp, UOp]:
+def split_range(r: UOp, amount: int, kind: str, fresh: itertools.count,
+                mapping: dict[UOp, UOp]) -> tuple[UOp, UOp]:
     """RANGE r as outer * amount + inner: the outer a "block" loop (a new id), the inner of
     `kind` (r's id); `mapping` takes r to that sum. When amount does not divide r's size, the
     last block starts at size - amount instead (min(outer * amount, size - amount) + inner):

@@ -94,18 +94,24 @@ def actions(before: UOp, after: UOp) -> list[str]:
     stores = {n.src[0].src[0]: n for n in toposort(before) if n.op is Ops.STORE}
     for n in toposort(after):
         old = stores.get(n.src[0].src[0]) if n.op is Ops.STORE else None
-        if old is not None and len(n.src) < len(old.src):
+        kept = [r for r in n.src[2:] if r.arg[1] != "block"] if old is not None else []
+        if old is not None and len(kept) < len(old.src) - 2:  # (a split's blocks: not merged)
             names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])
-            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in n.src[2:])}")
+            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in kept)}")
     interchanged = {c for n in toposort(after) if n.op is Ops.STORE for c in columns(n)}
+    blocked = {n.src[3]: f", in {int(n.src[2].src[0].arg)} blocks r{n.src[2].arg[0]}"  # threads'
+               for n in toposort(after) if n.op is Ops.STORE and n.src[3:]  # (parallel_helpers)
+               and n.src[2].arg[1] == "block" and n.src[3] not in interchanged}
     for n in toposort(after):
         if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
             done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "
                         f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast" and n not in interchanged:
-            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations"
+                        f"{blocked.get(n, '')})")
         if n.op is Ops.RANGE and n.arg[1] == "simd":
-            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc)")
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc"
+                        f"{blocked.get(n, '')})")
         if n.op is Ops.REDUCE and ids(n) in scaled and len(n.src[0].src) == 2 \
                 and n.src[0].src[1].op is not Ops.MUL:
             c = next(x.arg for x in scaled[ids(n)].src if x.op is Ops.CONST)

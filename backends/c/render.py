@@ -444,21 +444,6 @@ def render_vector(node: UOp, a: list[str]) -> str:
                       "vectorizable)")
 
 
-# A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
-# unknown bounds, so gcc compiles its vector loop with a peeled prologue and epilogue: relu's
-# 4M-element loop cost 64M more compiler instructions threaded than not (callgrind). Threads
-# over blocks of a power of two dividing the loop, each block a vector loop of a known count,
-# cost 17M less than that, and each element is computed as before.
-VECTOR_BLOCK = 4096
-VECTOR_BLOCK_MIN = 64
-
-
-def _vector_block(size: int) -> int:
-    """The block of a threaded vector loop of `size` values (the largest power of two up to
-    VECTOR_BLOCK dividing it), or 0 when no block of VECTOR_BLOCK_MIN or more divides it."""
-    block = min(size & -size, VECTOR_BLOCK)
-    return block if block >= VECTOR_BLOCK_MIN and size > block else 0
-
 def _unroll(r: UOp) -> str:
     """The pragma of an "unroll" loop (a register tile's rows or columns): all of it."""
     return f"#pragma GCC unroll {loop_count(r)}" if r.arg[1] == "unroll" else ""
@@ -1001,13 +986,9 @@ class KernelRenderer:
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
             self.gcc_vectors |= r.arg[1] == "simd"
-            block = _vector_block(loop_count(r)) if threads and simd else 0
-            if block:
-                scope = self._vector_blocks(scope, r, block)
-            else:
-                pragma: str | Threads = (Threads(simd=simd) if threads else
-                                         "#pragma omp simd" if simd else _unroll(r))
-                scope = self.open_loop(scope, r, pragma)
+            pragma: str | Threads = (Threads(simd=simd) if threads else
+                                     "#pragma omp simd" if simd else _unroll(r))
+            scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
             self.emit_store(st)
@@ -1045,13 +1026,6 @@ class KernelRenderer:
         parent.open_child = scope
         self.stack.append(scope)
         return scope
-
-    def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
-        """RANGE r threaded and vectorized as threads over blocks of `block` values, each
-        block a vector loop of that many (`_vector_block`); returns the vector loop."""
-        threads, head = Threads().loop(self.fresh("rb"), loop_count(r), block)
-        outer = self.open_counter(parent, head, threads)
-        return self.open_loop(outer, r, "#pragma omp simd", threads.var, block)
 
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted

@@ -19,8 +19,10 @@ order (a "vector" range: partial results per vector lane; a "thread" range: a pa
 iteration, combined in order; a packed product, a `Pack` in its STORE's arg: over k in order,
 each step one fused multiply-add), so the interpreter gives its C kernel's bits where
 `exact_order` says so (generator/optdiff.py checks them). What an action only tells the
-printer about speed (an `Interchange`, a `Flash`, a `Parallel` in the SINK's arg) changes
-no value here: the check runs those kernels in C before and after the action as well.
+printer about speed (a `Flash`, a `Parallel` in the SINK's arg) changes no value here: the
+check runs those kernels in C before and after the action as well. An interchanged STORE is
+its loop nest in the AST (split and reordered ranges, rows unrolled into a reduce's update):
+run as any other.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.
@@ -83,7 +85,8 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     for r, a in axes.items():
         if a >= len(loops):
             inner *= int(r.src[0].arg)
-    order = [n for n in toposort(UOp.sink(st.src[0].src[1], st.src[1])) if n.op is not Ops.SINK]
+    # (the offset, a store's gate where it has one: an interchange's overlapping last block)
+    order = [n for n in toposort(UOp.sink(*st.src[0].src[1:], st.src[1])) if n.op is not Ops.SINK]
     whole = _local_axes(st, axes)
     chained = _fused_chains(st)  # packed float32 sums: k in order (their ranges never split)
     split = (_reduce_split(order, axes, inner) if inner > CHUNK and not whole and not chained
@@ -91,7 +94,7 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     if split is not None:  # one iteration of the loops is too large: a REDUCE in runs
         red, r, step = split
         below = toposort(red)
-        order = _above(order, [st.src[0].src[1], st.src[1]], red)  # (red itself: `fixed`)
+        order = _above(order, [*st.src[0].src[1:], st.src[1]], red)  # (red itself: `fixed`)
         size = int(r.src[0].arg)
     for window in _blocks(loops, inner, whole):
         fixed: dict[UOp, np.ndarray] = {}
@@ -196,6 +199,9 @@ def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict
     grid = sizes + (1,) * (ndim - len(loops))
     off = np.broadcast_to(values[target.src[1]], grid).reshape(-1)
     val = np.broadcast_to(values[st.src[1]], grid).reshape(-1)
+    if len(target.src) > 2:  # a gated store writes only where its gate holds
+        keep = np.broadcast_to(values[target.src[2]], grid).reshape(-1).astype(bool)
+        off, val = off[keep], val[keep]
     data[off] = val.astype(data.dtype, copy=False)
     return None
 

@@ -6,8 +6,8 @@ sizes past every action's threshold), and a matcher holding one optimizer rule a
 `RuleResult` per rule: the kernels it changed, those that disagreed, and a verdict (`rulegrad
 check`'s method `kernel`: generator/passdiff.py's `rule_verdict` hands optimizer rules here).
 
-Most of the optimizer's actions are instructions to the C printer (a RANGE kind, a `Pack`,
-`Flash` or `Interchange` in a STORE's arg, a `Parallel` in the SINK's): the printed C shows
+Most of the optimizer's actions are instructions to the C printer (a RANGE kind, a `Pack` or
+`Flash` in a STORE's arg, a `Parallel` in the SINK's): the printed C shows
 what they do, so the check runs the C. For each kernel: lower it (`lower_only`), apply the
 rule alone, and when that changed the kernel, build both ASTs exactly as they are (no further
 optimizer pass) into one library and call both on the same inputs: random values, the same

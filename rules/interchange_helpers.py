@@ -2,8 +2,12 @@
 run that axis innermost, and which of them keep a register tile of outputs.
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") not packed by `pack_store`.
-Out: `interchangeable(st)`, a bool, and `interchanged(st)`, the STORE with an `Interchange` as
-its arg, which backends/c/render.py prints.
+Out: `interchangeable(st)`, a bool, and `interchanged(st)`, the STORE rewritten into the loop
+nest it runs as: its last range j marked ACCUMULATED (one accumulator per column, run inside
+the reduce loops), split into blocks (outer * block + inner) or, with the row range, into an
+unrolled register tile, and each reduce's last loop in passes of a few rows unrolled into its
+update. backends/c/render.py prints that nest as it prints any other (`_open_columns`), and the
+kernel interpreter runs it: no instruction to the printer is left in the AST.
 
 out[.., j] = f(sum_k g(.., j, k), ..) is worth running with k outside j when a buffer read in a
 reduce is contiguous in j but strided in k (the B of an integer matmul, a convolution's input
@@ -19,7 +23,9 @@ took 1.4 ms of one core from memory, 0.58 interchanged (a contiguous sum of as m
 
 from __future__ import annotations
 
+import itertools
 import math
+from typing import NamedTuple
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
@@ -27,7 +33,6 @@ from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, pack
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, page_bytes, threads
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
@@ -77,47 +82,67 @@ def prefetch_rows() -> int:
     return max(1, cache_bytes(1) // 16 // (VECTORS_MAX * VECTOR_LANES * 4))
 
 
-class Interchange(FrozenRecord):
-    """The interchange action on a STORE (its arg): its last range j runs inside the reduce
-    loops; with a `tile` (rows, columns), a block of outputs of the last two ranges is kept in
-    registers; with a `block`, j is split into blocks of that many columns that threads share
-    (each block its own accumulators and its own pass over the reduce loops), the blocks split
-    across cores when `threads` (no output loop around j to take them), else one after another
-    inside the output loops (a row wider than INTERCHANGE_MAX accumulators)."""
+class Plan(NamedTuple):
+    """What `interchanged` does to a STORE (decided once by `_plan`): with a `tile` (rows,
+    columns), the last two ranges split into tiles whose points are unrolled accumulators; with
+    a `block`, j split into blocks of that many columns (the parallel action may thread the
+    blocks); `rows` rows of the reduce's last loop unrolled into each step of its update."""
 
-    __slots__ = ("tile", "block", "threads", "vectors", "prefetch", "rows")
     tile: tuple[int, int] | None
-    block: int | None
-    threads: bool  # with `block`: whether the blocks are split across cores
-    vectors: int | None  # accumulators in registers: this many 8-lane vectors of j
-    prefetch: int  # with `vectors`: each row's vectors fetched this many rows ahead
-    rows: int  # rows of the reduce's last loop added per pass, in a register per column
+    block: int | None = None
+    rows: int = 1
+    vectors: int | None = None  # columns in blocks of this many explicit 8-lane vectors
+    prefetch: int = 0  # with `vectors`: each row's vectors fetched this many rows ahead
 
-    def __init__(self, tile: tuple[int, int] | None, block: int | None = None,
-                 threads: bool = True, vectors: int | None = None, prefetch: int = 0,
-                 rows: int = 1) -> None:
-        self._init(tile, block, threads, vectors, prefetch, rows)
 
-    def describe(self, st: UOp) -> str:
-        ranges = st.src[2:]
-        j = ranges[-1]
-        if self.vectors is not None:
-            ahead = f", rows fetched {self.prefetch} ahead" if self.prefetch else ""
-            return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in blocks of "
-                    f"{self.vectors} vectors of {VECTOR_LANES} accumulators in registers{ahead}")
-        rows = f", {self.rows} rows per pass" if self.rows > 1 else ""
-        if self.block is not None and not self.threads:
-            return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, in "
-                    f"{-(-int(j.src[0].arg) // self.block)} blocks of {self.block}{rows}")
-        if self.block is not None:
-            n = int(j.src[0].arg)
-            last = f", the last {n % self.block}" if n % self.block else ""
-            return (f"INTERCHANGE r{j.arg[0]} inside the reduce loops, THREAD r{j.arg[0]} in "
-                    f"{-(-n // self.block)} blocks of {self.block}{last}{rows}")
-        if self.tile is None:
-            return f"INTERCHANGE r{j.arg[0]} inside the reduce loops{rows}"
-        return (f"TILE r{ranges[-2].arg[0]} x r{ranges[-1].arg[0]} "
-                f"({self.tile[0]}x{self.tile[1]})")
+# the range kinds a STORE's output range takes when its reduces keep one accumulator per point
+# of it (the interchanged columns): "upcast" a column loop gcc vectorizes, "unroll" a register
+# tile's rows or columns, "vector" a block of explicit 8-lane vectors of accumulators (a reduce
+# range marked ("prefetch", n) reads each row's vectors n rows ahead)
+ACCUMULATED = frozenset({"upcast", "unroll", "vector"})
+
+
+def columns(st: UOp, deps: dict[UOp, frozenset[UOp]] | None = None) -> tuple[UOp, ...]:
+    """The STORE's output ranges a reduce of its value depends on that are marked ACCUMULATED:
+    the columns `interchanged` moved inside the reduce loops (renderer: one accumulator each)."""
+    marked = [r for r in st.src[2:] if r.arg[1] in ACCUMULATED]
+    if not marked or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return ()  # (an upcast elementwise loop: known without a walk)
+    deps = free_ranges(st) if deps is None else deps
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
+    return tuple(r for r in marked if any(r in deps[red] for red in reds))
+
+
+def describe(st: UOp) -> str | None:
+    """DEBUG=2's line for an interchanged STORE (read from its ranges), None for another."""
+    cols = columns(st)
+    if not cols:
+        return None
+    if cols[0].arg[1] == "unroll":
+        return " x ".join(f"r{c.arg[0]}" for c in cols).join(("TILE ", " (")) + \
+            "x".join(str(range_size(c)) for c in cols) + ")"
+    j = cols[-1]
+    line = f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
+    outer = st.src[2:][-2] if len(st.src) > 3 else None
+    if j.arg[1] == "vector":
+        ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]
+              if k.arg[1] == "prefetch"]
+        ahead = f", rows fetched {ks[0].arg[2]} ahead" if ks else ""
+        return (line + f", in blocks of {range_size(j) // VECTOR_LANES} vectors of "  # type: ignore
+                f"{VECTOR_LANES} accumulators in registers{ahead}")
+    if outer is not None and outer.arg[1] == "block":  # (threaded or not: PARALLEL says)
+        line += f", in {range_size(outer)} blocks of {range_size(j)}"
+    rows = max((_chain(n) for n in toposort(st.src[1]) if n.op is Ops.REDUCE), default=1)
+    return line + (f", {rows} rows per pass" if rows > 1 else "")
+
+
+def _chain(red: UOp) -> int:
+    """How many values each step of a loop-form reduce combines (its update's chain of ops
+    down to the accumulator: `rows` for an interchanged reduce, else 1)."""
+    n, count = red.src[0], 0
+    while n.op is red.arg and n.src and count < 1 << 16:
+        n, count = n.src[0], count + 1
+    return count if n.op is Ops.DEFINE_REG else 1
 
 
 def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
@@ -172,11 +197,13 @@ def _costly_outside(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
     return any(n.op in _COSTLY and j not in deps[n] for n in toposort(red.src[0]))
 
 
-def _plan(st: UOp) -> Interchange | None:
+def _plan(st: UOp) -> Plan | None:
     ranges = st.src[2:]
     if st.arg is not None or not ranges or any(range_size(r) is None for r in ranges):
         return None
     j = ranges[-1]
+    if j.arg[1] != "loop":
+        return None  # interchanged already, or given another action
     if not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
         return None  # an elementwise kernel (no REDUCE under it, known without a walk)
     deps = free_ranges(st)
@@ -185,6 +212,8 @@ def _plan(st: UOp) -> Interchange | None:
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
     if not reds or any(range_size(k) is None for r in reds for k in r.src[1:]):
         return None
+    if any(k.arg[1] != "reduce" for r in outer_reduces(st, j, deps) for k in r.src[1:]):
+        return None  # (a reduce given vectors of its own keeps them)
     # each reduce's body must hold no other reduce over j: every sum gets its own k loops;
     # but a sum over runs a page apart of sums along each run (a per-channel sum over N, H, W:
     # the outer reduce over N, the inner over H*W) runs j between the two, so each step of the
@@ -196,6 +225,8 @@ def _plan(st: UOp) -> Interchange | None:
                 not _page_runs(outer[0], j, outer[0].src[1]):
             return None
         plan = _columns(st, j, outer, 1, deps)
+        if plan is None:
+            return None
         # too few channels to share as blocks (3 colours): one channel per core, as it was,
         # beats streaming them all on one (2-2.3x faster streams than runs of a page, 1.1x
         # than runs of 16 pages: less than the second core)
@@ -214,11 +245,11 @@ def _plan(st: UOp) -> Interchange | None:
             and range_size(j) % TILE_J == 0 and ranges[-2] in deps[reds[0]]  # type: ignore[operator]
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
-        return Interchange((TILE_I, TILE_J))
+        return Plan((TILE_I, TILE_J))
     if len(reds) == 1 and not per_row and len(ranges) >= 2:
         vectors = _vectors(st, reds[0], j)
         if vectors is not None:
-            return Interchange(None, vectors=vectors, prefetch=prefetch_rows())
+            return Plan(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
     rows = per_pass if len(ranges) == 1 and all(
@@ -235,7 +266,7 @@ def _work(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
 
 
 def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
-             deps: dict[UOp, frozenset[UOp]]) -> Interchange:
+             deps: dict[UOp, frozenset[UOp]]) -> Plan | None:
     """The interchange of reduces `reds` with one accumulator per column of j: j's blocks
     shared by the threads when no output loop is around it, else whole or in blocks."""
     ranges = st.src[2:]
@@ -244,15 +275,16 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
         block = _block(range_size(j), block_j(range_size(j),  # type: ignore[arg-type]
                                               reds[0].dtype.itemsize))
         if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
-            return Interchange(None, block, rows=rows)
-    if range_size(j) <= INTERCHANGE_MAX:  # type: ignore[operator]
-        return Interchange(None, rows=rows)
+            return Plan(None, block, rows=rows)
+    size = range_size(j)
+    if size <= INTERCHANGE_MAX:  # type: ignore[operator]
+        return Plan(None, rows=rows)
     # a row wider than the accumulators the stack keeps: the fewest blocks of at most that
-    # many, whole vectors wide but the last (a prime width too), one after another
-    count = -(-range_size(j) // INTERCHANGE_MAX)  # type: ignore[operator]
-    block = -(-range_size(j) // count)  # type: ignore[operator]
-    block = -(-block // BLOCK_MIN) * BLOCK_MIN
-    return Interchange(None, block, threads=False, rows=rows)
+    # many, whole vectors wide, the last ending at the row's end (a prime width too), one after
+    # another
+    count = -(-size // INTERCHANGE_MAX)  # type: ignore[operator]
+    block = -(-size // count)  # type: ignore[operator]
+    return Plan(None, -(-block // BLOCK_MIN) * BLOCK_MIN, rows=rows)
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
@@ -281,8 +313,9 @@ def _block(size: int, widest: int) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
     at least BLOCK_MIN wide. With no equal split (a prime width: a max down 97 rows of 1009
-    columns ran on one core), as many blocks, whole vectors wide, the last narrower, where the
-    widest is within 1/PARALLEL_SHARES of the mean; else None (too narrow to share)."""
+    columns ran on one core), as many blocks, whole vectors wide, the last ending at the row's
+    end (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
+    narrow to share)."""
     first = max(2, -(-size // widest))
     fits = [size // n for n in range(first, size // BLOCK_MIN + 1) if size % n == 0]
     fits = fits or [size // n for n in range(first - 1, 1, -1) if size % n == 0]
@@ -301,7 +334,82 @@ def interchangeable(st: UOp) -> bool:
 
 
 def interchanged(st: UOp) -> UOp:
-    """The STORE with its interchange action (an `Interchange`) as arg."""
+    """The STORE as the loop nest its interchange runs: each outer reduce's last loop in
+    passes of `rows` (`_in_passes`), then j marked "upcast" (one accumulator per column,
+    inside the reduce loops), split into blocks of `block` columns (outer * block + inner, the
+    outer a "block" loop), or with the row range before it into a register tile (each split,
+    the inner parts "unroll", after the outer ones). Every sum keeps its order."""
     plan = _plan(st)
     assert plan is not None
-    return st.replace(arg=plan)
+    ranges = st.src[2:]
+    fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE))
+    value = st.src[1]
+    if plan.rows > 1:
+        deps = free_ranges(st)
+        ks: dict[UOp, UOp] = {}
+        passes = {r: _in_passes(r, plan.rows, ks)
+                  for r in outer_reduces(st, ranges[-1], deps)}
+        value = value.substitute(passes)  # type: ignore[arg-type]
+    mapping: dict[UOp, UOp] = {}
+    if plan.tile is not None:
+        (io, ii), (jo, ji) = (split_range(r, n, "unroll", fresh, mapping)
+                              for r, n in zip(ranges[-2:], plan.tile))
+        loops = (*ranges[:-2], io, jo, ii, ji)
+    elif plan.vectors is not None:  # blocks of explicit vectors, the last range's rows ahead
+        k = outer_reduces(st, ranges[-1], free_ranges(st))[0].src[-1]
+        mapping[k] = k.replace(arg=(k.arg[0], "prefetch", plan.prefetch))
+        width = plan.vectors * VECTOR_LANES
+        if width < range_size(ranges[-1]):  # type: ignore[operator]
+            jo, ji = split_range(ranges[-1], width, "vector", fresh, mapping)
+            loops = (*ranges[:-1], jo, ji)
+        else:
+            mapping[ranges[-1]] = ji = ranges[-1].replace(arg=(ranges[-1].arg[0], "vector"))
+            loops = (*ranges[:-1], ji)
+    elif plan.block is not None and plan.block < range_size(ranges[-1]):  # type: ignore
+        jo, ji = split_range(ranges[-1], plan.block, "upcast", fresh, mapping)
+        loops = (*ranges[:-1], jo, ji)
+        if range_size(ranges[-1]) % plan.block:  # type: ignore[operator]
+            # the last block ends at the row's end; the columns the block before it wrote
+            # (the same values, computed again) are not stored again: j + 1 > jo * block
+            idx = st.src[0].substitute(mapping)
+            gate = (jo * plan.block).alu(Ops.CMPLT, mapping[ranges[-1]] + 1)
+            return st.replace(src=(idx.replace(src=(*idx.src, gate)),
+                                   value.substitute(mapping), *loops))
+    else:
+        j = ranges[-1]
+        mapping[j] = j.replace(arg=(j.arg[0], "upcast"))
+        loops = (*ranges[:-1], mapping[j])
+    idx, value = st.src[0].substitute(mapping), value.substitute(mapping)
+    return st.replace(src=(idx, value, *loops))
+
+
+def split_range(r: UOp, amount: int, kind: str, fresh: itertools.count,
+                mapping: dict[UOp, UOp]) -> tuple[UOp, UOp]:
+    """RANGE r as outer * amount + inner: the outer a "block" loop (a new id), the inner of
+    `kind` (r's id); `mapping` takes r to that sum. When amount does not divide r's size, the
+    last block starts at size - amount instead (min(outer * amount, size - amount) + inner):
+    every block whole, the last overlapping the one before it."""
+    size = range_size(r)
+    outer = UOp.range(-(-size // amount), next(fresh), "block")  # type: ignore[operator]
+    inner = UOp.range(amount, r.arg[0], kind)
+    start = outer * amount
+    if size % amount:  # type: ignore[operator]
+        start = start.alu(Ops.MIN, UOp.const(dtypes.index, size - amount))  # type: ignore
+    mapping[r] = start + inner
+    return outer, inner
+
+
+def _in_passes(red: UOp, rows: int, ks: dict[UOp, UOp]) -> UOp:
+    """The loop-form REDUCE with its last loop k in passes of `rows`: over k // rows, each
+    step combining rows values in order into the accumulator (op(op(acc, x[k0]), x[k0+1])..),
+    which the printer keeps in a register for the pass. The same values in the same order.
+    `ks`: k -> its pass range, shared by the reduces over the same k."""
+    update, k = red.src[0], red.src[-1]
+    if k not in ks:  # (k's id: the reduce is the same one, its loop in passes)
+        ks[k] = UOp.range(range_size(k) // rows, k.arg[0], "reduce")  # type: ignore
+    loops = (*red.src[1:-1], ks[k])
+    reg = update.src[0]
+    value = reg.replace(src=loops)
+    for step in range(rows):
+        value = update.substitute({reg: value, k: ks[k] * rows + step})
+    return red.replace(src=(value, *loops))

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.interchange_helpers import Interchange
-from rulegrad.rules.pack_helpers import operands
+from rulegrad.rules.interchange_helpers import columns
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -49,8 +48,20 @@ def _plain(st: UOp) -> bool:
     too). Not a packed or flash kernel (their panels hold x once per element), nor a register
     tile of the interchange action (it binds the rows inside the k loop: a staged row's array
     would be filled per step of k)."""
-    return st.op is Ops.STORE and (st.arg is None
-                                   or isinstance(st.arg, Interchange) and st.arg.tile is None)
+    return st.op is Ops.STORE and st.arg is None and not any(
+        c.arg[1] == "unroll" for c in columns(st))
+
+
+def _products(red: UOp) -> list[tuple[UOp, UOp]]:
+    """(x, y) of each product a loop-form sum adds per step: REDUCE(ADD(acc, x * y), ..), or
+    several in a row where the interchange action runs its loop in passes of rows
+    (acc + x0 * y0 + x1 * y1 ..: each x its own row operand, over the pass loop)."""
+    found: list[tuple[UOp, UOp]] = []
+    n = red.src[0]
+    while red.arg is Ops.ADD and n.op is Ops.ADD and len(n.src) == 2 and n.src[1].op is Ops.MUL:
+        found.append((n.src[1].src[0], n.src[1].src[1]))
+        n = n.src[0]
+    return found if n.op is Ops.DEFINE_REG else []
 
 
 def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
@@ -65,12 +76,11 @@ def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
         for red in toposort(st.src[1]):
             if red.op is not Ops.REDUCE or red.arg is not Ops.ADD:
                 continue
-            xy = operands(red)
             ks = red.src[1:]
             sizes = [range_size(k) for k in ks]
-            if xy is None or None in sizes or math.prod(sizes) > stage_max():  # type: ignore[arg-type]
+            if None in sizes or math.prod(sizes) > stage_max():  # type: ignore[arg-type]
                 continue
-            for x, y in (xy, xy[::-1]):
+            for x, y in (xy for pair in _products(red) for xy in (pair, pair[::-1])):
                 # the columns: loops around the reduce that y reads and x does not; x is then
                 # the same for every one of them, and computed once per column where it stands
                 cols = deps[y] - deps[x] - set(ks)

@@ -10,6 +10,7 @@ and compute what numpy computes.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,11 @@ import pytest
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import PRELUDE
+from rulegrad.backends.kernel_interp import run_kernel
+from rulegrad.runtime.ops import Ops
 
 
 def _is_gcc() -> bool:
@@ -123,10 +128,11 @@ def test_prelude_defines_the_integer_helpers_only_for_kernels_that_call_them(tmp
 
 @pytest.mark.parametrize("size", [3 << 20, (1 << 20) + 1])
 def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
-    """An elementwise loop both threaded and vectorized is printed as threads over blocks, each
-    a vector loop of a constant count (gcc then compiles no peeled prologue and epilogue), when
+    """An elementwise loop both threaded and vectorized is split into blocks in the AST (the
+    parallel action, rules/parallel_helpers.py), printed as threads over the blocks, each a
+    vector loop of a constant count (gcc then compiles no peeled prologue and epilogue), when
     a power of two of 64 or more divides it; otherwise as one `parallel for simd` loop. Either
-    way each element is what numpy computes."""
+    way each element is what numpy computes, in C and in the kernel interpreter."""
     from rulegrad.backends.c import run
 
     run._programs.clear()
@@ -142,11 +148,23 @@ def test_a_threaded_vector_loop_runs_blocks_of_a_known_count(size, monkeypatch):
     source = next(s for s in reversed(sources) if "\nvoid k0" in s)  # (not launch.py's)
     kernel = source[source.index("\nvoid k0"):]
     # (launched: the threads' loop runs the iterations [lo_, hi_) launch.py gives it)
-    if size % 64 == 0:
-        assert "< hi_ * 4096; rb1 += 4096)" in kernel and "_u < 4096;" in kernel
+    if size % 64 == 0:  # (the threads' loop over the blocks, a vector loop of 4096 in each)
+        assert re.search(r"for \(int64_t (r\d+) = lo_; \1 < hi_; \1\+\+\) \{\n.* \* "
+                         r"\(\(int64_t\)4096LL\)\);\n *#pragma omp simd\n *"
+                         r"for \(int64_t (r\d+) = 0; \2 < 4096; \2\+\+\)", kernel), kernel
         assert "omp simd\nfor (int64_t r0 = lo_" not in kernel.replace("  ", "")
     else:
         assert "#pragma omp simd\n  for (int64_t r0 = lo_; r0 < hi_; r0++)" in kernel
+    # the blocks are ranges of the AST: the kernel interpreter runs it, to numpy's values
+    (item,) = (Tensor(a) * Tensor(b) + Tensor(c)).relu().schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    kinds = {n.arg[1] for n in opt.toposort() if n.op is Ops.RANGE}
+    assert ("block" in kinds) == (size % 64 == 0), kinds
+    bufs = [np.zeros(b.size, b.dtype.np) for b in item.bufs]
+    for i, buf in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = buf.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    np.testing.assert_array_equal(bufs[0], np.where(x < 0, 0, x))
 
 
 # ---------------------------------------------------------------------------- parallel builds

@@ -534,7 +534,7 @@ def _middle_sum(n: int) -> tuple[Tensor, np.ndarray]:
     (_relu_madd_row, (37, 129), "PARALLEL r0 (37 iterations)"),  # elementwise: the rows
     (_relu_madd, (37, 129), "PARALLEL r1 (4773 iterations)"),  # rows of one run: merged
     (_relu_madd, (5000,), "PARALLEL r0 (5000 iterations)"),   # one vector loop, in blocks
-    (_int_matmul, 8, "PARALLEL r0 (8 iterations)"),           # a register tile: its row tiles
+    (_int_matmul, 8, "PARALLEL r3 (2 iterations)"),           # a register tile: its row tiles
     (_middle_sum, 6, "PARALLEL r0 (6 iterations)"),           # interchanged: the outer rows
 ])
 def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypatch, make, arg,
@@ -578,17 +578,20 @@ def test_a_libm_call_counts_as_loads_in_the_work_that_pays_for_threads(monkeypat
 
 
 def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
-    # a full sum's threads are its reduce's (THREAD), a column sum's its blocks' (INTERCHANGE)
+    # a full sum's threads are its reduce's (THREAD); a column sum's are the parallel action's,
+    # over the interchange's column blocks (a "block" range), never over its columns
     from rulegrad.rules import interchange_helpers, parallel_helpers, thread_helpers
 
     for mod in (parallel_helpers, thread_helpers, interchange_helpers):
         monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
     x = np.random.default_rng(7).standard_normal((37, 1000)).astype(np.float32)
-    for t, kind in ((Tensor(x).sum(), "THREAD"), (Tensor(x).sum(axis=0), "INTERCHANGE")):
-        low, opt, rk = _kernel(t)
-        acts = actions(low, opt)
-        assert any(a.startswith(kind) for a in acts) and rk.launch > 0, acts
-        assert not any(a.startswith("PARALLEL") for a in acts), acts
+    low, opt, rk = _kernel(Tensor(x).sum())
+    acts = actions(low, opt)
+    assert any(a.startswith("THREAD") for a in acts) and rk.launch > 0, acts
+    assert not any(a.startswith("PARALLEL") for a in acts), acts
+    low, opt, rk = _kernel(Tensor(x).sum(axis=0))
+    blocks = {n.arg[0] for n in opt.toposort() if n.op is Ops.RANGE and n.arg[1] == "block"}
+    assert opt.arg.ranges == blocks and len(blocks) == 1 and rk.launch == 2, actions(low, opt)
 
 
 @pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
@@ -598,9 +601,10 @@ def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
                                            ((40, 17), None)])               # prime: one core
 def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, shape, blocks):
     # a sum down the columns has no output loop around its columns to thread: blocks of them
-    from rulegrad.rules import interchange_helpers
+    from rulegrad.rules import interchange_helpers, parallel_helpers
 
-    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    for mod in (interchange_helpers, parallel_helpers):
+        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
     if dt is np.int32:
         x = np.random.default_rng(11).integers(-2**31, 2**31, shape).astype(dt)
     elif op == "sum":
@@ -609,9 +613,11 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
         x = _data(shape, dt, seed=11)
     t = getattr(Tensor(x), op)(axis=0, keepdim=True)
     low, opt, rk = _kernel(t)
-    want = "INTERCHANGE r0 inside the reduce loops" + (f", THREAD r0 in {blocks}" if blocks else "")
+    want = "INTERCHANGE r0 inside the reduce loops" + (f", in {blocks}" if blocks else "")
     want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
-    assert actions(low, opt) == [want]
+    # the blocks (a range of the kernel, r2) are the loop the parallel action threads
+    threads = [f"PARALLEL r2 ({blocks.split()[0]} iterations)"] if blocks else []
+    assert actions(low, opt) == [want, *threads]
     assert (rk.launch > 0) == (blocks is not None)  # threads: launched (launch.py)
     got = t.numpy()
     assert got.shape == (1, shape[1])
@@ -624,15 +630,18 @@ def test_column_sum_adds_its_rows_in_order_several_per_pass(monkeypatch, dt, sha
     """A sum down the columns adds ROWS_PER_PASS rows per pass over its accumulators when they
     divide the rows (threaded column blocks or not), each column's sum still row after row: the
     bits of a running sum in numpy, one row at a time."""
-    from rulegrad.rules import interchange_helpers
+    from rulegrad.rules import interchange_helpers, parallel_helpers
     from rulegrad.rules.interchange_helpers import ROWS_PER_PASS
 
-    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    for mod in (interchange_helpers, parallel_helpers):
+        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
     x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dt)
     t = Tensor(x).sum(axis=0)
     low, opt, rk = _kernel(t)
     several = shape[0] % ROWS_PER_PASS == 0
-    assert (f"+= {ROWS_PER_PASS})" in rk.source) == several
+    # the rows' loop runs once per pass, each step ROWS_PER_PASS of them unrolled into the sum
+    (red,) = [n for n in opt.toposort() if n.op is Ops.REDUCE]
+    assert int(red.src[-1].src[0].arg) == shape[0] // (ROWS_PER_PASS if several else 1)
     assert actions(low, opt)[0].endswith(f", {ROWS_PER_PASS} rows per pass") == several
     want = np.zeros(shape[1], dt)
     for row in x:

@@ -216,18 +216,22 @@ def test_column_max_wider_than_the_stack_accumulators_is_interchanged():
 
 
 @pytest.mark.parametrize("width, want", [
-    (128, "THREAD r0 in 2 blocks of 64"),  # equal blocks of at most INTERCHANGE_MAX: threads
-    (134, "in 3 blocks of 48"),            # 2 x 67: no equal split fits, blocks in turn
+    (128, "in 2 blocks of 64"),  # equal blocks of at most INTERCHANGE_MAX: threads
+    (134, "in 3 blocks of 48"),  # 2 x 67: no equal split fits, the last block overlapping
 ])
 def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, width, want):
-    from rulegrad.rules import interchange_helpers
+    from rulegrad.rules import interchange_helpers, parallel_helpers
 
     monkeypatch.setattr(interchange_helpers, "INTERCHANGE_MAX", 64)
-    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 100)
+    for mod in (interchange_helpers, parallel_helpers):
+        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
     x = _data((33, width), np.float32, seed=width)
     t = Tensor(x).max(axis=0)
     acts, _ = _acts(t)
     assert f"INTERCHANGE r0 inside the reduce loops, {want}" in acts, acts
+    # the blocks (a range of the kernel, the last ending at the row's end) are the loop the
+    # parallel action threads
+    assert any(a.startswith("PARALLEL") for a in acts), acts
     _same_bits(t.numpy(), _oracle("max", x, 0))
 
 

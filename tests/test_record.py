@@ -1,7 +1,7 @@
 """runtime/record.py's FrozenRecord against its oracle, a `@dataclass(frozen=True)` with the
 same fields: the same equality, hash and repr, frozen alike, and the same after pickling and
 copying. The runtime's records (View, ShapeTracker, ScheduleItem, Cpu, UserPass), the
-optimizer's (Choices and the Pack, Flash, Interchange and Parallel actions) and the printed
+optimizer's (Choices and the Pack, Flash and Parallel actions) and the printed
 RenderedKernel are such classes because a process's first realize imports them, and a
 dataclass compiles its methods when its class is made."""
 
@@ -17,7 +17,6 @@ import pytest
 from rulegrad.backends.c.ctext import RenderedKernel
 from rulegrad.rules.choices import Choices
 from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import Interchange
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.record import FrozenRecord
@@ -108,7 +107,6 @@ _RECORDS = [
     (Choices, [(), (None, 4), (65536, None, 1, 4, 2, 3, 6)]),
     (Pack, [((0, 1), 2, 4, 16, True, "tiles"), ((0,), 1, 6, 8, False, "", 3)]),
     (Flash, [(0, 1, (2,), (16,), 4, 16, "batch"), (0, 1, (), (), 4, 0, "")]),
-    (Interchange, [((4, 8),), (None, 64, False), (None, None, True, 2, 3, 4)]),
     (Parallel, [(((0,),),), (((0, 1), (3,)),)]),
     (RenderedKernel, [("k", "void k(void) {}\n", 0, ()),
                       ("k", "src", 2, ("f",) * 2, ("n",), ("launched",), "packed", 8, 4, (64, 8))]),

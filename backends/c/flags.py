@@ -93,7 +93,6 @@ DEFAULT_LEVEL = "-O3"  # a kind not in LEVELS
 # 13 of 16 within 0.84-1.06 and no case consistently slower (a loaded machine). Always added,
 # last.
 SEMANTIC = ("-fwrapv", "-ffp-contract=off", "-fvect-cost-model=very-cheap")
-DEFAULT_CFLAGS = f"{DEFAULT_LEVEL} {DEFAULT_TUNING} {' '.join(SEMANTIC)}"
 
 # The flags a build may take from the user (RULEGRAD_CFLAGS, and RULEGRAD_CC's words after the
 # program): an ALLOW-list of flags known to change how fast a kernel runs, never what it computes.

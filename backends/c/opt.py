@@ -4,9 +4,10 @@ actions of `rules/opt.rules` applied, and the list of actions taken.
 In: a kernel after `lower` (backends/KERNEL_AST.md, "after lowering"). Out: the kernel with
 small reduces unrolled, innermost loops marked for vectorizing (RANGE kind "upcast", or "vector"
 for explicit vectors; a reduce's own "vector" range: vectors of partial results), reduces
-interchanged (an `Interchange` in the STORE's arg: the last output axis innermost, maybe a
-register tile) and sums of products packed (a `Pack` in the STORE's arg: rows, columns,
-register tile, packed operand, threaded loop), which `render.py` and `gemm.py` print;
+interchanged (the STORE's last output range marked "upcast" and run inside the reduce loops,
+maybe split into blocks or, with the row range, into an unrolled register tile) and sums of
+products packed (a `Pack` in the STORE's arg: rows, columns, register tile, packed operand,
+threaded loop), which `render.py` and `gemm.py` print;
 `actions(before, after)` names what changed, and `render.py` adds how it printed them (a
 launched loop, the block library), so `DEBUG=2` shows every decision taken for a kernel;
 the loops split across cores are named in the SINK's arg (a `Parallel`).
@@ -21,7 +22,7 @@ from __future__ import annotations
 from rulegrad.rules import matcher
 from rulegrad.rules.choices import DEFAULT, Choices, chosen
 from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import Interchange
+from rulegrad.rules.interchange_helpers import ACCUMULATED, columns, describe
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
@@ -93,17 +94,24 @@ def actions(before: UOp, after: UOp) -> list[str]:
     stores = {n.src[0].src[0]: n for n in toposort(before) if n.op is Ops.STORE}
     for n in toposort(after):
         old = stores.get(n.src[0].src[0]) if n.op is Ops.STORE else None
-        if old is not None and len(n.src) < len(old.src):
+        kept = [r for r in n.src[2:] if r.arg[1] != "block"] if old is not None else []
+        if old is not None and len(kept) < len(old.src) - 2:  # (a split's blocks: not merged)
             names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])
-            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in n.src[2:])}")
+            done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in kept)}")
+    interchanged = {c for n in toposort(after) if n.op is Ops.STORE for c in columns(n)}
+    blocked = {n.src[3]: f", in {int(n.src[2].src[0].arg)} blocks r{n.src[2].arg[0]}"  # threads'
+               for n in toposort(after) if n.op is Ops.STORE and n.src[3:]  # (parallel_helpers)
+               and n.src[2].arg[1] == "block" and n.src[3] not in interchanged}
     for n in toposort(after):
         if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
             done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "
                         f"({int(n.src[1].src[0].arg)} iterations)")
-        if n.op is Ops.RANGE and n.arg[1] == "upcast":
-            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations)")
+        if n.op is Ops.RANGE and n.arg[1] == "upcast" and n not in interchanged:
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations"
+                        f"{blocked.get(n, '')})")
         if n.op is Ops.RANGE and n.arg[1] == "simd":
-            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc)")
+            done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc"
+                        f"{blocked.get(n, '')})")
         if n.op is Ops.REDUCE and ids(n) in scaled and len(n.src[0].src) == 2 \
                 and n.src[0].src[1].op is not Ops.MUL:
             c = next(x.arg for x in scaled[ids(n)].src if x.op is Ops.CONST)
@@ -115,7 +123,7 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(f"VECTOR {n.arg.name} over r{n.src[-1].arg[0]} ({size} values: "
                         f"{nvec} vector{'s' if nvec > 1 else ''} of {VECTOR_LANES} partial "
                         "results)")
-        if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated:
+        if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated | interchanged:
             size = int(n.src[0].arg)
             tail = ", the last overlapping" if size % VECTOR_LANES else ""
             count = -(-size // VECTOR_LANES)
@@ -123,8 +131,10 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"{'s' if count > 1 else ''} of {VECTOR_LANES}{tail})")
         if n.op is Ops.STORE and isinstance(n.arg, (Pack, Flash)):
             done.append(n.arg.describe())
-        if n.op is Ops.STORE and isinstance(n.arg, Interchange):
-            done.append(n.arg.describe(n))
+        if n.op is Ops.STORE and any(r.arg[1] in ACCUMULATED for r in n.src[2:]):
+            line = describe(n)  # (an interchanged STORE: its columns inside the reduce loops)
+            if line is not None:
+                done.append(line)
     if isinstance(after.arg, Parallel):
         loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
         done += after.arg.describe({i: int(n.src[0].arg) for i, n in loops.items()})

@@ -23,14 +23,14 @@ superlinear in a block's length). A node is placed in the outermost loop whose v
 depends on (loop-invariant code is hoisted, e.g. the max of a softmax row is computed once per
 row, not once per element).
 
-Loop order: a reduce whose inputs are contiguous along the last output axis j but strided
-along its own axis k (matmul's B, a convolution's input rows) is interchanged: k outside, j
-inside with one accumulator per j, and for matmul-like kernels a 4x16 block of outputs is kept
-in registers. Each output's sum still runs over k in order. The loops that rules/opt.rules'
+Loop order is the AST's: a REDUCE over output ranges its STORE marks ACCUMULATED (the
+interchange action, rules/interchange_helpers.py: "upcast" columns, an "unroll" register tile,
+a block of "vector" columns) keeps an array of accumulators, one per point of them, and runs
+their loops inside its own (`_open_columns`). The loops that rules/opt.rules'
 parallel action names (rules/parallel_helpers.py) are split across cores (OpenMP); reduce
 loops carry `omp simd reduction` so gcc vectorizes them without -ffast-math. A loop the
 optimizer made a `vector` (rules/opt_helpers.py) is printed as explicit 8-lane float32 vectors
-(`VECTOR_HELPERS`), as are the register accumulators of an interchanged reduce with `vectors`.
+(`VECTOR_HELPERS`), as are the accumulators of a reduce over "vector" columns.
 A float sum of products (matmul, batched or transposed products, convolutions) is printed by
 `backends/c/gemm.py` instead: packed operands and a register-blocked inner loop.
 
@@ -54,7 +54,7 @@ import re
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import Interchange, outer_reduces
+from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
@@ -444,20 +444,10 @@ def render_vector(node: UOp, a: list[str]) -> str:
                       "vectorizable)")
 
 
-# A loop both threaded and vectorized (`omp parallel for simd`) gives each thread a share of
-# unknown bounds, so gcc compiles its vector loop with a peeled prologue and epilogue: relu's
-# 4M-element loop cost 64M more compiler instructions threaded than not (callgrind). Threads
-# over blocks of a power of two dividing the loop, each block a vector loop of a known count,
-# cost 17M less than that, and each element is computed as before.
-VECTOR_BLOCK = 4096
-VECTOR_BLOCK_MIN = 64
+def _unroll(r: UOp) -> str:
+    """The pragma of an "unroll" loop (a register tile's rows or columns): all of it."""
+    return f"#pragma GCC unroll {loop_count(r)}" if r.arg[1] == "unroll" else ""
 
-
-def _vector_block(size: int) -> int:
-    """The block of a threaded vector loop of `size` values (the largest power of two up to
-    VECTOR_BLOCK dividing it), or 0 when no block of VECTOR_BLOCK_MIN or more divides it."""
-    block = min(size & -size, VECTOR_BLOCK)
-    return block if block >= VECTOR_BLOCK_MIN and size > block else 0
 
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
@@ -495,6 +485,10 @@ class KernelRenderer:
         self.kind = "loops"  # RenderedKernel.kind
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
+        # the open store group's interchanged columns (interchange_helpers.columns), and those
+        # an array of accumulators' loops bind now (a reduce nested in it is plain inside them)
+        self.columns: tuple[UOp, ...] = ()
+        self.inside: set[UOp] = set()
         # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
         # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
         self.shared: tuple[int, int, int] | None = None
@@ -708,6 +702,10 @@ class KernelRenderer:
 
     # -- reductions (in loop form: rules/lower.rules made each one REDUCE(op(acc, v), *ranges))
     def _open_reduce(self, red: UOp, saved: list) -> None:
+        cols = tuple(c for c in self.columns if c in self.deps[red] and c not in self.inside)
+        if cols:
+            self._open_columns(red, cols, saved)
+            return
         host = self.home(red)
         acc = self.fresh("acc")
         reg = _accumulator(red)
@@ -723,7 +721,63 @@ class KernelRenderer:
             scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
-        saved.append((mark, acc, declaration))
+        saved.append((mark, acc, declaration, (), None))
+
+    def _open_columns(self, red: UOp, cols: tuple[UOp, ...], saved: list) -> None:
+        """A reduce over output columns (rules/interchange_helpers.py: ranges of its STORE it
+        depends on, marked ACCUMULATED): an array of accumulators, one per point of `cols`,
+        where the loops outside them run; the reduce's loops, and inside them the columns' (a
+        reduce over those columns nested in its value runs inside them, plain); its value,
+        read by the STORE inside its own column loops, is the cell of theirs."""
+        host = self._home_outside(red, cols)
+        reg = _accumulator(red)
+        acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        # a block of explicit vectors (kind "vector", when the store prints them: `restrict`)
+        vec = cols[-1] if cols[-1].arg[1] == "vector" and self.restrict else None
+        size = math.prod(loop_count(c) for c in cols) // (1 if vec is None else VECTOR_LANES)
+        ct, ident = (ct, ident) if vec is None else ("rg_vf32", f"rg_vset_f32({ident})")
+        host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
+                 f"{ident};")
+        self.vartypes[acc] = f"{ct} *"
+        mark = self._enter(host)
+        scope = host
+        for r in red.src[1:]:
+            scope = self.open_loop(scope, r)
+            self.stack.append(scope)
+        if vec is not None:  # (what the value reads along the vector is vectors; `outside`)
+            outside = (self.vector, self.vector_nodes, self.prefetch)
+            k = red.src[-1]
+            self.prefetch = (k, k.arg[2]) if k.arg[1] == "prefetch" else None
+            scope = self._open_vector(scope, vec, None)
+            scope.header = f"#pragma GCC unroll {size}\n{scope.header}"
+            self.stack.append(scope)
+            self.vector_nodes = {reg}
+            # (vector u of the block: its first lane's column over the lanes, a power of two)
+            name = f"{acc}[{self.loop_names[vec]} >> {VECTOR_LANES.bit_length() - 1}]"
+            scope.names[reg] = name
+            self.inside.add(vec)
+            saved.append((mark, name, None, cols, outside))
+            return
+        nested = any(n.op is Ops.REDUCE and self.deps[n] & set(cols)
+                     for n in toposort(red.src[0])[:-1])
+        for i, c in enumerate(cols):
+            simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
+            scope = self.open_loop(scope, c, "#pragma omp simd" if simd else _unroll(c))
+            self.stack.append(scope)
+        cell, stride = [], 1
+        for c in reversed(cols):  # (row-major over the columns, the last fastest)
+            var = self.loop_names[c]
+            cell.append(var if stride == 1 else f"{var} * {stride}")
+            stride *= loop_count(c)
+        name = f"{acc}[{' + '.join(reversed(cell))}]"
+        scope.names[reg] = name
+        self.inside.update(cols)
+        saved.append((mark, name, None, cols, None))
+
+    def _home_outside(self, red: UOp, cols: tuple[UOp, ...]) -> Scope:
+        """The outermost open scope binding every loop variable `red` reads but `cols`."""
+        need = self.deps[red] - set(cols)
+        return next(scope for scope in self.stack if need <= scope.bound)
 
     def _vector_reduce(self, red: UOp) -> None:
         """A reduce whose innermost loop is marked "vector" (rules/opt_helpers.py,
@@ -869,12 +923,15 @@ class KernelRenderer:
         return any("omp parallel" in s.header for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
-        mark, acc, declaration = saved.pop()
+        mark, acc, declaration, cols, outside = saved.pop()
         self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
+        if outside is not None:  # back to the vectors (or none) of the loops around it
+            self.vector, self.vector_nodes, self.prefetch = outside
         if red in self.threaded:
             self.combines.append(_Combine(acc, red.src[0], declaration))
-        host = self.stack[-(len(red.src) - 1) - 1]
+        host = self.stack[-(len(red.src) - 1 + len(cols)) - 1]
         self._leave(mark)
+        self.inside.difference_update(cols)
         host.names[red] = acc
 
     # -- kernel-local arrays: DEFINE_LOCAL(value, *ranges), read by LOAD(INDEX(it, offset))
@@ -910,9 +967,9 @@ class KernelRenderer:
     # -- stores
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if (self._try_flash(stores[0]) or self._try_packed(stores[0])
-                or self._try_interchange(stores[0])):
+        if self._try_flash(stores[0]) or self._try_packed(stores[0]):
             return
+        self.columns = columns(stores[0], self.deps)
         scope = self.root
         lead = self._flattened(ranges)
         if lead:
@@ -929,13 +986,9 @@ class KernelRenderer:
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
             self.gcc_vectors |= r.arg[1] == "simd"
-            block = _vector_block(loop_count(r)) if threads and simd else 0
-            if block:
-                scope = self._vector_blocks(scope, r, block)
-            else:
-                pragma: str | Threads = (Threads(simd=simd) if threads else
-                                         "#pragma omp simd" if simd else "")
-                scope = self.open_loop(scope, r, pragma)
+            pragma: str | Threads = (Threads(simd=simd) if threads else
+                                     "#pragma omp simd" if simd else _unroll(r))
+            scope = self.open_loop(scope, r, pragma)
             self.stack.append(scope)
         for st in stores:
             self.emit_store(st)
@@ -973,13 +1026,6 @@ class KernelRenderer:
         parent.open_child = scope
         self.stack.append(scope)
         return scope
-
-    def _vector_blocks(self, parent: Scope, r: UOp, block: int) -> Scope:
-        """RANGE r threaded and vectorized as threads over blocks of `block` values, each
-        block a vector loop of that many (`_vector_block`); returns the vector loop."""
-        threads, head = Threads().loop(self.fresh("rb"), loop_count(r), block)
-        outer = self.open_counter(parent, head, threads)
-        return self.open_loop(outer, r, "#pragma omp simd", threads.var, block)
 
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted
@@ -1031,165 +1077,6 @@ class KernelRenderer:
             self.kind = "packed"
         return True
 
-    # -- loop interchange (rules/opt.rules' `interchange_store`: an `Interchange` in the arg)
-    def _try_interchange(self, st: UOp) -> bool:
-        """out[.., j] = f(sum_k g(.., j, k), ...) with k outside j, so the inner loop is over j,
-        one accumulator per j (per reduce), or a register tile (`_tiled`), as the STORE's
-        `Interchange` says. The order of each sum over k is unchanged."""
-        how = st.arg
-        if not isinstance(how, Interchange):
-            return False
-        ranges = st.src[2:]
-        j = ranges[-1]
-        # a reduce that does not depend on j (a kernel-local row max or sum) is computed once
-        # per row outside j's loop wherever it is read: only the others are interchanged, and
-        # a reduce nested in one of them (a sum along a run) runs inside j, as it did before
-        reds = outer_reduces(st, j, self.deps)
-        if how.tile is not None:
-            self._tiled(st, reds[0], how.tile)
-            return True
-        if how.vectors is not None:
-            self._vector_columns(st, reds[0], how)
-            return True
-        # output loops but the last, parallel at the outermost (or j's blocks, in threads)
-        scope = self.root
-        cols: tuple[str, int | str] | None = None  # (the block's first column, its width)
-        if how.block is not None and how.threads:
-            scope, start = self._column_blocks(j, how.block)
-            n = loop_count(j)  # (a prime width's last block is narrower)
-            cols = (start, how.block if n % how.block == 0 else
-                    f"({n} - {start} < {how.block} ? {n} - {start} : {how.block})")
-        scope = self._output_loops(scope, ranges[:-1])
-        if how.block is not None and not how.threads:
-            # blocks one after another inside the output loops; the last may be narrower
-            jb, n = self.fresh("jb"), loop_count(j)
-            scope = self.open_counter(scope, f"for (int64_t {jb} = 0; {jb} < {n}; "
-                                      f"{jb} += {how.block})")
-            cols = (jb, how.block if n % how.block == 0 else
-                    f"({n} - {jb} < {how.block} ? {n} - {jb} : {how.block})")
-        outer = self.stack[-1]
-        depth = len(self.stack)
-        cells: list[tuple[UOp, str]] = []
-        for red in reds:
-            reg = _accumulator(red)
-            acc = self.fresh("acc")
-            outer.add(f"{ctype(reg.dtype)} {acc}[{how.block or loop_count(j)}];")
-            self.vartypes[acc] = f"{ctype(reg.dtype)} *"
-            init = self._j_loop(outer, j, "#pragma omp simd", cols)
-            jv = init.names[j] + ("_u" if cols else "")  # (the column within its block)
-            init.add(f"{acc}[{jv}] = {render_const(reg.arg, reg.dtype)};")
-            outer.open_child = None
-            # the reduce loops, then j innermost
-            scope = outer
-            k = red.src[-1]
-            steps = how.rows
-            for r in red.src[1:] if steps == 1 else red.src[1:-1]:
-                scope = self.open_loop(scope, r)
-                self.stack.append(scope)
-            if steps > 1:  # the last reduce loop by `steps` rows: no RANGE bound here
-                kq = self.fresh("kq")
-                scope = self.open_counter(scope, f"for (int64_t {kq} = 0; {kq} < {loop_count(k)}; "
-                                          f"{kq} += {steps})")
-            # (a j loop with a reduce over j inside each step stays a plain loop)
-            nested = any(n.op is Ops.REDUCE and j in self.deps[n] for n in toposort(red.src[0]))
-            inner = self._j_loop(scope, j, "" if nested else "#pragma omp simd", cols)
-            self.stack.append(inner)
-            cell = f"{acc}[{jv}]"
-            if steps == 1:
-                inner.names[reg] = cell
-                inner.add(f"{cell} = {self.emit(red.src[0])};")
-            else:  # the rows of a pass added in order into a register, then stored once
-                run = self.fresh("a")
-                inner.add(f"{ctype(reg.dtype)} {run} = {cell};")
-                rows = self.open_loop(inner, k, f"#pragma GCC unroll {steps}", kq, steps)
-                self.stack.append(rows)
-                rows.names[reg] = run
-                rows.add(f"{run} = {self.emit(red.src[0])};")
-                inner.open_child = None
-                self.stack.pop()
-                inner.add(f"{cell} = {run};")
-            # close this reduce's loops; the loops around `outer` are still being filled
-            for sc in self.stack[depth - 1:]:
-                sc.open_child = None
-            self.stack = self.stack[:depth]
-            cells.append((red, cell))
-        # back to the output loops: j again, with each reduce's value read from its cell
-        outer.open_child = None
-        last = self._j_loop(outer, j, "", cols)
-        self.stack.append(last)
-        for red, cell in cells:
-            last.names[red] = cell
-        self.emit_store(st)
-        self.close_loops()
-        return True
-
-    def _output_loops(self, scope: Scope, ranges: tuple[UOp, ...]) -> Scope:
-        """An interchanged reduce's output loops but its columns, the outermost threaded when
-        the parallel action says so (several flattened into one); returns the innermost."""
-        lead = self._flattened(ranges)
-        if lead:
-            scope = self._open_flattened(scope, lead)
-        for i, r in enumerate(ranges[len(lead):], len(lead)):
-            threads = i == 0 and r.arg[0] in self.parallel
-            scope = self.open_loop(scope, r, Threads() if threads else "")
-            self.stack.append(scope)
-        return scope
-
-    def _vector_columns(self, st: UOp, red: UOp, how: Interchange) -> None:
-        """The interchanged reduce with its accumulators in registers: j in blocks of `nvec`
-        (`how.vectors`) 8-lane vectors, and for each block the reduce loops run once, each step
-        combining the block's row of values into the vectors (the C arrays `acc[nvec]`, indexed
-        by unrolled constants, are registers to gcc), each row's vectors fetched `how.prefetch`
-        rows ahead. Each output's combination over k keeps its order."""
-        ranges = st.src[2:]
-        j, nvec = ranges[-1], how.vectors
-        assert nvec is not None
-        scope = self._output_loops(self.root, ranges[:-1])
-        jb = self.fresh("jb")
-        head = f"for (int64_t {jb} = 0; {jb} < {loop_count(j)}; {jb} += {nvec * VECTOR_LANES})"
-        block = Scope(head, scope.bound)
-        scope.add(block)
-        scope.open_child = block
-        self.stack.append(block)
-        depth = len(self.stack)
-        reg = _accumulator(red)
-        acc = self.fresh("acc")
-        self.vartypes[acc] = "rg_vf32 *"
-        block.add(f"rg_vf32 {acc}[{nvec}];")
-        block.add(f"for (int u_ = 0; u_ < {nvec}; u_++) {acc}[u_] = "
-                  f"rg_vset_f32({render_const(reg.arg, reg.dtype)});")
-        self.vector, self.used_vectors = j, True
-        self.vector_nodes = {reg, red}
-        scope = block
-        for r in red.src[1:]:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
-        inner, cell = self._lane_block(scope, j, jb, nvec, acc)
-        inner.names[reg] = cell
-        self.prefetch = (red.src[-1], how.prefetch) if how.prefetch else None
-        inner.add(f"{cell} = {self.emit(red.src[0])};")
-        self.prefetch = None
-        # close the reduce loops; the loops around the block are still being filled
-        for sc in self.stack[depth - 1:]:
-            sc.open_child = None
-        self.stack = self.stack[:depth]
-        last, cell = self._lane_block(block, j, jb, nvec, acc)
-        last.names[red] = cell
-        self.emit_store(st)
-        self.close_loops()
-        self.vector, self.vector_nodes = None, set()
-
-    def _lane_block(self, parent: Scope, j: UOp, jb: str, nvec: int,
-                    acc: str) -> tuple[Scope, str]:
-        """The unrolled loop over a block's vectors, binding j to each one's first lane; and
-        the C name of its accumulator."""
-        scope = self.open_loop(parent, j, f"#pragma GCC unroll {nvec}", jb, nvec)
-        self.stack.append(scope)
-        var = scope.names[j]
-        # (open_loop counts columns; each step of this loop is a vector of them)
-        scope.items[0] = f"const int64_t {var} = {jb} + {var}_u * {VECTOR_LANES};"
-        return scope, f"{acc}[{var}_u]"
-
     def open_counter(self, parent: Scope, head: str, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), pushed on the scope
         stack; `threads`: how it is split across cores (`Threads.loop` printed `head`)."""
@@ -1198,81 +1085,6 @@ class KernelRenderer:
         parent.open_child = scope
         self.stack.append(scope)
         return scope
-
-    def _column_blocks(self, j: UOp, block: int) -> tuple[Scope, str]:
-        """The threaded loop over blocks of `block` columns of j (an `Interchange` with a
-        block: no output loop around j to split across cores) and its variable, the block's
-        first column; it binds no RANGE, the j loops inside each block do (`_j_loop`)."""
-        threads, head = Threads().loop(self.fresh("jb"), loop_count(j), block)
-        return self.open_counter(self.root, head, threads), threads.var
-
-    def _j_loop(self, parent: Scope, j: UOp, pragma: str,
-                cols: tuple[str, int | str] | None) -> Scope:
-        """A loop over j: all of it, or the block of `cols` (first column, width: a number,
-        or the C expression of a last block's narrower width)."""
-        if cols is None:
-            return self.open_loop(parent, j, pragma)
-        return self.open_loop(parent, j, pragma, cols[0], cols[1])  # type: ignore[arg-type]
-
-    def _tiled(self, st: UOp, red: UOp, tile: tuple[int, int]) -> None:
-        """The interchanged reduce with a TILE_I x TILE_J (`tile`) block of outputs in registers.
-
-        For each tile the k loop runs once, and each step updates all TILE_I * TILE_J
-        accumulators from TILE_I values of A and TILE_J of B: with the tile loops fully
-        unrolled, gcc keeps the accumulators in registers (the row version loads and stores
-        its accumulator on every step). Each output's sum over k keeps its order."""
-        TILE_I, TILE_J = tile  # noqa: N806 (the names of the docstring)
-        ranges = st.src[2:]
-        i, j = ranges[-2], ranges[-1]
-        ks = red.src[1:]
-
-        scope = self.root
-        for r in ranges[:-2]:  # (the parallel action names one loop, or a tile loop)
-            scope = self.open_loop(scope, r, Threads() if r.arg[0] in self.parallel else "")
-            self.stack.append(scope)
-        # the tile loops bind no RANGE: i and j are bound by the loops inside each tile
-        iv, jv = self.fresh("ti"), self.fresh("tj")
-        for var, r, t in ((iv, i, TILE_I), (jv, j, TILE_J)):
-            threads = None
-            if r.arg[0] in self.parallel:
-                threads, head = Threads().loop(var, loop_count(r), t)
-            else:
-                head = f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var} += {t})"
-            scope = self.open_counter(scope, head, threads)
-        outer = scope
-        reg = _accumulator(red)
-        acc = self.fresh("acc")
-        ntile = TILE_I * TILE_J
-        outer.add(f"{ctype(reg.dtype)} {acc}[{ntile}];")
-        self.vartypes[acc] = f"{ctype(reg.dtype)} *"
-        outer.add(f"for (int n_ = 0; n_ < {ntile}; n_++) {acc}[n_] = "
-                  f"{render_const(reg.arg, reg.dtype)};")
-
-        def tile_loops(parent: Scope) -> tuple[Scope, str]:
-            si = self.open_loop(parent, i, f"#pragma GCC unroll {TILE_I}", iv, TILE_I)
-            self.stack.append(si)
-            sj = self.open_loop(si, j, f"#pragma GCC unroll {TILE_J}", jv, TILE_J)
-            self.stack.append(sj)
-            ri, rj = si.names[i], sj.names[j]
-            return sj, f"{acc}[{ri}_u * {TILE_J} + {rj}_u]"
-
-        scope = outer
-        for r in ks:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
-        inner, cell = tile_loops(scope)
-        inner.names[reg] = cell
-        inner.add(f"{cell} = {self.emit(red.src[0])};")
-        # close the k loops; the loops around `outer` are still being filled
-        depth = self.stack.index(outer)
-        for sc in self.stack[depth:]:
-            sc.open_child = None
-        # the epilogue over the same tile: the reduce's value is its cell
-        self.stack = self.stack[: depth + 1]
-        last, cell = tile_loops(outer)
-        last.names[red] = cell
-        self.emit_store(st)
-        self.close_loops()
 
     # -- the function
     def render(self, cname: str) -> RenderedKernel:
@@ -1472,8 +1284,12 @@ def _from_negative_zero(reg: UOp) -> bool:
 
 
 def _accumulator(red: UOp) -> UOp:
-    """The DEFINE_REG of a REDUCE in loop form (rules/lower.rules, `reduce_to_loop`)."""
+    """The DEFINE_REG of a REDUCE in loop form (rules/lower.rules, `reduce_to_loop`), at the
+    bottom of its update's chain when a step combines several values (an interchange's rows
+    per pass: op(op(acc, x0), x1))."""
     v = red.src[0]
+    while v.op is red.arg and v.src and v.src[0].op is red.arg:
+        v = v.src[0]
     if red.arg is None or not v.src or v.src[0].op is not Ops.DEFINE_REG:
         raise RenderError("a REDUCE not in loop form reached the renderer: lower.rules' "
                           "reduce_to_loop makes it REDUCE(op(acc, v), *ranges)")

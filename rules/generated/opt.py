@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392
+# source sha256: 0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -37,7 +37,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '06a5f955eee520edc6e17be2b0d27ae84ac1d09e9670e879112833e9126a9392'
+SOURCE_SHA256 = '0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -52,15 +52,15 @@ _opt_actions_rules = (
     RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 73, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 79, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 86, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 92, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 76, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 82, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 89, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 95, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:79
+    # rule stage_operands at rules/opt.rules:82
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # s = n
@@ -69,7 +69,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule peel_loops at rules/opt.rules:86
+    # rule peel_loops at rules/opt.rules:89
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # s = n
@@ -79,7 +79,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[11]
-    # rule parallel_loops at rules/opt.rules:92
+    # rule parallel_loops at rules/opt.rules:95
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # s = n
@@ -125,7 +125,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule interchange_store at rules/opt.rules:73
+    # rule interchange_store at rules/opt.rules:76
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n

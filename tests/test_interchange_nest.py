@@ -1,0 +1,138 @@
+"""The interchange action is an AST transformation (rules/interchange_helpers.py): after it the
+kernel's STORE is the loop nest it runs, its column range marked "upcast" ("vector": explicit
+vectors; "unroll": a register tile) and split into blocks or tiles, a reduce's rows unrolled
+into its update, and no instruction for the printer left in any arg. The C renderer prints that
+nest as it prints any other, and the kernel interpreter runs the same AST: both give numpy's
+bits (ints, max and min; a column sum kept row after row: numpy's running sum) on prime, tiny
+and batch-1 shapes with NaN, infinities and signed zeros.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from special_values import assert_same_bits, sprinkled
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.kernel_interp import run_kernel
+from rulegrad.runtime import semantics
+from rulegrad.runtime.ops import Ops
+
+SPECIAL = (np.nan, -0.0, 0.0, np.inf, -np.inf)
+
+
+def _running_sum(x: np.ndarray, axis: int) -> np.ndarray:
+    out = np.zeros(np.delete(x.shape, axis), x.dtype)
+    for k in range(x.shape[axis]):
+        out = out + np.take(x, k, axis=axis)
+    return out
+
+
+def _max(x: np.ndarray, axis: int) -> np.ndarray:
+    return np.squeeze(semantics.reduce(Ops.MAX, x, (axis,), -np.inf), axis=axis)
+
+
+def _int_sum(shape):
+    x = np.random.default_rng(3).integers(-2**31, 2**31, shape).astype(np.int32)
+    return x, Tensor(x).sum(axis=0), x.sum(axis=0)
+
+
+def _float_sum(shape):
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    return x, Tensor(x).sum(axis=0), _running_sum(x, 0)
+
+
+def _column_max(shape):
+    x = sprinkled(shape, np.float32, 5, SPECIAL, share=7)
+    return x, Tensor(x).max(axis=0), _max(x, 0)
+
+
+def _middle_max(shape):
+    x = sprinkled(shape, np.float32, 6, SPECIAL, share=7)
+    return x, Tensor(x).max(axis=1), _max(x, 1)
+
+
+def _int_matmul(shape):
+    m, k, n = shape
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(-50, 50, (m, k)).astype(np.int32), rng.integers(-50, 50, (k, n))
+    b = b.astype(np.int32)
+    return a, Tensor(a) @ Tensor(b), a @ b
+
+
+@pytest.mark.parametrize("make, shape, kinds, want", [
+    (_int_sum, (36, 1000), {"upcast", "block"}, "in 2 blocks of 500, 4 rows per pass"),
+    (_float_sum, (40, 1031), {"upcast", "block"}, "in 2 blocks of 520, 4 rows per pass"),
+    (_column_max, (37, 1009), {"upcast", "block"}, "in 2 blocks of 512"),  # prime: overlapping
+    (_float_sum, (17, 3), {"upcast"}, "INTERCHANGE r0 inside the reduce loops"),  # tiny
+    (_int_matmul, (8, 24, 32), {"unroll", "block"}, "TILE r0 x r1 (4x16)"),
+    (_middle_max, (3, 29, 24), {"vector"}, "in blocks of 3 vectors of 8 accumulators"),
+    (_middle_max, (2, 31, 128), {"vector", "block"}, "in blocks of 8 vectors of 8"),
+    (_middle_max, (1, 31, 128), {"upcast", "block"}, "in 2 blocks of 64"),  # batch 1: columns
+])
+def test_an_interchanged_store_is_its_loop_nest_printed_and_interpreted(monkeypatch, make, shape,
+                                                                        kinds, want):
+    from rulegrad.rules import interchange_helpers, parallel_helpers
+
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    for mod in (interchange_helpers, parallel_helpers):  # (so these small kernels take threads)
+        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 1000)
+    x, t, oracle = make(shape)
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    assert any(want in a for a in actions(low, opt)), actions(low, opt)
+    # the action is in the AST: every STORE's arg is empty, its ranges say how it loops
+    assert all(st.arg is None for st in opt.src)
+    assert kinds <= {n.arg[1] for n in opt.toposort() if n.op is Ops.RANGE}
+    got = t.numpy()
+    oracle = oracle.astype(got.dtype)
+    assert_same_bits(got.reshape(-1), oracle.reshape(-1))
+    # the kernel interpreter runs the transformed AST on the same buffers: the same bits
+    bufs = [np.zeros(b.size, b.dtype.np) for b in item.bufs]
+    for i, b in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    if np.dtype(got.dtype).kind == "f" and make in (_float_sum,):
+        np.testing.assert_allclose(bufs[0], oracle.reshape(-1), rtol=1e-5, atol=1e-5)
+    else:
+        assert_same_bits(bufs[0], oracle.reshape(-1))
+
+
+def _layernorm(x: np.ndarray) -> np.ndarray:
+    d = x - x.mean(axis=1, keepdims=True)
+    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5))
+
+
+@pytest.mark.parametrize("k, n, products", [
+    (64, 71, 4),   # passes of 4 rows: four products per step, four staged row operands
+    (12, 5, 4),    # tiny
+    (13, 7, 1),    # prime: no passes, one product per step
+    (256, 40, 4),  # long
+])
+def test_an_interchanged_product_keeps_its_computed_row_operand_staged(monkeypatch, k, n,
+                                                                       products):
+    """A layernorm fused into the linear after it, batch 1: the product is interchanged (its
+    columns inside the k loop, in passes of rows when they divide k), and stage_operands still
+    reads each product's row operand from a kernel-local array (rules/stage_helpers.py): one per
+    product of a pass. The C kernel and the kernel interpreter give numpy's values."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    rng = np.random.default_rng(k * 100 + n)
+    x = rng.standard_normal((1, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    t = Tensor(x).layernorm() @ Tensor(w)
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    assert any("INTERCHANGE" in a for a in actions(low, opt)), actions(low, opt)
+    staged = [d for d in opt.toposort() if d.op is Ops.DEFINE_LOCAL]
+    assert len(staged) == products and not any(d.op is Ops.DEFINE_LOCAL for d in low.toposort())
+    want = _layernorm(x) @ w
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)
+    bufs = [np.zeros(b.size, b.dtype.np) for b in item.bufs]
+    for i, b in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    np.testing.assert_allclose(bufs[0], want.reshape(-1), rtol=1e-4, atol=1e-4)

@@ -125,6 +125,25 @@ def test_cflags_that_change_results_are_refused(monkeypatch, tmp_path, flag: str
         (Tensor(np.arange(5, dtype=np.float32)) * 3 + 1).numpy()
 
 
+def test_flags_set_after_a_program_ran_are_checked_and_used(monkeypatch, tmp_path) -> None:
+    # the in-process program table was keyed without the compiler command: a program built
+    # before RULEGRAD_CFLAGS changed ran again, with the old flags, and the new ones were never
+    # checked (an order-dependent pass of the test above)
+    from rulegrad.backends.c import build
+    from rulegrad.backends.c.flags import CFlagsError
+
+    _fresh_c(monkeypatch, tmp_path)
+    a = np.arange(7, dtype=np.float32)
+    np.testing.assert_array_equal((Tensor(a) * 5 - 2).numpy(), a * 5 - 2)
+    before = build.stats["compiles"]
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O1")
+    np.testing.assert_array_equal((Tensor(a) * 5 - 2).numpy(), a * 5 - 2)
+    assert build.stats["compiles"] == before + 1  # built again, with the new flags
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -ffast-math")
+    with pytest.raises(CFlagsError, match="-ffast-math would change results"):
+        (Tensor(a) * 5 - 2).numpy()
+
+
 # ====================================================================== a rules file is code
 _OK_RULES = "rules a = {\n  ADD[x, 0] -> x\n}\n"
 

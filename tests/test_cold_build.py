@@ -210,6 +210,9 @@ def test_parallel_build_is_one_library_that_computes(tmp_path, monkeypatch):
     # 1e-4 at values near 500
     ref = np.maximum(x.astype(np.float64) @ w1, 0) @ w2
     _process_libraries()
+    # (L2 pinned small: with x in half of L2 the first product runs its panels outside its row
+    # tiles, a kernel of fewer than SPLIT_MIN_CHARS, and the sizes would follow the machine)
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")
     for jobs, runs in (("2", 3), ("1", 1)):
         monkeypatch.setenv("RULEGRAD_BUILD_JOBS", jobs)
         monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / jobs))

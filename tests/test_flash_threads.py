@@ -131,6 +131,9 @@ def test_a_batch_of_products_that_shares_unevenly_threads_the_row_tiles(case, wa
     """The packing action threads a batch of products as the flash action threads heads, and
     its values are numpy's (float64, within the fused multiply-add's contract)."""
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    # (L2 pinned small: an x that fits in half of L2 runs its panels outside the row tiles and
+    # threads panels, rules/pack_helpers.py; the batch-or-tiles choice is the one tested here)
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")
     b, m, k, n = case
     rng = np.random.default_rng(m + k)
     x, w = rng.standard_normal((b, m, k)), rng.standard_normal((b, k, n))

@@ -293,8 +293,10 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         plans = _plans()  # the same small graph again (or one of the same form over other
         # buffers): its plan hands out the result nodes
+        # (a result that keeps its graph is handed over: no idle plan keeps that graph alive)
+        hand = watched is not None
         if (key := plans.key(uops)) is not None and (
-                nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
+                nodes := plans.run(key, hand) or plans.run_form(uops, key, hand)) is not None:
             for t, node in zip(tensors, nodes):
                 t.uop = node
             if watched:

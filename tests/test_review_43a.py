@@ -53,3 +53,56 @@ def test_a_loop_over_fresh_batches_that_reads_its_loss_keeps_no_batch_alive(requ
         del x, loss
     assert plans.stats["form_hits"] > 0  # (the runs a form plan served)
     assert last not in _alive(uids)
+
+
+def test_a_jit_replays_result_never_leaves_its_gradient_out_silently():
+    """A jitted forward over a parameter, its output used with the parameter itself in a loss:
+    torch's gradient has both paths. The recorded calls keep the output's graph
+    (runtime/origins.py); a replay computes it with no graph, and backward gave the direct
+    path only, silently (from the fourth call). Now each call's gradient is torch's, or a
+    GradientError says the value came from a replay; detached, it is a constant again."""
+    from rulegrad.runtime.autograd import GradientError
+    from rulegrad.runtime.jit import jit
+
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    w0 = rng.standard_normal((4, 3)).astype(np.float32)
+    w, tw = Tensor(w0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    fwd = jit(lambda x: (x @ w).relu())
+    for _ in range(6):
+        x = rng.standard_normal((3, 4)).astype(np.float32)
+        out, tout = fwd(Tensor(x)), torch.relu(torch.tensor(x) @ tw)
+        try:
+            (out * w[:3]).sum().backward()
+        except GradientError as e:
+            assert "jit" in str(e)
+        else:
+            (tout * tw[:3]).sum().backward()
+            np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+        w.grad, tw.grad = None, None
+        (out.detach() * w[:3]).sum().backward()  # (a constant: only the direct path)
+        (tout.detach() * tw[:3]).sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+        w.grad, tw.grad = None, None
+    assert fwd.replays > 0  # (the replay still runs: its results just keep no graph)
+
+
+def test_a_loss_of_a_jit_replays_result_alone_is_refused_for_the_jit():
+    """The replayed output alone in the loss: the gradient is refused naming the jit (it said
+    no tensor in the graph requires a gradient, which is not so)."""
+    from rulegrad.runtime.autograd import GradientError
+    from rulegrad.runtime.jit import jit
+
+    w = Tensor(np.ones((4, 3), np.float32), requires_grad=True)
+    fwd = jit(lambda x: (x @ w).exp())
+    for i in range(6):
+        out = fwd(Tensor(np.full((2, 4), i / 10, np.float32)))
+        if fwd.replays:
+            with pytest.raises(GradientError, match="jit"):
+                out.sum().backward()
+        else:  # (the calls run as they are keep the graph: exp(0.4 i) * 2 * (i / 10) * 4 ...)
+            out.sum().backward()
+            np.testing.assert_allclose(w.grad.numpy(), np.full((4, 3), 2 * i / 10 *
+                                       np.exp(4 * i / 10), np.float32), rtol=1e-5)
+            w.grad = None
+    assert fwd.replays > 0

@@ -59,8 +59,18 @@ class Origin:
 
 
 def wanted() -> set[UOp]:
-    """The nodes of the live tensors that require a gradient (a lazy one's graph is built)."""
-    return {t.uop for t in list(needs_grad) if t.requires_grad}
+    """The nodes of the live tensors that require a gradient (a lazy one's graph is built).
+    A tensor being written (an optimizer step's parameter is its ASSIGN while the step is
+    realized) counts by the node it is written into too: a value the step computes from the
+    old contents (`opt.step(loss)`, a reader built before) keeps its graph, which the write
+    then leaves stale; without, it kept none and was a constant to a later gradient."""
+    out = set()
+    for t in list(needs_grad):
+        if t.requires_grad:
+            out.add(u := t.uop)
+            if u.op is Ops.ASSIGN:
+                out.add(u.src[0])
+    return out
 
 
 def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...]]] | None:

@@ -106,3 +106,34 @@ def test_a_loss_of_a_jit_replays_result_alone_is_refused_for_the_jit():
                                        np.exp(4 * i / 10), np.float32), rtol=1e-5)
             w.grad = None
     assert fwd.replays > 0
+
+
+@pytest.mark.parametrize("how", ["reader", "also"])
+def test_a_value_a_step_realized_is_never_a_silent_constant(how):
+    """A value of a parameter built before `opt.step()` is realized by the step from the old
+    values (a reader, or `opt.step(loss)`), then differentiated with the parameter: torch
+    gives exp(w_old) * (w_new + 1) (exp saves its output); ours gave the direct path only,
+    silently (the step's realize kept no graph: the parameter was its ASSIGN then). Now the
+    value keeps its graph, whose parameter the step wrote: refused with words, as torch
+    refuses a graph whose saved tensors changed in place."""
+    from rulegrad.nn.optim import SGD
+    from rulegrad.runtime.autograd import GradientError
+
+    a = np.array([[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]], dtype=np.float32)
+    w = Tensor(a, requires_grad=True)
+    opt = SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    h = w.exp()
+    if how == "reader":
+        opt.step()
+    else:
+        opt.step(h)
+    np.testing.assert_allclose(h.numpy(), np.exp(a), rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), a * 0.8, rtol=1e-6)
+    w.grad = None
+    try:
+        (h * w).sum().backward()
+    except GradientError as e:
+        assert "written since" in str(e)
+    else:
+        np.testing.assert_allclose(w.grad.numpy(), np.exp(a) * (a * 0.8 + 1), rtol=1e-5)

@@ -137,3 +137,19 @@ def test_a_value_a_step_realized_is_never_a_silent_constant(how):
         assert "written since" in str(e)
     else:
         np.testing.assert_allclose(w.grad.numpy(), np.exp(a) * (a * 0.8 + 1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(6,), (3, 2), (1, 6, 1)])
+def test_a_reshape_of_a_parameter_read_then_used_keeps_its_gradient(shape):
+    """`h = w.reshape(...)`, read, then in a loss with w: realizing h pointed it at w's own
+    buffer (nothing to compute), so h was a constant and its path left out silently (torch:
+    a view of w carries w's gradient)."""
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]], dtype=np.float32)
+    w, tw = Tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    w.realize()
+    h, th = w.reshape(*shape), tw.reshape(*shape)
+    np.testing.assert_array_equal(h.numpy(), a.reshape(shape))
+    ((h * 3).sum() + (w * w).sum()).backward()
+    ((th * 3).sum() + (tw * tw).sum()).backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-6)

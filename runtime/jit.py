@@ -44,7 +44,7 @@ from weakref import getweakrefcount
 import numpy as np
 
 from . import buffer as _buffer
-from . import capture
+from . import capture, origins
 from .buffer import Buffer, result_node
 from .dtype import DType
 from .realize import backend_name, buffer_of
@@ -70,6 +70,9 @@ class _Fresh:
     base: UOp | None = None  # (the node itself, or the BUFFER node it reshapes)
     buf: Buffer | None = None
     alone: tuple[int, ...] = ()
+    # the recorded call's result kept its graph for a gradient (runtime/origins.py): each
+    # buffer a replay makes for it is marked as keeping none (`origins.lose`)
+    lost: bool = False
 
 
 @dataclass(slots=True)
@@ -350,6 +353,9 @@ class Jit:
             entry.refused = f"two calls differ: {why}"
             return out
         entry.replay, entry.template = _plan(rec, bufs), out
+        for f, t in zip(entry.replay.results, results):  # type: ignore[arg-type]
+            if type(f) is _Fresh and (b := buffer_of(t.uop)) is not None and b.origin is not None:
+                f.lost = True
         entry.recording = entry.args = None
         return out
 
@@ -511,6 +517,8 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
             f.tensor = f.node = f.base = f.buf = None  # (someone holds them: theirs now)
             f.buf = Buffer(f.size, f.dtype, device=f.device)
             f.buf.ensure()  # (its storage is counted too)
+            if f.lost:
+                origins.lose(f.buf)
             f.node = result_node(f.buf, f.shape)
             f.base = f.node.base
             f.tensor = Tensor(f.node)

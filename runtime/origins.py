@@ -59,8 +59,18 @@ class Origin:
 
 
 def wanted() -> set[UOp]:
-    """The nodes of the live tensors that require a gradient (a lazy one's graph is built)."""
-    return {t.uop for t in list(needs_grad) if t.requires_grad}
+    """The nodes of the live tensors that require a gradient (a lazy one's graph is built).
+    A tensor being written (an optimizer step's parameter is its ASSIGN while the step is
+    realized) counts by the node it is written into too: a value the step computes from the
+    old contents (`opt.step(loss)`, a reader built before) keeps its graph, which the write
+    then leaves stale; without, it kept none and was a constant to a later gradient."""
+    out = set()
+    for t in list(needs_grad):
+        if t.requires_grad:
+            out.add(u := t.uop)
+            if u.op is Ops.ASSIGN:
+                out.add(u.src[0])
+    return out
 
 
 def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...]]] | None:
@@ -118,6 +128,13 @@ def carry(src: Buffer, dst: Buffer) -> None:
         dst.origin = Origin(o.graph, dst.version, o.reads)
 
 
+def lose(buf: Buffer) -> None:
+    """`buf` holds a value a jit replay computed (runtime/jit.py) where the recorded call kept
+    a graph for it: the replay builds none, so a gradient through it is refused (`expand`'s
+    `lost`) instead of silently left out."""
+    buf.origin = Origin(None, buf.version, ())  # type: ignore[arg-type]
+
+
 def _buffer_under(node: UOp) -> Buffer | None:
     """The Buffer of a result node (`result_node`'s forms), or None."""
     if node.op is _SHRINK:
@@ -135,18 +152,22 @@ def _origin_of(node: UOp) -> Origin | None:
     buf = _buffer_under(node)
     if buf is None or (o := buf.origin) is None or o.version != buf.version:
         return None
+    if o.graph is None:  # (`lose`: any view of it is the value too)
+        return o
     return o if result_node(buf, o.graph.shape) is node else None
 
 
 @dataclass(slots=True)
 class Expanded:
     """`expand`'s answer: the roots with realized values replaced by their graphs, the map
-    from each such graph (expanded) back to the realized node, and the stale ones: (expanded
-    graph, a sentence saying which buffer changed)."""
+    from each such graph (expanded) back to the realized node, the stale ones: (expanded
+    graph, a sentence saying which buffer changed), and the values whose graph a jit replay
+    did not keep (`lose`)."""
 
     roots: list[UOp]
     back: dict[UOp, UOp]
     stale: list[tuple[UOp, str]]
+    lost: list[UOp]
 
 
 def expand(roots: Sequence[UOp]) -> Expanded:
@@ -157,8 +178,9 @@ def expand(roots: Sequence[UOp]) -> Expanded:
     new: dict[UOp, UOp] = {}
     back: dict[UOp, UOp] = {}
     stale: list[tuple[UOp, str]] = []
+    lost: list[UOp] = []
     if not _any_origin(roots):  # (most gradients: no realized value with a graph in them)
-        return Expanded(list(roots), back, stale)
+        return Expanded(list(roots), back, stale, lost)
     stack = list(roots)
     while stack:
         n = stack[-1]
@@ -166,6 +188,11 @@ def expand(roots: Sequence[UOp]) -> Expanded:
             stack.pop()
             continue
         if (o := _origin_of(n)) is not None:
+            if o.graph is None:  # (a jit replay's value: kept as it is, and noted)
+                stack.pop()
+                new[n] = n
+                lost.append(n)
+                continue
             if o.graph not in new:
                 stack.append(o.graph)
                 continue
@@ -185,7 +212,7 @@ def expand(roots: Sequence[UOp]) -> Expanded:
         stack.pop()
         src = tuple([new[s] for s in n.src])
         new[n] = n if src == n.src else n.replace(src=src)
-    return Expanded([new[r] for r in roots], back, stale)
+    return Expanded([new[r] for r in roots], back, stale, lost)
 
 
 def _any_origin(roots: Sequence[UOp]) -> bool:

@@ -185,19 +185,19 @@ def key(uops: Sequence[UOp]) -> tuple | None:
     return (tuple(uops), state[2], chosen_scheduler(), user_pass_ids())
 
 
-def run(k: tuple) -> list[UOp] | None:
+def run(k: tuple, hand_over: bool = False) -> list[UOp] | None:
     """The roots' result nodes (`BUFFER.reshape(shape)`), computed by their plan; None when
-    there is none."""
+    there is none. `hand_over`: the plan keeps no hold on them (`_run`)."""
     # one lock per run, the plan's own: the table's lookups and its least-recently-used order
     # are single OrderedDict calls, each atomic under the GIL, so they take none (`_lock` is
     # for what changes several things at once: recording, dropping, clearing)
     plan = _plans.get(k)
     if plan is None:
         return None
-    return _run(k, plan, None)
+    return _run(k, plan, None, hand_over)
 
 
-def run_form(uops: Sequence[UOp], k: tuple) -> list[UOp] | None:
+def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp] | None:
     """The roots' result nodes, computed by the plan of their graph's form (`k`: their
     `key`), with this graph's buffers as its inputs; None when there is none. A graph built
     again over new buffers (`Tensor(array) + 1` each call) gets its program this way."""
@@ -209,11 +209,15 @@ def run_form(uops: Sequence[UOp], k: tuple) -> list[UOp] | None:
     if plan is None:
         return None
     stats["form_hits"] += 1
-    return _run(fk, plan, bufs)
+    return _run(fk, plan, bufs, hand_over)
 
 
-def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | None:
-    """Run a roots plan (`graph_bufs` None) or a form plan over this graph's buffers."""
+def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
+         hand_over: bool = False) -> list[UOp] | None:
+    """Run a roots plan (`graph_bufs` None) or a form plan over this graph's buffers.
+    `hand_over`: the results will keep the graph they were computed from (runtime/origins.py),
+    so the plan lets go of them now; held by an idle plan, they would keep that graph's
+    buffers alive (a form plan's promise: it holds none), and the next run makes new ones."""
     prog = plan.prog()
     if prog is None:  # its library was unloaded
         _drop(k, plan)
@@ -246,7 +250,7 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | N
             else:  # (the kernels called directly, each picking its slots in one C call)
                 for kernel, get in zip(prog.kernels, plan.getters):
                     kernel.fn(*get(slots))
-            return list(plan.nodes)
+            return _handed(plan) if hand_over else list(plan.nodes)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
             plan.addrs = [tuple([slots[i] for i in a]) for a in plan.args]  # (built once)
@@ -258,9 +262,17 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None) -> list[UOp] | N
         else:  # (the kernels called directly: the common run, without a call around them)
             for call in plan.calls:
                 call()
-        return list(plan.nodes)
+        return _handed(plan) if hand_over else list(plan.nodes)
     finally:
         plan.busy.release()
+
+
+def _handed(plan: Plan) -> list[UOp]:
+    """The results of the run that just ended, no longer the plan's: it makes all its buffers
+    anew at its next run (`_new_results`)."""
+    nodes = list(plan.nodes)
+    plan.owned, plan.nodes, plan.mine = None, [], []
+    return nodes
 
 
 def _forget(plan: Plan) -> None:

@@ -51,12 +51,14 @@ _SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
 
 def buffer_of(uop: UOp) -> Buffer | None:
     """The Buffer a realized tensor reads, when `uop` is `BUFFER` or `BUFFER.reshape(...)` (or
-    a symbolic-size view of that: its bound rows, `.shrink(((0, v), ...))`)."""
+    a symbolic-size view of that: its bound rows, `.shrink(((0, v), ...))`). Reshapes of
+    reshapes too (`w.reshape(6)` of a realized w: its data in the same order): realizing one
+    pointed it at the bare buffer, cutting it from w's graph (a gradient left its path out)."""
     op = uop.op
     if op is _SHRINK and any(isinstance(e, UOp) for _, e in uop.arg):
         uop = uop.src[0]
         op = uop.op
-    if op is _RESHAPE:
+    while op is _RESHAPE:
         uop = uop.src[0]
         op = uop.op
     if op is _BUFFER and uop.arg.data is not None:
@@ -293,8 +295,10 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         plans = _plans()  # the same small graph again (or one of the same form over other
         # buffers): its plan hands out the result nodes
+        # (a result that keeps its graph is handed over: no idle plan keeps that graph alive)
+        hand = watched is not None
         if (key := plans.key(uops)) is not None and (
-                nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
+                nodes := plans.run(key, hand) or plans.run_form(uops, key, hand)) is not None:
             for t, node in zip(tensors, nodes):
                 t.uop = node
             if watched:

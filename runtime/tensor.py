@@ -466,6 +466,7 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
     the gradients read the realized values)."""
     root = ex.roots[0]
     seed_node = seed_gradient(root, None if seed is None else seed.uop, list(uops))
+    _refuse_lost(ex)
     for g, why in ex.stale:  # a realized value whose graph reads what changed since
         if _reaches(g, set(uops)):
             raise GradientError(
@@ -474,6 +475,16 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
                 "operation): take the gradient before the step, or compute the value again")
     grads = compute_gradient(root, seed_node, list(uops))
     return _wrap_grads(targets, uops, grads, ex.back)
+
+
+def _refuse_lost(ex: origins.Expanded) -> None:
+    """Refuse a gradient through a value a jit replay computed: it kept no graph, and the
+    gradient would silently leave its path out (runtime/origins.py's `lose`)."""
+    if ex.lost and _reaches(ex.roots[0], set(ex.lost)):
+        raise GradientError(
+            "this gradient flows through a value a jit replay computed (rulegrad.jit), which "
+            "keeps no graph: call the function without the jit for a value to differentiate "
+            "through, or detach() it to use it as a constant")
 
 
 def _reaches(root: UOp, nodes: set[UOp]) -> bool:
@@ -1461,6 +1472,7 @@ class Tensor(TensorOps, NNOps):
         found = [(t, u) for t, u in zip(live, ex.roots[1:]) if u in nodes]
         params, uops = [t for t, _ in found], [u for _, u in found]
         if not params:
+            _refuse_lost(ex)
             seed_gradient(ex.roots[0], None if gradient is None else gradient.uop, [])
             raise GradientError("backward(): no tensor with requires_grad=True in this graph")
         for t, g in zip(params, _gradients(ex, params, uops, gradient)):

@@ -729,8 +729,9 @@ def _gen_opt(seed: int) -> Case:
     action has a family whose sizes cross its threshold, so each fires on most programs."""
     rng = random.Random(f"opt-{seed}")
     src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
-    # (two scaled maxes: one in four has a lifted scale, which max_scale leaves alone)
-    fams = sorted(set(MIXED_FAMILIES)) + ["scaledmax"]
+    # (two scaled maxes: one in four has a lifted scale, which max_scale leaves alone; and a
+    # pool that is always padded: peel_loops acts on about half of the padded pools)
+    fams = sorted(set(MIXED_FAMILIES)) + ["scaledmax", "padpool"]
     rng.shuffle(fams)
     for part, fam in enumerate(fams):
         src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
@@ -809,7 +810,7 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"mag += [np.abs({base}.astype(np.float64){scale})"
                 f".{'sum' if op == 'sum' else 'max'}(axis={axis})]\n")
         return src + f"lows += [{_low(d1, d2 if cast else d1)}]\nexact += [False]\n"
-    if fam == "pool":
+    if fam in ("pool", "padpool"):
         ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])
         ks = rng.choice([2, 3, 4])
         # (a stride of the kernel half the time: overlapping windows are a max or sum of
@@ -818,7 +819,7 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         st = rng.choice([1, 2, ks, ks])
         # padded two times in three (torch's most, half the window): a padded window's reads
         # are gated, and opt.rules' peel_loops runs the border apart so the rest is upcast
-        pd = rng.choice([0, ks // 2, ks // 2])
+        pd = rng.choice([0, ks // 2, ks // 2]) if fam == "pool" else max(1, ks // 2)
         op = rng.choice(["max_pool2d", "max_pool2d", "avg_pool2d"])
         src = _arr(x, (1, ch, h, wd), d1, rng, special)
         src += f"outs += [Tensor({x}).{op}({ks}, stride={st}, padding={pd})]\n"

@@ -8,18 +8,11 @@ import gc
 
 import numpy as np
 import pytest
+from test_plans import _fresh_plans  # noqa: F401 - the autouse fixture, shared
 
 from rulegrad import Tensor
 from rulegrad.runtime import plans
 from rulegrad.runtime.buffer import Buffer
-
-
-@pytest.fixture(autouse=True)
-def _fresh_plans(monkeypatch):
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    plans.clear()
-    yield
-    plans.clear()
 
 
 def _alive(uids: set[int]) -> set[int]:

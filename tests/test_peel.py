@@ -105,3 +105,18 @@ def test_a_constant_incoming_gradient_is_not_stored():
     xt = torch.tensor(a, requires_grad=True)
     (F.max_pool2d(xt, 3, stride=2, padding=1) * 1.5).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("lo,hi,k", [(0, 12, 1), (-7, 9, 1), (-9, -2, 2), (3, 3, 3), (-100, 257, 4),
+                                     (0, 1, 0)])
+def test_a_shift_right_by_a_constant_is_bounded_by_its_operand_s_ends(lo, hi, k):
+    """The peel action decides a gate such as (r+1)>>1 < n by the bounds of the shift
+    (runtime/uop.py): they are the tightest, the shifts of the operand's ends, as every value
+    of the operand shifted (Python's >>: numpy's right_shift on int64) says."""
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.uop import UOp
+
+    x = UOp.variable("x", lo, hi)
+    shifted = UOp(Ops.SHR, dtypes.index, (x, UOp.const(dtypes.index, k)))
+    values = np.right_shift(np.arange(lo, hi + 1, dtype=np.int64), k)
+    assert (shifted.vmin, shifted.vmax) == (values.min(), values.max())

@@ -5,6 +5,8 @@ In: UOps and Python ints (constant arguments). Out: UOps, ints or bools.
 
 from __future__ import annotations
 
+import math
+
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp
@@ -28,6 +30,26 @@ def in_float32(e: UOp) -> UOp:
     src = tuple(s.cast(dtypes.float32) if i < nvalue and s.dtype is dtypes.float16 else s
                 for i, s in enumerate(e.src))
     return e.replace(src=src, dtype=dtypes.float32).cast(dtypes.float16)
+
+
+def constant_reduce(r: UOp) -> UOp | None:
+    """The value of REDUCE(c, *ranges) for a constant c over loops that each run at least once,
+    where the op gives c back both from its identity and from c itself (so the count does not
+    matter): a max or min of c, a sum of zeros, a product of ones (or of integer zeros), any op
+    over bools. None otherwise: a loop then computes it. Folded before lowering, because the
+    loop form's body `acc op c` is what the optimizer's symbolic rules would fold to acc (x + 0,
+    x * 1) or to c (an integer x * 0), leaving a loop that no longer combines its accumulator."""
+    c = r.src[0]
+    if c.op is not Ops.CONST or any(rng.src[0].vmin < 1 for rng in r.src[1:]):
+        return None
+    v, floating = c.arg, c.dtype.is_float
+    if c.dtype is dtypes.bool or r.arg in (Ops.MAX, Ops.MIN):
+        return c
+    if r.arg is Ops.ADD and v == 0 and not (floating and math.copysign(1.0, v) < 0):
+        return c  # (a float sum of -0.0s from the identity +0.0 is +0.0: left to the loop)
+    if r.arg is Ops.MUL and (v == 1 or (v == 0 and not floating)):
+        return c  # (a float product of zeros alternates the sign of -0.0: left to the loop)
+    return None
 
 
 def is_loop(r: UOp) -> bool:

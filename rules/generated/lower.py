@@ -1,6 +1,6 @@
 # generated from rules/lower.rules by `rulegrad gen`; do not edit
-# source sha256: f9d23bbbc5629f69659bf2fac2b44e1dfd5d7a3fed3cab140121959280f9f8c3
-'Matchers for the rule sets of rules/lower.rules: lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower.'
+# source sha256: b2d2a8a91b6ed3946ed521097bd5dbb38dc79abed3cf188695fa4b7e4a20e38a
+'Matchers for the rule sets of rules/lower.rules: lower_const, lower_half, lower_alu, lower_valid, lower_load, lower_reduce, lower.'
 
 from math import prod  # noqa: F401
 
@@ -12,6 +12,7 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
+from rulegrad.rules.lower_helpers import constant_reduce
 from rulegrad.rules.lower_helpers import gated_load
 from rulegrad.rules.lower_helpers import in_float32
 from rulegrad.rules.lower_helpers import is_loop
@@ -20,7 +21,7 @@ from rulegrad.rules.lower_helpers import log2_int
 from rulegrad.rules.lower_helpers import reduce_loop
 
 SOURCE = 'rules/lower.rules'
-SOURCE_SHA256 = 'f9d23bbbc5629f69659bf2fac2b44e1dfd5d7a3fed3cab140121959280f9f8c3'
+SOURCE_SHA256 = 'b2d2a8a91b6ed3946ed521097bd5dbb38dc79abed3cf188695fa4b7e4a20e38a'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -35,22 +36,47 @@ _dt_float32 = dtypes.float32
 _dt_index = dtypes.index
 
 
+# ======================================================================== lower_const
+_lower_const_rules = (
+    RuleInfo('reduce_const', 'rules/lower.rules', 17, 'reduce_const: REDUCE as r if v is not None -> v where v = constant_reduce(r)'),
+)
+_lower_const_st = match_stats('lower_const', _lower_const_rules)  # None unless counting
+
+def _lower_const_REDUCE(n, ctx):
+    # rule reduce_const at rules/lower.rules:17
+    #   reduce_const: REDUCE as r if v is not None -> v where v = constant_reduce(r)
+    if _lower_const_st: _lower_const_st.attempts[0] += 1
+    # r = n
+    v = constant_reduce(n)
+    if v is not None:
+        _r = v
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _lower_const_rules[0]
+    return None
+
+
+_lower_const_part = RuleMatcher('lower_const', _lower_const_rules, {
+    Ops.REDUCE: _lower_const_REDUCE,
+}, home=(globals(), '_lower_const_st'))
+
+
 # ======================================================================== lower_half
 _lower_half_rules = (
-    RuleInfo('half_unary', 'rules/lower.rules', 19, 'half_unary: Unary(x:float16) as e -> in_float32(e)'),
-    RuleInfo('half_binary', 'rules/lower.rules', 20, 'half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)'),
-    RuleInfo('half_sum', 'rules/lower.rules', 23, 'half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)'),
-    RuleInfo('half_roundtrip', 'rules/lower.rules', 26, 'half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x'),
+    RuleInfo('half_unary', 'rules/lower.rules', 26, 'half_unary: Unary(x:float16) as e -> in_float32(e)'),
+    RuleInfo('half_binary', 'rules/lower.rules', 27, 'half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)'),
+    RuleInfo('half_sum', 'rules/lower.rules', 30, 'half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)'),
+    RuleInfo('half_roundtrip', 'rules/lower.rules', 33, 'half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x'),
 )
 _lower_half_st = match_stats('lower_half', _lower_half_rules)  # None unless counting
 
 def _lower_half_r0(n, ctx, e, x):
-    # rule half_unary at rules/lower.rules:19
+    # rule half_unary at rules/lower.rules:26
     #   half_unary: Unary(x:float16) as e -> in_float32(e)
     return _as_uop(n, in_float32(e))
 
 def _lower_half_r1(n, ctx, e):
-    # rule half_binary at rules/lower.rules:20
+    # rule half_binary at rules/lower.rules:27
     #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
     return _as_uop(n, in_float32(e))
 
@@ -58,7 +84,7 @@ def _lower_half_REDUCE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_sum at rules/lower.rules:23
+            # rule half_sum at rules/lower.rules:30
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
             if _lower_half_st: _lower_half_st.attempts[2] += 1
             # r = n
@@ -75,7 +101,7 @@ def _lower_half_CAST(n, ctx):
         if n.dtype is _dt_float16 and n0.op is _CAST and len(n0.src) == 1:
             n0_0 = n0.src[0]
             if n0.dtype is _dt_float32 and n0_0.dtype is _dt_float16:
-                # rule half_roundtrip at rules/lower.rules:26
+                # rule half_roundtrip at rules/lower.rules:33
                 #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
                 if _lower_half_st: _lower_half_st.attempts[3] += 1
                 # x = n0_0
@@ -86,7 +112,7 @@ def _lower_half_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -97,7 +123,7 @@ def _lower_half_EXP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -108,7 +134,7 @@ def _lower_half_LOG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -119,7 +145,7 @@ def _lower_half_EXP2(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -130,7 +156,7 @@ def _lower_half_LOG2(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -141,7 +167,7 @@ def _lower_half_SIN(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -152,7 +178,7 @@ def _lower_half_SQRT(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -163,7 +189,7 @@ def _lower_half_RECIPROCAL(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -174,7 +200,7 @@ def _lower_half_TRUNC(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_unary at rules/lower.rules:19
+            # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
@@ -185,7 +211,7 @@ def _lower_half_ADD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -196,7 +222,7 @@ def _lower_half_SUB(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -207,7 +233,7 @@ def _lower_half_MUL(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -218,7 +244,7 @@ def _lower_half_FDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -229,7 +255,7 @@ def _lower_half_IDIV(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -240,7 +266,7 @@ def _lower_half_MOD(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -251,7 +277,7 @@ def _lower_half_MAX(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -262,7 +288,7 @@ def _lower_half_MIN(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -273,7 +299,7 @@ def _lower_half_POW(n, ctx):
     if len(n.src) == 2:
         n0 = n.src[0]
         if n0.dtype is _dt_float16:
-            # rule half_binary at rules/lower.rules:20
+            # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
             if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
@@ -307,9 +333,9 @@ _lower_half_part = RuleMatcher('lower_half', _lower_half_rules, {
 
 # ======================================================================== lower_alu
 _lower_alu_rules = (
-    RuleInfo('mulacc', 'rules/lower.rules', 31, 'mulacc: MULACC(a, b, c) -> a * b + c'),
-    RuleInfo('idiv_pow2', 'rules/lower.rules', 35, 'idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))'),
-    RuleInfo('mod_pow2', 'rules/lower.rules', 36, 'mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))'),
+    RuleInfo('mulacc', 'rules/lower.rules', 38, 'mulacc: MULACC(a, b, c) -> a * b + c'),
+    RuleInfo('idiv_pow2', 'rules/lower.rules', 42, 'idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))'),
+    RuleInfo('mod_pow2', 'rules/lower.rules', 43, 'mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))'),
 )
 _lower_alu_st = match_stats('lower_alu', _lower_alu_rules)  # None unless counting
 
@@ -319,7 +345,7 @@ def _lower_alu_IDIV(n, ctx):
     except ValueError:
         return None
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule idiv_pow2 at rules/lower.rules:35
+        # rule idiv_pow2 at rules/lower.rules:42
         #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
         if _lower_alu_st: _lower_alu_st.attempts[1] += 1
         # c = n1, x = n0
@@ -334,7 +360,7 @@ def _lower_alu_MOD(n, ctx):
     except ValueError:
         return None
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule mod_pow2 at rules/lower.rules:36
+        # rule mod_pow2 at rules/lower.rules:43
         #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
         if _lower_alu_st: _lower_alu_st.attempts[2] += 1
         # c = n1, x = n0
@@ -348,7 +374,7 @@ def _lower_alu_MULACC(n, ctx):
         n0, n1, n2 = n.src
     except ValueError:
         return None
-    # rule mulacc at rules/lower.rules:31
+    # rule mulacc at rules/lower.rules:38
     #   mulacc: MULACC(a, b, c) -> a * b + c
     if _lower_alu_st: _lower_alu_st.attempts[0] += 1
     # a = n0, b = n1, c = n2
@@ -368,8 +394,8 @@ _lower_alu_part = RuleMatcher('lower_alu', _lower_alu_rules, {
 
 # ======================================================================== lower_valid
 _lower_valid_rules = (
-    RuleInfo('valid_true', 'rules/lower.rules', 43, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
-    RuleInfo('valid_false', 'rules/lower.rules', 44, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
+    RuleInfo('valid_true', 'rules/lower.rules', 50, 'valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)'),
+    RuleInfo('valid_false', 'rules/lower.rules', 51, 'valid_false: LOAD(INDEX(_, _, False)) -> 0'),
 )
 _lower_valid_st = match_stats('lower_valid', _lower_valid_rules)  # None unless counting
 
@@ -379,7 +405,7 @@ def _lower_valid_INDEX(n, ctx):
     except ValueError:
         return None
     if n2.op is _CONST and n2.arg == True:
-        # rule valid_true at rules/lower.rules:43
+        # rule valid_true at rules/lower.rules:50
         #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
         if _lower_valid_st: _lower_valid_st.attempts[0] += 1
         # b = n0, off = n1
@@ -393,7 +419,7 @@ def _lower_valid_LOAD(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 3:
             n0_2 = n0.src[2]
             if n0_2.op is _CONST and n0_2.arg == False:
-                # rule valid_false at rules/lower.rules:44
+                # rule valid_false at rules/lower.rules:51
                 #   valid_false: LOAD(INDEX(_, _, False)) -> 0
                 if _lower_valid_st: _lower_valid_st.attempts[1] += 1
                 _r = n.const_like(0)
@@ -409,7 +435,7 @@ _lower_valid_part = RuleMatcher('lower_valid', _lower_valid_rules, {
 
 # ======================================================================== lower_load
 _lower_load_rules = (
-    RuleInfo('guarded_load', 'rules/lower.rules', 52, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
+    RuleInfo('guarded_load', 'rules/lower.rules', 59, 'guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)'),
 )
 _lower_load_st = match_stats('lower_load', _lower_load_rules)  # None unless counting
 
@@ -418,7 +444,7 @@ def _lower_load_LOAD(n, ctx):
         n0 = n.src[0]
         if n0.op is _INDEX and len(n0.src) == 3:
             n0_2 = n0.src[2]
-            # rule guarded_load at rules/lower.rules:52
+            # rule guarded_load at rules/lower.rules:59
             #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
             if _lower_load_st: _lower_load_st.attempts[0] += 1
             # idx = n0, ld = n, valid = n0_2
@@ -437,12 +463,12 @@ _lower_load_part = RuleMatcher('lower_load', _lower_load_rules, {
 
 # ======================================================================== lower_reduce
 _lower_reduce_rules = (
-    RuleInfo('reduce_to_loop', 'rules/lower.rules', 61, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
+    RuleInfo('reduce_to_loop', 'rules/lower.rules', 68, 'reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)'),
 )
 _lower_reduce_st = match_stats('lower_reduce', _lower_reduce_rules)  # None unless counting
 
 def _lower_reduce_REDUCE(n, ctx):
-    # rule reduce_to_loop at rules/lower.rules:61
+    # rule reduce_to_loop at rules/lower.rules:68
     #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
     if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
     # r = n
@@ -460,6 +486,8 @@ _lower_reduce_part = RuleMatcher('lower_reduce', _lower_reduce_rules, {
 
 
 # ======================================================================== the rule sets
+_S_lower_const = compose('lower_const', _lower_const_part)
+lower_const = _S_lower_const
 _S_lower_half = compose('lower_half', _lower_half_part)
 lower_half = _S_lower_half
 _S_lower_alu = compose('lower_alu', _lower_alu_part)
@@ -470,10 +498,11 @@ _S_lower_load = compose('lower_load', _lower_load_part)
 lower_load = _S_lower_load
 _S_lower_reduce = compose('lower_reduce', _lower_reduce_part)
 lower_reduce = _S_lower_reduce
-_S_lower = compose('lower', _S_lower_half, _S_lower_alu, _S_lower_valid, _S_lower_load, _S_lower_reduce)
+_S_lower = compose('lower', _S_lower_const, _S_lower_half, _S_lower_alu, _S_lower_valid, _S_lower_load, _S_lower_reduce)
 lower = _S_lower
 
 MATCHERS = {
+    'lower_const': _S_lower_const,
     'lower_half': _S_lower_half,
     'lower_alu': _S_lower_alu,
     'lower_valid': _S_lower_valid,

@@ -10,6 +10,8 @@ dropped last term, swapped operands)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -122,6 +124,34 @@ def test_a_sum_alone_gets_the_contracts_bound():
     want = 2 * 131 * u * np.abs(ins[1].reshape(3, 131).astype(np.float64)).sum(-1) \
         + 131 * float(np.finfo(np.float32).smallest_subnormal)
     np.testing.assert_allclose(kernel_bound(k.ast, ins), want, rtol=1e-12)
+
+
+def test_the_bound_is_asked_for_only_where_bits_differ():
+    """`optdiff.agree`: outputs with the same bits everywhere (NaNs of other payloads, -0.0 as
+    -0.0) agree without the bound (its kernel run is the check's largest cost); one element
+    off by an ulp asks for it and is judged by it, as numpy's arithmetic says."""
+    rng = np.random.default_rng(3)
+    want = rng.standard_normal(64).astype(np.float32)
+    want[[3, 9]] = [np.nan, -0.0]
+    got = want.copy()
+    got.view(np.uint32)[3] |= 1  # another NaN payload: still the same value
+    asked: list[int] = []
+
+    def bound(width: float) -> Callable[[], np.ndarray]:
+        def f() -> np.ndarray:
+            asked.append(1)
+            return np.full(64, width)
+        return f
+
+    assert optdiff.agree(got, want, bound(0.0)).all() and not asked
+    got[7] = np.nextafter(want[7], np.float32(np.inf))
+    ulp = float(got[7]) - float(want[7])
+    ok = optdiff.agree(got, want, bound(ulp))
+    assert ok.all() and len(asked) == 1
+    ok = optdiff.agree(got, want, bound(ulp / 2))
+    assert list(np.flatnonzero(~ok)) == [7] and len(asked) == 2
+    got[9] = 0.0  # +0.0 for -0.0: not the same bits, 0 apart
+    assert list(np.flatnonzero(~optdiff.agree(got, want, bound(0.0)))) == [7]
 
 
 # ---------------------------------------------------------------------- where it failed

@@ -396,14 +396,59 @@ def _in_place(x: UOp, red: UOp) -> bool:
     return stride(x.src[0].src[1], red.src[-1]) == 1
 
 
+def _divisors(st: UOp) -> list[tuple[UOp, int, list[UOp], list[UOp]]]:
+    """Each output range r of the STORE read as r // c and r % c (c dividing its size, c > 1;
+    IDIV and MOD, or SHR and AND after lowering), with c and the nodes of each form."""
+    ranges = {r for r in st.src[2:] if range_size(r) is not None}
+    found: dict[tuple[UOp, int], tuple[list[UOp], list[UOp]]] = {}
+    for n in toposort(st):
+        if n.op not in (Ops.IDIV, Ops.SHR, Ops.MOD, Ops.AND) or n.src[0] not in ranges \
+                or n.src[1].op is not Ops.CONST:
+            continue
+        c = int(n.src[1].arg)
+        c = {Ops.SHR: 1 << c, Ops.AND: c + 1}.get(n.op, c)
+        size = range_size(n.src[0])
+        if n.op is Ops.AND and c & (c - 1) or not 1 < c < size or size % c:  # type: ignore
+            continue
+        quotients, remainders = found.setdefault((n.src[0], c), ([], []))
+        (quotients if n.op in (Ops.IDIV, Ops.SHR) else remainders).append(n)
+    return [(r, c, q, m) for (r, c), (q, m) in found.items()]
+
+
+def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
+    """A product whose column range is read as groups of columns (a grouped convolution's
+    output channels: the input's group r // c, the weights' channel r % c within it) is not a
+    product over r, but is over r % c once r is split into r // c (a batch loop: x and y both
+    read it) and r % c (the columns): the STORE with r as those two loops, outer first (the
+    same iterations in the same order, so the same values), and its packing action; None when
+    no such split is packable."""
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    for r, c, quotients, remainders in _divisors(st):
+        outer = UOp.range(range_size(r) // c, fresh)  # type: ignore[operator]
+        inner = UOp.range(c, r.arg[0], r.arg[1])
+        mapping = {**{n: outer for n in quotients}, **{n: inner for n in remainders},
+                   r: outer * c + inner}
+        ranges = [x for rng in st.src[2:] for x in ((outer, inner) if rng is r else (rng,))]
+        new = st.replace(src=(st.src[0].substitute(mapping), st.src[1].substitute(mapping),
+                              *ranges))
+        plan = _plan(new)
+        if plan is not None:
+            return new, plan
+    return None
+
+
 def packable(st: UOp) -> bool:
-    """A STORE not packed yet whose value is a sum of products worth the packed loops."""
-    return _plan(st) is not None
+    """A STORE not packed yet whose value is a sum of products worth the packed loops (with a
+    grouped column range split first: `_split_groups`)."""
+    return _plan(st) is not None or (st.arg is None and _split_groups(st) is not None)
 
 
 def packed(st: UOp) -> UOp:
     """The STORE with its packing action (a `Pack`) as arg."""
     plan = _plan(st)
-    assert plan is not None
+    if plan is None:
+        found = _split_groups(st)
+        assert found is not None
+        st, plan = found
     return st.replace(arg=plan)
 

@@ -410,3 +410,29 @@ def test_a_linear_layer_of_few_rows_keeps_its_rows_as_the_rows(m: int, k: int, n
                if isinstance(s.arg, Pack)]
     assert pack.rows == (0,) and pack.cols == 1
     np.testing.assert_array_equal(t.numpy(), a @ b)  # whole numbers: exact in any order
+
+
+def _grouped_conv_np(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    ci, co = x.shape[1] // groups, w.shape[0] // groups
+    return np.concatenate([_conv_np(x[:, g * ci:(g + 1) * ci], w[g * co:(g + 1) * co])
+                           for g in range(groups)], axis=1)
+
+
+# (x, w, groups): each group's output channels a power of two (read as shifts and masks once
+# lowered) or not (divisions and remainders); prime sizes; a batch of 1
+@pytest.mark.parametrize("xs,ws,groups", [((2, 6, 11, 13), (24, 3, 3, 3), 2),
+                                          ((1, 8, 13, 13), (32, 2, 3, 3), 4),
+                                          ((3, 12, 7, 10), (48, 4, 3, 3), 3),
+                                          ((2, 16, 17, 5), (64, 4, 3, 3), 4)])
+def test_grouped_convolution_splits_its_channels_and_packs(blocks: str, xs: tuple, ws: tuple,
+                                                           groups: int) -> None:
+    """A grouped convolution's output channel r reads its group's input channels (r // c) and
+    its own weights (r % c): not a product over r, so it ran as scalar loops (4x64x28x28 in
+    4 groups: 100x torch's time). The packing action splits r into the group (a batch loop)
+    and the channel within it (the columns), and packs that (pack_helpers' _split_groups)."""
+    rng = np.random.default_rng(sum(xs) + groups)
+    x, w = _rand(rng, *xs), _rand(rng, *ws)
+    out = Tensor(x).conv2d(Tensor(w), groups=groups)
+    assert _packed(out), "expected the packed path"
+    want = _grouped_conv_np(x, w, groups)
+    np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

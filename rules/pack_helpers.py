@@ -118,7 +118,7 @@ class Pack(FrozenRecord):
     next panel (the "panels" split is so too; `panels_outer`), else every panel is packed
     first, then each row tile runs over all of them."""
 
-    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer")
+    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -127,16 +127,18 @@ class Pack(FrozenRecord):
     parallel: str
     grab: int  # row tiles a thread takes at a time ("tiles" with x packed)
     outer: bool  # the panels outside the row tiles
+    group: int  # with `outer`: panels copied side by side, a row of y at a time (`panel_group`)
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
-                 parallel: str, grab: int = 1, outer: bool = False) -> None:
-        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer)
+                 parallel: str, grab: int = 1, outer: bool = False, group: int = 1) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
         what = f"PACK rows {rows} x columns r{self.cols} (tile {self.tile}x{self.panel}"
         what += ", A packed)" if self.pack_a else ")"
         what += ", panel by panel" if self.outer and self.parallel != "panels" else ""
+        what += f", panels copied {self.group} a row at a time" if self.group > 1 else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
 
@@ -354,8 +356,28 @@ def _plan(st: UOp) -> Pack | None:
         most = pick(current().grab_tiles, GRAB_TILES)
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
         grab = max(1, min(most, -(-ni // tile) // max(1, share)))
+    group = 1
+    if outer and all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
+                     for xy in (split(red, rows, j, deps) for red in reds)):
+        group = panel_group(ni * k_total * reds[0].dtype.itemsize,
+                            k_total * panel * reds[0].dtype.itemsize, npanels,
+                            threads() if parallel == "panels" else 1)
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
-                outer)
+                outer, group)
+
+
+def panel_group(x_bytes: int, panel_bytes: int, npanels: int, nthreads: int) -> int:
+    """With the panels outer, how many are copied side by side (y a plain load, contiguous
+    along the columns): each step of the copy then reads that many panels' columns of a row
+    of y, one run, where one panel's copy reads its few lines of every row, a row apart (a
+    wide y: a new page per step, where the hardware prefetchers stop; 2x1024x4096 + bias,
+    gelu spent 60% of its time copying). As many as fit in half of one core's L2 beside x
+    (runtime/target.py; the rest holds the output and what else a tile reads), and at most
+    1/PARALLEL_SHARES of a thread's share of the panels, so threads still share them
+    evenly."""
+    room = max(0, cache_bytes(2) - x_bytes) // 2
+    share = npanels // (nthreads * PARALLEL_SHARES) if nthreads > 1 else npanels
+    return max(1, min(room // max(1, panel_bytes), share))
 
 
 # the share of one core's L2 the rows' operand x may fill and still be read once per panel

@@ -436,3 +436,29 @@ def test_grouped_convolution_splits_its_channels_and_packs(blocks: str, xs: tupl
     assert _packed(out), "expected the packed path"
     want = _grouped_conv_np(x, w, groups)
     np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
+@pytest.mark.parametrize("m,k,n", [(2, 300, 1048), (5, 131, 4099), (3, 64, 2000)])
+def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatch, threads: str,
+                                                          vector_bytes: str, m: int, k: int,
+                                                          n: int) -> None:
+    """A product of a few rows and many columns runs panel by panel (pack_helpers'
+    panels_outer). Its panels are copied several side by side, each step reading a run of a
+    row of y (`Pack.group`, blocks.py's rg_pack_*_group): the last group with fewer panels than
+    the others, the last panel with fewer columns; with the blocks printed, each panel of a
+    group is copied by the kernel's own loops."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    monkeypatch.setenv("RULEGRAD_THREADS", threads)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
+    rng = np.random.default_rng(m + k + n)
+    x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
+    t = (Tensor(x) @ Tensor(w) + Tensor(b)).relu()
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    assert "a row at a time" in pack, pack
+    want = np.maximum(x.astype(np.float64) @ w + b, 0)
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

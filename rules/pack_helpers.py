@@ -25,7 +25,7 @@ from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, threads, vector_bytes
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
 # for it once per cache, whatever the width (backends/c/blocks.py). A panel is 2 vector
@@ -444,8 +444,13 @@ def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
     read it) and r % c (the columns): the STORE with r as those two loops, outer first (the
     same iterations in the same order, so the same values), and its packing action; None when
     no such split is packable."""
+    if st.arg is not None or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return None  # (no sum in it: known without a walk)
+    divisors = _divisors(st)
+    if not divisors:
+        return None
     fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
-    for r, c, quotients, remainders in _divisors(st):
+    for r, c, quotients, remainders in divisors:
         outer = UOp.range(range_size(r) // c, fresh)  # type: ignore[operator]
         inner = UOp.range(c, r.arg[0], r.arg[1])
         mapping = {**{n: outer for n in quotients}, **{n: inner for n in remainders},
@@ -462,7 +467,7 @@ def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
 def packable(st: UOp) -> bool:
     """A STORE not packed yet whose value is a sum of products worth the packed loops (with a
     grouped column range split first: `_split_groups`)."""
-    return _plan(st) is not None or (st.arg is None and _split_groups(st) is not None)
+    return _plan(st) is not None or _split_groups(st) is not None
 
 
 def packed(st: UOp) -> UOp:

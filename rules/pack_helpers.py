@@ -153,6 +153,19 @@ def operands(red: UOp) -> tuple[UOp, UOp] | None:
     return update.src[1].src[0], update.src[1].src[1]
 
 
+def has_layout(red: UOp) -> bool:
+    """Whether a sum of products x * y could be packed, whatever its STORE: some output range
+    is read by y and not by x (the columns) and some by x and not by y (the rows). A depthwise
+    convolution's channel is read by both and its pixels by the image alone: no layout, so
+    its window of a few products is unrolled as a pool's is (opt_helpers' small_reduce)."""
+    xy = operands(red)
+    if xy is None:
+        return False
+    deps, ks = free_ranges(red), frozenset(red.src[1:])
+    only_x, only_y = (deps[a] - deps[b] - ks for a, b in (xy, xy[::-1]))
+    return bool(only_x) and bool(only_y)
+
+
 def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
           deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
     """(x, y) ordered so that x reads every row range and not j, and y reads j and no row."""

@@ -66,3 +66,24 @@ def test_convolution_matches_numpy(shape: tuple) -> None:
     x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c // groups, ks, ks)
     got = Tensor(x).conv2d(Tensor(w), groups=groups, stride=stride).numpy()
     _close(got, _conv_np(x, w, stride, groups))
+
+
+@pytest.mark.parametrize("shape", [(1, 32, 23, 32, 3, 1, 32), (2, 16, 17, 16, 3, 2, 16),
+                                   (1, 8, 12, 16, 3, 1, 8)])
+def test_depthwise_window_is_unrolled_and_vectorized(shape: tuple) -> None:
+    """A depthwise convolution (each group one input channel) has no rows and columns to pack:
+    its channel is read by the image and the weights alike. Its window of 9 products is then
+    unrolled like a pool's and the output row vectorized (opt_helpers' small_reduce with
+    pack_helpers' has_layout); it ran as scalar loops, a sum of 9 per output."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    n, c, hw, o, ks, stride, groups = shape
+    rng = np.random.default_rng(sum(shape))
+    x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c // groups, ks, ks)
+    t = Tensor(x).conv2d(Tensor(w), groups=groups, stride=stride)
+    low = lower_only(t.schedule()[-1].ast)
+    done = actions(low, optimize_kernel(low))
+    assert any(a.startswith("UNROLL ADD") for a in done), done
+    assert any(a.startswith("UPCAST") for a in done), done
+    _close(t.numpy(), _conv_np(x, w, stride, groups))

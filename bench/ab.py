@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", default="", help="comma-separated families (default: all)")
     ap.add_argument("--held-out", action="store_true", help="HELD_OUT's shapes, not SWEEP's")
     ap.add_argument("--rounds", type=int, default=7)
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)
     table = HELD_OUT if args.held_out else SWEEP
     families = args.family.split(",") if args.family else list(table)
     points = args.points or [f"{f}:{'x'.join(map(str, s))}" for f in families

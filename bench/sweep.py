@@ -1,7 +1,7 @@
 """Shape sweep: every workload family at tiny, prime, batch-1, tall, skinny and large shapes,
 rulegrad beside PyTorch eager.
 
-    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick]
+    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
@@ -49,6 +49,27 @@ SWEEP: dict[str, list[tuple]] = {
                   (64, 64, 32)],
     "softmax": [(2, 3), (97, 1009), (1, 4096), (8192, 33), (33, 8192), (1024, 1024)],
 }
+# Shapes none of the work above was tuned on (`--held-out`), ten per family of products: batch 1
+# (a matrix-vector product), k prime, 3 or 10 outputs, tall and thin, k of 4, large; one input
+# channel, 1x1 and grouped (depthwise) convolutions, stride 2 at odd sizes; one-query and
+# prime-length attention
+HELD_OUT: dict[str, list[tuple]] = {
+    "linear_gelu": [(1, 1021, 1024), (1, 4096, 1024), (2, 1024, 4096), (1021, 1021, 10),
+                    (256, 512, 3), (100000, 16, 16), (4096, 4, 256), (1536, 1536, 1536),
+                    (33, 257, 129), (7, 2048, 509)],
+    "matmul": [(1, 1021, 1021), (1, 256, 8192), (3, 3, 3000), (100000, 16, 16), (512, 4, 512),
+               (1021, 1021, 3), (2048, 2048, 1), (64, 1021, 64), (257, 257, 257),
+               (1536, 1536, 1536)],
+    "mlp": [(1, 784, 512, 10), (2, 1021, 509, 3), (10000, 16, 16, 16), (128, 4, 64, 10),
+            (64, 1536, 1536, 10), (7, 300, 100, 10), (4096, 32, 32, 2), (257, 129, 65, 33),
+            (1, 64, 1024, 1000), (512, 512, 512, 512)],
+    "conv2d": [(1, 1, 28, 8, 5, 1), (1, 1, 127, 16, 3, 2), (8, 64, 14, 128, 1, 1),
+               (1, 256, 7, 256, 1, 1), (2, 32, 33, 32, 3, 2), (1, 32, 56, 32, 3, 1, 32),
+               (4, 64, 28, 64, 3, 1, 4), (1, 3, 225, 32, 3, 2), (16, 16, 15, 24, 5, 1),
+               (1, 128, 28, 128, 3, 1)],
+    "attention": [(1, 1, 64), (1, 1021, 64), (4, 257, 32), (1, 4096, 16), (32, 128, 8),
+                  (1, 1536, 128), (12, 197, 64), (2, 1000, 80), (1, 33, 256), (64, 16, 64)],
+}
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
@@ -69,15 +90,19 @@ def run_point(torch, p, rounds: int, jit: bool) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--family", default=",".join(SWEEP), help="comma-separated families")
+    ap.add_argument("--family", default="", help="comma-separated families (default: all)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="the first three shapes of each family")
     ap.add_argument("--no-jit", action="store_true",
                     help="call rulegrad directly, not through rulegrad.jit's replay")
+    ap.add_argument("--held-out", action="store_true",
+                    help="the held-out shapes (HELD_OUT) of the product families instead")
     args = ap.parse_args(argv)
-    unknown = sorted(set(args.family.split(",")) - set(SWEEP))
+    table = HELD_OUT if args.held_out else SWEEP
+    families = args.family.split(",") if args.family else list(table)
+    unknown = sorted(set(families) - set(table))
     if unknown:
-        ap.error(f"unknown family {', '.join(unknown)}; the families: {', '.join(SWEEP)}")
+        ap.error(f"unknown family {', '.join(unknown)}; the families: {', '.join(table)}")
     torch = torch_module()
     if torch is None:
         print("bench/sweep.py needs torch: pip install -e '.[bench]'", file=sys.stderr)
@@ -86,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
           f"GB/s")
     print(f"{'point':<34} {'rulegrad ms':>11} {'torch ms':>9} {'speed':>7} {'roof':>6}")
     rows, bad = [], 0
-    for family in args.family.split(","):
-        shapes = SWEEP[family][:3] if args.quick else SWEEP[family]
+    for family in families:
+        shapes = table[family][:3] if args.quick else table[family]
         for shape in shapes:
             r = run_point(torch, point(family, *shape), args.rounds, not args.no_jit)
             rows.append(r)

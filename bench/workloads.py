@@ -123,22 +123,27 @@ def matmul(m: int, k: int, n: int, rng: np.random.Generator) -> Point:
                  lambda a, b: a @ b, lambda a, b: a @ b, flops=2.0 * m * k * n)
 
 
-def conv2d(n: int, c: int, hw: int, o: int, ksize: int, stride: int,
+def conv2d(n: int, c: int, hw: int, o: int, ksize: int, stride: int, groups: int = 1, *,
            rng: np.random.Generator) -> Point:
-    x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c, ksize, ksize, scale=(c * ksize ** 2) ** -0.5)
+    """(n, c, hw, hw) * (o, c / groups, ksize, ksize), unpadded; a 7th shape entry is groups."""
+    cg = c // groups
+    x = _rand(rng, n, c, hw, hw)
+    w = _rand(rng, o, cg, ksize, ksize, scale=(cg * ksize ** 2) ** -0.5)
     out = (hw - ksize) // stride + 1
 
     def tf(x, w):
         import torch.nn.functional as F
-        return F.conv2d(x, w, stride=stride)
+        return F.conv2d(x, w, stride=stride, groups=groups)
 
     def jf(x, w):
         import jax
-        return jax.lax.conv_general_dilated(x, w, (stride, stride), "VALID")
+        return jax.lax.conv_general_dilated(x, w, (stride, stride), "VALID",
+                                            feature_group_count=groups)
 
-    return Point("conv2d", (n, c, hw, o, ksize, stride), dict(x=x, w=w),
-                 lambda x, w: x.conv2d(w, stride=stride), tf, jf,
-                 flops=2.0 * n * o * out * out * c * ksize * ksize)
+    shape = (n, c, hw, o, ksize, stride) + ((groups,) if groups != 1 else ())
+    return Point("conv2d", shape, dict(x=x, w=w),
+                 lambda x, w: x.conv2d(w, groups=groups, stride=stride), tf, jf,
+                 flops=2.0 * n * o * out * out * cg * ksize * ksize)
 
 
 def reduce(op: str, axis: int, *shape: int, rng: np.random.Generator) -> Point:

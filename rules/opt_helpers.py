@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -64,8 +65,12 @@ def small_reduce(red: UOp) -> bool:
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
         return False
-    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length
-    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL:
+    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length,
+    # when it has rows and columns to take (pack_helpers' has_layout), or vector accumulators'
+    # along a contiguous row (a layer norm's squares); a depthwise convolution's window has
+    # neither, and ran as scalar loops
+    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL and (
+            has_layout(red) or vector_reducible(red)):
         return False
     sizes = [range_size(r) for r in red.src[1:]]
     if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]

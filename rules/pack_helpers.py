@@ -25,7 +25,7 @@ from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, threads, vector_bytes
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
 # for it once per cache, whatever the width (backends/c/blocks.py). A panel is 2 vector
@@ -118,7 +118,7 @@ class Pack(FrozenRecord):
     next panel (the "panels" split is so too; `panels_outer`), else every panel is packed
     first, then each row tile runs over all of them."""
 
-    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer")
+    __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -127,16 +127,18 @@ class Pack(FrozenRecord):
     parallel: str
     grab: int  # row tiles a thread takes at a time ("tiles" with x packed)
     outer: bool  # the panels outside the row tiles
+    group: int  # with `outer`: panels copied side by side, a row of y at a time (`panel_group`)
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
-                 parallel: str, grab: int = 1, outer: bool = False) -> None:
-        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer)
+                 parallel: str, grab: int = 1, outer: bool = False, group: int = 1) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
         what = f"PACK rows {rows} x columns r{self.cols} (tile {self.tile}x{self.panel}"
         what += ", A packed)" if self.pack_a else ")"
         what += ", panel by panel" if self.outer and self.parallel != "panels" else ""
+        what += f", panels copied {self.group} a row at a time" if self.group > 1 else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
 
@@ -149,6 +151,19 @@ def operands(red: UOp) -> tuple[UOp, UOp] | None:
     if update.src[0].op is not Ops.DEFINE_REG or update.src[1].op is not Ops.MUL:
         return None
     return update.src[1].src[0], update.src[1].src[1]
+
+
+def has_layout(red: UOp) -> bool:
+    """Whether a sum of products x * y could be packed, whatever its STORE: some output range
+    is read by y and not by x (the columns) and some by x and not by y (the rows). A depthwise
+    convolution's channel is read by both and its pixels by the image alone: no layout, so
+    its window of a few products is unrolled as a pool's is (opt_helpers' small_reduce)."""
+    xy = operands(red)
+    if xy is None:
+        return False
+    deps, ks = free_ranges(red), frozenset(red.src[1:])
+    only_x, only_y = (deps[a] - deps[b] - ks for a, b in (xy, xy[::-1]))
+    return bool(only_x) and bool(only_y)
 
 
 def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
@@ -354,8 +369,28 @@ def _plan(st: UOp) -> Pack | None:
         most = pick(current().grab_tiles, GRAB_TILES)
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
         grab = max(1, min(most, -(-ni // tile) // max(1, share)))
+    group = 1
+    if outer and all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
+                     for xy in (split(red, rows, j, deps) for red in reds)):
+        group = panel_group(ni * k_total * reds[0].dtype.itemsize,
+                            k_total * panel * reds[0].dtype.itemsize, npanels,
+                            threads() if parallel == "panels" else 1)
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
-                outer)
+                outer, group)
+
+
+def panel_group(x_bytes: int, panel_bytes: int, npanels: int, nthreads: int) -> int:
+    """With the panels outer, how many are copied side by side (y a plain load, contiguous
+    along the columns): each step of the copy then reads that many panels' columns of a row
+    of y, one run, where one panel's copy reads its few lines of every row, a row apart (a
+    wide y: a new page per step, where the hardware prefetchers stop; 2x1024x4096 + bias,
+    gelu spent 60% of its time copying). As many as fit in half of one core's L2 beside x
+    (runtime/target.py; the rest holds the output and what else a tile reads), and at most
+    1/PARALLEL_SHARES of a thread's share of the panels, so threads still share them
+    evenly."""
+    room = max(0, cache_bytes(2) - x_bytes) // 2
+    share = npanels // (nthreads * PARALLEL_SHARES) if nthreads > 1 else npanels
+    return max(1, min(room // max(1, panel_bytes), share))
 
 
 # the share of one core's L2 the rows' operand x may fill and still be read once per panel
@@ -396,14 +431,64 @@ def _in_place(x: UOp, red: UOp) -> bool:
     return stride(x.src[0].src[1], red.src[-1]) == 1
 
 
+def _divisors(st: UOp) -> list[tuple[UOp, int, list[UOp], list[UOp]]]:
+    """Each output range r of the STORE read as r // c and r % c (c dividing its size, c > 1;
+    IDIV and MOD, or SHR and AND after lowering), with c and the nodes of each form."""
+    ranges = {r for r in st.src[2:] if range_size(r) is not None}
+    found: dict[tuple[UOp, int], tuple[list[UOp], list[UOp]]] = {}
+    for n in toposort(st):
+        if n.op not in (Ops.IDIV, Ops.SHR, Ops.MOD, Ops.AND) or n.src[0] not in ranges \
+                or n.src[1].op is not Ops.CONST:
+            continue
+        c = int(n.src[1].arg)
+        c = {Ops.SHR: 1 << c, Ops.AND: c + 1}.get(n.op, c)
+        size = range_size(n.src[0])
+        if n.op is Ops.AND and c & (c - 1) or not 1 < c < size or size % c:  # type: ignore
+            continue
+        quotients, remainders = found.setdefault((n.src[0], c), ([], []))
+        (quotients if n.op in (Ops.IDIV, Ops.SHR) else remainders).append(n)
+    return [(r, c, q, m) for (r, c), (q, m) in found.items()]
+
+
+def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
+    """A product whose column range is read as groups of columns (a grouped convolution's
+    output channels: the input's group r // c, the weights' channel r % c within it) is not a
+    product over r, but is over r % c once r is split into r // c (a batch loop: x and y both
+    read it) and r % c (the columns): the STORE with r as those two loops, outer first (the
+    same iterations in the same order, so the same values), and its packing action; None when
+    no such split is packable."""
+    if st.arg is not None or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return None  # (no sum in it: known without a walk)
+    divisors = _divisors(st)
+    if not divisors:
+        return None
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    for r, c, quotients, remainders in divisors:
+        outer = UOp.range(range_size(r) // c, fresh)  # type: ignore[operator]
+        inner = UOp.range(c, r.arg[0], r.arg[1])
+        mapping = {**{n: outer for n in quotients}, **{n: inner for n in remainders},
+                   r: outer * c + inner}
+        ranges = [x for rng in st.src[2:] for x in ((outer, inner) if rng is r else (rng,))]
+        new = st.replace(src=(st.src[0].substitute(mapping), st.src[1].substitute(mapping),
+                              *ranges))
+        plan = _plan(new)
+        if plan is not None:
+            return new, plan
+    return None
+
+
 def packable(st: UOp) -> bool:
-    """A STORE not packed yet whose value is a sum of products worth the packed loops."""
-    return _plan(st) is not None
+    """A STORE not packed yet whose value is a sum of products worth the packed loops (with a
+    grouped column range split first: `_split_groups`)."""
+    return _plan(st) is not None or _split_groups(st) is not None
 
 
 def packed(st: UOp) -> UOp:
     """The STORE with its packing action (a `Pack`) as arg."""
     plan = _plan(st)
-    assert plan is not None
+    if plan is None:
+        found = _split_groups(st)
+        assert found is not None
+        st, plan = found
     return st.replace(arg=plan)
 

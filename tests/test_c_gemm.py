@@ -410,3 +410,55 @@ def test_a_linear_layer_of_few_rows_keeps_its_rows_as_the_rows(m: int, k: int, n
                if isinstance(s.arg, Pack)]
     assert pack.rows == (0,) and pack.cols == 1
     np.testing.assert_array_equal(t.numpy(), a @ b)  # whole numbers: exact in any order
+
+
+def _grouped_conv_np(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    ci, co = x.shape[1] // groups, w.shape[0] // groups
+    return np.concatenate([_conv_np(x[:, g * ci:(g + 1) * ci], w[g * co:(g + 1) * co])
+                           for g in range(groups)], axis=1)
+
+
+# (x, w, groups): each group's output channels a power of two (read as shifts and masks once
+# lowered) or not (divisions and remainders); prime sizes; a batch of 1
+@pytest.mark.parametrize("xs,ws,groups", [((2, 6, 11, 13), (24, 3, 3, 3), 2),
+                                          ((1, 8, 13, 13), (32, 2, 3, 3), 4),
+                                          ((3, 12, 7, 10), (48, 4, 3, 3), 3),
+                                          ((2, 16, 17, 5), (64, 4, 3, 3), 4)])
+def test_grouped_convolution_splits_its_channels_and_packs(blocks: str, xs: tuple, ws: tuple,
+                                                           groups: int) -> None:
+    """A grouped convolution's output channel r reads its group's input channels (r // c) and
+    its own weights (r % c): not a product over r, so it ran as scalar loops (4x64x28x28 in
+    4 groups: 100x torch's time). The packing action splits r into the group (a batch loop)
+    and the channel within it (the columns), and packs that (pack_helpers' _split_groups)."""
+    rng = np.random.default_rng(sum(xs) + groups)
+    x, w = _rand(rng, *xs), _rand(rng, *ws)
+    out = Tensor(x).conv2d(Tensor(w), groups=groups)
+    assert _packed(out), "expected the packed path"
+    want = _grouped_conv_np(x, w, groups)
+    np.testing.assert_allclose(out.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
+@pytest.mark.parametrize("m,k,n", [(2, 300, 1048), (5, 131, 4099), (3, 64, 2000)])
+def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatch, threads: str,
+                                                          vector_bytes: str, m: int, k: int,
+                                                          n: int) -> None:
+    """A product of a few rows and many columns runs panel by panel (pack_helpers'
+    panels_outer). Its panels are copied several side by side, each step reading a run of a
+    row of y (`Pack.group`, blocks.py's rg_pack_*_group): the last group with fewer panels than
+    the others, the last panel with fewer columns; with the blocks printed, each panel of a
+    group is copied by the kernel's own loops."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    monkeypatch.setenv("RULEGRAD_THREADS", threads)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
+    rng = np.random.default_rng(m + k + n)
+    x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
+    t = (Tensor(x) @ Tensor(w) + Tensor(b)).relu()
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    assert "a row at a time" in pack, pack
+    want = np.maximum(x.astype(np.float64) @ w + b, 0)
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())

@@ -182,12 +182,12 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
                    claim=tile_claim, grab=pack.grab)
         _free(region, prods)
     else:  # panel by panel on one core (or one panel): each packed into one buffer, reused,
-        # then its row tiles
-        _scratch(r, scope, prods, g.ct, 1, g.tj)
-        panel = _open(scope, panel_head, r)
-        _pack_y(r, panel, j, prods, pv, g, per_panel=True)
-        _row_tiles(r, st, panel, rows, j, prods, pv, "", "", g)
-        close_inside(r, scope)
+        # then its row tiles (`Pack.group` panels at a time)
+        def serial(v: str, count: int) -> str:
+            return f"for (int64_t {v} = 0; {v} < {count}; {v}++)"
+
+        _scratch(r, scope, prods, g.ct, pack.group, g.tj)
+        _panel_groups(r, st, scope, serial, rows, j, prods, pv, g, pack.group)
         _free(scope, prods)
     r.close_loops()
 
@@ -198,22 +198,58 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
     each thread claims a panel, packs it into a buffer of its own and runs every row tile on
     it, waiting on no other thread. Launched when `shared` (the claim counter in the
     launcher's scratch), else an OpenMP region handing out panels dynamically."""
+    group = g.group
     if shared:
         claim, _ = _shared_scratch(r, [], g, 1)
-        r.shared = (g.npanels, *r.shared[1:])  # type: ignore[index]  (a claim per panel)
+        # (a claim per group of panels)
+        r.shared = (-(-g.npanels // group), *r.shared[1:])  # type: ignore[index]
         region = scope
         take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
-        head = f"for (int64_t {pv} = {take}; {pv} < {g.npanels}; {pv} = {take})"
+
+        def head(v: str, count: int) -> str:
+            return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
     else:
         region = _open(scope, "#pragma omp parallel\n", r)
-        head = (f"#pragma omp for schedule(dynamic)\n"
-                f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)")
-    _scratch(r, region, prods, g.ct, 1, g.tj)  # (each thread's own panel)
-    loop = _open(region, head, r)
-    _pack_y(r, loop, j, prods, pv, g, per_panel=True)
+
+        def head(v: str, count: int) -> str:
+            return (f"#pragma omp for schedule(dynamic)\n"
+                    f"for (int64_t {v} = 0; {v} < {count}; {v}++)")
+    _scratch(r, region, prods, g.ct, group, g.tj)  # (each thread's own panels)
+    _panel_groups(r, st, region, head, rows, j, prods, pv, g, group)
+    _free(region, prods)
+
+
+def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[UOp, ...],
+                  j: UOp, prods: list[_Product], pv: str, g: _Geometry, group: int) -> None:
+    """Panel after panel, each packed into the products' buffers (`_scratch`, `group` panels
+    wide) and run over by every row tile; `head(variable, count)` is the loop's header (one
+    core, or threads claiming). With `group` > 1 the loop is over groups of that many panels,
+    each group's panels copied side by side a row of y at a time (blocks.py's
+    `rg_pack_*_group`), then each panel's row tiles."""
+    if group == 1:
+        loop = _open(region, head(pv, g.npanels), r)
+        _pack_y(r, loop, j, prods, pv, g, per_panel=True)
+        _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
+        close_inside(r, region)
+        return
+    gv = r.fresh("pg")
+    outer = _open(region, head(gv, -(-g.npanels // group)), r)
+    first, wide = f"{gv} * {group * g.tj}", group * g.tj
+    cols = f"({g.nj} - {first} < {wide} ? {g.nj} - {first} : {wide})"
+    copied = [p for p in prods if copy_panel(r, outer, p.y, p.ks, j, p.k, cols, first,
+                                             f"{p.pb} + 0", g.tj, g.lanes, group=group)]
+    loop = _open(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group} + {group}"
+                        f" && {pv} < {g.npanels}; {pv}++)", r)
+    buffers = {p: p.pb for p in prods}
+    for p in prods:  # the panel's part of the group's buffer
+        p.pb = r.fresh("pb")
+        loop.add(f"{g.ct} *const {p.pb} = {buffers[p]} + ({pv} - {gv} * {group}) * "
+                 f"{p.k * g.tj};")
+    _pack_y(r, loop, j, [p for p in prods if p not in copied], pv, g, per_panel=True)
     _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
     close_inside(r, region)
-    _free(region, prods)
+    for p in prods:
+        p.pb = buffers[p]
 
 
 def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
@@ -283,6 +319,7 @@ class _Geometry:
         self.ct = ctype(dt)
         self.tj, self.ti = pack.panel, pack.tile
         self.pack_x = pack.pack_a
+        self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
         # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
         self.nv = PANEL_VECTORS
@@ -651,10 +688,11 @@ class _RowOffsets:
 
 
 def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
-                cols: str, first: str, dst: str, tj: int, lanes: int) -> bool:
+               cols: str, first: str, dst: str, tj: int, lanes: int, group: int = 1) -> bool:
     """One panel of y (`cols` columns from column `first`) copied into `dst` by the block
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
-    the flat step number of the k ranges; fixed: the batch's part); False otherwise."""
+    the flat step number of the k ranges; fixed: the batch's part); False otherwise. With a
+    `group`, that many panels side by side (`cols` the group's columns)."""
     if not plain_load(r, y):
         return False
     idx = y.src[0].src[1]
@@ -670,7 +708,11 @@ def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: 
     if sk < 0 or sj < 0 or fixed.vmin < 0:
         return False
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
-    scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
+    if group > 1:
+        scope.add(f"{pack_name(y.dtype, lanes)}_group({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
+                  f"{tj}, {group});")
+    else:
+        scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
     return True
 
 

@@ -1,0 +1,128 @@
+"""Old against new: the same sweep points run by two source trees of rulegrad, interleaved.
+
+    python bench/ab.py OLD_TREE [--family NAME,...] [--held-out] [--rounds N] [POINT ...]
+
+OLD_TREE is a checkout of the other commit (e.g. `git archive main | tar -x -C /tmp/old`). Two
+worker processes, one importing rulegrad from OLD_TREE and one from this tree (each with a
+compile cache of its own), are timed in alternating rounds, one at a time, so both see the same
+machine. Per point: each side's median time per call through `rulegrad.jit`, new's speed over
+old's, whether the outputs agree, and whether the kernels' C is the same text: on a loaded
+machine a ratio of identical code is noise, and "same C" says so. POINT is `family:AxBxC`
+(e.g. `conv2d:4x64x28x64x3x1x4`); without points, the families' sweep shapes (bench/sweep.py's
+SWEEP, or HELD_OUT).
+
+The workers reach the other tree through the editable install's path finder (pip's
+`__editable___*_finder` module, whose MAPPING names each subpackage's folder): a bench-only
+means of running two commits side by side, nothing rulegrad itself reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+TREE = HERE.parent
+
+_WORKER = r'''
+import glob, json, sys, time
+root, here, tag, out = sys.argv[1:5]
+finders = [m for m in sys.modules if m.startswith("__editable__") and m.endswith("_finder")]
+if finders:  # point the editable install at this worker's tree
+    f = sys.modules[finders[0]]
+    f.MAPPING = {k: v.replace(here, root, 1) for k, v in f.MAPPING.items()}
+sys.path.insert(0, here + "/bench")
+import numpy as np
+np.seterr(all="ignore")
+import harness  # noqa: F401  (threads and OMP settings, as the sweep's)
+from workloads import point
+import rulegrad
+from rulegrad.backends.c import compile_program
+assert rulegrad.__file__.startswith(root), rulegrad.__file__
+fns = {}
+for line in sys.stdin:
+    cmd, key, n = line.split()
+    if cmd == "prep":
+        fam, shape = key.split(":")
+        p = point(fam, *map(int, shape.split("x")))
+        ins = {k: rulegrad.Tensor(v).realize() for k, v in p.inputs.items()}
+        with open(f"{out}/{tag}.c", "w") as src:
+            src.write(compile_program(p.rg(**ins).schedule()).source)
+        g = rulegrad.jit(p.rg)
+        fn = lambda g=g, ins=ins: g(**ins).numpy()
+        np.save(f"{out}/{tag}.npy", fn())
+        t0 = time.perf_counter(); fn(); dt = time.perf_counter() - t0
+        fns[key] = fn
+        print(json.dumps(dt), flush=True)
+    else:
+        fn = fns[key]; fn()
+        t0 = time.perf_counter()
+        for _ in range(int(n)): fn()
+        print(json.dumps((time.perf_counter() - t0) / int(n)), flush=True)
+'''
+
+
+class Worker:
+    def __init__(self, root: Path, tag: str, out: str) -> None:
+        env = dict(os.environ, RULEGRAD_CACHE=f"{out}/cache-{tag}")
+        self.proc = subprocess.Popen([sys.executable, "-c", _WORKER, str(root), str(TREE), tag,
+                                      out], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env)
+
+    def ask(self, cmd: str, key: str, n: int = 0) -> float:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(f"{cmd} {key} {n}\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sweep import HELD_OUT, SWEEP
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old", type=Path, help="the other commit's source tree")
+    ap.add_argument("points", nargs="*", help="family:AxBxC points (default: the families')")
+    ap.add_argument("--family", default="", help="comma-separated families (default: all)")
+    ap.add_argument("--held-out", action="store_true", help="HELD_OUT's shapes, not SWEEP's")
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_intermixed_args(argv)
+    table = HELD_OUT if args.held_out else SWEEP
+    families = args.family.split(",") if args.family else list(table)
+    points = args.points or [f"{f}:{'x'.join(map(str, s))}" for f in families
+                             for s in table.get(f, [])]
+    out = tempfile.mkdtemp(prefix="rg_ab_")
+    old, new = Worker(args.old.resolve(), "old", out), Worker(TREE, "new", out)
+    speeds, differ = [], 0
+    for key in points:
+        first = max(old.ask("prep", key), new.ask("prep", key))
+        agree = np.allclose(np.load(f"{out}/old.npy"), np.load(f"{out}/new.npy"), rtol=1e-3,
+                            atol=1e-4)
+        same = Path(f"{out}/old.c").read_text() == Path(f"{out}/new.c").read_text()
+        differ += not same
+        n = max(1, min(500, int(0.05 / max(first, 1e-6))))
+        to, tn = [], []
+        for _ in range(args.rounds):
+            to.append(old.ask("time", key, n))
+            tn.append(new.ask("time", key, n))
+        mo, mn = statistics.median(to), statistics.median(tn)
+        speeds.append(mo / mn)
+        print(f"{key:<34} old {mo * 1e3:9.3f} ms  new {mn * 1e3:9.3f} ms  new speed "
+              f"{mo / mn:5.2f}x  {'same C' if same else 'C differs'}"
+              + ("" if agree else "  OUTPUTS DIFFER"), flush=True)
+    gm = float(np.exp(np.mean(np.log(speeds))))
+    print(f"\ngeomean new/old speed {gm:.2f}x over {len(speeds)} points ({differ} with other C); "
+          f"worst {min(speeds):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.exit(main())

@@ -163,3 +163,55 @@ def test_a_threaded_sum_that_drops_a_block_is_refuted():
     res = optdiff.check_rule("thread_reduce", _DropsATerm(alone), corpus)
     assert res.verdict("thread_reduce", len(corpus))[1] == "refuted", res
     assert any("whole-number" in f for f in res.failures), res.failures
+
+
+# ---------------------------------------------------------------------- guards on a constant
+# adv44: tensor rules (checked on drawn examples, not by z3) guarded on a constant's value.
+# The example draws' constants were random, so `c.arg == 3.0` held about never and the rule
+# was `unknown` ("no instance drawn"), and `c.arg > -1` held only for c >= 0, where the rule is
+# right: it `passed`. A pattern's literal 0.0 matches -0.0 too (the matcher compares with ==),
+# and only +0.0 was drawn. Constants are now drawn at the numbers the rule is written with and
+# beside them (instances.guard_values), both zeros for a literal 0.
+CONST = "EXPAND(RESHAPE(c:CONST))"
+GUARDED = f"""
+rules s1 = {{
+  sum3:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.ADD and len(r.arg) == 2 \\
+           and c.arg == 3.0 -> MUL(REDUCE_AXIS(x, arg=r.arg), r.const_like(3.0))
+}}
+rules s2 = {{
+  sum2:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.ADD and len(r.arg) == 2 \\
+           and c.arg == 2.0 -> ADD(REDUCE_AXIS(x, arg=r.arg), REDUCE_AXIS(x, arg=r.arg))
+}}
+rules s3 = {{
+  maxc:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.MAX and len(r.arg) == 2 \\
+           and c.arg > -1 -> MUL(REDUCE_AXIS(x, arg=r.arg), r.const_like(c.arg))
+}}
+rules s4 = {{
+  tenth: MUL(x:floats, {CONST} as e) if c.arg == 0.1 -> FDIV(x, e.const_like(10.0))
+}}
+rules s5 = {{
+  sub0:  SUB(x:floats, {CONST}) if c.arg == 0.0 -> x
+}}
+rules s6 = {{
+  quart: FDIV(x:floats, {CONST} as e) if c.arg == 4.0 -> MUL(x, e.const_like(0.25))
+}}
+"""
+
+
+def test_the_oracle_sees_the_guarded_rules_differ():
+    """numpy: each unsound rule's two sides part at a value its guard admits."""
+    x = np.array([1.1, 2.3], np.float32)
+    assert (x * np.float32(3)).sum() != x.sum() * np.float32(3)
+    y = np.array([1.0, 5.0], np.float32)
+    assert (y * np.float32(-0.5)).max() != y.max() * np.float32(-0.5)
+    z = np.arange(1, 100, dtype=np.float32)
+    assert (z * np.float32(0.1) != z / np.float32(10)).any()
+    assert np.signbit(np.float32(-0.0) - np.float32(-0.0)) != np.signbit(np.float32(-0.0))
+
+
+def test_rules_guarded_on_a_constant_value_are_run_and_refuted(tmp_path):
+    rep = _check(tmp_path, GUARDED, "guarded.rules")
+    for name in ("sum3", "maxc", "tenth", "sub0"):
+        assert rep[name].verdict == "refuted", rep[name].line()
+    for name in ("sum2", "quart"):
+        assert rep[name].verdict == "passed" and rep[name].examples >= 50, rep[name].line()

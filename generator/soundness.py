@@ -436,7 +436,8 @@ class Checker:
     def _gradient(self, item: RuleToCheck) -> RuleReport:
         from .gradcheck import check_gradient_rule
 
-        res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed)
+        res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed,
+                                  item.rule.pattern)
         return RuleReport(item.rule, _location(item.rule), "gradient", res.verdict, res.detail,
                           res.examples, res.counterexample)
 

@@ -215,3 +215,34 @@ def test_rules_guarded_on_a_constant_value_are_run_and_refuted(tmp_path):
         assert rep[name].verdict == "refuted", rep[name].line()
     for name in ("sum2", "quart"):
         assert rep[name].verdict == "passed" and rep[name].examples >= 50, rep[name].line()
+
+
+# ---------------------------------------------------------------------- nested gradient rules
+# A gradient rule over more than one op (`MUL(x, EXP(y))`: the gradient of the root's sources,
+# one of them an EXP node) was `unchecked`: every drawn instance had leaves for sources, which
+# the pattern never matches. Such a source is now built as the op the pattern names, and the
+# reference is torch's autograd of the root op at the sources' values.
+NESTED = """
+rules right = {  # check: gradient
+  mul_exp:  MUL(x, EXP(y)):floats -> (ctx * EXP(y), ctx * x)  # torch.mul
+}
+rules wrong = {  # check: gradient
+  mul_expw: MUL(x, EXP(y)):floats -> (ctx * EXP(y), ctx * x * EXP(y))  # torch.mul
+}
+"""
+
+
+def test_the_oracle_sees_the_nested_gradient_differ():
+    """torch: the gradient of x * e in e is x, not x * e (the rule gave the one in y)."""
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.5, -1.5], dtype=torch.float64)
+    e = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad((x * e).sum(), e)
+    assert torch.equal(g, x) and not torch.equal(g, x * e.detach())
+
+
+def test_a_gradient_rule_over_two_ops_is_checked(tmp_path):
+    pytest.importorskip("torch")
+    rep = _check(tmp_path, NESTED, "nested.rules")
+    assert rep["mul_exp"].verdict == "passed", rep["mul_exp"].line()
+    assert rep["mul_expw"].verdict == "refuted", rep["mul_expw"].line()

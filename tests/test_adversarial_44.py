@@ -246,3 +246,30 @@ def test_a_gradient_rule_over_two_ops_is_checked(tmp_path):
     rep = _check(tmp_path, NESTED, "nested.rules")
     assert rep["mul_exp"].verdict == "passed", rep["mul_exp"].line()
     assert rep["mul_expw"].verdict == "refuted", rep["mul_expw"].line()
+
+
+# a gradient rule whose source is a constant as the Tensor API builds one (EXPAND of RESHAPE of
+# CONST), guarded on its value, was `unchecked` too; the constant is drawn at the guard's numbers
+# and no gradient is asked of it
+CONST_SOURCE = f"""
+rules right = {{  # check: gradient
+  pow2:   POW(x, {CONST}):floats if c.arg == 2.0 -> (ctx * x * 2.0, None)  # torch.pow
+}}
+rules wrong = {{  # check: gradient
+  pow3:   POW(x, {CONST}):floats if c.arg == 3.0 -> (ctx * x * x * 2.0, None)  # torch.pow
+}}
+"""
+
+
+def test_the_oracle_sees_the_constant_power_gradient_differ():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad((x**3.0).sum(), x)
+    assert not torch.allclose(g, 2 * x.detach() ** 2)
+
+
+def test_a_gradient_rule_over_a_constant_source_is_checked(tmp_path):
+    pytest.importorskip("torch")
+    rep = _check(tmp_path, CONST_SOURCE, "constant.rules")
+    assert rep["pow2"].verdict == "passed", rep["pow2"].line()
+    assert rep["pow3"].verdict == "refuted", rep["pow3"].line()

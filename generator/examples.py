@@ -45,7 +45,7 @@ from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.view import flatten
 
 from .draws import assume, run_hypothesis, run_random
-from .instances import Instance, draw_instance
+from .instances import Instance, draw_instance, rule_literals
 
 LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
 LOOP_PROBES = 5  # instances per rule on which the whole set runs
@@ -303,9 +303,10 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
     """Run the evaluation check of one rule; see the module docstring."""
     result = ExampleResult("passed")
     probes = [0]
+    literals = rule_literals(rule)
 
     def one(data: Any) -> None:
-        inst = draw_instance(data, rule.pattern, mode)
+        inst = draw_instance(data, rule.pattern, mode, literals)
         lhs = inst.root
         try:
             left = _values(inst, lhs)

@@ -287,6 +287,65 @@ def float_values(dt: DType) -> st.Strategy:
     return st.one_of(*options)
 
 
+def rule_literals(rule: A.Rule) -> tuple[Any, ...]:
+    """The numbers a rule's guard, `where` names and right side are written with (`c.arg ==
+    3.0`, `c.arg > -1`): where a guard on a constant's value changes its answer. Random
+    constants almost never equal them, so a tensor rule guarded on one was never run. And
+    the ops they name (`r.arg[0] is Ops.ADD`), which a reduction's drawn op favours."""
+    out: list[Any] = []
+    todo: list[Any] = [rule.guard, rule.rhs, *(e for _, e in rule.lets)]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, A.ELit):
+            v = e.value
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v not in out:
+                out.append(v)
+        elif (isinstance(e, A.EAttr) and isinstance(e.obj, A.EOpName) and e.obj.name == "Ops"
+              and e.attr in Ops.__members__ and Ops[e.attr] not in out):
+            out.append(Ops[e.attr])  # `r.arg[0] is Ops.ADD`: the reduce op the guard wants
+        elif isinstance(e, (tuple, list)):
+            todo.extend(e)
+        elif isinstance(e, A.EIndex):  # `r.arg[0]`: a position, not a value
+            todo.append(e.obj)
+        elif hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+            todo.extend(getattr(e, f) for f in e.__dataclass_fields__ if f != "span")
+    return tuple(out)
+
+
+def guard_values(literals: tuple[Any, ...], dt: DType) -> list[Any]:
+    """Values of `dt` at and beside each literal: v and -v, and for floats v rounded to dt, the
+    neighbouring floats of dt and v / 2 (a bound `c > -1` is crossed at -0.5), both zeros for
+    0; for ints v - 1, v + 1 and v // 2. Those dt cannot hold are left out."""
+    if dt.is_bool or not literals:
+        return []
+    out: list[Any] = []
+    for lit in literals:
+        if isinstance(lit, Ops):
+            continue
+        for v in (lit, -lit):
+            if dt.is_float:
+                f = dt.np.type
+                x = f(v)
+                if not np.isfinite(x) and np.isfinite(v):
+                    continue
+                near = [x, np.nextafter(x, f(np.inf)), np.nextafter(x, f(-np.inf)), x / f(2)]
+                near += [f(0.0), f(-0.0)] if x == 0 else []
+                # the literal as written too: a CONST keeps its Python value (UOp.const(float32,
+                # 0.1).arg is 0.1), the Tensor API's rounded to the dtype
+                out += [float(v)] + [float(y) for y in near]
+            elif math.isfinite(v):
+                k = math.floor(v)
+                out += [w for w in (k - 1, k, k + 1, math.ceil(v), k // 2)
+                        if int(dt.min) <= w <= int(dt.max)]
+    keep, seen = [], set()
+    for v in out:  # each once; -0.0 beside 0.0
+        key = (v, math.copysign(1.0, v)) if isinstance(v, float) else (v, 1.0)
+        if key not in seen:
+            seen.add(key)
+            keep.append(v)
+    return keep
+
+
 def scalar_values(dt: DType) -> st.Strategy:
     if dt.is_bool:
         return st.booleans()
@@ -325,8 +384,9 @@ def _random_array(seed: int, size: int, dt: DType) -> np.ndarray:
 class Builder:
     """Draws one instance of a pattern: `Builder(data, mode).build(pattern)`."""
 
-    def __init__(self, data: Any, mode: str):
+    def __init__(self, data: Any, mode: str, literals: tuple[Any, ...] = ()):
         self.data, self.mode = data, mode
+        self.literals = literals  # the numbers the rule's guard and right side are written with
         self.bound: dict[str, UOp] = {}
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
@@ -343,9 +403,26 @@ class Builder:
         return draw(self.data, strategy)
 
     def scalar(self, dt: DType) -> Any:
-        """A constant's value of `dt`."""
+        """A constant's value of `dt`: when the rule is written with numbers, a quarter of the
+        time one of them as written, a quarter of the time one beside it (`guard_values`)."""
+        near = guard_values(self.literals, dt)
+        if near:
+            pick = self.draw(st.integers(0, 3))
+            exact = [v for v in self.literals if not isinstance(v, Ops) and _literal_fits(v, dt)
+                     and (dt.is_float or int(dt.min) <= v <= int(dt.max))]
+            if pick == 0 and exact:
+                return self.draw(st.sampled_from(exact))
+            if pick <= 1:
+                return self.draw(st.sampled_from(near))
         v = self.draw(scalar_values(dt))
         return self._near_earlier(dt, v, int(dt.min), int(dt.max)) if dt.is_int else v
+
+    def _either_zero(self, value: Any, dt: DType) -> Any:
+        """A float CONST a pattern's literal 0 matches: +0.0 or -0.0, since the matcher compares
+        with == and -0.0 == 0.0 (`SUB(x, 0.0) -> x` is wrong only at the -0.0 it also matches)."""
+        if dt.is_float and not isinstance(value, bool) and value == 0:
+            return self.draw(st.sampled_from((0.0, -0.0)))
+        return value
 
     def _near_earlier(self, dt: DType, v: int, lo: int, hi: int) -> int:
         """`v`, or now and then an earlier integer of `dt` or its neighbour: values drawn
@@ -372,6 +449,11 @@ class Builder:
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
+        if _first_ops(pattern) == {Ops.REDUCE_AXIS} and 1 not in shape:
+            # a reduction keeps its reduced axes as 1s: a root without one is no instance, and
+            # most drawn shapes have none (a rule guarded on its op then ran once in a hundred)
+            at = self.draw(st.integers(0, len(shape)))
+            shape = shape[:at] + (1,) + shape[at + 1:]
         if self.mode == "sharded":  # 2 or 3 devices, in any order; a preferred sharded axis
             self.devices = tuple(self.draw(st.permutations(DEVICES)))[:self.draw(st.integers(2, 3))]
             self.axis_choice = self.draw(st.integers(0, 3))
@@ -479,7 +561,7 @@ class Builder:
         if isinstance(p, A.PConst):
             _require(p.dtype, dt)
             assume(_literal_fits(p.value, dt) and (self.mode == "scalar" or shape == ()))
-            return UOp.const(dt, p.value)
+            return UOp.const(dt, self._either_zero(p.value, dt))
         return self.pnode(p, dt, shape)
 
     def _reuse(self, name: str, dt: DType, shape: tuple[int, ...]) -> UOp:
@@ -501,7 +583,7 @@ class Builder:
         srcs = list(p.srcs or ())
         if op is Ops.CONST:
             assume(self.mode == "scalar" or shape == ())  # a CONST has shape ()
-            value = arg if p.arg is not None else self.scalar(dt)
+            value = self._either_zero(arg, dt) if p.arg is not None else self.scalar(dt)
             return UOp.const(dt, value)
         if op is Ops.RANGE:
             return self._range(srcs[0] if srcs else None, dt)
@@ -847,7 +929,9 @@ class Builder:
         if arg is None:
             assume(ones)
             axes = tuple(sorted(self.draw(st.subsets(ones))))
-            arg = (self.draw(st.sampled_from(sorted(REDUCE_OPS))), axes)
+            named = sorted(op for op in self.literals if isinstance(op, Ops) and op in REDUCE_OPS)
+            ops = named if named and self.draw(st.booleans()) else sorted(REDUCE_OPS)
+            arg = (self.draw(st.sampled_from(ops)), axes)
             if arg[0] is Ops.ADD and dt.is_float and self.draw(st.booleans()):
                 arg = (*arg, -0.0)  # a pick's sum, from -0.0 (runtime/ops.py, reduce_start)
         axes = arg[1]
@@ -892,20 +976,28 @@ def _require(ref: A.DTypeRef | None, dt: DType) -> None:
         assume(allowed is not None and dt in allowed)
 
 
+# ops whose sources all have the node's own dtype: a constraint written on a source is one on
+# the node (`REDUCE_AXIS(MUL(x:floats, c))` is a float reduction)
+_SAME_DTYPE = (GroupOp.Movement | _MARKERS | {Ops.REDUCE_AXIS}
+               | (GroupOp.ALU - GroupOp.Comparison - {Ops.CAST, Ops.BITCAST, Ops.WHERE,
+                                                      Ops.SHL, Ops.SHR}))
+
+
 def _pattern_dtypes(p: A.Pattern) -> frozenset[DType] | None:
-    """The dtypes the root may have, from the constraints written on it."""
-    refs = []
-    while True:
-        if isinstance(p, A.PBind):
-            p = p.pattern
-            continue
-        refs.append(p.dtype)
-        break
+    """The dtypes the root may have, from the constraints written on it, and on the sources
+    of ops that keep their sources' dtype (drawing any dtype and rejecting it later threw away
+    most instances of such a rule)."""
     allowed = None
-    for ref in refs:
-        if ref is not None:
-            r = resolve_dtype(ref.name) or frozenset()
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        while isinstance(q, A.PBind):
+            q = q.pattern
+        if q.dtype is not None:
+            r = resolve_dtype(q.dtype.name) or frozenset()
             allowed = r if allowed is None else allowed & r
+        if isinstance(q, A.PNode) and q.srcs and _node_ops(q) <= _SAME_DTYPE:
+            todo.extend(q.srcs)
     return allowed
 
 
@@ -924,7 +1016,8 @@ def _literal_fits(value: Any, dt: DType) -> bool:
     return True
 
 
-def draw_instance(data: Any, pattern: A.Pattern, mode: str) -> Instance:
+def draw_instance(data: Any, pattern: A.Pattern, mode: str,
+                  literals: tuple[Any, ...] = ()) -> Instance:
     """One instance of `pattern`, drawn from `data`: a `draws.RandomData`, or hypothesis's
-    `data` from `st.data()`."""
-    return Builder(data, mode).build(pattern)
+    `data` from `st.data()`; its constants now and then at the `literals` (`rule_literals`)."""
+    return Builder(data, mode, literals).build(pattern)

@@ -435,8 +435,10 @@ class Checker:
 
     def _gradient(self, item: RuleToCheck) -> RuleReport:
         from .gradcheck import check_gradient_rule
+        from .instances import rule_literals
 
-        res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed)
+        res = check_gradient_rule(self.one_rule_matcher(item), self.examples, self.seed,
+                                  item.rule.pattern, rule_literals(item.rule))
         return RuleReport(item.rule, _location(item.rule), "gradient", res.verdict, res.detail,
                           res.examples, res.counterexample)
 

@@ -163,3 +163,113 @@ def test_a_threaded_sum_that_drops_a_block_is_refuted():
     res = optdiff.check_rule("thread_reduce", _DropsATerm(alone), corpus)
     assert res.verdict("thread_reduce", len(corpus))[1] == "refuted", res
     assert any("whole-number" in f for f in res.failures), res.failures
+
+
+# ---------------------------------------------------------------------- guards on a constant
+# adv44: tensor rules (checked on drawn examples, not by z3) guarded on a constant's value.
+# The example draws' constants were random, so `c.arg == 3.0` held about never and the rule
+# was `unknown` ("no instance drawn"), and `c.arg > -1` held only for c >= 0, where the rule is
+# right: it `passed`. A pattern's literal 0.0 matches -0.0 too (the matcher compares with ==),
+# and only +0.0 was drawn. Constants are now drawn at the numbers the rule is written with and
+# beside them (instances.guard_values), both zeros for a literal 0.
+CONST = "EXPAND(RESHAPE(c:CONST))"
+GUARDED = f"""
+rules s1 = {{
+  sum3:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.ADD and len(r.arg) == 2 \\
+           and c.arg == 3.0 -> MUL(REDUCE_AXIS(x, arg=r.arg), r.const_like(3.0))
+}}
+rules s2 = {{
+  sum2:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.ADD and len(r.arg) == 2 \\
+           and c.arg == 2.0 -> ADD(REDUCE_AXIS(x, arg=r.arg), REDUCE_AXIS(x, arg=r.arg))
+}}
+rules s3 = {{
+  maxc:  REDUCE_AXIS(MUL(x:floats, {CONST})) as r if r.arg[0] is Ops.MAX and len(r.arg) == 2 \\
+           and c.arg > -1 -> MUL(REDUCE_AXIS(x, arg=r.arg), r.const_like(c.arg))
+}}
+rules s4 = {{
+  tenth: MUL(x:floats, {CONST} as e) if c.arg == 0.1 -> FDIV(x, e.const_like(10.0))
+}}
+rules s5 = {{
+  sub0:  SUB(x:floats, {CONST}) if c.arg == 0.0 -> x
+}}
+rules s6 = {{
+  quart: FDIV(x:floats, {CONST} as e) if c.arg == 4.0 -> MUL(x, e.const_like(0.25))
+}}
+"""
+
+
+def test_the_oracle_sees_the_guarded_rules_differ():
+    """numpy: each unsound rule's two sides part at a value its guard admits."""
+    x = np.array([1.1, 2.3], np.float32)
+    assert (x * np.float32(3)).sum() != x.sum() * np.float32(3)
+    y = np.array([1.0, 5.0], np.float32)
+    assert (y * np.float32(-0.5)).max() != y.max() * np.float32(-0.5)
+    z = np.arange(1, 100, dtype=np.float32)
+    assert (z * np.float32(0.1) != z / np.float32(10)).any()
+    assert np.signbit(np.float32(-0.0) - np.float32(-0.0)) != np.signbit(np.float32(-0.0))
+
+
+def test_rules_guarded_on_a_constant_value_are_run_and_refuted(tmp_path):
+    rep = _check(tmp_path, GUARDED, "guarded.rules")
+    for name in ("sum3", "maxc", "tenth", "sub0"):
+        assert rep[name].verdict == "refuted", rep[name].line()
+    for name in ("sum2", "quart"):
+        assert rep[name].verdict == "passed" and rep[name].examples >= 50, rep[name].line()
+
+
+# ---------------------------------------------------------------------- nested gradient rules
+# A gradient rule over more than one op (`MUL(x, EXP(y))`: the gradient of the root's sources,
+# one of them an EXP node) was `unchecked`: every drawn instance had leaves for sources, which
+# the pattern never matches. Such a source is now built as the op the pattern names, and the
+# reference is torch's autograd of the root op at the sources' values.
+NESTED = """
+rules right = {  # check: gradient
+  mul_exp:  MUL(x, EXP(y)):floats -> (ctx * EXP(y), ctx * x)  # torch.mul
+}
+rules wrong = {  # check: gradient
+  mul_expw: MUL(x, EXP(y)):floats -> (ctx * EXP(y), ctx * x * EXP(y))  # torch.mul
+}
+"""
+
+
+def test_the_oracle_sees_the_nested_gradient_differ():
+    """torch: the gradient of x * e in e is x, not x * e (the rule gave the one in y)."""
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.5, -1.5], dtype=torch.float64)
+    e = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad((x * e).sum(), e)
+    assert torch.equal(g, x) and not torch.equal(g, x * e.detach())
+
+
+def test_a_gradient_rule_over_two_ops_is_checked(tmp_path):
+    pytest.importorskip("torch")
+    rep = _check(tmp_path, NESTED, "nested.rules")
+    assert rep["mul_exp"].verdict == "passed", rep["mul_exp"].line()
+    assert rep["mul_expw"].verdict == "refuted", rep["mul_expw"].line()
+
+
+# a gradient rule whose source is a constant as the Tensor API builds one (EXPAND of RESHAPE of
+# CONST), guarded on its value, was `unchecked` too; the constant is drawn at the guard's numbers
+# and no gradient is asked of it
+CONST_SOURCE = f"""
+rules right = {{  # check: gradient
+  pow2:   POW(x, {CONST}):floats if c.arg == 2.0 -> (ctx * x * 2.0, None)  # torch.pow
+}}
+rules wrong = {{  # check: gradient
+  pow3:   POW(x, {CONST}):floats if c.arg == 3.0 -> (ctx * x * x * 2.0, None)  # torch.pow
+}}
+"""
+
+
+def test_the_oracle_sees_the_constant_power_gradient_differ():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad((x**3.0).sum(), x)
+    assert not torch.allclose(g, 2 * x.detach() ** 2)
+
+
+def test_a_gradient_rule_over_a_constant_source_is_checked(tmp_path):
+    pytest.importorskip("torch")
+    rep = _check(tmp_path, CONST_SOURCE, "constant.rules")
+    assert rep["pow2"].verdict == "passed", rep["pow2"].line()
+    assert rep["pow3"].verdict == "refuted", rep["pow3"].line()

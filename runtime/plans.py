@@ -23,7 +23,9 @@ walk that builds the key), its own buffers as a roots plan's. A form plan holds 
 graph, so a loop over fresh inputs keeps none alive. Looking one up costs that one walk, and is
 tried only for roots whose (op, dtype, shape) are some form plan's: other graphs pay nothing.
 A form plan is made only when every root lands in a buffer the run allocates and no size is
-symbolic.
+symbolic. A form plan that serves a graph over the same buffers twice in a row (tensors realized
+once, the graph over them built again in a loop after fresh arrays made the form's plan) gives
+those roots a plan of their own: else they would pay the walk at every call.
 
 Because a plan keeps its graph's buffers alive, a graph is planned only if its buffers hold at
 most `PLAN_MAX_BYTES` (a form plan: its own buffers), and the plans kept (of roots and of forms,
@@ -94,7 +96,7 @@ _env_ids: dict[tuple, int] = {}
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch")
+                 "own_addrs", "moves", "epoch", "recent")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -131,6 +133,8 @@ class Plan:
         self.own_addrs: list[int] = []  # a form plan's: its own buffers' addresses, in slot order
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
+        # a form plan's: its last run's graph buffers, by uid (the same again: a roots plan)
+        self.recent: list[int] | None = None
 
 
 def _picker(slots: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
@@ -208,8 +212,34 @@ def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp
     plan = _plans.get(fk)
     if plan is None:
         return None
+    # the buffers of its last run again (a graph over tensors realized once, built again in a
+    # loop): its roots get a plan of their own, so that from the next call on they cost a
+    # lookup, not this walk. (Not at the first: a graph over fresh buffers each call would
+    # fill the table. A buffer's uid is never reused, as an id is, and holds nothing alive.)
+    uids = [b.uid for b in bufs]
+    if uids == plan.recent:
+        own = _promote(k, plan, bufs)
+        if own is not None:
+            return _run(k, own, None, hand_over)
+    plan.recent = uids
     stats["form_hits"] += 1
     return _run(fk, plan, bufs, hand_over)
+
+
+def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
+    """A plan of the roots in `k` made from their form's plan (`graph_bufs`: their graph's
+    buffers, by slot), kept as `record` keeps one; None when it would hold too much."""
+    prog = form.prog()
+    if prog is None:
+        return None
+    graph_bytes = sum(b.size * b.dtype.itemsize for b in graph_bufs)
+    own = sum(size * dt.itemsize for size, dt, _ in form.fresh)
+    if graph_bytes + own > PLAN_MAX_BYTES:
+        return None
+    plan = Plan(k[0], prog, _fixed(form, graph_bufs), form.fresh, form.args, form.outs, {},
+                graph_bytes + own)
+    _keep([(k, plan)])
+    return plan
 
 
 def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
@@ -407,12 +437,19 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         held = own + sum(b.size * b.dtype.itemsize for b in consts if b is not None)
         if held <= PLAN_MAX_BYTES:
             new.append((fk, Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)))
-    global _held, _epoch
     with _lock:
         _seen[fk] = None
         _seen.move_to_end(fk)
         if len(_seen) > MAX_PLANS:
             _seen.popitem(last=False)
+    _keep(new)
+
+
+def _keep(new: list[tuple[tuple, Plan]]) -> None:
+    """Put the plans in the table (each replaces one of its key), dropping the least recently
+    run ones beyond the table's bounds."""
+    global _held, _epoch
+    with _lock:
         for key_, plan in new:
             old = _plans.pop(key_, None)
             if old is not None:

@@ -80,6 +80,7 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              # what the optimizer's choices read (backends/c/run.py's CHOICE_SETTINGS)
              "RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES", "RULEGRAD_L2_BYTES",
              "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS", "OMP_NUM_THREADS", "RULEGRAD_BEAM")
+_address = Buffer.address
 _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
@@ -96,7 +97,7 @@ _env_ids: dict[tuple, int] = {}
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent")
+                 "own_addrs", "moves", "epoch", "recent", "take")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -108,6 +109,9 @@ class Plan:
         self.roots = roots if inputs is None else ()
         self.shapes = [r.shape for r in roots]
         self.inputs = inputs
+        # a form plan whose every fixed slot is a graph buffer (none a float argument's of its
+        # own): the function that picks them from a run's graph buffers
+        self.take = _picker(tuple(inputs)) if inputs and min(inputs) >= 0 else None
         self.sig = _signature(roots) if inputs is not None else None
         # a form plan's kernels' arguments, picked from a run's slots
         self.getters = [_picker(a) for a in args] if inputs is not None else []
@@ -137,8 +141,9 @@ class Plan:
         self.recent: list[int] | None = None
 
 
-def _picker(slots: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
-    """A function of a run's addresses that gives a kernel's: these slots' (one C call)."""
+def _picker(slots: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A function of a run's addresses that gives a kernel's: these slots' (one C call; also
+    picks buffers)."""
     if len(slots) == 1:
         return lambda addrs, i=slots[0]: (addrs[i],)
     return itemgetter(*slots)
@@ -266,14 +271,18 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
         else:  # the last results are no one's any more: written again, as new values
-            for _, _, buf in plan.mine:
-                buf.rewritten()
+            for _, _, buf in plan.mine:  # (Buffer.rewritten, inline: a frame per result)
+                buf.version += 1
+                buf.origin = None
         if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
             if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
                 plan.own_addrs = [b.address() for b in plan.owned]
                 plan.moves = _buffer.moves
-            slots = [graph_bufs[j].address() if j >= 0 else c.address()
-                     for j, c in zip(plan.inputs, plan.fixed)]
+            if plan.take is not None:  # (every fixed slot a graph buffer: picked in one C
+                slots = list(map(_address, plan.take(graph_bufs)))  # call, no comprehension)
+            else:
+                slots = [graph_bufs[j].address() if j >= 0 else c.address()
+                         for j, c in zip(plan.inputs, plan.fixed)]
             slots += plan.own_addrs
             if prog.threaded:
                 prog.run_addresses([get(slots) for get in plan.getters])
@@ -487,34 +496,33 @@ _trails: OrderedDict[tuple, tuple[tuple, Callable[[Any], tuple]]] = OrderedDict(
 MAX_TRAILS = 4 * MAX_PLANS
 
 
-def trail_key(token: tuple, aliasing: tuple | None) -> tuple | None:
-    """The lookup key of a lazy record now (see `key`: its settings, then no roots tuple to
-    slice off), or None when nothing may be planned."""
+def run_record(token: tuple, bufs: tuple[Buffer, ...], shared: tuple[int, ...] | None
+               ) -> tuple[list[UOp] | None, tuple | None]:
+    """A lazy record's result node (its token, its leaves' buffers `bufs`, which of them share
+    one: `shared`), computed by the plan of its graph's form with no graph built, and its
+    lookup key: (nodes, key); (None, key) when no plan is known for it yet (`learn_trail`
+    teaches it); (None, None) when nothing may be planned. (`key`'s checks, inline: this is
+    every call of a small program over fresh arrays.)"""
     state = _env_state
     if state[0] != (version := environ_version()):
         state = _read_environment(version)
     if not state[1] or tracing_active() or capture.active is not None:
-        return None
-    return (token, aliasing, state[2], chosen_scheduler(), user_pass_ids())
-
-
-def run_trail(tk: tuple, bufs: tuple[Buffer, ...]) -> list[UOp] | None:
-    """The result node of the lazy record keyed `tk` (its leaves' buffers `bufs`), computed by
-    the plan of its graph's form with no graph built; None when there is none yet."""
+        return None, None
+    tk = (token, shared, state[2], chosen_scheduler(), user_pass_ids())
     entry = _trails.get(tk)
     if entry is None:
-        return None
+        return None, tk
     fk, pick = entry
     plan = _plans.get(fk)
     if plan is None:
-        return None
+        return None, tk
     stats["form_hits"] += 1
-    return _run(fk, plan, pick(bufs))
+    return _run(fk, plan, pick(bufs)), tk
 
 
 def learn_trail(tk: tuple, bufs: tuple[Buffer, ...], roots: list[UOp]) -> None:
     """Note which form the record keyed `tk` builds (`roots`: its graph, built) and where its
-    leaves' buffers go in that form's slots, so that `run_trail` finds the form's plan."""
+    leaves' buffers go in that form's slots, so that `run_record` finds the form's plan."""
     if tk in _trails:
         return
     form, graph_bufs, _ = graph_key(roots)

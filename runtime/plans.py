@@ -97,7 +97,7 @@ _env_ids: dict[tuple, int] = {}
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent", "take")
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -137,6 +137,7 @@ class Plan:
         self.own_addrs: list[int] = []  # a form plan's: its own buffers' addresses, in slot order
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
+        self.dropped = False  # out of the table (a lazy record's trail then looks again)
         # a form plan's: its last run's graph buffers, by uid (the same again: a roots plan)
         self.recent: list[int] | None = None
 
@@ -317,6 +318,7 @@ def _handed(plan: Plan) -> list[UOp]:
 def _forget(plan: Plan) -> None:
     """Count a plan out of the table (under `_lock`)."""
     global _held
+    plan.dropped = True
     _held -= plan.held
     if plan.sig is not None:
         if _signatures[plan.sig] == 1:
@@ -481,6 +483,8 @@ def held_bytes() -> int:
 def clear() -> None:
     global _held
     with _lock:
+        for plan in _plans.values():
+            plan.dropped = True
         _plans.clear()
         _signatures.clear()
         _trails.clear()
@@ -490,9 +494,17 @@ def clear() -> None:
 
 # ---------------------------------------------------------------------- lazy records
 # the form plans of lazy records (runtime/lazy.py): (token, aliasing, settings) -> (the form
-# plan's key, per graph buffer slot its leaf's position), learnt at a record's first realize;
-# bounded, as the plans are (entries hold no buffer)
-_trails: OrderedDict[tuple, tuple[tuple, Callable[[Any], tuple]]] = OrderedDict()
+# plan's key, per graph buffer slot its leaf's position, and the plan found, weakly), learnt
+# at a record's first realize; bounded, as the plans are (entries hold no buffer, no plan)
+_trails: OrderedDict[tuple, list] = OrderedDict()  # [form key, picker, weakref to its plan]
+
+
+def _no_plan() -> None:
+    """A trail's plan before it found one (a dead weak reference's answer)."""
+    return None
+
+
+_NO_PLAN = _no_plan
 MAX_TRAILS = 4 * MAX_PLANS
 
 
@@ -512,10 +524,15 @@ def run_record(token: tuple, bufs: tuple[Buffer, ...], shared: tuple[int, ...] |
     entry = _trails.get(tk)
     if entry is None:
         return None, tk
-    fk, pick = entry
-    plan = _plans.get(fk)
-    if plan is None:
-        return None, tk
+    fk, pick, ref = entry
+    # the form's plan as the trail last found it, weakly: looking it up by the form's key
+    # hashed the whole form, a tuple per node, at every call (a tenth of a small call)
+    plan = ref()
+    if plan is None or plan.dropped:
+        plan = _plans.get(fk)
+        if plan is None:
+            return None, tk
+        entry[2] = weakref.ref(plan)  # (a list's item: one store, atomic under the GIL)
     stats["form_hits"] += 1
     return _run(fk, plan, pick(bufs)), tk
 
@@ -531,6 +548,6 @@ def learn_trail(tk: tuple, bufs: tuple[Buffer, ...], roots: list[UOp]) -> None:
     if None in slots:  # (a buffer not from a leaf: no form plan is made of such a graph)
         return
     with _lock:
-        _trails[tk] = ((form, *tk[2:]), _picker(tuple(slots)))
+        _trails[tk] = [(form, *tk[2:]), _picker(tuple(slots)), _NO_PLAN]
         if len(_trails) > MAX_TRAILS:
             _trails.popitem(last=False)

@@ -189,6 +189,29 @@ def test_a_leaf_no_kernel_reads_leaves_the_others_in_their_slots(fn):
     assert _served(fn, fn, *calls) >= 2
 
 
+def test_a_record_whose_forms_plan_left_the_table_is_not_served_by_it(monkeypatch):
+    """A record's trail keeps the form's plan it found (weakly, not to hash the form at every
+    call). Once that plan leaves the table (dropped for newer ones) it never serves again, even
+    while something still holds it: the next call is realized the ordinary way, and a plan made
+    again for the form serves the calls after. Every value is numpy's."""
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    xs, ys = _arrays("float32", 12, 11), _arrays("float32", 12, 12)
+
+    def call(i: int) -> bool:
+        hits = plans.stats["form_hits"]
+        np.testing.assert_array_equal((Tensor(xs[i]) + Tensor(ys[i])).numpy(), xs[i] + ys[i])
+        return plans.stats["form_hits"] == hits + 1
+
+    assert [call(i) for i in range(4)] == [False, False, True, True]
+    (held,) = [p for p in plans._plans.values() if p.inputs is not None]
+    a = Tensor(np.arange(4, dtype=np.float32)).realize()
+    for i in range(4):  # newer plans push the form's out of the table
+        (a + (i + 10)).realize()
+    assert all(p is not held for p in plans._plans.values())
+    assert not call(4)  # (held, but out of the table: not run)
+    assert [call(i) for i in range(5, 8)] == [False, True, True]
+
+
 def test_shapes_that_do_not_broadcast_raise_as_the_eager_op_does():
     x, y = np.ones((3, 4), np.float32), np.ones((5,), np.float32)
     with pytest.raises(InvalidArgument, match="cannot be broadcast"):

@@ -8,7 +8,7 @@ the very ones), and at once, with no graph: the record's *token* and its leaves'
 token says what the graph is with each buffer as its position among the leaves (builders,
 extras, dtypes, shapes), so two records with equal tokens and the same pattern of repeated
 buffers build the same program over other buffers: a form plan's key without a graph walk
-(runtime/plans.py's `run_trail`).
+(runtime/plans.py's `run_record`).
 
 Why: `(Tensor(x) + Tensor(y)).numpy()` over fresh arrays each call built three nodes, walked
 them for the form's key and dropped them again; the tensors' records are what it needs.

@@ -23,7 +23,9 @@ walk that builds the key), its own buffers as a roots plan's. A form plan holds 
 graph, so a loop over fresh inputs keeps none alive. Looking one up costs that one walk, and is
 tried only for roots whose (op, dtype, shape) are some form plan's: other graphs pay nothing.
 A form plan is made only when every root lands in a buffer the run allocates and no size is
-symbolic.
+symbolic. A form plan that serves a graph over the same buffers twice in a row (tensors realized
+once, the graph over them built again in a loop after fresh arrays made the form's plan) gives
+those roots a plan of their own: else they would pay the walk at every call.
 
 Because a plan keeps its graph's buffers alive, a graph is planned only if its buffers hold at
 most `PLAN_MAX_BYTES` (a form plan: its own buffers), and the plans kept (of roots and of forms,
@@ -78,6 +80,7 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              # what the optimizer's choices read (backends/c/run.py's CHOICE_SETTINGS)
              "RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES", "RULEGRAD_L2_BYTES",
              "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS", "OMP_NUM_THREADS", "RULEGRAD_BEAM")
+_address = Buffer.address
 _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
@@ -94,7 +97,7 @@ _env_ids: dict[tuple, int] = {}
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch")
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -106,6 +109,9 @@ class Plan:
         self.roots = roots if inputs is None else ()
         self.shapes = [r.shape for r in roots]
         self.inputs = inputs
+        # a form plan whose every fixed slot is a graph buffer (none a float argument's of its
+        # own): the function that picks them from a run's graph buffers
+        self.take = _picker(tuple(inputs)) if inputs and min(inputs) >= 0 else None
         self.sig = _signature(roots) if inputs is not None else None
         # a form plan's kernels' arguments, picked from a run's slots
         self.getters = [_picker(a) for a in args] if inputs is not None else []
@@ -131,10 +137,14 @@ class Plan:
         self.own_addrs: list[int] = []  # a form plan's: its own buffers' addresses, in slot order
         self.moves = -1
         self.epoch = -1  # `_epoch` when it was last moved to the table's end
+        self.dropped = False  # out of the table (a lazy record's trail then looks again)
+        # a form plan's: its last run's graph buffers, by uid (the same again: a roots plan)
+        self.recent: list[int] | None = None
 
 
-def _picker(slots: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
-    """A function of a run's addresses that gives a kernel's: these slots' (one C call)."""
+def _picker(slots: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """A function of a run's addresses that gives a kernel's: these slots' (one C call; also
+    picks buffers)."""
     if len(slots) == 1:
         return lambda addrs, i=slots[0]: (addrs[i],)
     return itemgetter(*slots)
@@ -208,8 +218,34 @@ def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp
     plan = _plans.get(fk)
     if plan is None:
         return None
+    # the buffers of its last run again (a graph over tensors realized once, built again in a
+    # loop): its roots get a plan of their own, so that from the next call on they cost a
+    # lookup, not this walk. (Not at the first: a graph over fresh buffers each call would
+    # fill the table. A buffer's uid is never reused, as an id is, and holds nothing alive.)
+    uids = [b.uid for b in bufs]
+    if uids == plan.recent:
+        own = _promote(k, plan, bufs)
+        if own is not None:
+            return _run(k, own, None, hand_over)
+    plan.recent = uids
     stats["form_hits"] += 1
     return _run(fk, plan, bufs, hand_over)
+
+
+def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
+    """A plan of the roots in `k` made from their form's plan (`graph_bufs`: their graph's
+    buffers, by slot), kept as `record` keeps one; None when it would hold too much."""
+    prog = form.prog()
+    if prog is None:
+        return None
+    graph_bytes = sum(b.size * b.dtype.itemsize for b in graph_bufs)
+    own = sum(size * dt.itemsize for size, dt, _ in form.fresh)
+    if graph_bytes + own > PLAN_MAX_BYTES:
+        return None
+    plan = Plan(k[0], prog, _fixed(form, graph_bufs), form.fresh, form.args, form.outs, {},
+                graph_bytes + own)
+    _keep([(k, plan)])
+    return plan
 
 
 def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
@@ -236,14 +272,18 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
         if plan.owned is None or not _ours(plan.mine):
             _new_results(plan)
         else:  # the last results are no one's any more: written again, as new values
-            for _, _, buf in plan.mine:
-                buf.rewritten()
+            for _, _, buf in plan.mine:  # (Buffer.rewritten, inline: a frame per result)
+                buf.version += 1
+                buf.origin = None
         if graph_bufs is not None:  # a form plan: this graph's inputs, wherever they are
             if plan.moves != _buffer.moves:  # (its own buffers' addresses, kept while none moved)
                 plan.own_addrs = [b.address() for b in plan.owned]
                 plan.moves = _buffer.moves
-            slots = [graph_bufs[j].address() if j >= 0 else c.address()
-                     for j, c in zip(plan.inputs, plan.fixed)]
+            if plan.take is not None:  # (every fixed slot a graph buffer: picked in one C
+                slots = list(map(_address, plan.take(graph_bufs)))  # call, no comprehension)
+            else:
+                slots = [graph_bufs[j].address() if j >= 0 else c.address()
+                         for j, c in zip(plan.inputs, plan.fixed)]
             slots += plan.own_addrs
             if prog.threaded:
                 prog.run_addresses([get(slots) for get in plan.getters])
@@ -278,6 +318,7 @@ def _handed(plan: Plan) -> list[UOp]:
 def _forget(plan: Plan) -> None:
     """Count a plan out of the table (under `_lock`)."""
     global _held
+    plan.dropped = True
     _held -= plan.held
     if plan.sig is not None:
         if _signatures[plan.sig] == 1:
@@ -407,12 +448,19 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         held = own + sum(b.size * b.dtype.itemsize for b in consts if b is not None)
         if held <= PLAN_MAX_BYTES:
             new.append((fk, Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)))
-    global _held, _epoch
     with _lock:
         _seen[fk] = None
         _seen.move_to_end(fk)
         if len(_seen) > MAX_PLANS:
             _seen.popitem(last=False)
+    _keep(new)
+
+
+def _keep(new: list[tuple[tuple, Plan]]) -> None:
+    """Put the plans in the table (each replaces one of its key), dropping the least recently
+    run ones beyond the table's bounds."""
+    global _held, _epoch
+    with _lock:
         for key_, plan in new:
             old = _plans.pop(key_, None)
             if old is not None:
@@ -435,6 +483,8 @@ def held_bytes() -> int:
 def clear() -> None:
     global _held
     with _lock:
+        for plan in _plans.values():
+            plan.dropped = True
         _plans.clear()
         _signatures.clear()
         _trails.clear()
@@ -444,40 +494,52 @@ def clear() -> None:
 
 # ---------------------------------------------------------------------- lazy records
 # the form plans of lazy records (runtime/lazy.py): (token, aliasing, settings) -> (the form
-# plan's key, per graph buffer slot its leaf's position), learnt at a record's first realize;
-# bounded, as the plans are (entries hold no buffer)
-_trails: OrderedDict[tuple, tuple[tuple, Callable[[Any], tuple]]] = OrderedDict()
+# plan's key, per graph buffer slot its leaf's position, and the plan found, weakly), learnt
+# at a record's first realize; bounded, as the plans are (entries hold no buffer, no plan)
+_trails: OrderedDict[tuple, list] = OrderedDict()  # [form key, picker, weakref to its plan]
+
+
+def _no_plan() -> None:
+    """A trail's plan before it found one (a dead weak reference's answer)."""
+    return None
+
+
+_NO_PLAN = _no_plan
 MAX_TRAILS = 4 * MAX_PLANS
 
 
-def trail_key(token: tuple, aliasing: tuple | None) -> tuple | None:
-    """The lookup key of a lazy record now (see `key`: its settings, then no roots tuple to
-    slice off), or None when nothing may be planned."""
+def run_record(token: tuple, bufs: tuple[Buffer, ...], shared: tuple[int, ...] | None
+               ) -> tuple[list[UOp] | None, tuple | None]:
+    """A lazy record's result node (its token, its leaves' buffers `bufs`, which of them share
+    one: `shared`), computed by the plan of its graph's form with no graph built, and its
+    lookup key: (nodes, key); (None, key) when no plan is known for it yet (`learn_trail`
+    teaches it); (None, None) when nothing may be planned. (`key`'s checks, inline: this is
+    every call of a small program over fresh arrays.)"""
     state = _env_state
     if state[0] != (version := environ_version()):
         state = _read_environment(version)
     if not state[1] or tracing_active() or capture.active is not None:
-        return None
-    return (token, aliasing, state[2], chosen_scheduler(), user_pass_ids())
-
-
-def run_trail(tk: tuple, bufs: tuple[Buffer, ...]) -> list[UOp] | None:
-    """The result node of the lazy record keyed `tk` (its leaves' buffers `bufs`), computed by
-    the plan of its graph's form with no graph built; None when there is none yet."""
+        return None, None
+    tk = (token, shared, state[2], chosen_scheduler(), user_pass_ids())
     entry = _trails.get(tk)
     if entry is None:
-        return None
-    fk, pick = entry
-    plan = _plans.get(fk)
-    if plan is None:
-        return None
+        return None, tk
+    fk, pick, ref = entry
+    # the form's plan as the trail last found it, weakly: looking it up by the form's key
+    # hashed the whole form, a tuple per node, at every call (a tenth of a small call)
+    plan = ref()
+    if plan is None or plan.dropped:
+        plan = _plans.get(fk)
+        if plan is None:
+            return None, tk
+        entry[2] = weakref.ref(plan)  # (a list's item: one store, atomic under the GIL)
     stats["form_hits"] += 1
-    return _run(fk, plan, pick(bufs))
+    return _run(fk, plan, pick(bufs)), tk
 
 
 def learn_trail(tk: tuple, bufs: tuple[Buffer, ...], roots: list[UOp]) -> None:
     """Note which form the record keyed `tk` builds (`roots`: its graph, built) and where its
-    leaves' buffers go in that form's slots, so that `run_trail` finds the form's plan."""
+    leaves' buffers go in that form's slots, so that `run_record` finds the form's plan."""
     if tk in _trails:
         return
     form, graph_bufs, _ = graph_key(roots)
@@ -486,6 +548,6 @@ def learn_trail(tk: tuple, bufs: tuple[Buffer, ...], roots: list[UOp]) -> None:
     if None in slots:  # (a buffer not from a leaf: no form plan is made of such a graph)
         return
     with _lock:
-        _trails[tk] = ((form, *tk[2:]), _picker(tuple(slots)))
+        _trails[tk] = [(form, *tk[2:]), _picker(tuple(slots)), _NO_PLAN]
         if len(_trails) > MAX_TRAILS:
             _trails.popitem(last=False)

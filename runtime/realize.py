@@ -266,13 +266,10 @@ def run_record(lazy: Lazy) -> tuple[UOp | None, tuple | None]:
     yet (realize its graph, then `learn_record`); (None, None) when nothing may be planned."""
     if capture.active is not None:  # (rulegrad.jit records the launches: the ordinary path)
         return None, None
-    plans = _plans()
     bufs = lazy.bufs
     # (which leaves share a buffer: asked only when some do, the rare case)
-    tk = plans.trail_key(lazy.token, None if len(bufs) == len(set(bufs)) else aliasing(bufs))
-    if tk is None:
-        return None, None
-    nodes = plans.run_trail(tk, bufs)
+    nodes, tk = _plans().run_record(
+        lazy.token, bufs, None if len(bufs) == len(set(bufs)) else aliasing(bufs))
     return (None, tk) if nodes is None else (nodes[0], tk)
 
 

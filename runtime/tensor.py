@@ -287,6 +287,30 @@ def _same_shape_binary(a: UOp, b: UOp, op: Ops, dt: DType) -> UOp:
     return a.alu(op, b)
 
 
+def _broadcast_binary(a: UOp, b: UOp, op: Ops, dt: DType, shape: Shape) -> UOp:
+    """`a op b` broadcast to `shape`, as `_binary` builds it for operands of two shapes
+    (`_lift`: each cast to `dt`, then broadcast)."""
+    a, b = a.cast(dt), b.cast(dt)
+    return _same_shape_binary(_broadcast_uop(a, shape), _broadcast_uop(b, shape), op, dt)
+
+
+def _broadcast(a: Shape, b: Shape) -> Shape | None:
+    """The shape two operands broadcast to, or None when they do not (the eager op then
+    raises its own error). Kept per pair: a loop over one program asks the same pair again."""
+    shape = _broadcasts.get((a, b))
+    if shape is None:
+        try:
+            shape = broadcast_shape(a, b)
+        except InvalidArgument:
+            return None
+        if len(_broadcasts) < 4096:  # (bounded, as `_probed` is)
+            _broadcasts[(a, b)] = shape
+    return shape
+
+
+_broadcasts: dict[tuple[Shape, Shape], Shape] = {}
+
+
 def _scalar_binary(x: UOp, op: Ops, dt: DType, c: UOp, reverse: bool) -> UOp:
     """`x op c` (`c op x` reversed), c a lifted constant of `dt` and x's shape."""
     if x.dtype is not dt:
@@ -315,18 +339,24 @@ _BOOL_OPS = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}
 
 def _lazy_binary(x: Tensor, lazy: Lazy, other: Any, op: Ops, probe: Callable,
                  reverse: bool) -> Tensor | None:
-    """`_binary` of a lazy tensor and another of its shape or a Python number, as a record;
-    None when it is built eagerly (another operand, a broadcast, a record too large)."""
+    """`_binary` of a lazy tensor and another lazy tensor (of its shape or broadcast with it)
+    or a Python number, as a record; None when it is built eagerly (another operand, shapes
+    that do not broadcast, a record too large)."""
     kind = type(other)
     if kind is LazyTensor:
         o = other._lazy
-        if o.shape != lazy.shape:
-            return None
         a, b = (o, lazy) if reverse else (lazy, o)
         dt = _probed.get((probe, a.dtype, b.dtype))
         if dt is None:
             dt = _probe(probe, *((other, x) if reverse else (x, other)))
-        record = lazy_op(_same_shape_binary, (op, dt), (op, dt), (a, b), dt, lazy.shape)
+        if o.shape == lazy.shape:
+            record = lazy_op(_same_shape_binary, (op, dt), (op, dt), (a, b), dt, lazy.shape)
+        else:  # (a broadcast: the result's shape decides the graph, with the leaves' shapes)
+            shape = _broadcast(a.shape, b.shape)
+            if shape is None:
+                return None
+            record = lazy_op(_broadcast_binary, (op, dt, shape), (op, dt, shape), (a, b), dt,
+                             shape)
     elif kind is float or kind is int:
         dt = None
         if kind is float or 0 <= other <= 127:

@@ -17,6 +17,7 @@ from test_plans import _fresh_plans, _lookups  # noqa: F401 - the autouse fixtur
 from rulegrad import Tensor
 from rulegrad.runtime import plans
 from rulegrad.runtime.realize import buffer_of
+from rulegrad.runtime.schedule_cache import graph_key
 
 
 def _draw(rng: np.random.Generator, shape: tuple[int, ...] = (4, 6),
@@ -49,6 +50,38 @@ def test_fresh_arrays_of_a_seen_form_run_its_plan(name):
         if i >= 2:  # (the second graph of the form records its plan)
             assert plans.stats["form_hits"] == hits + 1
             assert _lookups() == lookups  # not scheduled, not even looked up
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_realized_tensors_of_a_seen_form_do_not_stay_on_the_form_plan(name, monkeypatch):
+    """A graph over tensors realized once, built again in a loop (`(a + b).numpy()`), whose
+    form already has a plan (fresh arrays ran first): from its second call on it runs a plan of
+    its own roots, with no walk of its graph for the form key at each call (the form plan
+    served every call before, a walk each). Values are numpy's, an input assigned in place
+    is read anew, and a graph over fresh buffers each call still never gets one."""
+    f, ref = PROGRAMS[name]
+    rng = np.random.default_rng(3)
+    for _ in range(3):  # the form's plan, made by fresh arrays
+        x, y = _draw(rng), _draw(rng)
+        np.testing.assert_allclose(f(Tensor(x), Tensor(y)).numpy(), ref(x, y), rtol=2e-5,
+                                   atol=1e-5)
+    walks = []
+    monkeypatch.setattr(plans, "graph_key", lambda roots: walks.append(1) or graph_key(roots))
+    x, y = _draw(rng), _draw(rng)
+    a, b = Tensor(x).realize(), Tensor(y).realize()
+    for i in range(5):
+        del walks[:]
+        got = f(a, b).numpy()
+        np.testing.assert_allclose(got, ref(x, y), rtol=2e-5, atol=1e-5)
+        if i >= 2:
+            assert walks == [], f"call {i} walked its graph"
+    a.assign(Tensor(x * 2))  # the same buffer, new values
+    np.testing.assert_allclose(f(a, b).numpy(), ref(x * 2, y), rtol=2e-5, atol=1e-5)
+    held = plans.held_bytes()
+    for _ in range(4):  # fresh buffers each call, the graph built eagerly: no plan of roots
+        p, q = Tensor(_draw(rng)).realize(), Tensor(_draw(rng)).realize()
+        f(p, q).numpy()
+    assert plans.held_bytes() == held
 
 
 def test_a_large_program_over_fresh_arrays():

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from call_counts import python_calls
 from test_plans import _fresh_plans  # noqa: F401 - the autouse fixture, shared
 
 from rulegrad import Tensor
 from rulegrad.runtime import plans
+from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.schedule_cache import graph_key
 
 _DTYPES = ["bool", "int8", "uint8", "int32", "int64", "float16", "float32", "float64"]
@@ -119,8 +121,8 @@ def test_a_record_read_as_a_graph_is_the_eager_graph():
 
 
 def test_a_long_chain_and_broadcasts_over_records_are_right():
-    """A chain longer than a record holds goes on eagerly; a broadcast (not kept as a record)
-    too; both give numpy's values."""
+    """A chain longer than a record holds goes on eagerly; a broadcast over records and a
+    number: both give numpy's values."""
     x = np.linspace(-1, 1, 16, dtype=np.float32)
     t, want = Tensor(x), x.copy()
     for _ in range(80):
@@ -129,6 +131,93 @@ def test_a_long_chain_and_broadcasts_over_records_are_right():
     m, r = np.arange(12, dtype=np.float32).reshape(3, 4), np.arange(4, dtype=np.float32)
     for _ in range(3):
         np.testing.assert_array_equal((Tensor(m) * Tensor(r) + 1.0).numpy(), m * r + 1)
+
+
+# (a, b) shapes: a row over a matrix, tiny, both sides broadcast, prime sizes, batch 1, tall,
+# skinny, another rank on either side
+_BROADCASTS = [((4, 4), (4,)), ((1,), (7,)), ((3, 1), (1, 5)), ((1, 13), (13,)),
+               ((1, 1, 3), (5, 1)), ((257, 1), (257, 2)), ((2, 31), (1, 31)), ((7,), (11, 1))]
+
+
+@pytest.mark.parametrize("dta, dtb", [("float32", "float32"), ("int32", "float32"),
+                                      ("bool", "int8"), ("uint8", "int64"),
+                                      ("float16", "float64")])
+def test_broadcasts_over_records_are_numpys_and_run_their_forms_plan(dta, dtb):
+    """Two records of shapes that broadcast (`a + b`, `b - a`, `a * b + a`): numpy's dtype
+    and values bit for bit (NaN and -0.0 included) on fresh arrays each call, most calls
+    served by the plan of the records' form with no node built (a broadcast is a record too:
+    it built its graph and walked it for the form's key at every call), and the graph a
+    broadcast record builds is the eager op's (the same form)."""
+    rng = np.random.default_rng(40)
+    cases = [(lambda a, b: a + b, lambda a, b: a + b),
+             (lambda a, b: b * 2 - a, lambda a, b: b * 2 - a),
+             (lambda a, b: a * b + a, lambda a, b: a * b + a)]
+
+    def draw(shape: tuple, dt: str) -> np.ndarray:
+        v = rng.standard_normal(shape) * 3
+        if dt == "bool":
+            return v > 0
+        if dt.startswith("float"):
+            v.flat[:2] = [np.nan, -0.0][:v.size]
+        return v.astype(dt)
+
+    for sa, sb in _BROADCASTS:
+        for fn, want in cases:
+            if "bool" in (dta, dtb) and fn is cases[1][0]:
+                continue  # (numpy refuses bool subtraction, tested elsewhere)
+            calls = [(draw(sa, dta), draw(sb, dtb)) for _ in range(5)]
+            with np.errstate(all="ignore"):
+                served = _served(fn, want, *calls)
+            assert served >= 2, (sa, sb, served)
+            x, y = calls[0]
+            with np.errstate(all="ignore"):  # a served call builds no node and walks no graph
+                work = python_calls(lambda f=fn, p=x, q=y: f(Tensor(p), Tensor(q)).numpy())
+            assert work["uop.py:__new__"] == work["schedule_cache.py:graph_key"] == 0, (sa, sb)
+            eager = fn(Tensor(x, dtype=dta), Tensor(y, dtype=dtb))  # (not records)
+            assert graph_key([fn(Tensor(x), Tensor(y)).uop])[0] == graph_key([eager.uop])[0]
+
+
+@pytest.mark.parametrize("fn", [lambda a, b, c: a + b * 0 + c, lambda a, b, c: b * 0 + a + c,
+                                lambda a, b, c: a + c + b * 0])
+def test_a_leaf_no_kernel_reads_leaves_the_others_in_their_slots(fn):
+    """`b * 0` of ints folds away: b is in the graph but no kernel reads it, so the plan's
+    inputs are not the graph's buffers in order. Every leaf read is the right one, on calls
+    served by the form's plan."""
+    rng = np.random.default_rng(41)
+    calls = [tuple(rng.integers(-50, 50, 12).astype(np.int32) for _ in range(3))
+             for _ in range(5)]
+    assert _served(fn, fn, *calls) >= 2
+
+
+def test_a_record_whose_forms_plan_left_the_table_is_not_served_by_it(monkeypatch):
+    """A record's trail keeps the form's plan it found (weakly, not to hash the form at every
+    call). Once that plan leaves the table (dropped for newer ones) it never serves again, even
+    while something still holds it: the next call is realized the ordinary way, and a plan made
+    again for the form serves the calls after. Every value is numpy's."""
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    xs, ys = _arrays("float32", 12, 11), _arrays("float32", 12, 12)
+
+    def call(i: int) -> bool:
+        hits = plans.stats["form_hits"]
+        np.testing.assert_array_equal((Tensor(xs[i]) + Tensor(ys[i])).numpy(), xs[i] + ys[i])
+        return plans.stats["form_hits"] == hits + 1
+
+    assert [call(i) for i in range(4)] == [False, False, True, True]
+    (held,) = [p for p in plans._plans.values() if p.inputs is not None]
+    a = Tensor(np.arange(4, dtype=np.float32)).realize()
+    for i in range(4):  # newer plans push the form's out of the table
+        (a + (i + 10)).realize()
+    assert all(p is not held for p in plans._plans.values())
+    assert not call(4)  # (held, but out of the table: not run)
+    assert [call(i) for i in range(5, 8)] == [False, True, True]
+
+
+def test_shapes_that_do_not_broadcast_raise_as_the_eager_op_does():
+    x, y = np.ones((3, 4), np.float32), np.ones((5,), np.float32)
+    with pytest.raises(InvalidArgument, match="cannot be broadcast"):
+        Tensor(x) + Tensor(y)
+    with pytest.raises(InvalidArgument, match="cannot be broadcast"):
+        Tensor(x, dtype="float32") + Tensor(y, dtype="float32")
 
 
 def test_records_follow_an_environment_change(monkeypatch):

@@ -453,9 +453,20 @@ def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp,
     """Each target's gradient (found by its node `uops[i]`) as a tensor, reading realized
     values rather than computing them again (`back`: origins.collapse); a target no gradient
     reaches (not in the graph, behind DETACH or integer values) gets zeros, as tinygrad's and
-    torch's: d sign(x) / dx, d copysign(x, y) / dy."""
-    return [Tensor(origins.collapse(grads[u], back)) if u in grads else
-            Tensor.zeros(t.shape, dtype=t.dtype) for t, u in zip(targets, uops)]
+    torch's: d sign(x) / dx, d copysign(x, y) / dy. A sharded target's gradient is sharded
+    as the target is (a gradient that arrives whole, the constant of `xs.sum()`'s, is split)."""
+    out = []
+    for t, u in zip(targets, uops):
+        g = Tensor(origins.collapse(grads[u], back)) if u in grads else \
+            Tensor.zeros(t.shape, dtype=t.dtype)
+        if in_use["multi"] and isinstance(devs := device_of(u), tuple) and \
+                not isinstance(g.device, tuple):
+            from .multi import layouts
+
+            axis, devs = layouts([u])[0]  # type: ignore[misc]
+            g = g.shard(devs, axis)
+        out.append(g)
+    return out
 
 
 def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[UOp],

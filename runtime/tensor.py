@@ -491,7 +491,13 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
 def _refuse_lost(ex: origins.Expanded) -> None:
     """Refuse a gradient through a value a jit replay computed: it kept no graph, and the
     gradient would silently leave its path out (runtime/origins.py's `lose`)."""
-    if ex.lost and _reaches(ex.roots[0], set(ex.lost)):
+    if not ex.lost:
+        return
+    for n in ex.lost:  # (a value an assign into a sharded view wrote: said as such)
+        if "jit" not in (why := origins.why_lost(n)) and _reaches(ex.roots[0], {n}):
+            raise GradientError(f"this gradient flows through a value that keeps no graph: "
+                                f"{why}")
+    if _reaches(ex.roots[0], set(ex.lost)):
         raise GradientError(
             "this gradient flows through a value a jit replay computed (rulegrad.jit), which "
             "keeps no graph: call the function without the jit for a value to differentiate "
@@ -1546,11 +1552,15 @@ class Tensor(TensorOps, NNOps):
         # the value object itself is not copied: after the write the target holds its values,
         # so it becomes a copy of the target (made only if read), not a read of the old buffer
         kept = value if value is x else None
+        # the new value's graph, kept for a gradient through it (torch's copy_)
+        grad = origins.before_assign(self.uop, value.uop) if _any_need else None
         if _keep_old_reads(self, kept):
             self._write(value)
             kept.uop = self.uop.f(Ops.CONTIGUOUS)  # type: ignore[union-attr]
         else:
             self._write(value)
+        if grad is not None:
+            origins.after_assign(grad)
         return self
 
     def _write(self, value: Tensor) -> None:

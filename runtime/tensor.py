@@ -75,6 +75,9 @@ from .realize import (
     realize_tensors,
     run_record,
     shards_of,
+    stored_view,
+    view_base,
+    view_bases,
 )
 from .tensor_ops import TensorOps, broadcast_shape
 from .uop import Shape, UOp, toposort
@@ -1509,7 +1512,16 @@ class Tensor(TensorOps, NNOps):
     def realize(self, *others: Tensor, scheduler: str | None = None) -> Tensor:
         """Compute this tensor (and `others`, together) and keep the result as its buffer.
         `scheduler`: "rangeify" or "kernelize" (default: RULEGRAD_SCHEDULER, else rangeify)."""
-        realize_tensors([self, *others], scheduler)
+        tensors = [self, *others]
+        if (bases := view_bases([t.uop for t in tensors])):
+            # views of a lazy value (`a.T` of a lazy `a`): the value is realized, with the
+            # tensors that hold it or other views of it, and they all read its buffer, as
+            # torch's views of a tensor (runtime/realize.py's _views; a LazyTensor's graph is
+            # not built: it holds no node yet)
+            listed = {id(t) for t in tensors}
+            tensors += [t for r in list(_live) if type(t := r()) is Tensor and
+                        id(t) not in listed and view_base(t.uop) in bases]
+        realize_tensors(tensors, scheduler)
         return self
 
     def fuse(self) -> Tensor:
@@ -1675,6 +1687,8 @@ class Tensor(TensorOps, NNOps):
             realize_tensors([self], None)
             uop = self.uop
             op = uop.op
+            if stored_view(uop):  # a view of a buffer stays one: read through a copy
+                return Tensor(uop.f(Ops.CONTIGUOUS)).numpy()
             # (a result is BUFFER or BUFFER.reshape(shape): read as above, without a call)
             if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
                 buf = uop.arg if op is _BUFFER else uop.src[0].arg

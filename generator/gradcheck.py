@@ -279,6 +279,7 @@ def _cases() -> list[Case]:
         Case("COPY", "COPY(to CPU:1)",
              lambda xs: UOp(Ops.COPY, xs[0].dtype, (xs[0], UOp(Ops.DEVICE, arg="CPU:1"))),
              "Tensor.to(device)", lambda t, xs: xs[0].clone(), (FREE,)),
+        *_multi_cases(Ops, UOp),
         Case("DETACH", "DETACH", mop(Ops.DETACH, None), "Tensor.detach",
              lambda t, xs: xs[0].detach(), (FREE,), stops=True),
         Case("ASSIGN", "ASSIGN", lambda xs: UOp(Ops.ASSIGN, xs[0].dtype, tuple(xs)),
@@ -287,6 +288,39 @@ def _cases() -> list[Case]:
     # the float ops once more in float32: a rule right in float64 only is wrong
     cases += [_in_float32(c) for c in cases if c.op not in ("CAST", "BITCAST")]
     return cases + _flat_cases(Ops, UOp, dtypes)
+
+
+def _multi_cases(Ops: Any, UOp: Any) -> list[Case]:
+    """A sharded value, MULTI(MSTACK(part on each device)), over leaves that are its parts: its
+    torch op joins them (torch.cat), or for replicas (axis None, equal parts) is the first. The
+    rule's gradient of the MSTACK is a stack of the parts' (`_parts_of`)."""
+    devs = ("CPU", "CPU:1")
+
+    def build(axis: int | None) -> Callable[[list[Any]], Any]:
+        def multi(xs: list[Any]) -> Any:
+            parts = (xs[0], UOp(Ops.COPY, xs[1].dtype, (xs[1], UOp(Ops.DEVICE, arg=devs[1]))))
+            stack = UOp(Ops.MSTACK, xs[0].dtype, parts, devs)
+            return UOp(Ops.MULTI, xs[0].dtype, (stack,), (axis, devs))
+        return multi
+
+    replicas = Draw("replicas", lambda r: [x := _free(r), x.copy()])
+    return [Case("MULTI", "MULTI(axis None)", build(None), "torch.clone(first replica)",
+                 lambda t, xs: xs[0].clone(), (replicas,))] + \
+        [Case("MULTI", f"MULTI(axis {a})", build(a), f"torch.cat(dim={a})",
+              lambda t, xs, a=a: t.cat(xs, dim=a), (FREE2,)) for a in (0, 1)]
+
+
+def _parts_of(node: Any, out: tuple) -> tuple[list[Any], list[Any]]:
+    """A MULTI's sources and gradients as its parts' (the MSTACK is a tuple of parts, and
+    runtime/autograd.py hands part i its gradient): a part given zeros, a replica after the
+    first, is one no gradient flows into (torch: unused)."""
+    from rulegrad.runtime.ops import Ops
+
+    parts = list(node.src[0].src)
+    grads = list(out[0].src) if out[0] is not None and out[0].op is Ops.MSTACK else [out[0]]
+    base = [g.base if g is not None else None for g in grads]
+    return parts, [None if b is not None and b.op is Ops.CONST and b.arg == 0 else g
+                   for g, b in zip(grads, base)]
 
 
 def _in_float32(case: Case) -> Case:
@@ -637,6 +671,11 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
         return False, False, None
     if not isinstance(out, tuple) or len(out) != len(node.src):
         return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
+    srcs = list(node.src)
+    if node.op.name == "MULTI":  # (checked part by part)
+        srcs, out = _parts_of(node, out)
+        if len(srcs) != len(xs):
+            return True, True, f"op: {node!r}\nthe rule gave {out!r}, not a stack of parts"
     if case.torch_fn is None or (case.stops and torch is None):  # none flows into any source
         wants: list[np.ndarray | None] = [None] * len(xs)
         against = case.torch_op
@@ -652,7 +691,7 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
         against = "central differences"
     else:
         return True, False, None
-    for i, (src, want, v) in enumerate(zip(node.src, wants, out)):
+    for i, (src, want, v) in enumerate(zip(srcs, wants, out)):
         if i in constant:
             continue
         if want is None:

@@ -418,7 +418,8 @@ class Checker:
                 return RuleReport(rule, loc, "examples", "refuted", proof.detail,
                                   ex.examples, ex.counterexample)
             extra = f"; {ex.examples} examples passed" if ex.verdict == "passed" else ""
-            return RuleReport(rule, loc, "z3", "unknown", proof.detail + extra)
+            return RuleReport(rule, loc, "z3", "unknown", proof.detail + extra,
+                              ex.examples if ex.verdict == "passed" else 0)
         if ex.verdict == "unchecked":
             return RuleReport(rule, loc, "-", "unchecked", ex.detail)
         if ex.verdict == "error":

@@ -49,6 +49,11 @@ class UnsoundRulesError(UserRulesError):
     """A user's rule set holds a rule `rulegrad check` refutes (it changes results)."""
 
 
+class UnprovenRulesError(UserRulesError):
+    """A user's rule set holds a rule `rulegrad check` could neither prove nor refute
+    (`unknown`, `unchecked`, `error`): nothing showed it keeps results."""
+
+
 _loaded: dict[tuple[str, str], tuple[str, dict[str, RuleMatcher]]] = {}  # -> (text, matchers)
 
 
@@ -116,13 +121,15 @@ def _import(path: Path, text: str, content: str | None = None) -> ModuleType:
 # ---------------------------------------------------------------------- the check's verdict
 @dataclass(frozen=True)
 class Refutation:
-    """A rule `rulegrad check` refutes: its name and line, where, and the counterexample."""
+    """A rule `rulegrad check` refutes, or could not show sound (`verdict` unknown, unchecked,
+    error): its name and line, where, and the counterexample (or why it is inconclusive)."""
 
     rule: str
     line: int
     location: str
     counterexample: str
     path: str = ""  # the file the rule is written in
+    verdict: str = "refuted"
 
 
 @dataclass(frozen=True)
@@ -135,9 +142,10 @@ class _Kept:
     line: int
     file: str
     counterexample: str
+    verdict: str = "refuted"
 
 
-_verdicts: dict[str, tuple[_Kept, ...]] = {}  # verdict_key -> the refuted rules
+_verdicts: dict[str, tuple[_Kept, ...]] = {}  # verdict_key -> the rules not shown sound
 
 
 def _relative(path: str | Path, me: Path) -> str:
@@ -205,10 +213,11 @@ def content_key(rules: str | Path) -> str:
 
 def refutations(rules: str | Path, module_dir: str | Path | None = None
                 ) -> tuple[Refutation, ...]:
-    """The rules of `rules` that `rulegrad check` refutes (its default settings), from the kept
-    verdict when nothing it depends on changed."""
+    """The rules of `rules` that `rulegrad check` refutes (its default settings), or shows
+    neither sound nor unsound (`verdict`: unknown, unchecked, error: the check's exit status 3),
+    from the kept verdict when nothing it depends on changed."""
     from .paths import display_path
-    from .soundness import check_paths
+    from .soundness import INCONCLUSIVE, check_paths
 
     me = Path(rules).resolve()
     key = verdict_key(rules)
@@ -219,13 +228,25 @@ def refutations(rules: str | Path, module_dir: str | Path | None = None
     if found is None:
         report = check_paths([str(rules)])  # (the files it imports too)
         found = tuple(_Kept(r.rule.name, r.rule.span.line, _relative(r.rule.span.path, me),
-                            r.counterexample or "")
-                      for r in report.rules if r.verdict == "refuted")
+                            (r.counterexample or "") if r.verdict == "refuted" else r.detail,
+                            r.verdict)
+                      for r in report.rules if r.verdict == "refuted" or _unproven(r, INCONCLUSIVE))
         _write_verdict(kept, key, found)
     _verdicts[key] = found
     return tuple(Refutation(k.rule, k.line, f"{display_path(_resolve(k.file, me))}:{k.line}",
-                            k.counterexample, str(_resolve(k.file, me))) for k in found)
+                            k.counterexample, str(_resolve(k.file, me)), k.verdict)
+                 for k in found)
 
+
+
+def _unproven(report: Any, inconclusive: tuple[str, ...]) -> bool:
+    """A verdict with no evidence the rule keeps results: `unchecked` or `error` (nothing ran
+    it), or `unknown` with no example passed (z3 gave up and no instance was drawn, or the rule
+    reads the pass context). An `unknown` whose examples passed runs: z3 gives up ("canceled")
+    on ordinary sound rules over floats, such as a guard on a constant's value, which a
+    hundred drawn instances (ties, range ends, special values) did not refute."""
+    return report.verdict in inconclusive and not (report.verdict == "unknown" and
+                                                   report.examples > 0)
 
 
 def _read_verdict(path: Path, key: str) -> tuple[_Kept, ...] | None:
@@ -234,13 +255,13 @@ def _read_verdict(path: Path, key: str) -> tuple[_Kept, ...] | None:
         if data.get("key") != key:
             return None
         return tuple(_Kept(str(r["rule"]), int(r["line"]), str(r["file"]),
-                           str(r["counterexample"])) for r in data["refuted"])
+                           str(r["counterexample"]), str(r["verdict"])) for r in data["found"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # missing, or not a verdict of ours: check again
 
 
 def _write_verdict(path: Path, key: str, found: tuple[_Kept, ...]) -> None:
-    data = {"key": key, "refuted": [r.__dict__ for r in found]}
+    data = {"key": key, "found": [r.__dict__ for r in found]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".check.tmp")
@@ -340,7 +361,8 @@ def _depth(pattern: A.Pattern) -> int:
 def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
               before: str | None = None, after: str | None = None, bottom_up: bool = False,
               module_dir: str | os.PathLike[str] | None = None,
-              regenerate: bool = True, allow_refuted: bool = False) -> Any:
+              regenerate: bool = True, allow_refuted: bool = False,
+              allow_unknown: bool = False) -> Any:
     """Run rule set `rule_set` of the user's rules file `path` as a pass of the scheduler,
     just `before` or `after` one of its passes (`stages()`), for every program realized from now
     on; in a `with` block, only for the programs realized inside it.
@@ -352,8 +374,11 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
     The file is checked as `rulegrad check` checks it, once per content (the verdict is kept
     beside the generated module): a rule of the set that the check refutes would change what
     programs compute, and is refused (`UnsoundRulesError`, with the counterexample), unless
-    `allow_refuted=True` says to run it anyway (a warning names it). Rules the check can
-    neither prove nor refute run."""
+    `allow_refuted=True` says to run it anyway (a warning names it). A rule the check has no
+    evidence for (`unchecked`, `error`, or `unknown` with no example passed: nothing ran it) is
+    refused too (`UnprovenRulesError`, saying why), unless `allow_unknown=True` (the check's
+    `--allow-unknown`) says to run it (a warning names it). An `unknown` rule whose drawn
+    examples all passed (z3 gave up) runs (docs/language.md says why)."""
     from rulegrad.runtime.schedule import UserPass, register, stages
 
     if (before is None) == (after is None):
@@ -369,8 +394,10 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
         raise UserRulesError(f"{path} has no rule set {rule_set!r}; it has: {', '.join(found)}")
     # a rule by name, line and file name (the set may hold rules of the files it imports)
     ours = {(info.name, info.line, Path(info.path).name) for info in found[rule_set].rules}
-    refuted = [r for r in refutations(path, module_dir)
+    flagged = [r for r in refutations(path, module_dir)
                if (r.rule, r.line, Path(r.path).name) in ours]
+    refuted = [r for r in flagged if r.verdict == "refuted"]
+    unproven = [r for r in flagged if r.verdict != "refuted"]
     if refuted:
         text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
                          f"counterexample:\n{r.counterexample}" for r in refuted)
@@ -379,6 +406,17 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
                 f"add_rules: rule set {rule_set!r} of {path} would change what programs "
                 f"compute:\n{text}\nFix the rule, or pass allow_refuted=True to run it anyway.")
         warnings.warn(f"add_rules: running refuted rules (allow_refuted=True):\n{text}",
+                      RuntimeWarning, stacklevel=2)
+    if unproven:
+        text = "\n".join(f"{r.location}: rule {r.rule} is {r.verdict} to `rulegrad check`: "
+                         f"{r.counterexample}" for r in unproven)
+        if not allow_unknown:
+            raise UnprovenRulesError(
+                f"add_rules: rule set {rule_set!r} of {path} has rules that `rulegrad check` "
+                f"could not show keep what programs compute:\n{text}\nProve them (simplify the "
+                "rule, give it a guard z3 can read), or pass allow_unknown=True to run them "
+                "anyway.")
+        warnings.warn(f"add_rules: running rules not shown sound (allow_unknown=True):\n{text}",
                       RuntimeWarning, stacklevel=2)
     reads = value_reads(path, rule_set)
     up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,

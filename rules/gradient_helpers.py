@@ -9,7 +9,6 @@ import math
 
 from rulegrad.runtime.device import device_of
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.window_stack import stacked_parts, window_stack
@@ -207,8 +206,54 @@ def copy_back(grad: UOp, src: UOp) -> UOp:
     dev = device_of(src)
     if dev is None:
         return grad
-    if isinstance(dev, tuple):
-        raise InvalidArgument(f"the gradient of a sharded tensor copied whole to one device "
-                              f"(.to) is not supported: take it before the copy, on the "
-                              f"shards over {', '.join(dev)}")
+    if isinstance(dev, tuple):  # gathered whole: the gradient is split back to the shards
+        return shard_like(grad, src)
+    return _to(grad, dev)
+
+
+def _to(grad: UOp, dev: str) -> UOp:
+    """grad on device `dev` (a sharded grad is gathered there whole: rules/multi.rules)."""
+    if device_of(grad) == dev:
+        return grad
     return UOp(Ops.COPY, grad.dtype, (grad, UOp(Ops.DEVICE, arg=dev)))
+
+
+def _part(grad: UOp, axis: int | None, i: int, n: int) -> UOp:
+    """Part i of n of grad along axis (axis None: the whole of it)."""
+    if axis is None:
+        return grad
+    size = grad.shape[axis] // n
+    return grad.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                             for a, s in enumerate(grad.shape)))
+
+
+def part_grads(grad: UOp, multi: UOp) -> UOp:
+    """MULTI's gradient (Tensor.shard's: an identity whose value lives in parts): for its MSTACK,
+    a stack of the gradient's part on each device, taken there. A replicated value (axis None)
+    is one value held k times: its whole gradient goes to the first replica, zeros to the
+    others (each replica's own gradient would count it k times). A sharded gradient is
+    gathered to each device before its part is cut (simple; it moves k times the data)."""
+    axis, devs = multi.arg
+    stack, n = multi.src[0], len(devs)
+    parts = []
+    for i, dev in enumerate(devs):
+        if axis is None and i > 0:
+            parts.append(UOp.const(grad.dtype, 0.0).expand(stack.shape)
+                         if stack.shape else UOp.const(grad.dtype, 0.0))
+        elif isinstance(device_of(grad), tuple):
+            parts.append(_part(_to(grad, dev), axis, i, n))
+        else:
+            parts.append(_to(_part(grad, axis, i, n), dev))
+    return UOp(Ops.MSTACK, stack.dtype, tuple(parts), stack.arg)
+
+
+def shard_like(grad: UOp, src: UOp) -> UOp:
+    """grad sharded as the sharded value src is (its axis and devices): the gradient of a
+    sharded value gathered to one device (`.to`), and of a sharded leaf."""
+    from rulegrad.runtime.multi import layouts
+
+    axis, devs = layouts([src])[0]  # type: ignore[misc]
+    if isinstance(device_of(grad), tuple):
+        grad = _to(grad, devs[0])
+    parts = tuple(_to(_part(grad, axis, i, len(devs)), d) for i, d in enumerate(devs))
+    return UOp(Ops.MULTI, grad.dtype, (UOp(Ops.MSTACK, grad.dtype, parts, devs),), (axis, devs))

@@ -47,7 +47,9 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
             continue
         if node.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in node.arg):
             raise GradientError(_symbolic_shrink_refusal(node))
-        out = rules.rewrite(node, grad)
+        # a stack of parts (a sharded value's, Tensor.shard) is no op: MULTI's rule gave its
+        # gradient as a stack of the parts' gradients, part i for source i
+        out = tuple(grad.src) if node.op is Ops.MSTACK else rules.rewrite(node, grad)
         if out is None:
             raise GradientError(f"no gradient rule for {node.op.name} (rules/gradient.rules): "
                                 f"{node!r}")

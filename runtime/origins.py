@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .buffer import Buffer, result_node
+from .device import device_of
+from .dtype import dtypes
 from .ops import Ops
 from .uop import UOp, toposort
 
@@ -56,6 +58,7 @@ class Origin:
     graph: UOp
     version: int
     reads: tuple[tuple[Buffer, int], ...]
+    why: str = "a jit replay computed it (rulegrad.jit)"  # (graph None: why none is kept)
 
 
 def wanted() -> set[UOp]:
@@ -125,14 +128,22 @@ def carry(src: Buffer, dst: Buffer) -> None:
     contents): it has src's origin, if that still holds."""
     o = src.origin
     if o is not None and o.version == src.version:
-        dst.origin = Origin(o.graph, dst.version, o.reads)
+        dst.origin = Origin(o.graph, dst.version, o.reads, o.why)
 
 
-def lose(buf: Buffer) -> None:
+def lose(buf: Buffer, why: str | None = None) -> None:
     """`buf` holds a value a jit replay computed (runtime/jit.py) where the recorded call kept
     a graph for it: the replay builds none, so a gradient through it is refused (`expand`'s
     `lost`) instead of silently left out."""
     buf.origin = Origin(None, buf.version, ())  # type: ignore[arg-type]
+    if why is not None:  # (another value that keeps no graph: an assign's, after_assign)
+        buf.origin.why = why
+
+
+def why_lost(node: UOp) -> str:
+    """Why the value `node` reads (one of `expand`'s `lost`) keeps no graph."""
+    o = _origin_of(node)
+    return o.why if o is not None else ""
 
 
 def _buffer_under(node: UOp) -> Buffer | None:
@@ -154,7 +165,22 @@ def _origin_of(node: UOp) -> Origin | None:
         return None
     if o.graph is None:  # (`lose`: any view of it is the value too)
         return o
-    return o if result_node(buf, o.graph.shape) is node else None
+    if result_node(buf, o.graph.shape) is node:
+        return o
+    # a reshape of the whole buffer (`w.reshape(6)` of a realized (2, 3) value; an assign
+    # through a reshape keeps a flat graph): the same value in the same order, reshaped
+    shape, was = node.shape, o.graph.shape
+    if node.op is not _SHRINK and all(type(s) is int for s in (*shape, *was)) and \
+            _numel(shape) == _numel(was):
+        return Origin(o.graph.reshape(node.shape), o.version, o.reads)
+    return None
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 @dataclass(slots=True)
@@ -228,3 +254,119 @@ def _any_origin(roots: Sequence[UOp]) -> bool:
 def collapse(graph: UOp, back: dict[UOp, UOp]) -> UOp:
     """A gradient graph over expanded values, reading the realized ones instead."""
     return graph.substitute(back) if back else graph
+
+
+# ---------------------------------------------------------------------- assign (torch's copy_)
+_WRITE_VIEWS = (Ops.RESHAPE, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP)
+
+
+@dataclass(slots=True)
+class Assigned:
+    """`before_assign`'s answer: the buffers to be written and the graph of each one's new
+    value (one per device for a sharded target; None: no gradient can be had through it)."""
+
+    bufs: tuple[Buffer, ...]
+    graphs: tuple[UOp | None, ...]
+
+
+def before_assign(target: UOp, value: UOp) -> Assigned | None:
+    """Before `target.assign(value)` writes: `_assigned`'s graphs, for a target a chain of
+    views over one realized buffer, or a whole sharded one (each part's graph is the value's
+    part on its device). An assign into a view of a sharded tensor keeps none: a gradient
+    through it is refused (`expand`'s `lost`), never silently left out."""
+    if target.op is Ops.MULTI and target.src[0].op is Ops.MSTACK:
+        parts = target.src[0].src
+        bufs = tuple(_buffer_under(p) for p in parts)
+        if any(b is None for b in bufs) or watch([value]) is None:
+            return None
+        axis, devs = target.arg
+        out = []
+        whole = isinstance(device_of(value), tuple)  # (sharded: gathered, then cut)
+        for i, (part, dev) in enumerate(zip(parts, devs)):
+            piece = _to(value, dev) if whole else value
+            if axis is not None:
+                size = part.shape[axis]
+                piece = piece.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                                           for a, s in enumerate(value.shape)))
+            out.append(piece if whole else _to(piece, dev))
+        flats = {UOp(_BUFFER, b.dtype, (), b): p for b, p in zip(bufs, parts)}  # type: ignore
+        if flats.keys() & set(toposort(value)):  # (it reads what the write replaces)
+            out = [g.substitute({f: _old_value(f, p) for f, p in flats.items()}) for g in out]
+        return Assigned(bufs, tuple(out))  # type: ignore[arg-type]
+    if target.op in _WRITE_VIEWS and target.base.op is Ops.MULTI:
+        bufs = tuple(b for n in toposort(target) if n.op is _BUFFER and
+                     (b := n.arg).data is not None)
+        return Assigned(bufs, (None,) * len(bufs)) if watch([value, target]) else None
+    one = _assigned(target, value)
+    return None if one is None else Assigned((one[0],), (one[1],))
+
+
+def _old_value(flat: UOp, node: UOp) -> UOp:
+    """What the buffer `flat` holds before a write, as a flat graph that does not read it: the
+    graph of its value (`node`, a realized tensor's node over it, has an origin), else a copy
+    of its contents (a constant to a gradient)."""
+    if (o := _origin_of(node)) is not None and o.graph is not None:
+        return o.graph.reshape(flat.shape)
+    buf = flat.arg
+    return UOp(_BUFFER, buf.dtype, (), Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device))
+
+
+def _to(node: UOp, dev: str) -> UOp:
+    if device_of(node) == dev:
+        return node
+    return UOp(Ops.COPY, node.dtype, (node, UOp(Ops.DEVICE, arg=dev)))
+
+
+def _assigned(target: UOp, value: UOp) -> tuple[Buffer, UOp] | None:
+    """Before `target.assign(value)` writes: the graph of the written buffer's new value, when
+    a gradient can flow through it (the value's graph, or the buffer's old value, reaches a
+    tensor that requires one): torch's `copy_`, which passes the gradient to the value, and for
+    a view (`y[1:3].copy_(w)`) the rest to the old contents. The graph never reads the buffer
+    itself (its old contents are its old graph, or a copy when that passes no gradient). None
+    when no gradient flows, or for a target that is no chain of views over one realized buffer
+    (a sharded one: its assign passes none, docs/gradients.md)."""
+    chain, bottom = [], target
+    while bottom.op is not _BUFFER:  # (down to the flat buffer: reshapes of it fold into one)
+        if bottom.op not in _WRITE_VIEWS:
+            return None
+        chain.append(bottom)
+        bottom = bottom.src[0]
+    buf = bottom.arg
+    if buf.data is None or any(_buffer_under(n) is buf for n in wanted()):
+        return None  # (a tensor that requires a gradient, written: an update, torch's no_grad)
+    reach = watch([value, bottom] if chain else [value])
+    if reach is None:
+        return None
+    flat = UOp(_BUFFER, buf.dtype, (), buf)
+    old = _old_value(flat, bottom) if chain or flat in toposort(value) else None
+    if flat in toposort(value):  # (`y.assign(y * w)`: it reads what the write replaces)
+        value = value.substitute({flat: old})
+    if not chain:
+        return buf, value
+    # the value put back where the view reads it, and a mask of the places it covers
+    mask = UOp.const(dtypes.bool, True).reshape((1,) * len(target.shape)).expand(target.shape)
+    for op in chain:  # (top down: each op's inverse)
+        under = op.src[0].shape
+        if op.op is Ops.RESHAPE:
+            value, mask = value.reshape(under), mask.reshape(under)
+        elif op.op is Ops.PERMUTE:
+            back = tuple(sorted(range(len(op.arg)), key=op.arg.__getitem__))
+            value, mask = value.permute(back), mask.permute(back)
+        elif op.op is Ops.SHRINK:
+            pad = tuple((b, s - e) for (b, e), s in zip(op.arg, under))
+            value, mask = value.pad(pad), mask.pad(pad)
+        else:
+            value, mask = value.flip(op.arg), mask.flip(op.arg)
+    return buf, mask.where(value, old)  # type: ignore[arg-type]
+
+
+def after_assign(done: Assigned) -> None:
+    """After the write: each buffer's value is its graph's, for gradients through it."""
+    for buf, graph in zip(done.bufs, done.graphs):
+        if graph is None:
+            lose(buf, "an assign into a view of a sharded tensor (its gradient is not "
+                      "supported: assign the whole sharded tensor, or detach() the value)")
+            continue
+        reads = tuple((n.arg, n.arg.version) for n in toposort(graph)
+                      if n.op is _BUFFER and n.arg.data is not None)
+        buf.origin = Origin(graph, buf.version, reads)

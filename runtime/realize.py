@@ -286,6 +286,13 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             break
     else:
         return
+    if any(t.uop.op in VIEW_OPS for t in tensors):  # (a view of storage is realized already)
+        tensors = [t for t in tensors if not stored_view(t.uop)]
+        if not tensors:
+            return
+    if len(tensors) > 1 and (views := _views(tensors)) is not None:
+        _realize_views(tensors, *views, scheduler)
+        return
     uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
     # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
     watched = origins.watch(uops) if origins.any_need else None
@@ -314,3 +321,72 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             t.uop = result_node(buf, t.uop.shape)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
+
+
+# the movement ops a view of storage is made of (torch's views: a PAD is a copy in torch, and
+# an assign's readers treat it as one: runtime/tensor.py's _ALIAS_OPS)
+VIEW_OPS = WRITABLE_VIEWS | {Ops.EXPAND}
+
+
+def view_base(uop: UOp) -> UOp:
+    """The node under a chain of VIEW_OPS (the node itself when it is none)."""
+    while uop.op in VIEW_OPS:
+        uop = uop.src[0]
+    return uop
+
+
+def stored_view(uop: UOp) -> bool:
+    """A chain of VIEW_OPS over a realized buffer (or realized shards), not itself a result
+    node: realized already, as tinygrad's views of a realized buffer are. Realizing it keeps
+    it the view it is (a copy would not see a later assign into the buffer, as torch's views
+    do); `numpy()` reads it through a copy made for the read."""
+    if uop.op not in VIEW_OPS or buffer_of(uop) is not None:
+        return False
+    bottom = view_base(uop)
+    return buffer_of(bottom) is not None or shards_of(bottom) is not None
+
+
+def view_bases(uops: Sequence[UOp]) -> set[UOp]:
+    """The lazy values that some of `uops` are views of, none of `uops` itself (a tensor that
+    holds one is realized with them: Tensor.realize)."""
+    return {b for u in uops if u.op in VIEW_OPS and buffer_of(u) is None
+            and (b := view_base(u)) not in uops and buffer_of(b) is None and shards_of(b) is None}
+
+
+def _views(tensors: Sequence[Tensor]) -> tuple[list[UOp], dict[int, UOp]] | None:
+    """Realized together, tensors that are views of one another (`a` and `a.T`) or of one
+    lazy value (`a.T` and `a[1:]`): the nodes to realize (each base once) and, per view, the
+    base it reads. None when there is no such view (each tensor realized on its own, as ever).
+    A view of a base realized apart would be a copy: an assign into the base (or through
+    another view of it) would not be seen by it, as it is by torch's views."""
+    roots = {t.uop for t in tensors}
+    bottoms = [view_base(t.uop) if t.uop.op in VIEW_OPS and buffer_of(t.uop) is None
+               and shards_of(t.uop) is None else None for t in tensors]
+    shared = {b for b in bottoms if b is not None and (b in roots or bottoms.count(b) > 1)}
+    shared = {b for b in shared if buffer_of(b) is None and shards_of(b) is None}
+    if not shared:
+        return None
+    views = {i: b for i, b in enumerate(bottoms) if b in shared}
+    todo = [t.uop for i, t in enumerate(tensors) if i not in views]
+    todo += [b for b in dict.fromkeys(views.values()) if b not in todo]
+    return todo, views
+
+
+class _Holder:
+    """What realize_tensors reads and writes of a tensor: its node."""
+
+    __slots__ = ("uop",)
+
+    def __init__(self, uop: UOp):
+        self.uop = uop
+
+
+def _realize_views(tensors: Sequence[Tensor], todo: list[UOp], views: dict[int, UOp],
+                   scheduler: str | None) -> None:
+    """realize_tensors of `_views`' answer: the bases (and the other tensors) realized
+    together, then each view pointed at its base's result through its own movement ops."""
+    holders = [_Holder(u) for u in todo]  # (each base once)
+    realize_tensors(holders, scheduler)  # type: ignore[arg-type]
+    done = {u: h.uop for u, h in zip(todo, holders)}
+    for i, t in enumerate(tensors):
+        t.uop = t.uop.substitute({views[i]: done[views[i]]}) if i in views else done[t.uop]

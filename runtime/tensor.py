@@ -75,6 +75,9 @@ from .realize import (
     realize_tensors,
     run_record,
     shards_of,
+    stored_view,
+    view_base,
+    view_bases,
 )
 from .tensor_ops import TensorOps, broadcast_shape
 from .uop import Shape, UOp, toposort
@@ -483,9 +486,20 @@ def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp,
     """Each target's gradient (found by its node `uops[i]`) as a tensor, reading realized
     values rather than computing them again (`back`: origins.collapse); a target no gradient
     reaches (not in the graph, behind DETACH or integer values) gets zeros, as tinygrad's and
-    torch's: d sign(x) / dx, d copysign(x, y) / dy."""
-    return [Tensor(origins.collapse(grads[u], back)) if u in grads else
-            Tensor.zeros(t.shape, dtype=t.dtype) for t, u in zip(targets, uops)]
+    torch's: d sign(x) / dx, d copysign(x, y) / dy. A sharded target's gradient is sharded
+    as the target is (a gradient that arrives whole, the constant of `xs.sum()`'s, is split)."""
+    out = []
+    for t, u in zip(targets, uops):
+        g = Tensor(origins.collapse(grads[u], back)) if u in grads else \
+            Tensor.zeros(t.shape, dtype=t.dtype)
+        if in_use["multi"] and isinstance(devs := device_of(u), tuple) and \
+                not isinstance(g.device, tuple):
+            from .multi import layouts
+
+            axis, devs = layouts([u])[0]  # type: ignore[misc]
+            g = g.shard(devs, axis)
+        out.append(g)
+    return out
 
 
 def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[UOp],
@@ -510,7 +524,13 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
 def _refuse_lost(ex: origins.Expanded) -> None:
     """Refuse a gradient through a value a jit replay computed: it kept no graph, and the
     gradient would silently leave its path out (runtime/origins.py's `lose`)."""
-    if ex.lost and _reaches(ex.roots[0], set(ex.lost)):
+    if not ex.lost:
+        return
+    for n in ex.lost:  # (a value an assign into a sharded view wrote: said as such)
+        if "jit" not in (why := origins.why_lost(n)) and _reaches(ex.roots[0], {n}):
+            raise GradientError(f"this gradient flows through a value that keeps no graph: "
+                                f"{why}")
+    if _reaches(ex.roots[0], set(ex.lost)):
         raise GradientError(
             "this gradient flows through a value a jit replay computed (rulegrad.jit), which "
             "keeps no graph: call the function without the jit for a value to differentiate "
@@ -1522,7 +1542,16 @@ class Tensor(TensorOps, NNOps):
     def realize(self, *others: Tensor, scheduler: str | None = None) -> Tensor:
         """Compute this tensor (and `others`, together) and keep the result as its buffer.
         `scheduler`: "rangeify" or "kernelize" (default: RULEGRAD_SCHEDULER, else rangeify)."""
-        realize_tensors([self, *others], scheduler)
+        tensors = [self, *others]
+        if (bases := view_bases([t.uop for t in tensors])):
+            # views of a lazy value (`a.T` of a lazy `a`): the value is realized, with the
+            # tensors that hold it or other views of it, and they all read its buffer, as
+            # torch's views of a tensor (runtime/realize.py's _views; a LazyTensor's graph is
+            # not built: it holds no node yet)
+            listed = {id(t) for t in tensors}
+            tensors += [t for r in list(_live) if type(t := r()) is Tensor and
+                        id(t) not in listed and view_base(t.uop) in bases]
+        realize_tensors(tensors, scheduler)
         return self
 
     def fuse(self) -> Tensor:
@@ -1565,11 +1594,15 @@ class Tensor(TensorOps, NNOps):
         # the value object itself is not copied: after the write the target holds its values,
         # so it becomes a copy of the target (made only if read), not a read of the old buffer
         kept = value if value is x else None
+        # the new value's graph, kept for a gradient through it (torch's copy_)
+        grad = origins.before_assign(self.uop, value.uop) if _any_need else None
         if _keep_old_reads(self, kept):
             self._write(value)
             kept.uop = self.uop.f(Ops.CONTIGUOUS)  # type: ignore[union-attr]
         else:
             self._write(value)
+        if grad is not None:
+            origins.after_assign(grad)
         return self
 
     def _write(self, value: Tensor) -> None:
@@ -1684,6 +1717,8 @@ class Tensor(TensorOps, NNOps):
             realize_tensors([self], None)
             uop = self.uop
             op = uop.op
+            if stored_view(uop):  # a view of a buffer stays one: read through a copy
+                return Tensor(uop.f(Ops.CONTIGUOUS)).numpy()
             # (a result is BUFFER or BUFFER.reshape(shape): read as above, without a call)
             if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
                 buf = uop.arg if op is _BUFFER else uop.src[0].arg

@@ -10,7 +10,12 @@ import pytest
 import rulegrad
 from rulegrad import Tensor
 from rulegrad.generator import user
-from rulegrad.generator.user import UnsoundRulesError, UserRulesError, module_path
+from rulegrad.generator.user import (
+    UnprovenRulesError,
+    UnsoundRulesError,
+    UserRulesError,
+    module_path,
+)
 from rulegrad.runtime.rewrite import tracing
 
 # x * 2 -> x + x is exact in floating point; from pm_rangeify on, tensor constants are plain
@@ -99,6 +104,36 @@ def test_bad_calls_say_what_is_wrong(rules_dir):
     (rules_dir / "broken.rules").write_text("rules b = {\n  ADDD[x, 0] -> x\n}\n")
     with pytest.raises(UserRulesError, match="broken.rules:2:.*ADDD"):
         rulegrad.add_rules(rules_dir / "broken.rules", after="earliest")
+
+
+# ====================================================================== rules nothing checked
+# x * 2 -> x + x, sound, but it reads the pass context: the check cannot run it (`unchecked`)
+UNCHECKED = """rules twice = {
+  mul_two_ctx: MUL[x, c:CONST] if ctx is None and c.arg == 2.0 -> ADD(x, x)
+}
+"""
+
+
+def test_a_rule_the_check_has_no_evidence_for_is_refused_unless_allowed(rules_dir):
+    """`unchecked` (nothing ran it): refused by default naming the rule and why; with
+    allow_unknown=True it runs, with a warning that names it (grad44, issue 31 item 12's
+    policy for refuted rules, extended; docs/language.md)."""
+    path = rules_dir / "twice.rules"
+    path.write_text(UNCHECKED)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with pytest.raises(UnprovenRulesError) as e:
+        rulegrad.add_rules(path, after="pm_rangeify")
+    text = str(e.value)
+    assert "twice.rules:2" in text and "mul_two_ctx" in text and "unchecked" in text
+    assert "allow_unknown=True" in text
+    with pytest.warns(RuntimeWarning, match="mul_two_ctx"):
+        up = rulegrad.add_rules(path, after="pm_rangeify", allow_unknown=True)
+    try:
+        with tracing() as t:
+            np.testing.assert_array_equal(_program(a, 2.0), (a * 2).sum(axis=1) + 1)
+        assert any(f.rule is not None and f.rule.name == "mul_two_ctx" for f in t.firings)
+    finally:
+        rulegrad.remove_rules(up)
 
 
 # ====================================================================== refuted rules are refused

@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: df68b6dc18ab35684e7ebc187dc835a78a6cfd85c70d4c55cf05670cde9f2dbf
+# source sha256: 2c6cf9682e08cb5c4152430ef24674cff7ce189a8ec930ba2d3b8c7e6830530e
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -16,6 +16,7 @@ from rulegrad.rules.gradient_helpers import argsort
 from rulegrad.rules.gradient_helpers import copy_back
 from rulegrad.rules.gradient_helpers import first_max_grad
 from rulegrad.rules.gradient_helpers import no_gradient
+from rulegrad.rules.gradient_helpers import part_grads
 from rulegrad.rules.gradient_helpers import reduce_grad
 from rulegrad.rules.gradient_helpers import stacked_max_grad
 from rulegrad.rules.gradient_helpers import sum_to
@@ -24,7 +25,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = 'df68b6dc18ab35684e7ebc187dc835a78a6cfd85c70d4c55cf05670cde9f2dbf'
+SOURCE_SHA256 = '2c6cf9682e08cb5c4152430ef24674cff7ce189a8ec930ba2d3b8c7e6830530e'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD
@@ -74,8 +75,9 @@ _pm_gradient_rules = (
     RuleInfo('grad_flip', 'rules/gradient.rules', 82, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
     RuleInfo('grad_contig', 'rules/gradient.rules', 85, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
     RuleInfo('grad_copy', 'rules/gradient.rules', 86, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 87, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 88, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_multi', 'rules/gradient.rules', 89, 'grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 90, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 91, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
@@ -242,14 +244,14 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:87
+        # rule grad_detach at rules/gradient.rules:90
         #   grad_detach: DETACH(x) -> (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
         # x = n0
         _r = (None,)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _pm_gradient_rules[35]
+            if _r is not n: return _r, _pm_gradient_rules[36]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
@@ -287,14 +289,28 @@ def _pm_gradient_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule grad_assign at rules/gradient.rules:88
+    # rule grad_assign at rules/gradient.rules:91
     #   grad_assign: ASSIGN(t, v) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
+    if _pm_gradient_st: _pm_gradient_st.attempts[37] += 1
     # t = n0, v = n1
     _r = (None, None)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _pm_gradient_rules[36]
+        if _r is not n: return _r, _pm_gradient_rules[37]
+    return None
+
+def _pm_gradient_MULTI(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n.dtype in _DT0:
+            # rule grad_multi at rules/gradient.rules:89
+            #   grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)
+            if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
+            # m = n, s = n0
+            _r = (part_grads(ctx, n),)
+            if _r is not None:
+                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                if _r is not n: return _r, _pm_gradient_rules[35]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
@@ -722,6 +738,7 @@ _pm_gradient_part = RuleMatcher('pm_gradient', _pm_gradient_rules, {
     Ops.FUSE: _pm_gradient_FUSE,
     Ops.COPY: _pm_gradient_COPY,
     Ops.ASSIGN: _pm_gradient_ASSIGN,
+    Ops.MULTI: _pm_gradient_MULTI,
     Ops.REDUCE_AXIS: _pm_gradient_REDUCE_AXIS,
     Ops.CAST: _pm_gradient_CAST,
     Ops.BITCAST: _pm_gradient_BITCAST,

@@ -35,14 +35,31 @@ def sum_to(grad: UOp, shape: tuple[int, ...]) -> UOp:
     return UOp(Ops.REDUCE_AXIS, grad.dtype, (grad,), (Ops.ADD, axes)) if axes else grad
 
 
+def _computed_once(red: UOp) -> UOp:
+    """A max or min reduce whose source holds a float sum or product (a matmul, a conv) as the
+    same reduce over that source stored once. Its gradient compares the source with the max
+    for equality; each kernel that recomputed the source would be free to order the sum its
+    own way (the reduction contract: a packed product's FMAs, a vector reduce's partial sums),
+    so the equality could miss every element (`(x @ w).max(0)`'s gradient was 0 where the
+    backward's flash kernel recomputed the product). Stored, both sides read the same bits."""
+    x = red.src[0]
+    stopped = (Ops.BUFFER, Ops.CONTIGUOUS)
+    if not any(n.op is Ops.REDUCE_AXIS and n.arg[0] in (Ops.ADD, Ops.MUL) and n.dtype.is_float
+               for n in toposort(x, stop=lambda n: n.op in stopped)):
+        return red
+    return red.replace(src=(x.f(Ops.CONTIGUOUS),))
+
+
 def reduce_grad(grad: UOp, red: UOp) -> UOp:
     """REDUCE_AXIS's gradient (reduced axes keep size 1, so an EXPAND broadcasts back).
 
     ADD: every input gets the output's gradient. MAX/MIN: the inputs equal to the result share
     it equally (ties split, as tinygrad). MUL: grad * prod / x where x != 0; where x == 0, the
     product of the others (when x is the only zero), else 0 (tinygrad's and torch's)."""
-    x = red.src[0]
     op = red.arg[0]
+    if op in (Ops.MAX, Ops.MIN):
+        red = _computed_once(red)
+    x = red.src[0]
     back = grad.expand(x.shape)
     if op is Ops.ADD:
         return back

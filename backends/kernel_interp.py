@@ -305,7 +305,7 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
     elif kinds[-1] == "vector" and len(red_axes) == 1:
         out = _vector_order(op, value, red_axes[0], ident)
     elif kinds[0] == "thread" and red_axes:
-        out = _threaded_order(op, value, red_axes, ident)
+        out = _threaded_order(op, value, red_axes, ident, kinds[1:] == ["vector"])
     else:
         out = semantics.reduce(op, value, red_axes, ident)
     return out if out.dtype == n.dtype.np else out.astype(n.dtype.np)
@@ -356,17 +356,19 @@ def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarra
 
 def exact_order(ast: UOp) -> bool:
     """Whether every float sum of this (optimized) kernel is summed here in the order its C
-    kernel sums it: along a "vector" range or a "thread" range alone, or a packed chain of
-    fused multiply-adds. (A plain reduce loop is printed with `omp simd reduction`, whose order
-    is gcc's.)"""
+    kernel sums it: along a "vector" range or a "thread" range alone, a "thread" range over
+    a "vector" one, or a packed chain of fused multiply-adds. (A plain reduce loop is printed
+    with `omp simd reduction`, whose order is gcc's.)"""
     chained: set[UOp] = set()
     for st in ast.src:
         chained |= _fused_chains(st) if st.op is Ops.STORE else set()
     for n in toposort(ast):
         if n.op is not Ops.REDUCE or n.arg not in (Ops.ADD, Ops.MUL) or not n.dtype.is_float:
             continue
-        kind = n.src[1].arg[1] if len(n.src) == 2 and isinstance(n.src[1].arg, tuple) else ""
-        if n not in chained and kind not in ("vector", "thread"):
+        kinds = tuple(r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:])
+        # (a "thread" range over "vector" blocks: opt.rules' split_reduce, `_threaded_order`)
+        if n not in chained and kinds not in (("vector",), ("thread",),
+                                              ("thread", "vector")):
             return False
     return True
 
@@ -429,12 +431,18 @@ def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(tie, fix, r)
 
 
-def _threaded_order(op: Ops, x: np.ndarray, axes: tuple[int, ...], ident: object) -> np.ndarray:
+def _threaded_order(op: Ops, x: np.ndarray, axes: tuple[int, ...], ident: object,
+                    vectors: bool = False) -> np.ndarray:
     """A reduce whose outermost range is marked "thread" (thread_helpers.threaded): each of
     its iterations reduces the inner ranges into a value of its own, and the values are
     combined in the loop's order at the end (render.py's `_launched`). The inner sums' own
-    order is the printer's (`omp simd`): numpy's here, within the contract."""
-    inner = semantics.reduce(op, x, axes[1:], ident) if axes[1:] else x
+    order is the printer's: with `vectors` (one inner range, marked "vector": opt.rules'
+    split_reduce's blocks) each iteration's vector accumulators (`_vector_order`), else
+    `omp simd`'s, numpy's here, within the contract."""
+    if vectors:
+        inner = _vector_order(op, x, axes[1], ident)
+    else:
+        inner = semantics.reduce(op, x, axes[1:], ident) if axes[1:] else x
     acc = np.full((), ident, dtype=x.dtype)
     out = _fold(op, acc, np.asarray(inner), axes[0])
     return np.expand_dims(out, axes[0])

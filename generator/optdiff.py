@@ -44,7 +44,8 @@ from rulegrad.runtime.uop import UOp, toposort
 
 # the optimizer rules that may reorder a float sum or round its products once (fused multiply-
 # add): opt.rules says so of each. Every other rule must keep every bit.
-REORDERS_SUMS = frozenset({"thread_reduce", "vector_reduce", "pack_store", "flash_store"})
+REORDERS_SUMS = frozenset({"split_reduce", "thread_reduce", "vector_reduce", "pack_store",
+                           "flash_store"})
 SPECIAL_SHARE = 0.05  # of a float input's elements, in the second draw: NaN, +-inf, -0.0
 WIDE_DECADES = 2  # the third draw's float inputs: normal values times 10^U(-2, 2) each
 # the inputs each changed kernel runs on, in turn

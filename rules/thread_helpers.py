@@ -13,6 +13,14 @@ The scheduler splits a long full reduce into an outer and an inner loop (a sum o
 256 sums of 16384); the outer loop alone is short, so the work that decides threading counts
 every loop inside the reduce: the nested reduces that run per iteration of it (`loops_within`;
 not one computed once before it, a 1xN softmax's max inside its sum of exp(x - max)).
+
+The scheduler's split needs a divisor of the length (8..256); a length with none (a prime, or
+two primes' product) reaches the optimizer as one loop, whose threads would each take single
+iterations into slots of their own and leave no loop to vectorize. `blocked(red)` splits such a
+loop itself, whatever its length N: `split_reduce` makes it T blocks of B values (B a whole
+number of vector steps, T about SPLIT_BLOCKS) and peels the last N - T*B values into a reduce
+of their own, combined after the blocks by the reduce's op. The blocks then take threads
+(`threaded`) and each block vectors (opt_helpers.vector_reduce).
 """
 
 from __future__ import annotations
@@ -20,10 +28,19 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, pick
+from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
-from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.ops import Ops, reduce_identity
+from rulegrad.runtime.uop import UOp, toposort
+
+# the blocks `blocked` splits a reduce's one loop into: as the scheduler's split_reduceop's most
+# partials (rules/rangeify.rules), so any number of threads up to 64 takes shares within 1/4 of a
+# block of each other (the static schedule gives each thread whole blocks)
+SPLIT_BLOCKS = 256
+# a block is a whole number of the vector accumulators' steps (opt_helpers.reduce_vectors: 4
+# vectors of 8 lanes), so no block ends in scalar steps
+BLOCK_STEP = REDUCE_VECTORS * VECTOR_LANES
 
 
 def threadable(red: UOp) -> bool:
@@ -42,9 +59,57 @@ def threadable(red: UOp) -> bool:
         return False
     if free_ranges(red)[red]:
         return False
+    return _worth_threads(red)
+
+
+def _worth_threads(red: UOp) -> bool:
+    """Whether the loops of red (its own and those nested in it) run PARALLEL_MIN_WORK times."""
     sizes = [range_size(r) for r in (*red.src[1:], *loops_within(red, red.src[1:]))]
     least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)  # (or the searched choice)
     return None not in sizes and math.prod(sizes) >= least  # type: ignore[arg-type]
+
+
+def _starts_neutral(red: UOp) -> bool:
+    """Whether red's accumulator starts from its op's identity (or, for a sum, from +0.0 or
+    -0.0, lower_helpers.reduce_loop's starts): two parts that each start there combine to what
+    one loop computes."""
+    start = red.src[0].src[0].arg
+    if red.arg is Ops.ADD:
+        return start == 0
+    return start == reduce_identity(red.arg, red.dtype)
+
+
+def blocked(red: UOp) -> UOp | None:
+    """A loop-form REDUCE computed once per kernel over one plain loop of N values with no loop
+    inside it (a split reduce's outer loop has its blocks already), worth threads
+    (`threadable`'s test), as op(blocks, tail): `blocks` the same REDUCE over T blocks (a fresh
+    range) of B values (a range with the old one's id), value n read at t * B + b; `tail` the
+    REDUCE over the last N - T*B values (a fresh range), absent when there are none. None when
+    red is not such a reduce, or N is short of two blocks."""
+    update = red.src[0]
+    if len(red.src) != 2 or len(update.src) != 2 or not threadable(red) \
+            or loops_within(red, red.src[1:]):
+        return None
+    r = red.src[1]
+    size: int = range_size(r)  # type: ignore[assignment]  (threadable: a constant)
+    block = max(BLOCK_STEP, size // SPLIT_BLOCKS // BLOCK_STEP * BLOCK_STEP)
+    if r.arg[1] != "reduce" or size < 2 * block or not _starts_neutral(red):
+        return None
+    fresh = 1 + max(n.arg[0] for n in toposort(red) if n.op is Ops.RANGE)
+    count = size // block
+    outer, inner = UOp.range(count, fresh, "reduce"), UOp.range(block, r.arg[0], "reduce")
+    blocks = _part(red, (outer, inner), outer * block + inner)
+    if size == count * block:
+        return blocks
+    last = UOp.range(size - count * block, fresh + 1, "reduce")
+    return blocks.alu(red.arg, _part(red, (last,), last + count * block))
+
+
+def _part(red: UOp, ranges: tuple[UOp, ...], at: UOp) -> UOp:
+    """red over `ranges` with an accumulator of its own, its loop variable read as `at`."""
+    reg, value = red.src[0].src
+    update = red.src[0].replace(src=(reg.replace(src=ranges), value.substitute({red.src[1]: at})))
+    return red.replace(src=(update, *ranges))
 
 
 def threaded(red: UOp) -> UOp:

@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .device import in_use
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
 from .ops import Ops
+from .pool_graphs import reused
 from .tensor_ops import make_tuple, placed_like, window_arg
-from .variable import refuse_symbolic, show
+from .variable import has_symbolic, refuse_symbolic, show
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -226,15 +228,16 @@ class NNOps:
         if ceil_mode:
             pads = _ceil_pads(self, pads, k_, s_, dilation)
         lead = ((0, 0),) * (self.ndim - len(k_))
-        if not return_indices and _overlap(k_, s_, dilation):
-            # one axis at a time, each a max over its k strided views (`_window_max`): the
-            # gradient is k pads per axis, not a sum over every repeat of the input
-            return self._window_max(k_, s_, dilation, grouped(pads))
-        pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
         if not return_indices:
-            # the marker asks for torch's gradient (rules/gradient.rules' grad_pool_max: all of
-            # it to the first maximum, picked in the backward only); the scheduler drops it
-            return type(self)(pooled.uop.f(Ops.CONTIGUOUS_BACKWARD)).max(axis)
+            if in_use["devices"] or in_use["multi"] or has_symbolic(self.shape):
+                return self._max_pool(k_, s_, dilation, pads)
+            # the graph depends on the input's shape and dtype only: built once per key, each
+            # call substitutes its input (runtime/pool_graphs.py), no dozen Tensor ops per call
+            key = ("max_pool", self.shape, self.dtype, k_, s_, dilation, tuple(pads))
+            T = type(self)
+            return T(reused(key, self.shape, self.dtype, self.uop,
+                            lambda x: T(x)._max_pool(k_, s_, dilation, pads).uop))
+        pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
         spatial = self.shape[-len(k_):]
         size = math.prod(spatial)
         # each element's key: size - its flat position (padding 0), so the largest key among
@@ -250,6 +253,19 @@ class NNOps:
         best = hit.where(idx, -size - 1).max(axis, keepdim=True)
         value = pooled._pick(hit & (idx == best), axis)
         return value, (size - best.abs()).reshape(value.shape).cast(dtypes.int32)
+
+    def _max_pool(self, k_: tuple[int, ...], s_: tuple[int, ...], dilation: tuple[int, ...],
+                  pads: list[int]) -> Tensor:
+        """max_pool2d without indices, its arguments normalized (`pads` flat, torch order)."""
+        if _overlap(k_, s_, dilation):
+            # one axis at a time, each a max over its k strided views (`_window_max`): the
+            # gradient is k pads per axis, not a sum over every repeat of the input
+            return self._window_max(k_, s_, dilation, grouped(pads))
+        lead = ((0, 0),) * (self.ndim - len(k_))
+        pooled = self.pad(lead + grouped(pads), value=self.dtype.min)._pool(k_, s_, dilation)
+        # the marker asks for torch's gradient (rules/gradient.rules' grad_pool_max: all of it
+        # to the first maximum, picked in the backward only); the scheduler drops it
+        return type(self)(pooled.uop.f(Ops.CONTIGUOUS_BACKWARD)).max(tuple(range(-len(k_), 0)))
 
     def max_unpool2d(self, indices: Tensor, kernel_size: Any = (2, 2), stride: Any = None,
                      dilation: Any = 1, padding: Any = 0, output_size: Any = None) -> Tensor:

@@ -76,7 +76,19 @@ def actions(before: UOp, after: UOp) -> list[str]:
     # a reduce whose adjacent loops were merged (opt.rules' merge_reduce) keeps the id of each
     # run's innermost loop, and the same number of values
     after_ids = {ids(n): n for n in toposort(after) if n.op is Ops.REDUCE}
+    # a reduce's one loop split in blocks (opt.rules' split_reduce) keeps its id on the blocks'
+    # inner loop, of another size; the tail, if any, is the other reduce of the same op after it
+    split = {ids(n)[-1]: n for n in toposort(after) if n.op is Ops.REDUCE and len(n.src) == 3}
     for n in toposort(before):
+        into = split.get(ids(n)[0]) if n.op is Ops.REDUCE and len(n.src) == 2 else None
+        if into is not None and ids(n) not in kept and into.arg is n.arg:
+            outer, inner = into.src[1:]
+            size, block = int(n.src[1].src[0].arg), int(inner.src[0].arg)
+            blocks = size // block
+            tail = f" + a tail of {size - blocks * block}" if size % block else ""
+            done.append(f"SPLIT {n.arg.name} over r{ids(n)[0]} ({size} values) into "
+                        f"r{outer.arg[0]} x r{inner.arg[0]} ({blocks} blocks of {block}{tail})")
+            continue
         if n.op is Ops.REDUCE and ids(n) not in kept:
             sizes = [int(r.src[0].arg) for r in n.src[1:]]
             names = " ".join(f"r{r.arg[0]}" for r in n.src[1:])

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8
+# source sha256: 2efacaac324042ad28b8ffe2e7c620e43697e6398ee9f06c9df7d7aae5a868b0
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -13,6 +13,7 @@ from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo  # noqa: F401
 from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
+from rulegrad.rules.thread_helpers import blocked
 from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchangeable
@@ -37,7 +38,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8'
+SOURCE_SHA256 = '2efacaac324042ad28b8ffe2e7c620e43697e6398ee9f06c9df7d7aae5a868b0'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -46,47 +47,48 @@ _opt_actions_rules = (
     RuleInfo('merge_reduce', 'rules/opt.rules', 27, 'merge_reduce: REDUCE as r -> merged(r)'),
     RuleInfo('merge_store', 'rules/opt.rules', 30, 'merge_store: STORE as st -> merged_store(st)'),
     RuleInfo('unroll_reduce', 'rules/opt.rules', 34, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 40, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 44, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 48, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 76, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 82, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 89, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 95, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('split_reduce', 'rules/opt.rules', 41, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 46, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 50, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 54, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 59, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 65, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 71, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 82, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 88, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 95, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 101, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:82
+    # rule stage_operands at rules/opt.rules:88
     #   stage_operands: SINK as s if stageable(s) -> staged(s)
-    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # s = n
     if stageable(n):
         _r = staged(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[10]
-    # rule peel_loops at rules/opt.rules:89
+            if _r is not n: return _r, _opt_actions_rules[11]
+    # rule peel_loops at rules/opt.rules:95
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
-    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # s = n
     p = peeled(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[11]
-    # rule parallel_loops at rules/opt.rules:95
+            if _r is not n: return _r, _opt_actions_rules[12]
+    # rule parallel_loops at rules/opt.rules:101
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[12]
+        if _r is not n: return _r, _opt_actions_rules[13]
     return None
 
 def _opt_actions_STORE(n, ctx):
@@ -98,42 +100,42 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule upcast_store at rules/opt.rules:53
+    # rule upcast_store at rules/opt.rules:59
     #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # st = n
     if upcastable(n):
         _r = upcast(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[6]
-    # rule flash_store at rules/opt.rules:59
+            if _r is not n: return _r, _opt_actions_rules[7]
+    # rule flash_store at rules/opt.rules:65
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # st = n
     if flashable(n):
         _r = flashed(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[7]
-    # rule pack_store at rules/opt.rules:65
+            if _r is not n: return _r, _opt_actions_rules[8]
+    # rule pack_store at rules/opt.rules:71
     #   pack_store: STORE as st if packable(st) -> packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
     if packable(n):
         _r = packed(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[8]
-    # rule interchange_store at rules/opt.rules:76
+            if _r is not n: return _r, _opt_actions_rules[9]
+    # rule interchange_store at rules/opt.rules:82
     #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
     if interchangeable(n):
         _r = interchanged(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[9]
+            if _r is not n: return _r, _opt_actions_rules[10]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
@@ -154,32 +156,42 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[2]
-    # rule thread_reduce at rules/opt.rules:40
-    #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
+    # rule split_reduce at rules/opt.rules:41
+    #   split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    # r = n
+    p = blocked(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[3]
+    # rule thread_reduce at rules/opt.rules:46
+    #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
     if threadable(n):
         _r = threaded(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[3]
-    # rule max_scale at rules/opt.rules:44
+            if _r is not n: return _r, _opt_actions_rules[4]
+    # rule max_scale at rules/opt.rules:50
     #   max_scale: REDUCE as r -> unscaled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
     _r = unscaled(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[4]
-    # rule vector_reduce at rules/opt.rules:48
+        if _r is not n: return _r, _opt_actions_rules[5]
+    # rule vector_reduce at rules/opt.rules:54
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # r = n
     if vector_reducible(n):
         _r = vector_reduce(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[5]
+            if _r is not n: return _r, _opt_actions_rules[6]
     return None
 
 

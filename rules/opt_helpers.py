@@ -213,15 +213,17 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 
 def vector_reducible(red: UOp) -> bool:
     """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least a vector
-    long (`_vector_reduce_min`) and whose value along it has an explicit vector form reading
-    contiguously (`vector_values`), ungated; not a sum of products of two values (those are
-    packed)."""
+    long and whose value along it has an explicit vector form reading contiguously
+    (`vector_values`), ungated; not a sum of products of two values (those are packed).
+    Short rows too: gcc keeps a NaN-propagating MAX's declared reduction per lane in memory (a
+    max along rows of 33 took 4.7x the time of their sum), and a short float sum's `omp simd
+    reduction(+)` in a vector-wide array zeroed and summed lane by lane per row."""
     update = red.src[0]
     if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
         return False
     r, v = red.src[-1], update.src[1]
-    if r.arg[1] != "reduce" or (range_size(r) or 0) < _vector_reduce_min(red.arg):
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_LANES:
         return False
     nodes = along(v, r)
     on = set(nodes)
@@ -343,16 +345,6 @@ def upcast(st: UOp) -> UOp:
     kind = vectorizable(st, j) or "upcast"
     _walked.clear()  # (not read by vectorizable when it returned early)
     return st.substitute({j: j.replace(arg=(j.arg[0], kind))})
-
-
-def _vector_reduce_min(op: Ops) -> int:
-    """The shortest loop a reduce by `op` keeps vectors of partial results along: a vector.
-    A NaN-propagating MAX or MIN is a declared reduction, which gcc keeps per lane in memory
-    (a max along rows of 33 took 4.7x the time of the same rows' sum); a short float sum's
-    `omp simd reduction(+)` gcc keeps in a vector-wide array in memory too, zeroed and summed
-    lane by lane per row (on a 512-bit target 16 stores and 16 dependent adds from memory for
-    a row of 33, more than the row's own adds)."""
-    return VECTOR_LANES
 
 
 def reduce_vectors(op: Ops, size: int) -> int:

@@ -764,12 +764,7 @@ class KernelRenderer:
             simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
             scope = self.open_loop(scope, c, "#pragma omp simd" if simd else _unroll(c))
             self.stack.append(scope)
-        cell, stride = [], 1
-        for c in reversed(cols):  # (row-major over the columns, the last fastest)
-            var = self.loop_names[c]
-            cell.append(var if stride == 1 else f"{var} * {stride}")
-            stride *= loop_count(c)
-        name = f"{acc}[{' + '.join(reversed(cell))}]"
+        name = f"{acc}[{_row_major(cols, self.loop_names)}]"
         scope.names[reg] = name
         self.inside.update(cols)
         saved.append((mark, name, None, cols, None))
@@ -953,12 +948,8 @@ class KernelRenderer:
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name = saved.pop()
         inner = self.stack[-1]
-        off, stride = [], 1
-        for r in reversed(dl.src[1:]):
-            var = self.lookup(r)
-            off.append(var if stride == 1 else f"{var} * {stride}")
-            stride *= loop_count(r)
-        inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
+        inner.add(f"{name}[{_row_major(dl.src[1:], self.loop_names)}] = "
+                  f"{self.lookup(dl.src[0])};")
         inner.fills = True
         host = self.stack[-len(dl.src)]
         self._leave(mark)
@@ -1264,6 +1255,16 @@ def _has_plain_innermost(root: Scope) -> bool:
     (softmax's exp), not a loop of explicit vectors (`_open_vector`: its variable ends in _v)."""
     return any(s.header and "_v = " not in s.header
                and not any(isinstance(x, Scope) for x in s.items) for s in _scopes(root))
+
+
+def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
+    """The offset of the point of `ranges` their loop variables bind in an array laid out
+    row-major over them (the last fastest)."""
+    off, stride = [], 1
+    for r in reversed(ranges):
+        off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
+        stride *= loop_count(r)
+    return " + ".join(reversed(off))
 
 
 def _from_negative_zero(reg: UOp) -> bool:

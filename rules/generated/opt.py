@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8
+# source sha256: 37c51639bd5fed476a0ac2f31d5acc836fd9d68cc611b78d97169e1dfced0e7e
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -31,13 +31,12 @@ from rulegrad.rules.thread_helpers import threaded
 from rulegrad.rules.opt_helpers import unrolled
 from rulegrad.rules.opt_helpers import unscaled
 from rulegrad.rules.opt_helpers import upcast
-from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.opt_helpers import vector_reduce
 from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '0b58322923dc02abc1efb039eb3fe2c34d86f6d270d261aee7b29ae87514a3e8'
+SOURCE_SHA256 = '37c51639bd5fed476a0ac2f31d5acc836fd9d68cc611b78d97169e1dfced0e7e'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -49,7 +48,7 @@ _opt_actions_rules = (
     RuleInfo('thread_reduce', 'rules/opt.rules', 40, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
     RuleInfo('max_scale', 'rules/opt.rules', 44, 'max_scale: REDUCE as r -> unscaled(r)'),
     RuleInfo('vector_reduce', 'rules/opt.rules', 48, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
     RuleInfo('interchange_store', 'rules/opt.rules', 76, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
@@ -99,11 +98,12 @@ def _opt_actions_STORE(n, ctx):
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
     # rule upcast_store at rules/opt.rules:53
-    #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
+    #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # st = n
-    if upcastable(n):
-        _r = upcast(n)
+    p = upcast(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 37c51639bd5fed476a0ac2f31d5acc836fd9d68cc611b78d97169e1dfced0e7e
+# source sha256: cd913589ef4ae080de4720e882682abb945eb84a853252003a9362b65aa73d38
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -15,7 +15,6 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
-from rulegrad.rules.interchange_helpers import interchangeable
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
 from rulegrad.rules.opt_helpers import merged_store
@@ -24,7 +23,6 @@ from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.peel_helpers import peeled
 from rulegrad.rules.opt_helpers import small_reduce
-from rulegrad.rules.stage_helpers import stageable
 from rulegrad.rules.stage_helpers import staged
 from rulegrad.rules.thread_helpers import threadable
 from rulegrad.rules.thread_helpers import threaded
@@ -36,7 +34,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '37c51639bd5fed476a0ac2f31d5acc836fd9d68cc611b78d97169e1dfced0e7e'
+SOURCE_SHA256 = 'cd913589ef4ae080de4720e882682abb945eb84a853252003a9362b65aa73d38'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -51,8 +49,8 @@ _opt_actions_rules = (
     RuleInfo('upcast_store', 'rules/opt.rules', 53, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 59, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 65, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 76, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 82, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 76, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 82, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
     RuleInfo('peel_loops', 'rules/opt.rules', 89, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
     RuleInfo('parallel_loops', 'rules/opt.rules', 95, 'parallel_loops: SINK as s -> parallel(s)'),
 )
@@ -60,11 +58,12 @@ _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless 
 
 def _opt_actions_SINK(n, ctx):
     # rule stage_operands at rules/opt.rules:82
-    #   stage_operands: SINK as s if stageable(s) -> staged(s)
+    #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # s = n
-    if stageable(n):
-        _r = staged(n)
+    p = staged(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
@@ -126,11 +125,12 @@ def _opt_actions_STORE(n, ctx):
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
     # rule interchange_store at rules/opt.rules:76
-    #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
+    #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
-    if interchangeable(n):
-        _r = interchanged(n)
+    p = interchanged(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]

@@ -2,10 +2,10 @@
 run that axis innermost, and which of them keep a register tile of outputs.
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") not packed by `pack_store`.
-Out: `interchangeable(st)`, a bool, and `interchanged(st)`, the STORE rewritten into the loop
-nest it runs as: its last range j marked ACCUMULATED (one accumulator per column, run inside
-the reduce loops), split into blocks (outer * block + inner) or, with the row range, into an
-unrolled register tile, and each reduce's last loop in passes of a few rows unrolled into its
+Out: `interchanged(st)`, the STORE rewritten into the loop nest it runs as (None when its
+reduces do not gain): its last range j marked ACCUMULATED (one accumulator per column, run
+inside the reduce loops), split into blocks (outer * block + inner) or, with the row range, into
+an unrolled register tile, and each reduce's last loop in passes of a few rows unrolled into its
 update. backends/c/render.py prints that nest as it prints any other (`_open_columns`), and the
 kernel interpreter runs it: no instruction to the printer is left in the AST.
 
@@ -328,19 +328,16 @@ def _block(size: int, widest: int) -> int | None:
     return block if even else None
 
 
-def interchangeable(st: UOp) -> bool:
-    """A STORE not yet given an action whose reduces read contiguously along its last range."""
-    return _plan(st) is not None
-
-
-def interchanged(st: UOp) -> UOp:
-    """The STORE as the loop nest its interchange runs: each outer reduce's last loop in
-    passes of `rows` (`_in_passes`), then j marked "upcast" (one accumulator per column,
+def interchanged(st: UOp) -> UOp | None:
+    """For a STORE not yet given an action whose reduces read contiguously along its last range
+    (else None, no rewrite): the loop nest its interchange runs, each outer reduce's last loop
+    in passes of `rows` (`_in_passes`), then j marked "upcast" (one accumulator per column,
     inside the reduce loops), split into blocks of `block` columns (outer * block + inner, the
-    outer a "block" loop), or with the row range before it into a register tile (each split,
-    the inner parts "unroll", after the outer ones). Every sum keeps its order."""
+    outer a "block" loop), or with the row range before it into a register tile (each split, the
+    inner parts "unroll", after the outer ones). Every sum keeps its order."""
     plan = _plan(st)
-    assert plan is not None
+    if plan is None:
+        return None
     ranges = st.src[2:]
     fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE))
     value = st.src[1]

@@ -111,43 +111,32 @@ def unrolled(red: UOp) -> UOp:
     return value
 
 
-def upcastable(st: UOp) -> bool:
-    """A STORE whose innermost loop is worth vectorizing: at least UPCAST_MIN long, written
+def upcast(st: UOp) -> UOp | None:
+    """The STORE with its innermost loop marked for vectorizing (as `vectorizable` says, else
+    gcc's `omp simd`, "upcast") when the loop is worth it: at least UPCAST_MIN long, written
     contiguously, read at most UPCAST_MAX_STRIDE apart, with no loop inside it (no REDUCE
     along it left; one computed once per row, outside it, is fine) and no gated load (a gated
-    read vectorizes only as a masked load; gcc 12.2 has dropped lanes of those, flags.py)."""
+    read vectorizes only as a masked load; gcc 12.2 has dropped lanes of those, flags.py).
+    None (no rewrite) otherwise. One function, so the kernel is walked along the loop once (a
+    million-node kernel: a second of work a walk)."""
     ranges = st.src[2:]
     if not ranges or len(st.src[0].src) != 2:
-        return False
+        return None
     j = ranges[-1]
     size = range_size(j)
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
-        return False
+        return None
     nodes = along(st.src[1], j)
     for n in nodes:
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
-            return False
+            return None
         # a read that steps far along j would be a gather in every lane: no faster than scalar
         if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
-            return False
+            return None
     if stride(st.src[0].src[1], j) != 1:
-        return False
-    _walked[:] = (st.src[1], j, nodes)  # for `upcast`, this rule's right side, called next
-    return True
-
-
-# the last walk `upcastable` made of a STORE it accepted: (value, j, along(value, j)). Its rule's
-# right side walks the same kernel again (a million-node kernel: a second of work), so it takes
-# this one instead; taken once, then dropped (no graph is held after)
-_walked: list = []
-
-
-def _along_again(value: UOp, j: UOp) -> list[UOp]:
-    kept = tuple(_walked)
-    _walked.clear()
-    if kept and kept[0] is value and kept[1] is j:
-        return kept[2]
-    return along(value, j)
+        return None
+    kind = vectorizable(st, j, nodes) or "upcast"
+    return st.substitute({j: j.replace(arg=(j.arg[0], kind))})
 
 
 def along(value: UOp, j: UOp) -> list[UOp]:
@@ -172,17 +161,17 @@ def _near(step: int | None) -> bool:
     return step is not None and abs(step) <= UPCAST_MAX_STRIDE
 
 
-def vectorizable(st: UOp, j: UOp) -> str:
-    """How an upcastable STORE (loop j innermost) is vectorized when its value has an explicit
-    vector form: a float32 value of ops in _VECTOR_OPS, its reads VECTOR_STRIDES apart along j
-    and its indices affine in j (a constant times j plus terms free of it, so lane u reads
-    offset(j) + stride * u), and no read of the buffer it writes (the last vector recomputes
-    some outputs of the one before it, which must read what they read the first time). Then
-    "vector" (explicit vectors) or "simd" (left to gcc, see below); else "" (gcc's `omp simd`
-    on a plain loop, "upcast")."""
+def vectorizable(st: UOp, j: UOp, nodes: list[UOp]) -> str:
+    """How a STORE `upcast` takes (loop j innermost, `nodes` its value's nodes along j) is
+    vectorized when its value has an explicit vector form: a float32 value of ops in
+    _VECTOR_OPS, its reads VECTOR_STRIDES apart along j and its indices affine in j (a constant
+    times j plus terms free of it, so lane u reads offset(j) + stride * u), and no read of the
+    buffer it writes (the last vector recomputes some outputs of the one before it, which must
+    read what they read the first time). Then "vector" (explicit vectors) or "simd" (left to
+    gcc, see below); else "" (gcc's `omp simd` on a plain loop, "upcast")."""
     if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
         return ""
-    nodes = _along_again(st.src[1], j) + along(st.src[0].src[1], j)
+    nodes = nodes + along(st.src[0].src[1], j)
     if not vector_values(nodes, j, st.src[0].src[0], VECTOR_STRIDES):
         return ""
     # With 512-bit vectors (runtime/target.py) gcc's `omp simd` runs 16 lanes where ours run
@@ -218,15 +207,17 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 
 def vector_reducible(red: UOp) -> bool:
     """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least a vector
-    long (`_vector_reduce_min`) and whose value along it has an explicit vector form reading
-    contiguously (`vector_values`), ungated; not a sum of products of two values (those are
-    packed)."""
+    long and whose value along it has an explicit vector form reading contiguously
+    (`vector_values`), ungated; not a sum of products of two values (those are packed).
+    Short rows too: gcc keeps a NaN-propagating MAX's declared reduction per lane in memory (a
+    max along rows of 33 took 4.7x the time of their sum), and a short float sum's `omp simd
+    reduction(+)` in a vector-wide array zeroed and summed lane by lane per row."""
     update = red.src[0]
     if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
         return False
     r, v = red.src[-1], update.src[1]
-    if r.arg[1] != "reduce" or (range_size(r) or 0) < _vector_reduce_min(red.arg):
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_LANES:
         return False
     nodes = along(v, r)
     on = set(nodes)
@@ -339,25 +330,6 @@ def vector_reduce(red: UOp) -> UOp:
     """The REDUCE with its innermost loop marked for vector accumulators."""
     r = red.src[-1]
     return red.substitute({r: r.replace(arg=(r.arg[0], "vector"))})
-
-
-def upcast(st: UOp) -> UOp:
-    """The STORE with its innermost loop marked for vectorizing: as `vectorizable` says, else
-    gcc's `omp simd` ("upcast")."""
-    j = st.src[2:][-1]
-    kind = vectorizable(st, j) or "upcast"
-    _walked.clear()  # (not read by vectorizable when it returned early)
-    return st.substitute({j: j.replace(arg=(j.arg[0], kind))})
-
-
-def _vector_reduce_min(op: Ops) -> int:
-    """The shortest loop a reduce by `op` keeps vectors of partial results along: a vector.
-    A NaN-propagating MAX or MIN is a declared reduction, which gcc keeps per lane in memory
-    (a max along rows of 33 took 4.7x the time of the same rows' sum); a short float sum's
-    `omp simd reduction(+)` gcc keeps in a vector-wide array in memory too, zeroed and summed
-    lane by lane per row (on a 512-bit target 16 stores and 16 dependent adds from memory for
-    a row of 33, more than the row's own adds)."""
-    return VECTOR_LANES
 
 
 def reduce_vectors(op: Ops, size: int) -> int:

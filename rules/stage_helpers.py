@@ -2,7 +2,7 @@
 into a kernel-local array, not once per column it is multiplied with.
 
 In: a lowered kernel's SINK (backends/KERNEL_AST.md, "after lowering") whose STOREs have had
-their other actions. Out: `stageable(sink)`, a bool, and `staged(sink)`, the SINK with each such
+their other actions. Out: `staged(sink)` (None when there is none), the SINK with each such
 operand x read from a `DEFINE_LOCAL` over the reduce's ranges (fresh "local" RANGEs), which the
 C renderer fills once per iteration of the loops x depends on (its row), before the loops that
 read it.
@@ -90,14 +90,12 @@ def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
     return found
 
 
-def stageable(sink: UOp) -> bool:
-    """A kernel with a sum of products whose row operand is recomputed per column."""
-    return bool(_plan(sink))
-
-
-def staged(sink: UOp) -> UOp:
-    """The SINK with each staged operand read from its DEFINE_LOCAL (fresh "local" ranges)."""
+def staged(sink: UOp) -> UOp | None:
+    """The SINK with each staged operand read from its DEFINE_LOCAL (fresh "local" ranges);
+    None (no rewrite) when no sum of products recomputes its row operand per column."""
     plan = _plan(sink)
+    if not plan:
+        return None
     nxt = 1 + max((n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE), default=-1)
     mapping: dict[UOp, UOp] = {}
     for x, ks in plan.values():

@@ -127,13 +127,13 @@ def test_a_library_calling_blocks_loads_from_the_cache_in_a_new_process(tmp_path
 
 
 def test_attention_tiles_call_the_block_library():
-    """A flash tile's two products: the scores from q's rows read in place (a pointer per row,
-    the batch's offset in it), the output from the tile's probabilities; numpy's values."""
+    """A flash tile's two products: the scores from q's rows, the output from the tile's
+    probabilities, each staged per row of the tile (backends/c/flash.py); numpy's values."""
     rng = np.random.default_rng(2)
     q, k, v = (rng.standard_normal(s, np.float32) for s in ((3, 27, 24), (3, 40, 24), (3, 40, 37)))
     t = (Tensor(q) @ Tensor(k).transpose(1, 2) / 5).softmax(-1) @ Tensor(v)
     source = compile_program(t.schedule()).source
-    assert re.search(r"rg_block_vf32_6\(24, xr\d+, 0, 1, ", source)  # q's rows, 24 steps
+    assert re.search(r"rg_block_vf32_6\(24, xq\d+, 0, 1, ", source)  # q's rows, 24 steps
     assert re.search(r"rg_block_vf32_6\(40, xq\d+, 0, 1, ", source)  # probabilities, 40 keys
     assert re.search(r"rg_pack_vf32\(24, .*, 1, 24, pb", source)  # k's rows as columns
     assert re.search(r"rg_pack_vf32\(40, .*, 37, 1, pb", source)  # v's rows

@@ -112,16 +112,13 @@ def _pack_group(dt: DType, lanes: int) -> str:
 
 def _reduce(op: Ops) -> str:
     # render.py's `_vector_reduce` as a kernel prints it, step for step: the same bits
-    ident = {Ops.ADD: "0.0f", Ops.MAX: "-__builtin_inff()", Ops.MIN: "__builtin_inff()"}[op]
-    fn = op.name.lower()
     if op is not Ops.ADD:
-        return _reduce_exact(fn, ident)
-    vec = "({a} + {b})" if op is Ops.ADD else f"rg_v{fn}_f32({{a}}, {{b}})"
-    one = "({a} + {b})" if op is Ops.ADD else f"rg_{fn}_f32({{a}}, {{b}})"
+        return _reduce_exact(op.name.lower(), "__builtin_inff()" if op is Ops.MIN
+                             else "-__builtin_inff()")
     lanes, nvec = VECTOR_LANES, REDUCE_VECTORS
 
     def step(u: int, at: str) -> str:
-        return f"a{u} = {vec.format(a=f'a{u}', b=f'rg_vload_f32(x + {at})')};"
+        return f"a{u} = (a{u} + rg_vload_f32(x + {at}));"
 
     block = " ".join(step(u, f"k + {u * lanes}") for u in range(nvec))
     # the whole vectors left: the u-th into a_u, as the kernel's loop over them
@@ -129,16 +126,16 @@ def _reduce(op: Ops) -> str:
                     for u in range(nvec - 1)) + " }" * (nvec - 1)
     vectors = "a0"
     for u in range(1, nvec):
-        vectors = vec.format(a=vectors, b=f"a{u}")
+        vectors = f"({vectors} + a{u})"
     accs = ", ".join(f"a{u} = a0" for u in range(1, nvec))
     return (f"{VECTOR_HELPERS}float {reduce_name(op)}{reduce_signature('float')}\n{{\n"
-            f"  float acc = {ident};\n  rg_vf32 a0 = rg_vset_f32({ident}), {accs};\n"
+            f"  float acc = 0.0f;\n  rg_vf32 a0 = rg_vset_f32(0.0f), {accs};\n"
             f"  int64_t k = 0;\n"
             f"  for (; k + {nvec * lanes} <= n; k += {nvec * lanes}) {{ {block} }}\n"
             f"  {left}\n"
-            f"  for (; k < n; k++) acc = {one.format(a='acc', b='x[k]')};\n"
+            f"  for (; k < n; k++) acc = (acc + x[k]);\n"
             f"  a0 = {vectors};\n"
-            f"  for (int u = 0; u < {lanes}; u++) acc = {one.format(a='acc', b='a0[u]')};\n"
+            f"  for (int u = 0; u < {lanes}; u++) acc = (acc + a0[u]);\n"
             f"  return acc;\n}}\n")
 
 

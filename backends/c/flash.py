@@ -35,15 +35,7 @@ from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
 from .ctext import RenderError, Scope, Threads, block_library, ctype, loop_count, vector_names
-from .gemm import (
-    affine,
-    clamped,
-    close_inside,
-    copy_panel,
-    k_stride,
-    plain_load,
-    total,
-)
+from .gemm import close_inside, copy_panel
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -155,20 +147,15 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
           last: int | None) -> None:
     """`rows` rows from `base`: the local products as register tiles, then the output as
     register tiles and its store (with a `last`, rows past it computed as it, and not stored).
-    Each product's row operand x is a plain load read in place, or else computed per row into
-    pa[row][k] (`_row_operand`) before its register tile: x, and the per-row values it reads
+    Each product's row operand x is computed per row into pa[row][k] (`_row_operand`) before
+    its register tile, a plain load too (a copy of k values a row): x, and the values it reads
     (an earlier product's row, a max, an exp array, a sum), are then computed once per row, not
     once per step of the tile's k loop and panel (13 ms -> ~0.1 ms for the demo's attention)."""
     rowname: dict[UOp, tuple[str, int]] = {}
     for dl, p in local:
         s = r.fresh("sc")
         tile.add(f"{p.v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
-        xrows = _row_pointers(r, tile, i, p, base, rows, last)
-        if xrows is not None:
-            def x_of(kscope: Scope, p: _Product = p) -> str:
-                return r.emit(p.x)
-        else:
-            x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
+        x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
         _register_tiles(r, tile, i, p, base, rows, last, x_of,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
                         xrows=xrows)
@@ -247,32 +234,6 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     def x_of(kscope: Scope) -> str:
         return f"{pa}[{r.loop_names[i]}_u * {p.k} + {_flat(r, kscope, p)}]"
     return x_of, xrows
-
-
-def _row_pointers(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
-                  rows: int, last: int | None) -> tuple[str, str] | None:
-    """For the block library (blocks.py): a pointer per row of the tile into the buffer x is
-    read from and the stride along k, filled here, when x is a load at an index affine in the
-    row (and what is fixed in the tile, the batch), plus k times a stride; else None."""
-    x = p.x
-    if len(p.ks) != 1 or not plain_load(r, x):
-        return None
-    split_ = affine(r, x.src[0].src[1], (i,))
-    if split_ is None:
-        return None
-    coeffs, terms = split_
-    k = p.ks[0]
-    steps = [t for t in terms if k in r.deps[t]]
-    fixed = total(r, [t for t in terms if k not in r.deps[t]], x.src[0].src[1])
-    stride = k_stride(steps[0], k) if len(steps) == 1 else None
-    if stride is None or coeffs[i] < 0 or fixed.vmin < 0:
-        return None
-    xr = r.fresh("xr")
-    at = r.emit(fixed)  # (in the tile: the batch is bound there)
-    tile.add(f"const {p.v.ct} *{xr}[{rows}]; for (int64_t q_ = 0; q_ < {rows}; q_++) "
-             f"{xr}[q_] = {r.lookup(x.src[0].src[0])} + {at} + {coeffs[i]} * "
-             f"({clamped(f'{base} + q_', last)});")
-    return xr, stride
 
 
 def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,

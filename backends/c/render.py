@@ -764,12 +764,7 @@ class KernelRenderer:
             simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
             scope = self.open_loop(scope, c, "#pragma omp simd" if simd else _unroll(c))
             self.stack.append(scope)
-        cell, stride = [], 1
-        for c in reversed(cols):  # (row-major over the columns, the last fastest)
-            var = self.loop_names[c]
-            cell.append(var if stride == 1 else f"{var} * {stride}")
-            stride *= loop_count(c)
-        name = f"{acc}[{' + '.join(reversed(cell))}]"
+        name = f"{acc}[{_row_major(cols, self.loop_names)}]"
         scope.names[reg] = name
         self.inside.update(cols)
         saved.append((mark, name, None, cols, None))
@@ -953,12 +948,8 @@ class KernelRenderer:
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name = saved.pop()
         inner = self.stack[-1]
-        off, stride = [], 1
-        for r in reversed(dl.src[1:]):
-            var = self.lookup(r)
-            off.append(var if stride == 1 else f"{var} * {stride}")
-            stride *= loop_count(r)
-        inner.add(f"{name}[{' + '.join(reversed(off))}] = {self.lookup(dl.src[0])};")
+        inner.add(f"{name}[{_row_major(dl.src[1:], self.loop_names)}] = "
+                  f"{self.lookup(dl.src[0])};")
         inner.fills = True
         host = self.stack[-len(dl.src)]
         self._leave(mark)
@@ -1243,38 +1234,37 @@ def _launch_header(loop: Scope, var: str, size: int, step: int, head: str) -> in
 def _simd_fills(root: Scope) -> None:
     """`omp simd` on every filling loop (Scope.fills) with no loop inside (a guard, `if`, may
     be) and no pragma, that is not a loop of explicit vectors."""
-    stack = [root]
+    for scope in _scopes(root):
+        if (scope.fills and scope.header.startswith("for (") and "_v = " not in scope.header
+                and not any(not s.header.startswith("if (") for s in _scopes(scope, False))):
+            scope.header = f"#pragma omp simd\n{scope.header}"
+
+
+def _scopes(root: Scope, itself: bool = True) -> list[Scope]:
+    """`root` (unless not `itself`) and every scope inside it."""
+    out, stack = [], [root]
     while stack:
         scope = stack.pop()
-        inner = [x for x in scope.items if isinstance(x, Scope)]
-        if (scope.fills and scope.header.startswith("for (") and "_v = " not in scope.header
-                and not _has_loop(scope)):
-            scope.header = f"#pragma omp simd\n{scope.header}"
-        stack.extend(inner)
-
-
-def _has_loop(scope: Scope) -> bool:
-    """Whether a loop runs inside `scope` (under its guards, too)."""
-    stack = [x for x in scope.items if isinstance(x, Scope)]
-    while stack:
-        s = stack.pop()
-        if not s.header.startswith("if ("):
-            return True
-        stack.extend(x for x in s.items if isinstance(x, Scope))
-    return False
+        out.append(scope)
+        stack.extend(x for x in scope.items if isinstance(x, Scope))
+    return out if itself else out[1:]
 
 
 def _has_plain_innermost(root: Scope) -> bool:
     """Whether some loop with no loop inside is a plain one, which gcc's vectorizer vectorizes
     (softmax's exp), not a loop of explicit vectors (`_open_vector`: its variable ends in _v)."""
-    stack = [root]
-    while stack:
-        scope = stack.pop()
-        inner = [x for x in scope.items if isinstance(x, Scope)]
-        if not inner and scope.header and "_v = " not in scope.header:
-            return True
-        stack.extend(inner)
-    return False
+    return any(s.header and "_v = " not in s.header
+               and not any(isinstance(x, Scope) for x in s.items) for s in _scopes(root))
+
+
+def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
+    """The offset of the point of `ranges` their loop variables bind in an array laid out
+    row-major over them (the last fastest)."""
+    off, stride = [], 1
+    for r in reversed(ranges):
+        off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
+        stride *= loop_count(r)
+    return " + ".join(reversed(off))
 
 
 def _from_negative_zero(reg: UOp) -> bool:

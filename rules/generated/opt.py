@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 2efacaac324042ad28b8ffe2e7c620e43697e6398ee9f06c9df7d7aae5a868b0
+# source sha256: 8f56b6d7e48bde83fd3340f4b0f2525e266ecabecb9a218be9150ebdbacb5423
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -16,7 +16,6 @@ from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.thread_helpers import blocked
 from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
-from rulegrad.rules.interchange_helpers import interchangeable
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
 from rulegrad.rules.opt_helpers import merged_store
@@ -25,20 +24,18 @@ from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.peel_helpers import peeled
 from rulegrad.rules.opt_helpers import small_reduce
-from rulegrad.rules.stage_helpers import stageable
 from rulegrad.rules.stage_helpers import staged
 from rulegrad.rules.thread_helpers import threadable
 from rulegrad.rules.thread_helpers import threaded
 from rulegrad.rules.opt_helpers import unrolled
 from rulegrad.rules.opt_helpers import unscaled
 from rulegrad.rules.opt_helpers import upcast
-from rulegrad.rules.opt_helpers import upcastable
 from rulegrad.rules.opt_helpers import vector_reduce
 from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '2efacaac324042ad28b8ffe2e7c620e43697e6398ee9f06c9df7d7aae5a868b0'
+SOURCE_SHA256 = '8f56b6d7e48bde83fd3340f4b0f2525e266ecabecb9a218be9150ebdbacb5423'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -51,11 +48,11 @@ _opt_actions_rules = (
     RuleInfo('thread_reduce', 'rules/opt.rules', 46, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
     RuleInfo('max_scale', 'rules/opt.rules', 50, 'max_scale: REDUCE as r -> unscaled(r)'),
     RuleInfo('vector_reduce', 'rules/opt.rules', 54, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 59, 'upcast_store: STORE as st if upcastable(st) -> upcast(st)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 59, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 65, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 71, 'pack_store: STORE as st if packable(st) -> packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 82, 'interchange_store: STORE as st if interchangeable(st) -> interchanged(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 88, 'stage_operands: SINK as s if stageable(s) -> staged(s)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 82, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 88, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
     RuleInfo('peel_loops', 'rules/opt.rules', 95, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
     RuleInfo('parallel_loops', 'rules/opt.rules', 101, 'parallel_loops: SINK as s -> parallel(s)'),
 )
@@ -63,11 +60,12 @@ _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless 
 
 def _opt_actions_SINK(n, ctx):
     # rule stage_operands at rules/opt.rules:88
-    #   stage_operands: SINK as s if stageable(s) -> staged(s)
+    #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # s = n
-    if stageable(n):
-        _r = staged(n)
+    p = staged(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[11]
@@ -101,11 +99,12 @@ def _opt_actions_STORE(n, ctx):
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
     # rule upcast_store at rules/opt.rules:59
-    #   upcast_store: STORE as st if upcastable(st) -> upcast(st)
+    #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # st = n
-    if upcastable(n):
-        _r = upcast(n)
+    p = upcast(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[7]
@@ -128,11 +127,12 @@ def _opt_actions_STORE(n, ctx):
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]
     # rule interchange_store at rules/opt.rules:82
-    #   interchange_store: STORE as st if interchangeable(st) -> interchanged(st)
+    #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
-    if interchangeable(n):
-        _r = interchanged(n)
+    p = interchanged(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]

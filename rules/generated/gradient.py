@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 2c6cf9682e08cb5c4152430ef24674cff7ce189a8ec930ba2d3b8c7e6830530e
+# source sha256: 471dae88a52cb742e519c54c97b3233a9de3d1e075b550b5eae8875ab109b163
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -25,7 +25,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '2c6cf9682e08cb5c4152430ef24674cff7ce189a8ec930ba2d3b8c7e6830530e'
+SOURCE_SHA256 = '471dae88a52cb742e519c54c97b3233a9de3d1e075b550b5eae8875ab109b163'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD

@@ -1,0 +1,41 @@
+"""rev45a: an adversarial review of round 44's front-end changes, each test a bug it found.
+
+Oracles: torch (its autograd refuses a graph whose saved value was modified in place) and numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime.autograd import GradientError
+
+torch = pytest.importorskip("torch")
+A = np.arange(6, dtype=np.float32) / 3 - 1
+
+
+@pytest.mark.parametrize("how", ["into a view", "reads itself"])
+def test_an_assign_keeps_a_stale_old_value_stale(how):
+    """y = x * x is realized, then x is updated (an optimizer step): y's graph no longer
+    computes it, and a gradient through y is refused (torch: "modified by an inplace
+    operation"). An assign into y that keeps y's old contents (the rest of a view, or `y *
+    w`) built its new graph from that stale one with fresh versions: the refusal was lost and
+    x.grad silently came from x's new values."""
+    x = Tensor(A, requires_grad=True)
+    w = Tensor(np.full(6, 2.0, np.float32), requires_grad=True)
+    y = (x * x).realize()
+    x.assign(x - 1)
+    if how == "into a view":
+        y[0:2].assign(w[0:2])
+    else:
+        y.assign(y * w)
+    tx = torch.tensor(A, requires_grad=True)
+    ty = tx * tx
+    with torch.no_grad():
+        tx.sub_(1)
+    ty[0:2] = torch.tensor([2.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        ty.sum().backward()
+    with pytest.raises(GradientError, match="written since"):
+        y.sum().backward()

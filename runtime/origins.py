@@ -310,12 +310,16 @@ def before_assign(target: UOp, value: UOp) -> Assigned | None:
 def _old_value(flat: UOp, node: UOp) -> tuple[UOp, tuple[tuple[Buffer, int], ...]]:
     """What the buffer `flat` holds before a write, as a flat graph that does not read it: the
     graph of its value (`node`, a realized tensor's node over it, has an origin), else a copy
-    of its contents (a constant to a gradient); with the reads of the origin it used."""
+    of its contents (a constant to a gradient); with the reads of the origin it used. A value
+    that keeps no graph (`lose`: a jit replay's) gives a copy that keeps none either, so that a
+    gradient through it is still refused, not silently left out."""
     if (o := _origin_of(node)) is not None and o.graph is not None:
         return o.graph.reshape(flat.shape), o.reads
     buf = flat.arg
-    return UOp(_BUFFER, buf.dtype, (), Buffer(buf.size, buf.dtype, buf.data.copy(),
-                                              buf.device)), ()
+    copy = Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device)
+    if o is not None:
+        lose(copy, o.why)
+    return UOp(_BUFFER, buf.dtype, (), copy), ()
 
 
 def _to(node: UOp, dev: str) -> UOp:

@@ -39,3 +39,38 @@ def test_an_assign_keeps_a_stale_old_value_stale(how):
         ty.sum().backward()
     with pytest.raises(GradientError, match="written since"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("how", ["into a view", "reads itself"])
+def test_an_assign_keeps_a_jit_replays_value_refused(how):
+    """A jit replay's result keeps no graph, so a gradient through it is refused (never left
+    out silently: test_review_43a). An assign into it that keeps its old contents (the rest
+    of a view, or `out * v`) read them as a constant copy: the refusal was lost, and w.grad
+    silently missed the path through `out` (torch's, with that path, differs)."""
+    from rulegrad.runtime.jit import jit
+
+    rng = np.random.default_rng(5)
+    w0 = rng.standard_normal((4, 3)).astype(np.float32)
+    w = Tensor(w0, requires_grad=True)
+    fwd = jit(lambda x: (x @ w).relu())
+    while fwd.replays == 0:
+        x = rng.standard_normal((3, 4)).astype(np.float32)
+        out = fwd(Tensor(x))
+    v = Tensor(np.arange(3, dtype=np.float32), requires_grad=True)
+    if how == "into a view":
+        out[0].assign(v * 2)
+    else:
+        out.assign(out * v)
+    tw, tv = torch.tensor(w0, requires_grad=True), torch.arange(3.0, requires_grad=True)
+    tout = torch.relu(torch.tensor(x) @ tw) * 1
+    if how == "into a view":
+        tout[0] = tv * 2
+    else:
+        tout = tout * tv
+    (tout * tw[:3]).sum().backward()
+    try:
+        (out * w[:3]).sum().backward()
+    except GradientError as e:
+        assert "jit" in str(e)
+    else:  # (a gradient, if one is given, is torch's)
+        np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -346,11 +346,15 @@ def _assigned(target: UOp, value: UOp
     buf = bottom.arg
     if buf.data is None or any(_buffer_under(n) is buf for n in wanted()):
         return None  # (a tensor that requires a gradient, written: an update, torch's no_grad)
-    reach = watch([value, bottom] if chain else [value])
+    # a chain with no SHRINK writes every element (a realized matrix's node is its buffer
+    # reshaped): the old contents are no part of the new value, and their graph is not kept
+    partial = any(op.op is _SHRINK for op in chain)
+    reach = watch([value, bottom] if partial else [value])
     if reach is None:
         return None
     flat = UOp(_BUFFER, buf.dtype, (), buf)
-    old, old_reads = _old_value(flat, bottom) if chain or flat in toposort(value) else (None, ())
+    old, old_reads = _old_value(flat, bottom) if partial or flat in toposort(value) else \
+        (None, ())
     if flat in toposort(value):  # (`y.assign(y * w)`: it reads what the write replaces)
         value = value.substitute({flat: old})
     if not chain:
@@ -369,7 +373,7 @@ def _assigned(target: UOp, value: UOp
             value, mask = value.pad(pad), mask.pad(pad)
         else:
             value, mask = value.flip(op.arg), mask.flip(op.arg)
-    return buf, mask.where(value, old), old_reads  # type: ignore[arg-type]
+    return buf, mask.where(value, old) if partial else value, old_reads  # type: ignore[arg-type]
 
 
 def after_assign(done: Assigned) -> None:

@@ -100,3 +100,33 @@ def _with_view(b: Tensor) -> Tensor:
     t = b.permute(1, 0)
     Tensor.realize(b, t)
     return t
+
+
+def test_a_whole_assign_into_a_matrix_keeps_no_history(monkeypatch):
+    """A realized matrix's node is its buffer reshaped, so `y.assign(v)` took the reshape for
+    a view and kept where(all true, v, y's old graph): each step's graph held every earlier
+    step's (a training loop writing an activation buffer grew a Buffer per step, and its
+    backward with it). The gradient is torch's at each step, and nothing grows."""
+    import gc
+
+    from rulegrad.runtime.buffer import Buffer
+
+    monkeypatch.setenv("RULEGRAD_PLANS", "0")  # (a plan keeps its graph's buffers alive)
+    rng = np.random.default_rng(45)
+    w0 = rng.standard_normal((3, 4)).astype(np.float32)
+    w, tw = Tensor(w0, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    y = Tensor(np.zeros((5, 4), np.float32)).realize()
+    inputs = []
+    for _ in range(4):
+        x = rng.standard_normal((5, 3)).astype(np.float32)
+        xt = Tensor(x).realize()
+        inputs.append(xt.uop.base.arg.uid)
+        y.assign((xt @ w).tanh())
+        (y * y).sum().backward()
+        (torch.tanh(torch.tensor(x) @ tw) ** 2).sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
+        w.grad, tw.grad = None, None
+    del xt
+    gc.collect()
+    alive = {o.uid for o in gc.get_objects() if type(o) is Buffer}
+    assert [u in alive for u in inputs] == [False, False, False, True]  # (the last: y's graph)

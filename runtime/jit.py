@@ -337,6 +337,11 @@ class Jit:
                 capture.refuse(f"it returns {type(out).__name__}, not Tensors")
             elif results:
                 Tensor.realize(*results)
+                # (a realized view of a buffer, such as `a.T` of an argument, is no buffer of its
+                # own, nor is a sharded value: a replay hands out buffers, and had none for it)
+                if any(buffer_of(t.uop) is None for t in results):
+                    capture.refuse("it returns a view of a buffer (a.T, a[1:]) or a sharded "
+                                   "tensor, not a buffer: return .contiguous() of it")
         finally:
             capture.active = outer
         if rec.refused is None and rec.host_reads:

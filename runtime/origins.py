@@ -267,6 +267,9 @@ class Assigned:
 
     bufs: tuple[Buffer, ...]
     graphs: tuple[UOp | None, ...]
+    # the buffers the old contents' graphs read, at the versions those graphs were made from:
+    # a buffer written since makes the new graph stale too (`expand`), as it made the old one
+    old_reads: tuple[tuple[Buffer, int], ...] = ()
 
 
 def before_assign(target: UOp, value: UOp) -> Assigned | None:
@@ -290,25 +293,33 @@ def before_assign(target: UOp, value: UOp) -> Assigned | None:
                                            for a, s in enumerate(value.shape)))
             out.append(piece if whole else _to(piece, dev))
         flats = {UOp(_BUFFER, b.dtype, (), b): p for b, p in zip(bufs, parts)}  # type: ignore
+        old_reads: tuple[tuple[Buffer, int], ...] = ()
         if flats.keys() & set(toposort(value)):  # (it reads what the write replaces)
-            out = [g.substitute({f: _old_value(f, p) for f, p in flats.items()}) for g in out]
-        return Assigned(bufs, tuple(out))  # type: ignore[arg-type]
+            olds = {f: _old_value(f, p) for f, p in flats.items()}
+            out = [g.substitute({f: o for f, (o, _) in olds.items()}) for g in out]
+            old_reads = tuple(r for _, reads in olds.values() for r in reads)
+        return Assigned(bufs, tuple(out), old_reads)  # type: ignore[arg-type]
     if target.op in _WRITE_VIEWS and target.base.op is Ops.MULTI:
         bufs = tuple(b for n in toposort(target) if n.op is _BUFFER and
                      (b := n.arg).data is not None)
         return Assigned(bufs, (None,) * len(bufs)) if watch([value, target]) else None
     one = _assigned(target, value)
-    return None if one is None else Assigned((one[0],), (one[1],))
+    return None if one is None else Assigned((one[0],), (one[1],), one[2])
 
 
-def _old_value(flat: UOp, node: UOp) -> UOp:
+def _old_value(flat: UOp, node: UOp) -> tuple[UOp, tuple[tuple[Buffer, int], ...]]:
     """What the buffer `flat` holds before a write, as a flat graph that does not read it: the
     graph of its value (`node`, a realized tensor's node over it, has an origin), else a copy
-    of its contents (a constant to a gradient)."""
+    of its contents (a constant to a gradient); with the reads of the origin it used. A value
+    that keeps no graph (`lose`: a jit replay's) gives a copy that keeps none either, so that a
+    gradient through it is still refused, not silently left out."""
     if (o := _origin_of(node)) is not None and o.graph is not None:
-        return o.graph.reshape(flat.shape)
+        return o.graph.reshape(flat.shape), o.reads
     buf = flat.arg
-    return UOp(_BUFFER, buf.dtype, (), Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device))
+    copy = Buffer(buf.size, buf.dtype, buf.data.copy(), buf.device)
+    if o is not None:
+        lose(copy, o.why)
+    return UOp(_BUFFER, buf.dtype, (), copy), ()
 
 
 def _to(node: UOp, dev: str) -> UOp:
@@ -317,7 +328,8 @@ def _to(node: UOp, dev: str) -> UOp:
     return UOp(Ops.COPY, node.dtype, (node, UOp(Ops.DEVICE, arg=dev)))
 
 
-def _assigned(target: UOp, value: UOp) -> tuple[Buffer, UOp] | None:
+def _assigned(target: UOp, value: UOp
+              ) -> tuple[Buffer, UOp, tuple[tuple[Buffer, int], ...]] | None:
     """Before `target.assign(value)` writes: the graph of the written buffer's new value, when
     a gradient can flow through it (the value's graph, or the buffer's old value, reaches a
     tensor that requires one): torch's `copy_`, which passes the gradient to the value, and for
@@ -334,15 +346,19 @@ def _assigned(target: UOp, value: UOp) -> tuple[Buffer, UOp] | None:
     buf = bottom.arg
     if buf.data is None or any(_buffer_under(n) is buf for n in wanted()):
         return None  # (a tensor that requires a gradient, written: an update, torch's no_grad)
-    reach = watch([value, bottom] if chain else [value])
+    # a chain with no SHRINK writes every element (a realized matrix's node is its buffer
+    # reshaped): the old contents are no part of the new value, and their graph is not kept
+    partial = any(op.op is _SHRINK for op in chain)
+    reach = watch([value, bottom] if partial else [value])
     if reach is None:
         return None
     flat = UOp(_BUFFER, buf.dtype, (), buf)
-    old = _old_value(flat, bottom) if chain or flat in toposort(value) else None
+    old, old_reads = _old_value(flat, bottom) if partial or flat in toposort(value) else \
+        (None, ())
     if flat in toposort(value):  # (`y.assign(y * w)`: it reads what the write replaces)
         value = value.substitute({flat: old})
     if not chain:
-        return buf, value
+        return buf, value, old_reads
     # the value put back where the view reads it, and a mask of the places it covers
     mask = UOp.const(dtypes.bool, True).reshape((1,) * len(target.shape)).expand(target.shape)
     for op in chain:  # (top down: each op's inverse)
@@ -357,7 +373,7 @@ def _assigned(target: UOp, value: UOp) -> tuple[Buffer, UOp] | None:
             value, mask = value.pad(pad), mask.pad(pad)
         else:
             value, mask = value.flip(op.arg), mask.flip(op.arg)
-    return buf, mask.where(value, old)  # type: ignore[arg-type]
+    return buf, mask.where(value, old) if partial else value, old_reads  # type: ignore[arg-type]
 
 
 def after_assign(done: Assigned) -> None:
@@ -369,4 +385,4 @@ def after_assign(done: Assigned) -> None:
             continue
         reads = tuple((n.arg, n.arg.version) for n in toposort(graph)
                       if n.op is _BUFFER and n.arg.data is not None)
-        buf.origin = Origin(graph, buf.version, reads)
+        buf.origin = Origin(graph, buf.version, reads + done.old_reads)

@@ -170,12 +170,13 @@ def same_bits(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 def within(got: np.ndarray, want: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """Per element: the same bits (any NaN equal to any NaN), or both finite and at most
-    `bound` apart (generator/roundoff.py); an integer or bool output must be equal."""
+    `bound` apart (generator/roundoff.py); an integer or bool output must be equal. Where the
+    bound is 0 (an exact element: a max, a min) +0.0 for -0.0 is not "0 apart" but wrong."""
     if got.dtype.kind != "f":
         return got == want
     g, w = got.astype(np.float64), want.astype(np.float64)
     with np.errstate(invalid="ignore"):
-        near = np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= bound)
+        near = np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= bound) & (bound > 0)
     return same_bits(got, want) | near
 
 

@@ -62,3 +62,33 @@ def test_within_a_zero_bound_the_sign_of_zero_counts():
     got = np.array([0.0, -0.0, 1.0, 0.0], np.float32)
     ok = optdiff.within(got, want, np.array([0.0, 0.0, 0.0, 1e-30]))
     assert list(ok) == [False, False, True, True]
+
+
+class _DropTail:
+    """split_reduce made unsound: its blocks alone, the peeled tail (the last N - T*B values)
+    dropped."""
+
+    def __init__(self, inner):
+        self.inner, self.rules, self.name = inner, inner.rules, "broken"
+
+    def rewrite(self, n: UOp, ctx=None) -> UOp | None:
+        new = self.inner.rewrite(n, ctx)
+        if new is None or new is n or n.op is not Ops.REDUCE or new.op is Ops.REDUCE:
+            return new
+        return new.src[0]  # (op(blocks, tail) -> blocks)
+
+
+def test_a_split_that_drops_its_tail_is_refuted_for_max_and_min(monkeypatch):
+    # the check's draws put a reduce's max or min in its last 15 of 7919 values about never
+    # (random layouts; NaN in the special draw; +-4 everywhere in the whole-number draw), so a
+    # MAX or MIN split without its tail passed; a sum without it was refuted
+    from rulegrad.rules import thread_helpers
+
+    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 4096)
+    x = Tensor(np.random.default_rng(1).standard_normal(7919).astype(np.float32))
+    for t in (x.max(), x.min()):
+        corpus = optdiff.corpus_of(t.schedule(), "program")
+        assert optdiff.check_rule("split_reduce", _alone("split_reduce"), corpus) \
+            .verdict("split_reduce", len(corpus))[1] == "passed"
+        bad = optdiff.check_rule("split_reduce", _DropTail(_alone("split_reduce")), corpus)
+        assert bad.verdict("split_reduce", len(corpus))[1] == "refuted", bad.failures

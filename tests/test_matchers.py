@@ -240,6 +240,20 @@ def _extra_programs() -> list:
             lambda: Tensor.zeros(3, 5, dtype="int32").sum(axis=1).realize()]
 
 
+def _unrecorded_nodes(stem: str, name: str) -> list[UOp]:
+    """Nodes for the sets no recorded pass input reaches any more: lower.rules' decided valid
+    masks (the scheduler folds a decided mask before lowering; the one fuzzer program that
+    left one, a realized zero-size view, now stays a view), built as the lowering pass meets
+    them, so the generated set is still compared with the interpreted one on its rules."""
+    if (stem, name) != ("lower", "lower_valid"):
+        return []
+    buf = UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 0)
+    off = UOp.const(dtypes.index, 3)
+    index = UOp(Ops.INDEX, dtypes.float32, (buf, off, UOp.const(dtypes.bool, True)))
+    never = UOp(Ops.INDEX, dtypes.float32, (buf, off, UOp.const(dtypes.bool, False)))
+    return [index, UOp(Ops.LOAD, dtypes.float32, (never,))]
+
+
 @pytest.fixture(scope="module")
 def recorded():
     """The input of every pass (with a copy of the context it got) and every firing, for the
@@ -352,6 +366,7 @@ def test_generated_matches_interpreted(stem, name, recorded, gradient_calls):
             if mine <= {x.location for x in r.matcher.rules}]
     nodes = {f.before for prog in recorded for f in prog.firings
              if f.rule is not None and f.rule.location in mine}
+    nodes.update(_unrecorded_nodes(stem, name))
     assert runs or nodes, f"no pass of the pipeline runs a rule of {stem}.{name}"
     changed = 0
     for prog, run in runs:

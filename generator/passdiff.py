@@ -481,13 +481,15 @@ def _product_program() -> str | None:
 
 def _full_reduce_program() -> str | None:
     """Full reductions of 1M values, past opt.rules' thread_reduce threshold (the fuzzer's
-    programs are smaller)."""
+    programs are smaller), one of a prime length (split_reduce's blocks and tail)."""
     from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(0, 1, 1 << 20, dtype=np.float32)  # no cancellation: a sum's order shows little
-    total, top = Tensor(x).sum(), Tensor(x).max()
-    Tensor.realize(total, top)
-    for name, t, want in (("sum", total, x.sum()), ("max", top, x.max())):
+    p = np.linspace(0, 1, (1 << 20) + 7, dtype=np.float32)  # 1048583, a prime
+    total, top, prime = Tensor(x).sum(), Tensor(x).max(), Tensor(p).sum()
+    Tensor.realize(total, top, prime)
+    for name, t, want in (("sum", total, x.sum()), ("max", top, x.max()),
+                          ("prime sum", prime, p.sum())):
         if not np.allclose(t.numpy(), want, rtol=1e-4):
             return f"full {name}: {t.numpy()} != {want}"
     return None

@@ -884,7 +884,9 @@ class TensorOps:
         return (-self).softmax(axis)
 
     def normalize(self, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-        den = (self != 0).sum(dim, keepdim=True) if p == 0 else \
+        # p=0 counts nonzeros: an integer count that would promote a float32 or float16 self
+        # to float64 (numpy's rule), where torch's normalize keeps self's dtype
+        den = (self != 0).sum(dim, keepdim=True).cast(self.dtype) if p == 0 else \
             self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
         return self / den.maximum(eps)
 

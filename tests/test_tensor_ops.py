@@ -625,3 +625,22 @@ def test_layernorm_matches_numpy():
     got = Tensor(x).layernorm().numpy()
     want = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+NORMALIZE_CASES = [(dt, p) for dt in ("float32", "float64") for p in (0, 1, 2, 3, -1)]
+
+
+@pytest.mark.parametrize("dt,p", NORMALIZE_CASES + [("float16", 0), ("float16", 2)])
+def test_normalize_keeps_dtype_and_matches_numpy(dt, p):
+    # p=0 divides by a count of nonzeros: an integer that numpy's promotion would turn a
+    # float32 or float16 self into float64 with; torch's normalize keeps self's dtype
+    x = np.random.default_rng(5).standard_normal((6, 9)).astype(dt)
+    x[0, :3] = 0
+    got = Tensor(x).normalize(p=p, dim=1)
+    x64 = x.astype(np.float64)
+    den = (x64 != 0).sum(1, keepdims=True) if p == 0 else \
+        (np.abs(x64) ** p).sum(1, keepdims=True) ** (1 / p)
+    want = x64 / np.maximum(den, 1e-12)
+    assert got.dtype == dtypes.from_np(np.dtype(dt))
+    rtol = 2e-3 if dt == "float16" else 1e-5
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=rtol, atol=rtol)

@@ -538,11 +538,21 @@ class TensorOps:
 
     def square(self) -> Tensor: return self * self
     def cos(self) -> Tensor:
-        """1 - 2 sin(x/2)^2: x/2 is exact, so the error is a few ulps of 1 at any x. sin(pi/2 -
-        x) rounded pi/2 - x, an error of |x| ulps (2e-4 at x = 300 in float32, cos(3 pi/2)
-        14 times too large), which rotary and sinusoidal position tables reach."""
-        half = (self._float() / 2).sin()
-        return 1 - 2 * half * half
+        """(-1)^m sin r, where x = (2m - 1) pi/2 + r, |r| <= pi/2 (a hair more): the odd
+        multiple of pi/2 nearest x taken off exactly (`_odd_quarter_turns`), so r, and cos x,
+        keep their relative precision next to cos's zeros, and sin is well conditioned on r.
+        float16 and float32 take float32's sin of r rounded once (half an ulp more). 1 - 2
+        sin(x/2)^2 was a few ulps of 1 absolutely, so next to a zero 1e8 ulps off in float32
+        and 2e18 in float64 (bench/ulp.py); sin(pi/2 - x) rounded pi/2 - x, |x| ulps. Past |x|
+        = 2^20, where the reduction is no longer exact, that form remains (a few ulps of 1)."""
+        x = self._float()
+        xc = x.cast(dtypes.float64 if x.dtype is dtypes.float64 else dtypes.float32)
+        # a pair of comparisons: abs is five vector operations (NaN and inf are outside)
+        inside = (xc <= _REDUCED_MAX) & (xc >= -_REDUCED_MAX)
+        r, odd = _odd_quarter_turns(inside.where(xc, 0.0))
+        s = inside.where(odd.where(-r, r), xc / 2).sin()  # one sin per lane, for either form
+        return inside.where(s, 1 - 2 * s * s).cast(x.dtype)
+
     def tan(self) -> Tensor:
         """From sin(x) and sin(2x) (libm's, each within a few ulps at any x: 2x is exact, and
         its reduction too): where |sin x| < 1/2, sin x / cos x with cos x = +-sqrt((1 - s)(1 +
@@ -1523,13 +1533,45 @@ _HUGE_DIGITS = (5207439, 14142434, 16153102, 7597844, 10823124, 14153407, 643868
 
 
 _ROUNDER = 1.5 * 2.0 ** 52  # (v + it) - it: v rounded to an integer, for |v| < 2^51
+_ROUNDER_F32 = 1.5 * 2.0 ** 23  # (the same in float32, for |v| < 2^22)
 
 
 def _nearest(v: Tensor) -> Tensor:
-    """v rounded to the nearest integer by two additions (exact for |v| < 2^51, IEEE rounding
-    to nearest). trunc and floor are libm calls without SSE4.1, which kept gcc from
-    vectorizing the loop: tan ran 50x slower."""
-    return (v + _ROUNDER) - _ROUNDER
+    """v rounded to the nearest integer by two additions (exact for |v| < 2^51 in float64,
+    2^22 in float32; IEEE rounding to nearest). trunc and floor are libm calls without SSE4.1,
+    which kept gcc from vectorizing the loop: tan ran 50x slower."""
+    rounder = _ROUNDER if v.dtype is dtypes.float64 else _ROUNDER_F32
+    return (v + rounder) - rounder
+
+
+# pi/2 in pieces: the first of 33 bits, so that n times it is exact for |n| < 2^20. float64
+# takes three more of 33 bits (n pi/2 to 2^-122 where |x| <= 2^20, the nearest float64 to a
+# zero of cos there is about 2^-61 from it); float32 one of 53 (the rest: n pi/2 to 2^-67,
+# its nearest is 2^-28 from it, at 252.898).
+_PIO2_PIECES = {
+    "float64": tuple(float.fromhex(h) for h in (
+        "0x1.921fb544p+0", "0x1.0b4611a6p-34", "0x1.3198a2ep-69", "0x1.b839a252p-104")),
+    "float32": tuple(float.fromhex(h) for h in ("0x1.921fb544p+0", "0x1.0b4611a626331p-34")),
+}
+_REDUCED_MAX = 2.0 ** 20
+
+
+def _odd_quarter_turns(x: Tensor) -> tuple[Tensor, Tensor]:
+    """For a float32 or float64 |x| <= 2^20: (r, m odd), where x = (2m - 1) pi/2 + r, |r| <=
+    pi/2 (a hair more where x / pi rounds across an integer), so that cos x = sin r for m even
+    and -sin r for m odd; r in x's dtype. Cody and Waite's reduction, in float64: n = 2m - 1
+    times each piece of pi/2 is exact but the last, and each subtraction is exact (Sterbenz)
+    wherever r is small next to its operands, so r is within an ulp or two of itself however
+    near x is to a zero of cos. m, n and m's parity are exact in x's dtype (|m| < 2^19)."""
+    v = x.detach() * (1 / math.pi) + 0.5  # x / pi in [m - 1, m]: the nearest odd n = 2m - 1
+    m = _nearest(v)
+    half = m * 0.5
+    odd = _nearest(half) != half
+    n = (2 * m - 1).cast(dtypes.float64)
+    r = x.cast(dtypes.float64)
+    for piece in _PIO2_PIECES[x.dtype.name]:
+        r = r - n * piece
+    return r.cast(x.dtype), odd
 
 
 def _huge_quarter_turns(ax: Tensor) -> tuple[Tensor, Tensor]:

@@ -538,61 +538,20 @@ class TensorOps:
 
     def square(self) -> Tensor: return self * self
     def cos(self) -> Tensor:
-        """(-1)^m sin r, where x = (2m - 1) pi/2 + r, |r| <= pi/2 (a hair more): the odd
-        multiple of pi/2 nearest x taken off exactly (`_odd_quarter_turns`), so r, and cos x,
-        keep their relative precision next to cos's zeros, and sin is well conditioned on r.
-        float16 and float32 take float32's sin of r rounded once (half an ulp more). 1 - 2
-        sin(x/2)^2 was a few ulps of 1 absolutely, so next to a zero 1e8 ulps off in float32
-        and 2e18 in float64 (bench/ulp.py); sin(pi/2 - x) rounded pi/2 - x, |x| ulps. Past |x|
-        = 2^20, where the reduction is no longer exact, that form remains (a few ulps of 1)."""
-        x = self._float()
-        xc = x.cast(dtypes.float64 if x.dtype is dtypes.float64 else dtypes.float32)
-        # a pair of comparisons: abs is five vector operations (NaN and inf are outside)
-        inside = (xc <= _REDUCED_MAX) & (xc >= -_REDUCED_MAX)
-        r, odd = _odd_quarter_turns(inside.where(xc, 0.0))
-        s = inside.where(odd.where(-r, r), xc / 2).sin()  # one sin per lane, for either form
-        return inside.where(s, 1 - 2 * s * s).cast(x.dtype)
-
+        """The IR's COS, the C library's cos (libmvec's in vector loops: within 2 ulps in
+        float32, 3 in float64, at any x). sin(pi/2 - x) rounded pi/2 - x, |x| ulps; 1 - 2
+        sin(x/2)^2 was a few ulps of 1 absolutely, 1e8 ulps off next to cos's zeros in float32
+        and 2e18 in float64 (bench/ulp.py)."""
+        return self._unary_float(Ops.COS)
     def tan(self) -> Tensor:
-        """From sin(x) and sin(2x) (libm's, each within a few ulps at any x: 2x is exact, and
-        its reduction too): where |sin x| < 1/2, sin x / cos x with cos x = +-sqrt((1 - s)(1 +
-        s)), the sign sin 2x's over sin x's; nearer a pole, 2 sin(x)^2 / sin(2x). sin / (1 - 2
-        sin(x/2)^2) cancelled at the poles: tan(pi/2 in float64) was 4.5e15, not 1.6e16, and
-        near every pole past 1e3 only the sign was right. Computed in float64 and rounded
-        once (a float32 x: within an ulp, where float32 sins doubled their errors near a pole;
-        and 2x never overflows). A float64 x past 2^1023, where 2x does, is reduced exactly
-        (`_huge_quarter_turns`); a quotient by 1 - 2 sin(x/2)^2 there was 1400 ulps off near
-        the poles."""
+        """sin x / cos x, both the C library's (each exactly reduced at any x, within 3 ulps in
+        float64's vector loops), computed in float64 and rounded once (a float32 x: within half
+        an ulp). Within 2 ulps in float64 (bench/ulp.py), where the forms before were 8: 2
+        sin(x)^2 / sin(2x) near a pole and a Payne-Hanek reduction past 2^1023, where 2x
+        overflows (1 - 2 sin(x/2)^2, before COS was an op, cancelled at the poles: tan(pi/2) in
+        float64 was 4.5e15, not 1.6e16, and 1400 ulps off near them past 2^1023)."""
         x = self._float().cast(dtypes.float64)
-        top = x.abs() >= 2.0 ** 1023
-        # only a float64 x reaches 2^1023, where its second sin is of the reduced y; the others
-        # keep the form they had (never x / 2: but without that select gcc's loop ran 1.35x
-        # slower, bench/float_functions.py's tan, float32)
-        huge = self._float().dtype is dtypes.float64
-        if huge:
-            n, y = _huge_quarter_turns(top.where(x.abs(), 2.0 ** 1023))
-            arg2 = top.where(y, 2 * top.where(1.0, x))  # (1.0: where 2x overflows)
-        else:
-            arg2 = top.where(x / 2, 2 * x)
-        s, s2 = x.sin(), arg2.sin()
-        if huge:  # each form reads a harmless 1/2 in the other's lanes
-            s2, sy = top.where(0.5, s2), top.where(s2, 0.5)
-        near0 = s.abs() < 0.5
-        # each side reads a harmless value where the other is taken: 0 for the quotient, a
-        # divisor of 1 for the pole form (a 0 * inf gradient would be NaN)
-        s0, s2p = near0.where(s, 0.0), near0.where(1.0, s2)
-        root = ((1 - s0) * (1 + s0)).sqrt()
-        # cos x < 0 where sin 2x = 2 sin x cos x and sin x differ in sign (a product: a `!=` of
-        # two comparisons kept gcc from vectorizing the loop, 30x slower)
-        out = near0.where(s0 / (s2 * s0 < 0).where(-root, root), 2 * s * s / s2p)
-        if huge:  # tan y, or -cot y an odd number of quarter turns on (|y| <= pi/4); the sign
-            # by a select (x.sign()'s NaN test kept gcc from vectorizing the loop, 4x slower)
-            cy = ((1 - sy) * (1 + sy)).sqrt()
-            t = (n * n == 1).where(-cy / sy, sy / cy)
-            out = top.where((x < 0).where(-t, t), out)
-        else:
-            out = top.where(s / (1 - 2 * s2 * s2), out)
-        return out.cast(self._float().dtype)
+        return (x.sin() / x.cos()).cast(self._float().dtype)
     def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
@@ -1525,90 +1484,6 @@ def _picked_poly(x: Tensor, picks: list[tuple[Tensor, list[float]]], last: list[
             coef = cond.where(pad(c)[i], coef)
         out = coef if out is None else out * x + coef
     return out
-
-
-# frac(2^970 / pi) in 24-bit digits, most significant first (mpmath at 1600 bits; 192 bits:
-# what x / (2 pi) mod 1 needs for any x = m 2^971, m < 2^53, to 2^-139)
-_HUGE_DIGITS = (5207439, 14142434, 16153102, 7597844, 10823124, 14153407, 6438682, 12193964)
-
-
-_ROUNDER = 1.5 * 2.0 ** 52  # (v + it) - it: v rounded to an integer, for |v| < 2^51
-_ROUNDER_F32 = 1.5 * 2.0 ** 23  # (the same in float32, for |v| < 2^22)
-
-
-def _nearest(v: Tensor) -> Tensor:
-    """v rounded to the nearest integer by two additions (exact for |v| < 2^51 in float64,
-    2^22 in float32; IEEE rounding to nearest). trunc and floor are libm calls without SSE4.1,
-    which kept gcc from vectorizing the loop: tan ran 50x slower."""
-    rounder = _ROUNDER if v.dtype is dtypes.float64 else _ROUNDER_F32
-    return (v + rounder) - rounder
-
-
-# pi/2 in pieces: the first of 33 bits, so that n times it is exact for |n| < 2^20. float64
-# takes three more of 33 bits (n pi/2 to 2^-122 where |x| <= 2^20, the nearest float64 to a
-# zero of cos there is about 2^-61 from it); float32 one of 53 (the rest: n pi/2 to 2^-67,
-# its nearest is 2^-28 from it, at 252.898).
-_PIO2_PIECES = {
-    "float64": tuple(float.fromhex(h) for h in (
-        "0x1.921fb544p+0", "0x1.0b4611a6p-34", "0x1.3198a2ep-69", "0x1.b839a252p-104")),
-    "float32": tuple(float.fromhex(h) for h in ("0x1.921fb544p+0", "0x1.0b4611a626331p-34")),
-}
-_REDUCED_MAX = 2.0 ** 20
-
-
-def _odd_quarter_turns(x: Tensor) -> tuple[Tensor, Tensor]:
-    """For a float32 or float64 |x| <= 2^20: (r, m odd), where x = (2m - 1) pi/2 + r, |r| <=
-    pi/2 (a hair more where x / pi rounds across an integer), so that cos x = sin r for m even
-    and -sin r for m odd; r in x's dtype. Cody and Waite's reduction, in float64: n = 2m - 1
-    times each piece of pi/2 is exact but the last, and each subtraction is exact (Sterbenz)
-    wherever r is small next to its operands, so r is within an ulp or two of itself however
-    near x is to a zero of cos. m, n and m's parity are exact in x's dtype (|m| < 2^19)."""
-    v = x.detach() * (1 / math.pi) + 0.5  # x / pi in [m - 1, m]: the nearest odd n = 2m - 1
-    m = _nearest(v)
-    half = m * 0.5
-    odd = _nearest(half) != half
-    n = (2 * m - 1).cast(dtypes.float64)
-    r = x.cast(dtypes.float64)
-    for piece in _PIO2_PIECES[x.dtype.name]:
-        r = r - n * piece
-    return r.cast(x.dtype), odd
-
-
-def _huge_quarter_turns(ax: Tensor) -> tuple[Tensor, Tensor]:
-    """For a float64 |x| in [2^1023, 2^1024): (n, y) with x = n pi/2 + y (mod 2 pi), n an
-    integer in [-2, 2], |y| <= pi/4 (a hair more), y within an ulp or two however small it
-    is. Payne and Hanek's reduction: x is m 2^971 with m an integer, so x / (2 pi) mod 1 is
-    frac(m K), K = frac(2^970 / pi). m in three signed parts under 2^23 times K's 24-bit digits:
-    each product is under 2^47, so exact, and the products at one position 2^(-24 j) sum to an
-    exact integer; carrying makes each position's sum a signed digit. libm's sin reduces x
-    exactly too, but 2x, which the other forms need, overflows here, and sin(x/2) alone says
-    too little near a pole or a zero."""
-    grad = ax - ax.detach()  # (0 in value: y takes x's gradient; the integer steps have none)
-    m = ax.detach() * 2.0 ** -971
-    m24 = _nearest(m * 2.0 ** -24)
-    m48 = _nearest(m24 * 2.0 ** -24)
-    parts = (m - m24 * 2.0 ** 24, m24 - m48 * 2.0 ** 24, m48)
-    digits: dict[int, Tensor] = {}  # position j: the products at 2^(-24 j), an exact sum
-    for i, mi in enumerate(parts):
-        for k, a in enumerate(_HUGE_DIGITS, start=1):
-            if k - i >= 1:  # (at j < 1 an integer: nothing mod 1)
-                p = mi * float(a)
-                digits[k - i] = p if k - i not in digits else digits[k - i] + p
-    last = max(digits)
-    for j in range(last, 0, -1):  # carry: each position a signed digit, |d| <= 2^23
-        carry = _nearest(digits[j] * 2.0 ** -24)
-        digits[j] = digits[j] - carry * 2.0 ** 24
-        if j > 1:  # (position 1's carry is whole turns: dropped)
-            digits[j - 1] = digits[j - 1] + carry
-    top = digits[1] * 2.0 ** -22  # 4 * the first digit: quarter turns in [-2, 2], exact
-    n = _nearest(top)
-    r = top - n  # exact; the lower digits (each pair exact) join it, largest first
-    for j in range(2, last + 1, 2):
-        pair = digits[j] * 2.0 ** (2 - 24 * j)
-        if j + 1 <= last:
-            pair = pair + digits[j + 1] * 2.0 ** (2 - 24 * (j + 1))
-        r = r + pair
-    return n, r * (math.pi / 2) + grad
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

@@ -186,3 +186,35 @@ def test_sin_and_cos_gradients_keep_their_relative_precision(dt, fn):
     err = ulp_errors(o.grad.numpy(), want, dt)
     worst = int(np.argmax(err))
     assert err[worst] <= COS_ULPS[np.dtype(dt).name] + 1, (x[worst], err[worst])
+
+
+def _gelu_tanh(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """gelu's tanh form in float64 as x sigmoid(2u) (no cancellation), and its condition number
+    |x g'(x) / g(x)|: how many ulps half an ulp of error in x (or in u) becomes."""
+    c = math.sqrt(8 / math.pi)
+    v = c * (x + 0.044715 * x ** 3)
+    e = np.exp(-np.abs(v))
+    sig = np.where(v >= 0, 1 / (1 + e), e / (1 + e))
+    dv = c * (1 + 3 * 0.044715 * x * x)
+    with np.errstate(invalid="ignore"):
+        cond = np.abs(1 + x * (1 - sig) * dv)
+    return x * sig, np.nan_to_num(cond)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_gelu_keeps_its_digits_in_the_negative_tail(dt):
+    """0.5 x (1 + tanh u) cancelled for negative x: 1.7e7 ulps off at x = -6 in float32 (torch
+    computes the same formula). x sigmoid(2u) is within a few ulps of the float64 value plus u's
+    roundings (x^3, the products and the sum: up to 3 ulps of u) times the function's condition
+    number (145 ulps at x = -9.3 in float32, where it is 185; 1.7 times it at most measured)."""
+    rng = np.random.default_rng(46)
+    x = np.concatenate([rng.uniform(-14, 6, 6000), -(10.0 ** rng.uniform(-8, 1.2, 2000)),
+                        [0.0, -0.0, 1.0, -1.0, 20.0, -20.0]]).astype(dt)
+    want, cond = _gelu_tanh(x.astype(np.float64))
+    got = Tensor(x).gelu().numpy()
+    assert got.dtype == dt
+    err = ulp_errors(got, want, dt)
+    bound = 4 + 3 * cond
+    worst = int(np.argmax(err / bound))
+    assert err[worst] <= bound[worst], (x[worst], got[worst], want[worst], err[worst], cond[worst])
+    assert np.array_equal(np.signbit(got), np.signbit(want))

@@ -656,19 +656,7 @@ class TensorOps:
         was 1.5e-7 absolute (4 ulps in float32, 1e9 in float64), its gradient 1e-5 off, and
         NaN at +-inf (now 0: the constant 1 is taken there)."""
         x = self._float()
-        a = x.abs()
-        small, mid, tail = a < 0.84375, a < 1.25, a < 28
-        # each piece reads a harmless value where another is taken (no NaN gradient)
-        xs = small.where(x, 0.0)
-        at = (mid | tail.logical_not()).where(2.0, a)
-        inv = 1 / at
-        v = small.where(xs * xs, mid.where(a - 1, inv * inv))
-        lo = at < 1 / 0.35
-        fits = [(small, _ERF_P, _ERF_Q), (mid, _ERF_PA, _ERF_QA), (lo, _ERF_RA, _ERF_SA)]
-        r = _picked_poly(v, [(c, p) for c, p, _ in fits], _ERF_RB) / \
-            _picked_poly(v, [(c, q) for c, _, q in fits], _ERF_SB)
-        far = 1 - (r - 0.5625 - at * at).maximum(_exp_floor(x.dtype)).exp() * inv
-        mag = mid.where(_ERX + r, tail.where(far, 1.0))
+        small, xs, r, mag, _ = _erf_parts(x)
         return small.where(xs + xs * r, small.where(1.0, x).sign() * mag)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
@@ -783,8 +771,11 @@ class TensorOps:
             # 0.5 (1 + tanh u) as sigmoid(2u): 1 + tanh u cancelled in the negative tail, 1.7e7
             # ulps off at x = -6 in float32 (bench/ulp.py; torch's formula is the same)
             return self * _sigmoid_squared(math.sqrt(8 / math.pi) * (self + 0.044715 * cube))
-        if approximate == "none":
-            return self * 0.5 * (1.0 + (self / math.sqrt(2)).erf())
+        if approximate == "none":  # 1 + erf(z) cancelled for z < 0: erfc(-z) there
+            z = self._float() / math.sqrt(2)
+            small, zs, r, mag, comp = _erf_parts(z)
+            up = (z > 0).where(1 + mag, comp)
+            return self * 0.5 * small.where(1 + (zs + zs * r), up)
         raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
 
     def swish(self) -> Tensor: return self * self.sigmoid()
@@ -1349,14 +1340,43 @@ def _expm1_nonpositive(v: Tensor) -> Tensor:
     return exact - (ed - e)
 
 
+def _erf_parts(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """fdlibm's erf pieces (Tensor.erf): (small, xs, r, mag, comp) with erf x = xs + xs r where
+    |x| < 0.84375 (small), else x's sign times mag = |erf x|, and comp = 1 - mag = erfc |x|
+    computed without cancelling: 1 - erx - r below 1.25, exp(...) / |x| above (its exp from
+    `_exp_squared`, so erfc keeps its digits down to the subnormals), 0 past 28."""
+    a = x.abs()
+    small, mid, tail = a < 0.84375, a < 1.25, a < 28
+    # each piece reads a harmless value where another is taken (no NaN gradient)
+    xs = small.where(x, 0.0)
+    at = (mid | tail.logical_not()).where(2.0, a)
+    inv = 1 / at
+    v = small.where(xs * xs, mid.where(a - 1, inv * inv))
+    lo = at < 1 / 0.35
+    fits = [(small, _ERF_P, _ERF_Q), (mid, _ERF_PA, _ERF_QA), (lo, _ERF_RA, _ERF_SA)]
+    r = _picked_poly(v, [(c, p) for c, p, _ in fits], _ERF_RB) / \
+        _picked_poly(v, [(c, q) for c, _, q in fits], _ERF_SB)
+    near = _exp_squared(r - 0.5625 - at * at) * inv
+    mag = mid.where(_ERX + r, tail.where(1 - near, 1.0))
+    comp = mid.where((1 - _ERX) - r, tail.where(near, 0.0))
+    return small, xs, r, mag, comp
+
+
+def _exp_squared(t: Tensor) -> Tensor:
+    """exp(t) for t <= 0 as exp(t / 2)^2, the argument kept at or above `_exp_floor` (libmvec's
+    fast path: exp(-|v|) made a product's gelu epilogue 2.6x slower): the square reaches the
+    subnormals where exp(t) would, so a value made of it keeps its relative precision down to
+    the dtype's least value (2 ulps of exp's error, not 1)."""
+    h = (t * 0.5).maximum(_exp_floor(t.dtype)).exp()
+    return h * h
+
+
 def _sigmoid_squared(v: Tensor) -> Tensor:
-    """sigmoid(v) from e = exp(-|v| / 2)^2: the argument of exp stays at or above `_exp_floor`
-    (libmvec's fast path: a gelu epilogue of a product, over pre-activations of +-16, ran 2.6x
-    slower with exp(-|v|)), and the square reaches e's subnormals exactly where exp(-|v|)
-    would: x sigmoid(v) keeps its relative precision down to the dtype's least value."""
+    """sigmoid(v) from e = exp(-|v|) by `_exp_squared`: x sigmoid(v) keeps its relative
+    precision down to the dtype's least value, at libmvec's fast path's speed (a gelu epilogue
+    of a product, over pre-activations of +-16, ran 2.6x slower with exp(-|v|))."""
     pos = v >= 0
-    h = (pos.where(-v, v) * 0.5).maximum(_exp_floor(v.dtype)).exp()
-    e = h * h
+    e = _exp_squared(pos.where(-v, v))
     r = 1 / (1 + e)
     return pos.where(r, e * r)
 

@@ -1,14 +1,15 @@
-"""tanh, erf and tan (and gelu through them) before and after issue 31's accuracy fixes,
+"""tanh, erf, tan and cos (and gelu through them) before and after issue 31's accuracy fixes,
 interleaved in one run.
 
 In: nothing (a vector of normal values times 3, so every piece of each function is taken, and
-the same vector spread over +-1e4 for tan). Out: per function and dtype, the new form's median
-seconds per call over the old form's (a ratio: the machine is shared and noisy), and the same
-for torch where it is installed. "Old" is each function as it was written before: 2 sigmoid(2x)
-- 1, Abramowitz & Stegun 7.1.26 past 0.84375, sin / (1 - 2 sin(x/2)^2), spelled out here with
-the same Tensor ops, so both sides run through the same scheduler and C backend.
+the same vector spread over +-1e4 for tan and cos_1e4). Out: per function and dtype, the new
+form's median seconds per call over the old form's (a ratio: the machine is shared and noisy),
+and the same for torch where it is installed. "Old" is each function as it was written before:
+2 sigmoid(2x) - 1, Abramowitz & Stegun 7.1.26 past 0.84375, sin / (1 - 2 sin(x/2)^2), 1 - 2
+sin(x/2)^2 (cos before it was the IR's COS, bench/ulp.py), spelled out here with the same
+Tensor ops, so both sides run through the same scheduler and C backend.
 
-    python bench/float_functions.py [n]
+    python bench/float_functions.py [n] [case ...]
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ def old_tan(x):
     return x.sin() / (1 - 2 * half * half)
 
 
+def old_cos(x):
+    half = (x / 2).sin()
+    return 1 - 2 * half * half
+
+
 def old_gelu(x, erf):
     if erf:
         return x * 0.5 * (1.0 + old_erf(x / math.sqrt(2)))
@@ -60,12 +66,17 @@ def old_gelu(x, erf):
     return 0.5 * x * (1 + old_tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * cube)))
 
 
+# name: (new, old, torch's name, the spread of the arguments)
 CASES = {
-    "tanh": (lambda t: t.tanh(), old_tanh, "tanh"),
-    "erf": (lambda t: t.erf(), old_erf, "erf"),
-    "tan": (lambda t: t.tan(), old_tan, "tan"),
-    "gelu_tanh": (lambda t: t.gelu(), lambda t: old_gelu(t, False), None),
-    "gelu_erf": (lambda t: t.gelu(approximate="none"), lambda t: old_gelu(t, True), None),
+    "tanh": (lambda t: t.tanh(), old_tanh, "tanh", 3.0),
+    "erf": (lambda t: t.erf(), old_erf, "erf", 3.0),
+    "tan": (lambda t: t.tan(), old_tan, "tan", 1e4),
+    "cos": (lambda t: t.cos(), old_cos, "cos", 3.0),
+    # libmvec's sinf and cosf call the scalar function for a whole vector with a lane past
+    # about 1e4 (11x slower): the old form's sin(x/2) stayed under it up to 2e4
+    "cos_1e4": (lambda t: t.cos(), old_cos, "cos", 1e4),
+    "gelu_tanh": (lambda t: t.gelu(), lambda t: old_gelu(t, False), None, 3.0),
+    "gelu_erf": (lambda t: t.gelu(approximate="none"), lambda t: old_gelu(t, True), None, 3.0),
 }
 
 
@@ -73,11 +84,12 @@ def main() -> None:
     from rulegrad import Tensor
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20
+    names = sys.argv[2:] or list(CASES)
     torch = torch_module()
     print(f"n = {n}: new / old, and new / torch (median seconds per call, interleaved)")
     for dt in (np.float32, np.float64):
-        for name, (new, old, tname) in CASES.items():
-            scale = 1e4 if name == "tan" else 3.0
+        for name in names:
+            new, old, tname, scale = CASES[name]
             a = (np.random.default_rng(0).standard_normal(n) * scale).astype(dt)
             t = interleaved_medians(_calls(Tensor(a).realize(), a, new, old, tname, torch),
                                     rounds=7)

@@ -215,6 +215,7 @@ def _cases() -> list[Case]:
         unary(Ops.LOG2, "torch.log2", positive, zeros, negative),
         unary(Ops.SQRT, "torch.sqrt", positive, zeros),
         unary(Ops.SIN, "torch.sin", FREE, Draw("large", _one(lambda r: _away(r) * 1000))),
+        unary(Ops.COS, "torch.cos", FREE, Draw("large", _one(lambda r: _away(r) * 1000))),
         unary(Ops.RECIPROCAL, "torch.reciprocal", Draw("away", _one(_away)),
               Draw("zeros", _one(lambda r: _with_zeros(r, _away(r))), smooth=False)),
         unary(Ops.TRUNC, "torch.trunc",

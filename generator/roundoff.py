@@ -25,7 +25,7 @@ apart; eta the dtype's smallest subnormal), per op:
 - ADD, SUB: R(D(a) + D(b)); MUL: R(|a| D(b) + |b| D(a) + D(a) D(b)); FDIV: R((D(a) + |n|
   D(b)) / (|b| - D(b))), unbounded when |b| <= D(b); SQRT: R(min(sqrt(D), D / |n|));
 - EXP: |n| D e^D (|e^(x+d) - e^x| <= e^x |d| e^|d|); LOG: t / (1 - t), t = D / |x|, unbounded
-  for t >= 1; SIN: D; POW: |n| z e^z with z = |b| t/(1 - t) + D(b) (|ln |a|| + t/(1 - t));
+  for t >= 1; SIN, COS: D; POW: |n| z e^z with z = |b| t/(1 - t) + D(b) (|ln |a|| + t/(1 - t));
   each plus the library's 2 LIBM_ULPS u |n|;
 - MAX, MIN: max(D(a), D(b)); a comparison may flip (D = 1, a bool's bound) where |a - b| <=
   D(a) + D(b); WHERE(c, x, y): D of the branch taken, or max(D(x), D(y)) + |x - y| where c
@@ -263,7 +263,7 @@ class _Bounds:
             return _relative(d, s[0])
         if op is Ops.LOG2:
             return _relative(d, s[0]) / _c(math.log(2))
-        return d  # SIN: 1-Lipschitz
+        return d  # SIN, COS: 1-Lipschitz
 
     def _cast(self, n: UOp, d: UOp) -> UOp | None:
         src, dst = n.src[0].dtype, n.dtype

@@ -79,7 +79,7 @@ class Proof:
 ALL_DTYPES: tuple[DType, ...] = DTYPES + (dtypes.index,)
 # the ops with an SMT meaning (plus uninterpreted float functions); a pattern with any other op
 # is tensor- or kernel-level and is checked by evaluation
-_UF_OPS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.POW})
+_UF_OPS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 _LEAF_OPS = frozenset({Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR})
 SMT_OPS = GroupOp.ALU | {Ops.CAST} | _LEAF_OPS
 # dtype domain of each op's (shared) operand dtype

@@ -51,7 +51,7 @@ VECTORS_MAX = 8
 # loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200
 # calls each): 0.28 -> 0.17 ms on two threads, 0.87 -> 0.36 on one; 8 rows per pass: 0.24
 ROWS_PER_PASS = 4
-_COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.POW,
+_COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.SQRT, Ops.POW,
                      Ops.FDIV, Ops.RECIPROCAL})
 
 

@@ -55,7 +55,7 @@ from rulegrad.runtime.uop import UOp, toposort
 # kernels of their own) counted 0.6M and ran on one core. A ratio of two operations' times,
 # neither a size nor a width
 LIBM_LOADS = 3
-LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
+LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
 # from its counter, one at a time, so none of these is flattened
 _VECTOR_KINDS = frozenset({"upcast", "vector", "simd"})

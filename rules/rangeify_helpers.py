@@ -192,7 +192,7 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
 # a kernel-local array of an elementwise value pays when it holds a call into the math library
 # (expf: 10-20 cycles a lane, even vectorized): more than an element written to L1 and read back
 # (about a cycle each). Division and square root, single instructions, are cheaper recomputed.
-_COSTLY = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
+_COSTLY = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 
 
 def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:

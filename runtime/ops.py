@@ -94,6 +94,8 @@ class Ops(Enum):
     MULACC = auto()
     # -- the kernelize scheduler's views (runtime/view.py); last, so no other op renumbers
     VIEW = auto()         # src: (base,); arg: the ShapeTracker the base is read through
+    # -- unary ALU added after VIEW (so that no op renumbers)
+    COS = auto()          # the C library's cos: sin(pi/2 - x) and 1 - 2 sin(x/2)^2 were not
 
     # members are singletons: identity hashing is exact, and C-level instead of Enum's
     # Python-level hash of the name (ops are dict keys on every matcher dispatch)
@@ -128,8 +130,8 @@ Ops.__class__ = _OpsType  # (a class's metaclass can be swapped for one of the s
 class GroupOp:
     """Named sets of ops. Every attribute here is usable as a group name in `.rules` files."""
 
-    Unary = frozenset({Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT,
-                       Ops.RECIPROCAL, Ops.TRUNC})
+    Unary = frozenset({Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS,
+                       Ops.SQRT, Ops.RECIPROCAL, Ops.TRUNC})
     Binary = frozenset({Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN,
                         Ops.POW, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR,
                         Ops.SHL, Ops.SHR})

@@ -39,7 +39,7 @@ not what the IR needs:
 - float16 computes through float32: operands widen to float32, the op runs in float32, and the
   result rounds to float16 once (what numpy's half loops do). MULACC is MUL then ADD, each
   rounded in the dtype (-ffp-contract=off in C: never a fused multiply-add).
-- Float functions (EXP, LOG, EXP2, LOG2, SIN, POW) are the C library's. numpy may use its own
+- Float functions (EXP, LOG, EXP2, LOG2, SIN, COS, POW) are the C library's. numpy may use its own
   SIMD versions, which can differ in the last bit; the sweep compares those within 1 ulp
   (exactly at the special values: zeros, infinities, NaN). SQRT, FDIV, TRUNC, RECIPROCAL are
   correctly rounded, hence exact everywhere.
@@ -97,10 +97,10 @@ DOMAIN: dict[Ops, str] = {
     Ops.AND: "biu", Ops.OR: "biu", Ops.XOR: "biu", Ops.SHL: _INT, Ops.SHR: _INT,
     Ops.IDIV: _NUM, Ops.MOD: _NUM, Ops.POW: _NUM, Ops.TRUNC: _NUM,
     Ops.FDIV: _FLOAT, Ops.EXP: _FLOAT, Ops.LOG: _FLOAT, Ops.EXP2: _FLOAT, Ops.LOG2: _FLOAT,
-    Ops.SIN: _FLOAT, Ops.SQRT: _FLOAT, Ops.RECIPROCAL: _FLOAT,
+    Ops.SIN: _FLOAT, Ops.COS: _FLOAT, Ops.SQRT: _FLOAT, Ops.RECIPROCAL: _FLOAT,
 }
 # ops whose float results are the C library's (the sweep allows numpy 1 ulp there)
-LIBM_OPS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.POW})
+LIBM_OPS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 
 
 def defined(op: Ops, kind: str) -> bool:
@@ -225,6 +225,7 @@ ALU: dict[Ops, Callable[..., np.ndarray]] = {
     Ops.EXP2: _float_fn(np.exp2),
     Ops.LOG2: _float_fn(np.log2),
     Ops.SIN: _float_fn(np.sin),
+    Ops.COS: _float_fn(np.cos),
     Ops.SQRT: _float_fn(np.sqrt),
     Ops.RECIPROCAL: _float_fn(lambda x: np.reciprocal(x)),
     Ops.TRUNC: _trunc,

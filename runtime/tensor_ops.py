@@ -538,51 +538,20 @@ class TensorOps:
 
     def square(self) -> Tensor: return self * self
     def cos(self) -> Tensor:
-        """1 - 2 sin(x/2)^2: x/2 is exact, so the error is a few ulps of 1 at any x. sin(pi/2 -
-        x) rounded pi/2 - x, an error of |x| ulps (2e-4 at x = 300 in float32, cos(3 pi/2)
-        14 times too large), which rotary and sinusoidal position tables reach."""
-        half = (self._float() / 2).sin()
-        return 1 - 2 * half * half
+        """The IR's COS, the C library's cos (libmvec's in vector loops: within 2 ulps in
+        float32, 3 in float64, at any x). sin(pi/2 - x) rounded pi/2 - x, |x| ulps; 1 - 2
+        sin(x/2)^2 was a few ulps of 1 absolutely, 1e8 ulps off next to cos's zeros in float32
+        and 2e18 in float64 (bench/ulp.py)."""
+        return self._unary_float(Ops.COS)
     def tan(self) -> Tensor:
-        """From sin(x) and sin(2x) (libm's, each within a few ulps at any x: 2x is exact, and
-        its reduction too): where |sin x| < 1/2, sin x / cos x with cos x = +-sqrt((1 - s)(1 +
-        s)), the sign sin 2x's over sin x's; nearer a pole, 2 sin(x)^2 / sin(2x). sin / (1 - 2
-        sin(x/2)^2) cancelled at the poles: tan(pi/2 in float64) was 4.5e15, not 1.6e16, and
-        near every pole past 1e3 only the sign was right. Computed in float64 and rounded
-        once (a float32 x: within an ulp, where float32 sins doubled their errors near a pole;
-        and 2x never overflows). A float64 x past 2^1023, where 2x does, is reduced exactly
-        (`_huge_quarter_turns`); a quotient by 1 - 2 sin(x/2)^2 there was 1400 ulps off near
-        the poles."""
+        """sin x / cos x, both the C library's (each exactly reduced at any x, within 3 ulps in
+        float64's vector loops), computed in float64 and rounded once (a float32 x: within half
+        an ulp). Within 2 ulps in float64 (bench/ulp.py), where the forms before were 8: 2
+        sin(x)^2 / sin(2x) near a pole and a Payne-Hanek reduction past 2^1023, where 2x
+        overflows (1 - 2 sin(x/2)^2, before COS was an op, cancelled at the poles: tan(pi/2) in
+        float64 was 4.5e15, not 1.6e16, and 1400 ulps off near them past 2^1023)."""
         x = self._float().cast(dtypes.float64)
-        top = x.abs() >= 2.0 ** 1023
-        # only a float64 x reaches 2^1023, where its second sin is of the reduced y; the others
-        # keep the form they had (never x / 2: but without that select gcc's loop ran 1.35x
-        # slower, bench/float_functions.py's tan, float32)
-        huge = self._float().dtype is dtypes.float64
-        if huge:
-            n, y = _huge_quarter_turns(top.where(x.abs(), 2.0 ** 1023))
-            arg2 = top.where(y, 2 * top.where(1.0, x))  # (1.0: where 2x overflows)
-        else:
-            arg2 = top.where(x / 2, 2 * x)
-        s, s2 = x.sin(), arg2.sin()
-        if huge:  # each form reads a harmless 1/2 in the other's lanes
-            s2, sy = top.where(0.5, s2), top.where(s2, 0.5)
-        near0 = s.abs() < 0.5
-        # each side reads a harmless value where the other is taken: 0 for the quotient, a
-        # divisor of 1 for the pole form (a 0 * inf gradient would be NaN)
-        s0, s2p = near0.where(s, 0.0), near0.where(1.0, s2)
-        root = ((1 - s0) * (1 + s0)).sqrt()
-        # cos x < 0 where sin 2x = 2 sin x cos x and sin x differ in sign (a product: a `!=` of
-        # two comparisons kept gcc from vectorizing the loop, 30x slower)
-        out = near0.where(s0 / (s2 * s0 < 0).where(-root, root), 2 * s * s / s2p)
-        if huge:  # tan y, or -cot y an odd number of quarter turns on (|y| <= pi/4); the sign
-            # by a select (x.sign()'s NaN test kept gcc from vectorizing the loop, 4x slower)
-            cy = ((1 - sy) * (1 + sy)).sqrt()
-            t = (n * n == 1).where(-cy / sy, sy / cy)
-            out = top.where((x < 0).where(-t, t), out)
-        else:
-            out = top.where(s / (1 - 2 * s2 * s2), out)
-        return out.cast(self._float().dtype)
+        return (x.sin() / x.cos()).cast(self._float().dtype)
     def log2(self) -> Tensor: return self._unary_float(Ops.LOG2)
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
@@ -687,19 +656,7 @@ class TensorOps:
         was 1.5e-7 absolute (4 ulps in float32, 1e9 in float64), its gradient 1e-5 off, and
         NaN at +-inf (now 0: the constant 1 is taken there)."""
         x = self._float()
-        a = x.abs()
-        small, mid, tail = a < 0.84375, a < 1.25, a < 28
-        # each piece reads a harmless value where another is taken (no NaN gradient)
-        xs = small.where(x, 0.0)
-        at = (mid | tail.logical_not()).where(2.0, a)
-        inv = 1 / at
-        v = small.where(xs * xs, mid.where(a - 1, inv * inv))
-        lo = at < 1 / 0.35
-        fits = [(small, _ERF_P, _ERF_Q), (mid, _ERF_PA, _ERF_QA), (lo, _ERF_RA, _ERF_SA)]
-        r = _picked_poly(v, [(c, p) for c, p, _ in fits], _ERF_RB) / \
-            _picked_poly(v, [(c, q) for c, _, q in fits], _ERF_SB)
-        far = 1 - (r - 0.5625 - at * at).maximum(_exp_floor(x.dtype)).exp() * inv
-        mag = mid.where(_ERX + r, tail.where(far, 1.0))
+        small, xs, r, mag, _ = _erf_parts(x)
         return small.where(xs + xs * r, small.where(1.0, x).sign() * mag)
 
     def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
@@ -811,9 +768,14 @@ class TensorOps:
             # (libmvec) takes a scalar path for a negative base, a call per element in a
             # product's epilogue
             cube = self * self * self
-            return 0.5 * self * (1 + (math.sqrt(2 / math.pi) * (self + 0.044715 * cube)).tanh())
-        if approximate == "none":
-            return self * 0.5 * (1.0 + (self / math.sqrt(2)).erf())
+            # 0.5 (1 + tanh u) as sigmoid(2u): 1 + tanh u cancelled in the negative tail, 1.7e7
+            # ulps off at x = -6 in float32 (bench/ulp.py; torch's formula is the same)
+            return self * _sigmoid_squared(math.sqrt(8 / math.pi) * (self + 0.044715 * cube))
+        if approximate == "none":  # 1 + erf(z) cancelled for z < 0: erfc(-z) there
+            z = self._float() / math.sqrt(2)
+            small, zs, r, mag, comp = _erf_parts(z)
+            up = (z > 0).where(1 + mag, comp)
+            return self * 0.5 * small.where(1 + (zs + zs * r), up)
         raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
 
     def swish(self) -> Tensor: return self * self.sigmoid()
@@ -1380,6 +1342,47 @@ def _expm1_nonpositive(v: Tensor) -> Tensor:
     return exact - (ed - e)
 
 
+def _erf_parts(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """fdlibm's erf pieces (Tensor.erf): (small, xs, r, mag, comp) with erf x = xs + xs r where
+    |x| < 0.84375 (small), else x's sign times mag = |erf x|, and comp = 1 - mag = erfc |x|
+    computed without cancelling: 1 - erx - r below 1.25, exp(...) / |x| above (its exp from
+    `_exp_squared`, so erfc keeps its digits down to the subnormals), 0 past 28."""
+    a = x.abs()
+    small, mid, tail = a < 0.84375, a < 1.25, a < 28
+    # each piece reads a harmless value where another is taken (no NaN gradient)
+    xs = small.where(x, 0.0)
+    at = (mid | tail.logical_not()).where(2.0, a)
+    inv = 1 / at
+    v = small.where(xs * xs, mid.where(a - 1, inv * inv))
+    lo = at < 1 / 0.35
+    fits = [(small, _ERF_P, _ERF_Q), (mid, _ERF_PA, _ERF_QA), (lo, _ERF_RA, _ERF_SA)]
+    r = _picked_poly(v, [(c, p) for c, p, _ in fits], _ERF_RB) / \
+        _picked_poly(v, [(c, q) for c, _, q in fits], _ERF_SB)
+    near = _exp_squared(r - 0.5625 - at * at) * inv
+    mag = mid.where(_ERX + r, tail.where(1 - near, 1.0))
+    comp = mid.where((1 - _ERX) - r, tail.where(near, 0.0))
+    return small, xs, r, mag, comp
+
+
+def _exp_squared(t: Tensor) -> Tensor:
+    """exp(t) for t <= 0 as exp(t / 2)^2, the argument kept at or above `_exp_floor` (libmvec's
+    fast path: exp(-|v|) made a product's gelu epilogue 2.6x slower): the square reaches the
+    subnormals where exp(t) would, so a value made of it keeps its relative precision down to
+    the dtype's least value (2 ulps of exp's error, not 1)."""
+    h = (t * 0.5).maximum(_exp_floor(t.dtype)).exp()
+    return h * h
+
+
+def _sigmoid_squared(v: Tensor) -> Tensor:
+    """sigmoid(v) from e = exp(-|v|) by `_exp_squared`: x sigmoid(v) keeps its relative
+    precision down to the dtype's least value, at libmvec's fast path's speed (a gelu epilogue
+    of a product, over pre-activations of +-16, ran 2.6x slower with exp(-|v|))."""
+    pos = v >= 0
+    e = _exp_squared(pos.where(-v, v))
+    r = 1 / (1 + e)
+    return pos.where(r, e * r)
+
+
 def _exp_floor(dt: DType) -> float:
     """The least argument for which exp's result is a normal float (float16 computes in float32):
     below it libmvec's vector exp takes a scalar call for its whole vector (a product's gelu
@@ -1517,58 +1520,6 @@ def _picked_poly(x: Tensor, picks: list[tuple[Tensor, list[float]]], last: list[
             coef = cond.where(pad(c)[i], coef)
         out = coef if out is None else out * x + coef
     return out
-
-
-# frac(2^970 / pi) in 24-bit digits, most significant first (mpmath at 1600 bits; 192 bits:
-# what x / (2 pi) mod 1 needs for any x = m 2^971, m < 2^53, to 2^-139)
-_HUGE_DIGITS = (5207439, 14142434, 16153102, 7597844, 10823124, 14153407, 6438682, 12193964)
-
-
-_ROUNDER = 1.5 * 2.0 ** 52  # (v + it) - it: v rounded to an integer, for |v| < 2^51
-
-
-def _nearest(v: Tensor) -> Tensor:
-    """v rounded to the nearest integer by two additions (exact for |v| < 2^51, IEEE rounding
-    to nearest). trunc and floor are libm calls without SSE4.1, which kept gcc from
-    vectorizing the loop: tan ran 50x slower."""
-    return (v + _ROUNDER) - _ROUNDER
-
-
-def _huge_quarter_turns(ax: Tensor) -> tuple[Tensor, Tensor]:
-    """For a float64 |x| in [2^1023, 2^1024): (n, y) with x = n pi/2 + y (mod 2 pi), n an
-    integer in [-2, 2], |y| <= pi/4 (a hair more), y within an ulp or two however small it
-    is. Payne and Hanek's reduction: x is m 2^971 with m an integer, so x / (2 pi) mod 1 is
-    frac(m K), K = frac(2^970 / pi). m in three signed parts under 2^23 times K's 24-bit digits:
-    each product is under 2^47, so exact, and the products at one position 2^(-24 j) sum to an
-    exact integer; carrying makes each position's sum a signed digit. libm's sin reduces x
-    exactly too, but 2x, which the other forms need, overflows here, and sin(x/2) alone says
-    too little near a pole or a zero."""
-    grad = ax - ax.detach()  # (0 in value: y takes x's gradient; the integer steps have none)
-    m = ax.detach() * 2.0 ** -971
-    m24 = _nearest(m * 2.0 ** -24)
-    m48 = _nearest(m24 * 2.0 ** -24)
-    parts = (m - m24 * 2.0 ** 24, m24 - m48 * 2.0 ** 24, m48)
-    digits: dict[int, Tensor] = {}  # position j: the products at 2^(-24 j), an exact sum
-    for i, mi in enumerate(parts):
-        for k, a in enumerate(_HUGE_DIGITS, start=1):
-            if k - i >= 1:  # (at j < 1 an integer: nothing mod 1)
-                p = mi * float(a)
-                digits[k - i] = p if k - i not in digits else digits[k - i] + p
-    last = max(digits)
-    for j in range(last, 0, -1):  # carry: each position a signed digit, |d| <= 2^23
-        carry = _nearest(digits[j] * 2.0 ** -24)
-        digits[j] = digits[j] - carry * 2.0 ** 24
-        if j > 1:  # (position 1's carry is whole turns: dropped)
-            digits[j - 1] = digits[j - 1] + carry
-    top = digits[1] * 2.0 ** -22  # 4 * the first digit: quarter turns in [-2, 2], exact
-    n = _nearest(top)
-    r = top - n  # exact; the lower digits (each pair exact) join it, largest first
-    for j in range(2, last + 1, 2):
-        pair = digits[j] * 2.0 ** (2 - 24 * j)
-        if j + 1 <= last:
-            pair = pair + digits[j + 1] * 2.0 ** (2 - 24 * (j + 1))
-        r = r + pair
-    return n, r * (math.pi / 2) + grad
 
 
 def _poly(x: Tensor, coef: list[float]) -> Tensor:

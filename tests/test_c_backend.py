@@ -307,8 +307,8 @@ def test_casts_in_range(src_dt, cast_program):
 
 
 _UNARY = [(Ops.EXP, np.exp), (Ops.LOG, np.log), (Ops.SQRT, np.sqrt), (Ops.SIN, np.sin),
-          (Ops.RECIPROCAL, np.reciprocal), (Ops.EXP2, np.exp2), (Ops.LOG2, np.log2),
-          (Ops.TRUNC, np.trunc), (Ops.NEG, np.negative)]
+          (Ops.COS, np.cos), (Ops.RECIPROCAL, np.reciprocal), (Ops.EXP2, np.exp2),
+          (Ops.LOG2, np.log2), (Ops.TRUNC, np.trunc), (Ops.NEG, np.negative)]
 _FLOATS = [dtypes.float16, dtypes.float32, dtypes.float64]
 
 

@@ -94,7 +94,7 @@ def test_float_ops_and_casts():
     x = np.array([0.25, 1.0, 4.0, 9.0], dtype=np.float32)
     u = buf(x)
     for op, fn in [(Ops.EXP, np.exp), (Ops.LOG, np.log), (Ops.SQRT, np.sqrt),
-                   (Ops.SIN, np.sin), (Ops.EXP2, np.exp2), (Ops.LOG2, np.log2),
+                   (Ops.SIN, np.sin), (Ops.COS, np.cos), (Ops.EXP2, np.exp2), (Ops.LOG2, np.log2),
                    (Ops.RECIPROCAL, np.reciprocal), (Ops.TRUNC, np.trunc)]:
         got = evaluate_one(u.alu(op))
         assert got.dtype == np.float32

@@ -37,8 +37,8 @@ from rulegrad.runtime.uop import UOp
 
 LIBM_ULPS = 4
 SWEEP_DTYPES = DTYPES + (dtypes.index,)
-UNARY = [Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT, Ops.RECIPROCAL,
-         Ops.TRUNC]
+UNARY = [Ops.NEG, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.SQRT,
+         Ops.RECIPROCAL, Ops.TRUNC]
 BINARY = [Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.IDIV, Ops.MOD, Ops.MAX, Ops.MIN, Ops.POW,
           Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR]
 TERNARY = [Ops.WHERE, Ops.MULACC]
@@ -314,7 +314,8 @@ _NUMPY: dict[Ops, Callable] = {
     Ops.AND: np.bitwise_and, Ops.OR: np.bitwise_or, Ops.XOR: np.bitwise_xor,
     Ops.SHL: np.left_shift, Ops.SHR: np.right_shift, Ops.SQRT: np.sqrt, Ops.TRUNC: np.trunc,
     Ops.RECIPROCAL: np.reciprocal, Ops.EXP: np.exp, Ops.LOG: np.log, Ops.EXP2: np.exp2,
-    Ops.LOG2: np.log2, Ops.SIN: np.sin, Ops.SUB: np.subtract, Ops.NEG: np.negative,
+    Ops.LOG2: np.log2, Ops.SIN: np.sin, Ops.COS: np.cos, Ops.SUB: np.subtract,
+    Ops.NEG: np.negative,
 }
 
 

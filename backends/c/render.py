@@ -149,6 +149,12 @@ float sqrtf(float); float truncf(float); float powf(float, float); float fmodf(f
 double exp(double); double log(double); double exp2(double); double log2(double);
 double sin(double); double sqrt(double); double trunc(double); double pow(double, double);
 double fmod(double, double);
+/* cos under another name: gcc merges a sin and a cos of one value into a call of sincos, which
+   no loop vectorizes (a tan, sin / cos, ran 8x slower); the asm label keeps libm's symbol, and
+   libmvec's (its vector variants are named from it) */
+#define RG_COS_F32 float rg_cosf(float) __asm__("cosf")
+#define RG_COS_F64 double rg_cos(double) __asm__("cos")
+RG_COS_F32; RG_COS_F64;
 /* packed products (backends/c/gemm.py): one vector register of floats or doubles, and a fused
    multiply-add on it where the CPU has one (BLAS does the same) */
 typedef float rg_vf32 __attribute__((vector_size(32)));
@@ -200,6 +206,7 @@ RG_SIMD float expf(float); RG_SIMD float logf(float); RG_SIMD float exp2f(float)
 RG_SIMD float log2f(float); RG_SIMD float sinf(float); RG_SIMD float powf(float, float);
 RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(double);
 RG_SIMD double log2(double); RG_SIMD double sin(double); RG_SIMD double pow(double, double);
+RG_SIMD RG_COS_F32; RG_SIMD RG_COS_F64;
 #endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
    either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.
@@ -377,7 +384,7 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "
 # vector loops call libmvec's (RG_MVEC): an inlined polynomial exp (degree 6, Cody-Waite, ~1 ulp)
 # ran softmax's 1024^2 kernel 10% slower than _ZGVeN16v_expf on one core (0.56 / 0.50 ms)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
-         Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
+         Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
 # float ops through a prelude helper of the computing type (f32 for float16 too)
 _HELPERS = {Ops.POW: "rg_fpow_"}
 
@@ -418,7 +425,7 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
         return f"rg_{op.name.lower()}_{s}({a[0]}, {a[1]})"
     if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
         return f"((double){a[0]} / (double){a[1]})"
-    if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN):
+    if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS):
         return f"{_LIBM[op]}((double){a[0]})"  # float functions of ints: in float64
     if op is Ops.RECIPROCAL:
         return f"(1.0 / (double){a[0]})"

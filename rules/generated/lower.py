@@ -306,6 +306,17 @@ def _lower_half_POW(n, ctx):
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
 
+def _lower_half_COS(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n0.dtype is _dt_float16:
+            # rule half_unary at rules/lower.rules:26
+            #   half_unary: Unary(x:float16) as e -> in_float32(e)
+            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            _r = _lower_half_r0(n, ctx, n, n0)
+            if _r is not None and _r is not n: return _r, _lower_half_rules[0]
+    return None
+
 
 _lower_half_part = RuleMatcher('lower_half', _lower_half_rules, {
     Ops.REDUCE: _lower_half_REDUCE,
@@ -328,6 +339,7 @@ _lower_half_part = RuleMatcher('lower_half', _lower_half_rules, {
     Ops.MAX: _lower_half_MAX,
     Ops.MIN: _lower_half_MIN,
     Ops.POW: _lower_half_POW,
+    Ops.COS: _lower_half_COS,
 }, home=(globals(), '_lower_half_st'))
 
 

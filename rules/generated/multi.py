@@ -270,6 +270,7 @@ _multi_pm_part = RuleMatcher('multi_pm', _multi_pm_rules, {
     Ops.SHR: _multi_pm_any0,
     Ops.WHERE: _multi_pm_any0,
     Ops.MULACC: _multi_pm_any0,
+    Ops.COS: _multi_pm_any0,
 }, home=(globals(), '_multi_pm_st'))
 
 

@@ -133,6 +133,7 @@ class _Entry:
     args: list[Buffer | None] | None = None  # the argument buffers of that recording
     replay: _Replay | None = None
     template: Any = None    # the recorded call's result, whose structure replays return
+    one: _Fresh | None = None  # the one result, when the step returns one Tensor of its own
     refused: str | None = None
 
 
@@ -203,18 +204,23 @@ _SCALAR = "S"  # heads a Python number's place in a key (no shape begins with a 
 
 
 def _quick_key(names: tuple | None, values: Sequence[Any],
-               hosts: list[tuple[int, np.ndarray]]) -> tuple[tuple, list] | None:
+               hosts: list[tuple[int, np.ndarray]]) -> tuple[tuple, list, bool] | None:
     """The key of a call whose arguments are realized Tensors, Tensors of host data not read
     as a graph yet (`Tensor(array)`: its record's buffer, no node built), numpy arrays and
     Python numbers, with the Tensors' buffers (None for an array: `hosts` gets its place
-    among the Tensor arguments and the array); None for a call of anything else or of a
-    Tensor not realized (`_tensors_key` realizes it). Each Tensor is its shape, dtype and
-    device (as `_tensors_key` gives: the same entries), an array its shape and dtype, a
-    number its type and value (a float by its hex form: -0.0 is not 0.0, NaN is NaN)."""
+    among the Tensor arguments and the array) and whether all are Tensors over buffers; None
+    for a call of anything else or of a Tensor not realized (`_tensors_key` realizes it).
+    Each Tensor is its shape, dtype and device (as `_tensors_key` gives: the same entries),
+    an array its shape and dtype, a number its type and value (a float by its hex form: -0.0
+    is not 0.0, NaN is NaN)."""
     key: list[Any] = [_TENSORS, names]
     bufs: list[Buffer | None] = []
+    plain = True  # (every argument a Tensor over a buffer: a `_Last` may skip the next key)
+    tensors = 0
     for v in values:
         kind = type(v)
+        if kind is not Tensor:
+            plain = False
         if kind is Tensor:
             u = v.uop
             b = buffer_of(u)
@@ -222,7 +228,7 @@ def _quick_key(names: tuple | None, values: Sequence[Any],
                 return None
             key += (u.shape, u.dtype, b.device)
         elif kind is LazyTensor:
-            lazy = v._lazy
+            lazy = v.record
             if lazy.build is not None:  # (an op's record: realized by _tensors_key)
                 return None
             b = lazy.bufs[0]
@@ -230,7 +236,8 @@ def _quick_key(names: tuple | None, values: Sequence[Any],
         elif kind is np.ndarray:
             hosts.append((len(bufs), v))
             key += (v.shape, v.dtype, _HOST)
-            b = None
+            bufs.append(None)
+            continue
         elif kind is float:
             key.append((_SCALAR, kind, v.hex()))
             continue
@@ -240,22 +247,12 @@ def _quick_key(names: tuple | None, values: Sequence[Any],
         else:
             return None
         bufs.append(b)
-    if len(bufs) > 1 and len(set(bufs)) != len(bufs) - max(0, len(hosts) - 1):
-        key.append(tuple(map(bufs.index, bufs)))  # (Buffers hash by identity; None: arrays)
-    return tuple(key), bufs
-
-
-def _take_hosts(rp: _Replay, hosts: list[tuple[int, np.ndarray]],
-                bufs: list[Buffer | None]) -> None:
-    """A replay's numpy arguments: each copied into the replay's own buffer for it, or, when
-    the step writes or returns that argument (the buffer would be someone's), into a new one
-    (`bufs`: its place then holds it)."""
-    for k, arr in hosts:
-        dst = rp.host_dst[k]
-        if dst is not None:
-            np.copyto(dst, arr)
-        else:
-            bufs[k] = host_copy(arr, dtypes.from_np(arr.dtype))
+        tensors += 1
+    if tensors > 1:  # which share a buffer (Buffers hash by identity; None: an array's place)
+        shared = [b for b in bufs if b is not None] if hosts else bufs
+        if len(set(shared)) != len(shared):
+            key.append(tuple(map(bufs.index, bufs)))
+    return tuple(key), bufs, plain
 
 
 def _as_tensors(args: tuple, kwargs: dict, hosts: list[tuple[int, np.ndarray]],
@@ -266,7 +263,7 @@ def _as_tensors(args: tuple, kwargs: dict, hosts: list[tuple[int, np.ndarray]],
     made = {}
     for k, arr in hosts:
         t = made[k] = Tensor(arr)
-        bufs[k] = t._lazy.bufs[0]
+        bufs[k] = t.record.bufs[0]
     at = 0  # (each argument's place among the Tensor arguments: numbers have none)
 
     def one(v: Any) -> Any:
@@ -393,21 +390,23 @@ class Jit:
             values = tuple(kwargs.values()) if kwargs else args
             quick = _quick_key(names, values, hosts)
             if quick is not None:
-                key, bufs = quick
+                key, bufs, plain = quick
                 entry = self.entries.get(key)
-                if entry is not None and entry.replay is not None:
-                    rp = entry.replay
-                    if hosts:  # numpy arrays: copied into the replay's own input buffers
-                        _take_hosts(rp, hosts, bufs)
-                    elif all(type(v) is Tensor for v in values):
-                        # the next call over the same nodes skips even this key (`_Last`)
-                        one = rp.fresh[0] if (type(entry.template) is Tensor
-                                              and type(rp.results[0]) is _Fresh) else None
-                        lone = None if rp.written or rp.needs_args else one
+                if entry is not None and (rp := entry.replay) is not None:
+                    for k, arr in hosts:  # numpy arrays: into the replay's own buffers
+                        dst = rp.host_dst[k]
+                        if dst is not None:
+                            dst[...] = arr  # (a copy in one C call, any layout)
+                        else:  # (the step writes or returns it: a buffer of this call's)
+                            bufs[k] = host_copy(arr, dtypes.from_np(arr.dtype))
+                    if plain:  # the next call over the same nodes skips even this key
                         self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry,
-                                           rp, one, lone)
+                                           rp, entry.one, None if rp.written or rp.needs_args
+                                           else entry.one)
                     self.replays += 1
                     _run(rp, bufs)
+                    if (one := entry.one) is not None:  # (one result, a Tensor of its own)
+                        return one.tensor
                     return _rebuild(entry.template, _outputs(rp, bufs))
                 if hosts:  # not replayed yet: the step gets Tensors of the arrays
                     args, kwargs, bufs = _as_tensors(args, kwargs, hosts, bufs)
@@ -475,6 +474,8 @@ class Jit:
             entry.refused = f"two calls differ: {why}"
             return out
         entry.replay, entry.template = _plan(rec, bufs, hosts), out
+        if type(out) is Tensor and type(entry.replay.results[0]) is _Fresh:
+            entry.one = entry.replay.results[0]  # type: ignore[assignment]
         for r, (b, _, _) in zip(entry.replay.results, rec.results):
             f = r.of if type(r) is _View else r
             if type(f) is _Fresh and b.origin is not None:
@@ -671,8 +672,13 @@ def _dropped(fresh: Sequence[_Fresh]) -> bool:
     anything of them (`_holders` counts the same as when the replay made them), so that their
     buffers may be written again and the same Tensors handed out."""
     for f in fresh:
-        if (f.tensor.uop is not f.node or f.tensor.grad is not None  # type: ignore[union-attr]
-                or f.alone != _holders(f)):
+        t = f.tensor
+        if t.uop is not f.node or t.grad is not None:  # type: ignore[union-attr]
+            return False
+        # (`_holders`, inline: a frame per result of every replay; `t` counted once more)
+        if f.alone != (getrefcount(t) - 1, getweakrefcount(t), getrefcount(f.node),
+                       getrefcount(f.base), getrefcount(f.buf),
+                       getrefcount(f.buf.data)):  # type: ignore[union-attr]
             return False
     return True
 

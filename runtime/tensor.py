@@ -399,6 +399,27 @@ def _keep(key: tuple, node: UOp) -> None:
     entry.key = key
 
 
+def _tensor_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., Tensor]:
+    """A Tensor's `+ - * /` (and reversed): the node this op built last time over the same
+    operands (`_binaries`, keyed as `_binary_key` keys it), found here, else `_binary`. (`x +
+    y` went `__add__` -> `add` -> `_binary` -> `_binary_key`: four frames of the seven an
+    op over realized tensors costs.) The very op and probe `add`, `sub`, `mul`, `div` pass."""
+
+    def operator(self: Tensor, other: Any) -> Tensor:
+        kind = type(other)
+        if kind is Tensor:
+            key: tuple = (op, probe, reverse, self.uop, other.uop)
+        elif kind is int or kind is bool or kind is float and other != 0.0 and other == other:
+            key = (op, probe, reverse, self.uop, kind, other)  # (-0.0, NaN: `_binary_key`'s)
+        else:
+            return self._binary(other, op, probe, reverse)
+        if (ref := _binaries.get(key)) is not None and (node := ref()) is not None:
+            return _tensor(node)
+        return self._binary(other, op, probe, reverse)
+
+    return operator
+
+
 def _compare_probe(or_equal: bool) -> str:
     """The memo key's stand-in for a comparison's probe: `<=` and `<` differ by `or_equal`."""
     return "<=" if or_equal else "<"
@@ -1215,14 +1236,14 @@ class Tensor(TensorOps, NNOps):
             _keep(key, t.uop)
         return t
 
-    def __add__(self, x: Any) -> Tensor: return self.add(x)
-    def __radd__(self, x: Any) -> Tensor: return self.add(x, True)
-    def __sub__(self, x: Any) -> Tensor: return self.sub(x)
-    def __rsub__(self, x: Any) -> Tensor: return self.sub(x, True)
-    def __mul__(self, x: Any) -> Tensor: return self.mul(x)
-    def __rmul__(self, x: Any) -> Tensor: return self.mul(x, True)
-    def __truediv__(self, x: Any) -> Tensor: return self.div(x)
-    def __rtruediv__(self, x: Any) -> Tensor: return self.div(x, True)
+    __add__ = _tensor_operator(Ops.ADD, np.add, False)
+    __radd__ = _tensor_operator(Ops.ADD, np.add, True)
+    __sub__ = _tensor_operator(Ops.SUB, np.subtract, False)
+    __rsub__ = _tensor_operator(Ops.SUB, np.subtract, True)
+    __mul__ = _tensor_operator(Ops.MUL, np.multiply, False)
+    __rmul__ = _tensor_operator(Ops.MUL, np.multiply, True)
+    __truediv__ = _tensor_operator(Ops.FDIV, np.true_divide, False)
+    __rtruediv__ = _tensor_operator(Ops.FDIV, np.true_divide, True)
     def __floordiv__(self, x: Any) -> Tensor: return self.idiv(x)
     def __rfloordiv__(self, x: Any) -> Tensor: return self.idiv(x, True)
     def __mod__(self, x: Any) -> Tensor: return self.mod(x)

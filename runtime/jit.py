@@ -646,7 +646,7 @@ def _plan(rec: capture.Recording, args: list[Buffer | None],
                    arg_sites, calls, sites,
                    [prog for prog, _ in launches],
                    any(s in written for s in inputs)
-                   or any(type(r) is tuple and r[0] in inputs for r in results),
+                   or bool(returned & set(inputs)),  # (it returns an argument, or a view)
                    native=native, host_dst=host_dst)
 
 

@@ -504,6 +504,23 @@ def test_a_step_called_with_numpy_arrays_copies_them_into_its_own_buffers():
                                       "lazy.py:materialize") if calls[k]] == []
 
 
+def test_arrays_of_any_layout_tensors_and_numbers_mix_in_one_call():
+    """A call of a strided array, a fresh Tensor, a realized one and a Python number: each
+    kind keyed as its own (a number by its value: two numbers, two recordings), and every
+    replay's values numpy's."""
+    rng = np.random.default_rng(50)
+    w_np = rng.standard_normal(4).astype(np.float32)
+    w = Tensor(w_np).realize()
+    f = rulegrad.jit(lambda x, s, t: x * s + t + w)
+    for i in range(2 * CALLS):
+        x = rng.standard_normal((4, 8)).astype(np.float32)[:, ::2]  # (not C-contiguous)
+        s = (2.0, 3)[i % 2]
+        t = rng.standard_normal(4).astype(np.float32)
+        np.testing.assert_allclose(f(x, s, Tensor(t)).numpy(), x * np.float32(s) + t + w_np,
+                                   rtol=1e-6)
+    assert f.replays == 2 * (CALLS - 3) and f.refused == []
+
+
 @pytest.mark.parametrize("step", ["returned", "viewed", "written"])
 def test_numpy_arguments_the_step_writes_or_returns_get_a_buffer_per_call(step):
     """An array argument the step returns (or a view of it), or writes in place, is a buffer

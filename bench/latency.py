@@ -6,7 +6,8 @@ them.
 Each program (a tiny add, a 3-op chain with a relu) is called through `rulegrad.jit` with
 realized Tensors by keyword (as bench/peers.py calls it), eagerly over realized Tensors (a
 realize plan), and eagerly from fresh numpy arrays (a Tensor made from host data each call, as
-torch.from_numpy is); each result is read with `.numpy()` and checked against numpy. Per side:
+torch.from_numpy is), through the jit from such Tensors and with the arrays themselves as
+arguments; each result is read with `.numpy()` and checked against numpy. Per side:
 the wall-clock median of interleaved rounds (harness.py), and the least time of many short
 batches, which is what a quiet machine sees (on a shared machine the median is mostly the
 other processes). Ratios are rulegrad's time over torch eager's of the same call (< 1: faster).
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
             "torch from numpy": lambda tf=tf: tf(torch.from_numpy(x), torch.from_numpy(y)).numpy(),
             "eager from numpy": lambda rg=rg: rg(Tensor(x), Tensor(y)).numpy(),
             "jit from numpy": lambda j=jitted: j(a=Tensor(x), b=Tensor(y)).numpy(),
+            # (the arrays themselves as arguments: copied into the replay's own buffers)
+            "jit of numpy arrays": lambda j=jitted: j(a=x, b=y).numpy(),
         }
         with torch.no_grad():
             for side, fn in sides.items():
@@ -68,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             ref = "torch from numpy" if "numpy" in side else "torch"
             rows.append((f"{name} {side}", least[side], least[side] / least[ref], medians[side],
                          medians[side] / medians[ref]))
-    print(f"{'program, call':<26} {'least us':>9} {'/ torch':>8} {'median us':>10} {'/ torch':>8}")
+    print(f"{'program, call':<30} {'least us':>9} {'/ torch':>8} {'median us':>10} {'/ torch':>8}")
     for label, lt, lr, md, mr in rows:
-        print(f"{label:<26} {lt * 1e6:>9.2f} {lr:>7.2f}x {md * 1e6:>10.2f} {mr:>7.2f}x")
+        print(f"{label:<30} {lt * 1e6:>9.2f} {lr:>7.2f}x {md * 1e6:>10.2f} {mr:>7.2f}x")
     return 0
 
 

@@ -6,7 +6,10 @@ over the new inputs' buffers (tinygrad's TinyJit, CUDA graphs): no graph is buil
 looked up or compiled.
 
 How a call goes, per key (each Tensor argument's shape, dtype and device, which arguments share
-a buffer, and every other argument's value; Tensor arguments are realized first):
+a buffer, each numpy array's shape and dtype, and every other argument's value, a float by its
+hex form; Tensor arguments are realized first, a numpy array is given to the step as
+`Tensor(array)`; a Tensor of host data not read yet, `Tensor(array)` made for the call, is
+keyed by its record, with no graph built):
 
 1. the first call runs the function as it is (it may make state: an optimizer's buffers);
 2. the second runs it with the launches recorded;
@@ -19,16 +22,19 @@ a buffer, and every other argument's value; Tensor arguments are realized first)
    places, each returned tensor gets a buffer of its own (a result someone still holds keeps
    its values; one no one holds any more is written again: `_holders`), and every other buffer
    is the recorded one, written in place as the step wrote it (parameters, optimizer state,
-   the gradients the step left on them). The kernels' argument lists are prepared once: a
-   replay patches in its arguments' and results' addresses and calls the kernels (several of
-   them in one C call, the backend's `calls`).
+   the gradients the step left on them). A numpy argument is copied into a buffer of the
+   replay's own (a new one per call when the step writes or returns that argument). A
+   returned view of a buffer (`a.T`, a slice) is the same view of this call's buffer. The
+   kernels' argument lists are prepared once: a replay patches in its arguments' and results'
+   addresses (those that changed) and calls the kernels (several of them in one C call, the
+   backend's `calls`).
 
 What is not replayed, and so makes a step run as it is: reading a value back to Python inside
 the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic size, a sharded
-argument, a backend other than C, and a result that is not a Tensor. What a replay cannot see:
-Python code in the function does not run again, so a state change must be a Tensor `assign`
-(as optimizers do), not a rebinding of a Python name; a Python branch taken differently on a
-later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
+argument or result, a backend other than C, and a result that is not a Tensor. What a replay
+cannot see: Python code in the function does not run again, so a state change must be a Tensor
+`assign` (as optimizers do), not a rebinding of a Python name; a Python branch taken
+differently on a later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from sys import getrefcount
 from typing import Any
 from weakref import getweakrefcount
@@ -45,9 +51,10 @@ import numpy as np
 
 from . import buffer as _buffer
 from . import capture, origins
-from .buffer import Buffer, result_node
-from .dtype import DType
-from .realize import backend_name, buffer_of
+from .buffer import Buffer, host_copy, result_node
+from .dtype import DType, dtypes
+from .ops import Ops
+from .realize import VIEW_OPS, backend_name, buffer_of
 from .tensor import LazyTensor, Tensor
 from .uop import UOp
 
@@ -86,8 +93,8 @@ class _Replay:
     fresh: list[_Fresh]                # each result made per call
     written: list[Buffer]              # recorded buffers written in place
     written_args: list[int]            # the arguments written in place (their indexes)
-    # per result: the fresh one, or (slot, shape) of an argument's or state's buffer
-    results: list[_Fresh | tuple[int, tuple]]
+    # per result: the fresh one, (slot, shape) of an argument's or state's buffer, or a view
+    results: list[_Fresh | tuple[int, tuple] | _View]
     arg_sites: list[list[tuple[list[int], int]]]  # per argument: its slot's sites
     calls: list[tuple[Callable[..., None], list[int]]]  # per kernel: (function, addresses)
     sites: list[list[tuple[list[int], int]]]  # per slot: (a kernel's addresses, position)
@@ -101,6 +108,20 @@ class _Replay:
     # the kernels as one C call (the backend's `calls`: filled with `calls`' addresses when
     # they change, then called), or None: each called from Python (`kernels`)
     native: Any = None
+    # per Tensor argument given as a numpy array: the replay's own buffer for it (its array,
+    # shaped as the argument), which each call copies the array into; None: a new buffer per
+    # call (the step writes or returns that argument), or an argument of another kind
+    host_dst: list[np.ndarray | None] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _View:
+    """A result that is a view of a buffer (`a.T` of an argument, a slice of a result, a
+    result read in another shape): the fresh result or the slot whose buffer it views, and
+    the view's nodes above that buffer's BUFFER node, bottom up, as (op, dtype, arg, tag)."""
+
+    of: _Fresh | int
+    chain: tuple
 
 
 @dataclass(slots=True)
@@ -112,6 +133,7 @@ class _Entry:
     args: list[Buffer | None] | None = None  # the argument buffers of that recording
     replay: _Replay | None = None
     template: Any = None    # the recorded call's result, whose structure replays return
+    one: _Fresh | None = None  # the one result, when the step returns one Tensor of its own
     refused: str | None = None
 
 
@@ -177,6 +199,85 @@ def _tensors_key(names: tuple | None, tensors: Sequence[Tensor]) -> tuple[tuple,
 
 
 _TENSORS = object()  # heads the key of a call of Tensors only (no key of _flatten holds it)
+_HOST = object()  # marks a numpy array's place in a key (a Tensor's is its device's name)
+_SCALAR = "S"  # heads a Python number's place in a key (no shape begins with a string)
+
+
+def _quick_key(names: tuple | None, values: Sequence[Any],
+               hosts: list[tuple[int, np.ndarray]]) -> tuple[tuple, list, bool] | None:
+    """The key of a call whose arguments are realized Tensors, Tensors of host data not read
+    as a graph yet (`Tensor(array)`: its record's buffer, no node built), numpy arrays and
+    Python numbers, with the Tensors' buffers (None for an array: `hosts` gets its place
+    among the Tensor arguments and the array) and whether all are Tensors over buffers; None
+    for a call of anything else or of a Tensor not realized (`_tensors_key` realizes it).
+    Each Tensor is its shape, dtype and device (as `_tensors_key` gives: the same entries),
+    an array its shape and dtype, a number its type and value (a float by its hex form: -0.0
+    is not 0.0, NaN is NaN)."""
+    key: list[Any] = [_TENSORS, names]
+    bufs: list[Buffer | None] = []
+    plain = True  # (every argument a Tensor over a buffer: a `_Last` may skip the next key)
+    tensors = 0
+    for v in values:
+        kind = type(v)
+        if kind is not Tensor:
+            plain = False
+        if kind is Tensor:
+            u = v.uop
+            b = buffer_of(u)
+            if b is None:
+                return None
+            key += (u.shape, u.dtype, b.device)
+        elif kind is LazyTensor:
+            lazy = v.record
+            if lazy.build is not None:  # (an op's record: realized by _tensors_key)
+                return None
+            b = lazy.bufs[0]
+            key += (lazy.shape, lazy.dtype, b.device)
+        elif kind is np.ndarray:
+            hosts.append((len(bufs), v))
+            key += (v.shape, v.dtype, _HOST)
+            bufs.append(None)
+            continue
+        elif kind is float:
+            key.append((_SCALAR, kind, v.hex()))
+            continue
+        elif kind is int or kind is bool:
+            key.append((_SCALAR, kind, v))
+            continue
+        else:
+            return None
+        bufs.append(b)
+        tensors += 1
+    if tensors > 1:  # which share a buffer (Buffers hash by identity; None: an array's place)
+        shared = [b for b in bufs if b is not None] if hosts else bufs
+        if len(set(shared)) != len(shared):
+            key.append(tuple(map(bufs.index, bufs)))
+    return tuple(key), bufs, plain
+
+
+def _as_tensors(args: tuple, kwargs: dict, hosts: list[tuple[int, np.ndarray]],
+                bufs: list[Buffer | None]) -> tuple[tuple, dict, list[Buffer | None]]:
+    """The call with each numpy argument as `Tensor(array)` (what the step is given when it
+    runs as it is or is recorded), and the Tensors' buffers."""
+    # (a Tensor per place: an array passed twice is two arguments, as its replay copies it)
+    made = {}
+    for k, arr in hosts:
+        t = made[k] = Tensor(arr)
+        bufs[k] = t.record.bufs[0]
+    at = 0  # (each argument's place among the Tensor arguments: numbers have none)
+
+    def one(v: Any) -> Any:
+        nonlocal at
+        if type(v) is float or type(v) is int or type(v) is bool:
+            return v
+        at += 1
+        return made.get(at - 1, v)
+
+    if kwargs:
+        kwargs = {n: one(v) for n, v in kwargs.items()}
+    else:
+        args = tuple([one(v) for v in args])
+    return args, kwargs, bufs
 
 
 def _results(out: Any) -> list[Tensor] | None:
@@ -283,21 +384,34 @@ class Jit:
                 rp.patched = last
                 return _rebuild(last.entry.template, _outputs(rp, bufs))  # type: ignore
         key: tuple | None = None
-        if not (args and kwargs):  # Tensors only, all positional or all by keyword: cheap
-            values = list(kwargs.values()) if kwargs else args
-            for v in values:
-                if type(v) is not Tensor and type(v) is not LazyTensor:
-                    break
-            else:
-                names = tuple(kwargs) if kwargs else None
-                key, bufs = _tensors_key(names, values)
-                if (entry := self.entries.get(key)) is not None and entry.replay is not None:
-                    rp = entry.replay
-                    one = rp.fresh[0] if (type(entry.template) is Tensor
-                                          and type(rp.results[0]) is _Fresh) else None
-                    lone = None if rp.written or rp.needs_args else one
-                    self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry, rp,
-                                       one, lone)
+        hosts: list[tuple[int, np.ndarray]] = []
+        if not (args and kwargs):  # all positional or all by keyword: a flat key, cheap
+            names = tuple(kwargs) if kwargs else None
+            values = tuple(kwargs.values()) if kwargs else args
+            quick = _quick_key(names, values, hosts)
+            if quick is not None:
+                key, bufs, plain = quick
+                entry = self.entries.get(key)
+                if entry is not None and (rp := entry.replay) is not None:
+                    for k, arr in hosts:  # numpy arrays: into the replay's own buffers
+                        dst = rp.host_dst[k]
+                        if dst is not None:
+                            dst[...] = arr  # (a copy in one C call, any layout)
+                        else:  # (the step writes or returns it: a buffer of this call's)
+                            bufs[k] = host_copy(arr, dtypes.from_np(arr.dtype))
+                    if plain:  # the next call over the same nodes skips even this key
+                        self._last = _Last(names, [weakref.ref(v.uop) for v in values], entry,
+                                           rp, entry.one, None if rp.written or rp.needs_args
+                                           else entry.one)
+                    self.replays += 1
+                    _run(rp, bufs)
+                    if (one := entry.one) is not None:  # (one result, a Tensor of its own)
+                        return one.tensor
+                    return _rebuild(entry.template, _outputs(rp, bufs))
+                if hosts:  # not replayed yet: the step gets Tensors of the arrays
+                    args, kwargs, bufs = _as_tensors(args, kwargs, hosts, bufs)
+            elif all(type(v) is Tensor or type(v) is LazyTensor for v in values):
+                key, bufs = _tensors_key(names, values)  # (some not realized yet: realized)
         if key is None:  # anything else: a key of the whole call's structure
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)
@@ -317,10 +431,10 @@ class Jit:
         if entry.refused is not None or entry.calls < RECORD:
             entry.calls += 1
             return self.fn(*args, **kwargs)
-        return self._record(entry, bufs, args, kwargs)
+        return self._record(entry, bufs, args, kwargs, [(k, a.shape) for k, a in hosts])
 
     def _record(self, entry: _Entry, bufs: list[Buffer | None], args: tuple,
-                kwargs: dict) -> Any:
+                kwargs: dict, hosts: list[tuple[int, tuple]]) -> Any:
         entry.calls += 1
         if backend_name() != "c":
             entry.refused = f"the backend is {backend_name()!r}: only C kernels are replayed"
@@ -337,11 +451,13 @@ class Jit:
                 capture.refuse(f"it returns {type(out).__name__}, not Tensors")
             elif results:
                 Tensor.realize(*results)
-                # (a realized view of a buffer, such as `a.T` of an argument, is no buffer of its
-                # own, nor is a sharded value: a replay hands out buffers, and had none for it)
-                if any(buffer_of(t.uop) is None for t in results):
-                    capture.refuse("it returns a view of a buffer (a.T, a[1:]) or a sharded "
-                                   "tensor, not a buffer: return .contiguous() of it")
+                # (a realized view of a buffer, such as `a.T` of an argument, is no buffer of
+                # its own: the replay hands out the same view of its buffer; a sharded value
+                # is neither)
+                described = [_describe(t.uop) for t in results]
+                if None in described:
+                    capture.refuse("it returns a sharded tensor, not one buffer or a view of "
+                                   "one")
         finally:
             capture.active = outer
         if rec.refused is None and rec.host_reads:
@@ -349,7 +465,7 @@ class Jit:
         if rec.refused is not None:
             entry.refused = rec.refused
             return out
-        rec.results = [(buffer_of(t.uop), t.shape) for t in results]  # type: ignore[union-attr]
+        rec.results = [(*d, t.shape) for d, t in zip(described, results)]  # type: ignore
         if entry.recording is None or entry.args is None:
             entry.recording, entry.args = rec, bufs
             return out
@@ -357,15 +473,42 @@ class Jit:
         if why is not None:
             entry.refused = f"two calls differ: {why}"
             return out
-        entry.replay, entry.template = _plan(rec, bufs), out
-        for f, t in zip(entry.replay.results, results):  # type: ignore[arg-type]
-            if type(f) is _Fresh and (b := buffer_of(t.uop)) is not None and b.origin is not None:
+        entry.replay, entry.template = _plan(rec, bufs, hosts), out
+        if type(out) is Tensor and type(entry.replay.results[0]) is _Fresh:
+            entry.one = entry.replay.results[0]  # type: ignore[assignment]
+        for r, (b, _, _) in zip(entry.replay.results, rec.results):
+            f = r.of if type(r) is _View else r
+            if type(f) is _Fresh and b.origin is not None:
                 f.lost = True
         entry.recording = entry.args = None
         return out
 
 
 # ---------------------------------------------------------------------- the recordings
+def _describe(node: UOp) -> tuple[Buffer, tuple | None] | None:
+    """A realized result as (its buffer, None) when it is the buffer (`BUFFER.reshape(shape)`),
+    or (the buffer it views, the view's nodes above the BUFFER node, bottom up, as
+    (op, dtype, arg, tag)); None when it is neither (a sharded value)."""
+    if (b := buffer_of(node)) is not None:
+        return b, None
+    chain = []
+    while node.op in VIEW_OPS and len(node.src) == 1:
+        chain.append((node.op, node.dtype, node.arg, node.tag))
+        node = node.src[0]
+    if node.op is not Ops.BUFFER or node.arg.data is None:
+        return None
+    return node.arg, tuple(reversed(chain))
+
+
+def _chain(node: UOp) -> tuple:
+    """The nodes of `node` above its BUFFER node, bottom up (`_describe`'s chain)."""
+    out = []
+    while node.op is not Ops.BUFFER:
+        out.append((node.op, node.dtype, node.arg, node.tag))
+        node = node.src[0]
+    return tuple(reversed(out))
+
+
 def _slots(rec: capture.Recording) -> list[tuple[Buffer, bool]]:
     """Every kernel slot of a recording, in launch order: (its buffer, whether it writes)."""
     return [(x, i in slots) for la in rec.launches
@@ -381,6 +524,17 @@ def _roles(rec: capture.Recording, args: list[Buffer | None]) -> list[tuple]:
             else ("buf", order.setdefault(id(x), len(order)), w) for x, w in _slots(rec)]
 
 
+def _result_roles(rec: capture.Recording, args: list[Buffer | None]) -> list[tuple]:
+    """Each result as its buffer's role (an argument, the n-th buffer the kernels use, or one
+    they do not use), its shape and its view's nodes."""
+    arg_of = {id(b): k for k, b in enumerate(args) if b is not None}
+    order: dict[int, int] = {}
+    for x, _ in _slots(rec):
+        order.setdefault(id(x), len(order))
+    return [(("arg", arg_of[id(b)]) if id(b) in arg_of else ("buf", order.get(id(b))), shape,
+             chain) for b, chain, shape in rec.results]
+
+
 def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
               b_args: list) -> str | None:
     """Why two recordings of one step are not the same step, or None."""
@@ -388,6 +542,8 @@ def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
         return "they launch different kernels (a Python branch, or a new shape inside)"
     if _roles(a, a_args) != _roles(b, b_args):
         return "their kernels read and write their buffers differently"
+    if _result_roles(a, a_args) != _result_roles(b, b_args):
+        return "they return other buffers, or other views of them"
     slots_a, slots_b = _slots(a), _slots(b)
     written_a = {id(x) for x, w in slots_a if w}
     written_b = {id(x) for x, w in slots_b if w}
@@ -409,9 +565,12 @@ def _disagree(a: capture.Recording, a_args: list, b: capture.Recording,
     return None
 
 
-def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
+def _plan(rec: capture.Recording, args: list[Buffer | None],
+          hosts: Sequence[tuple[int, tuple]] = ()) -> _Replay:
     """The replay of a recording: its buffers as slots, the arguments' and results' slots, and
-    each kernel's function with the list of addresses it is called with."""
+    each kernel's function with the list of addresses it is called with. `hosts`: the
+    arguments given as numpy arrays (copied, at each replay, into buffers of the replay's own
+    when the step neither writes nor returns them)."""
     slot: dict[int, int] = {}
     base: list[Buffer | None] = []
 
@@ -428,18 +587,28 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
     for s in inputs:
         base[s] = None
     # a result the step made (its first use writes it) gets a fresh buffer per call; one that
-    # is an argument's or state's buffer is that buffer
+    # is an argument's or state's buffer is that buffer; a view is of either
     first_write: dict[int, bool] = {}
     for x, w in _slots(rec):
         first_write.setdefault(id(x), w)
     fresh: dict[int, _Fresh] = {}
-    results: list[_Fresh | tuple[int, tuple]] = []
-    for buf, shape in rec.results:
+    results: list[_Fresh | tuple[int, tuple] | _View] = []
+    for buf, chain, shape in sorted(rec.results, key=lambda r: r[1] is not None):
+        # (the plain results first: a fresh result's Tensor has the shape it is returned in)
         s = slot_of(buf)
-        if s not in inputs and first_write.get(id(buf), False):
-            results.append(fresh.setdefault(s, _Fresh(s, buf.size, buf.dtype, buf.device, shape)))
+        if s not in inputs and first_write.get(id(buf), False) and s not in fresh:
+            fresh[s] = _Fresh(s, buf.size, buf.dtype, buf.device,
+                              shape if chain is None else (buf.size,))
+    for buf, chain, shape in rec.results:
+        s = slot_of(buf)
+        f = fresh.get(s)
+        if f is not None and chain is None and f.shape == shape:
+            results.append(f)
+        elif f is not None:  # (a view of it, or it in another shape)
+            results.append(_View(f, chain if chain is not None else
+                                 _chain(result_node(buf, shape))))
         else:
-            results.append((s, shape))
+            results.append((s, shape) if chain is None else _View(s, chain))
     written = {slot[id(x)] for x, w in _slots(rec) if w} - set(fresh)
     for s in fresh:  # (a fresh result's buffer is the call's: the recorded one is not kept)
         base[s] = None
@@ -456,14 +625,29 @@ def _plan(rec: capture.Recording, args: list[Buffer | None]) -> _Replay:
     native = None
     if len(calls) > 1:
         native = launches[0][0].calls([k for prog, _ in launches for k in prog.kernels])
+    # a numpy argument the step neither writes nor returns is copied into a buffer of the
+    # replay's own: its address stays in the kernels' lists (no address to patch per call)
+    returned = {r[0] for r in results if type(r) is tuple}
+    returned |= {r.of for r in results if type(r) is _View and type(r.of) is int}
+    host_dst: list[np.ndarray | None] = [None] * len(inputs)
+    arg_sites = [sites[s] for s in inputs]
+    for k, shape in hosts:
+        s = inputs[k]
+        if s in written or s in returned or inputs.count(s) > 1:
+            continue
+        b = args[k]
+        own = Buffer(b.size, b.dtype, device=b.device)  # type: ignore[union-attr]
+        base[s] = own  # (its address filled in as state's are)
+        arg_sites[k] = []
+        host_dst[k] = own.ensure().reshape(shape)
     return _Replay(base, inputs, list(fresh.values()),
                    [base[s] for s in sorted(written) if base[s] is not None],  # type: ignore[misc]
                    [k for k, s in enumerate(inputs) if s in written], results,
-                   [sites[s] for s in inputs], calls, sites,
+                   arg_sites, calls, sites,
                    [prog for prog, _ in launches],
                    any(s in written for s in inputs)
-                   or any(type(r) is tuple and r[0] in inputs for r in results),
-                   native=native)
+                   or bool(returned & set(inputs)),  # (it returns an argument, or a view)
+                   native=native, host_dst=host_dst)
 
 
 def _put(sites: list[tuple[list[int], int]], address: int) -> None:
@@ -488,8 +672,13 @@ def _dropped(fresh: Sequence[_Fresh]) -> bool:
     anything of them (`_holders` counts the same as when the replay made them), so that their
     buffers may be written again and the same Tensors handed out."""
     for f in fresh:
-        if (f.tensor.uop is not f.node or f.tensor.grad is not None  # type: ignore[union-attr]
-                or f.alone != _holders(f)):
+        t = f.tensor
+        if t.uop is not f.node or t.grad is not None:  # type: ignore[union-attr]
+            return False
+        # (`_holders`, inline: a frame per result of every replay; `t` counted once more)
+        if f.alone != (getrefcount(t) - 1, getweakrefcount(t), getrefcount(f.node),
+                       getrefcount(f.base), getrefcount(f.buf),
+                       getrefcount(f.buf.data)):  # type: ignore[union-attr]
             return False
     return True
 
@@ -509,13 +698,15 @@ def _run(rp: _Replay, args: list[Buffer] | None) -> None:
                 _put(rp.sites[s], b.address())
         rp.moves = _buffer.moves
     if args is not None:
-        changed = True
         rp.patched = None  # (the caller says whose they are)
         for sites, b in zip(rp.arg_sites, args):
-            if sites:
+            if sites:  # (an argument copied into the replay's own buffer has none)
                 address = b.address()
-                for addrs, i in sites:
-                    addrs[i] = address
+                addrs, i = sites[0]
+                if addrs[i] != address:  # (the same buffer as last call's: nothing to patch)
+                    changed = True
+                    for addrs, i in sites:
+                        addrs[i] = address
     for f in rp.fresh:
         # the same Tensor again if no one holds it or its result and no one changed it
         if f.tensor is None or not _dropped((f,)):
@@ -558,8 +749,30 @@ def _kernels(rp: _Replay) -> Callable[[], None]:
 
 def _outputs(rp: _Replay, args: list[Buffer] | None) -> list[Tensor]:
     """The results of the replay that just ran, as Tensors."""
-    return [r.tensor if type(r) is _Fresh else Tensor(_kept(rp, r, args))  # type: ignore
-            for r in rp.results]
+    out = []
+    for r in rp.results:
+        kind = type(r)
+        if kind is _Fresh:
+            out.append(r.tensor)
+        elif kind is _View:
+            out.append(Tensor(_view(rp, r, args)))  # type: ignore[arg-type]
+        else:
+            out.append(Tensor(_kept(rp, r, args)))  # type: ignore[arg-type]
+    return out
+
+
+def _view(rp: _Replay, v: _View, args: list[Buffer] | None) -> UOp:
+    """A view result's node: its recorded view's nodes over this call's buffer."""
+    if type(v.of) is _Fresh:
+        node = v.of.base
+    else:
+        b = rp.base[v.of]
+        if b is None:
+            b = args[rp.inputs.index(v.of)]  # type: ignore[index]
+        node = UOp(Ops.BUFFER, b.dtype, (), b)
+    for op, dtype, arg, tag in v.chain:
+        node = UOp(op, dtype, (node,), arg, tag)
+    return node  # type: ignore[return-value]
 
 
 def _kept(rp: _Replay, result: tuple[int, tuple], args: list[Buffer]) -> UOp:

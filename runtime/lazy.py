@@ -45,9 +45,16 @@ class Lazy:
         self.node: UOp | None = None
 
 
+_new = object.__new__
+
+
 def leaf(buf: Buffer, dtype: DType, shape: tuple[int, ...]) -> Lazy:
-    """Host data in `buf` (allocated, on the default device), as a tensor of `shape`."""
-    return Lazy(dtype, shape, None, (), (), (dtype, shape), (buf,), 1)
+    """Host data in `buf` (allocated, on the default device), as a tensor of `shape`. (Made
+    without `Lazy.__init__`: a frame less of every `Tensor(array)`.)"""
+    r = _new(Lazy)
+    r.dtype, r.shape, r.build, r.extra, r.srcs = dtype, shape, None, (), ()
+    r.token, r.bufs, r.count, r.node = (dtype, shape), (buf,), 1, None
+    return r
 
 
 def op(build: Callable[..., UOp], extra: tuple, key: tuple, srcs: tuple[Lazy, ...],
@@ -67,7 +74,10 @@ def op(build: Callable[..., UOp], extra: tuple, key: tuple, srcs: tuple[Lazy, ..
             token += (s.token,)
     if count > MAX_RECORD:
         return None
-    return Lazy(dtype, shape, build, extra, srcs, token, bufs, count)
+    r = _new(Lazy)  # (`Lazy.__init__`'s work, without its frame)
+    r.dtype, r.shape, r.build, r.extra, r.srcs = dtype, shape, build, extra, srcs
+    r.token, r.bufs, r.count, r.node = token, bufs, count, None
+    return r
 
 
 def aliasing(bufs: tuple[Buffer, ...]) -> tuple[int, ...] | None:

@@ -347,7 +347,7 @@ def _lazy_binary(x: Tensor, lazy: Lazy, other: Any, op: Ops, probe: Callable,
     that do not broadcast, a record too large)."""
     kind = type(other)
     if kind is LazyTensor:
-        o = other._lazy
+        o = other.record
         a, b = (o, lazy) if reverse else (lazy, o)
         dt = _probed.get((probe, a.dtype, b.dtype))
         if dt is None:
@@ -397,6 +397,27 @@ _binaries: dict[tuple, _Kept] = {}
 def _keep(key: tuple, node: UOp) -> None:
     entry = _binaries[key] = _Kept(node, _forget)
     entry.key = key
+
+
+def _tensor_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., Tensor]:
+    """A Tensor's `+ - * /` (and reversed): the node this op built last time over the same
+    operands (`_binaries`, keyed as `_binary_key` keys it), found here, else `_binary`. (`x +
+    y` went `__add__` -> `add` -> `_binary` -> `_binary_key`: four frames of the seven an
+    op over realized tensors costs.) The very op and probe `add`, `sub`, `mul`, `div` pass."""
+
+    def operator(self: Tensor, other: Any) -> Tensor:
+        kind = type(other)
+        if kind is Tensor:
+            key: tuple = (op, probe, reverse, self.uop, other.uop)
+        elif kind is int or kind is bool or kind is float and other != 0.0 and other == other:
+            key = (op, probe, reverse, self.uop, kind, other)  # (-0.0, NaN: `_binary_key`'s)
+        else:
+            return self._binary(other, op, probe, reverse)
+        if (ref := _binaries.get(key)) is not None and (node := ref()) is not None:
+            return _tensor(node)
+        return self._binary(other, op, probe, reverse)
+
+    return operator
 
 
 def _compare_probe(or_equal: bool) -> str:
@@ -452,7 +473,7 @@ def _lazy_tensor(record: Lazy | None, what: str) -> LazyTensor | None:
     if math.prod(record.shape) > ALWAYS_ALLOWED:  # (a record's sizes are ints: no loop here)
         check_shape(record.shape, record.dtype, what)
     t = object.__new__(LazyTensor)
-    t._lazy, t.grad, t._requires_grad = record, None, None
+    t.record, t.grad, t._requires_grad = record, None, None
     _live_add(_ref(t, _live_discard))  # (an assign's reader scan reads its uop: its graph)
     return t
 
@@ -467,6 +488,11 @@ def _coerce(x: Any) -> Tensor | Scalar:
         raise InvalidArgument(f"the symbolic size {size_text(x)} as an operand: a size is no "
                               "number of the graph; take it as a tensor, Tensor(size)")
     raise TypeError(f"cannot use {type(x).__name__} as a tensor operand")
+
+
+# numpy dtypes as DTypes, as dtypes.from_np gives them (asked once each: `Tensor(array)` of
+# each batch of a loop reads it)
+_np_dtypes: dict[np.dtype, DType] = {}
 
 
 # ---------------------------------------------------------------------- the Tensor
@@ -559,8 +585,8 @@ class Tensor(TensorOps, NNOps):
     The core ops are here; the rest of tinygrad's API, composed from them, comes from the
     mixins `TensorOps` (runtime/tensor_ops.py) and `NNOps` (runtime/nn.py)."""
 
-    # (`_lazy`: a LazyTensor's record, below; a Tensor never reads it)
-    __slots__ = ("uop", "_lazy", "_requires_grad", "grad", "__weakref__")
+    # (`record`: a LazyTensor's record, below; a Tensor never reads it)
+    __slots__ = ("uop", "record", "_requires_grad", "grad", "__weakref__")
     __array_ufunc__ = None  # `ndarray op Tensor` defers to our reflected operators
     # made by the first draw, not at import: numpy.random (and the hashlib/secrets it imports)
     # is ~10 ms of a process's first `import rulegrad`, which most programs never draw from
@@ -578,8 +604,12 @@ class Tensor(TensorOps, NNOps):
             # (`readers_of`), and it never comes to compute from other buffers (realize and
             # assign leave it over a buffer or an ASSIGN), so the weak reference would be work
             # for nothing at its birth and its death
-            dt = dtypes.from_np(data.dtype)
-            self._lazy = leaf(host_copy(data, dt), dt, data.shape)
+            dt = _np_dtypes.get(data.dtype)  # (dtypes.from_np's answer, without its frame)
+            if dt is None:
+                dt = dtypes.from_np(data.dtype)
+                if len(_np_dtypes) < 64:  # (bounded: every byte order of a dtype is a key)
+                    _np_dtypes[data.dtype] = dt
+            self.record = leaf(host_copy(data, dt), dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         if requires_grad is not None:
@@ -1206,14 +1236,14 @@ class Tensor(TensorOps, NNOps):
             _keep(key, t.uop)
         return t
 
-    def __add__(self, x: Any) -> Tensor: return self.add(x)
-    def __radd__(self, x: Any) -> Tensor: return self.add(x, True)
-    def __sub__(self, x: Any) -> Tensor: return self.sub(x)
-    def __rsub__(self, x: Any) -> Tensor: return self.sub(x, True)
-    def __mul__(self, x: Any) -> Tensor: return self.mul(x)
-    def __rmul__(self, x: Any) -> Tensor: return self.mul(x, True)
-    def __truediv__(self, x: Any) -> Tensor: return self.div(x)
-    def __rtruediv__(self, x: Any) -> Tensor: return self.div(x, True)
+    __add__ = _tensor_operator(Ops.ADD, np.add, False)
+    __radd__ = _tensor_operator(Ops.ADD, np.add, True)
+    __sub__ = _tensor_operator(Ops.SUB, np.subtract, False)
+    __rsub__ = _tensor_operator(Ops.SUB, np.subtract, True)
+    __mul__ = _tensor_operator(Ops.MUL, np.multiply, False)
+    __rmul__ = _tensor_operator(Ops.MUL, np.multiply, True)
+    __truediv__ = _tensor_operator(Ops.FDIV, np.true_divide, False)
+    __rtruediv__ = _tensor_operator(Ops.FDIV, np.true_divide, True)
     def __floordiv__(self, x: Any) -> Tensor: return self.idiv(x)
     def __rfloordiv__(self, x: Any) -> Tensor: return self.idiv(x, True)
     def __mod__(self, x: Any) -> Tensor: return self.mod(x)
@@ -1705,11 +1735,12 @@ class Tensor(TensorOps, NNOps):
             capture.host_read()
         op = uop.op
         # a realized tensor is BUFFER, or BUFFER.reshape(shape): its storage read without a call
-        # (a small op's read is mostly calls)
+        # (a small op's read is mostly calls); only a RESHAPE or SHRINK may be another's view
+        # of a buffer (`buffer_of`): an op's node (ADD, ...) is not realized, asked nothing
         if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
             buf = uop.arg if op is _BUFFER else uop.src[0].arg
         else:
-            buf = buffer_of(uop)
+            buf = buffer_of(uop) if op is _RESHAPE or op is _SHRINK else None
         if buf is None or buf.data is None:
             # (a sharded tensor's device is a tuple; without sharding, no walk for the device)
             if in_use["multi"] and isinstance(devs := device_of(uop), tuple):
@@ -1717,11 +1748,11 @@ class Tensor(TensorOps, NNOps):
             realize_tensors([self], None)
             uop = self.uop
             op = uop.op
-            if stored_view(uop):  # a view of a buffer stays one: read through a copy
-                return Tensor(uop.f(Ops.CONTIGUOUS)).numpy()
             # (a result is BUFFER or BUFFER.reshape(shape): read as above, without a call)
             if op is _BUFFER or op is _RESHAPE and uop.src[0].op is _BUFFER:
                 buf = uop.arg if op is _BUFFER else uop.src[0].arg
+            elif stored_view(uop):  # a view of a buffer stays one: read through a copy
+                return Tensor(uop.f(Ops.CONTIGUOUS)).numpy()
             else:
                 buf = buffer_of(uop)
         assert buf is not None and buf.data is not None
@@ -1762,7 +1793,7 @@ def _record_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., T
     pass."""
 
     def operator(self: LazyTensor, other: Any) -> Tensor:
-        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        out = _lazy_binary(self, self.record, other, op, probe, reverse)
         return Tensor._binary(self, other, op, probe, reverse) if out is None else out
 
     return operator
@@ -1770,7 +1801,7 @@ def _record_operator(op: Ops, probe: Callable, reverse: bool) -> Callable[..., T
 
 class LazyTensor(Tensor):
     """A Tensor of host data, or an elementwise op over such tensors, whose graph is not built
-    yet: `_lazy` holds its record (runtime/lazy.py). Its `uop` is the graph, built when first
+    yet: `record` holds its record (runtime/lazy.py). Its `uop` is the graph, built when first
     read; the tensor then becomes a plain Tensor (its class changes, so a Tensor's own `uop`
     stays a slot, the interpreter's fastest read). Meanwhile its shape and dtype are the
     record's, the ops a record can hold make records, and `numpy()` runs the plan of the
@@ -1780,13 +1811,13 @@ class LazyTensor(Tensor):
 
     @property
     def uop(self) -> UOp:  # type: ignore[override]
-        node = materialize(self._lazy)
+        node = materialize(self.record)
         self.uop = node
         return node
 
     @uop.setter
     def uop(self, node: UOp) -> None:
-        self._lazy = None
+        self.record = None
         self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
         self.uop = node  # (Tensor's slot now)
 
@@ -1798,14 +1829,14 @@ class LazyTensor(Tensor):
 
     @property
     def shape(self) -> Shape:
-        return self._lazy.shape
+        return self.record.shape
 
     @property
     def dtype(self) -> DType:
-        return self._lazy.dtype
+        return self.record.dtype
 
     def _binary(self, other: Any, op: Ops, probe: Callable, reverse: bool = False) -> Tensor:
-        out = _lazy_binary(self, self._lazy, other, op, probe, reverse)
+        out = _lazy_binary(self, self.record, other, op, probe, reverse)
         return Tensor._binary(self, other, op, probe, reverse) if out is None else out
 
     __add__ = _record_operator(Ops.ADD, np.add, False)
@@ -1818,13 +1849,13 @@ class LazyTensor(Tensor):
     __rtruediv__ = _record_operator(Ops.FDIV, np.true_divide, True)
 
     def _unary_float(self, op: Ops) -> Tensor:
-        lazy = self._lazy
+        lazy = self.record
         out = _lazy_tensor(lazy_op(_float_unary, (op,), (op,), (lazy,), least_float(lazy.dtype),
                                    lazy.shape), op._name_)
         return Tensor._unary_float(self, op) if out is None else out
 
     def relu(self) -> Tensor:
-        lazy = self._lazy
+        lazy = self.record
         out = None
         if lazy.dtype.is_float:
             out = _lazy_tensor(lazy_op(_float_relu, (), (), (lazy,), lazy.dtype, lazy.shape),
@@ -1832,14 +1863,22 @@ class LazyTensor(Tensor):
         return Tensor.relu(self) if out is None else out
 
     def numpy(self) -> np.ndarray:
-        lazy = self._lazy
+        lazy = self.record
         # an op's record: computed by its form's plan, no graph; unless a tensor that needs a
         # gradient is in it (the graph is kept for it: runtime/origins.py)
         if lazy.build is not None and not (_any_need and _record_needs_grad(lazy)):
             node, tk = run_record(lazy)
             if node is not None:  # (a Tensor now: its `uop` is the slot, not the property)
                 self.__class__ = Tensor
-                self.uop, self._lazy = node, None
+                self.uop, self.record = node, None
+                # (the plan's result, BUFFER.reshape(shape): read as Tensor.numpy reads it,
+                # without its frame)
+                base = node if node.op is _BUFFER else node.src[0]
+                if base.op is _BUFFER and capture.active is None and \
+                        (data := base.arg.data) is not None:
+                    out = data.view() if base is node else data.reshape(node.arg)
+                    out.setflags(False)
+                    return out
             elif tk is not None:  # (no plan known yet: the graph, realized, says which form)
                 root = self.uop
                 realize_tensors([self], None)

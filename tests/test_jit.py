@@ -472,3 +472,159 @@ def test_a_new_dtype_or_shape_records_again_and_each_replays_its_own_kernels():
         np.testing.assert_allclose(s.numpy(), (a * b).sum(axis=0) + a[0], rtol=1e-6)
         np.testing.assert_array_equal(d.numpy(), a - b)
     assert len(f.entries) == len(kinds) and f.replays == len(kinds) * (CALLS - 3)
+
+
+# ---------------------------------------------------------------- numpy arrays, fresh Tensors
+def test_a_step_called_with_numpy_arrays_copies_them_into_its_own_buffers():
+    """numpy arrays as arguments (the step gets `Tensor(array)`): keyed by shape and dtype, and
+    a replay copies each array into a buffer of the replay's own, in place: no Tensor, node
+    or Buffer is made for them, and the kernels' argument lists stay as they are. Every
+    call's values are numpy's, read after all calls ran and after the caller wrote into its
+    arrays; a new shape or dtype records again."""
+    @rulegrad.jit
+    def f(a, b):
+        return (a * b + 1).sum(axis=1), a - b
+
+    rng = np.random.default_rng(46)
+    kept = []
+    for i in range(3 * CALLS):
+        n, dt = ((5, np.float32), (7, np.float32), (5, np.float64))[i % 3]
+        a, b = rng.standard_normal((2, 3, n)).astype(dt)
+        kept.append((f(a, b), a.copy(), b.copy()))
+        a[:] = 99  # (the caller's array, written after the call: the results keep theirs)
+    for (s, d), a, b in kept:
+        np.testing.assert_allclose(s.numpy(), (a * b + 1).sum(axis=1), rtol=1e-6)
+        np.testing.assert_array_equal(d.numpy(), a - b)
+        assert s.dtype.np == a.dtype
+    assert f.replays == 3 * (CALLS - 3) and f.refused == []
+    a, b = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    f(a, b)  # (a result dropped: the next replay writes its buffers again)
+    calls = python_calls(lambda: f(a, b))
+    assert [k for k in _GRAPH_WORK + ("tensor.py:__init__", "buffer.py:host_copy",
+                                      "lazy.py:materialize") if calls[k]] == []
+
+
+def test_arrays_of_any_layout_tensors_and_numbers_mix_in_one_call():
+    """A call of a strided array, a fresh Tensor, a realized one and a Python number: each
+    kind keyed as its own (a number by its value: two numbers, two recordings), and every
+    replay's values numpy's."""
+    rng = np.random.default_rng(50)
+    w_np = rng.standard_normal(4).astype(np.float32)
+    w = Tensor(w_np).realize()
+    f = rulegrad.jit(lambda x, s, t: x * s + t + w)
+    for i in range(2 * CALLS):
+        x = rng.standard_normal((4, 8)).astype(np.float32)[:, ::2]  # (not C-contiguous)
+        s = (2.0, 3)[i % 2]
+        t = rng.standard_normal(4).astype(np.float32)
+        np.testing.assert_allclose(f(x, s, Tensor(t)).numpy(), x * np.float32(s) + t + w_np,
+                                   rtol=1e-6)
+    assert f.replays == 2 * (CALLS - 3) and f.refused == []
+
+
+@pytest.mark.parametrize("step", ["returned", "viewed", "written"])
+def test_numpy_arguments_the_step_writes_or_returns_get_a_buffer_per_call(step):
+    """An array argument the step returns (or a view of it), or writes in place, is a buffer
+    of that call's own (a copy made in the replay's place would be overwritten by the next
+    call under the result handed out). The others still take the replay's buffers."""
+    def f(a, b):
+        if step == "written":
+            a.assign(a * 2).realize()
+            return a + b
+        return (a if step == "returned" else a[1:].realize()), a + b
+
+    want = {"returned": lambda a, b: (a, a + b), "viewed": lambda a, b: (a[1:], a + b),
+            "written": lambda a, b: a * 2 + b}[step]
+    jf = rulegrad.jit(f)
+    rng = np.random.default_rng(47)
+    kept = [(jf(a, b), a.copy(), b.copy())
+            for a, b in rng.standard_normal((CALLS, 2, 3, 4)).astype(np.float32)]
+    for out, a, b in kept:
+        for got, expected in zip(out if isinstance(out, tuple) else (out,),
+                                 (want(a, b) if step != "written" else (want(a, b),))):
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6)
+    assert jf.replays == CALLS - 3
+    (entry,) = jf.entries.values()
+    assert [d is not None for d in entry.replay.host_dst] == [False, True]
+
+
+def test_fresh_tensors_of_arrays_are_keyed_without_building_their_graph():
+    """`step(Tensor(x), Tensor(y))` with new arrays each call: the key is each Tensor's
+    record (shape, dtype, the buffer's device): no node is built for the arguments, and the
+    replay patches their buffers' addresses in."""
+    @rulegrad.jit
+    def f(a, b):
+        return (a * b).exp() + a
+
+    rng = np.random.default_rng(48)
+    for x, y in rng.standard_normal((CALLS, 2, 16)).astype(np.float32):
+        np.testing.assert_allclose(f(a=Tensor(x), b=Tensor(y)).numpy(), np.exp(x * y) + x,
+                                   rtol=1e-5, atol=1e-6)
+    x, y = rng.standard_normal((2, 16)).astype(np.float32)
+    calls = python_calls(lambda: f(a=Tensor(x), b=Tensor(y)))
+    assert [k for k in _GRAPH_WORK + ("lazy.py:materialize",) if calls[k]] == []
+    np.testing.assert_allclose(f(a=Tensor(x), b=Tensor(y)).numpy(), np.exp(x * y) + x,
+                               rtol=1e-5, atol=1e-6)
+    assert f.replays == CALLS - 3 + 2
+
+
+def test_python_numbers_are_keyed_by_their_value_and_sign():
+    """A number argument is part of the key by its type and value, a float by its hex form:
+    -0.0 and 0.0 are two keys (each its own recording: the sign of x * s differs), NaN
+    is one key and replays."""
+    f = rulegrad.jit(lambda x, s: x * s)
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    for s in [0.0, -0.0, float("nan"), 2.5] * CALLS:
+        got = f(Tensor(x), s).numpy()
+        want = x * np.float32(s)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert f.replays == 4 * (CALLS - 3) and f.refused == []
+
+
+# ---------------------------------------------------------------- views
+_VIEW_STEPS = {
+    "a.T": (lambda a: a.permute(1, 0).realize(), lambda x: x.T),
+    "a[1:3]": (lambda a: a[1:3].realize(), lambda x: x[1:3]),
+    "(b, b.T)": (lambda a: _and_view(a * 2), lambda x: (x * 2, (x * 2).T)),
+    "b.T alone": (lambda a: _and_view(a * 2)[1], lambda x: (x * 2).T),
+    "(b.T, b)": (lambda a: _and_view(a * 2)[::-1], lambda x: ((x * 2).T, x * 2)),
+    "(b, b.reshape(16))": (lambda a: _reshaped((a * 2).realize()),
+                           lambda x: (x * 2, (x * 2).reshape(16))),
+}
+
+
+def _and_view(b: Tensor) -> tuple[Tensor, Tensor]:
+    t = b.permute(1, 0)
+    Tensor.realize(b, t)  # (realized together: t stays a view of b's buffer)
+    return b, t
+
+
+def _reshaped(b: Tensor) -> tuple[Tensor, Tensor]:
+    return b, b.reshape(16).realize()
+
+
+@pytest.mark.parametrize("step", list(_VIEW_STEPS))
+def test_a_step_returning_views_replays_them_over_each_calls_buffers(step):
+    """A realized view of a buffer (`a.T` of an argument, a slice, a view of a result the step
+    made, a result also returned in another shape) is replayed as the same view of this
+    call's buffer: every call's values are numpy's, read after all calls ran."""
+    fn, want = _VIEW_STEPS[step]
+    f = rulegrad.jit(fn)
+    rng = np.random.default_rng(49)
+    kept = [(f(Tensor(x).realize()), x) for x in rng.standard_normal((CALLS, 4, 4))
+            .astype(np.float32)]
+    for out, x in kept:
+        expected = want(x)
+        for got, w in zip(out if isinstance(out, tuple) else (out,),
+                          expected if isinstance(expected, tuple) else (expected,)):
+            assert got.shape == w.shape
+            np.testing.assert_array_equal(got.numpy(), w)
+    assert f.replays == CALLS - 3 and f.refused == []
+    a = Tensor(np.zeros((4, 4), np.float32)).realize()
+    for _ in range(CALLS):  # the same argument each call (the last call's nodes: no key)
+        x = rng.standard_normal((4, 4)).astype(np.float32)
+        a.assign(Tensor(x))
+        out, expected = f(a), want(x)
+        for got, w in zip(out if isinstance(out, tuple) else (out,),
+                          expected if isinstance(expected, tuple) else (expected,)):
+            np.testing.assert_array_equal(got.numpy(), w)

@@ -80,7 +80,8 @@ def test_an_assign_keeps_a_jit_replays_value_refused(how):
 def test_a_jitted_step_that_returns_a_view_gives_each_calls_values(step):
     """Realizing a view of a buffer now keeps it a view (no kernel, no buffer of its own). A
     jitted step returning one recorded its result as no buffer, and the first replay raised
-    ValueError ("1 is not in list"); a sharded result did too. Such a step is not replayed."""
+    ValueError ("1 is not in list"); a sharded result did too. A view is now replayed as the
+    same view of the call's buffer (tests/test_jit.py counts it); a sharded result is not."""
     from rulegrad.runtime.jit import jit
 
     fns = {"a.T": (lambda a: a.permute(1, 0).realize(), lambda x: x.T),

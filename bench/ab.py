@@ -1,6 +1,6 @@
 """Old against new: the same sweep points run by two source trees of rulegrad, interleaved.
 
-    python bench/ab.py OLD_TREE [--family NAME,...] [--held-out] [--rounds N] [POINT ...]
+    python bench/ab.py OLD_TREE [--family NAME,...] [--held-out] [--rounds N] [--cpu] [POINT ...]
 
 OLD_TREE is a checkout of the other commit (e.g. `git archive main | tar -x -C /tmp/old`). Two
 worker processes, one importing rulegrad from OLD_TREE and one from this tree (each with a
@@ -34,7 +34,8 @@ TREE = HERE.parent
 
 _WORKER = r'''
 import glob, json, sys, time
-root, here, tag, out = sys.argv[1:5]
+root, here, tag, out, clock = sys.argv[1:6]
+clock = getattr(time, clock)
 finders = [m for m in sys.modules if m.startswith("__editable__") and m.endswith("_finder")]
 if finders:  # point the editable install at this worker's tree
     f = sys.modules[finders[0]]
@@ -64,17 +65,17 @@ for line in sys.stdin:
         print(json.dumps(dt), flush=True)
     else:
         fn = fns[key]; fn()
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(int(n)): fn()
-        print(json.dumps((time.perf_counter() - t0) / int(n)), flush=True)
+        print(json.dumps((clock() - t0) / int(n)), flush=True)
 '''
 
 
 class Worker:
-    def __init__(self, root: Path, tag: str, out: str) -> None:
+    def __init__(self, root: Path, tag: str, out: str, clock: str = "perf_counter") -> None:
         env = dict(os.environ, RULEGRAD_CACHE=f"{out}/cache-{tag}")
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER, str(root), str(TREE), tag,
-                                      out], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      out, clock], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, env=env)
 
     def ask(self, cmd: str, key: str, n: int = 0) -> float:
@@ -93,13 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", default="", help="comma-separated families (default: all)")
     ap.add_argument("--held-out", action="store_true", help="HELD_OUT's shapes, not SWEEP's")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cpu", action="store_true",
+                    help="the process's CPU time (all threads) per call, not wall time: the "
+                         "work done, less disturbed by other jobs on a loaded machine")
     args = ap.parse_intermixed_args(argv)
     table = HELD_OUT if args.held_out else SWEEP
     families = args.family.split(",") if args.family else list(table)
     points = args.points or [f"{f}:{'x'.join(map(str, s))}" for f in families
                              for s in table.get(f, [])]
     out = tempfile.mkdtemp(prefix="rg_ab_")
-    old, new = Worker(args.old.resolve(), "old", out), Worker(TREE, "new", out)
+    clock = "process_time" if args.cpu else "perf_counter"
+    old, new = Worker(args.old.resolve(), "old", out, clock), Worker(TREE, "new", out, clock)
     speeds, differ = [], 0
     for key in points:
         first = max(old.ask("prep", key), new.ask("prep", key))
@@ -114,8 +119,11 @@ def main(argv: list[str] | None = None) -> int:
             tn.append(new.ask("time", key, n))
         mo, mn = statistics.median(to), statistics.median(tn)
         speeds.append(mo / mn)
+        # (the fastest rounds' ratio beside: on a machine other jobs load, the one least
+        # disturbed; "same C" points show how far either strays)
         print(f"{key:<34} old {mo * 1e3:9.3f} ms  new {mn * 1e3:9.3f} ms  new speed "
-              f"{mo / mn:5.2f}x  {'same C' if same else 'C differs'}"
+              f"{mo / mn:5.2f}x (fastest {min(to) / min(tn):5.2f}x)  "
+              f"{'same C' if same else 'C differs'}"
               + ("" if agree else "  OUTPUTS DIFFER"), flush=True)
     gm = float(np.exp(np.mean(np.log(speeds))))
     print(f"\ngeomean new/old speed {gm:.2f}x over {len(speeds)} points ({differ} with other C); "

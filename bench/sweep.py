@@ -1,7 +1,7 @@
 """Shape sweep: every workload family at tiny, prime, batch-1, tall, skinny and large shapes,
 rulegrad beside PyTorch eager.
 
-    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out]
+    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out] [POINT ...]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
@@ -9,7 +9,8 @@ time over ours (> 1: rulegrad is faster), and the share of the machine's roof ru
 (the measured FMA peak for products, the measured copy bandwidth for memory-bound cases).
 rulegrad's side is called through `rulegrad.jit` (its kernels replayed, as a user who calls a
 function many times would; `--no-jit` calls it directly). Outputs are checked against torch;
-a mismatch is printed and counted. Points under 0.1 ms are dominated by per-call latency and
+a mismatch is printed and counted. POINT (`family:AxBxC`, e.g. `mlp:64x1536x1536x10`) runs those
+points instead of the tables'. Points under 0.1 ms are dominated by per-call latency and
 are summarised apart. torch is bench-only (`pip install -e ".[bench]"`).
 """
 
@@ -97,8 +98,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="call rulegrad directly, not through rulegrad.jit's replay")
     ap.add_argument("--held-out", action="store_true",
                     help="the held-out shapes (HELD_OUT) of the product families instead")
+    ap.add_argument("points", nargs="*", help="family:AxBxC points instead of the tables'")
     args = ap.parse_args(argv)
     table = HELD_OUT if args.held_out else SWEEP
+    if args.points:  # the points given, grouped by family in their order
+        table = {}
+        for spec in args.points:
+            fam, shape = spec.split(":")
+            table.setdefault(fam, []).append(tuple(map(int, shape.split("x"))))
+        args.family = ""
     families = args.family.split(",") if args.family else list(table)
     unknown = sorted(set(families) - set(table))
     if unknown:

@@ -440,15 +440,15 @@ def test_grouped_convolution_splits_its_channels_and_packs(blocks: str, xs: tupl
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 @pytest.mark.parametrize("vector_bytes", ["32", "64"])
-@pytest.mark.parametrize("m,k,n", [(2, 300, 1048), (5, 131, 4099), (3, 64, 2000)])
+@pytest.mark.parametrize("m,k,n", [(13, 300, 1048), (15, 131, 4099), (17, 64, 2000)])
 def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatch, threads: str,
                                                           vector_bytes: str, m: int, k: int,
                                                           n: int) -> None:
-    """A product of a few rows and many columns runs panel by panel (pack_helpers'
-    panels_outer). Its panels are copied several side by side, each step reading a run of a
-    row of y (`Pack.group`, blocks.py's rg_pack_*_group): the last group with fewer panels than
-    the others, the last panel with fewer columns; with the blocks printed, each panel of a
-    group is copied by the kernel's own loops."""
+    """A product of a few rows (row tiles uneven on two threads) and many columns runs panel by panel
+    (pack_helpers' panels_outer). Its panels are copied several side by side, each step
+    reading a run of a row of y (`Pack.group`, blocks.py's rg_pack_*_group): the last group
+    with fewer panels than the others, the last panel with fewer columns; with the blocks
+    printed, each panel of a group is copied by the kernel's own loops."""
     from rulegrad.backends.c.lower import lower_only
     from rulegrad.backends.c.opt import actions, optimize_kernel
 
@@ -462,3 +462,53 @@ def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatc
     assert "a row at a time" in pack, pack
     want = np.maximum(x.astype(np.float64) @ w + b, 0)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
+
+
+def _streamed_cases() -> list:
+    """(name, inputs, rulegrad's program, numpy's in float64): a product of one row tile."""
+    def linear(m: int, k: int, n: int):
+        return (f"relu {m}x{k}x{n}", ((m, k), (k, n), (n,)),
+                lambda x, w, b: (x @ w + b).relu(),
+                lambda x, w, b: np.maximum(x.astype(np.float64) @ w + b, 0))
+    return [
+        linear(2, 1024, 4096), linear(1 + 1, 1021, 77), linear(5, 131, 4099),
+        linear(6, 7, 3000), linear(3, 64, 2000),
+        # x transposed (read through an offset per row), x computed (a layer norm: packed)
+        ("transposed x", ((300, 4), (300, 600)), lambda x, w: x.transpose(1, 0) @ w,
+         lambda x, w: x.T.astype(np.float64) @ w),
+        ("layernorm x", ((3, 200), (200, 999)), lambda x, w: x.layernorm() @ w,
+         lambda x, w: ((x - x.mean(-1, keepdims=True)) / np.sqrt(
+             x.astype(np.float64).var(-1, keepdims=True) + 1e-5)) @ w),
+        # a batch of products of few rows each (y's batch part in its first element; x
+        # computed, packed per tile)
+        ("batched", ((3, 4, 70), (3, 70, 530)), lambda x, w: x.relu() @ w,
+         lambda x, w: np.maximum(x.astype(np.float64), 0) @ w),
+    ]
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
+@pytest.mark.parametrize("case", _streamed_cases(), ids=lambda c: c[0])
+def test_one_row_tile_reads_y_in_place(blocks: str, monkeypatch, threads: str,
+                                       vector_bytes: str, case: tuple) -> None:
+    """A product of one row tile (at most TILE_ROWS rows) would read each packed panel once:
+    it reads y in place instead, `Pack.stream` columns at a time, a row of y a step into sums
+    in memory (blocks.py's streamed blocks): the last columns fewer than a vector, k not a
+    multiple of the steps taken at once, y's rows unaligned. With the blocks printed, the same
+    tile with y packed."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    monkeypatch.setenv("RULEGRAD_THREADS", threads)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
+    _, shapes, rg, ref = case
+    rng = np.random.default_rng(sum(map(sum, shapes)))
+    ins = [_rand(rng, *s) for s in shapes]
+    t = rg(*map(Tensor, ins))
+    low = lower_only(t.schedule()[-1].ast)
+    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    assert "streamed" in pack, pack
+    source = compile_program(t.schedule()).source
+    assert ("_stream(" in source) == (blocks == "library")
+    want = ref(*ins)
+    np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=2e-5 * np.abs(want).max())

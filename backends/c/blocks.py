@@ -53,6 +53,7 @@ from .ctext import (
     pack_signature,
     reduce_name,
     reduce_signature,
+    stream_signature,
     vector_names,
 )
 
@@ -218,13 +219,85 @@ def _block(dt: DType, lanes: int, rows: int) -> str:
             f"{body}\n  }}\n{stores}\n}}\n")
 
 
+# rows of y a streamed block reads side by side per pass over its columns: each sum is loaded
+# and stored once per STREAM_STEPS multiply-adds (one at a time, the stores bound it: 2x1024
+# x4096 ran 1.8x slower, one step a pass, 0.43 -> 0.78 ms on two cores), while each row of
+# y is still read forward, a stream the prefetchers follow
+STREAM_STEPS = 4
+
+
+def stream_name(dt: DType, lanes: int, rows: int) -> str:
+    """The streamed block of `rows` rows (`_stream`)."""
+    return name(dt, lanes, rows) + "_stream"
+
+
+def _stream(dt: DType, lanes: int, rows: int) -> str:
+    # out[u][0:cols] = sum_k x_u(k) * w[k * sk + 0:cols], y read in place: STREAM_STEPS rows
+    # of y at a time, each `cols` columns read forward, the sums in memory (L1: the packing
+    # action's `stream` sizes the columns), each output's steps in k order from 0, one fused
+    # multiply-add each (vectors, then the columns left one at a time): a register block's
+    # operations, so its bits. For a product of one row tile, whose panels would each be read
+    # once: packing them copied y to read it back once (2x1024x4096: 1.1 -> 0.43 ms)
+    vt, fma = vector_names(dt, lanes)
+    ct, steps = ctype(dt), STREAM_STEPS
+    sfma = "__builtin_fmaf" if dt is dtypes.float32 else "__builtin_fma"
+    us = range(rows)
+    ut = f"{vt}_u"  # (y's rows and the columns start anywhere: an unaligned vector)
+    mt = "int32_t" if dt.itemsize == 4 else "int64_t"  # (a lane mask)
+    rowp = " ".join(f"const {ct} *x{u} = xr[{u}];" for u in us)
+
+    def offsets(count: int) -> str:
+        return " ".join(f"const int64_t o{t} = xo ? xo[k + {t}] : (k + {t}) * xs;"
+                        for t in range(count))
+
+    def body(count: int) -> str:
+        xs = " ".join(f"const {vt} b{u}_{t} = x{u}[o{t}] - ({vt}){{0}};"
+                      for u in us for t in range(count))
+        ws = " ".join(f"const {ut} w{t} = *(const {ut} *)(w + (k + {t}) * sk + c);"
+                      for t in range(count))
+        vec = " ".join(f"{{ {vt} a = *({ut} *)(out + {u} * ldo + c); "
+                       + " ".join(f"a = {fma}(b{u}_{t}, w{t}, a);" for t in range(count))
+                       + f" *({ut} *)(out + {u} * ldo + c) = a; }}" for u in us)
+        one = " ".join(f"{{ {ct} a = out[{u} * ldo + c]; "
+                       + " ".join(f"a = {sfma}(x{u}[o{t}], w[(k + {t}) * sk + c], a);"
+                                  for t in range(count))
+                       + f" out[{u} * ldo + c] = a; }}" for u in us)
+        # the columns left after the whole vectors: one vector ending at the last column, its
+        # lanes before `c` (done already) kept as they were (a scalar tail of up to 15 columns
+        # per row and step ran a 6x1536x127 product 1.3x slower); one at a time when the
+        # columns are fewer than a vector
+        keep = " ".join(f"{{ const {vt} o_ = *({ut} *)(out + {u} * ldo + c); {vt} a = o_; "
+                        + " ".join(f"a = {fma}(b{u}_{t}, w{t}, a);" for t in range(count))
+                        + f" *({ut} *)(out + {u} * ldo + c) = ({vt})(((mi_)o_ & ~m_) | "
+                        f"((mi_)a & m_)); }}" for u in us)
+        return (f"    {offsets(count)}\n    {xs}\n    int64_t c = 0;\n"
+                f"    for (; c + {lanes} <= cols; c += {lanes}) {{ {ws}\n      {vec} }}\n"
+                f"    if (c < cols && cols >= {lanes}) {{\n"
+                f"      const mi_ m_ = lane_ >= ({mt})(c - (cols - {lanes})); c = cols - {lanes};\n"
+                f"      {ws}\n      {keep}\n      c = cols;\n    }}\n"
+                f"    for (; c < cols; c++) {{ {one} }}\n")
+
+    zero = " ".join(f"out[{u} * ldo + c] = 0;" for u in us)
+    return (f"void {stream_name(dt, lanes, rows)}{stream_signature(ct)}\n{{\n"
+            f"  typedef {ct} {ut} __attribute__((vector_size({lanes * dt.itemsize}), "
+            f"aligned({dt.itemsize})));\n"
+            f"  typedef {mt} mi_ __attribute__((vector_size({lanes * dt.itemsize})));\n"
+            f"  const mi_ lane_ = {{{', '.join(map(str, range(lanes)))}}};\n  {rowp}\n"
+            f"  for (int64_t c = 0; c < cols; c++) {{ {zero} }}\n  int64_t k = 0;\n"
+            f"  for (; k + {steps} <= n; k += {steps}) {{\n{body(steps)}  }}\n"
+            f"  for (; k < n; k++) {{\n{body(1)}  }}\n}}\n")
+
+
 def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     """The library of dt's blocks in `lanes`-wide registers: its register blocks, its panel
     copy and (float32) its row reductions."""
     # one per row count: a build splits them into parts compiled at once (build.partition),
     # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
-            for rows in BLOCK_ROWS] + [RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
+            for rows in BLOCK_ROWS] + [
+        RenderedKernel(stream_name(dt, lanes, rows), _stream(dt, lanes, rows), 0, (),
+                       kind="packed") for rows in BLOCK_ROWS] + [
+        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
                                                 kind="packed"),
                                  RenderedKernel(pack_name(dt, lanes) + "_group",
                                                 _pack_group(dt, lanes), 0, (), kind="packed")] + [

@@ -57,6 +57,15 @@ def block_signature(ct: str) -> str:
             f"const {ct} *w, {ct} *out, int64_t ldo)")
 
 
+def stream_signature(ct: str) -> str:
+    """The parameters of a streamed block of the block library (blocks.py): steps, x's row
+    pointers, offset table or 0 and stride (as a register block's), y's first element of the
+    columns and its stride along k (read in place, contiguous along the columns), the columns,
+    the output and its row stride."""
+    return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
+            f"const {ct} *w, int64_t sk, int64_t cols, {ct} *out, int64_t ldo)")
+
+
 def block_library() -> bool:
     """Whether kernels call the block library (blocks.py: register blocks, panel copies, row
     reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`, default

@@ -58,7 +58,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .blocks import pack_name
+from .blocks import pack_name, stream_name
 from .ctext import (
     RenderError,
     Scope,
@@ -89,6 +89,9 @@ class _Product:
         # stride and, for x packed per tile, the step between its rows; None for a block
         # printed here (x computed, or read off the rows)
         self.block: tuple[str, str, str] | None = None
+        # y read in place (`Pack.stream`): its buffer, the index of its first column's element
+        # (the batch's part) and its stride along k
+        self.stream: tuple[UOp, UOp, int] | None = None
 
 
 def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
@@ -113,6 +116,9 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
                   prods: list[_Product]) -> None:
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
+    if pack.stream and not _streamable(r, prods, rows, j, pack):
+        # (the block library off, or a y or x it cannot read: the same tile, y packed)
+        pack = pack.replace(stream=0)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
     threads = pack.parallel != ""
@@ -228,7 +234,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     `rg_pack_*_group`), then each panel's row tiles."""
     if group == 1:
         loop = _open(region, head(pv, g.npanels), r)
-        _pack_y(r, loop, j, prods, pv, g, per_panel=True)
+        _pack_y(r, loop, j, [p for p in prods if p.stream is None], pv, g, per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
         close_inside(r, region)
         return
@@ -257,6 +263,7 @@ def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
     """The packed panels (`panels` of them, TJ = `lanes` wide) of every product, in `scope`: on
     the stack when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope
     is a parallel loop's body), else on the heap."""
+    prods = [p for p in prods if p.stream is None]  # (y read in place: no panel)
     size = 4 if ct == "float" else 8
     heap = sum(p.k for p in prods) * panels * lanes * size > STACK_PANEL_BYTES
     for p in prods:
@@ -317,13 +324,14 @@ class _Geometry:
 
     def __init__(self, dt: DType, ni: int, nj: int, pack: Pack) -> None:
         self.ct = ctype(dt)
-        self.tj, self.ti = pack.panel, pack.tile
+        # (streamed, a "panel" is the columns read at a time, in registers of the panel's width)
+        self.tj, self.ti = pack.stream or pack.panel, pack.tile
         self.pack_x = pack.pack_a
         self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
         # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
         self.nv = PANEL_VECTORS
-        self.lanes = self.tj // self.nv
+        self.lanes = pack.panel // self.nv
         self.vt, self.fma = vector_names(dt, self.lanes)
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
@@ -458,7 +466,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     for p in prods:
         at = f"{pv} * {p.k * g.tj} + " if panel_head else ""
         if p.block is not None:
-            _call_block(r, g, tile, p, offsets, xs.get(p), rows, at)
+            _call_block(r, g, tile, p, offsets, xs.get(p), rows, at, pv)
             continue
         a = r.fresh("acc")
         tile.add(f"{vt} {a}[{rows}][{nv}];")
@@ -687,26 +695,64 @@ class _RowOffsets:
         self.tile.items[self.at:self.at] = [" ".join(decls), loop]
 
 
+def _streamable(r: KernelRenderer, prods: list[_Product], rows: tuple[UOp, ...], j: UOp,
+                pack: Pack) -> bool:
+    """Whether every product's y can be read in place by the block library's streamed block
+    (noted in `p.stream`: a load at buf[fixed + step * sk + column], `_in_place`) and its x by
+    a block (packed per tile, or `_x_block`'s row pointers)."""
+    if not block_library():
+        return False
+    for p in prods:
+        p.stream = _in_place(r, p.y, p.ks, j)
+        if p.stream is None or not (pack.pack_a or _x_block(r, p, rows) is not None):
+            for q in prods:
+                q.stream = None
+            return False
+    return True
+
+
+def _in_place(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
+              ) -> tuple[UOp, UOp, int] | None:
+    """y's buffer, the index of its element at column 0 and step 0, and its stride along the
+    flat step, when y is a plain load at buf[fixed + step * sk + column * 1], else None."""
+    found = _y_strides(r, y, ks, j)
+    if found is None or found[2] != 1:
+        return None
+    fixed, sk, _ = found
+    return y.src[0].src[0], fixed, sk
+
+
+def _y_strides(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
+               ) -> tuple[UOp, int, int] | None:
+    """(fixed, sk, sj) when y is a plain load at buf[fixed + step * sk + column * sj] (step: the
+    flat step number of the k ranges; fixed: the batch's part), all three at least 0."""
+    if not plain_load(r, y):
+        return None
+    idx = y.src[0].src[1]
+    split_ = affine(r, idx, (j, *ks))
+    if split_ is None:
+        return None
+    coeffs, terms = split_
+    fixed, sk, sj, inner = total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
+    for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
+        if coeffs[k] != sk * inner:
+            return None
+        inner *= loop_count(k)
+    if sk < 0 or sj < 0 or fixed.vmin < 0:
+        return None
+    return fixed, sk, sj
+
+
 def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
                cols: str, first: str, dst: str, tj: int, lanes: int, group: int = 1) -> bool:
     """One panel of y (`cols` columns from column `first`) copied into `dst` by the block
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
     the flat step number of the k ranges; fixed: the batch's part); False otherwise. With a
     `group`, that many panels side by side (`cols` the group's columns)."""
-    if not plain_load(r, y):
+    found = _y_strides(r, y, ks, j)
+    if found is None:
         return False
-    idx = y.src[0].src[1]
-    split_ = affine(r, idx, (j, *ks))
-    if split_ is None:
-        return False
-    coeffs, terms = split_
-    fixed, sk, sj, inner = total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
-    for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
-        if coeffs[k] != sk * inner:
-            return False
-        inner *= loop_count(k)
-    if sk < 0 or sj < 0 or fixed.vmin < 0:
-        return False
+    fixed, sk, sj = found
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
     if group > 1:
         scope.add(f"{pack_name(y.dtype, lanes)}_group({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
@@ -752,19 +798,13 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, 
     if packed:  # rows of one range packed row after row (_tile), several a row apart per step
         p.block = ("0", "1", str(p.k)) if len(rows) == 1 else ("0", str(count), "1")
         return
-    x = p.x
-    if not plain_load(r, x):
+    found = _x_block(r, p, rows)
+    if found is None:
         return
-    split_ = affine(r, x.src[0].src[1], rows)
-    if split_ is None:
-        return
-    coeffs, rest = split_[0], total(r, split_[1], x.src[0].src[1])
-    if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
-        return
-    stride = k_stride(rest, p.ks[0]) if len(p.ks) == 1 else None
+    rest, stride = found
     if stride is not None:
         p.block = ("0", stride, "")
-    elif p.k <= TABLE_MAX:
+    else:
         table = r.fresh("xo")
         parent.add(f"int64_t {table}[{p.k}];")
         kscope, kk = _k_loops(r, parent, p)
@@ -773,9 +813,30 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, 
         p.block = (table, "0", "")
 
 
+def _x_block(r: KernelRenderer, p: _Product, rows: tuple[UOp, ...]
+             ) -> tuple[UOp, str | None] | None:
+    """When a block may read p's x in place (a plain load whose index is, per row, a pointer
+    into its buffer plus an offset of k alone): that offset, and its stride when it is k times
+    one (else an offset table of at most TABLE_MAX steps reads it); else None."""
+    x = p.x
+    if not plain_load(r, x):
+        return None
+    split_ = affine(r, x.src[0].src[1], rows)
+    if split_ is None:
+        return None
+    coeffs, rest = split_[0], total(r, split_[1], x.src[0].src[1])
+    if min(coeffs.values()) < 0 or rest.vmin < 0 or not r.deps[rest] <= set(p.ks):
+        return None
+    stride = k_stride(rest, p.ks[0]) if len(p.ks) == 1 else None
+    if stride is None and p.k > TABLE_MAX:
+        return None
+    return rest, stride
+
+
 def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
-                offsets: _RowOffsets, packed: str | None, rows: int, at: str) -> None:
-    """p's register block as a call of the block library's, into p's cell."""
+                offsets: _RowOffsets, packed: str | None, rows: int, at: str, pv: str) -> None:
+    """p's register block as a call of the block library's, into p's cell (its streamed block
+    over panel `pv`'s columns when y is read in place)."""
     table, stride, row_step = p.block  # type: ignore[misc]
     if packed is not None:  # x packed per tile: row u at pa + u * row_step
         xr = r.fresh("xq")
@@ -790,6 +851,15 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
     p.cell = r.fresh("acc")
     r.vartypes[p.cell] = f"{g.ct} *"
     tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+    if p.stream is not None:
+        buf, fixed, sk = p.stream
+        src = f"{r.lookup(buf)} + {r.emit(fixed)}"
+        first = f"{pv} * {g.tj}"
+        cols = f"({g.nj} - {first} < {g.tj} ? {g.nj} - {first} : {g.tj})"
+        fn = stream_name(p.red.dtype, g.lanes, rows)
+        tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
+                 f"{p.cell}, {g.tj});")
+        return
     fn = block_name(p.red.dtype, g.lanes, rows)
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
 

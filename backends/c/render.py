@@ -80,6 +80,7 @@ from .ctext import (
     pack_signature,
     reduce_name,
     reduce_signature,
+    stream_signature,
 )
 
 
@@ -307,7 +308,9 @@ _USED: tuple[tuple[str, str], ...] = tuple(
         *((rf"rgaddz_{s}\b", f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
            f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
           for t, s in (("float", "f32"), ("double", "f64"))),
-        *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)};"
+        *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
+                                             f"void rg_block_{w}{s}_{rows}_stream"
+                                             f"{stream_signature(t)};"
                                              for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))

@@ -222,11 +222,13 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
         return None
     kernel: tuple[UOp, ...] | None = None
     row: list[UOp] = []
+    single = False  # a reduction read at no loop: the row of whichever kernel reads it
     for a, i in enumerate(idx.src[1:]):
         if a in axes:
             kind = i.arg[1] if i.op is Ops.RANGE and i.src[0].arg == x.shape[a] else None
             loops = ctx.group.get(i) if kind == "loop" else \
                 ctx.kernel_loops.get(i) if kind == "reduce" else None
+            single |= loops == ()
             if loops is None or kernel not in (None, loops):
                 return None
             kernel = loops
@@ -235,6 +237,13 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
         elif i.op is not Ops.CONST:
             return None
     arr = [idx.src[1 + a] for a in axes]
-    if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
+    if single and not row:
+        # batch 1: a sum over the kernel's one row shares the array its output read made (no
+        # loop of its own says which kernel it runs in; the array's ranges do)
+        key = tuple(None if a in axes else i for a, i in enumerate(idx.src[1:]))
+        made = ctx.local.get((x, key))
+        kernel = None if made is None else ctx.kernel_loops.get(made.src[1])
+    # no row loop (batch 1): the kernel's one row, its array filled once before its loops
+    if kernel is None or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None

@@ -24,6 +24,10 @@ LOCAL_MAX_PANEL, LOCAL_MAX_ARRAY, LOCAL_MAX_ROW = local_max_panel(), local_max_a
     local_max_row()
 
 RNG = np.random.default_rng(13)
+# a row past LOCAL_MAX_ROW that split_reduceop cannot split (no divisor in 8..256): its
+# reductions are whole rows, too long to be local (65537 with the suite's 1 MB of L2)
+LONG_ROW = next(n for n in range(LOCAL_MAX_ROW + 1, 2 * LOCAL_MAX_ROW)
+                if not any(n % d == 0 for d in range(8, 257)))
 
 
 def _np_softmax(a: np.ndarray) -> np.ndarray:
@@ -79,10 +83,10 @@ CASES = {  # name: (inputs, program, numpy, kernels)
     "logsumexp, keepdim": (_data((4, 3, 50)), lambda x: x.logsumexp(-1, keepdim=True),
                            lambda a: _np_logsumexp(a)[..., None], 1),
     # ... over rows longer than LOCAL_MAX_ROW, the max is a global buffer both reads share
-    "logsumexp, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.logsumexp(-1),
+    "logsumexp, long rows": (_data((2, LONG_ROW)), lambda x: x.logsumexp(-1),
                              _np_logsumexp, 2),
     # the cost rule: a row longer than LOCAL_MAX_ROW keeps the max and sum in global buffers
-    "softmax, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+    "softmax, long rows": (_data((2, LONG_ROW)), lambda x: x.softmax(-1),
                            _np_softmax, 3),
     # a single row (batch 1) has no loop to be read at: its max and sum are one value for the
     # whole kernel, computed before the output loop, not kernels of their own
@@ -96,7 +100,7 @@ CASES = {  # name: (inputs, program, numpy, kernels)
                               lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum(),
                               lambda a: np.exp(a - a.max()) / np.exp(a - a.max()).sum(), 1),
     # ... but not a row longer than LOCAL_MAX_ROW
-    "softmax, one long row": (_data((1, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+    "softmax, one long row": (_data((1, LONG_ROW)), lambda x: x.softmax(-1),
                               _np_softmax, 3),
     # ... and scores over more than LOCAL_MAX_ARRAY keys are a global buffer (their max and
     # sum are still local)
@@ -284,12 +288,12 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "cost   EXP float32[2, 40]: local array [40] once per row" in out
     assert "cost   MAX over axes (1,) of (2, 40): local scalar once per row" in out
-    (x,) = _data((2, LOCAL_MAX_ROW + 16))
+    (x,) = _data((2, LONG_ROW))
     Tensor(x).softmax(-1).schedule()
     out = capsys.readouterr().out
-    assert (f"MAX over axes (1,) of (2, {LOCAL_MAX_ROW + 16}): not local: row of "
-            f"{LOCAL_MAX_ROW + 16} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
-    assert f"EXP float32[2, {LOCAL_MAX_ROW + 16}]: not local: recomputed by each reader" in out
+    assert (f"MAX over axes (1,) of (2, {LONG_ROW}): not local: row of "
+            f"{LONG_ROW} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
+    assert f"EXP float32[2, {LONG_ROW}]: not local: recomputed by each reader" in out
     q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)))
     _attention(q, k, v, "rg").schedule()
     out = capsys.readouterr().out
@@ -378,3 +382,47 @@ def test_a_long_products_partials_nest_in_its_sum_but_not_in_a_softmaxs_reductio
     z = z - z.max(1, keepdims=True)
     want = z - np.log(np.exp(z).sum(1, keepdims=True))
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-2)
+
+
+# rows past the split's 32768 but within LOCAL_MAX_ROW (the suite's 1 MB of L2: 64K), where
+# split_reduceop once cut softmax's sum in partials and its exp was computed twice; batch 1,
+# a prime row and a tall one beside them
+LONG_ROWS = [(1, 4096), (3, 997), (16, 20000), (16, LOCAL_MAX_ROW), (2, 40009), (4096, 64)]
+
+
+@pytest.mark.parametrize("shape", LONG_ROWS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_row_up_to_local_max_row_is_one_kernel_with_one_exp_per_element(shape, monkeypatch):
+    """softmax over rows up to LOCAL_MAX_ROW (a row and its exp array in half of L2), batch 1
+    included, is one kernel that computes each exp once into the row's local array: its sum and
+    its output read that array (one EXP in the kernel, one DEFINE_LOCAL). Its rows alone share
+    the threads, so split_reduceop keeps them whole. logsumexp and layernorm over the same rows
+    are one kernel too. Values against numpy on the C backend and the kernel interpreter."""
+    assert shape[1] <= LOCAL_MAX_ROW
+    (x,) = _data(shape)
+    programs = {"softmax": (lambda t: t.softmax(-1), _np_softmax),
+                "logsumexp": (lambda t: t.logsumexp(-1), _np_logsumexp),
+                "layernorm": (lambda t: _layernorm(t, "keepdim"),
+                              lambda a: _layernorm(a, "keepdims"))}
+    ast, _ = _one_kernel(Tensor(x).softmax(-1))
+    assert _count(ast, Ops.EXP) == 1 and _count(ast, Ops.DEFINE_LOCAL) == 1
+    for name, (program, expected) in programs.items():
+        assert len(program(Tensor(x)).schedule()) == 1, name
+        for backend in ("c", "interp"):
+            monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+            np.testing.assert_allclose(program(Tensor(x)).numpy(), expected(x), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"{name} {backend}")
+
+
+def test_split_reduceop_keeps_rows_that_share_the_threads_whole():
+    """A sum of rows that share the cores evenly (16 rows of 65536 on the suite's 2 threads)
+    stays whole: one REDUCE per row. Rows past LOCAL_MAX_ROW, 3 rows (2:1 on 2 threads) and a
+    full sum are still split (partials, then their sum: two REDUCEs). Values against numpy."""
+    cases = {(16, LOCAL_MAX_ROW): 1, (2, 4 * LOCAL_MAX_ROW): 2, (3, LOCAL_MAX_ROW): 2,
+             (1 << 20,): 2}
+    for shape, reduces in cases.items():
+        (x,) = _data(shape)
+        t = Tensor(x).sum(-1)
+        got = sum(_count(k.ast, Ops.REDUCE) for k in t.schedule())
+        assert got == reduces, (shape, [k.name for k in t.schedule()])
+        np.testing.assert_allclose(t.numpy(), x.astype(np.float64).sum(-1), rtol=1e-4,
+                                   atol=1e-2)

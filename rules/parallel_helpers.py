@@ -52,8 +52,8 @@ from rulegrad.runtime.uop import UOp, toposort
 # 174 us, with an exp of the difference 367 us, a log 366, a sin 349 (one core, -O3, libmvec,
 # best of 40): each call about as long as three of the loop's memory accesses (58 us each).
 # Without it a softmax over rows past LOCAL_MAX_ROW (16 x 20000 when that was 16K: a sum of
-# exps, then exp / sum, kernels of their own) counted 0.6M and ran on one core. A ratio of two operations' times,
-# neither a size nor a width
+# exps, then exp / sum, kernels of their own) counted 0.6M and ran on one core. A ratio of two
+# operations' times, neither a size nor a width
 LIBM_LOADS = 3
 LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.POW})
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed

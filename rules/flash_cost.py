@@ -44,26 +44,9 @@ def local_max_panel() -> int:
 PANEL = 16
 
 
-def local_max_row() -> int:
-    """The most elements a reduction computed locally may read per row, and the longest local
-    array of a costly value (softmax's exp): a float32 row and its array together in half of L2
-    (a quarter each: 64K elements with 1 MB of L2), so both stay there between the
-    kernel's passes (max, sum, output) and each element is read from memory once and its exp
-    computed once; a longer row streams from memory each pass, and the reduction's own kernel
-    is as good."""
-    return cache_bytes(2) // (2 * 2 * 4)
-
-
-def keeps_row(outputs: int, per_output: int, last_axes: bool) -> bool:
-    """Whether a reduction of `outputs` rows of `per_output` elements each, over its operand's
-    last axes, stays whole rather than split in two kernels (rangeify.rules' split_reduceop): its
-    rows alone share the threads evenly (pack_helpers' `balanced`), and a row is short enough
-    (`local_max_row()`) for its reader to compute it in its own kernel. Split, the row becomes
-    partial sums in a second loop, and a value the row's readers share (softmax's exp, read by
-    the sum and the output) is no longer one row to keep: it was computed twice (16 x 65536:
-    0.6x torch eager's speed)."""
-    return (last_axes and outputs > 1 and balanced(outputs, threads())
-            and per_output <= local_max_row())
+def shares_threads(rows: int) -> bool:
+    """Whether `rows` (two or more) alone share the threads evenly (pack_helpers' `balanced`)."""
+    return rows > 1 and balanced(rows, threads())
 
 
 def local_max_array() -> int:

@@ -42,7 +42,6 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
 
 
 # ====================================================================== the contexts' walks
-# (the pass contexts are declared in rangeify.rules and kernel.rules)
 def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
     """The reductions read by several consumers -> those consumers (ChildrenContext)."""
     users: dict[UOp, list[UOp]] = {}
@@ -222,13 +221,11 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
         return None
     kernel: tuple[UOp, ...] | None = None
     row: list[UOp] = []
-    single = False  # a reduction read at no loop: the row of whichever kernel reads it
     for a, i in enumerate(idx.src[1:]):
         if a in axes:
             kind = i.arg[1] if i.op is Ops.RANGE and i.src[0].arg == x.shape[a] else None
             loops = ctx.group.get(i) if kind == "loop" else \
                 ctx.kernel_loops.get(i) if kind == "reduce" else None
-            single |= loops == ()
             if loops is None or kernel not in (None, loops):
                 return None
             kernel = loops
@@ -237,13 +234,7 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
         elif i.op is not Ops.CONST:
             return None
     arr = [idx.src[1 + a] for a in axes]
-    if single and not row:
-        # batch 1: a sum over the kernel's one row shares the array its output read made (no
-        # loop of its own says which kernel it runs in; the array's ranges do)
-        key = tuple(None if a in axes else i for a, i in enumerate(idx.src[1:]))
-        made = ctx.local.get((x, key))
-        kernel = None if made is None else ctx.kernel_loops.get(made.src[1])
-    # no row loop (batch 1): the kernel's one row, its array filled once before its loops
+    kernel = ctx.made_in(x, idx, axes) if kernel == () and not row else kernel  # (batch 1)
     if kernel is None or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None

@@ -14,7 +14,8 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.rules import pack_helpers
-from rulegrad.rules.flash_cost import local_max_array, local_max_panel, local_max_row
+from rulegrad.rules.flash_cost import local_max_array, local_max_panel
+from rulegrad.rules.generated.rangeify import local_max_row
 from rulegrad.rules.rangeify_helpers import LOCAL_MAX_PRODUCTS
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort

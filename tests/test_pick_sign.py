@@ -95,7 +95,7 @@ def test_max_unpool2d(backend, scheduler, dt):
 
 def test_a_pick_axis_split_in_two_kernels(backend, scheduler):
     """A gather from 2**17 columns: the pick's reduction is split in two (each keeps -0.0).
-    (Rows of 2**16 or fewer that share the threads stay whole: flash_cost.keeps_row.)"""
+    (Rows of 2**16 or fewer that share the threads stay whole: rangeify.rules' keeps_row.)"""
     a = np.full((2, 1 << 17), -0.0, np.float32)
     a[1, 100] = np.nan
     a[0, 7] = np.inf

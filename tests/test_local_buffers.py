@@ -7,12 +7,15 @@ long products to global buffers (more kernels), and DEBUG=2 names what went loca
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules import pack_helpers
 from rulegrad.rules.flash_cost import local_max_array, local_max_panel
 from rulegrad.rules.generated.rangeify import local_max_row
@@ -434,3 +437,38 @@ def test_split_reduceop_keeps_rows_that_share_the_threads_whole():
         assert got == reduces, (shape, [k.name for k in t.schedule()])
         np.testing.assert_allclose(t.numpy(), x.astype(np.float64).sum(-1), rtol=1e-4,
                                    atol=1e-2)
+
+
+# the row shapes the issue measures: a prime row past the split's 32768, rows past the old
+# sixteenth-of-L2 bound, square, tall, batch 1, primes, short rows
+SWEEP_ROWS = [(2, 40009), (16, 20000), (1024, 1024), (4096, 1024), (1, 4096), (997, 1009),
+              (65536, 64)]
+_RTOL = {np.float32: 1e-4, np.float16: 1e-2}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=lambda d: d.__name__)
+@pytest.mark.parametrize("shape", SWEEP_ROWS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_row_programs_compute_each_exp_once_and_match_numpy(shape, dtype):
+    """softmax, logsumexp and layernorm over rows up to LOCAL_MAX_ROW: softmax is one kernel
+    whose rendered C calls exp once (each element's exp computed once, read back by the sum and
+    the output from the row's array), logsumexp one kernel (two for batch 1: its max read after
+    the log at no loop), layernorm one; values against numpy in float64 on the input's values,
+    float32 and float16 inputs."""
+    assert shape[1] <= LOCAL_MAX_ROW
+    (x,) = _data(shape, dtype=dtype)
+    a = x.astype(np.float64)
+    (item,) = Tensor(x).softmax(-1).schedule()
+    assert _count(item.ast, Ops.EXP) == 1
+    src = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
+    assert len(re.findall(r"\bexpf?\(", src)) == 1, src
+    programs = {"softmax": (lambda t: t.softmax(-1), _np_softmax, 1),
+                "logsumexp": (lambda t: t.logsumexp(-1), _np_logsumexp, 1 + (shape[0] == 1)),
+                "layernorm": (lambda t: _layernorm(t, "keepdim"),
+                              lambda v: _layernorm(v, "keepdims"), 1)}
+    for name, (program, expected, kernels) in programs.items():
+        out = program(Tensor(x))
+        assert len(out.schedule()) == kernels, name
+        got = out.numpy()
+        assert got.dtype == dtype, name
+        np.testing.assert_allclose(got.astype(np.float64), expected(a), rtol=_RTOL[dtype],
+                                   atol=_RTOL[dtype], err_msg=name)

@@ -11,10 +11,9 @@ A group is the stores the renderer prints as one loop nest (`store_groups`, whic
 threaded loop is the group's
 outermost one, as printed: the first output loop, but for a register tile of an interchanged
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
-then its columns. Threads pay only for enough work: the loop iterations of the group, the loops
-of the reduces that run per iteration included (not those of a reduce computed once before the
-loops), times the kernel's loads (an exp, log or sin counted as LIBM_LOADS loads), at least
-PARALLEL_MIN_WORK.
+then its columns. Threads pay only for enough work (`_work`), at least PARALLEL_MIN_WORK: each
+load of the group (an exp, log or sin counted as LIBM_LOADS loads) times the iterations of the
+loops it runs in; a row's passes (its reduces, computed before the loop over its outputs) add up.
 
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's

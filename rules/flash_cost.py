@@ -4,7 +4,7 @@ long a sum of products may be that computes or reads a value local to its kernel
 
 In: the rangeify context (which reduce ranges are matmul-sized sums of products, and the loops of
 the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are
-short enough, else the reason, for DEBUG=2's `cost` lines.
+short enough, else the reason, for DEBUG=2's `cost` lines. (And split_reduceop's `shares_threads`.)
 
 Why: the C backend prints a kernel whose sum of products reads per-row local values as the
 flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel's store is not a

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 74cc9f69ce3a41eb54eb888ae9b4c3ef58479cea942551fb7beb0f7554a3cfe9
+# source sha256: acaefee1c889ac4915de5c50cbdd0ee9b24db0cbc0912fb2614321da96fff282
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -46,7 +46,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '74cc9f69ce3a41eb54eb888ae9b4c3ef58479cea942551fb7beb0f7554a3cfe9'
+SOURCE_SHA256 = 'acaefee1c889ac4915de5c50cbdd0ee9b24db0cbc0912fb2614321da96fff282'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -1080,11 +1080,11 @@ _pm_rangeify_rules = (
     RuleInfo('local_array', 'rules/rangeify.rules', 399, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
     RuleInfo('index_alu', 'rules/rangeify.rules', 402, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
     RuleInfo('index_marker', 'rules/rangeify.rules', 404, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 419, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 424, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 427, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 429, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 431, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 420, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 425, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 428, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 430, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 432, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
@@ -1171,7 +1171,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_reduce at rules/rangeify.rules:419
+                # rule local_reduce at rules/rangeify.rules:420
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
@@ -1181,7 +1181,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
-            # rule reduce_buffer at rules/rangeify.rules:424
+            # rule reduce_buffer at rules/rangeify.rules:425
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
@@ -1189,7 +1189,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
                 _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
-            # rule index_reduce at rules/rangeify.rules:427
+            # rule index_reduce at rules/rangeify.rules:428
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
@@ -1197,7 +1197,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_rangeify_rules[11]
-            # rule index_other at rules/rangeify.rules:431
+            # rule index_other at rules/rangeify.rules:432
             #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # x = n0
@@ -1226,7 +1226,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         inlined = ctx.inlined.add(n0_0_0)
                         _r = _new(UOp, _INDEX, n0_0_0.dtype, (n0_0_0, *at), n.arg)
                         if _r is not n: return _r, _pm_rangeify_rules[2]
-                # rule index_other at rules/rangeify.rules:431
+                # rule index_other at rules/rangeify.rules:432
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1283,7 +1283,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[8]
                     elif o0 in _OPS4:
-                        # rule index_memory at rules/rangeify.rules:429
+                        # rule index_memory at rules/rangeify.rules:430
                         #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                         # idx = n
@@ -1292,7 +1292,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_rangeify_rules[12]
-                # rule index_other at rules/rangeify.rules:431
+                # rule index_other at rules/rangeify.rules:432
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1309,11 +1309,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 439, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 441, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 444, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 447, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 450, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 440, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 442, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 445, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 448, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 451, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1322,7 +1322,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:447
+            # rule copy_const_idx at rules/rangeify.rules:448
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1331,7 +1331,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:450
+                # rule copy_keeps_src at rules/rangeify.rules:451
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1348,7 +1348,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:439
+                # rule noop_buffer at rules/rangeify.rules:440
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
@@ -1366,12 +1366,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:441
+                    # rule const_buffer at rules/rangeify.rules:442
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:444
+                # rule remove_buffer at rules/rangeify.rules:445
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1394,12 +1394,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 458, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 459, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:458
+    # rule tagged_buffers at rules/rangeify.rules:459
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1454,15 +1454,15 @@ simplify = _Pipeline('simplify', (
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:467'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:469'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:471'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:473'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:476'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:479'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:481'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:482'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:485'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:468'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:470'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:472'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:474'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:477'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:480'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:482'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:483'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:486'),
 ))
 
 PIPELINES = {

@@ -481,15 +481,19 @@ def _product_program() -> str | None:
 
 def _full_reduce_program() -> str | None:
     """Full reductions of 1M values, past opt.rules' thread_reduce threshold (the fuzzer's
-    programs are smaller), one of a prime length (split_reduce's blocks and tail)."""
+    programs are smaller), one of a prime length (split_reduce's blocks and tail); and an exp of
+    1024 rows of those values, past PARALLEL_MIN_WORK (opt.rules' parallel_loops: the fuzzer's
+    row programs are short rows, whose passes add up to less)."""
     from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(0, 1, 1 << 20, dtype=np.float32)  # no cancellation: a sum's order shows little
     p = np.linspace(0, 1, (1 << 20) + 7, dtype=np.float32)  # 1048583, a prime
     total, top, prime = Tensor(x).sum(), Tensor(x).max(), Tensor(p).sum()
-    Tensor.realize(total, top, prime)
+    rows = Tensor(x.reshape(1024, 1024)).exp()
+    Tensor.realize(total, top, prime, rows)
     for name, t, want in (("sum", total, x.sum()), ("max", top, x.max()),
-                          ("prime sum", prime, p.sum())):
+                          ("prime sum", prime, p.sum()),
+                          ("exp", rows, np.exp(x.reshape(1024, 1024)))):
         if not np.allclose(t.numpy(), want, rtol=1e-4):
             return f"full {name}: {t.numpy()} != {want}"
     return None

@@ -4,7 +4,7 @@ long a sum of products may be that computes or reads a value local to its kernel
 
 In: the rangeify context (which reduce ranges are matmul-sized sums of products, and the loops of
 the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are
-short enough, else the reason, for DEBUG=2's `cost` lines.
+short enough, else the reason, for DEBUG=2's `cost` lines. (And split_reduceop's `shares_threads`.)
 
 Why: the C backend prints a kernel whose sum of products reads per-row local values as the
 flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel's store is not a
@@ -26,9 +26,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rulegrad.rules.pack_helpers import balanced
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import cache_bytes
+from rulegrad.runtime.target import cache_bytes, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -43,11 +44,9 @@ def local_max_panel() -> int:
 PANEL = 16
 
 
-def local_max_row() -> int:
-    """The most elements a reduction computed locally may read per row: a sixteenth of L2 as
-    float32, so the row stays there between its kernel's passes (max, sum, output); a longer
-    row streams from memory each pass, and the reduction's own kernel is as good."""
-    return cache_bytes(2) // (16 * 4)
+def shares_threads(rows: int) -> bool:
+    """Whether `rows` (two or more) alone share the threads evenly (pack_helpers' `balanced`)."""
+    return rows > 1 and balanced(rows, threads())
 
 
 def local_max_array() -> int:

@@ -11,10 +11,9 @@ A group is the stores the renderer prints as one loop nest (`store_groups`, whic
 threaded loop is the group's
 outermost one, as printed: the first output loop, but for a register tile of an interchanged
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
-then its columns. Threads pay only for enough work: the loop iterations of the group, the loops
-of the reduces that run per iteration included (not those of a reduce computed once before the
-loops), times the kernel's loads (an exp, log or sin counted as LIBM_LOADS loads), at least
-PARALLEL_MIN_WORK.
+then its columns. Threads pay only for enough work (`_work`), at least PARALLEL_MIN_WORK: each
+load of the group (an exp, log or sin counted as LIBM_LOADS loads) times the iterations of the
+loops it runs in; a row's passes (its reduces, computed before the loop over its outputs) add up.
 
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
@@ -41,7 +40,7 @@ from rulegrad.rules.choices import current, pick
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns, split_range
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
-from rulegrad.runtime.loops import loops_within, range_size
+from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads
@@ -51,9 +50,9 @@ from rulegrad.runtime.uop import UOp, toposort
 # or not) as LIBM_LOADS of them: 1M float32 from memory, two loads, a subtract and a store took
 # 174 us, with an exp of the difference 367 us, a log 366, a sin 349 (one core, -O3, libmvec,
 # best of 40): each call about as long as three of the loop's memory accesses (58 us each).
-# Without it a softmax over rows past LOCAL_MAX_ROW (16 x 20000: a sum of exps, then exp / sum,
-# kernels of their own) counted 0.6M and ran on one core. A ratio of two operations' times,
-# neither a size nor a width
+# Without it a softmax over rows past LOCAL_MAX_ROW (16 x 20000 when that was 16K: a sum of
+# exps, then exp / sum, kernels of their own) counted 0.6M and ran on one core. A ratio of two
+# operations' times, neither a size nor a width
 LIBM_LOADS = 3
 LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
@@ -164,6 +163,35 @@ def store_groups(sink: UOp) -> list[list[UOp]]:
     return list(groups.values())
 
 
+def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
+    """A group's work: each of its loads, and each libm call as LIBM_LOADS loads, times the
+    iterations of the loops it runs in: its readers' loops, but a REDUCE or a DEFINE_LOCAL runs
+    inside them only up to the last one it depends on (the C renderer computes a row's max and
+    sum before the loop over the row's outputs), its value inside those and its own ranges. So
+    a row's passes add up: multiplied as one nest, a 2 x 40009 layernorm's mean, variance and
+    output loops counted 2 x 40009**3 and took threads for 2 rows of 3 short passes (0.35x the
+    unthreaded kernels of their own it replaced)."""
+    out = tuple(stores[0].src[2:])
+    where: dict[UOp, tuple[UOp, ...]] = {st: out for st in stores}
+    work = 0
+    for n in reversed(order):  # readers first
+        loops = where.get(n)
+        if loops is None:
+            continue
+        if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
+            last = [i for i, r in enumerate(loops) if r in deps[n]]
+            inner = (loops[:last[-1] + 1] if last else ()) + tuple(n.src[1:])
+            if len(where.get(n.src[0], ())) <= len(inner):
+                where[n.src[0]] = inner
+            continue
+        work += (1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM else 0) * \
+            math.prod(range_size(r) for r in loops)  # type: ignore[misc]
+        for s in n.src:
+            if len(where.get(s, ())) <= len(loops):
+                where[s] = loops
+    return work
+
+
 def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
     order = toposort(sink)
     if any(n.op is Ops.RANGE and range_size(n) is None for n in order):
@@ -171,18 +199,14 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
     reduces = [n for n in order if n.op is Ops.REDUCE]
     if any(r.arg[1] == "thread" for red in reduces for r in red.src[1:]):
         return ()  # the kernel's threads are its reduce's
-    loads = sum(n.op is Ops.LOAD for n in order) + LIBM_LOADS * sum(n.op in LIBM for n in order)
+    deps = free_ranges(sink, order)
     chosen = []
     nthreads = threads()
     for stores in store_groups(sink):
         loops = _outermost(stores, nthreads)
         if not loops:
             continue
-        ranges = set(stores[0].src[2:])
-        for st in stores:  # the reduces run per output element (not one computed once before
-            ranges.update(loops_within(st, st.src[2:]))  # the loops: a 1xN softmax's max, sum)
-        work = math.prod(range_size(r) for r in ranges) * max(1, loads)  # type: ignore[misc]
-        if work >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
+        if _work(stores, order, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):
             chosen.append(tuple(r.arg[0] for r in loops))
     return tuple(chosen)
 

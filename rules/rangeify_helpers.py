@@ -42,7 +42,6 @@ def ranges_in(*exprs: UOp) -> list[UOp]:
 
 
 # ====================================================================== the contexts' walks
-# (the pass contexts are declared in rangeify.rules and kernel.rules)
 def shared_reductions(sink: UOp) -> dict[UOp, list[UOp]]:
     """The reductions read by several consumers -> those consumers (ChildrenContext)."""
     users: dict[UOp, list[UOp]] = {}
@@ -235,6 +234,7 @@ def local_value_row(ctx: RangeifyContext, x: UOp, idx: UOp) -> tuple[UOp, ...] |
         elif i.op is not Ops.CONST:
             return None
     arr = [idx.src[1 + a] for a in axes]
-    if kernel is None or not row or len(set(arr)) != len(arr) or len(row) >= len(kernel):
+    kernel = ctx.made_in(x, idx, axes) if kernel == () and not row else kernel  # (batch 1)
+    if kernel is None or len(set(arr)) != len(arr) or len(row) >= len(kernel):
         return None
     return kernel if set(kernel[:len(row)]) == set(row) else None

@@ -7,14 +7,18 @@ long products to global buffers (more kernels), and DEBUG=2 names what went loca
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules import pack_helpers
-from rulegrad.rules.flash_cost import local_max_array, local_max_panel, local_max_row
+from rulegrad.rules.flash_cost import local_max_array, local_max_panel
+from rulegrad.rules.generated.rangeify import local_max_row
 from rulegrad.rules.rangeify_helpers import LOCAL_MAX_PRODUCTS
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
@@ -24,6 +28,13 @@ LOCAL_MAX_PANEL, LOCAL_MAX_ARRAY, LOCAL_MAX_ROW = local_max_panel(), local_max_a
     local_max_row()
 
 RNG = np.random.default_rng(13)
+# the kernel interpreter reads a local array whole per element of its reader (quadratic in
+# the row): it checks rows up to this many elements; the C backend checks every row
+INTERP_MAX = 1 << 15
+# a row past LOCAL_MAX_ROW that split_reduceop cannot split (no divisor in 8..256): its
+# reductions are whole rows, too long to be local (65537 with the suite's 1 MB of L2)
+LONG_ROW = next(n for n in range(LOCAL_MAX_ROW + 1, 2 * LOCAL_MAX_ROW)
+                if not any(n % d == 0 for d in range(8, 257)))
 
 
 def _np_softmax(a: np.ndarray) -> np.ndarray:
@@ -79,10 +90,10 @@ CASES = {  # name: (inputs, program, numpy, kernels)
     "logsumexp, keepdim": (_data((4, 3, 50)), lambda x: x.logsumexp(-1, keepdim=True),
                            lambda a: _np_logsumexp(a)[..., None], 1),
     # ... over rows longer than LOCAL_MAX_ROW, the max is a global buffer both reads share
-    "logsumexp, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.logsumexp(-1),
+    "logsumexp, long rows": (_data((2, LONG_ROW)), lambda x: x.logsumexp(-1),
                              _np_logsumexp, 2),
     # the cost rule: a row longer than LOCAL_MAX_ROW keeps the max and sum in global buffers
-    "softmax, long rows": (_data((2, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+    "softmax, long rows": (_data((2, LONG_ROW)), lambda x: x.softmax(-1),
                            _np_softmax, 3),
     # a single row (batch 1) has no loop to be read at: its max and sum are one value for the
     # whole kernel, computed before the output loop, not kernels of their own
@@ -96,7 +107,7 @@ CASES = {  # name: (inputs, program, numpy, kernels)
                               lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum(),
                               lambda a: np.exp(a - a.max()) / np.exp(a - a.max()).sum(), 1),
     # ... but not a row longer than LOCAL_MAX_ROW
-    "softmax, one long row": (_data((1, LOCAL_MAX_ROW + 16)), lambda x: x.softmax(-1),
+    "softmax, one long row": (_data((1, LONG_ROW)), lambda x: x.softmax(-1),
                               _np_softmax, 3),
     # ... and scores over more than LOCAL_MAX_ARRAY keys are a global buffer (their max and
     # sum are still local)
@@ -133,6 +144,8 @@ CASES = {  # name: (inputs, program, numpy, kernels)
 def test_local_buffers(name, backend, monkeypatch):
     monkeypatch.setenv("RULEGRAD_BACKEND", backend)
     inputs, program, expected, kernels = CASES[name]
+    if backend == "interp" and max(a.size for a in inputs) > INTERP_MAX:
+        pytest.skip("the kernel interpreter reads a local array once per reader element")
     out = program(*[Tensor(a) for a in inputs])
     assert len(out.schedule()) == kernels, [k.name for k in out.schedule()]
     np.testing.assert_allclose(out.numpy(), expected(*inputs), rtol=1e-4, atol=1e-5)
@@ -232,11 +245,11 @@ def test_row_kernels_vectorize_and_compute_costly_values_once(name, monkeypatch)
     of local_value), and recomputed where an array does not pay. Values against numpy on both
     backends."""
     program, expected, n, exps, arrays = ROWS[name]
-    (x,) = _data((3, n))
+    (x,) = _data((4, n))  # (rows that share the suite's 2 threads: split_reduceop keeps them)
     ast, acts = _one_kernel(program(Tensor(x)))
     assert _count(ast, Ops.EXP) == exps and _count(ast, Ops.DEFINE_LOCAL) == arrays
     assert any(a.startswith("UPCAST") for a in acts), acts
-    for backend in ("c", "interp"):
+    for backend in ("c", "interp") if x.size <= INTERP_MAX else ("c",):
         monkeypatch.setenv("RULEGRAD_BACKEND", backend)
         np.testing.assert_allclose(program(Tensor(x)).numpy(), expected(x), rtol=1e-5,
                                    atol=1e-6, err_msg=backend)
@@ -284,12 +297,12 @@ def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "cost   EXP float32[2, 40]: local array [40] once per row" in out
     assert "cost   MAX over axes (1,) of (2, 40): local scalar once per row" in out
-    (x,) = _data((2, LOCAL_MAX_ROW + 16))
+    (x,) = _data((2, LONG_ROW))
     Tensor(x).softmax(-1).schedule()
     out = capsys.readouterr().out
-    assert (f"MAX over axes (1,) of (2, {LOCAL_MAX_ROW + 16}): not local: row of "
-            f"{LOCAL_MAX_ROW + 16} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
-    assert f"EXP float32[2, {LOCAL_MAX_ROW + 16}]: not local: recomputed by each reader" in out
+    assert (f"MAX over axes (1,) of (2, {LONG_ROW}): not local: row of "
+            f"{LONG_ROW} > LOCAL_MAX_ROW {LOCAL_MAX_ROW}") in out
+    assert f"EXP float32[2, {LONG_ROW}]: not local: recomputed by each reader" in out
     q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)))
     _attention(q, k, v, "rg").schedule()
     out = capsys.readouterr().out
@@ -378,3 +391,84 @@ def test_a_long_products_partials_nest_in_its_sum_but_not_in_a_softmaxs_reductio
     z = z - z.max(1, keepdims=True)
     want = z - np.log(np.exp(z).sum(1, keepdims=True))
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-2)
+
+
+# rows past the split's 32768 but within LOCAL_MAX_ROW (the suite's 1 MB of L2: 64K), where
+# split_reduceop once cut softmax's sum in partials and its exp was computed twice; batch 1,
+# a prime row and a tall one beside them
+LONG_ROWS = [(1, 4096), (3, 997), (16, 20000), (16, LOCAL_MAX_ROW), (2, 40009), (4096, 64)]
+
+
+@pytest.mark.parametrize("shape", LONG_ROWS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_row_up_to_local_max_row_is_one_kernel_with_one_exp_per_element(shape, monkeypatch):
+    """softmax over rows up to LOCAL_MAX_ROW (a row and its exp array in half of L2), batch 1
+    included, is one kernel that computes each exp once into the row's local array: its sum and
+    its output read that array (one EXP in the kernel, one DEFINE_LOCAL). Its rows alone share
+    the threads, so split_reduceop keeps them whole. logsumexp and layernorm over the same rows
+    are one kernel too. Values against numpy on the C backend (and the kernel interpreter)."""
+    assert shape[1] <= LOCAL_MAX_ROW
+    (x,) = _data(shape)
+    programs = {"softmax": (lambda t: t.softmax(-1), _np_softmax),
+                "logsumexp": (lambda t: t.logsumexp(-1), _np_logsumexp),
+                "layernorm": (lambda t: _layernorm(t, "keepdim"),
+                              lambda a: _layernorm(a, "keepdims"))}
+    ast, _ = _one_kernel(Tensor(x).softmax(-1))
+    assert _count(ast, Ops.EXP) == 1 and _count(ast, Ops.DEFINE_LOCAL) == 1
+    for name, (program, expected) in programs.items():
+        # (left: batch 1's logsumexp reads its max after the log at no loop: a kernel of its own)
+        if name != "logsumexp" or shape[0] > 1:
+            assert len(program(Tensor(x)).schedule()) == 1, name
+        for backend in ("c", "interp") if x.size <= INTERP_MAX else ("c",):
+            monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+            np.testing.assert_allclose(program(Tensor(x)).numpy(), expected(x), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"{name} {backend}")
+
+
+def test_split_reduceop_keeps_rows_that_share_the_threads_whole():
+    """A sum of rows that share the cores evenly (16 rows of 65536 on the suite's 2 threads)
+    stays whole: one REDUCE per row. Rows past LOCAL_MAX_ROW, 3 rows (2:1 on 2 threads) and a
+    full sum are still split (partials, then their sum: two REDUCEs). Values against numpy."""
+    cases = {(16, LOCAL_MAX_ROW): 1, (2, 4 * LOCAL_MAX_ROW): 2, (3, LOCAL_MAX_ROW): 2,
+             (1 << 20,): 2}
+    for shape, reduces in cases.items():
+        (x,) = _data(shape)
+        t = Tensor(x).sum(-1)
+        got = sum(_count(k.ast, Ops.REDUCE) for k in t.schedule())
+        assert got == reduces, (shape, [k.name for k in t.schedule()])
+        np.testing.assert_allclose(t.numpy(), x.astype(np.float64).sum(-1), rtol=1e-4,
+                                   atol=1e-2)
+
+
+# the row shapes the issue measures: a prime row past the split's 32768, rows past the old
+# sixteenth-of-L2 bound, square, tall, batch 1, primes, short rows
+SWEEP_ROWS = [(2, 40009), (16, 20000), (1024, 1024), (4096, 1024), (1, 4096), (997, 1009),
+              (65536, 64)]
+_RTOL = {np.float32: 1e-4, np.float16: 1e-2}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=lambda d: d.__name__)
+@pytest.mark.parametrize("shape", SWEEP_ROWS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_row_programs_compute_each_exp_once_and_match_numpy(shape, dtype):
+    """softmax, logsumexp and layernorm over rows up to LOCAL_MAX_ROW: softmax is one kernel
+    whose rendered C calls exp once (each element's exp computed once, read back by the sum and
+    the output from the row's array), logsumexp one kernel (two for batch 1: its max read after
+    the log at no loop), layernorm one; values against numpy in float64 on the input's values,
+    float32 and float16 inputs."""
+    assert shape[1] <= LOCAL_MAX_ROW
+    (x,) = _data(shape, dtype=dtype)
+    a = x.astype(np.float64)
+    (item,) = Tensor(x).softmax(-1).schedule()
+    assert _count(item.ast, Ops.EXP) == 1
+    src = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
+    assert len(re.findall(r"\bexpf?\(", src)) == 1, src
+    programs = {"softmax": (lambda t: t.softmax(-1), _np_softmax, 1),
+                "logsumexp": (lambda t: t.logsumexp(-1), _np_logsumexp, 1 + (shape[0] == 1)),
+                "layernorm": (lambda t: _layernorm(t, "keepdim"),
+                              lambda v: _layernorm(v, "keepdims"), 1)}
+    for name, (program, expected, kernels) in programs.items():
+        out = program(Tensor(x))
+        assert len(out.schedule()) == kernels, name
+        got = out.numpy()
+        assert got.dtype == dtype, name
+        np.testing.assert_allclose(got.astype(np.float64), expected(a), rtol=_RTOL[dtype],
+                                   atol=_RTOL[dtype], err_msg=name)

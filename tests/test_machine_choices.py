@@ -16,6 +16,7 @@ from rulegrad.rules import (
     pack_helpers,
     stage_helpers,
 )
+from rulegrad.rules.generated.rangeify import local_max_row
 
 
 @pytest.fixture
@@ -35,15 +36,16 @@ def test_bounds_scale_with_the_caches(monkeypatch):
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
     small = (flash_cost.local_max_array(), stage_helpers.stage_max(),
              interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
-             flash_helpers.max_panel_bytes(), flash_cost.local_max_row())
+             flash_helpers.max_panel_bytes(), local_max_row())
     # the values tuned on this project's machine (32 KB L1d, 1 MB L2); the flash kernel's
-    # products up to a quarter of L2 each, half for all (rules/flash_cost.py says why)
-    assert small == (4096, 4096, 8, 1 << 16, 1 << 19, 1 << 14)
+    # products up to a quarter of L2 each, half for all (rules/flash_cost.py says why); a local
+    # row and its exp array a quarter of L2 each (rangeify.rules' local_max_row)
+    assert small == (4096, 4096, 8, 1 << 16, 1 << 19, 1 << 16)
     monkeypatch.setenv("RULEGRAD_L1_BYTES", "64K")
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "2M")
     large = (flash_cost.local_max_array(), stage_helpers.stage_max(),
              interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
-             flash_helpers.max_panel_bytes(), flash_cost.local_max_row())
+             flash_helpers.max_panel_bytes(), local_max_row())
     assert large == tuple(2 * v for v in small)
 
 
@@ -55,9 +57,12 @@ def test_work_shares_follow_the_threads(monkeypatch):
 
 
 def test_a_long_rows_max_is_local_only_where_the_row_fits_l2(fresh):
-    x = np.random.default_rng(0).standard_normal((2, 20000)).astype(np.float32)
+    fresh.setenv("RULEGRAD_L2_BYTES", "1M")
+    n = local_max_row() + 1  # past 1 MB's local row (65536: a quarter of it as float32)
+    assert n == 65537  # prime: split_reduceop cannot cut it in partials either way
+    x = np.random.default_rng(0).standard_normal((2, n)).astype(np.float32)
     counts = {}
-    for l2 in ("1M", "2M"):  # rows of 20,000 float32: past a sixteenth of 1 MB, within 2 MB's
+    for l2 in ("1M", "2M"):  # within 2 MB's local row
         fresh.setenv("RULEGRAD_L2_BYTES", l2)
         out = Tensor(x).softmax(-1)
         counts[l2] = len(out.schedule())

@@ -778,3 +778,30 @@ def test_middle_axis_reduce_of_partial_vectors_keeps_rows_in_memory():
     low, opt, _ = _kernel(t)
     assert "INTERCHANGE r1 inside the reduce loops" in actions(low, opt)
     _same_bits(t.numpy(), _oracle("max", x, (1,)))
+
+
+@pytest.mark.parametrize("program", ["layernorm", "softmax"])
+def test_a_rows_passes_add_up_in_the_work_that_pays_for_threads(monkeypatch, program):
+    """A row's reductions run one after another inside the row loop (the mean, the variance,
+    then the outputs; softmax's max, its sum of exps, then the outputs): their work adds up to
+    fewer than 10 loads (a libm call as LIBM_LOADS) per element of the 4 x 200 input, not the
+    product of the row's loops (4 x 200**3 of them: a 2 x 40009 layernorm took threads for 2
+    rows of short passes). Under a threshold of 10 per element: one core; under 1 per element
+    (each element is loaded at least once): threads. numpy's values."""
+    from rulegrad.rules import parallel_helpers
+
+    x = np.random.default_rng(9).standard_normal((4, 200)).astype(np.float32)
+    make = {"layernorm": (lambda t: t.layernorm(),
+                          lambda a: (a - a.mean(-1, keepdims=True))
+                          / np.sqrt(a.var(-1, keepdims=True) + 1e-5)),
+            "softmax": (lambda t: t.softmax(-1),
+                        lambda a: np.exp(a - a.max(-1, keepdims=True))
+                        / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True))}
+    program_of, ref = make[program]
+    for per_element, threaded in ((10, False), (1, True)):
+        monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", per_element * x.size)
+        t = program_of(Tensor(x))
+        low, opt, _ = _kernel(t)
+        acts = actions(low, opt)
+        assert any(a.startswith("PARALLEL") for a in acts) is threaded, (per_element, acts)
+        np.testing.assert_allclose(t.numpy(), ref(x.astype(np.float64)), rtol=1e-4, atol=1e-5)

@@ -317,3 +317,14 @@ def test_a_gradient_set_is_refused_as_a_pass_a_refuted_one_with_its_counterexamp
     with pytest.raises(UserRulesError, match="gradient set") as e:
         rulegrad.add_rules(right, before="earliest")
     assert not isinstance(e.value, (UnsoundRulesError, UnprovenRulesError))
+
+
+def test_a_constants_value_as_an_op_source_is_refused_at_load_with_its_place(rules_dir):
+    """`MUL(x, c.arg)` (the value where the node `c` was meant) crashed when the rule fired;
+    add_rules now refuses the file as `rulegrad gen` does, at file:line:col (grad46)."""
+    path = rules_dir / "arg_source.rules"
+    path.write_text("rules s = {\n  twice: MUL[x, c:CONST] if c.arg == 2.0 -> MUL(x, c.arg)\n}\n")
+    with pytest.raises(UserRulesError) as e:
+        rulegrad.add_rules(path, after="pm_rangeify")
+    assert "arg_source.rules:2:52: error: a number (a constant's value) cannot be a source of " \
+        "MUL" in str(e.value) and "c is the node" in str(e.value)

@@ -63,6 +63,36 @@ def layouts(uops: list[UOp]) -> list[tuple[int | None, tuple[str, ...]] | None]:
     return [r.arg if r.op is Ops.MULTI else None for r in _multi_pm(uops)]
 
 
+def relayout(u: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
+    """A node of u's value laid out along `axis` over `devs` (None: a replica on each), whatever
+    u's own layout: device i's part is what u holds of it there (a replica cut, no copy), or u
+    gathered onto device i and cut there (sharded along another axis or over other devices), or
+    u's part copied there (u on one device: only the part moves). The gradient of a sharded
+    tensor keeps its layout (torch's and tinygrad's .grad keep the leaf's)."""
+    n, parts = len(devs), []
+    for i, dev in enumerate(devs):
+        if isinstance(device_of(u), tuple):
+            part = _cut(_copy(u, dev), axis, i, n)  # (rules/multi.rules gathers a copy)
+        else:
+            part = _cut(u, axis, i, n)
+            part = part if device_of(part) in (None, dev) else _copy(part, dev)
+        parts.append(part)
+    return UOp(Ops.MULTI, u.dtype, (UOp(Ops.MSTACK, u.dtype, tuple(parts), devs),), (axis, devs))
+
+
+def _copy(u: UOp, dev: str) -> UOp:
+    return UOp(Ops.COPY, u.dtype, (u, UOp(Ops.DEVICE, arg=dev)))
+
+
+def _cut(u: UOp, axis: int | None, i: int, n: int) -> UOp:
+    """Part i of n of u along axis (None: all of it)."""
+    if axis is None:
+        return u
+    size = u.shape[axis] // n
+    return u.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                          for a, s in enumerate(u.shape)))
+
+
 def lower_multi(uops: list[UOp]) -> tuple[list[UOp], Lowered]:
     """The roots as single-device roots (a sharded one as one root per device)."""
     if not in_use["multi"]:

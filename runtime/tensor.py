@@ -495,13 +495,20 @@ def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp,
     sharded = [k for k, u in enumerate(uops) if in_use["multi"]
                and isinstance(device_of(u), tuple)]
     if sharded:
-        from .multi import layouts, relayout
+        from .multi import UNKNOWN, layout_of, layouts, relayout
 
-        # (one pass over the targets' and the gradients' graphs together)
-        found = layouts([uops[k] for k in sharded] + [out[k].uop for k in sharded])
+        nodes = [uops[k] for k in sharded] + [out[k].uop for k in sharded]
+        found = layout_of(nodes)  # (read off the graphs in one walk: no rewrite)
+        unknown = [i for i, f in enumerate(found) if f is UNKNOWN]
+        if unknown:  # the rules themselves, in one pass, where the walk cannot say
+            try:
+                for i, f in zip(unknown, layouts([nodes[i] for i in unknown])):
+                    found[i] = f
+            except InvalidArgument:  # (an op multi_pm refuses: said when it is realized)
+                pass
         for k, want, have in zip(sharded, found, found[len(sharded):]):
-            if want is not None and have != want:
-                out[k] = Tensor(relayout(out[k].uop, *want))
+            if want not in (None, UNKNOWN) and have not in (want, UNKNOWN):
+                out[k] = Tensor(relayout(out[k].uop, *want))  # type: ignore[misc]
     return out
 
 

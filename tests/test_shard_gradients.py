@@ -103,3 +103,34 @@ def test_a_sharded_tensors_grad_keeps_its_layout(axis, program):
         np.testing.assert_allclose(buf.ensure().reshape(part.shape), cut, rtol=1e-5, atol=1e-6)
     assert leaf.grad.device == "CPU"
     np.testing.assert_allclose(leaf.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_the_layout_read_off_the_graph_is_the_rules_layout(axis):
+    """runtime/multi.py's `layout_of` (one walk, no rewrite: what backward asks of every sharded
+    target and gradient) gives `layouts`' answer (multi_pm run on the graph) on every node of
+    the programs above, forward and backward; where multi_pm refuses the forward (a flip, a
+    shrink or a reshape of the sharded axis moves data between shards: only their gradients
+    are taken above), it says UNKNOWN, not a layout."""
+    from rulegrad.runtime.errors import InvalidArgument
+    from rulegrad.runtime.multi import UNKNOWN, layout_of, layouts
+    from rulegrad.runtime.uop import UOp, toposort
+
+    refused = set()
+    for name, f in LAYOUT_PROGRAMS.items():
+        x = Tensor(A, requires_grad=True).shard(DEVS, axis=axis)
+        loss = f(x, lambda v: Tensor(v).shard(DEVS, axis=None))
+        (g,) = loss.gradient(x)
+        for root in (loss.uop, g.uop):
+            nodes = [n for n in toposort(UOp.sink(root)) if n.op.name != "SINK"]
+            fast = layout_of(nodes)
+            try:
+                slow = layouts(nodes)
+            except InvalidArgument:
+                refused.add(name)
+                assert fast[-1] is UNKNOWN, name
+                continue
+            assert fast == slow, name
+            assert layout_of([root]) != [UNKNOWN]
+    # (a flip or shrink of the rows, a shrink of the columns or a reshape splitting them)
+    assert refused == {0: {"flip", "shrink"}, 1: {"reshape", "shrink"}, None: set()}[axis]

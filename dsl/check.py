@@ -45,7 +45,7 @@ from rulegrad.runtime.ops import Ops
 from . import ast as A
 from .errors import Diagnostic, RulesError
 from .files import RulesFileError, read_rules_file
-from .kinds import NODE, NODES, Kind, Typer, word
+from .kinds import NODES, Kind, Typer, node_of, word
 from .names import (
     BUILTINS,
     DTYPE_NAMES,
@@ -215,6 +215,31 @@ def _bound_on_every_path(p: A.Pattern) -> set[str]:
     """Captures bound by every way the pattern can match. Every alternative the language has
     (an op set, the two orders of `[a, b]`) binds the same names, so this is all of them."""
     return set(capture_names(p))
+
+
+def _capture_ops(p: A.Pattern) -> dict[str, frozenset]:
+    """The ops each capture's pattern names (`c:CONST`, `2.0 as c`: CONST; `{RESHAPE, EXPAND}(x)
+    as m`: both), for the names bound to an op pattern (a bare `x` names none)."""
+    out: dict[str, frozenset] = {}
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, A.PBind):
+            inner = q.pattern
+            while isinstance(inner, A.PBind):
+                inner = inner.pattern
+            ops: set = set()
+            if isinstance(inner, A.PConst):
+                ops = {Ops.CONST}
+            elif isinstance(inner, A.PNode):
+                for ref in inner.ops:
+                    ops |= resolve_ops(ref.name) or {None}  # (an unknown op: reported elsewhere)
+            if ops and None not in ops:
+                out.setdefault(q.name, frozenset(ops))
+            stack.append(q.pattern)
+        elif isinstance(q, A.PNode):
+            stack.extend(q.srcs or ())
+    return out
 
 
 def _rest_captures(p: A.Pattern) -> list[tuple[str, A.Span]]:
@@ -701,7 +726,9 @@ class _FileChecker:
         opaque = (KEYWORD_NAMES | self.pipelines | set(self.contexts) | set(self.defs)
                   | (set(self.helpers) - set(self.helper_objs)))
         typer = Typer(self.error, self.helper_objs, opaque)
-        scope: dict[str, Kind] = {name: NODE for name in _bound_on_every_path(rule.pattern)}
+        ops = _capture_ops(rule.pattern)
+        scope: dict[str, Kind] = {name: node_of(ops.get(name))
+                                  for name in _bound_on_every_path(rule.pattern)}
         scope |= {name: NODES for name, _ in _rest_captures(rule.pattern)}
         for name, e in rule.lets:
             scope = scope | {name: typer.kind(e, scope)}

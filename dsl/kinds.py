@@ -10,7 +10,11 @@ would raise when the rule fires, located at the expression that raises:
 - a call with arguments its target never takes (a node's method, a helper, a builtin);
 - a call of something that is not callable (a node, a number, a dtype, ...);
 - a literal, string, tuple or None as a source of an op constructor (`MUL(x, 2.0)`): sources
-  are nodes (`x * 2.0` and `x.const_like(2.0)` make the constant node);
+  are nodes (`x * 2.0` and `x.const_like(2.0)` make the constant node); a capture's `.arg` is
+  known where its pattern names the op: a constant's (`c:CONST`, a literal) is a number, so
+  `MUL(x, c.arg)` is one too (`c` is the node), and a movement op's or a reduction's is a tuple;
+- a value where a node's method takes another kind (`x.reshape(c.arg)`, `x.lt("s")`,
+  `x.alu(2, y)`), and an attribute a number does not have (`c.arg.dtype`);
 - an operator between kinds it is not defined on (`x + "s"`, `x < y` on nodes, `"a" - 1`);
 - a node where a truth value is needed (`not x`, `x and y`, `a if x else b`: a UOp has none).
 
@@ -44,26 +48,49 @@ class Kind:
 
 
 ANY, NODE, INT, FLOAT, BOOL = Kind("any"), Kind("node"), Kind("int"), Kind("float"), Kind("bool")
+NUMBER = Kind("number")  # an int, a float or a bool: which one, only the node knows (a CONST's arg)
 STR, NONE, DTYPE, OP = Kind("str"), Kind("none"), Kind("dtype"), Kind("op")
 NODES = Kind("tuple", NODE)
 
-_NUMBERS = frozenset({"int", "float", "bool"})
-_NOT_CALLABLE = frozenset({"node", "int", "float", "bool", "str", "none", "tuple", "list",
-                           "dtype", "op", "dict", "set", "gen"})
+_NUMBERS = frozenset({"int", "float", "bool", "number"})
+_NOT_CALLABLE = frozenset({"node", "int", "float", "bool", "number", "str", "none", "tuple",
+                           "list", "dtype", "op", "dict", "set", "gen"})
+# kinds that are one value, never a container (cannot be indexed or iterated)
+_SCALARS = frozenset({"node", "int", "float", "bool", "number", "none", "dtype", "op"})
 # how each kind is named in a message
 _WORDS = {"node": "a node", "int": "an int", "float": "a float", "bool": "a bool",
+          "number": "a number (a constant's value)",
           "str": "a string", "none": "None", "tuple": "a tuple", "list": "a list",
           "dtype": "a dtype", "op": "an op (Ops.NAME)", "callable": "a function",
-          "method": "a method", "dict": "a dict", "set": "a set"}
+          "method": "a method", "dict": "a dict", "set": "a set", "gen": "a generator"}
 # the kinds a node's method takes for each parameter (its position, None: keyword only) where
 # another kind makes a malformed node and no error until far from the rule: CONST int32 's',
 # a CAST to the string 'float32', a node whose src is a node
+_SEQUENCE = frozenset({"tuple", "list", "gen"})
+_OPERAND = _NUMBERS | {"node"}  # what the node builders take besides a node: a number
 _METHOD_PARAMS: dict[str, tuple[tuple[int | None, str, frozenset[str]], ...]] = {
     "const_like": ((0, "value", _NUMBERS),),
     "cast": ((0, "dtype", frozenset({"dtype"})),),
     "replace": ((None, "op", frozenset({"op"})), (None, "dtype", frozenset({"dtype"})),
                 (None, "src", frozenset({"tuple", "list"}))),
+    # a movement's argument is a tuple (`tuple(shape)` of a number or a node raises)
+    "reshape": ((0, "shape", _SEQUENCE),), "expand": ((0, "shape", _SEQUENCE),),
+    "permute": ((0, "order", _SEQUENCE),), "pad": ((0, "padding", _SEQUENCE),),
+    "shrink": ((0, "bounds", _SEQUENCE),), "flip": ((0, "axes", _SEQUENCE),),
+    "alu": ((0, "op", frozenset({"op"})),), "f": ((0, "op", frozenset({"op"})),),
+    # the other operand: a node, or a number made a constant like this node
+    "lt": ((0, "o", _OPERAND),), "ne": ((0, "o", _OPERAND),), "eq": ((0, "o", _OPERAND),),
+    "maximum": ((0, "o", _OPERAND),), "minimum": ((0, "o", _OPERAND),),
+    "where": ((0, "a", _OPERAND), (1, "b", _OPERAND)),
 }
+# what a node's `.arg` is, for the ops whose arg has one kind: a constant's value, a movement's
+# argument, a reduction's (op, axes)
+_ARG_KINDS: dict[Ops, Kind] = {Ops.CONST: NUMBER, Ops.REDUCE_AXIS: Kind("tuple", ANY),
+                               **{op: Kind("tuple", ANY) for op in (
+                                   Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.PAD, Ops.SHRINK,
+                                   Ops.FLIP)}}
+# the attributes a number has whichever it is (int, float or bool)
+_NUMBER_ATTRS = frozenset(n for t in (int, float, bool) for n in dir(t) if not n.startswith("_"))
 _METHOD_HINTS = {("cast", "dtype"): "dtypes.float32, x.dtype, ...",
                  ("replace", "dtype"): "dtypes.float32, x.dtype, ...",
                  ("replace", "op"): "Ops.ADD, x.op, ...",
@@ -97,9 +124,22 @@ def word(k: Kind) -> str:
 
 
 def _join(kinds: list[Kind]) -> Kind:
-    """The one kind of several values, or ANY when they differ."""
+    """The one kind of several values, or ANY when they differ (nodes of different ops: a
+    node)."""
     first = kinds[0] if kinds else ANY
-    return first if all(k == first for k in kinds) else ANY
+    if all(k == first for k in kinds):
+        return first
+    return NODE if all(k.name == "node" for k in kinds) else ANY
+
+
+def node_of(ops: frozenset[Ops] | None) -> Kind:
+    """The kind of a capture whose pattern names `ops` (None: any node): a node, whose `.arg`
+    is known when all of them have an arg of one kind (`_ARG_KINDS`)."""
+    if not ops:
+        return NODE
+    kinds = {_ARG_KINDS.get(op, ANY) for op in ops}
+    arg = kinds.pop() if len(kinds) == 1 else ANY
+    return NODE if arg is ANY else Kind("node", obj=arg)
 
 
 def _method_result(name: str) -> Kind:
@@ -165,6 +205,8 @@ class Typer:
                             "a node's API is UOp's: op, dtype, src, arg, tag, shape, vmin, "
                             "vmax, replace(...), const_like(...), ...")
                 return ANY
+            if e.attr == "arg" and isinstance(obj.obj, Kind):
+                return obj.obj  # (node_of: the capture's ops say what their arg is)
             if e.attr in _NODE_FIELDS:
                 return _NODE_FIELDS[e.attr]
             member = inspect.getattr_static(UOp, e.attr, None)
@@ -174,6 +216,13 @@ class Typer:
                 ret = inspect.signature(member.fget).return_annotation
                 return INT if ret == "int" else ANY
             return Kind("method", obj=e.attr)
+        if obj.name == "number" and e.attr not in _NUMBER_ATTRS:
+            node = f"{e.obj.obj.name}." if isinstance(e.obj, A.EAttr) and \
+                isinstance(e.obj.obj, A.EName) else "the node."
+            self.report(attr_span(e), f"a number (a constant's value) has no attribute "
+                        f"'.{e.attr}'", f"the constant's node has it: {node}{e.attr}"
+                        if e.attr in NODE_API else None)
+            return ANY
         sample = _SAMPLE.get(obj.name, _SAMPLE)
         if sample is not _SAMPLE and not hasattr(sample, e.attr):
             names = [n for n in dir(sample) if not n.startswith("_")]
@@ -210,7 +259,7 @@ class Typer:
             if e.op == "not":
                 self.truth(e.operand, operand)
                 return BOOL
-            if operand.name in ("node", "int", "float"):
+            if operand.name in ("node", "int", "float", "number"):
                 return operand
             if operand.name == "bool":
                 return INT
@@ -257,7 +306,7 @@ class Typer:
 
     def comp(self, e: A.EComp, scope: dict[str, Kind]) -> Kind:
         it = self.kind(e.iter, scope)
-        if it.name in ("node", "int", "float", "bool", "none", "dtype", "op"):
+        if it.name in _SCALARS:
             self.report(e.iter.span, f"cannot iterate over {word(it)}", None)
         item = it.item if it.item is not None and len(e.names) == 1 else ANY
         inner = {**scope, **{n: (item if len(e.names) == 1 else ANY) for n in e.names}}
@@ -269,7 +318,7 @@ class Typer:
     def index(self, e: A.EIndex, scope: dict[str, Kind]) -> Kind:
         obj = self.kind(e.obj, scope)
         idx = self.kind(e.index, scope)
-        if obj.name in ("node", "int", "float", "bool", "none", "dtype", "op"):
+        if obj.name in _SCALARS:
             hint = "its sources are x.src[i]" if obj.name == "node" else None
             self.report(e.span, f"{word(obj)} cannot be indexed", hint)
             return ANY
@@ -294,8 +343,7 @@ class Typer:
                                 "are not ordered", "compare values: x.arg, x.vmin, x.vmax")
                 elif "any" not in pair and not (pair <= _NUMBERS or len(pair) == 1):
                     self.report(e.span, f"'{op}' between {word(left)} and {word(right)}", None)
-            elif op in ("in", "not in") and right.name in ("node", "int", "float", "bool",
-                                                           "none", "dtype", "op"):
+            elif op in ("in", "not in") and right.name in _SCALARS:
                 self.report(e.span, f"'{op}' needs a container on its right, not "
                             f"{word(right)}", None)
             left = right
@@ -320,11 +368,13 @@ class Typer:
                             "node arithmetic takes nodes and numbers")
             return ANY
         if a.name in _NUMBERS and b.name in _NUMBERS:
-            return FLOAT if op == "/" or "float" in (a.name, b.name) else INT
+            if op == "/" or "float" in (a.name, b.name):
+                return FLOAT
+            return NUMBER if "number" in (a.name, b.name) else INT
         if op == "+" and a.name == b.name and a.name in ("str", "tuple", "list"):
             return Kind(a.name, _join([a.item or ANY, b.item or ANY]) if a.item else None)
         if op == "*" and {a.name, b.name} & {"str", "tuple", "list"} and \
-                {a.name, b.name} & {"int", "bool"}:
+                {a.name, b.name} & {"int", "bool", "number"}:
             return a if a.name in ("str", "tuple", "list") else b
         if op == "%" and a.name == "str":
             return STR
@@ -380,8 +430,9 @@ class Typer:
                 k = args[position]
             if k is None or k.name == "any" or k.name in takes:
                 continue
-            self.report(e.span, f"x.{name}({param}=...) is given {word(k)}: it takes "
-                        f"{' or '.join(_WORDS[t] for t in sorted(takes))}",
+            what = "a tuple" if takes == _SEQUENCE else "a node or a number" \
+                if takes == _OPERAND else " or ".join(_WORDS[t] for t in sorted(takes))
+            self.report(e.span, f"x.{name}({param}=...) is given {word(k)}: it takes {what}",
                         _METHOD_HINTS.get((name, param)))
 
     def arity(self, e: A.ECall, fn: Any, what: str, self_arg: bool = False) -> None:
@@ -411,7 +462,10 @@ class Typer:
             if isinstance(a, A.EStar) or k.name in ("node", "any"):
                 continue
             hint = None
-            if k.name in _NUMBERS:
+            if isinstance(a, A.EAttr) and a.attr == "arg" and isinstance(a.obj, A.EName):
+                # `MUL(x, c.arg)`: the value where the node was meant
+                hint = f"{a.obj.name} is the node: {e.func.name}(..., {a.obj.name}, ...)"
+            elif k.name in _NUMBERS:
                 value = repr(a.value) if isinstance(a, A.ELit) else "value"
                 hint = f"make the constant a node like its sibling: {like}.const_like({value})"
             self.report(a.span, f"{word(k)} cannot be a source of {e.func.name}: sources are "

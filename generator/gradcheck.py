@@ -10,6 +10,11 @@ gradient `g`. The draws aim at the points where derivatives go wrong: ties of MA
 of reduce max, zeros of prod, pow and division, kinks and integer points of TRUNC and MOD,
 negative and zero bases and zero exponents of POW, NaN and overflow; every permutation of
 3 and 4 axes, expands of every kind of broadcast axis; int and bool sources and results.
+A source the rule writes as an op or a constant is built as one (`_source`): a bare
+`c:CONST` (or a literal) is a CONST, which has shape (), so such a rule is drawn at shape ()
+(one element of each draw, repeated), the constant's value at and beside the numbers the rule
+is written with half the time, as the value checker draws constants. A constant source may
+get no gradient (None); a gradient the rule does give it is compared with torch's.
 
 The reference for a float op is torch's autograd of the torch op named by the case, in float64:
 the case's forward value must equal ours (so the name is right), and the rule's gradient of
@@ -41,6 +46,10 @@ RTOL_TORCH = 1e-12  # float64 against float64 autograd: only rounding differs (u
 RTOL_TORCH32 = 1e-4  # float32: a few roundings, and libm's float32 functions against torch's
 RTOL_FD = 1e-6  # central differences at a step of eps^(1/3): error near 1e-10 relative
 FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)
+CONST_TRIES = 8  # draws per instance for a rule guarded on a constant's value
+# instances per slot at shape () (a bare CONST source): one element of a draw, not 12, so as
+# many as make the delicate points (a zero base with a zero exponent) as likely as at (3, 4)
+SCALAR_REPEATS = 8
 
 
 @dataclass
@@ -603,65 +612,161 @@ def _broadcast_const(p: Any, ops: set[Any]) -> bool:
                                        and {r.name for r in c.ops} == {"CONST"})
 
 
-def _nested(p: Any, shape: tuple[int, ...], np_dtype: Any, rng: Gen,
-            literals: tuple[Any, ...] = ()) -> Any | None:
-    """A node of ALU ops the source pattern `p` names (`EXP(y)` in `MUL(x, EXP(y))`), over
-    leaves of drawn values, or None where `p` is a capture or names no such op. A rule over
-    several ops states the gradient of the root's sources, so its reference is the root's torch
-    op at those sources' values, whatever computed them."""
-    from rulegrad.runtime.ops import ARITY, GroupOp
-
+def _unbound(p: Any) -> tuple[Any, str | None]:
+    """The pattern under its `name:` bindings, and the name (the outermost)."""
+    name = None
     while isinstance(p, A.PBind):
+        name = name or p.name
         p = p.pattern
-    if not isinstance(p, A.PNode):
-        return None
+    return p, name
+
+
+def _is_const(p: Any) -> bool:
+    """A bare constant pattern: `c:CONST`, `CONST(arg=...)` or a literal such as `2.0`."""
+    return isinstance(p, A.PConst) or (isinstance(p, A.PNode)
+                                       and {r.name for r in p.ops} == {"CONST"})
+
+
+def bare_consts(pattern: Any) -> bool:
+    """Whether a source pattern is a bare CONST (not the RESHAPE of a broadcast constant): a
+    CONST has shape (), so only an instance at shape () matches it (a 0-d tensor is one: the
+    Tensor API makes `Tensor(3.0) * 2.0` a MUL of two CONSTs)."""
+    stack: list[tuple[Any, frozenset[str]]] = [(pattern, frozenset())]
+    while stack:
+        q, parent = stack.pop()
+        q, _ = _unbound(q)
+        if parent and "RESHAPE" not in parent and _is_const(q):
+            return True
+        if isinstance(q, A.PNode):
+            names = frozenset(r.name for r in q.ops)
+            stack.extend((s, names) for s in q.srcs or ())
+    return False
+
+
+def _const_value(p: Any, dt: Any, rng: Gen, literals: tuple[Any, ...],
+                 default: Any = None) -> Any:
+    """The value of a constant the pattern `p` matches: a literal pattern's own; else, as the
+    value checker draws constants (generator/instances.py), half the time one at or beside a
+    number the rule is written with (`c.arg > 2.5`: 2.5 and the floats next to it), else the
+    case's drawn value (a tie, a zero base) or a free one."""
+    from .instances import guard_values
+
+    if isinstance(p, A.PConst):
+        return p.value
+    if isinstance(p, A.PNode) and isinstance(p.arg, A.ELit):
+        return p.arg.value
+    near = guard_values(literals, dt)
+    if near and rng.random() < 0.5:
+        return near[int(rng.integers(len(near)))]
+    if default is not None:
+        return default.item()
+    return bool(rng.random() < 0.5) if dt.is_bool else float(rng.uniform(-2, 2))
+
+
+def _source(p: Any, shape: tuple[int, ...], np_dtype: Any, rng: Gen,
+            literals: tuple[Any, ...], bound: dict[str, Any], default: Any = None) -> Any | None:
+    """A node the source pattern `p` names, over leaves of drawn values, or None where `p` is a
+    fresh capture (the caller's leaf) or names no op drawn here:
+    - a constant: `c:CONST` at shape () (`_const_value`), `EXPAND(RESHAPE(c:CONST))`, a
+      constant as the API broadcasts it;
+    - ALU ops (`EXP(y)` in `MUL(x, EXP(y))`): a rule over several ops states the gradient of
+      the root's sources, so its reference is the root's torch op at those sources' values,
+      whatever computed them;
+    - a name bound before (`MAX(MUL(x, c), MUL(y, c))`): the same node.
+    (Recursion over the pattern's depth, a few levels, never over a graph.)"""
     from rulegrad.dsl.names import resolve_ops
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import ARITY, GroupOp
+    from rulegrad.runtime.uop import UOp
 
-    ops = set().union(*(resolve_ops(r.name) or set() for r in p.ops))
-    if _broadcast_const(p, ops):  # `EXPAND(RESHAPE(c:CONST))`: a constant, as the API builds it
-        from rulegrad.runtime.dtype import dtypes
-        from rulegrad.runtime.uop import UOp
+    p, name = _unbound(p)
+    if isinstance(p, A.PVar):
+        return bound.get(p.name) if p.name is not None else None
+    dt = dtypes.from_np(np.dtype(np_dtype))
+    node = None
+    if _is_const(p):
+        if shape == ():
+            node = UOp.const(dt, _const_value(p, dt, rng, literals, default))
+    elif isinstance(p, A.PNode) and dt.is_float:
+        ops = set().union(*(resolve_ops(r.name) or set() for r in p.ops))
+        if _broadcast_const(p, ops):  # `EXPAND(RESHAPE(c:CONST))`, as the API builds it
+            floats = [v for v in literals if isinstance(v, float)] or [float(rng.uniform(-2, 2))]
+            c = UOp.const(dt, floats[int(rng.integers(len(floats)))])
+            node = c.reshape((1,) * len(shape)).expand(shape)
+        else:
+            alu = sorted((op for op in ops if op in GroupOp.ALU and op not in GroupOp.Comparison
+                          and op.name not in ("CAST", "BITCAST", "WHERE") and op in ARITY),
+                         key=lambda op: op.value)
+            if alu:
+                node = _alu_source(p, alu[int(rng.integers(len(alu)))], shape, np_dtype, rng,
+                                   literals, bound)
+    if node is not None and name is not None:
+        bound[name] = node
+    return node
 
-        floats = [v for v in literals if isinstance(v, float)] or [float(rng.uniform(-2, 2))]
-        c = UOp.const(dtypes.from_np(np.dtype(np_dtype)), floats[int(rng.integers(len(floats)))])
-        return c.reshape((1,) * len(shape)).expand(shape)
-    ops = sorted((op for op in ops if op in GroupOp.ALU and op not in GroupOp.Comparison
-                  and op.name not in ("CAST", "BITCAST", "WHERE") and op in ARITY),
-                 key=lambda op: op.value)
-    if not ops:
-        return None
-    op = ops[int(rng.integers(len(ops)))]
-    pats = list(p.srcs or ()) + [None] * ARITY[op]
-    # LOG, LOG2 and SQRT of positive values, the others of any: a finite source value
+
+def _alu_source(p: A.PNode, op: Any, shape: tuple[int, ...], np_dtype: Any, rng: Gen,
+                literals: tuple[Any, ...], bound: dict[str, Any]) -> Any:
+    """`op` over the sources `p` names: each built by `_source`, or a leaf of drawn values
+    (LOG, LOG2 and SQRT of positive values, the others of any: a finite value)."""
+    from rulegrad.runtime.ops import ARITY
+
     low = 0.5 if op.name in ("LOG", "LOG2", "SQRT") else -2.0
-    srcs = [_nested(q, shape, np_dtype, rng, literals) if q is not None else None
-            for q in pats[:ARITY[op]]]
-    srcs = [u if u is not None else _leaf(rng.uniform(low, 2, shape).astype(np_dtype))
-            for u in srcs]
+    srcs = []
+    for q in (list(p.srcs or ()) + [None] * ARITY[op])[:ARITY[op]]:
+        u = None if q is None else _source(q, shape, np_dtype, rng, literals, bound)
+        if u is None:
+            u = _leaf(np.asarray(rng.uniform(low, 2, shape)).astype(np_dtype))
+            if (name := _capture_name(q)) is not None:
+                bound[name] = u
+        srcs.append(u)
     return srcs[0].alu(op, *srcs[1:])
 
 
+def _capture_name(p: Any) -> str | None:
+    """The name a source pattern binds (`x`, `x:PAT`, `PAT as x`), if any."""
+    inner, name = _unbound(p)
+    return name or (inner.name if isinstance(inner, A.PVar) else None)
+
+
+def _is_constant(node: Any) -> bool:
+    """A CONST, or the broadcast of one: a source no gradient is wanted of (a rule may give
+    it None; a gradient it does give is compared)."""
+    while node.op.name in ("EXPAND", "RESHAPE"):
+        node = node.src[0]
+    return node.op.name == "CONST"
+
+
 def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
-               pattern: Any = None, literals: tuple[Any, ...] = ()
+               pattern: Any = None, literals: tuple[Any, ...] = (), scalar: bool = False
                ) -> tuple[bool, bool, str | None]:
     """(matched, compared, counterexample) for one drawn instance: whether the rule applies
     to it, whether a reference was had (no torch: only smooth draws), and how the rule's
     gradient disagrees with the reference (None: it agrees). A source the rule's `pattern`
-    writes as an op (`EXP(y)`) is built as one, and its value is the source's value."""
+    writes as an op (`EXP(y)`) or a constant (`c:CONST`) is built as one (`_source`), and its
+    value is the source's value. `scalar`: the instance is one element of the draw, at shape
+    () (a pattern with a bare CONST source matches nothing larger)."""
     from rulegrad.runtime.device import device_of
 
     xs = draw.fn(rng)
+    if scalar:  # one element of every source, the same one: a tie or a zero base stays one
+        k = int(rng.integers(xs[0].size))
+        xs = [np.asarray(x.reshape(-1)[k]) for x in xs]
     leaves = [_leaf(x) for x in xs]
     while isinstance(pattern, A.PBind):
         pattern = pattern.pattern
-    constant: set[int] = set()  # sources that are constants: no gradient is wanted of them
+    constant: set[int] = set()  # sources that are constants: a gradient of them may be None
     if isinstance(pattern, A.PNode) and pattern.srcs:
+        bound: dict[str, Any] = {}
         for i, q in enumerate(pattern.srcs[:len(xs)]):
-            if xs[i].dtype.kind == "f" and (sub := _nested(q, xs[i].shape, xs[i].dtype,
-                                                             rng, literals)) is not None:
-                leaves[i], xs[i] = sub, _value(sub)
-                if sub.op.name == "EXPAND" and sub.src[0].src[0].op.name == "CONST":
-                    constant.add(i)
+            sub = _source(q, xs[i].shape, xs[i].dtype, rng, literals, bound, default=xs[i])
+            if sub is None:  # a capture: the drawn leaf, the same for its name's every use
+                if (name := _capture_name(q)) is not None:
+                    bound[name] = leaves[i]
+                continue
+            leaves[i], xs[i] = sub, _value(sub)
+            if _is_constant(sub):
+                constant.add(i)
     node = case.build(leaves)
     g = rng.uniform(-1, 1, node.shape) if node.dtype.is_float else np.ones(node.shape)
     if rng.random() < 0.5:  # zeros upstream: `ctx * where(..)` and `where(.., ctx * ..)` differ
@@ -693,7 +798,7 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
     else:
         return True, False, None
     for i, (src, want, v) in enumerate(zip(srcs, wants, out)):
-        if i in constant:
+        if i in constant and v is None:
             continue
         if want is None:
             if v is not None:
@@ -707,7 +812,8 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
             return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is "
                                 f"{v.dtype.name}{list(v.shape)}, the source "
                                 f"{src.dtype.name}{list(src.shape)}")
-        elif device_of(v) not in (None, device_of(src)):  # None: constants, anywhere
+        elif None not in (device_of(v), device_of(src)) and device_of(v) != device_of(src):
+            # (None: a constant, anywhere; a constant source's gradient lives where ctx is)
             return True, True, (f"op: {node!r}\nthe rule's gradient of source {i} is on "
                                 f"{device_of(v)}, the source on {device_of(src)}")
         else:
@@ -724,8 +830,14 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int, pattern: Any = N
     """Run one gradient rule (alone, in `matcher`) on drawn instances of every case of every
     op it matches; each op is reported on its own, and an op it matches that no case draws
     leaves the rule unchecked."""
+    from rulegrad.runtime.ops import GroupOp
+
     rng = np.random.default_rng(seed)
     torch = _torch()
+    # a bare CONST source: the elementwise ops are drawn at shape (), where a CONST fits
+    scalar = bare_consts(pattern)
+    elementwise = {op.name for op in GroupOp.Elementwise}
+    rule_ops = {op.name for op in (matcher.table or {})}
     n = max(1, min(examples, MAX_EXAMPLES))
     cases = _cases()
     # an op's instances are shared among its variants (24 permutations of 4 axes need not
@@ -736,17 +848,23 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int, pattern: Any = N
     for case in cases:
         for k in range(max(-(-n // variants[case.op]), len(case.draws))):
             draw = case.draws[k % len(case.draws)]
-            matched, compared, bad = _check_one(matcher, case, draw, rng, torch, pattern,
-                                                literals)
-            if not matched:
-                continue
-            per_op.setdefault(case.op, set()).add(case.torch_op)
-            count += compared
-            skipped += not compared
-            if bad is not None:
-                return GradResult("refuted", count, f"{case.label}: the rule disagrees with "
-                                  f"{case.torch_op}", bad)
-    rule_ops = {op.name for op in (matcher.table or {})}
+            # a guard on a constant's value (`c.arg > 2.5`) holds for few draws: each slot
+            # tries again (a handful of times) for an instance the rule applies to
+            one = scalar and case.op in elementwise and case.op in rule_ops
+            for _ in range(SCALAR_REPEATS if one else 1):
+                for _ in range(CONST_TRIES if one and literals else 1):
+                    matched, compared, bad = _check_one(matcher, case, draw, rng, torch,
+                                                        pattern, literals, one)
+                    if matched:
+                        break
+                if not matched:
+                    continue
+                per_op.setdefault(case.op, set()).add(case.torch_op)
+                count += compared
+                skipped += not compared
+                if bad is not None:
+                    return GradResult("refuted", count, f"{case.label}: the rule disagrees "
+                                      f"with {case.torch_op}", bad)
     missing = sorted(rule_ops - set(variants))
     if not per_op:
         return GradResult("unchecked", 0, "no drawable instance of the ops it matches: "

@@ -418,6 +418,12 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
                 "anyway.")
         warnings.warn(f"add_rules: running rules not shown sound (allow_unknown=True):\n{text}",
                       RuntimeWarning, stacklevel=2)
+    if _is_gradient_set(path, rule_set):
+        raise UserRulesError(
+            f"add_rules: rule set {rule_set!r} of {path} is a gradient set (`# check: "
+            "gradient`): each rule gives one gradient per source (a tuple), not a rewrite of "
+            "the node, so it cannot run as a pass of the scheduler; `rulegrad check` compares "
+            "it with torch's autograd (docs/gradients.md)")
     reads = value_reads(path, rule_set)
     up = UserPass(str(path), rule_set, "before" if before is not None else "after", stage,
                   bottom_up, found[rule_set],
@@ -425,6 +431,26 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
     return register(up)
 
 
+
+
+def _is_gradient_set(rules: str | Path, rule_set: str) -> bool:
+    """Whether `rule_set` (in `rules` or a file it imports) is marked `# check: gradient`."""
+    from rulegrad.dsl import load
+
+    from .gradcheck import gradient_rules
+
+    stack, seen = [load(str(rules))], set()
+    while stack:
+        f = stack.pop()
+        if f.file.path in seen:
+            continue
+        seen.add(f.file.path)
+        found = next((rs for rs in f.rulesets if rs.name == rule_set), None)
+        if found is not None:
+            marked = gradient_rules(f.file)
+            return any((r.span.line, r.span.col) in marked for r in found.rules)
+        stack.extend(f.imported)
+    return False
 
 
 def _ops(names: frozenset[str] | None) -> frozenset[Any] | None:

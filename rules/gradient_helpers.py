@@ -266,11 +266,8 @@ def part_grads(grad: UOp, multi: UOp) -> UOp:
 
 def shard_like(grad: UOp, src: UOp) -> UOp:
     """grad sharded as the sharded value src is (its axis and devices): the gradient of a
-    sharded value gathered to one device (`.to`), and of a sharded leaf."""
-    from rulegrad.runtime.multi import layouts
+    sharded value gathered to one device (`.to`)."""
+    from rulegrad.runtime.multi import layouts, relayout
 
     axis, devs = layouts([src])[0]  # type: ignore[misc]
-    if isinstance(device_of(grad), tuple):
-        grad = _to(grad, devs[0])
-    parts = tuple(_to(_part(grad, axis, i, len(devs)), d) for i, d in enumerate(devs))
-    return UOp(Ops.MULTI, grad.dtype, (UOp(Ops.MSTACK, grad.dtype, parts, devs),), (axis, devs))
+    return relayout(grad, axis, devs)

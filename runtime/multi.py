@@ -63,6 +63,95 @@ def layouts(uops: list[UOp]) -> list[tuple[int | None, tuple[str, ...]] | None]:
     return [r.arg if r.op is Ops.MULTI else None for r in _multi_pm(uops)]
 
 
+UNKNOWN = object()  # layout_of: a layout only multi_pm knows
+Layout = tuple  # (axis, devices)
+_LAYOUT_MARKERS = frozenset({Ops.CONTIGUOUS, Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE})
+
+
+def layout_of(nodes: list[UOp]) -> list[Layout | None | object]:
+    """Each node's layout as `layouts` gives it ((axis, devices); None: not sharded), read off
+    the graph without rewriting it: each node's from its sources' by multi_pm's rules
+    (rules/multi.rules: an elementwise op takes its first sharded source's axis, a reduction
+    over the sharded axis is replicated, a movement moves the axis, a copy to one device
+    gathers), in one walk of all of them. UNKNOWN where an op is none of those, or one multi_pm
+    refuses (the caller asks `layouts`, which runs the rules: the slow, sure path;
+    tests/test_shard_gradients.py compares the two)."""
+    from rulegrad.rules.multi_helpers import reshape_axis
+
+    from .ops import GroupOp
+    from .uop import toposort
+
+    memo: dict[UOp, Layout | None | object] = {}
+    for n in toposort(UOp.sink(*nodes)):
+        srcs = [memo[s] for s in n.src]
+        sharded = [s for s in srcs if s is not None]
+        out: Layout | None | object = UNKNOWN
+        if UNKNOWN in srcs:
+            pass
+        elif n.op is Ops.MULTI:
+            out = n.arg
+        elif not sharded or n.op is Ops.COPY:  # (a copy of a sharded value gathers it)
+            out = None
+        elif n.op in GroupOp.Elementwise:
+            out = (next((s[0] for s in sharded if s[0] is not None), None), sharded[0][1])
+        elif n.op in _LAYOUT_MARKERS:
+            out = srcs[0]
+        elif n.op is Ops.REDUCE_AXIS and srcs[0] is not None:
+            axis, devs = srcs[0]  # type: ignore[misc]
+            out = (None if axis in n.arg[1] else axis, devs)
+        elif n.op in GroupOp.Movement and srcs[0] is not None:
+            axis, devs = srcs[0]  # type: ignore[misc]
+            if axis is None or n.op is Ops.EXPAND or _keeps_shards(n, axis):
+                out = (axis, devs)
+            elif n.op is Ops.PERMUTE:
+                out = (n.arg.index(axis), devs)
+            elif n.op is Ops.RESHAPE and (k := reshape_axis(
+                    n.src[0].shape, n.arg, axis, len(devs))) is not None:
+                out = (k, devs)
+        memo[n] = out
+    return [memo[n] for n in nodes]
+
+
+def _keeps_shards(n: UOp, axis: int) -> bool:
+    """A pad, shrink or flip that leaves the sharded axis alone (multi_pm refuses the others:
+    they would move data between the shards)."""
+    if n.op is Ops.PAD:
+        return n.arg[axis] == (0, 0)
+    if n.op is Ops.SHRINK:
+        return n.arg[axis] == (0, n.src[0].shape[axis])
+    return n.op is Ops.FLIP and not n.arg[axis]
+
+
+def relayout(u: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
+    """A node of u's value laid out along `axis` over `devs` (None: a replica on each), whatever
+    u's own layout: device i's part is what u holds of it there (a replica cut, no copy), or u
+    gathered onto device i and cut there (sharded along another axis or over other devices), or
+    u's part copied there (u on one device: only the part moves). The gradient of a sharded
+    tensor keeps its layout (torch's and tinygrad's .grad keep the leaf's)."""
+    n, parts = len(devs), []
+    for i, dev in enumerate(devs):
+        if isinstance(device_of(u), tuple):
+            part = _cut(_copy(u, dev), axis, i, n)  # (rules/multi.rules gathers a copy)
+        else:
+            part = _cut(u, axis, i, n)
+            part = part if device_of(part) in (None, dev) else _copy(part, dev)
+        parts.append(part)
+    return UOp(Ops.MULTI, u.dtype, (UOp(Ops.MSTACK, u.dtype, tuple(parts), devs),), (axis, devs))
+
+
+def _copy(u: UOp, dev: str) -> UOp:
+    return UOp(Ops.COPY, u.dtype, (u, UOp(Ops.DEVICE, arg=dev)))
+
+
+def _cut(u: UOp, axis: int | None, i: int, n: int) -> UOp:
+    """Part i of n of u along axis (None: all of it)."""
+    if axis is None:
+        return u
+    size = u.shape[axis] // n
+    return u.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                          for a, s in enumerate(u.shape)))
+
+
 def lower_multi(uops: list[UOp]) -> tuple[list[UOp], Lowered]:
     """The roots as single-device roots (a sharded one as one root per device)."""
     if not in_use["multi"]:

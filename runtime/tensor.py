@@ -512,19 +512,29 @@ def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp,
     """Each target's gradient (found by its node `uops[i]`) as a tensor, reading realized
     values rather than computing them again (`back`: origins.collapse); a target no gradient
     reaches (not in the graph, behind DETACH or integer values) gets zeros, as tinygrad's and
-    torch's: d sign(x) / dx, d copysign(x, y) / dy. A sharded target's gradient is sharded
-    as the target is (a gradient that arrives whole, the constant of `xs.sum()`'s, is split)."""
-    out = []
-    for t, u in zip(targets, uops):
-        g = Tensor(origins.collapse(grads[u], back)) if u in grads else \
-            Tensor.zeros(t.shape, dtype=t.dtype)
-        if in_use["multi"] and isinstance(devs := device_of(u), tuple) and \
-                not isinstance(g.device, tuple):
-            from .multi import layouts
+    torch's: d sign(x) / dx, d copysign(x, y) / dy. A sharded target's gradient is laid out
+    as the target is: one that arrives whole (the constant of `xs.sum()`'s) is split, one
+    replicated or sharded along another axis (through a reduction over the other axis, a
+    flip, a matmul) is cut or resharded (runtime/multi.py's relayout)."""
+    out = [Tensor(origins.collapse(grads[u], back)) if u in grads else
+           Tensor.zeros(t.shape, dtype=t.dtype) for t, u in zip(targets, uops)]
+    sharded = [k for k, u in enumerate(uops) if in_use["multi"]
+               and isinstance(device_of(u), tuple)]
+    if sharded:
+        from .multi import UNKNOWN, layout_of, layouts, relayout
 
-            axis, devs = layouts([u])[0]  # type: ignore[misc]
-            g = g.shard(devs, axis)
-        out.append(g)
+        nodes = [uops[k] for k in sharded] + [out[k].uop for k in sharded]
+        found = layout_of(nodes)  # (read off the graphs in one walk: no rewrite)
+        unknown = [i for i, f in enumerate(found) if f is UNKNOWN]
+        if unknown:  # the rules themselves, in one pass, where the walk cannot say
+            try:
+                for i, f in zip(unknown, layouts([nodes[i] for i in unknown])):
+                    found[i] = f
+            except InvalidArgument:  # (an op multi_pm refuses: said when it is realized)
+                pass
+        for k, want, have in zip(sharded, found, found[len(sharded):]):
+            if want not in (None, UNKNOWN) and have not in (want, UNKNOWN):
+                out[k] = Tensor(relayout(out[k].uop, *want))  # type: ignore[misc]
     return out
 
 
@@ -1718,7 +1728,10 @@ class Tensor(TensorOps, NNOps):
             parts.append(part)
         in_use["devices"] = in_use["multi"] = True
         stack = UOp(Ops.MSTACK, self.dtype, tuple(parts), devs)
-        return Tensor(UOp(Ops.MULTI, self.dtype, (stack,), (axis, devs)))
+        out = Tensor(UOp(Ops.MULTI, self.dtype, (stack,), (axis, devs)))
+        if self.requires_grad:  # (tinygrad's shard keeps it: the sharded tensor gets a .grad)
+            out.requires_grad = True
+        return out
 
     def numpy(self) -> np.ndarray:
         """The result as a read-only view of its buffer: no copy. A later `assign` moves the

@@ -36,9 +36,17 @@ WRONG = {
     "add_sub_same": "op: <SUB",              # each op of a multi-op rule on its own
     "copy_stays": "is on CPU:1, the source on CPU",   # device
     "exp_f64_only": "op: <EXP float32",               # float32 drawn too
+    # a bare CONST source (grad46): drawn at shape (), its value at the rule's literals too
+    "const_off_by_one": "op: <MUL", "const_sign": "op: <MUL",
+    "const_own_grad": "gradient of source 1",
+    "const_guarded": "op: <MUL", "const_eq_guard": "op: <MUL", "const_literal": "op: <MUL",
+    "const_pow_text": "op: <POW", "const_shared_tie": "op: <MAX",
+    "const_where_flip": "op: <WHERE",
 }
 RIGHT = ["mul_right", "expand_right", "exp_right", "detach_right", "exp2_right", "permute_right",
-         "mod_right", "reduce_right"]
+         "mod_right", "reduce_right", "const_mul_right", "const_both_right", "const_guard_right",
+         "const_lit_right", "const_pow_right", "const_where_right", "const_two_right",
+         "const_shared_right"]
 
 
 @pytest.fixture(scope="module")

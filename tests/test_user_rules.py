@@ -290,3 +290,41 @@ def test_a_rule_handing_a_node_to_a_helper_may_read_anywhere_below(rules_dir):
                     "rules walk = {\n  via_src: NEG(x) if x.src and x.src[0].arg == 1.5 -> x\n}\n")
     assert user.value_reads(path, "deep") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)
     assert user.value_reads(path, "walk") == user.ValueReads(frozenset({"NEG"}), user.UNBOUNDED)
+
+
+# ====================================================================== gradient sets (grad46)
+GRAD_WRONG = """rules user_grads = {  # check: gradient
+  mul_const_off: MUL(x, c:CONST):floats -> (ctx * (c + 1), None)
+}
+"""
+GRAD_RIGHT = """rules user_grads = {  # check: gradient
+  mul_const: MUL(x, c:CONST):floats -> (ctx * c, None)
+}
+"""
+
+
+def test_a_gradient_set_is_refused_as_a_pass_a_refuted_one_with_its_counterexample(rules_dir):
+    """A gradient rule over a bare constant source is checked (it was `unchecked`): the wrong
+    one is refused with the checker's counterexample; the right one passes the check, and is
+    refused as a scheduler pass all the same, saying why (its right side is a tuple of
+    gradients: run as a pass it crashed the rewrite engine)."""
+    wrong, right = rules_dir / "grad_wrong.rules", rules_dir / "grad_right.rules"
+    wrong.write_text(GRAD_WRONG)
+    right.write_text(GRAD_RIGHT)
+    with pytest.raises(UnsoundRulesError) as e:
+        rulegrad.add_rules(wrong, before="earliest")
+    assert "mul_const_off" in str(e.value) and "torch.mul" in str(e.value)
+    with pytest.raises(UserRulesError, match="gradient set") as e:
+        rulegrad.add_rules(right, before="earliest")
+    assert not isinstance(e.value, (UnsoundRulesError, UnprovenRulesError))
+
+
+def test_a_constants_value_as_an_op_source_is_refused_at_load_with_its_place(rules_dir):
+    """`MUL(x, c.arg)` (the value where the node `c` was meant) crashed when the rule fired;
+    add_rules now refuses the file as `rulegrad gen` does, at file:line:col (grad46)."""
+    path = rules_dir / "arg_source.rules"
+    path.write_text("rules s = {\n  twice: MUL[x, c:CONST] if c.arg == 2.0 -> MUL(x, c.arg)\n}\n")
+    with pytest.raises(UserRulesError) as e:
+        rulegrad.add_rules(path, after="pm_rangeify")
+    assert "arg_source.rules:2:52: error: a number (a constant's value) cannot be a source of " \
+        "MUL" in str(e.value) and "c is the node" in str(e.value)

@@ -622,8 +622,6 @@ class Tensor(TensorOps, NNOps):
             self.record = leaf(host_copy(data, dt), dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
-        if requires_grad is not None:
-            self.requires_grad = requires_grad
         dt = None if dtype is None else to_dtype(dtype)
         if type(data) is np.ndarray:  # (host data, the most common argument: tested first)
             self.uop = _from_numpy(data, dt or dtypes.from_np(data.dtype))
@@ -656,6 +654,8 @@ class Tensor(TensorOps, NNOps):
                 in_use["devices"] |= dev != DEFAULT
             else:
                 self.uop = self.to(dev).uop
+        if requires_grad is not None:  # (after the node: a variable needs one of its own)
+            self.requires_grad = requires_grad
         _live_add(_ref(self, _live_discard))  # (last: a tensor in the set always has its uop)
 
     # ------------------------------------------------------------------ facts
@@ -1541,7 +1541,26 @@ class Tensor(TensorOps, NNOps):
     def requires_grad(self, value: bool | None) -> None:
         self._requires_grad = value
         if value:
+            self._own_node()
             _needs_grad.add(self)
+
+    def _own_node(self) -> None:
+        """A tensor that needs a gradient is a variable, and its node must be its own. Nodes
+        are shared by value, so a constant or a value computed from no variable (`Tensor(3.0)`,
+        `Tensor.ones(3)`, `x * 2` of a plain x) is the very node an equal constant or
+        computation elsewhere builds, and backward summed both uses' gradients into it:
+        `Tensor(3.0, requires_grad=True) * 3.0` gave 6 where torch gives 3. Such a tensor gets
+        a buffer of its own, holding its value now, as torch's leaf does. A buffer, or a view of
+        one (a view reads the buffer, as torch's), and a value computed from a variable (torch's
+        non-leaf: its gradient flows on to the variable) keep their nodes."""
+        base = view_base(self.uop)
+        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None \
+                or has_symbolic(self.shape):
+            return
+        variables = {t.uop for t in list(_needs_grad) if t is not self}
+        if variables and any(u in variables for u in toposort(self.uop)):
+            return
+        self.uop = Tensor(self.uop).contiguous().realize().uop
 
     def requires_grad_(self, value: bool = True) -> Tensor:
         self.requires_grad = value

@@ -17,9 +17,10 @@ Only a STORE that the upcast action would take but for its gates is peeled: an i
 loop of at least UPCAST_MIN iterations written contiguously, no action on it yet. The loops
 peeled are those a gated read along the innermost loop depends on through an affine condition:
 a 3x3 stride-2 pool's window padded by 1 runs its first row and column apart from the rest.
-An outer loop whose gates leave no such interior may still be cut into runs over each of which
-every gate is decided (`_segments`): a cat's pieces along a middle axis, a wide pad of one,
-each run a nest that reads one input (or stores the pad value) with no gate.
+A loop whose gates leave no such interior may still be cut into runs over each of which every
+gate is decided (`_segments`): a cat's pieces along a middle or the last axis, a wide pad of
+one, each run a nest that reads one input (or stores the pad value) with no gate. A triangle's
+gate (decided over no run of the row) leaves its loop whole.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from rulegrad.runtime.uop import UOp, toposort
 
 # how many iterations from either end of a loop may be border: a padding's width in windows
 # (a window's reach over the stride). A wider border is no padding's (a mask of a cat, a
-# triangle): its loop is left whole rather than printed as many nests, unless it is an outer
-# loop that cuts into runs with every gate decided (`_segments`)
+# triangle): its loop is left whole rather than printed as many nests, unless it cuts into a
+# few runs with every gate decided (`_segments`: a cat's pieces)
 PEEL_MAX = 8
 
 
@@ -95,9 +96,9 @@ def _state(atom: UOp, r: UOp, at: UOp) -> int:
 
 
 def _segments(atoms: list[UOp], r: UOp, n: int) -> list[int] | None:
-    """Cuts [0, c1, ..., n] of an outer loop r into runs over each of which every atom is
-    decided (true throughout, or false throughout), when there are two or more: a cat's
-    pieces along a middle axis, each then a nest reading one input with no gate. An affine
+    """Cuts [0, c1, ..., n] of loop r into runs over each of which every atom is decided (true
+    throughout, or false throughout), when there are two or more: a cat's pieces, each then a
+    nest reading one input with no gate. An affine
     atom is decided at either end of the loop and changes its state at most twice (false,
     either, true), so its cuts are where it first leaves its first state and last leaves its
     last one (found by bisection); every run is then checked whole, not assumed."""
@@ -175,9 +176,9 @@ def peeled(sink: UOp) -> UOp | None:
             n = range_size(r)
             cut = _interior(mine, r, n) if mine else None  # type: ignore[arg-type]
             if cut is None or (r is st.src[-1] and cut[1] - cut[0] < UPCAST_MIN):
-                # (an interior too short for a vector gains nothing); an outer loop may still
-                # split into runs with every gate decided (a cat's pieces)
-                cuts = _segments(mine, r, n) if mine and r is not st.src[-1] else None  # type: ignore[arg-type]
+                # (an interior too short for a vector gains nothing); the loop may still split
+                # into runs with every gate decided (a cat's pieces)
+                cuts = _segments(mine, r, n) if mine else None  # type: ignore[arg-type]
             else:
                 cuts = [0, cut[0], cut[1], n]
             if cuts is None:

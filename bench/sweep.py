@@ -97,6 +97,7 @@ HELD_OUT_OTHER: dict[str, list[tuple]] = {
     "where": [(3, 7), (1021, 1031), (1, 200003), (16383, 65)],
     "pad": [(1, 1, 5, 1), (8, 32, 55, 2), (1, 3, 223, 3)],
     "cat": [(2, 3, 4), (64, 97, 65), (1, 4093, 31)],
+    "cat_last": [(3, 5), (256, 509), (1, 50021), (4099, 17)],
 }
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 

@@ -10,7 +10,8 @@ product with bias and gelu), matmul, conv2d, reduce (sum or max along any axis),
 batchnorm (+ relu), softmax, logsumexp, elementwise (a fused chain), maxpool, add (tiny); and
 the non-product held-out families: sum/max/mean/var/argmax over one axis, sum/max/mean/var over
 several (`*_axes`, a bit mask of axes), cumsum, pool_max/pool_avg (any window and stride),
-bcast (broadcasts over non-contiguous axes), permute_sum, gather, where, pad, cat.
+bcast (broadcasts over non-contiguous axes), permute_sum, gather, where, pad, cat (along a
+middle axis), cat_last.
 """
 
 from __future__ import annotations
@@ -418,6 +419,22 @@ def cat(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
                  tf, jf, nbytes=2 * _bytes(x, y, z))
 
 
+def cat_last(a: int, b: int, rng: np.random.Generator) -> Point:
+    """Three (a, b*) matrices of widths b, b + 1, 2b joined along the last axis."""
+    x, y, z = _rand(rng, a, b), _rand(rng, a, b + 1), _rand(rng, a, 2 * b)
+
+    def tf(x, y, z):
+        import torch
+        return torch.cat([x, y, z], -1)
+
+    def jf(x, y, z):
+        import jax.numpy as jnp
+        return jnp.concatenate([x, y, z], -1)
+
+    return Point("cat_last", (a, b), dict(x=x, y=y, z=z),
+                 lambda x, y, z: x.cat(y, z, dim=-1), tf, jf, nbytes=2 * _bytes(x, y, z))
+
+
 FAMILIES: dict[str, Callable[..., Point]] = {
     "attention": attention, "mlp": mlp, "linear_gelu": linear_gelu, "matmul": matmul,
     "conv2d": conv2d, "layernorm": layernorm, "batchnorm": batchnorm, "softmax": softmax,
@@ -432,7 +449,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "pool_max": lambda *s, rng: pool("max", *s, rng=rng),
     "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "where": where, "pad": pad,
-    "cat": cat,
+    "cat": cat, "cat_last": cat_last,
 }
 
 

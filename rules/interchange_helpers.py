@@ -123,6 +123,11 @@ def describe(st: UOp) -> str | None:
             "x".join(str(range_size(c)) for c in cols) + ")"
     j = cols[-1]
     line = f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
+    # (a range moved last by `_reordered`: the output ranges' ids, the blocks' new ones aside,
+    # are no longer in the order lowering gave them)
+    ids = [r.arg[0] for r in st.src[2:] if r.arg[1] != "block"]
+    if ids != sorted(ids):
+        line = f"REORDER r{j.arg[0]} last, " + line
     outer = st.src[2:][-2] if len(st.src) > 3 else None
     if j.arg[1] == "vector":
         ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]

@@ -303,6 +303,8 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
         return None
     if size % VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
         return None
+    if stride(st.src[0].src[1], j) != 1:
+        return None  # (the accumulators are stored as whole vectors: j written contiguously)
     out = st.src[0].src[0]
     inside = set(toposort(red))  # the reduce's own body, and the reduce
     outside = [n for n in along(st.src[1], j) if n not in inside]

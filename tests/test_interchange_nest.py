@@ -147,14 +147,16 @@ def _interpreted(item, opt) -> np.ndarray:
 
 
 @pytest.mark.parametrize("shape", [(2, 19, 3), (7, 31, 13), (1, 257, 9), (64, 33, 65),
-                                   (1021, 23, 9)])
+                                   (1021, 23, 9), (3, 101, 16), (5, 40, 64)])
 @pytest.mark.parametrize("kind", ["sum", "max", "int"])
 def test_a_transposed_reduce_moves_its_contiguous_range_last(monkeypatch, shape, kind):
     """x.permute(2, 0, 1) reduced over its last axis: out[c, a] reads x[a, b, c], contiguous
     along the output's first range, strided along the reduce's. The reorder action moves that
     range last, so the interchange runs it inside the reduce loop (one accumulator per c, each
     row of x streamed), where each c read the whole of x a column at a time. Each sum keeps its
-    order over b: a running sum's bits (ints and max: numpy's), in C and in the interpreter."""
+    order over b: a running sum's bits (ints and max: numpy's), in C and in the interpreter.
+    (c of whole vectors: no accumulators kept as explicit vectors, whose store is contiguous;
+    found by `rulegrad fuzz --opt`'s transposed part, 3x101x16)"""
     monkeypatch.setenv("RULEGRAD_BACKEND", "c")
     if kind == "int":
         x = np.random.default_rng(8).integers(-2**31, 2**31, shape).astype(np.int32)

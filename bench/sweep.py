@@ -1,7 +1,8 @@
 """Shape sweep: every workload family at tiny, prime, batch-1, tall, skinny and large shapes,
 rulegrad beside PyTorch eager.
 
-    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out] [POINT ...]
+    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out | --held-out-other]
+                          [POINT ...]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
@@ -71,6 +72,35 @@ HELD_OUT: dict[str, list[tuple]] = {
     "attention": [(1, 1, 64), (1, 1021, 64), (4, 257, 32), (1, 4096, 16), (32, 128, 8),
                   (1, 1536, 128), (12, 197, 64), (2, 1000, 80), (1, 33, 256), (64, 16, 64)],
 }
+# Non-product shapes none of the work above was tuned on (`--held-out-other`): reductions over
+# each axis and over several (a bit mask of axes), scans, pooling at odd windows and strides,
+# convolutions at odd shapes, attention at 1x1024x64, 4x77x64 and one query, broadcasts over
+# non-contiguous axes, a permute before a reduce, gather/where/pad/cat; tiny, prime, batch 1,
+# tall and skinny each
+HELD_OUT_OTHER: dict[str, list[tuple]] = {
+    "sum": [(0, 2, 3), (1, 1, 100003), (2, 8, 97, 33), (0, 10007, 17), (1, 17, 10007)],
+    "max": [(1, 8192, 33), (0, 1, 65537), (2, 64, 127, 31), (0, 4099, 129)],
+    "mean": [(1, 3, 5), (0, 1021, 257), (1, 16383, 9), (2, 32, 64, 129)],
+    "var": [(1, 7, 3), (0, 2039, 65), (1, 1, 50021), (2, 64, 33, 257)],
+    "argmax": [(1, 5, 3), (1, 8192, 33), (0, 1021, 509), (1, 1, 100003)],
+    "sum_axes": [(6, 2, 3, 5), (5, 97, 31, 67), (3, 31, 61, 127), (6, 1, 64, 4096)],
+    "max_axes": [(3, 33, 33, 65), (6, 8, 1021, 31)],
+    "mean_axes": [(5, 16, 64, 28, 28), (13, 8, 32, 17, 17)],
+    "var_axes": [(13, 8, 64, 15, 15), (6, 1, 257, 129)],
+    "cumsum": [(0, 7), (1, 64, 1000), (0, 1000, 64), (1, 1, 8193), (1, 4096, 33)],
+    "pool_max": [(1, 3, 7, 3, 2), (1, 64, 112, 3, 2), (8, 32, 33, 3, 3), (2, 16, 65, 5, 1)],
+    "pool_avg": [(1, 1, 9, 3, 3), (4, 64, 56, 2, 2), (1, 32, 127, 7, 3), (2, 16, 63, 3, 1)],
+    "conv2d": [(1, 3, 64, 16, 7, 2), (1, 3, 97, 8, 7, 2), (1, 64, 28, 32, 1, 1),
+               (1, 3, 33, 5, 3, 1)],
+    "attention": [(1, 1024, 64), (4, 77, 64), (1, 1, 64)],
+    "bcast": [(2, 3, 5), (64, 1021, 33), (1, 4096, 255), (1021, 7, 257)],
+    "permute_sum": [(3, 4, 5), (64, 257, 129), (1, 4097, 63), (1021, 31, 65)],
+    "gather": [(4, 9, 3), (1024, 257, 64), (1, 100003, 16), (8192, 33, 33)],
+    "where": [(3, 7), (1021, 1031), (1, 200003), (16383, 65)],
+    "pad": [(1, 1, 5, 1), (8, 32, 55, 2), (1, 3, 223, 3)],
+    "cat": [(2, 3, 4), (64, 97, 65), (1, 4093, 31)],
+    "cat_last": [(3, 5), (256, 509), (1, 50021), (4099, 17)],
+}
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
@@ -98,9 +128,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="call rulegrad directly, not through rulegrad.jit's replay")
     ap.add_argument("--held-out", action="store_true",
                     help="the held-out shapes (HELD_OUT) of the product families instead")
+    ap.add_argument("--held-out-other", action="store_true",
+                    help="the held-out shapes of the non-product families (HELD_OUT_OTHER)")
     ap.add_argument("points", nargs="*", help="family:AxBxC points instead of the tables'")
     args = ap.parse_args(argv)
-    table = HELD_OUT if args.held_out else SWEEP
+    table = HELD_OUT_OTHER if args.held_out_other else HELD_OUT if args.held_out else SWEEP
     if args.points:  # the points given, grouped by family in their order
         table = {}
         for spec in args.points:

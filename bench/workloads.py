@@ -7,7 +7,11 @@ products, or the bytes it must move) so a time can be read as a share of the mac
 
 Families: attention, mlp (layernorm -> linear -> relu -> linear -> softmax), linear_gelu (a
 product with bias and gelu), matmul, conv2d, reduce (sum or max along any axis), layernorm,
-batchnorm (+ relu), softmax, logsumexp, elementwise (a fused chain), maxpool, add (tiny).
+batchnorm (+ relu), softmax, logsumexp, elementwise (a fused chain), maxpool, add (tiny); and
+the non-product held-out families: sum/max/mean/var/argmax over one axis, sum/max/mean/var over
+several (`*_axes`, a bit mask of axes), cumsum, pool_max/pool_avg (any window and stride),
+bcast (broadcasts over non-contiguous axes), permute_sum, gather, where, pad, cat (along a
+middle axis), cat_last.
 """
 
 from __future__ import annotations
@@ -259,12 +263,193 @@ def add(n: int, rng: np.random.Generator) -> Point:
                  lambda x, y: x + y, nbytes=_bytes(x, y, x))
 
 
+# ---------------------------------------------------------------- non-product held-out families
+def _axes(mask: int, ndim: int) -> tuple[int, ...]:
+    return tuple(i for i in range(ndim) if mask >> i & 1)
+
+
+def reduce_axes(op: str, mask: int, *shape: int, rng: np.random.Generator) -> Point:
+    """sum/max/mean/var over the axes in the bit mask `mask` (one axis or several)."""
+    x = _rand(rng, *shape)
+    axes = _axes(mask, len(shape))
+    out = tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+    def rg(x):
+        return x.var(axis=axes, correction=0) if op == "var" else getattr(x, op)(axis=axes)
+
+    def tf(x):
+        import torch
+        if op == "max":
+            return torch.amax(x, axes)
+        if op == "var":
+            return torch.var(x, axes, correction=0)
+        return getattr(x, op)(axes)
+
+    def jf(x):
+        return getattr(x, op)(axis=axes)
+
+    return Point(f"{op}_axes{mask}", shape, dict(x=x), rg, tf, jf,
+                 nbytes=_bytes(x, out))
+
+
+def argmax(axis: int, *shape: int, rng: np.random.Generator) -> Point:
+    x = _rand(rng, *shape)
+    out = tuple(1 if i == axis else s for i, s in enumerate(shape))
+    return Point(f"argmax_axis{axis}", shape, dict(x=x),
+                 lambda x: x.argmax(axis).cast("int64"), lambda x: x.argmax(axis),
+                 lambda x: x.argmax(axis), nbytes=_bytes(x, out), tol={"rtol": 0, "atol": 0})
+
+
+def cumsum(axis: int, *shape: int, rng: np.random.Generator) -> Point:
+    x = _rand(rng, *shape)
+    return Point(f"cumsum_axis{axis}", shape, dict(x=x), lambda x: x.cumsum(axis),
+                 lambda x: x.cumsum(axis), lambda x: x.cumsum(axis), nbytes=_bytes(x, x),
+                 tol={"rtol": 2e-3, "atol": 2e-3})
+
+
+def pool(kind: str, n: int, c: int, hw: int, k: int, stride: int, *,
+         rng: np.random.Generator) -> Point:
+    x = _rand(rng, n, c, hw, hw)
+    out = (hw - k) // stride + 1
+    name = "max_pool2d" if kind == "max" else "avg_pool2d"
+
+    def tf(x):
+        import torch.nn.functional as F
+        return getattr(F, name)(x, k, stride)
+
+    def jf(x):
+        import jax
+        red = (-np.inf, jax.lax.max) if kind == "max" else (0.0, jax.lax.add)
+        y = jax.lax.reduce_window(x, *red, (1, 1, k, k), (1, 1, stride, stride), "VALID")
+        return y if kind == "max" else y / (k * k)
+
+    return Point(f"pool_{kind}", (n, c, hw, k, stride), dict(x=x),
+                 lambda x: getattr(x, name)(k, stride), tf, jf,
+                 nbytes=_bytes(x, (n, c, out, out)))
+
+
+def bcast(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
+    """x (a, b, c) times y (a, 1, c) plus z (1, b, 1): broadcasts over a middle and outer axes."""
+    x, y, z = _rand(rng, a, b, c), _rand(rng, a, 1, c), _rand(rng, 1, b, 1)
+
+    def rg(x, y, z):
+        return (x * y + z).relu()
+
+    def tf(x, y, z):
+        import torch
+        return torch.relu(x * y + z)
+
+    def jf(x, y, z):
+        import jax.numpy as jnp
+        return jnp.maximum(x * y + z, 0)
+
+    return Point("bcast", (a, b, c), dict(x=x, y=y, z=z), rg, tf, jf,
+                 nbytes=_bytes(x, y, z, x))
+
+
+def permute_sum(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
+    """x (a, b, c) permuted to (c, a, b), summed over b: a strided reduce, a transposed output."""
+    x = _rand(rng, a, b, c)
+    return Point("permute_sum", (a, b, c), dict(x=x), lambda x: x.permute(2, 0, 1).sum(2),
+                 lambda x: x.permute(2, 0, 1).sum(2),
+                 lambda x: x.transpose(2, 0, 1).sum(2), nbytes=_bytes(x, (c, a)))
+
+
+def gather(n: int, d: int, k: int, rng: np.random.Generator) -> Point:
+    """out[i, j] = x[i, idx[i, j]], x (n, d), idx (n, k)."""
+    x = _rand(rng, n, d)
+    idx = rng.integers(0, d, (n, k)).astype(np.int32)
+
+    def tf(x, idx):
+        return x.gather(1, idx.long())
+
+    def jf(x, idx):
+        import jax.numpy as jnp
+        return jnp.take_along_axis(x, idx, 1)
+
+    return Point("gather", (n, d, k), dict(x=x, idx=idx), lambda x, idx: x.gather(1, idx),
+                 tf, jf, nbytes=_bytes(idx, idx, idx))
+
+
+def where(a: int, b: int, rng: np.random.Generator) -> Point:
+    """where(x > 0, x, y) with y (1, b) broadcast over rows."""
+    x, y = _rand(rng, a, b), _rand(rng, 1, b)
+
+    def tf(x, y):
+        import torch
+        return torch.where(x > 0, x, y)
+
+    def jf(x, y):
+        import jax.numpy as jnp
+        return jnp.where(x > 0, x, y)
+
+    return Point("where", (a, b), dict(x=x, y=y), lambda x, y: (x > 0).where(x, y), tf, jf,
+                 nbytes=_bytes(x, x))
+
+
+def pad(n: int, c: int, hw: int, p: int, rng: np.random.Generator) -> Point:
+    x = _rand(rng, n, c, hw, hw)
+    widths = ((0, 0), (0, 0), (p, p + 1), (p, p + 1))
+
+    def tf(x):
+        import torch.nn.functional as F
+        return F.pad(x, (p, p + 1, p, p + 1))
+
+    def jf(x):
+        import jax.numpy as jnp
+        return jnp.pad(x, widths)
+
+    return Point("pad", (n, c, hw, p), dict(x=x), lambda x: x.pad(widths), tf, jf,
+                 nbytes=_bytes(x, (n, c, hw + 2 * p + 1, hw + 2 * p + 1)))
+
+
+def cat(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
+    """Three (a, b*, c) tensors of lengths b, b + 1, 2b along axis 1, joined."""
+    x, y, z = _rand(rng, a, b, c), _rand(rng, a, b + 1, c), _rand(rng, a, 2 * b, c)
+
+    def tf(x, y, z):
+        import torch
+        return torch.cat([x, y, z], 1)
+
+    def jf(x, y, z):
+        import jax.numpy as jnp
+        return jnp.concatenate([x, y, z], 1)
+
+    return Point("cat", (a, b, c), dict(x=x, y=y, z=z), lambda x, y, z: x.cat(y, z, dim=1),
+                 tf, jf, nbytes=2 * _bytes(x, y, z))
+
+
+def cat_last(a: int, b: int, rng: np.random.Generator) -> Point:
+    """Three (a, b*) matrices of widths b, b + 1, 2b joined along the last axis."""
+    x, y, z = _rand(rng, a, b), _rand(rng, a, b + 1), _rand(rng, a, 2 * b)
+
+    def tf(x, y, z):
+        import torch
+        return torch.cat([x, y, z], -1)
+
+    def jf(x, y, z):
+        import jax.numpy as jnp
+        return jnp.concatenate([x, y, z], -1)
+
+    return Point("cat_last", (a, b), dict(x=x, y=y, z=z),
+                 lambda x, y, z: x.cat(y, z, dim=-1), tf, jf, nbytes=2 * _bytes(x, y, z))
+
+
 FAMILIES: dict[str, Callable[..., Point]] = {
     "attention": attention, "mlp": mlp, "linear_gelu": linear_gelu, "matmul": matmul,
     "conv2d": conv2d, "layernorm": layernorm, "batchnorm": batchnorm, "softmax": softmax,
     "logsumexp": logsumexp, "elementwise": elementwise, "maxpool": maxpool, "add": add,
     "sum": lambda axis, *s, rng: reduce("sum", axis, *s, rng=rng),
     "max": lambda axis, *s, rng: reduce("max", axis, *s, rng=rng),
+    **{f"{op}_axes": (lambda mask, *s, rng, op=op: reduce_axes(op, mask, *s, rng=rng))
+       for op in ("sum", "max", "mean", "var")},
+    "mean": lambda axis, *s, rng: reduce_axes("mean", 1 << axis, *s, rng=rng),
+    "var": lambda axis, *s, rng: reduce_axes("var", 1 << axis, *s, rng=rng),
+    "argmax": argmax, "cumsum": cumsum,
+    "pool_max": lambda *s, rng: pool("max", *s, rng=rng),
+    "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
+    "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "where": where, "pad": pad,
+    "cat": cat, "cat_last": cat_last,
 }
 
 

@@ -123,6 +123,11 @@ def describe(st: UOp) -> str | None:
             "x".join(str(range_size(c)) for c in cols) + ")"
     j = cols[-1]
     line = f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
+    # (a range moved last by `_reordered`: the output ranges' ids, the blocks' new ones aside,
+    # are no longer in the order lowering gave them)
+    ids = [r.arg[0] for r in st.src[2:] if r.arg[1] != "block"]
+    if ids != sorted(ids):
+        line = f"REORDER r{j.arg[0]} last, " + line
     outer = st.src[2:][-2] if len(st.src) > 3 else None
     if j.arg[1] == "vector":
         ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]
@@ -298,6 +303,8 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
         return None
     if size % VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
         return None
+    if stride(st.src[0].src[1], j) != 1:
+        return None  # (the accumulators are stored as whole vectors: j written contiguously)
     out = st.src[0].src[0]
     inside = set(toposort(red))  # the reduce's own body, and the reduce
     outside = [n for n in along(st.src[1], j) if n not in inside]
@@ -328,16 +335,48 @@ def _block(size: int, widest: int) -> int | None:
     return block if even else None
 
 
+def _reordered(st: UOp) -> UOp | None:
+    """The STORE with an outer output range moved last (the reorder action), when its reduces
+    read contiguously along that range and strided along their own last loop, but not so along
+    the last range: a sum over a middle axis whose output is transposed (x.permute(2, 0, 1)
+    .sum(2): out[c, a] reads x[a, b, c]; a scan along a strided axis). Its interchange then
+    runs that range inside the reduce loops, each row of the input streamed; the STORE writes
+    out[c, a] strided, once per output. None when no range qualifies or the last one does."""
+    ranges = st.src[2:]
+    if st.arg is not None or len(ranges) < 2 or any(r.arg[1] != "loop" for r in ranges):
+        return None
+    if not st.src[1]._ops & OP_BIT[Ops.REDUCE] or any(range_size(r) is None for r in ranges):
+        return None
+    deps = free_ranges(st)
+
+    def qualifies(c: UOp) -> bool:
+        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in deps[n]]
+        return bool(reds) and all(len(r.src) > 1 and _prefers_interchange(r, c, r.src[-1])
+                                  for r in reds)
+
+    if qualifies(ranges[-1]):
+        return None
+    for c in reversed(ranges[:-1]):
+        if qualifies(c):
+            return st.replace(src=(*st.src[:2], *(r for r in ranges if r is not c), c))
+    return None
+
+
 def interchanged(st: UOp) -> UOp | None:
     """For a STORE not yet given an action whose reduces read contiguously along its last range
-    (else None, no rewrite): the loop nest its interchange runs, each outer reduce's last loop
-    in passes of `rows` (`_in_passes`), then j marked "upcast" (one accumulator per column,
-    inside the reduce loops), split into blocks of `block` columns (outer * block + inner, the
-    outer a "block" loop), or with the row range before it into a register tile (each split, the
-    inner parts "unroll", after the outer ones). Every sum keeps its order."""
+    (or along another output range, then moved last: `_reordered`; else None, no rewrite): the
+    loop nest its interchange runs, each outer reduce's last loop in passes of `rows`
+    (`_in_passes`), then j marked "upcast" (one accumulator per column, inside the reduce
+    loops), split into blocks of `block` columns (outer * block + inner, the outer a "block"
+    loop), or with the row range before it into a register tile (each split, the inner parts
+    "unroll", after the outer ones). Every sum keeps its order."""
     plan = _plan(st)
     if plan is None:
-        return None
+        moved = _reordered(st)
+        plan = _plan(moved) if moved is not None else None
+        if plan is None:
+            return None
+        st = moved  # type: ignore[assignment]
     ranges = st.src[2:]
     fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE))
     value = st.src[1]

@@ -17,6 +17,10 @@ Only a STORE that the upcast action would take but for its gates is peeled: an i
 loop of at least UPCAST_MIN iterations written contiguously, no action on it yet. The loops
 peeled are those a gated read along the innermost loop depends on through an affine condition:
 a 3x3 stride-2 pool's window padded by 1 runs its first row and column apart from the rest.
+A loop whose gates leave no such interior may still be cut into runs over each of which every
+gate is decided (`_segments`): a cat's pieces along a middle or the last axis, a wide pad of
+one, each run a nest that reads one input (or stores the pad value) with no gate. A triangle's
+gate (decided over no run of the row) leaves its loop whole.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from rulegrad.runtime.uop import UOp, toposort
 
 # how many iterations from either end of a loop may be border: a padding's width in windows
 # (a window's reach over the stride). A wider border is no padding's (a mask of a cat, a
-# triangle): its loop is left whole rather than printed as many nests
+# triangle): its loop is left whole rather than printed as many nests, unless it cuts into a
+# few runs with every gate decided (`_segments`: a cat's pieces)
 PEEL_MAX = 8
 
 
@@ -67,12 +72,11 @@ def _interior(atoms: list[UOp], r: UOp, n: int) -> tuple[int, int] | None:
     return (lo, hi) if _holds(atoms, r, inside) else None
 
 
-def _parts(st: UOp, r: UOp, lo: int, hi: int, fresh: int) -> list[UOp]:
-    """The STORE once per part of loop r: [0, lo), [lo, hi), [hi, n), empty parts left out,
-    each over a new RANGE (ids from `fresh`) that replaces r in its loops."""
-    n = range_size(r)
+def _parts(st: UOp, r: UOp, cuts: list[int], fresh: int) -> list[UOp]:
+    """The STORE once per part of loop r, [cuts[i], cuts[i + 1]) (empty parts left out), each
+    over a new RANGE (ids from `fresh`) that replaces r in its loops."""
     out = []
-    for start, end in ((0, lo), (lo, hi), (hi, n)):
+    for start, end in zip(cuts, cuts[1:]):
         if end <= start:
             continue
         part = UOp(Ops.RANGE, r.dtype, (UOp.const(r.src[0].dtype, end - start),),
@@ -82,6 +86,49 @@ def _parts(st: UOp, r: UOp, lo: int, hi: int, fresh: int) -> list[UOp]:
         body = _decided(body.replace(src=body.src + tuple(part if x is r else x
                                                           for x in st.src[2:])))
         out.append(body)
+    return out
+
+
+def _state(atom: UOp, r: UOp, at: UOp) -> int:
+    """1 (true), 0 (false) or -1 (either) for every value of the other loops, r being `at`."""
+    a = atom.substitute({r: at})
+    return int(a.vmin) if bool(a.vmin) == bool(a.vmax) else -1
+
+
+def _segments(atoms: list[UOp], r: UOp, n: int) -> list[int] | None:
+    """Cuts [0, c1, ..., n] of loop r into runs over each of which every atom is decided (true
+    throughout, or false throughout), when there are two or more: a cat's pieces, each then a
+    nest reading one input with no gate. An affine
+    atom is decided at either end of the loop and changes its state at most twice (false,
+    either, true), so its cuts are where it first leaves its first state and last leaves its
+    last one (found by bisection); every run is then checked whole, not assumed."""
+    def const(v: int) -> UOp:
+        return UOp.const(dtypes.index, v)
+
+    def first_change(atom: UOp, values: range) -> int:
+        begin = _state(atom, r, const(values[0]))
+        lo, hi = 0, len(values)  # values[lo - 1] (or none) in the first state; find the first
+        while lo < hi:  # index whose state differs (len(values) if none)
+            mid = (lo + hi) // 2
+            if _state(atom, r, const(values[mid])) == begin:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cuts = {0, n}
+    for atom in atoms:
+        if _state(atom, r, const(0)) < 0 or _state(atom, r, const(n - 1)) < 0:
+            return None
+        cuts.add(first_change(atom, range(n)))
+        cuts.add(n - first_change(atom, range(n - 1, -1, -1)))
+    out = sorted(cuts)
+    if len(out) < 3:
+        return None
+    for start, end in zip(out, out[1:]):
+        run = UOp(Ops.RANGE, r.dtype, (const(end - start),), r.arg) + start
+        if any(_state(a, r, run) < 0 for a in atoms):
+            return None
     return out
 
 
@@ -126,10 +173,17 @@ def peeled(sink: UOp) -> UOp | None:
             continue
         for r in reversed(st.src[2:]):
             mine = [a for a in atoms if r in toposort(a)]
-            cut = _interior(mine, r, range_size(r)) if mine else None  # type: ignore[arg-type]
+            n = range_size(r)
+            cut = _interior(mine, r, n) if mine else None  # type: ignore[arg-type]
             if cut is None or (r is st.src[-1] and cut[1] - cut[0] < UPCAST_MIN):
-                continue  # (an interior too short for a vector gains nothing)
+                # (an interior too short for a vector gains nothing); the loop may still split
+                # into runs with every gate decided (a cat's pieces)
+                cuts = _segments(mine, r, n) if mine else None  # type: ignore[arg-type]
+            else:
+                cuts = [0, cut[0], cut[1], n]
+            if cuts is None:
+                continue
             fresh = 1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE)
-            parts = _parts(st, r, *cut, fresh)
+            parts = _parts(st, r, cuts, fresh)
             return sink.replace(src=sink.src[:i] + tuple(parts) + sink.src[i + 1:])
     return None

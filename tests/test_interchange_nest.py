@@ -136,3 +136,65 @@ def test_an_interchanged_product_keeps_its_computed_row_operand_staged(monkeypat
         bufs[i][:] = b.ensure().reshape(-1)
     run_kernel(opt, bufs)
     np.testing.assert_allclose(bufs[0], want.reshape(-1), rtol=1e-4, atol=1e-4)
+
+
+def _interpreted(item, opt) -> np.ndarray:
+    bufs = [np.zeros(b.size, b.dtype.np) for b in item.bufs]
+    for i, b in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    return bufs[0]
+
+
+@pytest.mark.parametrize("shape", [(2, 19, 3), (7, 31, 13), (1, 257, 9), (64, 33, 65),
+                                   (1021, 23, 9), (3, 101, 16), (5, 40, 64)])
+@pytest.mark.parametrize("kind", ["sum", "max", "int"])
+def test_a_transposed_reduce_moves_its_contiguous_range_last(monkeypatch, shape, kind):
+    """x.permute(2, 0, 1) reduced over its last axis: out[c, a] reads x[a, b, c], contiguous
+    along the output's first range, strided along the reduce's. The reorder action moves that
+    range last, so the interchange runs it inside the reduce loop (one accumulator per c, each
+    row of x streamed), where each c read the whole of x a column at a time. Each sum keeps its
+    order over b: a running sum's bits (ints and max: numpy's), in C and in the interpreter.
+    (c of whole vectors: no accumulators kept as explicit vectors, whose store is contiguous;
+    found by `rulegrad fuzz --opt`'s transposed part, 3x101x16)"""
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    if kind == "int":
+        x = np.random.default_rng(8).integers(-2**31, 2**31, shape).astype(np.int32)
+    elif kind == "max":
+        x = sprinkled(shape, np.float32, 9, SPECIAL, share=7)
+    else:  # (no NaN: which NaN an inf - inf gives is not numpy's to say)
+        x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).permute(2, 0, 1)
+    t = t.max(axis=2) if kind == "max" else t.sum(axis=2)
+    xt = x.transpose(2, 0, 1)
+    oracle = _max(xt, 2) if kind == "max" else _running_sum(xt, 2) if kind == "sum" else \
+        xt.sum(2)
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    (st,) = opt.src
+    moved = low.src[0].src[2]  # (c, a): c moved after a, and marked as the columns
+    assert st.src[-1].arg[0] == moved.arg[0] and st.src[-1].arg[1] in ("upcast", "vector")
+    # (batch 1: the output's one range is last already, nothing to reorder)
+    want = "INTERCHANGE" if len(low.src[0].src) == 3 else f"REORDER r{moved.arg[0]} last, INTER"
+    assert any(want in a for a in actions(low, opt)), actions(low, opt)
+    got = t.numpy()
+    oracle = oracle.astype(got.dtype).reshape(-1)
+    assert_same_bits(got.reshape(-1), oracle)
+    if kind == "sum":  # (the interpreter sums by numpy's order, as in the test above)
+        np.testing.assert_allclose(_interpreted(item, opt), oracle, rtol=1e-5, atol=1e-5)
+    else:
+        assert_same_bits(_interpreted(item, opt), oracle)
+
+
+@pytest.mark.parametrize("shape", [(1000, 64), (300, 17), (40, 9)])
+def test_a_scan_down_a_strided_axis_is_interchanged(shape):
+    # cumsum along axis 0: each window's sum reads x[.., c] strided by a row, contiguous in c
+    x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).cumsum(0)
+    fired = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        fired += [a for a in actions(low, optimize_kernel(low)) if "INTERCHANGE" in a]
+    assert fired
+    np.testing.assert_allclose(t.numpy(), np.cumsum(x, 0), rtol=1e-4, atol=1e-4)

@@ -88,10 +88,22 @@ def test_one_and_three_spatial_axes():
 
 
 def test_a_mask_wider_than_a_border_is_left_whole():
-    # a triangle's mask along each row is no padding's border: its loop stays one nest
+    # a triangle's mask along each row (rows of 81 read as rows of 80: row i's gate holds for
+    # j >= i) is no padding's border and decided over no run of j: its loop stays one nest
     a = np.random.default_rng(3).standard_normal((40, 40)).astype(np.float32)
-    y = Tensor(a).pad(((0, 0), (20, 0)))[:, :40] * 3
+    y = Tensor(a).pad(((0, 0), (0, 41))).reshape(-1)[:40 * 80].reshape(40, 80)[:, :40] * 3
     assert len(_nests(y)) == 1
+    want = np.pad(a, ((0, 0), (0, 41))).reshape(-1)[:40 * 80].reshape(40, 80)[:, :40] * 3
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_a_row_shifted_by_a_wide_pad_is_a_run_of_pad_and_a_plain_run(dtype):
+    # the same gate in every row (j >= 20): the row is cut there, two nests with no gate
+    a = (np.random.default_rng(3).standard_normal((40, 40)) * 8).astype(dtype)
+    y = Tensor(a).pad(((0, 0), (20, 0)))[:, :40] * 3
+    nests = _nests(y)
+    assert len(nests) == 2 and all(vec and not gated for vec, gated in nests)
     np.testing.assert_array_equal(y.numpy(), np.pad(a, ((0, 0), (20, 0)))[:, :40] * 3)
 
 
@@ -120,3 +132,52 @@ def test_a_shift_right_by_a_constant_is_bounded_by_its_operand_s_ends(lo, hi, k)
     shifted = UOp(Ops.SHR, dtypes.index, (x, UOp.const(dtypes.index, k)))
     values = np.right_shift(np.arange(lo, hi + 1, dtype=np.int64), k)
     assert (shifted.vmin, shifted.vmax) == (values.min(), values.max())
+
+
+# (pieces' lengths along the middle axis, rows, columns): tiny, prime, batch 1, tall, skinny
+CATS = [((1, 2, 1), 2, 9), ((97, 98, 194), 3, 65), ((4093, 1, 7), 1, 31), ((5, 3, 8), 1021, 8),
+        ((1, 1, 1, 1), 7, 1000)]
+
+
+@pytest.mark.parametrize("lengths,rows,cols", CATS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_a_cat_along_a_middle_axis_is_one_plain_nest_per_piece(lengths, rows, cols, dtype):
+    # the pieces' masks along the middle loop are no padding's border: that loop is cut where
+    # each mask changes, so each nest reads one piece with no gate and is vectorized
+    rng = np.random.default_rng(4)
+    parts = [(rng.standard_normal((rows, n, cols)) * 8).astype(dtype) for n in lengths]
+    parts[0].flat[0] = -0.0 if dtype is not np.int32 else 0
+    y = Tensor(parts[0]).cat(*map(Tensor, parts[1:]), dim=1)
+    nests = _nests(y)  # (1-wide pieces: a stack, whose middle loop is unrolled, one nest)
+    assert len(nests) <= len(lengths) and all(vec and not gated for vec, gated in nests)
+    want = np.concatenate(parts, axis=1)
+    got = y.numpy()
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # (-0.0 kept)
+
+
+# (pieces' widths along the last axis, rows): batch 1, tall, skinny, prime, a 1-wide piece
+LAST_CATS = [((100003, 7), 1), ((33, 31, 64), 1021), ((1021, 509), 4), ((9, 1, 17), 3)]
+
+
+@pytest.mark.parametrize("widths,rows", LAST_CATS)
+def test_a_cat_along_the_last_axis_is_one_plain_run_per_piece(widths, rows):
+    # each piece's mask along the row changes once or twice: the row is cut there, one nest
+    # per piece, each a contiguous copy (before: one nest of gated scalar reads)
+    rng = np.random.default_rng(6)
+    parts = [rng.standard_normal((rows, w)).astype(np.float32) for w in widths]
+    y = Tensor(parts[0]).cat(*map(Tensor, parts[1:]), dim=-1)
+    nests = _nests(y)
+    assert len(nests) == len(widths) and not any(gated for _, gated in nests)
+    assert all(vec for (vec, _), w in zip(nests, widths) if w >= 8)
+    np.testing.assert_array_equal(y.numpy(), np.concatenate(parts, axis=-1))
+
+
+def test_a_wide_pad_of_a_middle_axis_stores_its_pad_apart():
+    # pad 12 before and 9 after along a middle axis: three runs, two of them the pad value
+    a = np.random.default_rng(5).standard_normal((3, 40, 33)).astype(np.float32)
+    y = Tensor(a).pad(((0, 0), (12, 9), (0, 0)), value=-1.5) * 2
+    nests = _nests(y)
+    assert len(nests) == 3 and all(vec and not gated for vec, gated in nests)
+    np.testing.assert_array_equal(y.numpy(), np.pad(a, ((0, 0), (12, 9), (0, 0)),
+                                                     constant_values=-1.5) * 2)

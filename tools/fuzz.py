@@ -736,6 +736,10 @@ def _gen_opt(seed: int) -> Case:
     for part, fam in enumerate(fams):
         src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(rng, str(part), fam)
+    # a reduce of a transposed output, whose interchange first moves the range its reads are
+    # contiguous along last; drawn by its own generator, so every other part stays as it was
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams)}))\n"
+    src += _mixed_part(random.Random(f"opt-tcols-{seed}"), str(len(fams)), "tcols")
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -810,6 +814,15 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"mag += [np.abs({base}.astype(np.float64){scale})"
                 f".{'sum' if op == 'sum' else 'max'}(axis={axis})]\n")
         return src + f"lows += [{_low(d1, d2 if cast else d1)}]\nexact += [False]\n"
+    if fam == "tcols":  # out[c, a] = op over r of x[a, r, c]: interchange_store's reorder
+        n, r, cl = rng.choice([3, 8, p()]), rng.choice([29, 64, 101]), rng.choice([p(), 16, 33])
+        src = _arr(x, (n, r, cl), d1, rng, special)
+        op = rng.choice(["sum", "max", "min"])
+        src += f"outs += [Tensor({x}).permute(2, 0, 1).{op}(axis=2)]\n"
+        src += f"want += [{x}.astype(np.float64).transpose(2, 0, 1).{op}(axis=2)]\n"
+        src += (f"mag += [np.abs({x}.astype(np.float64)).transpose(2, 0, 1)"
+                f".{'sum' if op == 'sum' else 'max'}(axis=2)]\n")
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam in ("pool", "padpool"):
         ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])
         ks = rng.choice([2, 3, 4])

@@ -59,7 +59,7 @@ from typing import Any
 from . import buffer as _buffer
 from . import capture
 from . import env as _env
-from .buffer import Buffer, result_node
+from .buffer import Buffer, addresses, result_node
 from .env import counted_environ, env_flag, environ_version, raw_reader
 from .kernelize import chosen_scheduler
 from .ops import Ops
@@ -83,7 +83,6 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              # what the optimizer's choices read (backends/c/run.py's CHOICE_SETTINGS)
              "RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES", "RULEGRAD_L2_BYTES",
              "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS", "OMP_NUM_THREADS", "RULEGRAD_BEAM")
-_address = Buffer.address
 _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
@@ -283,7 +282,8 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
         _drop(k, plan)
         return None
     stats["hits"] += 1
-    if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
+    if not plan.busy.acquire(False):  # another thread runs it: all buffers fresh
+        # (positional: a keyword costs a C call's parsing, half the lock's price)
         return _run_fresh(plan, prog, _fixed(plan, graph_bufs))
     try:
         if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
@@ -304,7 +304,7 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
                 plan.own_addrs = [b.address() for b in plan.owned]
                 plan.moves = _buffer.moves
             if plan.take is not None:  # (every fixed slot a graph buffer: picked in one C
-                slots = list(map(_address, plan.take(graph_bufs)))  # call, no comprehension)
+                slots = addresses(plan.take(graph_bufs))  # call, their addresses in one more)
             else:
                 slots = [graph_bufs[j].address() if j >= 0 else c.address()
                          for j, c in zip(plan.inputs, plan.fixed)]

@@ -213,9 +213,9 @@ def lookup(uops: Sequence[UOp], hand_over: bool = False) -> list[UOp] | None:
         return None
     k = (tuple(uops), state[2], chosen_scheduler())
     plan = _plans.get(k)
-    if plan is not None:
-        return _run(k, plan, None, hand_over)
-    return run_form(uops, k, hand_over)
+    if plan is not None and (nodes := _run(k, plan, None, hand_over)) is not None:
+        return nodes
+    return run_form(uops, k, hand_over)  # (also when the plan's library was unloaded)
 
 
 def run(k: tuple, hand_over: bool = False) -> list[UOp] | None:

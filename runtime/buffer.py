@@ -26,6 +26,8 @@ import itertools
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -229,6 +231,19 @@ def host_copy(data: np.ndarray, dtype: DType) -> Buffer:
     except (TypeError, ValueError):  # (an empty array has no address: asked at use)
         buf._address = 0
     return buf
+
+
+_known_address = attrgetter("_address")
+
+
+def addresses(bufs: Iterable[Buffer]) -> list[int]:
+    """Each buffer's `address()`, in one call: a buffer whose address is known (host data's,
+    a pooled array's, one asked before: every input of a loop over fresh arrays) is read
+    without a method call of its own (a frame per input of every run of a form plan)."""
+    out = list(map(_known_address, bufs))
+    if 0 in out:  # (some address not known yet: asked, which allocates if need be)
+        out = [b.address() for b in bufs]
+    return out
 
 
 def address_of(arr: np.ndarray) -> int:

@@ -3,8 +3,9 @@
 In: a variable's name and what it may hold. Out: its value, or `EnvError` naming the variable,
 what it holds and what it should hold. A typo (`RULEGRAD_REWRITE_BUDGET=abc`, `DEBUG=two`) is
 a clear error where the value is needed, not a traceback from `int()` or an `import rulegrad`
-that fails. `environ_version()` changes with every write to os.environ: what a hot path
-derives from many variables (runtime/plans.py's settings) is read again only when it changed.
+that fails. `environ_version()` changes with every write to os.environ and every `changed()`
+(a tracing block entered or left, a user's pass added or removed): what a hot path derives from
+many variables and switches (runtime/plans.py's settings) is read again only when it changed.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def env_get(name: str) -> str | None:
 
 # Every write through os.environ (`os.environ[k] = v`, `del`, `pop`, `update`, `setdefault`,
 # monkeypatch.setenv: all go through __setitem__ / __delitem__) moves `generation` on, so a value
-# derived from the environment is kept until the next write instead of being read per call. The
+# derived from the environment is kept until the next write instead of being read per call. So
+# does every other change to what the pipeline would do (`changed()`): one integer compare says
+# that nothing a realize plan depends on moved (three calls per small realize did before). The
 # class of the one os.environ object is swapped for a subclass that counts (no other mapping, and
 # no behaviour, changes). os.putenv writes past os.environ, which rulegrad never reads anyway.
 generation = 0
@@ -71,13 +74,28 @@ except TypeError:  # an environ that is not os._Environ: no counting, every read
 _counting = type(_environ) is _CountingEnviron
 
 
+def changed() -> None:
+    """Something besides os.environ that decides what the pipeline does has changed (a tracing
+    block entered or left: runtime/rewrite.py; a user's pass added or removed:
+    runtime/schedule.py): a value derived under `environ_version()` is derived again."""
+    global generation
+    generation += 1
+
+
 def environ_version() -> object:
-    """Something equal to its last value exactly while nothing was written to os.environ
-    (a new object per call when writes cannot be counted: os.environ replaced, a strange
-    platform)."""
+    """Something equal to its last value exactly while nothing was written to os.environ and
+    nothing `changed()` (a new object per call when writes cannot be counted: os.environ
+    replaced, a strange platform)."""
     if _counting and os.environ is _environ:
         return generation
     return object()
+
+
+def counted_environ() -> object:
+    """The os.environ object whose writes `generation` counts (None when writes cannot be
+    counted): while `os.environ is counted_environ()`, `generation` is `environ_version()`, read
+    inline by a hot path without a call."""
+    return _environ if _counting else None
 
 
 def raw_reader(names: tuple[str, ...]) -> Callable[[], tuple]:

@@ -36,8 +36,9 @@ graph work is a tenth of the call) runs its plan.
 
 A plan is looked up under the settings that could change what the ordinary path would do
 (scheduler, flags, users' passes, debug output, ...), read from the environment's raw table
-only after a write to os.environ (runtime/env.py counts them): reading them per call cost a
-quarter of this path. Nothing is planned while DEBUG, rule tracing, match statistics or spec
+only after a write to os.environ or another change (a tracing block, a user's pass: one counter,
+runtime/env.py's `generation`, compared inline): reading them per call cost a quarter of this
+path. Nothing is planned while DEBUG, rule tracing, match statistics or spec
 checks watch the passes, for ASSIGN roots (a write's ordering is the scheduler's), or for
 sharded roots. `RULEGRAD_PLANS=0` turns plans off
 (on/off, true/false, yes/no also read; any other value is an `EnvError` naming the variable).
@@ -45,6 +46,7 @@ sharded roots. `RULEGRAD_PLANS=0` turns plans off
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -56,8 +58,9 @@ from typing import Any
 
 from . import buffer as _buffer
 from . import capture
-from .buffer import Buffer, result_node
-from .env import env_flag, environ_version, raw_reader
+from . import env as _env
+from .buffer import Buffer, addresses, result_node
+from .env import counted_environ, env_flag, environ_version, raw_reader
 from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
@@ -80,7 +83,6 @@ _SETTINGS = ("RULEGRAD_PLANS", "RULEGRAD_BACKEND", "RULEGRAD_SCHEDULER", "RULEGR
              # what the optimizer's choices read (backends/c/run.py's CHOICE_SETTINGS)
              "RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES", "RULEGRAD_L2_BYTES",
              "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS", "OMP_NUM_THREADS", "RULEGRAD_BEAM")
-_address = Buffer.address
 _OFF = (None, b"", b"0", "", "0")  # unset or 0: these do not watch the passes
 # set to anything else, these turn plans off (the passes are being watched)
 _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS",
@@ -88,10 +90,12 @@ _WATCHERS = tuple(_SETTINGS.index(k) for k in ("DEBUG", "RULEGRAD_SPEC", "RULEGR
 _ON = (None, b"", b"1", "", "1")  # RULEGRAD_PLANS unset, empty or 1: plans on, not parsed
 
 _settings = raw_reader(_SETTINGS)  # (bytes on POSIX: _OFF and _ON hold both kinds)
-# what the settings allow, read again only after a write to os.environ (runtime/env.py):
-# (environ_version then, plans may run, the settings' id: a small int hashes at no cost)
+# what the settings allow, read again only after a write to os.environ or a `changed()`
+# (runtime/env.py): (environ_version then, plans may run, the id of the settings and the users'
+# passes: a small int hashes at no cost)
 _env_state: tuple[object, bool, int] = (None, False, -1)
 _env_ids: dict[tuple, int] = {}
+_counted = counted_environ()  # (os.environ while its writes are counted: `generation` holds)
 
 
 class Plan:
@@ -173,26 +177,45 @@ _seen: OrderedDict[tuple, None] = OrderedDict()
 stats = {"hits": 0, "form_hits": 0, "recorded": 0}
 
 
-def _read_environment(version: object) -> tuple[object, bool, int]:
-    """(version, whether the settings let plans run, the settings' id), read now."""
+def _read_environment() -> tuple[object, bool, int]:
+    """(version, whether the settings let plans run, the id of the settings and the users'
+    passes), read now. Kept until the next write to os.environ or `changed()`: a tracing
+    block entered or left, a user's pass added or removed (runtime/rewrite.py, schedule.py)."""
     global _env_state
+    version = environ_version()
     env = _settings()
     # (a value of RULEGRAD_PLANS that is no on/off setting is an error naming the variable:
     # raised on every call, since the state is then not kept)
     on = env[0] in _ON or env_flag("RULEGRAD_PLANS", default=True)
-    on = on and all(env[i] in _OFF for i in _WATCHERS)
-    _env_state = (version, on, _env_ids.setdefault(env, len(_env_ids)))
+    on = on and all(env[i] in _OFF for i in _WATCHERS) and not tracing_active()
+    _env_state = (version, on, _env_ids.setdefault((env, user_pass_ids()), len(_env_ids)))
     return _env_state
 
 
 def key(uops: Sequence[UOp]) -> tuple | None:
     """The lookup key of these roots now, or None when nothing may be planned."""
-    state = _env_state  # the settings, read again only after a write to os.environ
-    if state[0] != (version := environ_version()):
-        state = _read_environment(version)
-    if not state[1] or tracing_active() or capture.active is not None:  # (jit records launches)
+    state = _env_state  # (the settings, read again only after a change: one compare)
+    if state[0] != _env.generation or os.environ is not _counted:
+        state = _read_environment()
+    if not state[1] or capture.active is not None:  # (rulegrad.jit records the launches)
         return None
-    return (tuple(uops), state[2], chosen_scheduler(), user_pass_ids())
+    return (tuple(uops), state[2], chosen_scheduler())
+
+
+def lookup(uops: Sequence[UOp], hand_over: bool = False) -> list[UOp] | None:
+    """`run(key(uops))`, else `run_form`: the roots' result nodes by a plan of theirs or of
+    their graph's form; None when there is none (or nothing may be planned). One call for a
+    realize's every lookup (`key`'s and `run`'s work inline: this is every small realize)."""
+    state = _env_state
+    if state[0] != _env.generation or os.environ is not _counted:
+        state = _read_environment()
+    if not state[1] or capture.active is not None:
+        return None
+    k = (tuple(uops), state[2], chosen_scheduler())
+    plan = _plans.get(k)
+    if plan is not None and (nodes := _run(k, plan, None, hand_over)) is not None:
+        return nodes
+    return run_form(uops, k, hand_over)  # (also when the plan's library was unloaded)
 
 
 def run(k: tuple, hand_over: bool = False) -> list[UOp] | None:
@@ -259,7 +282,8 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
         _drop(k, plan)
         return None
     stats["hits"] += 1
-    if not plan.busy.acquire(blocking=False):  # another thread runs it: all buffers fresh
+    if not plan.busy.acquire(False):  # another thread runs it: all buffers fresh
+        # (positional: a keyword costs a C call's parsing, half the lock's price)
         return _run_fresh(plan, prog, _fixed(plan, graph_bufs))
     try:
         if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
@@ -280,7 +304,7 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
                 plan.own_addrs = [b.address() for b in plan.owned]
                 plan.moves = _buffer.moves
             if plan.take is not None:  # (every fixed slot a graph buffer: picked in one C
-                slots = list(map(_address, plan.take(graph_bufs)))  # call, no comprehension)
+                slots = addresses(plan.take(graph_bufs))  # call, their addresses in one more)
             else:
                 slots = [graph_bufs[j].address() if j >= 0 else c.address()
                          for j, c in zip(plan.inputs, plan.fixed)]
@@ -516,11 +540,11 @@ def run_record(token: tuple, bufs: tuple[Buffer, ...], shared: tuple[int, ...] |
     teaches it); (None, None) when nothing may be planned. (`key`'s checks, inline: this is
     every call of a small program over fresh arrays.)"""
     state = _env_state
-    if state[0] != (version := environ_version()):
-        state = _read_environment(version)
-    if not state[1] or tracing_active() or capture.active is not None:
+    if state[0] != _env.generation or os.environ is not _counted:
+        state = _read_environment()
+    if not state[1] or capture.active is not None:
         return None, None
-    tk = (token, shared, state[2], chosen_scheduler(), user_pass_ids())
+    tk = (token, shared, state[2], chosen_scheduler())
     entry = _trails.get(tk)
     if entry is None:
         return None, tk

@@ -238,9 +238,7 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     buffers are returned without work."""
     # the same small graph again (hash-consed: the very same roots) runs its plan directly
     # (recorded by the C backend below, for roots that are neither buffers nor ASSIGNs)
-    plans = _plans()
-    key = plans.key(uops)
-    if key is not None and (nodes := plans.run(key) or plans.run_form(uops, key)) is not None:
+    if (nodes := _plans().lookup(uops)) is not None:
         return [buffer_of(n) for n in nodes]  # type: ignore[misc]
     return _realize_unplanned(uops)
 
@@ -281,28 +279,35 @@ def learn_record(tk: tuple, lazy: Lazy, root: UOp) -> None:
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
-    for t in tensors:  # tensors already realized (`.numpy()` of a result) need no lookup at all
-        if buffer_of(t.uop) is None:
-            break
+    if len(tensors) == 1:  # (one tensor, the common call: `.numpy()` of an op's result)
+        uop = tensors[0].uop
+        op = uop.op
+        # an op's node (ADD, ...) is neither realized nor a view: no `buffer_of` to ask
+        if op in VIEW_OPS or op is _BUFFER:
+            if buffer_of(uop) is not None or stored_view(uop):
+                return  # (realized, or a view of storage: realized already)
+        uops = [uop]
     else:
-        return
-    if any(t.uop.op in VIEW_OPS for t in tensors):  # (a view of storage is realized already)
-        tensors = [t for t in tensors if not stored_view(t.uop)]
-        if not tensors:
+        for t in tensors:  # tensors already realized (`.numpy()` of a result) need no lookup
+            if buffer_of(t.uop) is None:
+                break
+        else:
             return
-    if len(tensors) > 1 and (views := _views(tensors)) is not None:
-        _realize_views(tensors, *views, scheduler)
-        return
-    uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
+        if any(t.uop.op in VIEW_OPS for t in tensors):  # (a view of storage is realized already)
+            tensors = [t for t in tensors if not stored_view(t.uop)]
+            if not tensors:
+                return
+        if len(tensors) > 1 and (views := _views(tensors)) is not None:
+            _realize_views(tensors, *views, scheduler)
+            return
+        uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
     # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
     watched = origins.watch(uops) if origins.any_need else None
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
         plans = _plans()  # the same small graph again (or one of the same form over other
         # buffers): its plan hands out the result nodes
         # (a result that keeps its graph is handed over: no idle plan keeps that graph alive)
-        hand = watched is not None
-        if (key := plans.key(uops)) is not None and (
-                nodes := plans.run(key, hand) or plans.run_form(uops, key, hand)) is not None:
+        if (nodes := plans.lookup(uops, watched is not None)) is not None:
             for t, node in zip(tensors, nodes):
                 t.uop = node
             if watched:

@@ -26,7 +26,7 @@ import gc
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .env import env_int
+from .env import changed, env_int
 from .uop import UOp, new_uop, ops_mask, toposort
 
 
@@ -135,11 +135,13 @@ class tracing:  # noqa: N801 - used as a context manager, like a function
     def __enter__(self) -> Tracer:
         global _tracer
         self._saved, _tracer = _tracer, self.tracer
+        changed()  # (realize plans stop while the passes are traced: runtime/plans.py)
         return self.tracer
 
     def __exit__(self, *exc: object) -> None:
         global _tracer
         _tracer = self._saved
+        changed()
 
 
 def _rule_of(matcher: Any, node: UOp, ctx: Any) -> tuple[UOp | None, RuleInfo | None]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules import pipeline
 
-from .env import env_int
+from .env import changed, env_int
 from .gc_pause import gc_paused
 from .kernelize import cache_salt, has_variables, schedule_kernelize, scheduler_name
 from .limit_buffers import max_kernel_buffers
@@ -84,6 +84,7 @@ def register(up: UserPass) -> UserPass:
         raise ValueError(f"add_rules: no pass {up.stage!r} to run beside; the stages are "
                          f"{', '.join(stages())}")
     _user_passes.append(up)
+    changed()  # (a realize plan is keyed by the users' passes: runtime/plans.py)
     return up
 
 
@@ -92,6 +93,7 @@ def remove_rules(up: UserPass) -> None:
     for i, other in enumerate(_user_passes):
         if other is up:
             del _user_passes[i]
+            changed()
             return
 
 

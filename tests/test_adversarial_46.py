@@ -63,3 +63,81 @@ def test_a_write_through_a_slice_by_a_variable_is_refused_by_name():
     with pytest.raises(InvalidArgument, match="symbolic span"):
         t[:, :Variable("n", 1, 10).bind(3)] = 5.0
     np.testing.assert_array_equal(t.numpy(), SRC)  # (nothing written)
+
+
+# ---------------------------------------------------------------- window padding arguments
+# pool_pads took `list(padding)` of anything: padding="same" was four pads of one letter each
+# (int('s'): a bare ValueError), a numpy int or a float a bare TypeError, True a pad of 1.
+# conv2d takes torch's "valid" and "same" (the oracle: torch); anything else is refused.
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("shape, kernel, dilation, groups", [
+    ((1, 4, 5, 6), (3, 3), 1, 1),
+    ((2, 4, 5, 6), (4, 4), 1, 2),        # an even kernel: the odd pad goes after
+    ((1, 4, 7, 9), (2, 3), (1, 2), 4),   # dilated, depthwise
+    ((1, 4, 6, 6), (1, 1), 1, 1),
+])
+@pytest.mark.parametrize("padding", ["same", "valid"])
+def test_conv2d_takes_torchs_padding_words(shape, kernel, dilation, groups, padding):
+    rng = np.random.default_rng(46)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((4, shape[1] // groups, *kernel)).astype(np.float32)
+    got = Tensor(x).conv2d(Tensor(w), groups=groups, dilation=dilation, padding=padding)
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), groups=groups,
+                                      dilation=dilation, padding=padding)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_conv1d_same_padding():
+    rng = np.random.default_rng(47)
+    x, w = rng.standard_normal((2, 3, 9)).astype(np.float32), rng.standard_normal(
+        (5, 3, 4)).astype(np.float32)
+    want = torch.nn.functional.conv1d(torch.tensor(x), torch.tensor(w), padding="same")
+    np.testing.assert_allclose(Tensor(x).conv1d(Tensor(w), padding="same").numpy(),
+                               want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_numpy_int_paddings_are_ints():
+    x = np.arange(50, dtype=np.float32).reshape(1, 2, 5, 5)
+    w = np.ones((2, 2, 3, 3), np.float32)
+    for p in (np.int64(1), [np.int32(1), 1]):
+        np.testing.assert_allclose(
+            Tensor(x).conv2d(Tensor(w), padding=p).numpy(),
+            torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1).numpy())
+        np.testing.assert_array_equal(
+            Tensor(x).max_pool2d(3, padding=p).numpy(),
+            torch.nn.functional.max_pool2d(torch.tensor(x), 3, padding=1).numpy())
+
+
+@pytest.mark.parametrize("padding", ["full", "SAME", 1.5, True, None, [1, "a"], [1, 2, 3]])
+@pytest.mark.parametrize("op", ["conv2d", "max_pool2d", "avg_pool2d", "conv_transpose2d"])
+def test_other_paddings_are_refused_by_name(op, padding):
+    img = Tensor(np.ones((1, 2, 5, 5), np.float32))
+    w = Tensor(np.ones((2, 2, 3, 3), np.float32))
+    call = {"conv2d": lambda: img.conv2d(w, padding=padding),
+            "max_pool2d": lambda: img.max_pool2d(3, padding=padding),
+            "avg_pool2d": lambda: img.avg_pool2d(3, padding=padding),
+            "conv_transpose2d": lambda: img.conv_transpose2d(w, padding=padding)}[op]
+    with pytest.raises(InvalidArgument, match=f"{op} padding must be"):
+        call()
+
+
+def test_same_padding_with_a_stride_is_refused_as_torch_does():
+    with pytest.raises(InvalidArgument, match="needs stride 1"):
+        Tensor.ones(1, 2, 5, 5).conv2d(Tensor.ones(2, 2, 3, 3), padding="same", stride=2)
+
+
+# ---------------------------------------------------------------- roll's shifts
+@pytest.mark.parametrize("shifts", ["a", 1.5, (1, "a"), True, []])
+def test_roll_refuses_shifts_that_are_not_ints(shifts):
+    # ("a" met `s %= n`: "not all arguments converted during string formatting")
+    with pytest.raises(InvalidArgument, match="roll shifts must be"):
+        Tensor(np.arange(12).reshape(3, 4)).roll(shifts, None if shifts == "a" else 0)
+
+
+@pytest.mark.parametrize("shifts, dims", [(np.int64(2), 1), (np.int64(-5), None),
+                                          ([np.int32(1), -1], [0, 1])])
+def test_roll_takes_numpy_ints(shifts, dims):
+    a = np.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(Tensor(a).roll(shifts, dims).numpy(), np.roll(a, shifts, dims))

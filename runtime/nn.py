@@ -46,6 +46,16 @@ def pool_pads(padding: int | Sequence[int], dims: int, op: str = "padding") -> l
                           f"got {padding!r}")
 
 
+def pool_pad_bound(op: str, pads: list[int], k_: Sequence[int]) -> None:
+    """torch's bound on a pool's padding: none negative, none past half the kernel, so that
+    every window holds an element of the input (a window all padding was the max's -inf, or
+    0/0 for a mean without the padding; torch bounds by the kernel, dilated or not)."""
+    for (before, after), k in zip(grouped(pads), k_):
+        if min(before, after) < 0 or max(before, after) > k // 2:
+            raise InvalidArgument(f"{op} padding {(before, after)} must be from 0 to half the "
+                                  f"kernel ({k // 2} for kernel {k}), as torch's")
+
+
 def _whole(v: Any) -> bool:
     """v is an int (numpy's too), and not a bool."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
@@ -231,6 +241,7 @@ class NNOps:
             return (total / math.prod(k_) if mean else total).cast(t.dtype)
 
         reg = pool_pads(padding, len(k_), "avg_pool2d padding")
+        pool_pad_bound("avg_pool2d", reg, k_)
         pads = _ceil_pads(x, reg, k_, s_, dilation) if ceil_mode else reg
         ones = x.full_like(1)
         if not count_include_pad:
@@ -253,6 +264,7 @@ class NNOps:
         k_, s_, dilation = windows("max_pool2d", kernel_size, stride, dilation)
         axis = tuple(range(-len(k_), 0))
         pads = pool_pads(padding, len(k_), "max_pool2d padding")
+        pool_pad_bound("max_pool2d", pads, k_)
         if ceil_mode:
             pads = _ceil_pads(self, pads, k_, s_, dilation)
         lead = ((0, 0),) * (self.ndim - len(k_))

@@ -141,3 +141,31 @@ def test_roll_refuses_shifts_that_are_not_ints(shifts):
 def test_roll_takes_numpy_ints(shifts, dims):
     a = np.arange(12).reshape(3, 4)
     np.testing.assert_array_equal(Tensor(a).roll(shifts, dims).numpy(), np.roll(a, shifts, dims))
+
+
+# ---------------------------------------------------------------- pool padding past half a window
+# max_pool2d(2, padding=2) gave windows all padding (-inf), avg_pool2d without the padding's
+# count 0/0, a negative pool padding cut silently: torch refuses each, and so do we now; at
+# half the kernel (k // 2, dilated or not: torch's bound) both run and agree.
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+@pytest.mark.parametrize("kernel, dilation, padding", [
+    (2, 1, 2), (3, 1, 2), (3, 2, 2), ((3, 1), 1, (1, 1)), (3, 1, -1)])
+def test_pool_padding_past_half_the_window_is_refused_as_torch_does(op, kernel, dilation,
+                                                                    padding):
+    x = np.arange(50, dtype=np.float32).reshape(1, 2, 5, 5)
+    kw = {} if op == "avg_pool2d" else {"dilation": dilation}
+    if op == "max_pool2d" or dilation == 1:
+        with pytest.raises(RuntimeError):
+            getattr(torch.nn.functional, op)(torch.tensor(x), kernel, padding=padding, **kw)
+    with pytest.raises(InvalidArgument, match="padding .* must be from 0 to half the kernel"):
+        getattr(Tensor(x), op)(kernel, padding=padding, dilation=dilation)
+
+
+@pytest.mark.parametrize("kernel, dilation, padding", [(2, 1, 1), (3, 1, 1), (2, 2, 1),
+                                                      (3, 2, 1), (4, 1, 2)])
+def test_pool_padding_at_half_the_window_runs(kernel, dilation, padding):
+    x = np.random.default_rng(48).standard_normal((1, 2, 7, 6)).astype(np.float32)
+    got = Tensor(x).max_pool2d(kernel, padding=padding, dilation=dilation).numpy()
+    want = torch.nn.functional.max_pool2d(torch.tensor(x), kernel, padding=padding,
+                                          dilation=dilation).numpy()
+    np.testing.assert_array_equal(got, want)

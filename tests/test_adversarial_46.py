@@ -169,3 +169,25 @@ def test_pool_padding_at_half_the_window_runs(kernel, dilation, padding):
     want = torch.nn.functional.max_pool2d(torch.tensor(x), kernel, padding=padding,
                                           dilation=dilation).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- float16 sums in the interpreter
+# The kernel interpreter's float16 sum rounded to float16 at every step where the C kernel adds
+# in float32 and rounds once: numpy's float16 reduce is pairwise in float only along a
+# contiguous axis (a split sum's 9091-long inner axis of an 11 x 9091 grid: 1.5 off), and a sum
+# evaluated in runs (two reduces of 65537 in one kernel, `x.sum() + x.max()`) added the runs'
+# float16 partials (4.5 off). The oracle: the exact sum in float64, within 4 float16 spacings.
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("n", [65537, 100003])
+@pytest.mark.parametrize("program", ["sum+max", "shrunk sum", "mean"])
+def test_float16_sums_round_once(monkeypatch, backend, n, program):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    a = np.random.default_rng(n).standard_normal(n).astype(np.float16)
+    exact = {"sum+max": a.astype(np.float64).sum() + a.max(),
+             "shrunk sum": a[1:-1].astype(np.float64).sum(),
+             "mean": a.astype(np.float64).mean()}[program]
+    t = Tensor(a)
+    got = {"sum+max": lambda: t.sum() + t.max(), "shrunk sum": lambda: t[1:-1].sum(),
+           "mean": lambda: t.mean()}[program]().numpy()
+    assert got.dtype == np.float16
+    assert abs(float(got) - exact) <= 4 * float(np.spacing(np.float16(abs(exact)))), (got, exact)

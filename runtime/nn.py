@@ -28,18 +28,56 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def pool_pads(padding: int | Sequence[int], dims: int) -> list[int]:
+def pool_pads(padding: int | Sequence[int], dims: int, op: str = "padding") -> list[int]:
     """Pooling padding as a flat torch-order list (last axis first, before/after pairs):
-    an int, one int per spatial axis (first axis first, as torch), or 2 per axis."""
-    if isinstance(padding, int):
-        return [padding] * 2 * dims
-    padding = list(padding)
-    if len(padding) == 2 * dims:
-        return padding
-    if len(padding) == dims:
-        return [p for p in padding for _ in range(2)][::-1]
-    raise InvalidArgument(f"padding must be an int or a sequence of {dims} or {2 * dims} ints, "
-                     f"got {padding}")
+    an int, one int per spatial axis (first axis first, as torch), or 2 per axis. Anything
+    else (a float, a string, a bool) is refused naming `op`: list() of it raised bare errors,
+    or took "same"'s four letters for four pads."""
+    if _whole(padding):
+        return [int(padding)] * 2 * dims
+    flat = list(padding) if isinstance(padding, (tuple, list)) else None
+    if flat is not None and all(_whole(p) for p in flat):
+        flat = [int(p) for p in flat]
+        if len(flat) == 2 * dims:
+            return flat
+        if len(flat) == dims:
+            return [p for p in flat for _ in range(2)][::-1]
+    raise InvalidArgument(f"{op} must be an int or a sequence of {dims} or {2 * dims} ints, "
+                          f"got {padding!r}")
+
+
+def pool_pad_bound(op: str, pads: list[int], k_: Sequence[int]) -> None:
+    """torch's bound on a pool's padding: none negative, none past half the kernel, so that
+    every window holds an element of the input (a window all padding was the max's -inf, or
+    0/0 for a mean without the padding; torch bounds by the kernel, dilated or not)."""
+    for (before, after), k in zip(grouped(pads), k_):
+        if min(before, after) < 0 or max(before, after) > k // 2:
+            raise InvalidArgument(f"{op} padding {(before, after)} must be from 0 to half the "
+                                  f"kernel ({k // 2} for kernel {k}), as torch's")
+
+
+def _whole(v: Any) -> bool:
+    """v is an int (numpy's too), and not a bool."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def conv_pads(padding: Any, hw: Sequence[int], stride: Sequence[int],
+              dilation: Sequence[int]) -> list[int]:
+    """conv2d's padding as flat torch-order pads; torch's "valid" (none) and "same" (the
+    output as large as the input: d*(k-1) in all, the odd one after, stride 1 only) too."""
+    if isinstance(padding, str) and padding == "valid":
+        return [0] * 2 * len(hw)
+    if isinstance(padding, str) and padding == "same":
+        if any(s != 1 for s in stride):
+            raise InvalidArgument(f"conv2d padding='same' needs stride 1 (torch's rule), got "
+                                  f"stride {tuple(stride)}")
+        pairs = [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                 for k, d in zip(hw, dilation)]
+        return [p for pair in pairs[::-1] for p in pair]
+    if isinstance(padding, str):
+        raise InvalidArgument(f"conv2d padding must be 'valid', 'same', an int or a sequence "
+                              f"of {len(hw)} or {2 * len(hw)} ints, got {padding!r}")
+    return pool_pads(padding, len(hw), "conv2d padding")
 
 
 def windows(op: str, kernel_size: Any, stride: Any, dilation: Any
@@ -130,7 +168,7 @@ class NNOps:
                                   f"{show(weight.shape)} "
                              f"with groups={groups} ({groups * cin} vs {cin_} channels)")
         x = self if dtype is None else self.cast(to_dtype(dtype))
-        pads = grouped(pool_pads(padding, len(hw)))
+        pads = grouped(conv_pads(padding, hw, stride, dilation))
         x = x.pad(((0, 0),) * (self.ndim - len(hw)) + pads)._pool(hw, stride, dilation)
         rcout, oyx = cout // groups, x.shape[2:-len(hw)]
         nsp = len(oyx)
@@ -166,7 +204,7 @@ class NNOps:
             raise InvalidArgument(f"conv_transpose2d weight {show(weight.shape)} needs (C_in, "
                                   f"C_out/groups, *kernel) with C_in a multiple of groups={groups}")
         w = weight.unflatten(0, (groups, -1)).transpose(1, 2).flip(*range(3, weight.ndim + 1))
-        pads = grouped(pool_pads(padding, n))
+        pads = grouped(pool_pads(padding, n, "conv_transpose2d padding"))
         x = self
         if any(s > 1 for s in stride):
             sp = x.shape[2:]
@@ -202,7 +240,8 @@ class NNOps:
             total = acc._window_sum(k_, s_, dilation)
             return (total / math.prod(k_) if mean else total).cast(t.dtype)
 
-        reg = pool_pads(padding, len(k_))
+        reg = pool_pads(padding, len(k_), "avg_pool2d padding")
+        pool_pad_bound("avg_pool2d", reg, k_)
         pads = _ceil_pads(x, reg, k_, s_, dilation) if ceil_mode else reg
         ones = x.full_like(1)
         if not count_include_pad:
@@ -224,7 +263,8 @@ class NNOps:
         (the element is picked by the backward graph only: in the forward it cost 4x)."""
         k_, s_, dilation = windows("max_pool2d", kernel_size, stride, dilation)
         axis = tuple(range(-len(k_), 0))
-        pads = pool_pads(padding, len(k_))
+        pads = pool_pads(padding, len(k_), "max_pool2d padding")
+        pool_pad_bound("max_pool2d", pads, k_)
         if ceil_mode:
             pads = _ceil_pads(self, pads, k_, s_, dilation)
         lead = ((0, 0),) * (self.ndim - len(k_))
@@ -275,7 +315,7 @@ class NNOps:
             k_ = window_arg(kernel_size, n, "max_unpool2d kernel_size")
             s_ = k_ if stride is None else window_arg(stride, n, "max_unpool2d stride")
             d_ = window_arg(dilation, n, "max_unpool2d dilation")
-            p_ = grouped(pool_pads(padding, n))
+            p_ = grouped(pool_pads(padding, n, "max_unpool2d padding"))
             output_size = tuple((i - 1) * s - (pb + pa) + (d * (k - 1) + 1)
                                 for i, k, d, s, (pa, pb) in zip(spatial, k_, d_, s_, p_))
         else:

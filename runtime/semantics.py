@@ -298,6 +298,13 @@ def reduce(op: Ops, x: np.ndarray, axes: tuple[int, ...], identity: object) -> n
     if x.dtype == np.bool_ and op in (Ops.ADD, Ops.MUL):
         ufunc = np.logical_or if op is Ops.ADD else np.logical_and
         return ufunc.reduce(x, axis=axes, keepdims=True)
+    if x.dtype == np.float16 and op is Ops.ADD:
+        # a float16 sum accumulates in float32 and rounds once (rules/lower.rules' half_sum):
+        # numpy's own float16 reduce does so only along a contiguous axis; along any other
+        # it rounds to float16 at every step (9091 terms: 1.5 off, where C is 0.01)
+        wide = np.add.reduce(x, axis=axes, keepdims=True, dtype=np.float32,
+                             initial=np.float32(identity))
+        return wide.astype(np.float16)
     init = np.array(identity, dtype=x.dtype)
     out = _REDUCE_UFUNC[op].reduce(x, axis=axes, keepdims=True, initial=init)
     if x.dtype.kind == "f" and op in (Ops.MAX, Ops.MIN) and x.size:

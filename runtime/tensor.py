@@ -1038,6 +1038,10 @@ class Tensor(TensorOps, NNOps):
             raise IndexError("item assignment takes ints, slices, None, ... and boolean masks; "
                              "int tensor indices are not supported (use scatter)")
         plan = _basic_plan(self.shape, index)
+        if has_symbolic(tuple(plan[3])):
+            raise InvalidArgument(f"t[...] = value over a symbolic span (shape "
+                                  f"{show(tuple(plan[3]))}): the value would be padded by a "
+                                  "symbolic amount, which cannot be made")
         view = tuple(plan[3])
         try:
             val = val.expand(view) if val.shape != view else val
@@ -1994,8 +1998,9 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
     for it in items:
         if isinstance(it, bool) or not (it is None or it is Ellipsis or isinstance(it, slice)
                                         or isinstance(it, (int, np.integer))):
-            raise IndexError(f"unsupported index {it!r} (ints, slices, None, ..., int tensors "
-                             f"and int lists only)")
+            shown = size_text(it) if isinstance(it, UOp) else repr(it)
+            raise IndexError(f"unsupported index {shown} (ints, slices, None, ..., int tensors "
+                             f"and int lists only; a Variable slices as [:v])")
     if sum(it is Ellipsis for it in items) > 1:
         raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
     used = sum(1 for it in items if it is not None and it is not Ellipsis)
@@ -2014,6 +2019,16 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             final.append(1)
             continue
         size = shape[axis]
+        if isinstance(it, slice) and any(isinstance(v, UOp) for v in (it.start, it.stop,
+                                                                        it.step)):
+            # a slice by a Variable (`t[:, :v]`) is shrink's symbolic size, (0, v): the only
+            # span whose length and place are known at every value v takes (slice.indices
+            # would raise a bare TypeError on it)
+            bound = _symbolic_stop(it, size, axis, shape)
+            bounds.append((0, bound)), flips.append(False), strides.append((1, 0))
+            final.append(bound)
+            axis += 1
+            continue
         if isinstance(size, UOp) and it == slice(None):  # a symbolic axis kept whole
             bounds.append((0, size)), flips.append(False), strides.append((1, 0))
             final.append(size)
@@ -2043,6 +2058,32 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             bounds.append((i, i + 1)), flips.append(False), strides.append((1, 0))
         axis += 1
     return bounds, flips, strides, final
+
+
+def _symbolic_stop(it: slice, size: Any, axis: int, shape: Shape) -> UOp:
+    """The bound Variable v of a slice `[:v]` (or `[0:v]`, `[:v:1]`) over a concrete axis that
+    holds its largest value; anything else a Variable is in is refused by name."""
+    stop = it.stop
+    plain = _is_int(it.start, (None, 0)) and _is_int(it.step, (None, 1))
+    if plain and is_bound(stop) and not isinstance(size, UOp) and stop.vmax <= size:
+        return stop
+    if not plain or not isinstance(stop, UOp):
+        why = "only [:v] (from 0, step 1, to a bound Variable v) has a known place and length"
+    elif not is_bound(stop):
+        why = "the Variable must be bound first (v.bind(value))"
+    elif isinstance(size, UOp):
+        why = f"the axis is symbolic ({size_text(size)})"
+    else:
+        why = f"the Variable's max {stop.vmax} is past the axis's size {size}"
+    text = ":".join("" if v is None else size_text(v) if isinstance(v, UOp) else str(v)
+                    for v in (it.start, it.stop, it.step))
+    raise IndexError(f"slice [{text}] of axis {axis} of a tensor of shape {show(shape)}: {why} "
+                     "(a symbolic slice is t.shrink(((0, v), ...)))")
+
+
+def _is_int(v: Any, allowed: tuple) -> bool:
+    """v is one of `allowed` (None or ints), compared without a Variable's operators."""
+    return not isinstance(v, UOp) and v in allowed
 
 
 def _place(value: Tensor, shape: Shape, plan: tuple[list, list, list, list]) -> Tensor:

@@ -295,6 +295,11 @@ class TensorOps:
 
     def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
              ) -> Tensor:
+        given = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
+        if not given or not all(isinstance(s, (int, np.integer)) and not isinstance(
+                s, (bool, np.bool_)) for s in given):  # (a str shift met `s %= n`)
+            raise InvalidArgument(f"roll shifts must be an int or ints, got {shifts!r}")
+        shifts = [int(s) for s in given] if isinstance(shifts, (tuple, list)) else int(shifts)
         if dims is None:
             if not isinstance(shifts, int) and len(shifts) != 1:
                 raise InvalidArgument(f"roll without dims takes one shift, got {shifts}")

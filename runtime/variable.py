@@ -97,6 +97,8 @@ def size_text(s: object) -> str:
         return f"{s.src[0].arg[0]}={int(s.src[1].arg)}"
     if s.op is Ops.CONST:
         return str(s.arg)
+    if s.op is Ops.DEFINE_VAR:  # (unbound: its name)
+        return str(s.arg[0])
     if s.op in _SIZE_OPS:
         return _SIZE_OPS[s.op].join(size_text(x) for x in s.src if not (
             x.op is Ops.CONST and x.arg == (1 if s.op is Ops.MUL else 0)))

@@ -167,7 +167,11 @@ def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
             return (type(x).__name__, tuple(one(v) for v in x))
         if isinstance(x, dict):
             return ("dict", tuple((k, one(v)) for k, v in sorted(x.items())))
-        return ("V", x)
+        # a number by its type and, a float, its hex form, as `_quick_key`: -0.0 == 0.0 and
+        # 2 == 2.0 == True as keys, and one's replay gave the other's values and dtype
+        if isinstance(x, float | np.floating):
+            return ("V", type(x), float(x).hex())
+        return ("V", type(x), x)
 
     key = tuple(one(a) for a in args) + tuple((k, one(kwargs[k])) for k in sorted(kwargs))
     return tensors, key

@@ -1,0 +1,57 @@
+"""rev47a: an adversarial review of round 46's front-end changes (the jit's keys and numpy
+arguments, leaves that need a gradient), each test a bug it found.
+
+Oracles: numpy (values, dtypes, the sign of infinities) and torch (gradients).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rulegrad
+from rulegrad import Tensor
+
+torch = pytest.importorskip("torch")
+X = np.array([1.0, 2.0, -3.0], np.float32)
+XI = np.array([1, 2, 3], np.int32)
+WARM = 4  # calls of one key before its replay (runs, two recordings, then replays)
+
+
+@pytest.mark.parametrize("how", ["keyword", "numpy scalar", "a lazy argument"])
+def test_a_replay_is_keyed_by_a_numbers_sign_and_type(how):
+    """A call the quick key cannot take (a keyword beside a positional, a numpy scalar, a
+    Tensor not realized yet) is keyed by its structure, where a number was `("V", x)`:
+    -0.0 equals 0.0 and 2 equals 2.0, so the replay recorded for one ran for the other. 1/(x*s)
+    gave -inf for s=0.0; x_int * 2.0 gave int32 values (numpy: float64)."""
+    if how == "keyword":
+        def make(s, x=X):
+            return (Tensor(x).realize(),), {"s": s}
+        first, second, cast = -0.0, 0.0, float
+    elif how == "numpy scalar":
+        def make(s, x=X):
+            return (Tensor(x).realize(), s), {}
+        first, second, cast = np.float32(-0.0), np.float32(0.0), np.float32
+    else:
+        def make(s, x=X):
+            return (Tensor(x) + 0, s), {}
+        first, second, cast = -0.0, 0.0, float
+
+    step = rulegrad.jit(lambda t, s: 1 / (t * s))
+    for _ in range(WARM):
+        args, kw = make(first)
+        step(*args, **kw)
+    args, kw = make(second)
+    got = step(*args, **kw).numpy()
+    with np.errstate(divide="ignore"):
+        want = 1 / (X * cast(second))
+    np.testing.assert_array_equal(got, want)
+
+    step = rulegrad.jit(lambda t, s: t * s)  # an int, then a float of the same value
+    for _ in range(WARM):
+        args, kw = make(2, XI)
+        step(*args, **kw)
+    args, kw = make(2.0, XI)
+    got = step(*args, **kw).numpy()
+    assert got.dtype == (XI * 2.0).dtype
+    np.testing.assert_array_equal(got, XI * 2.0)

@@ -1557,7 +1557,8 @@ class Tensor(TensorOps, NNOps):
         if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None \
                 or has_symbolic(self.shape):
             return
-        variables = {t.uop for t in list(_needs_grad) if t is not self}
+        # (the set keeps a tensor whose requires_grad was set false later: not a variable)
+        variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
         if variables and any(u in variables for u in toposort(self.uop)):
             return
         self.uop = Tensor(self.uop).contiguous().realize().uop

@@ -55,3 +55,20 @@ def test_a_replay_is_keyed_by_a_numbers_sign_and_type(how):
     got = step(*args, **kw).numpy()
     assert got.dtype == (XI * 2.0).dtype
     np.testing.assert_array_equal(got, XI * 2.0)
+
+
+def test_a_leaf_computed_from_a_former_variable_gets_a_node_of_its_own():
+    """w required a gradient, then no longer (`requires_grad = False`); y = w * 2 is a new leaf.
+    w stayed among the variables, so y counted as computed from one and kept its node, which
+    the loss's own w * 2 shares: y.grad summed both uses (torch: the other factor alone)."""
+    w = Tensor(X).realize()
+    w.requires_grad = True
+    w.requires_grad = False
+    y = (w * 2).requires_grad_()
+    (y * (w * 2)).sum().backward()
+    tw = torch.tensor(X, requires_grad=True)
+    tw.requires_grad = False
+    ty = (tw * 2).requires_grad_()
+    (ty * (tw * 2)).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
+    assert w.grad is None

@@ -417,6 +417,13 @@ class Jit:
             elif all(type(v) is Tensor or type(v) is LazyTensor for v in values):
                 key, bufs = _tensors_key(names, values)  # (some not realized yet: realized)
         if key is None:  # anything else: a key of the whole call's structure
+            # (a numpy array is given to the step as `Tensor(array)` here too: it went raw, an
+            # unhashable key, and `x.relu()` of it raised; `hosts` is the quick key's alone)
+            hosts = []
+            if any(type(v) is np.ndarray for v in (*args, *kwargs.values())):
+                args = tuple([Tensor(v) if type(v) is np.ndarray else v for v in args])
+                kwargs = {n: Tensor(v) if type(v) is np.ndarray else v
+                          for n, v in kwargs.items()}
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)
             # and each argument's device, and which arguments share a buffer

@@ -72,3 +72,24 @@ def test_a_leaf_computed_from_a_former_variable_gets_a_node_of_its_own():
     (ty * (tw * 2)).sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
     assert w.grad is None
+
+
+@pytest.mark.parametrize("how", ["a lazy Tensor beside it", "a keyword beside it",
+                                 "a numpy scalar beside it"])
+def test_a_numpy_argument_is_a_tensor_in_every_call(how):
+    """The jit gives a numpy array argument to the step as `Tensor(array)` (docs/jit.md), but
+    only when the quick key took the call: beside a Tensor not realized yet, a keyword, or a
+    numpy scalar, the step got the raw array (and `x.relu()` raised AttributeError)."""
+    step = rulegrad.jit(lambda x, y: x.relu() * 2 + y)
+    rng = np.random.default_rng(47)
+    for _ in range(WARM + 2):
+        a = rng.standard_normal(5).astype(np.float32)
+        b = rng.standard_normal(5).astype(np.float32)
+        if how == "a lazy Tensor beside it":
+            got = step(a, Tensor(b) + 0)
+        elif how == "a keyword beside it":
+            got = step(a, y=Tensor(b))
+        else:
+            b = np.float32(b[0])
+            got = step(a, b)
+        np.testing.assert_allclose(got.numpy(), np.maximum(a, 0) * 2 + b, rtol=1e-6)

@@ -1539,10 +1539,17 @@ class Tensor(TensorOps, NNOps):
 
     @requires_grad.setter
     def requires_grad(self, value: bool | None) -> None:
-        self._requires_grad = value
+        # the set holds one weak reference per tensor: a second one of the same tensor has its
+        # hash, and the set compared the two tensors with `==`, whose truth value raises for
+        # more than one element (`requires_grad_()` twice, or again after False)
+        was, self._requires_grad = self._requires_grad, value
         if value:
             self._own_node()
-            _needs_grad.add(self)
+            if not was:
+                _needs_grad.add(self)
+        elif was:  # (found by identity: no `==` of tensors)
+            for ref in [r for r in _needs_grad.data if r() is self]:
+                _needs_grad.data.discard(ref)
 
     def _own_node(self) -> None:
         """A tensor that needs a gradient is a variable, and its node must be its own. Nodes

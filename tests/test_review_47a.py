@@ -93,3 +93,27 @@ def test_a_numpy_argument_is_a_tensor_in_every_call(how):
             b = np.float32(b[0])
             got = step(a, b)
         np.testing.assert_allclose(got.numpy(), np.maximum(a, 0) * 2 + b, rtol=1e-6)
+
+
+def test_requires_grad_set_again_or_after_false_trains_as_torch():
+    """`requires_grad_()` on a tensor that requires a gradient already, or again after
+    `requires_grad_(False)`, added a second weak reference of it to the set of variables, whose
+    lookup compared the tensor with itself by `==` (an elementwise Tensor) and raised "bool() of
+    a tensor of shape (3,)". Gradients then accumulate as torch's: none while it is off."""
+    def run(make):
+        w = make(X)
+        w.requires_grad_()
+        w.requires_grad_()
+        v = make(X * 3)
+        v.requires_grad_()
+        (w * v).sum().backward()
+        w.requires_grad_(False)
+        (w * v * 2).sum().backward()
+        w.requires_grad_(True)
+        (w * w * v).sum().backward()
+        return w.grad.numpy(), v.grad.numpy()
+
+    ours = run(Tensor)
+    theirs = run(torch.tensor)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -117,3 +117,33 @@ def test_requires_grad_set_again_or_after_false_trains_as_torch():
     theirs = run(torch.tensor)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+CREATIONS = {
+    "empty": lambda **kw: Tensor.empty(2, 3, **kw),
+    "full_like": lambda **kw: Tensor(X).full_like(0.5, **kw),
+    "zeros_like": lambda **kw: Tensor(X).zeros_like(**kw),
+    "ones_like": lambda **kw: Tensor(X).ones_like(**kw),
+    "randn": lambda **kw: Tensor.randn(2, 3, **kw),
+    "normal": lambda **kw: Tensor.normal(2, 3, mean=1.0, std=2.0, **kw),
+    "uniform": lambda **kw: Tensor.uniform(2, 3, low=-1.0, high=2.0, **kw),
+    "scaled_uniform": lambda **kw: Tensor.scaled_uniform(2, 3, **kw),
+    "glorot_uniform": lambda **kw: Tensor.glorot_uniform(2, 3, **kw),
+    "kaiming_uniform": lambda **kw: Tensor.kaiming_uniform(2, 3, **kw),
+    "kaiming_normal": lambda **kw: Tensor.kaiming_normal(2, 3, **kw),
+    "rand_like": lambda **kw: Tensor(X).rand_like(**kw),
+    "randn_like": lambda **kw: Tensor(X).randn_like(**kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CREATIONS))
+def test_a_creation_given_requires_grad_makes_a_variable(name):
+    """tinygrad's creation functions take `requires_grad=`; ours swallowed it in `**_`, so
+    `Tensor.randn(2, 3, requires_grad=True)` needed no gradient: a backward over it filled no
+    .grad (or raised: no tensor requires one). The gradient is torch's over the same values."""
+    t = CREATIONS[name](requires_grad=True)
+    assert t.requires_grad is True
+    tt = torch.tensor(t.numpy(), requires_grad=True)
+    (t * t * 3).sum().backward()
+    (tt * tt * 3).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-6)

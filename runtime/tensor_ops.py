@@ -879,8 +879,13 @@ class TensorOps:
     def normalize(self, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
         # p=0 counts nonzeros: an integer count that would promote a float32 or float16 self
         # to float64 (numpy's rule), where torch's normalize keeps self's dtype
-        den = (self != 0).sum(dim, keepdim=True).cast(self.dtype) if p == 0 else \
-            self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
+        if p == 0:
+            den = (self != 0).sum(dim, keepdim=True).cast(self.dtype)
+        elif math.isinf(p):  # torch's inf-norms: the largest |x| (-inf: the smallest); the sum
+            # of |x|^inf to the power 0 was 1, and x came back unchanged
+            den = self.abs().max(dim, keepdim=True) if p > 0 else self.abs().min(dim, keepdim=True)
+        else:
+            den = self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:

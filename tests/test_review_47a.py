@@ -147,3 +147,16 @@ def test_a_creation_given_requires_grad_makes_a_variable(name):
     (t * t * 3).sum().backward()
     (tt * tt * 3).sum().backward()
     np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [float("inf"), -float("inf")])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normalize_by_an_infinite_norm_is_torchs(p, dim, dtype):
+    """normalize(p=inf) summed |x|^inf and raised it to 1/inf: inf ** 0 is 1, and x came back
+    unchanged (torch divides by the largest |x|; p=-inf by the smallest)."""
+    a = np.array([[0, 1.5, -2, 0], [0, 0, 0, 0], [3, 0, 1, 1], [-4, 2, 0.5, 1]], dtype)
+    got = Tensor(a).normalize(p=p, dim=dim).numpy()
+    want = torch.nn.functional.normalize(torch.tensor(a), p=p, dim=dim).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -160,3 +160,27 @@ def test_normalize_by_an_infinite_norm_is_torchs(p, dim, dtype):
     want = torch.nn.functional.normalize(torch.tensor(a), p=p, dim=dim).numpy()
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+DEVS = ("CPU", "CPU:1")
+B = np.arange(24, dtype=np.float32).reshape(4, 6) / 5 - 2
+LEAVES = {
+    "full": lambda: Tensor.full((4, 6), 2.0).requires_grad_(),
+    "ones": lambda: Tensor.ones(4, 6).requires_grad_(),
+    "a realized constant": lambda: Tensor.full((4, 6), 2.0).contiguous().realize()
+    .requires_grad_(),
+}
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+@pytest.mark.parametrize("leaf", sorted(LEAVES))
+def test_a_constant_leaf_sharded_gets_torchs_gradient(leaf, axis):
+    """A leaf made of constants has no device (realized or not), so `shard` reads it on each
+    device without a copy, and its gradient's parts, one per device, met in an ADD that raised
+    DeviceMismatch (Tensor(array) leaves, on CPU, were copied and worked)."""
+    x = LEAVES[leaf]()
+    tx = torch.tensor(x.numpy(), requires_grad=True)
+    loss = (x.shard(DEVS, axis=axis) * Tensor(B).shard(DEVS, axis=axis)).exp().sum()
+    loss.to("CPU").backward()
+    (tx * torch.tensor(B)).exp().sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from rulegrad.rules import matcher
 
+from .device import device_of
 from .ops import Ops
 from .uop import UOp, toposort
 
@@ -63,7 +64,17 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
                 raise GradientError(f"the gradient rule for {node.op.name} gave a gradient of "
                                     f"{g.dtype.name}{list(g.shape)} for a source of "
                                     f"{src.dtype.name}{list(src.shape)}")
-            grads[src] = g if src not in grads else grads[src] + g
+            if src in grads:
+                prev = grads[src]
+                # a source of no device (constants, a realized constant) read on two devices
+                # (Tensor.shard's parts): its gradient's parts meet on the first one's device,
+                # where their ADD raised DeviceMismatch
+                d = device_of(prev)
+                if isinstance(d, str) and device_of(src) is None and \
+                        isinstance(device_of(g), str) and device_of(g) != d:
+                    g = UOp(Ops.COPY, g.dtype, (g, UOp(Ops.DEVICE, arg=d)))
+                g = prev + g
+            grads[src] = g
     return {t: grads[t] for t in targets if t in grads}
 
 

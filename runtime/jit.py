@@ -167,7 +167,11 @@ def _flatten(args: tuple, kwargs: dict) -> tuple[list[Tensor], tuple]:
             return (type(x).__name__, tuple(one(v) for v in x))
         if isinstance(x, dict):
             return ("dict", tuple((k, one(v)) for k, v in sorted(x.items())))
-        return ("V", x)
+        # a number by its type and, a float, its hex form, as `_quick_key`: -0.0 == 0.0 and
+        # 2 == 2.0 == True as keys, and one's replay gave the other's values and dtype
+        if isinstance(x, float | np.floating):
+            return ("V", type(x), float(x).hex())
+        return ("V", type(x), x)
 
     key = tuple(one(a) for a in args) + tuple((k, one(kwargs[k])) for k in sorted(kwargs))
     return tensors, key
@@ -413,6 +417,13 @@ class Jit:
             elif all(type(v) is Tensor or type(v) is LazyTensor for v in values):
                 key, bufs = _tensors_key(names, values)  # (some not realized yet: realized)
         if key is None:  # anything else: a key of the whole call's structure
+            # (a numpy array is given to the step as `Tensor(array)` here too: it went raw, an
+            # unhashable key, and `x.relu()` of it raised; `hosts` is the quick key's alone)
+            hosts = []
+            if any(type(v) is np.ndarray for v in (*args, *kwargs.values())):
+                args = tuple([Tensor(v) if type(v) is np.ndarray else v for v in args])
+                kwargs = {n: Tensor(v) if type(v) is np.ndarray else v
+                          for n, v in kwargs.items()}
             tensors, key = _flatten(args, kwargs)
             bufs = _buffers(tensors)
             # and each argument's device, and which arguments share a buffer

@@ -1543,10 +1543,17 @@ class Tensor(TensorOps, NNOps):
 
     @requires_grad.setter
     def requires_grad(self, value: bool | None) -> None:
-        self._requires_grad = value
+        # the set holds one weak reference per tensor: a second one of the same tensor has its
+        # hash, and the set compared the two tensors with `==`, whose truth value raises for
+        # more than one element (`requires_grad_()` twice, or again after False)
+        was, self._requires_grad = self._requires_grad, value
         if value:
             self._own_node()
-            _needs_grad.add(self)
+            if not was:
+                _needs_grad.add(self)
+        elif was:  # (found by identity: no `==` of tensors)
+            for ref in [r for r in _needs_grad.data if r() is self]:
+                _needs_grad.data.discard(ref)
 
     def _own_node(self) -> None:
         """A tensor that needs a gradient is a variable, and its node must be its own. Nodes
@@ -1561,7 +1568,8 @@ class Tensor(TensorOps, NNOps):
         if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None \
                 or has_symbolic(self.shape):
             return
-        variables = {t.uop for t in list(_needs_grad) if t is not self}
+        # (the set keeps a tensor whose requires_grad was set false later: not a variable)
+        variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
         if variables and any(u in variables for u in toposort(self.uop)):
             return
         self.uop = Tensor(self.uop).contiguous().realize().uop

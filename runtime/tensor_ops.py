@@ -13,6 +13,7 @@ attention are in `runtime/nn.py`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import string
@@ -39,6 +40,22 @@ if TYPE_CHECKING:
 # pooled scan is quadratic, so a block's work per element is its length; 256 keeps that small
 # and the levels few (3 up to 2^24 elements). Not a speed constant: it bounds the work.
 SCAN_BLOCK = 256
+
+
+def _takes_requires_grad(fn: Any) -> Any:
+    """A creation function (its `**_` takes tinygrad's other keywords) given tinygrad's
+    `requires_grad=`, set on the tensor it returns: the `**_` swallowed it, and
+    `Tensor.randn(3, requires_grad=True)` silently needed no gradient (a function built on
+    another, `normal` on `randn`, set it on its inner draw, not on what it returns)."""
+
+    @functools.wraps(fn)
+    def make(*args: Any, requires_grad: bool | None = None, **kw: Any) -> Tensor:
+        out = fn(*args, **kw)
+        if requires_grad is not None:
+            out.requires_grad = requires_grad
+        return out
+
+    return make
 
 
 def broadcast_shape(*shapes: Shape) -> Shape:
@@ -135,16 +152,20 @@ class TensorOps:
 
     # ------------------------------------------------------------------ creation
     @classmethod
+    @_takes_requires_grad
     def empty(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """No uninitialized memory here: an empty tensor is zeros."""
         return cls.zeros(*shape, dtype=dtype)
 
+    @_takes_requires_grad
     def full_like(self, fill_value: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return type(self).full(self.shape, fill_value, dtype or self.dtype)
 
+    @_takes_requires_grad
     def zeros_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return self.full_like(0, dtype)
 
+    @_takes_requires_grad
     def ones_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return self.full_like(1, dtype)
 
@@ -165,6 +186,7 @@ class TensorOps:
         return t.cast(dt)
 
     @classmethod
+    @_takes_requires_grad
     def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
@@ -173,16 +195,19 @@ class TensorOps:
         return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
 
     @classmethod
+    @_takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
         return (std * cls.randn(*shape, **kw)) + mean
 
     @classmethod
+    @_takes_requires_grad
     def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
                 dtype: DType | str | None = None, **_: Any) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         return ((high - low) * cls.rand(*shape) + low).cast(dt)
 
     @classmethod
+    @_takes_requires_grad
     def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
         dt = to_dtype(dtype)
@@ -193,32 +218,38 @@ class TensorOps:
             .cast(dt)
 
     @classmethod
+    @_takes_requires_grad
     def scaled_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
         shape = _flat(shape)
         return cls.uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
 
     @classmethod
+    @_takes_requires_grad
     def glorot_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = (6 / (shape[0] + math.prod(shape[1:]))) ** 0.5 if shape else 1.0
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
     @classmethod
+    @_takes_requires_grad
     def kaiming_uniform(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
     @classmethod
+    @_takes_requires_grad
     def kaiming_normal(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.normal(*shape, mean=0.0, std=std, **kw)
 
+    @_takes_requires_grad
     def rand_like(self, **kw: Any) -> Tensor:
         return type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
 
+    @_takes_requires_grad
     def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return type(self).randn(*self.shape, dtype=dtype or self.dtype)
 
@@ -853,8 +884,13 @@ class TensorOps:
     def normalize(self, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
         # p=0 counts nonzeros: an integer count that would promote a float32 or float16 self
         # to float64 (numpy's rule), where torch's normalize keeps self's dtype
-        den = (self != 0).sum(dim, keepdim=True).cast(self.dtype) if p == 0 else \
-            self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
+        if p == 0:
+            den = (self != 0).sum(dim, keepdim=True).cast(self.dtype)
+        elif math.isinf(p):  # torch's inf-norms: the largest |x| (-inf: the smallest); the sum
+            # of |x|^inf to the power 0 was 1, and x came back unchanged
+            den = self.abs().max(dim, keepdim=True) if p > 0 else self.abs().min(dim, keepdim=True)
+        else:
+            den = self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.realize import buffer_of, realize_tensors
+from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
 from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
 
@@ -47,8 +48,15 @@ class Optimizer:
     def _state(self, like: Tensor | None = None, value: float = 0.0) -> Tensor:
         """A realized state tensor: like a parameter (shape and dtype), or a float32 scalar."""
         if like is None:
+            if any(shards_of(p.uop) is not None for p in self.params):
+                # (read beside sharded parameters: a realized constant, of no device, is read
+                # on each of theirs; one on CPU met them in a DeviceMismatch)
+                return Tensor.full((), value, dtype=dtypes.float32).contiguous().realize()
             return Tensor(np.array(value, dtype=np.float32))
-        return Tensor(np.full(like.shape, value, dtype=like.dtype.np))
+        state = Tensor(np.full(like.shape, value, dtype=like.dtype.np))
+        if (shards := shards_of(like.uop)) is not None:  # laid out as its parameter is
+            state = state.shard(shards.devices, shards.axis).realize()
+        return state
 
     def _update(self, grads: list[Tensor]) -> None:
         """`_assign` every parameter and state tensor its new value."""

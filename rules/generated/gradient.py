@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 0de4391478461ba64d79e9e3f40d0dc0a225e0eb4402202e33f21e5975887d2d
+# source sha256: 04e5f964437d89cd819225155ea8530ba61fa58340af27b7078e4043c292d110
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -25,7 +25,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '0de4391478461ba64d79e9e3f40d0dc0a225e0eb4402202e33f21e5975887d2d'
+SOURCE_SHA256 = '04e5f964437d89cd819225155ea8530ba61fa58340af27b7078e4043c292d110'
 DEPENDENCIES = ()
 _AND = Ops.AND
 _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD

@@ -79,7 +79,7 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .tensor_ops import TensorOps, broadcast_shape
+from .tensor_ops import TensorOps, broadcast_shape, takes_requires_grad
 from .uop import Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
@@ -764,20 +764,24 @@ class Tensor(TensorOps, NNOps):
 
     # ------------------------------------------------------------------ creation
     @staticmethod
+    @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
 
     @staticmethod
+    @takes_requires_grad
     def zeros(*shape: Any, dtype: DType | str | None = None) -> Tensor:
         return Tensor.full(_argfix(shape), 0.0, dtype or dtypes.default_float)
 
     @staticmethod
+    @takes_requires_grad
     def ones(*shape: Any, dtype: DType | str | None = None) -> Tensor:
         return Tensor.full(_argfix(shape), 1.0, dtype or dtypes.default_float)
 
     @staticmethod
+    @takes_requires_grad
     def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
                dtype: DType | str | None = None) -> Tensor:
         """Like tinygrad: int arguments give int32 (int64 when the range does not fit int32),
@@ -804,6 +808,7 @@ class Tensor(TensorOps, NNOps):
         return Tensor(_from_owned(_arange_array(start, step, n, dt)))
 
     @staticmethod
+    @takes_requires_grad
     def eye(n: int, m: int | None = None, dtype: DType | str = dtypes.default_float) -> Tensor:
         """The identity, built lazily from movement ops (a strided diagonal of ones)."""
         m = n if m is None else m
@@ -829,6 +834,7 @@ class Tensor(TensorOps, NNOps):
         return Tensor._rng
 
     @staticmethod
+    @takes_requires_grad
     def rand(*shape: Any, dtype: DType | str = dtypes.default_float) -> Tensor:
         """Uniform in [0, 1) from host randomness (seeded by `manual_seed`, 0 at import)."""
         shape = _check_shape(_argfix(shape))

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 SCAN_BLOCK = 256
 
 
-def _takes_requires_grad(fn: Any) -> Any:
+def takes_requires_grad(fn: Any) -> Any:
     """A creation function (its `**_` takes tinygrad's other keywords) given tinygrad's
     `requires_grad=`, set on the tensor it returns: the `**_` swallowed it, and
     `Tensor.randn(3, requires_grad=True)` silently needed no gradient (a function built on
@@ -152,20 +152,20 @@ class TensorOps:
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def empty(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """No uninitialized memory here: an empty tensor is zeros."""
         return cls.zeros(*shape, dtype=dtype)
 
-    @_takes_requires_grad
+    @takes_requires_grad
     def full_like(self, fill_value: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return type(self).full(self.shape, fill_value, dtype or self.dtype)
 
-    @_takes_requires_grad
+    @takes_requires_grad
     def zeros_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return self.full_like(0, dtype)
 
-    @_takes_requires_grad
+    @takes_requires_grad
     def ones_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return self.full_like(1, dtype)
 
@@ -173,6 +173,7 @@ class TensorOps:
         return self.full_like(value)
 
     @classmethod
+    @takes_requires_grad
     def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
         if not isinstance(steps, (int, np.integer)) or steps < 0:
@@ -186,7 +187,7 @@ class TensorOps:
         return t.cast(dt)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
@@ -195,19 +196,19 @@ class TensorOps:
         return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
         return (std * cls.randn(*shape, **kw)) + mean
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
                 dtype: DType | str | None = None, **_: Any) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         return ((high - low) * cls.rand(*shape) + low).cast(dt)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
         dt = to_dtype(dtype)
@@ -218,38 +219,38 @@ class TensorOps:
             .cast(dt)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def scaled_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
         shape = _flat(shape)
         return cls.uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def glorot_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = (6 / (shape[0] + math.prod(shape[1:]))) ** 0.5 if shape else 1.0
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def kaiming_uniform(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
     @classmethod
-    @_takes_requires_grad
+    @takes_requires_grad
     def kaiming_normal(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
         std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.normal(*shape, mean=0.0, std=std, **kw)
 
-    @_takes_requires_grad
+    @takes_requires_grad
     def rand_like(self, **kw: Any) -> Tensor:
         return type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
 
-    @_takes_requires_grad
+    @takes_requires_grad
     def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
         return type(self).randn(*self.shape, dtype=dtype or self.dtype)
 

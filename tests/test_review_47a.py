@@ -134,6 +134,13 @@ CREATIONS = {
     "kaiming_normal": lambda **kw: Tensor.kaiming_normal(2, 3, **kw),
     "rand_like": lambda **kw: Tensor(X).rand_like(**kw),
     "randn_like": lambda **kw: Tensor(X).randn_like(**kw),
+    "full": lambda **kw: Tensor.full((2, 3), 0.5, **kw),
+    "zeros": lambda **kw: Tensor.zeros(2, 3, **kw),
+    "ones": lambda **kw: Tensor.ones(2, 3, **kw),
+    "arange": lambda **kw: Tensor.arange(0.0, 3.0, 0.5, **kw),
+    "eye": lambda **kw: Tensor.eye(3, **kw),
+    "rand": lambda **kw: Tensor.rand(2, 3, **kw),
+    "linspace": lambda **kw: Tensor.linspace(-1.0, 2.0, 7, **kw),
 }
 
 
@@ -141,7 +148,8 @@ CREATIONS = {
 def test_a_creation_given_requires_grad_makes_a_variable(name):
     """tinygrad's creation functions take `requires_grad=`; ours swallowed it in `**_`, so
     `Tensor.randn(2, 3, requires_grad=True)` needed no gradient: a backward over it filled no
-    .grad (or raised: no tensor requires one). The gradient is torch's over the same values."""
+    .grad (or raised: no tensor requires one), and full, zeros, ones, arange, eye, rand and
+    linspace refused the keyword. The gradient is torch's over the same values."""
     t = CREATIONS[name](requires_grad=True)
     assert t.requires_grad is True
     tt = torch.tensor(t.numpy(), requires_grad=True)

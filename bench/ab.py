@@ -33,15 +33,20 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 TREE = HERE.parent
 
-_WORKER = r'''
-import glob, json, sys, time
-root, here, tag, out, clock = sys.argv[1:6]
-clock = getattr(time, clock)
+# a worker's first lines, given `root` (its tree) and `here` (this tree): rulegrad is imported from
+# root through the editable install's path finder (also bench/latency_ab.py's workers)
+USE_TREE = '''
 finders = [m for m in sys.modules if m.startswith("__editable__") and m.endswith("_finder")]
 if finders:  # point the editable install at this worker's tree
     f = sys.modules[finders[0]]
     f.MAPPING = {k: v.replace(here, root, 1) for k, v in f.MAPPING.items()}
-sys.path.insert(0, here + "/bench")
+'''
+
+_WORKER = r'''
+import glob, json, sys, time
+root, here, tag, out, clock = sys.argv[1:6]
+clock = getattr(time, clock)
+''' + USE_TREE + r'''sys.path.insert(0, here + "/bench")
 import numpy as np
 np.seterr(all="ignore")
 import harness  # noqa: F401  (threads and OMP settings, as the sweep's)

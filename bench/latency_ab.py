@@ -21,16 +21,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ab import USE_TREE
+
 TREE = Path(__file__).resolve().parent.parent
 
 _WORKER = r'''
 import json, sys, timeit
 root, here = sys.argv[1:3]
-finders = [m for m in sys.modules if m.startswith("__editable__") and m.endswith("_finder")]
-if finders:  # point the editable install at this worker's tree
-    f = sys.modules[finders[0]]
-    f.MAPPING = {k: v.replace(here, root, 1) for k, v in f.MAPPING.items()}
-import numpy as np
+''' + USE_TREE + r'''import numpy as np
 import torch
 import rulegrad
 from rulegrad import Tensor

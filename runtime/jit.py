@@ -455,6 +455,7 @@ class Jit:
             return self.fn(*args, **kwargs)
         rec = capture.Recording()
         outer, capture.active = capture.active, rec
+        described: list = []  # (a step that returns nothing, as an optimizer's step, has none)
         try:
             out = self.fn(*args, **kwargs)
             results = _results(out)

@@ -628,3 +628,21 @@ def test_a_step_returning_views_replays_them_over_each_calls_buffers(step):
         for got, w in zip(out if isinstance(out, tuple) else (out,),
                           expected if isinstance(expected, tuple) else (expected,)):
             np.testing.assert_array_equal(got.numpy(), w)
+
+
+def test_a_step_that_returns_nothing_replays_its_assigns():
+    """An optimizer-like step returns None: its recording has no results (the record read a
+    name it set only for returned tensors, and every call raised UnboundLocalError)."""
+    w = Tensor(np.zeros(4, np.float32)).realize()
+    want = np.zeros(4, np.float32)
+
+    @rulegrad.jit
+    def step(x):
+        w.assign(w * 0.5 + x).realize()
+
+    for i in range(6):
+        x = np.arange(4, dtype=np.float32) + i
+        assert step(Tensor(x).realize()) is None
+        want = want * 0.5 + x
+        np.testing.assert_allclose(w.numpy(), want, rtol=1e-6)
+    assert step.replays > 0

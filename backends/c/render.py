@@ -313,7 +313,11 @@ _USED: tuple[tuple[str, str], ...] = tuple(
                                              f"{stream_signature(t)};"
                                              for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
-        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
+        # a panel's copy, and several panels' a row at a time (blocks.py's `_pack_group`)
+        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)}; "
+                                         f"void rg_pack_{w}{s}_group"
+                                         f"{pack_signature(t)[:-1]}, int64_t panels);"
+                                         for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
         (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
                                           for o in REDUCE_OPS)),

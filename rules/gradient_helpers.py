@@ -86,7 +86,10 @@ def first_max_grad(grad: UOp, red: UOp) -> UOp:
     x, axes = red.src[0], red.arg[1]
     keep = [a for a in range(len(x.shape)) if a not in axes]
     order = tuple(keep + list(axes))
-    moved = x.permute(order)
+    # the windows stored once when they hold a float sum (a pool over a conv): the max and
+    # the elements compared with it then read the same bits (`_computed_once`)
+    red = _computed_once(red)
+    moved = red.src[0].permute(order)
     outer = moved.shape[:len(keep)]
     k = math.prod(x.shape[a] for a in axes)
     flat = moved.reshape(outer + (k,))

@@ -58,3 +58,25 @@ def test_the_gradient_of_a_max_pool_over_a_conv_is_numpys():
         for dx in range(3):
             want[:, :, dy:dy + 7, dx:dx + 6] += np.einsum("nohw,oc->nchw", hit, wts[:, :, dy, dx])
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape,wshape,pool", [
+    ((2, 4, 16, 16), (8, 4, 3, 3), dict(kernel_size=(2, 2))),
+    ((1, 3, 20, 19), (8, 3, 3, 3), dict(kernel_size=(3, 3), stride=2)),
+    ((2, 4, 12, 12), (6, 4, 3, 3), dict(kernel_size=(3, 3), stride=1)),
+])
+def test_the_gradient_of_max_pool2d_over_a_conv_is_torchs(shape, wshape, pool):
+    """max_pool2d's gradient (all of it to each window's first maximum) compared the windows,
+    recomputed, with the max of the windows computed in another kernel: over a conv, whose sums
+    each kernel may order its own way, it missed elements (x.grad 15 off, w.grad 45 at
+    2x4x16x16, where a `.contiguous()` after the conv gave torch's)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    img = rng.standard_normal(shape).astype(np.float32)
+    wts = rng.standard_normal(wshape).astype(np.float32)
+    x, w = Tensor(img, requires_grad=True), Tensor(wts, requires_grad=True)
+    x.conv2d(w).max_pool2d(**pool).sum().backward()
+    tx, tw = torch.tensor(img, requires_grad=True), torch.tensor(wts, requires_grad=True)
+    torch.nn.functional.max_pool2d(torch.nn.functional.conv2d(tx, tw), **pool).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)

@@ -65,18 +65,19 @@ def small_reduce(red: UOp) -> bool:
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
         return False
-    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length,
-    # when it has rows and columns to take (pack_helpers' has_layout), or vector accumulators'
-    # along a contiguous row (a layer norm's squares); a depthwise convolution's window has
-    # neither, and ran as scalar loops
-    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL and (
-            has_layout(red) or vector_reducible(red)):
-        return False
     sizes = [range_size(r) for r in red.src[1:]]
     if not sizes or None in sizes or math.prod(sizes) > UNROLL_MAX:  # type: ignore[arg-type]
         return False
     if any(r.arg[1] != "reduce" for r in red.src[1:]):
         return False  # given another action already (its loop a vector's)
+    # a sum of products is the packed loops' (gemm.py) or a register tile's, whatever its length,
+    # when it has rows and columns to take (pack_helpers' has_layout), or vector accumulators'
+    # along a contiguous row (a layer norm's squares); a depthwise convolution's window has
+    # neither, and ran as scalar loops (after the cheap tests: every REDUCE of every
+    # pass asks)
+    if red.arg is Ops.ADD and update.op is Ops.ADD and update.src[1].op is Ops.MUL and (
+            has_layout(red) or vector_reducible(red)):
+        return False
     if red.arg in (Ops.MAX, Ops.MIN) and vector_reducible(red):
         # a row of 8 to 16 values read contiguously: one or two vectors and a vector combine,
         # where the unrolled chain is scalar steps, each waiting on the last (a pool's window

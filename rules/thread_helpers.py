@@ -87,13 +87,13 @@ def blocked(red: UOp) -> UOp | None:
     REDUCE over the last N - T*B values (a fresh range), absent when there are none. None when
     red is not such a reduce, or N is short of two blocks."""
     update = red.src[0]
-    if len(red.src) != 2 or len(update.src) != 2 or not threadable(red) \
-            or loops_within(red, red.src[1:]):
+    r = red.src[1] if len(red.src) == 2 else None
+    if r is None or r.op is not Ops.RANGE or r.arg[1] != "reduce" or len(update.src) != 2 \
+            or not threadable(red) or loops_within(red, red.src[1:]):
         return None
-    r = red.src[1]
     size: int = range_size(r)  # type: ignore[assignment]  (threadable: a constant)
     block = max(BLOCK_STEP, size // SPLIT_BLOCKS // BLOCK_STEP * BLOCK_STEP)
-    if r.arg[1] != "reduce" or size < 2 * block or not _starts_neutral(red):
+    if size < 2 * block or not _starts_neutral(red):
         return None
     fresh = 1 + max(n.arg[0] for n in toposort(red) if n.op is Ops.RANGE)
     count = size // block

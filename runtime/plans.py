@@ -203,31 +203,23 @@ def key(uops: Sequence[UOp]) -> tuple | None:
 
 
 def lookup(uops: Sequence[UOp], hand_over: bool = False) -> list[UOp] | None:
-    """`run(key(uops))`, else `run_form`: the roots' result nodes by a plan of theirs or of
-    their graph's form; None when there is none (or nothing may be planned). One call for a
-    realize's every lookup (`key`'s and `run`'s work inline: this is every small realize)."""
+    """The roots' result nodes (`BUFFER.reshape(shape)`) by the plan of `key(uops)`, else by
+    `run_form`'s plan of their graph's form; None when there is none (or nothing may be
+    planned). One call for a realize's every lookup (`key`'s work inline: this is every small
+    realize). `hand_over`: the plan keeps no hold on them (`_run`)."""
     state = _env_state
     if state[0] != _env.generation or os.environ is not _counted:
         state = _read_environment()
     if not state[1] or capture.active is not None:
         return None
     k = (tuple(uops), state[2], chosen_scheduler())
-    plan = _plans.get(k)
-    if plan is not None and (nodes := _run(k, plan, None, hand_over)) is not None:
-        return nodes
-    return run_form(uops, k, hand_over)  # (also when the plan's library was unloaded)
-
-
-def run(k: tuple, hand_over: bool = False) -> list[UOp] | None:
-    """The roots' result nodes (`BUFFER.reshape(shape)`), computed by their plan; None when
-    there is none. `hand_over`: the plan keeps no hold on them (`_run`)."""
     # one lock per run, the plan's own: the table's lookups and its least-recently-used order
     # are single OrderedDict calls, each atomic under the GIL, so they take none (`_lock` is
     # for what changes several things at once: recording, dropping, clearing)
     plan = _plans.get(k)
-    if plan is None:
-        return None
-    return _run(k, plan, None, hand_over)
+    if plan is not None and (nodes := _run(k, plan, None, hand_over)) is not None:
+        return nodes
+    return run_form(uops, k, hand_over)  # (also when the plan's library was unloaded)
 
 
 def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp] | None:

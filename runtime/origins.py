@@ -28,6 +28,7 @@ its graph keeps nothing.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -171,16 +172,9 @@ def _origin_of(node: UOp) -> Origin | None:
     # through a reshape keeps a flat graph): the same value in the same order, reshaped
     shape, was = node.shape, o.graph.shape
     if node.op is not _SHRINK and all(type(s) is int for s in (*shape, *was)) and \
-            _numel(shape) == _numel(was):
+            math.prod(shape) == math.prod(was):
         return Origin(o.graph.reshape(node.shape), o.version, o.reads)
     return None
-
-
-def _numel(shape: tuple) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.runtime.device import device_of
+from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -228,23 +228,7 @@ def copy_back(grad: UOp, src: UOp) -> UOp:
         return grad
     if isinstance(dev, tuple):  # gathered whole: the gradient is split back to the shards
         return shard_like(grad, src)
-    return _to(grad, dev)
-
-
-def _to(grad: UOp, dev: str) -> UOp:
-    """grad on device `dev` (a sharded grad is gathered there whole: rules/multi.rules)."""
-    if device_of(grad) == dev:
-        return grad
-    return UOp(Ops.COPY, grad.dtype, (grad, UOp(Ops.DEVICE, arg=dev)))
-
-
-def _part(grad: UOp, axis: int | None, i: int, n: int) -> UOp:
-    """Part i of n of grad along axis (axis None: the whole of it)."""
-    if axis is None:
-        return grad
-    size = grad.shape[axis] // n
-    return grad.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
-                             for a, s in enumerate(grad.shape)))
+    return to_device(grad, dev)  # (a sharded grad is gathered there whole: rules/multi.rules)
 
 
 def part_grads(grad: UOp, multi: UOp) -> UOp:
@@ -261,9 +245,9 @@ def part_grads(grad: UOp, multi: UOp) -> UOp:
             parts.append(UOp.const(grad.dtype, 0.0).expand(stack.shape)
                          if stack.shape else UOp.const(grad.dtype, 0.0))
         elif isinstance(device_of(grad), tuple):
-            parts.append(_part(_to(grad, dev), axis, i, n))
+            parts.append(shard_part(to_device(grad, dev), axis, i, n))
         else:
-            parts.append(_to(_part(grad, axis, i, n), dev))
+            parts.append(to_device(shard_part(grad, axis, i, n), dev))
     return UOp(Ops.MSTACK, stack.dtype, tuple(parts), stack.arg)
 
 

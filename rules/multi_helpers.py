@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.runtime.device import DeviceMismatch, describe, device_of
+from rulegrad.runtime.device import DeviceMismatch, describe, device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.errors import InvalidArgument
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -28,17 +28,6 @@ def _stack(parts: list[UOp], devs: tuple[str, ...]) -> UOp:
     return UOp(Ops.MSTACK, parts[0].dtype, tuple(parts), devs)
 
 
-def _copy(x: UOp, device: str) -> UOp:
-    return UOp(Ops.COPY, x.dtype, (x, UOp(Ops.DEVICE, arg=device)))
-
-
-def _slice(x: UOp, axis: int, i: int, n: int) -> UOp:
-    """Shard i of n of x along axis."""
-    size = x.shape[axis] // n
-    return x.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
-                          for a, s in enumerate(x.shape)))
-
-
 # ---------------------------------------------------------------------- multi_pm
 def has_multi(x: UOp) -> bool:
     return any(s.op is Ops.MULTI for s in x.src)
@@ -51,7 +40,7 @@ def _parts_of(s: UOp, axis: int | None, devs: tuple[str, ...], op: Ops) -> UOp:
         if s.arg[0] == axis:
             return s.src[0]
         # a replica read by shards: each device its own slice of it
-        return _stack([_slice(_part(s.src[0], i), axis, i, n) for i in range(n)], devs)  # type: ignore[arg-type]
+        return _stack([shard_part(_part(s.src[0], i), axis, i, n) for i in range(n)], devs)
     where = device_of(s)
     if where is not None:
         raise DeviceMismatch(f"{op.name} of a tensor sharded over {describe(devs)} and one on "
@@ -59,7 +48,7 @@ def _parts_of(s: UOp, axis: int | None, devs: tuple[str, ...], op: Ops) -> UOp:
                              "the sharded one to one device (.to(device))")
     if axis is None:
         return s  # constants: the same on every device
-    return _stack([_slice(s, axis, i, n) for i in range(n)], devs)
+    return _stack([shard_part(s, axis, i, n) for i in range(n)], devs)
 
 
 def alu_multi(x: UOp) -> UOp:
@@ -82,8 +71,7 @@ def _resharded(v: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
     """The per-device parts of sharded v laid out along `axis` (None: replicas) instead of its
     own axis: gathered whole on each device, and cut there."""
     whole = [gather(v, UOp(Ops.DEVICE, arg=d)) for d in devs]
-    return _stack([w if axis is None else _slice(w, axis, i, len(devs))
-                   for i, w in enumerate(whole)], devs)
+    return _stack([shard_part(w, axis, i, len(devs)) for i, w in enumerate(whole)], devs)
 
 
 def reduce_multi(r: UOp, m: UOp) -> UOp:
@@ -96,9 +84,8 @@ def reduce_multi(r: UOp, m: UOp) -> UOp:
     out = []
     for dev in devs:
         acc = None
-        for i, src_dev in enumerate(devs):
-            p = _part(partial, i)
-            p = p if src_dev == dev else _copy(p, dev)
+        for i in range(len(devs)):
+            p = to_device(_part(partial, i), dev)  # (part i lives on devs[i])
             acc = p if acc is None else acc.alu(op, p)
         out.append(acc)
     return _multi(_stack(out, devs), None, devs)
@@ -160,8 +147,7 @@ def gather(m: UOp, d: UOp) -> UOp:
     """COPY(sharded, device): the parts copied there and joined along the axis (each part
     where its mask is true, so -0.0 stays -0.0); replicas: the part already there, if any."""
     (axis, devs), v, dev = m.arg, m.src[0], d.arg
-    parts = [_part(v, i) if src_dev == dev else _copy(_part(v, i), dev)
-             for i, src_dev in enumerate(devs)]
+    parts = [to_device(_part(v, i), dev) for i in range(len(devs))]
     if axis is None:
         return parts[devs.index(dev)] if dev in devs else parts[0]
     size = v.shape[axis]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from rulegrad.rules import matcher
 
-from .device import device_of
+from .device import device_of, to_device
 from .ops import Ops
 from .uop import UOp, toposort
 
@@ -72,7 +72,7 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
                 d = device_of(prev)
                 if isinstance(d, str) and device_of(src) is None and \
                         isinstance(device_of(g), str) and device_of(g) != d:
-                    g = UOp(Ops.COPY, g.dtype, (g, UOp(Ops.DEVICE, arg=d)))
+                    g = to_device(g, d)
                 g = prev + g
             grads[src] = g
     return {t: grads[t] for t in targets if t in grads}

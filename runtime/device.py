@@ -127,3 +127,22 @@ def _agreed(n: UOp) -> Device:
                                  "with .shard(devices, axis)) first")
         found = d
     return found
+
+
+# the two builders every layer that moves or splits a value uses (the tensor's .to and .shard,
+# the multi rules, gradients, assign's graphs): one place that says what a copy and a shard are
+def to_device(node: UOp, dev: str) -> UOp:
+    """node on device `dev`: itself when it lives there, else COPY(node, DEVICE(dev)) (a copy
+    of a sharded value gathers it there: rules/multi.rules)."""
+    if device_of(node) == dev:
+        return node
+    return UOp(Ops.COPY, node.dtype, (node, UOp(Ops.DEVICE, arg=dev)))
+
+
+def shard_part(node: UOp, axis: int | None, i: int, n: int) -> UOp:
+    """Part i of n equal parts of node along `axis` (None: all of it, a replica's part)."""
+    if axis is None:
+        return node
+    size = node.shape[axis] // n
+    return node.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
+                             for a, s in enumerate(node.shape)))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from rulegrad.rules import matcher
 
 from .buffer import Buffer
-from .device import DEFAULT, device_of, in_use
+from .device import DEFAULT, device_of, in_use, shard_part, to_device
 from .dtype import DType
 from .ops import Ops
 from .rewrite import graph_rewrite
@@ -131,25 +131,12 @@ def relayout(u: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:
     n, parts = len(devs), []
     for i, dev in enumerate(devs):
         if isinstance(device_of(u), tuple):
-            part = _cut(_copy(u, dev), axis, i, n)  # (rules/multi.rules gathers a copy)
+            part = shard_part(to_device(u, dev), axis, i, n)  # (rules/multi.rules gathers it)
         else:
-            part = _cut(u, axis, i, n)
-            part = part if device_of(part) in (None, dev) else _copy(part, dev)
+            part = shard_part(u, axis, i, n)
+            part = part if device_of(part) is None else to_device(part, dev)
         parts.append(part)
     return UOp(Ops.MULTI, u.dtype, (UOp(Ops.MSTACK, u.dtype, tuple(parts), devs),), (axis, devs))
-
-
-def _copy(u: UOp, dev: str) -> UOp:
-    return UOp(Ops.COPY, u.dtype, (u, UOp(Ops.DEVICE, arg=dev)))
-
-
-def _cut(u: UOp, axis: int | None, i: int, n: int) -> UOp:
-    """Part i of n of u along axis (None: all of it)."""
-    if axis is None:
-        return u
-    size = u.shape[axis] // n
-    return u.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
-                          for a, s in enumerate(u.shape)))
 
 
 def lower_multi(uops: list[UOp]) -> tuple[list[UOp], Lowered]:

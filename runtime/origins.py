@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .buffer import Buffer, result_node
-from .device import device_of
+from .device import device_of, shard_part, to_device
 from .dtype import dtypes
 from .ops import Ops
 from .uop import UOp, toposort
@@ -279,13 +279,9 @@ def before_assign(target: UOp, value: UOp) -> Assigned | None:
         axis, devs = target.arg
         out = []
         whole = isinstance(device_of(value), tuple)  # (sharded: gathered, then cut)
-        for i, (part, dev) in enumerate(zip(parts, devs)):
-            piece = _to(value, dev) if whole else value
-            if axis is not None:
-                size = part.shape[axis]
-                piece = piece.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
-                                           for a, s in enumerate(value.shape)))
-            out.append(piece if whole else _to(piece, dev))
+        for i, dev in enumerate(devs):
+            piece = shard_part(to_device(value, dev) if whole else value, axis, i, len(devs))
+            out.append(piece if whole else to_device(piece, dev))
         flats = {UOp(_BUFFER, b.dtype, (), b): p for b, p in zip(bufs, parts)}  # type: ignore
         old_reads: tuple[tuple[Buffer, int], ...] = ()
         if flats.keys() & set(toposort(value)):  # (it reads what the write replaces)
@@ -314,12 +310,6 @@ def _old_value(flat: UOp, node: UOp) -> tuple[UOp, tuple[tuple[Buffer, int], ...
     if o is not None:
         lose(copy, o.why)
     return UOp(_BUFFER, buf.dtype, (), copy), ()
-
-
-def _to(node: UOp, dev: str) -> UOp:
-    if device_of(node) == dev:
-        return node
-    return UOp(Ops.COPY, node.dtype, (node, UOp(Ops.DEVICE, arg=dev)))
 
 
 def _assigned(target: UOp, value: UOp

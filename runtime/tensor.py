@@ -60,6 +60,7 @@ from .device import (
     describe,
     device_of,
     in_use,
+    to_device,
 )
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
@@ -1731,7 +1732,7 @@ class Tensor(TensorOps, NNOps):
         if device_of(self.uop) == dev:
             return self
         in_use["devices"] |= dev != DEFAULT
-        return Tensor(UOp(Ops.COPY, self.dtype, (self.uop, UOp(Ops.DEVICE, arg=dev))))
+        return Tensor(to_device(self.uop, dev))
 
     def shard(self, devices: Sequence[str], axis: int | None = None) -> Tensor:
         """Split this tensor along `axis` into equal parts, part i on `devices[i]` (axis None:
@@ -1753,19 +1754,10 @@ class Tensor(TensorOps, NNOps):
                                       f"over "
                                       f"{len(devs)} devices: {self.shape[axis]} is not a multiple "
                                       f"of {len(devs)}")
-        n, parts = len(devs), []
-        for i, dev in enumerate(devs):
-            part = self.uop
-            if axis is not None:
-                size = self.shape[axis] // n
-                part = part.shrink(tuple((i * size, (i + 1) * size) if a == axis else (0, s)
-                                         for a, s in enumerate(self.shape)))
-            if device_of(part) not in (None, dev):
-                part = UOp(Ops.COPY, part.dtype, (part, UOp(Ops.DEVICE, arg=dev)))
-            parts.append(part)
+        from .multi import relayout
+
         in_use["devices"] = in_use["multi"] = True
-        stack = UOp(Ops.MSTACK, self.dtype, tuple(parts), devs)
-        out = Tensor(UOp(Ops.MULTI, self.dtype, (stack,), (axis, devs)))
+        out = Tensor(relayout(self.uop, axis, devs))  # (part i cut, then moved to device i)
         if self.requires_grad:  # (tinygrad's shard keeps it: the sharded tensor gets a .grad)
             out.requires_grad = True
         return out

@@ -111,32 +111,39 @@ def reshape_axis(old: tuple, new: tuple, axis: int, n: int) -> int | None:
     return None
 
 
+def moved_axis(op: Ops, arg: tuple, shape: tuple, axis: int, n: int) -> int | None:
+    """The axis that the shards (n, along `axis` of a tensor of `shape`) are along after the
+    movement op (op, arg): a permute moves it, a reshape may (`reshape_axis`), an expand, or a
+    pad, shrink or flip of the other axes, keeps it. None where the op would move data between
+    the shards (multi_pm refuses it; runtime/multi.py's layout_of reads the same answer)."""
+    if op is Ops.PERMUTE:
+        return arg.index(axis)
+    if op is Ops.RESHAPE:
+        return reshape_axis(shape, arg, axis, n)
+    keeps = op is Ops.EXPAND or (op is Ops.PAD and arg[axis] == (0, 0)) or \
+        (op is Ops.SHRINK and arg[axis] == (0, shape[axis])) or (op is Ops.FLIP and not arg[axis])
+    return axis if keeps else None
+
+
 def mop_multi(x: UOp, m: UOp) -> UOp:
     (axis, devs), v, n = m.arg, m.src[0], len(m.arg[1])
     if axis is None:  # replicas: every part moves as the whole did
         return _multi(x.replace(src=(v,)), None, devs)
-    op, arg, full = x.op, x.arg, m.shape
-
-    def refuse(what: str) -> InvalidArgument:
-        return InvalidArgument(f"{op.name} {arg} of a tensor of shape {full} sharded along axis "
-                               f"{axis}: {what}; copy it to one device first (.to(device))")
-
-    if op is Ops.PERMUTE:
-        return _multi(v.permute(arg), arg.index(axis), devs)
+    op, arg = x.op, x.arg
+    k = moved_axis(op, arg, m.shape, axis, n)
+    if k is None:
+        what = "the reshape splits the sharded axis across shards" if op is Ops.RESHAPE else \
+            "it would move data between the shards"
+        raise InvalidArgument(f"{op.name} {arg} of a tensor of shape {m.shape} sharded along "
+                              f"axis {axis}: {what}; copy it to one device first (.to(device))")
+    # each part moves as the whole did, but for the sharded axis: a part's own size along it
     if op is Ops.RESHAPE:
-        k = reshape_axis(full, arg, axis, n)
-        if k is None:
-            raise refuse("the reshape splits the sharded axis across shards")
         return _multi(v.reshape(arg[:k] + (arg[k] // n,) + arg[k + 1:]), k, devs)
     if op is Ops.EXPAND:
         return _multi(v.expand(arg[:axis] + (v.shape[axis],) + arg[axis + 1:]), axis, devs)
-    if op is Ops.PAD and arg[axis] == (0, 0):
-        return _multi(v.pad(arg), axis, devs)
-    if op is Ops.SHRINK and arg[axis] == (0, full[axis]):
+    if op is Ops.SHRINK:
         return _multi(v.shrink(arg[:axis] + ((0, v.shape[axis]),) + arg[axis + 1:]), axis, devs)
-    if op is Ops.FLIP and not arg[axis]:
-        return _multi(v.flip(arg), axis, devs)
-    raise refuse("it would move data between the shards")
+    return _multi({Ops.PERMUTE: v.permute, Ops.PAD: v.pad, Ops.FLIP: v.flip}[op](arg), k, devs)
 
 
 def multi_like(x: UOp, m: UOp) -> UOp:

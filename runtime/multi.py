@@ -76,7 +76,7 @@ def layout_of(nodes: list[UOp]) -> list[Layout | None | object]:
     gathers), in one walk of all of them. UNKNOWN where an op is none of those, or one multi_pm
     refuses (the caller asks `layouts`, which runs the rules: the slow, sure path;
     tests/test_shard_gradients.py compares the two)."""
-    from rulegrad.rules.multi_helpers import reshape_axis
+    from rulegrad.rules.multi_helpers import moved_axis
 
     from .ops import GroupOp
     from .uop import toposort
@@ -101,25 +101,11 @@ def layout_of(nodes: list[UOp]) -> list[Layout | None | object]:
             out = (None if axis in n.arg[1] else axis, devs)
         elif n.op in GroupOp.Movement and srcs[0] is not None:
             axis, devs = srcs[0]  # type: ignore[misc]
-            if axis is None or n.op is Ops.EXPAND or _keeps_shards(n, axis):
-                out = (axis, devs)
-            elif n.op is Ops.PERMUTE:
-                out = (n.arg.index(axis), devs)
-            elif n.op is Ops.RESHAPE and (k := reshape_axis(
-                    n.src[0].shape, n.arg, axis, len(devs))) is not None:
+            k = axis if axis is None else moved_axis(n.op, n.arg, n.src[0].shape, axis, len(devs))
+            if axis is None or k is not None:
                 out = (k, devs)
         memo[n] = out
     return [memo[n] for n in nodes]
-
-
-def _keeps_shards(n: UOp, axis: int) -> bool:
-    """A pad, shrink or flip that leaves the sharded axis alone (multi_pm refuses the others:
-    they would move data between the shards)."""
-    if n.op is Ops.PAD:
-        return n.arg[axis] == (0, 0)
-    if n.op is Ops.SHRINK:
-        return n.arg[axis] == (0, n.src[0].shape[axis])
-    return n.op is Ops.FLIP and not n.arg[axis]
 
 
 def relayout(u: UOp, axis: int | None, devs: tuple[str, ...]) -> UOp:

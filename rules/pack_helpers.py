@@ -1,8 +1,9 @@
 """Helpers of `opt.rules`' packing action: which sums of products run as packed, register-tiled
 loops, and how (the tile, the panels, which operand is packed, which loop is threaded).
 
-In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packable(st)`, a bool, and
-`packed(st)`, the STORE with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says.
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packed(st)`, the STORE
+with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None when it does not
+qualify (`packable(st)`: whether it does).
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
 `REDUCE(ADD(acc, x * y), *ranges)`) and its ranges split into columns j (one range, read by y and
@@ -506,18 +507,19 @@ def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
     return None
 
 
-def packable(st: UOp) -> bool:
-    """A STORE not packed yet whose value is a sum of products worth the packed loops (with a
-    grouped column range split first: `_split_groups`)."""
-    return _plan(st) is not None or _split_groups(st) is not None
-
-
-def packed(st: UOp) -> UOp:
-    """The STORE with its packing action (a `Pack`) as arg."""
+def packed(st: UOp) -> UOp | None:
+    """The STORE with its packing action (a `Pack`) as arg, planned once: for a STORE not
+    packed yet whose value is a sum of products worth the packed loops (with a grouped column
+    range split first: `_split_groups`); None for any other."""
     plan = _plan(st)
     if plan is None:
-        found = _split_groups(st)
-        assert found is not None
+        if (found := _split_groups(st)) is None:
+            return None
         st, plan = found
     return st.replace(arg=plan)
+
+
+def packable(st: UOp) -> bool:
+    """Whether `packed` packs st (the interchange action leaves such a STORE to it)."""
+    return packed(st) is not None
 

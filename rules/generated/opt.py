@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 8f56b6d7e48bde83fd3340f4b0f2525e266ecabecb9a218be9150ebdbacb5423
+# source sha256: fefbdf4f5648364c460a1fcccfa66b829c39a2b7681b8d73ff7b2b33961b26b3
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -19,7 +19,6 @@ from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
 from rulegrad.rules.opt_helpers import merged_store
-from rulegrad.rules.pack_helpers import packable
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.peel_helpers import peeled
@@ -35,7 +34,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '8f56b6d7e48bde83fd3340f4b0f2525e266ecabecb9a218be9150ebdbacb5423'
+SOURCE_SHA256 = 'fefbdf4f5648364c460a1fcccfa66b829c39a2b7681b8d73ff7b2b33961b26b3'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
@@ -50,7 +49,7 @@ _opt_actions_rules = (
     RuleInfo('vector_reduce', 'rules/opt.rules', 54, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
     RuleInfo('upcast_store', 'rules/opt.rules', 59, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
     RuleInfo('flash_store', 'rules/opt.rules', 65, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 71, 'pack_store: STORE as st if packable(st) -> packed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 71, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
     RuleInfo('interchange_store', 'rules/opt.rules', 82, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
     RuleInfo('stage_operands', 'rules/opt.rules', 88, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
     RuleInfo('peel_loops', 'rules/opt.rules', 95, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
@@ -118,11 +117,12 @@ def _opt_actions_STORE(n, ctx):
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
     # rule pack_store at rules/opt.rules:71
-    #   pack_store: STORE as st if packable(st) -> packed(st)
+    #   pack_store: STORE as st if p is not None -> p where p = packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
-    if packable(n):
-        _r = packed(n)
+    p = packed(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]

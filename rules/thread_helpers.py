@@ -14,12 +14,13 @@ The scheduler splits a long full reduce into an outer and an inner loop (a sum o
 every loop inside the reduce: the nested reduces that run per iteration of it (`loops_within`;
 not one computed once before it, a 1xN softmax's max inside its sum of exp(x - max)).
 
-The scheduler's split needs a divisor of the length (8..256); a length with none (a prime, or
-two primes' product) reaches the optimizer as one loop, whose threads would each take single
-iterations into slots of their own and leave no loop to vectorize. `blocked(red)` splits such a
-loop itself, whatever its length N: `split_reduce` makes it T blocks of B values (B a whole
-number of vector steps, T about SPLIT_BLOCKS) and peels the last N - T*B values into a reduce
-of their own, combined after the blocks by the reduce's op. The blocks then take threads
+The scheduler's split needs a divisor of the length (8..SPLIT_PARTS); a length with none (a
+prime, or two primes' product) reaches the optimizer as one loop, whose threads would each take
+single iterations into slots of their own and leave no loop to vectorize. `blocked(red)` splits
+such a loop itself, whatever its length N: `split_reduce` makes it T blocks of B values (B a
+whole number of vector steps, T about SPLIT_PARTS, rules/rangeify_helpers.py: as many as the
+scheduler's split makes) and peels the last N - T*B values into a reduce of their own, combined
+after the blocks by the reduce's op. The blocks then take threads
 (`threaded`) and each block vectors (opt_helpers.vector_reduce).
 """
 
@@ -30,14 +31,11 @@ import math
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
+from rulegrad.rules.rangeify_helpers import SPLIT_PARTS
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.uop import UOp, toposort
 
-# the blocks `blocked` splits a reduce's one loop into: as the scheduler's split_reduceop's most
-# partials (rules/rangeify.rules), so any number of threads up to 64 takes shares within 1/4 of a
-# block of each other (the static schedule gives each thread whole blocks)
-SPLIT_BLOCKS = 256
 # a block is a whole number of the vector accumulators' steps (opt_helpers.reduce_vectors: 4
 # vectors of 8 lanes), so no block ends in scalar steps
 BLOCK_STEP = REDUCE_VECTORS * VECTOR_LANES
@@ -92,7 +90,7 @@ def blocked(red: UOp) -> UOp | None:
             or not threadable(red) or loops_within(red, red.src[1:]):
         return None
     size: int = range_size(r)  # type: ignore[assignment]  (threadable: a constant)
-    block = max(BLOCK_STEP, size // SPLIT_BLOCKS // BLOCK_STEP * BLOCK_STEP)
+    block = max(BLOCK_STEP, size // SPLIT_PARTS // BLOCK_STEP * BLOCK_STEP)
     if size < 2 * block or not _starts_neutral(red):
         return None
     fresh = 1 + max(n.arg[0] for n in toposort(red) if n.op is Ops.RANGE)

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: c60e6aeaff20e8714a35d02e8206b46def5302ccff30710612d5fdda91ca6c42
+# source sha256: b74bd7f013e5b371082423082dad2c97ca0f6b20a197a1da0ea67d46da380b67
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -17,6 +17,7 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.buffer_limit import BufferLimit
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
+from rulegrad.rules.rangeify_helpers import SPLIT_PARTS
 from rulegrad.rules.buffer_limit import buffers_loaded
 from rulegrad.runtime.target import cache_bytes
 from itertools import count
@@ -46,7 +47,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'c60e6aeaff20e8714a35d02e8206b46def5302ccff30710612d5fdda91ca6c42'
+SOURCE_SHA256 = 'b74bd7f013e5b371082423082dad2c97ca0f6b20a197a1da0ea67d46da380b67'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -154,7 +155,7 @@ def divisor(n, top):
 
 def splits(x, red):
     """`def splits`, declared at rules/rangeify.rules:206."""
-    top = min(256, 4194304 // max(red.size, 1))
+    top = min(SPLIT_PARTS, 4194304 // max(red.size, 1))
     return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
 
 

@@ -31,13 +31,6 @@ from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 if TYPE_CHECKING:  # declared in rangeify.rules
     from rulegrad.rules.generated.rangeify import RangeifyContext
 
-# The most partial results per output a long reduce is split into: split_reduceop's divisor
-# (rangeify.rules) and the blocks of a reduce the optimizer splits itself (thread_helpers'
-# `blocked`). tinygrad's split_reduceop bound, a documented constant, not a machine fact nor a
-# benchmark's shape: the static schedule gives each thread whole partials, so any thread count
-# up to 64 takes shares within 1/4 of a partial's work of each other (4 a thread at 64)
-SPLIT_PARTS = 256
-
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
 FIRST_RANGE = 1 << 30

@@ -18,10 +18,10 @@ The scheduler's split needs a divisor of the length (8..SPLIT_PARTS); a length w
 prime, or two primes' product) reaches the optimizer as one loop, whose threads would each take
 single iterations into slots of their own and leave no loop to vectorize. `blocked(red)` splits
 such a loop itself, whatever its length N: `split_reduce` makes it T blocks of B values (B a
-whole number of vector steps, T about SPLIT_PARTS, rules/rangeify_helpers.py: as many as the
+whole number of vector steps, T about SPLIT_PARTS, runtime/target.py: as many as the
 scheduler's split makes) and peels the last N - T*B values into a reduce of their own, combined
-after the blocks by the reduce's op. The blocks then take threads
-(`threaded`) and each block vectors (opt_helpers.vector_reduce).
+after the blocks by the reduce's op. The blocks then take threads (`threaded`) and each block
+vectors (opt_helpers.vector_reduce).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import math
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
-from rulegrad.rules.rangeify_helpers import SPLIT_PARTS
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
+from rulegrad.runtime.target import SPLIT_PARTS
 from rulegrad.runtime.uop import UOp, toposort
 
 # a block is a whole number of the vector accumulators' steps (opt_helpers.reduce_vectors: 4

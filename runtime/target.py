@@ -4,8 +4,9 @@ In: the machine (Linux's /proc/cpuinfo, /sys/devices/system/cpu/cpu0/cache, the 
 affinity), the C flags (`RULEGRAD_CFLAGS`) and the overrides `RULEGRAD_VECTOR_BYTES`,
 `RULEGRAD_L1_BYTES`, `RULEGRAD_L2_BYTES`, `RULEGRAD_L3_BYTES` and `RULEGRAD_THREADS`.
 Out: `vector_bytes()` (32 or 64), `vector_registers()` (16 or 32), `cache_bytes(level)`,
-`page_bytes()`, `cores()`, `threads()`, and `machine_id()`, a short digest naming the CPU
-(model, flags, cores) for a cache of choices timed on it.
+`page_bytes()`, `cores()`, `threads()` (and SPLIT_PARTS, the partials threads share a long
+reduce in), and `machine_id()`, a short digest naming the CPU (model, flags, cores) for a cache
+of choices timed on it.
 
 The machine is read once per process (the files do not change under a running program); an
 override is read at each use, so a setting may change between programs. A value that is not a
@@ -136,6 +137,14 @@ def cache_bytes(level: int) -> int:
     if value < 1:
         raise EnvError(f"{name}={env_get(name)!r}: a cache size must be at least 1 byte")
     return value
+
+
+# The most partial results per output a long reduce is split into: the scheduler's
+# split_reduceop divisor (rules/rangeify.rules) and the blocks of a reduce the optimizer splits
+# itself (rules/thread_helpers.py's `blocked`). tinygrad's split_reduceop bound; a documented
+# constant, not a benchmark's shape: the static schedule gives each thread whole partials, so any
+# thread count up to 64 takes shares within 1/4 of a partial's work of each other (4 a thread)
+SPLIT_PARTS = 256
 
 
 def threads() -> int:

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: b74bd7f013e5b371082423082dad2c97ca0f6b20a197a1da0ea67d46da380b67
+# source sha256: 934ce801742b76bda471a5edfabc1abdb37c167675e4d4ecb38963683ddd5d06
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -17,7 +17,7 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.buffer_limit import BufferLimit
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
-from rulegrad.rules.rangeify_helpers import SPLIT_PARTS
+from rulegrad.runtime.target import SPLIT_PARTS
 from rulegrad.rules.buffer_limit import buffers_loaded
 from rulegrad.runtime.target import cache_bytes
 from itertools import count
@@ -47,7 +47,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'b74bd7f013e5b371082423082dad2c97ca0f6b20a197a1da0ea67d46da380b67'
+SOURCE_SHA256 = '934ce801742b76bda471a5edfabc1abdb37c167675e4d4ecb38963683ddd5d06'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND

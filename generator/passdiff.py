@@ -32,7 +32,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from rulegrad.runtime.env import env_set
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import Firing, PassRecord, graph_rewrite, tracing
 from rulegrad.runtime.uop import UOp, toposort
@@ -420,9 +420,7 @@ def _kernelize_program() -> str | None:
     a = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
     ins = [a[0] + i for i in range(6)]
     flags = {"MAX_KERNEL_BUFFERS": "4", "FUSE_ARANGE": "1"}
-    saved = {k: os.environ.get(k) for k in flags}
-    os.environ.update(flags)
-    try:
+    with env_set(flags):
         soft = Tensor(a).softmax(-1).fuse()
         total = Tensor(ins[0])
         for x in ins[1:]:
@@ -430,9 +428,6 @@ def _kernelize_program() -> str | None:
         # a sum of padded ones: 3 or 4 per row, read through an expand
         ramp = Tensor.ones(3, 3).pad(((0, 0), (0, 1))).sum(1, keepdim=True).expand(3, 4) * a
         Tensor.realize(soft, total, ramp, scheduler="kernelize")
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
     e = np.exp(a - a.max(-1, keepdims=True))
     wants = (e / e.sum(-1, keepdims=True), sum(ins), 3 * a)
     for name, t, want in zip(("softmax", "sum", "ramp"), (soft, total, ramp), wants):
@@ -558,16 +553,9 @@ def run_extra(seed: int) -> ProgramRun:
     """Extra program `seed` (negative), run by the kernel interpreter, recorded and checked."""
 
     errors: list[str] = []
-    saved = os.environ.get("RULEGRAD_BACKEND")
-    os.environ["RULEGRAD_BACKEND"] = "interp"
-    try:
+    with env_set({"RULEGRAD_BACKEND": "interp"}):
         return record(lambda: errors.extend(e for e in [EXTRA_PROGRAMS[seed][1]()] if e),
                       seed, errors)
-    finally:
-        if saved is None:
-            os.environ.pop("RULEGRAD_BACKEND", None)
-        else:
-            os.environ["RULEGRAD_BACKEND"] = saved
 
 
 def run_programs(seeds: Iterable[int]) -> PassDiff:

@@ -10,9 +10,10 @@ many variables and switches (runtime/plans.py's settings) is read again only whe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 _ON = ("1", "on", "true", "yes")
 _OFF = ("", "0", "off", "false", "no")
@@ -106,6 +107,22 @@ def raw_reader(names: tuple[str, ...]) -> Callable[[], tuple]:
     keys, get = tuple(map(_encodekey, names)), _data.get
     return lambda: tuple(map(get, keys)) if os.environ is _environ \
         else tuple(os.environ.get(n) for n in names)
+
+
+@contextlib.contextmanager
+def env_set(values: dict[str, str]) -> Iterator[None]:
+    """os.environ with `values` set for the block; after it, each variable as it was (unset
+    where it was unset), whatever the block raised."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 class EnvError(ValueError):

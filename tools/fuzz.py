@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import sys
 import time
@@ -495,12 +494,11 @@ def run(prog: Program, backend: str, scheduler: str = "rangeify") -> list[np.nda
 
 
 def _run(prog: Program, backend: str) -> list[np.ndarray]:
+    from rulegrad.runtime.env import env_set
     from rulegrad.runtime.tensor import Tensor
     from rulegrad.runtime.variable import Variable
 
-    saved = os.environ.get("RULEGRAD_BACKEND")
-    os.environ["RULEGRAD_BACKEND"] = backend
-    try:
+    with env_set({"RULEGRAD_BACKEND": backend}):
         data = np.random.default_rng(prog.seed)
         ts: list[Any] = []
         for s in prog.steps:
@@ -541,11 +539,6 @@ def _run(prog: Program, backend: str) -> list[np.ndarray]:
         outs = [ts[i] for i in prog.outputs]
         Tensor.realize(*outs) if len(outs) > 1 else outs[0].realize()
         return [t.numpy() for t in outs]
-    finally:
-        if saved is None:
-            os.environ.pop("RULEGRAD_BACKEND", None)
-        else:
-            os.environ["RULEGRAD_BACKEND"] = saved
 
 
 def _as_tensor_shape(arg: tuple, ts: list, s: Step) -> tuple:
@@ -1222,11 +1215,10 @@ SUM_EPS = 64
 
 def _execute(case: Case, backend: str, scheduler: str) -> dict[str, Any]:
     """Run the case's source with `backend` and `scheduler`; its namespace, `got` filled."""
+    from rulegrad.runtime.env import env_set
     from rulegrad.runtime.kernelize import using
 
-    saved = os.environ.get("RULEGRAD_BACKEND")
-    os.environ["RULEGRAD_BACKEND"] = backend
-    try:
+    with env_set({"RULEGRAD_BACKEND": backend}):
         with using(scheduler), np.errstate(all="ignore"):
             ns: dict[str, Any] = {}
             exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
@@ -1236,11 +1228,6 @@ def _execute(case: Case, backend: str, scheduler: str) -> dict[str, Any]:
                 Tensor.realize(*outs)
             ns["got"] = [np.asarray(o.numpy()) for o in outs]
             return ns
-    finally:
-        if saved is None:
-            os.environ.pop("RULEGRAD_BACKEND", None)
-        else:
-            os.environ["RULEGRAD_BACKEND"] = saved
 
 
 def _bits_equal(g: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ Nodes are frozen dataclasses, so two parses of the same text compare equal (span
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
@@ -94,6 +95,20 @@ class PBind:
 
 
 Pattern = PNode | PVar | PConst | PBind
+
+
+def subpatterns(p: Pattern) -> Iterator[Pattern]:
+    """p and every pattern inside it (a bind's pattern, a node's sources), each before the
+    ones inside it, sources left to right: the one walk the checker and generator ask of a
+    pattern (a loop, no recursion on the pattern's depth)."""
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        yield q
+        if isinstance(q, PBind):
+            stack.append(q.pattern)
+        elif isinstance(q, PNode) and q.srcs:
+            stack.extend(reversed(q.srcs))
 
 
 # ------------------------------------------------------------------------ expressions

@@ -221,9 +221,7 @@ def _capture_ops(p: A.Pattern) -> dict[str, frozenset]:
     """The ops each capture's pattern names (`c:CONST`, `2.0 as c`: CONST; `{RESHAPE, EXPAND}(x)
     as m`: both), for the names bound to an op pattern (a bare `x` names none)."""
     out: dict[str, frozenset] = {}
-    stack = [p]
-    while stack:
-        q = stack.pop()
+    for q in A.subpatterns(p):
         if isinstance(q, A.PBind):
             inner = q.pattern
             while isinstance(inner, A.PBind):
@@ -236,25 +234,13 @@ def _capture_ops(p: A.Pattern) -> dict[str, frozenset]:
                     ops |= resolve_ops(ref.name) or {None}  # (an unknown op: reported elsewhere)
             if ops and None not in ops:
                 out.setdefault(q.name, frozenset(ops))
-            stack.append(q.pattern)
-        elif isinstance(q, A.PNode):
-            stack.extend(q.srcs or ())
     return out
 
 
 def _rest_captures(p: A.Pattern) -> list[tuple[str, A.Span]]:
     """The variadic captures `*name` of a pattern (each binds a tuple of sources)."""
-    out: list[tuple[str, A.Span]] = []
-    stack = [p]
-    while stack:
-        q = stack.pop()
-        if isinstance(q, A.PBind):
-            stack.append(q.pattern)
-        elif isinstance(q, A.PNode):
-            if q.rest is not None:
-                out.append((q.rest, q.span))
-            stack.extend(q.srcs or ())
-    return out
+    return [(q.rest, q.span) for q in A.subpatterns(p)
+            if isinstance(q, A.PNode) and q.rest is not None]
 
 
 def _always_fires(rhs: A.Expr | A.EDefer, captures: set[str]) -> bool:

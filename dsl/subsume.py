@@ -124,18 +124,8 @@ def subsumes(p1: A.Pattern, p2: A.Pattern) -> bool:
 
 def capture_names(p: A.Pattern) -> list[str]:
     """Every capture name in the pattern, in order, with repeats."""
-    out: list[str] = []
-    todo = [p]
-    while todo:
-        q = todo.pop()
-        if isinstance(q, A.PBind):
-            out.append(q.name)
-            todo.append(q.pattern)
-        elif isinstance(q, A.PVar) and q.name is not None:
-            out.append(q.name)
-        elif isinstance(q, A.PNode) and q.srcs:
-            todo.extend(reversed(q.srcs))
-    return out
+    return [q.name for q in A.subpatterns(p)
+            if isinstance(q, A.PBind) or (isinstance(q, A.PVar) and q.name is not None)]
 
 
 def _canonical(p: A.Pattern) -> A.Pattern:

@@ -78,17 +78,11 @@ class CannotInstantiate(Exception):
 def pattern_ops(p: A.Pattern) -> set[Ops]:
     """Every op a pattern's nodes may have."""
     out: set[Ops] = set()
-    stack = [p]
-    while stack:
-        q = stack.pop()
-        if isinstance(q, A.PBind):
-            stack.append(q.pattern)
-        elif isinstance(q, A.PConst):
+    for q in A.subpatterns(p):
+        if isinstance(q, A.PConst):
             out.add(Ops.CONST)
         elif isinstance(q, A.PNode):
-            for ref in q.ops:
-                out |= resolve_ops(ref.name) or set()
-            stack.extend(q.srcs or ())
+            out |= _node_ops(q)
     return out
 
 
@@ -161,15 +155,7 @@ def _load_of_index(p: A.Pattern) -> A.Pattern | None:
 
 
 def _pnodes(p: A.Pattern) -> list[A.PNode]:
-    out, stack = [], [p]
-    while stack:
-        q = stack.pop()
-        if isinstance(q, A.PBind):
-            stack.append(q.pattern)
-        elif isinstance(q, A.PNode):
-            out.append(q)
-            stack.extend(q.srcs or ())
-    return out
+    return [q for q in A.subpatterns(p) if isinstance(q, A.PNode)]
 
 
 def _node_ops(q: A.PNode) -> set[Ops]:

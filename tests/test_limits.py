@@ -457,6 +457,21 @@ def test_a_raw_reader_follows_the_environment(monkeypatch):
     assert read() != one
 
 
+def test_env_set_puts_each_variable_back_as_it_was_even_after_a_raise(monkeypatch):
+    # env_set replaced four hand-written save/set/restore blocks (fuzz, passdiff): a variable
+    # set before is set back to its value, one unset before is unset again
+    from rulegrad.runtime.env import env_set
+
+    monkeypatch.setenv("RULEGRAD_TEST_A", "before")
+    monkeypatch.delenv("RULEGRAD_TEST_B", raising=False)
+    with pytest.raises(KeyError):
+        with env_set({"RULEGRAD_TEST_A": "in", "RULEGRAD_TEST_B": "in"}):
+            assert os.environ["RULEGRAD_TEST_A"] == os.environ["RULEGRAD_TEST_B"] == "in"
+            raise KeyError("inside")
+    assert os.environ["RULEGRAD_TEST_A"] == "before"
+    assert "RULEGRAD_TEST_B" not in os.environ
+
+
 def test_a_bad_debug_level_in_the_backend_names_the_variable(monkeypatch):
     from rulegrad.backends.c.run import compile_program
     from rulegrad.runtime.env import EnvError

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.choices import current, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, packable
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -226,7 +226,7 @@ def _plan(st: UOp) -> Plan | None:
     # run per page; each sum keeps its order, the outer loop one row per pass
     if any(n.op is Ops.REDUCE and j in deps[n] for r in reds for n in toposort(r.src[0])[:-1]):
         outer = outer_reduces(st, j, deps)
-        if len(outer) != 1 or len(outer[0].src) != 2 or packable(st) or \
+        if len(outer) != 1 or len(outer[0].src) != 2 or packed(st) is not None or \
                 not _page_runs(outer[0], j, outer[0].src[1]):
             return None
         plan = _columns(st, j, outer, 1, deps)
@@ -239,7 +239,7 @@ def _plan(st: UOp) -> Plan | None:
         return None if len(ranges) == 1 and plan.block is None and big else plan
     if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
         return None
-    if packable(st):  # the packing action's (a float sum of products)
+    if packed(st) is not None:  # the packing action's (a float sum of products)
         return None
     # a tile binds the row index innermost: what is computed once per row (a kernel-local
     # array or reduction) would be recomputed per step of k, so those kernels keep rows

@@ -2,8 +2,7 @@
 loops, and how (the tile, the panels, which operand is packed, which loop is threaded).
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packed(st)`, the STORE
-with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None when it does not
-qualify (`packable(st)`: whether it does).
+with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None.
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
 `REDUCE(ADD(acc, x * y), *ranges)`) and its ranges split into columns j (one range, read by y and
@@ -517,9 +516,4 @@ def packed(st: UOp) -> UOp | None:
             return None
         st, plan = found
     return st.replace(arg=plan)
-
-
-def packable(st: UOp) -> bool:
-    """Whether `packed` packs st (the interchange action leaves such a STORE to it)."""
-    return packed(st) is not None
 

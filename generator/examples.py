@@ -45,7 +45,7 @@ from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.view import flatten
 
 from .draws import assume, run_hypothesis, run_random
-from .instances import Instance, draw_instance, rule_literals
+from .instances import Instance, draw_instance, reads_tag, rule_literals
 
 LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
 LOOP_PROBES = 5  # instances per rule on which the whole set runs
@@ -306,7 +306,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
     literals = rule_literals(rule)
 
     def one(data: Any) -> None:
-        inst = draw_instance(data, rule.pattern, mode, literals)
+        inst = draw_instance(data, rule.pattern, mode, literals, reads_tag(rule.guard))
         lhs = inst.root
         try:
             left = _values(inst, lhs)
@@ -399,7 +399,7 @@ def probe_loop(rule: A.Rule, whole_set: Any, mode: str, examples: int = 25,
     RewriteBudgetError message if the set does not settle on one of them, else None."""
 
     def one(data: Any) -> None:
-        inst = draw_instance(data, rule.pattern, mode)
+        inst = draw_instance(data, rule.pattern, mode, tag_root=reads_tag(rule.guard))
         try:
             graph_rewrite(inst.root, whole_set, budget=LOOP_BUDGET)
         except RewriteBudgetError as exc:

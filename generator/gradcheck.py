@@ -3,7 +3,8 @@
 In: one rule of a rule set marked `# check: gradient` (rules/gradient.rules), run alone by the
 interpreted matcher. Out: a verdict: `passed` on N drawn instances (naming, per op, the torch op
 compared with), `refuted` with the instance where the rule and the reference disagree most, or
-`unchecked` when an op the rule matches has no drawn instance here.
+`unchecked` when an op the rule matches has no drawn instance here. A rule rooted on a node
+without sources (CONST) is refused: autograd never runs it.
 
 An instance is one op (the cases below) over leaves of drawn values and a drawn upstream
 gradient `g`. The draws aim at the points where derivatives go wrong: ties of MAX and MIN and
@@ -46,6 +47,8 @@ RTOL_TORCH = 1e-12  # float64 against float64 autograd: only rounding differs (u
 RTOL_TORCH32 = 1e-4  # float32: a few roundings, and libm's float32 functions against torch's
 RTOL_FD = 1e-6  # central differences at a step of eps^(1/3): error near 1e-10 relative
 FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)
+# the ops of nodes that have no sources in a tensor graph: no gradient rule of theirs runs
+SOURCELESS = frozenset({"CONST", "BUFFER", "DEFINE_VAR", "DEVICE", "UNIQUE"})
 CONST_TRIES = 8  # draws per instance for a rule guarded on a constant's value
 # instances per slot at shape () (a bare CONST source): one element of a draw, not 12, so as
 # many as make the delicate points (a zero base with a zero exponent) as likely as at (3, 4)
@@ -832,12 +835,17 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int, pattern: Any = N
     leaves the rule unchecked."""
     from rulegrad.runtime.ops import GroupOp
 
+    rule_ops = {op.name for op in (matcher.table or {})}
+    if rule_ops and rule_ops <= SOURCELESS:
+        return GradResult("refuted", 0, f"it is rooted on {', '.join(sorted(rule_ops))}, which "
+                          "has no sources: runtime/autograd.py never asks a node without "
+                          "sources for the gradients of its sources, so this rule can never "
+                          "run (a constant's gradient flows nowhere: write no rule for it)")
     rng = np.random.default_rng(seed)
     torch = _torch()
     # a bare CONST source: the elementwise ops are drawn at shape (), where a CONST fits
     scalar = bare_consts(pattern)
     elementwise = {op.name for op in GroupOp.Elementwise}
-    rule_ops = {op.name for op in (matcher.table or {})}
     n = max(1, min(examples, MAX_EXAMPLES))
     cases = _cases()
     # an op's instances are shared among its variants (24 permutations of 4 axes need not

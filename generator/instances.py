@@ -92,7 +92,7 @@ def mode_of(rule: A.Rule) -> str:
     patterns. (A 'tensor' rule no plain instance fires is also drawn 'sharded', see
     examples.py: an elementwise op over MULTIs, say.)"""
     ops = pattern_ops(rule.pattern)
-    if _any_node(rule.pattern) and _reads_tag(rule.guard):
+    if _any_node(rule.pattern) and reads_tag(rule.guard):
         return "tensor"  # a rule over any node that reads its tag: a tagged tensor node
     if ops <= SCALAR_OPS:
         return "scalar"
@@ -120,9 +120,10 @@ def mode_of(rule: A.Rule) -> str:
     return "sharded" if ops & SHARDED_OPS else "tensor"
 
 
-# the tags the scheduler's passes mark tensor nodes with (a REALIZE's number, "realized", the
-# fuse mark), drawn on the root of a rule that matches any node and reads its tag
-TAGS = (None, "realized", "fuse", (0,), (1, 2))
+# the tags tensor nodes carry (a REALIZE's number, "realized", the fuse mark, which the
+# scheduler's passes put; a variable's mark, runtime/tensor.py's `_marked`), drawn on the root
+# of a rule that reads its tag
+TAGS = (None, "realized", "fuse", (0,), (1, 2), ("variable", 0))
 
 
 def _any_node(p: A.Pattern) -> bool:
@@ -131,7 +132,7 @@ def _any_node(p: A.Pattern) -> bool:
     return isinstance(p, A.PVar) and p.dtype is None
 
 
-def _reads_tag(e: Any) -> bool:
+def reads_tag(e: Any) -> bool:
     """Whether an expression (a guard) reads some node's tag."""
     stack = [e]
     while stack:
@@ -370,8 +371,10 @@ def _random_array(seed: int, size: int, dt: DType) -> np.ndarray:
 class Builder:
     """Draws one instance of a pattern: `Builder(data, mode).build(pattern)`."""
 
-    def __init__(self, data: Any, mode: str, literals: tuple[Any, ...] = ()):
+    def __init__(self, data: Any, mode: str, literals: tuple[Any, ...] = (),
+                 tag_root: bool = False):
         self.data, self.mode = data, mode
+        self.tag_root = tag_root  # the rule reads a tag: the root gets one of TAGS
         self.literals = literals  # the numbers the rule's guard and right side are written with
         self.bound: dict[str, UOp] = {}
         self.inst = Instance(UOp.const(dtypes.index, 0))
@@ -449,6 +452,8 @@ class Builder:
             self.inst.root = root.replace(tag=self.draw(st.sampled_from(TAGS)))
         else:
             self.inst.root = self.node(pattern, dt, shape)
+            if self.tag_root and self.mode == "tensor":
+                self.inst.root = self.inst.root.replace(tag=self.draw(st.sampled_from(TAGS)))
         if self.devices:
             try:  # a graph whose sources sit on different devices is no program
                 device_of(self.inst.root)
@@ -1003,7 +1008,8 @@ def _literal_fits(value: Any, dt: DType) -> bool:
 
 
 def draw_instance(data: Any, pattern: A.Pattern, mode: str,
-                  literals: tuple[Any, ...] = ()) -> Instance:
+                  literals: tuple[Any, ...] = (), tag_root: bool = False) -> Instance:
     """One instance of `pattern`, drawn from `data`: a `draws.RandomData`, or hypothesis's
-    `data` from `st.data()`; its constants now and then at the `literals` (`rule_literals`)."""
-    return Builder(data, mode, literals).build(pattern)
+    `data` from `st.data()`; its constants now and then at the `literals` (`rule_literals`);
+    with `tag_root` (a rule whose guard `reads_tag`), its root tagged with one of TAGS."""
+    return Builder(data, mode, literals, tag_root).build(pattern)

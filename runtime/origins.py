@@ -156,6 +156,14 @@ def _buffer_under(node: UOp) -> Buffer | None:
     return node.arg if node.op is _BUFFER else None
 
 
+def _stored_under(node: UOp) -> Buffer | None:
+    """The Buffer under a chain of writable views (a variable may be one: `b = a.T` trained),
+    or None."""
+    while node.op in _WRITE_VIEWS:
+        node = node.src[0]
+    return node.arg if node.op is _BUFFER else None
+
+
 def _origin_of(node: UOp) -> Origin | None:
     """The origin of the value `node` reads, when it is a realized tensor's node whose buffer
     was not written since (cheap for any other node: most are no BUFFER's view)."""
@@ -328,7 +336,7 @@ def _assigned(target: UOp, value: UOp
         chain.append(bottom)
         bottom = bottom.src[0]
     buf = bottom.arg
-    if buf.data is None or any(_buffer_under(n) is buf for n in wanted()):
+    if buf.data is None or any(_stored_under(n) is buf for n in wanted()):
         return None  # (a tensor that requires a gradient, written: an update, torch's no_grad)
     # a chain with no SHRINK writes every element (a realized matrix's node is its buffer
     # reshaped): the old contents are no part of the new value, and their graph is not kept

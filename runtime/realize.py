@@ -308,8 +308,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
         # buffers): its plan hands out the result nodes
         # (a result that keeps its graph is handed over: no idle plan keeps that graph alive)
         if (nodes := plans.lookup(uops, watched is not None)) is not None:
-            for t, node in zip(tensors, nodes):
-                t.uop = node
+            for t, u, node in zip(tensors, uops, nodes):
+                t.uop = node if u.tag is None else u  # (a variable's marked node: _result)
             if watched:
                 origins.keep(watched, uops, nodes)
             return
@@ -319,13 +319,29 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
 
         with using(scheduler):
             buffers = realize(uops)
-    for t, buf in zip(tensors, buffers):
+    for t, u, buf in zip(tensors, uops, buffers):
         if isinstance(buf, Shards):  # sharded: each device's part, stacked
             t.uop = buf.node(t.uop.dtype, t.uop.shape)
         else:
-            t.uop = result_node(buf, t.uop.shape)
+            t.uop = _result(u, buf)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
+
+
+def _result(root: UOp, buf: Buffer) -> UOp:
+    """The node of a tensor realized from `root` into `buf`: BUFFER.reshape(shape), except
+    - an ASSIGN into a chain of views over buf: its target. An optimizer's step through a view
+      (`b = a.T` trained) left b reading the flat buffer in b's shape, another value;
+    - a variable's node (tagged: runtime/tensor.py's `_marked`; no other tensor-level node
+      carries a tag) realized with other tensors: itself, reading buf already. Its mark is what
+      makes it a node of its own."""
+    if root.op is Ops.ASSIGN:
+        target = root.src[0]
+        if target.base.op is _BUFFER and target.base.arg is buf:
+            return target
+    elif root.tag is not None and buffer_of(root) is buf:
+        return root
+    return result_node(buf, root.shape)
 
 
 # the movement ops a view of storage is made of (torch's views: a PAD is a copy in torch, and

@@ -10,6 +10,9 @@ Graph conventions (the scheduler depends on them):
   `+ - * /`, which is a one-element BUFFER expanded the same way (a kernel parameter, so a new
   learning rate each step is the same program). A realized tensor is again
   `BUFFER.reshape(shape)`.
+- a tensor that requires a gradient and reads storage (a buffer, a view of one) has its top
+  movement op tagged `("variable", n)`, a node no other tensor has (`_marked`); the
+  schedulers drop the tag first.
 - broadcasting is explicit RESHAPE + EXPAND: the sources of every elementwise op have one shape.
 - dtypes follow numpy 2 (Python scalars are weak, NEP 50); the result dtype of each op is asked
   of numpy itself on a one-element probe, and explicit CASTs give each ALU op operands of one
@@ -42,6 +45,7 @@ Where this differs from numpy or tinygrad, on purpose:
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -1555,8 +1559,8 @@ class Tensor(TensorOps, NNOps):
         # more than one element (`requires_grad_()` twice, or again after False)
         was, self._requires_grad = self._requires_grad, value
         if value:
-            self._own_node()
-            if not was:
+            if not was:  # (once: a second node would not be the one graphs read)
+                self._own_node()
                 _needs_grad.add(self)
         elif was:  # (found by identity: no `==` of tensors)
             for ref in [r for r in _needs_grad.data if r() is self]:
@@ -1569,11 +1573,15 @@ class Tensor(TensorOps, NNOps):
         computation elsewhere builds, and backward summed both uses' gradients into it:
         `Tensor(3.0, requires_grad=True) * 3.0` gave 6 where torch gives 3. Such a tensor gets
         a buffer of its own, holding its value now, as torch's leaf does. A buffer, or a view of
-        one (a view reads the buffer, as torch's), and a value computed from a variable (torch's
-        non-leaf: its gradient flows on to the variable) keep their nodes."""
+        one, is marked instead (`_marked`): it still reads that storage, as torch's views do
+        (an optimizer's step through `b = a.T` writes a), but no other tensor has its node.
+        A value computed from a variable (torch's non-leaf: its gradient flows on to the
+        variable) keeps its node; so do sharded and symbolic-size ones (not marked yet)."""
         base = view_base(self.uop)
-        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None \
-                or has_symbolic(self.shape):
+        if shards_of(base) is not None or has_symbolic(self.shape):
+            return
+        if base.op is Ops.BUFFER or buffer_of(base) is not None:
+            self.uop = _marked(self.uop)
             return
         # (the set keeps a tensor whose requires_grad was set false later: not a variable)
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
@@ -2471,6 +2479,27 @@ def _graph_reads(root: UOp, walked: dict[UOp, tuple[frozenset[UOp], int]]
     if root.op is not Ops.BUFFER:  # (a BUFFER's set holds itself: no cycle through its memo)
         root.memo = (_GRAPH_READS, walked[root])
     return walked[root]
+
+
+_marks = itertools.count()
+_MARK = "variable"  # a mark's tag is (_MARK, n)
+
+
+def _marked(uop: UOp) -> UOp:
+    """A variable's own node over the storage `uop` reads (a buffer, or a view of one): its top
+    movement op tagged with a number no other node has (a bare BUFFER gets a RESHAPE to its
+    own shape to carry it). Nodes are shared by value: without the mark, `b = a.T` made a leaf
+    and `a.T` elsewhere in the loss were one node, and backward gave b the gradient of both
+    (twice torch's). Still a view of the storage for everything that reads views (realize,
+    assign, numpy, the jit); the schedulers drop the tag first (rules/rangeify.rules'
+    `variable_mark`), so the kernels and their compiled code do not change (a schedule is
+    cached per graph, marks included: the same variables' next step finds it). An assign keeps
+    the mark: the tensor is pointed back at its target node (runtime/realize.py's `_result`).
+    A node marked already (another variable's, `Tensor(b, requires_grad=True)` of a marked b)
+    gets a mark of its own."""
+    if uop.op in GroupOp.Movement:
+        return uop.replace(tag=(_MARK, next(_marks)))
+    return UOp(Ops.RESHAPE, uop.dtype, (uop,), uop.shape, (_MARK, next(_marks)))
 
 
 def _view_of_buffer(uop: UOp) -> bool:

@@ -804,7 +804,11 @@ class TensorOps:
             # x * x * x, as torch's gelu kernel: POW is the C library's powf, whose vector form
             # (libmvec) takes a scalar path for a negative base, a call per element in a
             # product's epilogue
-            cube = self * self * self
+            # Of x clamped to +-GELU_SATURATED: the same value (the sigmoid is exactly 0 or 1
+            # past it), and no inf in the backward graph: x * x overflowed float16 past 256,
+            # and the cube's gradient, 0 * inf, was NaN (torch gives 0 and 1)
+            xc = self.maximum(-GELU_SATURATED).minimum(GELU_SATURATED)
+            cube = xc * xc * xc
             # 0.5 (1 + tanh u) as sigmoid(2u): 1 + tanh u cancelled in the negative tail, 1.7e7
             # ulps off at x = -6 in float32 (bench/ulp.py; torch's formula is the same)
             return self * _sigmoid_squared(math.sqrt(8 / math.pi) * (self + 0.044715 * cube))
@@ -1413,6 +1417,12 @@ def _exp_squared(t: Tensor) -> Tensor:
     the dtype's least value (2 ulps of exp's error, not 1)."""
     h = (t * 0.5).maximum(_exp_floor(t.dtype)).exp()
     return h * h
+
+
+# |x| past which gelu's sigmoid(2u), u = sqrt(2 / pi) (x + 0.044715 x^3), is exactly 0 or 1 in
+# every float dtype (2|u| = 1155 there: exp(-1155) is 0 even in float64, whose least value is
+# exp(-745)), while 25^3 = 15625 is still finite in float16 (its largest value is 65504)
+GELU_SATURATED = 25.0
 
 
 def _sigmoid_squared(v: Tensor) -> Tensor:

@@ -72,6 +72,13 @@ def test_a_rule_over_an_op_no_case_draws_is_unchecked(mutants):
     assert r.verdict == "unchecked" and "REALIZE" in r.detail
 
 
+@pytest.mark.parametrize("name", ["const_root", "const_lit_root"])
+def test_a_rule_rooted_on_a_constant_is_refused_in_words(mutants, name):
+    r = mutants[name]
+    assert (r.method, r.verdict) == ("gradient", "refuted"), r.line()
+    assert "CONST, which has no sources" in r.detail and "can never run" in r.detail
+
+
 def test_every_gradient_rule_passes_and_names_its_torch_op():
     report = check_paths([str(RULES_DIR / "gradient.rules")], examples=5, seed=1)
     by_verdict = {r.rule.name: r.verdict for r in report.rules}

@@ -95,6 +95,28 @@ def test_activation_gradients_at_extremes_and_zero_match_torch(name):
     np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-4, atol=1e-6)
 
 
+FLOAT16_ACTIVATIONS = {**ACTIVATIONS,
+                       "gelu_erf": (lambda x: x.gelu(approximate="none"),
+                                    lambda x: torch.nn.functional.gelu(x, approximate="none"))}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT16_ACTIVATIONS))
+def test_float16_activation_gradients_stay_finite_across_its_range(name):
+    """float16 ends at 65504: a cube of x overflowed past 40, x * x past 256, and gelu's
+    gradient met 0 * inf (NaN) there. torch (in float32, from the same float16 inputs) gives
+    0 and 1."""
+    ours_fn, torch_fn = FLOAT16_ACTIVATIONS[name]
+    mags = [0.1, 1.0, 5.0, 30.0, 41.0, 300.0, 1e3, 1e4, 6e4]
+    v = np.array([s * m for m in mags for s in (1, -1)] + [0.0, 24.9, 25.0, 25.1, -25.1],
+                 np.float16)
+    x = Tensor(v)
+    (g,) = ours_fn(x).sum().gradient(x)
+    t = torch.tensor(v.astype(np.float32), requires_grad=True)
+    (tg,) = torch.autograd.grad(torch_fn(t).sum(), t)
+    assert not np.isnan(g.numpy()).any(), g.numpy()
+    np.testing.assert_allclose(g.numpy().astype(np.float32), tg.numpy(), rtol=1e-2, atol=1e-3)
+
+
 @pytest.mark.parametrize("xv,yv", [(0.0, 0.0), (0.0, 0.3), (0.0, -0.3), (0.0, 2.0), (2.0, 0.0),
                                    (1.5, -1.2)])
 def test_pow_gradients_at_zero_match_torch(xv, yv):

@@ -35,3 +35,29 @@ def test_groupnorm_computes_each_group_statistic_per_channel_not_per_pixel(n, c,
         loops = [r for r in red.toposort() if r.op is Ops.RANGE and r.arg[1] == "loop"]
         assert math.prod(r.src[0].arg for r in loops) <= n * c, loops
     np.testing.assert_allclose(t.numpy(), _groupnorm_np(x, g), rtol=1e-4, atol=1e-4)
+
+
+def _actions(t: Tensor) -> list[str]:
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    out = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        out += actions(low, optimize_kernel(low))
+    return out
+
+
+@pytest.mark.parametrize("a, b, c, tiled", [(3, 1021, 509, True), (64, 128, 128, True),
+                                             (7, 97, 1009, True), (1, 4097, 63, True),
+                                             (2, 33, 7, False)])
+def test_a_transpose_reads_a_cache_line_per_step(a, b, c, tiled):
+    # out[a, c, b] = 2 x[a, b, c] + s[b, c]: the store runs along b, the reads step c apart;
+    # the c loop in blocks of a vector's width, innermost, reads a line of x per step of b.
+    # c of 7 is short of two blocks (of 8 or 16 lanes): left as it was
+    x = np.random.default_rng(1).standard_normal((a, b, c)).astype(np.float32)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    acts = _actions(t)
+    assert any(s.startswith("TILE") for s in acts) is tiled, acts
+    want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)

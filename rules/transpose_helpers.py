@@ -10,10 +10,12 @@ None when the STORE is no such transpose.
 
 Why: in the plain order each step of j reads a new cache line of the transposed buffer and
 uses one element of it; by the time the next row of i comes back to that line it has left the
-cache (a 1021-long row of lines a page apart). With the block's points innermost, the far
-read takes a whole line per step of j (the block: a vector's width of the line), and the
-block's rows of the output are each written one element per step of j, a few lines each in
-flight. Every output element is computed from the same reads as before: bit for bit.
+cache (a 1021-long row of lines a page apart). Only when a pass of j reads more lines than half
+of L1 holds: a short j (97 lines) finds them all again at the next row, and is left whole.
+With the block's points innermost, the far read takes a whole line per step of j (the block: a
+vector's width of the line), and the block's rows of the output are each written one element
+per step of j, a few lines each in flight. Every output element is computed from the same
+reads as before: bit for bit.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from rulegrad.rules.interchange_helpers import split_range
 from rulegrad.rules.opt_helpers import UPCAST_MAX_STRIDE, along
 from rulegrad.runtime.loops import range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import cache_bytes, vector_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 
@@ -55,7 +57,9 @@ def transposed(st: UOp) -> UOp | None:
     if stride(st.src[0].src[1], j) != 1:
         return None
     far = _far_loads(st, j)
-    if not far:
+    # the lines one pass of j reads (one per far load and step) stay in half of L1 until the
+    # next row reads their next elements: the plain order already reads each line once
+    if not far or range_size(j) * len(far) * vector_bytes() <= cache_bytes(1) // 2:  # type: ignore
         return None
     for i in reversed(ranges[:-1]):
         if all(stride(n.src[0].src[1], i) == 1 for n in far):

@@ -1,7 +1,7 @@
 """Old against new: the same sweep points run by two source trees of rulegrad, interleaved.
 
-    python bench/ab.py OLD_TREE [--family NAME,...] [--held-out | --held-out-other] [--rounds N]
-                            [--cpu] [POINT ...]
+    python bench/ab.py OLD_TREE [--family NAME,...] [--held-out | --held-out-other | --held-out-3]
+                            [--rounds N] [--cpu] [POINT ...]
 
 OLD_TREE is a checkout of the other commit (e.g. `git archive main | tar -x -C /tmp/old`). Two
 worker processes, one importing rulegrad from OLD_TREE and one from this tree (each with a
@@ -10,7 +10,7 @@ machine. Per point: each side's median time per call through `rulegrad.jit`, new
 old's, whether the outputs agree, and whether the kernels' C is the same text: on a loaded
 machine a ratio of identical code is noise, and "same C" says so. POINT is `family:AxBxC`
 (e.g. `conv2d:4x64x28x64x3x1x4`); without points, the families' sweep shapes (bench/sweep.py's
-SWEEP, HELD_OUT or HELD_OUT_OTHER).
+SWEEP, HELD_OUT, HELD_OUT_OTHER or HELD_OUT_3).
 
 The workers reach the other tree through the editable install's path finder (pip's
 `__editable___*_finder` module, whose MAPPING names each subpackage's folder): a bench-only
@@ -92,7 +92,7 @@ class Worker:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sweep import HELD_OUT, HELD_OUT_OTHER, SWEEP
+    from sweep import HELD_OUT, HELD_OUT_3, HELD_OUT_OTHER, SWEEP
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old", type=Path, help="the other commit's source tree")
@@ -101,12 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-out", action="store_true", help="HELD_OUT's shapes, not SWEEP's")
     ap.add_argument("--held-out-other", action="store_true",
                     help="HELD_OUT_OTHER's shapes (the non-product families)")
+    ap.add_argument("--held-out-3", action="store_true",
+                    help="HELD_OUT_3's shapes (the third held-out set, every family)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cpu", action="store_true",
                     help="the process's CPU time (all threads) per call, not wall time: the "
                          "work done, less disturbed by other jobs on a loaded machine")
     args = ap.parse_intermixed_args(argv)
-    table = HELD_OUT_OTHER if args.held_out_other else HELD_OUT if args.held_out else SWEEP
+    table = (HELD_OUT_3 if args.held_out_3 else HELD_OUT_OTHER if args.held_out_other
+             else HELD_OUT if args.held_out else SWEEP)
     families = args.family.split(",") if args.family else list(table)
     points = args.points or [f"{f}:{'x'.join(map(str, s))}" for f in families
                              for s in table.get(f, [])]

@@ -1,8 +1,8 @@
 """Shape sweep: every workload family at tiny, prime, batch-1, tall, skinny and large shapes,
 rulegrad beside PyTorch eager.
 
-    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick] [--held-out | --held-out-other]
-                          [POINT ...]
+    python bench/sweep.py [--family NAME,...] [--rounds N] [--quick]
+                          [--held-out | --held-out-other | --held-out-3] [POINT ...]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
@@ -101,6 +101,46 @@ HELD_OUT_OTHER: dict[str, list[tuple]] = {
     "cat": [(2, 3, 4), (64, 97, 65), (1, 4093, 31)],
     "cat_last": [(3, 5), (256, 509), (1, 50021), (4099, 17)],
 }
+# A third set none of the work above was tuned on (`--held-out-3`), every family: products with
+# relu/silu/gelu epilogues and a residual add (linear_act: m, k, n, act 0/1/2, residual), MLP
+# blocks with layernorm, attention with one query, 4x77x64, (b, h, s, d) heads and a causal mask,
+# convolutions with 3 input channels, 5x5, stride 2, dilation 2, padding, groups, batch 1 and
+# 1x1, reductions along each axis and over several at prime lengths (97, 1009, 65521, 999983),
+# normalizations (layernorm, batchnorm, groupnorm), softmax and logsumexp 10, 77, 1000 and 50257
+# wide, pooling, broadcasts, transposes beside a reduce
+HELD_OUT_3: dict[str, list[tuple]] = {
+    "linear_act": [(1, 768, 3072, 2, 0), (197, 768, 768, 2, 1), (61, 509, 127, 0, 0),
+                   (2048, 128, 512, 1, 0), (1, 1009, 97, 1, 1), (512, 256, 1024, 0, 1),
+                   (9, 10, 11, 2, 0)],
+    "mlp": [(77, 768, 3072, 768), (3, 50, 70, 5), (1, 1000, 500, 100), (2048, 64, 256, 64),
+            (97, 97, 97, 97)],
+    "attention": [(1, 1, 128), (4, 77, 64), (3, 509, 40)],
+    "attention4": [(2, 2, 333, 80, 0), (1, 12, 77, 64, 1), (1, 8, 1, 64, 0), (2, 4, 256, 32, 1),
+                   (1, 1, 1000, 64, 1)],
+    "conv2d_full": [(1, 3, 224, 64, 7, 2, 1, 3, 1), (2, 3, 65, 16, 5, 2, 1, 2, 1),
+                    (1, 16, 40, 16, 3, 1, 2, 2, 1), (1, 32, 28, 64, 3, 2, 1, 1, 4),
+                    (4, 48, 17, 48, 5, 1, 1, 2, 48), (1, 96, 14, 24, 1, 1, 1, 0, 1),
+                    (8, 3, 31, 8, 5, 1, 2, 0, 1)],
+    "sum": [(0, 97, 1009), (1, 1009, 97), (0, 65521, 3), (1, 3, 65521), (0, 999983, 2),
+            (1, 2, 999983), (1, 97, 10007)],
+    "max": [(0, 1009, 97), (1, 65521, 7), (0, 7, 65521), (1, 1, 999983), (2, 5, 97, 1009)],
+    "mean": [(0, 97, 97), (1, 1, 65521), (2, 3, 1009, 97), (0, 999983, 1)],
+    "var": [(1, 97, 1009), (0, 65521, 5)],
+    "sum_axes": [(5, 97, 13, 1009), (3, 1009, 97, 3), (6, 2, 97, 1009)],
+    "max_axes": [(5, 13, 65521, 2)],
+    "mean_axes": [(12, 7, 5, 97, 97), (7, 97, 3, 17)],
+    "layernorm": [(77, 768), (4099, 97), (1, 65521), (10, 50257)],
+    "batchnorm": [(1, 97, 13), (32, 3, 56), (5, 128, 7)],
+    "groupnorm": [(2, 32, 16, 8), (1, 64, 28, 32), (8, 12, 7, 3), (1, 6, 97, 2)],
+    "softmax": [(1000, 10), (1024, 77), (77, 1000), (8, 50257), (1, 50257)],
+    "logsumexp": [(4096, 10), (512, 77), (1000, 1000), (4, 50257)],
+    "pool_max": [(1, 64, 111, 3, 2), (4, 3, 97, 2, 2)],
+    "pool_avg": [(2, 32, 57, 3, 2), (1, 96, 35, 5, 5)],
+    "bcast": [(97, 1009, 3), (3, 1009, 97), (1, 65521, 7)],
+    "permute_sum": [(97, 1009, 3), (3, 97, 1009)],
+    "transpose_sum": [(7, 97, 1009), (64, 128, 128), (3, 1021, 509)],
+    "elementwise": [(999983,), (65521,)],
+}
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
@@ -130,9 +170,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="the held-out shapes (HELD_OUT) of the product families instead")
     ap.add_argument("--held-out-other", action="store_true",
                     help="the held-out shapes of the non-product families (HELD_OUT_OTHER)")
+    ap.add_argument("--held-out-3", action="store_true",
+                    help="the third held-out set (HELD_OUT_3), every family")
     ap.add_argument("points", nargs="*", help="family:AxBxC points instead of the tables'")
     args = ap.parse_args(argv)
-    table = HELD_OUT_OTHER if args.held_out_other else HELD_OUT if args.held_out else SWEEP
+    table = (HELD_OUT_3 if args.held_out_3 else HELD_OUT_OTHER if args.held_out_other
+             else HELD_OUT if args.held_out else SWEEP)
     if args.points:  # the points given, grouped by family in their order
         table = {}
         for spec in args.points:

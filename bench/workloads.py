@@ -11,7 +11,9 @@ batchnorm (+ relu), softmax, logsumexp, elementwise (a fused chain), maxpool, ad
 the non-product held-out families: sum/max/mean/var/argmax over one axis, sum/max/mean/var over
 several (`*_axes`, a bit mask of axes), cumsum, pool_max/pool_avg (any window and stride),
 bcast (broadcasts over non-contiguous axes), permute_sum, gather, where, pad, cat (along a
-middle axis), cat_last.
+middle axis), cat_last; and the third held-out set's: linear_act (relu/silu/gelu epilogues, a
+residual add), attention4 ((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding,
+groups), groupnorm, transpose_sum.
 """
 
 from __future__ import annotations
@@ -435,6 +437,112 @@ def cat_last(a: int, b: int, rng: np.random.Generator) -> Point:
                  lambda x, y, z: x.cat(y, z, dim=-1), tf, jf, nbytes=2 * _bytes(x, y, z))
 
 
+# ---------------------------------------------------------------- third held-out families
+_ACTS = ("relu", "silu", "gelu")
+
+
+def linear_act(m: int, k: int, n: int, act: int, residual: int = 0, *,
+               rng: np.random.Generator) -> Point:
+    """act(x @ w + bias) (+ r when `residual`): act 0 relu, 1 silu, 2 gelu (tanh)."""
+    x, w, bias = _rand(rng, m, k), _rand(rng, k, n, scale=k ** -0.5), _rand(rng, n)
+    r = _rand(rng, m, n)
+    name = _ACTS[act]
+
+    def rg(x, w, bias, r):
+        y = getattr(x @ w + bias, name)()
+        return y + r if residual else y
+
+    def tf(x, w, bias, r):
+        import torch
+        import torch.nn.functional as F
+        y = torch.addmm(bias, x, w)
+        y = F.gelu(y, approximate="tanh") if name == "gelu" else getattr(F, name)(y)
+        return y + r if residual else y
+
+    def jf(x, w, bias, r):
+        import jax
+        y = x @ w + bias
+        y = _gelu_jax(y) if name == "gelu" else getattr(jax.nn, name)(y)
+        return y + r if residual else y
+
+    return Point("linear_act", (m, k, n, act, residual), dict(x=x, w=w, bias=bias, r=r), rg, tf,
+                 jf, flops=2.0 * m * k * n)
+
+
+def attention4(b: int, h: int, s: int, d: int, causal: int = 0, *,
+               rng: np.random.Generator) -> Point:
+    """scaled_dot_product_attention over (b, h, s, d), causal when `causal`."""
+    q, k, v = (_rand(rng, b, h, s, d) for _ in range(3))
+
+    def tf(q, k, v):
+        import torch.nn.functional as F
+        return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+
+    def jf(q, k, v):
+        import jax
+        return jax.nn.dot_product_attention(q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3),
+                                            v.transpose(0, 2, 1, 3),
+                                            is_causal=bool(causal)).transpose(0, 2, 1, 3)
+
+    return Point("attention4", (b, h, s, d, causal), {"q": q, "k": k, "v": v},
+                 lambda q, k, v: q.scaled_dot_product_attention(k, v, is_causal=bool(causal)),
+                 tf, jf, flops=4.0 * b * h * s * s * d)
+
+
+def conv2d_full(n: int, c: int, hw: int, o: int, ksize: int, stride: int, dilation: int,
+                padding: int, groups: int, *, rng: np.random.Generator) -> Point:
+    """conv2d with stride, dilation, padding and groups all given."""
+    cg = c // groups
+    x = _rand(rng, n, c, hw, hw)
+    w = _rand(rng, o, cg, ksize, ksize, scale=(cg * ksize ** 2) ** -0.5)
+    out = (hw + 2 * padding - dilation * (ksize - 1) - 1) // stride + 1
+    kw = dict(stride=stride, dilation=dilation, padding=padding, groups=groups)
+
+    def tf(x, w):
+        import torch.nn.functional as F
+        return F.conv2d(x, w, **kw)
+
+    def jf(x, w):
+        import jax
+        return jax.lax.conv_general_dilated(x, w, (stride, stride), [(padding, padding)] * 2,
+                                            rhs_dilation=(dilation, dilation),
+                                            feature_group_count=groups)
+
+    return Point("conv2d_full", (n, c, hw, o, ksize, stride, dilation, padding, groups),
+                 dict(x=x, w=w), lambda x, w: x.conv2d(w, **kw), tf, jf,
+                 flops=2.0 * n * o * out * out * cg * ksize * ksize)
+
+
+def groupnorm(n: int, c: int, hw: int, g: int, rng: np.random.Generator) -> Point:
+    """group_norm over (n, c, hw, hw) in g groups, with a per-channel scale and shift."""
+    x, gam, bet = _rand(rng, n, c, hw, hw), _rand(rng, c), _rand(rng, c)
+
+    def rg(x, gam, bet):
+        y = x.reshape(n, g, -1).layernorm().reshape(n, c, hw, hw)
+        return y * gam.reshape(1, c, 1, 1) + bet.reshape(1, c, 1, 1)
+
+    def tf(x, gam, bet):
+        import torch.nn.functional as F
+        return F.group_norm(x, g, gam, bet)
+
+    def jf(x, gam, bet):
+        y = _layernorm_jax(x.reshape(n, g, -1)).reshape(n, c, hw, hw)
+        return y * gam.reshape(1, c, 1, 1) + bet.reshape(1, c, 1, 1)
+
+    return Point("groupnorm", (n, c, hw, g), dict(x=x, gam=gam, bet=bet), rg, tf, jf,
+                 nbytes=_bytes(x, x))
+
+
+def transpose_sum(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
+    """x (a, b, c) transposed to (a, c, b) and made contiguous, plus its sum over a: two
+    outputs' worth of work in one expression, x.transpose(1, 2) * 2 + x.sum(0)^T."""
+    x = _rand(rng, a, b, c)
+    return Point("transpose_sum", (a, b, c), dict(x=x),
+                 lambda x: x.transpose(1, 2) * 2 + x.sum(0).transpose(0, 1),
+                 lambda x: x.transpose(1, 2) * 2 + x.sum(0).transpose(0, 1),
+                 lambda x: x.transpose(0, 2, 1) * 2 + x.sum(0).T, nbytes=_bytes(x, x))
+
+
 FAMILIES: dict[str, Callable[..., Point]] = {
     "attention": attention, "mlp": mlp, "linear_gelu": linear_gelu, "matmul": matmul,
     "conv2d": conv2d, "layernorm": layernorm, "batchnorm": batchnorm, "softmax": softmax,
@@ -450,6 +558,8 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "where": where, "pad": pad,
     "cat": cat, "cat_last": cat_last,
+    "linear_act": linear_act, "attention4": attention4, "conv2d_full": conv2d_full,
+    "groupnorm": groupnorm, "transpose_sum": transpose_sum,
 }
 
 

@@ -535,6 +535,18 @@ def _norm_linear_program() -> str | None:
     return None
 
 
+def _transpose_program() -> str | None:
+    """An elementwise transposed output of prime sizes (opt.rules' transpose_store: the outer
+    loop its reads are contiguous along in blocks, innermost; the fuzzer's programs transpose
+    only into a reduce)."""
+    from rulegrad.runtime.tensor import Tensor
+
+    x = np.linspace(-2, 2, 2 * 601 * 37, dtype=np.float32).reshape(2, 601, 37)
+    got = (Tensor(x).transpose(1, 2) * 2 + 1).numpy()
+    want = x.transpose(0, 2, 1) * 2 + 1
+    return None if np.array_equal(got, want) else f"transpose: {got} != {want}"
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -546,6 +558,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -8: ("the full reduction program", _full_reduce_program),
     -9: ("the row reduction program", _row_reduce_program),
     -10: ("the norm-linear program", _norm_linear_program),
+    -11: ("the transpose program", _transpose_program),
 }
 
 

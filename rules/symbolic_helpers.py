@@ -11,6 +11,7 @@ value it returns against the table.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rulegrad.runtime.dtype import DType
@@ -186,7 +187,7 @@ def _fold_divmod(e: UOp) -> UOp | None:
     for _, k, hi in terms:
         below += (k % c) * hi
     if below >= c:
-        return None
+        return _fold_common_factor(e, x, c, b, terms)
     if e.op is Ops.IDIV:
         parts, rest = [(a, k // c) for a, k, _ in terms if k >= c], b // c
     else:
@@ -199,3 +200,43 @@ def _fold_divmod(e: UOp) -> UOp | None:
         const = x.const_like(rest)
         out = const if out is None else out + const
     return out
+
+
+def _fold_common_factor(e: UOp, x: UOp, c: int, b: int,
+                        terms: tuple[tuple[UOp, int, int], ...]) -> UOp | None:
+    """x // c and x % c when x = g * y + rest, g a divisor of c that divides the big terms'
+    coefficients, and the other terms with b % g stay below g (0 <= rest < g): then
+    x // c = y // (c / g) and x % c = (y % (c / g)) * g + rest. A group's index over a
+    flattened (channel, pixel) row, (r0 * 81 + r1 * 9 + r2) // 243 -> r0 // 3 (groupnorm with
+    3 channels of 9x9 a group): the index now reads only the channel loop, so a reduction read
+    there is computed once per channel, not once per pixel. The largest such g is tried first
+    (the fewest terms left in y); None when there is none."""
+    for g in sorted({math.gcd(c, k) for _, k, _ in terms if 1 < math.gcd(c, k) < c},
+                    reverse=True):
+        below = b % g
+        for _, k, hi in terms:
+            below += (k % g) * hi
+        if below >= g:
+            continue
+        y: UOp | None = None
+        for a, k, _ in terms:
+            if k >= g:  # k // g: the part of k that is a multiple of g (the rest is in below)
+                term = a if k // g == 1 else a * a.const_like(k // g)
+                y = term if y is None else y + term
+        if b >= g:
+            y = x.const_like(b // g) if y is None else y + x.const_like(b // g)
+        if y is None:  # every term below g: idiv_in_range's and mod_in_range's case
+            return None
+        q = x.const_like(c // g)
+        if e.op is Ops.IDIV:
+            return y // q
+        rest: UOp | None = None
+        for a, k, _ in terms:
+            if k % g:
+                term = a if k % g == 1 else a * a.const_like(k % g)
+                rest = term if rest is None else rest + term
+        if b % g:
+            rest = x.const_like(b % g) if rest is None else rest + x.const_like(b % g)
+        out = (y % q) * x.const_like(g)
+        return out if rest is None else out + rest
+    return None

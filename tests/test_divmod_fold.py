@@ -73,3 +73,21 @@ def test_folded_divisions_equal_the_originals_everywhere(sizes, coeffs, const, d
     for c, mod in zip(divisors, mods):
         x = x % c if mod else x // c
     _same_everywhere(x, graph_rewrite(x, matcher("symbolic", "sym")), ranges)
+
+
+def test_a_common_factor_of_the_divisor_splits_off_the_small_terms():
+    # groupnorm's group over a flattened (channel, pixel) row: 3 channels of 9x9 a group,
+    # (r0 * 81 + r1 * 9 + r2) // 243 is r0 // 3 (r1 * 9 + r2 < 81), and % keeps the pixel
+    r0, r1, r2 = UOp.range(6, 0), UOp.range(9, 1), UOp.range(9, 2)
+    flat = r0 * 81 + r1 * 9 + r2
+    sym = matcher("symbolic", "sym")
+    group = graph_rewrite(flat // 243, sym)
+    assert group is graph_rewrite(r0 // 3, sym)
+    _same_everywhere(flat // 243, group, [r0, r1, r2])
+    inner = graph_rewrite(flat % 243, sym)
+    assert r1 in inner.toposort() and r2 in inner.toposort()
+    _same_everywhere(flat % 243, inner, [r0, r1, r2])
+    # a constant past the factor goes to the quotient's side: (r0 * 81 + r2 + 170) // 243
+    off = r0 * 81 + r2 + 170
+    _same_everywhere(off // 243, graph_rewrite(off // 243, sym), [r0, r2])
+    _same_everywhere(off % 243, graph_rewrite(off % 243, sym), [r0, r2])

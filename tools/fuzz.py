@@ -733,6 +733,9 @@ def _gen_opt(seed: int) -> Case:
     # contiguous along last; drawn by its own generator, so every other part stays as it was
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams)}))\n"
     src += _mixed_part(random.Random(f"opt-tcols-{seed}"), str(len(fams)), "tcols")
+    # an elementwise transposed output, transpose_store's tile; its own generator too
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 1}))\n"
+    src += _mixed_part(random.Random(f"opt-ttile-{seed}"), str(len(fams) + 1), "ttile")
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -815,6 +818,17 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += f"want += [{x}.astype(np.float64).transpose(2, 0, 1).{op}(axis=2)]\n"
         src += (f"mag += [np.abs({x}.astype(np.float64)).transpose(2, 0, 1)"
                 f".{'sum' if op == 'sum' else 'max'}(axis=2)]\n")
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "ttile":  # out[a, c, b] = 2 x[a, b, c] + y[b, c]: transpose_store's tile
+        # (rows of 521 to 1000: a pass over them reads more lines than half of L1 holds, and
+        # the output's rows of float32 are less than a page apart)
+        n, r, cl = rng.choice([1, 2]), rng.choice([521, 600, 1000]), rng.choice([41, 64, 97])
+        src = _arr(x, (n, r, cl), d1, rng, special) + _arr(y, (r, cl), d1, rng)
+        src += f"outs += [Tensor({x}).transpose(1, 2) * 2 + Tensor({y}).transpose(0, 1)]\n"
+        src += (f"want += [{x}.astype(np.float64).transpose(0, 2, 1) * 2 + "
+                f"{y}.astype(np.float64).T]\n")
+        src += (f"mag += [np.abs({x}.astype(np.float64)).transpose(0, 2, 1) * 2 + "
+                f"np.abs({y}.astype(np.float64)).T]\n")
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam in ("pool", "padpool"):
         ch, h, wd = rng.choice([1, 2, 3]), rng.choice([8, 9, 13]), rng.choice([16, 19, 32])

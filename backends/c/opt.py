@@ -110,6 +110,12 @@ def actions(before: UOp, after: UOp) -> list[str]:
         if old is not None and len(kept) < len(old.src) - 2:  # (a split's blocks: not merged)
             names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])
             done.append(f"MERGE loops {names} into {' '.join(f'r{r.arg[0]}' for r in kept)}")
+        # a transpose tile (transpose_store): an outer loop's points now run last, in blocks
+        last = n.src[-1] if old is not None and len(n.src) > 3 else None
+        if last is not None and last.arg[1] == "loop" and old.src[-1].arg[0] != last.arg[0] \
+                and any(r.arg[1] == "block" for r in n.src[2:]):
+            done.append(f"TILE r{last.arg[0]} in blocks of {int(last.src[0].arg)}, innermost "
+                        f"(a transpose: r{old.src[-1].arg[0]} reads a line per step)")
     interchanged = {c for n in toposort(after) if n.op is Ops.STORE for c in columns(n)}
     blocked = {n.src[3]: f", in {int(n.src[2].src[0].arg)} blocks r{n.src[2].arg[0]}"  # threads'
                for n in toposort(after) if n.op is Ops.STORE and n.src[3:]  # (parallel_helpers)

@@ -1,0 +1,84 @@
+"""Helpers of `opt.rules`' transpose-tile action: an elementwise STORE written contiguously along
+its innermost loop j but reading some buffer far apart along j (a transpose) and contiguously
+along an outer output loop i runs i in blocks of a vector's width, the block's points innermost.
+
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") with no action yet and no reduce
+in its value. Out: `transposed(st)`, the STORE with i split into outer * block + inner (the
+outer a "block" range where i was, the inner a "loop" range last: `interchange_helpers.
+split_range`, the last block overlapping the one before it when block does not divide i), or
+None when the STORE is no such transpose.
+
+Why: in the plain order each step of j reads a new cache line of the transposed buffer and
+uses one element of it; by the time the next row of i comes back to that line it has left the
+cache (a 1021-long row of lines a page apart). Only when a pass of j touches more than half of
+L1 holds: a short j (97 steps) finds its lines again at the next row, and is left whole.
+With the block's points innermost, the far read takes a whole line per step of j (the block: a
+vector's width of the line), and the block's rows of the output are each written one element
+per step of j, a few lines each in flight. Every output element is computed from the same
+reads as before: bit for bit.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from rulegrad.rules.interchange_helpers import split_range
+from rulegrad.rules.opt_helpers import UPCAST_MAX_STRIDE, along
+from rulegrad.runtime.loops import range_size, stride
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes, page_bytes, vector_bytes
+from rulegrad.runtime.uop import OP_BIT, UOp, toposort
+
+
+def _far_loads(st: UOp, j: UOp) -> list[UOp]:
+    """The loads along j stepping more than UPCAST_MAX_STRIDE elements per step (gathers)."""
+    out = []
+    for n in along(st.src[1], j):
+        if n.op is Ops.LOAD:
+            step = stride(n.src[0].src[1], j)
+            if step is None or len(n.src) > 1:
+                return []  # a read that is not affine in j, or gated: left as it is
+            if abs(step) > UPCAST_MAX_STRIDE:
+                out.append(n)
+    return out
+
+
+def transposed(st: UOp) -> UOp | None:
+    """The STORE with the outer loop i that every far load (`_far_loads`) reads contiguously
+    run in blocks of a vector's width of that load's elements, the blocks' points innermost;
+    the innermost such i, of at least two blocks. None when the STORE has an action or a
+    reduce, its last loop j is not written contiguously, or no far load or no such i."""
+    ranges = st.src[2:]
+    if st.arg is not None or len(ranges) < 2 or len(st.src[0].src) != 2 \
+            or any(r.arg[1] != "loop" or range_size(r) is None for r in ranges) \
+            or st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return None
+    j = ranges[-1]
+    if stride(st.src[0].src[1], j) != 1:
+        return None
+    far = _far_loads(st, j)
+    # what one pass of j touches (a line per far load and step, and the output row it writes)
+    # stays in half of L1 until the next row reads the lines' next elements: the plain order
+    # then reads each line once already
+    step = len(far) * vector_bytes() + st.src[1].dtype.itemsize
+    if not far or range_size(j) * step <= cache_bytes(1) // 2:  # type: ignore[operator]
+        return None
+    for i in reversed(ranges[:-1]):
+        # the block's output rows a page or more apart fall into the same few sets of L1 (a
+        # VIPT L1 indexes its sets within a page), and evict each other at every step of j:
+        # rows 16 KB apart ran 3x slower tiled
+        row = stride(st.src[0].src[1], i)
+        if row is None or abs(row) * st.src[1].dtype.itemsize >= page_bytes():
+            continue
+        if all(stride(n.src[0].src[1], i) == 1 for n in far):
+            block = max(1, vector_bytes() // far[0].dtype.itemsize)
+            if range_size(i) < 2 * block:  # type: ignore[operator]
+                return None
+            fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)
+                                            if n.op is Ops.RANGE))
+            mapping: dict[UOp, UOp] = {}
+            outer, inner = split_range(i, block, "loop", fresh, mapping)
+            loops = [outer if r is i else r for r in ranges] + [inner]
+            return st.replace(src=(st.src[0].substitute(mapping),
+                                   st.src[1].substitute(mapping), *loops))
+    return None

@@ -1,0 +1,93 @@
+"""Cliffs bench/sweep.py's third held-out set (`--held-out-3`) found, each checked against numpy
+at the shapes it was found at and by the work its kernels do (the loops a reduction runs
+inside, the actions applied, the threads taken), never by time."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.runtime.ops import Ops
+
+
+def _groupnorm_np(x: np.ndarray, g: int, eps: float = 1e-5) -> np.ndarray:
+    n = x.shape[0]
+    y = x.reshape(n, g, -1).astype(np.float64)
+    y = (y - y.mean(-1, keepdims=True)) / np.sqrt(y.var(-1, keepdims=True) + eps)
+    return y.reshape(x.shape)
+
+
+@pytest.mark.parametrize("n, c, hw, g", [(1, 6, 9, 2), (8, 12, 7, 3), (2, 32, 16, 8),
+                                         (1, 6, 97, 2)])
+def test_groupnorm_computes_each_group_statistic_per_channel_not_per_pixel(n, c, hw, g):
+    # a group's mean and variance read the group index (channel * hw * hw + pixel) // group
+    # size; unsimplified, it reads the pixel loops too, and each output pixel recomputed its
+    # group's sums (127 ms at 1x6x97x97, 1300x torch's)
+    x = np.random.default_rng(0).standard_normal((n, c, hw, hw)).astype(np.float32)
+    t = Tensor(x).reshape(n, g, -1).layernorm().reshape(n, c, hw, hw)
+    (item,) = t.schedule()
+    reduces = [u for u in item.ast.toposort() if u.op is Ops.REDUCE]
+    assert reduces
+    for red in reduces:
+        loops = [r for r in red.toposort() if r.op is Ops.RANGE and r.arg[1] == "loop"]
+        assert math.prod(r.src[0].arg for r in loops) <= n * c, loops
+    np.testing.assert_allclose(t.numpy(), _groupnorm_np(x, g), rtol=1e-4, atol=1e-4)
+
+
+def _actions(t: Tensor) -> list[str]:
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+
+    out = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        out += actions(low, optimize_kernel(low))
+    return out
+
+
+@pytest.mark.parametrize("a, b, c, tiled", [(3, 1021, 509, True), (2, 1021, 97, True),
+                                             (4, 512, 256, True), (7, 97, 1009, False),
+                                             (1, 4097, 63, False), (2, 1033, 7, False)])
+def test_a_transpose_reads_a_cache_line_per_step(a, b, c, tiled):
+    # out[a, c, b] = 2 x[a, b, c] + s[b, c]: the store runs along b, the reads step c apart;
+    # the c loop in blocks of a vector's width, innermost, reads a line of x per step of b.
+    # b of 97: a pass over b reads 194 lines, which stay in L1 for the next c; b of 4097: the
+    # block's output rows 16 KB apart share L1's sets; c of 7 is short of two blocks (of 8 or
+    # 16 lanes): all three left as they were
+    x = np.random.default_rng(1).standard_normal((a, b, c)).astype(np.float32)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    acts = _actions(t)
+    assert any(s.startswith("TILE") for s in acts) is tiled, acts
+    want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+def _conv_np(x: np.ndarray, w: np.ndarray, stride: int, dil: int, pad: int) -> np.ndarray:
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    k = w.shape[-1]
+    span = dil * (k - 1) + 1
+    win = np.lib.stride_tricks.sliding_window_view(xp, (span, span), axis=(2, 3))
+    win = win[:, :, ::stride, ::stride, ::dil, ::dil]  # (n, c, oh, ow, k, k)
+    return np.einsum("ncyxij,ocij->noyx", win, w.astype(np.float64))
+
+
+@pytest.mark.parametrize("n, c, hw, o, k, stride, dil, pad", [
+    (1, 16, 40, 16, 3, 1, 2, 2), (2, 3, 65, 16, 5, 2, 1, 2), (1, 8, 13, 32, 3, 1, 1, 1),
+    (1, 3, 31, 8, 7, 2, 1, 3)])
+def test_a_padded_convolution_reads_its_windows_from_a_padded_copy(n, c, hw, o, k, stride,
+                                                                    dil, pad):
+    # read through the PAD, every read of the window is gated and the packed loops copied the
+    # window gate by gate per row tile ("A packed": 2.4x slower on a depthwise 5x5); from a
+    # padded copy (a kernel of its own) the window is read in place
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
+    w = rng.standard_normal((o, c, k, k)).astype(np.float32)
+    t = Tensor(x).conv2d(Tensor(w), stride=stride, dilation=dil, padding=pad)
+    assert len(t.schedule()) == 2  # the padded copy, then the product
+    packs = [a for a in _actions(t) if a.startswith("PACK")]
+    assert packs and not any("A packed" in a for a in packs), packs
+    want = _conv_np(x, w, stride, dil, pad)
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())

@@ -16,7 +16,6 @@ import re
 import subprocess
 import sys
 
-
 from rulegrad.rules import flash_cost, flash_helpers, stage_helpers
 from rulegrad.rules.generated.rangeify import local_max_row
 from rulegrad.runtime.target import stack_bytes

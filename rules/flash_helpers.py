@@ -65,13 +65,17 @@ def stack_used(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int,
     return used + sum(_count(dl.src[1:]) * dl.dtype.itemsize for dl in arrays)
 
 
-def _fits(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int, output: bool) -> bool:
-    """Whether one head's packed panels fit `max_panel_bytes()` (L2, and half the stack budget)
-    and everything the flash kernel puts on the thread's stack fits the budget (`stack_used`)."""
+def _fits(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int,
+          output: bool) -> int | None:
+    """What the flash kernel puts on the thread's stack (`stack_used`) when one head's packed
+    panels fit `max_panel_bytes()` (L2, and half the stack budget) and the whole fits the
+    budget; else None. (Under rangeify's bounds, rules/flash_cost.py, the panels' bound is the
+    one that binds; the whole is checked all the same, so that no other array, nor a change
+    of those bounds, can push a kernel past the budget.)"""
     panels = sum(_count(red.src[1:]) * -(-_count((cols,)) // w) * w * red.dtype.itemsize
                  for red, cols, w in sums)
-    return panels <= max_panel_bytes() and \
-        stack_used(sums, arrays, tile, output) <= stack_bytes()
+    used = stack_used(sums, arrays, tile, output)
+    return used if panels <= max_panel_bytes() and used <= stack_bytes() else None
 
 
 def _count(ranges: tuple[UOp, ...]) -> int:
@@ -90,9 +94,12 @@ class Flash(FrozenRecord):
     (the local products) and each one's panel width, the output's panel width, and which loop
     is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles) or ""
     (one core). A local product may have a dtype of its own (float32 scores of a float64
-    softmax): its panels, registers and array are of its dtype, and so is its panel width."""
+    softmax): its panels, registers and array are of its dtype, and so is its panel width.
+    `stack`: the bytes of arrays the kernel declares on a thread's stack (`stack_used`), at
+    most the budget (runtime/target.py)."""
 
-    __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel")
+    __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel",
+                 "stack")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -100,10 +107,12 @@ class Flash(FrozenRecord):
     tile: int
     panel: int  # 0: no output product (each row's store printed as plain loops)
     parallel: str
+    stack: int
 
     def __init__(self, rows: int, cols: int, products: tuple[int, ...],
-                 product_panels: tuple[int, ...], tile: int, panel: int, parallel: str) -> None:
-        self._init(rows, cols, products, product_panels, tile, panel, parallel)
+                 product_panels: tuple[int, ...], tile: int, panel: int, parallel: str,
+                 stack: int) -> None:
+        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack)
 
     def describe(self) -> str:
         prods = " ".join(f"r{r}" + ("" if w == self.panel else f" (panels of {w})")
@@ -173,12 +182,13 @@ def _plan(st: UOp) -> Flash | None:
     sums = list(zip([dl.src[0] for dl in prods] + [out], [dl.src[1] for dl in prods] + [c],
                     widths))
     arrays = [n for n in toposort(xy[0]) if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    if not _fits(sums, arrays, min(TILE_ROWS, range_size(i)), True):  # type: ignore[type-var]
+    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), True)  # type: ignore[type-var]
+    if stack is None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
                  min(TILE_ROWS, range_size(i)), widths[-1],  # type: ignore[type-var]
-                 _threads(ranges, work))
+                 _threads(ranges, work), stack)
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
@@ -214,11 +224,12 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
     work = sum(_count(dl.src[0].src[1:]) * _count(dl.src[1:2]) for dl in prods)
     sums = [(dl.src[0], dl.src[1], w) for dl, w in zip(prods, widths)]
     arrays = [n for n in nodes if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    if not _fits(sums, arrays, min(TILE_ROWS, range_size(i)), False):  # type: ignore[type-var]
+    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), False)  # type: ignore[type-var]
+    if stack is None:
         return None
     work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),
-                 min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work))  # type: ignore[type-var]
+                 min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work), stack)  # type: ignore[type-var]
 
 
 def flashable(st: UOp) -> bool:

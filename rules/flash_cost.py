@@ -35,8 +35,7 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def local_max_panel() -> int:
     """The most multiply-adds per row of a kernel-local sum of products: its packed float32
-    operand at most a quarter of L2 (see the module's docstring), and of the stack budget
-    (runtime/target.py): the flash kernel's panels are on its thread's stack."""
+    operand at most a quarter of L2 (see the module's docstring) and of the stack budget."""
     return min(cache_bytes(2), stack_bytes()) // (4 * 4)
 
 
@@ -52,8 +51,8 @@ def shares_threads(rows: int) -> bool:
 
 def local_max_array() -> int:
     """The most elements of a kernel-local array: half of L1 as float32, on the stack and in
-    L1 while its row's readers run (a larger one goes to a global buffer); an eighth of the
-    stack budget as float64 at most (runtime/target.py), whatever L1 says."""
+    L1 while its row's readers run (a larger one goes to a global buffer); at most an eighth
+    of the stack budget as float64 (runtime/target.py: the flash panels' stack too)."""
     return min(cache_bytes(1) // (2 * 4), stack_bytes() // (8 * 8))
 
 

@@ -1215,7 +1215,7 @@ def _sym_mag(op: str, axis: int, n_ref: str) -> str:
 # the width. (name, tensor expression, numpy expression, dtypes, domain of a and of b.) {A}, {B}
 # are the rulegrad tensors; {a}, {b} numpy's arrays: float64 copies for a float op, the inputs
 # themselves for the exact ones (ints, casts, and the float ops that round nothing).
-I32, I64, BOOL = "np.int32", "np.int64", "np.bool_"
+I32, I64, U8, BOOL = "np.int32", "np.int64", "np.uint8", "np.bool_"
 _FL = (F32, F32, F64, F16)
 OPS_UNARY = (
     ("cos", "{A}.cos()", "np.cos({a})", _FL, "trig"),
@@ -1240,23 +1240,37 @@ OPS_UNARY = (
 OPS_BINARY = (
     ("pow", "{A} ** {B}", "np.power({a}, {b})", _FL, "base", "exponent"),
     ("div", "{A} / {B}", "{a} / {b}", (F64, F16), "any", "nonzero"),
-    ("floordiv", "{A} // {B}", "np.floor_divide({a}, {b})", (*_FL, I32, I64), "any", "nonzero"),
-    ("mod", "{A} % {B}", "np.remainder({a}, {b})", (*_FL, I32, I64), "any", "nonzero"),
+    ("floordiv", "{A} // {B}", "np.floor_divide({a}, {b})", (*_FL, I32, I64, U8), "any",
+     "nonzero"),
+    ("mod", "{A} % {B}", "np.remainder({a}, {b})", (*_FL, I32, I64, U8), "any", "nonzero"),
     ("truncdiv", "{A}.div({B}, rounding_mode='trunc')", "np.trunc({a} / {b})", (F32, F64),
      "any", "nonzero"),
     ("itruncdiv", "{A}.div({B}, rounding_mode='trunc')",
      "np.sign({a}) * np.sign({b}) * (np.abs({a}) // np.abs({b}))", (I32, I64), "any", "nonzero"),
-    ("xor", "{A} ^ {B}", "{a} ^ {b}", (I32, I64, BOOL), "any", "any"),
-    ("shl", "{A} << {B}", "{a} << {b}", (I32, I64), "any", "shift"),
-    ("shr", "{A} >> {B}", "{a} >> {b}", (I32, I64), "any", "shift"),
-    ("maximum", "{A}.maximum({B})", "np.maximum({a}, {b})", (F64, F16, I32), "any", "any"),
-    ("minimum", "{A}.minimum({B})", "np.minimum({a}, {b})", (F64, F16, I32, I64), "any", "any"),
-    ("sub", "{A} - {B}", "{a} - {b}", (F64, F16, I32), "any", "any"),
+    ("ipow", "{A} ** {B}", "{a} ** {b}", (I32, I64), "small", "shift"),
+    ("xor", "{A} ^ {B}", "{a} ^ {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("shl", "{A} << {B}", "{a} << {b}", (I32, I64, U8), "any", "shift"),
+    ("shr", "{A} >> {B}", "{a} >> {b}", (I32, I64, U8), "any", "shift"),
+    ("and", "{A} & {B}", "{a} & {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("or", "{A} | {B}", "{a} | {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("where", "({A} > {B}).where({A}, {B})", "np.where({a} > {b}, {a}, {b})",
+     (F16, I64, U8, BOOL), "any", "any"),
+    ("add", "{A} + {B}", "{a} + {b}", (F16, U8, BOOL), "any", "any"),
+    ("mul", "{A} * {B}", "{a} * {b}", (F16, I64, U8, BOOL), "any", "any"),
+    ("maximum", "{A}.maximum({B})", "np.maximum({a}, {b})", (F64, F16, I32, U8, BOOL), "any",
+     "any"),
+    ("minimum", "{A}.minimum({B})", "np.minimum({a}, {b})", (F64, F16, I32, I64, U8, BOOL), "any",
+     "any"),
+    ("sub", "{A} - {B}", "{a} - {b}", (F64, F16, I32, U8), "any", "any"),
+    ("lt", "{A} < {B}", "{a} < {b}", (F16, F64, I64, U8, BOOL), "any", "any"),
+    ("ne", "{A} != {B}", "{a} != {b}", (F16, F64, I64, U8, BOOL), "any", "any"),
+    ("eq", "{A} == {B}", "{a} == {b}", (F16, F64, I32, U8, BOOL), "any", "any"),
 )
 # the ops whose value is exact (bits compared): everything on ints and bools, the casts, and
 # the float ops that round nothing
 OPS_EXACT = ("neg", "trunc", "floor", "ceil", "round", "not", "bitcast", "bitcastf",
-             "tofloat16", "toint", "floordiv", "mod", "xor", "shl", "shr", "maximum", "minimum")
+             "tofloat16", "toint", "floordiv", "mod", "xor", "shl", "shr", "maximum", "minimum",
+             "lt", "ne", "eq", "and", "or", "where")
 OPS_SHAPES = ((1,), (7,), (3, 97), (64, 100), (131, 257), (1031, 521))
 
 
@@ -1265,9 +1279,10 @@ def _ops_input(name: str, shape: Shape, dt: str, domain: str, rng: random.Random
     if dt == BOOL:
         return f"{name} = rng.random({shape}) < 0.5\n"
     if "int" in dt:
-        lo, hi = {"shift": (0, 8), "nonzero": (1, 40)}.get(domain, (-1000, 1000))
+        lo, hi = {"shift": (0, 8), "nonzero": (1, 40), "small": (-5, 6)}.get(domain,
+                                                                             (-1000, 1000))
         line = f"{name} = rng.integers({lo}, {hi}, {shape}).astype({dt})\n"
-        if domain == "nonzero":
+        if domain == "nonzero" and dt != U8:  # (a negative divisor too, where there is one)
             line += f"{name} *= rng.choice(np.array([-1, 1], {dt}), {shape})\n"
         return line
     draw = {"trig": "rng.uniform(-100, 100, {s})", "exp": "rng.uniform(-10, 10, {s})",
@@ -1299,16 +1314,20 @@ def _ops_part(rng: random.Random, t: str) -> str:
     name, texpr, nexpr, dts, doms = entry[0], entry[1], entry[2], entry[3], entry[4:]
     dt, shape = rng.choice(dts), rng.choice(OPS_SHAPES)
     a, b = "a" + t, "b" + t
-    src = "".join(_ops_input(n, shape, dt, d, rng) for n, d in zip((a, b), doms))
-    exact = name in OPS_EXACT or dt in (I32, I64, BOOL)
+    src = f"# {name} on {dt}\n"
+    src += "".join(_ops_input(n, shape, dt, d, rng) for n, d in zip((a, b), doms))
+    exact = name in OPS_EXACT or dt in (I32, I64, U8, BOOL)
     # an exact op's oracle reads the inputs themselves (numpy's op in their dtype); a rounding
     # one's reads float64 copies, and the result is held to the input dtype's tolerance
     na, nb = (a, b) if exact else (f"{a}.astype(np.float64)", f"{b}.astype(np.float64)")
     out = texpr.format(A=f"Tensor({a})", B=f"Tensor({b})")
     ref = nexpr.format(a=na, b=nb)
     red = rng.choice(["", "", "", "sum", "max", "min"])
-    if red and (name in ("bitcastf", "not", "xor") or (red == "sum" and exact)):
-        red = ""  # (NaN payloads, bools, and int sums whose dtype numpy widens: not drawn)
+    if red and (name in ("bitcastf", "not", "xor", "and", "or", "lt", "ne", "eq") or dt == BOOL or
+                (red == "sum" and (exact or dt == F16))):
+        # (not drawn: NaN payloads, bools, int sums whose dtype numpy widens, and float16 sums,
+        # which overflow to inf where float64's does not)
+        red = ""
     if red:
         axis = rng.choice(["-1", "None"])
         out, ref = f"({out}).{red}(axis={axis})", f"({ref}).{red}(axis={axis})"

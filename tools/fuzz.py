@@ -25,7 +25,10 @@ oracle and run on C (`Case`, the "classes of programs" section below): `mixed` (
 around reductions and products, at sizes past the optimizer's thresholds), `sort` (sort,
 argsort and topk with NaN and -0.0, against torch), `assign` (assigns into views of sharded or
 unsharded tensors that read the target), `rules` (a user rule guarded on a constant's value,
-replayed over several constants) and `symbolic` (every reduction over a symbolic axis). A crash
+replayed over several constants), `symbolic` (every reduction over a symbolic axis), `pick`
+(gathers, indices, scatters) and `ops` (the IR's ops the others never build: cos, exp2, log2,
+reciprocal, trunc, pow, integer and float division and remainder, xor, shifts, bitcasts, casts,
+in every dtype the Tensor API gives them, uint8 and bool included, on safe inputs). A crash
 or a refusal counts as a failure. Per class it prints programs, passed and failed; `--opt`
 runs class `opt` (every family in each program) and prints, per optimizer action, the
 programs it fired on (at least 200 each are asked for: `--opt --n 300`).
@@ -1235,7 +1238,11 @@ OPS_UNARY = (
     ("bitcast", "{A}.bitcast('int32')", "{a}.view(np.int32)", (F32,), "any"),
     ("bitcastf", "{A}.bitcast('float32')", "{a}.view(np.float32)", (I32,), "any"),
     ("tofloat16", "{A}.cast('float16')", "{a}.astype(np.float16)", (F32, F64, I32), "any"),
-    ("toint", "{A}.cast('int32')", "{a}.astype(np.int32)", (F32, F64, F16), "halves"),
+    # (runtime/semantics.py's CAST: NaN gives 0 and +-inf saturate, where numpy leaves them to
+    # the CPU: INT_MIN on x86)
+    ("toint", "{A}.cast('int32')", "np.nan_to_num(np.trunc({a}.astype(np.float64)), nan=0, "
+     "posinf=2**31 - 1, neginf=-2**31).astype(np.int64).astype(np.int32)", (F32, F64, F16),
+     "halves"),
 )
 OPS_BINARY = (
     ("pow", "{A} ** {B}", "np.power({a}, {b})", _FL, "base", "exponent"),
@@ -1316,6 +1323,9 @@ def _ops_part(rng: random.Random, t: str) -> str:
     a, b = "a" + t, "b" + t
     src = f"# {name} on {dt}\n"
     src += "".join(_ops_input(n, shape, dt, d, rng) for n, d in zip((a, b), doms))
+    if "float" in dt and rng.random() < 0.3:  # IEEE's special values in a, now and then
+        src += (f"{a}.flat[rng.integers(0, {a}.size, 4)] = "
+                "rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0]), 4)\n")
     exact = name in OPS_EXACT or dt in (I32, I64, U8, BOOL)
     # an exact op's oracle reads the inputs themselves (numpy's op in their dtype); a rounding
     # one's reads float64 copies, and the result is held to the input dtype's tolerance

@@ -70,7 +70,7 @@ def test_class_ops_builds_every_alu_op_the_tensor_api_can():
             exec(fuzz.CLASS_GENERATORS["ops"](seed).source, ns)  # (lazy: nothing runs)
         drawn |= {n.op for t in ns["outs"] for n in toposort(t.uop)}
     assert {op for op in DOMAIN if op not in NOT_BUILT} - drawn == set()
-    text = "\n".join(fuzz.CLASS_GENERATORS["ops"](s).source for s in range(300))
+    text = "\n".join(fuzz.CLASS_GENERATORS["ops"](s).source for s in range(500))
     missing = [(entry[0], dt) for entry in fuzz.OPS_UNARY + fuzz.OPS_BINARY for dt in entry[3]
                if f"# {entry[0]} on {dt}\n" not in text]
     assert missing == []

@@ -239,8 +239,9 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
         return _reduce(n, src[0], axes, window)
     if op is Ops.CAST:
         return semantics.cast(src[0], n.dtype.np)
-    if op is Ops.BITCAST:
-        return np.ascontiguousarray(src[0]).view(n.dtype.np)
+    if op is Ops.BITCAST:  # (ascontiguousarray makes a 0-d array 1-d: its shape put back)
+        x = np.asarray(src[0])
+        return np.ascontiguousarray(x).view(n.dtype.np).reshape(x.shape)
     if op not in semantics.ALU and op is not Ops.MULACC:
         raise KernelInterpError(f"the kernel interpreter cannot run {op.name}: {n!r}")
     return semantics.alu(op, n.dtype.np, *src)

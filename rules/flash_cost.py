@@ -29,14 +29,14 @@ from typing import Any
 from rulegrad.rules.pack_helpers import balanced
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import cache_bytes, threads
+from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 
 def local_max_panel() -> int:
     """The most multiply-adds per row of a kernel-local sum of products: its packed float32
-    operand at most a quarter of L2 (see the module's docstring)."""
-    return cache_bytes(2) // (4 * 4)
+    operand at most a quarter of L2 (see the module's docstring) and of the stack budget."""
+    return min(cache_bytes(2), stack_bytes()) // (4 * 4)
 
 
 # the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as
@@ -51,8 +51,9 @@ def shares_threads(rows: int) -> bool:
 
 def local_max_array() -> int:
     """The most elements of a kernel-local array: half of L1 as float32, on the stack and in
-    L1 while its row's readers run (a larger one goes to a global buffer)."""
-    return cache_bytes(1) // (2 * 4)
+    L1 while its row's readers run (a larger one goes to a global buffer); at most an eighth
+    of the stack budget as float64 (runtime/target.py: the flash panels' stack too)."""
+    return min(cache_bytes(1) // (2 * 4), stack_bytes() // (8 * 8))
 
 
 def _panels(n: int) -> int:

@@ -36,15 +36,52 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import cache_bytes
+from rulegrad.runtime.target import cache_bytes, stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 
 def max_panel_bytes() -> int:
-    """The packed panels of one head (every product's), at most: they live on the stack of the
-    thread and are read again by each tile of rows, so they fill at most half of L2 (the
-    rangeify cost rule keeps each below a quarter: rules/flash_cost.py)."""
-    return cache_bytes(2) // 2
+    """The packed panels of one head (every product's), at most: they are read again by each
+    tile of rows, so they fill at most half of L2 (the rangeify cost rule keeps each below a
+    quarter: rules/flash_cost.py), and they live on the stack of the thread, so at most half
+    of its budget (runtime/target.py) whatever L2 says."""
+    return min(cache_bytes(2), stack_bytes()) // 2
+
+
+def stack_used(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int,
+               output: bool) -> int:
+    """The bytes backends/c/flash.py declares on the thread's stack for one head. Each sum of
+    products (its REDUCE, its columns' range and its panel width; with `output`, the last is the
+    output's) has its packed panels (k x the columns in whole panels), its row operand's tile
+    (tile x k), its register tile and one panel's row of weights, and its results: a local
+    product's tile x the columns, the output's one panel. Each other kernel-local array of the
+    rows (`arrays`: softmax's exp) has its elements, and each row pointer of a tile 8 bytes."""
+    used = 0
+    for n, (red, cols, w) in enumerate(sums):
+        k, width = _count(red.src[1:]), -(-_count((cols,)) // w) * w
+        results = w if output and n == len(sums) - 1 else width
+        used += (k * width + tile * k + tile * w + w + tile * results) * red.dtype.itemsize
+        used += tile * 8
+    return used + sum(_count(dl.src[1:]) * dl.dtype.itemsize for dl in arrays)
+
+
+def _fits(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int,
+          output: bool) -> int | None:
+    """What the flash kernel puts on the thread's stack (`stack_used`) when one head's packed
+    panels fit `max_panel_bytes()` (L2, and half the stack budget) and the whole fits the
+    budget; else None. (Under rangeify's bounds, rules/flash_cost.py, the panels' bound is the
+    one that binds; the whole is checked all the same, so that no other array, nor a change
+    of those bounds, can push a kernel past the budget.)"""
+    panels = sum(_count(red.src[1:]) * -(-_count((cols,)) // w) * w * red.dtype.itemsize
+                 for red, cols, w in sums)
+    used = stack_used(sums, arrays, tile, output)
+    return used if panels <= max_panel_bytes() and used <= stack_bytes() else None
+
+
+def _count(ranges: tuple[UOp, ...]) -> int:
+    """The iterations of `ranges` together; a symbolic one counts as more than any stack."""
+    sizes = [range_size(r) for r in ranges]
+    return stack_bytes() + 1 if None in sizes else math.prod(sizes)  # type: ignore[arg-type]
 
 
 # the dtypes a register tile computes in: the prelude has their vectors and fused multiply-add
@@ -57,9 +94,12 @@ class Flash(FrozenRecord):
     (the local products) and each one's panel width, the output's panel width, and which loop
     is split across cores: "batch" (the outermost batch loop), "tiles" (the row tiles) or ""
     (one core). A local product may have a dtype of its own (float32 scores of a float64
-    softmax): its panels, registers and array are of its dtype, and so is its panel width."""
+    softmax): its panels, registers and array are of its dtype, and so is its panel width.
+    `stack`: the bytes of arrays the kernel declares on a thread's stack (`stack_used`), at
+    most the budget (runtime/target.py)."""
 
-    __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel")
+    __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel",
+                 "stack")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -67,10 +107,12 @@ class Flash(FrozenRecord):
     tile: int
     panel: int  # 0: no output product (each row's store printed as plain loops)
     parallel: str
+    stack: int
 
     def __init__(self, rows: int, cols: int, products: tuple[int, ...],
-                 product_panels: tuple[int, ...], tile: int, panel: int, parallel: str) -> None:
-        self._init(rows, cols, products, product_panels, tile, panel, parallel)
+                 product_panels: tuple[int, ...], tile: int, panel: int, parallel: str,
+                 stack: int) -> None:
+        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack)
 
     def describe(self) -> str:
         prods = " ".join(f"r{r}" + ("" if w == self.panel else f" (panels of {w})")
@@ -137,17 +179,16 @@ def _plan(st: UOp) -> Flash | None:
     columns = [range_size(cols) for cols in [dl.src[1] for dl in prods] + [c]]
     widths = [panel_width(red.dtype, columns)  # type: ignore[arg-type]
               for red in [dl.src[0] for dl in prods] + [out]]
-    panels = 0
-    for red, cols, w in zip([dl.src[0] for dl in prods] + [out],
-                            [dl.src[1] for dl in prods] + [c], widths):
-        k = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]
-        panels += k * -(-range_size(cols) // w) * w * red.dtype.itemsize  # type: ignore[operator]
-    if panels > max_panel_bytes():
+    sums = list(zip([dl.src[0] for dl in prods] + [out], [dl.src[1] for dl in prods] + [c],
+                    widths))
+    arrays = [n for n in toposort(xy[0]) if n.op is Ops.DEFINE_LOCAL and n not in prods]
+    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), True)  # type: ignore[type-var]
+    if stack is None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
                  min(TILE_ROWS, range_size(i)), widths[-1],  # type: ignore[type-var]
-                 _threads(ranges, work))
+                 _threads(ranges, work), stack)
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
@@ -180,17 +221,15 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
         return None
     columns = [range_size(dl.src[1]) for dl in prods]
     widths = [panel_width(dl.src[0].dtype, columns) for dl in prods]  # type: ignore[arg-type]
-    panels, work = 0, 0
-    for dl, w in zip(prods, widths):
-        k = math.prod(range_size(r) for r in dl.src[0].src[1:])  # type: ignore[misc]
-        cols = -(-range_size(dl.src[1]) // w) * w  # type: ignore[operator]
-        panels += k * cols * dl.src[0].dtype.itemsize
-        work += k * range_size(dl.src[1])  # type: ignore[operator]
-    if panels > max_panel_bytes():
+    work = sum(_count(dl.src[0].src[1:]) * _count(dl.src[1:2]) for dl in prods)
+    sums = [(dl.src[0], dl.src[1], w) for dl, w in zip(prods, widths)]
+    arrays = [n for n in nodes if n.op is Ops.DEFINE_LOCAL and n not in prods]
+    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), False)  # type: ignore[type-var]
+    if stack is None:
         return None
     work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),
-                 min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work))  # type: ignore[type-var]
+                 min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work), stack)  # type: ignore[type-var]
 
 
 def flashable(st: UOp) -> bool:

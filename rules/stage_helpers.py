@@ -23,15 +23,16 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import cache_bytes
+from rulegrad.runtime.target import cache_bytes, stack_bytes
 from rulegrad.runtime.uop import UOp, substitute, toposort
 
 
 def stage_max() -> int:
     """The most elements a staged operand's array holds: as float32, half the L1 data cache, so
     it stays there beside the rows that read it (32 KB: 4K elements; rangeify's
-    `local_max_array` for its own kernel-local arrays)."""
-    return cache_bytes(1) // (2 * 4)
+    `local_max_array` for its own kernel-local arrays); an eighth of the stack budget as float64
+    at most (runtime/target.py): the array is on the thread's stack, whatever L1 says."""
+    return min(cache_bytes(1) // (2 * 4), stack_bytes() // (8 * 8))
 
 
 def _computes(x: UOp) -> bool:

@@ -4,9 +4,9 @@ In: the machine (Linux's /proc/cpuinfo, /sys/devices/system/cpu/cpu0/cache, the 
 affinity), the C flags (`RULEGRAD_CFLAGS`) and the overrides `RULEGRAD_VECTOR_BYTES`,
 `RULEGRAD_L1_BYTES`, `RULEGRAD_L2_BYTES`, `RULEGRAD_L3_BYTES` and `RULEGRAD_THREADS`.
 Out: `vector_bytes()` (32 or 64), `vector_registers()` (16 or 32), `cache_bytes(level)`,
-`page_bytes()`, `cores()`, `threads()` (and SPLIT_PARTS, the partials threads share a long
-reduce in), and `machine_id()`, a short digest naming the CPU (model, flags, cores) for a cache
-of choices timed on it.
+`stack_bytes()`, `page_bytes()`, `cores()`, `threads()` (and SPLIT_PARTS, the partials threads
+share a long reduce in), and `machine_id()`, a short digest naming the CPU (model, flags, cores)
+for a cache of choices timed on it.
 
 The machine is read once per process (the files do not change under a running program); an
 override is read at each use, so a setting may change between programs. A value that is not a
@@ -145,6 +145,21 @@ def cache_bytes(level: int) -> int:
 # constant, not a benchmark's shape: the static schedule gives each thread whole partials, so any
 # thread count up to 64 takes shares within 1/4 of a partial's work of each other (4 a thread)
 SPLIT_PARTS = 256
+
+
+# The most bytes of arrays one kernel declares on one thread's stack, all of them together: every
+# array the optimizer sizes from a cache fact (the flash kernel's panels and tiles, kernel-local
+# rows, staged operands, packed panels) is capped by it, whatever the caches say. A safety bound,
+# not a speed one: OpenMP's threads get glibc's default stack (2 MB where the stack limit is
+# unlimited, else the limit, 8 MB by default), and a bound from L2 alone overflowed it where L2
+# is large (a 16 MB L2, Apple M2's clusters, put 8 MB of a float64 row on the stack; 32 MB of L2
+# gave the flash kernel 16 MB of panels): the process died (SIGSEGV). Half of the smallest.
+STACK_BYTES = 1 << 20
+
+
+def stack_bytes() -> int:
+    """The stack budget of one kernel on one thread, in bytes (`STACK_BYTES`: see its comment)."""
+    return STACK_BYTES
 
 
 def threads() -> int:

@@ -561,11 +561,16 @@ class TensorOps:
         return (self > b).where(b + 1, b)
 
     def round(self) -> Tensor:
-        """Half to even, as numpy and torch."""
+        """Half to even, as numpy and torch: x's integer part r, one step away from 0 past a
+        half (and at a half when r is odd). x - r is exact, so no addition rounds: x - 0.5
+        rounded to even past 2^23 in float32 (8388609 gave 8388610), and a result of 0 is
+        r, with x's sign (round(-0.4) is -0.0; (x + 0.5).floor() made it 0.0)."""
         if not self.dtype.is_float:
             return self
-        b = self.trunc() / 2.0
-        return ((self > 0) == (b.trunc() == b)).where((self - 0.5).ceil(), (self + 0.5).floor())
+        r = self.trunc()
+        frac, half = (self - r).abs(), r / 2.0
+        up = (frac > 0.5) | ((frac == 0.5) & (half.trunc() != half))
+        return up.where((self < 0).where(r - 1, r + 1), r)
 
     def sign(self) -> Tensor:
         """-1, 0 or 1; NaN for NaN (numpy's, jax's; torch's sign gives 0), where a NaN took

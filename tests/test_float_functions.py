@@ -241,3 +241,26 @@ def test_erf_gelu_keeps_its_digits_in_the_negative_tail(dt):
     cond = np.abs(1 + xd * np.exp(-xd * xd / 2) / math.sqrt(2 * math.pi) / cdf)
     got = Tensor(x).gelu(approximate="none").numpy()
     _assert_within_its_condition(x, got, want, cond, dt)
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_round_is_numpys_bit_for_bit(monkeypatch, backend, dt):
+    """round is half to even with the sign of x kept (numpy's, torch's): round(-0.4) is -0.0
+    and round(0.25) +0.0 (they came out with the other sign), and every float at or past
+    2^mantissa is its own round (8388609 in float32 gave 8388610: x - 0.5 rounded to even).
+    The fuzzer's class `ops` found the signs (tools/fuzz.py)."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    info = np.finfo(dt)
+    big = 2.0 ** info.nmant
+    rng = np.random.default_rng(3)
+    x = np.concatenate([
+        [-0.4, 0.4, -0.5, 0.5, 0.25, -0.25, 1.5, -1.5, 2.5, -2.5, 0.0, -0.0, np.nan, np.inf,
+         -np.inf, float(info.max), -float(info.max), float(info.tiny), -float(info.tiny)],
+        [big - 0.5, big + 1, -(big + 1), big / 2 + 0.5, -(big / 2 + 0.5), big * 3 + 2],
+        np.nextafter(np.array([0.5, -0.5, 1.5, 2.5], dt), dt(0)),  # just below a half
+        rng.integers(-400, 400, 200) / rng.choice([2, 4, 10], 200)]).astype(dt)
+    got, want = Tensor(x).round().numpy(), np.round(x)
+    bits = (got == want) & (np.signbit(got) == np.signbit(want))
+    same = (np.isnan(got) & np.isnan(want)) | bits
+    assert got.dtype == want.dtype and same.all(), (x[~same], got[~same], want[~same])

@@ -13,9 +13,12 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.semantics import DOMAIN
+from rulegrad.runtime.uop import toposort
 from rulegrad.tools import fuzz
 
-ISSUE_CLASSES = ("mixed", "sort", "assign", "rules", "symbolic", "pick")
+ISSUE_CLASSES = ("mixed", "sort", "assign", "rules", "symbolic", "pick", "ops")
 
 
 @pytest.mark.parametrize("cls", [*ISSUE_CLASSES, "opt"])
@@ -49,6 +52,28 @@ def test_the_classes_generate_what_issue_31_names():
     for want in ("-0.0", ".gather(1,", "[:, Tensor(i)", ".scatter(1,", ".masked_select(",
                  ".shard((", ".to('CPU:1')", "(2, 40000)"):
         assert want in text["pick"], want
+
+
+# the IR's ALU ops no Tensor method builds (runtime/semantics.py's DOMAIN lists the rest)
+NOT_BUILT = {Ops.MULACC}  # (the lowering and the gradient rules make it; no Tensor method)
+
+
+def test_class_ops_builds_every_alu_op_the_tensor_api_can():
+    """Class `ops` draws each of the IR's ALU ops (runtime/semantics.py's DOMAIN) that some
+    Tensor method builds: the others classes never drew cos, exp2, log2, reciprocal, trunc,
+    idiv, mod, pow, xor, shl and shr; and every dtype its table names for an op (float16,
+    uint8, bool among them) appears in its programs."""
+    drawn: set[Ops] = set()
+    for seed in range(100):
+        ns: dict = {}
+        with np.errstate(all="ignore"):
+            exec(fuzz.CLASS_GENERATORS["ops"](seed).source, ns)  # (lazy: nothing runs)
+        drawn |= {n.op for t in ns["outs"] for n in toposort(t.uop)}
+    assert {op for op in DOMAIN if op not in NOT_BUILT} - drawn == set()
+    text = "\n".join(fuzz.CLASS_GENERATORS["ops"](s).source for s in range(500))
+    missing = [(entry[0], dt) for entry in fuzz.OPS_UNARY + fuzz.OPS_BINARY for dt in entry[3]
+               if f"# {entry[0]} on {dt}\n" not in text]
+    assert missing == []
 
 
 def test_opt_programs_fire_every_optimizer_action():
@@ -122,7 +147,8 @@ def test_a_wrong_output_blames_the_actions_of_its_kernels(monkeypatch):
 
 
 # ---------------------------------------------------------------------- a few dozen per class
-CI_PROGRAMS = {"mixed": 16, "sort": 30, "assign": 60, "rules": 12, "symbolic": 30, "pick": 40}
+CI_PROGRAMS = {"mixed": 16, "sort": 30, "assign": 60, "rules": 12, "symbolic": 30, "pick": 40,
+               "ops": 40}
 
 
 # (sort seed 26 is a topk whose 0.0 and -0.0 tie, which torch's topk orders either way; symbolic

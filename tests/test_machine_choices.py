@@ -32,20 +32,21 @@ def _softmax_np(x: np.ndarray) -> np.ndarray:
 
 
 def test_bounds_scale_with_the_caches(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "16K")
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "512K")
+    small = (flash_cost.local_max_array(), stage_helpers.stage_max(),
+             interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
+             flash_helpers.max_panel_bytes(), local_max_row())
     monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "1M")
-    small = (flash_cost.local_max_array(), stage_helpers.stage_max(),
+    large = (flash_cost.local_max_array(), stage_helpers.stage_max(),
              interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
              flash_helpers.max_panel_bytes(), local_max_row())
     # the values tuned on this project's machine (32 KB L1d, 1 MB L2); the flash kernel's
     # products up to a quarter of L2 each, half for all (rules/flash_cost.py says why); a local
-    # row and its exp array a quarter of L2 each (rangeify.rules' local_max_row)
-    assert small == (4096, 4096, 8, 1 << 16, 1 << 19, 1 << 16)
-    monkeypatch.setenv("RULEGRAD_L1_BYTES", "64K")
-    monkeypatch.setenv("RULEGRAD_L2_BYTES", "2M")
-    large = (flash_cost.local_max_array(), stage_helpers.stage_max(),
-             interchange_helpers.prefetch_rows(), flash_cost.local_max_panel(),
-             flash_helpers.max_panel_bytes(), local_max_row())
+    # row and its exp array a quarter of L2 each (rangeify.rules' local_max_row). Past 1 MB of
+    # L2 the stack budget caps the arrays on a thread's stack (tests/test_stack_budget.py)
+    assert large == (4096, 4096, 8, 1 << 16, 1 << 19, 1 << 16)
     assert large == tuple(2 * v for v in small)
 
 
@@ -57,28 +58,28 @@ def test_work_shares_follow_the_threads(monkeypatch):
 
 
 def test_a_long_rows_max_is_local_only_where_the_row_fits_l2(fresh):
-    fresh.setenv("RULEGRAD_L2_BYTES", "1M")
-    n = local_max_row() + 1  # past 1 MB's local row (65536: a quarter of it as float32)
-    assert n == 65537  # prime: split_reduceop cannot cut it in partials either way
+    fresh.setenv("RULEGRAD_L2_BYTES", "512K")
+    n = 65521  # past 512 KB's local row (32768: a quarter of it as float32), within 1 MB's
+    assert local_max_row() < n  # (65521 is prime: split_reduceop cannot cut it in partials)
     x = np.random.default_rng(0).standard_normal((2, n)).astype(np.float32)
     counts = {}
-    for l2 in ("1M", "2M"):  # within 2 MB's local row
+    for l2 in ("512K", "1M"):
         fresh.setenv("RULEGRAD_L2_BYTES", l2)
         out = Tensor(x).softmax(-1)
         counts[l2] = len(out.schedule())
         np.testing.assert_allclose(out.numpy(), _softmax_np(x), rtol=1e-5, atol=1e-7)
-    assert counts["2M"] == 1 < counts["1M"]
+    assert counts["1M"] == 1 < counts["512K"]
 
 
 def test_attentions_scores_are_local_only_where_k_and_v_fit_l2(fresh):
     rng = np.random.default_rng(1)
-    q, k, v = (rng.standard_normal((1, 1024, 128)).astype(np.float32) for _ in range(3))
+    q, k, v = (rng.standard_normal((1, 1024, 64)).astype(np.float32) for _ in range(3))
     want = _softmax_np(q @ np.swapaxes(k, -1, -2) * 0.125) @ v
     counts = {}
-    for l2 in ("1M", "4M"):  # 1024 keys x 128 = 128K multiply-adds per row: 512 KB of K^T
+    for l2 in ("512K", "1M"):  # 1024 keys x 64 = 64K multiply-adds per row: 256 KB of K^T
         fresh.setenv("RULEGRAD_L2_BYTES", l2)
         tq, tk, tv = Tensor(q), Tensor(k), Tensor(v)
         out = (tq @ tk.transpose(-1, -2) * 0.125).softmax(-1) @ tv
         counts[l2] = len(out.schedule())
         np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
-    assert counts["4M"] < counts["1M"]
+    assert counts["1M"] < counts["512K"]

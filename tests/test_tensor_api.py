@@ -531,6 +531,18 @@ def test_bitcast_is_numpys_view(src, dst):
         Tensor(a).bitcast("float16" if a.dtype.itemsize != 2 else "float32")
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (7,)])
+def test_bitcast_of_one_element_keeps_its_shape(shape):
+    """A bitcast in a kernel of one element: the kernel interpreter's view of a 0-d value made
+    it 1-d, and its store failed ('cannot broadcast a non-scalar to a scalar array'; found by
+    the fuzzer's class ops, tools/fuzz.py). The values are numpy's view."""
+    a = np.arange(1, 1 + math.prod(shape), dtype=np.int32).reshape(shape)
+    for t in (Tensor(a).bitcast("float32"), Tensor(a).bitcast("float32").maximum(0)):
+        got = t.numpy()
+        assert got.shape == shape
+        np.testing.assert_array_equal(got, a.view(np.float32))
+
+
 # ---------------------------------------------------------------------- data-dependent sizes
 @pytest.mark.parametrize("dt", ["float32", "int32", "bool", "uint8"])
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (4, 5), (3, 0, 2), (2, 3, 4)])

@@ -25,7 +25,10 @@ oracle and run on C (`Case`, the "classes of programs" section below): `mixed` (
 around reductions and products, at sizes past the optimizer's thresholds), `sort` (sort,
 argsort and topk with NaN and -0.0, against torch), `assign` (assigns into views of sharded or
 unsharded tensors that read the target), `rules` (a user rule guarded on a constant's value,
-replayed over several constants) and `symbolic` (every reduction over a symbolic axis). A crash
+replayed over several constants), `symbolic` (every reduction over a symbolic axis), `pick`
+(gathers, indices, scatters) and `ops` (the IR's ops the others never build: cos, exp2, log2,
+reciprocal, trunc, pow, integer and float division and remainder, xor, shifts, bitcasts, casts,
+in every dtype the Tensor API gives them, uint8 and bool included, on safe inputs). A crash
 or a refusal counts as a failure. Per class it prints programs, passed and failed; `--opt`
 runs class `opt` (every family in each program) and prints, per optimizer action, the
 programs it fired on (at least 200 each are asked for: `--opt --n 300`).
@@ -1216,9 +1219,143 @@ def _sym_mag(op: str, axis: int, n_ref: str) -> str:
     return by_op.get(op, f"np.abs({n_ref})")
 
 
+# The IR's ALU ops (runtime/ops.py) the classes above never build, each from the Tensor method
+# that builds it, on inputs where numpy's value is the op's (runtime/semantics.py): exp below
+# overflow, log of positive values, a pow of a positive base, divisions by nonzero, shifts within
+# the width. (name, tensor expression, numpy expression, dtypes, domain of a and of b.) {A}, {B}
+# are the rulegrad tensors; {a}, {b} numpy's arrays: float64 copies for a float op, the inputs
+# themselves for the exact ones (ints, casts, and the float ops that round nothing).
+I32, I64, U8, BOOL = "np.int32", "np.int64", "np.uint8", "np.bool_"
+_FL = (F32, F32, F64, F16)
+OPS_UNARY = (
+    ("cos", "{A}.cos()", "np.cos({a})", _FL, "trig"),
+    ("sin", "{A}.sin()", "np.sin({a})", (F64, F16), "trig"),
+    ("exp", "{A}.exp()", "np.exp({a})", _FL, "exp"),
+    ("log", "{A}.log()", "np.log({a})", _FL, "pos"),
+    ("exp2", "{A}.exp2()", "np.exp2({a})", _FL, "exp"),
+    ("log2", "{A}.log2()", "np.log2({a})", _FL, "pos"),
+    ("sqrt", "{A}.sqrt()", "np.sqrt({a})", _FL, "nonneg"),
+    ("reciprocal", "{A}.reciprocal()", "1 / {a}", _FL, "nonzero"),
+    ("neg", "-{A}", "-{a}", (F64, F16, I32, I64), "any"),
+    ("trunc", "{A}.trunc()", "np.trunc({a})", _FL, "halves"),
+    ("floor", "{A}.floor()", "np.floor({a})", _FL, "halves"),
+    ("ceil", "{A}.ceil()", "np.ceil({a})", _FL, "halves"),
+    ("round", "{A}.round()", "np.round({a})", _FL, "halves"),
+    ("not", "{A}.logical_not()", "np.logical_not({a})", (BOOL,), "any"),
+    ("bitcast", "{A}.bitcast('int32')", "{a}.view(np.int32)", (F32,), "any"),
+    ("bitcastf", "{A}.bitcast('float32')", "{a}.view(np.float32)", (I32,), "any"),
+    ("tofloat16", "{A}.cast('float16')", "{a}.astype(np.float16)", (F32, F64, I32), "any"),
+    # (runtime/semantics.py's CAST: NaN gives 0 and +-inf saturate, where numpy leaves them to
+    # the CPU: INT_MIN on x86)
+    ("toint", "{A}.cast('int32')", "np.nan_to_num(np.trunc({a}.astype(np.float64)), nan=0, "
+     "posinf=2**31 - 1, neginf=-2**31).astype(np.int64).astype(np.int32)", (F32, F64, F16),
+     "halves"),
+)
+OPS_BINARY = (
+    ("pow", "{A} ** {B}", "np.power({a}, {b})", _FL, "base", "exponent"),
+    ("div", "{A} / {B}", "{a} / {b}", (F64, F16), "any", "nonzero"),
+    ("floordiv", "{A} // {B}", "np.floor_divide({a}, {b})", (*_FL, I32, I64, U8), "any",
+     "nonzero"),
+    ("mod", "{A} % {B}", "np.remainder({a}, {b})", (*_FL, I32, I64, U8), "any", "nonzero"),
+    ("truncdiv", "{A}.div({B}, rounding_mode='trunc')", "np.trunc({a} / {b})", (F32, F64),
+     "any", "nonzero"),
+    ("itruncdiv", "{A}.div({B}, rounding_mode='trunc')",
+     "np.sign({a}) * np.sign({b}) * (np.abs({a}) // np.abs({b}))", (I32, I64), "any", "nonzero"),
+    ("ipow", "{A} ** {B}", "{a} ** {b}", (I32, I64), "small", "shift"),
+    ("xor", "{A} ^ {B}", "{a} ^ {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("shl", "{A} << {B}", "{a} << {b}", (I32, I64, U8), "any", "shift"),
+    ("shr", "{A} >> {B}", "{a} >> {b}", (I32, I64, U8), "any", "shift"),
+    ("and", "{A} & {B}", "{a} & {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("or", "{A} | {B}", "{a} | {b}", (I32, I64, U8, BOOL), "any", "any"),
+    ("where", "({A} > {B}).where({A}, {B})", "np.where({a} > {b}, {a}, {b})",
+     (F16, I64, U8, BOOL), "any", "any"),
+    ("add", "{A} + {B}", "{a} + {b}", (F16, U8, BOOL), "any", "any"),
+    ("mul", "{A} * {B}", "{a} * {b}", (F16, I64, U8, BOOL), "any", "any"),
+    ("maximum", "{A}.maximum({B})", "np.maximum({a}, {b})", (F64, F16, I32, U8, BOOL), "any",
+     "any"),
+    ("minimum", "{A}.minimum({B})", "np.minimum({a}, {b})", (F64, F16, I32, I64, U8, BOOL), "any",
+     "any"),
+    ("sub", "{A} - {B}", "{a} - {b}", (F64, F16, I32, U8), "any", "any"),
+    ("lt", "{A} < {B}", "{a} < {b}", (F16, F64, I64, U8, BOOL), "any", "any"),
+    ("ne", "{A} != {B}", "{a} != {b}", (F16, F64, I64, U8, BOOL), "any", "any"),
+    ("eq", "{A} == {B}", "{a} == {b}", (F16, F64, I32, U8, BOOL), "any", "any"),
+)
+# the ops whose value is exact (bits compared): everything on ints and bools, the casts, and
+# the float ops that round nothing
+OPS_EXACT = ("neg", "trunc", "floor", "ceil", "round", "not", "bitcast", "bitcastf",
+             "tofloat16", "toint", "floordiv", "mod", "xor", "shl", "shr", "maximum", "minimum",
+             "lt", "ne", "eq", "and", "or", "where")
+OPS_SHAPES = ((1,), (7,), (3, 97), (64, 100), (131, 257), (1031, 521))
+
+
+def _ops_input(name: str, shape: Shape, dt: str, domain: str, rng: random.Random) -> str:
+    """Source for an input of `domain`: values where the op's numpy value is its own."""
+    if dt == BOOL:
+        return f"{name} = rng.random({shape}) < 0.5\n"
+    if "int" in dt:
+        lo, hi = {"shift": (0, 8), "nonzero": (1, 40), "small": (-5, 6)}.get(domain,
+                                                                             (-1000, 1000))
+        line = f"{name} = rng.integers({lo}, {hi}, {shape}).astype({dt})\n"
+        if domain == "nonzero" and dt != U8:  # (a negative divisor too, where there is one)
+            line += f"{name} *= rng.choice(np.array([-1, 1], {dt}), {shape})\n"
+        return line
+    draw = {"trig": "rng.uniform(-100, 100, {s})", "exp": "rng.uniform(-10, 10, {s})",
+            "pos": "np.exp(rng.uniform(-6, 6, {s}))",
+            "nonneg": "np.abs(rng.standard_normal({s})) * 4",
+            "nonzero": "rng.choice([-1, 1], {s}) * rng.uniform(0.25, 8, {s})",
+            "halves": "rng.integers(-80, 80, {s}) / rng.choice([1, 2, 4, 10], {s})",
+            "base": "rng.uniform(0.1, 4, {s})", "exponent": "rng.uniform(-3, 3, {s})",
+            "any": "rng.standard_normal({s}) * 3"}[domain]
+    return f"{name} = ({draw.format(s=shape)}).astype({dt})\n"
+
+
+def _gen_ops(seed: int) -> Case:
+    """The IR's ops no other class builds (OPS_UNARY, OPS_BINARY: cos, exp2, log2, reciprocal,
+    trunc, pow, integer and float division and remainder, xor, shifts, bitcasts, casts to
+    float16, ...), in every dtype the Tensor API gives them, two to four parts per program
+    (outputs realized together), each an op over sizes from 1 to past the threads' threshold,
+    then now and then a reduction (sum, max, min) over its last axis or all of it."""
+    rng = random.Random(f"ops-{seed}")
+    src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
+    for part in range(rng.randint(2, 4)):
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+        src += _ops_part(rng, str(part))
+    return Case("ops", seed, src + "low = None\n")
+
+
+def _ops_part(rng: random.Random, t: str) -> str:
+    entry = rng.choice(OPS_UNARY + OPS_BINARY)
+    name, texpr, nexpr, dts, doms = entry[0], entry[1], entry[2], entry[3], entry[4:]
+    dt, shape = rng.choice(dts), rng.choice(OPS_SHAPES)
+    a, b = "a" + t, "b" + t
+    src = f"# {name} on {dt}\n"
+    src += "".join(_ops_input(n, shape, dt, d, rng) for n, d in zip((a, b), doms))
+    if "float" in dt and rng.random() < 0.3:  # IEEE's special values in a, now and then
+        src += (f"{a}.flat[rng.integers(0, {a}.size, 4)] = "
+                "rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0]), 4)\n")
+    exact = name in OPS_EXACT or dt in (I32, I64, U8, BOOL)
+    # an exact op's oracle reads the inputs themselves (numpy's op in their dtype); a rounding
+    # one's reads float64 copies, and the result is held to the input dtype's tolerance
+    na, nb = (a, b) if exact else (f"{a}.astype(np.float64)", f"{b}.astype(np.float64)")
+    out = texpr.format(A=f"Tensor({a})", B=f"Tensor({b})")
+    ref = nexpr.format(a=na, b=nb)
+    red = rng.choice(["", "", "", "sum", "max", "min"])
+    if red and (name in ("bitcastf", "not", "xor", "and", "or", "lt", "ne", "eq") or dt == BOOL or
+                (red == "sum" and (exact or dt == F16))):
+        # (not drawn: NaN payloads, bools, int sums whose dtype numpy widens, and float16 sums,
+        # which overflow to inf where float64's does not)
+        red = ""
+    if red:
+        axis = rng.choice(["-1", "None"])
+        out, ref = f"({out}).{red}(axis={axis})", f"({ref}).{red}(axis={axis})"
+    src += f"outs += [{out}]\nwant += [{ref}]\n"
+    mag = f"np.abs({nexpr.format(a=na, b=nb)}).sum(axis={axis})" if red == "sum" else "None"
+    return src + f"mag += [{mag}]\nlows += [{_low(dt)}]\nexact += [{exact}]\n"
+
+
 CLASS_GENERATORS: dict[str, Callable[[int], Case]] = {
     "mixed": _gen_mixed, "sort": _gen_sort, "assign": _gen_assign_case, "rules": _gen_rules,
-    "symbolic": _gen_symbolic, "opt": _gen_opt, "pick": _gen_pick,
+    "symbolic": _gen_symbolic, "opt": _gen_opt, "pick": _gen_pick, "ops": _gen_ops,
 }
 CLASSES = ("schedule", *CLASS_GENERATORS)
 # a float sum's result may differ from the exact one by its terms' count times eps times the
@@ -1237,7 +1374,7 @@ def _execute(case: Case, backend: str, scheduler: str) -> dict[str, Any]:
             ns: dict[str, Any] = {}
             exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
             outs = ns["outs"]
-            if len(outs) > 1 and case.cls in ("mixed", "opt"):
+            if len(outs) > 1 and case.cls in ("mixed", "opt", "ops"):
                 from rulegrad.runtime.tensor import Tensor
                 Tensor.realize(*outs)
             ns["got"] = [np.asarray(o.numpy()) for o in outs]

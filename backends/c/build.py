@@ -48,7 +48,7 @@ from . import cache as disk
 from . import flags as _flags
 from . import stages
 from .blocks import load_for
-from .errors import CompileError, CompilerNotFound
+from .errors import CompileError, CompilerNotFound, NoFloat16
 from .launch import launched, launcher
 from .render import RenderedKernel, prelude
 
@@ -467,8 +467,9 @@ def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], 
         except OSError as e:
             status, messages = 1, str(e)
         if failure is None and status != 0:
-            failure = CompileError(messages.strip() or f"exit status {status}",
-                                   _keep_source(key, text), cmd)
+            error = NoFloat16 if NoFloat16.MARK in messages else CompileError
+            failure = error(messages.strip() or f"exit status {status}",
+                            _keep_source(key, text), cmd)
     if failure is not None:
         raise failure
 

@@ -28,5 +28,22 @@ class CompilerNotFound(CompileError):
             "RULEGRAD_BACKEND=interp")
 
 
+class NoFloat16(CompileError):
+    """The compiler has no `_Float16` for this target (clang before 15 on x86-64; gcc has it from
+    12): the compiler's error, worded as what to use instead. Only float16 kernels need it."""
+
+    # what clang says; gcc before 12 says "unknown type name" of any type, so it is not matched
+    MARK = "_Float16 is not supported on this target"
+
+    def __init__(self, message: str, source_path: str, command: list[str]):
+        self.message, self.source_path, self.command = message, source_path, command
+        RuntimeError.__init__(
+            self, f"{command[0]} cannot compile float16 kernels: it has no _Float16 type on this "
+            "target (clang gained it on x86-64 in version 15, gcc in 12). Point RULEGRAD_CC at "
+            "one that has it (RULEGRAD_CC=gcc, or clang 15 or later), or cast the float16 "
+            f"tensors to float32 first; source kept at {source_path}\n"
+            + next(line for line in message.splitlines() if NoFloat16.MARK in line))
+
+
 class CacheError(RuntimeError):
     """The kernel cache folder is unsafe (not ours, or writable by others) or unusable."""

@@ -55,6 +55,7 @@ from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, linear_terms
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
@@ -72,7 +73,9 @@ from .ctext import (
 if TYPE_CHECKING:
     from .render import KernelRenderer
 
-STACK_PANEL_BYTES = 1 << 17  # a thread's packed panels (all products), at most
+# a thread's packed panels (all products), at most, and a packed tile of x's: an eighth of the
+# stack budget each (runtime/target.py; 128 KB), the rest beside them for the kernel's others
+STACK_PANEL_BYTES = stack_bytes() // 8
 
 
 class _Product:

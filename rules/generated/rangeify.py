@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: f59ee88b033a84930aa7786ff31d854996341d5afc386c008437fe8418263a04
+# source sha256: cead7570474390e76aebe38ccb2b5f3f52e2c529932641bec8bbd05da096f8a8
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 # imports rules/kernel.rules sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
@@ -39,6 +39,7 @@ from rulegrad.runtime.ops import reduce_from
 from rulegrad.runtime.view import reshape_index
 from rulegrad.rules.rangeify_helpers import shared_reductions
 from rulegrad.rules.flash_cost import shares_threads
+from rulegrad.runtime.target import stack_bytes
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.rules.symbolic_helpers import wrap
 from rulegrad.dsl.names import fold
@@ -47,7 +48,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'f59ee88b033a84930aa7786ff31d854996341d5afc386c008437fe8418263a04'
+SOURCE_SHA256 = 'cead7570474390e76aebe38ccb2b5f3f52e2c529932641bec8bbd05da096f8a8'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -133,163 +134,158 @@ def last_axes(x, red):
     return tuple(sorted(red.arg[1])) == tuple(range(len(x.shape) - len(red.arg[1]), len(x.shape)))
 
 
-def local_stack_bytes():
-    """`def local_stack_bytes`, declared at rules/rangeify.rules:188."""
-    return 1024 * 1024
-
-
 def local_max_row():
-    """`def local_max_row`, declared at rules/rangeify.rules:195."""
-    return min(cache_bytes(2) // (2 * 2 * 4), local_stack_bytes() // 8)
+    """`def local_max_row`, declared at rules/rangeify.rules:191."""
+    return min(cache_bytes(2) // (2 * 2 * 4), stack_bytes() // (2 * 8))
 
 
 def keeps_row(x, red):
-    """`def keeps_row`, declared at rules/rangeify.rules:201."""
+    """`def keeps_row`, declared at rules/rangeify.rules:197."""
     return last_axes(x, red) and per_output(x, red) <= local_max_row() and shares_threads(red.size)
 
 
 def divisor(n, top):
-    """`def divisor`, declared at rules/rangeify.rules:203."""
+    """`def divisor`, declared at rules/rangeify.rules:199."""
     return max([d for d in range(8, top + 1) if n % d == 0], default=0)
 
 
 def splits(x, red):
-    """`def splits`, declared at rules/rangeify.rules:206."""
+    """`def splits`, declared at rules/rangeify.rules:202."""
     top = min(SPLIT_PARTS, 4194304 // max(red.size, 1))
     return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
 
 
 def split_axis(x, a, d):
-    """`def split_axis`, declared at rules/rangeify.rules:209."""
+    """`def split_axis`, declared at rules/rangeify.rules:205."""
     shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
     return x.reshape(shape).permute(tuple(i for i in range(len(shape)) if i != a) + (a,))
 
 
 def partials(x, red, a, d):
-    """`def partials`, declared at rules/rangeify.rules:212."""
+    """`def partials`, declared at rules/rangeify.rules:208."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (split_axis(x, a, d),), red.arg)
 
 
 def over_last(p, red):
-    """`def over_last`, declared at rules/rangeify.rules:214."""
+    """`def over_last`, declared at rules/rangeify.rules:210."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (p,), red.arg[:1] + ((len(p.shape) - 1,),) + red.arg[2:])
 
 
 def with_src(n, first):
-    """`def with_src`, declared at rules/rangeify.rules:296."""
+    """`def with_src`, declared at rules/rangeify.rules:292."""
     return n.replace(src=(first,) + n.src[1:])
 
 
 def sink(nodes):
-    """`def sink`, declared at rules/rangeify.rules:298."""
+    """`def sink`, declared at rules/rangeify.rules:294."""
     return _new(UOp, Ops.SINK, dtypes.void, (*nodes,))
 
 
 def unexpand(idx, r):
-    """`def unexpand`, declared at rules/rangeify.rules:300."""
+    """`def unexpand`, declared at rules/rangeify.rules:296."""
     return [a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]
 
 
 def dropped(old, idx, r):
-    """`def dropped`, declared at rules/rangeify.rules:302."""
+    """`def dropped`, declared at rules/rangeify.rules:298."""
     gone = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
     return old + tuple(g for g in sink(gone).toposort() if g.op is Ops.RANGE and g not in old) or None
 
 
 def inside(a, s, p):
-    """`def inside`, declared at rules/rangeify.rules:305."""
+    """`def inside`, declared at rules/rangeify.rules:301."""
     return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
 
 
 def unpad(a, c, p, n):
-    """`def unpad`, declared at rules/rangeify.rules:310."""
+    """`def unpad`, declared at rules/rangeify.rules:306."""
     return a if c is None else c.where(UOp.const(dtypes.index, 0) if n == 1 else a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def pad_conds(idx, r):
-    """`def pad_conds`, declared at rules/rangeify.rules:312."""
+    """`def pad_conds`, declared at rules/rangeify.rules:308."""
     return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
 
 
 def unpadded(idx, conds, r):
-    """`def unpadded`, declared at rules/rangeify.rules:313."""
+    """`def unpadded`, declared at rules/rangeify.rules:309."""
     return [unpad(a, c, p, n) for a, c, p, n in zip(idx, conds, r.arg, r.src[0].shape)]
 
 
 def all_of(conds):
-    """`def all_of`, declared at rules/rangeify.rules:315."""
+    """`def all_of`, declared at rules/rangeify.rules:311."""
     return fold(Ops.AND, [c for c in conds if c is not None])
 
 
 def masked_off(n):
-    """`def masked_off`, declared at rules/rangeify.rules:317."""
+    """`def masked_off`, declared at rules/rangeify.rules:313."""
     return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
 
 
 def unreshape(idx, r, x):
-    """`def unreshape`, declared at rules/rangeify.rules:319."""
+    """`def unreshape`, declared at rules/rangeify.rules:315."""
     return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
 
 
 def simplified(out):
-    """`def simplified`, declared at rules/rangeify.rules:322."""
+    """`def simplified`, declared at rules/rangeify.rules:318."""
     mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
     done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
     return [done.get(e, e) for e in out]
 
 
 def local_array(value, own):
-    """`def local_array`, declared at rules/rangeify.rules:352."""
+    """`def local_array`, declared at rules/rangeify.rules:348."""
     return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
 
 
 def array_offset(x, idx, axes):
-    """`def array_offset`, declared at rules/rangeify.rules:354."""
+    """`def array_offset`, declared at rules/rangeify.rules:350."""
     return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
 
 
 def over(n, most, bound='LOCAL_MAX_ARRAY'):
-    """`def over`, declared at rules/rangeify.rules:356."""
+    """`def over`, declared at rules/rangeify.rules:352."""
     return 'array of ' + str(n) + ' > ' + bound + ' ' + str(most)
 
 
 def row_array(n, why):
-    """`def row_array`, declared at rules/rangeify.rules:357."""
+    """`def row_array`, declared at rules/rangeify.rules:353."""
     return 'local array [' + str(n) + '] once per row' + why
 
 
 def value_why(n, most):
-    """`def value_why`, declared at rules/rangeify.rules:360."""
+    """`def value_why`, declared at rules/rangeify.rules:356."""
     return 'not local: recomputed by each reader (' + over(n, most, 'LOCAL_MAX_ROW') + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
 
 
 def part_read(x, idx, axes):
-    """`def part_read`, declared at rules/rangeify.rules:363."""
+    """`def part_read`, declared at rules/rangeify.rules:359."""
     return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
 
 
 def size_why(n, most):
-    """`def size_why`, declared at rules/rangeify.rules:364."""
+    """`def size_why`, declared at rules/rangeify.rules:360."""
     return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
 
 
 def array_why(x, idx, axes, long):
-    """`def array_why`, declared at rules/rangeify.rules:365."""
+    """`def array_why`, declared at rules/rangeify.rules:361."""
     return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
 
 
 def scalar_why(row, outer):
-    """`def scalar_why`, declared at rules/rangeify.rules:368."""
+    """`def scalar_why`, declared at rules/rangeify.rules:364."""
     return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
 
 
 def row_why(row, most, ctx, at):
-    """`def row_why`, declared at rules/rangeify.rules:370."""
+    """`def row_why`, declared at rules/rangeify.rules:366."""
     return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at, True))
 
 
 def reduce_why(forced, long, row, most, ctx, at):
-    """`def reduce_why`, declared at rules/rangeify.rules:372."""
+    """`def reduce_why`, declared at rules/rangeify.rules:368."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
@@ -665,27 +661,27 @@ _limit_buffers_part = RuleMatcher('limit_buffers', _limit_buffers_rules, {
 
 # ======================================================================== earliest_rewrites
 _earliest_rewrites_rules = (
-    RuleInfo('drop_marker', 'rules/rangeify.rules', 216, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
-    RuleInfo('variable_noop', 'rules/rangeify.rules', 219, 'variable_noop: RESHAPE(x) as r if r.tag is not None and x.shape == r.arg -> x'),
-    RuleInfo('variable_mark', 'rules/rangeify.rules', 220, 'variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)'),
-    RuleInfo('size_zero', 'rules/rangeify.rules', 223, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
-    RuleInfo('reduce_empty', 'rules/rangeify.rules', 225, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 233, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
-    RuleInfo('reduce_stack', 'rules/rangeify.rules', 239, 'reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 247, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and not keeps_row(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 250, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 255, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('drop_marker', 'rules/rangeify.rules', 212, 'drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x'),
+    RuleInfo('variable_noop', 'rules/rangeify.rules', 215, 'variable_noop: RESHAPE(x) as r if r.tag is not None and x.shape == r.arg -> x'),
+    RuleInfo('variable_mark', 'rules/rangeify.rules', 216, 'variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)'),
+    RuleInfo('size_zero', 'rules/rangeify.rules', 219, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
+    RuleInfo('reduce_empty', 'rules/rangeify.rules', 221, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 229, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
+    RuleInfo('reduce_stack', 'rules/rangeify.rules', 235, 'reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 243, 'split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and not keeps_row(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 246, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 251, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
 def _earliest_rewrites_r2(n, ctx, m):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if not (m.tag is not None): return None
     return _as_uop(n, m.replace(tag=None))
 
 def _earliest_rewrites_any0(n, ctx):
-    # rule size_zero at rules/rangeify.rules:223
+    # rule size_zero at rules/rangeify.rules:219
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
     # x = n
@@ -699,13 +695,13 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_RESHAPE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule variable_noop at rules/rangeify.rules:219
+        # rule variable_noop at rules/rangeify.rules:215
         #   variable_noop: RESHAPE(x) as r if r.tag is not None and x.shape == r.arg -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
         # r = n, x = n0
         if n.tag is not None and n0.shape == n.arg:
             return n0, _earliest_rewrites_rules[1]
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -715,7 +711,7 @@ def _earliest_rewrites_RESHAPE(n, ctx):
     return None
 
 def _earliest_rewrites_PERMUTE(n, ctx):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -725,7 +721,7 @@ def _earliest_rewrites_PERMUTE(n, ctx):
     return None
 
 def _earliest_rewrites_EXPAND(n, ctx):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -735,7 +731,7 @@ def _earliest_rewrites_EXPAND(n, ctx):
     return None
 
 def _earliest_rewrites_PAD(n, ctx):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -745,7 +741,7 @@ def _earliest_rewrites_PAD(n, ctx):
     return None
 
 def _earliest_rewrites_SHRINK(n, ctx):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -755,7 +751,7 @@ def _earliest_rewrites_SHRINK(n, ctx):
     return None
 
 def _earliest_rewrites_FLIP(n, ctx):
-    # rule variable_mark at rules/rangeify.rules:220
+    # rule variable_mark at rules/rangeify.rules:216
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
@@ -767,7 +763,7 @@ def _earliest_rewrites_FLIP(n, ctx):
 def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:216
+        # rule drop_marker at rules/rangeify.rules:212
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -777,7 +773,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
 def _earliest_rewrites_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:216
+        # rule drop_marker at rules/rangeify.rules:212
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -787,7 +783,7 @@ def _earliest_rewrites_DETACH(n, ctx):
 def _earliest_rewrites_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule drop_marker at rules/rangeify.rules:216
+        # rule drop_marker at rules/rangeify.rules:212
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
@@ -802,7 +798,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:250
+                    # rule copy_const at rules/rangeify.rules:246
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[8] += 1
                     # c = n0_0_0, e = n0
@@ -814,7 +810,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:255
+    # rule assign_hazard at rules/rangeify.rules:251
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[9] += 1
     # a = n, t = n0, x = n1
@@ -830,7 +826,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
     if _h is not None: return _h
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule reduce_empty at rules/rangeify.rules:225
+        # rule reduce_empty at rules/rangeify.rules:221
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         # red = n, x = n0
@@ -841,7 +837,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not n: return _r, _earliest_rewrites_rules[4]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:233
+            # rule reduce_expand at rules/rangeify.rules:229
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
             # e = n0, red = n, x = n0_0
@@ -850,7 +846,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[5]
-        # rule reduce_stack at rules/rangeify.rules:239
+        # rule reduce_stack at rules/rangeify.rules:235
         #   reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         # red = n, x = n0
@@ -861,7 +857,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[6]
-        # rule split_reduceop at rules/rangeify.rules:247
+        # rule split_reduceop at rules/rangeify.rules:243
         #   split_reduceop: REDUCE_AXIS(x) as red if per_output(x, red) >= 32768 and not keeps_row(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[7] += 1
         # red = n, x = n0
@@ -925,15 +921,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 263, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 266, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 269, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 272, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 259, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 262, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 265, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 268, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:263
+    # rule realize_roots at rules/rangeify.rules:259
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
@@ -944,7 +940,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:266
+    # rule realize_effects at rules/rangeify.rules:262
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -955,7 +951,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:266
+    # rule realize_effects at rules/rangeify.rules:262
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -965,7 +961,7 @@ def _do_realize_COPY(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:269
+        # rule realize_copy_src at rules/rangeify.rules:265
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         # x = n0
@@ -977,7 +973,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:266
+    # rule realize_effects at rules/rangeify.rules:262
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -988,7 +984,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:266
+    # rule realize_effects at rules/rangeify.rules:262
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -998,7 +994,7 @@ def _do_realize_ASSIGN(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:272
+        # rule realize_assign at rules/rangeify.rules:268
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n1
@@ -1021,12 +1017,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 276, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 272, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:276
+    # rule add_realize at rules/rangeify.rules:272
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     # x = n
@@ -1043,13 +1039,13 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 285, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 289, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 281, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 285, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:285
+    # rule mark_children at rules/rangeify.rules:281
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     # x = n
@@ -1058,7 +1054,7 @@ def _pm_children_any0(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:289
+    # rule unmark at rules/rangeify.rules:285
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     # x = n
@@ -1077,12 +1073,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 327, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 329, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 331, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 334, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 337, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 343, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 323, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 325, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 327, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 330, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 333, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 339, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -1092,7 +1088,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:327
+                # rule index_shrink at rules/rangeify.rules:323
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1100,7 +1096,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:329
+                # rule index_permute at rules/rangeify.rules:325
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1108,7 +1104,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:331
+                # rule index_flip at rules/rangeify.rules:327
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1116,7 +1112,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:334
+                # rule index_expand at rules/rangeify.rules:330
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1125,7 +1121,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:337
+                # rule index_pad at rules/rangeify.rules:333
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1137,7 +1133,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:343
+                # rule index_reshape at rules/rangeify.rules:339
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1154,25 +1150,25 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 377, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 381, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 384, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 387, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 389, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 402, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 409, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 412, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 414, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 430, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 435, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 438, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 440, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 442, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 373, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 377, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 380, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 383, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 385, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 398, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 405, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 408, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 410, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 426, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 431, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 434, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 436, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 438, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:377
+    # rule realize at rules/rangeify.rules:373
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     # r = n
@@ -1188,7 +1184,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:327
+                # rule index_shrink at rules/rangeify.rules:323
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1196,7 +1192,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:329
+                # rule index_permute at rules/rangeify.rules:325
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1204,7 +1200,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:331
+                # rule index_flip at rules/rangeify.rules:327
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1212,7 +1208,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:334
+                # rule index_expand at rules/rangeify.rules:330
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1221,7 +1217,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:337
+                # rule index_pad at rules/rangeify.rules:333
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1233,7 +1229,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:343
+                # rule index_reshape at rules/rangeify.rules:339
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1243,7 +1239,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op is _REDUCE_AXIS:
             if len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule local_array at rules/rangeify.rules:409
+                # rule local_array at rules/rangeify.rules:405
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 # idx = n, s = n0_0, x = n0
@@ -1254,7 +1250,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_reduce at rules/rangeify.rules:430
+                # rule local_reduce at rules/rangeify.rules:426
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
@@ -1264,7 +1260,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
-            # rule reduce_buffer at rules/rangeify.rules:435
+            # rule reduce_buffer at rules/rangeify.rules:431
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
@@ -1272,7 +1268,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
                 _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
-            # rule index_reduce at rules/rangeify.rules:438
+            # rule index_reduce at rules/rangeify.rules:434
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
@@ -1280,7 +1276,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _pm_rangeify_rules[11]
-            # rule index_other at rules/rangeify.rules:442
+            # rule index_other at rules/rangeify.rules:438
             #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # x = n0
@@ -1292,7 +1288,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     n0_0 = n0.src[0]
                     if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                         n0_0_0 = n0_0.src[0]
-                        # rule child_buffer at rules/rangeify.rules:381
+                        # rule child_buffer at rules/rangeify.rules:377
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                         # c = n0_0_0
@@ -1300,7 +1296,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if n0_0_0 in ctx.force:
                             _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(n0_0_0)).dtype, (_t3, *at))
                             if _r is not n: return _r, _pm_rangeify_rules[1]
-                        # rule index_child at rules/rangeify.rules:384
+                        # rule index_child at rules/rangeify.rules:380
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                         # c = n0_0_0, idx = n
@@ -1309,7 +1305,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         inlined = ctx.inlined.add(n0_0_0)
                         _r = _new(UOp, _INDEX, n0_0_0.dtype, (n0_0_0, *at), n.arg)
                         if _r is not n: return _r, _pm_rangeify_rules[2]
-                # rule index_other at rules/rangeify.rules:442
+                # rule index_other at rules/rangeify.rules:438
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1319,13 +1315,13 @@ def _pm_rangeify_INDEX(n, ctx):
                 o0 = n0.op
                 if o0 in _OPS5:
                     if o0 in _OPS1:
-                        # rule index_const at rules/rangeify.rules:387
+                        # rule index_const at rules/rangeify.rules:383
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                         # c = n0
                         return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
-                        # rule index_assign at rules/rangeify.rules:389
+                        # rule index_assign at rules/rangeify.rules:385
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                         # a = n0, i = n
@@ -1335,7 +1331,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[4]
                     elif o0 in _OPS2:
-                        # rule local_value at rules/rangeify.rules:402
+                        # rule local_value at rules/rangeify.rules:398
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                         # idx = n, x = n0
@@ -1346,7 +1342,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                 if _r is not None:
                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
-                        # rule index_alu at rules/rangeify.rules:412
+                        # rule index_alu at rules/rangeify.rules:408
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                         # i = n, x = n0
@@ -1356,7 +1352,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[7]
                     elif o0 in _OPS3:
-                        # rule index_marker at rules/rangeify.rules:414
+                        # rule index_marker at rules/rangeify.rules:410
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                         # i = n, x = n0
@@ -1366,7 +1362,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[8]
                     elif o0 in _OPS4:
-                        # rule index_memory at rules/rangeify.rules:440
+                        # rule index_memory at rules/rangeify.rules:436
                         #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
                         # idx = n
@@ -1375,7 +1371,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not None:
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _pm_rangeify_rules[12]
-                # rule index_other at rules/rangeify.rules:442
+                # rule index_other at rules/rangeify.rules:438
                 #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
                 # x = n0
@@ -1392,11 +1388,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 450, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 452, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 455, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 458, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 461, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 446, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 448, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 451, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 454, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 457, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1405,7 +1401,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:458
+            # rule copy_const_idx at rules/rangeify.rules:454
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1414,7 +1410,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:461
+                # rule copy_keeps_src at rules/rangeify.rules:457
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1431,7 +1427,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:450
+                # rule noop_buffer at rules/rangeify.rules:446
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
@@ -1449,12 +1445,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:452
+                    # rule const_buffer at rules/rangeify.rules:448
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:455
+                # rule remove_buffer at rules/rangeify.rules:451
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1477,12 +1473,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 469, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 465, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:469
+    # rule tagged_buffers at rules/rangeify.rules:465
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1533,19 +1529,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:348'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:344'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:478'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:480'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:482'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:484'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:487'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:490'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:492'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:493'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:496'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:474'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:476'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:478'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:480'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:483'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:486'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:488'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:489'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:492'),
 ))
 
 PIPELINES = {

@@ -844,10 +844,14 @@ class Tensor(TensorOps, NNOps):
         check_buffer(math.prod(shape), dt, "rand")  # (drawn on the host: a buffer)
         if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
             return Tensor(_from_owned(Tensor._generator().random(shape, dtype=dt.np)))
-        out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time
+        # float16: k / 2^11 for a random 11-bit k, as torch draws it. A float32 draw rounded to
+        # float16 came out 1.0 once in ~4000 (every draw past 1 - 2^-12), outside [0, 1).
+        digits = np.finfo(dt.np).nmant + 1
+        out = np.empty(math.prod(shape), dt.np)  # a chunk at a time: peak near the output
         rng = Tensor._generator()
         for i in range(0, out.size, _CHUNK):
-            out[i:i + _CHUNK] = rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
+            out[i:i + _CHUNK] = rng.integers(0, 1 << digits, min(_CHUNK, out.size - i), np.int32)
+        out *= dt.np.type(2.0 ** -digits)  # (exact: a power of two)
         return Tensor(_from_owned(out.reshape(shape)))
 
     # ------------------------------------------------------------------ movement

@@ -24,6 +24,7 @@ import numpy as np
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
+from .limits import check_buffer
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
@@ -205,7 +206,14 @@ class TensorOps:
     def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
                 dtype: DType | str | None = None, **_: Any) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
-        return ((high - low) * cls.rand(*shape) + low).cast(dt)
+        if not dt.is_float:
+            raise InvalidArgument(f"uniform needs a float dtype, got {dt.name} (randint draws "
+                                  "integers)")
+        # drawn with the dtype's digits, as torch's: a float64 uniform drawn in float32 held
+        # 24 random bits, and a float16 one rounded 24 bits to 1.0 (`high`) once in ~2000
+        work = dtypes.float64 if dt is dtypes.float64 else dtypes.float32
+        u = cls.rand(*shape, dtype=dt).cast(work)
+        return ((high - low) * u + low).cast(dt)
 
     @classmethod
     @takes_requires_grad
@@ -215,8 +223,13 @@ class TensorOps:
         if not dt.is_int or low >= high:
             raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "
                              f"[{low}, {high})")
-        return cls.uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
-            .cast(dt)
+        if low < dt.min or high - 1 > dt.max:
+            raise InvalidArgument(f"randint: [{low}, {high}) does not fit {dt.name}")
+        # drawn as integers on the host: a float draw scaled to [low, high) rounded away from
+        # most integers past 2^24 and could land on a value outside the range
+        shape = cls.empty(*shape).shape  # (checked there)
+        check_buffer(math.prod(shape), dt, "randint")
+        return cls(cls._generator().integers(low, high, shape, dtype=dt.np), dtype=dt)
 
     @classmethod
     @takes_requires_grad

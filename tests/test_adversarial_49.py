@@ -6,9 +6,18 @@ draw past 1 - 2^-12 rounds up), `uniform(low=-1, high=1, dtype=float16)` gave `h
 uniform held 24 random bits, and `randint(low=10**8, high=10**8 + 10)` only ever gave two of
 its ten values (a float32 sum spaced 8 apart). The oracle is the range itself and the count of
 distinct values numpy's own generator gives.
+
+`rulegrad check --hang-timeout 0.001` ended in a bare `_Hung` traceback after the rules: the hang
+limit's signal handler raised wherever its timer fired, also inside Python's `signal.signal`
+wrapper that the limit's `__exit__` calls (so the wall-clock timer stayed armed and fired in
+the next step) and inside `__enter__` (so `__exit__` never ran). A rule past the limit is an
+`error` in the report, and the run ends with exit 3, never a traceback.
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -50,3 +59,18 @@ def test_randint_and_uniform_refuse_what_they_cannot_draw():
         Tensor.randint(3, low=0, high=1000, dtype="int8")
     with pytest.raises(InvalidArgument, match="uniform needs a float dtype"):
         Tensor.uniform(3, dtype="int32")
+
+
+def _rulegrad(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "rulegrad", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("limit", ["1e-300", "0.001", "0.01"])
+def test_check_with_a_tiny_hang_limit_reports_the_rule_not_a_traceback(tmp_path, limit):
+    rules = tmp_path / "one.rules"
+    rules.write_text("rules one = {\n  MUL(x, 1) -> x\n}\n")
+    r = _rulegrad("check", "--hang-timeout", limit, str(rules), cwd=tmp_path)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "did not finish" in r.stdout

@@ -1582,7 +1582,13 @@ class Tensor(TensorOps, NNOps):
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
         if variables and any(u in variables for u in toposort(self.uop)):
             return
+        device = device_of(self.uop)
         self.uop = Tensor(self.uop).contiguous().realize().uop
+        if isinstance(device, str) and device != DEFAULT and device_of(self.uop) != device:
+            # a realized constant has no device (each reader reads it on its own), and the
+            # variable `Tensor.ones(3).to("CPU:1")` with requires_grad said it was on CPU: an
+            # optimizer's state made beside it met its CPU:1 gradient in a DeviceMismatch
+            self.uop = Tensor(self.numpy()).to(device).contiguous().realize().uop
 
     def requires_grad_(self, value: bool = True) -> Tensor:
         self.requires_grad = value

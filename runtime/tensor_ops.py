@@ -50,13 +50,39 @@ def takes_requires_grad(fn: Any) -> Any:
     another, `normal` on `randn`, set it on its inner draw, not on what it returns)."""
 
     @functools.wraps(fn)
-    def make(*args: Any, requires_grad: bool | None = None, **kw: Any) -> Tensor:
+    def make(*args: Any, requires_grad: bool | None = None,
+             device: str | Sequence[str] | None = None, **kw: Any) -> Tensor:
         out = fn(*args, **kw)
-        if requires_grad is not None:
+        if device is not None:
+            out = _placed(out, device, None)
+        if requires_grad is not None:  # (after the placing: the variable is what we return)
             out.requires_grad = requires_grad
         return out
 
     return make
+
+
+def _placed(out: Tensor, device: str | Sequence[str], axis: int | None) -> Tensor:
+    """`out` on `device` (tinygrad's `device=` of a creation function): a device's name, or a
+    tuple of devices to shard it over along `axis` (None: a whole copy on each). The `**_` of
+    the creation functions swallowed `device=`, and the tensor stayed on the default device."""
+    if isinstance(device, str):
+        return out.to(device)
+    if isinstance(out.device, tuple):
+        out = out.to(out.device[0])
+    return out.shard(device, axis)
+
+
+def _placed_like(out: Tensor, like: Tensor) -> Tensor:
+    """`out`, host draws on the default device, where `like` is and laid out as it is (torch's
+    and tinygrad's `*_like`): `x + x.rand_like()` of a CPU:1 tensor was a DeviceMismatch."""
+    device = like.device
+    if isinstance(device, tuple):
+        from .multi import layouts
+
+        layout = layouts([like.uop])[0]
+        return _placed(out, device, None if layout is None else layout[0])
+    return out.to(device)
 
 
 def broadcast_shape(*shapes: Shape) -> Shape:
@@ -192,6 +218,8 @@ class TensorOps:
     def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        if not dt.is_float:  # (as torch: rounded normal draws were mostly 0, and -1 or 1)
+            raise InvalidArgument(f"randn needs a float dtype, got {dt.name}")
         u = cls.rand(2, *_flat(shape), dtype=dtypes.float32)
         r = ((1 - u[1]).log() * -2).sqrt()
         return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
@@ -228,6 +256,7 @@ class TensorOps:
         # drawn as integers on the host: a float draw scaled to [low, high) rounded away from
         # most integers past 2^24 and could land on a value outside the range
         shape = cls.empty(*shape).shape  # (checked there)
+        refuse_symbolic("randint", shape)  # (drawn on the host: a buffer)
         check_buffer(math.prod(shape), dt, "randint")
         return cls(cls._generator().integers(low, high, shape, dtype=dt.np), dtype=dt)
 
@@ -261,11 +290,11 @@ class TensorOps:
 
     @takes_requires_grad
     def rand_like(self, **kw: Any) -> Tensor:
-        return type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
+        return _placed_like(type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype), self)
 
     @takes_requires_grad
     def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
-        return type(self).randn(*self.shape, dtype=dtype or self.dtype)
+        return _placed_like(type(self).randn(*self.shape, dtype=dtype or self.dtype), self)
 
     def clone(self) -> Tensor:
         """A copy that is its own buffer once realized (the graph reads the same values)."""

@@ -74,3 +74,79 @@ def test_check_with_a_tiny_hang_limit_reports_the_rule_not_a_traceback(tmp_path,
     assert "Traceback" not in r.stderr, r.stderr
     assert r.returncode == 3, r.stdout + r.stderr
     assert "did not finish" in r.stdout
+
+
+DEVS = ("CPU", "CPU:1")
+
+
+@pytest.mark.parametrize("make", ["zeros", "ones", "rand", "randn", "empty", "eye", "arange",
+                                  "randint", "uniform", "kaiming_uniform"])
+@pytest.mark.parametrize("device", ["CPU:1", DEVS])
+def test_creation_functions_put_their_tensor_on_the_device_asked_for(make, device):
+    # the `**_` of the creation functions swallowed `device=`: the tensor stayed on CPU
+    t = getattr(Tensor, make)(4, device=device)
+    assert t.device == device
+    x = Tensor(np.arange(4, dtype=np.float32))
+    x = x.to(device) if isinstance(device, str) else x.shard(device, axis=0)
+    np.testing.assert_allclose((x + t).numpy(), np.arange(4) + t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("like", ["rand_like", "randn_like"])
+@pytest.mark.parametrize("where", ["CPU:1", 0, 1, None])
+def test_random_like_is_where_its_tensor_is(like, where):
+    a = np.arange(8, dtype=np.float32).reshape(4, 2)
+    x = Tensor(a).to(where) if isinstance(where, str) else Tensor(a).shard(DEVS, axis=where)
+    r = getattr(x, like)()
+    assert r.device == x.device
+    np.testing.assert_allclose((x + r).numpy(), a + r.numpy(), rtol=1e-6)
+
+
+def _torch_opt(name, params):
+    import torch
+
+    return {"SGDm": lambda: torch.optim.SGD(params, lr=0.1, momentum=0.9),
+            "Adam": lambda: torch.optim.Adam(params, lr=0.1)}[name]()
+
+
+@pytest.mark.parametrize("opt_name", ["SGDm", "Adam"])
+@pytest.mark.parametrize("make", ["to", "created"])
+def test_optimizers_step_parameters_on_another_device(opt_name, make):
+    # the optimizer's state was made on CPU beside a CPU:1 parameter (a DeviceMismatch at the
+    # first step), and a parameter made from a constant lost its device to requires_grad
+    import torch
+
+    from rulegrad.nn.optim import SGD, Adam
+
+    rng = np.random.default_rng(7)
+    w0 = rng.standard_normal((4, 3)).astype(np.float32) if make == "to" else \
+        np.ones((4, 3), np.float32)
+    if make == "to":
+        w = Tensor(w0).to("CPU:1")
+        w.requires_grad = True
+    else:
+        w = Tensor.ones(4, 3, device="CPU:1", requires_grad=True)
+    assert w.device == "CPU:1"
+    tw = torch.tensor(w0, requires_grad=True)
+    opt = {"SGDm": lambda: SGD([w], lr=0.1, momentum=0.9), "Adam": lambda: Adam([w], lr=0.1)}[
+        opt_name]()
+    topt = _torch_opt(opt_name, [tw])
+    for _ in range(3):
+        x = rng.standard_normal((5, 4)).astype(np.float32)
+        opt.zero_grad()
+        topt.zero_grad()
+        (Tensor(x).to("CPU:1") @ w).tanh().sum().backward()
+        (torch.tensor(x) @ tw).tanh().sum().backward()
+        opt.step()
+        topt.step()
+    assert w.device == "CPU:1"
+    np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_random_draws_of_symbolic_or_integer_kinds_are_refused_in_words():
+    from rulegrad import Variable
+
+    n = Variable("n", 1, 4).bind(2)
+    with pytest.raises(InvalidArgument, match="randint over axis 0 of symbolic size"):
+        Tensor.randint(n)
+    with pytest.raises(InvalidArgument, match="randn needs a float dtype"):
+        Tensor.randn(3, dtype="int32")

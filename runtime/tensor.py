@@ -794,6 +794,9 @@ class Tensor(TensorOps, NNOps):
                                   "an arange of its maximum to it instead")
         if step == 0:
             raise InvalidArgument("arange: step must not be zero")
+        if any(not isinstance(v, int) and not math.isfinite(v) for v in (start, stop, step)):
+            raise InvalidArgument(f"arange({start}, {stop}, {step}): the ends and the step "
+                                  "must be finite")
         n = max(0, math.ceil((stop - start) / step))
         ends = (start, start + (n - 1) * step) if n else ()
         if dtype is None:

@@ -227,6 +227,8 @@ class TensorOps:
     @classmethod
     @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        if not std >= 0:  # (NaN too; torch refuses the same)
+            raise InvalidArgument(f"normal needs std >= 0, got {std}")
         return (std * cls.randn(*shape, **kw)) + mean
 
     @classmethod
@@ -237,6 +239,8 @@ class TensorOps:
         if not dt.is_float:
             raise InvalidArgument(f"uniform needs a float dtype, got {dt.name} (randint draws "
                                   "integers)")
+        if not low <= high:  # (NaN too; torch refuses the same)
+            raise InvalidArgument(f"uniform needs low <= high, got [{low}, {high})")
         # drawn with the dtype's digits, as torch's: a float64 uniform drawn in float32 held
         # 24 random bits, and a float16 one rounded 24 bits to 1.0 (`high`) once in ~2000
         work = dtypes.float64 if dt is dtypes.float64 else dtypes.float32
@@ -265,6 +269,8 @@ class TensorOps:
     def scaled_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         return cls.uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
 
     @classmethod
@@ -278,6 +284,8 @@ class TensorOps:
     @takes_requires_grad
     def kaiming_uniform(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
@@ -285,6 +293,8 @@ class TensorOps:
     @takes_requires_grad
     def kaiming_normal(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.normal(*shape, mean=0.0, std=std, **kw)
 

@@ -150,3 +150,26 @@ def test_random_draws_of_symbolic_or_integer_kinds_are_refused_in_words():
         Tensor.randint(n)
     with pytest.raises(InvalidArgument, match="randn needs a float dtype"):
         Tensor.randn(3, dtype="int32")
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: Tensor.arange(float("nan")), "must be finite"),
+    (lambda: Tensor.arange(0, float("inf")), "must be finite"),
+    (lambda: Tensor.arange(0, 5, float("-inf")), "must be finite"),
+    (lambda: Tensor.uniform(3, low=1.0, high=0.0), "low <= high"),
+    (lambda: Tensor.uniform(3, low=float("nan")), "low <= high"),
+    (lambda: Tensor.normal(3, std=-1.0), "std >= 0"),
+])
+def test_bad_random_and_range_arguments_are_refused_in_words(call, words):
+    # Python's "cannot convert float NaN to integer", or values torch refuses
+    with pytest.raises(InvalidArgument, match=words):
+        call()
+
+
+@pytest.mark.parametrize("make", ["scaled_uniform", "kaiming_uniform", "kaiming_normal",
+                                  "glorot_uniform"])
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 3)])
+def test_initializers_of_no_elements_are_empty(make, shape):
+    # a fan of 0 was a ZeroDivisionError; torch returns the empty tensor
+    t = getattr(Tensor, make)(*shape)
+    assert t.numpy().shape == shape

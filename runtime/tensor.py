@@ -1578,8 +1578,9 @@ class Tensor(TensorOps, NNOps):
         one (a view reads the buffer, as torch's), and a value computed from a variable (torch's
         non-leaf: its gradient flows on to the variable) keep their nodes."""
         base = view_base(self.uop)
-        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None \
-                or has_symbolic(self.shape):
+        # (a symbolic shape too: `Tensor.ones(n, requires_grad=True)` beside `Tensor.ones(n)`
+        # was one node, its gradient both uses'; realized, it is a shrink of a buffer)
+        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None:
             return
         # (the set keeps a tensor whose requires_grad was set false later: not a variable)
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
@@ -1587,7 +1588,8 @@ class Tensor(TensorOps, NNOps):
             return
         device = device_of(self.uop)
         self.uop = Tensor(self.uop).contiguous().realize().uop
-        if isinstance(device, str) and device != DEFAULT and device_of(self.uop) != device:
+        if isinstance(device, str) and device != DEFAULT and device_of(self.uop) != device \
+                and not has_symbolic(self.shape):
             # a realized constant has no device (each reader reads it on its own), and the
             # variable `Tensor.ones(3).to("CPU:1")` with requires_grad said it was on CPU: an
             # optimizer's state made beside it met its CPU:1 gradient in a DeviceMismatch

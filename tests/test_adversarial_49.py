@@ -173,3 +173,22 @@ def test_initializers_of_no_elements_are_empty(make, shape):
     # a fan of 0 was a ZeroDivisionError; torch returns the empty tensor
     t = getattr(Tensor, make)(*shape)
     assert t.numpy().shape == shape
+
+
+@pytest.mark.parametrize("v", [1, 3, 8])
+def test_a_symbolic_constant_leaf_is_its_own_variable(v):
+    # `_own_node` left symbolic shapes alone: `Tensor.ones(n, requires_grad=True)` was the very
+    # node `Tensor.ones(n)` is, and backward gave it both uses' gradients (8 where torch gives 3)
+    import torch
+
+    from rulegrad import Variable
+
+    n = Variable("n", 1, 8).bind(v)
+    a = Tensor.ones(n, requires_grad=True)
+    (a * 3 + Tensor.ones(n) * 5).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(v, 3.0))
+    c = Tensor.full((n, 2), 2.0, requires_grad=True)
+    ((c * Tensor.full((n, 2), 2.0)).exp() * c).sum().backward()
+    tc = torch.full((v, 2), 2.0, dtype=torch.float32, requires_grad=True)
+    ((tc * 2.0).exp() * tc).sum().backward()
+    np.testing.assert_allclose(c.grad.numpy(), tc.grad.numpy(), rtol=1e-6)

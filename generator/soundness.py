@@ -500,23 +500,29 @@ class _hang_limit:
 
     def __enter__(self) -> None:
         if self.active:
+            self.quiet = True  # (see _fire)
             self.previous = {}
             for timer, sig, factor in _timers():
                 self.previous[sig] = signal.signal(sig, self._fire)
                 # it fires again every half second until disarmed: a raise that lands where it
                 # is swallowed (a gc callback, an `except BaseException`) is not the last one
                 signal.setitimer(timer, self.seconds * factor, 0.5)
+            self.quiet = False
 
     def _fire(self, signum: int, frame: Any) -> None:
-        # never from inside __exit__: a raise there, after one timer is disarmed and before the
-        # other, would leave the wall-clock timer armed to fire again in whatever runs next
-        # (a pytest worker's next test ended with an INTERNALERROR on a loaded machine)
-        if frame is not None and frame.f_code is _hang_limit.__exit__.__code__:
+        # never while the timers are armed or disarmed: a raise in __exit__ (or in Python's
+        # `signal.signal` wrapper it calls), after one timer is disarmed and before the other,
+        # left the wall-clock timer armed to fire again in whatever ran next (a pytest
+        # worker's next test ended with an INTERNALERROR on a loaded machine; `check
+        # --hang-timeout 0.001` a bare _Hung traceback after the rules), and a raise in
+        # __enter__ skips __exit__. The timer fires again half a second later.
+        if self.quiet:
             return
         raise _Hung()
 
     def __exit__(self, *exc: Any) -> None:
         if self.active:
+            self.quiet = True
             for timer, sig, _ in _timers():
                 signal.setitimer(timer, 0)
                 signal.signal(sig, self.previous[sig])

@@ -799,6 +799,9 @@ class Tensor(TensorOps, NNOps):
                                   "an arange of its maximum to it instead")
         if step == 0:
             raise InvalidArgument("arange: step must not be zero")
+        if any(not isinstance(v, int) and not math.isfinite(v) for v in (start, stop, step)):
+            raise InvalidArgument(f"arange({start}, {stop}, {step}): the ends and the step "
+                                  "must be finite")
         n = max(0, math.ceil((stop - start) / step))
         ends = (start, start + (n - 1) * step) if n else ()
         if dtype is None:
@@ -849,10 +852,14 @@ class Tensor(TensorOps, NNOps):
         check_buffer(math.prod(shape), dt, "rand")  # (drawn on the host: a buffer)
         if dt in (dtypes.float32, dtypes.float64):  # drawn at the target dtype, into place
             return Tensor(_from_owned(Tensor._generator().random(shape, dtype=dt.np)))
-        out = np.empty(math.prod(shape), dt.np)  # float16: float32 draws, a chunk at a time
+        # float16: k / 2^11 for a random 11-bit k, as torch draws it. A float32 draw rounded to
+        # float16 came out 1.0 once in ~4000 (every draw past 1 - 2^-12), outside [0, 1).
+        digits = np.finfo(dt.np).nmant + 1
+        out = np.empty(math.prod(shape), dt.np)  # a chunk at a time: peak near the output
         rng = Tensor._generator()
         for i in range(0, out.size, _CHUNK):
-            out[i:i + _CHUNK] = rng.random(min(_CHUNK, out.size - i), dtype=np.float32)
+            out[i:i + _CHUNK] = rng.integers(0, 1 << digits, min(_CHUNK, out.size - i), np.int32)
+        out *= dt.np.type(2.0 ** -digits)  # (exact: a power of two)
         return Tensor(_from_owned(out.reshape(shape)))
 
     # ------------------------------------------------------------------ movement
@@ -1576,18 +1583,29 @@ class Tensor(TensorOps, NNOps):
         one, is marked instead (`_marked`): it still reads that storage, as torch's views do
         (an optimizer's step through `b = a.T` writes a), but no other tensor has its node.
         A value computed from a variable (torch's non-leaf: its gradient flows on to the
-        variable) keeps its node; so do sharded and symbolic-size ones (not marked yet)."""
+        variable) keeps its node; so do sharded ones and views of symbolic size (not marked yet)."""
         base = view_base(self.uop)
-        if shards_of(base) is not None or has_symbolic(self.shape):
+        if shards_of(base) is not None:
             return
         if base.op is Ops.BUFFER or buffer_of(base) is not None:
-            self.uop = _marked(self.uop)
+            if not has_symbolic(self.shape):
+                self.uop = _marked(self.uop)
             return
+        # (a symbolic-size constant too: `Tensor.ones(n, requires_grad=True)` beside
+        # `Tensor.ones(n)` was one node, its gradient both uses'; realized, it is a shrink of a
+        # buffer of its own)
         # (the set keeps a tensor whose requires_grad was set false later: not a variable)
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
         if variables and any(u in variables for u in toposort(self.uop)):
             return
+        device = device_of(self.uop)
         self.uop = Tensor(self.uop).contiguous().realize().uop
+        if isinstance(device, str) and device != DEFAULT and device_of(self.uop) != device \
+                and not has_symbolic(self.shape):
+            # a realized constant has no device (each reader reads it on its own), and the
+            # variable `Tensor.ones(3).to("CPU:1")` with requires_grad said it was on CPU: an
+            # optimizer's state made beside it met its CPU:1 gradient in a DeviceMismatch
+            self.uop = Tensor(self.numpy()).to(device).contiguous().realize().uop
 
     def requires_grad_(self, value: bool = True) -> Tensor:
         self.requires_grad = value

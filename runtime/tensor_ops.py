@@ -24,6 +24,7 @@ import numpy as np
 
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
+from .limits import check_buffer
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
@@ -49,13 +50,39 @@ def takes_requires_grad(fn: Any) -> Any:
     another, `normal` on `randn`, set it on its inner draw, not on what it returns)."""
 
     @functools.wraps(fn)
-    def make(*args: Any, requires_grad: bool | None = None, **kw: Any) -> Tensor:
+    def make(*args: Any, requires_grad: bool | None = None,
+             device: str | Sequence[str] | None = None, **kw: Any) -> Tensor:
         out = fn(*args, **kw)
-        if requires_grad is not None:
+        if device is not None:
+            out = _placed(out, device, None)
+        if requires_grad is not None:  # (after the placing: the variable is what we return)
             out.requires_grad = requires_grad
         return out
 
     return make
+
+
+def _placed(out: Tensor, device: str | Sequence[str], axis: int | None) -> Tensor:
+    """`out` on `device` (tinygrad's `device=` of a creation function): a device's name, or a
+    tuple of devices to shard it over along `axis` (None: a whole copy on each). The `**_` of
+    the creation functions swallowed `device=`, and the tensor stayed on the default device."""
+    if isinstance(device, str):
+        return out.to(device)
+    if isinstance(out.device, tuple):
+        out = out.to(out.device[0])
+    return out.shard(device, axis)
+
+
+def _placed_like(out: Tensor, like: Tensor) -> Tensor:
+    """`out`, host draws on the default device, where `like` is and laid out as it is (torch's
+    and tinygrad's `*_like`): `x + x.rand_like()` of a CPU:1 tensor was a DeviceMismatch."""
+    device = like.device
+    if isinstance(device, tuple):
+        from .multi import layouts
+
+        layout = layouts([like.uop])[0]
+        return _placed(out, device, None if layout is None else layout[0])
+    return out.to(device)
 
 
 def broadcast_shape(*shapes: Shape) -> Shape:
@@ -191,6 +218,8 @@ class TensorOps:
     def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
+        if not dt.is_float:  # (as torch: rounded normal draws were mostly 0, and -1 or 1)
+            raise InvalidArgument(f"randn needs a float dtype, got {dt.name}")
         u = cls.rand(2, *_flat(shape), dtype=dtypes.float32)
         r = ((1 - u[1]).log() * -2).sqrt()
         return ((u[0] * (2 * math.pi)).cos() * r).cast(dt)
@@ -198,6 +227,8 @@ class TensorOps:
     @classmethod
     @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        if not std >= 0:  # (NaN too; torch refuses the same)
+            raise InvalidArgument(f"normal needs std >= 0, got {std}")
         return (std * cls.randn(*shape, **kw)) + mean
 
     @classmethod
@@ -205,7 +236,16 @@ class TensorOps:
     def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
                 dtype: DType | str | None = None, **_: Any) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
-        return ((high - low) * cls.rand(*shape) + low).cast(dt)
+        if not dt.is_float:
+            raise InvalidArgument(f"uniform needs a float dtype, got {dt.name} (randint draws "
+                                  "integers)")
+        if not low <= high:  # (NaN too; torch refuses the same)
+            raise InvalidArgument(f"uniform needs low <= high, got [{low}, {high})")
+        # drawn with the dtype's digits, as torch's: a float64 uniform drawn in float32 held
+        # 24 random bits, and a float16 one rounded 24 bits to 1.0 (`high`) once in ~2000
+        work = dtypes.float64 if dt is dtypes.float64 else dtypes.float32
+        u = cls.rand(*shape, dtype=dt).cast(work)
+        return ((high - low) * u + low).cast(dt)
 
     @classmethod
     @takes_requires_grad
@@ -215,14 +255,22 @@ class TensorOps:
         if not dt.is_int or low >= high:
             raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "
                              f"[{low}, {high})")
-        return cls.uniform(*shape, low=low, high=high, dtype=dtypes.float64).floor() \
-            .cast(dt)
+        if low < dt.min or high - 1 > dt.max:
+            raise InvalidArgument(f"randint: [{low}, {high}) does not fit {dt.name}")
+        # drawn as integers on the host: a float draw scaled to [low, high) rounded away from
+        # most integers past 2^24 and could land on a value outside the range
+        shape = cls.empty(*shape).shape  # (checked there)
+        refuse_symbolic("randint", shape)  # (drawn on the host: a buffer)
+        check_buffer(math.prod(shape), dt, "randint")
+        return cls(cls._generator().integers(low, high, shape, dtype=dt.np), dtype=dt)
 
     @classmethod
     @takes_requires_grad
     def scaled_uniform(cls, *shape: Any, **kw: Any) -> Tensor:
         """Uniform in [-1, 1) scaled by 1/sqrt(numel) (tinygrad's initializers follow)."""
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         return cls.uniform(*shape, low=-1.0, high=1.0, **kw) * math.prod(shape) ** -0.5
 
     @classmethod
@@ -236,6 +284,8 @@ class TensorOps:
     @takes_requires_grad
     def kaiming_uniform(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.uniform(*shape, low=-bound, high=bound, **kw)
 
@@ -243,16 +293,18 @@ class TensorOps:
     @takes_requires_grad
     def kaiming_normal(cls, *shape: Any, a: float = 0.01, **kw: Any) -> Tensor:
         shape = _flat(shape)
+        if 0 in shape:  # (no elements: a fan of 0 divided by zero; torch returns it as is)
+            return cls.zeros(*shape, dtype=kw.get("dtype"))
         std = math.sqrt(2.0 / (1 + a ** 2)) / math.sqrt(math.prod(shape[1:]))
         return cls.normal(*shape, mean=0.0, std=std, **kw)
 
     @takes_requires_grad
     def rand_like(self, **kw: Any) -> Tensor:
-        return type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype)
+        return _placed_like(type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype), self)
 
     @takes_requires_grad
     def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
-        return type(self).randn(*self.shape, dtype=dtype or self.dtype)
+        return _placed_like(type(self).randn(*self.shape, dtype=dtype or self.dtype), self)
 
     def clone(self) -> Tensor:
         """A copy that is its own buffer once realized (the graph reads the same values)."""

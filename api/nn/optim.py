@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
@@ -48,14 +49,17 @@ class Optimizer:
     def _state(self, like: Tensor | None = None, value: float = 0.0) -> Tensor:
         """A realized state tensor: like a parameter (shape and dtype), or a float32 scalar."""
         if like is None:
-            if any(shards_of(p.uop) is not None for p in self.params):
-                # (read beside sharded parameters: a realized constant, of no device, is read
-                # on each of theirs; one on CPU met them in a DeviceMismatch)
+            if any(p.device != DEFAULT for p in self.params):
+                # (read beside sharded parameters or ones on another device: a realized
+                # constant, of no device, is read on each of theirs; one on CPU met them in a
+                # DeviceMismatch)
                 return Tensor.full((), value, dtype=dtypes.float32).contiguous().realize()
             return Tensor(np.array(value, dtype=np.float32))
         state = Tensor(np.full(like.shape, value, dtype=like.dtype.np))
         if (shards := shards_of(like.uop)) is not None:  # laid out as its parameter is
             state = state.shard(shards.devices, shards.axis).realize()
+        elif like.device != state.device:  # on its parameter's device (CPU:1 met CPU before)
+            state = state.to(like.device).realize()
         return state
 
     def _update(self, grads: list[Tensor]) -> None:

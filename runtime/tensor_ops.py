@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .dtype import DType, dtypes, least_float, to_dtype
+from .buffer import Positions
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
@@ -1129,7 +1130,9 @@ class TensorOps:
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        return self == _positions(self, num_classes).reshape((num_classes,) + (1,) * offset)
+        # (lazy: the positions are the kernel's index, so a sum picking by them is a load)
+        pos = _positions(self, num_classes, lazy=True)
+        return self == pos.reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
         """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
@@ -1329,15 +1332,28 @@ def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     return _positions(like, r).unsqueeze(-1) + diagonal <= _positions(like, c)
 
 
-def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None) -> Tensor:
+def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None,
+               lazy: bool = False) -> Tensor:
     """0, 1, ..., n-1 (int32, or `dtype`) on `like`'s device (placed_like); over a symbolic
     size (a bound Variable), the positions up to its maximum shrunk to it, so the result has
     the symbolic size too. (type(like) is the tensor class: this module does not import
-    tensor.py, which imports it.)"""
+    tensor.py, which imports it.) `lazy`: read as an index by rangeify (`_position_table`)."""
     T = type(like)
+    make = _position_table if lazy else lambda T, n, dtype: T.arange(n, dtype=dtype)
     if isinstance(n, UOp):
-        return placed_like(like, T.arange(int(n.vmax), dtype=dtype).shrink(((0, n),)))
-    return placed_like(like, T.arange(n, dtype=dtype))
+        return placed_like(like, make(T, int(n.vmax), dtype).shrink(((0, n),)))
+    return placed_like(like, make(T, n, dtype))
+
+
+def _position_table(T: type, n: int, dtype: DType | None) -> Tensor:
+    """arange(n) (int32, int64 past int32, or `dtype`) in a Positions buffer, which rangeify
+    reads as its index: a one-hot sum over it (gather, tensor indices) is folded into a load
+    (rules/kernel.rules, `pick_load`)."""
+    dt = to_dtype(dtype) if dtype is not None else \
+        dtypes.default_int if n - 1 <= dtypes.default_int.max else dtypes.int64
+    if not dt.is_int or n - 1 > dt.max:  # (a float table, or one its dtype cannot hold)
+        return T.arange(n, dtype=dt)
+    return T(UOp(Ops.BUFFER, dt, (), Positions(n, dt)))
 
 
 def placed_like(like: Tensor, table: Tensor) -> Tensor:

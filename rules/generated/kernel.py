@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a
+# source sha256: e8c3b57c2470cf971ceeba68b488c641999a36ff86cf5b6b914fbdaf0de3ce0f
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -16,11 +16,12 @@ from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
 from rulegrad.runtime.view import flatten
+from rulegrad.rules.pick_helpers import picked_load
 from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '9da22a543cf4056bb8b4ec5e915e89bfeed24ec9848afa6cba6fb0bee6bb379a'
+SOURCE_SHA256 = 'e8c3b57c2470cf971ceeba68b488c641999a36ff86cf5b6b914fbdaf0de3ce0f'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
@@ -37,44 +38,44 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def loop_sizes(rngs):
-    """`def loop_sizes`, declared at rules/kernel.rules:40."""
+    """`def loop_sizes`, declared at rules/kernel.rules:41."""
     return [int(r.src[0].arg) if r.op is Ops.RANGE else 1 for r in rngs]
 
 
 def sizes(rngs):
-    """`def sizes`, declared at rules/kernel.rules:41."""
+    """`def sizes`, declared at rules/kernel.rules:42."""
     return [str(r.src[0].arg) for r in rngs]
 
 
 def reduce_sizes(k):
-    """`def reduce_sizes`, declared at rules/kernel.rules:42."""
+    """`def reduce_sizes`, declared at rules/kernel.rules:43."""
     return sizes([r for r in k.ranges.values() if r.arg[1] == 'reduce'])
 
 
 def new_buffer(size, b):
-    """`def new_buffer`, declared at rules/kernel.rules:44."""
+    """`def new_buffer`, declared at rules/kernel.rules:45."""
     return _new(UOp, Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg))
 
 
 def kernel_name(v, ast, k):
-    """`def kernel_name`, declared at rules/kernel.rules:47."""
+    """`def kernel_name`, declared at rules/kernel.rules:48."""
     loops = sizes(ast.src[0].src[2:])
     reds = reduce_sizes(k)
     return ('copy' if v.op is Ops.COPY else 'r' if reds else 'E') + '_' + '_'.join(loops + reds or ['1'])
 
 
 def kernel_of(v, ast, k):
-    """`def kernel_of`, declared at rules/kernel.rules:50."""
+    """`def kernel_of`, declared at rules/kernel.rules:51."""
     return _new(UOp, Ops.KERNEL, dtypes.void, (*k.deps,), Kernel(kernel_name(v, ast, k), ast, tuple(k.slots)))
 
 
 def at_ranges(x, rngs, at):
-    """`def at_ranges`, declared at rules/kernel.rules:52."""
+    """`def at_ranges`, declared at rules/kernel.rules:53."""
     return x.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
 
 
 class KernelContext:
-    """`context KernelContext`, declared at rules/kernel.rules:17."""
+    """`context KernelContext`, declared at rules/kernel.rules:18."""
 
     slots: 'dict[Buffer, int]'
     deps: 'dict[UOp, None]'
@@ -105,7 +106,7 @@ class KernelContext:
 
 
 class Kernel:
-    """`record Kernel`, declared at rules/kernel.rules:33."""
+    """`record Kernel`, declared at rules/kernel.rules:34."""
 
     name: 'str'
     ast: 'UOp'
@@ -120,9 +121,9 @@ class Kernel:
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('store_assign', 'rules/kernel.rules', 59, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
-    RuleInfo('to_store', 'rules/kernel.rules', 62, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
-    RuleInfo('split_store', 'rules/kernel.rules', 69, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
+    RuleInfo('store_assign', 'rules/kernel.rules', 60, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
+    RuleInfo('to_store', 'rules/kernel.rules', 63, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
+    RuleInfo('split_store', 'rules/kernel.rules', 70, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
@@ -131,14 +132,14 @@ def _split_kernels_BUFFERIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule store_assign at rules/kernel.rules:59
+            # rule store_assign at rules/kernel.rules:60
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             # b = n, t = n0_0, v = n0_1
             rngs = n.src[1:]
             _r = _new(UOp, _STORE, n0_0.dtype, (n0_0, n0_1, *rngs), None, n.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
-        # rule to_store at rules/kernel.rules:62
+        # rule to_store at rules/kernel.rules:63
         #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         # b = n, v = n0
@@ -155,7 +156,7 @@ def _split_kernels_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            # rule split_store at rules/kernel.rules:69
+            # rule split_store at rules/kernel.rules:70
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             # buf = n0_0, off = n0_1, st = n, v = n1
@@ -173,19 +174,20 @@ _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
 
 # ======================================================================== to_kernel
 _to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 78, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 82, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 85, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 90, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 92, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('renumber', 'rules/kernel.rules', 94, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
+    RuleInfo('kernel_store', 'rules/kernel.rules', 79, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 83, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 86, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 91, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 93, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('pick_load', 'rules/kernel.rules', 98, 'pick_load: REDUCE as red if f is not None -> f where f = picked_load(red)'),
+    RuleInfo('renumber', 'rules/kernel.rules', 100, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:92
+        # rule strip_marker at rules/kernel.rules:93
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -195,7 +197,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:92
+        # rule strip_marker at rules/kernel.rules:93
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -205,7 +207,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:92
+        # rule strip_marker at rules/kernel.rules:93
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -213,22 +215,22 @@ def _to_kernel_COPY(n, ctx):
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:94
+    # rule renumber at rules/kernel.rules:100
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
-    if _to_kernel_st: _to_kernel_st.attempts[5] += 1
+    if _to_kernel_st: _to_kernel_st.attempts[6] += 1
     # r = n
     if n.arg[0] >= FIRST_RANGE:
         _r = ctx.number(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _to_kernel_rules[5]
+            if _r is not n: return _r, _to_kernel_rules[6]
     return None
 
 def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule load_input at rules/kernel.rules:82
+            # rule load_input at rules/kernel.rules:83
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             # b = n0, off = n1
@@ -240,7 +242,7 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
-                # rule load_kernel at rules/kernel.rules:85
+                # rule load_kernel at rules/kernel.rules:86
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 # a = n0, b = n0_0
@@ -256,7 +258,7 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER:
-                # rule kernel_store at rules/kernel.rules:78
+                # rule kernel_store at rules/kernel.rules:79
                 #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
                 # b = n0_0, off = n0_1, v = n1
@@ -265,12 +267,25 @@ def _to_kernel_STORE(n, ctx):
                 if _r is not n: return _r, _to_kernel_rules[0]
     return None
 
+def _to_kernel_REDUCE(n, ctx):
+    # rule pick_load at rules/kernel.rules:98
+    #   pick_load: REDUCE as red if f is not None -> f where f = picked_load(red)
+    if _to_kernel_st: _to_kernel_st.attempts[5] += 1
+    # red = n
+    f = picked_load(n)
+    if f is not None:
+        _r = f
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _to_kernel_rules[5]
+    return None
+
 def _to_kernel_WHERE(n, ctx):
     if len(n.src) == 3:
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is _INVALID:
-            # rule unmask_value at rules/kernel.rules:90
+            # rule unmask_value at rules/kernel.rules:91
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             # e = n1
@@ -285,6 +300,7 @@ _to_kernel_part = RuleMatcher('to_kernel', _to_kernel_rules, {
     Ops.RANGE: _to_kernel_RANGE,
     Ops.INDEX: _to_kernel_INDEX,
     Ops.STORE: _to_kernel_STORE,
+    Ops.REDUCE: _to_kernel_REDUCE,
     Ops.WHERE: _to_kernel_WHERE,
 }, home=(globals(), '_to_kernel_st'))
 
@@ -305,7 +321,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:100'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:106'),
 ))
 
 PIPELINES = {

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .dtype import DType, dtypes, least_float, to_dtype
 from .buffer import Positions
+from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp

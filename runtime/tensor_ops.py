@@ -1130,8 +1130,10 @@ class TensorOps:
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        # (lazy: the positions are the kernel's index, so a sum picking by them is a load)
-        pos = _positions(self, num_classes, lazy=True)
+        # (lazy: the positions are the kernel's index, so a sum picking by them is a load; in
+        # self's int dtype when it holds them, so the compare casts neither side)
+        fits = self.dtype.is_int and num_classes - 1 <= self.dtype.max
+        pos = _positions(self, num_classes, self.dtype if fits else None, lazy=True)
         return self == pos.reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 672538addfba238984d617891067a7efe3b9f556106b8083472a8ee01a15c34a
+# source sha256: e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -21,7 +21,7 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '672538addfba238984d617891067a7efe3b9f556106b8083472a8ee01a15c34a'
+SOURCE_SHA256 = 'e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -92,34 +92,39 @@ def picks_range(red, a, r, q):
     return red.arg is Ops.ADD and r in red.src[1:] and q.dtype.is_int and r.src[0].arg >= 1 and q.dtype.max >= r.src[0].arg - 1 and r not in a.toposort()
 
 
-def picks(red, a, r, q, z):
-    """`def picks`, declared at rules/kernel.rules:129."""
-    return not red.dtype.is_float and pick_start(z, red.dtype) and picks_range(red, a, r, q)
+def zero(t):
+    """`def zero`, declared at rules/kernel.rules:129."""
+    return (t.src[0] if t.op is Ops.CAST else t).src[2].arg
 
 
-def acc_picks(red, acc, a, r, q, z):
-    """`def acc_picks`, declared at rules/kernel.rules:130."""
-    return acc.src == red.src[1:] and pick_start(acc.arg, red.dtype) and pick_start(z, red.dtype) and picks_range(red, a, r, q)
+def picks(red, a, r, q, t):
+    """`def picks`, declared at rules/kernel.rules:131."""
+    return not red.dtype.is_float and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
+
+
+def acc_picks(red, acc, a, r, q, t):
+    """`def acc_picks`, declared at rules/kernel.rules:132."""
+    return acc.src == red.src[1:] and pick_start(acc.arg, red.dtype) and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
 
 
 def at_pick(t, a, r):
-    """`def at_pick`, declared at rules/kernel.rules:133."""
+    """`def at_pick`, declared at rules/kernel.rules:135."""
     e = a.cast(dtypes.index)
     return t.substitute(dict([(r, UOp.const(dtypes.index, -1).lt(e).alu(Ops.AND, e.lt(r.src[0].arg)).where(e, UOp.const(dtypes.index, 0)))]))
 
 
 def without(red, r):
-    """`def without`, declared at rules/kernel.rules:136."""
+    """`def without`, declared at rules/kernel.rules:138."""
     return tuple(x for x in red.src[1:] if x is not r)
 
 
 def drop_range(red, r, value):
-    """`def drop_range`, declared at rules/kernel.rules:138."""
+    """`def drop_range`, declared at rules/kernel.rules:140."""
     return value if len(red.src) == 2 else _new(UOp, Ops.REDUCE, red.dtype, (value, *without(red, r)), Ops.ADD)
 
 
 def drop_acc(red, acc, r, value):
-    """`def drop_acc`, declared at rules/kernel.rules:140."""
+    """`def drop_acc`, declared at rules/kernel.rules:142."""
     return value if len(red.src) == 2 else drop_range(red, r, _new(UOp, Ops.ADD, (_t1 := acc.replace(src=without(red, r))).dtype, (_t1, value)))
 
 
@@ -228,11 +233,11 @@ _to_kernel_rules = (
     RuleInfo('load_kernel', 'rules/kernel.rules', 86, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
     RuleInfo('unmask_value', 'rules/kernel.rules', 91, 'unmask_value: WHERE(_, e, INVALID) -> e'),
     RuleInfo('strip_marker', 'rules/kernel.rules', 93, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('pick_load', 'rules/kernel.rules', 97, 'pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))'),
-    RuleInfo('pick_load_and', 'rules/kernel.rules', 99, 'pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc', 'rules/kernel.rules', 101, 'pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc_cast', 'rules/kernel.rules', 104, 'pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST)) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc_and', 'rules/kernel.rules', 106, 'pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('pick_load', 'rules/kernel.rules', 97, 'pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
+    RuleInfo('pick_load_and', 'rules/kernel.rules', 99, 'pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc', 'rules/kernel.rules', 101, 'pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc_cast', 'rules/kernel.rules', 104, 'pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc_and', 'rules/kernel.rules', 106, 'pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
     RuleInfo('renumber', 'rules/kernel.rules', 109, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
@@ -324,7 +329,7 @@ def _to_kernel_REDUCE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is _ADD:
-            if len(n0.src) == 2:
+            if n.arg == Ops.ADD and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
                 if n0_0.op is _DEFINE_REG:
                     o0_1 = n0_1.op
@@ -334,15 +339,15 @@ def _to_kernel_REDUCE(n, ctx):
                         o0_1_0 = n0_1_0.op
                         if o0_1_0 is _CMPEQ and len(n0_1_0.src) == 2:
                             n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                            if n0_1_2.op is _CONST:
+                            if n0_1_2.op is _CONST and n0_1_2.arg == 0:
                                 if n0_1_0_1.op is _CAST and len(n0_1_0_1.src) == 1:
                                     n0_1_0_1_0 = n0_1_0_1.src[0]
                                     if n0_1_0_1_0.op is _RANGE:
                                         # rule pick_acc at rules/kernel.rules:101
-                                        #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                        #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[7] += 1
-                                        # a = n0_1_0_0, acc = n0_0, q = n0_1_0_1, r = n0_1_0_1_0, red = n, t = n0_1, z = n0_1_2
-                                        if acc_picks(n, n0_0, n0_1_0_0, n0_1_0_1_0, n0_1_0_1, n0_1_2.arg):
+                                        # a = n0_1_0_0, acc = n0_0, q = n0_1_0_1, r = n0_1_0_1_0, red = n, t = n0_1
+                                        if acc_picks(n, n0_0, n0_1_0_0, n0_1_0_1_0, n0_1_0_1, n0_1):
                                             _r = drop_acc(n, n0_0, n0_1_0_1_0, at_pick(n0_1, n0_1_0_0, n0_1_0_1_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -351,27 +356,27 @@ def _to_kernel_REDUCE(n, ctx):
                                     n0_1_0_0_0 = n0_1_0_0.src[0]
                                     if n0_1_0_0_0.op is _RANGE:
                                         # rule pick_acc at rules/kernel.rules:101
-                                        #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                        #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[7] += 1
-                                        # a = n0_1_0_1, acc = n0_0, q = n0_1_0_0, r = n0_1_0_0_0, red = n, t = n0_1, z = n0_1_2
-                                        if acc_picks(n, n0_0, n0_1_0_1, n0_1_0_0_0, n0_1_0_0, n0_1_2.arg):
+                                        # a = n0_1_0_1, acc = n0_0, q = n0_1_0_0, r = n0_1_0_0_0, red = n, t = n0_1
+                                        if acc_picks(n, n0_0, n0_1_0_1, n0_1_0_0_0, n0_1_0_0, n0_1):
                                             _r = drop_acc(n, n0_0, n0_1_0_0_0, at_pick(n0_1, n0_1_0_1, n0_1_0_0_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _to_kernel_rules[7]
                         elif o0_1_0 is _AND and len(n0_1_0.src) == 2:
                             n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                            if n0_1_2.op is _CONST:
+                            if n0_1_2.op is _CONST and n0_1_2.arg == 0:
                                 if n0_1_0_0.op is _CMPEQ and len(n0_1_0_0.src) == 2:
                                     n0_1_0_0_0, n0_1_0_0_1 = n0_1_0_0.src
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
                                         n0_1_0_0_1_0 = n0_1_0_0_1.src[0]
                                         if n0_1_0_0_1_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:106
-                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
-                                            # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1, z = n0_1_2
-                                            if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1_2.arg):
+                                            # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_1_0, at_pick(n0_1, n0_1_0_0_0, n0_1_0_0_1_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -380,10 +385,10 @@ def _to_kernel_REDUCE(n, ctx):
                                         n0_1_0_0_0_0 = n0_1_0_0_0.src[0]
                                         if n0_1_0_0_0_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:106
-                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
-                                            # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1, z = n0_1_2
-                                            if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1_2.arg):
+                                            # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_0_0, at_pick(n0_1, n0_1_0_0_1, n0_1_0_0_0_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -394,10 +399,10 @@ def _to_kernel_REDUCE(n, ctx):
                                         n0_1_0_1_1_0 = n0_1_0_1_1.src[0]
                                         if n0_1_0_1_1_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:106
-                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
-                                            # a = n0_1_0_1_0, acc = n0_0, q = n0_1_0_1_1, r = n0_1_0_1_1_0, red = n, t = n0_1, z = n0_1_2
-                                            if acc_picks(n, n0_0, n0_1_0_1_0, n0_1_0_1_1_0, n0_1_0_1_1, n0_1_2.arg):
+                                            # a = n0_1_0_1_0, acc = n0_0, q = n0_1_0_1_1, r = n0_1_0_1_1_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_1_0, n0_1_0_1_1_0, n0_1_0_1_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_1_1_0, at_pick(n0_1, n0_1_0_1_0, n0_1_0_1_1_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -406,10 +411,10 @@ def _to_kernel_REDUCE(n, ctx):
                                         n0_1_0_1_0_0 = n0_1_0_1_0.src[0]
                                         if n0_1_0_1_0_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:106
-                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
-                                            # a = n0_1_0_1_1, acc = n0_0, q = n0_1_0_1_0, r = n0_1_0_1_0_0, red = n, t = n0_1, z = n0_1_2
-                                            if acc_picks(n, n0_0, n0_1_0_1_1, n0_1_0_1_0_0, n0_1_0_1_0, n0_1_2.arg):
+                                            # a = n0_1_0_1_1, acc = n0_0, q = n0_1_0_1_0, r = n0_1_0_1_0_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_1_1, n0_1_0_1_0_0, n0_1_0_1_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_1_0_0, at_pick(n0_1, n0_1_0_1_1, n0_1_0_1_0_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -421,15 +426,15 @@ def _to_kernel_REDUCE(n, ctx):
                             n0_1_0_2 = n0_1_0.src[2]
                             if n0_1_0_0.op is _CMPEQ and len(n0_1_0_0.src) == 2:
                                 n0_1_0_0_0, n0_1_0_0_1 = n0_1_0_0.src
-                                if n0_1_0_2.op is _CONST:
+                                if n0_1_0_2.op is _CONST and n0_1_0_2.arg == 0:
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
                                         n0_1_0_0_1_0 = n0_1_0_0_1.src[0]
                                         if n0_1_0_0_1_0.op is _RANGE:
                                             # rule pick_acc_cast at rules/kernel.rules:104
-                                            #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST)) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[8] += 1
-                                            # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1, z = n0_1_0_2
-                                            if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1_0_2.arg):
+                                            # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_1_0, at_pick(n0_1, n0_1_0_0_0, n0_1_0_0_1_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -438,31 +443,31 @@ def _to_kernel_REDUCE(n, ctx):
                                         n0_1_0_0_0_0 = n0_1_0_0_0.src[0]
                                         if n0_1_0_0_0_0.op is _RANGE:
                                             # rule pick_acc_cast at rules/kernel.rules:104
-                                            #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST)) as t), ...) as red if acc_picks(red, acc, a, r, q, z.arg) -> drop_acc(red, acc, r, at_pick(t, a, r))
+                                            #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[8] += 1
-                                            # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1, z = n0_1_0_2
-                                            if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1_0_2.arg):
+                                            # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
+                                            if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_0_0, at_pick(n0_1, n0_1_0_0_1, n0_1_0_0_0_0))
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                     if _r is not n: return _r, _to_kernel_rules[8]
         else:
             if n0.op is _WHERE:
-                if len(n0.src) == 3:
+                if n.arg == Ops.ADD and len(n0.src) == 3:
                     n0_0 = n0.src[0]
                     n0_2 = n0.src[2]
                     o0_0 = n0_0.op
                     if o0_0 is _CMPEQ and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
-                        if n0_2.op is _CONST:
+                        if n0_2.op is _CONST and n0_2.arg == 0:
                             if n0_0_1.op is _CAST and len(n0_0_1.src) == 1:
                                 n0_0_1_0 = n0_0_1.src[0]
                                 if n0_0_1_0.op is _RANGE:
                                     # rule pick_load at rules/kernel.rules:97
-                                    #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                    #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
-                                    # a = n0_0_0, q = n0_0_1, r = n0_0_1_0, red = n, t = n0, z = n0_2
-                                    if picks(n, n0_0_0, n0_0_1_0, n0_0_1, n0_2.arg):
+                                    # a = n0_0_0, q = n0_0_1, r = n0_0_1_0, red = n, t = n0
+                                    if picks(n, n0_0_0, n0_0_1_0, n0_0_1, n0):
                                         _r = drop_range(n, n0_0_1_0, at_pick(n0, n0_0_0, n0_0_1_0))
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -471,27 +476,27 @@ def _to_kernel_REDUCE(n, ctx):
                                 n0_0_0_0 = n0_0_0.src[0]
                                 if n0_0_0_0.op is _RANGE:
                                     # rule pick_load at rules/kernel.rules:97
-                                    #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                    #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
-                                    # a = n0_0_1, q = n0_0_0, r = n0_0_0_0, red = n, t = n0, z = n0_2
-                                    if picks(n, n0_0_1, n0_0_0_0, n0_0_0, n0_2.arg):
+                                    # a = n0_0_1, q = n0_0_0, r = n0_0_0_0, red = n, t = n0
+                                    if picks(n, n0_0_1, n0_0_0_0, n0_0_0, n0):
                                         _r = drop_range(n, n0_0_0_0, at_pick(n0, n0_0_1, n0_0_0_0))
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                             if _r is not n: return _r, _to_kernel_rules[5]
                     elif o0_0 is _AND and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
-                        if n0_2.op is _CONST:
+                        if n0_2.op is _CONST and n0_2.arg == 0:
                             if n0_0_0.op is _CMPEQ and len(n0_0_0.src) == 2:
                                 n0_0_0_0, n0_0_0_1 = n0_0_0.src
                                 if n0_0_0_1.op is _CAST and len(n0_0_0_1.src) == 1:
                                     n0_0_0_1_0 = n0_0_0_1.src[0]
                                     if n0_0_0_1_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:99
-                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
-                                        # a = n0_0_0_0, q = n0_0_0_1, r = n0_0_0_1_0, red = n, t = n0, z = n0_2
-                                        if picks(n, n0_0_0_0, n0_0_0_1_0, n0_0_0_1, n0_2.arg):
+                                        # a = n0_0_0_0, q = n0_0_0_1, r = n0_0_0_1_0, red = n, t = n0
+                                        if picks(n, n0_0_0_0, n0_0_0_1_0, n0_0_0_1, n0):
                                             _r = drop_range(n, n0_0_0_1_0, at_pick(n0, n0_0_0_0, n0_0_0_1_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -500,10 +505,10 @@ def _to_kernel_REDUCE(n, ctx):
                                     n0_0_0_0_0 = n0_0_0_0.src[0]
                                     if n0_0_0_0_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:99
-                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
-                                        # a = n0_0_0_1, q = n0_0_0_0, r = n0_0_0_0_0, red = n, t = n0, z = n0_2
-                                        if picks(n, n0_0_0_1, n0_0_0_0_0, n0_0_0_0, n0_2.arg):
+                                        # a = n0_0_0_1, q = n0_0_0_0, r = n0_0_0_0_0, red = n, t = n0
+                                        if picks(n, n0_0_0_1, n0_0_0_0_0, n0_0_0_0, n0):
                                             _r = drop_range(n, n0_0_0_0_0, at_pick(n0, n0_0_0_1, n0_0_0_0_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -514,10 +519,10 @@ def _to_kernel_REDUCE(n, ctx):
                                     n0_0_1_1_0 = n0_0_1_1.src[0]
                                     if n0_0_1_1_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:99
-                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
-                                        # a = n0_0_1_0, q = n0_0_1_1, r = n0_0_1_1_0, red = n, t = n0, z = n0_2
-                                        if picks(n, n0_0_1_0, n0_0_1_1_0, n0_0_1_1, n0_2.arg):
+                                        # a = n0_0_1_0, q = n0_0_1_1, r = n0_0_1_1_0, red = n, t = n0
+                                        if picks(n, n0_0_1_0, n0_0_1_1_0, n0_0_1_1, n0):
                                             _r = drop_range(n, n0_0_1_1_0, at_pick(n0, n0_0_1_0, n0_0_1_1_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -526,10 +531,10 @@ def _to_kernel_REDUCE(n, ctx):
                                     n0_0_1_0_0 = n0_0_1_0.src[0]
                                     if n0_0_1_0_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:99
-                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, z:CONST) as t, ...) as red if picks(red, a, r, q, z.arg) -> drop_range(red, r, at_pick(t, a, r))
+                                        #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
-                                        # a = n0_0_1_1, q = n0_0_1_0, r = n0_0_1_0_0, red = n, t = n0, z = n0_2
-                                        if picks(n, n0_0_1_1, n0_0_1_0_0, n0_0_1_0, n0_2.arg):
+                                        # a = n0_0_1_1, q = n0_0_1_0, r = n0_0_1_0_0, red = n, t = n0
+                                        if picks(n, n0_0_1_1, n0_0_1_0_0, n0_0_1_0, n0):
                                             _r = drop_range(n, n0_0_1_0_0, at_pick(n0, n0_0_1_1, n0_0_1_0_0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -577,7 +582,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:145'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:147'),
 ))
 
 PIPELINES = {

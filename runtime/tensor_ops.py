@@ -1145,7 +1145,10 @@ class TensorOps:
         return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:
-        """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
+        """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather).
+        One read per output: the one-hot sum below is folded into a load (rules/kernel.rules,
+        pick_load). An index outside 0..size-1 (negative ones included: gather does not wrap
+        them) gives 0, -0.0 for floats, where torch raises; memory outside self is never read."""
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
                                   f"{show(index.shape)}")

@@ -210,11 +210,11 @@ class Buffer:
 
 class Positions(Buffer):
     """A buffer holding 0, 1, ..., size-1 in its dtype, made for the scheduler's own one-hot
-    masks (runtime/tensor_ops.py's `_positions`: gather, indexing by tensors, argmax) and never
-    written. rangeify reads it as its index, not from memory (rules/rangeify.rules,
-    `index_positions`), so a one-hot sum over it is visible to the rule that folds it into a
-    load (rules/kernel.rules, `pick_load`). The data is still there for a reader that is not
-    rangeify (the kernelize scheduler, a copy to another device)."""
+    masks (runtime/tensor_ops.py's `_one_hot_along_dim`: gather, indexing by tensors, one_hot,
+    scatter) and never written. rangeify reads it as its index, not from memory
+    (rules/rangeify.rules, `index_positions`), so a one-hot sum over it is visible to the rule
+    that folds it into a load (rules/kernel.rules, `pick_load`). The data is still there for a
+    reader that is not rangeify (the kernelize scheduler, a copy to another device)."""
 
     __slots__ = ()
     positions = True

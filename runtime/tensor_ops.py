@@ -1132,7 +1132,8 @@ class TensorOps:
         offset = self.ndim - self._axis(dim) - 1
         # (lazy: the positions are the kernel's index, so a sum picking by them is a load; in
         # self's int dtype when it holds them, so the compare casts neither side)
-        fits = self.dtype.is_int and num_classes - 1 <= self.dtype.max
+        most = int(num_classes.vmax) if isinstance(num_classes, UOp) else num_classes  # symbolic
+        fits = self.dtype.is_int and most - 1 <= self.dtype.max
         pos = _positions(self, num_classes, self.dtype if fits else None, lazy=True)
         return self == pos.reshape((num_classes,) + (1,) * offset)
 

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a
+# source sha256: c043e1f47228edd503b47630ec39158c871587799d0f9e9c571b3588b87166ea
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -21,7 +21,7 @@ from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = 'e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a'
+SOURCE_SHA256 = 'c043e1f47228edd503b47630ec39158c871587799d0f9e9c571b3588b87166ea'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -87,44 +87,50 @@ def pick_start(v, dt):
     return v is False if dt is dtypes.bool else v == 0 and copysign(1.0, v) < 0 if dt.is_float else v == 0 and v is not False
 
 
+def casts_range(r, q):
+    """`def casts_range`, declared at rules/kernel.rules:126."""
+    n = r.src[0]
+    return n.vmin >= 1 and q.dtype.is_int and q.dtype.max >= n.vmax - 1
+
+
 def picks_range(red, a, r, q):
-    """`def picks_range`, declared at rules/kernel.rules:126."""
-    return red.arg is Ops.ADD and r in red.src[1:] and q.dtype.is_int and r.src[0].arg >= 1 and q.dtype.max >= r.src[0].arg - 1 and r not in a.toposort()
+    """`def picks_range`, declared at rules/kernel.rules:128."""
+    return red.arg is Ops.ADD and r in red.src[1:] and casts_range(r, q) and r not in a.toposort()
 
 
 def zero(t):
-    """`def zero`, declared at rules/kernel.rules:129."""
+    """`def zero`, declared at rules/kernel.rules:130."""
     return (t.src[0] if t.op is Ops.CAST else t).src[2].arg
 
 
 def picks(red, a, r, q, t):
-    """`def picks`, declared at rules/kernel.rules:131."""
+    """`def picks`, declared at rules/kernel.rules:132."""
     return not red.dtype.is_float and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
 
 
 def acc_picks(red, acc, a, r, q, t):
-    """`def acc_picks`, declared at rules/kernel.rules:132."""
+    """`def acc_picks`, declared at rules/kernel.rules:133."""
     return acc.src == red.src[1:] and pick_start(acc.arg, red.dtype) and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
 
 
 def at_pick(t, a, r):
-    """`def at_pick`, declared at rules/kernel.rules:135."""
+    """`def at_pick`, declared at rules/kernel.rules:136."""
     e = a.cast(dtypes.index)
-    return t.substitute(dict([(r, UOp.const(dtypes.index, -1).lt(e).alu(Ops.AND, e.lt(r.src[0].arg)).where(e, UOp.const(dtypes.index, 0)))]))
+    return t.substitute(dict([(r, UOp.const(dtypes.index, -1).lt(e).alu(Ops.AND, e.lt(r.src[0])).where(e, UOp.const(dtypes.index, 0)))]))
 
 
 def without(red, r):
-    """`def without`, declared at rules/kernel.rules:138."""
+    """`def without`, declared at rules/kernel.rules:139."""
     return tuple(x for x in red.src[1:] if x is not r)
 
 
 def drop_range(red, r, value):
-    """`def drop_range`, declared at rules/kernel.rules:140."""
+    """`def drop_range`, declared at rules/kernel.rules:141."""
     return value if len(red.src) == 2 else _new(UOp, Ops.REDUCE, red.dtype, (value, *without(red, r)), Ops.ADD)
 
 
 def drop_acc(red, acc, r, value):
-    """`def drop_acc`, declared at rules/kernel.rules:142."""
+    """`def drop_acc`, declared at rules/kernel.rules:143."""
     return value if len(red.src) == 2 else drop_range(red, r, _new(UOp, Ops.ADD, (_t1 := acc.replace(src=without(red, r))).dtype, (_t1, value)))
 
 
@@ -582,7 +588,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:147'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:148'),
 ))
 
 PIPELINES = {

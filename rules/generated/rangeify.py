@@ -2,7 +2,7 @@
 # source sha256: 60f230fc6891bafb33d0dd1f25e9aebf1bc9ae28cbe8376d98e7768f32cdb584
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
-# imports rules/kernel.rules sha256: e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a
+# imports rules/kernel.rules sha256: c043e1f47228edd503b47630ec39158c871587799d0f9e9c571b3588b87166ea
 'Matchers for the rule sets of rules/rangeify.rules: limit_buffers, earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
 from math import prod  # noqa: F401
@@ -47,7 +47,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '60f230fc6891bafb33d0dd1f25e9aebf1bc9ae28cbe8376d98e7768f32cdb584'
-DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', 'e350df7d5306e1de52d4f6451d5c05175fbbc79e191576cdcd13cf38453c6a7a'), )
+DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), ('rules/kernel.rules', 'c043e1f47228edd503b47630ec39158c871587799d0f9e9c571b3588b87166ea'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
 _BUFFER = Ops.BUFFER

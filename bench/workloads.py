@@ -10,10 +10,11 @@ product with bias and gelu), matmul, conv2d, reduce (sum or max along any axis),
 batchnorm (+ relu), softmax, logsumexp, elementwise (a fused chain), maxpool, add (tiny); and
 the non-product held-out families: sum/max/mean/var/argmax over one axis, sum/max/mean/var over
 several (`*_axes`, a bit mask of axes), cumsum, pool_max/pool_avg (any window and stride),
-bcast (broadcasts over non-contiguous axes), permute_sum, gather, where, pad, cat (along a
-middle axis), cat_last; and the third held-out set's: linear_act (relu/silu/gelu epilogues, a
-residual add), attention4 ((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding,
-groups), groupnorm, transpose_sum.
+bcast (broadcasts over non-contiguous axes), permute_sum, gather (along axis 1, gather0 along 0),
+embedding (rows of a table at indices), where, pad, cat (along a middle axis), cat_last; and the
+third held-out set's: linear_act (relu/silu/gelu epilogues, a residual add), attention4
+((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding, groups), groupnorm,
+transpose_sum.
 """
 
 from __future__ import annotations
@@ -373,6 +374,38 @@ def gather(n: int, d: int, k: int, rng: np.random.Generator) -> Point:
                  tf, jf, nbytes=_bytes(idx, idx, idx))
 
 
+def gather0(n: int, d: int, k: int, rng: np.random.Generator) -> Point:
+    """out[j, i] = x[idx[j, i], i], x (d, n), idx (k, n): gather along axis 0."""
+    x = _rand(rng, d, n)
+    idx = rng.integers(0, d, (k, n)).astype(np.int32)
+
+    def tf(x, idx):
+        return x.gather(0, idx.long())
+
+    def jf(x, idx):
+        import jax.numpy as jnp
+        return jnp.take_along_axis(x, idx, 0)
+
+    return Point("gather0", (n, d, k), dict(x=x, idx=idx), lambda x, idx: x.gather(0, idx),
+                 tf, jf, nbytes=_bytes(idx, idx, idx))
+
+
+def embedding(v: int, d: int, k: int, rng: np.random.Generator) -> Point:
+    """rows of a (v, d) table at k indices (an embedding lookup): table[idx], (k, d)."""
+    w = _rand(rng, v, d)
+    idx = rng.integers(0, v, (k,)).astype(np.int32)
+
+    def tf(w, idx):
+        return w[idx.long()]
+
+    def jf(w, idx):
+        return w[idx]
+
+    out = np.empty((k, d), np.float32)
+    return Point("embedding", (v, d, k), dict(w=w, idx=idx), lambda w, idx: w[idx], tf, jf,
+                 nbytes=_bytes(idx, out, out))
+
+
 def where(a: int, b: int, rng: np.random.Generator) -> Point:
     """where(x > 0, x, y) with y (1, b) broadcast over rows."""
     x, y = _rand(rng, a, b), _rand(rng, 1, b)
@@ -556,7 +589,8 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "argmax": argmax, "cumsum": cumsum,
     "pool_max": lambda *s, rng: pool("max", *s, rng=rng),
     "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
-    "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "where": where, "pad": pad,
+    "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "gather0": gather0,
+    "embedding": embedding, "where": where, "pad": pad,
     "cat": cat, "cat_last": cat_last,
     "linear_act": linear_act, "attention4": attention4, "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,

@@ -41,7 +41,7 @@ import numpy as np
 
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.names import resolve_dtype, resolve_ops
-from rulegrad.runtime.buffer import Buffer
+from rulegrad.runtime.buffer import Buffer, Positions
 from rulegrad.runtime.device import DeviceMismatch, device_of
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
@@ -61,7 +61,8 @@ SHARDED_OPS = frozenset({Ops.MULTI, Ops.MSTACK, Ops.MSELECT})
 TENSOR_OPS = (GroupOp.Elementwise | GroupOp.Movement | _MARKERS | SHARDED_OPS
               | {Ops.REDUCE_AXIS, Ops.COPY, Ops.CONST, Ops.BUFFER, Ops.VIEW, Ops.ASSIGN})
 # a kernel-level value (backends/KERNEL_AST.md): index math, loads of parameters, reductions
-KERNEL_OPS = SCALAR_OPS | {Ops.REDUCE, Ops.LOAD, Ops.INDEX, Ops.DEFINE_GLOBAL}
+# (and the accumulator of a REDUCE in loop form: a sum with a start of its own, a pick's -0.0)
+KERNEL_OPS = SCALAR_OPS | {Ops.REDUCE, Ops.LOAD, Ops.INDEX, Ops.DEFINE_GLOBAL, Ops.DEFINE_REG}
 # the virtual devices a sharded instance's parts are drawn on
 DEVICES = ("CPU", "CPU:1", "CPU:2", "CPU:3")
 # dtypes, simplest first (the order hypothesis shrinks toward)
@@ -386,6 +387,8 @@ class Builder:
         self.per_device = _NOT_PER_DEVICE
         self.axis_choice = 0
         self.ranges: list[UOp] = []  # a kernel instance: the ranges open where a node is built
+        self.reduce_ranges: list[UOp] = []  # ... and those of the innermost REDUCE
+        self.broadcast = False  # a kernel pattern naming a RANGE: some loads skip the REDUCE's
         self.indexed = False  # building the tensor an index instance reads (a BUFFERIZE may be)
 
     def draw(self, strategy: st.Strategy) -> Any:
@@ -435,6 +438,7 @@ class Builder:
             sizes = self.draw(st.lists(st.integers(1, 4), self.draw(st.integers(0, 2))))
             self.inst.loops = tuple(self._kernel_range(n, "loop") for n in sizes)
             self.ranges = list(self.inst.loops)
+            self.broadcast = Ops.RANGE in pattern_ops(pattern)
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
@@ -580,6 +584,8 @@ class Builder:
             return self._range(srcs[0] if srcs else None, dt)
         if op is Ops.REDUCE and self.mode == "kernel":
             return self._kernel_reduce(srcs, dt, arg, tag)
+        if op is Ops.DEFINE_REG and self.mode == "kernel":
+            return self._kernel_acc(dt, arg)
         if op is Ops.DEFINE_VAR:
             return self._var(dt)
         if op is Ops.BUFFER:  # memory itself: a flat buffer
@@ -634,6 +640,9 @@ class Builder:
         elif op is Ops.WHERE:
             srcs = [self._src(pats[0], dtypes.bool, shape)]
             srcs += [self._src(q, dt, shape) for q in pats[1:]]
+        elif op is Ops.CAST and self.mode == "kernel" and _first_ops(pats[0]) == {Ops.RANGE}:
+            src_dt = dtypes.index  # a loop's index as a value (a one-hot's positions)
+            srcs = [self._src(pats[0], src_dt, shape)]
         elif op is Ops.CAST or op is Ops.BITCAST:
             src_dt = self._pick_dtype(None, self._dtypes())
             if op is Ops.BITCAST:
@@ -689,17 +698,33 @@ class Builder:
                                    self.draw(st.integers(1, 2))))
         ranges = [self._kernel_range(n, "reduce") for n in sizes]
         self.ranges += ranges
+        outer, self.reduce_ranges = self.reduce_ranges, ranges
         value = self._src(srcs[0] if srcs else None, dt, ())
         del self.ranges[-len(ranges):]
+        self.reduce_ranges = outer
         return UOp(Ops.REDUCE, dt, (value, *ranges), op, tag)
 
+    def _kernel_acc(self, dt: DType, arg: Any) -> UOp:
+        """The accumulator of the innermost REDUCE in loop form (backends/KERNEL_AST.md): its
+        sources are that REDUCE's ranges, its arg the start, drawn (a zero of either sign now
+        and then: a pick's -0.0, a sum's +0.0)."""
+        assume(bool(self.reduce_ranges))
+        start = arg if arg is not None else self.draw(st.one_of(
+            st.just(self._either_zero(0, dt)), st.just(self.scalar(dt))))
+        return UOp(Ops.DEFINE_REG, dt, tuple(self.reduce_ranges), start)
+
     def _kernel_load(self, dt: DType) -> UOp:
-        """LOAD of a new parameter, one element per point of the open ranges (row-major)."""
-        sizes = [int(r.src[0].arg) for r in self.ranges]
+        """LOAD of a new parameter, one element per point of the open ranges (row-major); now
+        and then per point of the ranges outside the innermost REDUCE only (a value it reads
+        broadcast: a gather's index, constant along the axis it picks from)."""
+        seen = self.ranges
+        if self.broadcast and self.reduce_ranges and self.draw(st.integers(0, 2)) == 0:
+            seen = [r for r in self.ranges if r not in self.reduce_ranges]
+        sizes = [int(r.src[0].arg) for r in seen]
         data = _random_array(self.draw(st.integers(0, 2**32 - 1)), math.prod(sizes), dt)
         self.inst.params.append(data)
         g = UOp(Ops.DEFINE_GLOBAL, dt, (), len(self.inst.params))
-        off = flatten(self.ranges, sizes, UOp.const(dtypes.index, 0))
+        off = flatten(seen, sizes, UOp.const(dtypes.index, 0))
         return UOp(Ops.LOAD, dt, (UOp(Ops.INDEX, dt, (g, off)),))
 
     # -- leaves
@@ -749,6 +774,9 @@ class Builder:
 
     def _range(self, end_pat: A.Pattern | UOp | None, dt: DType) -> UOp:
         assume(dt is dtypes.index)
+        if self.mode == "kernel":  # inside a kernel, a RANGE is one of the loops open there
+            assume(end_pat is None and bool(self.ranges))
+            return self.draw(st.sampled_from(self.ranges))
         if end_pat is None:
             end = UOp.const(dtypes.index, self.draw(st.integers(1, 16)))
         elif isinstance(end_pat, UOp):
@@ -763,6 +791,14 @@ class Builder:
     def _buffer(self, dt: DType, shape: tuple[int, ...], device: str = "CPU",
                 seed: int | None = None) -> UOp:
         size = math.prod(shape)
+        if seed is None and self.indexed and dt.is_int and 0 < size <= dt.max + 1 \
+                and self.draw(st.integers(0, 3)) == 0:
+            # now and then the position table of a one-hot (0..size-1), which rangeify reads
+            # as its index (rules/rangeify.rules, index_positions); never a part of a sharded
+            # value (`seed`: its replicas hold one value)
+            buf: Buffer = Positions(size, dt, device=device)
+            self.inst.buffers.append((buf, buf.data.copy()))
+            return UOp(Ops.BUFFER, dt, (), buf).reshape(shape)
         if seed is None:
             seed = self.draw(st.integers(0, 2**32 - 1))
         data = _random_array(seed, size, dt)

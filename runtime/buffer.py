@@ -101,6 +101,7 @@ class Buffer:
     # gradients) checks to know the buffers it read still hold what they held
     __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled", "version",
                  "origin")
+    positions = False  # a Positions buffer: its element i is i (schedule_cache keys on it)
 
     def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None,
                  device: str = "CPU"):
@@ -205,6 +206,21 @@ class Buffer:
     def __repr__(self) -> str:
         on = "" if self.device == "CPU" else f", {self.device}"
         return f"Buffer(#{self.uid}, {self.size}, {self.dtype.name}{on})"
+
+
+class Positions(Buffer):
+    """A buffer holding 0, 1, ..., size-1 in its dtype, made for the scheduler's own one-hot
+    masks (runtime/tensor_ops.py's `_one_hot_along_dim`: gather, indexing by tensors, one_hot,
+    scatter) and never written. rangeify reads it as its index, not from memory
+    (rules/rangeify.rules, `index_positions`), so a one-hot sum over it is visible to the rule
+    that folds it into a load (rules/kernel.rules, `pick_load`). The data is still there for a
+    reader that is not rangeify (the kernelize scheduler, a copy to another device)."""
+
+    __slots__ = ()
+    positions = True
+
+    def __init__(self, size: int, dtype: DType, device: str = "CPU"):
+        super().__init__(size, dtype, np.arange(size, dtype=dtype.np), device)
 
 
 _new = object.__new__

@@ -185,7 +185,9 @@ def graph_key(uops: list[UOp], lift: bool = False
             slot = slots.setdefault(id(arg), len(buffers))
             if slot == len(buffers):
                 buffers.append(arg)
-            arg = ("slot", slot, arg.size, arg.dtype, arg.device, arg.data is not None)
+            # (positions: rangeify reads a Positions buffer as its index, not as memory)
+            arg = ("slot", slot, arg.size, arg.dtype, arg.device, arg.data is not None,
+                   arg.positions)
         elif type(arg) is float:
             if lift and op is const_op and float_params.liftable(arg, n.dtype):
                 floats.append((n.dtype, arg))

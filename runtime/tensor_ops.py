@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .buffer import Positions
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
 from .limits import check_buffer
@@ -1190,7 +1191,12 @@ class TensorOps:
 
     def _one_hot_along_dim(self, num_classes: int, dim: int = -1) -> Tensor:
         offset = self.ndim - self._axis(dim) - 1
-        return self == _positions(self, num_classes).reshape((num_classes,) + (1,) * offset)
+        # (lazy: the positions are the kernel's index, so a sum picking by them is a load; in
+        # self's int dtype when it holds them, so the compare casts neither side)
+        most = int(num_classes.vmax) if isinstance(num_classes, UOp) else num_classes  # symbolic
+        fits = self.dtype.is_int and most - 1 <= self.dtype.max
+        pos = _positions(self, num_classes, self.dtype if fits else None, lazy=True)
+        return self == pos.reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
         """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
@@ -1201,7 +1207,10 @@ class TensorOps:
         return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:
-        """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather)."""
+        """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather).
+        One read per output: the one-hot sum below is folded into a load (rules/kernel.rules,
+        pick_load). An index outside 0..size-1 (negative ones included: gather does not wrap
+        them) gives 0, -0.0 for floats, where torch raises; memory outside self is never read."""
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
                                   f"{show(index.shape)}")
@@ -1390,15 +1399,28 @@ def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     return _positions(like, r).unsqueeze(-1) + diagonal <= _positions(like, c)
 
 
-def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None) -> Tensor:
+def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None,
+               lazy: bool = False) -> Tensor:
     """0, 1, ..., n-1 (int32, or `dtype`) on `like`'s device (placed_like); over a symbolic
     size (a bound Variable), the positions up to its maximum shrunk to it, so the result has
     the symbolic size too. (type(like) is the tensor class: this module does not import
-    tensor.py, which imports it.)"""
+    tensor.py, which imports it.) `lazy`: read as an index by rangeify (`_position_table`)."""
     T = type(like)
+    make = _position_table if lazy else lambda T, n, dtype: T.arange(n, dtype=dtype)
     if isinstance(n, UOp):
-        return placed_like(like, T.arange(int(n.vmax), dtype=dtype).shrink(((0, n),)))
-    return placed_like(like, T.arange(n, dtype=dtype))
+        return placed_like(like, make(T, int(n.vmax), dtype).shrink(((0, n),)))
+    return placed_like(like, make(T, n, dtype))
+
+
+def _position_table(T: type, n: int, dtype: DType | None) -> Tensor:
+    """arange(n) (int32, int64 past int32, or `dtype`) in a Positions buffer, which rangeify
+    reads as its index: a one-hot sum over it (gather, tensor indices) is folded into a load
+    (rules/kernel.rules, `pick_load`)."""
+    dt = to_dtype(dtype) if dtype is not None else \
+        dtypes.default_int if n - 1 <= dtypes.default_int.max else dtypes.int64
+    if not dt.is_int or n - 1 > dt.max:  # (a float table, or one its dtype cannot hold)
+        return T.arange(n, dtype=dt)
+    return T(UOp(Ops.BUFFER, dt, (), Positions(n, dt)))
 
 
 def placed_like(like: Tensor, table: Tensor) -> Tensor:

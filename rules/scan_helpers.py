@@ -18,15 +18,19 @@ The action recognizes it from the AST alone:
 - i runs at most m values, so every window holds the whole prefix.
 
 The REDUCE becomes `REDUCE(op(DEFINE_REG(start, i'), t(i', m - 1)), i')`, i' the STORE's loop
-i marked "scan" (its kind: the reduce binds no range of its own, runtime/loops.py), and i' is
-moved innermost among the STORE's loops so its accumulator is one scalar per iteration of the
-loops around it. The renderer declares the accumulator before i's loop and updates it once per
-iteration (render.py); the interpreter folds it along i (kernel_interp.py). The values are
+i marked "scan" (its kind: the reduce binds no range of its own, runtime/loops.py). It keeps
+one accumulator per point of the STORE's loops inside i's that it reads (a scan down the rows
+of a matrix: one per column, each row read contiguously) while they fit in half the L1 data
+cache (runtime/target.py); past that, i' is moved innermost among the STORE's loops (one
+accumulator, a strided walk). The renderer declares the accumulators before i's loop and
+updates them once per iteration (render.py); the interpreter folds along i (kernel_interp.py). The values are
 combined in the window loop's order, one after another from the start: bit for bit the
 sequential window, and numpy's `cumsum`.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -34,6 +38,7 @@ from rulegrad.runtime import semantics
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, linear_terms, range_size
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 _SCANNED = (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN)
@@ -83,8 +88,20 @@ def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:
     running = red.replace(src=(update.replace(src=(reg, last)), i))
     i2 = i.replace(arg=(i.arg[0], "scan"))
     out = st.substitute({red: running}).substitute({i: i2})
+    if _accumulators(st, red, i) * red.dtype.itemsize <= cache_bytes(1) // 2:
+        return out
     ranges = tuple(r for r in out.src[2:] if r is not i2) + (i2,)
     return out.replace(src=(*out.src[:2], *ranges))
+
+
+def _accumulators(st: UOp, red: UOp, i: UOp) -> float:
+    """How many accumulators the scan keeps with loop i where it is: one per point of the
+    STORE's loops inside i's that red reads (a scan down the rows: one per column); infinite
+    for a symbolic loop."""
+    ranges = st.src[2:]
+    inner = [r for r in ranges[ranges.index(i) + 1:] if r in free_ranges(red)[red]]
+    sizes = [range_size(r) for r in inner]
+    return math.inf if None in sizes else math.prod(sizes)  # type: ignore[arg-type]
 
 
 def _along_sum(term: UOp, i: UOp, j: UOp) -> bool:

@@ -86,7 +86,7 @@ def actions(before: UOp, after: UOp) -> list[str]:
     left = {n.arg[0] for n in toposort(after) if n.op is Ops.RANGE}
     for s in scans:
         done.append(f"SCAN {s.arg.name} along r{s.src[1].arg[0]} ({int(s.src[1].src[0].arg)} "
-                    "values, one running accumulator)")
+                    "values, a running accumulator)")
     for n in toposort(before):
         if n.op is Ops.REDUCE and len(n.src) == 2 and n.src[1].arg[0] not in left and any(
                 s.arg is n.arg for s in scans):

@@ -747,11 +747,22 @@ class KernelRenderer:
         (`_close_reduce`), its value read after the update."""
         r = red.src[1]
         inside = next(k for k, s in enumerate(self.stack) if r in s.bound)
+        # one accumulator per point of the loops inside r's that it reads (a scan down the
+        # rows: one per column), in the order they were opened
+        cols = tuple(c for k in range(inside + 1, len(self.stack))
+                     for c in self.stack[k].bound - self.stack[k - 1].bound
+                     if c in self.deps[red])
         reg = _accumulator(red)
-        acc = self.fresh("acc")
-        self.stack[inside - 1].add(
-            f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};")
-        self.vartypes[acc] = ctype(reg.dtype)
+        acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        if cols:
+            size = math.prod(loop_count(c) for c in cols)
+            self.stack[inside - 1].add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; "
+                                       f"n_++) {acc}[n_] = {ident};")
+            self.vartypes[acc] = f"{ct} *"
+            acc = f"{acc}[{_row_major(cols, self.loop_names)}]"
+        else:
+            self.stack[inside - 1].add(f"{ct} {acc} = {ident};")
+            self.vartypes[acc] = ct
         self.stack[inside].names[reg] = acc
         saved.append((None, acc, None, (), None))
 

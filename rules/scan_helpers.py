@@ -23,9 +23,9 @@ one accumulator per point of the STORE's loops inside i's that it reads (a scan 
 of a matrix: one per column, each row read contiguously) while they fit in half the L1 data
 cache (runtime/target.py); past that, i' is moved innermost among the STORE's loops (one
 accumulator, a strided walk). The renderer declares the accumulators before i's loop and
-updates them once per iteration (render.py); the interpreter folds along i (kernel_interp.py). The values are
-combined in the window loop's order, one after another from the start: bit for bit the
-sequential window, and numpy's `cumsum`.
+updates them once per iteration (render.py); the interpreter folds along i
+(kernel_interp.py). The values are combined in the window loop's order, one after another
+from the start: bit for bit the sequential window, and numpy's `cumsum`.
 """
 
 from __future__ import annotations
@@ -75,7 +75,10 @@ def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:
     m, n = range_size(j), range_size(i)
     if j.arg[1] != "reduce" or m is None or n is None or n > m or m < 2:
         return None
-    if any(x.op is Ops.REDUCE for x in toposort(term)) or not _along_sum(term, i, j):
+    deps = free_ranges(term)
+    if any(x.op is Ops.REDUCE and (i in deps[x] or j in deps[x]) for x in toposort(term)):
+        return None  # (a reduce per window element; a row's max, the same for all, is fine)
+    if not _along_sum(term, i, j):
         return None
     # with i = 0 and j over [0, m - 1): the identity (a fresh range holds j's bounds)
     fresh = 1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE)

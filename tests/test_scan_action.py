@@ -143,3 +143,16 @@ def test_two_million_elements_scan_in_linear_work():
     assert all(any(a.startswith("SCAN") for a in d) for d in done[:2]), done
     np.testing.assert_allclose(t.numpy(), np.cumsum(x.astype(np.float64)), rtol=1e-4,
                                atol=0.05)
+
+
+def test_a_scan_of_a_softmax_row_and_two_scans_in_one_kernel():
+    # the row's max and sum, reduces inside the window's value that are the same for all of
+    # its values, are computed once per row; two scans of one output, one along each axis
+    x = np.random.default_rng(9).standard_normal((37, 41)).astype(np.float32)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    progs = [(Tensor(x).softmax(1).cumsum(1), np.cumsum(e / e.sum(1, keepdims=True), 1), 1),
+             (Tensor(x).cumsum(1) + Tensor(x).cumsum(0), np.cumsum(x, 1) + np.cumsum(x, 0), 2)]
+    for t, want, scans in progs:
+        (done,) = _actions(t)
+        assert sum(a.startswith("SCAN ADD") for a in done) == scans, done
+        np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5)

@@ -88,7 +88,8 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
             inner *= int(r.src[0].arg)
     # (the offset, a store's gate where it has one: an interchange's overlapping last block)
     order = [n for n in toposort(UOp.sink(*st.src[0].src[1:], st.src[1])) if n.op is not Ops.SINK]
-    whole = _local_axes(st, axes)
+    # (and a scan's loop: its accumulator runs along all of it)
+    whole = _local_axes(st, axes) | {a for r, a in axes.items() if r.arg[1] == "scan"}
     chained = _fused_chains(st)  # packed float32 sums: k in order (their ranges never split)
     split = (_reduce_split(order, axes, inner) if inner > CHUNK and not whole and not chained
              else None)
@@ -136,7 +137,8 @@ def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
     for red in reduces:
         if red.arg not in (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN):
             continue
-        if any(isinstance(r.arg, tuple) and r.arg[1] in ("vector", "thread") for r in red.src[1:]):
+        if any(isinstance(r.arg, tuple) and r.arg[1] in ("vector", "thread", "scan")
+               for r in red.src[1:]):
             continue  # an order the optimizer fixed is summed whole, in that order
         for r in red.src[1:]:
             size = int(r.src[0].arg)
@@ -314,7 +316,9 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
         return np.add.reduce(value, axis=red_axes, keepdims=True, dtype=np.float32,
                              initial=np.float32(ident))
     kinds = [r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:]]
-    if not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
+    if kinds == ["scan"]:  # a running accumulator along its STORE's loop: every prefix
+        out = _scan_order(op, value, red_axes[0], ident)
+    elif not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
         out = semantics.reduce(op, value, red_axes, ident)
     elif kinds[-1] == "vector" and len(red_axes) == 1:
         out = _vector_order(op, value, red_axes[0], ident)
@@ -339,6 +343,27 @@ def _fold(op: Ops, acc: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
         return np.broadcast_to(acc, x.shape[1:]).copy()
     both = np.concatenate([np.broadcast_to(acc, x.shape[1:])[None].astype(x.dtype), x])
     return ufunc.accumulate(both, axis=0)[-1]
+
+
+def _scan_order(op: Ops, x: np.ndarray, axis: int, start: object) -> np.ndarray:
+    """A reduce over a "scan" range (rules/scan_helpers.py), as the C backend runs it: along
+    `axis`, the i-th value is start op x[0] op ... op x[i], the steps strictly in order (a
+    sum's and a product's: ufunc.accumulate); a MAX or MIN, exact in any order, by doubling
+    strides (semantics.alu's NaN and signed-zero rules, log n whole-array steps)."""
+    x = np.moveaxis(np.asarray(x), axis, 0)
+    first = np.full((1, *x.shape[1:]), start, dtype=x.dtype)
+    if op in (Ops.ADD, Ops.MUL):
+        ufunc = np.add if op is Ops.ADD else np.multiply
+        out = ufunc.accumulate(np.concatenate([first, x]), axis=0, dtype=x.dtype)[1:]
+    else:
+        out = np.concatenate([first, x])
+        step = 1
+        while step < out.shape[0]:
+            out = np.concatenate([out[:step], semantics.alu(op, x.dtype, out[:-step],
+                                                            out[step:])])
+            step *= 2
+        out = out[1:]
+    return np.moveaxis(out, 0, axis)
 
 
 def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarray:
@@ -381,7 +406,7 @@ def exact_order(ast: UOp) -> bool:
             continue
         kinds = tuple(r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:])
         # (a "thread" range over "vector" blocks: opt.rules' split_reduce, `_threaded_order`)
-        if n not in chained and kinds not in (("vector",), ("thread",),
+        if n not in chained and kinds not in (("vector",), ("thread",), ("scan",),
                                               ("thread", "vector")):
             return False
     return True

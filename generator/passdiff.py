@@ -494,6 +494,22 @@ def _full_reduce_program() -> str | None:
     return None
 
 
+def _scan_program() -> str | None:
+    """Scans past unroll's windows (opt.rules' scan_store: one running accumulator), along
+    the rows, down the columns and along a middle axis, a NaN and a -0.0 among their values."""
+    from rulegrad.runtime.tensor import Tensor
+
+    x = np.linspace(-2, 2, 3 * 19 * 23, dtype=np.float32).reshape(3, 19, 23)
+    x[1, 5, 7], x[2, 0, 0] = np.nan, -0.0
+    outs = [(Tensor(x).cumsum(2), np.cumsum(x, 2)), (Tensor(x).cumprod(1), np.cumprod(x, 1)),
+            (Tensor(x).cummax(0)[0], np.maximum.accumulate(x, 0))]
+    Tensor.realize(*(t for t, _ in outs))
+    for t, want in outs:
+        if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6, equal_nan=True):
+            return f"scan: {t.numpy()} != {want}"
+    return None
+
+
 def _row_reduce_program() -> str | None:
     """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
     the last values), a NaN in one row: a softmax, and a max and a sum along the rows."""
@@ -559,6 +575,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -9: ("the row reduction program", _row_reduce_program),
     -10: ("the norm-linear program", _norm_linear_program),
     -11: ("the transpose program", _transpose_program),
+    -12: ("the scan program", _scan_program),
 }
 
 

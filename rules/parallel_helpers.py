@@ -148,8 +148,8 @@ def _outermost(stores: list[UOp], nthreads: int) -> tuple[UOp, ...]:
         outer = ranges[:1]  # a threaded vector loop (in blocks): threaded alone
     flat: list[tuple[UOp, int]] = []
     for r in outer or ranges[:1]:
-        if r.arg[1] in _VECTOR_KINDS and flat:
-            break
+        if r.arg[1] in _VECTOR_KINDS and flat or r.arg[1] == "scan":
+            break  # (a scan's loop carries its accumulator: one thread runs it in order)
         flat.append((r, range_size(r)))  # type: ignore[arg-type]
     return _flatten(flat, nthreads)
 

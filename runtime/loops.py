@@ -37,7 +37,8 @@ _NO_RANGES: frozenset[UOp] = frozenset()
 
 def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, frozenset[UOp]]:
     """For every node under root, the RANGEs it depends on. A REDUCE and a DEFINE_LOCAL bind
-    their own ranges, a STORE all of them. `order`: root's nodes in topological order, when the
+    their own ranges (but a "scan" range, the loop of the STORE around it), a STORE all of
+    them. `order`: root's nodes in topological order, when the
     caller has walked them already (a large kernel's walk is not repeated)."""
     deps: dict[UOp, frozenset[UOp]] = {}
     rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
@@ -45,7 +46,8 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, froz
         if n.op is rng:
             deps[n] = frozenset({n})
         elif n.op in binders:
-            deps[n] = deps[n.src[0]] - frozenset(n.src[1:])
+            # (a "scan" REDUCE's range is its STORE's loop: it binds none, rules/scan_helpers.py)
+            deps[n] = deps[n.src[0]] - frozenset(r for r in n.src[1:] if r.arg[-1] != "scan")
         elif n.op is store:
             deps[n] = _NO_RANGES
         elif len(n.src) == 1:

@@ -25,7 +25,7 @@ import numpy as np
 from .buffer import Positions
 from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument
-from .limits import check_buffer
+from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
@@ -38,9 +38,11 @@ if TYPE_CHECKING:
 # `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
 # never imports tensor.py.
 
-# A long scan runs in blocks of this many elements (tinygrad's SPLIT in `_split_cumalu`): a
-# pooled scan is quadratic, so a block's work per element is its length; 256 keeps that small
-# and the levels few (3 up to 2^24 elements). Not a speed constant: it bounds the work.
+# A scan whose window (n values for each of n outputs) is past the work limit (limits.py: a
+# window tensor of n^2 elements) runs in blocks of this many elements (tinygrad's SPLIT in
+# `_split_cumalu`): a block's window is its length; 256 keeps that small and the levels few
+# (3 up to 2^24 elements). Not a speed constant: it bounds the work. (A window the optimizer
+# runs as one accumulator, opt.rules' scan_store, costs n either way.)
 SCAN_BLOCK = 256
 
 
@@ -958,9 +960,12 @@ class TensorOps:
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
-        the axis' length, reduce each (quadratic work, one kernel). A tensor of symbolic shape
-        (which cannot be padded or pooled) scans by a triangular mask instead: out[i] reduces
-        x[j] for j <= i, the identity elsewhere (the same work)."""
+        the axis' length, reduce each: one kernel, which the optimizer runs as one running
+        accumulator (opt.rules' scan_store: n steps, in the window's order). Windows past the
+        work limit (n per element: RULEGRAD_MAX_WORK) are scanned in blocks (`_scan_blocks`).
+        A tensor of symbolic shape (which cannot be padded or pooled) scans by a triangular
+        mask instead: out[i] reduces x[j] for j <= i, the identity elsewhere (quadratic
+        work)."""
         x = self.cast(self.sum().dtype) if op in (Ops.ADD, Ops.MUL) else self
         if self.ndim == 0:
             if axis not in (0, -1):
@@ -978,7 +983,7 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        if n > 2 * SCAN_BLOCK:
+        if math.prod(xt.shape) * n > max_work():  # (the windows: n per element)
             return xt._scan_blocks(op, ident).transpose(axis, -1)
         return xt._scan_pooled(op, ident).transpose(axis, -1)
 
@@ -993,8 +998,8 @@ class TensorOps:
         """Inclusive scan of a long last axis in blocks of SCAN_BLOCK: each block scanned
         pooled, then combined with the scan of the blocks before it (the blocks' totals, scanned
         the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
-        2M elements, past the work limit; blocked it is about n * SCAN_BLOCK per level, and the
-        levels are log(n) / log(SCAN_BLOCK)."""
+        2M elements, past the work limit; blocked it is at most n * SCAN_BLOCK per level (n
+        with opt.rules' scan_store), and the levels are log(n) / log(SCAN_BLOCK) or fewer."""
         if self.dtype is dtypes.float16 and op in (Ops.ADD, Ops.MUL):
             # a float16 reduce accumulates in float32 and rounds once (lower_helpers.py): the
             # blocks' scans and totals rounded to float16 on their way would round every
@@ -1006,7 +1011,8 @@ class TensorOps:
         inner = blocks.reshape(*lead, nb, SCAN_BLOCK)._scan_pooled(op, ident)
         totals = inner.shrink((*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK)))
         # the blocks before each block: the scan of the totals, shifted one block on
-        before = totals.reshape(*lead, nb)._cum(-1, op)
+        # (a kernel of its own: fused into the combine, its window ran once per element)
+        before = totals.reshape(*lead, nb)._cum(-1, op).contiguous()
         before = before.pad((*[None] * len(lead), (1, 0)), value=ident)
         before = before.shrink((*[None] * len(lead), (0, nb))).unsqueeze(-1)
         # combined by the same reduce as each window, so NaN and signed zeros meet one rule

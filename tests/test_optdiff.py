@@ -158,6 +158,7 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         (_f32(2, 3, 7, 13) * _f32(1, 3, 1, 1)).relu(),              # merge (a store's)
         _f32(3, 40).pad(((0, 0), (1, 2))).relu(),                  # peel (a padding's border)
         _f32(2, 600, 37).transpose(1, 2) * 2.0,                    # transpose tile
+        _f32(19, 23).cumsum(0), _f32(3, 29).cumprod(1),            # scan
     )
     for name in _opt_rules():
         if name == "flash_store":

@@ -739,6 +739,9 @@ def _gen_opt(seed: int) -> Case:
     # an elementwise transposed output, transpose_store's tile; its own generator too
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 1}))\n"
     src += _mixed_part(random.Random(f"opt-ttile-{seed}"), str(len(fams) + 1), "ttile")
+    # and a scan (scan_store), by its own generator as well
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 2}))\n"
+    src += _mixed_part(random.Random(f"opt-scan-{seed}"), str(len(fams) + 2), "scan")
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -813,6 +816,20 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"mag += [np.abs({base}.astype(np.float64){scale})"
                 f".{'sum' if op == 'sum' else 'max'}(axis={axis})]\n")
         return src + f"lows += [{_low(d1, d2 if cast else d1)}]\nexact += [False]\n"
+    if fam == "scan":  # a cumsum, cumprod or running max along any axis: scan_store
+        shape = [rng.choice([1, 3, p()]), rng.choice([17, 64, p(), p()]), rng.choice([2, p()])]
+        axis = rng.randrange(3)
+        shape[axis] = max(shape[axis], 17)  # (past unroll_reduce's windows)
+        src = _arr(x, tuple(shape), d1, rng, special)
+        op = rng.choice(["cumsum", "cumprod", "cummax"])
+        got = f"Tensor({x}).{op}({axis})" + ("[0]" if op == "cummax" else "")
+        if op == "cumprod":  # (values near 1: a product of 257 normals is 0 or inf)
+            src += f"{x} = (1 + {x} / 16).astype({d1})\n"
+        ref = {"cumsum": "np.cumsum", "cumprod": "np.cumprod",
+               "cummax": "np.maximum.accumulate"}[op]
+        src += f"outs += [{got}]\nwant += [{ref}({x}.astype(np.float64), {axis})]\n"
+        src += f"mag += [{ref}(np.abs({x}.astype(np.float64)), {axis})]\n"
+        return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
     if fam == "tcols":  # out[c, a] = op over r of x[a, r, c]: interchange_store's reorder
         n, r, cl = rng.choice([3, 8, p()]), rng.choice([29, 64, 101]), rng.choice([p(), 16, 33])
         src = _arr(x, (n, r, cl), d1, rng, special)

@@ -79,7 +79,19 @@ def actions(before: UOp, after: UOp) -> list[str]:
     # a reduce's one loop split in blocks (opt.rules' split_reduce) keeps its id on the blocks'
     # inner loop, of another size; the tail, if any, is the other reduce of the same op after it
     split = {ids(n)[-1]: n for n in toposort(after) if n.op is Ops.REDUCE and len(n.src) == 3}
+    # a window run as a running accumulator (opt.rules' scan_store): its range is gone, and a
+    # REDUCE of its op rides a "scan" loop of the STORE instead
+    scans = [n for n in toposort(after) if n.op is Ops.REDUCE and n.src[1:]
+             and n.src[1].arg[1] == "scan"]
+    left = {n.arg[0] for n in toposort(after) if n.op is Ops.RANGE}
+    for s in scans:
+        done.append(f"SCAN {s.arg.name} along r{s.src[1].arg[0]} ({int(s.src[1].src[0].arg)} "
+                    "values, a running accumulator)")
     for n in toposort(before):
+        if n.op is Ops.REDUCE and len(n.src) == 2 and n.src[1].arg[0] not in left and any(
+                s.arg is n.arg for s in scans):
+            scans.remove(next(s for s in scans if s.arg is n.arg))
+            continue
         into = split.get(ids(n)[0]) if n.op is Ops.REDUCE and len(n.src) == 2 else None
         if into is not None and ids(n) not in kept and into.arg is n.arg:
             outer, inner = into.src[1:]

@@ -12,7 +12,8 @@ print what the rules decided:
   STOREs over the same ranges share one loop nest;
 - a REDUCE(update, *ranges) in loop form becomes its accumulator (the DEFINE_REG in `update`,
   declared with the identity the rule put in its arg) just before its loops and the assignment
-  `acc = update` inside them;
+  `acc = update` inside them; a REDUCE over a "scan" range (rules/scan_helpers.py: its
+  STORE's own loop) declares it before that loop and assigns it once per iteration;
 - a gated LOAD(INDEX, gate, alt) becomes `gate ? p[i] : alt`, which never touches memory where
   the gate is false (C's `?:` evaluates one arm only).
 
@@ -716,6 +717,9 @@ class KernelRenderer:
 
     # -- reductions (in loop form: rules/lower.rules made each one REDUCE(op(acc, v), *ranges))
     def _open_reduce(self, red: UOp, saved: list) -> None:
+        if red.src[1:] and red.src[1].arg[1] == "scan":
+            self._open_scan(red, saved)
+            return
         cols = tuple(c for c in self.columns if c in self.deps[red] and c not in self.inside)
         if cols:
             self._open_columns(red, cols, saved)
@@ -736,6 +740,31 @@ class KernelRenderer:
             self.stack.append(scope)
         scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((mark, acc, declaration, (), None))
+
+    def _open_scan(self, red: UOp, saved: list) -> None:
+        """A running accumulator along its STORE's open loop (rules/scan_helpers.py): declared
+        before that loop, updated once per iteration of it where the update's loops are bound
+        (`_close_reduce`), its value read after the update."""
+        r = red.src[1]
+        inside = next(k for k, s in enumerate(self.stack) if r in s.bound)
+        # one accumulator per point of the loops inside r's that it reads (a scan down the
+        # rows: one per column), in the order they were opened
+        cols = tuple(c for k in range(inside + 1, len(self.stack))
+                     for c in self.stack[k].bound - self.stack[k - 1].bound
+                     if c in self.deps[red])
+        reg = _accumulator(red)
+        acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        if cols:
+            size = math.prod(loop_count(c) for c in cols)
+            self.stack[inside - 1].add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; "
+                                       f"n_++) {acc}[n_] = {ident};")
+            self.vartypes[acc] = f"{ct} *"
+            acc = f"{acc}[{_row_major(cols, self.loop_names)}]"
+        else:
+            self.stack[inside - 1].add(f"{ct} {acc} = {ident};")
+            self.vartypes[acc] = ct
+        self.stack[inside].names[reg] = acc
+        saved.append((None, acc, None, (), None))
 
     def _open_columns(self, red: UOp, cols: tuple[UOp, ...], saved: list) -> None:
         """A reduce over output columns (rules/interchange_helpers.py: ranges of its STORE it
@@ -933,6 +962,11 @@ class KernelRenderer:
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
         mark, acc, declaration, cols, outside = saved.pop()
+        if mark is None:  # a scan's step, once per iteration of the loops it reads
+            scope = self.home(red.src[0])
+            scope.add(f"{acc} = {self.lookup(red.src[0])};")
+            scope.names[red] = acc
+            return
         self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
         if outside is not None:  # back to the vectors (or none) of the loops around it
             self.vector, self.vector_nodes, self.prefetch = outside

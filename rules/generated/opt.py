@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 42a10ba57d0a0c3ee673d12472de9044e2191e48d5cf3c6d266425182835757c
+# source sha256: 8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
@@ -22,6 +22,7 @@ from rulegrad.rules.opt_helpers import merged_store
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.peel_helpers import peeled
+from rulegrad.rules.scan_helpers import scanned
 from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.stage_helpers import staged
 from rulegrad.rules.thread_helpers import threadable
@@ -35,63 +36,64 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '42a10ba57d0a0c3ee673d12472de9044e2191e48d5cf3c6d266425182835757c'
+SOURCE_SHA256 = '8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('merge_reduce', 'rules/opt.rules', 28, 'merge_reduce: REDUCE as r -> merged(r)'),
-    RuleInfo('merge_store', 'rules/opt.rules', 31, 'merge_store: STORE as st -> merged_store(st)'),
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 35, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('split_reduce', 'rules/opt.rules', 42, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 47, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 51, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 55, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 60, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 66, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 72, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 83, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
-    RuleInfo('transpose_store', 'rules/opt.rules', 89, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 95, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 102, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 108, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 29, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 32, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('scan_store', 'rules/opt.rules', 39, 'scan_store: STORE as st if p is not None -> p where p = scanned(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 43, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('split_reduce', 'rules/opt.rules', 50, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 55, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 59, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 63, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 68, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 74, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 80, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 91, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('transpose_store', 'rules/opt.rules', 97, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 103, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 110, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 116, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:95
+    # rule stage_operands at rules/opt.rules:103
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
-    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # s = n
     p = staged(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[12]
-    # rule peel_loops at rules/opt.rules:102
+            if _r is not n: return _r, _opt_actions_rules[13]
+    # rule peel_loops at rules/opt.rules:110
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
-    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # s = n
     p = peeled(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[13]
-    # rule parallel_loops at rules/opt.rules:108
+            if _r is not n: return _r, _opt_actions_rules[14]
+    # rule parallel_loops at rules/opt.rules:116
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[14]
+        if _r is not n: return _r, _opt_actions_rules[15]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule merge_store at rules/opt.rules:31
+    # rule merge_store at rules/opt.rules:32
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # st = n
@@ -99,59 +101,69 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule upcast_store at rules/opt.rules:60
+    # rule scan_store at rules/opt.rules:39
+    #   scan_store: STORE as st if p is not None -> p where p = scanned(st)
+    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    # st = n
+    p = scanned(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[2]
+    # rule upcast_store at rules/opt.rules:68
     #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # st = n
     p = upcast(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[7]
-    # rule flash_store at rules/opt.rules:66
+            if _r is not n: return _r, _opt_actions_rules[8]
+    # rule flash_store at rules/opt.rules:74
     #   flash_store: STORE as st if flashable(st) -> flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
     if flashable(n):
         _r = flashed(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[8]
-    # rule pack_store at rules/opt.rules:72
+            if _r is not n: return _r, _opt_actions_rules[9]
+    # rule pack_store at rules/opt.rules:80
     #   pack_store: STORE as st if p is not None -> p where p = packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
     p = packed(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[9]
-    # rule interchange_store at rules/opt.rules:83
+            if _r is not n: return _r, _opt_actions_rules[10]
+    # rule interchange_store at rules/opt.rules:91
     #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # st = n
     p = interchanged(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[10]
-    # rule transpose_store at rules/opt.rules:89
+            if _r is not n: return _r, _opt_actions_rules[11]
+    # rule transpose_store at rules/opt.rules:97
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # st = n
     p = transposed(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[11]
+            if _r is not n: return _r, _opt_actions_rules[12]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule merge_reduce at rules/opt.rules:28
+    # rule merge_reduce at rules/opt.rules:29
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
@@ -159,51 +171,51 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[0]
-    # rule unroll_reduce at rules/opt.rules:35
+    # rule unroll_reduce at rules/opt.rules:43
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # r = n
     if small_reduce(n):
         _r = unrolled(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[2]
-    # rule split_reduce at rules/opt.rules:42
+            if _r is not n: return _r, _opt_actions_rules[3]
+    # rule split_reduce at rules/opt.rules:50
     #   split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)
-    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
     p = blocked(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[3]
-    # rule thread_reduce at rules/opt.rules:47
+            if _r is not n: return _r, _opt_actions_rules[4]
+    # rule thread_reduce at rules/opt.rules:55
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
     if threadable(n):
         _r = threaded(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[4]
-    # rule max_scale at rules/opt.rules:51
+            if _r is not n: return _r, _opt_actions_rules[5]
+    # rule max_scale at rules/opt.rules:59
     #   max_scale: REDUCE as r -> unscaled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # r = n
     _r = unscaled(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[5]
-    # rule vector_reduce at rules/opt.rules:55
+        if _r is not n: return _r, _opt_actions_rules[6]
+    # rule vector_reduce at rules/opt.rules:63
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
-    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # r = n
     if vector_reducible(n):
         _r = vector_reduce(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[6]
+            if _r is not n: return _r, _opt_actions_rules[7]
     return None
 
 

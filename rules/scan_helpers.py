@@ -1,0 +1,177 @@
+"""Helpers of `opt.rules`' scan action: a reduce over a prefix window of its output's own loop,
+run as one accumulator carried along that loop.
+
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `scanned(st)`, the STORE
+with such a REDUCE rewritten, or None.
+
+A scan (runtime/tensor_ops.py's `_cum`) is a window reduce: output i combines, over j in
+[0, m), a term t(i, j) that reads the input at i + j - (m - 1) and is the pad value (the op's
+identity) where that is negative. So out[i] = start op id op ... op f(0) op ... op f(i), and
+out[i] = out[i - 1] op f(i): the running accumulator makes n steps where the window made n * m.
+The action recognizes it from the AST alone:
+
+- the term depends on the loops i and j only through i + j: every index expression it reads
+  them by has the same coefficient for both (so t(i, j) = t(i + j, 0));
+- the term is the identity wherever i + j < m - 1: with i = 0 and j over [0, m - 1), its gates
+  are decided false by their bounds (uop.py's vmin and vmax) down to a constant c, and
+  start op c is start bit for bit (the identities before the first value change nothing);
+- i runs at most m values, so every window holds the whole prefix.
+
+The REDUCE becomes `REDUCE(op(DEFINE_REG(start, i'), t(i', m - 1)), i')`, i' the STORE's loop
+i marked "scan" (its kind: the reduce binds no range of its own, runtime/loops.py). It keeps
+one accumulator per point of the STORE's loops inside i's that it reads (a scan down the rows
+of a matrix: one per column, each row read contiguously) while they fit in half the L1 data
+cache (runtime/target.py); past that, i' is moved innermost among the STORE's loops (one
+accumulator, a strided walk). The renderer declares the accumulators before i's loop and
+updates them once per iteration (render.py); the interpreter folds along i
+(kernel_interp.py). The values are combined in the window loop's order, one after another
+from the start: bit for bit the sequential window, and numpy's `cumsum`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rulegrad.runtime import semantics
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges, linear_terms, range_size
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes
+from rulegrad.runtime.uop import UOp, toposort
+
+_SCANNED = (Ops.ADD, Ops.MUL, Ops.MAX, Ops.MIN)
+
+
+def scanned(st: UOp) -> UOp | None:
+    """The STORE with its first prefix-window REDUCE run as a running accumulator along the
+    STORE's loop it is a prefix of (moved innermost); None when it has none."""
+    if st.op is not Ops.STORE or st.arg is not None or not st.src[2:]:
+        return None
+    value = st.src[1]
+    reduces = [n for n in toposort(value) if n.op is Ops.REDUCE]
+    if not reduces:
+        return None
+    outputs = set(st.src[2:])
+    loops = [r for r in st.src[2:] if r.arg[1] == "loop" and range_size(r) is not None]
+    deps = free_ranges(value)
+    for red in reduces:
+        if not deps[red] <= outputs:
+            continue  # (it reads another reduce's loop: computed more than once per output)
+        for i in loops:
+            if i in deps[red] and (out := _scan(st, red, i)) is not None:
+                return out
+    return None
+
+
+def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:
+    """`st` with `red` run along loop i, when red is a prefix window of i; else None."""
+    update = red.src[0]
+    if red.arg not in _SCANNED or len(red.src) != 2 or len(update.src) != 2 \
+            or update.op is not red.arg or update.src[0].op is not Ops.DEFINE_REG:
+        return None
+    j, term, start = red.src[1], update.src[1], update.src[0].arg
+    m, n = range_size(j), range_size(i)
+    if j.arg[1] != "reduce" or m is None or n is None or n > m or m < 2:
+        return None
+    deps = free_ranges(term)
+    if any(x.op is Ops.REDUCE and (i in deps[x] or j in deps[x]) for x in toposort(term)):
+        return None  # (a reduce per window element; a row's max, the same for all, is fine)
+    if not _along_sum(term, i, j):
+        return None
+    # with i = 0 and j over [0, m - 1): the identity (a fresh range holds j's bounds)
+    fresh = 1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE)
+    below = UOp.range(m - 1, fresh, "reduce")
+    c = _settled(term, {i: UOp.const(dtypes.index, 0), j: below})
+    if c is None or not _neutral_after(red.arg, update.src[0].dtype, start, c):
+        return None
+    last = term.substitute({j: UOp.const(dtypes.index, m - 1)})
+    reg = update.src[0].replace(src=(i,))
+    running = red.replace(src=(update.replace(src=(reg, last)), i))
+    i2 = i.replace(arg=(i.arg[0], "scan"))
+    out = st.substitute({red: running}).substitute({i: i2})
+    if _accumulators(st, red, i) * red.dtype.itemsize <= cache_bytes(1) // 2:
+        return out
+    ranges = tuple(r for r in out.src[2:] if r is not i2) + (i2,)
+    return out.replace(src=(*out.src[:2], *ranges))
+
+
+def _accumulators(st: UOp, red: UOp, i: UOp) -> float:
+    """How many accumulators the scan keeps with loop i where it is: one per point of the
+    STORE's loops inside i's that red reads (a scan down the rows: one per column); infinite
+    for a symbolic loop."""
+    ranges = st.src[2:]
+    inner = [r for r in ranges[ranges.index(i) + 1:] if r in free_ranges(red)[red]]
+    sizes = [range_size(r) for r in inner]
+    return math.inf if None in sizes else math.prod(sizes)  # type: ignore[arg-type]
+
+
+def _along_sum(term: UOp, i: UOp, j: UOp) -> bool:
+    """Whether `term` reads loops i and j only through i + j: every index expression outside
+    a linear sum (an INDEX's offset, a comparison's side, a division's operand) has equal
+    coefficients of i and j, so t(i, j) is t(i + j, 0) (a term of it that reads them another
+    way, i * j or (i + j) % 3, is such an expression itself and checked on its own)."""
+    pair = {i, j}
+    deps = free_ranges(term)
+    for x in toposort(term):
+        if x.op is Ops.RANGE or (x.dtype is dtypes.index and (x.op is Ops.ADD or (
+                x.op is Ops.MUL and any(s.op is Ops.CONST and type(s.arg) is int
+                                        for s in x.src)))):
+            continue  # (the inside of a linear sum: its whole is a source of another node)
+        for s in x.src:
+            if s.dtype is not dtypes.index or pair.isdisjoint(deps.get(s, ())):
+                continue
+            coef = {i: 0, j: 0}
+            for t, k in linear_terms(s):
+                if t in coef:
+                    coef[t] += k
+            if coef[i] != coef[j]:
+                return False
+    return True
+
+
+def _settled(term: UOp, at: dict[UOp, UOp]) -> object | None:
+    """The constant `term` is wherever loops are replaced as `at` says, read through WHEREs
+    and gated LOADs whose conditions the bounds decide; None when it is not one."""
+    x = term
+    while True:
+        if x.op is Ops.CONST:
+            return x.arg
+        if x.op is Ops.WHERE:
+            c = _decided(x.src[0], at)
+            if c is None:
+                return None
+            x = x.src[1] if c else x.src[2]
+        elif x.op is Ops.LOAD and len(x.src) == 3 and _decided(x.src[1], at) is False:
+            x = x.src[2]  # (a gated read: its pad value where the gate is false)
+        else:
+            return None
+
+
+def _decided(cond: UOp, at: dict[UOp, UOp]) -> bool | None:
+    """True or False when `cond`, with the loops replaced as `at` says, holds everywhere or
+    nowhere (its bounds); None when it depends."""
+    while cond.op is Ops.WHERE:  # (a mask carried as where(g, True, False))
+        pick = _decided(cond.src[0], at)
+        if pick is None:
+            return None
+        cond = cond.src[1] if pick else cond.src[2]
+    if cond.op in (Ops.AND, Ops.OR) and cond.dtype is dtypes.bool:
+        sides = [_decided(s, at) for s in cond.src]
+        stop = cond.op is Ops.OR  # (OR holds if one side does, AND fails if one side does)
+        return stop if stop in sides else None if None in sides else not stop
+    c = cond.substitute(at)
+    if c.vmin == c.vmax:
+        return bool(c.vmin)
+    return None
+
+
+def _neutral_after(op: Ops, dt, start: object, c: object) -> bool:
+    """Whether start op c is start bit for bit (0.0 + 0.0 is, -0.0 + 0.0 is not)."""
+    a = np.array([start], dtype=dt.np)
+    got = semantics.alu(op, dt.np, a, np.array([c], dtype=dt.np))
+    if got.dtype.kind == "f":
+        return bool((np.isnan(got) & np.isnan(a)).all()) or bool(
+            ((got == a) & (np.signbit(got) == np.signbit(a))).all())
+    return bool((got == a).all())

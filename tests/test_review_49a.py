@@ -1,0 +1,82 @@
+"""Review of round 49's front end (leaf marks, devices, sharding), against torch.
+
+A variable's mark (runtime/tensor.py's `_marked`) is a number no other node has; the schedule
+cache keyed graphs by that number, so a fresh input with requires_grad every step, or a second
+model of the same shapes, was scheduled again at every step (before the marks, it was replayed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.nn.optim import SGD
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    from rulegrad.runtime import schedule_cache
+
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    schedule_cache.clear()
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (7, 13)])
+def test_fresh_leaves_each_step_replay_one_schedule_with_torchs_values(fresh, shape):
+    from rulegrad.runtime import schedule_cache
+
+    rng = np.random.default_rng(49)
+    n, k = shape
+    w_np = rng.standard_normal((k, 4)).astype(np.float32)
+    w, tw = Tensor(w_np.copy(), requires_grad=True), torch.tensor(w_np.copy(), requires_grad=True)
+    opt, topt = SGD([w], lr=0.05, momentum=0.9), torch.optim.SGD([tw], lr=0.05, momentum=0.9)
+    misses = []
+    for _ in range(5):
+        x_np = rng.standard_normal((n, k)).astype(np.float32)
+        x, tx = Tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+        opt.zero_grad()
+        topt.zero_grad()
+        loss = ((x @ w).relu() * x.sum(1, keepdim=True)).sum()
+        tloss = ((tx @ tw).relu() * tx.sum(1, keepdim=True)).sum()
+        loss.backward()
+        tloss.backward()
+        opt.step(loss)
+        topt.step()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-5)
+        misses.append(schedule_cache.stats["misses"])
+    # the first step is scheduled; every later one, its leaf new, is the same program
+    assert misses[1:] == [misses[0]] * 4
+
+
+def test_a_second_model_of_the_same_shapes_replays_the_first_ones_schedule(fresh):
+    from rulegrad.runtime import schedule_cache
+
+    rng = np.random.default_rng(50)
+    x_np = rng.standard_normal((6, 5)).astype(np.float32)
+    misses = []
+    for _ in range(3):
+        w_np = rng.standard_normal((5, 2)).astype(np.float32)
+        w, tw = Tensor(w_np.copy()), torch.tensor(w_np.copy())
+        p, tp = w.T, tw.T  # a view made a leaf: marked, and it writes w
+        p.requires_grad_()
+        tp.requires_grad_()
+        opt, topt = SGD([p], lr=0.1), torch.optim.SGD([tp], lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            topt.zero_grad()
+            loss = (Tensor(x_np) @ p.T).relu().sum() + (p * w.T).sum()
+            tloss = (torch.tensor(x_np) @ tp.T).relu().sum() + (tp * tw.T).sum()
+            loss.backward()
+            tloss.backward()
+            opt.step(loss)
+            with torch.no_grad():
+                topt.step()
+            np.testing.assert_allclose(w.numpy(), tw.numpy(), rtol=1e-5, atol=1e-5)
+        misses.append(schedule_cache.stats["misses"])
+    # the first model schedules its steps; the next ones replay them
+    assert misses[1:] == [misses[0]] * 2

@@ -80,3 +80,35 @@ def test_a_second_model_of_the_same_shapes_replays_the_first_ones_schedule(fresh
         misses.append(schedule_cache.stats["misses"])
     # the first model schedules its steps; the next ones replay them
     assert misses[1:] == [misses[0]] * 2
+
+
+DEVICES = ("CPU", "CPU:1")
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+def test_a_view_of_realized_shards_trained_reads_torchs_values(axis, opt_name):
+    """An optimizer's step realizes its updates together; a sharded root's tensor was pointed
+    at the shards laid out in its own shape, and `p = s.T` read s's parts as p's (not torch)."""
+    from rulegrad.nn import optim
+
+    rng = np.random.default_rng(51)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    s = Tensor(a).shard(DEVICES, axis=axis).realize()
+    p = s.T
+    p.requires_grad_()
+    ts = torch.tensor(a)
+    tp = ts.T
+    tp.requires_grad_()
+    kw = {"lr": 0.1, "momentum": 0.9} if opt_name == "SGD" else {"lr": 0.1}
+    opt, topt = getattr(optim, opt_name)([p], **kw), getattr(torch.optim, opt_name)([tp], **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * p * p).sum().backward()
+        (tp * tp * tp).sum().backward()
+        opt.step()
+        with torch.no_grad():
+            topt.step()
+        np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(s.numpy(), ts.numpy(), rtol=1e-5, atol=1e-5)

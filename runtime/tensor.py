@@ -1583,11 +1583,11 @@ class Tensor(TensorOps, NNOps):
         one, is marked instead (`_marked`): it still reads that storage, as torch's views do
         (an optimizer's step through `b = a.T` writes a), but no other tensor has its node.
         A value computed from a variable (torch's non-leaf: its gradient flows on to the
-        variable) keeps its node; so do sharded ones and views of symbolic size (not marked yet)."""
+        variable) keeps its node; so do views of symbolic size (not marked yet). Realized
+        shards, or a view of them, are marked as a buffer is (`Tensor(s, requires_grad=True)`
+        of a realized sharded s was s's node: twice torch's gradient)."""
         base = view_base(self.uop)
-        if shards_of(base) is not None:
-            return
-        if base.op is Ops.BUFFER or buffer_of(base) is not None:
+        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None:
             if not has_symbolic(self.shape):
                 self.uop = _marked(self.uop)
             return

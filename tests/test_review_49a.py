@@ -112,3 +112,44 @@ def test_a_view_of_realized_shards_trained_reads_torchs_values(axis, opt_name):
             topt.step()
         np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(s.numpy(), ts.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+@pytest.mark.parametrize("make", ["tensor_of", "view", "itself"])
+def test_a_leaf_over_realized_shards_gets_its_own_gradient(axis, make):
+    """Realized shards were left unmarked: `Tensor(s, requires_grad=True)` or `s.T` made a leaf
+    was the very node of s (or s.T) elsewhere in the loss, and got twice torch's gradient."""
+    rng = np.random.default_rng(52)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    s = Tensor(a).shard(DEVICES, axis=axis).realize()
+    ts = torch.tensor(a)
+    if make == "tensor_of":
+        p, other, tp, tother = Tensor(s, requires_grad=True), s, ts.clone().requires_grad_(), ts
+    elif make == "view":
+        p, tp = s.T, ts.T
+        p.requires_grad_()
+        tp.requires_grad_()
+        other, tother = s.T, ts.T
+    else:  # the tensor itself; a plain copy of its values elsewhere
+        p, tp = s, ts.clone().requires_grad_()
+        p.requires_grad_()
+        other, tother = Tensor(a).shard(DEVICES, axis=axis).realize(), ts
+    (p * other * 3 + p * p).sum().backward()
+    (tp * tother * 3 + tp * tp).sum().backward()
+    np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_a_sharded_leaf_written_by_index_still_takes_a_gradient(axis):
+    """A sharded variable is marked (a view of its shards): `s[0] = v` through it is an update
+    of the variable, as for one buffer, not a view's assign whose gradient is refused."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    s = Tensor(a).shard(DEVICES, axis=axis).realize()
+    s.requires_grad_()
+    s[0] = 5.0
+    a[0] = 5.0
+    np.testing.assert_array_equal(s.numpy(), a)
+    ts = torch.tensor(a, requires_grad=True)
+    (s * s).sum().backward()
+    (ts * ts).sum().backward()
+    np.testing.assert_allclose(s.grad.numpy(), ts.grad.numpy())

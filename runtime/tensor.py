@@ -1583,12 +1583,14 @@ class Tensor(TensorOps, NNOps):
         one, is marked instead (`_marked`): it still reads that storage, as torch's views do
         (an optimizer's step through `b = a.T` writes a), but no other tensor has its node.
         A value computed from a variable (torch's non-leaf: its gradient flows on to the
-        variable) keeps its node; so do views of symbolic size (not marked yet). Realized
+        variable) keeps its node. A view of symbolic size is marked on its own top op (a
+        bare RESHAPE to a symbolic shape is not made; `a[:n]` made a leaf beside `a[:n]`
+        got twice torch's gradient). Realized
         shards, or a view of them, are marked as a buffer is (`Tensor(s, requires_grad=True)`
         of a realized sharded s was s's node: twice torch's gradient)."""
         base = view_base(self.uop)
         if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None:
-            if not has_symbolic(self.shape):
+            if not has_symbolic(self.shape) or self.uop.op in GroupOp.Movement:
                 self.uop = _marked(self.uop)
             return
         # (a symbolic-size constant too: `Tensor.ones(n, requires_grad=True)` beside

@@ -153,3 +153,22 @@ def test_a_sharded_leaf_written_by_index_still_takes_a_gradient(axis):
     (s * s).sum().backward()
     (ts * ts).sum().backward()
     np.testing.assert_allclose(s.grad.numpy(), ts.grad.numpy())
+
+
+@pytest.mark.parametrize("v", [1, 3, 8])
+def test_a_symbolic_view_made_a_leaf_is_not_the_equal_view_elsewhere(v):
+    """`a[:n]` (n symbolic) made a leaf was left unmarked: the very node of `a[:n]` elsewhere in
+    the loss, and backward gave it both uses' gradients (twice torch's)."""
+    from rulegrad import Variable
+
+    a_np = np.arange(1, 17, dtype=np.float32).reshape(8, 2)
+    n = Variable("n", 1, 8).bind(v)
+    a = Tensor(a_np)
+    p = a.shrink(((0, n), None))
+    p.requires_grad_()
+    (p * a.shrink(((0, n), None)) * 2 + p.exp()).sum().backward()
+    ta = torch.tensor(a_np)
+    tp = ta[:v]
+    tp.requires_grad_()
+    (tp * ta[:v] * 2 + tp.exp()).sum().backward()
+    np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-5)

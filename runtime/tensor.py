@@ -2513,7 +2513,8 @@ def _marked(uop: UOp) -> UOp:
     (twice torch's). Still a view of the storage for everything that reads views (realize,
     assign, numpy, the jit); the schedulers drop the tag first (rules/rangeify.rules'
     `variable_mark`), so the kernels and their compiled code do not change (a schedule is
-    cached per graph, marks included: the same variables' next step finds it). An assign keeps
+    cached per graph, its marks numbered in the order met: runtime/schedule_cache.py's
+    `graph_key`, so fresh leaves each step replay it). An assign keeps
     the mark: the tensor is pointed back at its target node (runtime/realize.py's `_result`).
     A node marked already (another variable's, `Tensor(b, requires_grad=True)` of a marked b)
     gets a mark of its own."""

@@ -298,6 +298,8 @@ def before_assign(target: UOp, value: UOp) -> Assigned | None:
             old_reads = tuple(r for _, reads in olds.values() for r in reads)
         return Assigned(bufs, tuple(out), old_reads)  # type: ignore[arg-type]
     if target.op in _WRITE_VIEWS and target.base.op is Ops.MULTI:
+        if any(n.op in _WRITE_VIEWS and n.base is target.base for n in wanted()):
+            return None  # (a variable's shards, written: an update, as `_assigned`'s)
         bufs = tuple(b for n in toposort(target) if n.op is _BUFFER and
                      (b := n.arg).data is not None)
         return Assigned(bufs, (None,) * len(bufs)) if watch([value, target]) else None

@@ -321,7 +321,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             buffers = realize(uops)
     for t, u, buf in zip(tensors, uops, buffers):
         if isinstance(buf, Shards):  # sharded: each device's part, stacked
-            t.uop = buf.node(t.uop.dtype, t.uop.shape)
+            t.uop = _sharded_result(u, buf)
         else:
             t.uop = _result(u, buf)
     if watched:
@@ -342,6 +342,17 @@ def _result(root: UOp, buf: Buffer) -> UOp:
     elif root.tag is not None and buffer_of(root) is buf:
         return root
     return result_node(buf, root.shape)
+
+
+def _sharded_result(root: UOp, shards: Shards) -> UOp:
+    """`_result` of a sharded root: an ASSIGN through views of the very shards it wrote is its
+    target (an optimizer's step of `p = s.T`, s sharded, left p reading s's parts laid out as
+    p's: another value), else the shards read again."""
+    if root.op is Ops.ASSIGN:
+        done = shards_of(view_base(root.src[0]))
+        if done is not None and all(a is b for a, b in zip(done.bufs, shards.bufs)):
+            return root.src[0]
+    return shards.node(root.dtype, root.shape)
 
 
 # the movement ops a view of storage is made of (torch's views: a PAD is a copy in torch, and

@@ -161,6 +161,7 @@ def graph_key(uops: list[UOp], lift: bool = False
     slots: dict[int, int] = {}
     buffers: list[Buffer] = []
     floats: list[tuple[object, float]] = []
+    marks: dict[object, int] = {}
     key: list[tuple] = []
     buffer_op, const_op = Ops.BUFFER, Ops.CONST
     # a node is looked at again once its sources are done (a node found twice is done once)
@@ -194,6 +195,13 @@ def graph_key(uops: list[UOp], lift: bool = False
                 arg = ("float", len(floats) - 1)
             else:
                 arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
+        tag = n.tag
+        if type(tag) is tuple and tag[0] == "variable":
+            # a variable's mark (runtime/tensor.py's `_marked`) is numbered by the order the
+            # walk meets it: its own number only keeps its node apart, and the schedulers drop
+            # it, so a fresh leaf each step (an input with requires_grad) or a second model of
+            # the same shapes is the same program, not a schedule made again
+            tag = ("variable", marks.setdefault(tag[1], len(marks)))
         index[n] = len(key)
         if not src:
             refs: tuple[int, ...] = ()
@@ -201,7 +209,7 @@ def graph_key(uops: list[UOp], lift: bool = False
             refs = (index[src[0]],)
         else:
             refs = tuple([index[s] for s in src])
-        key.append((op, n.dtype, arg, n.tag, refs))
+        key.append((op, n.dtype, arg, tag, refs))
     key.append((None, tuple([index[u] for u in uops])))  # the roots
     return tuple(key), buffers, floats
 

@@ -1583,12 +1583,14 @@ class Tensor(TensorOps, NNOps):
         one, is marked instead (`_marked`): it still reads that storage, as torch's views do
         (an optimizer's step through `b = a.T` writes a), but no other tensor has its node.
         A value computed from a variable (torch's non-leaf: its gradient flows on to the
-        variable) keeps its node; so do sharded ones and views of symbolic size (not marked yet)."""
+        variable) keeps its node. A view of symbolic size is marked on its own top op (a
+        bare RESHAPE to a symbolic shape is not made; `a[:n]` made a leaf beside `a[:n]`
+        got twice torch's gradient). Realized
+        shards, or a view of them, are marked as a buffer is (`Tensor(s, requires_grad=True)`
+        of a realized sharded s was s's node: twice torch's gradient)."""
         base = view_base(self.uop)
-        if shards_of(base) is not None:
-            return
-        if base.op is Ops.BUFFER or buffer_of(base) is not None:
-            if not has_symbolic(self.shape):
+        if base.op is Ops.BUFFER or buffer_of(base) is not None or shards_of(base) is not None:
+            if not has_symbolic(self.shape) or self.uop.op in GroupOp.Movement:
                 self.uop = _marked(self.uop)
             return
         # (a symbolic-size constant too: `Tensor.ones(n, requires_grad=True)` beside
@@ -2511,7 +2513,8 @@ def _marked(uop: UOp) -> UOp:
     (twice torch's). Still a view of the storage for everything that reads views (realize,
     assign, numpy, the jit); the schedulers drop the tag first (rules/rangeify.rules'
     `variable_mark`), so the kernels and their compiled code do not change (a schedule is
-    cached per graph, marks included: the same variables' next step finds it). An assign keeps
+    cached per graph, its marks numbered in the order met: runtime/schedule_cache.py's
+    `graph_key`, so fresh leaves each step replay it). An assign keeps
     the mark: the tensor is pointed back at its target node (runtime/realize.py's `_result`).
     A node marked already (another variable's, `Tensor(b, requires_grad=True)` of a marked b)
     gets a mark of its own."""

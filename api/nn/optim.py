@@ -21,6 +21,7 @@ import numpy as np
 
 from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
 from rulegrad.runtime.tensor import Tensor, readers_of, written_by
@@ -58,6 +59,9 @@ class Optimizer:
         state = Tensor(np.full(like.shape, value, dtype=like.dtype.np))
         if (shards := shards_of(like.uop)) is not None:  # laid out as its parameter is
             state = state.shard(shards.devices, shards.axis).realize()
+        elif isinstance(like.device, tuple):  # a view of shards (`p = s.T`): laid out as it is
+            layout = layouts([like.uop])[0]  # (`.to` a tuple of devices is refused)
+            state = state.shard(like.device, None if layout is None else layout[0]).realize()
         elif like.device != state.device:  # on its parameter's device (CPU:1 met CPU before)
             state = state.to(like.device).realize()
         return state

@@ -4,10 +4,17 @@ numpy is the oracle."""
 
 from __future__ import annotations
 
+import math
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import stack_bytes
 
 
 @pytest.mark.parametrize("shape", [(37, 1021), (41, 997), (19, 509)])
@@ -40,3 +47,49 @@ def test_narrow_int_index_into_a_long_axis(idt, n):
     np.testing.assert_array_equal(Tensor(x)[Tensor(i)].numpy(), x[i])
     got = Tensor(x)[:, None][Tensor(i), 0, 1:].numpy()
     np.testing.assert_array_equal(got, x[:, None][i, 0, 1:])
+
+
+# twenty softmaxes of float64 rows of 65536 summed (one kernel, each exp a kernel-local row
+# array of 512 KB); prints the largest error against numpy
+_MANY_ROWS = """
+import numpy as np
+from rulegrad import Tensor
+x = np.random.default_rng(0).standard_normal((2, 65536)) * 0.1
+t, out, want = Tensor(x), None, 0
+for j in range(1, 21):
+    e = (t * j).exp()
+    out = e / e.sum(-1, keepdim=True) if out is None else out + e / e.sum(-1, keepdim=True)
+    ee = np.exp(x * j)
+    want = want + ee / ee.sum(-1, keepdims=True)
+print(float(np.abs(out.numpy() - want).max()))
+"""
+
+
+def _many_softmaxes(k: int, n: int) -> Tensor:
+    t, out = Tensor(np.zeros((2, n))), None
+    for j in range(1, k + 1):
+        e = (t * j).exp()
+        out = e / e.sum(-1, keepdim=True) if out is None else out + e / e.sum(-1, keepdim=True)
+    return out
+
+
+def test_a_kernels_local_arrays_fit_the_stack_together(monkeypatch):
+    """runtime/target.py's stack budget is for all the arrays of a kernel together, but each
+    kernel-local row array was bounded alone (local_max_row): twenty exp rows of 65536 float64
+    in one kernel declared 10 MB on the stack."""
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "16M")
+    for item in _many_softmaxes(20, 65536).schedule():
+        arrays = [n for n in item.ast.toposort() if n.op is Ops.DEFINE_LOCAL]
+        used = sum(math.prod(int(r.src[0].arg) for r in n.src[1:]) * n.dtype.itemsize
+                   for n in arrays)
+        assert used <= stack_bytes(), (len(arrays), used)
+
+
+def test_many_local_rows_do_not_overflow_the_stack():
+    """The same program run (in a child process, so that a crash fails this test rather than
+    ending the suite): with 10 MB of arrays on an 8 MB stack it died (SIGSEGV)."""
+    env = dict(os.environ, RULEGRAD_L2_BYTES="16M", RULEGRAD_THREADS="2")
+    run = subprocess.run([sys.executable, "-c", _MANY_ROWS], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    assert float(run.stdout.split()[-1]) < 1e-12

@@ -79,6 +79,12 @@ def transposed(st: UOp) -> UOp | None:
             mapping: dict[UOp, UOp] = {}
             outer, inner = split_range(i, block, "loop", fresh, mapping)
             loops = [outer if r is i else r for r in ranges] + [inner]
-            return st.replace(src=(st.src[0].substitute(mapping),
-                                   st.src[1].substitute(mapping), *loops))
+            idx = st.src[0].substitute(mapping)
+            if range_size(i) % block:  # type: ignore[operator]
+                # the last block overlaps the one before it: the rows that block wrote are not
+                # stored again (i + 1 > outer * block), as interchange's blocks: an in-place
+                # update (a += b.T) read them back already updated and added b twice
+                gate = (outer * block).alu(Ops.CMPLT, mapping[i] + 1)
+                idx = idx.replace(src=(*idx.src, gate))
+            return st.replace(src=(idx, st.src[1].substitute(mapping), *loops))
     return None

@@ -2224,7 +2224,7 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         big = broadcast_shape(*(t.shape for t in idx))
     except ValueError as e:
         raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
-    idx = [(t < 0).where(t + x.shape[d], t) for d, t in zip(dims, idx)]
+    idx = [_from_end(t, x.shape[d]) for d, t in zip(dims, idx)]
     first = dims[0]
     full = x.shape[:first] + big + x.shape[first:]
     mask = None
@@ -2239,6 +2239,17 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         nb = len(big)
         out = out.permute(*range(first, first + nb), *range(first), *range(first + nb, out.ndim))
     return out
+
+
+def _from_end(t: Tensor, n: int) -> Tensor:
+    """Index t along an axis of n, negatives counted from the end (numpy's). Unsigned ones
+    are never negative; a signed dtype too narrow for n wraps in int32 (int64 past it): t + n
+    in int8 with n = 300 raised OverflowError, so an int8 or uint8 index into 256+ rows did."""
+    if t.dtype.is_unsigned:
+        return t
+    if n > t.dtype.max:
+        t = t.cast(dtypes.int32 if n <= dtypes.int32.max else dtypes.int64)
+    return (t < 0).where(t + n, t)
 
 
 def _whole_steps(start: int, n: int, step: int, size: int) -> tuple[int, int, int]:

@@ -106,7 +106,7 @@ def _oracle_of(cls: type) -> type:
 _RECORDS = [
     (Choices, [(), (None, 4), (65536, None, 1, 4, 2, 3, 6)]),
     (Pack, [((0, 1), 2, 4, 16, True, "tiles"), ((0,), 1, 6, 8, False, "", 3)]),
-    (Flash, [(0, 1, (2,), (16,), 4, 16, "batch"), (0, 1, (), (), 4, 0, "")]),
+    (Flash, [(0, 1, (2,), (16,), 4, 16, "batch", 4096), (0, 1, (), (), 4, 0, "", 0)]),
     (Parallel, [(((0,),),), (((0, 1), (3,)),)]),
     (RenderedKernel, [("k", "void k(void) {}\n", 0, ()),
                       ("k", "src", 2, ("f",) * 2, ("n",), ("launched",), "packed", 8, 4, (64, 8))]),

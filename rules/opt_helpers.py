@@ -28,7 +28,7 @@ import math
 
 from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, linear_terms, range_size, stride
+from rulegrad.runtime.loops import free_ranges, index_sums, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -305,26 +305,7 @@ def _contiguous_pair(value: UOp, a: UOp, b: UOp, kind: str = "reduce") -> bool:
     sb = range_size(b)
     if a.arg[1] != kind or b.arg[1] != kind or sb is None or range_size(a) is None:
         return False
-    pair = {a, b}
-    deps = free_ranges(value)
-    for n in toposort(value):
-        # index ADDs and MULs by a constant are the inside of a linear sum; any other node's
-        # index source that depends on a or b is a whole sum to check
-        if n.dtype is dtypes.index and (n.op is Ops.ADD or (n.op is Ops.MUL and any(
-                s.op is Ops.CONST and type(s.arg) is int for s in n.src))):
-            continue
-        for s in n.src:
-            if s.dtype is not dtypes.index or pair.isdisjoint(deps.get(s, ())):
-                continue
-            coef = {a: 0, b: 0}
-            for t, k in linear_terms(s):
-                if t in coef:
-                    coef[t] += k
-                elif not pair.isdisjoint(deps[t]):
-                    return False  # a or b under a division, a product of two loops, a gate...
-            if coef[a] != sb * coef[b]:
-                return False
-    return True
+    return all(ka == sb * kb and not other for ka, kb, other in index_sums(value, a, b))
 
 
 def vector_reduce(red: UOp) -> UOp:

@@ -36,7 +36,7 @@ import numpy as np
 
 from rulegrad.runtime import semantics
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, linear_terms, range_size
+from rulegrad.runtime.loops import free_ranges, index_sums, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -112,23 +112,7 @@ def _along_sum(term: UOp, i: UOp, j: UOp) -> bool:
     a linear sum (an INDEX's offset, a comparison's side, a division's operand) has equal
     coefficients of i and j, so t(i, j) is t(i + j, 0) (a term of it that reads them another
     way, i * j or (i + j) % 3, is such an expression itself and checked on its own)."""
-    pair = {i, j}
-    deps = free_ranges(term)
-    for x in toposort(term):
-        if x.op is Ops.RANGE or (x.dtype is dtypes.index and (x.op is Ops.ADD or (
-                x.op is Ops.MUL and any(s.op is Ops.CONST and type(s.arg) is int
-                                        for s in x.src)))):
-            continue  # (the inside of a linear sum: its whole is a source of another node)
-        for s in x.src:
-            if s.dtype is not dtypes.index or pair.isdisjoint(deps.get(s, ())):
-                continue
-            coef = {i: 0, j: 0}
-            for t, k in linear_terms(s):
-                if t in coef:
-                    coef[t] += k
-            if coef[i] != coef[j]:
-                return False
-    return True
+    return all(ki == kj for ki, kj, _ in index_sums(term, i, j))
 
 
 def _settled(term: UOp, at: dict[UOp, UOp]) -> object | None:

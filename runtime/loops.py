@@ -13,12 +13,14 @@ answer.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 _ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
+_INDEX = dtypes.index
 
 
 def range_size(r: UOp) -> int | None:
@@ -110,6 +112,29 @@ def linear_terms(x: UOp, opaque: Callable[[UOp], bool] | None = None) -> list[tu
         else:
             out.append((n, k))
     return out
+
+
+def index_sums(value: UOp, a: UOp, b: UOp) -> Iterator[tuple[int, int, bool]]:
+    """Every whole index sum under `value` that reads loop a or b (an INDEX's offset, a
+    comparison's side, a division's operand: the index ADDs and MULs by a constant inside a sum
+    are not sums of their own), as (a's coefficient, b's, whether another of its terms reads a
+    or b: a division of them, a product of two loops, a gate). The optimizer's actions ask it
+    whether two loops are read as one (`opt_helpers`) or only through a + b (`scan_helpers`)."""
+    pair, deps = {a, b}, free_ranges(value)
+    for n in toposort(value):
+        if n.dtype is _INDEX and (n.op is _ADD or (n.op is _MUL and any(
+                s.op is _CONST and type(s.arg) is int for s in n.src))):
+            continue
+        for s in n.src:
+            if s.dtype is not _INDEX or pair.isdisjoint(deps.get(s, ())):
+                continue
+            coef, other = {a: 0, b: 0}, False
+            for t, k in linear_terms(s):
+                if t in coef:
+                    coef[t] += k
+                else:
+                    other = other or not pair.isdisjoint(deps[t])
+            yield coef[a], coef[b], other
 
 
 def stride(expr: UOp, r: UOp) -> int | None:

@@ -242,6 +242,9 @@ class TensorOps:
         if not dt.is_float:
             raise InvalidArgument(f"uniform needs a float dtype, got {dt.name} (randint draws "
                                   "integers)")
+        # the shape first: an initializer's bound from a negative fan is complex (glorot_uniform
+        # of (-3, 2)), and a negative size is the error to name
+        shape = cls.empty(*shape).shape
         if not low <= high:  # (NaN too; torch refuses the same)
             raise InvalidArgument(f"uniform needs low <= high, got [{low}, {high})")
         # drawn with the dtype's digits, as torch's: a float64 uniform drawn in float32 held

@@ -608,8 +608,8 @@ def _derive_bounds(n: UOp) -> tuple[Any, Any]:
         return (n.arg[1], n.arg[2])
     if op is _BIND:
         return n.src[0]._bounds_()
-    if dt.kind not in "iuxb":  # neither an integer nor a bool
-        return (dt.min, dt.max)
+    if dt.kind not in "iuxb":  # neither an integer nor a bool: a float, or a kernel's void
+        return (-math.inf, math.inf)  # (an int load's ASSIGN reads its KERNEL: no bounds there)
     # both callers derive the sources' bounds first (map, not a comprehension: no frame)
     s = tuple(map(_bounds_of, n.src))
     if op is _ADD:

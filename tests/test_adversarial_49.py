@@ -192,3 +192,25 @@ def test_a_symbolic_constant_leaf_is_its_own_variable(v):
     tc = torch.full((v, 2), 2.0, dtype=torch.float32, requires_grad=True)
     ((tc * 2.0).exp() * tc).sum().backward()
     np.testing.assert_allclose(c.grad.numpy(), tc.grad.numpy(), rtol=1e-6)
+
+
+# found by tinygrad's operator tests through the shim, on the merge of this round (lead)
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8, np.int64])
+def test_an_index_computed_by_another_kernel_picks_numpys_rows(dtype):
+    """x[:, t, :] with t realized by a kernel of the same schedule: the gather fold's clamp asks
+    the index's bounds, and an int load of an earlier kernel's output reads its KERNEL node,
+    which has no integer type (a bare ValueError from numpy's iinfo)."""
+    x = np.arange(3 * 5 * 4, dtype=np.float32).reshape(3, 5, 4)
+    idx = np.array([4, 0, 2], dtype=dtype)
+    t = Tensor(idx) + Tensor.zeros(3, dtype=Tensor(idx).dtype)  # computed, not a plain buffer
+    got = Tensor(x)[:, t.contiguous(), :].numpy()
+    np.testing.assert_array_equal(got, x[:, idx, :])
+
+
+@pytest.mark.parametrize("make", [Tensor.glorot_uniform, Tensor.uniform, Tensor.kaiming_uniform,
+                                  Tensor.scaled_uniform, Tensor.rand])
+def test_an_initializer_of_a_negative_size_names_the_size(make):
+    """glorot_uniform(-3, 2)'s bound, sqrt(6 / (-3 + 2)), is complex, and uniform compared it
+    before it checked the shape: a TypeError about complex numbers, not the shape's error."""
+    with pytest.raises(InvalidArgument, match="non-negative"):
+        make(-3, 2)

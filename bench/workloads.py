@@ -360,33 +360,28 @@ def permute_sum(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
 
 def gather(n: int, d: int, k: int, rng: np.random.Generator) -> Point:
     """out[i, j] = x[i, idx[i, j]], x (n, d), idx (n, k)."""
-    x = _rand(rng, n, d)
-    idx = rng.integers(0, d, (n, k)).astype(np.int32)
-
-    def tf(x, idx):
-        return x.gather(1, idx.long())
-
-    def jf(x, idx):
-        import jax.numpy as jnp
-        return jnp.take_along_axis(x, idx, 1)
-
-    return Point("gather", (n, d, k), dict(x=x, idx=idx), lambda x, idx: x.gather(1, idx),
-                 tf, jf, nbytes=_bytes(idx, idx, idx))
+    return _gather_along(1, "gather", n, d, k, rng)
 
 
 def gather0(n: int, d: int, k: int, rng: np.random.Generator) -> Point:
     """out[j, i] = x[idx[j, i], i], x (d, n), idx (k, n): gather along axis 0."""
-    x = _rand(rng, d, n)
-    idx = rng.integers(0, d, (k, n)).astype(np.int32)
+    return _gather_along(0, "gather0", n, d, k, rng)
+
+
+def _gather_along(axis: int, name: str, n: int, d: int, k: int,
+                  rng: np.random.Generator) -> Point:
+    """k picks of d values along `axis` for each of n rows (the other axis)."""
+    x = _rand(rng, *((n, d) if axis else (d, n)))
+    idx = rng.integers(0, d, (n, k) if axis else (k, n)).astype(np.int32)
 
     def tf(x, idx):
-        return x.gather(0, idx.long())
+        return x.gather(axis, idx.long())
 
     def jf(x, idx):
         import jax.numpy as jnp
-        return jnp.take_along_axis(x, idx, 0)
+        return jnp.take_along_axis(x, idx, axis)
 
-    return Point("gather0", (n, d, k), dict(x=x, idx=idx), lambda x, idx: x.gather(0, idx),
+    return Point(name, (n, d, k), dict(x=x, idx=idx), lambda x, idx: x.gather(axis, idx),
                  tf, jf, nbytes=_bytes(idx, idx, idx))
 
 

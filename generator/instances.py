@@ -45,7 +45,7 @@ from rulegrad.runtime.buffer import Buffer, Positions
 from rulegrad.runtime.device import DeviceMismatch, device_of
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import ARITY, REDUCE_OPS, GroupOp, Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import VARIABLE_MARK, UOp, toposort
 from rulegrad.runtime.view import ShapeTracker, flatten
 
 from . import draws as st
@@ -124,7 +124,7 @@ def mode_of(rule: A.Rule) -> str:
 # the tags tensor nodes carry (a REALIZE's number, "realized", the fuse mark, which the
 # scheduler's passes put; a variable's mark, runtime/tensor.py's `_marked`), drawn on the root
 # of a rule that reads its tag
-TAGS = (None, "realized", "fuse", (0,), (1, 2), ("variable", 0))
+TAGS = (None, "realized", "fuse", (0,), (1, 2), (VARIABLE_MARK, 0))
 
 
 def _any_node(p: A.Pattern) -> bool:

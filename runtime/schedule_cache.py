@@ -46,7 +46,7 @@ from .matcher import stats_enabled
 from .ops import Ops
 from .rewrite import tracing_active
 from .schedule_item import ScheduleItem
-from .uop import UOp, toposort
+from .uop import VARIABLE_MARK, UOp, toposort
 
 MAX_ENTRIES = 256
 
@@ -196,12 +196,12 @@ def graph_key(uops: list[UOp], lift: bool = False
             else:
                 arg = arg.hex()  # 0.0 and -0.0 are different programs (as in UOp's own key)
         tag = n.tag
-        if type(tag) is tuple and tag[0] == "variable":
+        if type(tag) is tuple and tag[0] == VARIABLE_MARK:
             # a variable's mark (runtime/tensor.py's `_marked`) is numbered by the order the
             # walk meets it: its own number only keeps its node apart, and the schedulers drop
             # it, so a fresh leaf each step (an input with requires_grad) or a second model of
             # the same shapes is the same program, not a schedule made again
-            tag = ("variable", marks.setdefault(tag[1], len(marks)))
+            tag = (VARIABLE_MARK, marks.setdefault(tag[1], len(marks)))
         index[n] = len(key)
         if not src:
             refs: tuple[int, ...] = ()

@@ -85,7 +85,7 @@ from .realize import (
     view_bases,
 )
 from .tensor_ops import TensorOps, broadcast_shape, takes_requires_grad
-from .uop import Shape, UOp, toposort
+from .uop import VARIABLE_MARK, Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
 # (an Enum member read from its class: several times a plain name's cost)
@@ -2513,7 +2513,6 @@ def _graph_reads(root: UOp, walked: dict[UOp, tuple[frozenset[UOp], int]]
 
 
 _marks = itertools.count()
-_MARK = "variable"  # a mark's tag is (_MARK, n)
 
 
 def _marked(uop: UOp) -> UOp:
@@ -2530,8 +2529,8 @@ def _marked(uop: UOp) -> UOp:
     A node marked already (another variable's, `Tensor(b, requires_grad=True)` of a marked b)
     gets a mark of its own."""
     if uop.op in GroupOp.Movement:
-        return uop.replace(tag=(_MARK, next(_marks)))
-    return UOp(Ops.RESHAPE, uop.dtype, (uop,), uop.shape, (_MARK, next(_marks)))
+        return uop.replace(tag=(VARIABLE_MARK, next(_marks)))
+    return UOp(Ops.RESHAPE, uop.dtype, (uop,), uop.shape, (VARIABLE_MARK, next(_marks)))
 
 
 def _view_of_buffer(uop: UOp) -> bool:

@@ -101,6 +101,10 @@ _WHERE, _CMPLT, _CMPNE, _CMPEQ, _AND, _OR, _CAST = (
 _FDIV, _XOR, _SINK, _FLIP, _VIEW, _MULTI = (
     Ops.FDIV, Ops.XOR, Ops.SINK, Ops.FLIP, Ops.VIEW, Ops.MULTI)
 _index, _bool, _void = dtypes.index, dtypes.bool, dtypes.void
+
+# the first item of a variable's mark, the tag `(VARIABLE_MARK, n)` that makes a leaf's node its
+# own (runtime/tensor.py's `_marked`; the schedule cache numbers them, the schedulers drop them)
+VARIABLE_MARK = "variable"
 _Comparison, _Elementwise, _Movement = GroupOp.Comparison, GroupOp.Elementwise, GroupOp.Movement
 
 

@@ -202,6 +202,21 @@ def _fold_divmod(e: UOp) -> UOp | None:
     return out
 
 
+def congruent(x: UOp, y: UOp, c: int) -> bool:
+    """Whether x and y (index math) are non-negative sums of terms (`_terms_of`) that differ by
+    a multiple of c, term by term and in their constants: then x % c == y % c (C's % of a
+    non-negative value is the remainder). fold_divmod turns x % c into such a y (the terms
+    below c) where it cannot fold x // c: a flattened (rows, 2) view of a 64-wide run,
+    ((t * 64 + l) // 2) * 2 + l % 2, is t * 64 + l (divmod_recombine_sum)."""
+    fx, fy = _terms_of(x), _terms_of(y)
+    if fx is None or fy is None or (fx[0] - fy[0]) % c:
+        return False
+    diff = {a: k for a, k, _ in fx[1]}
+    for a, k, _ in fy[1]:
+        diff[a] = diff.get(a, 0) - k
+    return all(k % c == 0 for k in diff.values())
+
+
 def _fold_common_factor(e: UOp, x: UOp, c: int, b: int,
                         terms: tuple[tuple[UOp, int, int], ...]) -> UOp | None:
     """x // c and x % c when x = g * y + rest, g a divisor of c that divides the big terms'

@@ -145,6 +145,10 @@ def cache_bytes(level: int) -> int:
 # constant, not a benchmark's shape: the static schedule gives each thread whole partials, so any
 # thread count up to 64 takes shares within 1/4 of a partial's work of each other (4 a thread)
 SPLIT_PARTS = 256
+# The fewest values per output the scheduler's split_reduceop splits (tinygrad's bound): a
+# shorter reduction is one kernel's loop; rules/narrow_helpers.py keeps its shares shorter, so
+# its partials are not split again
+SPLIT_MIN_ROWS = 32768
 
 
 # The most bytes of arrays one kernel declares on one thread's stack, all of them together: every

@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
-# imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
+# imports rules/symbolic.rules sha256: f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
 from math import prod  # noqa: F401
@@ -22,7 +22,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'
-DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
+DEPENDENCIES = (('rules/symbolic.rules', 'f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
 _ASSIGN = Ops.ASSIGN

@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
+# source sha256: f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -13,11 +13,12 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.symbolic_helpers import cast_value
+from rulegrad.rules.symbolic_helpers import congruent
 from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'
+SOURCE_SHA256 = 'f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -518,14 +519,15 @@ _sym_rules = (
     RuleInfo('mul_idiv', 'rules/symbolic.rules', 50, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
     RuleInfo('mul_mod', 'rules/symbolic.rules', 51, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
     RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
-    RuleInfo('mod_mod', 'rules/symbolic.rules', 55, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
-    RuleInfo('split_idiv', 'rules/symbolic.rules', 59, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
-    RuleInfo('split_mod', 'rules/symbolic.rules', 60, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
-    RuleInfo('mod_coeff', 'rules/symbolic.rules', 66, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
-    RuleInfo('divmod_fold', 'rules/symbolic.rules', 71, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
-    RuleInfo('mod_in_range', 'rules/symbolic.rules', 75, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
-    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 76, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
-    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 78, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
+    RuleInfo('divmod_recombine_sum', 'rules/symbolic.rules', 56, 'divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x'),
+    RuleInfo('mod_mod', 'rules/symbolic.rules', 58, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
+    RuleInfo('split_idiv', 'rules/symbolic.rules', 62, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
+    RuleInfo('split_mod', 'rules/symbolic.rules', 63, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
+    RuleInfo('mod_coeff', 'rules/symbolic.rules', 69, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
+    RuleInfo('divmod_fold', 'rules/symbolic.rules', 74, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
+    RuleInfo('mod_in_range', 'rules/symbolic.rules', 78, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
+    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 79, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
+    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 81, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
 )
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
@@ -569,66 +571,30 @@ def _sym_ADD(n, ctx):
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             # x = n1
             return n1, _symbolic_simple_rules[0]
-    if n0.op is _ADD:
-        if n1.op is _CONST:
-            if n.dtype in _DT0 and len(n0.src) == 2:
+    if n0.op is _MUL:
+        if n1.op is _MOD:
+            if len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n0_1.op is _CONST:
-                    # rule add_consts at rules/symbolic.rules:43
-                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
-                    # c1 = n0_1, c2 = n1, x = n0_0
-                    _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[0]
-                if n0_0.op is _CONST:
-                    # rule add_consts at rules/symbolic.rules:43
-                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
-                    # c1 = n0_0, c2 = n1, x = n0_1
-                    _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[0]
-    else:
-        if n0.op is _CONST:
-            if n1.op is _ADD and n.dtype in _DT0 and len(n1.src) == 2:
-                n1_0, n1_1 = n1.src
-                if n1_1.op is _CONST:
-                    # rule add_consts at rules/symbolic.rules:43
-                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
-                    # c1 = n1_1, c2 = n0, x = n1_0
-                    _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[0]
-                if n1_0.op is _CONST:
-                    # rule add_consts at rules/symbolic.rules:43
-                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
-                    # c1 = n1_0, c2 = n0, x = n1_1
-                    _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
-                    if _r is not None:
-                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _sym_rules[0]
-        else:
-            o0 = n0.op
-            if o0 is _MUL and len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n1.op is _MOD and len(n1.src) == 2:
+                if len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
                     o0_0 = n0_0.op
                     if o0_0 is _IDIV and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST and n1_1.op is _CONST and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0 and n0_0_0.dtype in _DT0:
-                            # rule divmod_recombine at rules/symbolic.rules:53
-                            #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                            if _sym_st: _sym_st.attempts[5] += 1
-                            # c = n0_0_1, x = n0_0_0
-                            if n0_0_1.arg > 0:
-                                return n0_0_0, _sym_rules[5]
+                        if n0_1.op is _CONST:
+                            if n1_1.op is _CONST and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0 and n0_0_0.dtype in _DT0:
+                                # rule divmod_recombine at rules/symbolic.rules:53
+                                #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                                if _sym_st: _sym_st.attempts[5] += 1
+                                # c = n0_0_1, x = n0_0_0
+                                if n0_0_1.arg > 0:
+                                    return n0_0_0, _sym_rules[5]
+                            if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
+                                if _sym_st: _sym_st.attempts[6] += 1
+                                # c = n0_0_1, x = n0_0_0, y = n1_0
+                                if n0_0_1.arg > 0 and congruent(n0_0_0, n1_0, n0_0_1.arg):
+                                    return n0_0_0, _sym_rules[6]
                     elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
                         if n1_1.op is _CONST and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0 and n0_1_0.dtype in _DT0:
@@ -638,7 +604,16 @@ def _sym_ADD(n, ctx):
                             # c = n0_1_1, x = n0_1_0
                             if n0_1_1.arg > 0:
                                 return n0_1_0, _sym_rules[5]
-            elif o0 is _MOD and len(n0.src) == 2:
+                        if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                            # rule divmod_recombine_sum at rules/symbolic.rules:56
+                            #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
+                            if _sym_st: _sym_st.attempts[6] += 1
+                            # c = n0_1_1, x = n0_1_0, y = n1_0
+                            if n0_1_1.arg > 0 and congruent(n0_1_0, n1_0, n0_1_1.arg):
+                                return n0_1_0, _sym_rules[6]
+    else:
+        if n0.op is _MOD:
+            if len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
                 if n1.op is _MUL and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
@@ -662,6 +637,70 @@ def _sym_ADD(n, ctx):
                                 # c = n1_1_1, x = n1_1_0
                                 if n1_1_1.arg > 0:
                                     return n1_1_0, _sym_rules[5]
+                    if n0_1.op is _CONST:
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
+                                if _sym_st: _sym_st.attempts[6] += 1
+                                # c = n1_0_1, x = n1_0_0, y = n0_0
+                                if n1_0_1.arg > 0 and congruent(n1_0_0, n0_0, n1_0_1.arg):
+                                    return n1_0_0, _sym_rules[6]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
+                                if _sym_st: _sym_st.attempts[6] += 1
+                                # c = n1_1_1, x = n1_1_0, y = n0_0
+                                if n1_1_1.arg > 0 and congruent(n1_1_0, n0_0, n1_1_1.arg):
+                                    return n1_1_0, _sym_rules[6]
+        else:
+            if n.dtype in _DT0:
+                o0 = n0.op
+                if o0 is _ADD and len(n0.src) == 2:
+                    n0_0, n0_1 = n0.src
+                    if n1.op is _CONST:
+                        if n0_1.op is _CONST:
+                            # rule add_consts at rules/symbolic.rules:43
+                            #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                            if _sym_st: _sym_st.attempts[0] += 1
+                            # c1 = n0_1, c2 = n1, x = n0_0
+                            _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[0]
+                        if n0_0.op is _CONST:
+                            # rule add_consts at rules/symbolic.rules:43
+                            #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                            if _sym_st: _sym_st.attempts[0] += 1
+                            # c1 = n0_0, c2 = n1, x = n0_1
+                            _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
+                            if _r is not None:
+                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                if _r is not n: return _r, _sym_rules[0]
+                elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    if n1_1.op is _CONST:
+                        # rule add_consts at rules/symbolic.rules:43
+                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                        if _sym_st: _sym_st.attempts[0] += 1
+                        # c1 = n1_1, c2 = n0, x = n1_0
+                        _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[0]
+                    if n1_0.op is _CONST:
+                        # rule add_consts at rules/symbolic.rules:43
+                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                        if _sym_st: _sym_st.attempts[0] += 1
+                        # c1 = n1_0, c2 = n0, x = n1_1
+                        _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[0]
     return None
 
 def _sym_SUB(n, ctx):
@@ -849,61 +888,61 @@ def _sym_IDIV(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_idiv at rules/symbolic.rules:59
+                    # rule split_idiv at rules/symbolic.rules:62
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
+                    if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                            return n0_0_0, _sym_rules[7]
+                            return n0_0_0, _sym_rules[8]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_idiv at rules/symbolic.rules:59
+                    # rule split_idiv at rules/symbolic.rules:62
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
+                    if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                            return n0_0_1, _sym_rules[7]
+                            return n0_0_1, _sym_rules[8]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_idiv at rules/symbolic.rules:59
+                    # rule split_idiv at rules/symbolic.rules:62
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
+                    if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                            return n0_1_0, _sym_rules[7]
+                            return n0_1_0, _sym_rules[8]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_idiv at rules/symbolic.rules:59
+                    # rule split_idiv at rules/symbolic.rules:62
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[7] += 1
+                    if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                            return n0_1_1, _sym_rules[7]
+                            return n0_1_1, _sym_rules[8]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:71
+            # rule divmod_fold at rules/symbolic.rules:74
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[10] += 1
+            if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[10]
-            # rule idiv_in_range at rules/symbolic.rules:76
+                    if _r is not n: return _r, _sym_rules[11]
+            # rule idiv_in_range at rules/symbolic.rules:79
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[12] += 1
+            if _sym_st: _sym_st.attempts[13] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 _r = n.const_like(0)
-                if _r is not n: return _r, _sym_rules[12]
+                if _r is not n: return _r, _sym_rules[13]
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
@@ -922,23 +961,23 @@ def _sym_IDIV(n, ctx):
                 if n0_0.arg != 0:
                     return n0_1, _sym_rules[3]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:71
+            # rule divmod_fold at rules/symbolic.rules:74
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[10] += 1
+            if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[10]
-            # rule idiv_in_range at rules/symbolic.rules:76
+                    if _r is not n: return _r, _sym_rules[11]
+            # rule idiv_in_range at rules/symbolic.rules:79
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[12] += 1
+            if _sym_st: _sym_st.attempts[13] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 _r = n.const_like(0)
-                if _r is not n: return _r, _sym_rules[12]
+                if _r is not n: return _r, _sym_rules[13]
     return None
 
 def _sym_MOD(n, ctx):
@@ -967,104 +1006,104 @@ def _sym_MOD(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_mod at rules/symbolic.rules:60
+                    # rule split_mod at rules/symbolic.rules:63
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                            return n0_1, _sym_rules[8]
+                            return n0_1, _sym_rules[9]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_mod at rules/symbolic.rules:60
+                    # rule split_mod at rules/symbolic.rules:63
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                            return n0_1, _sym_rules[8]
+                            return n0_1, _sym_rules[9]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_mod at rules/symbolic.rules:60
+                    # rule split_mod at rules/symbolic.rules:63
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                            return n0_0, _sym_rules[8]
+                            return n0_0, _sym_rules[9]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_mod at rules/symbolic.rules:60
+                    # rule split_mod at rules/symbolic.rules:63
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                            return n0_0, _sym_rules[8]
+                            return n0_0, _sym_rules[9]
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:66
+                    # rule mod_coeff at rules/symbolic.rules:69
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
                     if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[9]
+                            if _r is not n: return _r, _sym_rules[10]
                 if n0_0_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:66
+                    # rule mod_coeff at rules/symbolic.rules:69
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
                     if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[9]
+                            if _r is not n: return _r, _sym_rules[10]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:66
+                    # rule mod_coeff at rules/symbolic.rules:69
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
                     if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[9]
+                            if _r is not n: return _r, _sym_rules[10]
                 if n0_1_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:66
+                    # rule mod_coeff at rules/symbolic.rules:69
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
                     if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[9]
+                            if _r is not n: return _r, _sym_rules[10]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:71
+            # rule divmod_fold at rules/symbolic.rules:74
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[10] += 1
+            if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[10]
-            # rule mod_in_range at rules/symbolic.rules:75
+                    if _r is not n: return _r, _sym_rules[11]
+            # rule mod_in_range at rules/symbolic.rules:78
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[12] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                return n0, _sym_rules[11]
+                return n0, _sym_rules[12]
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
@@ -1087,29 +1126,29 @@ def _sym_MOD(n, ctx):
         if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_1.op is _CONST and n1 is n0_1:
-                # rule mod_mod at rules/symbolic.rules:55
+                # rule mod_mod at rules/symbolic.rules:58
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
-                if _sym_st: _sym_st.attempts[6] += 1
+                if _sym_st: _sym_st.attempts[7] += 1
                 # c = n0_1, m = n0, x = n0_0
                 if n0_1.arg != 0:
-                    return n0, _sym_rules[6]
+                    return n0, _sym_rules[7]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:71
+            # rule divmod_fold at rules/symbolic.rules:74
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[10] += 1
+            if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[10]
-            # rule mod_in_range at rules/symbolic.rules:75
+                    if _r is not n: return _r, _sym_rules[11]
+            # rule mod_in_range at rules/symbolic.rules:78
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[12] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                return n0, _sym_rules[11]
+                return n0, _sym_rules[12]
     return None
 
 def _sym_CMPLT(n, ctx):
@@ -1124,16 +1163,16 @@ def _sym_CMPLT(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:78
+        # rule cmp_bounds at rules/symbolic.rules:81
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[13] += 1
+        if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[13]
+                if _r is not n: return _r, _sym_rules[14]
     return None
 
 def _sym_CMPNE(n, ctx):
@@ -1148,16 +1187,16 @@ def _sym_CMPNE(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:78
+        # rule cmp_bounds at rules/symbolic.rules:81
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[13] += 1
+        if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[13]
+                if _r is not n: return _r, _sym_rules[14]
     return None
 
 def _sym_CMPEQ(n, ctx):
@@ -1172,16 +1211,16 @@ def _sym_CMPEQ(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:78
+        # rule cmp_bounds at rules/symbolic.rules:81
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[13] += 1
+        if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[13]
+                if _r is not n: return _r, _sym_rules[14]
     return None
 
 

@@ -28,7 +28,7 @@ import math
 
 from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, index_sums, range_size, stride
+from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -47,6 +47,12 @@ VECTOR_LANES = AVX2_BYTES // 4
 # the reads an explicit vector makes along its loop: contiguous, or every other element (a
 # stride-2 window: two loads and a shuffle); wider strides are left to gcc's `omp simd`
 VECTOR_STRIDES = (1, 2)
+# and wider strides, up to a short reduce's row (UNROLL_MAX), lane by lane (8 scalar loads into
+# a vector), where the loads along the loop together read every element of the rows the lanes
+# step over (`whole_rows`: a max over rows of 7 unrolled, 7 reads 7 apart): the lines are
+# read whole, and the row's ops run on vectors, not one NaN-propagating max at a time
+# (65521 x 7: 0.5x torch's speed scalar)
+GATHER_STRIDES = VECTOR_STRIDES + tuple(range(3, UNROLL_MAX + 1))
 # a reduce along a contiguous loop keeps REDUCE_VECTORS vectors of partial results: one
 # accumulator waits on its last step (a float add's latency, four operations for a
 # NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
@@ -128,16 +134,43 @@ def upcast(st: UOp) -> UOp | None:
     if j.arg[1] != "loop" or size is None or size < UPCAST_MIN:
         return None
     nodes = along(st.src[1], j)
+    far = []
     for n in nodes:
         if n.op is Ops.REDUCE or (n.op is Ops.LOAD and len(n.src) > 1):
             return None
-        # a read that steps far along j would be a gather in every lane: no faster than scalar
         if n.op is Ops.LOAD and not _near(stride(n.src[0].src[1], j)):
-            return None
+            far.append(n)
     if stride(st.src[0].src[1], j) != 1:
         return None
-    kind = vectorizable(st, j, nodes) or "upcast"
+    # a read that steps far along j is a gather in every lane: no faster than scalar, unless
+    # the far reads read whole rows and the vector form loads them lane by lane
+    if far and not whole_rows(far, j):
+        return None
+    kind = vectorizable(st, j, nodes, GATHER_STRIDES if far else VECTOR_STRIDES) or "upcast"
+    if far and kind != "vector":
+        return None
     return st.substitute({j: j.replace(arg=(j.arg[0], kind))})
+
+
+def whole_rows(loads: list[UOp], j: UOp) -> bool:
+    """Whether the loads (each stepping 3..UNROLL_MAX elements along loop j) read, per buffer,
+    step and index free of a constant, every offset of a row of `step` (offsets c0 .. c0 +
+    step - 1 mod step): then the lanes' reads together cover each row they touch."""
+    rows: dict[tuple, set[int]] = {}
+    for n in loads:
+        idx = n.src[0].src[1]
+        step = stride(idx, j)
+        if step is None or not 0 < step <= UNROLL_MAX:
+            return False
+        const, terms = 0, {}
+        for t, k in linear_terms(idx):
+            if t.op is Ops.CONST and type(t.arg) is int:
+                const += k * t.arg
+            else:
+                terms[t] = terms.get(t, 0) + k
+        key = (n.src[0].src[0], step, frozenset(terms.items()))
+        rows.setdefault(key, set()).add(const % step)
+    return all(len(offsets) == key[1] for key, offsets in rows.items())
 
 
 def along(value: UOp, j: UOp) -> list[UOp]:
@@ -162,10 +195,11 @@ def _near(step: int | None) -> bool:
     return step is not None and abs(step) <= UPCAST_MAX_STRIDE
 
 
-def vectorizable(st: UOp, j: UOp, nodes: list[UOp]) -> str:
+def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
+                 strides: tuple[int, ...] = VECTOR_STRIDES) -> str:
     """How a STORE `upcast` takes (loop j innermost, `nodes` its value's nodes along j) is
     vectorized when its value has an explicit vector form: a float32 value of ops in
-    _VECTOR_OPS, its reads VECTOR_STRIDES apart along j and its indices affine in j (a constant
+    _VECTOR_OPS, its reads `strides` apart along j and its indices affine in j (a constant
     times j plus terms free of it, so lane u reads offset(j) + stride * u), and no read of the
     buffer it writes (the last vector recomputes some outputs of the one before it, which must
     read what they read the first time). Then "vector" (explicit vectors) or "simd" (left to
@@ -173,7 +207,7 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp]) -> str:
     if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
         return ""
     nodes = nodes + along(st.src[0].src[1], j)
-    if not vector_values(nodes, j, st.src[0].src[0], VECTOR_STRIDES):
+    if not vector_values(nodes, j, st.src[0].src[0], strides):
         return ""
     # With 512-bit vectors (runtime/target.py) gcc's `omp simd` runs 16 lanes where ours run
     # 8: a layer norm's last loop took 0.11 ms that way against 0.13 (2 threads, both built in
@@ -181,7 +215,7 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp]) -> str:
     # worse: a window read 2 apart (a pool's), two loads and a shuffle. Either way the kernel
     # is compiled at the explicit vectors' level (flags.py: at -O3 a softmax's build took 27
     # ms more).
-    if vector_bytes() == 32 or any(n.op is Ops.LOAD and stride(n.src[0].src[1], j) == 2
+    if vector_bytes() == 32 or any(n.op is Ops.LOAD and stride(n.src[0].src[1], j) != 1
                                    for n in nodes):
         return "vector"
     return "simd"

@@ -129,6 +129,10 @@ static inline rg_vf32 rg_vload2_f32(const float *p) {
   return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
 #endif
 }
+/* p[0], p[s], ..., p[7 * s], lane by lane: a short row's reads, s apart (opt_helpers'
+   GATHER_STRIDES) */
+static inline rg_vf32 rg_vloads_f32(const float *p, int64_t s) {
+  return (rg_vf32){p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s], p[7 * s]}; }
 /* a > b ? a : b and a < b ? a : b lane by lane: x86's max and min instructions */
 #if defined(__AVX__) && defined(__GNUC__)
 #define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)

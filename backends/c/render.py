@@ -675,7 +675,9 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            expr = f"{_VECTOR_LOAD[step]}(&{srcs[0]})"  # type: ignore[index]
+            load = _VECTOR_LOAD.get(step)  # type: ignore[arg-type]
+            expr = (f"{load}(&{srcs[0]})" if load is not None  # type: ignore[index]
+                    else f"rg_vloads_f32(&{srcs[0]}, {step})")  # type: ignore[index]
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the

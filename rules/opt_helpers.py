@@ -30,7 +30,7 @@ from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 # a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
@@ -53,11 +53,7 @@ VECTOR_STRIDES = (1, 2)
 # read whole, and the row's ops run on vectors, not one NaN-propagating max at a time
 # (65521 x 7: 0.5x torch's speed scalar)
 GATHER_STRIDES = VECTOR_STRIDES + tuple(range(3, UNROLL_MAX + 1))
-# a reduce along a contiguous loop keeps REDUCE_VECTORS vectors of partial results: one
-# accumulator waits on its last step (a float add's latency, four operations for a
-# NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
-# in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
-REDUCE_VECTORS = 4
+# (REDUCE_VECTORS, the vectors of partial results a reduce keeps: runtime/target.py)
 # the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,

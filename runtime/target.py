@@ -145,8 +145,13 @@ def cache_bytes(level: int) -> int:
 # constant, not a benchmark's shape: the static schedule gives each thread whole partials, so any
 # thread count up to 64 takes shares within 1/4 of a partial's work of each other (4 a thread)
 SPLIT_PARTS = 256
+# A reduce along a contiguous loop keeps REDUCE_VECTORS vectors of partial results: one
+# accumulator waits on its last step (a float add's latency, four operations for a
+# NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
+# in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
+REDUCE_VECTORS = 4
 # The fewest values per output the scheduler's split_reduceop splits (tinygrad's bound): a
-# shorter reduction is one kernel's loop; rules/narrow_helpers.py keeps its shares shorter, so
+# shorter reduction is one kernel's loop; rangeify.rules' narrow_reduce keeps its shares shorter, so
 # its partials are not split again
 SPLIT_MIN_ROWS = 32768
 

@@ -151,9 +151,10 @@ def test_a_flattened_view_of_a_vector_run_recombines_its_index():
     t, j = UOp.range(5, 0), UOp.range(64, 1)
     x = t * 64 + j
     e = (x // 2) * 2 + j % 2
-    assert graph_rewrite(e, matcher("symbolic", "sym")) is graph_rewrite(x, matcher("symbolic", "sym"))
+    sym = matcher("symbolic", "sym")
+    assert graph_rewrite(e, sym) is graph_rewrite(x, sym)
     # not when the remainders differ: (t * 63 + j) // 2 * 2 + j % 2 is not t * 63 + j
     y = t * 63 + j
-    kept = graph_rewrite((y // 2) * 2 + j % 2, matcher("symbolic", "sym"))
+    kept = graph_rewrite((y // 2) * 2 + j % 2, sym)
     assert Ops.IDIV in {n.op for n in kept.toposort()}
     assert dtypes.index == kept.dtype

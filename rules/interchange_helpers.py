@@ -33,7 +33,7 @@ from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, pack
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import cache_bytes, page_bytes, threads
+from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
@@ -43,9 +43,7 @@ INTERCHANGE_MAX = 4096
 TILE_I, TILE_J = 4, 16
 # the fewest columns in a block: a vector's worth (8 float32 lanes)
 BLOCK_MIN = 8
-# the most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
-# block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
-VECTORS_MAX = 8
+# (VECTORS_MAX, the most vectors of accumulators a reduce over rows keeps: runtime/target.py)
 # a sum down the columns (an interchanged reduce with no output loop but its columns) adds
 # this many rows per pass over its accumulators, in order, in a register: each accumulator is
 # loaded and stored once per pass, not once per row. A 2048x2048 float32 column sum (200

@@ -30,7 +30,7 @@ from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes
+from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 # a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
@@ -39,11 +39,7 @@ UNROLL_MAX = 16
 UPCAST_MIN = 8
 # reads further apart than this along the upcast axis are gathers (a transpose): left scalar
 UPCAST_MAX_STRIDE = 4
-# an explicit vector: 8 float32 lanes, 256 bits, on every target (the renderer's `rg_vf32`;
-# gcc splits it without AVX2). Not a machine choice: at 512 bits a contiguous loop is left to
-# gcc's `omp simd` instead (`upcast`), and only strided reads keep these
-AVX2_BYTES = 32
-VECTOR_LANES = AVX2_BYTES // 4
+# (VECTOR_LANES, an explicit vector's float32 lanes: runtime/target.py)
 # the reads an explicit vector makes along its loop: contiguous, or every other element (a
 # stride-2 window: two loads and a shuffle); wider strides are left to gcc's `omp simd`
 VECTOR_STRIDES = (1, 2)

@@ -150,6 +150,14 @@ SPLIT_PARTS = 256
 # NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
 # in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
 REDUCE_VECTORS = 4
+# An explicit vector: 8 float32 lanes, 256 bits, on every target (the renderer's `rg_vf32`;
+# gcc splits it without AVX2). Not a machine choice: at 512 bits a contiguous loop is left to
+# gcc's `omp simd` instead (`upcast`), and only strided reads keep these
+AVX2_BYTES = 32
+VECTOR_LANES = AVX2_BYTES // 4
+# The most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
+# block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
+VECTORS_MAX = 8
 # The fewest values per output the scheduler's split_reduceop splits (tinygrad's bound): a
 # shorter reduction is one kernel's loop; rangeify.rules' narrow_reduce keeps its shares shorter, so
 # its partials are not split again

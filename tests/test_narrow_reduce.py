@@ -85,7 +85,8 @@ def _kernels(t: Tensor) -> list[tuple[UOp, list[str]]]:
     return out
 
 
-@pytest.mark.parametrize("rows, cols", [(999983, 2), (1 << 20, 3), (65521, 16)])
+@pytest.mark.parametrize("rows, cols", [(999983, 2), (1 << 20, 3), (65521, 16), (1 << 20, 5),
+                                        (1 << 20, 16)])
 def test_a_long_narrow_reduce_takes_threads_and_vector_partials(rows, cols):
     # one loop keeps `cols` accumulators on one core; split, a kernel of T x L partials takes
     # the threads (one share each) and keeps its L partials in vectors
@@ -96,6 +97,8 @@ def test_a_long_narrow_reduce_takes_threads_and_vector_partials(rows, cols):
     (part, acts), _ = kernels
     (st,) = [n for n in part.toposort() if n.op is Ops.STORE]
     shares, lanes = (r.src[0].arg for r in st.src[2:])
+    # one reduce over the share's rows: not split again into a loop nest (split_reduceop)
+    assert len([n for n in part.toposort() if n.op is Ops.REDUCE]) == 1, acts
     assert shares % threads() == 0 and lanes % cols == 0 and lanes >= 32, (shares, lanes)
     # the partials are accumulators inside the rows' loop (explicit vectors, or gcc's simd)
     assert st.src[-1].arg[1] in ("vector", "upcast") and acts[0].startswith("INTERCHANGE"), acts

@@ -41,6 +41,7 @@ from typing import Any
 
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 
@@ -327,8 +328,9 @@ def load_for(kernel_source: str, build: Builder) -> None:
     """Load (building once per cache, with `build`) the block libraries `kernel_source` calls,
     before the library holding it is loaded."""
     for m in sorted(set(NAME.findall(kernel_source))):
-        if m[2]:  # the float32 exp
-            key, library = "exp", _exp_library
+        if m[2]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
+            key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
+            library = _exp_library
         else:
             if not m[0]:  # a row reduction
                 m = ("z" if vector_bytes() == 64 else "v", "32", "")

@@ -106,20 +106,38 @@ static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
 }
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define RG_B16(c) ((rg_xf16){0} + (c))
-#define RG_FMA16(a, b, c) __builtin_ia32_vfmaddps512_mask(a, b, c, (unsigned short)-1, 4)
-/* the same steps on 16 lanes (minps/maxps return their second operand, x, where it is NaN),
-   2^k by scalef: the same single rounding as the two halves' */
+#define RG_B4(c) ((rg_xf4){0} + (c))
+#define RG_M16 (unsigned short)-1, 4
+/* the steps with AVX-512's scalef for 2^k (the same single rounding as the two halves'), on a
+   vector type T: min/max return their second operand, x, where it is NaN */
+#define RG_EXP_SCALEF(T, B, MIN, MAX, FMA, SCALEF) \
+  x = MIN(B(88.8f), x); x = MAX(B(-104.0f), x); \
+  const T k = FMA(x, B(0x1.715476p+0f), B(RG_EXP_SHIFT)) - RG_EXP_SHIFT; \
+  T r = FMA(k, B(-0x1.63p-1f), x), p; \
+  r = FMA(k, B(0x1.bd0106p-13f), r); \
+  RG_EXP_POLY(FMA, B, p, r); \
+  return SCALEF(p, k);
+#define RG_MIN16(a, b) __builtin_ia32_minps512_mask(a, b, b, RG_M16)
+#define RG_MAX16(a, b) __builtin_ia32_maxps512_mask(a, b, b, RG_M16)
+#define RG_FMA16(a, b, c) __builtin_ia32_vfmaddps512_mask(a, b, c, RG_M16)
+#define RG_SCALEF16(a, b) __builtin_ia32_scalefps512_mask(a, b, a, RG_M16)
 static inline __attribute__((always_inline)) rg_xf16 rg_exp16(rg_xf16 x) {
-  x = __builtin_ia32_minps512_mask(RG_B16(88.8f), x, x, (unsigned short)-1, 4);
-  x = __builtin_ia32_maxps512_mask(RG_B16(-104.0f), x, x, (unsigned short)-1, 4);
-  const rg_xf16 k = RG_FMA16(x, RG_B16(0x1.715476p+0f), RG_B16(RG_EXP_SHIFT)) - RG_EXP_SHIFT;
-  rg_xf16 r = RG_FMA16(k, RG_B16(-0x1.63p-1f), x), p;
-  r = RG_FMA16(k, RG_B16(0x1.bd0106p-13f), r);
-  RG_EXP_POLY(RG_FMA16, RG_B16, p, r);
-  return __builtin_ia32_scalefps512_mask(p, k, p, (unsigned short)-1, 4);
-}
+  RG_EXP_SCALEF(rg_xf16, RG_B16, RG_MIN16, RG_MAX16, RG_FMA16, RG_SCALEF16) }
 rg_xf16 rg_expf_e(rg_xf16 x) __asm__("_ZGVeN16v_rg_expf" RG_EXP_TAG);
 rg_xf16 rg_expf_e(rg_xf16 x) { return rg_exp16(x); }
+#ifdef __AVX512VL__
+/* 8 and 4 lanes (and one value, in 4) the same way: fewer steps than the two halves */
+#define RG_SCALEF8(a, b) __builtin_ia32_scalefps256_mask(a, b, a, (unsigned char)-1)
+#define RG_SCALEF4(a, b) __builtin_ia32_scalefps128_mask(a, b, a, (unsigned char)-1)
+static inline __attribute__((always_inline)) rg_xf8 rg_exp8s(rg_xf8 x) {
+  RG_EXP_SCALEF(rg_xf8, RG_B8, __builtin_ia32_minps256, __builtin_ia32_maxps256,
+                __builtin_ia32_vfmaddps256, RG_SCALEF8) }
+static inline __attribute__((always_inline)) rg_xf4 rg_exp4s(rg_xf4 x) {
+  RG_EXP_SCALEF(rg_xf4, RG_B4, __builtin_ia32_minps, __builtin_ia32_maxps,
+                __builtin_ia32_vfmaddps, RG_SCALEF4) }
+#define rg_exp8 rg_exp8s
+#define rg_exp1(x) (rg_exp4s(RG_B4(x))[0])
+#endif
 #endif
 float rg_expf_1(float x) __asm__("rg_expf" RG_EXP_TAG);
 float rg_expf_1(float x) { return rg_exp1(x); }

@@ -194,9 +194,11 @@ def process_startup() -> dict[str, float]:
     # program with a launched kernel (backends/c/launch.py): counted here, not in that case
     launch.launcher(build.build_library)
     # likewise the float32 register blocks of the packed products (backends/c/blocks.py),
-    # built once per cache and loaded by the first product
+    # built once per cache and loaded by the first product, and the float32 exp's library
+    # (backends/c/vexp.py), loaded by the first exp
     before = build.stats["compile_seconds"]
     blocks.load_float32(build.build_library)
+    blocks.load_exp(build.build_library)
     return {"cold": time.perf_counter() - t0, "build": build.stats["compile_seconds"] - built,
             "blocks": build.stats["compile_seconds"] - before}
 

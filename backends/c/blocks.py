@@ -36,13 +36,16 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 
+from . import vexp
 from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
@@ -58,8 +61,10 @@ from .ctext import (
 )
 
 # a block or panel copy names its library's vector type; a row reduction (8-lane vectors
-# whatever the target) is in the float32 library of the target's width
-NAME = re.compile(r"\brg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32\b)")
+# whatever the target) is in the float32 library of the target's width; a float32 exp (its
+# prelude binds expf to rg_expf, vexp.py) in a small library of its own, so that a first
+# sigmoid does not build every block
+NAME = re.compile(r"\brg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32\b)|\b(expf)\(")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -305,6 +310,11 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
         for op in REDUCE_OPS if dt is dtypes.float32]
 
 
+def _exp_library() -> list[RenderedKernel]:
+    """The float32 exp's library: rg_expf and its SIMD clones (vexp.py)."""
+    return [RenderedKernel(vexp.NAME, vexp.SOURCE, 0, (), kind="packed")]
+
+
 # build.py's `build_library` (rendered kernels, dlopen mode -> a loaded library): handed in by
 # the builder, which loads the blocks a kernel calls before the kernel, so this module never
 # imports it back
@@ -318,18 +328,28 @@ def load_for(kernel_source: str, build: Builder) -> None:
     """Load (building once per cache, with `build`) the block libraries `kernel_source` calls,
     before the library holding it is loaded."""
     for m in sorted(set(NAME.findall(kernel_source))):
-        if not m[0]:  # a row reduction
-            m = ("z" if vector_bytes() == 64 else "v", "32")
-        key = "".join(m)
+        if m[2]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
+            key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
+            library = _exp_library
+        else:
+            if not m[0]:  # a row reduction
+                m = ("z" if vector_bytes() == 64 else "v", "32", "")
+            key = "".join(m)
+            dt = dtypes.float32 if m[1] == "32" else dtypes.float64
+            lanes = (32 if m[0] == "v" else 64) // dt.itemsize
+            library = partial(kernels, dt, lanes)
         with _lock:
             if key in _loaded:
                 continue
-            dt = dtypes.float32 if m[1] == "32" else dtypes.float64
-            lanes = (32 if m[0] == "v" else 64) // dt.itemsize
-            _loaded[key] = build(kernels(dt, lanes), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+            _loaded[key] = build(library(), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
 
 
 def load_float32(build: Builder) -> None:
     """Load the float32 blocks of this target's width (runtime/target.py): what a process's
     first float32 product loads, for a caller that counts builds to take it out of the way."""
     load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)), build)
+
+
+def load_exp(build: Builder) -> None:
+    """Load the float32 exp's library (vexp.py): what a process's first float32 exp loads."""
+    load_for("expf(", build)

@@ -357,7 +357,8 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
         stats["memory_hits"] += 1
         return lib
     if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source
-                           or "rg_reduce_" in source):
+                           or "rg_reduce_" in source
+                           or "rg_expf" in source):
         # before this library is loaded, so its calls bind to them (the kernels' own text:
         # the prelude declares every block)
         load_for("\n".join(k.source for k in kernels), build_library)

@@ -64,6 +64,7 @@ from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+from . import vexp
 from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
@@ -320,6 +321,7 @@ _USED: tuple[tuple[str, str], ...] = tuple(
                                          f"{pack_signature(t)[:-1]}, int64_t panels);"
                                          for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
                                           for o in REDUCE_OPS)),
     ))
@@ -389,8 +391,7 @@ def render_alu(node: UOp, a: list[str]) -> str:
 
 _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "!=",
           Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
-# vector loops call libmvec's (RG_MVEC): an inlined polynomial exp (degree 6, Cody-Waite, ~1 ulp)
-# ran softmax's 1024^2 kernel 10% slower than _ZGVeN16v_expf on one core (0.56 / 0.50 ms)
+# vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
 # float ops through a prelude helper of the computing type (f32 for float16 too)

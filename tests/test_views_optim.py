@@ -1,0 +1,133 @@
+"""Parameters that are views of one buffer, stepped by an optimizer, against torch: torch
+updates the parameters one after another, so where two views overlap the later update reads the
+value the earlier one wrote, and the base sees every write. Symbolic views (`a[:n]`) as
+parameters, and `Tensor(t)` of a tensor, which copies as `torch.tensor(t)` does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from rulegrad import Tensor  # noqa: E402
+from rulegrad.nn.optim import SGD, Adam  # noqa: E402
+
+BASE = np.random.default_rng(7).standard_normal((3, 5)).astype(np.float32)
+STEPS = 3
+
+# two parameters over one base: disjoint (a row and the others transposed; two column blocks),
+# overlapping column blocks, and three views, two of them overlapping, beside another buffer
+VIEWS = {
+    "row_and_rows_T": lambda b: [b[0], b[1:].T],
+    "column_blocks": lambda b: [b[:, :2], b[:, 2:]],
+    "overlapping": lambda b: [b[:, :3], b[:, 1:]],
+    "three_views": lambda b: [b[1:, 1:4], b[0], b[:, 2:].T],
+}
+OPTS = {
+    "sgd": (SGD, torch.optim.SGD, dict(lr=0.1)),
+    "sgd_momentum": (SGD, torch.optim.SGD, dict(lr=0.1, momentum=0.9)),
+    "sgd_nesterov_wd": (SGD, torch.optim.SGD,
+                        dict(lr=0.05, momentum=0.8, weight_decay=0.1, nesterov=True)),
+    "adam": (Adam, torch.optim.Adam, dict(lr=0.1)),
+}
+
+
+def loss_of(ps):
+    # a different function per parameter: each gets its own gradient
+    return sum(((p * p * (k + 1)).sum() + (p * p * p).sum() * 0.1) for k, p in enumerate(ps))
+
+
+def run_rulegrad(views, opt_cls, kw, other=None):
+    base = Tensor(BASE.copy())
+    ps = views(base)
+    for p in ps:
+        p.requires_grad_()
+    if other is not None:
+        ps.insert(1, other)
+    opt = opt_cls(ps, **kw)
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss_of(ps).backward()
+        opt.step()
+    return base, ps
+
+
+def run_torch(views, opt_cls, kw, other=None):
+    base = torch.tensor(BASE.copy())
+    ps = views(base)
+    for p in ps:
+        p.requires_grad_()
+    if other is not None:
+        ps.insert(1, other)
+    opt = opt_cls(ps, **kw)
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss_of(ps).backward()
+        opt.step()
+    return base, ps
+
+
+@pytest.mark.parametrize("opt", sorted(OPTS))
+@pytest.mark.parametrize("kind", sorted(VIEWS))
+def test_views_of_one_buffer_step_as_torch(kind, opt):
+    ours, theirs, kw = OPTS[opt]
+    other = np.linspace(-1, 1, 4, dtype=np.float32)  # a parameter of its own buffer between
+    base, ps = run_rulegrad(VIEWS[kind], ours, kw, Tensor(other.copy()).requires_grad_())
+    tbase, tps = run_torch(VIEWS[kind], theirs, kw,
+                           torch.tensor(other.copy()).requires_grad_())
+    np.testing.assert_allclose(base.numpy(), tbase.detach().numpy(), rtol=1e-5, atol=1e-5)
+    for i, (p, tp) in enumerate(zip(ps, tps)):
+        np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"parameter {i}")
+
+
+def test_a_base_and_its_view_step_one_after_another():
+    """A base and a view of it, both parameters (torch makes such a view a non-leaf, so the
+    oracle is torch's SGD loop in numpy float64): the view's update reads the base's new
+    value, and both the base and the view hold the view's write."""
+    base = Tensor(BASE.copy())
+    row = base[1]
+    base.requires_grad_()
+    row.requires_grad_()
+    opt = SGD([base, row], lr=0.1, momentum=0.5)
+    b, bufs = BASE.astype(np.float64), [0.0, 0.0]
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = (base * base).sum() + (row * row * row).sum()
+        loss.backward()
+        opt.step(loss)
+        grads = [2 * b, 3 * b[1] ** 2]
+        for i, g in enumerate(grads):  # torch's _single_tensor_sgd, one parameter at a time
+            bufs[i] = 0.5 * bufs[i] + g
+            if i == 0:
+                b = b - 0.1 * bufs[i]
+            else:
+                b[1] = b[1] - 0.1 * bufs[i]
+    np.testing.assert_allclose(base.numpy(), b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(row.numpy(), b[1], rtol=1e-5, atol=1e-5)
+
+
+def test_loss_and_schedule_step_with_shared_storage():
+    """`step(loss)` realizes the loss from the values before the step, and `schedule_step`
+    still gives the step (the shared storage's earlier rounds realized inside it)."""
+    for use_schedule_step in (False, True):
+        base, tbase = Tensor(BASE.copy()), torch.tensor(BASE.copy())
+        ps, tps = [base[:, :3], base[:, 1:]], [tbase[:, :3], tbase[:, 1:]]
+        for p, tp in zip(ps, tps):
+            p.requires_grad_()
+            tp.requires_grad_()
+        opt, topt = SGD(ps, lr=0.1), torch.optim.SGD(tps, lr=0.1)
+        for _ in range(STEPS):
+            opt.zero_grad()
+            topt.zero_grad()
+            loss, tloss = loss_of(ps), loss_of(tps)
+            loss.backward()
+            tloss.backward()
+            if use_schedule_step:
+                Tensor.realize(loss, *opt.schedule_step())
+            else:
+                opt.step(loss)
+            topt.step()
+            np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5)
+        np.testing.assert_allclose(base.numpy(), tbase.detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rulegrad import Tensor  # noqa: E402
+from rulegrad import Tensor, Variable  # noqa: E402
 from rulegrad.nn.optim import SGD, Adam  # noqa: E402
 
 BASE = np.random.default_rng(7).standard_normal((3, 5)).astype(np.float32)
@@ -131,3 +131,37 @@ def test_loss_and_schedule_step_with_shared_storage():
             topt.step()
             np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5)
         np.testing.assert_allclose(base.numpy(), tbase.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["c", "interp", "oracle"])
+def test_assign_through_a_symbolic_view_writes_its_rows_only(backend, monkeypatch):
+    """`a[:n]` is stored at n's maximum: its assign computed every row of `a` and wrote them
+    all (`a[n:]` changed); torch writes the first n."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    a_np = np.arange(1, 13, dtype=np.float32).reshape(6, 2)
+    a, ta = Tensor(a_np.copy()), torch.tensor(a_np.copy())
+    n = Variable("n", 1, 6).bind(4)
+    a[:n].assign(a[:n] * 0.5 - 1)
+    ta[:4] = ta[:4] * 0.5 - 1
+    np.testing.assert_array_equal(a.numpy(), ta.numpy())
+
+
+@pytest.mark.parametrize("opt", sorted(OPTS))
+def test_symbolic_view_parameter_steps_its_base(opt):
+    """`p = a[:n]` trained: each step writes the bound rows of `a` (and only those), with
+    momentum and Adam state of p's symbolic shape, as torch's `a[:3]`."""
+    ours, theirs, kw = OPTS[opt]
+    a, ta = Tensor(BASE.copy()), torch.tensor(BASE.copy())
+    p, tp = a[:Variable("n", 1, 3).bind(2)], ta[:2]
+    p.requires_grad_()
+    tp.requires_grad_()
+    o, to = ours([p], **kw), theirs([tp], **kw)
+    for _ in range(STEPS):
+        o.zero_grad()
+        to.zero_grad()
+        loss_of([p]).backward()
+        loss_of([tp]).backward()
+        o.step()
+        to.step()
+    np.testing.assert_allclose(a.numpy(), ta.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5)

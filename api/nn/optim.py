@@ -29,6 +29,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
 from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.variable import concrete, has_symbolic
 
 
 class Optimizer:
@@ -59,6 +60,10 @@ class Optimizer:
                 # DeviceMismatch)
                 return Tensor.full((), value, dtype=dtypes.float32).contiguous().realize()
             return Tensor(np.array(value, dtype=np.float32))
+        if has_symbolic(like.shape):  # (`p = a[:n]`): its bound rows of a buffer of vmax rows,
+            # as a symbolic tensor is stored (runtime/variable.py); an assign writes those only
+            full = Tensor(np.full(concrete(like.shape), value, dtype=like.dtype.np))
+            return full.shrink(tuple((0, s) for s in like.shape))
         state = Tensor(np.full(like.shape, value, dtype=like.dtype.np))
         if (shards := shards_of(like.uop)) is not None:  # laid out as its parameter is
             state = state.shard(shards.devices, shards.axis).realize()

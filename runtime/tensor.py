@@ -637,7 +637,14 @@ class Tensor(TensorOps, NNOps):
             if in_use["devices"]:  # ops over tensors of different devices fail here, named
                 device_of(self.uop)
         elif isinstance(data, Tensor):
-            self.uop = data.uop if dt is None else data.uop.cast(dt)
+            uop = data.uop
+            if buffer_of(uop) is not None or stored_view(uop) or shards_of(uop) is not None:
+                # a copy of storage, as torch.tensor(t) is (`t.detach().clone()`): an assign
+                # into either tensor (an optimizer's step) changed the other, and a gradient
+                # through the new tensor reached t. (A lazy value has no storage: realized,
+                # each tensor gets a buffer of its own.)
+                uop = uop.f(Ops.DETACH).f(Ops.CONTIGUOUS)
+            self.uop = uop if dt is None else uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
             dt = dt or _default_dtype(data)
             self.uop = UOp.const(dt, _const_value(data, dt))
@@ -1598,7 +1605,8 @@ class Tensor(TensorOps, NNOps):
         # buffer of its own)
         # (the set keeps a tensor whose requires_grad was set false later: not a variable)
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
-        if variables and any(u in variables for u in toposort(self.uop)):
+        # (a DETACH passes no gradient: `Tensor(b)` of a variable b, a copy, is a leaf)
+        if variables and any(u in variables for u in toposort(self.uop, stop=_is_detach)):
             return
         device = device_of(self.uop)
         self.uop = Tensor(self.uop).contiguous().realize().uop
@@ -2531,6 +2539,10 @@ def _marked(uop: UOp) -> UOp:
     if uop.op in GroupOp.Movement:
         return uop.replace(tag=(VARIABLE_MARK, next(_marks)))
     return UOp(Ops.RESHAPE, uop.dtype, (uop,), uop.shape, (VARIABLE_MARK, next(_marks)))
+
+
+def _is_detach(uop: UOp) -> bool:
+    return uop.op is Ops.DETACH
 
 
 def _view_of_buffer(uop: UOp) -> bool:

@@ -165,3 +165,30 @@ def test_symbolic_view_parameter_steps_its_base(opt):
         to.step()
     np.testing.assert_allclose(a.numpy(), ta.detach().numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("make", ["buffer", "view", "requires_grad"])
+def test_a_tensor_of_a_tensor_is_a_copy(make):
+    """`Tensor(t)` copies t's storage, as `torch.tensor(t)` does: an optimizer's step on the new
+    tensor leaves t as it was, and an assign into t leaves the new tensor as it was."""
+    t, tt = Tensor(BASE.copy()), torch.tensor(BASE.copy())
+    if make == "view":
+        t, tt = t[1:].T, tt[1:].T
+    p = Tensor(t, requires_grad=True) if make == "requires_grad" else Tensor(t)
+    tp = tt.clone().detach()
+    p.requires_grad_()
+    tp.requires_grad_()
+    opt, topt = SGD([p], lr=0.5, momentum=0.5), torch.optim.SGD([tp], lr=0.5, momentum=0.5)
+    for _ in range(2):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * t).sum().backward()
+        (tp * tt).sum().backward()
+        opt.step()
+        topt.step()
+    np.testing.assert_allclose(t.numpy(), tt.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-6)
+    t.assign(t * 3)  # and the other way: the copy keeps its values
+    tt.mul_(3)
+    np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(t.numpy(), tt.numpy(), rtol=1e-6)

@@ -192,3 +192,33 @@ def test_a_tensor_of_a_tensor_is_a_copy(make):
     tt.mul_(3)
     np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-6)
     np.testing.assert_allclose(t.numpy(), tt.numpy(), rtol=1e-6)
+
+
+def test_a_jitted_step_of_views_of_one_buffer_replays_torchs_steps():
+    """The rounds of a step (one schedule each) are recorded and replayed by rulegrad.jit."""
+    import rulegrad
+
+    base, tbase = Tensor(BASE.copy()), torch.tensor(BASE.copy())
+    ps, tps = [base[:, :3], base[:, 1:]], [tbase[:, :3], tbase[:, 1:]]
+    for p, tp in zip(ps, tps):
+        p.requires_grad_()
+        tp.requires_grad_()
+    opt, topt = SGD(ps, lr=0.1, momentum=0.5), torch.optim.SGD(tps, lr=0.1, momentum=0.5)
+
+    @rulegrad.jit
+    def step(w):
+        opt.zero_grad()
+        loss = (ps[0] * ps[0] * w).sum() + (ps[1] * ps[1] * ps[1]).sum()
+        loss.backward()
+        opt.step(loss)
+        return loss
+
+    for i in range(5):  # (the jit records on its second call and replays from its third)
+        w = np.full((3, 3), 1 + i, np.float32)
+        loss = step(Tensor(w))
+        topt.zero_grad()
+        tloss = (tps[0] * tps[0] * torch.tensor(w)).sum() + (tps[1] ** 3).sum()
+        tloss.backward()
+        topt.step()
+        np.testing.assert_allclose(loss.item(), tloss.item(), rtol=1e-5)
+        np.testing.assert_allclose(base.numpy(), tbase.detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -144,6 +144,11 @@ def test_assign_through_a_symbolic_view_writes_its_rows_only(backend, monkeypatc
     a[:n].assign(a[:n] * 0.5 - 1)
     ta[:4] = ta[:4] * 0.5 - 1
     np.testing.assert_array_equal(a.numpy(), ta.numpy())
+    m = Variable("m", 1, 2).bind(1)  # two symbolic axes, through a transpose
+    v = a[:n, :m].T
+    v.assign(v + 100)
+    ta[:4, :1] += 100
+    np.testing.assert_array_equal(a.numpy(), ta.numpy())
 
 
 @pytest.mark.parametrize("opt", sorted(OPTS))

@@ -26,7 +26,7 @@ from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
+from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
 from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
@@ -136,6 +136,9 @@ class Optimizer:
         where they overlap; one schedule cannot (its kernels each read the buffer before any
         writes it, and two writes of one buffer ordered after each other's reads are a cycle:
         runtime/schedule_item.py's `order_assigns`)."""
+        bases = [view_base(p.uop) for p in self.params]
+        if all(b.op is Ops.BUFFER for b in bases) and len(set(bases)) == len(bases):
+            return [list(range(len(self.params)))]  # (the common case, asked every step)
         written = [written_by([p]) for p in self.params]
         at: list[int] = []
         for i, w in enumerate(written):

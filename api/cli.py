@@ -155,9 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     if passed_on and getattr(args, "command", None) != "fuzz":
         parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
     args.passed_on = passed_on
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+    if not getattr(args, "func", None):  # (argparse's way for a missing argument: usage and
+        # the error on stderr, exit 2; the help with exit 0 let a script's `rulegrad $CMD`
+        # with an empty CMD pass)
+        parser.error("a COMMAND is required (rulegrad --help lists them)")
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

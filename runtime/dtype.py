@@ -154,7 +154,11 @@ def to_dtype(x: DType | str | np.dtype | type) -> DType:
         return x
     if isinstance(x, str):
         return dtypes.from_name(x)
-    return dtypes.from_np(x)
+    try:
+        return dtypes.from_np(x)
+    except TypeError:  # (numpy's "Cannot interpret '3' as a data type" named no argument)
+        raise TypeError(f"dtype must be a DType, its name or a numpy dtype, got "
+                        f"{type(x).__name__} {x!r}") from None
 
 
 def promote(*items: DType | bool | int | float) -> DType:

@@ -11,3 +11,19 @@ class AxisError(IndexError, ValueError, RuntimeError):
 
 class InvalidArgument(ValueError, RuntimeError):
     """A bad shape or argument (shapes that do not match, an unknown mode, ...)."""
+
+
+def need_real(what: str, value: object) -> None:
+    """Refuse, as torch does, a value that is no real number (None, a string, a complex, a
+    list) where a creation function takes one: a TypeError naming the argument. numpy had
+    converted None to NaN (`Tensor.full(shape, None)`). A number, a numpy scalar and a
+    one-element tensor (all convert with `float()`) pass."""
+    if isinstance(value, (str, bytes, complex)) or not hasattr(value, "__float__") or \
+            type(value).__name__.startswith("complex"):
+        raise TypeError(f"{what} must be a real number, got {type(value).__name__}")
+
+
+def need_int(what: str, value: object) -> None:
+    """Refuse, as torch does, a count or a bound that is no integer (a float, None, a bool)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")

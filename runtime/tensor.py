@@ -47,6 +47,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import operator
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -67,7 +68,7 @@ from .device import (
     to_device,
 )
 from .dtype import DType, dtypes, least_float, to_dtype
-from .errors import AxisError, InvalidArgument
+from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
@@ -96,6 +97,18 @@ _PYTHON_SCALARS = (bool, int, float)
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_nested(data: list | tuple) -> None:
+    """Refuse, as torch does, a nested list holding something no number is (None, a string):
+    numpy made None a NaN (`Tensor([1, None])`)."""
+    stack = [data]
+    while stack:
+        for x in stack.pop():
+            if isinstance(x, (list, tuple)):
+                stack.append(x)
+            elif not isinstance(x, Tensor):
+                need_real("Tensor(list): each element", x)
+
+
 def _argfix(args: tuple) -> tuple:
     """`f((1, 2))` and `f(1, 2)` mean the same, as in tinygrad."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -637,13 +650,22 @@ class Tensor(TensorOps, NNOps):
             if in_use["devices"]:  # ops over tensors of different devices fail here, named
                 device_of(self.uop)
         elif isinstance(data, Tensor):
-            self.uop = data.uop if dt is None else data.uop.cast(dt)
+            uop = data.uop
+            if buffer_of(uop) is not None or stored_view(uop) or shards_of(uop) is not None:
+                # a copy of storage, as torch.tensor(t) is (`t.detach().clone()`): an assign
+                # into either tensor (an optimizer's step) changed the other, and a gradient
+                # through the new tensor reached t. (A lazy value has no storage: realized,
+                # each tensor gets a buffer of its own.)
+                uop = uop.f(Ops.DETACH).f(Ops.CONTIGUOUS)
+            self.uop = uop if dt is None else uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
             dt = dt or _default_dtype(data)
             self.uop = UOp.const(dt, _const_value(data, dt))
         elif isinstance(data, (list, tuple)):
+            kind = np.array(data).dtype.kind
+            if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
+                _check_nested(data)
             if dt is None:
-                kind = np.array(data).dtype.kind
                 dt = {"b": dtypes.bool, "i": dtypes.default_int,
                       "u": dtypes.default_int}.get(kind, dtypes.default_float)
             self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array: no copy)
@@ -772,6 +794,8 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
+        if not isinstance(fill_value, UOp):  # (a bound variable is a value too)
+            need_real("full: fill_value", fill_value)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
 
@@ -797,6 +821,8 @@ class Tensor(TensorOps, NNOps):
             raise InvalidArgument(f"arange({size_text(start)}, {size_text(stop)}, "
                                   f"{size_text(step)}): a symbolic size is no count; shrink "
                                   "an arange of its maximum to it instead")
+        for name, v in (("start", start), ("end", stop), ("step", step)):
+            need_real(f"arange: {name}", v)
         if step == 0:
             raise InvalidArgument("arange: step must not be zero")
         if any(not isinstance(v, int) and not math.isfinite(v) for v in (start, stop, step)):
@@ -823,6 +849,9 @@ class Tensor(TensorOps, NNOps):
         if isinstance(n, UOp) or isinstance(m, UOp):
             raise InvalidArgument(f"eye({size_text(n)}, {size_text(m)}): a symbolic size is no "
                                   "count; shrink an eye of its maximum to it instead")
+        need_int("eye: n", n)
+        need_int("eye: m", m)
+        n, m = operator.index(n), operator.index(m)  # (a numpy int reached the pads' sizes)
         if n < 0 or m < 0:
             raise InvalidArgument(f"eye: sizes must be non-negative, got ({n}, {m})")
         # ones in column 0 of an (n, n+1) grid become the diagonal when read as (n, n)
@@ -1598,7 +1627,8 @@ class Tensor(TensorOps, NNOps):
         # buffer of its own)
         # (the set keeps a tensor whose requires_grad was set false later: not a variable)
         variables = {t.uop for t in list(_needs_grad) if t is not self and t.requires_grad}
-        if variables and any(u in variables for u in toposort(self.uop)):
+        # (a DETACH passes no gradient: `Tensor(b)` of a variable b, a copy, is a leaf)
+        if variables and any(u in variables for u in toposort(self.uop, stop=_is_detach)):
             return
         device = device_of(self.uop)
         self.uop = Tensor(self.uop).contiguous().realize().uop
@@ -1971,8 +2001,9 @@ def _non_ones(shape: tuple) -> list:
 def _check_shape(shape: tuple, symbolic: bool = False) -> Shape:
     """The shape as ints; with `symbolic`, a bound Variable may stand for a size (a constant
     of symbolic shape: `zeros_like` of a tensor shrunk to a Variable)."""
-    if not all((isinstance(s, (int, np.integer)) and s >= 0) or (symbolic and is_bound(s))
-               for s in shape):
+    # (a bool is an int to Python, and no size to torch: `zeros(True)`)
+    if not all((isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0)
+               or (symbolic and is_bound(s)) for s in shape):
         raise InvalidArgument(f"shape {shape} must be non-negative integers"
                               + (" or bound Variables" if symbolic else ""))
     return tuple(s if is_bound(s) else int(s) for s in shape)
@@ -2531,6 +2562,10 @@ def _marked(uop: UOp) -> UOp:
     if uop.op in GroupOp.Movement:
         return uop.replace(tag=(VARIABLE_MARK, next(_marks)))
     return UOp(Ops.RESHAPE, uop.dtype, (uop,), uop.shape, (VARIABLE_MARK, next(_marks)))
+
+
+def _is_detach(uop: UOp) -> bool:
+    return uop.op is Ops.DETACH
 
 
 def _view_of_buffer(uop: UOp) -> bool:

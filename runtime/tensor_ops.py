@@ -24,7 +24,7 @@ import numpy as np
 
 from .buffer import Positions
 from .dtype import DType, dtypes, least_float, to_dtype
-from .errors import AxisError, InvalidArgument
+from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
 from .uop import Shape, UOp
@@ -208,6 +208,8 @@ class TensorOps:
                  ) -> Tensor:
         if not isinstance(steps, (int, np.integer)) or steps < 0:
             raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
+        need_real("linspace: start", start)
+        need_real("linspace: end", stop)
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if dt.is_bool:
             raise InvalidArgument("linspace does not make bool tensors")
@@ -230,6 +232,8 @@ class TensorOps:
     @classmethod
     @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        need_real("normal: mean", mean)
+        need_real("normal: std", std)
         if not std >= 0:  # (NaN too; torch refuses the same)
             raise InvalidArgument(f"normal needs std >= 0, got {std}")
         return (std * cls.randn(*shape, **kw)) + mean
@@ -245,6 +249,8 @@ class TensorOps:
         # the shape first: an initializer's bound from a negative fan is complex (glorot_uniform
         # of (-3, 2)), and a negative size is the error to name
         shape = cls.empty(*shape).shape
+        need_real("uniform: low", low)
+        need_real("uniform: high", high)
         if not low <= high:  # (NaN too; torch refuses the same)
             raise InvalidArgument(f"uniform needs low <= high, got [{low}, {high})")
         # drawn with the dtype's digits, as torch's: a float64 uniform drawn in float32 held
@@ -257,6 +263,8 @@ class TensorOps:
     @takes_requires_grad
     def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
+        need_int("randint: low", low)
+        need_int("randint: high", high)
         dt = to_dtype(dtype)
         if not dt.is_int or low >= high:
             raise InvalidArgument(f"randint needs an int dtype and low < high, got {dt.name}, "

@@ -11,7 +11,8 @@ the graph, serve every value: a kernel reads the variable as a parameter (the se
 a SHRINK to `vmax`, a buffer holding a symbolic axis has `vmax` rows, and a reduction over a
 symbolic axis reads the rows at or past the value as its identity (`WHERE(i < v, x, identity)`,
 so index rules see the variable's range, not a value). Rows past the value are computed but
-never read.
+never read, and never written into storage that holds other data: an ASSIGN through a symbolic
+view (`a[:n]`) keeps its target's old value there (`WHERE(i < v, value, target)`).
 
 What the Tensor API does over a symbolic axis (tests/test_symbolic_ops.py):
 
@@ -196,5 +197,14 @@ def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
             if mask is not None:
                 fill = src[0].const_like(identity_value(arg[0], n.dtype))
                 src = (mask.alu(Ops.WHERE, src[0], fill),)
+        elif n.op is Ops.ASSIGN and has_symbolic(n.src[0].shape):
+            # an assign through a symbolic view (`a[:n].assign(v)`, an optimizer's step of
+            # `p = a[:n]`) writes the elements below the value only: past it is the storage of
+            # the view's base, which keeps its values (written with the padded rows' values,
+            # `a[n:]` changed)
+            shape = n.src[0].shape
+            device = (device_of(src[0]) if in_use["devices"] else None) or DEFAULT
+            mask = _valid(shape, tuple(range(len(shape))), var_of, device)
+            src = (src[0], mask.alu(Ops.WHERE, src[1], src[0]))  # type: ignore[union-attr]
         new[n] = n if src == n.src and arg is n.arg else n.replace(src=src, arg=arg)
     return [new[r] for r in roots], var_vals

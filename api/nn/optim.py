@@ -7,7 +7,10 @@ from `backward()`. Out: each `step()` writes the updated parameters and the opti
 all of one step's ASSIGNs, the gradients and any tensors passed to `step(loss, ...)` are
 realized as one schedule: the forward and backward graphs, the gradients and the updates fuse
 where the scheduler can, and kernels that read a parameter's old value run before the kernel
-that overwrites it (runtime/schedule.py's `order_assigns`).
+that overwrites it (runtime/schedule_item.py's `order_assigns`). Parameters that are views of
+one buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
+another, each reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
+(`Optimizer._rounds`).
 
 The gradients are realized with the step, so `p.grad` still holds this step's gradient after
 the parameters changed; `zero_grad()` drops them (the next backward() starts afresh).
@@ -23,9 +26,10 @@ from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of
+from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
 from rulegrad.runtime.tensor import Tensor, readers_of, written_by
 from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.variable import concrete, has_symbolic
 
 
 class Optimizer:
@@ -56,6 +60,10 @@ class Optimizer:
                 # DeviceMismatch)
                 return Tensor.full((), value, dtype=dtypes.float32).contiguous().realize()
             return Tensor(np.array(value, dtype=np.float32))
+        if has_symbolic(like.shape):  # (`p = a[:n]`): its bound rows of a buffer of vmax rows,
+            # as a symbolic tensor is stored (runtime/variable.py); an assign writes those only
+            full = Tensor(np.full(concrete(like.shape), value, dtype=like.dtype.np))
+            return full.shrink(tuple((0, s) for s in like.shape))
         state = Tensor(np.full(like.shape, value, dtype=like.dtype.np))
         if (shards := shards_of(like.uop)) is not None:  # laid out as its parameter is
             state = state.shard(shards.devices, shards.axis).realize()
@@ -66,9 +74,22 @@ class Optimizer:
             state = state.to(like.device).realize()
         return state
 
-    def _update(self, grads: list[Tensor]) -> None:
-        """`_assign` every parameter and state tensor its new value."""
+    def _shared(self, assign: bool) -> tuple[Tensor, ...]:
+        """The state every parameter's update reads (Adam's bias-correction powers): with
+        `assign`, `_assign`ed its new value and read from the ASSIGNs; without, read as it is
+        (updated by an earlier round of this step: `_schedule_step`)."""
+        return ()
+
+    def _update_param(self, i: int, g: Tensor, shared: tuple[Tensor, ...]) -> None:
+        """`_assign` parameter i (and its own state) its new value, from gradient g."""
         raise NotImplementedError
+
+    def _update(self, grads: list[Tensor], which: Sequence[int], first: bool = True) -> None:
+        """`_assign` the parameters `which` (and their state) their new values; `first`: the
+        shared state too."""
+        shared = self._shared(first)
+        for i in which:
+            self._update_param(i, grads[i], shared)
 
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
@@ -78,7 +99,8 @@ class Optimizer:
     def schedule_step(self) -> list[Tensor]:
         """The step's tensors, not yet realized (tinygrad's name): each parameter and state
         tensor now holds its ASSIGN, and the gradients come along (see the module docstring).
-        `Tensor.realize(*opt.schedule_step())` is `opt.step()`."""
+        `Tensor.realize(*opt.schedule_step())` is `opt.step()`. (Parameters that share storage
+        are updated one after another: all but the last of them are realized here.)"""
         return self._schedule_step(())
 
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
@@ -94,17 +116,59 @@ class Optimizer:
         for p in self.params:
             if buffer_of(p.grad.uop) is None and p.grad.uop.op is not Ops.CONTIGUOUS:
                 p.grad = p.grad.contiguous()
-        grads = [p.grad for p in self.params]
+        grads: list[Tensor] = [p.grad for p in self.params]  # type: ignore[misc]
         self._assigns: list[tuple[Tensor, UOp]] = []
-        self._update(grads)  # type: ignore[arg-type]
+        self._update(grads, range(len(self.params)))
         targets = [t for t, _ in self._assigns]
         # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
         # opt.step(); loss.item()`) is realized in the step, from the values before it, as
         # torch computed it before its step
         readers = readers_of(written_by(targets), skip=[*targets, *grads, *also])
-        for target, node in self._assigns:  # only now: every value was built from old ones
+        rounds = self._rounds()
+        if len(rounds) > 1:
+            return self._step_in_rounds(rounds, grads, [*grads, *readers, *also])
+        return self._apply() + grads + readers  # type: ignore[operator]
+
+    def _rounds(self) -> list[list[int]]:
+        """The parameters in rounds, each round at most one parameter of a storage, in order:
+        one round unless parameters are views of one buffer (`w[0]` and `w[1:]`, `w` and
+        `w.T`). torch updates them one after another, each reading what the earlier ones wrote
+        where they overlap; one schedule cannot (its kernels each read the buffer before any
+        writes it, and two writes of one buffer ordered after each other's reads are a cycle:
+        runtime/schedule_item.py's `order_assigns`)."""
+        bases = [view_base(p.uop) for p in self.params]
+        if all(b.op is Ops.BUFFER for b in bases) and len(set(bases)) == len(bases):
+            return [list(range(len(self.params)))]  # (the common case, asked every step)
+        written = [written_by([p]) for p in self.params]
+        at: list[int] = []
+        for i, w in enumerate(written):
+            at.append(max((at[j] + 1 for j in range(i) if not w.isdisjoint(written[j])),
+                          default=0))
+        rounds: list[list[int]] = [[] for _ in range(max(at) + 1)]
+        for i, r in enumerate(at):
+            rounds[r].append(i)
+        return rounds
+
+    def _step_in_rounds(self, rounds: list[list[int]], grads: list[Tensor],
+                        before: list[Tensor]) -> list[Tensor]:
+        """_schedule_step for parameters that share storage: the gradients and the readers of
+        the old values are realized first, then each round's updates, each round reading the
+        values the earlier ones wrote; the last round is left for the caller to realize."""
+        realize_tensors(before)
+        for n, which in enumerate(rounds):
+            self._assigns = []
+            self._update(grads, which, first=n == 0)
+            targets = self._apply()
+            if n < len(rounds) - 1:
+                realize_tensors(targets)
+        return targets + grads
+
+    def _apply(self) -> list[Tensor]:
+        """Point each target at its ASSIGN (only once every value was built from old ones);
+        the targets."""
+        for target, node in self._assigns:
             target.uop = node
-        return targets + grads + readers  # type: ignore[operator]
+        return [t for t, _ in self._assigns]
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading
@@ -124,13 +188,13 @@ class SGD(Optimizer):
         self.momentum, self.wd, self.nesterov = momentum, weight_decay, nesterov
         self.b = [self._state(p) for p in self.params] if momentum else []
 
-    def _update(self, grads: list[Tensor]) -> None:
-        for i, (p, g) in enumerate(zip(self.params, grads)):
-            g = g + self.wd * p if self.wd else g
-            if self.momentum:
-                b = self._assign(self.b[i], self.momentum * self.b[i] + g)
-                g = g + self.momentum * b if self.nesterov else b
-            self._assign(p, p - self.lr * g)
+    def _update_param(self, i: int, g: Tensor, shared: tuple[Tensor, ...]) -> None:
+        p = self.params[i]
+        g = g + self.wd * p if self.wd else g
+        if self.momentum:
+            b = self._assign(self.b[i], self.momentum * self.b[i] + g)
+            g = g + self.momentum * b if self.nesterov else b
+        self._assign(p, p - self.lr * g)
 
 
 class Adam(Optimizer):
@@ -145,11 +209,15 @@ class Adam(Optimizer):
         self.v = [self._state(p) for p in self.params]
         self.b1_t, self.b2_t = self._state(value=1.0), self._state(value=1.0)
 
-    def _update(self, grads: list[Tensor]) -> None:
-        b1_t = self._assign(self.b1_t, self.b1_t * self.b1)
-        b2_t = self._assign(self.b2_t, self.b2_t * self.b2)
-        for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            m = self._assign(m, self.b1 * m + (1 - self.b1) * g)
-            v = self._assign(v, self.b2 * v + (1 - self.b2) * (g * g))
-            up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)
-            self._assign(p, p - self.lr * (up + self.wd * p) if self.wd else p - self.lr * up)
+    def _shared(self, assign: bool) -> tuple[Tensor, ...]:
+        if not assign:
+            return self.b1_t, self.b2_t
+        return (self._assign(self.b1_t, self.b1_t * self.b1),
+                self._assign(self.b2_t, self.b2_t * self.b2))
+
+    def _update_param(self, i: int, g: Tensor, shared: tuple[Tensor, ...]) -> None:
+        p, (b1_t, b2_t) = self.params[i], shared
+        m = self._assign(self.m[i], self.b1 * self.m[i] + (1 - self.b1) * g)
+        v = self._assign(self.v[i], self.b2 * self.v[i] + (1 - self.b2) * (g * g))
+        up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)
+        self._assign(p, p - self.lr * (up + self.wd * p) if self.wd else p - self.lr * up)

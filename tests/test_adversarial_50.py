@@ -4,9 +4,9 @@ gcc 12.2 miscompiles a gated read (`g ? p[i] : 0`) whose gate holds for a whole 
 loop, once -fno-thread-jumps keeps the loop from being split on the gate: the vectorizer runs
 the outer loop with the inner loop's reads as one group of masked loads and gives each vector
 of the group the first vector's mask (by all signs gcc PR 114375).
-`Tensor(int32 3x4x5).cumsum(1)` gave its input back (the window's earlier rows all masked off). A kernel with a gated read is now
-compiled with jump threading (backends/c/flags.py). The oracle is numpy, and, for the C text
-itself, the sums the loop writes out.
+`Tensor(int32 3x4x5).cumsum(1)` gave its input back (the window's earlier rows all masked
+off). A kernel with a gated read is now compiled with jump threading (backends/c/flags.py).
+The oracle is numpy, and, for the C text itself, the sums the loop writes out.
 """
 
 from __future__ import annotations

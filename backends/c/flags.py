@@ -39,8 +39,9 @@ import shlex
 # is short (unrolled whole by gcc, or by the UNROLL action) the vectorizer runs the outer loop
 # with the loads as one group and gives every vector of the group the first vector's mask
 # (by all signs gcc PR 114375, fixed in later releases): an int32 cumsum along the middle
-# axis of 3x4x5 gave its input back. Threading splits such a loop on its gate before it is vectorized, so a kernel
-# with a gated read gets -fthread-jumps, last (`cflags`' `gated`; RenderedKernel.gated).
+# axis of 3x4x5 gave its input back. Threading splits such a loop on its gate before it is
+# vectorized, so a kernel with a gated read gets -fthread-jumps, last (`cflags`' `gated`;
+# RenderedKernel.gated).
 DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fno-thread-jumps -fopenmp"
 # The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels whose loops
 # are written as explicit vectors or register tiles (gemm.py, flash.py, render.py's vector

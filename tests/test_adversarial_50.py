@@ -12,7 +12,9 @@ The oracle is numpy, and, for the C text itself, the sums the loop writes out.
 from __future__ import annotations
 
 import ctypes
+import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -68,3 +70,22 @@ def test_a_kernel_with_a_gated_read_is_compiled_right(tmp_path):
     want = a.copy()
     want[5:] += a[:-5]
     np.testing.assert_array_equal(out, want)
+
+
+# `rulegrad demo` (and every command that realizes a tensor) ended in a traceback when a
+# RULEGRAD_* variable held a value it does not take: the CLI reported only a missing compiler
+# or stale matchers in words. Each is now one line naming the variable, exit 1.
+@pytest.mark.parametrize("name, value, words", [
+    ("RULEGRAD_THREADS", "0", "RULEGRAD_THREADS=0: must be at least 1"),
+    ("RULEGRAD_BACKEND", "cuda", "RULEGRAD_BACKEND='cuda' is not a backend"),
+    ("RULEGRAD_CACHE_MAX", "-1", "RULEGRAD_CACHE_MAX='-1' is not a size"),
+    ("RULEGRAD_CFLAGS", "-ffast-math", "RULEGRAD_CFLAGS: -ffast-math would change results"),
+    ("RULEGRAD_VECTOR_BYTES", "3", "RULEGRAD_VECTOR_BYTES='3': expected 32"),
+])
+def test_a_bad_environment_variable_is_one_worded_line(tmp_path, name, value, words):
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path / "cache"), name: value}
+    run = subprocess.run([sys.executable, "-m", "rulegrad", "demo"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith(f"rulegrad demo: {words}")

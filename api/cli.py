@@ -176,12 +176,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def _user_errors() -> tuple[type[Exception], ...]:
     """The errors a command reports as a message: the environment lacks something (a C
-    compiler) or the generated matchers are missing or stale."""
-    from rulegrad.backends.c.errors import CompilerNotFound
+    compiler), a RULEGRAD_* variable is not a value it takes (a size, a count, a backend, a
+    flag: each error names the variable and what it takes), or the generated matchers are
+    missing or stale."""
+    from rulegrad.backends.c.errors import CacheError, CompilerNotFound
+    from rulegrad.backends.c.flags import CFlagsError
     from rulegrad.generator.user import UserRulesError
     from rulegrad.rules import MatcherLoadError
+    from rulegrad.runtime.env import EnvError
 
-    return (CompilerNotFound, UserRulesError, MatcherLoadError)
+    return (CompilerNotFound, UserRulesError, MatcherLoadError, EnvError, CacheError,
+            CFlagsError)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import numpy as np
 from . import capture, origins
 from .buffer import Buffer, result_node
 from .device import DEFAULT, device_of
+from .env import EnvError
 from .gc_pause import gc_paused
 from .lazy import Lazy, aliasing
 from .limits import check_buffer
@@ -223,7 +224,7 @@ def backend_name() -> str:
     if name is None:  # (read at every call; parsed once per value)
         name = (text or "").strip().lower() or DEFAULT_BACKEND
         if name not in BACKENDS:
-            raise ValueError(f"RULEGRAD_BACKEND={name!r} is not a backend; "
+            raise EnvError(f"RULEGRAD_BACKEND={name!r} is not a backend; "
                              f"choose one of {', '.join(sorted(BACKENDS))}")
         _backend_names[text] = name
     return name

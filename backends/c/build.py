@@ -125,10 +125,11 @@ def is_gcc(cc: list[str]) -> bool:
     return "clang" not in compiler_version(tuple(cc)).lower()
 
 
-def cflags(kind: str | None = None, openmp: bool = True) -> list[str]:
+def cflags(kind: str | None = None, openmp: bool = True, gated: bool = False) -> list[str]:
     # the user's flags (else the level of the kernel's kind) plus the ones rulegrad's semantics
     # need (flags.py refuses unsafe ones), without gcc's own for another compiler
-    return _flags.for_compiler(_flags.cflags(kind=kind, openmp=openmp), is_gcc(compiler()))
+    return _flags.for_compiler(_flags.cflags(kind=kind, openmp=openmp, gated=gated),
+                               is_gcc(compiler()))
 
 
 def build_parts(kernels: list[RenderedKernel], jobs: int
@@ -140,7 +141,7 @@ def build_parts(kernels: list[RenderedKernel], jobs: int
     # (a program with no kernels, its buffers only copied or sharded, is one empty library)
     groups: dict[tuple[str, ...], list[RenderedKernel]] = {} if kernels else {tuple(cflags()): []}
     for k in kernels:
-        groups.setdefault(tuple(cflags(k.kind)), []).append(k)
+        groups.setdefault(tuple(cflags(k.kind, gated=k.gated)), []).append(k)
     return [(list(f) if not group or any(k.openmp for k in group)
              else _flags.without_openmp(list(f)), part)
             for f, group in groups.items() for part in partition(group, jobs)]

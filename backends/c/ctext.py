@@ -15,6 +15,7 @@ import it.)
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from rulegrad.rules.pack_helpers import TILE_ROWS
@@ -295,6 +296,16 @@ class RenderedKernel(FrozenRecord):
         """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
         compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
         return "#pragma omp parallel" in self.source
+
+    @property
+    def gated(self) -> bool:
+        """Whether the kernel reads memory under a condition, `(g ? p1[i] : 0)` (a padded or
+        masked read): flags.py compiles such a kernel with gcc's jump threading on."""
+        return _GATED_READ.search(self.source) is not None
+
+
+# a read printed as one arm of a select (render.py's gated LOAD)
+_GATED_READ = re.compile(r"[?:] *\(*[A-Za-z_]\w*\[")
 
 
 def loop_count(r: UOp) -> int:

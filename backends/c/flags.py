@@ -33,6 +33,15 @@ import shlex
 # `c ? 1/(1+e) : e/(1+e)`, called the vector exp twice and divided twice per element:
 # (x*y + 1.5).sigmoid() * x over 4M ran 7.7 -> 3.0 ms on one thread, the same bits. The loops
 # the renderer writes have no branch that threading would save (values are unchanged).
+# But not for a kernel with a gated read (`g ? p[i] : 0`, a pad or a mask): there, threading
+# is what kept gcc 12.2 from a wrong-code bug. Without it, a gate that holds for a whole inner
+# loop (a scan's window, `t < r1`) is if-converted into masked loads, and when that inner loop
+# is short (unrolled whole by gcc, or by the UNROLL action) the vectorizer runs the outer loop
+# with the loads as one group and gives every vector of the group the first vector's mask
+# (by all signs gcc PR 114375, fixed in later releases): an int32 cumsum along the middle
+# axis of 3x4x5 gave its input back. Threading splits such a loop on its gate before it is
+# vectorized, so a kernel with a gated read gets -fthread-jumps, last (`cflags`' `gated`;
+# RenderedKernel.gated).
 DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fno-thread-jumps -fopenmp"
 # The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels whose loops
 # are written as explicit vectors or register tiles (gemm.py, flash.py, render.py's vector
@@ -213,12 +222,14 @@ def for_compiler(flags: list[str], gcc: bool) -> list[str]:
     return flags if gcc else [f for f in flags if not f.startswith(GCC_ONLY)]
 
 
-def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True) -> list[str]:
+def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True,
+           gated: bool = False) -> list[str]:
     """The flags of a build: the user's (`RULEGRAD_CFLAGS`), else the level of the kernel's
-    `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`. A kernel that starts no threads of
-    its own (`openmp` false: serial, or launched by launch.py) takes -fopenmp-simd for
-    -fopenmp: its `omp simd` loops as before, and neither the OpenMP builtins nor libgomp in
-    its build. Raises CFlagsError for a flag that would change results."""
+    `kind` (LEVELS) and `DEFAULT_TUNING`; then `SEMANTIC`, and -fthread-jumps for a kernel
+    with a gated read (`gated`: gcc 12.2 miscompiles some without it, above). A kernel that
+    starts no threads of its own (`openmp` false: serial, or launched by launch.py) takes
+    -fopenmp-simd for -fopenmp: its `omp simd` loops as before, and neither the OpenMP
+    builtins nor libgomp in its build. Raises CFlagsError for a flag that would change results."""
     text = os.environ.get("RULEGRAD_CFLAGS") if env is None else env
     if text is None or not text.strip():  # (set but empty, as `RULEGRAD_CFLAGS= cmd`: unset)
         text = f"{LEVELS.get(kind or '', DEFAULT_LEVEL)} {DEFAULT_TUNING}"
@@ -227,7 +238,8 @@ def cflags(env: str | None = None, kind: str | None = None, openmp: bool = True)
     except ValueError as e:
         raise CFlagsError(f"RULEGRAD_CFLAGS={text!r} cannot be split into flags: {e}") from e
     check_flags(user, "RULEGRAD_CFLAGS")
-    return (user if openmp else without_openmp(user)) + [f for f in SEMANTIC]
+    return ((user if openmp else without_openmp(user)) + [f for f in SEMANTIC]
+            + (["-fthread-jumps"] if gated else []))
 
 
 def without_openmp(flags: list[str]) -> list[str]:

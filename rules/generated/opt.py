@@ -1,6 +1,6 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
 # source sha256: 8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c
-# imports rules/symbolic.rules sha256: f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1
+# imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
 
 from math import prod  # noqa: F401
@@ -37,7 +37,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
 SOURCE_SHA256 = '8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c'
-DEPENDENCIES = (('rules/symbolic.rules', 'f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1'), )
+DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
 
 
 # ======================================================================== opt_actions

@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1
+# source sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -18,7 +18,7 @@ from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = 'f480cffe16ce151a07fcd5b7b1dc44959062423550e88637732767329ea9fbc1'
+SOURCE_SHA256 = '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST

@@ -78,6 +78,8 @@ def test_causal_attention_matches_numpy_and_its_row_max_is_vectors(n, how):
     np.testing.assert_allclose(t.numpy(), _attention(q, k, v, keep), rtol=2e-5, atol=2e-6)
     if n >= 8:  # (a row shorter than a vector keeps its scalar loop)
         assert _vector(acts, "MAX")
+    # the masked lanes' -inf never reaches a vector exp (opt.rules' mask_actions)
+    assert any(a.startswith("MASK EXP") for a in acts)
 
 
 @pytest.mark.parametrize("dt", [np.float16, np.float64])
@@ -104,7 +106,26 @@ def test_rows_all_masked_give_nan_as_torch():
     got = t.numpy()
     assert np.isnan(got[:3]).all() and not np.isnan(got[3:]).any()
     np.testing.assert_allclose(got[3:], want[3:], rtol=2e-5, atol=1e-7)
-    assert _vector(acts, "MAX")
+    assert _vector(acts, "MAX") and any(a.startswith("MASK EXP") for a in acts)
+
+
+@pytest.mark.parametrize("keep_first", [True, False])
+def test_exp_of_a_masked_value_matches_numpy(keep_first):
+    # exp(where(m, x, k) - y) with the select taken out of the exp: every special value of x
+    # and of the row's y (NaN, +-inf, +-0.0), both arms' orders
+    x = sprinkled((6, 19), np.float32, 7, SPECIAL)
+    y = sprinkled((6, 1), np.float32, 8, SPECIAL)
+    m = np.random.default_rng(9).random((6, 19)) < 0.5
+    k = np.float32(-np.inf)
+    tm, tx, ty = Tensor(m), Tensor(x), Tensor(y)
+    sel = tm.where(tx, -math.inf) if keep_first else tm.where(-math.inf, tx)
+    t = (sel - ty).exp()
+    assert any(a.startswith("MASK EXP") for a in _actions(t))
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.exp((np.where(m, x, k) if keep_first else np.where(m, k, x)) - y)
+    got = t.numpy()  # (libm's expf and numpy's exp may differ in the last bit)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got == 0, want == 0)
+    np.testing.assert_allclose(got, want, rtol=3e-7)
 
 
 # ---------------------------------------------------------------- each lane op, bit for bit
@@ -162,3 +183,27 @@ def test_int_and_bool_results_of_float_lanes_bits_equal_numpy():
         ints = np.where(np.isnan(x), 7, np.nan_to_num(x).astype(np.int32))
     want = np.where(x != 0, ints, -3).astype(np.float32).max(axis=1)
     assert_same_bits(t.numpy(), want)
+
+
+# ---------------------------------------------------------------- elementwise stores
+def _kinds(t: Tensor) -> set[str]:
+    (item,) = t.schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    return {n.arg[1] for n in opt.toposort() if n.op is Ops.RANGE}
+
+
+@pytest.mark.parametrize("cols", [8, 13, 31, 1031])
+def test_where_store_is_explicit_vectors_bits_equal_numpy(cols):
+    # where(x > 0, x, y) with y broadcast over rows, and a causal mask of int positions picking
+    # x or -0.0: NaN, +-0.0 and +-inf in every lane, rows ending in an overlapping vector
+    rows = 3
+    x = sprinkled((rows, cols), np.float32, cols, SPECIAL)
+    y = sprinkled((1, cols), np.float32, cols + 1, SPECIAL)
+    ar, ac = Tensor.arange(rows), Tensor.arange(cols)
+    for t, want in (
+            ((Tensor(x) > 0).where(Tensor(x), Tensor(y)), np.where(x > 0, x, y)),
+            ((ar[:, None] >= ac[None, :]).where(Tensor(x), -0.0),
+             np.where(np.arange(rows)[:, None] >= np.arange(cols)[None, :], x,
+                      np.float32(-0.0)))):
+        assert "vector" in _kinds(t)  # (tests run 256-bit vectors: conftest.py)
+        assert_same_bits(t.numpy(), want.astype(np.float32))

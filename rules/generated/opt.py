@@ -1,7 +1,7 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c
+# source sha256: 6c11cad4506ccfcfe0e3909b9ed7a83e31d50b0a144282f1892f6b6757ac788d
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
-'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
+'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
 from math import prod  # noqa: F401
 
@@ -36,8 +36,12 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c'
+SOURCE_SHA256 = '6c11cad4506ccfcfe0e3909b9ed7a83e31d50b0a144282f1892f6b6757ac788d'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
+_CONST = Ops.CONST
+_EXP = Ops.EXP
+_SUB = Ops.SUB
+_WHERE = Ops.WHERE
 
 
 # ======================================================================== opt_actions
@@ -226,14 +230,58 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 }, home=(globals(), '_opt_actions_st'))
 
 
+# ======================================================================== mask_actions
+_mask_actions_rules = (
+    RuleInfo('exp_where_else', 'rules/opt.rules', 129, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 130, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+)
+_mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
+
+def _mask_actions_EXP(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n0.op is _SUB:
+            if len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _WHERE and len(n0_0.src) == 3:
+                    n0_0_0, n0_0_1, n0_0_2 = n0_0.src
+                    if n0_0_2.op is _CONST:
+                        # rule exp_where_else at rules/opt.rules:129
+                        #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
+                        if _mask_actions_st: _mask_actions_st.attempts[0] += 1
+                        # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
+                        _r = n0_0_0.where(_new(UOp, _EXP, (_t3 := n0_0_1 - n0_1).dtype, (_t3,)), _new(UOp, _EXP, (_t4 := n0_0_2 - n0_1).dtype, (_t4,)))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _mask_actions_rules[0]
+                    if n0_0_1.op is _CONST:
+                        # rule exp_where_then at rules/opt.rules:130
+                        #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
+                        if _mask_actions_st: _mask_actions_st.attempts[1] += 1
+                        # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
+                        _r = n0_0_0.where(_new(UOp, _EXP, (_t7 := n0_0_1 - n0_1).dtype, (_t7,)), _new(UOp, _EXP, (_t8 := n0_0_2 - n0_1).dtype, (_t8,)))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _mask_actions_rules[1]
+    return None
+
+
+_mask_actions_part = RuleMatcher('mask_actions', _mask_actions_rules, {
+    Ops.EXP: _mask_actions_EXP,
+}, home=(globals(), '_mask_actions_st'))
+
+
 # ======================================================================== the rule sets
 _S_opt_actions = compose('opt_actions', _opt_actions_part)
 opt_actions = _S_opt_actions
-_S_opt = compose('opt', _S_opt_actions, _generated_symbolic.MATCHERS['sym'])
+_S_mask_actions = compose('mask_actions', _mask_actions_part)
+mask_actions = _S_mask_actions
+_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _generated_symbolic.MATCHERS['sym'])
 opt = _S_opt
 
 MATCHERS = {
     'opt_actions': _S_opt_actions,
+    'mask_actions': _S_mask_actions,
     'opt': _S_opt,
 }
 

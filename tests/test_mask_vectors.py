@@ -86,6 +86,7 @@ def test_causal_attention_matches_numpy_and_its_row_max_is_vectors(n, how):
 def test_causal_attention_of_other_float_widths_matches_numpy(dt):
     q, k, v = _qkv((1, 2, 41, 8), dt, seed=3)
     t = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    assert any(a.startswith("MASK EXP") for a in _actions(t))
     keep = np.tril(np.ones((41, 41), bool))
     want = _attention(q.astype(np.float64), k, v.astype(np.float64), keep)
     tol = 2e-2 if dt is np.float16 else 1e-12

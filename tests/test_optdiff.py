@@ -165,6 +165,10 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         # vector exp in the interpreter, which may differ from its scalar exp in the last bit)
         ((_f32(4, 21) > 0).where(_f32(4, 21), -math.inf) - _f32(4, 1)).exp().sum(-1),
         ((_f32(4, 21) > 0).where(-math.inf, _f32(4, 21)) - _f32(4, 1)).exp().sum(-1),
+        ((_f32(4, 21) > 0).where(_f32(4, 21).half(), -math.inf) - _f32(4, 1).half()).exp()
+        .float().sum(-1),  # (float16: through its casts)
+        ((_f32(4, 21) > 0).where(-math.inf, _f32(4, 21).half()) - _f32(4, 1).half()).exp()
+        .float().sum(-1),
     )
     for name in _opt_rules():
         if name == "flash_store":
